@@ -1,0 +1,77 @@
+"""The seams between packages: small structural interfaces that any implementation can satisfy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+from .records import AgentEvent, Edge, MemoryEntry, Symbol
+
+
+@runtime_checkable
+class EventSink(Protocol):
+    """Where captured agent events go (hooks-capture writes JSONL; tests may collect in memory)."""
+
+    def append(self, event: AgentEvent) -> None: ...
+
+
+@runtime_checkable
+class MemoryRepository(Protocol):
+    """Durable memories: add, read, search; the text files are the truth."""
+
+    def add(self, entry: MemoryEntry) -> MemoryEntry: ...
+
+    def get(self, entry_id: str) -> MemoryEntry | None: ...
+
+    def search(self, query: str, *, limit: int = 10) -> list[MemoryEntry]: ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Text to fixed-size vectors. ``name`` identifies model and version so stale vectors are detected."""
+
+    name: str
+    dimensions: int
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+@runtime_checkable
+class TokenCounter(Protocol):
+    """Counts tokens the way a model family does (or estimates it, and says so through ``exact``)."""
+
+    name: str
+    exact: bool
+
+    def count(self, text: str) -> int: ...
+
+
+@runtime_checkable
+class SymbolIndex(Protocol):
+    """Read access to a code index."""
+
+    def definitions(self, name: str) -> list[Symbol]: ...
+
+    def symbols_in_file(self, path: str) -> list[Symbol]: ...
+
+    def callers(self, symbol_id: str, *, depth: int = 1) -> list[Edge]: ...
+
+    def callees(self, symbol_id: str, *, depth: int = 1) -> list[Edge]: ...
+
+
+class Price(Protocol):
+    """USD per million tokens for one model at one date."""
+
+    input: float
+    output: float
+    cache_write_5m: float
+    cache_write_1h: float
+    cache_read: float
+
+
+@runtime_checkable
+class PriceBook(Protocol):
+    """Prices by model and date; ``None`` for a model it does not know (never a guess)."""
+
+    def price(self, model: str, at: datetime) -> Price | None: ...

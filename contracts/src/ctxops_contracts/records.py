@@ -1,0 +1,252 @@
+"""Record types shared by every ctxops package (DESIGN.md section 2).
+
+Structs are frozen and keyword-only. Decoding is strict about types (no silent coercion) and ignores
+fields it does not know, so a reader of schema 1.x accepts records written by any later 1.y.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from msgspec import Meta, Struct, field
+
+from .versioning import SCHEMA_VERSION
+
+UtcDatetime = Annotated[datetime, Meta(tz=True, description="RFC 3339 timestamp with a time zone")]
+NonNegative = Annotated[int, Meta(ge=0)]
+RepoPath = Annotated[str, Meta(description="path relative to the repository root, '/'-separated")]
+
+AgentName = Literal["claude-code", "codex", "gemini", "cursor", "generic"]
+EventKind = Literal[
+    "user_message",
+    "agent_message",
+    "command_execution",
+    "file_modification",
+    "file_read",
+    "tool_call",
+    "test_result",
+    "user_correction",
+    "session_start",
+    "session_end",
+    "compaction",
+    "unknown",
+]
+MemoryKind = Literal["decision", "constraint", "convention", "lesson", "preference", "fact", "summary"]
+MemoryStatus = Literal["pending", "active", "folded", "superseded", "archived", "rejected"]
+SymbolKind = Literal[
+    "function",
+    "method",
+    "class",
+    "struct",
+    "interface",
+    "trait",
+    "enum",
+    "constant",
+    "variable",
+    "field",
+    "type",
+    "module",
+    "macro",
+]
+ReferenceRole = Literal["call", "import", "inherit", "type", "read", "write"]
+EdgeKind = Literal["call", "import", "inherit", "type", "read", "write"]
+Confidence = Literal["exact", "import-resolved", "name-only"]
+ParseStatus = Literal["ok", "partial", "fallback", "skipped", "error"]
+UsageSource = Literal["provider-reported", "estimated"]
+UsageOrigin = Literal["transcript", "proxy", "sdk"]
+
+
+class _Record(Struct, frozen=True, kw_only=True):
+    """Base of every record."""
+
+
+class AgentEvent(_Record, frozen=True, kw_only=True):
+    """One normalized event from an agent (hook payload, notify call, ...)."""
+
+    schema_version: str = SCHEMA_VERSION
+    id: str
+    ts: UtcDatetime
+    agent: AgentName
+    kind: EventKind
+    session_id: str | None = None
+    task_id: str | None = None
+    repo: str | None = None
+    cwd: str | None = None
+    tool_name: str | None = None
+    tool_use_id: str | None = None
+    text: str | None = None
+    files: list[RepoPath] = field(default_factory=list)
+    command: str | None = None
+    exit_status: int | None = None
+    tests_passed: NonNegative | None = None
+    tests_failed: NonNegative | None = None
+    corrects: str | None = None
+    source_event: str | None = None
+    raw_ref: str | None = None
+
+
+class MemoryEntry(_Record, frozen=True, kw_only=True):
+    """A durable memory: a decision, constraint, lesson, ... kept as one Markdown file."""
+
+    schema_version: str = SCHEMA_VERSION
+    id: str
+    kind: MemoryKind
+    title: str
+    body: str = ""
+    scope: list[str] = field(default_factory=list)
+    files: list[RepoPath] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    source: list[str] = field(default_factory=list)
+    created_at: UtcDatetime
+    valid_from: UtcDatetime | None = None
+    valid_until: UtcDatetime | None = None
+    superseded_by: str | None = None
+    folded_into: str | None = None
+    history: list[str] = field(default_factory=list)
+    pinned: bool = False
+    status: MemoryStatus = "active"
+    archive_reason: str | None = None
+    content_hash: str = ""
+    hits: NonNegative = 0
+    last_used_at: UtcDatetime | None = None
+
+
+class Symbol(_Record, frozen=True, kw_only=True):
+    """A definition found in a source file."""
+
+    id: Annotated[str, Meta(description="SCIP-like: '<lang> <path> <qualname><suffix>'")]
+    name: str
+    qualname: str
+    kind: SymbolKind
+    lang: str
+    path: RepoPath
+    line: Annotated[int, Meta(ge=1)]
+    end_line: Annotated[int, Meta(ge=1)]
+    signature: str | None = None
+    doc: str | None = None
+    parent: str | None = None
+    exported: bool = True
+
+
+class Reference(_Record, frozen=True, kw_only=True):
+    """A use of a name: a call, an import, an inheritance, a type use."""
+
+    symbol_name: str
+    path: RepoPath
+    line: Annotated[int, Meta(ge=1)]
+    col: NonNegative = 0
+    role: ReferenceRole
+    enclosing: str | None = None
+    qualifier: str | None = None
+
+
+class Edge(_Record, frozen=True, kw_only=True):
+    """A resolved reference between two symbols (or files, for imports)."""
+
+    src: str
+    dst: str
+    kind: EdgeKind
+    confidence: Confidence
+    path: RepoPath | None = None
+    line: int | None = None
+
+
+class FileRecord(_Record, frozen=True, kw_only=True):
+    """What the scanner knows about one file."""
+
+    path: RepoPath
+    lang: str | None = None
+    size: NonNegative
+    mtime_ns: NonNegative
+    content_hash: str | None = None
+    parse_status: ParseStatus = "ok"
+    error: str | None = None
+
+
+class QueryHit(_Record, frozen=True, kw_only=True):
+    """One line of a query answer."""
+
+    path: RepoPath
+    line: int | None = None
+    end_line: int | None = None
+    text: str = ""
+    kind: str | None = None
+    symbol_id: str | None = None
+    role: str | None = None
+    confidence: Confidence | None = None
+    score: float | None = None
+
+
+class QueryResult(_Record, frozen=True, kw_only=True):
+    """An answer of the code map: capped, budgeted, with freshness facts."""
+
+    schema_version: str = SCHEMA_VERSION
+    command: str
+    query: str = ""
+    hits: list[QueryHit] = field(default_factory=list)
+    total: NonNegative = 0
+    truncated: bool = False
+    omitted: NonNegative = 0
+    partial: bool = False
+    stale_files: list[RepoPath] = field(default_factory=list)
+    index_revision: str | None = None
+    elapsed_ms: float = 0.0
+    token_estimate: NonNegative = 0
+    hint: str | None = None
+
+
+class Attribution(_Record, frozen=True, kw_only=True):
+    """What fed a model request: a tool result and the files it carried."""
+
+    tool: str
+    files: list[str] = field(default_factory=list)
+    bytes: NonNegative = 0
+    tokens: NonNegative = 0
+
+
+class UsageRecord(_Record, frozen=True, kw_only=True):
+    """One model call's token usage."""
+
+    schema_version: str = SCHEMA_VERSION
+    id: str
+    ts: UtcDatetime
+    provider: str
+    model: str
+    session_id: str | None = None
+    parent_session_id: str | None = None
+    task_id: str | None = None
+    repo: str | None = None
+    cwd: str | None = None
+    git_branch: str | None = None
+    request_id: str | None = None
+    message_id: str | None = None
+    input_tokens: NonNegative = 0
+    output_tokens: NonNegative = 0
+    cache_creation_tokens: NonNegative = 0
+    cache_creation_1h_tokens: NonNegative = 0
+    cache_read_tokens: NonNegative = 0
+    reasoning_tokens: NonNegative = 0
+    message_count: NonNegative | None = None
+    latency_ms: float | None = None
+    status: int | None = None
+    is_sidechain: bool = False
+    source: UsageSource = "provider-reported"
+    origin: UsageOrigin
+    dedupe_key: str
+    attribution: list[Attribution] = field(default_factory=list)
+
+
+PERSISTED_RECORDS: tuple[type[Struct], ...] = (AgentEvent, MemoryEntry, QueryResult, UsageRecord)
+ALL_RECORDS: tuple[type[Struct], ...] = (
+    AgentEvent,
+    MemoryEntry,
+    Symbol,
+    Reference,
+    Edge,
+    FileRecord,
+    QueryHit,
+    QueryResult,
+    Attribution,
+    UsageRecord,
+)

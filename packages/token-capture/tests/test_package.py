@@ -1,0 +1,14 @@
+"""The package is installed with its metadata and typing marker."""
+
+from importlib.metadata import version
+from importlib.resources import files
+
+import ctxops_token_capture
+
+
+def test_version_matches_distribution_metadata() -> None:
+    assert ctxops_token_capture.__version__ == version("ctxops-token-capture")
+
+
+def test_ships_py_typed() -> None:
+    assert files("ctxops_token_capture").joinpath("py.typed").is_file()

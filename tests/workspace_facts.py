@@ -1,0 +1,38 @@
+"""Facts about the workspace shared by the cross-package tests."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# DESIGN.md section 1: within a line a package may use the ones above it; every package may use contracts.
+ALLOWED_SIBLINGS: dict[str, set[str]] = {
+    "ctxops-contracts": set(),
+    "ctxops-hooks-capture": {"ctxops-contracts"},
+    "ctxops-memory-store": {"ctxops-contracts", "ctxops-hooks-capture"},
+    "ctxops-memory-inject": {"ctxops-contracts", "ctxops-hooks-capture", "ctxops-memory-store"},
+    "ctxops-code-scan": {"ctxops-contracts"},
+    "ctxops-code-graph": {"ctxops-contracts", "ctxops-code-scan"},
+    "ctxops-code-query": {"ctxops-contracts", "ctxops-code-scan", "ctxops-code-graph"},
+    "ctxops-token-capture": {"ctxops-contracts"},
+    "ctxops-ledger-report": {"ctxops-contracts", "ctxops-token-capture"},
+}
+ALLOWED_SIBLINGS["ctxops"] = set(ALLOWED_SIBLINGS)
+
+
+def member_dirs() -> list[Path]:
+    return [ROOT / "contracts", *sorted(p for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file())]
+
+
+def load_project(directory: Path) -> dict:
+    with (directory / "pyproject.toml").open("rb") as fh:
+        return tomllib.load(fh)["project"]
+
+
+def requirement_name(requirement: str) -> str:
+    name = requirement
+    for stop in "<>=!~;[ ":
+        name = name.split(stop, 1)[0]
+    return name.strip().lower()

@@ -46,7 +46,12 @@ def first_scenario(project: Path, py: str) -> Scenario:
             turn("I'll read the code first.", tool_use("Read", {"file_path": str(app)})),
             turn(tool_use("Edit", {"file_path": str(app), "old_string": "return 1", "new_string": "return 2"})),
             turn(tool_use("Write", {"file_path": str(project / "NOTES.md"), "content": "# Notes\n\nf returns 2.\n"})),
-            turn(tool_use("Bash", {"command": f"{py} -c 'import app, sys; sys.exit(app.f() != 3)'", "description": "failing check"})),
+            turn(
+                tool_use(
+                    "Bash",
+                    {"command": f"{py} -c 'import app, sys; sys.exit(app.f() != 3)'", "description": "failing check"},
+                )
+            ),
             turn(
                 tool_use(
                     "Bash",
@@ -56,7 +61,9 @@ def first_scenario(project: Path, py: str) -> Scenario:
                     },
                 )
             ),
-            turn(tool_use("Bash", {"command": "sleep 5", "timeout": 1000, "description": "slow command that times out"})),
+            turn(
+                tool_use("Bash", {"command": "sleep 5", "timeout": 1000, "description": "slow command that times out"})
+            ),
             turn(tool_use("Read", {"file_path": str(project / "missing.py")})),
             turn(
                 subagent(
@@ -71,10 +78,13 @@ def first_scenario(project: Path, py: str) -> Scenario:
 
 
 def resumed_scenario(project: Path, py: str) -> Scenario:
-    command = f"{py} -c 'import app; open(\"result.txt\", \"w\").write(str(app.f()))'"
+    command = f'{py} -c \'import app; open("result.txt", "w").write(str(app.f()))\''
     return Scenario(
         [
-            turn("Understood, writing it to a file instead.", tool_use("Bash", {"command": command, "description": "write result"})),
+            turn(
+                "Understood, writing it to a file instead.",
+                tool_use("Bash", {"command": command, "description": "write result"}),
+            ),
             turn(tool_use("Read", {"file_path": str(project / "result.txt")})),
             turn("result.txt now holds 2."),
         ]
@@ -92,7 +102,9 @@ def record(out: Path) -> None:
     py = shlex.quote(sys.executable)
     server_log = BASE / "server-full-log.jsonl"
     with ScriptedModelServer(first_scenario(project, py), seed=2026, log_path=server_log) as server:
-        first = run_claude(project, home, "make f return 2 and show me what it prints", server.url, executable=claude).check()
+        first = run_claude(
+            project, home, "make f return 2 and show me what it prints", server.url, executable=claude
+        ).check()
         server.set_scenario(resumed_scenario(project, py))
         resume = ["--resume", first.session_id]
         run_claude(project, home, CORRECTION, server.url, extra_args=resume, executable=claude).check()

@@ -16,7 +16,7 @@ TOOLS = [{"name": "Agent", "input_schema": {}}, {"name": "Read", "input_schema":
 
 def _post(url: str, path: str, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
     parts = urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10)
     conn.request("POST", path, json.dumps(body), {"content-type": "application/json", "x-api-key": "sk-secret"})
     response = conn.getresponse()
     data = response.read()
@@ -33,7 +33,9 @@ def _events(data: bytes) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _request(messages: list[dict[str, Any]], stream: bool = True, tools: list | None = None) -> dict[str, Any]:
+def _request(
+    messages: list[dict[str, Any]], stream: bool = True, tools: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     return {
         "model": "claude-test-1",
         "max_tokens": 1000,
@@ -163,7 +165,7 @@ class _Proxy(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers["content-length"]))
         parts = urlsplit(self.upstream)
-        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+        conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10)
         conn.request("POST", self.path, body, {k: v for k, v in self.headers.items() if k.lower() != "host"})
         response = conn.getresponse()
         self.send_response(response.status)

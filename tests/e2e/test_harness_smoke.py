@@ -6,6 +6,7 @@ import shlex
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from agent_harness import (
@@ -30,8 +31,8 @@ PY = shlex.quote(sys.executable)
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
-def _assert_transcript_usage_matches(home: Path, responses: list[dict]) -> None:
-    recorded: dict[str, dict] = {}
+def _assert_transcript_usage_matches(home: Path, responses: list[dict[str, Any]]) -> None:
+    recorded: dict[str, dict[str, Any]] = {}
     for path in transcripts(home):
         recorded |= transcript_usages(path)
     for sent in responses:

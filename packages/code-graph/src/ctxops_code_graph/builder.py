@@ -116,6 +116,8 @@ class IndexWriter:
         self.layout = IndexLayout(self.root)
         self.config = config or ScanConfig.load(self.root)
         self.lock_timeout = lock_timeout
+        self._modules: tuple[frozenset[tuple[str, str]], ModuleIndex] | None = None
+        self._last_generation: str | None = None  # what this writer last committed to both stores
 
     # -- public ------------------------------------------------------------------------------------
 
@@ -135,6 +137,13 @@ class IndexWriter:
                 return self._full_build(reason, None)
             return self._update(set(paths) if paths is not None else None, bound=bound)
 
+    def _module_index(self, files: list[tuple[str, str]]) -> ModuleIndex:
+        """The module keys of the file set, cached while the set is unchanged (the watcher's case)."""
+        key = frozenset(files)
+        if self._modules is None or self._modules[0] != key:
+            self._modules = (key, ModuleIndex(files))
+        return self._modules[1]
+
     # -- full ----------------------------------------------------------------------------------------
 
     def _needs_full_build(self) -> str:
@@ -151,6 +160,8 @@ class IndexWriter:
             return f"lookup snapshot unreadable ({exc})"
         if snap.get("format") != INDEX_FORMAT:
             return f"index format {snap.get('format')} differs from {INDEX_FORMAT}"
+        if self._last_generation is not None and snap.get("generation") == self._last_generation:
+            return ""  # this writer committed that generation to both stores itself
         try:
             duck = duck_store.connect(self.layout.duckdb_path)
         except Exception as exc:
@@ -198,6 +209,7 @@ class IndexWriter:
             duck_store.insert_rows(con, "ranks", ranks)
             meta = self._meta(generation, next_rid, facts)
             duck_store.insert_rows(con, "meta", meta)
+            self._last_generation = None
             edges = duck_store.fetch(con, "edges")
             con.execute("CHECKPOINT")
         finally:
@@ -221,6 +233,7 @@ class IndexWriter:
                 ranks=ranks,
             ),
         )
+        self._last_generation = str(generation)
         timings["snapshot"] = time.perf_counter() - mark
         return BuildReport(
             mode="full",
@@ -372,7 +385,7 @@ class IndexWriter:
             duck_store.insert_rows(con, "symbols", rows.symbols)
             duck_store.insert_rows(con, "refs", rows.refs)
             files_now = con.execute("SELECT path, lang FROM files").fetchall()
-            modules = ModuleIndex(files_now)
+            modules = self._module_index(files_now)
             reresolve_paths = set(changed_paths)
             if file_set_changed:
                 # New or removed files can change what any import points to: recompute them all.
@@ -397,7 +410,8 @@ class IndexWriter:
             duck_store.resolve(con, all_refs=False, paths=sorted(reresolve_paths), names=affected_names)
             todo_rids = [r[0] for r in con.execute("SELECT rid FROM todo").fetchall()]
             new_edges = duck_store.fetch(con, "edges", "WHERE rid IN (SELECT rid FROM todo)")
-            file_edges = duck_store.rebuild_file_edges(con)
+            sources = sorted({r[0] for r in con.execute("SELECT DISTINCT path FROM todo").fetchall()} | reresolve_paths)
+            file_edges = duck_store.rebuild_file_edges(con, sources, deleted)
             ranks: list[tuple[str, float]] | None = None
             if file_edges != old_file_edges or file_set_changed:
                 ranks = _ranks([f[0] for f in files_now], file_edges)
@@ -438,6 +452,7 @@ class IndexWriter:
                 ranks=ranks,
             ),
         )
+        self._last_generation = str(generation)
         return BuildReport(
             mode="incremental",
             scanned=len(real),

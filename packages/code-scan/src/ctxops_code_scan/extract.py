@@ -140,7 +140,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         prefix = rules.receiver_type(_text(receiver[0])) if receiver else None
         if head == "scope":
             qualname = _join(top.qualname if top else None, name)
-            stack.append(_Open(-neg_end, sub, qualname, top.symbol_id if top else None, qualname if sub == "impl" else None))
+            stack.append(
+                _Open(-neg_end, sub, qualname, top.symbol_id if top else None, qualname if sub == "impl" else None)
+            )
             continue
         kind = rules.refine_kind(sub, name, top.kind if top else None, node)
         if kind is None:

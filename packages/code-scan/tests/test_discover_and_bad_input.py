@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from ctxops_code_scan.config import ConfigError, ScanConfig
 from ctxops_code_scan.discover import discover
 from ctxops_code_scan.records import ScanResult, Skipped
@@ -64,7 +63,7 @@ def test_bad_config_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="max_file_bytes"):
         ScanConfig.load(tmp_path)
     _write(tmp_path, {".meta/config.toml": "[code\n"})
-    with pytest.raises(ConfigError, match="config.toml"):
+    with pytest.raises(ConfigError, match=r"config\.toml"):
         ScanConfig.load(tmp_path)
 
 

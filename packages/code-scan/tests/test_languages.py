@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ctxops_code_scan.extract import extract
 from ctxops_code_scan.languages import TREE_SITTER_LANGUAGES, language_for_path, ts_query
 
@@ -106,7 +105,11 @@ function local(x: Id): void { new Box(); api.get(x); }
 
 
 def test_javascript() -> None:
-    src = "import { a } from './a.js';\nclass C extends a.B { m(x) { return helper(x); } }\nconst f = function (y) { return y; };\n"
+    src = (
+        "import { a } from './a.js';\n"
+        "class C extends a.B { m(x) { return helper(x); } }\n"
+        "const f = function (y) { return y; };\n"
+    )
     ids = _ids(src, "lib/c.js", "javascript")
     assert set(ids) == {"javascript lib/c.js C#", "javascript lib/c.js C.m().", "javascript lib/c.js f()."}
     assert {("B", "inherit", "a"), ("helper", "call", None)} <= _refs(src, "lib/c.js", "javascript")

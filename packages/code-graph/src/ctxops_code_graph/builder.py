@@ -287,6 +287,11 @@ class IndexWriter:
         if bound is not None and len(to_scan) > bound:
             left = [p for p, _ in to_scan[bound:]]
             to_scan = to_scan[:bound]
+            if disc is not None:
+                # Files left for later must still look new next time: keep their directories marked changed.
+                for path in left:
+                    parent = path.rsplit("/", 1)[0] if "/" in path else ""
+                    disc.dirs[parent] = -1
         report = self._apply(snap=snap, indexed=indexed, to_scan=to_scan, deleted=deleted, disc=disc, stale=stale)
         report.stale = left
         report.elapsed_s = time.perf_counter() - started

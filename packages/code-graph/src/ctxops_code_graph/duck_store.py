@@ -37,6 +37,13 @@ p1_implicit_this AS (
   JOIN symbols s ON s.parent = e.parent AND s.name = r.symbol_name
   WHERE r.qualifier IS NULL AND r.fam IN ('java', 'c') AND e.parent IS NOT NULL
 ),
+p1_package AS (
+  -- Go and Java see the other files of their package (directory) without an import.
+  SELECT r.rid, s.id AS dst, 1 AS prio, 'exact' AS conf FROM todo r
+  JOIN symbols s ON s.name = r.symbol_name AND s.fam = r.fam AND s.path <> r.path
+   AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(r.path, '^(.*)/', 1)
+  WHERE r.qualifier IS NULL AND r.role <> 'import' AND r.fam IN ('go', 'java') AND s.parent IS NULL
+),
 p1_class AS (
   SELECT r.rid, s.id AS dst, 1 AS prio, 'exact' AS conf FROM todo r
   JOIN symbols k ON k.path = r.path AND k.name = r.qualifier AND k.kind IN {_TYPE_KINDS}
@@ -82,6 +89,7 @@ p3 AS (
 ),
 everything AS (
   SELECT * FROM p1_self UNION ALL SELECT * FROM p1_local UNION ALL SELECT * FROM p1_implicit_this
+  UNION ALL SELECT * FROM p1_package
   UNION ALL SELECT * FROM p1_class UNION ALL SELECT * FROM p2_name UNION ALL SELECT * FROM p2_module
   UNION ALL SELECT * FROM p2_member UNION ALL SELECT * FROM p3
 ),

@@ -123,7 +123,9 @@ class CodeIndex:
         return snap.get("revision") or None
 
     def stale_files(self) -> list[str]:
-        self._ready()
+        """What the last freshness check could not bring up to date (checks once if none ran yet)."""
+        if self._checked_at == float("-inf"):
+            self._ready()
         return list(self._stale)
 
     def definitions(self, name: str, limit: int = 200) -> list[Symbol]:
@@ -268,7 +270,12 @@ class CodeIndex:
                     " JOIN files b ON b.fk = e.dst_fk"
                 )
             )
-            scores = pagerank(langs.keys(), edges, personalization=personal)
+            ppr = pagerank(langs.keys(), edges, personalization=personal)
+            # Half graph position (personalized PageRank), half direct relevance: the matched files come
+            # first, then the hubs they lean on, instead of the global hubs drowning the query.
+            top_rank = max(ppr.values(), default=0.0) or 1.0
+            top_match = max(personal.values())
+            scores = {p: 0.5 * ppr.get(p, 0.0) / top_rank + 0.5 * personal.get(p, 0.0) / top_match for p in langs}
         else:
             scores = dict(con.execute("SELECT path, rank FROM files").fetchall())
         top = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]

@@ -17,7 +17,9 @@ FILES = {
     "worker/cmd/main.go": (
         'package main\n\nimport "example.com/worker/internal/queue"\n\nfunc main() { queue.Pop() }\n'
     ),
-    "java/src/com/shop/util/Money.java": "package com.shop.util;\npublic class Money { public int plus() { return 1; } }\n",
+    "java/src/com/shop/util/Money.java": (
+        "package com.shop.util;\npublic class Money { public int plus() { return 1; } }\n"
+    ),
     "java/src/com/shop/Order.java": (
         "package com.shop;\nimport com.shop.util.Money;\npublic class Order { Money m() { return new Money(); } }\n"
     ),

@@ -9,10 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
-from repo_fixtures import ORDERS_PY, git, make_repo
-
 from ctxops_code_graph import CodeIndex
 from ctxops_code_graph.watch_cli import IndexWatcher
+from repo_fixtures import ORDERS_PY, git, make_repo
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:

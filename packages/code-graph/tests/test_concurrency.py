@@ -11,10 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from repo_fixtures import ORDERS_PY, make_repo
-
 from ctxops_code_graph import CodeIndex
 from ctxops_code_graph.layout import IndexLayout
+from repo_fixtures import ORDERS_PY, make_repo
 
 READER = """
 import json, sys, time

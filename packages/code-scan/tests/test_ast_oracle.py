@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from ast_oracle import compare, python_definitions
-
 from ctxops_code_scan.records import ScanResult
 from ctxops_code_scan.scan import scan_file
 

@@ -15,7 +15,9 @@ from repo_fixtures import ORDERS_PY, git, make_repo
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ctxops_code_graph", *args], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "ctxops_code_graph", *args], capture_output=True, text=True, check=False
+    )
 
 
 def test_index_command_json_and_text(tmp_path: Path) -> None:

@@ -204,7 +204,8 @@ class IndexWriter:
             duck_store.insert_rows(con, "refs", rows.refs)
             duck_store.insert_rows(con, "imports", import_rows)
             duck_store.resolve(con, all_refs=True)
-            file_edges = duck_store.rebuild_file_edges(con)
+            duck_store.rebuild_file_edges(con)
+            file_edges = duck_store.all_file_edges(con)
             ranks = _ranks([f[0] for f in rows.files], file_edges)
             duck_store.insert_rows(con, "ranks", ranks)
             meta = self._meta(generation, next_rid, facts)
@@ -373,12 +374,10 @@ class IndexWriter:
         file_set_changed = bool(deleted or newly_skipped or any(p not in indexed for p, _ in real))
 
         con = duck_store.connect(self.layout.duckdb_path)
+        con.execute("SET threads TO 1")  # a delta is small: one thread beats scheduling many on a busy machine
         try:
             old_syms = con.execute(
                 "SELECT id, name FROM symbols WHERE path IN (SELECT unnest($1::VARCHAR[]))", [changed_paths]
-            ).fetchall()
-            old_file_edges = con.execute(
-                "SELECT src, dst, kind, weight FROM file_edges ORDER BY src, dst, kind"
             ).fetchall()
             con.execute("BEGIN TRANSACTION")
             for table in ("files", "symbols", "refs", "imports", "edges", "skipped"):
@@ -389,8 +388,10 @@ class IndexWriter:
             duck_store.insert_rows(con, "skipped", rows.skipped)
             duck_store.insert_rows(con, "symbols", rows.symbols)
             duck_store.insert_rows(con, "refs", rows.refs)
-            files_now = con.execute("SELECT path, lang FROM files").fetchall()
-            modules = self._module_index(files_now)
+            if file_set_changed or self._modules is None:
+                modules = self._module_index(con.execute("SELECT path, lang FROM files").fetchall())
+            else:
+                modules = self._modules[1]  # same file set as this writer's last commit
             reresolve_paths = set(changed_paths)
             if file_set_changed:
                 # New or removed files can change what any import points to: recompute them all.
@@ -416,10 +417,14 @@ class IndexWriter:
             todo_rids = [r[0] for r in con.execute("SELECT rid FROM todo").fetchall()]
             new_edges = duck_store.fetch(con, "edges", "WHERE rid IN (SELECT rid FROM todo)")
             sources = sorted({r[0] for r in con.execute("SELECT DISTINCT path FROM todo").fetchall()} | reresolve_paths)
-            file_edges = duck_store.rebuild_file_edges(con, sources, deleted)
+            old_out = duck_store.file_edges_of(con, sources)
+            duck_store.rebuild_file_edges(con, sources, deleted)
             ranks: list[tuple[str, float]] | None = None
-            if file_edges != old_file_edges or file_set_changed:
-                ranks = _ranks([f[0] for f in files_now], file_edges)
+            file_edges: list[tuple[str, str, str, float]] = []
+            if file_set_changed or duck_store.file_edges_of(con, sources) != old_out:
+                file_edges = duck_store.all_file_edges(con)
+                paths_now = [r[0] for r in con.execute("SELECT path FROM files").fetchall()]
+                ranks = _ranks(paths_now, file_edges)
                 con.execute("DELETE FROM ranks")
                 duck_store.insert_rows(con, "ranks", ranks)
             if disc is not None:

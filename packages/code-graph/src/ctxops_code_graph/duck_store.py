@@ -157,9 +157,7 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
         con.execute(statement)
 
 
-def rebuild_file_edges(
-    con: Any, sources: Sequence[str] | None = None, gone: Sequence[str] = ()
-) -> list[tuple[str, str, str, float]]:
+def rebuild_file_edges(con: Any, sources: Sequence[str] | None = None, gone: Sequence[str] = ()) -> None:
     """Recompute the file graph's out-edges of `sources` (None: every file); drop edges into `gone` files."""
     if sources is None:
         con.execute("CREATE OR REPLACE TEMP TABLE fe_src AS SELECT path FROM files")
@@ -168,6 +166,18 @@ def rebuild_file_edges(
     con.execute("CREATE OR REPLACE TEMP TABLE fe_gone AS SELECT unnest($1::VARCHAR[]) AS path", [list(gone)])
     for statement in _split(_FILE_EDGES_SQL):
         con.execute(statement)
+
+
+def file_edges_of(con: Any, sources: Sequence[str]) -> list[tuple[str, str, str, float]]:
+    rows: list[tuple[str, str, str, float]] = con.execute(
+        "SELECT src, dst, kind, weight FROM file_edges WHERE src IN (SELECT unnest($1::VARCHAR[]))"
+        " ORDER BY src, dst, kind",
+        [list(sources)],
+    ).fetchall()
+    return rows
+
+
+def all_file_edges(con: Any) -> list[tuple[str, str, str, float]]:
     rows: list[tuple[str, str, str, float]] = con.execute(
         "SELECT src, dst, kind, weight FROM file_edges ORDER BY src, dst, kind"
     ).fetchall()

@@ -34,6 +34,9 @@ sys.path.insert(0, str(HERE.parent / "packages" / "code-scan" / "tests"))
 
 from ast_oracle import compare, python_definitions  # noqa: E402
 
+# Children run as an installed tool would: with byte-code caching (some shells export PYTHONDONTWRITEBYTECODE,
+# which makes every fresh process compile its imports from source).
+CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 GIT_ENV = {
     **os.environ,
     "GIT_AUTHOR_NAME": "bench",
@@ -50,10 +53,15 @@ def peak_rss_of(argv: list[str]) -> tuple[float, int, str]:
         "t = time.perf_counter()\n"
         "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
         "e = time.perf_counter() - t\n"
-        "print(json.dumps({'rc': p.returncode, 'elapsed': e, 'rss': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,"
+        "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+        "print(json.dumps({'rc': p.returncode, 'elapsed': e, 'rss': rss,"
         " 'out': p.stdout, 'err': p.stderr[-2000:]}))\n"
     )
-    res = json.loads(subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True).stdout)
+    res = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True, env=CHILD_ENV
+        ).stdout
+    )
     if res["rc"] != 0:
         raise RuntimeError(f"{argv[0]} failed: {res['err']}")
     return res["elapsed"], res["rss"], res["out"]
@@ -96,9 +104,16 @@ def bench_full(root: Path, out: dict[str, object]) -> float:
     print(f"  ctags: {ctags_count} tags (definitions only)")
     print(f"  peak RSS: ctxops {ours_rss / 1024:.0f} MiB (largest process) vs ctags {ctags_rss / 1024:.0f} MiB")
     out.update(
-        full_s=ours_s, ctags_s=ctags_s, full_ratio=ours_s / ctags_s, rss_mib=ours_rss / 1024,
-        ctags_rss_mib=ctags_rss / 1024, symbols=status["symbols"], references=status["references"],
-        edges=status["edges"], files=status["files"], index_bytes=status["index_bytes"],
+        full_s=ours_s,
+        ctags_s=ctags_s,
+        full_ratio=ours_s / ctags_s,
+        rss_mib=ours_rss / 1024,
+        ctags_rss_mib=ctags_rss / 1024,
+        symbols=status["symbols"],
+        references=status["references"],
+        edges=status["edges"],
+        files=status["files"],
+        index_bytes=status["index_bytes"],
     )
     return ours_s
 
@@ -145,7 +160,7 @@ def bench_incremental(root: Path, full_s: float, out: dict[str, object]) -> None
             "print(f'{hits[0].path}:{hits[0].line}  {hits[0].signature}') if hits else sys.exit(1)\n"
         )
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=CHILD_ENV)
         e2e.append(time.perf_counter() - started)
         path.write_text(original)
         writer.update([rel], bound=None)
@@ -154,22 +169,26 @@ def bench_incremental(root: Path, full_s: float, out: dict[str, object]) -> None
         f"edit + fresh-process lookup of the new symbol (no watcher): median {fmt_s(end_to_end)}"
         f" = {end_to_end / full_s * 100:.1f}% of the full build (target < 10%)"
     )
-    out.update(incremental_s=inc, incremental_pct=inc / full_s * 100, e2e_s=end_to_end, e2e_pct=end_to_end / full_s * 100)
+    out.update(
+        incremental_s=inc, incremental_pct=inc / full_s * 100, e2e_s=end_to_end, e2e_pct=end_to_end / full_s * 100
+    )
 
 
 def bench_lookup(root: Path, out: dict[str, object]) -> None:
     rg = shutil.which("rg") or str(Path(sys.executable).parent / "rg")
-    code = "from ctxops_code_graph import CodeIndex\nCodeIndex(%r).definitions('JSONDecoder')\n" % str(root)
+    code = f"from ctxops_code_graph import CodeIndex\nCodeIndex({str(root)!r}).definitions('JSONDecoder')\n"
     ours, theirs, bare = [], [], []
     for _ in range(7):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=CHILD_ENV)
         ours.append(time.perf_counter() - t)
         t = time.perf_counter()
-        subprocess.run([rg, "--no-config", "-n", r"(class|def) JSONDecoder\b", str(root)], check=True, capture_output=True)
+        subprocess.run(
+            [rg, "--no-config", "-n", r"(class|def) JSONDecoder\b", str(root)], check=True, capture_output=True
+        )
         theirs.append(time.perf_counter() - t)
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True, capture_output=True)
+        subprocess.run([sys.executable, "-c", "pass"], check=True, capture_output=True, env=CHILD_ENV)
         bare.append(time.perf_counter() - t)
     o, r, b = statistics.median(ours), statistics.median(theirs), statistics.median(bare)
     print(
@@ -202,7 +221,8 @@ def bench_oracle(root: Path, out: dict[str, object]) -> None:
         tp, expected_n, found_n = tp + a, expected_n + b, found_n + c
     recall, precision = tp / expected_n, tp / found_n
     print(
-        f"definitions vs ast: recall {recall * 100:.2f}%, precision {precision * 100:.2f}% over {expected_n} definitions"
+        f"definitions vs ast: recall {recall * 100:.2f}%, precision {precision * 100:.2f}%"
+        f" over {expected_n} definitions"
         f" ({skipped} files skipped by rule, {no_oracle} files ast cannot parse)"
     )
     out.update(def_recall=recall, def_precision=precision, def_total=expected_n)
@@ -284,8 +304,11 @@ def bench_jedi(root: Path, out: dict[str, object], sample: int, seed: int = 7) -
 def bench_example(out: dict[str, object]) -> None:
     with tempfile.TemporaryDirectory(prefix="ctxops-bench-ex-") as tmp:
         root = Path(tmp) / "order-service"
-        subprocess.run([sys.executable, str(HERE.parent / "examples" / "make_history.py"), str(root)], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, str(HERE.parent / "examples" / "make_history.py"), str(root)],
+            check=True,
+            capture_output=True,
+        )
         tags = Path(tmp) / "tags"
         ctags_s, _, _ = peak_rss_of(["ctags", "-R", "--languages=Python,Go,TypeScript", "-f", str(tags), str(root)])
         ours_s, _, stdout = peak_rss_of([sys.executable, "-m", "ctxops_code_graph", "index", str(root), "--json"])

@@ -12,7 +12,7 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -173,6 +173,16 @@ class CodeIndex:
             .fetchall()
         )
         return [_symbol(r) for r in rows]
+
+    def names(self) -> list[str]:
+        """Every distinct symbol name and qualified name (for suggestions and fuzzy matching)."""
+        rows = self._ready().execute("SELECT name FROM symbols UNION SELECT qualname FROM symbols ORDER BY 1")
+        return [r[0] for r in rows]
+
+    def all_symbols(self) -> Iterator[Symbol]:
+        """Every symbol, file by file in path order."""
+        for row in self._ready().execute(f"{_SYMBOL_SELECT} ORDER BY f.path, s.line"):
+            yield _symbol(row)
 
     def references(self, name: str, limit: int = 1000) -> list[Reference]:
         """Every use of a name (calls, imports, inheritance, type uses), by file and line."""

@@ -8,6 +8,7 @@ ever disagree (a writer killed between the two commits), the next write rebuilds
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from .rank import pagerank
 from .schema import INDEX_FORMAT
 
 DEFAULT_UPDATE_BOUND = 50  # files reindexed by one read-triggered update; the rest is reported stale
+FULL_BUILD_MEMORY = "768MB"  # DuckDB's cap for a full build (it spills past it), keeping the process under 1 GiB
 
 
 @dataclass
@@ -56,34 +58,44 @@ class _Rows:
 
 
 def _collect(outcomes: Iterable[ScanResult | Skipped], next_rid: int) -> tuple[_Rows, int]:
+    """Records to row tuples. Repeated strings (paths, ids, kinds, names) share one object: less memory."""
     rows = _Rows()
+    intern = sys.intern
     for out in outcomes:
         if isinstance(out, Skipped):
             rows.skipped.append((out.path, out.reason, out.size))
             continue
         f = out.file
-        rows.files.append((f.path, f.lang, f.size, f.mtime_ns, f.content_hash, f.parse_status, f.error))
-        fam = family(f.lang or "")
+        path = f.path
+        rows.files.append((path, f.lang, f.size, f.mtime_ns, f.content_hash, f.parse_status, f.error))
+        fam = intern(family(f.lang or ""))
+        lang = intern(f.lang or "")
+        ids: dict[str, str] = {}
         for s in out.symbols:
+            ids[s.id] = s.id
             rows.symbols.append(
                 (
                     s.id,
-                    s.name,
+                    intern(s.name),
                     s.qualname,
-                    s.kind,
-                    s.lang,
+                    intern(s.kind),
+                    lang,
                     fam,
-                    s.path,
+                    path,
                     s.line,
                     s.end_line,
                     s.signature,
                     s.doc,
-                    s.parent,
+                    ids.get(s.parent, s.parent) if s.parent else None,
                     s.exported,
                 )
             )
         for r in out.references:
-            rows.refs.append((next_rid, r.symbol_name, r.path, r.line, r.col, r.role, r.enclosing, r.qualifier, fam))
+            enclosing = ids.get(r.enclosing, r.enclosing) if r.enclosing else None
+            qualifier = intern(r.qualifier) if r.qualifier else None
+            rows.refs.append(
+                (next_rid, intern(r.symbol_name), path, r.line, r.col, intern(r.role), enclosing, qualifier, fam)
+            )
             next_rid += 1
         rows.imports.extend(out.imports)
     return rows, next_rid
@@ -185,63 +197,51 @@ class IndexWriter:
         timings["scan"] = time.perf_counter() - started
         mark = time.perf_counter()
         rows.skipped.extend((s.path, s.reason, s.size) for s in disc.skipped)
-        modules = ModuleIndex((f[0], f[1]) for f in rows.files)
+        files = [(f[0], f[1]) for f in rows.files]
+        modules = ModuleIndex(files)
         import_rows = _import_rows(rows.imports, modules)
         facts = git_facts(self.root)
         generation = 1
+        meta = self._meta(generation, next_rid, facts)
 
         self.layout.index_dir.mkdir(parents=True, exist_ok=True)
         tmp = self.layout.duckdb_path.with_name("code-building.duckdb")
         for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
             stale.unlink(missing_ok=True)
-        con = duck_store.connect(tmp)
+        con = duck_store.connect(tmp, memory_limit=FULL_BUILD_MEMORY)
         try:
             duck_store.create_tables(con)
-            duck_store.insert_rows(con, "files", rows.files)
-            duck_store.insert_rows(con, "skipped", rows.skipped)
+            # Each list is dropped once loaded: DuckDB holds the data from here on, compressed.
+            for table in ("files", "skipped", "symbols", "refs"):
+                duck_store.insert_rows(con, table, getattr(rows, table))
+                setattr(rows, table, [])
             duck_store.insert_rows(con, "dirs", sorted(disc.dirs.items()))
-            duck_store.insert_rows(con, "symbols", rows.symbols)
-            duck_store.insert_rows(con, "refs", rows.refs)
             duck_store.insert_rows(con, "imports", import_rows)
+            del import_rows, rows
             duck_store.resolve(con, all_refs=True)
             duck_store.rebuild_file_edges(con)
-            file_edges = duck_store.all_file_edges(con)
-            ranks = _ranks([f[0] for f in rows.files], file_edges)
+            ranks = _ranks([f[0] for f in files], duck_store.all_file_edges(con))
             duck_store.insert_rows(con, "ranks", ranks)
-            meta = self._meta(generation, next_rid, facts)
             duck_store.insert_rows(con, "meta", meta)
-            self._last_generation = None
-            edges = duck_store.fetch(con, "edges")
+            self._modules = (frozenset(files), modules)
+            timings["resolve"] = time.perf_counter() - mark
+            mark = time.perf_counter()
+            snapshot = lookup_db.write_generation(self.layout, con)
+            timings["snapshot"] = time.perf_counter() - mark
             con.execute("CHECKPOINT")
         finally:
             con.close()
+        # Both stores of the new generation are complete: swap them in (a kill before this keeps the old).
         tmp.replace(self.layout.duckdb_path)
         self.layout.duckdb_path.with_name("code.duckdb.wal").unlink(missing_ok=True)
-        timings["duckdb"] = time.perf_counter() - mark
-        mark = time.perf_counter()
-        lookup_db.write_generation(
-            self.layout,
-            lookup_db.Snapshot(
-                meta=meta,
-                files=rows.files,
-                skipped=rows.skipped,
-                dirs=sorted(disc.dirs.items()),
-                symbols=rows.symbols,
-                refs=rows.refs,
-                imports=import_rows,
-                edges=edges,
-                file_edges=file_edges,
-                ranks=ranks,
-            ),
-        )
+        lookup_db.publish(self.layout, snapshot)
         self._last_generation = str(generation)
-        timings["snapshot"] = time.perf_counter() - mark
         return BuildReport(
             mode="full",
             timings=timings,
             elapsed_s=time.perf_counter() - started,
-            scanned=len(rows.files),
-            changed=[f[0] for f in rows.files],
+            scanned=len(files),
+            changed=[f[0] for f in files],
             revision=facts.revision,
             reason=reason,
         )

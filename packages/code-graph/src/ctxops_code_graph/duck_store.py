@@ -12,7 +12,8 @@ from typing import Any
 from .schema import TABLES, columns
 
 NAME_ONLY_CAP = 4  # a bare name defined in more places than this gives no edge: a guess, not an answer
-NAME_ONLY_FILE_WEIGHT = 0.25  # name-only edges count for less in the file graph's ranking
+NAME_ONLY_FILE_WEIGHT = 0.25
+INSERT_SLICE = 20_000  # name-only edges count for less in the file graph's ranking
 
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
 _CALLABLE_KINDS = "('function','method','class','struct','macro')"
@@ -118,10 +119,11 @@ WHERE s.path <> e.path AND e.kind <> 'import' AND e.path IN (SELECT path FROM fe
 """
 
 
-def connect(path: Path) -> Any:
+def connect(path: Path, memory_limit: str | None = None) -> Any:
     import duckdb
 
-    return duckdb.connect(str(path))
+    config: dict[str, str | bool | int | float | list[str]] = {"memory_limit": memory_limit} if memory_limit else {}
+    return duckdb.connect(str(path), config=config)
 
 
 def create_tables(con: Any) -> None:
@@ -135,9 +137,12 @@ def insert_rows(con: Any, table: str, rows: Sequence[Sequence[Any]]) -> None:
     if not rows:
         return
     cols = TABLES[table]
-    data = [list(col) for col in zip(*rows, strict=True)]
     select = ", ".join(f"unnest(${i + 1}::{kind}[]) AS {name}" for i, (name, kind) in enumerate(cols))
-    con.execute(f"INSERT INTO {table} SELECT * FROM (SELECT {select})", data)
+    sql = f"INSERT INTO {table} SELECT * FROM (SELECT {select})"
+    # In slices: a list parameter is boxed value by value, so one huge call costs far more memory than rows.
+    for start in range(0, len(rows), INSERT_SLICE):
+        data = [list(col) for col in zip(*rows[start : start + INSERT_SLICE], strict=True)]
+        con.execute(sql, data)
 
 
 def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Sequence[str] = ()) -> None:

@@ -25,22 +25,6 @@ class LookupMissing(FileNotFoundError):
 
 
 @dataclass
-class Snapshot:
-    """Rows in the build store's shape (text paths and ids), as the builder has them."""
-
-    meta: list[tuple[str, str]]
-    files: list[Row]  # path, lang, size, mtime_ns, content_hash, parse_status, error
-    skipped: list[Row]
-    dirs: list[tuple[str, int]]
-    symbols: list[Row]  # id, name, qualname, kind, lang, fam, path, line, end_line, signature, doc, parent, exported
-    refs: list[Row]  # rid, symbol_name, path, line, col, role, enclosing, qualifier, fam
-    imports: list[Row]  # path, lang, module, name, alias, line, target_path, target_kind
-    edges: list[Row]  # rid, src, dst, kind, confidence, path, line
-    file_edges: list[Row]  # src, dst, kind, weight
-    ranks: list[tuple[str, float]]
-
-
-@dataclass
 class Delta:
     """One incremental update, in the build store's shape."""
 
@@ -63,53 +47,52 @@ class Delta:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def write_generation(layout: IndexLayout, snap: Snapshot) -> Path:
-    """Write a complete snapshot as a new generation and make it current (atomically)."""
+# Snapshot rows straight from the build store: DuckDB joins the integer keys in, Python only shuttles.
+_FROM_DUCKDB = {
+    "meta": "SELECT key, value FROM meta",
+    "files": "SELECT k.fk, f.path, f.lang, f.size, f.mtime_ns, f.content_hash, f.parse_status, f.error,"
+    " coalesce(r.rank, 0) FROM files f JOIN fk k USING (path) LEFT JOIN ranks r USING (path)",
+    "skipped": "SELECT DISTINCT ON (path) path, reason, size FROM skipped",
+    "dirs": "SELECT path, mtime_ns FROM dirs",
+    "symbols": "SELECT k.sk, s.id, s.name, s.qualname, s.kind, s.lang, f.fk, s.line, s.end_line, s.signature, s.doc,"
+    " p.sk, s.exported FROM symbols s JOIN sk k USING (id) JOIN fk f ON f.path = s.path"
+    " LEFT JOIN sk p ON p.id = s.parent",
+    "refs": "SELECT r.rid, r.symbol_name, f.fk, r.line, r.col, r.role, e.sk, r.qualifier FROM refs r"
+    " JOIN fk f ON f.path = r.path LEFT JOIN sk e ON e.id = r.enclosing",
+    "imports": "SELECT f.fk, i.module, i.name, i.alias, i.line, t.fk FROM imports i JOIN fk f ON f.path = i.path"
+    " LEFT JOIN fk t ON t.path = i.target_path",
+    "edges": "SELECT e.rid, a.sk, b.sk, e.kind, e.confidence, f.fk, e.line FROM edges e JOIN sk b ON b.id = e.dst"
+    " LEFT JOIN sk a ON a.id = e.src JOIN fk f ON f.path = e.path",
+    "file_edges": "SELECT a.fk, b.fk, e.kind, e.weight FROM file_edges e JOIN fk a ON a.path = e.src"
+    " JOIN fk b ON b.path = e.dst",
+}
+_BATCH = 50_000
+
+
+def write_generation(layout: IndexLayout, duck: Any) -> Path:
+    """Write a complete snapshot from the build store as a new generation and make it current (atomically)."""
     layout.index_dir.mkdir(parents=True, exist_ok=True)
     current = layout.current_lookup()
     generation = _generation_of(current) + 1 if current else 1
     final = layout.lookup_path(generation)
     tmp = final.with_name(final.name + ".tmp")
     tmp.unlink(missing_ok=True)
-    rank = dict(snap.ranks)
-    fk = {row[0]: i for i, row in enumerate(snap.files, start=1)}
-    sk = {row[0]: i for i, row in enumerate(snap.symbols, start=1)}
+    duck.execute("CREATE OR REPLACE TEMP TABLE fk AS SELECT path, row_number() OVER (ORDER BY path) AS fk FROM files")
+    duck.execute(
+        "CREATE OR REPLACE TEMP TABLE sk AS SELECT id, row_number() OVER (ORDER BY path, line, id) AS sk FROM symbols"
+    )
     con = sqlite3.connect(tmp)
     try:
         con.execute("PRAGMA journal_mode=OFF")
         con.execute("PRAGMA synchronous=OFF")
         for statement in SQLITE_DDL:
             con.execute(statement)
-        con.executemany("INSERT INTO meta VALUES (?, ?)", snap.meta)
-        con.executemany(
-            "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(fk[r[0]], *r, rank.get(r[0], 0.0)) for r in snap.files],
-        )
-        con.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?)", snap.skipped)
-        con.executemany("INSERT INTO dirs VALUES (?, ?)", snap.dirs)
-        con.executemany(
-            "INSERT INTO symbols VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (sk[r[0]], r[0], r[1], r[2], r[3], r[4], fk.get(r[6]), r[7], r[8], r[9], r[10], sk.get(r[11]), r[12])
-                for r in snap.symbols
-            ],
-        )
-        con.executemany(
-            "INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(r[0], r[1], fk.get(r[2]), r[3], r[4], r[5], sk.get(r[6]), r[7]) for r in snap.refs],
-        )
-        con.executemany(
-            "INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?)",
-            [(fk.get(r[0]), r[2], r[3], r[4], r[5], fk.get(r[6])) for r in snap.imports],
-        )
-        con.executemany(
-            "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(r[0], sk.get(r[1]), sk.get(r[2]), r[3], r[4], fk.get(r[5]), r[6]) for r in snap.edges],
-        )
-        con.executemany(
-            "INSERT INTO file_edges VALUES (?, ?, ?, ?)",
-            [(fk.get(r[0]), fk.get(r[1]), r[2], r[3]) for r in snap.file_edges],
-        )
+        for table, query in _FROM_DUCKDB.items():
+            cursor = duck.execute(query)
+            marks = ", ".join("?" for _ in cursor.description)
+            insert = f"INSERT INTO {table} VALUES ({marks})"
+            while batch := cursor.fetchmany(_BATCH):
+                con.executemany(insert, batch)
         for statement in SQLITE_INDEXES:
             con.execute(statement)
         con.commit()
@@ -117,11 +100,15 @@ def write_generation(layout: IndexLayout, snap: Snapshot) -> Path:
     finally:
         con.close()
     tmp.replace(final)
+    return final
+
+
+def publish(layout: IndexLayout, final: Path) -> None:
+    """Make a written generation the current one, then drop the older ones."""
     pointer_tmp = layout.pointer_path.with_name(layout.pointer_path.name + ".tmp")
     pointer_tmp.write_text(final.name + "\n", "utf-8")
     pointer_tmp.replace(layout.pointer_path)
     _remove_old_generations(layout, keep=final)
-    return final
 
 
 def apply_delta(layout: IndexLayout, delta: Delta) -> None:

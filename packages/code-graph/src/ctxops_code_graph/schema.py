@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ctxops_code_scan.version import EXTRACTOR_VERSION
 
-STORE_VERSION = 2  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
+STORE_VERSION = 3  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
 INDEX_FORMAT = f"store{STORE_VERSION}-extractor{EXTRACTOR_VERSION}"
 
 # (column, DuckDB type); SQLite takes the same names with its own affinities.
@@ -73,11 +73,11 @@ TABLES: dict[str, list[tuple[str, str]]] = {
 # The SQLite lookup snapshot interns paths and symbol ids as integer keys (fk, sk): a third of the size.
 SQLITE_DDL = [
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
-    "CREATE TABLE files (fk INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, lang TEXT, size INTEGER,"
+    "CREATE TABLE files (fk INTEGER PRIMARY KEY, path TEXT NOT NULL, lang TEXT, size INTEGER,"
     " mtime_ns INTEGER, content_hash TEXT, parse_status TEXT, error TEXT, rank REAL DEFAULT 0)",
     "CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT, size INTEGER)",
     "CREATE TABLE dirs (path TEXT PRIMARY KEY, mtime_ns INTEGER)",
-    "CREATE TABLE symbols (sk INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, name TEXT, qualname TEXT, kind TEXT,"
+    "CREATE TABLE symbols (sk INTEGER PRIMARY KEY, id TEXT NOT NULL, name TEXT, qualname TEXT, kind TEXT,"
     " lang TEXT, fk INTEGER, line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_sk INTEGER,"
     " exported INTEGER)",
     "CREATE TABLE refs (rid INTEGER PRIMARY KEY, symbol_name TEXT, fk INTEGER, line INTEGER, col INTEGER,"
@@ -88,6 +88,9 @@ SQLITE_DDL = [
     "CREATE TABLE file_edges (src_fk INTEGER, dst_fk INTEGER, kind TEXT, weight REAL)",
 ]
 SQLITE_INDEXES = [
+    # Unique indexes built after the bulk load (cheaper than checking row by row); updates upsert on them.
+    "CREATE UNIQUE INDEX files_path ON files(path)",
+    "CREATE UNIQUE INDEX symbols_id ON symbols(id)",
     "CREATE INDEX symbols_name ON symbols(name)",
     "CREATE INDEX symbols_fk ON symbols(fk, line)",
     "CREATE INDEX symbols_parent ON symbols(parent_sk)",

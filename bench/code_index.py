@@ -295,8 +295,8 @@ def bench_jedi(root: Path, out: dict[str, object], sample: int, seed: int = 7) -
         if ours_total[c]
     )
     print(
-        f"call edges vs jedi on {judged} call sites jedi resolves to a function or class of the corpus: recall {recall * 100:.1f}%,"
-        f" precision {precision * 100:.1f}% ({per})"
+        f"call edges vs jedi on {judged} call sites jedi resolves to a function or class of the corpus:"
+        f" recall {recall * 100:.1f}%, precision {precision * 100:.1f}% ({per})"
     )
     out.update(jedi_sites=judged, callers_recall=recall, callers_precision=precision)
 

@@ -3,9 +3,13 @@
 `CodeIndex` is the read API (stdlib sqlite3 on the read path); `IndexWriter` builds and updates.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .index import CodeIndex, IndexNotBuilt
 from .lock import IndexBusy
-from .results import FileDeps, Hop, Impact, ImportLink, IndexStatus, RankedFile
+
+if TYPE_CHECKING:
+    from .results import FileDeps, Hop, Impact, ImportLink, IndexStatus, RankedFile
 
 __all__ = [
     "CodeIndex",
@@ -21,8 +25,15 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> str:
-    # The version is looked up on first use: importlib.metadata costs tens of ms on a read path that has none.
+_RESULTS = frozenset({"FileDeps", "Hop", "Impact", "ImportLink", "IndexStatus", "RankedFile"})
+
+
+def __getattr__(name: str) -> Any:
+    # Answer types and the version load on first use: a definition lookup needs neither.
+    if name in _RESULTS:
+        from . import results
+
+        return getattr(results, name)
     if name == "__version__":
         from importlib.metadata import PackageNotFoundError, version
 

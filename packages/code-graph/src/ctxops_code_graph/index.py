@@ -21,11 +21,11 @@ from ctxops_contracts import Edge, FileRecord, Reference, Symbol
 from . import lookup_db
 from .freshness import check
 from .layout import IndexLayout
-from .results import FileDeps, Hop, Impact, ImportLink, IndexStatus, RankedFile
 from .schema import INDEX_FORMAT
 
 if TYPE_CHECKING:
     from .builder import BuildReport
+    from .results import FileDeps, Hop, Impact, IndexStatus, RankedFile
 
 _SYMBOL_SELECT = (
     "SELECT s.id, s.name, s.qualname, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.doc, p.id,"
@@ -226,6 +226,8 @@ class CodeIndex:
             }.values(),
             key=lambda s: (s.path, s.line),
         )
+        from .results import Impact
+
         return Impact(target=target, callers=hops, files=files, tests=tests, test_symbols=test_symbols)
 
     def file_deps(self, path: str) -> FileDeps:
@@ -241,6 +243,8 @@ class CodeIndex:
             " WHERE t.path = ? AND f.path <> t.path ORDER BY f.path",
             (path,),
         ).fetchall()
+        from .results import FileDeps, ImportLink
+
         return FileDeps(
             path=path,
             imports=[ImportLink(module=r[0], name=r[1], line=r[2], target=r[3]) for r in rows],
@@ -289,6 +293,8 @@ class CodeIndex:
         else:
             scores = dict(con.execute("SELECT path, rank FROM files").fetchall())
         top = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        from .results import RankedFile
+
         out = []
         for path, score in top:
             rows = con.execute(
@@ -340,6 +346,8 @@ class CodeIndex:
             " WHERE parse_status <> 'ok' ORDER BY path"
         ).fetchall()
         index_bytes = sum(p.stat().st_size for p in self.layout.index_dir.glob("code*") if p.is_file())
+        from .results import IndexStatus
+
         return IndexStatus(
             root=str(self.root),
             revision=current,
@@ -429,6 +437,8 @@ class CodeIndex:
         """
         rows = con.execute(sql, (start[0], *kinds, depth, *kinds)).fetchall()
         by_sk = self._symbols_by_sk(con, {k for r in rows for k in (r[0], r[1]) if k is not None})
+        from .results import Hop
+
         hops = []
         for src_sk, dst_sk, kind, confidence, path, line, hop_depth in rows:
             src = by_sk.get(src_sk)

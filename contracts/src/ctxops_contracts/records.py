@@ -230,6 +230,7 @@ class UsageRecord(_Record, frozen=True, kw_only=True):
     message_count: NonNegative | None = None
     latency_ms: float | None = None
     status: int | None = None
+    error: str | None = None  # why the call did not complete (upstream closed mid-stream, client left, ...)
     is_sidechain: bool = False
     source: UsageSource = "provider-reported"
     origin: UsageOrigin

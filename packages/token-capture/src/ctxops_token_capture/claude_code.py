@@ -25,6 +25,7 @@ from .timestamps import TimestampError, parse_timestamp
 PROVIDER = "anthropic"
 _NEEDLES = (b'"usage"', b'"tool_use"', b'"tool_result"')
 FILE_KEYS = ("file_path", "notebook_path", "path")
+MAX_OPEN_TOOL_USES = 512
 
 
 class _CacheCreation(msgspec.Struct):
@@ -134,6 +135,8 @@ class ClaudeCodeParser:
                             files.append(value)
                             break
                 self.tool_uses[block.id] = [block.name or "unknown", files]
+        while len(self.tool_uses) > MAX_OPEN_TOOL_USES:  # results that never came: forget the oldest
+            del self.tool_uses[next(iter(self.tool_uses))]
 
     def _tool_results(self, line: _Line, blocks: list[_Block]) -> None:
         for block in blocks:
@@ -167,8 +170,9 @@ class ClaudeCodeParser:
             return None
         blocks = message.content if isinstance(message.content, list) else []
         if blocks:
-            self._tool_uses(blocks)
-            if line.type == "user":
+            if line.type == "assistant":
+                self._tool_uses(blocks)
+            elif line.type == "user":
                 self._tool_results(line, blocks)
         if message.usage is None:
             if line.type == "assistant":

@@ -23,7 +23,7 @@ from .repos import repo_of
 from .timestamps import TimestampError, parse_timestamp
 
 PROVIDER = "anthropic"
-_NEEDLES = (b'"usage"', b'"tool_use"', b'"tool_result"')
+_NEEDLES = (b'"usage"', b'"tool_use"', b'"tool_result"', b'"assistant"')
 FILE_KEYS = ("file_path", "notebook_path", "path")
 MAX_OPEN_TOOL_USES = 512
 

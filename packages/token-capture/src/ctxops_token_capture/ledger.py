@@ -113,26 +113,45 @@ CREATE TABLE IF NOT EXISTS jsonl_files (
 
 
 def _merge_sql() -> str:
+    """Fold the batch to one row per key, then merge each into the table.
+
+    Within the batch and against the table alike: the best-ranked copy's token counts win (ties: the first
+    one read, as ccusage keeps the first), details come from the best copy that has them.
+    """
     names = list(COLUMNS)
+    prio = "rank::BIGINT * 1000000000000 - _seq"
+    folded = []
+    for c in names:
+        if c == "dedupe_key":
+            folded.append(c)
+        elif c in TOKEN_COLUMNS or c == "schema_version":
+            folded.append(f"arg_max({c}, {prio}) AS {c}")
+        elif c == "is_sidechain":
+            folded.append(f"bool_or({c}) AS {c}")
+        elif c == "attribution":
+            folded.append(f"coalesce(arg_max({c}, {prio}) FILTER (WHERE len({c}) > 0), []) AS {c}")
+        else:
+            folded.append(f"arg_max({c}, {prio}) FILTER (WHERE {c} IS NOT NULL) AS {c}")
     better = "EXCLUDED.rank > usage.rank"
     sets = [f"{c} = CASE WHEN {better} THEN EXCLUDED.{c} ELSE usage.{c} END" for c in TOKEN_COLUMNS]
     sets += [f"{c} = COALESCE(usage.{c}, EXCLUDED.{c})" for c in DETAIL_COLUMNS]
     sets.append("is_sidechain = usage.is_sidechain OR EXCLUDED.is_sidechain")
     sets.append(
-        "attribution = CASE WHEN len(usage.attribution) = 0 OR usage.attribution IS NULL"
+        "attribution = CASE WHEN usage.attribution IS NULL OR len(usage.attribution) = 0"
         " THEN EXCLUDED.attribution ELSE usage.attribution END"
     )
     sets.append("rank = greatest(usage.rank, EXCLUDED.rank)")
     return (
         f"INSERT INTO usage ({', '.join(names)}, rank) "
-        f"SELECT {', '.join(names)}, {RANK_SQL} AS rank FROM incoming "
-        f"QUALIFY row_number() OVER (PARTITION BY dedupe_key ORDER BY {RANK_SQL} DESC, ts) = 1 "
+        f"SELECT {', '.join(folded)}, max(rank) AS rank "
+        f"FROM (SELECT *, {RANK_SQL} AS rank FROM incoming) GROUP BY dedupe_key "
         f"ON CONFLICT (dedupe_key) DO UPDATE SET {', '.join(sets)}"
     )
 
 
 def _columns_literal() -> str:
-    return "{" + ", ".join(f"'{k}': '{v}'" for k, v in COLUMNS.items()) + "}"
+    columns = {**COLUMNS, "_seq": "BIGINT"}
+    return "{" + ", ".join(f"'{k}': '{v}'" for k, v in columns.items()) + "}"
 
 
 class LedgerError(RuntimeError):
@@ -175,8 +194,9 @@ def load_pending(
                     if problem:
                         report.refuse("invalid_json", f"{path}:{offset}", problem)
                         continue
-                    out.write(line)
-                    out.write(b"\n")
+                    # The line's position in this batch breaks ties: the first copy read wins.
+                    out.write(line.rstrip()[:-1])
+                    out.write(b',"_seq":%d}\n' % good)
                     good += 1
                 if result.pending_tail:
                     report.incomplete_tails += 1

@@ -121,7 +121,7 @@ def test_codex_bad_counts_are_rejected(tmp_path: Path) -> None:
                 "2026-11-29T10:00:02.000Z",
                 {"type": "token_count", "info": {"last_token_usage": _usage(-1, 0, 5, 0)}},
             ),
-            '{"timestamp": "2026-11-29T10:00:03.000Z", "type": "event_msg", "payload": {"type": "token_count", "info": {',
+            '{"timestamp": "2026-11-29T10:00:03.000Z", "type": "event_msg", "payload": {"type": "token_count", ',
         ],
     )
     report = ingest(Sources(codex_homes=[home]), root)

@@ -93,8 +93,9 @@ def test_concurrent_appenders_and_loaders_lose_nothing(tmp_path: Path) -> None:
         "from ctxops_token_capture.jsonl_store import append_records\n"
         "w = sys.argv[2]\n"
         "for i in range(200):\n"
-        "    append_records([UsageRecord(id='01J00000000000000000000000', ts=datetime.now(UTC), provider='p', model='m',"
-        " input_tokens=1, origin='proxy', dedupe_key=f'{w}:{i}')], 'proxy', __import__('pathlib').Path(sys.argv[1]))\n"
+        "    r = UsageRecord(id='01J00000000000000000000000', ts=datetime.now(UTC), provider='p', model='m',"
+        " input_tokens=1, origin='proxy', dedupe_key=f'{w}:{i}')\n"
+        "    append_records([r], 'proxy', __import__('pathlib').Path(sys.argv[1]))\n"
     )
     writers = [subprocess.Popen([sys.executable, "-c", script, str(root), f"w{n}"]) for n in range(3)]
     errors: list[BaseException] = []

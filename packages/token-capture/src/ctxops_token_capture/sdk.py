@@ -207,9 +207,19 @@ def _classes(mod: ModuleType) -> tuple[type, type]:
     return RecordingTransport, AsyncRecordingTransport
 
 
+def _http_module(obj: Any) -> ModuleType:
+    """The HTTP library (``httpx`` or ``httpx2``) an object's class comes from, through subclasses."""
+    for cls in type(obj).__mro__:
+        top = cls.__module__.split(".")[0]
+        module = sys.modules.get(top)
+        if module is not None and hasattr(module, "SyncByteStream") and hasattr(module, "BaseTransport"):
+            return module
+    raise TypeError(f"{type(obj).__name__} is not an httpx-style client or transport")
+
+
 def recording_transport(inner: Any, *, sink: Sink | None = None, session_id: str | None = None) -> Any:
     """Wrap an ``httpx``/``httpx2`` transport (sync or async) so that model calls through it are recorded."""
-    mod = sys.modules[type(inner).__module__.split(".")[0]]
+    mod = _http_module(inner)
     sync_cls, async_cls = _classes(mod)
     cls = async_cls if isinstance(inner, mod.AsyncBaseTransport) else sync_cls
     return cls(inner, sink or jsonl_sink(), session_id)
@@ -220,7 +230,7 @@ def instrument(client: C, *, root: Path | None = None, sink: Sink | None = None,
     http = getattr(client, "_client", None)
     if http is None or not hasattr(http, "_transport"):
         raise TypeError(f"instrument() takes an Anthropic or OpenAI SDK client, not {type(client).__name__}")
-    mod = sys.modules[type(http).__module__.split(".")[0]]
+    mod = _http_module(http)
     recording = _classes(mod)
     if isinstance(http._transport, recording):
         return client

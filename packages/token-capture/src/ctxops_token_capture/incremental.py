@@ -100,6 +100,7 @@ def iter_new_lines(path: Path, state: FileState | None) -> tuple[Iterator[tuple[
             handle.seek(start)
             position = start
             carry = b""
+            last: tuple[int, bytes] | None = None
             while True:
                 chunk = handle.read(CHUNK)
                 if not chunk:
@@ -113,7 +114,7 @@ def iter_new_lines(path: Path, state: FileState | None) -> tuple[Iterator[tuple[
                     line = data[begin:end]
                     offset = position + begin
                     yield offset, line
-                    new.last_line_start, new.last_line_hash = offset, line_hash(line.rstrip(b"\r"))
+                    last = (offset, line)
                     begin = end + 1
                     new.offset = position + begin
                 carry = data[begin:]
@@ -121,10 +122,12 @@ def iter_new_lines(path: Path, state: FileState | None) -> tuple[Iterator[tuple[
             if carry:
                 if _complete_json_object(carry):
                     yield position, carry
-                    new.last_line_start, new.last_line_hash = position, line_hash(carry.rstrip(b"\r"))
+                    last = (position, carry)
                     new.offset = position + len(carry)
                 else:
                     result.pending_tail = len(carry)
+            if last is not None:  # only the last line read is remembered (to notice a rewrite)
+                new.last_line_start, new.last_line_hash = last[0], line_hash(last[1].rstrip(b"\r"))
             new.size = max(new.size, new.offset)
 
     return generate(), result, new

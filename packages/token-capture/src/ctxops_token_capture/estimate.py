@@ -46,9 +46,9 @@ def _bindings() -> Any:
                     module = importlib.util.module_from_spec(module_spec)
                     loader.exec_module(module)
                     return module
-    from bpe_openai import _bindings as module
+    from bpe_openai import _bindings as fallback
 
-    return module
+    return fallback
 
 
 def _get() -> _Counter:

@@ -80,7 +80,7 @@ def _cmd_proxy(args: argparse.Namespace) -> int:
     return run_proxy(config)
 
 
-def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG, *, with_proxy: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description="Record every model call's tokens.")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--data-dir", help="ledger directory (default: $CTXOPS_DATA_DIR or the user data dir)")
@@ -100,6 +100,8 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_totals)
 
+    if not with_proxy:  # `ctx ledger`: the proxy is its own command, `ctx proxy`
+        return parser
     p = sub.add_parser("proxy", parents=[common], help="a recording proxy on loopback in front of a provider")
     p.add_argument("--upstream", required=True, help="provider base URL, e.g. https://api.anthropic.com")
     p.add_argument("--port", type=int, default=8787, help="port on 127.0.0.1 (0 picks a free one)")
@@ -108,18 +110,15 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None, prog: str = PROG) -> int:
-    args = build_parser(prog).parse_args(sys.argv[1:] if argv is None else argv)
+def main(argv: list[str] | None = None, prog: str = PROG, *, with_proxy: bool = True) -> int:
+    args = build_parser(prog, with_proxy=with_proxy).parse_args(sys.argv[1:] if argv is None else argv)
     code = args.func(args)
     return int(code)
 
 
 def ledger_command(argv: list[str]) -> int:
     """``ctx ledger ingest|totals``."""
-    if argv and argv[0] == "proxy":
-        print("ctx ledger: the proxy is `ctx proxy`", file=sys.stderr)
-        return 2
-    return main(argv, prog="ctx ledger")
+    return main(argv, prog="ctx ledger", with_proxy=False)
 
 
 def proxy_command(argv: list[str]) -> int:

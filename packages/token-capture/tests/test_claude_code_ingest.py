@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from ctxops_contracts import UsageRecord, decode
 from ctxops_token_capture.ingest import Sources, ingest
 from ctxops_token_capture.synthetic import write_claude_sessions
@@ -291,3 +292,16 @@ def test_per_session_and_per_day_totals_equal_the_generated_truth(tmp_path: Path
     # Days follow --tz: the sessions straddle midnight UTC, so Tokyo days differ.
     tokyo = {r["day"] for r in totals(["day"], tz="Asia/Tokyo", root=root).rows}
     assert tokyo != {k[0] for k in truth.by_day_model}
+
+
+def test_a_file_that_vanishes_before_it_is_read_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxops_token_capture import ingest as ingest_module
+
+    config, root = tmp_path / "claude", tmp_path / "ledger"
+    truth = write_claude_sessions(config, sessions=2, turns=3)
+    found = ingest_module.discover(Sources(claude_dirs=[config]))
+    gone = ingest_module.SourceFile("claude-code", config / "projects" / "p" / "gone.jsonl")
+    monkeypatch.setattr(ingest_module, "discover", lambda sources: [gone, *found])  # deleted after the listing
+    report = ingest(Sources(claude_dirs=[config]), root)
+    assert report.records == truth.calls and report.rejected == 1
+    assert "unreadable file" in report.examples[0]

@@ -135,7 +135,11 @@ def ingest(sources: Sources, root: Path | None = None, *, load: bool = True) -> 
         previous = states.get(key)
         if previous is not None and _untouched(source.path, previous):
             continue
-        lines, result, state = iter_new_lines(source.path, previous)
+        try:
+            lines, result, state = iter_new_lines(source.path, previous)
+        except OSError as exc:  # vanished or unreadable since discovery: report it, keep going
+            report.refuse("rejected", str(source.path), f"unreadable file: {exc.strerror or exc}")
+            continue
         parser: _Parser
         if source.kind == "claude-code":
             parser = ClaudeCodeParser(source.path, state.parser, report, seen)

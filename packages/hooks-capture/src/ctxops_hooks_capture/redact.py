@@ -33,7 +33,9 @@ _SECRET_NAME = (
 
 
 def _assignment(match: re.Match[str]) -> str:
-    name, sep, quote, value = match.group(1), match.group(2), match.group(3), match.group(4)
+    name, sep = match.group(1), match.group(2)
+    quote = match.group(3) or ""
+    value = match.group(4) if match.group(4) is not None else match.group(5)
     if len(value) < 5 or _PLACEHOLDER.match(value):
         return match.group(0)
     return f"{name}{sep}{quote}[REDACTED:secret]{quote}"
@@ -105,7 +107,9 @@ RULES: list[tuple[str, re.Pattern[str], _Replacer]] = [
     (
         "secret-assignment",
         re.compile(
-            rf"(?i)(?<![A-Za-z0-9_])({_SECRET_NAME})(\s*[:=]\s*)(['\"]?)((?!\[REDACTED)[^\s'\"(),;\[\]{{}}]+)\3(?![(\[A-Za-z0-9_])"
+            rf"(?i)(?<![A-Za-z0-9_])({_SECRET_NAME})(\s*[:=]\s*)"
+            r"(?:(['\"])((?!\[REDACTED)[^'\"\n]{1,300})\3"  # a quoted value (may hold spaces)
+            r"|((?!\[REDACTED)[^\s'\"(),;\[\]{}]+)(?![(\[A-Za-z0-9_]))"  # a bare value, not a call or subscript
         ),
         _assignment,
     ),

@@ -7,7 +7,7 @@ import re
 _TEST_COMMAND = re.compile(
     r"(?:^|[\s;&|/(])(?:pytest|py\.test|tox|nox|unittest|jest|vitest|mocha|ava|tap|phpunit|rspec|ctest"
     r"|go\s+test|cargo\s+(?:test|nextest)|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test|make\s+(?:test|check)"
-    r"|gradle\w*\s+test|mvn\w*\s+test|dotnet\s+test|mix\s+test|swift\s+test)\b"
+    r"|gradle\w*\s+test|mvn\w*\s+test|dotnet\s+test|mix\s+test|swift\s+test)(?=$|[\s;&|)])"
 )
 
 _PYTEST_SUMMARY = re.compile(r"^=*\s*(?P<body>(?:\d+ \w+(?:, )?)+)\s+in\s+[\d.]+m?s\b.*$", re.MULTILINE)

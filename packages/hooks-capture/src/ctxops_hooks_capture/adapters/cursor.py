@@ -33,9 +33,22 @@ def adapt(payload: dict[str, Any]) -> list[Draft]:
         return [
             Draft(kind="user_message", event_name=event, text=as_str(payload.get("prompt")) or "", prompt=True, **base)
         ]
-    if event in {"afterAgentResponse", "stop", "subagentStop"}:
-        text = as_str(payload.get("text")) or as_str(payload.get("status")) or ""
-        return [Draft(kind="agent_message", event_name=event, text=text, **base)]
+    if event in {"afterAgentResponse", "subagentStop"}:
+        return [Draft(kind="agent_message", event_name=event, text=as_str(payload.get("text")) or "", **base)]
+    if event == "stop":
+        # A completed stop repeats what afterAgentResponse said; an aborted or failed one is news.
+        status = as_str(payload.get("status")) or "completed"
+        failed = status != "completed"
+        return [
+            Draft(
+                kind="agent_message",
+                event_name=event,
+                text=f"stopped: {status}",
+                exit_status=1 if failed else None,
+                noise=not failed,
+                **base,
+            )
+        ]
     if event in {"beforeShellExecution", "beforeMCPExecution", "preToolUse"}:
         return [
             Draft(

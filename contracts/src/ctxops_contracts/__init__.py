@@ -22,7 +22,6 @@ from .records import (
 from .versioning import SCHEMA_MAJOR, SCHEMA_VERSION, UnsupportedSchemaVersion, check_schema_version
 
 
-
 def __getattr__(name: str) -> Any:
     # Computed on first use: importlib.metadata costs ~25 ms, too much for the hook capture path.
     if name == "__version__":

@@ -12,8 +12,15 @@ from ctxops_memory_store.store import MemoryStore
 
 
 def _hook(repo: Path, payload: dict) -> None:
-    done = subprocess.run([sys.executable, "-m", "ctxops_hooks_capture", "claude-code"], input=json.dumps(payload),
-                          text=True, capture_output=True, cwd=repo, check=False, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxops_hooks_capture", "claude-code"],
+        input=json.dumps(payload),
+        text=True,
+        capture_output=True,
+        cwd=repo,
+        check=False,
+        timeout=60,
+    )
     assert done.returncode == 0 and done.stderr == "", done.stderr
 
 
@@ -21,18 +28,32 @@ def _session(repo: Path) -> None:
     base = {"session_id": "s-harvest", "cwd": str(repo), "transcript_path": "/t.jsonl"}
     steps = [
         {"hook_event_name": "UserPromptSubmit", "prompt": "fix the refund rounding"},
-        {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "t1",
-         "tool_input": {"command": "pytest -q tests/test_refunds.py"},
-         "tool_response": {"stdout": "F\n1 failed, 2 passed in 0.05s", "stderr": ""}},
-        {"hook_event_name": "PostToolUse", "tool_name": "Edit", "tool_use_id": "e1",
-         "tool_input": {"file_path": f"{repo}/api/refunds.py", "old_string": "round(x)", "new_string": "q(x)"},
-         "tool_response": {"filePath": f"{repo}/api/refunds.py"}},
+        {
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_use_id": "t1",
+            "tool_input": {"command": "pytest -q tests/test_refunds.py"},
+            "tool_response": {"stdout": "F\n1 failed, 2 passed in 0.05s", "stderr": ""},
+        },
+        {
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Edit",
+            "tool_use_id": "e1",
+            "tool_input": {"file_path": f"{repo}/api/refunds.py", "old_string": "round(x)", "new_string": "q(x)"},
+            "tool_response": {"filePath": f"{repo}/api/refunds.py"},
+        },
         {"hook_event_name": "UserPromptSubmit", "prompt": "No, don't use round(); quantize the Decimal instead"},
-        {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "t2",
-         "tool_input": {"command": "pytest -q tests/test_refunds.py"},
-         "tool_response": {"stdout": "...\n3 passed in 0.04s", "stderr": ""}},
-        {"hook_event_name": "UserPromptSubmit",
-         "prompt": "remember: refunds must be quantized to two places with ROUND_HALF_EVEN"},
+        {
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_use_id": "t2",
+            "tool_input": {"command": "pytest -q tests/test_refunds.py"},
+            "tool_response": {"stdout": "...\n3 passed in 0.04s", "stderr": ""},
+        },
+        {
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "remember: refunds must be quantized to two places with ROUND_HALF_EVEN",
+        },
     ]
     for step in steps:
         _hook(repo, {**base, **step})

@@ -9,13 +9,31 @@ from pathlib import Path
 
 
 def mem(repo: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ctxops_memory_store", *args], cwd=repo, input=stdin, text=True,
-                          capture_output=True, check=False, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "ctxops_memory_store", *args],
+        cwd=repo,
+        input=stdin,
+        text=True,
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
 
 
 def test_cli_round_trip(repo: Path) -> None:
-    added = mem(repo, "add", "--kind", "decision", "--title", "Money is Decimal", "--body", "Never float.",
-                "--scope", "api/**", "--json")
+    added = mem(
+        repo,
+        "add",
+        "--kind",
+        "decision",
+        "--title",
+        "Money is Decimal",
+        "--body",
+        "Never float.",
+        "--scope",
+        "api/**",
+        "--json",
+    )
     assert added.returncode == 0, added.stderr
     entry_id = json.loads(added.stdout)["entry"]["id"]
     body = mem(repo, "add", "--kind", "lesson", "--title", "Race in worker", "--body", "-", stdin="go test -race")

@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ctxops_memory_store.entry_file import file_name, load_directory, parse_entry, render_entry
 from ctxops_memory_store.frontmatter import FrontMatterError
 from ctxops_memory_store.store import MemoryStore, new_entry
 
-NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
 def test_round_trip_keeps_every_field() -> None:
-    entry = new_entry(kind="constraint", title='Never log card numbers "PAN"', body="Line one\n\n- a list\n- 中文",
-                      scope=["api/payments/**"], files=["api/payments/log.py"], tags=["pci"], source=["01EV"],
-                      pinned=True, now=NOW)
+    entry = new_entry(
+        kind="constraint",
+        title='Never log card numbers "PAN"',
+        body="Line one\n\n- a list\n- 中文",
+        scope=["api/payments/**"],
+        files=["api/payments/log.py"],
+        tags=["pci"],
+        source=["01EV"],
+        pinned=True,
+        now=NOW,
+    )
     text = render_entry(entry)
     assert parse_entry(text, "x.md") == entry
 

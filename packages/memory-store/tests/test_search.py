@@ -5,31 +5,57 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
 from ctxops_memory_store.index import Filters
 from ctxops_memory_store.store import MemoryStore, new_entry
 
 GOLD_ENTRIES = {
-    "decimal": ("decision", "Money is decimal.Decimal",
-                "Order totals, refunds and taxes use decimal.Decimal with two places. Never float.", ["api/**"],
-                ["money"]),
-    "retry": ("convention", "Webhook retries use exponential backoff",
-              "The Go worker retries failed webhooks three times with backoff of 1s, 4s, 16s.", ["worker/**"],
-              ["webhooks"]),
-    "state": ("constraint", "Order state changes go through the state machine",
-              "Never assign order.status directly; call transition() in api/orders/state_machine.py.",
-              ["api/orders/**"], []),
-    "race": ("lesson", "Run go tests with -race",
-             "The worker had a data race in the retry queue that only go test -race found.", ["worker/**"], ["tests"]),
-    "cart": ("fact", "The cart total is computed in the front end",
-             "web/src/cart.ts sums line items; the API recomputes it before charging.", ["web/**"], []),
+    "decimal": (
+        "decision",
+        "Money is decimal.Decimal",
+        "Order totals, refunds and taxes use decimal.Decimal with two places. Never float.",
+        ["api/**"],
+        ["money"],
+    ),
+    "retry": (
+        "convention",
+        "Webhook retries use exponential backoff",
+        "The Go worker retries failed webhooks three times with backoff of 1s, 4s, 16s.",
+        ["worker/**"],
+        ["webhooks"],
+    ),
+    "state": (
+        "constraint",
+        "Order state changes go through the state machine",
+        "Never assign order.status directly; call transition() in api/orders/state_machine.py.",
+        ["api/orders/**"],
+        [],
+    ),
+    "race": (
+        "lesson",
+        "Run go tests with -race",
+        "The worker had a data race in the retry queue that only go test -race found.",
+        ["worker/**"],
+        ["tests"],
+    ),
+    "cart": (
+        "fact",
+        "The cart total is computed in the front end",
+        "web/src/cart.ts sums line items; the API recomputes it before charging.",
+        ["web/**"],
+        [],
+    ),
     "zh": ("preference", "日志使用结构化格式", "所有服务的日志都用 JSON 格式输出，方便检索。", [], ["logging"]),
-    "migrate": ("lesson", "Apply migrations before running API tests",
-                "Tests against a fresh database fail with 'no such table' until migrations run.", ["api/**"], []),
+    "migrate": (
+        "lesson",
+        "Apply migrations before running API tests",
+        "Tests against a fresh database fail with 'no such table' until migrations run.",
+        ["api/**"],
+        [],
+    ),
 }
 
 GOLD_QUERIES = [
@@ -70,7 +96,7 @@ def test_filters_kind_scope_status_time(store: MemoryStore, gold: dict[str, str]
     assert [e.id for e, _ in store.find("worker", Filters(kinds=("lesson",))).hits] == [gold["race"]]
     scoped = store.find("tests", Filters(scope_path="api/orders/views.py")).hits
     assert [e.id for e, _ in scoped] == [gold["migrate"]]  # worker/** entries do not apply to api/
-    later = datetime(2100, 1, 1, tzinfo=timezone.utc)
+    later = datetime(2100, 1, 1, tzinfo=UTC)
     assert store.find("worker", Filters(since=later)).hits == []
     store.forget(gold["race"], "obsolete")
     assert gold["race"] not in [e.id for e, _ in store.find("race").hits]
@@ -138,8 +164,12 @@ def test_parallel_rebuilds_and_searches(store: MemoryStore, gold: dict[str, str]
         "    assert hits and hits[0][0].title.startswith('Webhook'), hits\n"
         "print('ok')\n"
     )
-    procs = [subprocess.Popen([sys.executable, "-c", script, str(store.root)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE) for _ in range(4)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(store.root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for _ in range(4)
+    ]
     outputs = [p.communicate(timeout=120) for p in procs]
     assert all(p.returncode == 0 for p in procs), [o[1].decode()[-500:] for o in outputs]
 

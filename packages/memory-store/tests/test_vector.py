@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-
 from ctxops_memory_store.config import MemoryConfig
 from ctxops_memory_store.store import MemoryStore, new_entry
 from ctxops_memory_store.vector import HashingEmbedder, VectorUnavailable, cosine, embedder_from_name
@@ -32,8 +31,9 @@ def test_vector_similarity_folds_rewordings(repo) -> None:
     assert reworded.folded == []  # shingles alone do not see it (superseded as same subject instead)
     assert reworded.superseded == [plain.entry.id]
     emb = HashingEmbedder()
-    x, y = emb.embed(["Worker retries webhooks three retries with backoff",
-                      "Worker retries webhooks retries: three, with backoff"])
+    x, y = emb.embed(
+        ["Worker retries webhooks three retries with backoff", "Worker retries webhooks retries: three, with backoff"]
+    )
     assert cosine(x, y) > 0.9
 
 
@@ -45,8 +45,13 @@ def test_lancedb_table_is_written_and_searched(repo) -> None:
     from ctxops_memory_store.vector import VectorTable
 
     store = MemoryStore(repo, MemoryConfig(vector_enabled=True))
-    retry = store.put(new_entry(kind="convention", title="Webhook retries use exponential backoff",
-                                body="The Go worker retries failed webhooks three times.")).entry
+    retry = store.put(
+        new_entry(
+            kind="convention",
+            title="Webhook retries use exponential backoff",
+            body="The Go worker retries failed webhooks three times.",
+        )
+    ).entry
     store.put(new_entry(kind="fact", title="Cart totals are computed in web/src/cart.ts", body="Line items summed."))
     store.put(new_entry(kind="lesson", title="Old note", body="obsolete webhook text", status="pending"))
     assert store.rebuild_index()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ctxops_memory_store.store import InvalidTransition, MemoryStore, new_entry
 
 BODY = "Amounts in the order API are decimal.Decimal with two places, never float, to avoid rounding errors."
@@ -38,13 +37,20 @@ def test_pinned_entries_never_fold(store: MemoryStore) -> None:
 
 
 def test_same_subject_and_scope_supersedes(store: MemoryStore) -> None:
-    old = store.put(new_entry(kind="decision", title="Money representation", body=BODY, scope=["api/**"],
-                              pinned=True)).entry
-    other_scope = store.put(new_entry(kind="decision", title="Money representation", body="Cents in the worker.",
-                                      scope=["worker/**"])).entry
-    newer = store.put(new_entry(kind="decision", title="Money representation",
-                                body="Integer cents everywhere; Decimal was too slow for batch refunds.",
-                                scope=["api/**"]))
+    old = store.put(
+        new_entry(kind="decision", title="Money representation", body=BODY, scope=["api/**"], pinned=True)
+    ).entry
+    other_scope = store.put(
+        new_entry(kind="decision", title="Money representation", body="Cents in the worker.", scope=["worker/**"])
+    ).entry
+    newer = store.put(
+        new_entry(
+            kind="decision",
+            title="Money representation",
+            body="Integer cents everywhere; Decimal was too slow for batch refunds.",
+            scope=["api/**"],
+        )
+    )
     assert newer.superseded == [old.id]
     replaced = store.resolve(old.id)
     assert replaced.status == "superseded" and replaced.superseded_by == newer.entry.id
@@ -55,8 +61,9 @@ def test_same_subject_and_scope_supersedes(store: MemoryStore) -> None:
 
 def test_explicit_supersede_with_a_new_entry(store: MemoryStore) -> None:
     old = store.put(new_entry(kind="convention", title="Tests live in tests/", body="One file per module.")).entry
-    result = store.supersede(old.id, new_entry(kind="convention", title="Tests live next to code",
-                                               body="test_x.py beside x.py."))
+    result = store.supersede(
+        old.id, new_entry(kind="convention", title="Tests live next to code", body="test_x.py beside x.py.")
+    )
     assert result.superseded == [old.id]
     assert store.resolve(old.id).superseded_by == result.entry.id
 

@@ -88,6 +88,10 @@ def adapt_hook_family(payload: dict[str, Any], *, task_key: str) -> list[Draft]:
     if event == "PermissionDenied":
         text = f"{name or 'tool'} denied: {as_str(payload.get('reason')) or ''}".strip()
         return [Draft(kind="tool_call", event_name=event, tool_name=name, tool_use_id=_id(payload), text=text, **base)]
+    if event == "SubagentStart":
+        agent_type = as_str(payload.get("agent_type")) or "subagent"
+        text = f"{agent_type} subagent started ({as_str(payload.get('agent_id')) or 'no id'})"
+        return [Draft(kind="tool_call", event_name=event, tool_name=agent_type, text=text, **base)]
     if event in {"Stop", "SubagentStop"}:
         text = as_str(payload.get("last_assistant_message")) or ""
         agent_type = as_str(payload.get("agent_type"))

@@ -185,7 +185,16 @@ def tool_drafts(
             text += f" failed: {error or output_text(tool_response) or ''}".rstrip()
         return Draft(kind="file_modification", event_name=event_name, tool_name=name, text=text, files=files, **base)
     if klass == "read":
-        return Draft(kind="file_read", event_name=event_name, tool_name=name, files=files, **base)
+        failure = f"{name} failed: {error or output_text(tool_response) or ''}".rstrip() if failed else None
+        return Draft(
+            kind="file_read",
+            event_name=event_name,
+            tool_name=name,
+            files=files,
+            text=failure,
+            exit_status=1 if failed else None,
+            **base,
+        )
     summary = as_str(tool_input) or ""
     result = error or output_text(tool_response) or ""
     text = f"{name} {summary}".strip()

@@ -33,6 +33,7 @@ def __getattr__(name: str) -> Any:
             return "0.0.0"
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = [
     "ALL_RECORDS",
     "PERSISTED_RECORDS",

@@ -94,12 +94,12 @@ def adapt_hook_family(payload: dict[str, Any], *, task_key: str) -> list[Draft]:
         return [Draft(kind="tool_call", event_name=event, tool_name=agent_type, text=text, **base)]
     if event in {"Stop", "SubagentStop"}:
         text = as_str(payload.get("last_assistant_message")) or ""
-        agent_type = as_str(payload.get("agent_type"))
+        subagent_type = as_str(payload.get("agent_type"))
         return [
             Draft(
                 kind="agent_message",
                 event_name=event,
-                tool_name=agent_type if event == "SubagentStop" else None,
+                tool_name=subagent_type if event == "SubagentStop" else None,
                 text=text,
                 **base,
             )

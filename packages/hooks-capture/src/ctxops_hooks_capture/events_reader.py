@@ -82,3 +82,21 @@ def read_new(path: Path, offset: int, report: ReadReport | None = None) -> tuple
             if report is not None:
                 report.bad_lines.append(str(exc))
     return events, offset + end
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m ctxops_hooks_capture.events_reader [ROOT]``: one line per captured event."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    report = ReadReport()
+    for event in read_events(args[0] if args else ".", report=report):
+        detail = event.command or event.text or " ".join(event.files)
+        print(f"{event.ts:%Y-%m-%d %H:%M:%S}  {event.kind:<18} {(detail or '').splitlines()[0][:80] if detail else ''}")
+    for bad in report.bad_lines:
+        print(f"skipped {bad}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -221,8 +221,8 @@ def test_ctxops_own_commands_and_files_are_not_captured(repo: Path, capture_all)
     assert [e.tool_use_id for e in events] == ["5", "6"]
 
 
-def test_a_hook_stays_within_tens_of_milliseconds_of_python_startup(repo: Path, kit) -> None:
-    """Not a timing test: a guard that nothing heavy (DuckDB, LanceDB, pygit2) sneaks onto the path."""
+def test_nothing_heavy_is_imported_on_the_capture_path() -> None:
+    """A guard (not a timing test): DuckDB, LanceDB, pygit2 and friends never sneak onto the hook path."""
     import subprocess
     import sys
 

@@ -1,6 +1,6 @@
 """Record types, JSON Schemas and protocols shared by every ctxops package."""
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from .codec import ContractError, convert, decode, decode_lines, encode, encode_line, to_builtins
 from .ids import is_ulid, new_ulid, ulid_timestamp_ms
@@ -21,10 +21,18 @@ from .records import (
 )
 from .versioning import SCHEMA_MAJOR, SCHEMA_VERSION, UnsupportedSchemaVersion, check_schema_version
 
-try:
-    __version__ = version("ctxops-contracts")
-except PackageNotFoundError:  # running from a source tree without an install
-    __version__ = "0.0.0"
+
+def __getattr__(name: str) -> Any:
+    # Computed on first use: importlib.metadata costs ~25 ms, too much for the hook capture path.
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("ctxops-contracts")
+        except PackageNotFoundError:  # running from a source tree without an install
+            return "0.0.0"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ALL_RECORDS",

@@ -69,6 +69,7 @@ class AgentEvent(_Record, frozen=True, kw_only=True):
     ts: UtcDatetime
     agent: AgentName
     kind: EventKind
+    event_name: str | None = None
     session_id: str | None = None
     task_id: str | None = None
     repo: str | None = None

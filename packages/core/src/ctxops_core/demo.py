@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .demo_memory import step_memory
 from .example_project import make_example_repo
 from .versions import installed_versions
 
@@ -106,6 +107,7 @@ STEPS: list[tuple[str, Step]] = [
     ("packages", step_packages),
     ("example", step_example),
     ("contracts", step_contracts),
+    ("memory", step_memory),
     ("ledger", step_ledger),
 ]
 

@@ -8,7 +8,6 @@ escaping; a lone surrogate (a ``\\ud800`` escape in the input) becomes ``?`` so 
 from __future__ import annotations
 
 import json
-import math
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -19,9 +18,12 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_INFINITY = float("inf")
+
+
 def _finite_float(text: str) -> float:
     value = float(text)
-    if math.isinf(value):
+    if value in (_INFINITY, -_INFINITY):
         raise ValueError(f"number out of range: {text[:40]}")
     return value
 

@@ -1,12 +1,15 @@
 """Capture agent hook events (Claude Code, Codex, Gemini CLI, Cursor) as redacted AgentEvent JSONL.
 
 The capture command (``python -m ctxops_hooks_capture <agent>``) runs on every agent event, so this
-package imports nothing heavy: the standard library, msgspec and the contracts.
+package imports nothing heavy: the standard library and the light contracts modules (``ids``,
+``versioning``). msgspec, dataclasses and typing stay off that path; the reader side may use them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENTS = ("claude-code", "codex", "codex-notify", "gemini", "cursor", "generic")
 

@@ -1,26 +1,35 @@
 # ruff: noqa: PTH103, PTH118
 # os.path on the hook path: the capture command does without importing pathlib.
-"""The capture pipeline: payload -> adapter drafts -> filters -> redaction and caps -> AgentEvent JSONL."""
+"""The capture pipeline: payload -> adapter drafts -> filters -> redaction and caps -> AgentEvent JSONL.
+
+Only the standard library and the light contracts modules (``ids``, ``versioning``) are imported here: the
+events are built as plain records by ``event_record.agent_event`` and written with ``json``.
+"""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
-import msgspec
-from ctxops_contracts import AgentEvent, new_ulid
+from ctxops_contracts.ids import new_ulid
 
+from . import jsontext
 from . import text as textops
 from .adapters import get_adapter
 from .draft import Draft
 from .event_log import EVENTS_DIR, RAW_DIR, append_events, append_raw
+from .event_record import agent_event
 from .locking import lock_file
 from .redact import redact, redact_value
 from .repo_root import find_root, repo_relative
 from .self_ignore import is_own_command, is_own_path
 from .session_state import PendingTool, SessionState, SessionStore, now
+
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .event_record import EventRecord
 
 PROMPT_LIMIT = 4000
 TEXT_LIMIT = 2000
@@ -44,13 +53,18 @@ class NoRepository(RuntimeError):
     """No ``.git`` or ``.meta`` at or above the payload's working directory."""
 
 
-@dataclass
 class CaptureResult:
-    """What one capture call stored and what it dropped, by reason."""
+    """What one capture call stored (``AgentEvent`` records as dicts) and what it dropped, by reason.
 
-    root: str | None = None
-    events: list[AgentEvent] = field(default_factory=list)
-    dropped: dict[str, int] = field(default_factory=dict)
+    ``ctxops_contracts.convert(AgentEvent, record)`` turns a stored record into the struct.
+    """
+
+    __slots__ = ("dropped", "events", "root")
+
+    def __init__(self) -> None:
+        self.root: str | None = None
+        self.events: list[EventRecord] = []
+        self.dropped: dict[str, int] = {}
 
     def drop(self, reason: str) -> None:
         self.dropped[reason] = self.dropped.get(reason, 0) + 1
@@ -58,17 +72,13 @@ class CaptureResult:
 
 def parse_payload(data: bytes | str) -> dict[str, Any]:
     """The JSON object in ``data``; invalid UTF-8 is replaced rather than refused."""
-    if isinstance(data, str):
-        data = data.encode("utf-8", "surrogateescape")
-    if not data.strip():
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    if not raw.strip():
         raise PayloadError("empty input: the agent sent no JSON payload")
     try:
-        value = msgspec.json.decode(data)
-    except msgspec.DecodeError as first:
-        try:  # binary bytes inside strings: decode leniently, then parse
-            value = msgspec.json.decode(data.decode("utf-8", "replace").encode("utf-8"))
-        except msgspec.DecodeError:
-            raise PayloadError(f"malformed JSON payload ({first}); first bytes: {data[:80]!r}") from None
+        value = jsontext.parse(raw.decode("utf-8", "replace"))  # binary bytes inside strings become U+FFFD
+    except ValueError as exc:
+        raise PayloadError(f"malformed JSON payload ({exc}); first bytes: {raw[:80]!r}") from None
     if not isinstance(value, dict):
         raise PayloadError(f"payload must be a JSON object, got {type(value).__name__}")
     return value
@@ -120,7 +130,7 @@ class _Builder:
         self.raw_ref = raw_ref
         self.result = result
 
-    def event(self, draft: Draft, **overrides: Any) -> AgentEvent:
+    def event(self, draft: Draft, **overrides: Any) -> EventRecord:
         fields: dict[str, Any] = {
             "id": new_ulid(),
             "ts": _timestamp(draft),
@@ -140,9 +150,9 @@ class _Builder:
             "raw_ref": self.raw_ref,
         }
         fields.update(overrides)
-        return AgentEvent(**fields)
+        return agent_event(**fields)
 
-    def build(self, draft: Draft) -> list[AgentEvent]:
+    def build(self, draft: Draft) -> list[EventRecord]:
         if draft.noise:
             self.result.drop("noise")
             return []
@@ -178,16 +188,16 @@ class _Builder:
                 if counts:
                     overrides["tests_passed"], overrides["tests_failed"] = counts
         event = self.event(draft, **overrides)
-        if event.kind in _STEP_KINDS:
-            self.state.last_step_id = event.id
+        if event["kind"] in _STEP_KINDS:
+            self.state.last_step_id = event["id"]
         if draft.interrupted:
-            self.state.interrupted_step_id = event.id
+            self.state.interrupted_step_id = event["id"]
         return [event]
 
-    def _prompt(self, draft: Draft) -> list[AgentEvent]:
+    def _prompt(self, draft: Draft) -> list[EventRecord]:
         from .corrections import is_correction  # only prompts pay for these regexes
 
-        events: list[AgentEvent] = []
+        events: list[EventRecord] = []
         corrected = self.state.interrupted_step_id
         for tool_use_id, pending in self.state.take_stale_pending(now()):
             # A tool that started and never finished before the next prompt: rejected or interrupted.
@@ -204,7 +214,7 @@ class _Builder:
                 )
             )
             events.append(unfinished)
-            corrected = unfinished.id
+            corrected = unfinished["id"]
         self.state.interrupted_step_id = None
         text = draft.text or ""
         if corrected or is_correction(text):
@@ -242,8 +252,8 @@ def capture(agent: str, data: bytes | str, *, cwd_fallback: str | None = None) -
         for draft in drafts:
             result.events.extend(builder.build(draft))
         if result.events:
-            raw_line = msgspec.json.encode({"id": raw_id, "agent": agent, "payload": redact_value(shrink(payload))})
-            append_raw(events_dir, event_day, raw_line + b"\n")
+            raw_line = jsontext.line({"id": raw_id, "agent": agent, "payload": redact_value(shrink(payload))})
+            append_raw(events_dir, event_day, raw_line)
             append_events(events_dir, result.events)
         store.save(state)
     return result

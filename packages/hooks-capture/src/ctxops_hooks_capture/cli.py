@@ -56,10 +56,10 @@ def main(argv: list[str] | None = None) -> int:
         result = capture(agent, data, cwd_fallback=cwd_fallback or os.getcwd())
         root = result.root
         if echo:
-            from ctxops_contracts import encode_line
+            from .jsontext import line
 
             for event in result.events:
-                sys.stdout.buffer.write(encode_line(event))
+                sys.stdout.buffer.write(line(event))
             sys.stdout.flush()
     except Exception as exc:  # never fail the agent because capture failed
         from .errorlog import log_failure

@@ -8,11 +8,15 @@ Reading lives in ``events_reader`` so the capture path imports only what it writ
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 
-from ctxops_contracts import AgentEvent, encode_line
-
+from . import jsontext
 from .locking import locked
+
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from .event_record import EventRecord
 
 EVENTS_DIR = os.path.join(".meta", "events")
 RAW_DIR = "raw"
@@ -48,11 +52,11 @@ def append_lines(path: str, lines: Iterable[bytes], *, timeout: float = 2.0) -> 
         os.close(fd)
 
 
-def append_events(events_dir: str, events: list[AgentEvent]) -> None:
-    """Append ``events`` to their day files (``YYYY-MM-DD.jsonl`` by the event's UTC date)."""
+def append_events(events_dir: str, events: list[EventRecord]) -> None:
+    """Append ``events`` (``event_record.agent_event`` records) to their day files, by the event's UTC date."""
     by_day: dict[str, list[bytes]] = {}
     for event in events:
-        by_day.setdefault(event.ts.strftime("%Y-%m-%d"), []).append(encode_line(event))
+        by_day.setdefault(event["ts"][:10], []).append(jsontext.line(event))  # ts is RFC 3339 UTC: YYYY-MM-DD...
     os.makedirs(events_dir, exist_ok=True)
     for day, lines in by_day.items():
         append_lines(day_file(events_dir, day), lines)

@@ -8,10 +8,13 @@ that match an assignment or a flag keep the name and hide only the value, so the
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
 
-_Replacer = str | Callable[[re.Match[str]], str]
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    _Replacer = str | Callable[[re.Match[str]], str]
 
 
 def _keep_prefix(label: str, group: int = 1) -> Callable[[re.Match[str]], str]:

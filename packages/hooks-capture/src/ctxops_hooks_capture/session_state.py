@@ -13,25 +13,39 @@ import os
 import re
 import time
 
-import msgspec
+from . import jsontext
 
 STATE_DIR = ".state"
 _SEEN_LIMIT = 256
 _PENDING_MAX_AGE_S = 3600.0
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 
-
-class PendingTool(msgspec.Struct):
-    tool_name: str | None
-    started: float
-    summary: str = ""
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from typing import Any
 
 
-class SessionState(msgspec.Struct):
-    seen_tool_use_ids: list[str] = msgspec.field(default_factory=list)
-    pending: dict[str, PendingTool] = msgspec.field(default_factory=dict)
-    last_step_id: str | None = None
-    interrupted_step_id: str | None = None
+class PendingTool:
+    """A tool call that started (PreToolUse) and has not finished yet."""
+
+    __slots__ = ("started", "summary", "tool_name")
+
+    def __init__(self, tool_name: str | None, started: float, summary: str = "") -> None:
+        self.tool_name = tool_name
+        self.started = started
+        self.summary = summary
+
+
+class SessionState:
+    """What one session's capture calls remember between events; stored as a small JSON object."""
+
+    __slots__ = ("interrupted_step_id", "last_step_id", "pending", "seen_tool_use_ids")
+
+    def __init__(self) -> None:
+        self.seen_tool_use_ids: list[str] = []
+        self.pending: dict[str, PendingTool] = {}
+        self.last_step_id: str | None = None
+        self.interrupted_step_id: str | None = None
 
     def seen(self, tool_use_id: str) -> bool:
         return tool_use_id in self.seen_tool_use_ids
@@ -45,6 +59,46 @@ class SessionState(msgspec.Struct):
         stale = [(k, v) for k, v in self.pending.items() if now - v.started <= _PENDING_MAX_AGE_S]
         self.pending.clear()
         return stale
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seen_tool_use_ids": self.seen_tool_use_ids,
+            "pending": {
+                key: {"tool_name": tool.tool_name, "started": tool.started, "summary": tool.summary}
+                for key, tool in self.pending.items()
+            },
+            "last_step_id": self.last_step_id,
+            "interrupted_step_id": self.interrupted_step_id,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> SessionState:
+        """The state in ``data``; ValueError naming the first thing of the wrong shape."""
+        if not isinstance(data, dict):
+            raise ValueError("session state is not a JSON object")
+        state = cls()
+        seen = data.get("seen_tool_use_ids", [])
+        if not isinstance(seen, list) or not all(isinstance(item, str) for item in seen):
+            raise ValueError("seen_tool_use_ids must be a list of strings")
+        state.seen_tool_use_ids = seen
+        pending = data.get("pending", {})
+        if not isinstance(pending, dict):
+            raise ValueError("pending must be an object")
+        for key, tool in pending.items():
+            if not isinstance(tool, dict):
+                raise ValueError(f"pending[{key!r}] must be an object")
+            name, started, summary = tool.get("tool_name"), tool.get("started"), tool.get("summary", "")
+            if not (name is None or isinstance(name, str)) or not isinstance(summary, str):
+                raise ValueError(f"pending[{key!r}] has a tool_name or summary that is not a string")
+            if isinstance(started, bool) or not isinstance(started, (int, float)):
+                raise ValueError(f"pending[{key!r}].started must be a number")
+            state.pending[key] = PendingTool(name, float(started), summary)
+        for field in ("last_step_id", "interrupted_step_id"):
+            value = data.get(field)
+            if not (value is None or isinstance(value, str)):
+                raise ValueError(f"{field} must be a string or null")
+            setattr(state, field, value)
+        return state
 
 
 class SessionStore:
@@ -60,14 +114,14 @@ class SessionStore:
     def load(self) -> SessionState:
         try:
             with open(self.path, "rb") as fh:
-                return msgspec.json.decode(fh.read(), type=SessionState)
-        except (FileNotFoundError, msgspec.DecodeError, msgspec.ValidationError):
+                return SessionState.from_json(jsontext.parse(fh.read().decode("utf-8", "replace")))
+        except (FileNotFoundError, ValueError):
             return SessionState()  # a lost or damaged state only weakens dedupe for a moment
 
     def save(self, state: SessionState) -> None:
         tmp = f"{self.path}.{os.getpid()}.tmp"
         with open(tmp, "wb") as fh:
-            fh.write(msgspec.json.encode(state))
+            fh.write(jsontext.line(state.to_json()))
         os.replace(tmp, self.path)
 
 

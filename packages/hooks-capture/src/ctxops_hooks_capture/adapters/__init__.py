@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
-from ctxops_hooks_capture.draft import Draft
+    from ctxops_hooks_capture.draft import Draft
 
-Adapter = Callable[[dict[str, Any]], list[Draft]]
+    Adapter = Callable[[dict[str, Any]], list[Draft]]
 
 
 def get_adapter(agent: str) -> Adapter:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ctxops_hooks_capture.draft import Draft
 
 from .common import as_str, tool_drafts
+
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from typing import Any
 
 # Events that carry nothing worth keeping (notifications that the UI is idle, display-only streams).
 _NOISE = {"MessageDisplay", "UserPromptExpansion"}

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ctxops_hooks_capture.draft import Draft
 
 from .claude_code import adapt_hook_family
 from .common import as_str
+
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def adapt(payload: dict[str, Any]) -> list[Draft]:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
-import msgspec
-
+from ctxops_hooks_capture import jsontext
 from ctxops_hooks_capture.draft import Draft
+
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from typing import Any
 
 SHELL_TOOLS = frozenset(
     {"bash", "powershell", "shell", "run_shell_command", "local_shell", "exec_command", "container.exec", "terminal"}
@@ -60,7 +62,7 @@ def as_str(value: Any) -> str | None:
         return value
     if isinstance(value, (int, float, bool)):
         return str(value)
-    return msgspec.json.encode(value).decode("utf-8", "replace")
+    return jsontext.dumps(value)
 
 
 def paths_from_input(tool_input: Any) -> list[str]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ctxops_hooks_capture.draft import Draft
 
 from .claude_code import unknown
 from .common import as_str, tool_class, tool_drafts
+
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from typing import Any
 
 # The agent's thinking stream and Tab completions are not session events worth keeping.
 _NOISE = {"afterAgentThought", "beforeTabFileRead", "afterTabFileEdit"}

@@ -6,11 +6,13 @@ Example: ``{"kind": "command_execution", "session_id": "s1", "cwd": "/repo", "co
 
 from __future__ import annotations
 
-from typing import Any
-
 from ctxops_hooks_capture.draft import Draft
 
 from .common import as_str
+
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from typing import Any
 
 KINDS = frozenset(
     {

@@ -27,7 +27,7 @@ class PluginCommand:
     def summary(self) -> str:
         """The contributing distribution's one-line description (metadata only; nothing is imported)."""
         dist = self.entry_point.dist
-        text = dist.metadata.get("Summary") if dist is not None else None
+        text = dist.metadata["Summary"] if dist is not None else None
         return f"{text} [{self.distribution}]" if text else f"from {self.distribution or self.target}"
 
     def load(self) -> CommandMain:

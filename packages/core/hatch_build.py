@@ -7,7 +7,7 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-_PARTS = ("make_history.py", "order-service")
+_PARTS = ("make_history.py", "order-service", "sessions")
 _SKIP = {"__pycache__", ".pytest_cache", "node_modules", ".benchmarks"}
 
 

@@ -69,6 +69,7 @@ class AgentEvent(_Record, frozen=True, kw_only=True):
     ts: UtcDatetime
     agent: AgentName
     kind: EventKind
+    event_name: str | None = None
     session_id: str | None = None
     task_id: str | None = None
     repo: str | None = None
@@ -230,6 +231,7 @@ class UsageRecord(_Record, frozen=True, kw_only=True):
     message_count: NonNegative | None = None
     latency_ms: float | None = None
     status: int | None = None
+    error: str | None = None  # why the call did not complete (upstream closed mid-stream, client left, ...)
     is_sidechain: bool = False
     source: UsageSource = "provider-reported"
     origin: UsageOrigin

@@ -13,12 +13,22 @@ BUILTINS = {
 }
 
 
+# What the commands of ctxops's own packages do; a third-party command shows its distribution's summary.
+KNOWN_PLUGINS = {
+    "code": "the code map: definitions, callers, impact, map, grep (same as `cq`)",
+    "hook": "capture one agent hook event (the command agents run)",
+    "mem": "memories: add, search, review, pin, forget, supersede, rebuild",
+    "ledger": "token ledger: ingest transcripts, totals by day/session/model",
+    "proxy": "local proxy that records every model call passing through it",
+}
+
+
 def _usage() -> str:
     lines = [f"usage: ctx COMMAND [ARGS...]   (ctxops {__version__})", "", "commands:"]
     for name, text in BUILTINS.items():
         lines.append(f"  {name:<10} {text}")
     for name, cmd in sorted(discover().items()):
-        lines.append(f"  {name:<10} from {cmd.distribution or cmd.target}")
+        lines.append(f"  {name:<10} {KNOWN_PLUGINS.get(name) or cmd.summary}")
     lines.append("")
     lines.append("`ctx COMMAND --help` describes a command.")
     return "\n".join(lines)

@@ -23,6 +23,13 @@ class PluginCommand:
     distribution: str | None
     entry_point: EntryPoint
 
+    @property
+    def summary(self) -> str:
+        """The contributing distribution's one-line description (metadata only; nothing is imported)."""
+        dist = self.entry_point.dist
+        text = dist.metadata["Summary"] if dist is not None else None
+        return f"{text} [{self.distribution}]" if text else f"from {self.distribution or self.target}"
+
     def load(self) -> CommandMain:
         loaded: CommandMain = self.entry_point.load()
         return loaded

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .demo_memory import step_memory
 from .example_project import make_example_repo
 from .versions import installed_versions
 
@@ -94,11 +95,39 @@ def step_code_index(ctx: DemoContext) -> list[str]:
     ]
 
 
+def step_ledger(ctx: DemoContext) -> list[str]:
+    """Ingest the recorded Claude Code session into a throwaway ledger and sum it per model."""
+    from ctxops_token_capture.ingest import Sources, ingest
+    from ctxops_token_capture.totals import totals
+
+    from .example_project import example_dir
+
+    recorded = sorted((example_dir() / "sessions").glob("claude-code-*/transcripts"))
+    if not recorded:
+        return ["ledger: no recorded Claude Code session under examples/sessions"]
+    work = ctx.repo.parent / "ledger-demo"
+    config, data = work / "claude", work / "data"
+    shutil.copytree(recorded[-1], config / "projects")
+    report = ingest(Sources(claude_dirs=[config]), data)
+    lines = [
+        f"ledger: ingested {recorded[-1].parent.name} ({report.files_read} transcript files, {report.lines_read} "
+        f"lines): {report.records} calls, {report.duplicates} repeated content-block lines counted once"
+    ]
+    for row in totals(["model"], root=data).rows:
+        lines.append(
+            f"ledger: {row['model']}: {row['calls']} calls, {row['input_tokens']:,} in, {row['output_tokens']:,} out, "
+            f"{row['cache_creation_tokens']:,} cache write, {row['cache_read_tokens']:,} cache read"
+        )
+    return lines
+
+
 STEPS: list[tuple[str, Step]] = [
     ("packages", step_packages),
     ("example", step_example),
     ("contracts", step_contracts),
     ("code index", step_code_index),
+    ("memory", step_memory),
+    ("ledger", step_ledger),
 ]
 
 

@@ -1,0 +1,124 @@
+"""Ledger ingest vs ccusage@17 on a large, generated Claude Code corpus (>= 500 MB by default).
+
+    uv run python bench/ledger_ingest.py [--size-mb 520] [--keep]
+
+Generates deterministic, realistic transcripts (one line per content block with repeated usage, tool
+results with their toolUseResult copy, request blobs, subagents) in a temporary directory, warms the page
+cache, then times side by side: ccusage@17 `daily --json --offline`, our first ingest, and a second ingest
+with nothing new. Checks that both report the same token totals. ccusage is installed with npm on first use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from ctxops_token_capture.synthetic import write_claude_sessions
+
+CACHE = Path(os.environ.get("CTXOPS_TEST_CACHE", Path.home() / ".cache" / "ctxops-tests"))
+
+
+def ensure_ccusage() -> Path:
+    prefix = CACHE / "ccusage-17"
+    binary = prefix / "node_modules" / ".bin" / "ccusage"
+    if not binary.exists():
+        prefix.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "ccusage@17"], check=True)
+    return binary
+
+
+def corpus_bytes(config: Path) -> int:
+    return sum(p.stat().st_size for p in (config / "projects").rglob("*.jsonl"))
+
+
+def generate(config: Path, size_mb: int) -> tuple[int, int]:
+    calls, batch = 0, 0
+    start = datetime(2026, 9, 1, tzinfo=UTC)
+    while corpus_bytes(config) < size_mb << 20 if (config / "projects").exists() else True:
+        truth = write_claude_sessions(
+            config,
+            sessions=40,
+            turns=80,
+            seed=1000 + batch,
+            start=start + timedelta(days=12 * batch),
+            result_size=(300, 9000),
+            subagent_every=3,
+            projects=6,
+        )
+        calls += truth.calls
+        batch += 1
+    return corpus_bytes(config), calls
+
+
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, str]:
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, **env}, check=True)
+    return time.perf_counter() - started, done.stdout
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size-mb", type=int, default=520)
+    parser.add_argument("--keep", action="store_true")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="ctxops-bench-ledger-"))
+    try:
+        config, data = work / "claude", work / "data"
+        t0 = time.perf_counter()
+        size, calls = generate(config, args.size_mb)
+        files = list((config / "projects").rglob("*.jsonl"))
+        took = time.perf_counter() - t0
+        print(f"corpus: {size / 2**20:.0f} MB in {len(files)} files, {calls} model calls (generated in {took:.0f} s)")
+        for path in files:  # warm the page cache so neither tool pays for the first disk read
+            path.read_bytes()
+        ccusage = ensure_ccusage()
+        env = {"CLAUDE_CONFIG_DIR": str(config), "TZ": "UTC"}
+        peer_s, peer_out = timed([str(ccusage), "daily", "--json", "--offline", "--timezone", "UTC"], env)
+        ingest_cmd = [
+            sys.executable,
+            "-m",
+            "ctxops_token_capture",
+            "ingest",
+            "--claude-dir",
+            str(config),
+            "--data-dir",
+            str(data),
+        ]
+        first_s, first_out = timed(ingest_cmd, {})
+        second_s, _ = timed(ingest_cmd, {})
+        _, totals_out = timed(
+            [sys.executable, "-m", "ctxops_token_capture", "totals", "--by", "day", "--json", "--data-dir", str(data)],
+            {},
+        )
+        peer = json.loads(peer_out)["totals"]
+        ours = json.loads(totals_out)["total"]
+        same = (
+            peer["inputTokens"] == ours["input_tokens"]
+            and peer["outputTokens"] == ours["output_tokens"]
+            and peer["cacheCreationTokens"] == ours["cache_creation_tokens"]
+            and peer["cacheReadTokens"] == ours["cache_read_tokens"]
+        )
+        print(f"ccusage@17 daily --json --offline : {peer_s:6.2f} s")
+        print(f"ctxops first ingest               : {first_s:6.2f} s   ({first_out.strip()})")
+        print(f"ctxops second ingest (nothing new): {second_s:6.2f} s")
+        print(f"ratio first ingest / ccusage      : {first_s / peer_s:6.2f}  (target <= 1.00)")
+        print(f"ratio second / first ingest       : {second_s / first_s:6.3f} (target < 0.05)")
+        print(f"token totals equal ccusage's      : {same}  ({ours['calls']} calls)")
+        return 0 if same else 1
+    finally:
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""The memory line's `ctx demo` step: hook payloads through the real capture command, then the store."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from ctxops_hooks_capture.events_reader import read_events
+from ctxops_memory_store.candidates import harvest
+from ctxops_memory_store.store import MemoryStore
+
+FAKE_KEY = "sk-proj-DEMO0123456789abcdef"
+
+
+def _payloads(repo: Path) -> list[dict[str, Any]]:
+    base = {"session_id": "demo-session", "cwd": str(repo), "transcript_path": "/tmp/demo.jsonl"}
+    refunds = str(repo / "api" / "payments" / "callbacks.py")
+    test = "python -m pytest -q api/tests/test_callbacks.py"
+    return [
+        {**base, "hook_event_name": "SessionStart", "source": "startup"},
+        {**base, "hook_event_name": "UserPromptSubmit", "prompt": "make partial refunds exact"},
+        {
+            **base,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Read",
+            "tool_use_id": "t1",
+            "tool_input": {"file_path": refunds},
+            "tool_response": {"file": {"filePath": refunds}},
+        },
+        {
+            **base,
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash",
+            "tool_use_id": "t2",
+            "tool_input": {"command": f"export OPENAI_API_KEY={FAKE_KEY} && {test}"},
+            "error": "Exit code 1\nF.\n1 failed, 1 passed in 0.04s",
+            "is_interrupt": False,
+        },
+        {
+            **base,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Edit",
+            "tool_use_id": "t3",
+            "tool_input": {"file_path": refunds, "old_string": "round(x, 2)", "new_string": "float(x)"},
+            "tool_response": {"filePath": refunds},
+        },
+        {
+            **base,
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "No, never use float for money: quantize the Decimal instead",
+        },
+        {
+            **base,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_use_id": "t4",
+            "tool_input": {"command": test},
+            "tool_response": {"stdout": "..\n2 passed in 0.03s", "stderr": ""},
+        },
+        {**base, "hook_event_name": "Stop", "last_assistant_message": "Refunds now quantize to cents."},
+    ]
+
+
+def step_memory(ctx: Any) -> list[str]:
+    repo: Path = ctx.repo
+    timings = []
+    for payload in _payloads(repo):
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "ctxops_hooks_capture", "claude-code"],
+            input=json.dumps(payload),
+            text=True,
+            cwd=repo,
+            capture_output=True,
+            check=True,
+            timeout=60,
+        )
+        timings.append((time.perf_counter() - started) * 1000)
+    events = list(read_events(repo))
+    kinds = Counter(e.kind for e in events)
+    redacted = next(e.command for e in events if e.command and "OPENAI_API_KEY" in e.command)
+    leaked = any(FAKE_KEY.encode() in p.read_bytes() for p in (repo / ".meta").rglob("*") if p.is_file())
+    store = MemoryStore(repo)
+    report = harvest(store)
+    lesson = next(r.entry for r in report.new_entries if "correction" in r.entry.tags)
+    store.accept(lesson.id)
+    found = store.find("float money refunds")
+    top, score = found.hits[0]
+    return [
+        f"{len(timings)} hook calls as subprocesses (median {statistics.median(timings):.0f} ms) -> {len(events)} "
+        f"events: " + ", ".join(f"{k} x{n}" if n > 1 else k for k, n in kinds.items()),
+        f"redacted before disk: {redacted[:52]}..." + ("" if not leaked else "  (LEAKED!)"),
+        f"correction -> lesson candidate ({lesson.status}): {lesson.title[:60]!r}",
+        f"harvest: {len(report.new_entries)} candidates, lesson accepted; BM25 ({found.engine}) "
+        f"'float money refunds' -> {top.id[-8:]} {top.title[:40]!r}... ({score:.2f})",
+    ]

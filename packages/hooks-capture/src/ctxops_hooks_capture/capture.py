@@ -1,0 +1,259 @@
+# ruff: noqa: PTH103, PTH118
+# os.path on the hook path: the capture command does without importing pathlib.
+"""The capture pipeline: payload -> adapter drafts -> filters -> redaction and caps -> AgentEvent JSONL.
+
+Only the standard library and the light contracts modules (``ids``, ``versioning``) are imported here: the
+events are built as plain records by ``event_record.agent_event`` and written with ``json``.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+
+from ctxops_contracts.ids import new_ulid
+
+from . import jsontext
+from . import text as textops
+from .adapters import get_adapter
+from .draft import Draft
+from .event_log import EVENTS_DIR, RAW_DIR, append_events, append_raw
+from .event_record import agent_event
+from .locking import lock_file
+from .redact import redact, redact_value
+from .repo_root import find_root, repo_relative
+from .self_ignore import is_own_command, is_own_path
+from .session_state import PendingTool, SessionState, SessionStore, now
+
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .event_record import EventRecord
+
+PROMPT_LIMIT = 4000
+TEXT_LIMIT = 2000
+OUTPUT_LIMIT = 2000
+COMMAND_LIMIT = 2000
+RAW_STRING_LIMIT = 2000
+RAW_ITEMS_LIMIT = 50
+RAW_DEPTH_LIMIT = 8
+
+_AGENT_OF = {"codex-notify": "codex"}
+_STEP_KINDS = frozenset(
+    {"command_execution", "test_result", "file_modification", "file_read", "tool_call", "agent_message"}
+)
+
+
+class PayloadError(ValueError):
+    """The input is not a JSON object the adapter can read (empty, malformed, not an object)."""
+
+
+class NoRepository(RuntimeError):
+    """No ``.git`` or ``.meta`` at or above the payload's working directory."""
+
+
+class CaptureResult:
+    """What one capture call stored (``AgentEvent`` records as dicts) and what it dropped, by reason.
+
+    ``ctxops_contracts.convert(AgentEvent, record)`` turns a stored record into the struct.
+    """
+
+    __slots__ = ("dropped", "events", "root")
+
+    def __init__(self) -> None:
+        self.root: str | None = None
+        self.events: list[EventRecord] = []
+        self.dropped: dict[str, int] = {}
+
+    def drop(self, reason: str) -> None:
+        self.dropped[reason] = self.dropped.get(reason, 0) + 1
+
+
+def parse_payload(data: bytes | str) -> dict[str, Any]:
+    """The JSON object in ``data``; invalid UTF-8 is replaced rather than refused."""
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    if not raw.strip():
+        raise PayloadError("empty input: the agent sent no JSON payload")
+    try:
+        value = jsontext.parse(raw.decode("utf-8", "replace"))  # binary bytes inside strings become U+FFFD
+    except ValueError as exc:
+        raise PayloadError(f"malformed JSON payload ({exc}); first bytes: {raw[:80]!r}") from None
+    if not isinstance(value, dict):
+        raise PayloadError(f"payload must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def prepare(text: str | None, limit: int, *, tail: bool = False) -> str | None:
+    """Window, clean, redact and cap one piece of text (in that order, so huge text stays cheap)."""
+    if text is None:
+        return None
+    piece = textops.clean(textops.window(text, limit, tail=tail))
+    piece = redact(piece)
+    return textops.cap_tail(piece, limit) if tail else textops.cap_head(piece, limit)
+
+
+def shrink(value: Any, depth: int = 0) -> Any:
+    """A bounded copy of a raw payload: long strings cut, long lists cut, deep nesting summarised."""
+    if isinstance(value, str):
+        return textops.cap_head(textops.window(value, RAW_STRING_LIMIT), RAW_STRING_LIMIT)
+    if depth >= RAW_DEPTH_LIMIT and isinstance(value, (dict, list)):
+        return f"[{type(value).__name__} nested too deep]"
+    if isinstance(value, dict):
+        return {str(k): shrink(v, depth + 1) for k, v in list(value.items())[:RAW_ITEMS_LIMIT]}
+    if isinstance(value, list):
+        items = [shrink(v, depth + 1) for v in value[:RAW_ITEMS_LIMIT]]
+        if len(value) > RAW_ITEMS_LIMIT:
+            items.append(f"[{len(value) - RAW_ITEMS_LIMIT} more items]")
+        return items
+    return value
+
+
+def _timestamp(draft: Draft) -> datetime:
+    if draft.ts:
+        try:
+            parsed = datetime.fromisoformat(draft.ts.replace("Z", "+00:00"))
+            if parsed.tzinfo is not None:
+                return parsed.astimezone(UTC)
+        except ValueError:
+            pass
+    return datetime.now(UTC)
+
+
+class _Builder:
+    """Turns drafts into events, consulting and updating the session state."""
+
+    def __init__(self, agent: str, root: str, state: SessionState, raw_ref: str, result: CaptureResult) -> None:
+        self.agent = _AGENT_OF.get(agent, agent)
+        self.root = root
+        self.state = state
+        self.raw_ref = raw_ref
+        self.result = result
+
+    def event(self, draft: Draft, **overrides: Any) -> EventRecord:
+        fields: dict[str, Any] = {
+            "id": new_ulid(),
+            "ts": _timestamp(draft),
+            "agent": self.agent,
+            "kind": draft.kind,
+            "event_name": draft.event_name,
+            "session_id": draft.session_id,
+            "task_id": draft.task_id,
+            "repo": self.root,
+            "cwd": draft.cwd,
+            "tool_name": draft.tool_name,
+            "tool_use_id": draft.tool_use_id,
+            "text": prepare(draft.text, PROMPT_LIMIT if draft.prompt else TEXT_LIMIT),
+            "files": [repo_relative(self.root, f, draft.cwd) for f in draft.files],
+            "command": prepare(draft.command, COMMAND_LIMIT),
+            "exit_status": draft.exit_status,
+            "raw_ref": self.raw_ref,
+        }
+        fields.update(overrides)
+        return agent_event(**fields)
+
+    def build(self, draft: Draft) -> list[EventRecord]:
+        if draft.noise:
+            self.result.drop("noise")
+            return []
+        if draft.pending:
+            if draft.tool_use_id:
+                self.state.pending[draft.tool_use_id] = PendingTool(tool_name=draft.tool_name, started=now())
+            self.result.drop("pending-tool")
+            return []
+        if draft.tool_use_id:
+            self.state.pending.pop(draft.tool_use_id, None)
+            if self.state.seen(draft.tool_use_id):
+                self.result.drop("duplicate")
+                return []
+            self.state.remember(draft.tool_use_id)
+        if is_own_command(draft.command):
+            self.result.drop("self")
+            return []
+        files = [repo_relative(self.root, f, draft.cwd) for f in draft.files]
+        if files and all(is_own_path(f) for f in files):
+            self.result.drop("self")
+            return []
+        if draft.prompt:
+            return self._prompt(draft)
+        overrides: dict[str, Any] = {}
+        if draft.kind == "command_execution":
+            output = prepare(draft.output, OUTPUT_LIMIT, tail=True)
+            overrides["text"] = output
+            from .runner_output import looks_like_test_command, parse_counts  # only commands pay for these regexes
+
+            if draft.command and looks_like_test_command(draft.command):
+                counts = parse_counts(textops.window(draft.output or "", OUTPUT_LIMIT * 4, tail=True))
+                overrides["kind"] = "test_result"
+                if counts:
+                    overrides["tests_passed"], overrides["tests_failed"] = counts
+        event = self.event(draft, **overrides)
+        if event["kind"] in _STEP_KINDS:
+            self.state.last_step_id = event["id"]
+        if draft.interrupted:
+            self.state.interrupted_step_id = event["id"]
+        return [event]
+
+    def _prompt(self, draft: Draft) -> list[EventRecord]:
+        from .corrections import is_correction  # only prompts pay for these regexes
+
+        events: list[EventRecord] = []
+        corrected = self.state.interrupted_step_id
+        for tool_use_id, pending in self.state.take_stale_pending(now()):
+            # A tool that started and never finished before the next prompt: rejected or interrupted.
+            unfinished = self.event(
+                Draft(
+                    kind="tool_call",
+                    event_name="ToolNotCompleted",
+                    session_id=draft.session_id,
+                    task_id=draft.task_id,
+                    cwd=draft.cwd,
+                    tool_name=pending.tool_name,
+                    tool_use_id=tool_use_id,
+                    text=f"{pending.tool_name or 'tool'} did not complete (rejected or interrupted)",
+                )
+            )
+            events.append(unfinished)
+            corrected = unfinished["id"]
+        self.state.interrupted_step_id = None
+        text = draft.text or ""
+        if corrected or is_correction(text):
+            events.append(self.event(draft, kind="user_correction", corrects=corrected or self.state.last_step_id))
+        else:
+            events.append(self.event(draft))
+        return events
+
+
+def capture(agent: str, data: bytes | str, *, cwd_fallback: str | None = None) -> CaptureResult:
+    """Capture one payload of ``agent``: store its events under the repository's ``.meta/events/``.
+
+    Raises PayloadError, NoRepository, ValueError (unknown agent) or OSError; the CLI turns every one
+    of them into a log line and exit status 0.
+    """
+    adapter = get_adapter(agent)
+    payload = parse_payload(data)
+    drafts = adapter(payload)
+    result = CaptureResult()
+    cwd = next((d.cwd for d in drafts if d.cwd), None) or cwd_fallback
+    root = find_root(cwd)
+    if root is None:
+        raise NoRepository(f"no .git or .meta at or above {cwd!r}; nothing captured")
+    result.root = root
+    events_dir = os.path.join(root, EVENTS_DIR)
+    os.makedirs(events_dir, exist_ok=True)
+    session_id = next((d.session_id for d in drafts if d.session_id), None)
+    store = SessionStore(events_dir, session_id)
+    event_day = datetime.now(UTC).strftime("%Y-%m-%d")
+    raw_id = new_ulid()
+    raw_ref = f"{RAW_DIR}/{event_day}.jsonl#{raw_id}"
+    with lock_file(store.lock_path):
+        state = store.load()
+        builder = _Builder(agent, root, state, raw_ref, result)
+        for draft in drafts:
+            result.events.extend(builder.build(draft))
+        if result.events:
+            raw_line = jsontext.line({"id": raw_id, "agent": agent, "payload": redact_value(shrink(payload))})
+            append_raw(events_dir, event_day, raw_line)
+            append_events(events_dir, result.events)
+        store.save(state)
+    return result

@@ -1,0 +1,79 @@
+"""Pass/fail counts from the output of common test runners (pytest, unittest, jest, vitest, go, cargo, mocha)."""
+
+from __future__ import annotations
+
+import re
+
+_TEST_COMMAND = re.compile(
+    r"(?:^|[\s;&|/(])(?:pytest|py\.test|tox|nox|unittest|jest|vitest|mocha|ava|tap|phpunit|rspec|ctest"
+    r"|go\s+test|cargo\s+(?:test|nextest)|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test|make\s+(?:test|check)"
+    r"|gradle\w*\s+test|mvn\w*\s+test|dotnet\s+test|mix\s+test|swift\s+test)(?=$|[\s;&|)])"
+)
+
+_PYTEST_SUMMARY = re.compile(r"^=*\s*(?P<body>(?:\d+ \w+(?:, )?)+)\s+in\s+[\d.]+m?s\b.*$", re.MULTILINE)
+_PYTEST_PART = re.compile(r"(\d+) (passed|failed|errors?|xpassed|xfailed|skipped|deselected|warnings?)")
+_UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in", re.MULTILINE)
+_UNITTEST_FAILED = re.compile(r"^FAILED \(([^)]*)\)", re.MULTILINE)
+_JEST = re.compile(r"^Tests:\s+(?P<body>.*\d+ total)", re.MULTILINE)
+_VITEST = re.compile(r"^\s*Tests\s+(?P<body>(?:\d+ \w+ ?\|? ?)+)\(\d+\)", re.MULTILINE)
+_CARGO = re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed;")
+_GO_CASE = re.compile(r"^\s*--- (PASS|FAIL):", re.MULTILINE)
+_GO_PACKAGE = re.compile(r"^(ok|FAIL)\s+\S+", re.MULTILINE)
+_MOCHA = re.compile(r"^\s*(\d+) (passing|failing)\b", re.MULTILINE)
+
+
+def looks_like_test_command(command: str) -> bool:
+    """True when ``command`` runs a test runner."""
+    return bool(_TEST_COMMAND.search(command or ""))
+
+
+def _count_parts(body: str, part: re.Pattern[str]) -> tuple[int, int]:
+    passed = failed = 0
+    for number, word in part.findall(body):
+        if word in {"passed", "xpassed"}:
+            passed += int(number)
+        elif word in {"failed", "error", "errors"}:
+            failed += int(number)
+    return passed, failed
+
+
+def parse_counts(output: str) -> tuple[int, int] | None:
+    """(passed, failed) from a runner's summary, or None when no summary is recognised."""
+    if not output:
+        return None
+    summaries = _PYTEST_SUMMARY.findall(output)
+    if summaries:
+        return _count_parts(summaries[-1], _PYTEST_PART)
+    ran = _UNITTEST_RAN.findall(output)
+    if ran:
+        total = int(ran[-1])
+        failed_parts = _UNITTEST_FAILED.findall(output)
+        failed = sum(int(n) for n in re.findall(r"(?:failures|errors)=(\d+)", failed_parts[-1])) if failed_parts else 0
+        return total - failed, failed
+    jest = _JEST.findall(output)
+    if jest:
+        body = jest[-1]
+        passed = sum(int(n) for n in re.findall(r"(\d+) passed", body))
+        failed = sum(int(n) for n in re.findall(r"(\d+) failed", body))
+        return passed, failed
+    vitest = _VITEST.findall(output)
+    if vitest:
+        body = vitest[-1]
+        return (
+            sum(int(n) for n in re.findall(r"(\d+) passed", body)),
+            sum(int(n) for n in re.findall(r"(\d+) failed", body)),
+        )
+    cargo = _CARGO.findall(output)
+    if cargo:
+        return sum(int(p) for p, _ in cargo), sum(int(f) for _, f in cargo)
+    cases = _GO_CASE.findall(output)
+    if cases:
+        return cases.count("PASS"), cases.count("FAIL")
+    mocha = _MOCHA.findall(output)
+    if mocha:
+        counts = {word: int(n) for n, word in mocha}
+        return counts.get("passing", 0), counts.get("failing", 0)
+    packages = _GO_PACKAGE.findall(output)
+    if packages:
+        return packages.count("ok"), packages.count("FAIL")
+    return None

@@ -1,0 +1,129 @@
+# ruff: noqa: PTH103, PTH105, PTH118
+# os.path on the hook path: the capture command does without importing pathlib.
+"""Per-session memory of the capture command between events (one small JSON file per session).
+
+It remembers tool calls that started but have not finished (a rejected or interrupted tool shows up as
+one that never finished), the tool_use_ids already stored (duplicates are dropped), and the last step
+the agent took (what a user correction corrects).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+from . import jsontext
+
+STATE_DIR = ".state"
+_SEEN_LIMIT = 256
+_PENDING_MAX_AGE_S = 3600.0
+_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class PendingTool:
+    """A tool call that started (PreToolUse) and has not finished yet."""
+
+    __slots__ = ("started", "summary", "tool_name")
+
+    def __init__(self, tool_name: str | None, started: float, summary: str = "") -> None:
+        self.tool_name = tool_name
+        self.started = started
+        self.summary = summary
+
+
+class SessionState:
+    """What one session's capture calls remember between events; stored as a small JSON object."""
+
+    __slots__ = ("interrupted_step_id", "last_step_id", "pending", "seen_tool_use_ids")
+
+    def __init__(self) -> None:
+        self.seen_tool_use_ids: list[str] = []
+        self.pending: dict[str, PendingTool] = {}
+        self.last_step_id: str | None = None
+        self.interrupted_step_id: str | None = None
+
+    def seen(self, tool_use_id: str) -> bool:
+        return tool_use_id in self.seen_tool_use_ids
+
+    def remember(self, tool_use_id: str) -> None:
+        self.seen_tool_use_ids.append(tool_use_id)
+        del self.seen_tool_use_ids[:-_SEEN_LIMIT]
+
+    def take_stale_pending(self, now: float) -> list[tuple[str, PendingTool]]:
+        """Tools that started and never finished (recent ones only); removed from the state."""
+        stale = [(k, v) for k, v in self.pending.items() if now - v.started <= _PENDING_MAX_AGE_S]
+        self.pending.clear()
+        return stale
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seen_tool_use_ids": self.seen_tool_use_ids,
+            "pending": {
+                key: {"tool_name": tool.tool_name, "started": tool.started, "summary": tool.summary}
+                for key, tool in self.pending.items()
+            },
+            "last_step_id": self.last_step_id,
+            "interrupted_step_id": self.interrupted_step_id,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> SessionState:
+        """The state in ``data``; ValueError naming the first thing of the wrong shape."""
+        if not isinstance(data, dict):
+            raise ValueError("session state is not a JSON object")
+        state = cls()
+        seen = data.get("seen_tool_use_ids", [])
+        if not isinstance(seen, list) or not all(isinstance(item, str) for item in seen):
+            raise ValueError("seen_tool_use_ids must be a list of strings")
+        state.seen_tool_use_ids = seen
+        pending = data.get("pending", {})
+        if not isinstance(pending, dict):
+            raise ValueError("pending must be an object")
+        for key, tool in pending.items():
+            if not isinstance(tool, dict):
+                raise ValueError(f"pending[{key!r}] must be an object")
+            name, started, summary = tool.get("tool_name"), tool.get("started"), tool.get("summary", "")
+            if not (name is None or isinstance(name, str)) or not isinstance(summary, str):
+                raise ValueError(f"pending[{key!r}] has a tool_name or summary that is not a string")
+            if isinstance(started, bool) or not isinstance(started, (int, float)):
+                raise ValueError(f"pending[{key!r}].started must be a number")
+            state.pending[key] = PendingTool(name, float(started), summary)
+        for field in ("last_step_id", "interrupted_step_id"):
+            value = data.get(field)
+            if not (value is None or isinstance(value, str)):
+                raise ValueError(f"{field} must be a string or null")
+            setattr(state, field, value)
+        return state
+
+
+class SessionStore:
+    """Load, change and save one session's state under a lock (hooks for one session may run at once)."""
+
+    def __init__(self, events_dir: str, session_id: str | None) -> None:
+        name = _SAFE.sub("_", session_id or "no-session")[:120]
+        directory = os.path.join(events_dir, STATE_DIR)
+        os.makedirs(directory, exist_ok=True)
+        self.path = os.path.join(directory, f"{name}.json")
+        self.lock_path = self.path + ".lock"
+
+    def load(self) -> SessionState:
+        try:
+            with open(self.path, "rb") as fh:
+                return SessionState.from_json(jsontext.parse(fh.read().decode("utf-8", "replace")))
+        except (FileNotFoundError, ValueError):
+            return SessionState()  # a lost or damaged state only weakens dedupe for a moment
+
+    def save(self, state: SessionState) -> None:
+        tmp = f"{self.path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            fh.write(jsontext.line(state.to_json()))
+        os.replace(tmp, self.path)
+
+
+def now() -> float:
+    return time.time()

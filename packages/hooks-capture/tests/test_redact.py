@@ -1,0 +1,103 @@
+"""Every redaction rule on a secret it must hide, and a list of look-alikes it must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+from ctxops_hooks_capture.redact import RULES, redact, redact_value
+
+SECRETS = {
+    "private-key": (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
+        "-----END OPENSSH PRIVATE KEY-----"
+    ),
+    "anthropic-key": "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "openai-key": "sk-proj-SECRETSECRET123",
+    "github-token": "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+    "gitlab-token": "glpat-" + "xYz123AbC456dEf789Gh",
+    "aws-access-key": "AKIA" + "IOSFODNN7EXAMPLE",
+    "google-api-key": "AIza" + "SyD-1234567890abcdefghijklmnopqrstu",
+    "slack-token": "xoxb-" + "123456789012-abcdefABCDEF",
+    "stripe-key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "huggingface-token": "hf_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH",
+    "npm-token": "npm_" + "abcdefghijklmnopqrstuvwxyz0123456789",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+}
+
+
+@pytest.mark.parametrize("label", sorted(SECRETS))
+def test_each_provider_pattern(label: str) -> None:
+    secret = SECRETS[label]
+    out = redact(f"before {secret} after")
+    assert secret not in out
+    assert f"[REDACTED:{label}]" in out
+    assert out.startswith("before ") and out.endswith(" after")
+
+
+def test_every_rule_has_a_test() -> None:
+    tested = set(SECRETS) | {"bearer-token", "url-password", "password-flag", "mysql-password", "secret-assignment"}
+    assert {label for label, _, _ in RULES} <= tested
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "hidden"),
+    [
+        ("curl -H 'Authorization: Bearer abcdef0123456789abcdef' https://api", "Bearer ", "abcdef0123456789abcdef"),
+        ("git clone https://alice:s3cr3tpass@github.com/org/repo.git", "https://alice:", "s3cr3tpass"),
+        ("psql postgres://app:hunter2hunter@db:5432/orders", "postgres://app:", "hunter2hunter"),
+        ("deploy --password hunter2 --env prod", "--password ", "hunter2"),
+        ("login --token=abcd1234efgh", "--token=", "abcd1234efgh"),
+        ("mysql -u root -pTopSecret99 orders", "mysql -u root -p", "TopSecret99"),
+        ("export OPENAI_API_KEY=abc123def456ghi", "OPENAI_API_KEY=", "abc123def456ghi"),
+        ('DB_PASSWORD="correct horse"', "DB_PASSWORD=", "correct"),
+        ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AWS_SECRET_ACCESS_KEY=", "wJalrXUtnFEMI"),
+        ("password: hunter22", "password: ", "hunter22"),
+        ("client_secret = 'Zx9_long_value'", "client_secret = ", "Zx9_long_value"),
+    ],
+)
+def test_assignments_flags_and_urls_keep_the_name(text: str, kept: str, hidden: str) -> None:
+    out = redact(text)
+    assert kept in out
+    assert hidden not in out
+    assert "[REDACTED:" in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mkdir -p build/output",
+        "max_tokens=4096",
+        "MAX_TOKENS=4096",
+        "PASSWORD_MIN_LENGTH=12",
+        'git commit -m "rename password field in the signup form"',
+        "def check_password(password: str) -> bool:",
+        "token = get_token(user)",
+        "password=$DB_PASSWORD",
+        "api_key=${API_KEY}",
+        "token: <your token here>",
+        "pass: true",
+        "git@github.com:org/repo.git",
+        "https://user@example.com/path",
+        "ANTHROPIC_BASE_URL=http://127.0.0.1:8080",
+        "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+        "id 01M8KPTJMHJ0R0ACN3C2RS5KKT and uuid 2a1b4a76-0e6f-497e-9504-9b56aa21c9cb",
+        "pip install scikit-learn task-runner sk-learn",
+        "the tokenizer splits tokens; passwords are hashed with bcrypt",
+        "Authorization header is missing",
+        "ls -la --color=auto",
+    ],
+)
+def test_lookalikes_are_not_redacted(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_redaction_is_idempotent() -> None:
+    once = redact("export GITHUB_TOKEN=" + SECRETS["github-token"] + " && curl -H 'Authorization: Bearer x" + "y" * 20)
+    assert redact(once) == once
+
+
+def test_redact_value_hides_secret_keys_and_nested_strings() -> None:
+    value = {"password": "hunter2hunter", "nested": [{"cmd": "echo " + SECRETS["anthropic-key"]}], "count": 3}
+    out = redact_value(value)
+    assert out["password"] == "[REDACTED:secret]"
+    assert "sk-ant" not in out["nested"][0]["cmd"]
+    assert out["count"] == 3

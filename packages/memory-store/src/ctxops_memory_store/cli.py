@@ -1,0 +1,287 @@
+"""``python -m ctxops_memory_store`` / ``ctx mem``: the memory store for people and agents.
+
+Every command takes ``--json``. Exit codes: 0 done, 1 nothing found, 2 usage or environment error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ctxops_contracts import MemoryEntry, to_builtins
+
+from .config import ConfigError
+from .entry_file import render_entry
+from .index import Filters
+from .layout import NotARepository, repository_root
+from .store import AddResult, EntryNotFound, InvalidTransition, MemoryStore, new_entry
+
+KINDS = ("decision", "constraint", "convention", "lesson", "preference", "fact", "summary")
+STATUSES = ("pending", "active", "folded", "superseded", "archived", "rejected")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ctx mem", description="Memories kept as Markdown under .meta/memory/.")
+    parser.add_argument("--root", type=Path, help="repository root (default: found from the current directory)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+        return p
+
+    add = command("add", "add an entry (deduped; near-duplicates fold; same subject and scope supersedes)")
+    add.add_argument("--kind", choices=KINDS, default="fact")
+    add.add_argument("--title", required=True)
+    add.add_argument("--body", help="the entry's text ('-' reads stdin)")
+    add.add_argument("--scope", action="append", default=[], help="path glob the entry applies to (repeatable)")
+    add.add_argument("--file", action="append", default=[], dest="files", help="related file (repeatable)")
+    add.add_argument("--tag", action="append", default=[], dest="tags")
+    add.add_argument("--source", action="append", default=[], help="session or event id it came from")
+    add.add_argument("--pin", action="store_true", help="pin it (always injected, never folded)")
+    add.add_argument("--pending", action="store_true", help="add as a candidate for review")
+
+    lst = command("list", "list entries (active and pending by default)")
+    lst.add_argument("--kind", action="append", choices=KINDS)
+    lst.add_argument("--status", action="append", choices=STATUSES)
+    lst.add_argument("--all", action="store_true", help="every status")
+    lst.add_argument("--scope", help="only entries that apply to this path")
+
+    show = command("show", "show one entry")
+    show.add_argument("id")
+
+    search = command("search", "BM25 search over title, body, tags and scope")
+    search.add_argument("query", nargs="+")
+    search.add_argument("--kind", action="append", choices=KINDS)
+    search.add_argument("--status", action="append", choices=STATUSES)
+    search.add_argument("--all", action="store_true", help="every status")
+    search.add_argument("--scope", help="only entries that apply to this path")
+    search.add_argument("--since", help="created at or after (YYYY-MM-DD or RFC 3339)")
+    search.add_argument("--until", help="created before (YYYY-MM-DD or RFC 3339)")
+    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--vector", action="store_true", help="rank by vectors (the `vector` extra)")
+
+    for name, text in (("pin", "pin an entry"), ("unpin", "unpin an entry")):
+        command(name, text).add_argument("id")
+
+    forget = command("forget", "archive an entry, keeping the reason")
+    forget.add_argument("id")
+    forget.add_argument("--reason", required=True)
+
+    supersede = command("supersede", "mark an entry superseded by another (existing or new)")
+    supersede.add_argument("id")
+    target = supersede.add_mutually_exclusive_group(required=True)
+    target.add_argument("--by", help="id of the entry that replaces it")
+    target.add_argument("--title", help="title of a new entry that replaces it (same kind and scope)")
+    supersede.add_argument("--body", default="")
+
+    review = command("review", "harvest new events, then list candidates or accept/reject them")
+    review.add_argument("--accept", action="append", default=[], metavar="ID")
+    review.add_argument("--reject", action="append", default=[], metavar="ID")
+    review.add_argument("--reason", default="rejected in review")
+    review.add_argument("--no-harvest", action="store_true", help="do not read new events first")
+
+    command("harvest", "turn newly captured events into entries and candidates")
+    command("rebuild", "rebuild the index from the Markdown files")
+    return parser
+
+
+def _date(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _line(entry: MemoryEntry, score: float | None = None) -> str:
+    flags = ("pinned " if entry.pinned else "") + (entry.status if entry.status != "active" else "")
+    scope = f"  [{', '.join(entry.scope)}]" if entry.scope else ""
+    lead = f"{score:6.2f}  " if score is not None else ""
+    return f"{lead}{entry.id[-8:]}  {entry.kind:<10} {entry.title}{scope}" + (f"  ({flags.strip()})" if flags else "")
+
+
+def _emit(args: argparse.Namespace, data: Any, text_lines: list[str]) -> None:
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    else:
+        for line in text_lines:
+            print(line)
+
+
+def _result_json(result: AddResult) -> dict[str, Any]:
+    return {
+        "action": result.action,
+        "entry": to_builtins(result.entry),
+        "folded": result.folded,
+        "superseded": result.superseded,
+        "pinned_near_duplicates": result.pinned_near_duplicates,
+    }
+
+
+def _result_lines(result: AddResult) -> list[str]:
+    lines = [f"{result.action}: {_line(result.entry)}"]
+    lines += [f"  folded {i[-8:]} into it (near-duplicate)" for i in result.folded]
+    lines += [f"  superseded {i[-8:]} (same subject and scope)" for i in result.superseded]
+    lines += [f"  kept pinned near-duplicate {i[-8:]}" for i in result.pinned_near_duplicates]
+    return lines
+
+
+def _warn_broken(store: MemoryStore) -> None:
+    for error in store.errors:
+        print(f"warning: skipped {error}", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = args.root.resolve() if args.root else repository_root()
+    store = MemoryStore(root)
+    cmd = args.command
+    if cmd == "add":
+        body = sys.stdin.read() if args.body == "-" else (args.body or "")
+        entry = new_entry(
+            kind=args.kind,
+            title=args.title,
+            body=body,
+            scope=args.scope,
+            files=args.files,
+            tags=args.tags,
+            source=args.source,
+            pinned=args.pin,
+            status="pending" if args.pending else "active",
+        )
+        result = store.put(entry)
+        _emit(args, _result_json(result), _result_lines(result))
+        return 0
+    if cmd == "list":
+        statuses = None if args.all else (args.status or ["active", "pending"])
+        found = store.list_entries(kinds=args.kind, statuses=statuses, scope_path=args.scope)
+        _warn_broken(store)
+        _emit(args, [to_builtins(e) for e in found], [_line(e) for e in found] or ["no memory entries match"])
+        return 0 if found else 1
+    if cmd == "show":
+        entry = store.resolve(args.id)
+        path = store.path_of(entry.id)
+        _emit(args, {**to_builtins(entry), "path": str(path)}, [f"# {path}", render_entry(entry).rstrip()])
+        return 0
+    if cmd == "search":
+        query = " ".join(args.query)
+        statuses = None if args.all else tuple(args.status or ["active"])
+        filters = Filters(
+            kinds=tuple(args.kind) if args.kind else None,
+            statuses=statuses,
+            scope_path=args.scope,
+            since=_date(args.since),
+            until=_date(args.until),
+        )
+        if args.vector:
+            from .vector import VectorTable
+
+            if not store.index.is_fresh() or not (store.index_dir / "memory.lance").exists():
+                store.rebuild_index()
+            ranked = VectorTable.for_store(store).search(query, limit=args.limit, statuses=statuses or ())
+            table = {e.id: e for e in store.entries()}
+            hits = [(table[i], s) for i, s in ranked if i in table]
+            engine, note = "lancedb", None
+        else:
+            outcome = store.find(query, filters, limit=args.limit)
+            hits, engine, note = outcome.hits, outcome.engine, outcome.note
+        _warn_broken(store)
+        if note:
+            print(f"note: {note}", file=sys.stderr)
+        data = {"query": query, "engine": engine, "hits": [{"score": s, **to_builtins(e)} for e, s in hits]}
+        lines = [_line(e, s) for e, s in hits] or [f"no memories match {query!r}; try fewer words or --all"]
+        _emit(args, data, lines)
+        return 0 if hits else 1
+    if cmd in {"pin", "unpin"}:
+        entry = store.pin(args.id) if cmd == "pin" else store.unpin(args.id)
+        _emit(args, to_builtins(entry), [f"{cmd}ned: {_line(entry)}"])
+        return 0
+    if cmd == "forget":
+        entry = store.forget(args.id, args.reason)
+        _emit(args, to_builtins(entry), [f"archived: {_line(entry)}", f"  reason: {entry.archive_reason}"])
+        return 0
+    if cmd == "supersede":
+        if args.by:
+            result = store.supersede(args.id, args.by)
+        else:
+            old = store.resolve(args.id)
+            replacement = new_entry(
+                kind=old.kind, title=args.title, body=args.body, scope=old.scope, files=old.files, tags=old.tags
+            )
+            result = store.supersede(old.id, replacement)
+        _emit(args, _result_json(result), _result_lines(result))
+        return 0
+    if cmd == "review":
+        harvested = None
+        if not args.no_harvest and not args.accept and not args.reject:
+            from .candidates import harvest
+
+            harvested = harvest(store)
+        results = [store.accept(i) for i in args.accept]
+        rejected = [store.reject(i, args.reason) for i in args.reject]
+        if args.accept or args.reject:
+            lines = [line for r in results for line in _result_lines(r)]
+            lines += [f"rejected: {_line(e)}" for e in rejected]
+            reviewed: Any = {
+                "accepted": [_result_json(r) for r in results],
+                "rejected": [to_builtins(e) for e in rejected],
+            }
+            _emit(args, reviewed, lines)
+            return 0
+        pending = store.list_entries(statuses=["pending"])
+        lines = (
+            [f"harvested {harvested.events_read} events, {len(harvested.new_entries)} new entries"] if harvested else []
+        )
+        lines += [_line(e) for e in pending] or ["no candidates waiting for review"]
+        if pending:
+            lines.append("accept with `review --accept ID`, reject with `review --reject ID`")
+        _emit(args, {"pending": [to_builtins(e) for e in pending]}, lines)
+        return 0
+    if cmd == "harvest":
+        from .candidates import harvest
+
+        report = harvest(store)
+        lines = [f"read {report.events_read} new events"] + [
+            line for r in report.new_entries for line in _result_lines(r)
+        ]
+        lines += [f"warning: skipped {b}" for b in report.bad_lines]
+        _emit(
+            args,
+            {
+                "events_read": report.events_read,
+                "results": [_result_json(r) for r in report.results],
+                "bad_lines": report.bad_lines,
+            },
+            lines,
+        )
+        return 0
+    if cmd == "rebuild":
+        done = store.rebuild_index()
+        _warn_broken(store)
+        count = len(store.entries())
+        _emit(
+            args,
+            {"rebuilt": done, "entries": count, "errors": [str(e) for e in store.errors]},
+            [f"index rebuilt from {count} entries" if done else "index busy: another process is rebuilding it"],
+        )
+        return 0 if done else 2
+    raise AssertionError(cmd)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return run(args)
+    except (EntryNotFound, InvalidTransition, NotARepository, ConfigError, ValueError) as exc:
+        print(f"ctx mem {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:
+        print(f"ctx mem {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""One memory entry as one Markdown file: stable name, TOML front matter with the entry's fields, body below."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxops_contracts import ContractError, MemoryEntry, UnsupportedSchemaVersion, convert
+
+from .frontmatter import FrontMatterError, render, split
+
+# Front matter key order: what a reviewer reads first comes first.
+FIELD_ORDER = (
+    "id",
+    "kind",
+    "title",
+    "status",
+    "pinned",
+    "scope",
+    "files",
+    "tags",
+    "source",
+    "created_at",
+    "valid_from",
+    "valid_until",
+    "superseded_by",
+    "folded_into",
+    "history",
+    "archive_reason",
+    "hits",
+    "last_used_at",
+    "content_hash",
+    "schema_version",
+)
+_DEFAULTS: dict[str, Any] = {"hits": 0, "history": [], "files": [], "tags": [], "source": [], "scope": []}
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def slug(title: str, limit: int = 48) -> str:
+    text = _SLUG.sub("-", title.lower()).strip("-")
+    return text[:limit].rstrip("-") or "entry"
+
+
+def file_name(entry: MemoryEntry) -> str:
+    """``<kind>-<slug>-<last 6 of id>.md``: readable, sorted by kind, unique by id, stable after edits."""
+    return f"{entry.kind}-{slug(entry.title)}-{entry.id[-6:].lower()}.md"
+
+
+def render_entry(entry: MemoryEntry) -> str:
+    fields: list[tuple[str, Any]] = []
+    for name in FIELD_ORDER:
+        value = getattr(entry, name)
+        if name in _DEFAULTS and value == _DEFAULTS[name] and name not in {"scope", "tags"}:
+            continue
+        fields.append((name, value))
+    return render(fields, entry.body)
+
+
+def parse_entry(text: str, path: str) -> MemoryEntry:
+    """The entry in one file; FrontMatterError names the path and line of any problem."""
+    data, body, _ = split(text, path)
+    data["body"] = body
+    try:
+        return convert(MemoryEntry, data, where=path)
+    except (ContractError, UnsupportedSchemaVersion) as exc:
+        field = re.search(r"`\$\.(\w+)`", str(exc))
+        line = _line_of(text, field.group(1)) if field else 2
+        raise FrontMatterError(path, line, str(exc).split(": ", 1)[-1]) from None
+
+
+def _line_of(text: str, key: str) -> int:
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.split("=", 1)[0].strip() == key:
+            return number
+    return 2
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file and ``os.replace`` (never a half-written file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass
+class LoadResult:
+    """Entries found in a memory directory (with their files) and the files that could not be read."""
+
+    entries: dict[str, tuple[MemoryEntry, Path]]
+    errors: list[FrontMatterError]
+
+
+def load_directory(directory: Path) -> LoadResult:
+    """Every ``*.md`` entry under ``directory``; a broken file is reported and the rest still load."""
+    entries: dict[str, tuple[MemoryEntry, Path]] = {}
+    errors: list[FrontMatterError] = []
+    if not directory.is_dir():
+        return LoadResult(entries, errors)
+    for path in sorted(directory.glob("*.md")):
+        try:
+            entry = parse_entry(path.read_text(encoding="utf-8"), str(path))
+        except UnicodeDecodeError as exc:
+            errors.append(FrontMatterError(str(path), 1, f"not UTF-8 text ({exc.reason})"))
+            continue
+        except FrontMatterError as exc:
+            errors.append(exc)
+            continue
+        if entry.id in entries:
+            errors.append(FrontMatterError(str(path), 2, f"duplicate id {entry.id} (also in {entries[entry.id][1]})"))
+            continue
+        entries[entry.id] = (entry, path)
+    return LoadResult(entries, errors)

@@ -1,0 +1,162 @@
+"""Optional vectors (the ``vector`` extra): pluggable embedders and a LanceDB table beside the DuckDB index.
+
+The default embedder is a deterministic feature-hashing embedder: it needs no download and no model,
+so vectors work offline and in CI. ``sentence-transformers:<model>`` uses a local sentence-transformers
+model when that package (and the model) is installed; it is never a default.
+LanceDB is imported only here, and only when vectors are enabled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ctxops_contracts import Embedder, MemoryEntry
+
+from .terms import tokens
+
+if TYPE_CHECKING:
+    from .store import MemoryStore
+
+TABLE_NAME = "memories"
+LANCE_DIR = "memory.lance"
+
+
+class VectorUnavailable(RuntimeError):
+    """Vectors were asked for but the ``vector`` extra (LanceDB) or the chosen embedder is not installed."""
+
+
+class HashingEmbedder:
+    """Words and character trigrams hashed into a fixed number of signed buckets, L2-normalised."""
+
+    def __init__(self, dimensions: int = 256) -> None:
+        self.dimensions = dimensions
+        self.name = f"hashing-v1-{dimensions}"
+
+    def _features(self, text: str) -> list[str]:
+        words = tokens(text)
+        grams = [w[i : i + 3] for w in (f"#{w}#" for w in words) for i in range(max(1, len(w) - 2))]
+        return words + words + grams  # words count double: they carry more meaning than fragments
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            vec = [0.0] * self.dimensions
+            for feature in self._features(text):
+                digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+                bucket = int.from_bytes(digest[:4], "little") % self.dimensions
+                vec[bucket] += 1.0 if digest[4] & 1 else -1.0
+            norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+            out.append([v / norm for v in vec])
+        return out
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model (used only when installed and configured)."""
+
+    def __init__(self, model: str) -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise VectorUnavailable(
+                f"embedder 'sentence-transformers:{model}' needs the sentence-transformers package; "
+                'install it or set [memory.vector] embedder = "hashing"'
+            ) from None
+        self._model = SentenceTransformer(model)
+        self.name = f"sentence-transformers:{model}"
+        self.dimensions = int(self._model.get_sentence_embedding_dimension() or 0)
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [list(map(float, v)) for v in self._model.encode(list(texts), normalize_embeddings=True)]
+
+
+_HASHING = re.compile(r"^hashing(?::(\d+))?$")
+
+
+def embedder_from_name(name: str) -> Embedder:
+    """``hashing`` / ``hashing:<dims>`` (default) or ``sentence-transformers:<model>``."""
+    match = _HASHING.match(name)
+    if match:
+        return HashingEmbedder(int(match.group(1) or 256))
+    if name.startswith("sentence-transformers:"):
+        return SentenceTransformerEmbedder(name.split(":", 1)[1])
+    raise VectorUnavailable(f"unknown embedder {name!r}; use 'hashing' or 'sentence-transformers:<model>'")
+
+
+def entry_text(entry: MemoryEntry) -> str:
+    return " ".join([entry.title, entry.body, *entry.tags, *entry.scope])
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=False))  # embeddings are normalised
+
+
+def cosine_to_all(embedder: Embedder, new: MemoryEntry, others: list[MemoryEntry]) -> dict[str, float]:
+    if not others:
+        return {}
+    vectors = embedder.embed([entry_text(new)] + [entry_text(o) for o in others])
+    return {o.id: cosine(vectors[0], v) for o, v in zip(others, vectors[1:], strict=True)}
+
+
+def _lancedb() -> Any:
+    try:
+        import lancedb
+    except ImportError:
+        raise VectorUnavailable(
+            "vectors need the `vector` extra: pip install 'ctxops-memory-store[vector]' (LanceDB)"
+        ) from None
+    return lancedb
+
+
+class VectorTable:
+    """The LanceDB table under ``.meta/index/memory.lance``: one row per entry, rewritten with the index."""
+
+    def __init__(self, directory: Path, embedder: Embedder) -> None:
+        self.directory = directory
+        self.embedder = embedder
+
+    @classmethod
+    def for_store(cls, store: MemoryStore) -> VectorTable:
+        return cls(store.index_dir / LANCE_DIR, embedder_from_name(store.config.embedder))
+
+    def sync(self, entries: list[MemoryEntry]) -> int:
+        """Rewrite the table from ``entries``; returns the number of rows."""
+        lancedb = _lancedb()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        db = lancedb.connect(str(self.directory))
+        vectors = self.embedder.embed([entry_text(e) for e in entries]) if entries else []
+        rows = [
+            {"id": e.id, "kind": e.kind, "status": e.status, "embedder": self.embedder.name, "vector": v}
+            for e, v in zip(entries, vectors, strict=True)
+        ]
+        if not rows:
+            if TABLE_NAME in _table_names(db):
+                db.drop_table(TABLE_NAME)
+            return 0
+        db.create_table(TABLE_NAME, data=rows, mode="overwrite")
+        return len(rows)
+
+    def search(self, query: str, *, limit: int = 10, statuses: Sequence[str] = ("active",)) -> list[tuple[str, float]]:
+        """(entry id, cosine similarity), most similar first; rows of another embedder are ignored."""
+        lancedb = _lancedb()
+        if not self.directory.exists():
+            return []
+        db = lancedb.connect(str(self.directory))
+        if TABLE_NAME not in _table_names(db):
+            return []
+        table = db.open_table(TABLE_NAME)
+        (vector,) = self.embedder.embed([query])
+        wanted = ", ".join("'" + s.replace("'", "") + "'" for s in statuses)
+        where = f"embedder = '{self.embedder.name}'" + (f" AND status IN ({wanted})" if statuses else "")
+        rows = table.search(vector).metric("cosine").where(where, prefilter=True).limit(limit).to_list()
+        return [(str(r["id"]), 1.0 - float(r["_distance"])) for r in rows]
+
+
+def _table_names(db: Any) -> list[str]:
+    listed = db.list_tables() if hasattr(db, "list_tables") else db.table_names()
+    names = getattr(listed, "tables", listed)
+    return [str(n) for n in names]

@@ -1,0 +1,87 @@
+"""The CLI as people and agents run it: ``python -m ctxops_memory_store``, text and --json."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def mem(repo: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ctxops_memory_store", *args],
+        cwd=repo,
+        input=stdin,
+        text=True,
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def test_cli_round_trip(repo: Path) -> None:
+    added = mem(
+        repo,
+        "add",
+        "--kind",
+        "decision",
+        "--title",
+        "Money is Decimal",
+        "--body",
+        "Never float.",
+        "--scope",
+        "api/**",
+        "--json",
+    )
+    assert added.returncode == 0, added.stderr
+    entry_id = json.loads(added.stdout)["entry"]["id"]
+    body = mem(repo, "add", "--kind", "lesson", "--title", "Race in worker", "--body", "-", stdin="go test -race")
+    assert body.returncode == 0 and "added:" in body.stdout
+    listed = mem(repo, "list")
+    assert "Money is Decimal" in listed.stdout and "[api/**]" in listed.stdout
+    found = mem(repo, "search", "float", "--json")
+    data = json.loads(found.stdout)
+    assert data["engine"] == "duckdb" and data["hits"][0]["id"] == entry_id
+    assert mem(repo, "search", "nothing-matches-this").returncode == 1
+    assert mem(repo, "pin", entry_id[-6:]).returncode == 0
+    shown = mem(repo, "show", entry_id, "--json")
+    assert json.loads(shown.stdout)["pinned"] is True
+    assert "pinned = true" in mem(repo, "show", entry_id).stdout
+    assert mem(repo, "unpin", entry_id).returncode == 0
+    superseded = mem(repo, "supersede", entry_id, "--title", "Money is integer cents", "--body", "Faster.", "--json")
+    assert json.loads(superseded.stdout)["superseded"] == [entry_id]
+    forgotten = mem(repo, "forget", entry_id, "--reason", "replaced", "--json")
+    assert json.loads(forgotten.stdout)["status"] == "archived"
+    assert mem(repo, "rebuild").stdout.startswith("index rebuilt from 3 entries")
+
+
+def test_review_flow(repo: Path) -> None:
+    added = mem(repo, "add", "--title", "Check the queue depth", "--pending", "--json")
+    entry_id = json.loads(added.stdout)["entry"]["id"]
+    listed = mem(repo, "review")
+    assert "Check the queue depth" in listed.stdout and "accept with" in listed.stdout
+    accepted = mem(repo, "review", "--accept", entry_id, "--json")
+    assert json.loads(accepted.stdout)["accepted"][0]["entry"]["status"] == "active"
+    assert "no candidates" in mem(repo, "review", "--no-harvest").stdout
+
+
+def test_errors_are_clear(repo: Path, tmp_path: Path) -> None:
+    missing = mem(repo, "show", "NOPE")
+    assert missing.returncode == 2 and "no memory entry with id 'NOPE'" in missing.stderr
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    done = mem(outside, "list")
+    assert done.returncode == 2 and "no .git or .meta" in done.stderr
+    (repo / ".meta").mkdir(exist_ok=True)
+    (repo / ".meta" / "config.toml").write_text("[memory\n")
+    bad = mem(repo, "list")
+    assert bad.returncode == 2 and "config.toml" in bad.stderr
+
+
+def test_broken_files_are_warned_about_and_skipped(repo: Path) -> None:
+    mem(repo, "add", "--title", "Good one")
+    (repo / ".meta" / "memory" / "fact-bad-zzzzzz.md").write_text("+++\ntitle = \n+++\n")
+    listed = mem(repo, "list")
+    assert listed.returncode == 0 and "Good one" in listed.stdout
+    assert "fact-bad-zzzzzz.md:2:" in listed.stderr

@@ -1,0 +1,62 @@
+"""The `vector` extra: the offline hashing embedder and a real LanceDB table (skipped without LanceDB)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from ctxops_memory_store.config import MemoryConfig
+from ctxops_memory_store.store import MemoryStore, new_entry
+from ctxops_memory_store.vector import HashingEmbedder, VectorUnavailable, cosine, embedder_from_name
+
+
+def test_hashing_embedder_is_deterministic_and_normalised() -> None:
+    embedder = embedder_from_name("hashing:64")
+    assert embedder.name == "hashing-v1-64" and embedder.dimensions == 64
+    a, b, c = embedder.embed(["webhook retries with backoff", "webhook retries with backoff", "cart totals in TS"])
+    assert a == b and len(a) == 64
+    assert abs(sum(x * x for x in a) - 1.0) < 1e-9
+    assert cosine(a, b) > cosine(a, c)
+
+
+def test_unknown_embedder_is_refused() -> None:
+    with pytest.raises(VectorUnavailable, match="unknown embedder"):
+        embedder_from_name("word2vec")
+
+
+def test_vector_similarity_folds_rewordings(repo) -> None:
+    store = MemoryStore(repo, MemoryConfig(vector_enabled=False, fold_threshold=0.99))
+    plain = store.put(new_entry(kind="fact", title="Worker retries webhooks", body="three retries with backoff"))
+    reworded = store.put(new_entry(kind="fact", title="Worker retries webhooks", body="retries: three, with backoff"))
+    assert reworded.folded == []  # shingles alone do not see it (superseded as same subject instead)
+    assert reworded.superseded == [plain.entry.id]
+    emb = HashingEmbedder()
+    x, y = emb.embed(
+        ["Worker retries webhooks three retries with backoff", "Worker retries webhooks retries: three, with backoff"]
+    )
+    assert cosine(x, y) > 0.9
+
+
+lancedb_missing = importlib.util.find_spec("lancedb") is None
+
+
+@pytest.mark.skipif(lancedb_missing, reason="the `vector` extra (lancedb) is not installed")
+def test_lancedb_table_is_written_and_searched(repo) -> None:
+    from ctxops_memory_store.vector import VectorTable
+
+    store = MemoryStore(repo, MemoryConfig(vector_enabled=True))
+    retry = store.put(
+        new_entry(
+            kind="convention",
+            title="Webhook retries use exponential backoff",
+            body="The Go worker retries failed webhooks three times.",
+        )
+    ).entry
+    store.put(new_entry(kind="fact", title="Cart totals are computed in web/src/cart.ts", body="Line items summed."))
+    store.put(new_entry(kind="lesson", title="Old note", body="obsolete webhook text", status="pending"))
+    assert store.rebuild_index()
+    assert (store.index_dir / "memory.lance").is_dir()
+    hits = VectorTable.for_store(store).search("retrying webhooks with backoff", limit=3)
+    assert hits[0][0] == retry.id
+    assert all(i != retry.id or score > 0.2 for i, score in hits)
+    assert len(hits) == 2  # the pending candidate is filtered out

@@ -1,0 +1,255 @@
+"""Claude Code transcripts (``<config>/projects/**/*.jsonl``) to UsageRecords.
+
+Claude Code writes one line per content block of a response, each repeating the response's usage, so
+records are keyed on message id + request id (the key ccusage uses too) and the first line of a response
+counts. Sidechain (subagent) lines carry their parent's ``sessionId`` and stay attributed to it.
+Tool results that fed a request are attached to the next response of the same chain as Attribution.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from ctxops_contracts import Attribution, UsageRecord
+
+from .counts import CountError, token_count
+from .estimate import estimate_tokens
+from .ids import stable_ulid
+from .report import IngestReport
+from .repos import repo_of
+from .timestamps import TimestampError, parse_timestamp
+
+PROVIDER = "anthropic"
+_NEEDLES = (b'"usage"', b'"tool_use"', b'"tool_result"', b'"assistant"')
+FILE_KEYS = ("file_path", "notebook_path", "path")
+MAX_OPEN_TOOL_USES = 512
+
+
+class _CacheCreation(msgspec.Struct):
+    ephemeral_1h_input_tokens: Any = None
+    ephemeral_5m_input_tokens: Any = None
+
+
+class _Usage(msgspec.Struct):
+    input_tokens: Any = None
+    output_tokens: Any = None
+    cache_creation_input_tokens: Any = None
+    cache_read_input_tokens: Any = None
+    cache_creation: _CacheCreation | None = None
+
+
+class _ToolInput(msgspec.Struct):
+    file_path: Any = None
+    notebook_path: Any = None
+    path: Any = None
+
+
+class _Block(msgspec.Struct):
+    type: str = ""
+    id: str | None = None
+    name: str | None = None
+    input: _ToolInput | None = None
+    tool_use_id: str | None = None
+    content: Any = None
+
+
+class _Message(msgspec.Struct):
+    id: Any = None
+    model: Any = None
+    usage: _Usage | None = None
+    content: str | list[_Block] | None = None
+
+
+class _Line(msgspec.Struct):
+    type: Any = None
+    timestamp: Any = None
+    sessionId: Any = None
+    requestId: Any = None
+    isSidechain: Any = False
+    agentId: Any = None
+    cwd: Any = None
+    gitBranch: Any = None
+    uuid: Any = None
+    message: _Message | None = None
+
+
+_decoder = msgspec.json.Decoder(_Line)
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def dedupe_key(message_id: str | None, request_id: str | None, session_id: str | None, uuid: str | None) -> str:
+    """The key of one Anthropic response: message id + request id, shared with the proxy and the SDK wrapper."""
+    if message_id and request_id:
+        return f"anthropic:{message_id}:{request_id}"
+    if message_id:
+        return f"claude-code:{session_id or '-'}:{message_id}"
+    return f"claude-code:line:{session_id or '-'}:{uuid or '-'}"
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for item in content:
+            if isinstance(item, dict):
+                if isinstance(item.get("text"), str):
+                    parts.append(item["text"])
+                elif isinstance(item.get("source"), dict) and isinstance(item["source"].get("data"), str):
+                    parts.append(item["source"]["data"])  # an image: its base64 bytes enter the context
+            elif isinstance(item, str):
+                parts.append(item)
+        return "\n".join(parts)
+    return ""
+
+
+class ClaudeCodeParser:
+    """Parses the lines of one transcript file; its carry-over state lives in a JSON-able dict."""
+
+    def __init__(self, path: Path, state: dict[str, Any], report: IngestReport, seen: set[str]) -> None:
+        self.path = path
+        self.state = state
+        self.tool_uses: dict[str, list[Any]] = state.setdefault("tool_uses", {})
+        self.pending: dict[str, list[list[Any]]] = state.setdefault("pending", {})
+        self.report = report
+        self.seen = seen
+
+    def _chain(self, line: _Line) -> str:
+        side = "side:" + (_str(line.agentId) or "") if line.isSidechain is True else "main"
+        return f"{_str(line.sessionId) or '-'}|{side}"
+
+    def _tool_uses(self, blocks: list[_Block]) -> None:
+        for block in blocks:
+            if block.type == "tool_use" and block.id:
+                files: list[str] = []
+                if block.input is not None:
+                    for key in FILE_KEYS:
+                        value = getattr(block.input, key)
+                        if isinstance(value, str) and value:
+                            files.append(value)
+                            break
+                self.tool_uses[block.id] = [block.name or "unknown", files]
+        while len(self.tool_uses) > MAX_OPEN_TOOL_USES:  # results that never came: forget the oldest
+            del self.tool_uses[next(iter(self.tool_uses))]
+
+    def _tool_results(self, line: _Line, blocks: list[_Block]) -> None:
+        for block in blocks:
+            if block.type != "tool_result":
+                continue
+            name, files = self.tool_uses.pop(block.tool_use_id or "", ["unknown", []])
+            text = _result_text(block.content)
+            size = len(text.encode("utf-8", "replace"))
+            tokens = estimate_tokens(text) if text else 0
+            self.pending.setdefault(self._chain(line), []).append([name, files, size, tokens])
+
+    def parse(self, offset: int, raw: bytes) -> UsageRecord | None:
+        where = f"{self.path}:{offset}"
+        stripped = raw.strip()
+        if not stripped:
+            return None
+        if not any(needle in stripped for needle in _NEEDLES):
+            if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
+                self.report.refuse("invalid_json", where, "not a JSON object (truncated or corrupt line)")
+            return None
+        try:
+            line = _decoder.decode(stripped)
+        except msgspec.ValidationError as exc:
+            self.report.refuse("rejected", where, f"unexpected shape: {exc}")
+            return None
+        except msgspec.DecodeError as exc:
+            self.report.refuse("invalid_json", where, f"invalid JSON: {exc}")
+            return None
+        message = line.message
+        if message is None:
+            return None
+        blocks = message.content if isinstance(message.content, list) else []
+        if blocks:
+            if line.type == "assistant":
+                self._tool_uses(blocks)
+            elif line.type == "user":
+                self._tool_results(line, blocks)
+        if message.usage is None:
+            if line.type == "assistant":
+                self.report.no_usage += 1
+            return None
+        return self._record(line, message, message.usage, where)
+
+    def _record(self, line: _Line, message: _Message, usage: _Usage, where: str) -> UsageRecord | None:
+        session_id = _str(line.sessionId)
+        message_id = _str(message.id)
+        request_id = _str(line.requestId)
+        key = dedupe_key(message_id, request_id, session_id, _str(line.uuid))
+        if key in self.seen or key == self.state.get("last_key"):
+            self.report.duplicates += 1
+            return None
+        try:
+            ts, naive = parse_timestamp(line.timestamp)
+            cache_1h = token_count(
+                usage.cache_creation.ephemeral_1h_input_tokens if usage.cache_creation else None,
+                "cache_creation.ephemeral_1h_input_tokens",
+            )
+            input_tokens = token_count(usage.input_tokens, "input_tokens", required=True)
+            output_tokens = token_count(usage.output_tokens, "output_tokens", required=True)
+            cache_creation = token_count(usage.cache_creation_input_tokens, "cache_creation_input_tokens")
+            cache_read = token_count(usage.cache_read_input_tokens, "cache_read_input_tokens")
+        except (TimestampError, CountError) as exc:
+            self.report.refuse("rejected", where, str(exc))
+            return None
+        if naive:
+            self.report.naive_timestamps += 1
+        self.seen.add(key)
+        self.state["last_key"] = key
+        attribution = [
+            Attribution(tool=name, files=files, bytes=size, tokens=tokens)
+            for name, files, size, tokens in self.pending.pop(self._chain(line), [])
+        ]
+        cwd = _str(line.cwd)
+        return UsageRecord(
+            id=stable_ulid(_ms(ts), key),
+            ts=ts,
+            provider=PROVIDER,
+            model=_str(message.model) or "unknown",
+            session_id=session_id,
+            parent_session_id=session_id if line.isSidechain is True else None,
+            repo=repo_of(cwd),
+            cwd=cwd,
+            git_branch=_str(line.gitBranch),
+            request_id=request_id,
+            message_id=message_id,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cache_creation_tokens=cache_creation,
+            cache_creation_1h_tokens=min(cache_1h, cache_creation),
+            cache_read_tokens=cache_read,
+            is_sidechain=line.isSidechain is True,
+            source="provider-reported",
+            origin="transcript",
+            dedupe_key=key,
+            attribution=attribution,
+        )
+
+
+def _ms(ts: datetime) -> int:
+    return int(ts.timestamp() * 1000)
+
+
+def first_timestamp(path: Path, limit: int = 1 << 16) -> str:
+    """The first ``"timestamp"`` value in the head of a file (files are read oldest first, like ccusage)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(limit)
+    except OSError:
+        return "~"
+    for raw in head.split(b"\n"):
+        at = raw.find(b'"timestamp":"')
+        if at >= 0:
+            end = raw.find(b'"', at + 13)
+            if end > 0:
+                return raw[at + 13 : end].decode("ascii", "replace")
+    return "~"  # sorts after every date: files without timestamps go last

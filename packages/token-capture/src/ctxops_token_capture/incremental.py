@@ -1,0 +1,133 @@
+"""Read only what was appended to a log file since last time, and notice when it was rotated or rewritten.
+
+A file's state is (path, device, inode, size, offset, start and hash of the last line read). On the next
+run the file is re-read from the start when its inode changed, it shrank, or the bytes of the last line
+read are no longer the same (a rewrite); otherwise reading resumes at ``offset``. A last line without a
+newline is taken only if it is a complete JSON object (a writer may still be in the middle of it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+CHUNK = 8 << 20
+
+
+def line_hash(line: bytes) -> str:
+    return hashlib.blake2b(line, digest_size=12).hexdigest()
+
+
+class FileState(msgspec.Struct, kw_only=True):
+    """What was read of one file; ``parser`` holds the line parser's own carry-over state."""
+
+    path: str
+    dev: int = 0
+    inode: int = 0
+    size: int = 0
+    offset: int = 0
+    last_line_start: int = 0
+    last_line_hash: str = ""
+    parser: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+@dataclass
+class ReadResult:
+    """New complete lines (with their byte offsets) and what happened to the file."""
+
+    lines: list[tuple[int, bytes]] = field(default_factory=list)
+    restarted: bool = False  # rotated or rewritten: read again from the start
+    reason: str = ""
+    pending_tail: int = 0  # bytes of an incomplete last line left for next time
+
+
+def _unchanged(state: FileState, st: os.stat_result, handle: Any) -> tuple[bool, str]:
+    if state.inode and (st.st_ino != state.inode or st.st_dev != state.dev):
+        return False, "file replaced (new inode)"
+    if st.st_size < state.offset:
+        return False, "file shrank"
+    if state.last_line_hash:
+        handle.seek(state.last_line_start)
+        tail = handle.read(state.offset - state.last_line_start)
+        if line_hash(tail.rstrip(b"\r\n")) != state.last_line_hash:
+            return False, "file rewritten (last line read has changed)"
+    return True, ""
+
+
+def _complete_json_object(data: bytes) -> bool:
+    text = data.strip()
+    if not (text.startswith(b"{") and text.endswith(b"}")):
+        return False
+    try:
+        msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        return False
+    return True
+
+
+def iter_new_lines(path: Path, state: FileState | None) -> tuple[Iterator[tuple[int, bytes]], ReadResult, FileState]:
+    """Lines appended since ``state`` (all lines when ``state`` is None or the file was rewritten).
+
+    Returns an iterator of (offset, line bytes without the newline), a result filled in as the iterator is
+    consumed, and the state to save once the caller has handled every line.
+    """
+    result = ReadResult()
+    st = path.stat()
+    new = FileState(path=str(path), dev=st.st_dev, inode=st.st_ino, size=st.st_size)
+    handle = path.open("rb")
+    start = 0
+    if state is not None:
+        same, reason = _unchanged(state, st, handle)
+        if same:
+            start = state.offset
+            new.offset, new.last_line_start, new.last_line_hash = (
+                state.offset,
+                state.last_line_start,
+                state.last_line_hash,
+            )
+            new.parser = state.parser
+        else:
+            result.restarted, result.reason = True, reason
+
+    def generate() -> Iterator[tuple[int, bytes]]:
+        with handle:
+            handle.seek(start)
+            position = start
+            carry = b""
+            last: tuple[int, bytes] | None = None
+            while True:
+                chunk = handle.read(CHUNK)
+                if not chunk:
+                    break
+                data = carry + chunk if carry else chunk
+                begin = 0
+                while True:
+                    end = data.find(b"\n", begin)
+                    if end < 0:
+                        break
+                    line = data[begin:end]
+                    offset = position + begin
+                    yield offset, line
+                    last = (offset, line)
+                    begin = end + 1
+                    new.offset = position + begin
+                carry = data[begin:]
+                position += begin
+            if carry:
+                if _complete_json_object(carry):
+                    yield position, carry
+                    last = (position, carry)
+                    new.offset = position + len(carry)
+                else:
+                    result.pending_tail = len(carry)
+            if last is not None:  # only the last line read is remembered (to notice a rewrite)
+                new.last_line_start, new.last_line_hash = last[0], line_hash(last[1].rstrip(b"\r"))
+            new.size = max(new.size, new.offset)
+
+    return generate(), result, new

@@ -1,0 +1,180 @@
+"""Ingest agent transcripts into the ledger: read what is new, append records to JSONL, load DuckDB.
+
+Per file, ingestion remembers how far it read (see ``incremental``) and the parser's carry-over, so a
+re-run reads only what was appended. Files are read oldest first (by their first timestamp), the order
+ccusage uses, so when a call appears in two files (a resumed session, the same session in two config
+directories) the same copy is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import msgspec
+from ctxops_contracts import UsageRecord, encode_line
+
+from .claude_code import ClaudeCodeParser, first_timestamp
+from .codex import CodexParser
+from .incremental import FileState, iter_new_lines
+from .jsonl_store import append_lines
+from .ledger import Ledger
+from .paths import data_dir, default_claude_dirs, default_codex_home
+from .report import IngestReport
+
+SOURCES_STATE = "state/sources.json"
+FLUSH_BYTES = 16 << 20
+
+
+class _Parser(Protocol):
+    def parse(self, offset: int, raw: bytes) -> UsageRecord | None: ...
+
+
+@dataclass
+class Sources:
+    """Where to look: Claude config directories (holding ``projects/``) and Codex homes (holding ``sessions/``)."""
+
+    claude_dirs: list[Path] = field(default_factory=list)
+    codex_homes: list[Path] = field(default_factory=list)
+
+    @classmethod
+    def defaults(cls) -> Sources:
+        codex = default_codex_home()
+        return cls(claude_dirs=default_claude_dirs(), codex_homes=[codex] if codex else [])
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    kind: str  # "claude-code" | "codex"
+    path: Path
+    session_hint: str = ""
+
+
+def discover(sources: Sources) -> list[SourceFile]:
+    """Transcript files under ``sources``, Claude Code ones oldest first; each real file once."""
+    claude: list[SourceFile] = []
+    seen: set[Path] = set()
+    for base in sources.claude_dirs:
+        projects = base / "projects"
+        if not projects.is_dir():
+            raise FileNotFoundError(f"{base} has no projects/ directory (expected a Claude config directory)")
+        for path in projects.rglob("*.jsonl"):
+            real = path.resolve()
+            if real not in seen and real.is_file():
+                seen.add(real)
+                claude.append(SourceFile("claude-code", path))
+    claude.sort(key=lambda f: (first_timestamp(f.path), str(f.path)))
+    codex: list[SourceFile] = []
+    for home in sources.codex_homes:
+        sessions = home / "sessions"
+        if not sessions.is_dir():
+            raise FileNotFoundError(f"{home} has no sessions/ directory (expected a Codex home)")
+        for path in sorted(sessions.rglob("rollout-*.jsonl")):
+            real = path.resolve()
+            if real not in seen and real.is_file():
+                seen.add(real)
+                hint = path.relative_to(sessions).as_posix().removesuffix(".jsonl")
+                codex.append(SourceFile("codex", path, hint))
+    return claude + codex
+
+
+def _load_states(path: Path) -> dict[str, FileState]:
+    if not path.exists():
+        return {}
+    try:
+        return msgspec.json.decode(path.read_bytes(), type=dict[str, FileState])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        # A damaged state file only costs a full re-read: loading is idempotent.
+        return {}
+
+
+def _save_states(path: Path, states: dict[str, FileState]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(msgspec.json.encode(states))
+    tmp.replace(path)
+
+
+class _Batch:
+    """Encoded records waiting to be appended, flushed in large blocks."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.count = 0
+
+    def add(self, record: UsageRecord) -> None:
+        line = encode_line(record)
+        self.parts.append(line)
+        self.size += len(line)
+        self.count += 1
+        if self.size >= FLUSH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.parts:
+            append_lines(b"".join(self.parts), "transcript", self.root)
+            self.parts, self.size = [], 0
+
+
+def ingest(sources: Sources, root: Path | None = None, *, load: bool = True) -> IngestReport:
+    """Read what is new under ``sources`` into the ledger at ``root`` (default: the user data dir)."""
+    root = root or data_dir()
+    report = IngestReport()
+    state_path = root / SOURCES_STATE
+    states = _load_states(state_path)
+    files = discover(sources)
+    report.files_seen = len(files)
+    seen: set[str] = set()
+    batch = _Batch(root)
+    for source in files:
+        key = str(source.path)
+        previous = states.get(key)
+        if previous is not None and _untouched(source.path, previous):
+            continue
+        try:
+            lines, result, state = iter_new_lines(source.path, previous)
+        except OSError as exc:  # vanished or unreadable since discovery: report it, keep going
+            report.refuse("rejected", str(source.path), f"unreadable file: {exc.strerror or exc}")
+            continue
+        parser: _Parser
+        if source.kind == "claude-code":
+            parser = ClaudeCodeParser(source.path, state.parser, report, seen)
+        else:
+            parser = CodexParser(source.path, source.session_hint, state.parser, report, seen)
+        start = state.offset
+        for offset, raw in lines:
+            report.lines_read += 1
+            record = parser.parse(offset, raw)
+            if record is not None:
+                batch.add(record)
+        report.files_read += 1
+        report.bytes_read += state.offset - (0 if result.restarted else start)
+        report.files_restarted += int(result.restarted)
+        report.incomplete_tails += int(result.pending_tail > 0)
+        states[key] = state
+    batch.flush()
+    report.records = batch.count
+    _save_states(state_path, states)
+    if load:
+        Ledger(root).load(report)
+    return report
+
+
+def _untouched(path: Path, state: FileState) -> bool:
+    """Same inode and size as when last read: nothing to do (the common case on a re-run)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return False
+    return st.st_ino == state.inode and st.st_dev == state.dev and st.st_size == state.size
+
+
+def ingest_records(records: Iterable[UsageRecord], origin: str, root: Path | None = None) -> int:
+    """Append records from any origin to the JSONL truth (they reach DuckDB on the next load)."""
+    from .jsonl_store import append_records
+
+    return append_records(records, origin, root)

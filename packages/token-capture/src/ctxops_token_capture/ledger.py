@@ -1,0 +1,325 @@
+"""The per-user DuckDB ledger, derived from the JSONL truth and rebuildable from it at any time.
+
+Loads are idempotent: ``dedupe_key`` is the primary key. When two origins saw the same call (a transcript
+and the proxy), the better record's token counts win (provider-reported over estimated, then proxy over
+SDK over transcript) and missing details (latency, session, attribution, ...) are filled from the other.
+Only one process writes the file: every write happens under ``ledger.lock`` with a short retry.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from ctxops_contracts import SCHEMA_MAJOR, UsageRecord
+
+from .incremental import FileState, iter_new_lines
+from .jsonl_store import record_files
+from .locking import exclusive
+from .paths import data_dir
+from .report import IngestReport
+
+LEDGER_FILE = "ledger.duckdb"
+LOCK_FILE = "ledger.lock"
+LOADED_STATE = "state/loaded.json"
+
+COLUMNS: dict[str, str] = {
+    "dedupe_key": "VARCHAR",
+    "id": "VARCHAR",
+    "ts": "TIMESTAMPTZ",
+    "provider": "VARCHAR",
+    "model": "VARCHAR",
+    "session_id": "VARCHAR",
+    "parent_session_id": "VARCHAR",
+    "task_id": "VARCHAR",
+    "repo": "VARCHAR",
+    "cwd": "VARCHAR",
+    "git_branch": "VARCHAR",
+    "request_id": "VARCHAR",
+    "message_id": "VARCHAR",
+    "input_tokens": "BIGINT",
+    "output_tokens": "BIGINT",
+    "cache_creation_tokens": "BIGINT",
+    "cache_creation_1h_tokens": "BIGINT",
+    "cache_read_tokens": "BIGINT",
+    "reasoning_tokens": "BIGINT",
+    "message_count": "BIGINT",
+    "latency_ms": "DOUBLE",
+    "status": "INTEGER",
+    "error": "VARCHAR",
+    "is_sidechain": "BOOLEAN",
+    "source": "VARCHAR",
+    "origin": "VARCHAR",
+    "attribution": "STRUCT(tool VARCHAR, files VARCHAR[], bytes BIGINT, tokens BIGINT)[]",
+    "schema_version": "VARCHAR",
+}
+TOKEN_COLUMNS = (
+    "model",
+    "provider",
+    "ts",
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_tokens",
+    "cache_creation_1h_tokens",
+    "cache_read_tokens",
+    "reasoning_tokens",
+    "source",
+    "origin",
+    "id",
+)
+DETAIL_COLUMNS = (
+    "session_id",
+    "parent_session_id",
+    "task_id",
+    "repo",
+    "cwd",
+    "git_branch",
+    "request_id",
+    "message_id",
+    "message_count",
+    "latency_ms",
+    "status",
+    "error",
+)
+RANK_SQL = (
+    "(CASE source WHEN 'provider-reported' THEN 10 ELSE 0 END)"
+    " + (CASE origin WHEN 'proxy' THEN 3 WHEN 'sdk' THEN 2 ELSE 1 END)"
+)
+
+_record_decoder = msgspec.json.Decoder(UsageRecord)
+
+
+def _schema_sql() -> str:
+    cols = ",\n  ".join(f"{name} {kind}" for name, kind in COLUMNS.items())
+    return f"""
+CREATE TABLE IF NOT EXISTS usage (
+  {cols},
+  rank INTEGER,
+  PRIMARY KEY (dedupe_key)
+);
+CREATE TABLE IF NOT EXISTS jsonl_files (
+  path VARCHAR PRIMARY KEY,
+  state VARCHAR
+);
+"""
+
+
+def _merge_sql() -> str:
+    """Fold the batch to one row per key, then merge each into the table.
+
+    Within the batch and against the table alike: the best-ranked copy's token counts win (ties: the first
+    one read, as ccusage keeps the first), details come from the best copy that has them.
+    """
+    names = list(COLUMNS)
+    prio = "rank::BIGINT * 1000000000000 - _seq"
+    folded = []
+    for c in names:
+        if c == "dedupe_key":
+            folded.append(c)
+        elif c in TOKEN_COLUMNS or c == "schema_version":
+            folded.append(f"arg_max({c}, {prio}) AS {c}")
+        elif c == "is_sidechain":
+            folded.append(f"bool_or({c}) AS {c}")
+        elif c == "attribution":
+            folded.append(f"coalesce(arg_max({c}, {prio}) FILTER (WHERE len({c}) > 0), []) AS {c}")
+        else:
+            folded.append(f"arg_max({c}, {prio}) FILTER (WHERE {c} IS NOT NULL) AS {c}")
+    better = "EXCLUDED.rank > usage.rank"
+    sets = [f"{c} = CASE WHEN {better} THEN EXCLUDED.{c} ELSE usage.{c} END" for c in TOKEN_COLUMNS]
+    sets += [f"{c} = COALESCE(usage.{c}, EXCLUDED.{c})" for c in DETAIL_COLUMNS]
+    sets.append("is_sidechain = usage.is_sidechain OR EXCLUDED.is_sidechain")
+    sets.append(
+        "attribution = CASE WHEN usage.attribution IS NULL OR len(usage.attribution) = 0"
+        " THEN EXCLUDED.attribution ELSE usage.attribution END"
+    )
+    sets.append("rank = greatest(usage.rank, EXCLUDED.rank)")
+    return (
+        f"INSERT INTO usage ({', '.join(names)}, rank) "
+        f"SELECT {', '.join(folded)}, max(rank) AS rank "
+        f"FROM (SELECT *, {RANK_SQL} AS rank FROM incoming) GROUP BY dedupe_key "
+        f"ON CONFLICT (dedupe_key) DO UPDATE SET {', '.join(sets)}"
+    )
+
+
+def _columns_literal() -> str:
+    columns = {**COLUMNS, "_seq": "BIGINT"}
+    return "{" + ", ".join(f"'{k}': '{v}'" for k, v in columns.items()) + "}"
+
+
+class LedgerError(RuntimeError):
+    """The ledger could not be opened or written; the message says what to do."""
+
+
+def _valid_line(line: bytes) -> str | None:
+    """None when ``line`` is a UsageRecord this reader understands; else why not."""
+    try:
+        record = _record_decoder.decode(line)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        return f"invalid UsageRecord: {exc}"
+    major = record.schema_version.split(".", 1)[0]
+    if major != str(SCHEMA_MAJOR):
+        return f"unsupported schema version {record.schema_version}"
+    return None
+
+
+def load_pending(
+    con: Any, root: Path, report: IngestReport, *, persist_offsets: bool = True
+) -> tuple[int, list[FileState]]:
+    """Load every JSONL line not yet in the ledger; return how many new calls it added, and the files' states."""
+    states: dict[str, FileState] = {}
+    if persist_offsets:
+        for path, raw in con.execute("SELECT path, state FROM jsonl_files").fetchall():
+            states[path] = msgspec.json.decode(raw, type=FileState)
+    tmp_dir = root / "tmp"
+    tmp_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix="load-", suffix=".jsonl", dir=tmp_dir)
+    new_states: list[FileState] = []
+    good = 0
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for path in record_files(root):
+                lines, result, state = iter_new_lines(path, states.get(str(path)))
+                for offset, line in lines:
+                    if not line.strip():
+                        continue
+                    problem = _valid_line(line)
+                    if problem:
+                        report.refuse("invalid_json", f"{path}:{offset}", problem)
+                        continue
+                    # The line's position in this batch breaks ties: the first copy read wins.
+                    out.write(line.rstrip()[:-1])
+                    out.write(b',"_seq":%d}\n' % good)
+                    good += 1
+                if result.pending_tail:
+                    report.incomplete_tails += 1
+                new_states.append(state)
+        before = con.execute("SELECT count(*) FROM usage").fetchone()[0]
+        if good:
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE incoming AS SELECT * FROM read_json(?, format='newline_delimited', "
+                f"columns={_columns_literal()})",
+                [tmp_name],
+            )
+            con.execute(_merge_sql())
+            con.execute("DROP TABLE incoming")
+        if persist_offsets:
+            for state in new_states:
+                con.execute(
+                    "INSERT OR REPLACE INTO jsonl_files VALUES (?, ?)",
+                    [state.path, msgspec.json.encode(state).decode()],
+                )
+        after = con.execute("SELECT count(*) FROM usage").fetchone()[0]
+    finally:
+        Path(tmp_name).unlink(missing_ok=True)
+    added = int(after - before)
+    report.loaded += added
+    return added, new_states
+
+
+class Ledger:
+    """Opens the ledger file under the writer lock; rebuilds it from JSONL when it is corrupt."""
+
+    def __init__(self, root: Path | None = None, *, lock_timeout: float = 10.0) -> None:
+        self.root = root or data_dir()
+        self.path = self.root / LEDGER_FILE
+        self.lock_timeout = lock_timeout
+
+    @contextmanager
+    def writer(self) -> Iterator[Any]:
+        """A connection to the ledger file, held under the lock, closed on exit."""
+        import duckdb
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        with exclusive(self.root / LOCK_FILE, self.lock_timeout):
+            con = self._connect(duckdb)
+            try:
+                con.execute(_schema_sql())
+                yield con
+            finally:
+                con.close()
+
+    def _connect(self, duckdb: Any) -> Any:
+        deadline = time.monotonic() + self.lock_timeout
+        while True:
+            try:
+                return duckdb.connect(str(self.path))
+            except duckdb.IOException as exc:
+                if "lock" in str(exc).lower() and time.monotonic() < deadline:
+                    time.sleep(0.05)  # a reader that does not use our lock file: wait for it
+                    continue
+                if "lock" in str(exc).lower():
+                    raise LedgerError(f"{self.path} is held by another process: {exc}") from None
+                return self._rebuild(duckdb, exc)
+            except duckdb.Error as exc:
+                return self._rebuild(duckdb, exc)
+
+    def _rebuild(self, duckdb: Any, exc: Exception) -> Any:
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+        shutil.move(str(self.path), aside)
+        for suffix in (".wal",):
+            Path(str(self.path) + suffix).unlink(missing_ok=True)
+        (self.root / LOADED_STATE).unlink(missing_ok=True)
+        print(f"ledger: {self.path} could not be opened ({exc}); moved to {aside}, rebuilding from JSONL")
+        return duckdb.connect(str(self.path))
+
+    def load(self, report: IngestReport) -> int:
+        """Load pending JSONL lines (skipped without opening DuckDB when nothing changed)."""
+        if self.up_to_date():
+            return 0
+        with self.writer() as con:
+            return self.load_into(con, report)
+
+    def load_into(self, con: Any, report: IngestReport) -> int:
+        """Load pending JSONL lines through ``con`` (a writer connection), in one transaction."""
+        con.execute("BEGIN")
+        try:
+            added, states = load_pending(con, self.root, report)
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
+        self._remember_loaded({s.path: [s.inode, s.offset] for s in states})
+        return added
+
+    def _fingerprint(self) -> dict[str, list[int]]:
+        out = {}
+        for path in record_files(self.root):
+            st = path.stat()
+            out[str(path)] = [st.st_ino, st.st_size]
+        return out
+
+    def up_to_date(self) -> bool:
+        state_file = self.root / LOADED_STATE
+        if not self.path.exists() or not state_file.exists():
+            return False
+        try:
+            saved = json.loads(state_file.read_text())
+        except (OSError, ValueError):
+            return False
+        return bool(saved == self._fingerprint())
+
+    def _remember_loaded(self, loaded: dict[str, list[int]]) -> None:
+        """Record (inode, bytes loaded) per file: equal to (inode, size) on disk means nothing is pending."""
+        state_file = self.root / LOADED_STATE
+        state_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = state_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(loaded))
+        tmp.replace(state_file)
+
+
+def memory_ledger(root: Path, report: IngestReport) -> Any:
+    """An in-memory ledger loaded straight from the JSONL truth (used when the file is busy)."""
+    import duckdb
+
+    con = duckdb.connect(":memory:")
+    con.execute(_schema_sql())
+    load_pending(con, root, report, persist_offsets=False)
+    return con

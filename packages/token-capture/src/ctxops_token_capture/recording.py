@@ -1,0 +1,55 @@
+"""Building a UsageRecord for one observed call (proxy and SDK wrapper share this)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from ctxops_contracts import UsageRecord, new_ulid
+
+from .wire import Api, Observed, RequestInfo, settle_usage
+
+PROVIDERS = {"anthropic": "anthropic", "openai-chat": "openai", "openai-responses": "openai"}
+
+
+def call_record(
+    *,
+    api: Api,
+    origin: str,
+    started: datetime,
+    latency_ms: float,
+    status: int | None,
+    request: RequestInfo,
+    seen: Observed,
+    request_id: str | None,
+    session_id: str | None = None,
+    error: str | None = None,
+) -> UsageRecord:
+    """One UsageRecord for a call; keyed like transcripts (message id + request id) when both are known."""
+    succeeded = status is not None and 200 <= status < 300 and error is None
+    usage, estimated = settle_usage(seen, request, succeeded=succeeded)
+    provider = PROVIDERS[api]
+    record_id = new_ulid()
+    known = seen.message_id and request_id
+    key = f"{provider}:{seen.message_id}:{request_id}" if known else f"{origin}:{record_id}"
+    return UsageRecord(
+        id=record_id,
+        ts=started.astimezone(UTC),
+        provider=provider,
+        model=seen.model or request.model or "unknown",
+        session_id=session_id,
+        request_id=request_id,
+        message_id=seen.message_id,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_creation_tokens=usage.cache_creation_tokens,
+        cache_creation_1h_tokens=min(usage.cache_creation_1h_tokens, usage.cache_creation_tokens),
+        cache_read_tokens=usage.cache_read_tokens,
+        reasoning_tokens=usage.reasoning_tokens,
+        message_count=request.message_count,
+        latency_ms=round(latency_ms, 3),
+        status=status,
+        error=error or seen.error,
+        source="estimated" if estimated else "provider-reported",
+        origin="proxy" if origin == "proxy" else "sdk",
+        dedupe_key=key,
+    )

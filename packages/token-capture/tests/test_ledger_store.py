@@ -1,0 +1,116 @@
+"""The JSONL truth and the DuckDB ledger: idempotent loads, merges, rebuilds, one writer at a time."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ctxops_contracts import UsageRecord
+from ctxops_token_capture.ingest import Sources, ingest
+from ctxops_token_capture.jsonl_store import append_records
+from ctxops_token_capture.ledger import LEDGER_FILE, LOCK_FILE, Ledger
+from ctxops_token_capture.locking import exclusive
+from ctxops_token_capture.report import IngestReport
+from ctxops_token_capture.synthetic import write_claude_sessions
+from ctxops_token_capture.totals import totals
+
+
+def _record(key: str, origin: str = "transcript", **fields: object) -> UsageRecord:
+    base: dict[str, object] = {
+        "id": "01J0000000000000000000000" + key[-1],
+        "ts": datetime(2026, 11, 29, 12, tzinfo=UTC),
+        "provider": "anthropic",
+        "model": "claude-opus-5-5",
+        "input_tokens": 10,
+        "output_tokens": 1,
+        "origin": origin,
+        "dedupe_key": key,
+    }
+    base.update(fields)
+    return UsageRecord(**base)  # type: ignore[arg-type]
+
+
+def test_loading_the_same_data_twice_changes_nothing(tmp_path: Path) -> None:
+    config, root = tmp_path / "claude", tmp_path / "ledger"
+    truth = write_claude_sessions(config, sessions=2, turns=4)
+    ingest(Sources(claude_dirs=[config]), root)
+    before = totals(["session", "model"], root=root).rows
+    # Forget what was read: the transcripts are read and appended again, the ledger stays the same.
+    shutil.rmtree(root / "state")
+    report = ingest(Sources(claude_dirs=[config]), root)
+    assert report.records == truth.calls and report.loaded == 0
+    assert totals(["session", "model"], root=root).rows == before
+
+
+def test_ledger_is_rebuilt_from_jsonl_when_deleted_or_corrupt(tmp_path: Path) -> None:
+    config, root = tmp_path / "claude", tmp_path / "ledger"
+    write_claude_sessions(config, sessions=2, turns=4)
+    ingest(Sources(claude_dirs=[config]), root)
+    expected = totals(["model"], root=root).rows
+    (root / LEDGER_FILE).unlink()
+    assert totals(["model"], root=root).rows == expected
+    (root / LEDGER_FILE).write_bytes(b"this is not a duckdb file" * 100)
+    assert totals(["model"], root=root).rows == expected
+    assert list(root.glob(LEDGER_FILE + ".corrupt-*"))
+
+
+def test_proxy_and_transcript_copies_of_one_call_merge(tmp_path: Path) -> None:
+    root = tmp_path / "ledger"
+    key = "anthropic:msg_1:req_1"
+    append_records(
+        [_record(key, "transcript", session_id="s-1", output_tokens=1, cwd="/home/dev/shop")], "transcript", root
+    )
+    append_records([_record(key, "proxy", output_tokens=42, latency_ms=812.5, status=200)], "proxy", root)
+    append_records([_record("anthropic:msg_2:req_2", "proxy", output_tokens=5)], "proxy", root)
+    with Ledger(root).writer() as con:
+        Ledger(root).load_into(con, IngestReport())
+        rows = con.execute(
+            "SELECT dedupe_key, output_tokens, latency_ms, session_id, cwd, origin FROM usage ORDER BY 1"
+        ).fetchall()
+    assert rows == [
+        (key, 42, 812.5, "s-1", "/home/dev/shop", "proxy"),  # the wire's count wins, details are merged
+        ("anthropic:msg_2:req_2", 5, None, None, None, "proxy"),
+    ]
+
+
+def test_totals_answer_from_jsonl_while_another_process_holds_the_ledger(tmp_path: Path) -> None:
+    root = tmp_path / "ledger"
+    append_records([_record("k:1"), _record("k:2", input_tokens=5)], "transcript", root)
+    with exclusive(root / LOCK_FILE):
+        result = totals(["model"], root=root, lock_timeout=0.2)
+    assert "busy" in result.note and result.total["input_tokens"] == 15
+    assert not result.note or totals(["model"], root=root).total["input_tokens"] == 15
+
+
+def test_concurrent_appenders_and_loaders_lose_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "ledger"
+    script = (
+        "import sys\nfrom datetime import UTC, datetime\nfrom ctxops_contracts import UsageRecord\n"
+        "from ctxops_token_capture.jsonl_store import append_records\n"
+        "w = sys.argv[2]\n"
+        "for i in range(200):\n"
+        "    r = UsageRecord(id='01J00000000000000000000000', ts=datetime.now(UTC), provider='p', model='m',"
+        " input_tokens=1, origin='proxy', dedupe_key=f'{w}:{i}')\n"
+        "    append_records([r], 'proxy', __import__('pathlib').Path(sys.argv[1]))\n"
+    )
+    writers = [subprocess.Popen([sys.executable, "-c", script, str(root), f"w{n}"]) for n in range(3)]
+    errors: list[BaseException] = []
+
+    def load_repeatedly() -> None:
+        try:
+            for _ in range(5):
+                totals(["model"], root=root)
+        except BaseException as exc:  # pragma: no cover - surfaced below
+            errors.append(exc)
+
+    loader = threading.Thread(target=load_repeatedly)
+    loader.start()
+    for writer in writers:
+        assert writer.wait(60) == 0
+    loader.join(60)
+    assert not errors
+    assert totals(["model"], root=root).total["calls"] == 600

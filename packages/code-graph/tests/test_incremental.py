@@ -154,3 +154,14 @@ def test_plain_directory_and_repository_without_commits(tmp_path: Path) -> None:
     ix2 = CodeIndex(fresh)
     ix2.build()
     assert ix2.revision == "no-commits-dirty" and ix2.definitions("g")
+
+
+def test_a_long_lived_reader_follows_a_full_rebuild(repo: Path) -> None:
+    reader = CodeIndex(repo, auto_update=False)
+    assert reader.definitions("ship")
+    (repo / "shop" / "late.py").write_text("def late():\n    pass\n")
+    IndexWriter(repo).build(full=True)
+    IndexWriter(repo).build(full=True)  # two generations on: the reader's first one is gone from disk
+    assert reader.definitions("late") and reader.definitions("ship")
+    generations = sorted(p.name for p in IndexLayout(repo.resolve()).index_dir.glob("code-lookup.*.sqlite"))
+    assert len(generations) == 2  # the current one and the one it replaced

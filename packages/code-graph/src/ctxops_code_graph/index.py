@@ -61,6 +61,7 @@ class CodeIndex:
         self.lock_wait = lock_wait
         self.check_interval = check_interval
         self._con: sqlite3.Connection | None = None
+        self._con_path: Path | None = None
         self._checked_at = float("-inf")
         self._stale: list[str] = []
         self.last_update: BuildReport | None = None
@@ -382,8 +383,11 @@ class CodeIndex:
     # -- internals -------------------------------------------------------------------------------------
 
     def _connection(self) -> sqlite3.Connection:
+        if self._con is not None and self.layout.current_lookup() != self._con_path:
+            self._close()  # a full build published a new generation: follow it
         if self._con is None:
             try:
+                self._con_path = self.layout.current_lookup()
                 self._con = lookup_db.open_reader(self.layout)
             except lookup_db.LookupMissing:
                 raise IndexNotBuilt(

@@ -242,11 +242,18 @@ def _generation_of(path: Path) -> int:
 
 
 def _remove_old_generations(layout: IndexLayout, keep: Path) -> None:
-    # Readers that already opened an old generation keep reading it (POSIX keeps unlinked files alive).
+    """Drop generations older than the one just replaced.
+
+    The replaced generation stays: a reader may have read the pointer just before the swap and be opening
+    it now (deleting its WAL files under it would fail that read). Readers switch to the new generation at
+    their next call, so by the following full build nobody uses it any more.
+    """
+    newest = _generation_of(keep)
     for path in layout.index_dir.glob("code-lookup.*.sqlite*"):
-        if path.name.startswith(keep.name) or path.name.endswith(".tmp"):
+        if path.name.endswith(".tmp"):
             continue
-        path.unlink(missing_ok=True)
+        if _generation_of(path) < newest - 1:
+            path.unlink(missing_ok=True)
 
 
 def open_reader(layout: IndexLayout) -> sqlite3.Connection:

@@ -112,3 +112,28 @@ def test_names_and_all_symbols(repo: Path) -> None:
     assert names == sorted(names)
     everything = list(ix.all_symbols())
     assert len(everything) == 13 and everything[0].path == "shop/orders.py"
+
+
+def test_self_and_super_calls_find_inherited_methods(tmp_path: Path) -> None:
+    root = make_repo(
+        tmp_path / "inh",
+        {
+            "base.py": "class Base:\n    def save(self):\n        pass\n\n    def close(self):\n        pass\n",
+            "mid.py": "from base import Base\n\nclass Mid(Base):\n    def close(self):\n        super().close()\n",
+            "leaf.py": (
+                "from mid import Mid\n\nclass Leaf(Mid):\n    def run(self):\n        self.save()\n"
+                "        self.close()\n"
+            ),
+            "other.py": "class A:\n    def save(self): ...\nclass B:\n    def save(self): ...\n"
+            "class C:\n    def save(self): ...\nclass D:\n    def save(self): ...\n",
+        },
+    )
+    ix = CodeIndex(root)
+    ix.build()
+    callees = {(h.edge.dst, h.edge.confidence) for h in ix.callees("python leaf.py Leaf.run().")}
+    # save() is two levels up (through Mid), close() one level up: the nearest definition wins.
+    assert callees == {
+        ("python base.py Base.save().", "import-resolved"),
+        ("python mid.py Mid.close().", "import-resolved"),
+    }
+    assert {h.edge.dst for h in ix.callees("python mid.py Mid.close().")} == {"python base.py Base.close()."}

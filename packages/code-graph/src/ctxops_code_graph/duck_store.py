@@ -12,47 +12,69 @@ from typing import Any
 from .schema import TABLES, columns
 
 NAME_ONLY_CAP = 4  # a bare name defined in more places than this gives no edge: a guess, not an answer
-NAME_ONLY_FILE_WEIGHT = 0.25
-INSERT_SLICE = 20_000  # name-only edges count for less in the file graph's ranking
+NAME_ONLY_FILE_WEIGHT = 0.25  # name-only edges count for less in the file graph's ranking
+INSERT_SLICE = 20_000
+INHERIT_DEPTH = 6  # how far up a class hierarchy `self.x()` is looked for
 
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
 _CALLABLE_KINDS = "('function','method','class','struct','macro')"
 
+# Priorities: 10 same scope or file (11.. inherited, nearest base first), 20 imports, 30 bare names.
 _RESOLVE_SQL = f"""
 CREATE OR REPLACE TEMP TABLE cand AS
-WITH
+WITH RECURSIVE
+bases(cls, base, depth, conf) AS (
+  SELECT src, dst, 1, confidence FROM edges
+  WHERE kind = 'inherit' AND src IN (
+    SELECT e.parent FROM pending r JOIN symbols e ON e.id = r.enclosing
+    WHERE r.qualifier IN ('self', 'cls', 'this', 'Self', 'super'))
+  UNION ALL
+  SELECT b.cls, e.dst, b.depth + 1,
+         CASE WHEN b.conf = 'name-only' OR e.confidence = 'name-only' THEN 'name-only'
+              WHEN b.conf = 'import-resolved' OR e.confidence = 'import-resolved' THEN 'import-resolved'
+              ELSE 'exact' END
+  FROM bases b JOIN edges e ON e.src = b.base AND e.kind = 'inherit'
+  WHERE b.depth < {INHERIT_DEPTH}
+),
+p1_inherited AS (
+  SELECT r.rid, s.id AS dst, 10 + b.depth AS prio, b.conf AS conf FROM pending r
+  JOIN symbols e ON e.id = r.enclosing
+  JOIN bases b ON b.cls = e.parent
+  JOIN symbols s ON s.parent = b.base AND s.name = r.symbol_name
+  WHERE r.qualifier IN ('self', 'cls', 'this', 'Self', 'super') AND e.parent IS NOT NULL
+),
 p1_self AS (
-  SELECT r.rid, s.id AS dst, 1 AS prio, 'exact' AS conf FROM todo r
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
   JOIN symbols e ON e.id = r.enclosing
   JOIN symbols s ON s.parent = e.parent AND s.name = r.symbol_name
   WHERE r.qualifier IN ('self', 'cls', 'this', 'Self') AND e.parent IS NOT NULL
 ),
 p1_local AS (
-  SELECT r.rid, s.id AS dst, 1 AS prio, 'exact' AS conf FROM todo r
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
   JOIN symbols s ON s.path = r.path AND s.name = r.symbol_name
   WHERE r.qualifier IS NULL AND r.role <> 'import' AND (s.parent IS NULL OR s.parent = r.enclosing)
 ),
 p1_implicit_this AS (
-  SELECT r.rid, s.id AS dst, 1 AS prio, 'exact' AS conf FROM todo r
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
   JOIN symbols e ON e.id = r.enclosing
   JOIN symbols s ON s.parent = e.parent AND s.name = r.symbol_name
   WHERE r.qualifier IS NULL AND r.fam IN ('java', 'c') AND e.parent IS NOT NULL
 ),
 p1_package AS (
   -- Go and Java see the other files of their package (directory) without an import.
-  SELECT r.rid, s.id AS dst, 1 AS prio, 'exact' AS conf FROM todo r
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
   JOIN symbols s ON s.name = r.symbol_name AND s.fam = r.fam AND s.path <> r.path
    AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(r.path, '^(.*)/', 1)
   WHERE r.qualifier IS NULL AND r.role <> 'import' AND r.fam IN ('go', 'java') AND s.parent IS NULL
 ),
 p1_class AS (
-  SELECT r.rid, s.id AS dst, 1 AS prio, 'exact' AS conf FROM todo r
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
   JOIN symbols k ON k.path = r.path AND k.name = r.qualifier AND k.kind IN {_TYPE_KINDS}
   JOIN symbols s ON s.parent = k.id AND s.name = r.symbol_name
   WHERE r.qualifier IS NOT NULL
 ),
 p2_name AS (
-  SELECT r.rid, s.id AS dst, 2 AS prio, 'import-resolved' AS conf FROM todo r
+  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf FROM pending r
   JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.name IS NOT NULL
    AND ((r.role <> 'import' AND r.qualifier IS NULL AND i.alias = r.symbol_name)
         OR (r.role = 'import' AND i.line = r.line AND i.name = r.symbol_name))
@@ -60,17 +82,17 @@ p2_name AS (
    AND s.name = CASE WHEN i.name = 'default' THEN i.alias ELSE i.name END
 ),
 p2_module AS (
-  SELECT r.rid, s.id AS dst, 2 AS prio, 'import-resolved' AS conf FROM todo r
+  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf FROM pending r
   JOIN imports i ON i.path = r.path AND i.target_kind = 'module' AND i.alias = r.qualifier
   JOIN symbols s ON s.path = i.target_path AND s.parent IS NULL AND s.name = r.symbol_name
 ),
 p2_member AS (
-  SELECT r.rid, s.id AS dst, 2 AS prio, 'import-resolved' AS conf FROM todo r
+  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf FROM pending r
   JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.alias = r.qualifier
   JOIN symbols k ON k.path = i.target_path AND k.parent IS NULL AND k.name = i.name
   JOIN symbols s ON s.parent = k.id AND s.name = r.symbol_name
 ),
-wanted AS (SELECT DISTINCT symbol_name AS name FROM todo),
+wanted AS (SELECT DISTINCT symbol_name AS name FROM pending),
 named AS (SELECT * FROM symbols WHERE name IN (SELECT name FROM wanted)),
 p3_pool AS (
   SELECT id, name, fam, parent IS NOT NULL AS member, 'call' AS rc FROM named WHERE kind IN {_CALLABLE_KINDS}
@@ -83,13 +105,13 @@ p3_unambiguous AS (
   SELECT * FROM p3_pool QUALIFY count(*) OVER (PARTITION BY fam, name, member, rc) <= {NAME_ONLY_CAP}
 ),
 p3 AS (
-  SELECT r.rid, p.id AS dst, 3 AS prio, 'name-only' AS conf FROM todo r
+  SELECT r.rid, p.id AS dst, 30 AS prio, 'name-only' AS conf FROM pending r
   JOIN p3_unambiguous p ON p.name = r.symbol_name AND p.fam = r.fam AND p.member = (r.qualifier IS NOT NULL)
    AND p.rc = CASE WHEN r.role = 'call' THEN 'call' WHEN r.role IN ('inherit', 'type') THEN 'type' ELSE 'other' END
   WHERE r.role <> 'import'
 ),
 everything AS (
-  SELECT * FROM p1_self UNION ALL SELECT * FROM p1_local UNION ALL SELECT * FROM p1_implicit_this
+  SELECT * FROM p1_inherited UNION ALL SELECT * FROM p1_self UNION ALL SELECT * FROM p1_local UNION ALL SELECT * FROM p1_implicit_this
   UNION ALL SELECT * FROM p1_package
   UNION ALL SELECT * FROM p1_class UNION ALL SELECT * FROM p2_name UNION ALL SELECT * FROM p2_module
   UNION ALL SELECT * FROM p2_member UNION ALL SELECT * FROM p3
@@ -102,7 +124,7 @@ SELECT * FROM best;
 
 INSERT INTO edges
 SELECT c.rid, coalesce(r.enclosing, r.path), c.dst, r.role, c.conf, r.path, r.line
-FROM cand c JOIN todo r USING (rid);
+FROM cand c JOIN pending r USING (rid);
 """
 
 # File edges of the files in `fe_src` (all files on a full build): imports, plus symbol edges per kind.
@@ -158,8 +180,11 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
             " OR symbol_name IN (SELECT name FROM todo_names)"
         )
         con.execute("DELETE FROM edges WHERE rid IN (SELECT rid FROM todo)")
-    for statement in _split(_RESOLVE_SQL):
-        con.execute(statement)
+    # Inheritance first: `self.x()` then finds `x` in base classes through the inherit edges just made.
+    for which in ("role = 'inherit'", "role <> 'inherit'"):
+        con.execute(f"CREATE OR REPLACE TEMP TABLE pending AS SELECT * FROM todo WHERE {which}")
+        for statement in _split(_RESOLVE_SQL):
+            con.execute(statement)
 
 
 def rebuild_file_edges(con: Any, sources: Sequence[str] | None = None, gone: Sequence[str] = ()) -> None:

@@ -218,6 +218,8 @@ def _qualifier(node: Any) -> str:
     if node.end_byte - node.start_byte > 80:
         return "?"
     text = _text(node)
+    if text.startswith("super(") and text.endswith(")"):
+        return "super"  # Python's super().method(): looked up in the base classes
     if any(ch in text for ch in "()[]{}\n\"'`"):
         return "?"
     return "".join(text.split()).replace("::", ".").replace("->", ".")

@@ -24,8 +24,8 @@ _RESOLVE_SQL = f"""
 CREATE OR REPLACE TEMP TABLE cand AS
 WITH RECURSIVE
 bases(cls, base, depth, conf) AS (
-  SELECT src, dst, 1, confidence FROM edges
-  WHERE kind = 'inherit' AND src IN (
+  SELECT src, dst, 1, confidence FROM inh
+  WHERE src IN (
     SELECT e.parent FROM pending r JOIN symbols e ON e.id = r.enclosing
     WHERE r.qualifier IN ('self', 'cls', 'this', 'Self', 'super'))
   UNION ALL
@@ -33,7 +33,7 @@ bases(cls, base, depth, conf) AS (
          CASE WHEN b.conf = 'name-only' OR e.confidence = 'name-only' THEN 'name-only'
               WHEN b.conf = 'import-resolved' OR e.confidence = 'import-resolved' THEN 'import-resolved'
               ELSE 'exact' END
-  FROM bases b JOIN edges e ON e.src = b.base AND e.kind = 'inherit'
+  FROM bases b JOIN inh e ON e.src = b.base
   WHERE b.depth < {INHERIT_DEPTH}
 ),
 p1_inherited AS (
@@ -111,7 +111,8 @@ p3 AS (
   WHERE r.role <> 'import'
 ),
 everything AS (
-  SELECT * FROM p1_inherited UNION ALL SELECT * FROM p1_self UNION ALL SELECT * FROM p1_local UNION ALL SELECT * FROM p1_implicit_this
+  SELECT * FROM p1_inherited UNION ALL SELECT * FROM p1_self UNION ALL SELECT * FROM p1_local
+  UNION ALL SELECT * FROM p1_implicit_this
   UNION ALL SELECT * FROM p1_package
   UNION ALL SELECT * FROM p1_class UNION ALL SELECT * FROM p2_name UNION ALL SELECT * FROM p2_module
   UNION ALL SELECT * FROM p2_member UNION ALL SELECT * FROM p3
@@ -183,6 +184,7 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
     # Inheritance first: `self.x()` then finds `x` in base classes through the inherit edges just made.
     for which in ("role = 'inherit'", "role <> 'inherit'"):
         con.execute(f"CREATE OR REPLACE TEMP TABLE pending AS SELECT * FROM todo WHERE {which}")
+        con.execute("CREATE OR REPLACE TEMP TABLE inh AS SELECT src, dst, confidence FROM edges WHERE kind = 'inherit'")
         for statement in _split(_RESOLVE_SQL):
             con.execute(statement)
 

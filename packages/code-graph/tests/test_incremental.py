@@ -165,3 +165,13 @@ def test_a_long_lived_reader_follows_a_full_rebuild(repo: Path) -> None:
     assert reader.definitions("late") and reader.definitions("ship")
     generations = sorted(p.name for p in IndexLayout(repo.resolve()).index_dir.glob("code-lookup.*.sqlite"))
     assert len(generations) == 2  # the current one and the one it replaced
+
+
+def test_a_failing_refresh_answers_from_the_snapshot(repo: Path) -> None:
+    ix = CodeIndex(repo)
+    assert ix.definitions("ship")
+    (repo / ".meta" / "config.toml").write_text("[code\n")  # unusable config: the update cannot run
+    (repo / "shop" / "orders.py").write_text("X = 1\n")
+    assert ix.definitions("OrderStateMachine")  # still answered, from the snapshot
+    assert ix.last_error is not None and "config.toml" in ix.last_error
+    assert "shop/orders.py" in ix.stale_files()

@@ -26,7 +26,7 @@ WITH RECURSIVE
 bases(cls, base, depth, conf) AS (
   SELECT src, dst, 1, confidence FROM inh
   WHERE src IN (
-    SELECT e.parent FROM pending r JOIN symbols e ON e.id = r.enclosing
+    SELECT e.parent FROM pending r JOIN syms e ON e.id = r.enclosing
     WHERE r.qualifier IN ('self', 'cls', 'this', 'Self', 'super'))
   UNION ALL
   SELECT b.cls, e.dst, b.depth + 1,
@@ -38,39 +38,39 @@ bases(cls, base, depth, conf) AS (
 ),
 p1_inherited AS (
   SELECT r.rid, s.id AS dst, 10 + b.depth AS prio, b.conf AS conf FROM pending r
-  JOIN symbols e ON e.id = r.enclosing
+  JOIN syms e ON e.id = r.enclosing
   JOIN bases b ON b.cls = e.parent
-  JOIN symbols s ON s.parent = b.base AND s.name = r.symbol_name
+  JOIN syms s ON s.parent = b.base AND s.name = r.symbol_name
   WHERE r.qualifier IN ('self', 'cls', 'this', 'Self', 'super') AND e.parent IS NOT NULL
 ),
 p1_self AS (
   SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
-  JOIN symbols e ON e.id = r.enclosing
-  JOIN symbols s ON s.parent = e.parent AND s.name = r.symbol_name
+  JOIN syms e ON e.id = r.enclosing
+  JOIN syms s ON s.parent = e.parent AND s.name = r.symbol_name
   WHERE r.qualifier IN ('self', 'cls', 'this', 'Self') AND e.parent IS NOT NULL
 ),
 p1_local AS (
   SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
-  JOIN symbols s ON s.path = r.path AND s.name = r.symbol_name
+  JOIN syms s ON s.path = r.path AND s.name = r.symbol_name
   WHERE r.qualifier IS NULL AND r.role <> 'import' AND (s.parent IS NULL OR s.parent = r.enclosing)
 ),
 p1_implicit_this AS (
   SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
-  JOIN symbols e ON e.id = r.enclosing
-  JOIN symbols s ON s.parent = e.parent AND s.name = r.symbol_name
+  JOIN syms e ON e.id = r.enclosing
+  JOIN syms s ON s.parent = e.parent AND s.name = r.symbol_name
   WHERE r.qualifier IS NULL AND r.fam IN ('java', 'c') AND e.parent IS NOT NULL
 ),
 p1_package AS (
   -- Go and Java see the other files of their package (directory) without an import.
   SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
-  JOIN symbols s ON s.name = r.symbol_name AND s.fam = r.fam AND s.path <> r.path
+  JOIN syms s ON s.name = r.symbol_name AND s.fam = r.fam AND s.path <> r.path
    AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(r.path, '^(.*)/', 1)
   WHERE r.qualifier IS NULL AND r.role <> 'import' AND r.fam IN ('go', 'java') AND s.parent IS NULL
 ),
 p1_class AS (
   SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
-  JOIN symbols k ON k.path = r.path AND k.name = r.qualifier AND k.kind IN {_TYPE_KINDS}
-  JOIN symbols s ON s.parent = k.id AND s.name = r.symbol_name
+  JOIN syms k ON k.path = r.path AND k.name = r.qualifier AND k.kind IN {_TYPE_KINDS}
+  JOIN syms s ON s.parent = k.id AND s.name = r.symbol_name
   WHERE r.qualifier IS NOT NULL
 ),
 p2_name AS (
@@ -78,22 +78,22 @@ p2_name AS (
   JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.name IS NOT NULL
    AND ((r.role <> 'import' AND r.qualifier IS NULL AND i.alias = r.symbol_name)
         OR (r.role = 'import' AND i.line = r.line AND i.name = r.symbol_name))
-  JOIN symbols s ON s.path = i.target_path AND s.parent IS NULL
+  JOIN syms s ON s.path = i.target_path AND s.parent IS NULL
    AND s.name = CASE WHEN i.name = 'default' THEN i.alias ELSE i.name END
 ),
 p2_module AS (
   SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf FROM pending r
   JOIN imports i ON i.path = r.path AND i.target_kind = 'module' AND i.alias = r.qualifier
-  JOIN symbols s ON s.path = i.target_path AND s.parent IS NULL AND s.name = r.symbol_name
+  JOIN syms s ON s.path = i.target_path AND s.parent IS NULL AND s.name = r.symbol_name
 ),
 p2_member AS (
   SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf FROM pending r
   JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.alias = r.qualifier
-  JOIN symbols k ON k.path = i.target_path AND k.parent IS NULL AND k.name = i.name
-  JOIN symbols s ON s.parent = k.id AND s.name = r.symbol_name
+  JOIN syms k ON k.path = i.target_path AND k.parent IS NULL AND k.name = i.name
+  JOIN syms s ON s.parent = k.id AND s.name = r.symbol_name
 ),
 wanted AS (SELECT DISTINCT symbol_name AS name FROM pending),
-named AS (SELECT * FROM symbols WHERE name IN (SELECT name FROM wanted)),
+named AS (SELECT * FROM syms WHERE name IN (SELECT name FROM wanted)),
 p3_pool AS (
   SELECT id, name, fam, parent IS NOT NULL AS member, 'call' AS rc FROM named WHERE kind IN {_CALLABLE_KINDS}
   UNION ALL
@@ -129,6 +129,17 @@ FROM cand c JOIN pending r USING (rid);
 """
 
 # File edges of the files in `fe_src` (all files on a full build): imports, plus symbol edges per kind.
+# Every symbol a pending reference can resolve to or through: by its name, its qualifier, the names its
+# file imports, and its enclosing symbol (whose parent class leads to `self.x` and base classes).
+_REACHABLE_SYMBOLS_SQL = """
+CREATE OR REPLACE TEMP TABLE syms AS
+SELECT * FROM symbols WHERE id IN (
+  SELECT id FROM symbols WHERE name IN (
+    SELECT symbol_name FROM todo UNION SELECT qualifier FROM todo
+    UNION SELECT name FROM imports WHERE path IN (SELECT DISTINCT path FROM todo))
+  UNION SELECT enclosing FROM todo)
+"""
+
 _FILE_EDGES_SQL = f"""
 DELETE FROM file_edges WHERE src IN (SELECT path FROM fe_src) OR dst IN (SELECT path FROM fe_gone);
 INSERT INTO file_edges
@@ -178,12 +189,19 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
         con.execute("CREATE OR REPLACE TEMP TABLE todo_names AS SELECT unnest($1::VARCHAR[]) AS name", [list(names)])
         con.execute(
             "CREATE OR REPLACE TEMP TABLE todo AS SELECT * FROM refs WHERE path IN (SELECT path FROM todo_paths)"
-            " OR symbol_name IN (SELECT name FROM todo_names)"
+            " UNION SELECT * FROM refs WHERE symbol_name IN (SELECT name FROM todo_names)"
         )
         con.execute("DELETE FROM edges WHERE rid IN (SELECT rid FROM todo)")
+    if all_refs:
+        con.execute("CREATE OR REPLACE TEMP VIEW syms AS SELECT * FROM symbols")
+    else:
+        # A small delta: the few symbols it can reach, gathered once, spare every branch a full scan.
+        con.execute(_REACHABLE_SYMBOLS_SQL)
     # Inheritance first: `self.x()` then finds `x` in base classes through the inherit edges just made.
     for which in ("role = 'inherit'", "role <> 'inherit'"):
         con.execute(f"CREATE OR REPLACE TEMP TABLE pending AS SELECT * FROM todo WHERE {which}")
+        if not all_refs and con.execute("SELECT count(*) FROM pending").fetchone()[0] == 0:
+            continue
         con.execute("CREATE OR REPLACE TEMP TABLE inh AS SELECT src, dst, confidence FROM edges WHERE kind = 'inherit'")
         for statement in _split(_RESOLVE_SQL):
             con.execute(statement)

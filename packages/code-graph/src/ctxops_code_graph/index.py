@@ -65,6 +65,7 @@ class CodeIndex:
         self._checked_at = float("-inf")
         self._stale: list[str] = []
         self.last_update: BuildReport | None = None
+        self.last_error: str | None = None  # why the last automatic refresh could not run, if it failed
 
     @classmethod
     def open(cls, root: str | os.PathLike[str] = ".", **kwargs: Any) -> CodeIndex:
@@ -103,7 +104,7 @@ class CodeIndex:
         if stale.fresh:
             self._stale = []
             return []
-        pending = sorted(set(stale.modified)) + [f"{d or '.'}/ (files added or removed)" for d in stale.dirs_changed]
+        pending = sorted(set(stale.modified)) + [_dir_marker(d) for d in stale.dirs_changed]
         if not self.auto_update:
             self._stale = pending
             return pending
@@ -111,8 +112,12 @@ class CodeIndex:
 
         try:
             self.last_update = self.update(bound=self.update_bound)
+            self.last_error = None
         except IndexBusy:
             self._stale = pending  # another writer (the watcher, a build) is on it: answer from the snapshot
+        except Exception as exc:  # a failed refresh must not fail the read: answer from the snapshot, say so
+            self.last_error = f"index update failed: {type(exc).__name__}: {exc}"
+            self._stale = pending
         return self._stale
 
     # -- reading ---------------------------------------------------------------------------------------
@@ -463,6 +468,13 @@ class CodeIndex:
             for row in con.execute(f"{select} WHERE s.sk IN ({marks})", chunk):
                 out[row[0]] = _symbol(row[1:])
         return out
+
+
+def _dir_marker(path: str) -> str:
+    """How a changed directory (files may have appeared or gone) or ignore file shows among stale paths."""
+    if path.endswith((".gitignore", ".toml")):
+        return path
+    return f"{path}/" if path else "./"
 
 
 def _norm(path: str) -> str:

@@ -7,9 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from repo_fixtures import make_repo
-
 from ctxops_code_graph import CodeIndex
+from repo_fixtures import make_repo
 
 
 def test_bad_inputs_are_reported_not_fatal(tmp_path: Path) -> None:

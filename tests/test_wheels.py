@@ -61,3 +61,13 @@ def test_contracts_alone_in_a_clean_venv(wheelhouse: Path, tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     # Only contracts and its single runtime dependency are installed.
     assert done.stdout.strip() == "['ctxops-contracts', 'msgspec']"
+
+
+def test_core_wheel_carries_the_example(wheelhouse: Path) -> None:
+    import zipfile
+
+    (wheel,) = wheelhouse.glob("ctxops-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "ctxops_core/example/make_history.py" in names
+    assert any(n.startswith("ctxops_core/example/order-service/api/") for n in names)
+    assert not any("__pycache__" in n for n in names)

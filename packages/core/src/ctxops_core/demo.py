@@ -34,7 +34,7 @@ Step = Callable[[DemoContext], list[str]]
 
 def step_packages(ctx: DemoContext) -> list[str]:
     versions = installed_versions()
-    have = [f"{d.removeprefix('ctxops-') or 'core'} {v}" for d, v in versions.items() if v]
+    have = [f"{'core' if d == 'ctxops' else d.removeprefix('ctxops-')} {v}" for d, v in versions.items() if v]
     missing = [d for d, v in versions.items() if not v]
     lines = [f"{len(have)} packages installed: " + ", ".join(have)]
     if missing:

@@ -1,0 +1,1 @@
+"""Background jobs run by ``python -m api`` next to the HTTP server."""

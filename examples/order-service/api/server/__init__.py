@@ -1,0 +1,1 @@
+"""HTTP layer: plain handler functions, a router and an http.server adapter."""

@@ -1,0 +1,3 @@
+module example.com/orderservice/worker
+
+go 1.19

@@ -86,11 +86,7 @@ def execute(root: Path, request: Request, *, open_index: Callable[[Path], Any] |
 
     started = time.perf_counter()
     limits = request.limits()
-    if open_index is None:
-        from .graph_backend import open_index as default_open
-
-        open_index = default_open
-    ctx = QueryContext(root=root, open_index=open_index)
+    ctx = QueryContext(root=root, open_index=open_index or _open_graph_index)
     cache = None
     cache_args = {**request.params, "max": limits.max_hits, "budget": limits.budget, "width": limits.width}
     # Only index answers are cached: their key holds the index generation. File reads are not.
@@ -123,6 +119,13 @@ def execute(root: Path, request: Request, *, open_index: Callable[[Path], Any] |
     if cache is not None and rendered.exit_code != EXIT_DEADLINE:
         cache.put(request.command, cache_args, _rendered_to_cache(rendered))
     return Outcome(rendered)
+
+
+def _open_graph_index(root: Path) -> Any:
+    # Imported on first use: `grep` and `open FILE:A-B` never touch the index.
+    from .graph_backend import open_index
+
+    return open_index(root)
 
 
 def _query_of(request: Request) -> str:

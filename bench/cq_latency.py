@@ -16,10 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from cq_corpus import make_corpus  # noqa: E402
-
-from ctxops_code_query.ripgrep import find_rg  # noqa: E402
+from cq_corpus import make_corpus
+from ctxops_code_query.ripgrep import find_rg
 
 NAMES = ["urlopen", "getaddrinfo", "dedent", "OrderedDict", "make_archive", "SequenceMatcher", "quote_plus"]
 
@@ -66,7 +64,8 @@ def main() -> int:
         rows.append((label, files, built, cq_p50, rg_p50, answered))
         print(
             f"{label:>4}: {files} files (index {built:.0f} s): cq def p50 {cq_p50 * 1000:.1f} ms, "
-            f"rg p50 {rg_p50 * 1000:.1f} ms, cq/rg {cq_p50 / rg_p50:.2f}x; answered {answered}/{args.runs * len(NAMES)}",
+            f"rg p50 {rg_p50 * 1000:.1f} ms, cq/rg {cq_p50 / rg_p50:.2f}x; "
+            f"answered {answered}/{args.runs * len(NAMES)}",
             flush=True,
         )
     print()

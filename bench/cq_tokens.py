@@ -27,11 +27,9 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from cq_corpus import Def, Oracle, build_oracle, make_corpus  # noqa: E402
-
-from ctxops_code_query.ripgrep import find_rg  # noqa: E402
-from ctxops_code_query.tokens import exact_counter  # noqa: E402
+from cq_corpus import Def, Oracle, build_oracle, make_corpus
+from ctxops_code_query.ripgrep import find_rg
+from ctxops_code_query.tokens import exact_counter
 
 GREP_READ_FILES = 5
 TOP_K = 5
@@ -79,7 +77,13 @@ def make_tasks(oracle: Oracle, seed: int = 7) -> list[Task]:
         out = []
         for name, ds in by_name.items():
             d = ds[0]
-            if len(ds) == 1 and len(name) >= 8 and not name.startswith("_") and d.kind in kinds and not _is_test(d.path):
+            if (
+                len(ds) == 1
+                and len(name) >= 8
+                and not name.startswith("_")
+                and d.kind in kinds
+                and not _is_test(d.path)
+            ):
                 out.append(d)
         return sorted(out, key=lambda d: (d.path, d.line))
 
@@ -184,7 +188,9 @@ def strategy_grep(root: Path, task: Task, count) -> Outcome:
         argv = [str(find_rg()), "--no-config", "-n", "--sort=path", "-i" if task.category == "behaviour" else "-s"]
         done = subprocess.run([*argv, "-e", task.grep, "."], cwd=root, capture_output=True, text=True, check=False)
         out = done.stdout
-        files = list(dict.fromkeys(line.split(":", 1)[0].removeprefix("./") for line in out.splitlines() if ":" in line))
+        files = list(
+            dict.fromkeys(line.split(":", 1)[0].removeprefix("./") for line in out.splitlines() if ":" in line)
+        )
         read = files[:GREP_READ_FILES]
     tokens = count(out) + sum(count((root / p).read_text(errors="replace")) for p in read)
     return Outcome(tokens, _covered_by_files(task, set(read)), f"read {len(read)} files")
@@ -203,7 +209,9 @@ def _covered_by_files(task: Task, files: set[str]) -> bool:
 
 def run_cq(root: Path, args: list[str]) -> str:
     cq = shutil.which("cq") or str(Path(sys.executable).parent / "cq")
-    done = subprocess.run([cq, *args, "--root", str(root), "--deadline", "30"], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [cq, *args, "--root", str(root), "--deadline", "30"], capture_output=True, text=True, check=False
+    )
     return done.stdout
 
 
@@ -276,7 +284,8 @@ def strategy_vector(task: Task, chunks: list[dict], count) -> Outcome:
         ok = set(task.expect_files) <= {c["path"] for c in chunks}
     else:
         hit = [
-            any(c["path"] == p and c["line"] <= hi and lo <= c["end_line"] for c in chunks) for p, lo, hi in task.expect_sites
+            any(c["path"] == p and c["line"] <= hi and lo <= c["end_line"] for c in chunks)
+            for p, lo, hi in task.expect_sites
         ]
         ok = sum(hit) / len(hit) >= 0.8 if task.category == "callers" else any(hit)
     return Outcome(tokens, ok, f"{len(chunks)} chunks")
@@ -324,7 +333,11 @@ def main() -> int:
         print(f"vector baseline: {time.perf_counter() - t0:.0f} s")
     rows = []
     for task in tasks:
-        row = {"task": asdict(task), "grep": asdict(strategy_grep(root, task, count)), "cq": asdict(strategy_cq(root, task, count))}
+        row = {
+            "task": asdict(task),
+            "grep": asdict(strategy_grep(root, task, count)),
+            "cq": asdict(strategy_cq(root, task, count)),
+        }
         if vector:
             row["vector"] = asdict(strategy_vector(task, vector[task.id], count))
         rows.append(row)

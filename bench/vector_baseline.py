@@ -38,13 +38,15 @@ def chunks_of(root: Path) -> list[dict]:
             except (SyntaxError, ValueError):
                 continue
 
-        def visit(node: ast.AST, prefix: str) -> None:
+        def visit(node: ast.AST, prefix: str, rel: str = rel, lines: list[str] = lines) -> None:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                     first = min([child.lineno] + [d.lineno for d in child.decorator_list])
                     end = child.end_lineno or child.lineno
                     if isinstance(child, ast.ClassDef):
-                        methods = [c.lineno for c in child.body if isinstance(c, ast.FunctionDef | ast.AsyncFunctionDef)]
+                        methods = [
+                            c.lineno for c in child.body if isinstance(c, ast.FunctionDef | ast.AsyncFunctionDef)
+                        ]
                         end = min([end, *[m - 1 for m in methods]])
                     end = min(end, first + MAX_LINES - 1)
                     qual = f"{prefix}{child.name}"

@@ -95,7 +95,9 @@ def test_usage_errors_exit_2_and_name_the_fix(repo: Path) -> None:
     assert done.returncode == 2 and "A <= B" in done.stderr
     done = cq(repo, "grep", "x", "--max", "0")
     assert done.returncode == 2 and "--max 1 or more" in done.stderr
-    done = subprocess.run([sys.executable, "-m", "ctxops_code_query", "def"], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxops_code_query", "def"], capture_output=True, text=True, check=False
+    )
     assert done.returncode == 2
     done = cq(repo / "nope", "grep", "x")
     assert done.returncode == 2 and "no such directory" in done.stderr

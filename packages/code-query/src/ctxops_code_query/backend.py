@@ -1,8 +1,8 @@
 """What `cq` needs from a code index: the read operations of code-graph, as one protocol.
 
-`graph_backend.GraphBackend` implements it over `ctxops_code_graph`; the fast lookup path behind it
-never imports DuckDB. Keeping the seam explicit lets the commands, the renderer and the MCP tools be
-tested and reasoned about without caring how the index is stored.
+`graph_backend.GraphBackend` implements it over `ctxops_code_graph.CodeIndex`, whose read path is a
+SQLite snapshot (no DuckDB). Keeping the seam explicit lets the commands, the renderer and the MCP
+tools be reasoned about (and tested) apart from how the index is stored.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from ctxops_contracts import Edge, FileRecord, Reference, Symbol
 
 @dataclass(frozen=True)
 class Hop:
-    """One symbol reached from another through ``edge``, ``depth`` hops away."""
+    """One symbol reached through ``edge``, ``depth`` hops away (``symbol`` None: module-level code)."""
 
-    symbol: Symbol | None
     edge: Edge
     depth: int
+    symbol: Symbol | None
 
 
 @dataclass(frozen=True)
@@ -32,30 +32,23 @@ class ImpactReport:
 
 @dataclass(frozen=True)
 class FileDeps:
-    imports: list[str] = field(default_factory=list)
+    imports: list[str] = field(default_factory=list)  # repository files it imports
+    external: list[str] = field(default_factory=list)  # modules outside the repository
     imported_by: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
-class IndexStatus:
-    revision: str | None
-    files: int
-    symbols: int
-    references: int
-    edges: int
-    languages: dict[str, int]
-    skipped: dict[str, int]
-    stale_files: list[str]
-    index_bytes: int
-    built_at: str | None = None
-    extra: dict[str, str] = field(default_factory=dict)
+class RankedFile:
+    path: str
+    score: float
+    symbols: list[Symbol] = field(default_factory=list)
 
 
 class CodeIndex(Protocol):
     def revision(self) -> str | None: ...
 
     def generation(self) -> str:
-        """Changes whenever the index content changes (cache key)."""
+        """Changes whenever the index content changes (the result cache's key)."""
         ...
 
     def stale_files(self) -> list[str]: ...
@@ -82,12 +75,10 @@ class CodeIndex(Protocol):
 
     def file_deps(self, path: str) -> FileDeps: ...
 
-    def ranked_files(self, query: str | None, limit: int) -> list[tuple[str, float]]: ...
+    def ranked_files(self, query: str | None, limit: int) -> list[RankedFile]: ...
 
     def names(self) -> Iterable[str]:
         """Every symbol name and qualified name (for suggestions)."""
         ...
 
     def files(self) -> list[FileRecord]: ...
-
-    def status(self) -> IndexStatus: ...

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from ctxops_contracts import QueryHit, Symbol
 
 from .answer import Answer
-from .backend import Hop
+from .backend import FileDeps, Hop
 from .context import QueryContext
 from .errors import UsageError
 from .ripgrep import GrepAborted, GrepOptions, GrepOverflow, run_grep
@@ -19,6 +19,8 @@ from .suggest import suggest
 BODY_PREVIEW_HITS = 3
 BODY_PREVIEW_LINES = 4
 MAX_DEPTH = 6
+# Members shown as one line per run (an enum's values, a struct's fields), not one line each.
+COLLAPSED_KINDS = frozenset({"field", "variable", "constant"})
 CALLABLE_KINDS = frozenset({"function", "method", "class", "struct", "interface", "trait", "enum", "macro"})
 
 
@@ -27,11 +29,10 @@ def _base(ctx: QueryContext, command: str, query: str) -> Answer:
     return Answer(command=command, query=query, index_revision=index.revision(), stale_files=index.stale_files())
 
 
-def describe(symbol: Symbol) -> str:
+def describe(symbol: Symbol, *, doc: bool = True) -> str:
     """``kind qualname(signature)`` and the first doc line: a definition without its body."""
-    sig = symbol.signature or ""
-    head = f"{symbol.kind} {symbol.qualname}{sig}" if sig.startswith("(") or not sig else f"{symbol.kind} {sig}"
-    if symbol.doc:
+    head = f"{symbol.kind} {_with_signature(symbol.qualname, symbol.name, symbol.signature)}"
+    if doc and symbol.doc:
         head += f"  # {symbol.doc}"
     return head
 
@@ -84,9 +85,9 @@ def cmd_def(ctx: QueryContext, name: str) -> Answer:
         return _no_definition(ctx, answer, name)
     answer.hint = "qualify the name (Class.method) or scope it (path/to/file.py:NAME)"
     for i, symbol in enumerate(symbols):
-        text = describe(symbol)
-        if i < BODY_PREVIEW_HITS:
-            text = "\n".join([text, *body_preview(ctx, symbol)])
+        preview = body_preview(ctx, symbol) if i < BODY_PREVIEW_HITS else []
+        # The preview starts with the docstring when there is one, so the doc line would repeat it.
+        text = "\n".join([describe(symbol, doc=not preview), *preview])
         answer.add(_symbol_hit(symbol, text))
     return answer
 
@@ -170,7 +171,7 @@ def _hop_hit(hop: Hop, command: str) -> QueryHit:
     else:
         path = sym.path if sym else (hop.edge.path or "?")
         line = sym.line if sym else hop.edge.line
-        text = (describe(sym) if sym else other) + f"  [{conf}{depth}]"
+        text = (describe(sym, doc=False) if sym else other) + f"  [{conf}{depth}]"
     return QueryHit(
         path=path,
         line=line,
@@ -207,10 +208,29 @@ def cmd_brief(ctx: QueryContext, path: str) -> Answer:
         answer.hint = f"cq open {rel} reads it"
         return answer
     depth_of: dict[str, int] = {}
+    run: list[Symbol] = []
+
+    def flush() -> None:
+        if run:
+            first = run[0]
+            indent = "  " * depth_of[first.id]
+            names = ", ".join(r.name for r in run)
+            kind = first.kind + ("s" if len(run) > 1 else "")
+            answer.add(_symbol_hit(first, f"{indent}{kind} {names}"))
+            run.clear()
+
     for s in symbols:
         depth_of[s.id] = depth_of.get(s.parent, -1) + 1 if s.parent else 0
+        if s.kind in COLLAPSED_KINDS and s.parent and (not run or (run[0].parent, run[0].kind) == (s.parent, s.kind)):
+            run.append(s)
+            continue
+        flush()
+        if s.kind in COLLAPSED_KINDS and s.parent:
+            run.append(s)
+            continue
         answer.add(_symbol_hit(s, "  " * depth_of[s.id] + _brief_line(s)))
-    answer.total = len(symbols)
+    flush()
+    answer.total = len(answer.hits)
     lines = len(ctx.file_lines(rel))
     answer.notes.append(f"{rel}: {lines} lines, {len(symbols)} symbols")
     answer.hint = f"cq open {rel}:NAME for a body"
@@ -218,9 +238,19 @@ def cmd_brief(ctx: QueryContext, path: str) -> Answer:
 
 
 def _brief_line(s: Symbol) -> str:
-    sig = s.signature or ""
-    name = s.name + sig if sig.startswith("(") or not sig else sig
-    return f"{s.kind} {name}" + (f"  # {s.doc}" if s.doc else "")
+    return f"{s.kind} {_with_signature(s.name, s.name, s.signature)}" + (f"  # {s.doc}" if s.doc else "")
+
+
+def _with_signature(shown: str, name: str, signature: str | None) -> str:
+    """``name(params) -> ret`` for callables, the class header for classes, ``name: type`` otherwise."""
+    sig = (signature or "").strip()
+    if not sig:
+        return shown
+    if sig.startswith(("(", "<", "[")):
+        return shown + sig
+    if sig.startswith(name):
+        return shown + sig[len(name) :]
+    return f"{shown}: {sig}"
 
 
 def _is_file(ctx: QueryContext, arg: str) -> bool:
@@ -251,12 +281,17 @@ def cmd_deps(ctx: QueryContext, target: str) -> Answer:
         subject = symbols[0].path
         deps = ctx.index.file_deps(subject)
         importers = sorted({r.path for r in ctx.index.references(target) if r.role == "import"} - {subject})
-        deps = type(deps)(imports=deps.imports, imported_by=sorted(set(deps.imported_by) | set(importers)))
+        deps = FileDeps(
+            imports=deps.imports, external=deps.external, imported_by=sorted(set(deps.imported_by) | set(importers))
+        )
     for path in deps.imports:
         answer.add(QueryHit(path=path, text="<- imported by " + subject, role="import"))
     for path in deps.imported_by:
         answer.add(QueryHit(path=path, text="-> imports " + subject, role="imported-by"))
     answer.notes.append(f"{subject}: imports {len(deps.imports)} files, imported by {len(deps.imported_by)}")
+    if deps.external:
+        shown = ", ".join(deps.external[:8]) + (f" (+{len(deps.external) - 8})" if len(deps.external) > 8 else "")
+        answer.notes.append(f"external: {shown}")
     if not answer.hits:
         answer.empty_reason = f"{subject} has no repository-internal imports or importers"
     answer.hint = "cq deps FILE for one file"
@@ -287,7 +322,7 @@ def cmd_impact(ctx: QueryContext, name: str, depth: int = 3) -> Answer:
         f"{len(files)} files, {len(tests_sorted)} tests"
     )
     if tests_sorted:
-        shown = ", ".join(tests_sorted[:5]) + (f" (+{len(tests_sorted) - 5})" if len(tests_sorted) > 5 else "")
+        shown = ", ".join(tests_sorted[:3]) + (f" (+{len(tests_sorted) - 3})" if len(tests_sorted) > 3 else "")
         answer.notes.append(f"tests to run: {shown}")
     seen: set[str] = set()
     rank = {"exact": 0, "import-resolved": 1, "name-only": 2}
@@ -307,19 +342,14 @@ def cmd_impact(ctx: QueryContext, name: str, depth: int = 3) -> Answer:
 def cmd_map(ctx: QueryContext, query: str | None, limit: int) -> Answer:
     answer = _base(ctx, "map", query or "")
     ranked = ctx.index.ranked_files(query or None, limit)
-    for path, score in ranked:
-        if ctx.deadline.expired():
-            answer.partial = True
-            break
-        symbols = [s for s in ctx.index.symbols_in_file(path) if s.parent is None]
-        names = [s.name for s in symbols[:6]]
-        more = len(symbols) - len(names)
-        text = ", ".join(names) + (f" (+{more})" if more > 0 else "") if names else "(no symbols)"
-        answer.add(QueryHit(path=path, text=text, score=round(score, 4), kind="file"))
-    if not answer.hits and query:
-        answer.empty_reason = "no file matches these words"
-        answer.hint = "cq map without a query shows the hubs"
-    answer.hint = answer.hint or "cq map WORDS ranks files for a topic; cq brief FILE outlines one"
+    for rf in ranked:
+        names = [s.name for s in rf.symbols]
+        text = ", ".join(names) if names else "(no top-level symbols)"
+        answer.add(QueryHit(path=rf.path, text=text, score=round(rf.score, 5), kind="file"))
+    answer.notes.append(
+        "files ranked by PageRank over imports" + (f", personalized to: {query}" if query else "") + "; key symbols"
+    )
+    answer.hint = "cq map WORDS ranks files for a topic; cq brief FILE outlines one"
     return answer
 
 

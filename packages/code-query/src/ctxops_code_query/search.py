@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import re
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from .repo import index_dir
 from .suggest import suggest
 from .textsearch import BM25, words
 
+_TEST_PATH = re.compile(r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]*$|_test\.\w+$|\.(test|spec)\.\w+$")
 CANDIDATE_FILES = 5
 CHUNK_BODY_LINES = 40
 RRF_K = 60
@@ -108,7 +110,7 @@ def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int
         answer.hint = "use words that appear in names or docs, or cq grep PATTERN"
         return answer
     texts = [chunk_text(ctx, s) for s in chunks]
-    bm25 = BM25([words(t) + words(s.name) * 3 for t, s in zip(texts, chunks, strict=True)])
+    bm25 = BM25([words(t) + words(s.name) * 3 + words(s.doc or "") * 2 for t, s in zip(texts, chunks, strict=True)])
     lexical = bm25.scores(query_words)
     rankings: list[list[int]] = [
         [i for i in sorted(range(len(chunks)), key=lambda i: -lexical[i]) if lexical[i] > 0],
@@ -120,11 +122,14 @@ def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int
         for rank, i in enumerate(ranking):
             fused[i] += 1.0 / (RRF_K + rank)
     exact_ids = {s.id for s in exact}
+    wants_tests = any(w.startswith("test") for w in query_words)
     for i, s in enumerate(chunks):
         if s.id in exact_ids:
             fused[i] += 1.0
         elif i in fused:
             fused[i] += 0.002 * file_score.get(s.path, 0.0)  # the file's structural match breaks ties
+            if not wants_tests and _TEST_PATH.search(s.path):
+                fused[i] *= 0.6  # "the code that does X" is rarely its test
     order = sorted(fused, key=lambda i: (-fused[i], chunks[i].path, chunks[i].line))
     answer.total = len(order)
     for i in order:

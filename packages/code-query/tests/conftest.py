@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -35,9 +34,4 @@ def fresh_example(tmp_path: Path) -> Path:
     """An example repository without an index (for first-query and mutation tests)."""
     dest = tmp_path / "order-service"
     subprocess.run([sys.executable, str(_make_history()), str(dest)], check=True, capture_output=True, timeout=120)
-    return dest
-
-
-def copy_repo(src: Path, dest: Path) -> Path:
-    shutil.copytree(src, dest, symlinks=True)
     return dest

@@ -1,0 +1,466 @@
+"""Build and update the index: scan, load DuckDB, resolve, rank, publish the SQLite snapshot.
+
+Every write happens under the writer lock. A full build writes a fresh DuckDB file and a fresh snapshot
+generation beside the old ones and swaps them in with `os.replace`; an update applies one delta in a
+DuckDB transaction and then in a SQLite transaction. Both stores carry a generation number: if they
+ever disagree (a writer killed between the two commits), the next write rebuilds in full.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ctxops_code_scan.config import ScanConfig
+from ctxops_code_scan.discover import Discovery, discover
+from ctxops_code_scan.gitinfo import GitFacts, git_facts
+from ctxops_code_scan.languages import family
+from ctxops_code_scan.records import Import, ScanResult, Skipped
+from ctxops_code_scan.scan import content_hash, scan_files
+
+from . import duck_store, lookup_db
+from .freshness import Staleness, check
+from .import_targets import ModuleIndex
+from .layout import IndexLayout
+from .lock import WriterLock
+from .rank import pagerank
+from .schema import INDEX_FORMAT
+
+DEFAULT_UPDATE_BOUND = 50  # files reindexed by one read-triggered update; the rest is reported stale
+
+
+@dataclass
+class BuildReport:
+    mode: str  # full | incremental | noop
+    elapsed_s: float = 0.0
+    scanned: int = 0
+    changed: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)  # left for later: over the bound
+    revision: str | None = None
+    reason: str = ""
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per phase
+
+
+@dataclass
+class _Rows:
+    files: list[tuple[Any, ...]] = field(default_factory=list)
+    skipped: list[tuple[Any, ...]] = field(default_factory=list)
+    symbols: list[tuple[Any, ...]] = field(default_factory=list)
+    refs: list[tuple[Any, ...]] = field(default_factory=list)
+    imports: list[Import] = field(default_factory=list)
+
+
+def _collect(outcomes: Iterable[ScanResult | Skipped], next_rid: int) -> tuple[_Rows, int]:
+    rows = _Rows()
+    for out in outcomes:
+        if isinstance(out, Skipped):
+            rows.skipped.append((out.path, out.reason, out.size))
+            continue
+        f = out.file
+        rows.files.append((f.path, f.lang, f.size, f.mtime_ns, f.content_hash, f.parse_status, f.error))
+        fam = family(f.lang or "")
+        for s in out.symbols:
+            rows.symbols.append(
+                (
+                    s.id,
+                    s.name,
+                    s.qualname,
+                    s.kind,
+                    s.lang,
+                    fam,
+                    s.path,
+                    s.line,
+                    s.end_line,
+                    s.signature,
+                    s.doc,
+                    s.parent,
+                    s.exported,
+                )
+            )
+        for r in out.references:
+            rows.refs.append((next_rid, r.symbol_name, r.path, r.line, r.col, r.role, r.enclosing, r.qualifier, fam))
+            next_rid += 1
+        rows.imports.extend(out.imports)
+    return rows, next_rid
+
+
+def _import_rows(imports: Iterable[Import], modules: ModuleIndex) -> list[tuple[Any, ...]]:
+    rows: list[tuple[Any, ...]] = []
+    for imp in imports:
+        targets = modules.resolve(imp.lang, imp.module, imp.name, imp.path)
+        if not targets:
+            rows.append((imp.path, imp.lang, imp.module, imp.name, imp.alias, imp.line, None, None))
+        for target in targets:
+            rows.append((imp.path, imp.lang, imp.module, imp.name, imp.alias, imp.line, target.path, target.kind))
+    return rows
+
+
+def _ranks(files: Sequence[str], file_edges: Sequence[tuple[str, str, str, float]]) -> list[tuple[str, float]]:
+    weights: dict[tuple[str, str], float] = {}
+    for src, dst, _kind, weight in file_edges:
+        weights[(src, dst)] = weights.get((src, dst), 0.0) + weight
+    ranked = pagerank(files, [(s, d, w) for (s, d), w in weights.items()])
+    return sorted(ranked.items())
+
+
+class IndexWriter:
+    """The one writer of a repository's code index."""
+
+    def __init__(self, root: Path, config: ScanConfig | None = None, lock_timeout: float = 30.0) -> None:
+        self.root = root.resolve()
+        self.layout = IndexLayout(self.root)
+        self.config = config or ScanConfig.load(self.root)
+        self.lock_timeout = lock_timeout
+
+    # -- public ------------------------------------------------------------------------------------
+
+    def build(self, full: bool = False, workers: int | None = None) -> BuildReport:
+        """Full build when asked, when no usable index exists, or when the formats differ; else update."""
+        with WriterLock(self.layout.lock_path, self.lock_timeout):
+            reason = "requested" if full else self._needs_full_build()
+            if reason:
+                return self._full_build(reason, workers)
+            return self._update(None, bound=None)
+
+    def update(self, paths: Iterable[str] | None = None, bound: int | None = DEFAULT_UPDATE_BOUND) -> BuildReport:
+        """Reindex what changed (`paths` as hints from a watcher, or found by the stat check)."""
+        with WriterLock(self.layout.lock_path, self.lock_timeout):
+            reason = self._needs_full_build()
+            if reason:
+                return self._full_build(reason, None)
+            return self._update(set(paths) if paths is not None else None, bound=bound)
+
+    # -- full ----------------------------------------------------------------------------------------
+
+    def _needs_full_build(self) -> str:
+        current = self.layout.current_lookup()
+        if current is None or not current.exists() or not self.layout.duckdb_path.exists():
+            return "no index yet"
+        try:
+            con = lookup_db.open_reader(self.layout)
+            try:
+                snap = lookup_db.meta(con)
+            finally:
+                con.close()
+        except Exception as exc:  # a corrupt snapshot is rebuilt, never trusted
+            return f"lookup snapshot unreadable ({exc})"
+        if snap.get("format") != INDEX_FORMAT:
+            return f"index format {snap.get('format')} differs from {INDEX_FORMAT}"
+        try:
+            duck = duck_store.connect(self.layout.duckdb_path)
+        except Exception as exc:
+            return f"build store unreadable ({exc})"
+        try:
+            row = duck.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        except Exception as exc:
+            return f"build store unreadable ({exc})"
+        finally:
+            duck.close()
+        if row is None or row[0] != snap.get("generation"):
+            return "build store and snapshot disagree (an interrupted write)"
+        return ""
+
+    def _full_build(self, reason: str, workers: int | None) -> BuildReport:
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        disc = discover(self.root, self.config)
+        outcomes = scan_files(self.root, [(c.path, c.lang) for c in disc.files], self.config, workers)
+        rows, next_rid = _collect(outcomes, 1)
+        timings["scan"] = time.perf_counter() - started
+        mark = time.perf_counter()
+        rows.skipped.extend((s.path, s.reason, s.size) for s in disc.skipped)
+        modules = ModuleIndex((f[0], f[1]) for f in rows.files)
+        import_rows = _import_rows(rows.imports, modules)
+        facts = git_facts(self.root)
+        generation = 1
+
+        self.layout.index_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.layout.duckdb_path.with_name("code-building.duckdb")
+        for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
+            stale.unlink(missing_ok=True)
+        con = duck_store.connect(tmp)
+        try:
+            duck_store.create_tables(con)
+            duck_store.insert_rows(con, "files", rows.files)
+            duck_store.insert_rows(con, "skipped", rows.skipped)
+            duck_store.insert_rows(con, "dirs", sorted(disc.dirs.items()))
+            duck_store.insert_rows(con, "symbols", rows.symbols)
+            duck_store.insert_rows(con, "refs", rows.refs)
+            duck_store.insert_rows(con, "imports", import_rows)
+            duck_store.resolve(con, all_refs=True)
+            file_edges = duck_store.rebuild_file_edges(con)
+            ranks = _ranks([f[0] for f in rows.files], file_edges)
+            duck_store.insert_rows(con, "ranks", ranks)
+            meta = self._meta(generation, next_rid, facts)
+            duck_store.insert_rows(con, "meta", meta)
+            edges = duck_store.fetch(con, "edges")
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        tmp.replace(self.layout.duckdb_path)
+        self.layout.duckdb_path.with_name("code.duckdb.wal").unlink(missing_ok=True)
+        timings["duckdb"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        lookup_db.write_generation(
+            self.layout,
+            lookup_db.Snapshot(
+                meta=meta,
+                files=rows.files,
+                skipped=rows.skipped,
+                dirs=sorted(disc.dirs.items()),
+                symbols=rows.symbols,
+                refs=rows.refs,
+                imports=import_rows,
+                edges=edges,
+                file_edges=file_edges,
+                ranks=ranks,
+            ),
+        )
+        timings["snapshot"] = time.perf_counter() - mark
+        return BuildReport(
+            mode="full",
+            timings=timings,
+            elapsed_s=time.perf_counter() - started,
+            scanned=len(rows.files),
+            changed=[f[0] for f in rows.files],
+            revision=facts.revision,
+            reason=reason,
+        )
+
+    def _meta(self, generation: int, next_rid: int, facts: GitFacts) -> list[tuple[str, str]]:
+        return [
+            ("format", INDEX_FORMAT),
+            ("generation", str(generation)),
+            ("next_rid", str(next_rid)),
+            ("head", facts.head or ""),
+            ("dirty", "1" if facts.dirty else "0"),
+            ("revision", facts.revision or ""),
+            ("is_repo", "1" if facts.is_repo else "0"),
+            ("updated_at", datetime.now(UTC).isoformat(timespec="seconds")),
+        ]
+
+    # -- incremental ---------------------------------------------------------------------------------
+
+    def _update(self, hinted: set[str] | None, bound: int | None) -> BuildReport:
+        started = time.perf_counter()
+        reader = lookup_db.open_reader(self.layout)
+        try:
+            snap = lookup_db.meta(reader)
+            indexed = {
+                p: (size, mtime, digest)
+                for p, size, mtime, digest in reader.execute("SELECT path, size, mtime_ns, content_hash FROM files")
+            }
+            from ctxops_code_scan.gitinfo import read_head
+
+            stale = check(self.root, reader, snap.get("head") or None, read_head(self.root))
+        finally:
+            reader.close()
+        if hinted is not None:
+            stale.modified = sorted(set(stale.modified) | {p for p in hinted if p in indexed})
+            if any(p not in indexed for p in hinted):
+                stale.dirs_changed = stale.dirs_changed or ["(watcher: new or removed paths)"]
+        plan = self._plan(stale, indexed)
+        if plan is None:
+            return BuildReport(
+                mode="noop", elapsed_s=time.perf_counter() - started, revision=snap.get("revision") or None
+            )
+        to_scan, deleted, disc = plan
+        left: list[str] = []
+        if bound is not None and len(to_scan) > bound:
+            left = [p for p, _ in to_scan[bound:]]
+            to_scan = to_scan[:bound]
+        report = self._apply(snap=snap, indexed=indexed, to_scan=to_scan, deleted=deleted, disc=disc, stale=stale)
+        report.stale = left
+        report.elapsed_s = time.perf_counter() - started
+        return report
+
+    def _plan(
+        self, stale: Staleness, indexed: dict[str, tuple[int, int, str]]
+    ) -> tuple[list[tuple[str, str]], list[str], Discovery | None] | None:
+        if stale.fresh:
+            return None
+        disc: Discovery | None = None
+        langs: dict[str, str] = {}
+        if stale.dirs_changed:
+            disc = discover(self.root, self.config)
+            langs = {c.path: c.lang for c in disc.files}
+            added = [p for p in langs if p not in indexed]
+            deleted = sorted(p for p in indexed if p not in langs)
+        else:
+            added, deleted = [], []
+        deleted = list(deleted)
+        to_scan: list[tuple[str, str]] = []
+        for path in sorted(set(stale.modified)):
+            if path in deleted:
+                continue
+            if disc is None and not (self.root / path).exists():
+                deleted.append(path)
+                continue
+            lang = langs.get(path) or self._lang_of(path)
+            if lang is None:
+                deleted.append(path)
+                continue
+            # (mtime, size) changed: confirm with the content hash before paying for extraction.
+            try:
+                digest = content_hash((self.root / path).read_bytes())
+            except OSError:
+                deleted.append(path)
+                continue
+            if digest != indexed[path][2]:
+                to_scan.append((path, lang))
+            else:
+                to_scan.append((path, "=" + lang))  # same content: refresh its stat only
+        to_scan.extend((p, langs[p]) for p in sorted(added))
+        if not to_scan and not deleted and disc is None and not stale.head_changed:
+            return None
+        return to_scan, sorted(set(deleted)), disc
+
+    def _lang_of(self, path: str) -> str | None:
+        from ctxops_code_scan.languages import language_for_path
+
+        spec = language_for_path(path)
+        return spec.name if spec else None
+
+    def _apply(
+        self,
+        *,
+        snap: dict[str, str],
+        indexed: dict[str, tuple[int, int, str]],
+        to_scan: list[tuple[str, str]],
+        deleted: list[str],
+        disc: Discovery | None,
+        stale: Staleness,
+    ) -> BuildReport:
+        touch_only = [p for p, lang in to_scan if lang.startswith("=")]
+        real = [(p, lang) for p, lang in to_scan if not lang.startswith("=")]
+        next_rid = int(snap.get("next_rid", "1"))
+        rows, next_rid = _collect(scan_files(self.root, real, self.config), next_rid)
+        touched_stats = []
+        for path in touch_only:
+            try:
+                st = (self.root / path).stat()
+            except OSError:
+                continue
+            touched_stats.append((st.st_mtime_ns, st.st_size, path))
+        newly_skipped = {s[0] for s in rows.skipped}
+        changed_paths = sorted({p for p, _ in real} | set(deleted))
+        facts = git_facts(self.root)
+        generation = int(snap.get("generation", "0")) + 1
+        meta = self._meta(generation, next_rid, facts)
+        file_set_changed = bool(deleted or newly_skipped or any(p not in indexed for p, _ in real))
+
+        con = duck_store.connect(self.layout.duckdb_path)
+        try:
+            old_syms = con.execute(
+                "SELECT id, name FROM symbols WHERE path IN (SELECT unnest($1::VARCHAR[]))", [changed_paths]
+            ).fetchall()
+            old_file_edges = con.execute(
+                "SELECT src, dst, kind, weight FROM file_edges ORDER BY src, dst, kind"
+            ).fetchall()
+            con.execute("BEGIN TRANSACTION")
+            for table in ("files", "symbols", "refs", "imports", "edges", "skipped"):
+                con.execute(f"DELETE FROM {table} WHERE path IN (SELECT unnest($1::VARCHAR[]))", [changed_paths])
+            for mtime, size, path in touched_stats:
+                con.execute("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", [mtime, size, path])
+            duck_store.insert_rows(con, "files", [f for f in rows.files if f[0] not in newly_skipped])
+            duck_store.insert_rows(con, "skipped", rows.skipped)
+            duck_store.insert_rows(con, "symbols", rows.symbols)
+            duck_store.insert_rows(con, "refs", rows.refs)
+            files_now = con.execute("SELECT path, lang FROM files").fetchall()
+            modules = ModuleIndex(files_now)
+            reresolve_paths = set(changed_paths)
+            if file_set_changed:
+                # New or removed files can change what any import points to: recompute them all.
+                old_imports = duck_store.fetch(con, "imports")
+                all_imports = [
+                    Import(path=r[0], lang=r[1], module=r[2], name=r[3], alias=r[4], line=r[5])
+                    for r in _distinct_imports(old_imports)
+                ] + rows.imports
+                import_rows = _import_rows(all_imports, modules)
+                before = _targets_by_path(old_imports)
+                after = _targets_by_path(import_rows)
+                reresolve_paths |= {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+                con.execute("DELETE FROM imports")
+                duck_store.insert_rows(con, "imports", import_rows)
+                imports_replaced = True
+            else:
+                import_rows = _import_rows(rows.imports, modules)
+                duck_store.insert_rows(con, "imports", import_rows)
+                imports_replaced = False
+            new_syms = {(r[0], r[1]) for r in rows.symbols}
+            affected_names = sorted({name for _id, name in set(old_syms) ^ new_syms})
+            duck_store.resolve(con, all_refs=False, paths=sorted(reresolve_paths), names=affected_names)
+            todo_rids = [r[0] for r in con.execute("SELECT rid FROM todo").fetchall()]
+            new_edges = duck_store.fetch(con, "edges", "WHERE rid IN (SELECT rid FROM todo)")
+            file_edges = duck_store.rebuild_file_edges(con)
+            ranks: list[tuple[str, float]] | None = None
+            if file_edges != old_file_edges or file_set_changed:
+                ranks = _ranks([f[0] for f in files_now], file_edges)
+                con.execute("DELETE FROM ranks")
+                duck_store.insert_rows(con, "ranks", ranks)
+            if disc is not None:
+                con.execute("DELETE FROM dirs")
+                duck_store.insert_rows(con, "dirs", sorted(disc.dirs.items()))
+                con.execute("DELETE FROM skipped")
+                duck_store.insert_rows(
+                    con, "skipped", [(s.path, s.reason, s.size) for s in disc.skipped] + rows.skipped
+                )
+            con.execute("DELETE FROM meta")
+            duck_store.insert_rows(con, "meta", meta)
+            skipped_now = duck_store.fetch(con, "skipped") if disc is not None else None
+            con.execute("COMMIT")
+        finally:
+            con.close()
+
+        lookup_db.apply_delta(
+            self.layout,
+            lookup_db.Delta(
+                meta=meta,
+                scanned_paths=[p for p, _ in real],
+                deleted_paths=deleted,
+                files=[f for f in rows.files if f[0] not in newly_skipped],
+                touched=touched_stats,
+                symbols=rows.symbols,
+                refs=rows.refs,
+                imports=import_rows,
+                imports_replace_all=imports_replaced,
+                skipped=skipped_now,
+                new_skipped=rows.skipped,
+                dirs=sorted(disc.dirs.items()) if disc is not None else None,
+                reresolved_rids=todo_rids,
+                edges=new_edges,
+                file_edges=file_edges if ranks is not None else None,
+                ranks=ranks,
+            ),
+        )
+        return BuildReport(
+            mode="incremental",
+            scanned=len(real),
+            changed=sorted(p for p, _ in real),
+            deleted=deleted,
+            revision=facts.revision,
+            reason="head moved" if stale.head_changed and not real and not deleted else "",
+        )
+
+
+def _distinct_imports(rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for row in rows:
+        key = row[:6]
+        if key not in seen:
+            seen.add(key)
+            out.append(key)
+    return out
+
+
+def _targets_by_path(rows: Sequence[tuple[Any, ...]]) -> dict[str, set[tuple[Any, ...]]]:
+    out: dict[str, set[tuple[Any, ...]]] = {}
+    for row in rows:
+        out.setdefault(row[0], set()).add((row[2], row[3], row[6], row[7]))
+    return out

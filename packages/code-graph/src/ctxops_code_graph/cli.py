@@ -1,0 +1,98 @@
+"""`python -m ctxops_code_graph index [PATH] [--full] [--json]` (and `watch`): build, update, report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from .index import CodeIndex
+from .lock import IndexBusy
+
+
+def index_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ctxops_code_graph index", description="Build or update the code index."
+    )
+    parser.add_argument("path", nargs="?", default=".", help="repository root (default: .)")
+    parser.add_argument("--full", action="store_true", help="rebuild from scratch instead of updating")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--workers", type=int, default=None, help="scanner processes (default: CPU count)")
+    args = parser.parse_args(argv)
+    root = Path(args.path)
+    if not root.is_dir():
+        print(f"error: {root} is not a directory", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    index = CodeIndex(root, auto_update=False)
+    try:
+        report = index.build(full=args.full, workers=args.workers)
+        status = index.status()
+    except IndexBusy as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        index.close()
+    elapsed = time.perf_counter() - started
+    if args.json:
+        payload = {
+            "mode": report.mode,
+            "reason": report.reason,
+            "elapsed_s": round(elapsed, 3),
+            "scanned": report.scanned,
+            "deleted": report.deleted,
+            "stale": report.stale,
+            "status": {k: v for k, v in asdict(status).items() if k != "parse_problems"},
+            "parse_problems": [
+                {"path": f.path, "status": f.parse_status, "error": f.error} for f in status.parse_problems
+            ],
+        }
+        print(json.dumps(payload, indent=2, sort_keys=True))
+        return 0
+    print(render_report(report.mode, report.reason, report.scanned, elapsed, status))
+    return 0
+
+
+def render_report(mode: str, reason: str, scanned: int, elapsed: float, status: object) -> str:
+    from .results import IndexStatus
+
+    assert isinstance(status, IndexStatus)
+    langs = ", ".join(f"{lang} {n}" for lang, n in status.files_by_language.items()) or "none"
+    skipped = ", ".join(f"{reason} {n}" for reason, n in status.skipped_by_reason.items()) or "none"
+    conf = ", ".join(f"{k} {v}" for k, v in status.edges_by_confidence.items()) or "none"
+    lines = [
+        f"{mode} index of {status.root}"
+        + (f" ({reason})" if reason else "")
+        + f": {scanned} files scanned in {elapsed:.2f} s",
+        f"revision {status.indexed_revision or '(not a git repository)'}",
+        f"files {status.files}: {langs}",
+        f"symbols {status.symbols}, references {status.references}, edges {status.edges} ({conf})",
+        f"skipped: {skipped}",
+    ]
+    if status.parse_problems:
+        shown = ", ".join(f"{f.path} [{f.parse_status}]" for f in status.parse_problems[:5])
+        more = len(status.parse_problems) - 5
+        lines.append(
+            f"parse problems {len(status.parse_problems)}: {shown}" + (f" ... and {more} more" if more > 0 else "")
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in {"-h", "--help"}:
+        print("usage: python -m ctxops_code_graph {index,watch} [PATH] ...")
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    if command == "index":
+        return index_main(rest)
+    if command == "watch":
+        from .watch_cli import watch_main
+
+        code: int = watch_main(rest)
+        return code
+    print(f"error: unknown command {command!r} (expected index or watch)", file=sys.stderr)
+    return 2

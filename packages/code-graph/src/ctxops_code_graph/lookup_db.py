@@ -1,0 +1,300 @@
+"""The SQLite lookup snapshot: what the read API needs, in a file the stdlib opens in milliseconds.
+
+A full build writes a new generation file and switches `code-lookup.current` to it with `os.replace`;
+an incremental update applies its delta in one transaction (WAL mode: readers keep their snapshot and
+are never blocked; a killed writer's transaction never becomes visible). Paths and symbol ids are
+interned as integer keys (`fk`, `sk`) that stay stable across updates for files and symbols that remain.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .layout import IndexLayout
+from .schema import SQLITE_DDL, SQLITE_INDEXES
+
+Row = tuple[Any, ...]
+
+
+class LookupMissing(FileNotFoundError):
+    """No lookup snapshot yet: the repository has not been indexed."""
+
+
+@dataclass
+class Snapshot:
+    """Rows in the build store's shape (text paths and ids), as the builder has them."""
+
+    meta: list[tuple[str, str]]
+    files: list[Row]  # path, lang, size, mtime_ns, content_hash, parse_status, error
+    skipped: list[Row]
+    dirs: list[tuple[str, int]]
+    symbols: list[Row]  # id, name, qualname, kind, lang, fam, path, line, end_line, signature, doc, parent, exported
+    refs: list[Row]  # rid, symbol_name, path, line, col, role, enclosing, qualifier, fam
+    imports: list[Row]  # path, lang, module, name, alias, line, target_path, target_kind
+    edges: list[Row]  # rid, src, dst, kind, confidence, path, line
+    file_edges: list[Row]  # src, dst, kind, weight
+    ranks: list[tuple[str, float]]
+
+
+@dataclass
+class Delta:
+    """One incremental update, in the build store's shape."""
+
+    meta: list[tuple[str, str]]
+    scanned_paths: list[str]  # files re-extracted (their old rows go)
+    deleted_paths: list[str]  # files gone from the index
+    files: list[Row]
+    touched: list[tuple[int, int, str]]  # (mtime_ns, size, path): same content, new stat
+    symbols: list[Row]
+    refs: list[Row]
+    imports: list[Row]
+    imports_replace_all: bool
+    skipped: list[Row] | None  # None: keep; else the complete new list
+    new_skipped: list[Row]
+    dirs: list[tuple[str, int]] | None
+    reresolved_rids: list[int]
+    edges: list[Row]
+    file_edges: list[Row] | None  # None: unchanged
+    ranks: list[tuple[str, float]] | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def write_generation(layout: IndexLayout, snap: Snapshot) -> Path:
+    """Write a complete snapshot as a new generation and make it current (atomically)."""
+    layout.index_dir.mkdir(parents=True, exist_ok=True)
+    current = layout.current_lookup()
+    generation = _generation_of(current) + 1 if current else 1
+    final = layout.lookup_path(generation)
+    tmp = final.with_name(final.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    rank = dict(snap.ranks)
+    fk = {row[0]: i for i, row in enumerate(snap.files, start=1)}
+    sk = {row[0]: i for i, row in enumerate(snap.symbols, start=1)}
+    con = sqlite3.connect(tmp)
+    try:
+        con.execute("PRAGMA journal_mode=OFF")
+        con.execute("PRAGMA synchronous=OFF")
+        for statement in SQLITE_DDL:
+            con.execute(statement)
+        con.executemany("INSERT INTO meta VALUES (?, ?)", snap.meta)
+        con.executemany(
+            "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(fk[r[0]], *r, rank.get(r[0], 0.0)) for r in snap.files],
+        )
+        con.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?)", snap.skipped)
+        con.executemany("INSERT INTO dirs VALUES (?, ?)", snap.dirs)
+        con.executemany(
+            "INSERT INTO symbols VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (sk[r[0]], r[0], r[1], r[2], r[3], r[4], fk.get(r[6]), r[7], r[8], r[9], r[10], sk.get(r[11]), r[12])
+                for r in snap.symbols
+            ],
+        )
+        con.executemany(
+            "INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(r[0], r[1], fk.get(r[2]), r[3], r[4], r[5], sk.get(r[6]), r[7]) for r in snap.refs],
+        )
+        con.executemany(
+            "INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?)",
+            [(fk.get(r[0]), r[2], r[3], r[4], r[5], fk.get(r[6])) for r in snap.imports],
+        )
+        con.executemany(
+            "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(r[0], sk.get(r[1]), sk.get(r[2]), r[3], r[4], fk.get(r[5]), r[6]) for r in snap.edges],
+        )
+        con.executemany(
+            "INSERT INTO file_edges VALUES (?, ?, ?, ?)",
+            [(fk.get(r[0]), fk.get(r[1]), r[2], r[3]) for r in snap.file_edges],
+        )
+        for statement in SQLITE_INDEXES:
+            con.execute(statement)
+        con.commit()
+        con.execute("PRAGMA journal_mode=WAL")
+    finally:
+        con.close()
+    tmp.replace(final)
+    pointer_tmp = layout.pointer_path.with_name(layout.pointer_path.name + ".tmp")
+    pointer_tmp.write_text(final.name + "\n", "utf-8")
+    pointer_tmp.replace(layout.pointer_path)
+    _remove_old_generations(layout, keep=final)
+    return final
+
+
+def apply_delta(layout: IndexLayout, delta: Delta) -> None:
+    """Apply an incremental update in one transaction; keys of surviving files and symbols are kept."""
+    con = open_writer(layout)
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        _apply(con, delta)
+        con.execute("COMMIT")
+    except BaseException:
+        if con.in_transaction:
+            con.execute("ROLLBACK")
+        raise
+    finally:
+        con.close()
+
+
+def _apply(con: sqlite3.Connection, d: Delta) -> None:
+    def fk_of(path: str | None) -> int | None:
+        if path is None:
+            return None
+        row = con.execute("SELECT fk FROM files WHERE path = ?", (path,)).fetchone()
+        return int(row[0]) if row else None
+
+    sk_cache: dict[str, int | None] = {}
+
+    def sk_of(sid: str | None) -> int | None:
+        if sid is None:
+            return None
+        if sid not in sk_cache:
+            row = con.execute("SELECT sk FROM symbols WHERE id = ?", (sid,)).fetchone()
+            sk_cache[sid] = int(row[0]) if row else None
+        return sk_cache[sid]
+
+    for path in d.deleted_paths:
+        key = fk_of(path)
+        if key is None:
+            continue
+        for table in ("symbols", "refs", "imports", "edges"):
+            con.execute(f"DELETE FROM {table} WHERE fk = ?", (key,))
+        con.execute("DELETE FROM file_edges WHERE src_fk = ? OR dst_fk = ?", (key, key))
+        con.execute("UPDATE imports SET target_fk = NULL WHERE target_fk = ?", (key,))
+        con.execute("DELETE FROM files WHERE fk = ?", (key,))
+    con.executemany("DELETE FROM skipped WHERE path = ?", [(p,) for p in d.scanned_paths + d.deleted_paths])
+    con.executemany("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", d.touched)
+    scanned_ok = {r[0] for r in d.files}
+    for path in d.scanned_paths:
+        if path not in scanned_ok:  # re-scanned but now skipped (too large, binary, ...)
+            key = fk_of(path)
+            if key is not None:
+                for table in ("symbols", "refs", "imports", "edges"):
+                    con.execute(f"DELETE FROM {table} WHERE fk = ?", (key,))
+                con.execute("DELETE FROM files WHERE fk = ?", (key,))
+    con.executemany(
+        "INSERT INTO files (path, lang, size, mtime_ns, content_hash, parse_status, error) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT(path) DO UPDATE SET lang = excluded.lang, size = excluded.size, mtime_ns = excluded.mtime_ns,"
+        " content_hash = excluded.content_hash, parse_status = excluded.parse_status, error = excluded.error",
+        d.files,
+    )
+    new_ids_by_path: dict[str, set[str]] = {}
+    for r in d.symbols:
+        new_ids_by_path.setdefault(r[6], set()).add(r[0])
+    for path in scanned_ok:
+        key = fk_of(path)
+        for table in ("refs", "imports", "edges"):
+            con.execute(f"DELETE FROM {table} WHERE fk = ?", (key,))
+        keep = new_ids_by_path.get(path, set())
+        gone = [
+            (sk, sid) for sk, sid in con.execute("SELECT sk, id FROM symbols WHERE fk = ?", (key,)) if sid not in keep
+        ]
+        con.executemany("DELETE FROM symbols WHERE sk = ?", [(sk,) for sk, _ in gone])
+        for _, sid in gone:
+            sk_cache.pop(sid, None)
+    fks = {r[0]: fk_of(r[0]) for r in d.files}
+    con.executemany(
+        "INSERT INTO symbols (id, name, qualname, kind, lang, fk, line, end_line, signature, doc, exported)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name,"
+        " qualname = excluded.qualname, kind = excluded.kind, lang = excluded.lang, fk = excluded.fk,"
+        " line = excluded.line, end_line = excluded.end_line, signature = excluded.signature, doc = excluded.doc,"
+        " exported = excluded.exported",
+        [(r[0], r[1], r[2], r[3], r[4], fks.get(r[6]), r[7], r[8], r[9], r[10], r[12]) for r in d.symbols],
+    )
+    sk_cache.clear()
+    con.executemany("UPDATE symbols SET parent_sk = ? WHERE id = ?", [(sk_of(r[11]), r[0]) for r in d.symbols])
+    con.executemany(
+        "INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(r[0], r[1], fks.get(r[2]), r[3], r[4], r[5], sk_of(r[6]), r[7]) for r in d.refs],
+    )
+    if d.imports_replace_all:
+        con.execute("DELETE FROM imports")
+        all_fk = dict(con.execute("SELECT path, fk FROM files").fetchall())
+        rows = [(all_fk.get(r[0]), r[2], r[3], r[4], r[5], all_fk.get(r[6])) for r in d.imports]
+    else:
+        rows = [(fk_of(r[0]), r[2], r[3], r[4], r[5], fk_of(r[6])) for r in d.imports]
+    con.executemany("INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?)", rows)
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS rids (rid INTEGER PRIMARY KEY)")
+    con.execute("DELETE FROM temp.rids")
+    con.executemany("INSERT OR IGNORE INTO temp.rids VALUES (?)", [(r,) for r in d.reresolved_rids])
+    con.execute("DELETE FROM edges WHERE rid IN (SELECT rid FROM temp.rids)")
+    con.executemany(
+        "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(r[0], sk_of(r[1]), sk_of(r[2]), r[3], r[4], fk_of(r[5]), r[6]) for r in d.edges],
+    )
+    if d.file_edges is not None:
+        all_fk = dict(con.execute("SELECT path, fk FROM files").fetchall())
+        con.execute("DELETE FROM file_edges")
+        con.executemany(
+            "INSERT INTO file_edges VALUES (?, ?, ?, ?)",
+            [(all_fk.get(r[0]), all_fk.get(r[1]), r[2], r[3]) for r in d.file_edges],
+        )
+    if d.ranks is not None:
+        con.execute("UPDATE files SET rank = 0")
+        con.executemany("UPDATE files SET rank = ? WHERE path = ?", [(score, path) for path, score in d.ranks])
+    if d.skipped is not None:
+        con.execute("DELETE FROM skipped")
+        con.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?)", d.skipped)
+    else:
+        con.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?)", d.new_skipped)
+    if d.dirs is not None:
+        con.execute("DELETE FROM dirs")
+        con.executemany("INSERT INTO dirs VALUES (?, ?)", d.dirs)
+    con.execute("DELETE FROM meta")
+    con.executemany("INSERT INTO meta VALUES (?, ?)", d.meta)
+
+
+def _generation_of(path: Path) -> int:
+    try:
+        return int(path.name.split(".")[1])
+    except (IndexError, ValueError):
+        return 0
+
+
+def _remove_old_generations(layout: IndexLayout, keep: Path) -> None:
+    # Readers that already opened an old generation keep reading it (POSIX keeps unlinked files alive).
+    for path in layout.index_dir.glob("code-lookup.*.sqlite*"):
+        if path.name.startswith(keep.name) or path.name.endswith(".tmp"):
+            continue
+        path.unlink(missing_ok=True)
+
+
+def open_reader(layout: IndexLayout) -> sqlite3.Connection:
+    """A connection on the current snapshot; retried if a full build swapped it meanwhile."""
+    for _attempt in range(3):
+        path = layout.current_lookup()
+        if path is None:
+            raise LookupMissing(f"no code index at {layout.index_dir}")
+        if not path.exists():
+            continue
+        try:
+            con = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=5.0, check_same_thread=False)
+            con.execute("PRAGMA query_only=1")
+            return con
+        except sqlite3.OperationalError:
+            continue
+    raise LookupMissing(f"the code index at {layout.index_dir} could not be opened")
+
+
+def open_writer(layout: IndexLayout) -> sqlite3.Connection:
+    path = layout.current_lookup()
+    if path is None or not path.exists():
+        raise LookupMissing(f"no code index at {layout.index_dir}")
+    con = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=NORMAL")
+    return con
+
+
+def meta(con: sqlite3.Connection) -> dict[str, str]:
+    return dict(con.execute("SELECT key, value FROM meta").fetchall())
+
+
+def rows_by_path(rows: Iterable[Sequence[Any]], index: int) -> dict[str, list[Sequence[Any]]]:
+    out: dict[str, list[Sequence[Any]]] = {}
+    for row in rows:
+        out.setdefault(row[index], []).append(row)
+    return out

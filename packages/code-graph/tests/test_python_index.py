@@ -1,0 +1,106 @@
+"""Build a real index of a small Python repository and query it through CodeIndex."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from repo_fixtures import ORDERS_PY, git, make_repo
+
+from ctxops_code_graph import CodeIndex, IndexNotBuilt
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = make_repo(tmp_path / "shop", ORDERS_PY)
+    CodeIndex(root).build()
+    return root
+
+
+def test_definitions_by_plain_qualified_and_path_names(repo: Path) -> None:
+    ix = CodeIndex(repo)
+    (plain,) = ix.definitions("transition")
+    assert plain.id == "python shop/orders.py OrderStateMachine.transition()."
+    assert plain.kind == "method" and plain.line == 27 and plain.end_line == 32
+    assert plain.signature == "(self, target: str) -> Order"
+    assert plain.doc == "Move to `target` or raise."
+    assert plain.parent == "python shop/orders.py OrderStateMachine#"
+    assert ix.definitions("OrderStateMachine.transition") == [plain]
+    assert ix.definitions("shop/orders.py:transition") == [plain]
+    assert ix.definitions("shop/orders.py:OrderStateMachine.transition") == [plain]
+    assert ix.definitions(plain.id) == [plain]
+    assert ix.definitions("Machine.transition") == []  # a qualified name matches whole segments only
+    (const,) = ix.definitions("MAX_ITEMS")
+    assert const.kind == "constant"
+    assert ix.definitions("no_such_name") == []
+
+
+def test_symbols_in_file_is_an_outline(repo: Path) -> None:
+    names = [(s.qualname, s.kind) for s in CodeIndex(repo).symbols_in_file("shop/orders.py")]
+    assert names == [
+        ("MAX_ITEMS", "constant"),
+        ("OrderError", "class"),
+        ("Order", "class"),
+        ("Order.id", "field"),
+        ("Order.state", "field"),
+        ("OrderStateMachine", "class"),
+        ("OrderStateMachine.__init__", "method"),
+        ("OrderStateMachine.can_transition", "method"),
+        ("OrderStateMachine.transition", "method"),
+    ]
+
+
+def test_callers_carry_confidence(repo: Path) -> None:
+    ix = CodeIndex(repo)
+    hops = ix.callers("python shop/orders.py OrderStateMachine.can_transition().")
+    assert [(h.symbol.qualname if h.symbol else None, h.edge.confidence) for h in hops] == [
+        ("OrderStateMachine.transition", "exact")
+    ]
+    init_callers = {
+        (h.symbol.qualname if h.symbol else h.edge.src, h.edge.confidence)
+        for h in ix.callers("python shop/orders.py OrderStateMachine#")
+    }
+    assert init_callers == {("ship", "import-resolved"), ("cancel", "import-resolved")}
+    deep = ix.callers("python shop/orders.py OrderStateMachine.can_transition().", depth=3)
+    assert {h.symbol.qualname for h in deep if h.symbol} >= {"transition", "ship", "test_ship"} - {"transition"} | {
+        "OrderStateMachine.transition"
+    }
+
+
+def test_impact_reaches_the_test(repo: Path) -> None:
+    impact = CodeIndex(repo).impact("python shop/orders.py OrderStateMachine.transition().")
+    assert "tests/test_service.py" in impact.tests
+    assert [s.qualname for s in impact.test_symbols] == ["test_ship"]
+    assert set(impact.files) == {"shop/orders.py", "shop/service.py", "tests/test_service.py"}
+
+
+def test_edit_is_seen_by_the_next_read(repo: Path) -> None:
+    ix = CodeIndex(repo)
+    head = git(repo, "rev-parse", "--short=7", "HEAD")
+    assert ix.revision == head
+    with (repo / "shop/service.py").open("a") as fh:
+        fh.write("\n\ndef refund(order_id: str) -> Order:\n    return ship(order_id)\n")
+    (found,) = ix.definitions("refund")
+    assert found.line == 18 and found.path == "shop/service.py"
+    assert ix.revision == f"{head}-dirty"
+    assert ix.last_update is not None and ix.last_update.mode == "incremental"
+    callers = {h.symbol.qualname for h in ix.callers("python shop/service.py ship().") if h.symbol}
+    assert callers == {"refund", "test_ship"}
+
+
+def test_unbuilt_repository_says_how_to_build(tmp_path: Path) -> None:
+    with pytest.raises(IndexNotBuilt, match="index"):
+        CodeIndex(tmp_path).definitions("x")
+
+
+def test_read_path_imports_no_heavy_module(repo: Path) -> None:
+    code = (
+        "import sys\nfrom ctxops_code_graph import CodeIndex\n"
+        f"ix = CodeIndex({str(repo)!r})\nassert ix.definitions('ship')\n"
+        "heavy = [m for m in ('duckdb', 'tree_sitter', 'pygit2', 'watchdog', 'pathspec') if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == "[]"

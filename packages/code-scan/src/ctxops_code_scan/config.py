@@ -1,0 +1,44 @@
+"""Scanner settings: defaults, overridable in `.meta/config.toml` under `[code]`."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+VENDORED_DIRS = frozenset(
+    {"node_modules", "vendor", "third_party", "third-party", "bower_components", "site-packages", "Pods", "_vendor"}
+)
+ALWAYS_IGNORED_DIRS = frozenset({".git", ".hg", ".svn", ".meta", "__pycache__", ".venv", ".tox", ".mypy_cache"})
+
+
+class ConfigError(ValueError):
+    """`.meta/config.toml` exists but cannot be used; the message names the file and the fix."""
+
+
+@dataclass(frozen=True)
+class ScanConfig:
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    ignore: tuple[str, ...] = ()  # gitignore-style patterns, relative to the repository root
+    vendored_dirs: frozenset[str] = field(default=VENDORED_DIRS)
+
+    @classmethod
+    def load(cls, root: Path) -> ScanConfig:
+        path = root / ".meta" / "config.toml"
+        try:
+            data = tomllib.loads(path.read_text("utf-8"))
+        except FileNotFoundError:
+            return cls()
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"{path}: {exc}; fix or remove the file") from exc
+        code = data.get("code", {})
+        if not isinstance(code, dict):
+            raise ConfigError(f"{path}: [code] must be a table")
+        max_bytes = code.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)
+        ignore = code.get("ignore", [])
+        if not isinstance(max_bytes, int) or max_bytes <= 0:
+            raise ConfigError(f"{path}: code.max_file_bytes must be a positive integer, got {max_bytes!r}")
+        if not isinstance(ignore, list) or not all(isinstance(p, str) for p in ignore):
+            raise ConfigError(f"{path}: code.ignore must be a list of gitignore-style patterns")
+        return cls(max_file_bytes=max_bytes, ignore=tuple(ignore))

@@ -1,0 +1,224 @@
+"""Tree-sitter extraction: one pass of a tags query over a parsed file, then a linear sweep.
+
+The query (package data, `queries/<lang>.scm`) does the matching in C. Its captures follow one scheme:
+`@def.<kind>` (a definition node) with `@name`, and optionally `@params`, `@return`, `@receiver`
+(Go method receivers, C++ `Type::` qualifiers); `@scope.<kind>` (a naming scope that is not itself a
+symbol: a Rust `impl`, a C++ namespace) with `@name`; `@ref.<role>` with `@name` and optionally
+`@qual` (the receiver or module a name is reached through); `@import` (an import statement, read by
+`imports.py`). The sweep then walks the matches in document order with a stack of open scopes, which
+gives every symbol its qualified name and parent, and every reference its enclosing symbol.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from ctxops_contracts import Reference, Symbol
+
+from . import lang_rules
+from .imports import read_import
+from .languages import ts_language, ts_query
+from .records import Import
+from .symbol_ids import IdAllocator
+
+MAX_SIGNATURE = 200
+_ORDER = {"def": 0, "scope": 0, "import": 1, "ref": 2}
+
+
+@dataclass
+class Extraction:
+    symbols: list[Symbol] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    imports: list[Import] = field(default_factory=list)
+    has_error: bool = False
+
+
+@dataclass(slots=True)
+class _Open:
+    """An open scope on the sweep's stack."""
+
+    end_byte: int
+    kind: str
+    qualname: str
+    symbol_id: str | None  # the nearest real symbol (a Rust impl block has none of its own)
+    type_qualname: str | None = None  # the class a method belongs to, for `self.x` resolution
+
+
+@cache
+def _parser(lang: str) -> Any:
+    import tree_sitter
+
+    return tree_sitter.Parser(ts_language(lang))
+
+
+def extract(source: bytes, path: str, lang: str) -> Extraction:
+    """Symbols, references and imports of one file in a tree-sitter language."""
+    import tree_sitter
+
+    tree = _parser(lang).parse(source)
+    cursor = tree_sitter.QueryCursor(ts_query(lang))
+    items: list[tuple[int, int, int, int, str, dict[str, list[Any]]]] = []
+    for pattern, caps in cursor.matches(tree.root_node):
+        main = None
+        for key in caps:
+            if key.startswith(("def.", "ref.", "scope.")) or key == "import":
+                main = key
+                break
+        if main is None:
+            continue
+        node = caps[main][0]
+        items.append((node.start_byte, _ORDER[main.split(".", 1)[0]], -node.end_byte, pattern, main, caps))
+    items.sort(key=lambda it: it[:4])
+
+    out = Extraction(has_error=tree.root_node.has_error)
+    ids = IdAllocator(lang, path)
+    rules = lang_rules.rules_for(lang)
+    stack: list[_Open] = []
+    seen_defs: set[tuple[int, int]] = set()
+    def_name_starts: set[int] = set()
+    pending_parents: list[tuple[int, str]] = []  # (index in out.symbols, type qualname) resolved after the sweep
+    type_ids: dict[str, str] = {}
+
+    for start, _order, neg_end, _pattern, main, caps in items:
+        while stack and stack[-1].end_byte <= start:
+            stack.pop()
+        top = stack[-1] if stack else None
+        head, _, sub = main.partition(".")
+        if head == "ref":
+            name_node = caps["name"][0]
+            if name_node.start_byte in def_name_starts:
+                continue
+            qual = caps.get("qual")
+            out.references.append(
+                Reference(
+                    symbol_name=_text(name_node),
+                    path=path,
+                    line=name_node.start_point[0] + 1,
+                    col=name_node.start_point[1],
+                    role=sub,  # type: ignore[arg-type]
+                    enclosing=top.symbol_id if top else None,
+                    qualifier=_qualifier(qual[0]) if qual else None,
+                )
+            )
+            continue
+        if head == "import":
+            for imp in read_import(lang, caps["import"][0], path):
+                out.imports.append(imp)
+                if imp.name != "*":
+                    out.references.append(
+                        Reference(
+                            symbol_name=imp.name or imp.module.rsplit(rules.module_separator, 1)[-1],
+                            path=path,
+                            line=imp.line,
+                            role="import",
+                            enclosing=top.symbol_id if top else None,
+                            qualifier=imp.module if imp.name else None,
+                        )
+                    )
+            continue
+        name_nodes = caps.get("name")
+        if not name_nodes:
+            continue
+        name_node = name_nodes[-1]
+        def_key = (start, name_node.start_byte)
+        if def_key in seen_defs:
+            continue
+        seen_defs.add(def_key)
+        node = caps[main][0]
+        name = rules.clean_name(_text(name_node))
+        if not name:
+            continue
+        receiver = caps.get("receiver")
+        prefix = rules.receiver_type(_text(receiver[0])) if receiver else None
+        if head == "scope":
+            qualname = _join(top.qualname if top else None, name)
+            stack.append(_Open(-neg_end, "scope", qualname, top.symbol_id if top else None, qualname))
+            continue
+        kind = rules.refine_kind(sub, name, top.kind if top else None, node)
+        if kind is None:
+            continue
+        if prefix:
+            qualname = _join(top.qualname if top and top.kind == "scope" else None, prefix + "." + name)
+            type_qualname: str | None = _join(top.qualname if top and top.kind == "scope" else None, prefix)
+            if kind == "function":
+                kind = "method"
+        else:
+            qualname = _join(top.qualname if top else None, name)
+            type_qualname = top.type_qualname if top else None
+        sid = ids.allocate(qualname, kind)
+        parent_id = top.symbol_id if top else None
+        if (top is not None and top.kind == "scope") or prefix:
+            pending_parents.append((len(out.symbols), type_qualname or ""))
+        def_name_starts.add(name_node.start_byte)
+        params = caps.get("params")
+        ret = caps.get("return")
+        start_line = node.start_point[0] + 1
+        out.symbols.append(
+            Symbol(
+                id=sid,
+                name=name,
+                qualname=qualname,
+                kind=kind,  # type: ignore[arg-type]
+                lang=lang,
+                path=path,
+                line=start_line,
+                end_line=max(start_line, node.end_point[0] + 1 - (1 if node.end_point[1] == 0 else 0)),
+                signature=_signature(params[0] if params else None, ret[0] if ret else None),
+                doc=rules.doc(node),
+                parent=parent_id,
+                exported=rules.exported(kind, name, node, top.kind if top else None),
+            )
+        )
+        if kind in _TYPE_LIKE:
+            type_ids.setdefault(qualname, sid)
+        if kind not in _LEAF_KINDS:
+            own_type = qualname if kind in _TYPE_LIKE else type_qualname
+            stack.append(_Open(node.end_byte, kind, qualname, sid, own_type))
+
+    for index, type_qualname in pending_parents:
+        parent = type_ids.get(type_qualname)
+        if parent is not None:
+            sym = out.symbols[index]
+            out.symbols[index] = Symbol(**{**_as_dict(sym), "parent": parent})
+    return out
+
+
+_TYPE_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
+_LEAF_KINDS = frozenset({"variable", "constant", "field", "type", "macro"})
+
+
+def _as_dict(sym: Symbol) -> dict[str, Any]:
+    return {f: getattr(sym, f) for f in sym.__struct_fields__}
+
+
+def _join(prefix: str | None, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _text(node: Any) -> str:
+    data: bytes = node.text
+    return data.decode("utf-8", "replace")
+
+
+def _qualifier(node: Any) -> str:
+    """The receiver a name is reached through, when it is a plain (dotted) name; '?' otherwise."""
+    if node.end_byte - node.start_byte > 80:
+        return "?"
+    text = _text(node)
+    if any(ch in text for ch in "()[]{}\n\"'`"):
+        return "?"
+    return "".join(text.split()).replace("::", ".").replace("->", ".")
+
+
+def _signature(params: Any, ret: Any) -> str | None:
+    if params is None and ret is None:
+        return None
+    text = " ".join(_text(params).split()) if params is not None else ""
+    if ret is not None:
+        rtext = " ".join(_text(ret).split())
+        text = f"{text}{rtext}" if rtext.startswith(":") else f"{text} -> {rtext}" if text else rtext
+    if len(text) > MAX_SIGNATURE:
+        text = text[: MAX_SIGNATURE - 1] + "…"
+    return text

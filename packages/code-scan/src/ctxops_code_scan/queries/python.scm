@@ -1,0 +1,33 @@
+; Definitions -------------------------------------------------------------
+(function_definition
+  name: (identifier) @name
+  parameters: (parameters) @params
+  return_type: (_)? @return) @def.function
+
+(class_definition
+  name: (identifier) @name
+  superclasses: (argument_list)? @params) @def.class
+
+(type_alias_statement left: (type (identifier) @name)) @def.type
+
+; Assignments become variables at module level and fields in class bodies; the
+; extractor drops the ones inside functions.
+(assignment left: (identifier) @name type: (_)? @return) @def.variable
+(assignment left: (pattern_list (identifier) @name)) @def.variable
+(assignment left: (tuple_pattern (identifier) @name)) @def.variable
+
+; References --------------------------------------------------------------
+(call function: (identifier) @name) @ref.call
+(call function: (attribute object: (_) @qual attribute: (identifier) @name)) @ref.call
+(decorator (identifier) @name) @ref.call
+(decorator (attribute object: (_) @qual attribute: (identifier) @name)) @ref.call
+(class_definition superclasses: (argument_list (identifier) @name) @ref.inherit)
+(class_definition superclasses: (argument_list (attribute object: (_) @qual attribute: (identifier) @name) @ref.inherit))
+(type (identifier) @name) @ref.type
+(type (attribute object: (_) @qual attribute: (identifier) @name)) @ref.type
+(generic_type (identifier) @name) @ref.type
+
+; Imports -----------------------------------------------------------------
+(import_statement) @import
+(import_from_statement) @import
+(future_import_statement) @import

@@ -1,0 +1,147 @@
+"""Scan files into ScanResults: read, hash, skip by rule, extract; in parallel for many files."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import msgspec
+from ctxops_contracts import FileRecord
+from ctxops_contracts.records import ParseStatus
+
+from .config import ScanConfig
+from .languages import BY_NAME
+from .records import ScanResult, Skipped
+from .skip_rules import skip_reason
+
+EXTRACTOR_VERSION = 1  # bump whenever a query or rule changes what is extracted: indexes rebuild
+PARALLEL_THRESHOLD = 48  # below this many files, a process pool costs more than it saves
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def scan_file(root: Path, rel: str, lang: str, config: ScanConfig | None = None) -> ScanResult | Skipped:
+    """Scan one file. Never raises for file trouble: the answer says what happened."""
+    config = config or ScanConfig()
+    abs_path = root / rel
+    try:
+        st = abs_path.stat(follow_symlinks=False)
+        if st.st_size > config.max_file_bytes:
+            return Skipped(path=rel, reason="too-large", size=st.st_size)
+        with open(abs_path, "rb") as fh:
+            data = fh.read(config.max_file_bytes + 1)
+    except FileNotFoundError:
+        return Skipped(path=rel, reason="vanished")
+    except OSError as exc:
+        return Skipped(path=rel, reason=f"unreadable: {exc.strerror or exc}")
+    if len(data) > config.max_file_bytes:
+        return Skipped(path=rel, reason="too-large", size=len(data))
+    reason = skip_reason(rel, data)
+    if reason is not None:
+        return Skipped(path=rel, reason=reason, size=len(data))
+    return scan_bytes(rel, lang, data, size=st.st_size, mtime_ns=st.st_mtime_ns)
+
+
+def scan_bytes(rel: str, lang: str, data: bytes, *, size: int, mtime_ns: int) -> ScanResult:
+    """Extract from bytes already read. Non-UTF-8 input is decoded with replacement and flagged."""
+    error: str | None = None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        error = f"not valid UTF-8 at byte {exc.start} (decoded with replacement)"
+        data = data.decode("utf-8", "replace").encode("utf-8")
+    digest = content_hash(data)
+    spec = BY_NAME[lang]
+    if spec.grammar is None:
+        from .fallback import extract_fallback
+
+        extraction = extract_fallback(data, rel, lang)
+        status: ParseStatus = "fallback"
+    else:
+        from .extract import extract
+
+        try:
+            extraction = extract(data, rel, lang)
+        except Exception as exc:  # a grammar crash must cost one file, not the index
+            record = FileRecord(
+                path=rel,
+                lang=lang,
+                size=size,
+                mtime_ns=mtime_ns,
+                content_hash=digest,
+                parse_status="error",
+                error=f"extraction failed: {type(exc).__name__}: {exc}",
+            )
+            return ScanResult(file=record)
+        status = "partial" if extraction.has_error else "ok"
+        if extraction.has_error:
+            error = "syntax errors: kept what parsed" + (f"; {error}" if error else "")
+    if error and status == "ok":
+        status = "partial"
+    record = FileRecord(
+        path=rel,
+        lang=lang,
+        size=size,
+        mtime_ns=mtime_ns,
+        content_hash=digest,
+        parse_status=status,
+        error=error,
+    )
+    return ScanResult(
+        file=record, symbols=extraction.symbols, references=extraction.references, imports=extraction.imports
+    )
+
+
+class _Batch(msgspec.Struct, frozen=True):
+    results: list[ScanResult]
+    skipped: list[Skipped]
+
+
+def _scan_chunk(args: tuple[str, list[tuple[str, str]], ScanConfig]) -> bytes:
+    root, items, config = args
+    results: list[ScanResult] = []
+    skipped: list[Skipped] = []
+    for rel, lang in items:
+        out = scan_file(Path(root), rel, lang, config)
+        (skipped if isinstance(out, Skipped) else results).append(out)  # type: ignore[arg-type]
+    return msgspec.msgpack.encode(_Batch(results, skipped))
+
+
+def scan_files(
+    root: Path, items: Iterable[tuple[str, str]], config: ScanConfig | None = None, workers: int | None = None
+) -> Iterator[ScanResult | Skipped]:
+    """Scan (path, lang) pairs; across processes when there are many (results in no particular order)."""
+    config = config or ScanConfig()
+    todo = list(items)
+    workers = workers if workers is not None else (os.cpu_count() or 1)
+    if workers <= 1 or len(todo) < PARALLEL_THRESHOLD:
+        for rel, lang in todo:
+            yield scan_file(root, rel, lang, config)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # Largest files first, dealt round-robin into many small chunks, keeps the workers evenly loaded.
+    sizes = {rel: _size(root / rel) for rel, _ in todo}
+    todo.sort(key=lambda item: -sizes[item[0]])
+    n_chunks = max(workers * 8, 1)
+    chunks = [todo[i::n_chunks] for i in range(n_chunks)]
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
+    decoder = msgspec.msgpack.Decoder(_Batch)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        for blob in pool.map(_scan_chunk, [(str(root), chunk, config) for chunk in chunks if chunk]):
+            batch = decoder.decode(blob)
+            yield from batch.results
+            yield from batch.skipped
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

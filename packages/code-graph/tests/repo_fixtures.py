@@ -78,7 +78,7 @@ class OrderStateMachine:
         self.order.state = target
         return self.order
 ''',
-    "shop/service.py": '''from shop.orders import Order, OrderStateMachine
+    "shop/service.py": """from shop.orders import Order, OrderStateMachine
 from shop import orders
 
 
@@ -93,11 +93,11 @@ def cancel(order_id: str) -> Order:
 
 def limit() -> int:
     return orders.MAX_ITEMS
-''',
-    "tests/test_service.py": '''from shop.service import ship
+""",
+    "tests/test_service.py": """from shop.service import ship
 
 
 def test_ship() -> None:
     assert ship("o1").state == "shipped"
-''',
+""",
 }

@@ -7,9 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from repo_fixtures import ORDERS_PY, git, make_repo
-
 from ctxops_code_graph import CodeIndex, IndexNotBuilt
+from repo_fixtures import ORDERS_PY, git, make_repo
 
 
 @pytest.fixture

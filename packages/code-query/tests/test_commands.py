@@ -10,11 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-from ctxops_contracts import QueryResult, decode
-
 from ctxops_code_query.cli import main
 from ctxops_code_query.service import Request, execute
 from ctxops_code_query.tokens import estimate_tokens
+from ctxops_contracts import QueryResult, decode
 
 
 def run(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, str, str]:
@@ -64,12 +63,16 @@ def test_refs_grouped_by_file_with_roles(capsys: pytest.CaptureFixture[str], exa
 
 
 def test_callers_and_callees_with_depth_and_confidence(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
-    code, result = run_json(capsys, example_repo, "callers", "OrderStateMachine.transition", "--max", "100", "--budget", "5000")
+    code, result = run_json(
+        capsys, example_repo, "callers", "OrderStateMachine.transition", "--max", "100", "--budget", "5000"
+    )
     assert code == 0
     callers = {h.text.split()[0] for h in result.hits}
     assert {"cancel_order", "close_expired_orders"} <= callers
     assert all(h.confidence in ("exact", "import-resolved", "name-only") for h in result.hits)
-    code, deep = run_json(capsys, example_repo, "callers", "transition", "--depth", "2", "--max", "200", "--budget", "9000")
+    code, deep = run_json(
+        capsys, example_repo, "callers", "transition", "--depth", "2", "--max", "200", "--budget", "9000"
+    )
     assert deep.total > result.total
     code, out, _ = run(capsys, example_repo, "callees", "OrderStateMachine.transition")
     assert code == 0 and "can_transition" in out and "[exact" in out
@@ -88,7 +91,9 @@ def test_brief_outlines_without_bodies(capsys: pytest.CaptureFixture[str], examp
 
 
 def test_deps_of_a_file_and_of_a_symbol(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
-    code, result = run_json(capsys, example_repo, "deps", "api/orders/state_machine.py", "--max", "50", "--budget", "3000")
+    code, result = run_json(
+        capsys, example_repo, "deps", "api/orders/state_machine.py", "--max", "50", "--budget", "3000"
+    )
     assert code == 0
     imports = {h.path for h in result.hits if h.role == "import"}
     importers = {h.path for h in result.hits if h.role == "imported-by"}
@@ -115,7 +120,7 @@ def test_search_narrows_to_files_then_ranks_chunks(capsys: pytest.CaptureFixture
     code, result = run_json(capsys, example_repo, "search", "expire unpaid orders after the payment timeout")
     assert code == 0
     assert any(h.path == "api/jobs/timeout_close.py" for h in result.hits[:3])
-    code, out, err = run(capsys, example_repo, "search", "the of and")
+    code, _out, err = run(capsys, example_repo, "search", "the of and")
     assert code == 2 and "descriptive words" in err
 
 
@@ -186,9 +191,7 @@ class _SlowIndex:
 
 def test_deadline_returns_partial_marked_and_exit_3(tmp_path: Path) -> None:
     started = time.perf_counter()
-    outcome = execute(
-        tmp_path, Request(command="def", params={"name": "x"}, deadline_s=0.2), open_index=_SlowIndex
-    )
+    outcome = execute(tmp_path, Request(command="def", params={"name": "x"}, deadline_s=0.2), open_index=_SlowIndex)
     assert time.perf_counter() - started < 0.9
     assert outcome.rendered.exit_code == 3
     assert outcome.rendered.result.partial

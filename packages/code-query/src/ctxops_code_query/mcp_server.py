@@ -8,6 +8,7 @@ needs to call it well. Imported only by `cq mcp`: the SDK costs ~0.5 s to import
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -151,7 +152,7 @@ def build_server(root: Path) -> MCPServer:
         except CqError as exc:
             raise ToolError(f"{exc.kind}: {exc}") from exc
 
-    functions = {
+    functions: dict[str, Callable[..., str]] = {
         "def": def_,
         "refs": refs,
         "callers": callers,

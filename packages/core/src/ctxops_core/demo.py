@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .example_project import make_example_repo
 from .versions import installed_versions
@@ -87,7 +88,7 @@ def step_code_query(ctx: DemoContext) -> list[str]:
     except TokenizerUnavailable:
         count = estimate_tokens
     build_index(ctx.repo)
-    asks = [
+    asks: list[tuple[str, dict[str, Any]]] = [
         ("def", {"name": "OrderStateMachine.transition"}),
         ("callers", {"name": "OrderStateMachine.transition", "depth": 1}),
         ("brief", {"path": "api/orders/service.py"}),

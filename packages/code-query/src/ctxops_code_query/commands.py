@@ -12,8 +12,6 @@ from .answer import Answer
 from .backend import FileDeps, Hop
 from .context import QueryContext
 from .errors import UsageError
-from .ripgrep import GrepAborted, GrepOptions, GrepOverflow, run_grep
-from .slices import DEFAULT_SLICE_LINES, parse_target, slice_hits
 from .suggest import suggest
 
 BODY_PREVIEW_HITS = 3
@@ -365,6 +363,7 @@ def cmd_grep(
     keep: int = 200,
 ) -> Answer:
     from .repo import safe_path
+    from .ripgrep import GrepAborted, GrepOptions, GrepOverflow, run_grep
 
     checked = tuple(safe_path(ctx.root, p)[1] or "." for p in paths)
     answer = Answer(command="grep", query=pattern, grouped=True)
@@ -399,6 +398,8 @@ def cmd_grep(
 
 
 def cmd_open(ctx: QueryContext, spec: str) -> Answer:
+    from .slices import DEFAULT_SLICE_LINES, parse_target, slice_hits
+
     target = parse_target(ctx.root, spec)
     answer = Answer(command="open", query=spec, grouped=True)
     start, end = target.start, target.end

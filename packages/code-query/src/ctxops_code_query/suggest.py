@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -12,6 +11,8 @@ def suggest(query: str, names: Iterable[str], *, limit: int = 3) -> list[str]:
     Order of preference: the same name in another case; names containing the query (or contained in
     it) case-insensitively; then difflib's close matches on the lowercased names.
     """
+    import difflib  # only an empty answer pays for it
+
     if not query:
         return []
     pool = {n for n in names if n}

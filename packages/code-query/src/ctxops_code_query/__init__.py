@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 __all__ = ["__version__"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> str:
     # `importlib.metadata` costs ~15 ms to import; `cq def` must not pay it to print an answer.
     if name == "__version__":
         from importlib.metadata import PackageNotFoundError, version

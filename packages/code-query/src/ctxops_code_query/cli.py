@@ -6,9 +6,11 @@ everything else when a command needs it.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
 
 EPILOG = """exit codes: 0 results, 1 no results, 2 usage or environment error (the message names the fix),
 3 deadline expired (partial results, marked).
@@ -17,6 +19,8 @@ names: NAME, Class.method (qualified) or path/to/file.py:NAME."""
 
 def _common(p: argparse.ArgumentParser, *, suppress: bool) -> None:
     """Flags every subcommand takes (also accepted before the subcommand)."""
+    import argparse
+
     d: Any = argparse.SUPPRESS if suppress else None
     p.add_argument("--json", action="store_true", default=d if suppress else False, help="QueryResult as JSON")
     p.add_argument("--max", type=int, default=d, metavar="N", help="at most N hits (default 10; open: 80 lines)")
@@ -31,6 +35,8 @@ def _common(p: argparse.ArgumentParser, *, suppress: bool) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="cq",
         description="Answers about code in a few hundred tokens: definitions, references, callers, outlines, "
@@ -79,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vectors", action="store_true", help="also embed every chunk (the `vector` extra)")
     add("status", "index freshness, sizes, languages, skipped files")
     add("mcp", "serve the same operations as MCP tools over stdio")
+    p = add("serve", "answer cq queries over a local socket (saves each query its start-up imports)")
+    p.add_argument("--idle", type=float, default=1800, metavar="S", help="exit after S idle seconds (default 1800)")
     return parser
 
 
@@ -111,6 +119,13 @@ def _params(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:
+        # As a process: a running `cq serve` answers without this process importing anything heavy.
+        from .server import try_server
+
+        served = try_server(sys.argv[1:])
+        if served is not None:
+            return served
     parser = build_parser()
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.command is None:
@@ -145,6 +160,12 @@ def _run(args: argparse.Namespace) -> int:
 
         serve(root)
         return 0
+    if args.command == "serve":
+        from .graph_backend import ensure_index
+        from .server import serve as serve_socket
+
+        ensure_index(root, interactive=sys.stderr.isatty())
+        return serve_socket(root, idle_s=args.idle)
     if args.command in ("index", "status"):
         from .reports import run_report
 

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from ctxops_code_query.server import socket_path
 
 

@@ -138,6 +138,8 @@ def _hops(ctx: QueryContext, command: str, name: str, depth: int) -> Answer:
         if ctx.deadline.expired():
             answer.partial = True
             break
+    if not hops and command == "callers":
+        hops = _callers_by_name(ctx, symbols)
     if not hops:
         target = symbols[0].qualname
         answer.empty_reason = f"{target} has no known {'callers' if command == 'callers' else 'callees'}"
@@ -154,6 +156,28 @@ def _hops(ctx: QueryContext, command: str, name: str, depth: int) -> Answer:
         + f": {exact} resolved, {len(hops) - exact} by name only"
     )
     return answer
+
+
+def _callers_by_name(ctx: QueryContext, symbols: list[Symbol]) -> list[Hop]:
+    """Call sites of the name when the graph resolved none (``obj.attr.name(...)``): name-only hops."""
+    from ctxops_contracts import Edge
+
+    own = {s.id for s in symbols}
+    hops: list[Hop] = []
+    for ref in ctx.index.references(symbols[0].name):
+        if ref.role != "call" or ref.enclosing in own:
+            continue
+        caller = ctx.index.symbol(ref.enclosing) if ref.enclosing else None
+        edge = Edge(
+            src=ref.enclosing or ref.path,
+            dst=symbols[0].id,
+            kind="call",
+            confidence="name-only",
+            path=ref.path,
+            line=ref.line,
+        )
+        hops.append(Hop(edge=edge, depth=1, symbol=caller))
+    return hops
 
 
 def _hop_hit(hop: Hop, command: str) -> QueryHit:

@@ -42,37 +42,60 @@ class FileDocs:
     generation: str
     paths: list[str]
     docs: list[list[str]]
+    hashes: dict[str, str | None]
 
 
-def _file_docs(ctx: QueryContext) -> FileDocs:
-    generation = ctx.index.generation()
-    cache = index_dir(ctx.root) / "cq-search-docs.pickle"
+_DOCS_FILE = "cq-search-docs.pickle"
+
+
+def _load_docs(ctx: QueryContext) -> FileDocs | None:
     with contextlib.suppress(OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError):
-        cached = pickle.loads(cache.read_bytes())
-        if isinstance(cached, FileDocs) and cached.generation == generation:
-            return cached
-    per_file: dict[str, list[str]] = defaultdict(list)
+        cached = pickle.loads((index_dir(ctx.root) / _DOCS_FILE).read_bytes())
+        if isinstance(cached, FileDocs) and isinstance(getattr(cached, "hashes", None), dict):
+            return cached  # (a file written by an older cq lacks fields and is rebuilt)
+    return None
+
+
+def prepare(ctx: QueryContext) -> FileDocs:
+    """The per-file documents of stage 1, current with the index.
+
+    Kept under `.meta/index/` with each file's content hash, so after an edit only the changed files
+    are read again. Runs before the query's deadline starts (like a first index build).
+    """
+    generation = ctx.index.generation()
+    cached = _load_docs(ctx)
+    if cached is not None and cached.generation == generation:
+        return cached
+    old = dict(zip(cached.paths, cached.docs, strict=True)) if cached else {}
+    old_hashes = cached.hashes if cached else {}
+    paths: list[str] = []
+    docs: list[list[str]] = []
+    hashes: dict[str, str | None] = {}
     for f in ctx.index.files():
-        per_file[f.path].extend(words(f.path.replace("/", " ")) * 3)
-    for s in ctx.index.all_symbols():
-        doc = per_file[s.path]
-        doc.extend(words(s.name) * 2)
-        if s.doc:
-            doc.extend(words(s.doc))
-    paths = sorted(per_file)
-    docs = FileDocs(generation=generation, paths=paths, docs=[per_file[p] for p in paths])
+        hashes[f.path] = f.content_hash
+        doc = old.get(f.path) if f.content_hash and old_hashes.get(f.path) == f.content_hash else None
+        if doc is None:
+            doc = words(f.path.replace("/", " ")) * 3
+            for sym in ctx.index.symbols_in_file(f.path):
+                doc.extend(words(sym.name) * 2)
+                if sym.doc:
+                    doc.extend(words(sym.doc))
+        paths.append(f.path)
+        docs.append(doc)
+    fresh = FileDocs(generation=generation, paths=paths, docs=docs, hashes=hashes)
     with contextlib.suppress(OSError):
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cache.parent, prefix=".tmp-search-")
+        target = index_dir(ctx.root) / _DOCS_FILE
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-search-")
         with os.fdopen(fd, "wb") as fh:
-            pickle.dump(docs, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        Path(tmp).replace(cache)
-    return docs
+            pickle.dump(fresh, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        Path(tmp).replace(target)
+    return fresh
 
 
 def candidate_files(ctx: QueryContext, text: str, k: int = CANDIDATE_FILES) -> list[tuple[str, float]]:
     """Stage 1: the files whose paths, symbol names and docs best match ``text``."""
-    docs = _file_docs(ctx)
+    docs = prepare(ctx)
     if not docs.paths:
         return []
     ranked = BM25(docs.docs).top(words(text), k)

@@ -101,6 +101,10 @@ def execute(root: Path, request: Request, *, open_index: Callable[[Path], Any] |
     # The deadline starts after the index is ready: a first build is announced, not cut short.
     if request.command in INDEX_COMMANDS:
         _ = ctx.index
+    if request.command == "search":
+        from .search import prepare
+
+        prepare(ctx)
     ctx.deadline = Deadline(request.deadline_s)
     op = _operation(request.command)
     holder: list[Answer] = []

@@ -24,7 +24,8 @@ def _cq(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess
 
 
 @pytest.mark.slow
-def test_queries_go_through_the_socket_and_fall_back_without_it(example_repo: Path, tmp_path: Path) -> None:
+def test_queries_go_through_the_socket_and_fall_back_without_it(fresh_example: Path) -> None:
+    example_repo = fresh_example
     direct = _cq(example_repo, "def", "OrderStateMachine.transition", "--no-cache")
     server = subprocess.Popen(
         [sys.executable, "-m", "ctxops_code_query", "serve", "--root", str(example_repo), "--idle", "30"],
@@ -67,6 +68,8 @@ def test_queries_go_through_the_socket_and_fall_back_without_it(example_repo: Pa
     finally:
         server.terminate()
         server.wait(10)
+    assert not Path(socket_path(example_repo)).exists()  # SIGTERM removes the socket
     # A dead server's socket (or none at all) means the process answers itself.
+    Path(socket_path(example_repo)).touch()
     after = _cq(example_repo, "def", "OrderStateMachine.transition", "--no-cache")
     assert after.returncode == 0 and after.stdout == direct.stdout

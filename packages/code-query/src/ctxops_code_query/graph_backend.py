@@ -90,6 +90,7 @@ class GraphBackend:
         self.root = root
         self._graph = graph
         self._index = graph.CodeIndex(root)
+        self._opened = self._index.layout.current_lookup()
 
     def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -182,6 +183,11 @@ class GraphBackend:
 
     def status(self) -> Any:
         return self._call(self._index.status)
+
+    def replaced(self) -> bool:
+        """True when a full rebuild switched the lookup snapshot since this backend opened it."""
+        current: Path | None = self._index.layout.current_lookup()
+        return bool(current != self._opened)
 
     def close(self) -> None:
         self._index.close()

@@ -17,6 +17,7 @@ import contextlib
 import io
 import json
 import os
+import signal
 import socket
 import sys
 import time
@@ -68,6 +69,9 @@ def _handle(conn: socket.socket) -> None:
 
 def serve(root: Path, *, idle_s: float = DEFAULT_IDLE_S) -> int:
     """Answer queries for ``root`` until idle for ``idle_s`` seconds."""
+    from .service import share_open_indexes
+
+    share_open_indexes()
     path = socket_path(root)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with contextlib.suppress(FileNotFoundError):
@@ -79,6 +83,11 @@ def serve(root: Path, *, idle_s: float = DEFAULT_IDLE_S) -> int:
     finally:
         os.umask(old_umask)
     listener.listen(16)
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # leave through the finally below, which removes the socket
+
+    signal.signal(signal.SIGTERM, stop)
     listener.settimeout(1.0)
     print(f"cq serve: answering for {root} on {path} (idle exit after {idle_s:.0f} s)", file=sys.stderr, flush=True)
     last = time.monotonic()

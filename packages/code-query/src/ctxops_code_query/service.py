@@ -125,11 +125,26 @@ def execute(root: Path, request: Request, *, open_index: Callable[[Path], Any] |
     return Outcome(rendered)
 
 
+# Set by `cq serve`: one open index per repository, reused across requests, so its freshness check runs
+# at most once per `CodeIndex.check_interval` (1 s) instead of on every query.
+_SHARED: dict[Path, Any] = {}
+_SHARING: list[bool] = []
+
+
+def share_open_indexes() -> None:
+    _SHARING.append(True)
+
+
 def _open_graph_index(root: Path) -> Any:
     # Imported on first use: `grep` and `open FILE:A-B` never touch the index.
     from .graph_backend import open_index
 
-    return open_index(root)
+    if not _SHARING:
+        return open_index(root)
+    backend = _SHARED.get(root)
+    if backend is None or backend.replaced():
+        backend = _SHARED[root] = open_index(root)
+    return backend
 
 
 def _query_of(request: Request) -> str:

@@ -1,7 +1,5 @@
 """Record types, JSON Schemas and protocols shared by every ctxops package."""
 
-from importlib.metadata import PackageNotFoundError, version
-
 from .codec import ContractError, convert, decode, decode_lines, encode, encode_line, to_builtins
 from .ids import is_ulid, new_ulid, ulid_timestamp_ms
 from .protocols import Embedder, EventSink, MemoryRepository, PriceBook, SymbolIndex, TokenCounter
@@ -20,11 +18,6 @@ from .records import (
     UsageRecord,
 )
 from .versioning import SCHEMA_MAJOR, SCHEMA_VERSION, UnsupportedSchemaVersion, check_schema_version
-
-try:
-    __version__ = version("ctxops-contracts")
-except PackageNotFoundError:  # running from a source tree without an install
-    __version__ = "0.0.0"
 
 __all__ = [
     "ALL_RECORDS",
@@ -61,3 +54,15 @@ __all__ = [
     "to_builtins",
     "ulid_timestamp_ms",
 ]
+
+
+def __getattr__(name: str) -> str:
+    # Looked up on first use: importlib.metadata costs tens of ms, and the code map's read path needs none.
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("ctxops-contracts")
+        except PackageNotFoundError:  # running from a source tree without an install
+            return "0.0.0"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

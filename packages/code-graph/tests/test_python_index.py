@@ -103,3 +103,12 @@ def test_read_path_imports_no_heavy_module(repo: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "[]"
+
+
+def test_names_and_all_symbols(repo: Path) -> None:
+    ix = CodeIndex(repo)
+    names = ix.names()
+    assert {"transition", "OrderStateMachine.transition", "ship", "MAX_ITEMS"} <= set(names)
+    assert names == sorted(names)
+    everything = list(ix.all_symbols())
+    assert len(everything) == 13 and everything[0].path == "shop/orders.py"

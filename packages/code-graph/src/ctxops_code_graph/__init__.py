@@ -3,16 +3,9 @@
 `CodeIndex` is the read API (stdlib sqlite3 on the read path); `IndexWriter` builds and updates.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
 from .index import CodeIndex, IndexNotBuilt
 from .lock import IndexBusy
 from .results import FileDeps, Hop, Impact, ImportLink, IndexStatus, RankedFile
-
-try:
-    __version__ = version("ctxops-code-graph")
-except PackageNotFoundError:  # running from a source tree without an install
-    __version__ = "0.0.0"
 
 __all__ = [
     "CodeIndex",
@@ -26,3 +19,15 @@ __all__ = [
     "RankedFile",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> str:
+    # The version is looked up on first use: importlib.metadata costs tens of ms on a read path that has none.
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("ctxops-code-graph")
+        except PackageNotFoundError:  # running from a source tree without an install
+            return "0.0.0"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -116,6 +116,8 @@ class IndexWriter:
         self.layout = IndexLayout(self.root)
         self.config = config or ScanConfig.load(self.root)
         self.lock_timeout = lock_timeout
+        self._modules: tuple[frozenset[tuple[str, str]], ModuleIndex] | None = None
+        self._last_generation: str | None = None  # what this writer last committed to both stores
 
     # -- public ------------------------------------------------------------------------------------
 
@@ -135,6 +137,13 @@ class IndexWriter:
                 return self._full_build(reason, None)
             return self._update(set(paths) if paths is not None else None, bound=bound)
 
+    def _module_index(self, files: list[tuple[str, str]]) -> ModuleIndex:
+        """The module keys of the file set, cached while the set is unchanged (the watcher's case)."""
+        key = frozenset(files)
+        if self._modules is None or self._modules[0] != key:
+            self._modules = (key, ModuleIndex(files))
+        return self._modules[1]
+
     # -- full ----------------------------------------------------------------------------------------
 
     def _needs_full_build(self) -> str:
@@ -151,6 +160,8 @@ class IndexWriter:
             return f"lookup snapshot unreadable ({exc})"
         if snap.get("format") != INDEX_FORMAT:
             return f"index format {snap.get('format')} differs from {INDEX_FORMAT}"
+        if self._last_generation is not None and snap.get("generation") == self._last_generation:
+            return ""  # this writer committed that generation to both stores itself
         try:
             duck = duck_store.connect(self.layout.duckdb_path)
         except Exception as exc:
@@ -193,11 +204,13 @@ class IndexWriter:
             duck_store.insert_rows(con, "refs", rows.refs)
             duck_store.insert_rows(con, "imports", import_rows)
             duck_store.resolve(con, all_refs=True)
-            file_edges = duck_store.rebuild_file_edges(con)
+            duck_store.rebuild_file_edges(con)
+            file_edges = duck_store.all_file_edges(con)
             ranks = _ranks([f[0] for f in rows.files], file_edges)
             duck_store.insert_rows(con, "ranks", ranks)
             meta = self._meta(generation, next_rid, facts)
             duck_store.insert_rows(con, "meta", meta)
+            self._last_generation = None
             edges = duck_store.fetch(con, "edges")
             con.execute("CHECKPOINT")
         finally:
@@ -221,6 +234,7 @@ class IndexWriter:
                 ranks=ranks,
             ),
         )
+        self._last_generation = str(generation)
         timings["snapshot"] = time.perf_counter() - mark
         return BuildReport(
             mode="full",
@@ -274,6 +288,11 @@ class IndexWriter:
         if bound is not None and len(to_scan) > bound:
             left = [p for p, _ in to_scan[bound:]]
             to_scan = to_scan[:bound]
+            if disc is not None:
+                # Files left for later must still look new next time: keep their directories marked changed.
+                for path in left:
+                    parent = path.rsplit("/", 1)[0] if "/" in path else ""
+                    disc.dirs[parent] = -1
         report = self._apply(snap=snap, indexed=indexed, to_scan=to_scan, deleted=deleted, disc=disc, stale=stale)
         report.stale = left
         report.elapsed_s = time.perf_counter() - started
@@ -355,12 +374,10 @@ class IndexWriter:
         file_set_changed = bool(deleted or newly_skipped or any(p not in indexed for p, _ in real))
 
         con = duck_store.connect(self.layout.duckdb_path)
+        con.execute("SET threads TO 1")  # a delta is small: one thread beats scheduling many on a busy machine
         try:
             old_syms = con.execute(
                 "SELECT id, name FROM symbols WHERE path IN (SELECT unnest($1::VARCHAR[]))", [changed_paths]
-            ).fetchall()
-            old_file_edges = con.execute(
-                "SELECT src, dst, kind, weight FROM file_edges ORDER BY src, dst, kind"
             ).fetchall()
             con.execute("BEGIN TRANSACTION")
             for table in ("files", "symbols", "refs", "imports", "edges", "skipped"):
@@ -371,8 +388,10 @@ class IndexWriter:
             duck_store.insert_rows(con, "skipped", rows.skipped)
             duck_store.insert_rows(con, "symbols", rows.symbols)
             duck_store.insert_rows(con, "refs", rows.refs)
-            files_now = con.execute("SELECT path, lang FROM files").fetchall()
-            modules = ModuleIndex(files_now)
+            if file_set_changed or self._modules is None:
+                modules = self._module_index(con.execute("SELECT path, lang FROM files").fetchall())
+            else:
+                modules = self._modules[1]  # same file set as this writer's last commit
             reresolve_paths = set(changed_paths)
             if file_set_changed:
                 # New or removed files can change what any import points to: recompute them all.
@@ -397,10 +416,15 @@ class IndexWriter:
             duck_store.resolve(con, all_refs=False, paths=sorted(reresolve_paths), names=affected_names)
             todo_rids = [r[0] for r in con.execute("SELECT rid FROM todo").fetchall()]
             new_edges = duck_store.fetch(con, "edges", "WHERE rid IN (SELECT rid FROM todo)")
-            file_edges = duck_store.rebuild_file_edges(con)
+            sources = sorted({r[0] for r in con.execute("SELECT DISTINCT path FROM todo").fetchall()} | reresolve_paths)
+            old_out = duck_store.file_edges_of(con, sources)
+            duck_store.rebuild_file_edges(con, sources, deleted)
             ranks: list[tuple[str, float]] | None = None
-            if file_edges != old_file_edges or file_set_changed:
-                ranks = _ranks([f[0] for f in files_now], file_edges)
+            file_edges: list[tuple[str, str, str, float]] = []
+            if file_set_changed or duck_store.file_edges_of(con, sources) != old_out:
+                file_edges = duck_store.all_file_edges(con)
+                paths_now = [r[0] for r in con.execute("SELECT path FROM files").fetchall()]
+                ranks = _ranks(paths_now, file_edges)
                 con.execute("DELETE FROM ranks")
                 duck_store.insert_rows(con, "ranks", ranks)
             if disc is not None:
@@ -438,6 +462,7 @@ class IndexWriter:
                 ranks=ranks,
             ),
         )
+        self._last_generation = str(generation)
         return BuildReport(
             mode="incremental",
             scanned=len(real),

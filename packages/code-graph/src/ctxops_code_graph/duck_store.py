@@ -37,6 +37,13 @@ p1_implicit_this AS (
   JOIN symbols s ON s.parent = e.parent AND s.name = r.symbol_name
   WHERE r.qualifier IS NULL AND r.fam IN ('java', 'c') AND e.parent IS NOT NULL
 ),
+p1_package AS (
+  -- Go and Java see the other files of their package (directory) without an import.
+  SELECT r.rid, s.id AS dst, 1 AS prio, 'exact' AS conf FROM todo r
+  JOIN symbols s ON s.name = r.symbol_name AND s.fam = r.fam AND s.path <> r.path
+   AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(r.path, '^(.*)/', 1)
+  WHERE r.qualifier IS NULL AND r.role <> 'import' AND r.fam IN ('go', 'java') AND s.parent IS NULL
+),
 p1_class AS (
   SELECT r.rid, s.id AS dst, 1 AS prio, 'exact' AS conf FROM todo r
   JOIN symbols k ON k.path = r.path AND k.name = r.qualifier AND k.kind IN {_TYPE_KINDS}
@@ -62,12 +69,14 @@ p2_member AS (
   JOIN symbols k ON k.path = i.target_path AND k.parent IS NULL AND k.name = i.name
   JOIN symbols s ON s.parent = k.id AND s.name = r.symbol_name
 ),
+wanted AS (SELECT DISTINCT symbol_name AS name FROM todo),
+named AS (SELECT * FROM symbols WHERE name IN (SELECT name FROM wanted)),
 p3_pool AS (
-  SELECT id, name, fam, parent IS NOT NULL AS member, 'call' AS rc FROM symbols WHERE kind IN {_CALLABLE_KINDS}
+  SELECT id, name, fam, parent IS NOT NULL AS member, 'call' AS rc FROM named WHERE kind IN {_CALLABLE_KINDS}
   UNION ALL
-  SELECT id, name, fam, parent IS NOT NULL AS member, 'type' AS rc FROM symbols WHERE kind IN {_TYPE_KINDS}
+  SELECT id, name, fam, parent IS NOT NULL AS member, 'type' AS rc FROM named WHERE kind IN {_TYPE_KINDS}
   UNION ALL
-  SELECT id, name, fam, parent IS NOT NULL AS member, 'other' AS rc FROM symbols
+  SELECT id, name, fam, parent IS NOT NULL AS member, 'other' AS rc FROM named
 ),
 p3_unambiguous AS (
   SELECT * FROM p3_pool QUALIFY count(*) OVER (PARTITION BY fam, name, member, rc) <= {NAME_ONLY_CAP}
@@ -80,6 +89,7 @@ p3 AS (
 ),
 everything AS (
   SELECT * FROM p1_self UNION ALL SELECT * FROM p1_local UNION ALL SELECT * FROM p1_implicit_this
+  UNION ALL SELECT * FROM p1_package
   UNION ALL SELECT * FROM p1_class UNION ALL SELECT * FROM p2_name UNION ALL SELECT * FROM p2_module
   UNION ALL SELECT * FROM p2_member UNION ALL SELECT * FROM p3
 ),
@@ -94,16 +104,17 @@ SELECT c.rid, coalesce(r.enclosing, r.path), c.dst, r.role, c.conf, r.path, r.li
 FROM cand c JOIN todo r USING (rid);
 """
 
+# File edges of the files in `fe_src` (all files on a full build): imports, plus symbol edges per kind.
 _FILE_EDGES_SQL = f"""
-DELETE FROM file_edges;
+DELETE FROM file_edges WHERE src IN (SELECT path FROM fe_src) OR dst IN (SELECT path FROM fe_gone);
 INSERT INTO file_edges
 SELECT path, target_path, 'import', count(*)::DOUBLE FROM imports
-WHERE target_path IS NOT NULL AND target_path <> path GROUP BY ALL;
+WHERE target_path IS NOT NULL AND target_path <> path AND path IN (SELECT path FROM fe_src) GROUP BY ALL;
 INSERT INTO file_edges
 SELECT e.path, s.path, e.kind,
        sum(CASE WHEN e.confidence = 'name-only' THEN {NAME_ONLY_FILE_WEIGHT} ELSE 1.0 END)
 FROM edges e JOIN symbols s ON s.id = e.dst
-WHERE s.path <> e.path AND e.kind <> 'import' GROUP BY ALL;
+WHERE s.path <> e.path AND e.kind <> 'import' AND e.path IN (SELECT path FROM fe_src) GROUP BY ALL;
 """
 
 
@@ -146,9 +157,27 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
         con.execute(statement)
 
 
-def rebuild_file_edges(con: Any) -> list[tuple[str, str, str, float]]:
+def rebuild_file_edges(con: Any, sources: Sequence[str] | None = None, gone: Sequence[str] = ()) -> None:
+    """Recompute the file graph's out-edges of `sources` (None: every file); drop edges into `gone` files."""
+    if sources is None:
+        con.execute("CREATE OR REPLACE TEMP TABLE fe_src AS SELECT path FROM files")
+    else:
+        con.execute("CREATE OR REPLACE TEMP TABLE fe_src AS SELECT unnest($1::VARCHAR[]) AS path", [list(sources)])
+    con.execute("CREATE OR REPLACE TEMP TABLE fe_gone AS SELECT unnest($1::VARCHAR[]) AS path", [list(gone)])
     for statement in _split(_FILE_EDGES_SQL):
         con.execute(statement)
+
+
+def file_edges_of(con: Any, sources: Sequence[str]) -> list[tuple[str, str, str, float]]:
+    rows: list[tuple[str, str, str, float]] = con.execute(
+        "SELECT src, dst, kind, weight FROM file_edges WHERE src IN (SELECT unnest($1::VARCHAR[]))"
+        " ORDER BY src, dst, kind",
+        [list(sources)],
+    ).fetchall()
+    return rows
+
+
+def all_file_edges(con: Any) -> list[tuple[str, str, str, float]]:
     rows: list[tuple[str, str, str, float]] = con.execute(
         "SELECT src, dst, kind, weight FROM file_edges ORDER BY src, dst, kind"
     ).fetchall()

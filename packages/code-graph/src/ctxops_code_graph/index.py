@@ -12,7 +12,7 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -123,7 +123,9 @@ class CodeIndex:
         return snap.get("revision") or None
 
     def stale_files(self) -> list[str]:
-        self._ready()
+        """What the last freshness check could not bring up to date (checks once if none ran yet)."""
+        if self._checked_at == float("-inf"):
+            self._ready()
         return list(self._stale)
 
     def definitions(self, name: str, limit: int = 200) -> list[Symbol]:
@@ -171,6 +173,16 @@ class CodeIndex:
             .fetchall()
         )
         return [_symbol(r) for r in rows]
+
+    def names(self) -> list[str]:
+        """Every distinct symbol name and qualified name (for suggestions and fuzzy matching)."""
+        rows = self._ready().execute("SELECT name FROM symbols UNION SELECT qualname FROM symbols ORDER BY 1")
+        return [r[0] for r in rows]
+
+    def all_symbols(self) -> Iterator[Symbol]:
+        """Every symbol, file by file in path order."""
+        for row in self._ready().execute(f"{_SYMBOL_SELECT} ORDER BY f.path, s.line"):
+            yield _symbol(row)
 
     def references(self, name: str, limit: int = 1000) -> list[Reference]:
         """Every use of a name (calls, imports, inheritance, type uses), by file and line."""
@@ -268,7 +280,12 @@ class CodeIndex:
                     " JOIN files b ON b.fk = e.dst_fk"
                 )
             )
-            scores = pagerank(langs.keys(), edges, personalization=personal)
+            ppr = pagerank(langs.keys(), edges, personalization=personal)
+            # Half graph position (personalized PageRank), half direct relevance: the matched files come
+            # first, then the hubs they lean on, instead of the global hubs drowning the query.
+            top_rank = max(ppr.values(), default=0.0) or 1.0
+            top_match = max(personal.values())
+            scores = {p: 0.5 * ppr.get(p, 0.0) / top_rank + 0.5 * personal.get(p, 0.0) / top_match for p in langs}
         else:
             scores = dict(con.execute("SELECT path, rank FROM files").fetchall())
         top = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]

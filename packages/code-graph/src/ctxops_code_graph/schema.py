@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ctxops_code_scan.scan import EXTRACTOR_VERSION
+from ctxops_code_scan.version import EXTRACTOR_VERSION
 
-STORE_VERSION = 1  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
+STORE_VERSION = 2  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
 INDEX_FORMAT = f"store{STORE_VERSION}-extractor{EXTRACTOR_VERSION}"
 
 # (column, DuckDB type); SQLite takes the same names with its own affinities.

@@ -25,6 +25,7 @@ from .symbol_ids import IdAllocator
 
 MAX_SIGNATURE = 200
 _ORDER = {"def": 0, "scope": 0, "import": 1, "ref": 2}
+_SCOPES = frozenset({"impl", "namespace"})  # naming scopes that are not symbols
 
 
 @dataclass
@@ -44,6 +45,7 @@ class _Open:
     qualname: str
     symbol_id: str | None  # the nearest real symbol (a Rust impl block has none of its own)
     type_qualname: str | None = None  # the class a method belongs to, for `self.x` resolution
+    receiver_var: str | None = None  # Go's `func (w *Worker)`: `w.x()` inside means `self.x()`
 
 
 @cache
@@ -91,6 +93,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if name_node.start_byte in def_name_starts:
                 continue
             qual = caps.get("qual")
+            qualifier = _qualifier(qual[0]) if qual else None
+            if qualifier is not None and top is not None and qualifier == top.receiver_var:
+                qualifier = "self"
             out.references.append(
                 Reference(
                     symbol_name=_text(name_node),
@@ -99,7 +104,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     col=name_node.start_point[1],
                     role=sub,  # type: ignore[arg-type]
                     enclosing=top.symbol_id if top else None,
-                    qualifier=_qualifier(qual[0]) if qual else None,
+                    qualifier=qualifier,
                 )
             )
             continue
@@ -109,7 +114,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 if imp.name != "*":
                     out.references.append(
                         Reference(
-                            symbol_name=imp.name or imp.module.rsplit(rules.module_separator, 1)[-1],
+                            symbol_name=(imp.alias if imp.name == "default" else imp.name)
+                            or imp.module.rsplit(rules.module_separator, 1)[-1],
                             path=path,
                             line=imp.line,
                             role="import",
@@ -134,14 +140,16 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         prefix = rules.receiver_type(_text(receiver[0])) if receiver else None
         if head == "scope":
             qualname = _join(top.qualname if top else None, name)
-            stack.append(_Open(-neg_end, "scope", qualname, top.symbol_id if top else None, qualname))
+            stack.append(
+                _Open(-neg_end, sub, qualname, top.symbol_id if top else None, qualname if sub == "impl" else None)
+            )
             continue
         kind = rules.refine_kind(sub, name, top.kind if top else None, node)
         if kind is None:
             continue
         if prefix:
-            qualname = _join(top.qualname if top and top.kind == "scope" else None, prefix + "." + name)
-            type_qualname: str | None = _join(top.qualname if top and top.kind == "scope" else None, prefix)
+            qualname = _join(top.qualname if top and top.kind in _SCOPES else None, prefix + "." + name)
+            type_qualname: str | None = _join(top.qualname if top and top.kind in _SCOPES else None, prefix)
             if kind == "function":
                 kind = "method"
         else:
@@ -149,7 +157,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             type_qualname = top.type_qualname if top else None
         sid = ids.allocate(qualname, kind)
         parent_id = top.symbol_id if top else None
-        if (top is not None and top.kind == "scope") or prefix:
+        if (top is not None and top.kind == "impl") or prefix:
             pending_parents.append((len(out.symbols), type_qualname or ""))
         def_name_starts.add(name_node.start_byte)
         params = caps.get("params")
@@ -175,7 +183,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             type_ids.setdefault(qualname, sid)
         if kind not in _LEAF_KINDS:
             own_type = qualname if kind in _TYPE_LIKE else type_qualname
-            stack.append(_Open(node.end_byte, kind, qualname, sid, own_type))
+            receiver_var = caps.get("receiver_var")
+            stack.append(
+                _Open(node.end_byte, kind, qualname, sid, own_type, _text(receiver_var[0]) if receiver_var else None)
+            )
 
     for index, type_qualname in pending_parents:
         parent = type_ids.get(type_qualname)

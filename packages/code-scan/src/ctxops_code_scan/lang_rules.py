@@ -9,6 +9,21 @@ _CONST_NAME = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 _COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
 _FUNCTION_KINDS = frozenset({"function", "method"})
 _TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
+# Nodes that wrap a definition: its doc comment sits before the wrapper.
+_WRAPPERS = frozenset(
+    {
+        "export_statement",
+        "decorated_definition",
+        "const_declaration",
+        "var_declaration",
+        "type_declaration",
+        "lexical_declaration",
+        "variable_declaration",
+        "field_declaration",
+        "declaration",
+        "template_declaration",
+    }
+)
 
 
 class Rules:
@@ -24,26 +39,29 @@ class Rules:
         return name[-1].replace("::", ".") if name else None
 
     def refine_kind(self, kind: str, name: str, enclosing: str | None, node: Any) -> str | None:
-        if kind == "function" and enclosing in _TYPE_KINDS | {"scope"}:
+        if kind == "function" and enclosing in _TYPE_KINDS | {"impl"}:
             return "method"
         if kind == "variable" and _CONST_NAME.match(name):
             return "constant"
         return kind
 
     def doc(self, node: Any) -> str | None:
+        """The first line of the comment block right above the definition (or above its wrapper)."""
         prev = node.prev_named_sibling
-        if (
-            prev is None
-            and node.parent is not None
-            and node.parent.type in {"export_statement", "decorated_definition"}
-        ):
-            prev = node.parent.prev_named_sibling
+        if prev is None and node.parent is not None and node.parent.type in _WRAPPERS:
             node = node.parent
+            prev = node.prev_named_sibling
         if prev is None or prev.type not in _COMMENT_TYPES:
             return None
         if prev.end_point[0] + 1 < node.start_point[0]:
             return None  # a comment separated by a blank line documents something else
-        return first_doc_line(prev.text.decode("utf-8", "replace"))
+        first = prev
+        while True:  # a block of `//` or `///` lines: its first line is the summary
+            above = first.prev_named_sibling
+            if above is None or above.type not in _COMMENT_TYPES or above.end_point[0] + 1 < first.start_point[0]:
+                break
+            first = above
+        return first_doc_line(first.text.decode("utf-8", "replace"))
 
     def exported(self, kind: str, name: str, node: Any, enclosing: str | None) -> bool:
         return True

@@ -16,8 +16,10 @@ from .config import ScanConfig
 from .languages import BY_NAME
 from .records import ScanResult, Skipped
 from .skip_rules import skip_reason
+from .version import EXTRACTOR_VERSION
 
-EXTRACTOR_VERSION = 1  # bump whenever a query or rule changes what is extracted: indexes rebuild
+__all__ = ["EXTRACTOR_VERSION", "content_hash", "scan_bytes", "scan_file", "scan_files"]
+
 PARALLEL_THRESHOLD = 48  # below this many files, a process pool costs more than it saves
 
 

@@ -77,6 +77,24 @@ def step_contracts(ctx: DemoContext) -> list[str]:
     return lines
 
 
+def step_code_index(ctx: DemoContext) -> list[str]:
+    from ctxops_code_graph import CodeIndex
+
+    index = CodeIndex(ctx.repo)
+    report = index.build()
+    st = index.status()
+    langs = ", ".join(f"{n} {lang}" for lang, n in st.files_by_language.items())
+    (target,) = index.definitions("OrderStateMachine.transition")
+    hops = index.callers(target.id)
+    shown = ", ".join(f"{h.symbol.qualname if h.symbol else h.edge.src} [{h.edge.confidence}]" for h in hops[:3])
+    more = f" ... and {len(hops) - 3} more" if len(hops) > 3 else ""
+    return [
+        f"code index: {st.files} files ({langs}), {st.symbols} symbols, {st.edges} edges"
+        f" in {report.elapsed_s:.1f} s, revision {st.indexed_revision}",
+        f"callers of {target.qualname} ({target.path}:{target.line}): {shown}{more}",
+    ]
+
+
 def step_code_query(ctx: DemoContext) -> list[str]:
     """A few `cq` answers, each with its token count against reading the whole files it answers from."""
     from ctxops_code_query.graph_backend import build_index
@@ -114,6 +132,7 @@ STEPS: list[tuple[str, Step]] = [
     ("packages", step_packages),
     ("example", step_example),
     ("contracts", step_contracts),
+    ("code index", step_code_index),
     ("code query", step_code_query),
 ]
 

@@ -15,6 +15,7 @@
 (assignment left: (identifier) @name type: (_)? @return) @def.variable
 (assignment left: (pattern_list (identifier) @name)) @def.variable
 (assignment left: (tuple_pattern (identifier) @name)) @def.variable
+(assignment left: (list_pattern (identifier) @name)) @def.variable
 
 ; References --------------------------------------------------------------
 (call function: (identifier) @name) @ref.call

@@ -1,0 +1,156 @@
+"""Updates: edits, new, deleted and renamed files, ignore-rule changes, bounds, and rebuild triggers."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from ctxops_code_graph import CodeIndex
+from ctxops_code_graph.builder import IndexWriter
+from ctxops_code_graph.layout import IndexLayout
+from repo_fixtures import ORDERS_PY, git, make_repo
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = make_repo(tmp_path / "shop", ORDERS_PY)
+    IndexWriter(root).build()
+    return root
+
+
+def _names(ix: CodeIndex, path: str) -> list[str]:
+    return [s.qualname for s in ix.symbols_in_file(path)]
+
+
+def test_new_file_resolves_and_is_resolved_against(repo: Path) -> None:
+    ix = CodeIndex(repo)
+    (repo / "shop" / "audit.py").write_text("from shop.service import ship\n\ndef audit(o):\n    return ship(o)\n")
+    hops = ix.callers("python shop/service.py ship().")
+    assert {(h.edge.src, h.edge.confidence) for h in hops} >= {("python shop/audit.py audit().", "import-resolved")}
+    assert ix.last_update is not None and ix.last_update.changed == ["shop/audit.py"]
+
+
+def test_deleted_file_drops_its_symbols_and_edges(repo: Path) -> None:
+    ix = CodeIndex(repo)
+    assert ix.callers("python shop/service.py ship().")
+    (repo / "tests" / "test_service.py").unlink()
+    assert ix.callers("python shop/service.py ship().") == []
+    assert ix.file("tests/test_service.py") is None
+    assert ix.last_update is not None and ix.last_update.deleted == ["tests/test_service.py"]
+
+
+def test_rename_moves_ids(repo: Path) -> None:
+    ix = CodeIndex(repo)
+    (repo / "shop" / "service.py").rename(repo / "shop" / "shipping.py")
+    assert [s.id for s in ix.definitions("ship")] == ["python shop/shipping.py ship()."]
+    # The test imported shop.service, which no longer exists: its call is now only a name match.
+    assert {h.edge.confidence for h in ix.callers("python shop/shipping.py ship().")} == {"name-only"}
+
+
+def test_removed_definition_leaves_no_dangling_edge(repo: Path) -> None:
+    ix = CodeIndex(repo)
+    path = repo / "shop" / "orders.py"
+    path.write_text(path.read_text().replace("def can_transition", "def may_transition"))
+    assert ix.symbol("python shop/orders.py OrderStateMachine.can_transition().") is None
+    callees = {h.edge.dst for h in ix.callees("python shop/orders.py OrderStateMachine.transition().")}
+    assert "python shop/orders.py OrderStateMachine.can_transition()." not in callees
+    con = sqlite3.connect(IndexLayout(repo.resolve()).current_lookup())  # type: ignore[arg-type]
+    dangling = con.execute(
+        "SELECT count(*) FROM edges e LEFT JOIN symbols s ON s.sk = e.dst_sk WHERE s.sk IS NULL"
+    ).fetchone()[0]
+    assert dangling == 0
+
+
+def test_touch_without_change_reindexes_nothing(repo: Path) -> None:
+    ix = CodeIndex(repo)
+    target = repo / "shop" / "orders.py"
+    st = target.stat()
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    ix.definitions("Order")
+    assert ix.last_update is not None and ix.last_update.scanned == 0
+    assert ix.file("shop/orders.py").mtime_ns == st.st_mtime_ns + 5_000_000_000  # type: ignore[union-attr]
+
+
+def test_gitignore_change_drops_files(repo: Path) -> None:
+    ix = CodeIndex(repo)
+    (repo / ".gitignore").write_text("tests/\n")
+    assert ix.definitions("test_ship") == []
+    assert ix.status().skipped_by_reason == {"ignored": 1}
+
+
+def test_bound_reports_the_rest_as_stale(repo: Path) -> None:
+    for i in range(5):
+        (repo / "shop" / f"extra{i}.py").write_text(f"def extra{i}():\n    return {i}\n")
+    ix = CodeIndex(repo, update_bound=2)
+    ix.definitions("extra0")
+    assert len(ix.stale_files()) == 3
+    assert all(p.startswith("shop/extra") for p in ix.stale_files())
+    ix.definitions("extra0")  # the next read catches up by another bounded step
+    assert len(ix.stale_files()) == 1
+    ix.update(bound=None)
+    assert ix.stale_files() == [] and len([n for i in range(5) for n in ix.definitions(f"extra{i}")]) == 5
+
+
+def test_without_auto_update_staleness_is_reported_not_fixed(repo: Path) -> None:
+    (repo / "shop" / "orders.py").write_text("X = 1\n")
+    ix = CodeIndex(repo, auto_update=False)
+    assert ix.definitions("OrderStateMachine")  # the snapshot still answers
+    assert ix.stale_files() == ["shop/orders.py"]
+
+
+def test_commit_changes_the_revision(repo: Path) -> None:
+    ix = CodeIndex(repo)
+    (repo / "shop" / "new.py").write_text("def n():\n    pass\n")
+    first = ix.revision
+    assert first is not None and first.endswith("-dirty")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "add n")
+    assert ix.revision == git(repo, "rev-parse", "--short=7", "HEAD")
+
+
+def test_format_change_forces_a_full_rebuild(repo: Path) -> None:
+    layout = IndexLayout(repo.resolve())
+    con = sqlite3.connect(layout.current_lookup())  # type: ignore[arg-type]
+    con.execute("UPDATE meta SET value = 'store0-extractor0' WHERE key = 'format'")
+    con.commit()
+    con.close()
+    report = IndexWriter(repo).update()
+    assert report.mode == "full" and "format" in report.reason
+    assert CodeIndex(repo).definitions("ship")
+
+
+def test_stores_disagreeing_force_a_full_rebuild(repo: Path) -> None:
+    layout = IndexLayout(repo.resolve())
+    con = sqlite3.connect(layout.current_lookup())  # type: ignore[arg-type]
+    con.execute("UPDATE meta SET value = '99' WHERE key = 'generation'")
+    con.commit()
+    con.close()
+    report = IndexWriter(repo).update()
+    assert report.mode == "full" and "disagree" in report.reason
+
+
+def test_corrupt_snapshot_is_rebuilt(repo: Path) -> None:
+    layout = IndexLayout(repo.resolve())
+    path = layout.current_lookup()
+    assert path is not None
+    path.write_bytes(b"this is not a database" * 100)
+    for extra in path.parent.glob(path.name + "-*"):
+        extra.unlink()
+    report = IndexWriter(repo).update()
+    assert report.mode == "full"
+    assert CodeIndex(repo).definitions("ship")
+
+
+def test_plain_directory_and_repository_without_commits(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "m.py").write_text("def f():\n    pass\n")
+    ix = CodeIndex(plain)
+    ix.build()
+    assert ix.revision is None and ix.definitions("f")
+    fresh = make_repo(tmp_path / "fresh", {"m.py": "def g():\n    pass\n"}, commit=False)
+    ix2 = CodeIndex(fresh)
+    ix2.build()
+    assert ix2.revision == "no-commits-dirty" and ix2.definitions("g")

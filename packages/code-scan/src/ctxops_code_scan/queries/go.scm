@@ -1,0 +1,38 @@
+; Definitions -------------------------------------------------------------
+(function_declaration
+  name: (identifier) @name
+  parameters: (parameter_list) @params
+  result: (_)? @return) @def.function
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      name: (identifier)? @receiver_var
+      type: [(pointer_type (type_identifier) @receiver) (type_identifier) @receiver
+             (pointer_type (generic_type type: (type_identifier) @receiver)) (generic_type type: (type_identifier) @receiver)]))
+  name: (field_identifier) @name
+  parameters: (parameter_list) @params
+  result: (_)? @return) @def.method
+(type_spec name: (type_identifier) @name type: (struct_type)) @def.struct
+(type_spec name: (type_identifier) @name type: (interface_type)) @def.interface
+(type_spec name: (type_identifier) @name) @def.type
+(type_alias name: (type_identifier) @name) @def.type
+(method_elem name: (field_identifier) @name parameters: (parameter_list) @params result: (_)? @return) @def.method
+(field_declaration name: (field_identifier) @name type: (_) @return) @def.field
+(source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
+(source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
+
+; References --------------------------------------------------------------
+(call_expression function: (identifier) @name) @ref.call
+(call_expression function: (selector_expression operand: (_) @qual field: (field_identifier) @name)) @ref.call
+(composite_literal type: (type_identifier) @name) @ref.type
+(composite_literal type: (qualified_type package: (package_identifier) @qual name: (type_identifier) @name)) @ref.type
+(parameter_declaration type: (type_identifier) @name) @ref.type
+(parameter_declaration type: (pointer_type (type_identifier) @name)) @ref.type
+(parameter_declaration type: (qualified_type package: (package_identifier) @qual name: (type_identifier) @name)) @ref.type
+(parameter_declaration type: (pointer_type (qualified_type package: (package_identifier) @qual name: (type_identifier) @name))) @ref.type
+(field_declaration type: (type_identifier) @name) @ref.type
+(field_declaration type: (pointer_type (type_identifier) @name)) @ref.type
+(struct_type (field_declaration_list (field_declaration . type: (type_identifier) @name))) @ref.inherit
+
+; Imports -----------------------------------------------------------------
+(import_declaration) @import

@@ -1,0 +1,58 @@
+; Definitions -------------------------------------------------------------
+(function_declaration
+  name: (identifier) @name
+  parameters: (formal_parameters) @params
+  return_type: (_)? @return) @def.function
+(generator_function_declaration
+  name: (identifier) @name
+  parameters: (formal_parameters) @params
+  return_type: (_)? @return) @def.function
+(function_signature
+  name: (identifier) @name
+  parameters: (formal_parameters) @params
+  return_type: (_)? @return) @def.function
+(class_declaration name: (type_identifier) @name) @def.class
+(abstract_class_declaration name: (type_identifier) @name) @def.class
+(interface_declaration name: (type_identifier) @name) @def.interface
+(type_alias_declaration name: (type_identifier) @name) @def.type
+(enum_declaration name: (identifier) @name) @def.enum
+(method_definition
+  name: (_) @name
+  parameters: (formal_parameters) @params
+  return_type: (_)? @return) @def.method
+(abstract_method_signature
+  name: (_) @name
+  parameters: (formal_parameters) @params
+  return_type: (_)? @return) @def.method
+(method_signature
+  name: (_) @name
+  parameters: (formal_parameters) @params
+  return_type: (_)? @return) @def.method
+(public_field_definition name: (_) @name type: (_)? @return) @def.field
+(property_signature name: (_) @name type: (_)? @return) @def.field
+(internal_module name: (_) @name) @def.module
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function parameters: (formal_parameters) @params return_type: (_)? @return)
+          (function_expression parameters: (formal_parameters) @params return_type: (_)? @return)]) @def.function
+(variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function
+(program (lexical_declaration (variable_declarator name: (identifier) @name type: (_)? @return) @def.variable))
+(program (variable_declaration (variable_declarator name: (identifier) @name type: (_)? @return) @def.variable))
+(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name type: (_)? @return) @def.variable)))
+
+; References --------------------------------------------------------------
+(call_expression function: (identifier) @name) @ref.call
+(call_expression function: (member_expression object: (_) @qual property: (property_identifier) @name)) @ref.call
+(new_expression constructor: (identifier) @name) @ref.call
+(new_expression constructor: (member_expression object: (_) @qual property: (property_identifier) @name)) @ref.call
+(extends_clause value: (identifier) @name) @ref.inherit
+(extends_clause value: (member_expression object: (_) @qual property: (property_identifier) @name)) @ref.inherit
+(implements_clause (type_identifier) @name) @ref.inherit
+(extends_type_clause type: (type_identifier) @name) @ref.inherit
+(type_annotation (type_identifier) @name) @ref.type
+(generic_type name: (type_identifier) @name) @ref.type
+(type_arguments (type_identifier) @name) @ref.type
+(nested_type_identifier module: (_) @qual name: (type_identifier) @name) @ref.type
+
+; Imports -----------------------------------------------------------------
+(import_statement) @import

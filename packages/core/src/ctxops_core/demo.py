@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .demo_memory import step_memory
 from .example_project import make_example_repo
@@ -121,11 +122,45 @@ def step_ledger(ctx: DemoContext) -> list[str]:
     return lines
 
 
+def step_code_query(ctx: DemoContext) -> list[str]:
+    """A few `cq` answers, each with its token count against reading the whole files it answers from."""
+    from ctxops_code_query.graph_backend import build_index
+    from ctxops_code_query.service import Request, execute
+    from ctxops_code_query.tokens import TokenizerUnavailable, estimate_tokens, exact_counter
+
+    try:
+        count = exact_counter().count
+    except TokenizerUnavailable:
+        count = estimate_tokens
+    build_index(ctx.repo)
+    asks: list[tuple[str, dict[str, Any]]] = [
+        ("def", {"name": "OrderStateMachine.transition"}),
+        ("callers", {"name": "OrderStateMachine.transition", "depth": 1}),
+        ("brief", {"path": "api/orders/service.py"}),
+        ("impact", {"name": "verify_signature", "depth": 3}),
+    ]
+    lines = []
+    for command, params in asks:
+        rendered = execute(ctx.repo, Request(command=command, params=params, use_cache=False)).rendered
+        files = sorted({h.path for h in rendered.result.hits})
+        whole = sum(count((ctx.repo / f).read_text(errors="replace")) for f in files)
+        subject = next(iter(params.values()))
+        answer = count(rendered.text)
+        lines.append(
+            f"cq {command} {subject}: {rendered.result.total} hits in {answer} tokens; "
+            f"reading the {len(files)} files: {whole} tokens ({answer / max(whole, 1):.0%})"
+        )
+    first = execute(ctx.repo, Request(command="def", params={"name": "transition"})).rendered.text.splitlines()[0]
+    lines.append(f"e.g. {first[:100]}")
+    return lines
+
+
 STEPS: list[tuple[str, Step]] = [
     ("packages", step_packages),
     ("example", step_example),
     ("contracts", step_contracts),
     ("code index", step_code_index),
+    ("code query", step_code_query),
     ("memory", step_memory),
     ("ledger", step_ledger),
 ]

@@ -1,0 +1,458 @@
+"""The operations behind `cq` and the MCP tools. Each returns an `Answer`; rendering is elsewhere."""
+
+from __future__ import annotations
+
+import textwrap
+from collections import Counter
+from collections.abc import Sequence
+
+from ctxops_contracts import QueryHit, Symbol
+
+from .answer import Answer
+from .backend import FileDeps, Hop
+from .context import QueryContext
+from .errors import UsageError
+from .suggest import suggest
+
+BODY_PREVIEW_HITS = 3
+BODY_PREVIEW_LINES = 4
+MAX_DEPTH = 6
+# Members shown as one line per run (an enum's values, a struct's fields), not one line each.
+COLLAPSED_KINDS = frozenset({"field", "variable", "constant"})
+CALLABLE_KINDS = frozenset({"function", "method", "class", "struct", "interface", "trait", "enum", "macro"})
+
+
+def _base(ctx: QueryContext, command: str, query: str) -> Answer:
+    index = ctx.index
+    return Answer(command=command, query=query, index_revision=index.revision(), stale_files=index.stale_files())
+
+
+def describe(symbol: Symbol, *, doc: bool = True) -> str:
+    """``kind qualname(signature)`` and the first doc line: a definition without its body."""
+    head = f"{symbol.kind} {_with_signature(symbol.qualname, symbol.name, symbol.signature)}"
+    if doc and symbol.doc:
+        head += f"  # {symbol.doc}"
+    return head
+
+
+def _symbol_hit(symbol: Symbol, text: str | None = None, **extra: object) -> QueryHit:
+    return QueryHit(
+        path=symbol.path,
+        line=symbol.line,
+        end_line=symbol.end_line,
+        text=describe(symbol) if text is None else text,
+        kind=symbol.kind,
+        symbol_id=symbol.id,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def _no_definition(ctx: QueryContext, answer: Answer, name: str) -> Answer:
+    plain = name.rpartition(":")[2].rpartition(".")[2]
+    answer.suggestions = suggest(plain if plain else name, ctx.index.names())
+    answer.hint = f"cq search {name!r} for a fuzzy match, or cq grep {plain!r}"
+    return answer
+
+
+def resolve(ctx: QueryContext, name: str) -> list[Symbol]:
+    if not name.strip():
+        raise UsageError("empty name", fix="give a name: NAME, Class.method or path/to/file.py:NAME")
+    return ctx.index.definitions(name)
+
+
+def body_preview(ctx: QueryContext, symbol: Symbol) -> list[str]:
+    """The first lines of a definition's body, dedented (the line after the signature onwards)."""
+    if symbol.kind not in CALLABLE_KINDS or symbol.end_line <= symbol.line:
+        return []
+    lines = ctx.file_lines(symbol.path)
+    start = symbol.line  # 0-based index of the line after the definition line
+    stop = min(symbol.end_line, start + BODY_PREVIEW_LINES, len(lines))
+    body = [ln for ln in lines[start:stop] if ln.strip()]
+    if not body:
+        return []
+    out = textwrap.dedent("\n".join(body)).splitlines()
+    if symbol.end_line > stop:
+        out.append(f"... ({symbol.end_line - stop} more lines: cq open {symbol.path}:{symbol.name})")
+    return out
+
+
+def cmd_def(ctx: QueryContext, name: str) -> Answer:
+    answer = _base(ctx, "def", name)
+    symbols = resolve(ctx, name)
+    if not symbols:
+        return _no_definition(ctx, answer, name)
+    answer.hint = "qualify the name (Class.method) or scope it (path/to/file.py:NAME)"
+    for i, symbol in enumerate(symbols):
+        preview = body_preview(ctx, symbol) if i < BODY_PREVIEW_HITS else []
+        # The preview starts with the docstring when there is one, so the doc line would repeat it.
+        text = "\n".join([describe(symbol, doc=not preview), *preview])
+        answer.add(_symbol_hit(symbol, text))
+    return answer
+
+
+def cmd_refs(ctx: QueryContext, name: str) -> Answer:
+    answer = _base(ctx, "refs", name)
+    answer.grouped = True
+    refs = ctx.index.references(name)
+    if not refs:
+        if not resolve(ctx, name):
+            return _no_definition(ctx, answer, name)
+        answer.empty_reason = "defined, but no references found"
+        return answer
+    answer.hint = "scope it (path/to/file.py:NAME) or ask cq callers for calls only"
+    refs = sorted(refs, key=lambda r: (r.path, r.line, r.col))
+    answer.total = len(refs)
+    for ref in refs:
+        if ctx.deadline.expired():
+            answer.partial = True
+            break
+        code = ctx.line_text(ref.path, ref.line)
+        answer.add(QueryHit(path=ref.path, line=ref.line, text=f"{ref.role:<7}{code}", role=ref.role))
+    by_role = Counter(r.role for r in refs)
+    files = len({r.path for r in refs})
+    answer.notes.append(
+        f"{len(refs)} references in {files} files ("
+        + ", ".join(f"{n} {role}" for role, n in by_role.most_common())
+        + ")"
+    )
+    return answer
+
+
+def _hops(ctx: QueryContext, command: str, name: str, depth: int) -> Answer:
+    if not 1 <= depth <= MAX_DEPTH:
+        raise UsageError(f"--depth {depth} is out of range", fix=f"use 1..{MAX_DEPTH}")
+    answer = _base(ctx, command, name)
+    symbols = resolve(ctx, name)
+    if not symbols:
+        return _no_definition(ctx, answer, name)
+    answer.hint = "qualify the name, lower --depth, or raise --max"
+    hops: list[Hop] = []
+    seen: set[tuple[str, str, int | None]] = set()
+    for symbol in symbols:
+        found = ctx.index.callers(symbol.id, depth) if command == "callers" else ctx.index.callees(symbol.id, depth)
+        for hop in found:
+            key = (hop.edge.src, hop.edge.dst, hop.edge.line)
+            if key not in seen:
+                seen.add(key)
+                hops.append(hop)
+        if ctx.deadline.expired():
+            answer.partial = True
+            break
+    if not hops and command == "callers":
+        hops = _callers_by_name(ctx, symbols)
+    if not hops:
+        target = symbols[0].qualname
+        answer.empty_reason = f"{target} has no known {'callers' if command == 'callers' else 'callees'}"
+        return answer
+    rank = {"exact": 0, "import-resolved": 1, "name-only": 2}
+    hops.sort(key=lambda h: (h.depth, rank.get(h.edge.confidence, 3), h.edge.path or "", h.edge.line or 0))
+    answer.total = len(hops)
+    for hop in hops:
+        answer.add(_hop_hit(hop, command))
+    exact = sum(1 for h in hops if h.edge.confidence != "name-only")
+    answer.notes.append(
+        f"{len(hops)} {command} of {symbols[0].qualname}"
+        + (f" (depth <= {depth})" if depth > 1 else "")
+        + f": {exact} resolved, {len(hops) - exact} by name only"
+    )
+    return answer
+
+
+def _callers_by_name(ctx: QueryContext, symbols: list[Symbol]) -> list[Hop]:
+    """Call sites of the name when the graph resolved none (``obj.attr.name(...)``): name-only hops."""
+    from ctxops_contracts import Edge
+
+    own = {s.id for s in symbols}
+    hops: list[Hop] = []
+    for ref in ctx.index.references(symbols[0].name):
+        if ref.role != "call" or ref.enclosing in own:
+            continue
+        caller = ctx.index.symbol(ref.enclosing) if ref.enclosing else None
+        edge = Edge(
+            src=ref.enclosing or ref.path,
+            dst=symbols[0].id,
+            kind="call",
+            confidence="name-only",
+            path=ref.path,
+            line=ref.line,
+        )
+        hops.append(Hop(edge=edge, depth=1, symbol=caller))
+    return hops
+
+
+def _hop_hit(hop: Hop, command: str) -> QueryHit:
+    sym = hop.symbol
+    other = sym.qualname if sym else (hop.edge.src if command == "callers" else hop.edge.dst)
+    depth = f" d{hop.depth}" if hop.depth > 1 else ""
+    conf = hop.edge.confidence
+    if command == "callers":
+        # Where the call is written: the caller's call site.
+        path = hop.edge.path or (sym.path if sym else "?")
+        line = hop.edge.line if hop.edge.path else (sym.line if sym else None)
+        text = f"{other}  [{conf}{depth}]"
+    else:
+        path = sym.path if sym else (hop.edge.path or "?")
+        line = sym.line if sym else hop.edge.line
+        text = (describe(sym, doc=False) if sym else other) + f"  [{conf}{depth}]"
+    return QueryHit(
+        path=path,
+        line=line,
+        text=text,
+        kind=sym.kind if sym else None,
+        symbol_id=sym.id if sym else None,
+        role="call",
+        confidence=conf,
+    )
+
+
+def cmd_callers(ctx: QueryContext, name: str, depth: int = 1) -> Answer:
+    return _hops(ctx, "callers", name, depth)
+
+
+def cmd_callees(ctx: QueryContext, name: str, depth: int = 1) -> Answer:
+    return _hops(ctx, "callees", name, depth)
+
+
+def cmd_brief(ctx: QueryContext, path: str) -> Answer:
+    from .repo import safe_path
+
+    _, rel = safe_path(ctx.root, path)
+    answer = _base(ctx, "brief", rel)
+    answer.grouped = True
+    if not (ctx.root / rel).is_file():
+        answer.empty_reason = "no such file"
+        names = [f.path for f in ctx.index.files()]
+        answer.suggestions = suggest(rel, names) or suggest(rel.rpartition("/")[2], names)
+        return answer
+    symbols = sorted(ctx.index.symbols_in_file(rel), key=lambda s: (s.line, -s.end_line))
+    if not symbols:
+        answer.empty_reason = "no symbols indexed in this file"
+        answer.hint = f"cq open {rel} reads it"
+        return answer
+    depth_of: dict[str, int] = {}
+    run: list[Symbol] = []
+
+    def flush() -> None:
+        if run:
+            first = run[0]
+            indent = "  " * depth_of[first.id]
+            names = ", ".join(r.name for r in run)
+            kind = first.kind + ("s" if len(run) > 1 else "")
+            answer.add(_symbol_hit(first, f"{indent}{kind} {names}"))
+            run.clear()
+
+    for s in symbols:
+        depth_of[s.id] = depth_of.get(s.parent, -1) + 1 if s.parent else 0
+        if s.kind in COLLAPSED_KINDS and s.parent and (not run or (run[0].parent, run[0].kind) == (s.parent, s.kind)):
+            run.append(s)
+            continue
+        flush()
+        if s.kind in COLLAPSED_KINDS and s.parent:
+            run.append(s)
+            continue
+        answer.add(_symbol_hit(s, "  " * depth_of[s.id] + _brief_line(s)))
+    flush()
+    answer.total = len(answer.hits)
+    lines = len(ctx.file_lines(rel))
+    answer.notes.append(f"{rel}: {lines} lines, {len(symbols)} symbols")
+    answer.hint = f"cq open {rel}:NAME for a body"
+    return answer
+
+
+def _brief_line(s: Symbol) -> str:
+    return f"{s.kind} {_with_signature(s.name, s.name, s.signature)}" + (f"  # {s.doc}" if s.doc else "")
+
+
+def _with_signature(shown: str, name: str, signature: str | None) -> str:
+    """``name(params) -> ret`` for callables, the class header for classes, ``name: type`` otherwise."""
+    sig = (signature or "").strip()
+    if not sig:
+        return shown
+    if sig.startswith(("(", "<", "[")):
+        return shown + sig
+    if sig.startswith(name):
+        return shown + sig[len(name) :]
+    return f"{shown}: {sig}"
+
+
+def _is_file(ctx: QueryContext, arg: str) -> bool:
+    if "/" in arg or "." in arg.rpartition("/")[2]:
+        from .repo import safe_path
+
+        try:
+            absolute, _ = safe_path(ctx.root, arg)
+        except UsageError:
+            return False
+        return absolute.is_file()
+    return False
+
+
+def cmd_deps(ctx: QueryContext, target: str) -> Answer:
+    from .repo import safe_path
+
+    if _is_file(ctx, target):
+        _, rel = safe_path(ctx.root, target)
+        answer = _base(ctx, "deps", rel)
+        deps = ctx.index.file_deps(rel)
+        subject = rel
+    else:
+        answer = _base(ctx, "deps", target)
+        symbols = resolve(ctx, target)
+        if not symbols:
+            return _no_definition(ctx, answer, target)
+        subject = symbols[0].path
+        deps = ctx.index.file_deps(subject)
+        importers = sorted({r.path for r in ctx.index.references(target) if r.role == "import"} - {subject})
+        deps = FileDeps(
+            imports=deps.imports, external=deps.external, imported_by=sorted(set(deps.imported_by) | set(importers))
+        )
+    for path in deps.imports:
+        answer.add(QueryHit(path=path, text="<- imported by " + subject, role="import"))
+    for path in deps.imported_by:
+        answer.add(QueryHit(path=path, text="-> imports " + subject, role="imported-by"))
+    answer.notes.append(f"{subject}: imports {len(deps.imports)} files, imported by {len(deps.imported_by)}")
+    if deps.external:
+        shown = ", ".join(deps.external[:8]) + (f" (+{len(deps.external) - 8})" if len(deps.external) > 8 else "")
+        answer.notes.append(f"external: {shown}")
+    if not answer.hits:
+        answer.empty_reason = f"{subject} has no repository-internal imports or importers"
+    answer.hint = "cq deps FILE for one file"
+    return answer
+
+
+def cmd_impact(ctx: QueryContext, name: str, depth: int = 3) -> Answer:
+    if not 1 <= depth <= MAX_DEPTH:
+        raise UsageError(f"--depth {depth} is out of range", fix=f"use 1..{MAX_DEPTH}")
+    answer = _base(ctx, "impact", name)
+    symbols = resolve(ctx, name)
+    if not symbols:
+        return _no_definition(ctx, answer, name)
+    callers: list[Hop] = []
+    files: set[str] = set()
+    tests: set[str] = set()
+    for symbol in symbols:
+        report = ctx.index.impact(symbol.id, depth)
+        callers.extend(report.callers)
+        files.update(report.files)
+        tests.update(report.tests)
+        if ctx.deadline.expired():
+            answer.partial = True
+            break
+    tests_sorted = sorted(tests)
+    answer.notes.append(
+        f"impact of {symbols[0].qualname} (depth <= {depth}): {len(callers)} callers, "
+        f"{len(files)} files, {len(tests_sorted)} tests"
+    )
+    if tests_sorted:
+        shown = ", ".join(tests_sorted[:3]) + (f" (+{len(tests_sorted) - 3})" if len(tests_sorted) > 3 else "")
+        answer.notes.append(f"tests to run: {shown}")
+    seen: set[str] = set()
+    rank = {"exact": 0, "import-resolved": 1, "name-only": 2}
+    for hop in sorted(callers, key=lambda h: (h.depth, rank.get(h.edge.confidence, 3), h.edge.path or "")):
+        key = hop.symbol.id if hop.symbol else hop.edge.src
+        if key in seen:
+            continue
+        seen.add(key)
+        answer.add(_hop_hit(hop, "callers"))
+    answer.total = len(answer.hits)
+    if not answer.hits:
+        answer.empty_reason = f"nothing calls {symbols[0].qualname}"
+    answer.hint = "lower --depth or qualify the name"
+    return answer
+
+
+def cmd_map(ctx: QueryContext, query: str | None, limit: int) -> Answer:
+    answer = _base(ctx, "map", query or "")
+    ranked = ctx.index.ranked_files(query or None, limit)
+    for rf in ranked:
+        names = [s.name for s in rf.symbols]
+        text = ", ".join(names) if names else "(no top-level symbols)"
+        answer.add(QueryHit(path=rf.path, text=text, score=round(rf.score, 5), kind="file"))
+    answer.notes.append(
+        "files ranked by PageRank over imports" + (f", personalized to: {query}" if query else "") + "; key symbols"
+    )
+    answer.hint = "cq map WORDS ranks files for a topic; cq brief FILE outlines one"
+    return answer
+
+
+def cmd_grep(
+    ctx: QueryContext,
+    pattern: str,
+    paths: Sequence[str] = (),
+    *,
+    fixed: bool = False,
+    ignore_case: bool = False,
+    word: bool = False,
+    globs: Sequence[str] = (),
+    keep: int = 200,
+) -> Answer:
+    from .repo import safe_path
+    from .ripgrep import GrepAborted, GrepOptions, GrepOverflow, run_grep
+
+    checked = tuple(safe_path(ctx.root, p)[1] or "." for p in paths)
+    answer = Answer(command="grep", query=pattern, grouped=True)
+    opts = GrepOptions(
+        pattern=pattern,
+        paths=checked,
+        fixed=fixed,
+        ignore_case=ignore_case,
+        word=word,
+        globs=tuple(globs),
+        keep=keep,
+    )
+    try:
+        matches = run_grep(ctx.root, opts, timeout=ctx.deadline.remaining())
+    except GrepOverflow as exc:
+        matches = exc.matches
+        answer.notes.append(f"output overflow: {exc.message}; counts are lower bounds")
+    except GrepAborted as exc:
+        matches = exc.matches
+        answer.partial = True
+    for m in matches.kept:
+        answer.add(QueryHit(path=m.path, line=m.line, text=m.text))
+    answer.total = matches.count
+    if matches.count:
+        answer.notes.insert(0, f"{matches.count} matches in {len(matches.files)} files")
+    for warning in matches.warnings:
+        answer.notes.append(f"warning: {warning}")
+    answer.hint = "add a path or --glob, use -w, or use cq refs NAME for uses of a symbol"
+    if not matches.count and not answer.partial:
+        answer.hint = "try -i, or cq search for a fuzzy question"
+    return answer
+
+
+def cmd_open(ctx: QueryContext, spec: str) -> Answer:
+    from .slices import DEFAULT_SLICE_LINES, parse_target, slice_hits
+
+    target = parse_target(ctx.root, spec)
+    answer = Answer(command="open", query=spec, grouped=True)
+    start, end = target.start, target.end
+    if target.name is not None:
+        from .repo import safe_path
+
+        _, rel = safe_path(ctx.root, target.path)
+        answer.index_revision = ctx.index.revision()
+        answer.stale_files = ctx.index.stale_files()
+        wanted = target.name
+        symbols = [s for s in ctx.index.symbols_in_file(rel) if wanted in (s.name, s.qualname, s.id)]
+        if not symbols:
+            answer.query = spec
+            answer.empty_reason = f"no symbol {wanted} in {rel}"
+            answer.suggestions = suggest(wanted, [s.qualname for s in ctx.index.symbols_in_file(rel)])
+            answer.hint = f"cq brief {rel} lists its symbols"
+            return answer
+        symbol = min(symbols, key=lambda s: (wanted not in (s.qualname, s.name), s.line))
+        start, end = symbol.line, symbol.end_line
+        if len(symbols) > 1:
+            answer.notes.append(f"{len(symbols)} symbols named {wanted} in {rel}; showing line {symbol.line}")
+    elif start is None:
+        start, end = 1, DEFAULT_SLICE_LINES
+    hits, n_lines, rel = slice_hits(ctx.root, target.path, start, end)
+    for hit in hits:
+        answer.add(hit)
+    answer.total = len(hits)
+    if hits:
+        last = hits[-1].line or 0
+        answer.notes.append(f"{rel} lines {hits[0].line}-{last} of {n_lines}")
+    answer.hint = f"cq open {rel}:A-B for another range"
+    return answer

@@ -1,0 +1,108 @@
+"""Pluggable embedders for `cq search` vectors (`ctxops_contracts.Embedder`).
+
+The default, `HashingEmbedder`, works offline with nothing downloaded: feature hashing of code words
+and their character trigrams. It is a lexical-semantic baseline (it meets `parse_headers` from
+"parsing header lines"), not a language model. A real model plugs in through the spec
+``sentence-transformers:<name or path>`` (needs `sentence-transformers` and the weights locally) or
+``module:attribute`` (any object or factory satisfying the protocol).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import zlib
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ctxops_contracts import Embedder
+
+from .errors import EnvironmentProblem, UsageError
+from .textsearch import words
+
+DEFAULT_SPEC = "hashing"
+
+
+class HashingEmbedder:
+    """Deterministic feature-hashing vectors of words and character trigrams, L2-normalised."""
+
+    def __init__(self, dimensions: int = 384) -> None:
+        self.dimensions = dimensions
+        self.name = f"hashing-v1-{dimensions}"
+
+    def _features(self, text: str) -> Counter[str]:
+        feats: Counter[str] = Counter()
+        for w in words(text):
+            feats["w:" + w] += 2
+            padded = f"^{w}$"
+            for i in range(len(padded) - 2):
+                feats["t:" + padded[i : i + 3]] += 1
+        return feats
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out: list[list[float]] = []
+        dims = self.dimensions
+        for text in texts:
+            vec = [0.0] * dims
+            for feat, count in self._features(text).items():
+                h = zlib.crc32(feat.encode())
+                sign = 1.0 if h & 0x80000000 else -1.0
+                vec[h % dims] += sign * (1.0 + math.log(count))
+            norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+            out.append([v / norm for v in vec])
+        return out
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model loaded from local files (never downloaded at query time)."""
+
+    def __init__(self, model: str) -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise EnvironmentProblem(
+                "the sentence-transformers embedder needs `sentence-transformers`",
+                fix="pip install sentence-transformers, or use the default embedder (CQ_EMBEDDER=hashing)",
+            ) from exc
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        self._model: Any = SentenceTransformer(model, device="cpu")
+        self.name = f"st:{Path(model.rstrip('/')).name}"
+        self.dimensions = int(self._model.get_sentence_embedding_dimension())
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors = self._model.encode(list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+        return [list(map(float, v)) for v in vectors]
+
+
+def load_embedder(spec: str | None = None) -> Embedder:
+    """The embedder named by ``spec`` (default: ``$CQ_EMBEDDER``, else the offline hashing embedder)."""
+    spec = spec or os.environ.get("CQ_EMBEDDER") or DEFAULT_SPEC
+    if spec == "hashing" or spec.startswith("hashing:"):
+        _, _, dims = spec.partition(":")
+        return HashingEmbedder(int(dims) if dims.isdigit() else 384)
+    if spec.startswith("sentence-transformers:"):
+        return SentenceTransformerEmbedder(spec.split(":", 1)[1])
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not attr:
+        raise UsageError(
+            f"unknown embedder {spec!r}",
+            fix="use hashing, sentence-transformers:<model path>, or module:attribute",
+        )
+    try:
+        target = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise UsageError(f"cannot load embedder {spec!r}: {exc}", fix="check the module:attribute spec") from exc
+    try:
+        embedder = (
+            target() if isinstance(target, type) or (callable(target) and not hasattr(target, "embed")) else target
+        )
+    except TypeError as exc:
+        raise UsageError(
+            f"cannot build embedder {spec!r}: {exc}", fix="point at a class or a zero-argument factory"
+        ) from exc
+    if not isinstance(embedder, Embedder):
+        raise UsageError(f"{spec!r} is not an Embedder (needs name, dimensions, embed)", fix="see docs/code-query.md")
+    return embedder

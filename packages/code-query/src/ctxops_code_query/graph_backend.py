@@ -1,0 +1,197 @@
+"""`CodeIndex` over `ctxops_code_graph`: opening, first-time building, and the read operations.
+
+The graph's read path is a SQLite snapshot (stdlib `sqlite3`), so `cq def` never imports DuckDB or
+tree-sitter unless files changed since the last index and must be reindexed first.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Iterable
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from ctxops_contracts import FileRecord, Reference, Symbol
+
+from .backend import FileDeps, Hop, ImpactReport, RankedFile
+from .errors import EnvironmentProblem
+from .textsearch import words
+
+
+def _graph() -> Any:
+    try:
+        import ctxops_code_graph
+    except ImportError as exc:  # pragma: no cover - a declared dependency
+        raise EnvironmentProblem("ctxops-code-graph is not installed", fix="pip install ctxops-code-query") from exc
+    return ctxops_code_graph
+
+
+def has_index(root: Path) -> bool:
+    from ctxops_code_graph.layout import IndexLayout
+
+    current = IndexLayout(root).current_lookup()
+    return current is not None and current.exists()
+
+
+def build_index(root: Path, *, full: bool = False, progress: bool = False) -> Any:
+    """Build or update the index of ``root`` (a ticker on stderr while it runs when ``progress``)."""
+    graph = _graph()
+    stop = threading.Event()
+    ticker = None
+    if progress:
+
+        def tick() -> None:
+            started = time.monotonic()
+            while not stop.wait(0.5):
+                sys.stderr.write(f"\rcq: indexing {root} ... {time.monotonic() - started:.0f} s")
+                sys.stderr.flush()
+
+        ticker = threading.Thread(target=tick, daemon=True)
+        ticker.start()
+    index = graph.CodeIndex(root, auto_update=False)
+    try:
+        report = index.build(full=full)
+        status = index.status()
+    except graph.IndexBusy as exc:
+        raise EnvironmentProblem(f"the index is being written by another process: {exc}", fix="retry shortly") from exc
+    finally:
+        stop.set()
+        if ticker is not None:
+            ticker.join(1.0)
+            sys.stderr.write("\r\x1b[K")
+        index.close()
+    return report, status
+
+
+def ensure_index(root: Path, *, interactive: bool) -> bool:
+    """Build the index on a repository's first query rather than answering "not found".
+
+    A terminal sees a progress ticker; anything else (an agent, a pipe) one line on stderr.
+    Returns True when a build happened.
+    """
+    if has_index(root):
+        return False
+    if not interactive:
+        print(f"cq: no code index yet for {root}; building it now (one time)", file=sys.stderr, flush=True)
+    report, status = build_index(root, progress=interactive)
+    if interactive:
+        print(f"cq: indexed {status.files} files of {root} in {report.elapsed_s:.1f} s", file=sys.stderr, flush=True)
+    return True
+
+
+class GraphBackend:
+    """The `backend.CodeIndex` protocol over `ctxops_code_graph.CodeIndex`."""
+
+    def __init__(self, root: Path) -> None:
+        graph = _graph()
+        self.root = root
+        self._graph = graph
+        self._index = graph.CodeIndex(root)
+        self._opened = self._index.layout.current_lookup()
+
+    def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except self._graph.IndexNotBuilt as exc:
+            raise EnvironmentProblem(str(exc), fix="run `cq index`") from exc
+
+    def revision(self) -> str | None:
+        rev: str | None = self._call(lambda: self._index.revision)
+        return rev
+
+    def stale_files(self) -> list[str]:
+        stale: list[str] = self._call(self._index.stale_files)
+        return stale
+
+    def generation(self) -> str:
+        self.stale_files()  # the staleness check (and its bounded update) runs first
+        current = self._index.layout.current_lookup()
+        parts = [str(self.revision())]
+        if current is not None:
+            for p in (current, current.with_name(current.name + "-wal")):
+                try:
+                    st = p.stat()
+                    parts.append(f"{p.name}:{st.st_mtime_ns}:{st.st_size}")
+                except OSError:
+                    parts.append(f"{p.name}:-")
+        return "|".join(parts)
+
+    def definitions(self, name: str) -> list[Symbol]:
+        found: list[Symbol] = self._call(self._index.definitions, name)
+        return found
+
+    def symbol(self, symbol_id: str) -> Symbol | None:
+        found: Symbol | None = self._call(self._index.symbol, symbol_id)
+        return found
+
+    def symbols_in_file(self, path: str) -> list[Symbol]:
+        found: list[Symbol] = self._call(self._index.symbols_in_file, path)
+        return found
+
+    def all_symbols(self) -> Iterable[Symbol]:
+        # The graph API has no bulk listing: walk its files (cq caches what it derives from this).
+        for f in self.files():
+            yield from self.symbols_in_file(f.path)
+
+    def references(self, name: str) -> list[Reference]:
+        if ":" in name:  # path:NAME scopes the name's references to that definition's name
+            name = name.rpartition(":")[2]
+        found: list[Reference] = self._call(self._index.references, name)
+        return found
+
+    def _hops(self, raw: list[Any]) -> list[Hop]:
+        return [Hop(edge=h.edge, depth=h.depth, symbol=h.symbol) for h in raw]
+
+    def callers(self, symbol_id: str, depth: int) -> list[Hop]:
+        return self._hops(self._call(self._index.callers, symbol_id, depth))
+
+    def callees(self, symbol_id: str, depth: int) -> list[Hop]:
+        return self._hops(self._call(self._index.callees, symbol_id, depth))
+
+    def impact(self, symbol_id: str, depth: int) -> ImpactReport:
+        raw = self._call(self._index.impact, symbol_id, depth)
+        return ImpactReport(callers=self._hops(raw.callers), files=list(raw.files), tests=list(raw.tests))
+
+    def file_deps(self, path: str) -> FileDeps:
+        raw = self._call(self._index.file_deps, path)
+        inside = sorted({i.target for i in raw.imports if i.target and i.target != raw.path})
+        outside = sorted({i.module for i in raw.imports if not i.target and i.module})
+        return FileDeps(imports=inside, external=outside, imported_by=list(raw.imported_by))
+
+    def ranked_files(self, query: str | None, limit: int) -> list[RankedFile]:
+        terms = sorted(set(words(query))) if query else []
+        raw = self._call(self._index.ranked_files, query_terms=terms, limit=limit, symbols_per_file=6)
+        return [RankedFile(path=r.path, score=r.score, symbols=list(r.symbols)) for r in raw]
+
+    @cached_property
+    def _names(self) -> list[str]:
+        out: set[str] = set()
+        for s in self.all_symbols():
+            out.add(s.name)
+            out.add(s.qualname)
+        return sorted(out)
+
+    def names(self) -> Iterable[str]:
+        return self._names
+
+    def files(self) -> list[FileRecord]:
+        found: list[FileRecord] = self._call(self._index.files)
+        return found
+
+    def status(self) -> Any:
+        return self._call(self._index.status)
+
+    def replaced(self) -> bool:
+        """True when a full rebuild switched the lookup snapshot since this backend opened it."""
+        current: Path | None = self._index.layout.current_lookup()
+        return bool(current != self._opened)
+
+    def close(self) -> None:
+        self._index.close()
+
+
+def open_index(root: Path) -> GraphBackend:
+    return GraphBackend(root)

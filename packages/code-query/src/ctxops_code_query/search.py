@@ -1,0 +1,215 @@
+"""`cq search TEXT`: structure first, then chunks.
+
+1. Structure: every file is a document of its path words, symbol names and first doc lines; BM25
+   over them picks a few candidate files (exact name matches are promoted).
+2. Chunks: the function-level chunks (symbols with their first body lines) of those files are ranked
+   by BM25 and, with the `vector` extra, by embedding similarity; the two rankings are fused (RRF).
+
+The file documents are cached per index generation under `.meta/index/`, so a repeated search does
+not rebuild them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import re
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctxops_contracts import QueryHit, Symbol
+
+from .answer import Answer
+from .commands import CALLABLE_KINDS, _base, describe
+from .context import QueryContext
+from .errors import UsageError
+from .repo import index_dir
+from .suggest import suggest
+from .textsearch import BM25, words
+
+_TEST_PATH = re.compile(r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]*$|_test\.\w+$|\.(test|spec)\.\w+$")
+CANDIDATE_FILES = 5
+CHUNK_BODY_LINES = 40
+RRF_K = 60
+CHUNK_KINDS = CALLABLE_KINDS | {"constant", "variable", "type"}
+
+
+@dataclass
+class FileDocs:
+    generation: str
+    paths: list[str]
+    docs: list[list[str]]
+    hashes: dict[str, str | None]
+
+
+_DOCS_FILE = "cq-search-docs.pickle"
+
+
+def _load_docs(ctx: QueryContext) -> FileDocs | None:
+    with contextlib.suppress(OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError):
+        cached = pickle.loads((index_dir(ctx.root) / _DOCS_FILE).read_bytes())
+        if isinstance(cached, FileDocs) and isinstance(getattr(cached, "hashes", None), dict):
+            return cached  # (a file written by an older cq lacks fields and is rebuilt)
+    return None
+
+
+def prepare(ctx: QueryContext) -> FileDocs:
+    """The per-file documents of stage 1, current with the index.
+
+    Kept under `.meta/index/` with each file's content hash, so after an edit only the changed files
+    are read again. Runs before the query's deadline starts (like a first index build).
+    """
+    generation = ctx.index.generation()
+    cached = _load_docs(ctx)
+    if cached is not None and cached.generation == generation:
+        return cached
+    old = dict(zip(cached.paths, cached.docs, strict=True)) if cached else {}
+    old_hashes = cached.hashes if cached else {}
+    paths: list[str] = []
+    docs: list[list[str]] = []
+    hashes: dict[str, str | None] = {}
+    for f in ctx.index.files():
+        hashes[f.path] = f.content_hash
+        doc = old.get(f.path) if f.content_hash and old_hashes.get(f.path) == f.content_hash else None
+        if doc is None:
+            doc = words(f.path.replace("/", " ")) * 3
+            for sym in ctx.index.symbols_in_file(f.path):
+                doc.extend(words(sym.name) * 2)
+                if sym.doc:
+                    doc.extend(words(sym.doc))
+        paths.append(f.path)
+        docs.append(doc)
+    fresh = FileDocs(generation=generation, paths=paths, docs=docs, hashes=hashes)
+    with contextlib.suppress(OSError):
+        target = index_dir(ctx.root) / _DOCS_FILE
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-search-")
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(fresh, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        Path(tmp).replace(target)
+    return fresh
+
+
+def candidate_files(ctx: QueryContext, text: str, k: int = CANDIDATE_FILES) -> list[tuple[str, float]]:
+    """Stage 1: the files whose paths, symbol names and docs best match ``text``."""
+    docs = prepare(ctx)
+    if not docs.paths:
+        return []
+    ranked = BM25(docs.docs).top(words(text), k)
+    return [(docs.paths[i], s) for i, s in ranked]
+
+
+def chunk_text(ctx: QueryContext, symbol: Symbol) -> str:
+    lines = ctx.file_lines(symbol.path)
+    stop = min(symbol.end_line, symbol.line + CHUNK_BODY_LINES)
+    body = "\n".join(lines[symbol.line - 1 : stop])
+    return f"{symbol.qualname} {symbol.signature or ''} {symbol.doc or ''}\n{body}"
+
+
+def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int = CANDIDATE_FILES) -> Answer:
+    if not words(text):
+        raise UsageError(f"nothing to search for in {text!r}", fix="use descriptive words, e.g. 'parse http headers'")
+    answer = _base(ctx, "search", text)
+    query_words = words(text)
+    exact = [s for s in ctx.index.definitions(text.strip())] if text.strip().isidentifier() else []
+    candidates = candidate_files(ctx, text, files)
+    paths = [p for p, _ in candidates]
+    for s in exact:
+        if s.path not in paths:
+            paths.append(s.path)
+    file_score = dict(candidates)
+    chunks: list[Symbol] = []
+    for path in paths:
+        chunks.extend(s for s in ctx.index.symbols_in_file(path) if s.kind in CHUNK_KINDS)
+        if ctx.deadline.expired():
+            answer.partial = True
+            break
+    if not chunks:
+        answer.empty_reason = "no file matches these words"
+        answer.suggestions = suggest(text.strip().replace(" ", "_"), ctx.index.names())
+        answer.hint = "use words that appear in names or docs, or cq grep PATTERN"
+        return answer
+    texts = [chunk_text(ctx, s) for s in chunks]
+    bm25 = BM25([words(t) + words(s.name) * 3 + words(s.doc or "") * 2 for t, s in zip(texts, chunks, strict=True)])
+    lexical = bm25.scores(query_words)
+    rankings: list[list[int]] = [
+        [i for i in sorted(range(len(chunks)), key=lambda i: -lexical[i]) if lexical[i] > 0],
+    ]
+    if vector:
+        rankings.append(_vector_ranking(ctx, chunks, texts, text))
+    fused: dict[int, float] = defaultdict(float)
+    for ranking in rankings:
+        for rank, i in enumerate(ranking):
+            fused[i] += 1.0 / (RRF_K + rank)
+    exact_ids = {s.id for s in exact}
+    wants_tests = any(w.startswith("test") for w in query_words)
+    for i, s in enumerate(chunks):
+        if s.id in exact_ids:
+            fused[i] += 1.0
+        elif i in fused:
+            fused[i] += 0.002 * file_score.get(s.path, 0.0)  # the file's structural match breaks ties
+            if not wants_tests and _TEST_PATH.search(s.path):
+                fused[i] *= 0.6  # "the code that does X" is rarely its test
+    order = sorted(fused, key=lambda i: (-fused[i], chunks[i].path, chunks[i].line))
+    answer.total = len(order)
+    for i in order:
+        s = chunks[i]
+        answer.add(
+            QueryHit(
+                path=s.path,
+                line=s.line,
+                end_line=s.end_line,
+                text=describe(s),
+                kind=s.kind,
+                symbol_id=s.id,
+                score=round(fused[i], 5),
+            )
+        )
+    how = "bm25 + vectors" if vector else "bm25"
+    answer.notes.append(f"searched {len(chunks)} chunks in {len(paths)} candidate files ({how})")
+    answer.hint = "add distinctive words, or cq def NAME once you know the name"
+    if not answer.hits:
+        answer.empty_reason = "candidate files found, but no chunk matches these words"
+    return answer
+
+
+def _vector_ranking(ctx: QueryContext, chunks: list[Symbol], texts: list[str], query: str) -> list[int]:
+    from .embedders import load_embedder
+    from .vectors import Chunk, VectorStore
+
+    store = VectorStore(index_dir(ctx.root) / "vectors", load_embedder())
+    store.ensure(
+        [
+            Chunk(id=s.id, path=s.path, line=s.line, end_line=s.end_line, name=s.name, kind=s.kind, text=t)
+            for s, t in zip(chunks, texts, strict=True)
+        ]
+    )
+    position = {s.id: i for i, s in enumerate(chunks)}
+    hits = store.search(query, paths=sorted({s.path for s in chunks}), k=len(chunks))
+    return [position[cid] for cid, _ in hits if cid in position]
+
+
+def build_vectors(ctx: QueryContext) -> int:
+    """Embed every function-level chunk of the repository (``cq index --vectors``)."""
+    from .embedders import load_embedder
+    from .vectors import Chunk, VectorStore
+
+    store = VectorStore(index_dir(ctx.root) / "vectors", load_embedder())
+    chunks = [s for s in ctx.index.all_symbols() if s.kind in CHUNK_KINDS]
+    return store.ensure(
+        [
+            Chunk(
+                id=s.id,
+                path=s.path,
+                line=s.line,
+                end_line=s.end_line,
+                name=s.name,
+                kind=s.kind,
+                text=chunk_text(ctx, s),
+            )
+            for s in chunks
+        ]
+    )

@@ -1,0 +1,82 @@
+"""Words and BM25 for `cq search`: identifiers split into words, a light stemmer, Okapi BM25."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_STOP = """
+a an and are as at be by code do does for from how i in into is it its of on or that the this to what when
+where which who why with find function method class file files defined definition implements implementation
+handle handles handling
+"""
+STOPWORDS = frozenset(_STOP.split())
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "es", "ed", "s")
+
+
+def stem(word: str) -> str:
+    """A deliberately small stemmer: enough to meet `parse`, `parses`, `parsing`, `parsed`."""
+    base = word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith("ss"):
+                break
+            base = word[: -len(suffix)]
+            if suffix == "ies":
+                base += "y"
+            elif suffix in ("ing", "ings", "ed") and len(base) >= 4 and base[-1] == base[-2]:
+                base = base[:-1]  # running -> run
+            break
+    if base.endswith("e") and len(base) > 4:
+        base = base[:-1]
+    return base
+
+
+def words(text: str) -> list[str]:
+    """Lowercased, stemmed words of ``text``, identifiers split at case changes and underscores."""
+    out: list[str] = []
+    for raw in _WORD.findall(text):
+        w = raw.lower()
+        if len(w) < 2 or w in STOPWORDS:
+            continue
+        out.append(stem(w))
+    return out
+
+
+class BM25:
+    """Okapi BM25 over a fixed list of documents (each a list of words)."""
+
+    def __init__(self, docs: Sequence[Sequence[str]], *, k1: float = 1.2, b: float = 0.75) -> None:
+        self.k1 = k1
+        self.b = b
+        self.tfs = [Counter(d) for d in docs]
+        self.lengths = [len(d) for d in docs]
+        self.avg = (sum(self.lengths) / len(docs)) if docs else 0.0
+        df: Counter[str] = Counter()
+        for tf in self.tfs:
+            df.update(tf.keys())
+        n = len(docs)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+
+    def scores(self, query: Iterable[str]) -> list[float]:
+        terms = [t for t in dict.fromkeys(query) if t in self.idf]
+        out = [0.0] * len(self.tfs)
+        if not terms or not self.avg:
+            return out
+        for i, tf in enumerate(self.tfs):
+            norm = self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
+            s = 0.0
+            for t in terms:
+                f = tf.get(t)
+                if f:
+                    s += self.idf[t] * f * (self.k1 + 1) / (f + norm)
+            out[i] = s
+        return out
+
+    def top(self, query: Iterable[str], k: int) -> list[tuple[int, float]]:
+        scored = [(i, s) for i, s in enumerate(self.scores(query)) if s > 0]
+        scored.sort(key=lambda x: (-x[1], x[0]))
+        return scored[:k]

@@ -1,0 +1,37 @@
+"""Shared fixtures: the example order service as a real git repository, indexed once per session."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+
+
+def _make_history() -> Path:
+    script = REPO_ROOT / "examples" / "make_history.py"
+    if not script.is_file():
+        pytest.skip("examples/make_history.py is not in this checkout")
+    return script
+
+
+@pytest.fixture(scope="session")
+def example_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example repository with its code index built (read-only for tests: copy it to change it)."""
+    dest = tmp_path_factory.mktemp("example") / "order-service"
+    subprocess.run([sys.executable, str(_make_history()), str(dest)], check=True, capture_output=True, timeout=120)
+    from ctxops_code_query.graph_backend import build_index
+
+    build_index(dest)
+    return dest
+
+
+@pytest.fixture
+def fresh_example(tmp_path: Path) -> Path:
+    """An example repository without an index (for first-query and mutation tests)."""
+    dest = tmp_path / "order-service"
+    subprocess.run([sys.executable, str(_make_history()), str(dest)], check=True, capture_output=True, timeout=120)
+    return dest

@@ -1,0 +1,229 @@
+"""Every `cq` command on the indexed example repository, in text and JSON, with its exit code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from ctxops_code_query.cli import main
+from ctxops_code_query.service import Request, execute
+from ctxops_code_query.tokens import estimate_tokens
+from ctxops_contracts import QueryResult, decode
+
+
+def run(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, str, str]:
+    code = main([*args, "--root", str(root), "--no-cache"])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, QueryResult]:
+    code, out, _ = run(capsys, root, *args, "--json")
+    return code, decode(QueryResult, out.encode())
+
+
+def test_def_plain_qualified_and_path_scoped(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
+    code, out, _ = run(capsys, example_repo, "def", "transition")
+    assert code == 0
+    first = out.splitlines()[0]
+    assert first.startswith("api/orders/state_machine.py:") and "OrderStateMachine.transition(" in first
+    assert out.splitlines()[1].startswith("    ")  # first body lines follow, indented
+    assert out.rstrip().splitlines()[-1].startswith("-- index ")
+    code, result = run_json(capsys, example_repo, "def", "OrderStateMachine.transition")
+    assert code == 0 and result.hits[0].path == "api/orders/state_machine.py" and result.hits[0].kind == "method"
+    assert result.index_revision and result.token_estimate > 0
+    code, scoped = run_json(capsys, example_repo, "def", "api/orders/state_machine.py:transition")
+    assert code == 0 and [h.line for h in scoped.hits] == [result.hits[0].line]
+
+
+def test_def_no_match_suggests_close_names(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
+    code, out, _ = run(capsys, example_repo, "def", "Transiton")
+    assert code == 1
+    assert out.startswith("no matches for def Transiton")
+    assert "did you mean: " in out and "transition" in out
+    code, result = run_json(capsys, example_repo, "def", "TRANSITION")
+    assert code == 1 and result.total == 0 and result.hint and "transition" in result.hint
+
+
+def test_refs_grouped_by_file_with_roles(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
+    code, out, _ = run(capsys, example_repo, "refs", "transition", "--max", "50", "--budget", "3000")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].endswith("call)") and "references in" in lines[0]
+    files = [ln for ln in lines[1:] if ln and not ln.startswith((" ", "-", "."))]
+    assert len(files) == len(set(files)) >= 3  # each path written once
+    assert any(ln.strip().split()[1] == "call" for ln in lines if ln.startswith("  "))
+    code, result = run_json(capsys, example_repo, "refs", "transition", "--max", "50", "--budget", "3000")
+    assert all(h.role for h in result.hits) and result.total == len(result.hits)
+
+
+def test_callers_and_callees_with_depth_and_confidence(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
+    code, result = run_json(
+        capsys, example_repo, "callers", "OrderStateMachine.transition", "--max", "100", "--budget", "5000"
+    )
+    assert code == 0
+    callers = {h.text.split()[0] for h in result.hits}
+    assert {"cancel_order", "close_expired_orders"} <= callers
+    assert all(h.confidence in ("exact", "import-resolved", "name-only") for h in result.hits)
+    code, deep = run_json(
+        capsys, example_repo, "callers", "transition", "--depth", "2", "--max", "200", "--budget", "9000"
+    )
+    assert deep.total > result.total
+    code, out, _ = run(capsys, example_repo, "callees", "OrderStateMachine.transition")
+    assert code == 0 and "can_transition" in out and "[exact" in out
+    code, out, err = run(capsys, example_repo, "callers", "transition", "--depth", "9")
+    assert code == 2 and "use 1..6" in err
+
+
+def test_brief_outlines_without_bodies(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
+    code, out, _ = run(capsys, example_repo, "brief", "api/orders/state_machine.py", "--max", "40", "--budget", "2000")
+    assert code == 0
+    assert "class OrderState(str, Enum)" in out and "method transition(" in out
+    assert "raise InvalidTransition" not in out  # signatures, not bodies
+    assert "fields PENDING_PAYMENT, PAYMENT_FAILED" in out  # a run of members is one line
+    code, out, _ = run(capsys, example_repo, "brief", "api/orders/state_machin.py")
+    assert code == 1 and "did you mean: api/orders/state_machine.py" in out
+
+
+def test_deps_of_a_file_and_of_a_symbol(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
+    code, result = run_json(
+        capsys, example_repo, "deps", "api/orders/state_machine.py", "--max", "50", "--budget", "3000"
+    )
+    assert code == 0
+    imports = {h.path for h in result.hits if h.role == "import"}
+    importers = {h.path for h in result.hits if h.role == "imported-by"}
+    assert "api/errors.py" in imports and "api/orders/service.py" in importers
+    code, out, _ = run(capsys, example_repo, "deps", "OrderStateMachine")
+    assert code == 0 and "api/orders/state_machine.py" in out
+
+
+def test_impact_lists_callers_files_and_tests(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
+    code, out, _ = run(capsys, example_repo, "impact", "OrderStateMachine.transition")
+    assert code == 0
+    assert out.startswith("impact of OrderStateMachine.transition (depth <= 3):")
+    assert "tests to run: " in out and "api/tests/" in out
+
+
+def test_map_ranks_files_within_the_budget(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
+    code, out, _ = run(capsys, example_repo, "map")
+    assert code == 0 and estimate_tokens(out) <= 300
+    code, result = run_json(capsys, example_repo, "map", "payment", "signature")
+    assert any("payments/" in h.path for h in result.hits[:5])
+
+
+def test_search_narrows_to_files_then_ranks_chunks(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
+    code, result = run_json(capsys, example_repo, "search", "expire unpaid orders after the payment timeout")
+    assert code == 0
+    assert any(h.path == "api/jobs/timeout_close.py" for h in result.hits[:3])
+    code, _out, err = run(capsys, example_repo, "search", "the of and")
+    assert code == 2 and "descriptive words" in err
+
+
+def test_search_with_vectors(capsys: pytest.CaptureFixture[str], example_repo: Path, tmp_path: Path) -> None:
+    pytest.importorskip("lancedb")
+    repo = tmp_path / "repo"
+    shutil.copytree(example_repo, repo, symlinks=True)
+    code, result = run_json(capsys, repo, "search", "verify the signature of a payment callback", "--vector")
+    assert code == 0 and result.hits
+    assert any("payments/" in h.path for h in result.hits[:3])
+    assert (repo / ".meta" / "index" / "vectors").is_dir()
+
+
+def test_open_a_symbol_body(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
+    code, out, _ = run(capsys, example_repo, "open", "api/orders/state_machine.py:OrderStateMachine.transition")
+    assert code == 0
+    assert "def transition(" in out and "raise InvalidTransition" in out
+    code, out, _ = run(capsys, example_repo, "open", "api/orders/state_machine.py:nope")
+    assert code == 1 and "no matches for open" in out
+
+
+def test_status_and_index(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
+    code, out, _ = run(capsys, example_repo, "status")
+    assert code == 0 and "symbols" in out and "files" in out and "python" in out.lower()
+    code, out, _ = run(capsys, example_repo, "status", "--json")
+    data = json.loads(out)
+    assert data["files"] > 10 and "stale_files" in data
+    code, out, _ = run(capsys, example_repo, "index")
+    assert code == 0 and "files scanned" in out
+
+
+def test_every_answer_respects_the_default_budget(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
+    for args in (
+        ["def", "transition"],
+        ["refs", "transition"],
+        ["callers", "transition", "--depth", "3"],
+        ["brief", "api/orders/state_machine.py"],
+        ["deps", "api/models.py"],
+        ["impact", "transition"],
+        ["map"],
+        ["grep", "def "],
+        ["search", "refund a payment"],
+    ):
+        code, out, _ = run(capsys, example_repo, *args)
+        assert code == 0, args
+        assert estimate_tokens(out) <= 300 + 10, (args, estimate_tokens(out))
+
+
+class _SlowIndex:
+    """A stand-in index whose lookups take longer than the deadline (the deadline is what is tested)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def revision(self) -> str:
+        return "abc1234"
+
+    def generation(self) -> str:
+        return "slow"
+
+    def stale_files(self) -> list[str]:
+        return []
+
+    def definitions(self, name: str) -> list[object]:
+        time.sleep(1.0)
+        return []
+
+
+def test_deadline_returns_partial_marked_and_exit_3(tmp_path: Path) -> None:
+    started = time.perf_counter()
+    outcome = execute(tmp_path, Request(command="def", params={"name": "x"}, deadline_s=0.2), open_index=_SlowIndex)
+    assert time.perf_counter() - started < 0.9
+    assert outcome.rendered.exit_code == 3
+    assert outcome.rendered.result.partial
+    assert "!! partial: the deadline expired" in outcome.rendered.text
+
+
+def test_results_are_cached_until_the_index_changes(fresh_example: Path) -> None:
+    from ctxops_code_query.graph_backend import build_index
+
+    build_index(fresh_example)
+    request = Request(command="def", params={"name": "transition"})
+    first = execute(fresh_example, request)
+    again = execute(fresh_example, request)
+    assert not first.cached and again.cached
+    assert again.rendered.text == first.rendered.text
+    # An edit changes the index (the read path reindexes it), which invalidates every cached answer.
+    target = fresh_example / "api" / "clock.py"
+    target.write_text(target.read_text() + "\n\ndef brand_new_helper():\n    return 1\n")
+    after = execute(fresh_example, request)
+    assert not after.cached
+    found = execute(fresh_example, Request(command="def", params={"name": "brand_new_helper"}))
+    assert found.rendered.exit_code == 0 and "api/clock.py:" in found.rendered.text
+
+
+def test_first_query_builds_the_index_with_a_one_line_notice(fresh_example: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxops_code_query", "def", "transition", "--root", str(fresh_example)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("\n") == 1 and "building it now" in done.stderr
+    assert done.stdout.startswith("api/orders/state_machine.py:")

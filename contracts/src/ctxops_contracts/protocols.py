@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from .records import AgentEvent, Edge, MemoryEntry, Symbol
+from .records import AgentEvent, MemoryEntry, Reference, Symbol
 
 
 @runtime_checkable
@@ -49,15 +49,16 @@ class TokenCounter(Protocol):
 
 @runtime_checkable
 class SymbolIndex(Protocol):
-    """Read access to a code index."""
+    """Read access to a code index: what another line (or a third party) needs to ask of the code map.
+
+    Graph walks (callers, impact) return richer, index-specific types and stay on the implementation.
+    """
 
     def definitions(self, name: str) -> list[Symbol]: ...
 
     def symbols_in_file(self, path: str) -> list[Symbol]: ...
 
-    def callers(self, symbol_id: str, *, depth: int = 1) -> list[Edge]: ...
-
-    def callees(self, symbol_id: str, *, depth: int = 1) -> list[Edge]: ...
+    def references(self, name: str) -> list[Reference]: ...
 
 
 class Price(Protocol):

@@ -66,3 +66,12 @@ def test_ranked_map_puts_hubs_first_and_personalizes(index: CodeIndex) -> None:
     assert any("payment" in f.path for f in focused)
     in_play = index.ranked_files(files_in_play=["worker/internal/queue/consumer.go"], limit=3)
     assert in_play[0].path.startswith("worker/")
+
+
+def test_code_index_satisfies_the_symbol_index_protocol(index: CodeIndex) -> None:
+    from ctxops_contracts import SymbolIndex
+
+    seam: SymbolIndex = index  # checked by mypy too: CodeIndex is usable wherever the protocol is asked for
+    assert isinstance(seam, SymbolIndex)
+    assert [s.path for s in seam.definitions("verify_signature")] == ["api/payments/signature.py"]
+    assert {r.path for r in seam.references("verify_signature")} >= {"api/payments/callbacks.py"}

@@ -5,9 +5,12 @@ Everything is imported on first use, so `ctxops_code_graph.reader` (the lean pat
 loads without the contracts.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
+TYPE_CHECKING = False  # typing is not imported on the lean read path
 if TYPE_CHECKING:
+    from typing import Any
+
     from .index import CodeIndex, IndexNotBuilt
     from .lock import IndexBusy
     from .results import FileDeps, Hop, Impact, ImportLink, IndexStatus, RankedFile

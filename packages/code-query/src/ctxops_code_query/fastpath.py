@@ -3,10 +3,11 @@ only (os, sqlite3, re), before argparse, msgspec, pathlib or dataclasses are imp
 
 It answers when everything is ordinary: an index exists in the current format, the freshness check
 finds nothing changed, and the name has definitions. Anything else (other commands or flags, a missing
-or outdated index, edited files to reindex, no match and so suggestions, a running `cq serve`) returns
-None and the full path answers, so behaviour never differs, only cost. The answer goes through the same
-`render` as every other (caps, budget, footer); `--json` prints the same `QueryResult` fields, encoded
-by `json` instead of msgspec. Not used: the result cache (reading an entry costs about what the query
+or outdated index, edited files to reindex, no match and so suggestions) returns None and the full path
+answers, so behaviour never differs, only cost. It runs before the `cq serve` client: answering here
+costs less than a round trip to a server that then renders with the full machinery. The answer goes
+through the same `render` as every other (caps, budget, footer); `--json` prints the same `QueryResult`
+fields, encoded by `json` instead of msgspec. Not used: the result cache (reading an entry costs about what the query
 does) and the worker-thread deadline (the work is one indexed query and at most three file reads).
 """
 
@@ -119,8 +120,6 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
     root = find_root(opts["root"])
     if root is None:
         return None
-    if not os.environ.get("CQ_NO_SERVER") and os.path.exists(os.path.join(root, ".meta", "index", "cq.sock")):
-        return None  # a running `cq serve` answers (see `server.try_server`)
     started = time.perf_counter()
     import sqlite3
 

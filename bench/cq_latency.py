@@ -1,7 +1,9 @@
 """`cq def NAME` as a fresh process against `rg -n 'def NAME'`, on the CPython stdlib corpus and on a
 corpus ten times larger (the same files under copy0/ ... copy9/). The tools run side by side on the
 same names, alternating, after one warm-up each; the figure is the median wall time. `cq` is measured
-twice: answering in its own process (the fallback) and through a running `cq serve` (the socket path).
+twice: with `CQ_NO_SERVER=1` (its own process answers) and with a `cq serve` running (a plain `cq def`
+still answers in its own process through the fast path, which is cheaper than the round trip; other
+commands go to the server).
 
     uv run python bench/cq_latency.py            # targets: <= 3x rg on 1x, faster than rg on 10x
 
@@ -119,7 +121,7 @@ def main() -> int:
         print(
             f"{label:>4}: {files} files (index {built:.0f} s): rg p50 {rg_p50 * 1000:.1f} ms; "
             f"cq def p50 {alone * 1000:.1f} ms in its own process ({alone / rg_p50:.2f}x rg), "
-            f"{served * 1000:.1f} ms through cq serve ({served / rg_p50:.2f}x rg); "
+            f"{served * 1000:.1f} ms with cq serve running ({served / rg_p50:.2f}x rg); "
             f"python -c pass {py_p50 * 1000:.1f} ms; "
             f"answered {answered}/{2 * args.runs * len(NAMES)}",
             flush=True,
@@ -127,7 +129,10 @@ def main() -> int:
     print()
     for label, alone, served, rg_p50 in rows:
         target = "<= 3x" if label == "1x" else "< 1x"
-        print(f"{label}: cq/rg = {alone / rg_p50:.2f}x alone, {served / rg_p50:.2f}x served (target {target})")
+        print(
+            f"{label}: cq/rg = {alone / rg_p50:.2f}x alone, {served / rg_p50:.2f}x with a server running"
+            f" (target {target})"
+        )
     print(f"cpus: {os.cpu_count()}, load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return 0
 

@@ -137,3 +137,50 @@ def test_self_and_super_calls_find_inherited_methods(tmp_path: Path) -> None:
         ("python mid.py Mid.close().", "import-resolved"),
     }
     assert {h.edge.dst for h in ix.callees("python mid.py Mid.close().")} == {"python base.py Base.close()."}
+
+
+def test_files_under_meta_do_not_make_the_revision_dirty(repo: Path) -> None:
+    (repo / ".meta" / "config.toml").write_text("[memory]\n")  # a tracked file: git lists .meta/'s entries
+    git(repo, "add", ".meta/config.toml")
+    git(repo, "commit", "-q", "-m", "config")
+    head = git(repo, "rev-parse", "--short=7", "HEAD")
+    (repo / ".meta" / "memory").mkdir(parents=True)
+    (repo / ".meta" / "memory" / "notes.jsonl").write_text("{}\n")
+    (repo / ".meta" / "ledger.db").write_bytes(b"x")
+    ix = CodeIndex(repo)
+    ix.build(full=True)
+    assert ix.revision == head  # the index, memory and ledger are ctxops's files, not edits
+    (repo / "untracked.py").write_text("X = 1\n")
+    ix.build(full=True)
+    assert ix.revision == f"{head}-dirty"
+
+
+def test_lean_reader_answers_without_the_contracts(repo: Path) -> None:
+    code = (
+        "import sys\nfrom ctxops_code_graph import reader\n"
+        f"root = {str(repo)!r}\ncon = reader.connect(reader.current_snapshot(root))\n"
+        "assert reader.staleness(root, con, reader.meta(con)).fresh\n"
+        "rows = reader.definition_rows(con, 'OrderStateMachine.transition')\n"
+        "assert [r[0] for r in rows] == ['python shop/orders.py OrderStateMachine.transition().'], rows\n"
+        "lean = ('msgspec', 'ctxops_contracts', 'pathlib', 'dataclasses', 'typing')\n"
+        "loaded = [m for m in lean if m in sys.modules]\n"
+        "print(loaded)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_staleness_sees_edits_and_new_files_through_directory_mtimes(repo: Path) -> None:
+    from ctxops_code_graph import reader
+
+    con = reader.connect(reader.current_snapshot(str(repo)) or "")
+    meta = reader.meta(con)
+    assert reader.staleness(str(repo), con, meta).fresh
+    (repo / "shop" / "new_module.py").write_text("def added():\n    pass\n")
+    stale = reader.staleness(str(repo), con, meta)
+    assert stale.dirs_changed == ["shop"] and stale.modified == []
+    with (repo / "shop" / "orders.py").open("a") as fh:
+        fh.write("\n# edited\n")
+    stale = reader.staleness(str(repo), con, meta)
+    assert stale.modified == ["shop/orders.py"] and not stale.fresh
+    con.close()

@@ -27,6 +27,7 @@ def _cq(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess
 def test_queries_go_through_the_socket_and_fall_back_without_it(fresh_example: Path) -> None:
     example_repo = fresh_example
     direct = _cq(example_repo, "def", "OrderStateMachine.transition", "--no-cache")
+    direct_callers = _cq(example_repo, "callers", "OrderStateMachine.transition", "--no-cache")
     server = subprocess.Popen(
         [sys.executable, "-m", "ctxops_code_query", "serve", "--root", str(example_repo), "--idle", "30"],
         stderr=subprocess.PIPE,
@@ -40,13 +41,16 @@ def test_queries_go_through_the_socket_and_fall_back_without_it(fresh_example: P
             time.sleep(0.05)
         assert sock.exists()
         assert oct(sock.stat().st_mode & 0o777) == "0o600"
-        served = _cq(example_repo, "def", "OrderStateMachine.transition", "--no-cache")
-        assert served.returncode == 0 and served.stdout == direct.stdout
+        served = _cq(example_repo, "callers", "OrderStateMachine.transition", "--no-cache")
+        assert served.returncode == 0 and served.stdout == direct_callers.stdout
+        # A plain `cq def` answers in its own process (the fast path is cheaper than the round trip).
+        in_process = _cq(example_repo, "def", "OrderStateMachine.transition", "--no-cache")
+        assert in_process.returncode == 0 and in_process.stdout == direct.stdout
         refused = _cq(example_repo, "open", "../x")
         assert refused.returncode == 2 and "refused" in refused.stderr
         none = _cq(example_repo, "def", "NoSuchName")
         assert none.returncode == 1 and none.stdout.startswith("no matches for def NoSuchName")
-        # The client imports neither the graph nor msgspec when a server answers.
+        # The client imports neither the graph nor msgspec when a server answers (`def` declines: see above).
         traced = subprocess.run(
             [
                 sys.executable,
@@ -54,7 +58,7 @@ def test_queries_go_through_the_socket_and_fall_back_without_it(fresh_example: P
                 "importtime",
                 "-m",
                 "ctxops_code_query",
-                "def",
+                "callers",
                 "transition",
                 "--root",
                 str(example_repo),

@@ -1,14 +1,18 @@
 """Resolve references into edges and rank files: the queryable code graph.
 
 `CodeIndex` is the read API (stdlib sqlite3 on the read path); `IndexWriter` builds and updates.
+Everything is imported on first use, so `ctxops_code_graph.reader` (the lean path of a fresh `cq def`)
+loads without the contracts.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
-from .index import CodeIndex, IndexNotBuilt
-from .lock import IndexBusy
-
+TYPE_CHECKING = False  # typing is not imported on the lean read path
 if TYPE_CHECKING:
+    from typing import Any
+
+    from .index import CodeIndex, IndexNotBuilt
+    from .lock import IndexBusy
     from .results import FileDeps, Hop, Impact, ImportLink, IndexStatus, RankedFile
 
 __all__ = [
@@ -30,6 +34,14 @@ _RESULTS = frozenset({"FileDeps", "Hop", "Impact", "ImportLink", "IndexStatus", 
 
 def __getattr__(name: str) -> Any:
     # Answer types and the version load on first use: a definition lookup needs neither.
+    if name in ("CodeIndex", "IndexNotBuilt"):
+        from . import index
+
+        return getattr(index, name)
+    if name == "IndexBusy":
+        from .lock import IndexBusy
+
+        return IndexBusy
     if name in _RESULTS:
         from . import results
 

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxops_contracts import Edge, FileRecord, Reference, Symbol
 
-from . import lookup_db
-from .freshness import check
+from . import lookup_db, reader
 from .layout import IndexLayout
 from .schema import INDEX_FORMAT
 
@@ -27,10 +26,7 @@ if TYPE_CHECKING:
     from .builder import BuildReport
     from .results import FileDeps, Hop, Impact, IndexStatus, RankedFile
 
-_SYMBOL_SELECT = (
-    "SELECT s.id, s.name, s.qualname, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.doc, p.id,"
-    " s.exported FROM symbols s JOIN files f ON f.fk = s.fk LEFT JOIN symbols p ON p.sk = s.parent_sk"
-)
+_SYMBOL_SELECT = reader.SYMBOL_SELECT
 _INBOUND = ", (SELECT count(*) FROM edges e WHERE e.dst_sk = s.sk) AS n"
 _TEST_PATH = re.compile(
     r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|Tests?\.java$"
@@ -96,10 +92,7 @@ class CodeIndex:
     def refresh(self) -> list[str]:
         """The cheap staleness check, then a bounded update if anything changed. Returns what is still stale."""
         con = self._connection()
-        snap = lookup_db.meta(con)
-        from ctxops_code_scan.gitinfo import read_head
-
-        stale = check(self.root, con, snap.get("head") or None, read_head(self.root))
+        stale = reader.staleness(str(self.root), con, lookup_db.meta(con))
         self._checked_at = time.monotonic()
         if stale.fresh:
             self._stale = []
@@ -136,37 +129,7 @@ class CodeIndex:
 
     def definitions(self, name: str, limit: int = 200) -> list[Symbol]:
         """Definitions by plain name, qualified name (`Class.method`, `pkg::f`), `path:NAME`, or symbol id."""
-        con = self._ready()
-        name = name.strip()
-        if not name:
-            return []
-        if " " in name:  # a symbol id
-            found = self.symbol(name)
-            return [found] if found else []
-        path_part, sep, rest = name.rpartition(":")
-        if sep and path_part and ("/" in path_part or "." in path_part) and not path_part.endswith(":"):
-            rest = rest.replace("::", ".")
-            rows = con.execute(
-                f"{_SYMBOL_SELECT} WHERE f.path = ? AND (s.name = ? OR s.qualname = ?) ORDER BY s.line LIMIT ?",
-                (_norm(path_part), rest, rest, limit),
-            ).fetchall()
-            return [_symbol(r) for r in rows]
-        query = name.replace("::", ".").replace("#", ".").strip(".")
-        last = query.rsplit(".", 1)[-1]
-        if "." in query:
-            suffix = "." + query
-            rows = con.execute(
-                f"{_SYMBOL_SELECT} WHERE s.name = ? AND (s.qualname = ? OR substr(s.qualname, -?) = ?)"
-                " ORDER BY s.qualname = ? DESC, f.rank DESC, f.path, s.line LIMIT ?",
-                (last, query, len(suffix), suffix, query, limit),
-            ).fetchall()
-        else:
-            rows = con.execute(
-                f"{_SYMBOL_SELECT} WHERE s.name = ?"
-                " ORDER BY s.parent_sk IS NULL DESC, f.rank DESC, f.path, s.line LIMIT ?",
-                (query, limit),
-            ).fetchall()
-        return [_symbol(r) for r in rows]
+        return [_symbol(r) for r in reader.definition_rows(self._ready(), name, limit)]
 
     def symbol(self, symbol_id: str) -> Symbol | None:
         row = self._ready().execute(f"{_SYMBOL_SELECT} WHERE s.id = ?", (symbol_id,)).fetchone()
@@ -477,8 +440,7 @@ def _dir_marker(path: str) -> str:
     return f"{path}/" if path else "./"
 
 
-def _norm(path: str) -> str:
-    return path.replace("\\", "/").removeprefix("./").strip("/")
+_norm = reader.norm_path
 
 
 def _symbol(r: Sequence[Any]) -> Symbol:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import reader
 from .layout import IndexLayout
 from .schema import SQLITE_DDL, SQLITE_INDEXES
 
@@ -265,9 +266,7 @@ def open_reader(layout: IndexLayout) -> sqlite3.Connection:
         if not path.exists():
             continue
         try:
-            con = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=5.0, check_same_thread=False)
-            con.execute("PRAGMA query_only=1")
-            return con
+            return reader.connect(str(path))
         except sqlite3.OperationalError:
             continue
     raise LookupMissing(f"the code index at {layout.index_dir} could not be opened")

@@ -2,34 +2,57 @@
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
+from _thread import allocate_lock
 
-from ctxops_contracts import QueryHit
+TYPE_CHECKING = False  # no typing, dataclasses or contracts at import: the fresh-process fast path renders Answers
+if TYPE_CHECKING:
+    from ctxops_contracts import QueryHit
 
 
-@dataclass
 class Answer:
     """The raw result of one operation.
 
     ``hits`` are in rank order. A hit's ``text`` is what follows its location on the line; further lines
     of it (after ``\\n``) are detail lines shown indented (the first lines of a body). Operations may run
     in a worker thread under a deadline, so appends go through `add` and readers take `snapshot`.
+    Hits are `QueryHit` records, or objects with the same attributes (the fast path's plain hits).
     """
 
-    command: str
-    query: str = ""
-    hits: list[QueryHit] = field(default_factory=list)
-    total: int | None = None
-    grouped: bool = False
-    partial: bool = False
-    notes: list[str] = field(default_factory=list)
-    stale_files: list[str] = field(default_factory=list)
-    index_revision: str | None = None
-    hint: str | None = None
-    suggestions: list[str] = field(default_factory=list)
-    empty_reason: str | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    def __init__(
+        self,
+        command: str,
+        query: str = "",
+        *,
+        hits: list[QueryHit] | None = None,
+        total: int | None = None,
+        grouped: bool = False,
+        partial: bool = False,
+        notes: list[str] | None = None,
+        stale_files: list[str] | None = None,
+        index_revision: str | None = None,
+        hint: str | None = None,
+        suggestions: list[str] | None = None,
+        empty_reason: str | None = None,
+    ) -> None:
+        self.command = command
+        self.query = query
+        self.hits: list[QueryHit] = hits if hits is not None else []
+        self.total = total
+        self.grouped = grouped
+        self.partial = partial
+        self.notes: list[str] = notes if notes is not None else []
+        self.stale_files: list[str] = stale_files if stale_files is not None else []
+        self.index_revision = index_revision
+        self.hint = hint
+        self.suggestions: list[str] = suggestions if suggestions is not None else []
+        self.empty_reason = empty_reason
+        self._lock = allocate_lock()
+
+    def __repr__(self) -> str:
+        return (
+            f"Answer(command={self.command!r}, query={self.query!r}, hits={len(self.hits)}, total={self.total!r},"
+            f" partial={self.partial!r})"
+        )
 
     def add(self, hit: QueryHit) -> None:
         with self._lock:

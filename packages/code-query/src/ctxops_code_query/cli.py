@@ -1,16 +1,18 @@
 """`cq`: answers about code in a few hundred tokens (DESIGN.md section 4).
 
-Startup matters (`cq def` competes with `rg`), so this module imports only argparse at load time and
-everything else when a command needs it.
+Startup matters (`cq def` competes with `rg`), so this module imports nothing heavy at load time: a plain
+`cq def` is answered by `fastpath` before argparse is even imported, and everything else is imported
+when a command needs it.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing is not imported before the fast path has had its chance
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
 EPILOG = """exit codes: 0 results, 1 no results, 2 usage or environment error (the message names the fix),
 3 deadline expired (partial results, marked).
@@ -120,7 +122,13 @@ def _params(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     if argv is None:
-        # As a process: a running `cq serve` answers without this process importing anything heavy.
+        # As a process: a plain `cq def` is answered with the standard library only (`fastpath`), and a
+        # running `cq serve` answers anything else without this process importing anything heavy.
+        from .fastpath import try_fast
+
+        fast = try_fast(sys.argv[1:])
+        if fast is not None:
+            return fast
         from .server import try_server
 
         served = try_server(sys.argv[1:])

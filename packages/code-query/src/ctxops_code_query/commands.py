@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from collections import Counter
 from collections.abc import Sequence
 
@@ -11,28 +10,19 @@ from ctxops_contracts import QueryHit, Symbol
 from .answer import Answer
 from .backend import FileDeps, Hop
 from .context import QueryContext
+from .defs import BODY_PREVIEW_HITS, definition_text, describe, with_signature
+from .defs import body_preview as _body_preview
 from .errors import UsageError
 from .suggest import suggest
 
-BODY_PREVIEW_HITS = 3
-BODY_PREVIEW_LINES = 4
 MAX_DEPTH = 6
 # Members shown as one line per run (an enum's values, a struct's fields), not one line each.
 COLLAPSED_KINDS = frozenset({"field", "variable", "constant"})
-CALLABLE_KINDS = frozenset({"function", "method", "class", "struct", "interface", "trait", "enum", "macro"})
 
 
 def _base(ctx: QueryContext, command: str, query: str) -> Answer:
     index = ctx.index
     return Answer(command=command, query=query, index_revision=index.revision(), stale_files=index.stale_files())
-
-
-def describe(symbol: Symbol, *, doc: bool = True) -> str:
-    """``kind qualname(signature)`` and the first doc line: a definition without its body."""
-    head = f"{symbol.kind} {_with_signature(symbol.qualname, symbol.name, symbol.signature)}"
-    if doc and symbol.doc:
-        head += f"  # {symbol.doc}"
-    return head
 
 
 def _symbol_hit(symbol: Symbol, text: str | None = None, **extra: object) -> QueryHit:
@@ -62,18 +52,7 @@ def resolve(ctx: QueryContext, name: str) -> list[Symbol]:
 
 def body_preview(ctx: QueryContext, symbol: Symbol) -> list[str]:
     """The first lines of a definition's body, dedented (the line after the signature onwards)."""
-    if symbol.kind not in CALLABLE_KINDS or symbol.end_line <= symbol.line:
-        return []
-    lines = ctx.file_lines(symbol.path)
-    start = symbol.line  # 0-based index of the line after the definition line
-    stop = min(symbol.end_line, start + BODY_PREVIEW_LINES, len(lines))
-    body = [ln for ln in lines[start:stop] if ln.strip()]
-    if not body:
-        return []
-    out = textwrap.dedent("\n".join(body)).splitlines()
-    if symbol.end_line > stop:
-        out.append(f"... ({symbol.end_line - stop} more lines: cq open {symbol.path}:{symbol.name})")
-    return out
+    return _body_preview(ctx.file_lines, symbol)
 
 
 def cmd_def(ctx: QueryContext, name: str) -> Answer:
@@ -84,8 +63,7 @@ def cmd_def(ctx: QueryContext, name: str) -> Answer:
     answer.hint = "qualify the name (Class.method) or scope it (path/to/file.py:NAME)"
     for i, symbol in enumerate(symbols):
         preview = body_preview(ctx, symbol) if i < BODY_PREVIEW_HITS else []
-        # The preview starts with the docstring when there is one, so the doc line would repeat it.
-        text = "\n".join([describe(symbol, doc=not preview), *preview])
+        text = definition_text(symbol, preview)
         answer.add(_symbol_hit(symbol, text))
     return answer
 
@@ -260,19 +238,7 @@ def cmd_brief(ctx: QueryContext, path: str) -> Answer:
 
 
 def _brief_line(s: Symbol) -> str:
-    return f"{s.kind} {_with_signature(s.name, s.name, s.signature)}" + (f"  # {s.doc}" if s.doc else "")
-
-
-def _with_signature(shown: str, name: str, signature: str | None) -> str:
-    """``name(params) -> ret`` for callables, the class header for classes, ``name: type`` otherwise."""
-    sig = (signature or "").strip()
-    if not sig:
-        return shown
-    if sig.startswith(("(", "<", "[")):
-        return shown + sig
-    if sig.startswith(name):
-        return shown + sig[len(name) :]
-    return f"{shown}: {sig}"
+    return f"{s.kind} {with_signature(s.name, s.name, s.signature)}" + (f"  # {s.doc}" if s.doc else "")
 
 
 def _is_file(ctx: QueryContext, arg: str) -> bool:

@@ -3,12 +3,16 @@ explicit truncation with a hint, `no matches for ...` with a suggestion, and a f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ctxops_contracts import QueryHit, QueryResult
-
-from .answer import Answer
 from .tokens import estimate_tokens
+
+TYPE_CHECKING = False  # no dataclasses, typing or contracts at import: the fresh-process fast path renders too
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from ctxops_contracts import QueryHit, QueryResult
+
+    from .answer import Answer
 
 DEFAULT_MAX = 10
 DEFAULT_BUDGET = 300
@@ -17,22 +21,41 @@ MAX_STALE_SHOWN = 3
 _ELLIPSIS = "…"
 
 
-@dataclass(frozen=True)
 class Limits:
     """How much one answer may carry."""
 
-    max_hits: int = DEFAULT_MAX
-    budget: int = DEFAULT_BUDGET
-    width: int = DEFAULT_WIDTH
+    __slots__ = ("budget", "max_hits", "width")
+
+    def __init__(self, max_hits: int = DEFAULT_MAX, budget: int = DEFAULT_BUDGET, width: int = DEFAULT_WIDTH) -> None:
+        self.max_hits = max_hits
+        self.budget = budget
+        self.width = width
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Limits):
+            return NotImplemented
+        return (self.max_hits, self.budget, self.width) == (other.max_hits, other.budget, other.width)
+
+    def __hash__(self) -> int:
+        return hash((self.max_hits, self.budget, self.width))
+
+    def __repr__(self) -> str:
+        return f"Limits(max_hits={self.max_hits}, budget={self.budget}, width={self.width})"
 
 
-@dataclass(frozen=True)
 class Rendered:
-    """An answer in both forms; ``text`` is what a model reads, ``result`` the same facts as fields."""
+    """An answer in both forms; ``text`` is what a model reads, ``result`` the same facts as fields
+    (a `QueryResult`; on the fast path its plain-dict form, which encodes to the same JSON)."""
 
-    text: str
-    result: QueryResult
-    exit_code: int
+    __slots__ = ("exit_code", "result", "text")
+
+    def __init__(self, text: str, result: QueryResult, exit_code: int) -> None:
+        self.text = text
+        self.result = result
+        self.exit_code = exit_code
+
+    def __repr__(self) -> str:
+        return f"Rendered(text={self.text!r}, exit_code={self.exit_code})"
 
 
 def clip(line: str, width: int) -> str:
@@ -96,8 +119,18 @@ def _more_line(omitted: int, *, by_budget: bool, limits: Limits, hint: str | Non
     return f"... and {omitted} more ({why}{narrow})"
 
 
-def render(answer: Answer, limits: Limits, *, elapsed_ms: float = 0.0) -> Rendered:
-    """Apply caps and the token budget; return the text form and the matching `QueryResult`."""
+def render(
+    answer: Answer,
+    limits: Limits,
+    *,
+    elapsed_ms: float = 0.0,
+    make_result: Callable[..., Any] | None = None,
+) -> Rendered:
+    """Apply caps and the token budget; return the text form and the matching `QueryResult`.
+
+    ``make_result`` builds the result from `QueryResult`'s fields (default: the record itself; the fast
+    path passes `result_dict`, which needs no msgspec)."""
+    build = make_result or _query_result
     from .errors import EXIT_DEADLINE, EXIT_NO_RESULTS, EXIT_OK
 
     total = answer.count
@@ -110,7 +143,7 @@ def render(answer: Answer, limits: Limits, *, elapsed_ms: float = 0.0) -> Render
     if not answer.hits:
         body = _no_matches(answer) if not answer.partial else []
         text = "\n".join(clip(x, limits.width) for x in [*answer.notes, *body, *partial_line, *footer])
-        result = _result(answer, [], total=0, truncated=False, omitted=0, text=text, elapsed_ms=elapsed_ms)
+        result = _result(build, answer, [], total=0, truncated=False, omitted=0, text=text, elapsed_ms=elapsed_ms)
         return Rendered(text, result, EXIT_DEADLINE if answer.partial else EXIT_NO_RESULTS)
 
     fixed = [clip(x, limits.width) for x in answer.notes]
@@ -146,7 +179,9 @@ def render(answer: Answer, limits: Limits, *, elapsed_ms: float = 0.0) -> Render
     lines.extend(footer)
     text = "\n".join(lines)
     truncated = omitted > 0 or cut_inside
-    result = _result(answer, shown, total=total, truncated=truncated, omitted=omitted, text=text, elapsed_ms=elapsed_ms)
+    result = _result(
+        build, answer, shown, total=total, truncated=truncated, omitted=omitted, text=text, elapsed_ms=elapsed_ms
+    )
     return Rendered(text, result, EXIT_DEADLINE if answer.partial else EXIT_OK)
 
 
@@ -158,7 +193,43 @@ def _fit(block: list[str], tokens: int, width: int) -> list[str]:
     return [head if head == block[0] else clip(head + _ELLIPSIS, width)]
 
 
+def _query_result(**fields: Any) -> QueryResult:
+    from ctxops_contracts import QueryResult
+
+    return QueryResult(**fields)
+
+
+HIT_FIELDS = ("path", "line", "end_line", "text", "kind", "symbol_id", "role", "confidence", "score")
+RESULT_FIELDS = (
+    "schema_version",
+    "command",
+    "query",
+    "hits",
+    "total",
+    "truncated",
+    "omitted",
+    "partial",
+    "stale_files",
+    "index_revision",
+    "elapsed_ms",
+    "token_estimate",
+    "hint",
+)
+
+
+def result_dict(**fields: Any) -> dict[str, Any]:
+    """`QueryResult`'s fields as the plain dict its JSON encoding holds (same keys, same order), built
+    without msgspec (a test decodes the fast path's JSON strictly as a `QueryResult` and compares it with
+    the normal path's)."""
+    from ctxops_contracts.versioning import SCHEMA_VERSION
+
+    fields["schema_version"] = SCHEMA_VERSION
+    fields["hits"] = [{k: getattr(h, k) for k in HIT_FIELDS} for h in fields["hits"]]
+    return {k: fields[k] for k in RESULT_FIELDS}
+
+
 def _result(
+    build: Callable[..., Any],
     answer: Answer,
     shown: list[QueryHit],
     *,
@@ -168,7 +239,7 @@ def _result(
     text: str,
     elapsed_ms: float,
 ) -> QueryResult:
-    return QueryResult(
+    result: QueryResult = build(
         command=answer.command,
         query=answer.query,
         hits=shown,
@@ -182,3 +253,4 @@ def _result(
         token_estimate=estimate_tokens(text),
         hint=("did you mean: " + ", ".join(answer.suggestions) if not shown and answer.suggestions else answer.hint),
     )
+    return result

@@ -23,8 +23,9 @@ from pathlib import Path
 from ctxops_contracts import QueryHit, Symbol
 
 from .answer import Answer
-from .commands import CALLABLE_KINDS, _base, describe
+from .commands import _base
 from .context import QueryContext
+from .defs import CALLABLE_KINDS, describe
 from .errors import UsageError
 from .repo import index_dir
 from .suggest import suggest

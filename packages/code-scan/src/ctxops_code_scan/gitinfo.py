@@ -1,16 +1,38 @@
 """Git facts for an index revision: HEAD (cheaply, without pygit2) and the dirty marker (pygit2)."""
 
+# os.path, not pathlib, and no dataclasses: `read_head` runs in every fresh `cq def` process.
+# ruff: noqa: PTH112, PTH113, PTH117, PTH118
+
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+import os
+
+TYPE_CHECKING = False  # not `from typing import ...`: typing costs a fresh process milliseconds
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
-@dataclass(frozen=True)
 class GitFacts:
-    head: str | None  # full hex of HEAD's commit; None outside git or before the first commit
-    dirty: bool
-    is_repo: bool
+    """HEAD, whether the working tree differs from it, and whether there is a repository at all."""
+
+    __slots__ = ("dirty", "head", "is_repo")
+
+    def __init__(self, head: str | None, dirty: bool, is_repo: bool) -> None:
+        self.head = head  # full hex of HEAD's commit; None outside git or before the first commit
+        self.dirty = dirty
+        self.is_repo = is_repo
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GitFacts):
+            return NotImplemented
+        return (self.head, self.dirty, self.is_repo) == (other.head, other.dirty, other.is_repo)
+
+    def __hash__(self) -> int:
+        return hash((self.head, self.dirty, self.is_repo))
+
+    def __repr__(self) -> str:
+        return f"GitFacts(head={self.head!r}, dirty={self.dirty!r}, is_repo={self.is_repo!r})"
 
     @property
     def revision(self) -> str | None:
@@ -21,29 +43,34 @@ class GitFacts:
         return f"{base}-dirty" if self.dirty else base
 
 
-def git_dir(root: Path) -> Path | None:
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as fh:
+        return fh.read().strip()
+
+
+def git_dir(root: str | Path) -> str | None:
     """The .git directory of the repository rooted exactly at `root` (a worktree's .git file is followed)."""
-    dot = root / ".git"
-    if dot.is_dir():
+    dot = os.path.join(root, ".git")
+    if os.path.isdir(dot):
         return dot
-    if dot.is_file():
+    if os.path.isfile(dot):
         try:
-            text = dot.read_text("utf-8").strip()
+            text = _read(dot)
         except OSError:
             return None
         if text.startswith("gitdir:"):
-            target = Path(text.split(":", 1)[1].strip())
-            return target if target.is_absolute() else (root / target).resolve()
+            target = text.split(":", 1)[1].strip()
+            return target if os.path.isabs(target) else os.path.realpath(os.path.join(root, target))
     return None
 
 
-def read_head(root: Path) -> str | None:
+def read_head(root: str | Path) -> str | None:
     """HEAD's commit id by reading git's files (a few small reads, no libgit2); None if unknown."""
     gdir = git_dir(root)
     if gdir is None:
         return None
     try:
-        head = (gdir / "HEAD").read_text("utf-8").strip()
+        head = _read(os.path.join(gdir, "HEAD"))
     except OSError:
         return None
     if not head.startswith("ref:"):
@@ -52,11 +79,11 @@ def read_head(root: Path) -> str | None:
     common = _common_dir(gdir)
     for base in (gdir, common):
         try:
-            return (base / ref).read_text("utf-8").strip() or None
+            return _read(os.path.join(base, ref)) or None
         except OSError:
             pass
     try:
-        for line in (common / "packed-refs").read_text("utf-8").splitlines():
+        for line in _read(os.path.join(common, "packed-refs")).splitlines():
             if line.endswith(" " + ref):
                 return line.split(" ", 1)[0]
     except OSError:
@@ -64,15 +91,15 @@ def read_head(root: Path) -> str | None:
     return None  # an unborn branch: a repository with no commits
 
 
-def _common_dir(gdir: Path) -> Path:
+def _common_dir(gdir: str) -> str:
     try:
-        text = (gdir / "commondir").read_text("utf-8").strip()
+        text = _read(os.path.join(gdir, "commondir"))
     except OSError:
         return gdir
-    return (gdir / text).resolve()
+    return os.path.realpath(os.path.join(gdir, text))
 
 
-def git_facts(root: Path) -> GitFacts:
+def git_facts(root: str | Path) -> GitFacts:
     """HEAD and whether the working tree differs from it (pygit2, imported here only)."""
     if git_dir(root) is None:
         return GitFacts(head=None, dirty=False, is_repo=False)
@@ -85,8 +112,8 @@ def git_facts(root: Path) -> GitFacts:
     head = None if repo.head_is_unborn else str(repo.head.target)
     dirty = False
     for path, flags in repo.status(untracked_files="normal").items():
-        if path == ".meta/" or path.startswith(".meta/index/"):
-            continue  # the index itself (and ctxops's own files, when not yet git-ignored) is not an edit
+        if path.startswith(".meta/"):
+            continue  # ctxops's own files (the index, memory, ledger), when not git-ignored, are not an edit
         if flags not in (pygit2.GIT_STATUS_CURRENT, pygit2.GIT_STATUS_IGNORED):
             dirty = True
             break

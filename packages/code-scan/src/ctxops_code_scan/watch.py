@@ -74,7 +74,8 @@ class RepoWatcher:
 
     def _record(self, abs_path: str, is_directory: bool) -> None:
         path = Path(abs_path)
-        gdir = git_dir(self.root)
+        found = git_dir(self.root)
+        gdir = Path(found) if found is not None else None
         if gdir is not None and (path == gdir or gdir in path.parents):
             rel_git = path.relative_to(gdir).as_posix()
             if rel_git == "HEAD" or rel_git.startswith("refs/heads/") or rel_git == "packed-refs":

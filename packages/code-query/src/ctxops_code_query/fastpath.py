@@ -1,0 +1,181 @@
+"""The fresh-process fast path of `cq def NAME`: the commonest lookup answered with the standard library
+only (os, sqlite3, re), before argparse, msgspec, pathlib or dataclasses are imported.
+
+It answers when everything is ordinary: an index exists in the current format, the freshness check
+finds nothing changed, and the name has definitions. Anything else (other commands or flags, a missing
+or outdated index, edited files to reindex, no match and so suggestions) returns None and the full path
+answers, so behaviour never differs, only cost. It runs before the `cq serve` client: answering here
+costs less than a round trip to a server that then renders with the full machinery. The answer goes
+through the same `render` as every other (caps, budget, footer); `--json` prints the same `QueryResult`
+fields, encoded by `json` instead of msgspec. Not used: the result cache (reading an entry costs about what the query
+does) and the worker-thread deadline (the work is one indexed query and at most three file reads).
+"""
+
+# os.path on purpose: pathlib costs a fresh process several milliseconds to import.
+# ruff: noqa: PTH109, PTH110, PTH111, PTH112, PTH118, PTH120
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+TYPE_CHECKING = False  # typing is not imported on this path
+if TYPE_CHECKING:
+    from typing import Any
+
+_VALUE_FLAGS = {"--max": "max", "--budget": "budget", "--width": "width", "--root": "root", "--deadline": "deadline"}
+_BOOL_FLAGS = {"--json": "json", "--no-cache": "no_cache"}
+_DEF_HINT = "qualify the name (Class.method) or scope it (path/to/file.py:NAME)"
+
+
+class _Symbol:
+    """A definition row of the lookup snapshot (`reader.SYMBOL_SELECT` columns), by attribute."""
+
+    __slots__ = ("doc", "end_line", "id", "kind", "line", "name", "path", "qualname", "signature")
+
+    def __init__(self, row: tuple[Any, ...]) -> None:
+        self.id, self.name, self.qualname, self.kind, _lang, self.path, self.line, self.end_line = row[:8]
+        self.signature, self.doc = row[8], row[9]
+
+
+class _Hit:
+    """A `QueryHit`'s fields without the record (rendered to text, or to its JSON form)."""
+
+    __slots__ = ("confidence", "end_line", "kind", "line", "path", "role", "score", "symbol_id", "text")
+
+    def __init__(self, symbol: _Symbol, text: str) -> None:
+        self.path = symbol.path
+        self.line = symbol.line
+        self.end_line = symbol.end_line
+        self.text = text
+        self.kind = symbol.kind
+        self.symbol_id = symbol.id
+        self.role = self.confidence = self.score = None
+
+
+def parse(argv: list[str]) -> dict[str, Any] | None:
+    """The options of a plain `cq def NAME [--json] [--max N] [--budget N] [--width N] [--root DIR]
+    [--deadline S] [--no-cache]`; None for anything else (argparse handles it, with its errors)."""
+    if not argv or argv[0] != "def":
+        return None
+    opts: dict[str, Any] = {"json": False, "max": None, "budget": None, "width": 160, "root": None}
+    name = None
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        key, eq, value = arg.partition("=")
+        if arg in _BOOL_FLAGS:
+            opts[_BOOL_FLAGS[arg]] = True
+        elif key in _VALUE_FLAGS:
+            if not eq:
+                i += 1
+                if i >= len(argv):
+                    return None
+                value = argv[i]
+            if key == "--root":
+                opts["root"] = value
+            else:
+                try:
+                    opts[_VALUE_FLAGS[key]] = float(value) if key == "--deadline" else int(value)
+                except ValueError:
+                    return None
+        elif arg.startswith("-") or name is not None:
+            return None
+        else:
+            name = arg
+        i += 1
+    if not name or not name.strip():
+        return None
+    if (opts["max"] is not None and opts["max"] < 1) or (opts["budget"] is not None and opts["budget"] < 20):
+        return None
+    if opts["width"] < 40:
+        return None
+    opts["name"] = name
+    return opts
+
+
+def find_root(given: str | None) -> str | None:
+    """As `repo.find_root`: ``--root``, ``$CQ_ROOT``, else the nearest ancestor holding ``.git`` or ``.meta``."""
+    start = given if given is not None else (os.environ.get("CQ_ROOT") or os.getcwd())
+    here = os.path.expanduser(start)
+    if not os.path.isdir(here):
+        return None  # the full path says what is wrong
+    here = os.path.realpath(here)
+    candidate = here
+    while True:
+        if os.path.exists(os.path.join(candidate, ".git")) or os.path.isdir(os.path.join(candidate, ".meta")):
+            return candidate
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            return here
+        candidate = parent
+
+
+def answer_def(argv: list[str]) -> tuple[str, int] | None:
+    """The output and exit code of a plain `cq def`, or None when the full path must answer."""
+    opts = parse(argv)
+    if opts is None:
+        return None
+    root = find_root(opts["root"])
+    if root is None:
+        return None
+    started = time.perf_counter()
+    import sqlite3
+
+    from ctxops_code_graph import reader
+    from ctxops_code_graph.schema import INDEX_FORMAT
+
+    snapshot = reader.current_snapshot(root)
+    if snapshot is None or not os.path.exists(snapshot):
+        return None  # no index yet: the full path builds it
+    try:
+        con = reader.connect(snapshot)
+        try:
+            meta = reader.meta(con)
+            if meta.get("format") != INDEX_FORMAT or not reader.staleness(root, con, meta).fresh:
+                return None  # the full path rebuilds, reindexes or reports the stale files
+            rows = reader.definition_rows(con, opts["name"])
+        finally:
+            con.close()
+    except (sqlite3.Error, OSError):
+        return None
+    if not rows:
+        return None  # no match: the full path makes suggestions
+    from .answer import Answer
+    from .defs import BODY_PREVIEW_HITS, body_preview, definition_text, read_lines
+    from .render import DEFAULT_BUDGET, DEFAULT_MAX, Limits, render, result_dict
+
+    answer = Answer(command="def", query=opts["name"], index_revision=meta.get("revision") or None)
+    answer.hint = _DEF_HINT
+    lines: dict[str, list[str]] = {}
+
+    def file_lines(path: str) -> list[str]:
+        if path not in lines:
+            lines[path] = read_lines(root, path)
+        return lines[path]
+
+    for i, row in enumerate(rows):
+        symbol = _Symbol(row)
+        preview = body_preview(file_lines, symbol) if i < BODY_PREVIEW_HITS else []
+        answer.hits.append(_Hit(symbol, definition_text(symbol, preview)))  # type: ignore[arg-type]
+    limits = Limits(
+        max_hits=DEFAULT_MAX if opts["max"] is None else opts["max"],
+        budget=DEFAULT_BUDGET if opts["budget"] is None else opts["budget"],
+        width=opts["width"],
+    )
+    rendered = render(answer, limits, elapsed_ms=(time.perf_counter() - started) * 1000, make_result=result_dict)
+    if opts["json"]:
+        import json
+
+        return json.dumps(rendered.result, ensure_ascii=False, separators=(",", ":")), rendered.exit_code
+    return rendered.text, rendered.exit_code
+
+
+def try_fast(argv: list[str]) -> int | None:
+    """Print the fast path's answer and return its exit code; None when the full path must answer."""
+    done = answer_def(argv)
+    if done is None:
+        return None
+    sys.stdout.write(done[0] + "\n")
+    return done[1]

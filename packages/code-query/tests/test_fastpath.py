@@ -1,0 +1,123 @@
+"""The fresh-process fast path of `cq def`: the same answer as the full path, text and JSON, from the
+standard library only; anything unusual falls through to the full path."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ctxops_code_query import fastpath
+from ctxops_code_query.cli import main
+from ctxops_contracts import QueryResult, decode, to_builtins
+
+CASES = [
+    ["def", "transition"],
+    ["def", "__init__"],  # many hits: capped, previews for the first three
+    ["def", "__init__", "--max", "2"],
+    ["def", "__init__", "--budget", "40", "--width", "60"],
+    ["def", "OrderStateMachine.transition"],
+    ["def", "api/orders/state_machine.py:transition"],
+]
+
+
+def _fresh_process(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CQ_NO_SERVER": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "ctxops_code_query", *argv],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def _full_path(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[str, int]:
+    capsys.readouterr()
+    code = main(argv)  # argv given: the full path (argparse, msgspec), never the fast path
+    return capsys.readouterr().out, code
+
+
+def _facts(result: QueryResult) -> dict[str, object]:
+    facts = to_builtins(result)
+    facts.pop("elapsed_ms")
+    return facts
+
+
+@pytest.mark.parametrize("case", CASES, ids=" ".join)
+def test_fast_path_answers_as_the_full_path(
+    example_repo: Path, case: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [*case, "--root", str(example_repo), "--no-cache"]
+    assert fastpath.answer_def(argv) is not None  # the fast path does answer these
+    fast = _fresh_process(argv)
+    full_text, full_code = _full_path(argv, capsys)
+    assert fast.returncode == full_code == 0
+    assert fast.stdout == full_text
+
+    fast_json = _fresh_process([*argv, "--json"])
+    full_json, _ = _full_path([*argv, "--json"], capsys)
+    fast_result = decode(QueryResult, fast_json.stdout.strip().encode())  # strict: a valid QueryResult
+    full_result = decode(QueryResult, full_json.strip().encode())
+    assert _facts(fast_result) == _facts(full_result)
+    assert list(json.loads(fast_json.stdout)) == list(json.loads(full_json))  # same fields, same order
+
+
+def test_fast_path_imports_only_the_standard_library(example_repo: Path) -> None:
+    env = {**os.environ, "CQ_NO_SERVER": "1"}
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "ctxops_code_query", "def", "transition"],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=example_repo,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "transition" in done.stdout
+    names = {ln.rsplit("|", 1)[1].strip() for ln in done.stderr.splitlines() if ln.startswith("import time:")}
+    assert "ctxops_code_graph.reader" in names
+    assert not names & {"msgspec", "argparse", "pathlib", "dataclasses", "typing", "ctxops_contracts.records"}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["def", "no_such_name_anywhere"],  # no match: suggestions come from the full path
+        ["def", "transition", "--stats"],  # an option the fast path does not handle
+        ["def", "transition", "--max", "0"],  # a usage error: argparse/the service say what is wrong
+        ["def", "transition", "extra"],
+        ["refs", "transition"],
+        ["def"],
+        ["def", "-h"],
+    ],
+)
+def test_fast_path_declines_what_it_does_not_handle(example_repo: Path, argv: list[str]) -> None:
+    assert fastpath.answer_def([*argv, "--root", str(example_repo)]) is None
+
+
+def test_fast_path_declines_without_an_index_and_when_files_changed(example_repo: Path, tmp_path: Path) -> None:
+    repo = tmp_path / "copy"
+    shutil.copytree(example_repo, repo, symlinks=True)
+    assert fastpath.answer_def(["def", "transition", "--root", str(repo)]) is not None
+    target = repo / "api" / "orders" / "state_machine.py"
+    target.write_text(target.read_text() + "\n\ndef added_later():\n    return 1\n")
+    assert fastpath.answer_def(["def", "transition", "--root", str(repo)]) is None  # the full path reindexes
+    done = _fresh_process(["def", "added_later", "--root", str(repo)])
+    assert done.returncode == 0 and "state_machine.py" in done.stdout
+    assert fastpath.answer_def(["def", "added_later", "--root", str(repo)]) is not None  # fresh again
+    shutil.rmtree(repo / ".meta" / "index")
+    assert fastpath.answer_def(["def", "transition", "--root", str(repo)]) is None  # the full path builds it
+
+
+def test_parse_accepts_both_option_spellings() -> None:
+    opts = fastpath.parse(["def", "--max=3", "name", "--budget", "50", "--json", "--root=/x", "--deadline", "1.5"])
+    assert opts is not None
+    assert (opts["name"], opts["max"], opts["budget"], opts["json"], opts["root"]) == ("name", 3, 50, True, "/x")
+    assert fastpath.parse(["def", "name", "--max", "x"]) is None
+    assert fastpath.parse(["def", "name", "--budget"]) is None

@@ -232,15 +232,22 @@ class IndexWriter:
                 duck_store.insert_rows(con, "imports", import_rows)
                 del import_rows
                 phase("load")
-                duck_store.resolve(con, all_refs=True)
-                phase("resolve")
-                duck_store.rebuild_file_edges(con)
-                ranks = _ranks([f[0] for f in files], duck_store.all_file_edges(con))
-                duck_store.insert_rows(con, "ranks", ranks)
-                duck_store.insert_rows(con, "meta", meta)
-                self._modules = (frozenset(files), modules)
-                phase("rank")
-                snapshot = lookup_db.write_generation(self.layout, con)
+                # The snapshot's tables that resolution does not change are copied while it runs.
+                snap = lookup_db.GenerationWriter(self.layout, con)
+                try:
+                    snap.start()
+                    duck_store.resolve(con, all_refs=True)
+                    phase("resolve")
+                    duck_store.rebuild_file_edges(con)
+                    ranks = _ranks([f[0] for f in files], duck_store.all_file_edges(con))
+                    duck_store.insert_rows(con, "ranks", ranks)
+                    duck_store.insert_rows(con, "meta", meta)
+                    self._modules = (frozenset(files), modules)
+                    phase("rank")
+                    snapshot = snap.finish()
+                except BaseException:
+                    snap.abort()
+                    raise
                 phase("snapshot")
                 con.execute("CHECKPOINT")
             finally:

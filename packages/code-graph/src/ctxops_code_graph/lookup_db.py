@@ -114,6 +114,8 @@ class GenerationWriter:
     def _copy_early(self, cursor: Any) -> None:
         try:
             self._copy(cursor, _EARLY_FROM_DUCKDB)
+            for statement in _indexes(early=True):
+                self._con.execute(statement)
         except BaseException as exc:  # re-raised by finish()
             self._error = exc
         finally:
@@ -139,7 +141,7 @@ class GenerationWriter:
         self._copy(self._duck, _LATE_FROM_DUCKDB)
         self._duck.execute("DROP TABLE snap_fk")
         self._duck.execute("DROP TABLE snap_sk")
-        for statement in SQLITE_INDEXES:
+        for statement in _indexes(early=False):
             self._con.execute(statement)
         self._con.commit()
         self._con.execute("PRAGMA journal_mode=WAL")
@@ -154,6 +156,11 @@ class GenerationWriter:
             self._thread = None
         self._con.close()
         self.tmp.unlink(missing_ok=True)
+
+
+def _indexes(early: bool) -> list[str]:
+    """The snapshot's indexes on the tables copied early (built in the copy thread) or on the rest."""
+    return [s for s in SQLITE_INDEXES if (s.split(" ON ", 1)[1].split("(", 1)[0] in _EARLY_FROM_DUCKDB) == early]
 
 
 def write_generation(layout: IndexLayout, duck: Any) -> Path:

@@ -102,6 +102,14 @@ def bench_full(root: Path, out: dict[str, object]) -> float:
         f" {status['edges']} edges {status['edges_by_confidence']}, skipped {status['skipped_by_reason']}"
     )
     print(f"  ctags: {ctags_count} tags (definitions only)")
+    phases, cpu = report.get("phases", {}), report.get("phases_cpu", {})
+    order = ["discover", "scan", "load", "resolve", "rank", "snapshot", "publish"]  # the JSON's keys are sorted
+    phases = {k: phases[k] for k in sorted(phases, key=lambda k: order.index(k) if k in order else len(order))}
+    if phases:
+        print(
+            "  phases (wall / CPU s, scan workers included): "
+            + ", ".join(f"{name} {phases[name]:.2f}/{cpu.get(name, 0.0):.2f}" for name in phases)
+        )
     print(f"  peak RSS: ctxops {ours_rss / 1024:.0f} MiB (largest process) vs ctags {ctags_rss / 1024:.0f} MiB")
     out.update(
         full_s=ours_s,
@@ -114,6 +122,8 @@ def bench_full(root: Path, out: dict[str, object]) -> float:
         edges=status["edges"],
         files=status["files"],
         index_bytes=status["index_bytes"],
+        phases=report.get("phases", {}),
+        phases_cpu=report.get("phases_cpu", {}),
     )
     return ours_s
 

@@ -88,10 +88,15 @@ def main() -> int:
     ap.add_argument("--queries", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--max-seq-length", type=int, default=128)
     args = ap.parse_args()
     import lancedb
 
     model = load_model()
+    # all-MiniLM-L6-v2 was trained on 128-token inputs; sentence-transformers defaults to 256, which costs
+    # ~4x the CPU here (25 vs 109 chunks/s) for no gain on code. Chunk text sent to the model for counting
+    # is the whole chunk either way: truncation only limits what the embedding sees.
+    model.max_seq_length = args.max_seq_length
     db = lancedb.connect(args.db)
     chunks = chunks_of(Path(args.corpus))
     names = db.list_tables().tables

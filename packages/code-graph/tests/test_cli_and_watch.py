@@ -31,12 +31,21 @@ def test_index_command_json_and_text(tmp_path: Path) -> None:
     assert status["symbols"] == 13 and status["references"] > 10 and status["edges"] > 5
     assert status["skipped_by_reason"] == {"binary": 1}
     assert report["elapsed_s"] > 0
+    phases = report["phases"]
+    assert set(phases) == {"discover", "scan", "load", "resolve", "rank", "snapshot", "publish"}
+    assert all(seconds >= 0 for seconds in phases.values()) and sum(phases.values()) <= report["elapsed_s"]
+    assert set(report["phases_cpu"]) == set(phases) and report["phases_cpu"]["scan"] > 0
     again = _cli("index", str(root))
     assert again.returncode == 0
     assert again.stdout.startswith("noop index of") and "files 4: python 4" in again.stdout
     assert "skipped: binary 1" in again.stdout
     full = _cli("index", str(root), "--full")
     assert full.stdout.startswith("full index of") and "(requested)" in full.stdout
+    profiled = _cli("index", str(root), "--full", "--profile")
+    table = profiled.stdout.split("phase      wall s   cpu s\n", 1)[1].splitlines()
+    names = [line.split()[0] for line in table]
+    assert names == ["discover", "scan", "load", "resolve", "rank", "snapshot", "publish", "total"]
+    assert "none timed" in _cli("index", str(root), "--profile").stdout  # a no-op update has no phases
 
 
 def test_index_command_rejects_a_missing_directory(tmp_path: Path) -> None:

@@ -21,9 +21,9 @@ from ctxops_code_scan.discover import Discovery, discover
 from ctxops_code_scan.gitinfo import GitFacts, git_facts
 from ctxops_code_scan.languages import family
 from ctxops_code_scan.records import Import, ScanResult, Skipped
-from ctxops_code_scan.scan import content_hash, scan_files
+from ctxops_code_scan.scan import content_hash, scan_chunks, scan_files
 
-from . import duck_store, lookup_db
+from . import bulk_load, duck_store, lookup_db
 from .freshness import Staleness, check
 from .import_targets import ModuleIndex
 from .layout import IndexLayout
@@ -45,7 +45,8 @@ class BuildReport:
     stale: list[str] = field(default_factory=list)  # left for later: over the bound
     revision: str | None = None
     reason: str = ""
-    timings: dict[str, float] = field(default_factory=dict)  # seconds per phase
+    timings: dict[str, float] = field(default_factory=dict)  # wall seconds per phase (full builds)
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per phase, worker processes included
 
 
 @dataclass
@@ -191,54 +192,81 @@ class IndexWriter:
     def _full_build(self, reason: str, workers: int | None) -> BuildReport:
         started = time.perf_counter()
         timings: dict[str, float] = {}
-        disc = discover(self.root, self.config)
-        outcomes = scan_files(self.root, [(c.path, c.lang) for c in disc.files], self.config, workers)
-        rows, next_rid = _collect(outcomes, 1)
-        timings["scan"] = time.perf_counter() - started
-        mark = time.perf_counter()
-        rows.skipped.extend((s.path, s.reason, s.size) for s in disc.skipped)
-        files = [(f[0], f[1]) for f in rows.files]
-        modules = ModuleIndex(files)
-        import_rows = _import_rows(rows.imports, modules)
-        facts = git_facts(self.root)
-        generation = 1
-        meta = self._meta(generation, next_rid, facts)
+        cpu: dict[str, float] = {}
+        mark, cpu_mark = started, _cpu_seconds()
 
+        def phase(name: str) -> None:
+            nonlocal mark, cpu_mark
+            now, cpu_now = time.perf_counter(), _cpu_seconds()
+            timings[name] = round(now - mark, 3)
+            cpu[name] = round(cpu_now - cpu_mark, 3)
+            mark, cpu_mark = now, cpu_now
+
+        disc = discover(self.root, self.config)
+        phase("discover")
         self.layout.index_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.layout.duckdb_path.with_name("code-building.duckdb")
-        for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
-            stale.unlink(missing_ok=True)
-        con = duck_store.connect(tmp, memory_limit=FULL_BUILD_MEMORY)
+        load = bulk_load.LoadFiles(self.layout.index_dir / "code-building.load")
         try:
-            duck_store.create_tables(con)
-            # Each list is dropped once loaded: DuckDB holds the data from here on, compressed.
-            for table in ("files", "skipped", "symbols", "refs"):
-                duck_store.insert_rows(con, table, getattr(rows, table))
-                setattr(rows, table, [])
-            duck_store.insert_rows(con, "dirs", sorted(disc.dirs.items()))
-            duck_store.insert_rows(con, "imports", import_rows)
-            del import_rows, rows
-            duck_store.resolve(con, all_refs=True)
-            duck_store.rebuild_file_edges(con)
-            ranks = _ranks([f[0] for f in files], duck_store.all_file_edges(con))
-            duck_store.insert_rows(con, "ranks", ranks)
-            duck_store.insert_rows(con, "meta", meta)
-            self._modules = (frozenset(files), modules)
-            timings["resolve"] = time.perf_counter() - mark
-            mark = time.perf_counter()
-            snapshot = lookup_db.write_generation(self.layout, con)
-            timings["snapshot"] = time.perf_counter() - mark
-            con.execute("CHECKPOINT")
+            for blob in scan_chunks(
+                self.root, [(c.path, c.lang) for c in disc.files], bulk_load.encode_chunk, self.config, workers
+            ):
+                load.add(blob)
+            load.close()
+            phase("scan")
+            skipped = load.skipped + [(s.path, s.reason, s.size) for s in disc.skipped]
+            files = [(f[0], f[1]) for f in load.files]
+            modules = ModuleIndex(files)
+            import_rows = _import_rows(load.imports, modules)
+            facts = git_facts(self.root)
+            generation = 1
+            meta = self._meta(generation, load.n_refs + 1, facts)
+
+            tmp = self.layout.duckdb_path.with_name("code-building.duckdb")
+            for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
+                stale.unlink(missing_ok=True)
+            con = duck_store.connect(tmp, memory_limit=FULL_BUILD_MEMORY)
+            try:
+                duck_store.create_tables(con)
+                duck_store.insert_rows(con, "files", load.files)
+                duck_store.insert_rows(con, "skipped", skipped)
+                bulk_load.load_into(con, load)
+                load.remove()
+                duck_store.insert_rows(con, "dirs", sorted(disc.dirs.items()))
+                duck_store.insert_rows(con, "imports", import_rows)
+                del import_rows
+                phase("load")
+                # The snapshot's tables that resolution does not change are copied while it runs.
+                snap = lookup_db.GenerationWriter(self.layout, con)
+                try:
+                    snap.start()
+                    duck_store.resolve(con, all_refs=True)
+                    phase("resolve")
+                    duck_store.rebuild_file_edges(con)
+                    ranks = _ranks([f[0] for f in files], duck_store.all_file_edges(con))
+                    duck_store.insert_rows(con, "ranks", ranks)
+                    duck_store.insert_rows(con, "meta", meta)
+                    self._modules = (frozenset(files), modules)
+                    phase("rank")
+                    snapshot = snap.finish()
+                except BaseException:
+                    snap.abort()
+                    raise
+                phase("snapshot")
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
         finally:
-            con.close()
+            load.remove()
         # Both stores of the new generation are complete: swap them in (a kill before this keeps the old).
         tmp.replace(self.layout.duckdb_path)
         self.layout.duckdb_path.with_name("code.duckdb.wal").unlink(missing_ok=True)
         lookup_db.publish(self.layout, snapshot)
         self._last_generation = str(generation)
+        phase("publish")
         return BuildReport(
             mode="full",
             timings=timings,
+            cpu=cpu,
             elapsed_s=time.perf_counter() - started,
             scanned=len(files),
             changed=[f[0] for f in files],
@@ -471,6 +499,15 @@ class IndexWriter:
             revision=facts.revision,
             reason="head moved" if stale.head_changed and not real and not deleted else "",
         )
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process (all its threads) and of its finished children (the scan workers)."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _distinct_imports(rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:

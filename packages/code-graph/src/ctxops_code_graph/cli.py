@@ -21,6 +21,9 @@ def index_main(argv: list[str]) -> int:
     parser.add_argument("--full", action="store_true", help="rebuild from scratch instead of updating")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--workers", type=int, default=None, help="scanner processes (default: CPU count)")
+    parser.add_argument(
+        "--profile", action="store_true", help="also print wall and CPU seconds per build phase (full builds)"
+    )
     args = parser.parse_args(argv)
     root = Path(args.path)
     if not root.is_dir():
@@ -45,6 +48,8 @@ def index_main(argv: list[str]) -> int:
             "scanned": report.scanned,
             "deleted": report.deleted,
             "stale": report.stale,
+            "phases": report.timings,
+            "phases_cpu": report.cpu,
             "status": {k: v for k, v in asdict(status).items() if k != "parse_problems"},
             "parse_problems": [
                 {"path": f.path, "status": f.parse_status, "error": f.error} for f in status.parse_problems
@@ -53,7 +58,19 @@ def index_main(argv: list[str]) -> int:
         print(json.dumps(payload, indent=2, sort_keys=True))
         return 0
     print(render_report(report.mode, report.reason, report.scanned, elapsed, status))
+    if args.profile:
+        print(render_phases(report.timings, report.cpu))
     return 0
+
+
+def render_phases(wall: dict[str, float], cpu: dict[str, float]) -> str:
+    """One line per build phase: wall seconds, and CPU seconds (scan workers included)."""
+    if not wall:
+        return "phases: none timed (an incremental update or no-op)"
+    lines = ["phase      wall s   cpu s"]
+    lines += [f"{name:<9} {seconds:7.2f} {cpu.get(name, 0.0):7.2f}" for name, seconds in wall.items()]
+    lines.append(f"{'total':<9} {sum(wall.values()):7.2f} {sum(cpu.values()):7.2f}")
+    return "\n".join(lines)
 
 
 def render_report(mode: str, reason: str, scanned: int, elapsed: float, status: object) -> str:

@@ -9,6 +9,7 @@ interned as integer keys (`fk`, `sk`) that stay stable across updates for files 
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,59 +50,129 @@ class Delta:
 
 
 # Snapshot rows straight from the build store: DuckDB joins the integer keys in, Python only shuttles.
-_FROM_DUCKDB = {
-    "meta": "SELECT key, value FROM meta",
-    "files": "SELECT k.fk, f.path, f.lang, f.size, f.mtime_ns, f.content_hash, f.parse_status, f.error,"
-    " coalesce(r.rank, 0) FROM files f JOIN fk k USING (path) LEFT JOIN ranks r USING (path)",
+# The tables a full build has once it has loaded the scan, written while resolution runs...
+_EARLY_FROM_DUCKDB = {
     "skipped": "SELECT DISTINCT ON (path) path, reason, size FROM skipped",
     "dirs": "SELECT path, mtime_ns FROM dirs",
     "symbols": "SELECT k.sk, s.id, s.name, s.qualname, s.kind, s.lang, f.fk, s.line, s.end_line, s.signature, s.doc,"
-    " p.sk, s.exported FROM symbols s JOIN sk k USING (id) JOIN fk f ON f.path = s.path"
-    " LEFT JOIN sk p ON p.id = s.parent",
+    " p.sk, s.exported FROM symbols s JOIN snap_sk k USING (id) JOIN snap_fk f ON f.path = s.path"
+    " LEFT JOIN snap_sk p ON p.id = s.parent",
     "refs": "SELECT r.rid, r.symbol_name, f.fk, r.line, r.col, r.role, e.sk, r.qualifier FROM refs r"
-    " JOIN fk f ON f.path = r.path LEFT JOIN sk e ON e.id = r.enclosing",
-    "imports": "SELECT f.fk, i.module, i.name, i.alias, i.line, t.fk FROM imports i JOIN fk f ON f.path = i.path"
-    " LEFT JOIN fk t ON t.path = i.target_path",
-    "edges": "SELECT e.rid, a.sk, b.sk, e.kind, e.confidence, f.fk, e.line FROM edges e JOIN sk b ON b.id = e.dst"
-    " LEFT JOIN sk a ON a.id = e.src JOIN fk f ON f.path = e.path",
-    "file_edges": "SELECT a.fk, b.fk, e.kind, e.weight FROM file_edges e JOIN fk a ON a.path = e.src"
-    " JOIN fk b ON b.path = e.dst",
+    " JOIN snap_fk f ON f.path = r.path LEFT JOIN snap_sk e ON e.id = r.enclosing",
+    "imports": "SELECT f.fk, i.module, i.name, i.alias, i.line, t.fk FROM imports i JOIN snap_fk f ON f.path = i.path"
+    " LEFT JOIN snap_fk t ON t.path = i.target_path",
+}
+# ... and those that need the resolution's results.
+_LATE_FROM_DUCKDB = {
+    "meta": "SELECT key, value FROM meta",
+    "files": "SELECT k.fk, f.path, f.lang, f.size, f.mtime_ns, f.content_hash, f.parse_status, f.error,"
+    " coalesce(r.rank, 0) FROM files f JOIN snap_fk k USING (path) LEFT JOIN ranks r USING (path)",
+    "edges": "SELECT e.rid, a.sk, b.sk, e.kind, e.confidence, f.fk, e.line FROM edges e JOIN snap_sk b ON b.id = e.dst"
+    " LEFT JOIN snap_sk a ON a.id = e.src JOIN snap_fk f ON f.path = e.path",
+    "file_edges": "SELECT a.fk, b.fk, e.kind, e.weight FROM file_edges e JOIN snap_fk a ON a.path = e.src"
+    " JOIN snap_fk b ON b.path = e.dst",
 }
 _BATCH = 50_000
 
 
-def write_generation(layout: IndexLayout, duck: Any) -> Path:
-    """Write a complete snapshot from the build store as a new generation and make it current (atomically)."""
-    layout.index_dir.mkdir(parents=True, exist_ok=True)
-    current = layout.current_lookup()
-    generation = _generation_of(current) + 1 if current else 1
-    final = layout.lookup_path(generation)
-    tmp = final.with_name(final.name + ".tmp")
-    tmp.unlink(missing_ok=True)
-    duck.execute("CREATE OR REPLACE TEMP TABLE fk AS SELECT path, row_number() OVER (ORDER BY path) AS fk FROM files")
-    duck.execute(
-        "CREATE OR REPLACE TEMP TABLE sk AS SELECT id, row_number() OVER (ORDER BY path, line, id) AS sk FROM symbols"
-    )
-    con = sqlite3.connect(tmp)
-    try:
-        con.execute("PRAGMA journal_mode=OFF")
-        con.execute("PRAGMA synchronous=OFF")
+class GenerationWriter:
+    """Writes a complete snapshot generation from the build store, in two halves.
+
+    `start` (once files, symbols, references and imports are loaded) copies those tables in a background
+    thread, on its own DuckDB cursor, while the caller resolves references: DuckDB runs its queries
+    without the GIL, so the copy and the resolution overlap. `finish` (after edges and ranks exist) adds
+    the rest, builds the indexes and renames the file into place; nothing is current until `publish`.
+    """
+
+    def __init__(self, layout: IndexLayout, duck: Any) -> None:
+        layout.index_dir.mkdir(parents=True, exist_ok=True)
+        current = layout.current_lookup()
+        generation = _generation_of(current) + 1 if current else 1
+        self.final = layout.lookup_path(generation)
+        self.tmp = self.final.with_name(self.final.name + ".tmp")
+        self.tmp.unlink(missing_ok=True)
+        self._duck = duck
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+        self._con = sqlite3.connect(self.tmp, check_same_thread=False)
+
+    def start(self) -> None:
+        # Real tables, not TEMP ones: a temp table is private to the connection that made it.
+        self._duck.execute(
+            "CREATE OR REPLACE TABLE snap_fk AS SELECT path, row_number() OVER (ORDER BY path) AS fk FROM files"
+        )
+        self._duck.execute(
+            "CREATE OR REPLACE TABLE snap_sk AS"
+            " SELECT id, row_number() OVER (ORDER BY path, line, id) AS sk FROM symbols"
+        )
+        self._con.execute("PRAGMA journal_mode=OFF")  # a private temp file until the rename: no journal needed
+        self._con.execute("PRAGMA synchronous=OFF")
         for statement in SQLITE_DDL:
-            con.execute(statement)
-        for table, query in _FROM_DUCKDB.items():
+            self._con.execute(statement)
+        self._thread = threading.Thread(target=self._copy_early, args=(self._duck.cursor(),), daemon=True)
+        self._thread.start()
+
+    def _copy_early(self, cursor: Any) -> None:
+        try:
+            self._copy(cursor, _EARLY_FROM_DUCKDB)
+            for statement in _indexes(early=True):
+                self._con.execute(statement)
+        except BaseException as exc:  # re-raised by finish()
+            self._error = exc
+        finally:
+            cursor.close()
+
+    def _copy(self, duck: Any, queries: dict[str, str]) -> None:
+        for table, query in queries.items():
             cursor = duck.execute(query)
             marks = ", ".join("?" for _ in cursor.description)
             insert = f"INSERT INTO {table} VALUES ({marks})"
             while batch := cursor.fetchmany(_BATCH):
-                con.executemany(insert, batch)
-        for statement in SQLITE_INDEXES:
-            con.execute(statement)
-        con.commit()
-        con.execute("PRAGMA journal_mode=WAL")
-    finally:
-        con.close()
-    tmp.replace(final)
-    return final
+                self._con.executemany(insert, batch)
+
+    def _join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._error is not None:
+            raise self._error
+
+    def finish(self) -> Path:
+        self._join()
+        self._copy(self._duck, _LATE_FROM_DUCKDB)
+        self._duck.execute("DROP TABLE snap_fk")
+        self._duck.execute("DROP TABLE snap_sk")
+        for statement in _indexes(early=False):
+            self._con.execute(statement)
+        self._con.commit()
+        self._con.execute("PRAGMA journal_mode=WAL")
+        self._con.close()
+        self.tmp.replace(self.final)
+        return self.final
+
+    def abort(self) -> None:
+        """After a failure: wait for the copy thread, drop the half-written file."""
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self._con.close()
+        self.tmp.unlink(missing_ok=True)
+
+
+def _indexes(early: bool) -> list[str]:
+    """The snapshot's indexes on the tables copied early (built in the copy thread) or on the rest."""
+    return [s for s in SQLITE_INDEXES if (s.split(" ON ", 1)[1].split("(", 1)[0] in _EARLY_FROM_DUCKDB) == early]
+
+
+def write_generation(layout: IndexLayout, duck: Any) -> Path:
+    """Write a complete snapshot from the build store as a new generation (made current by `publish`)."""
+    writer = GenerationWriter(layout, duck)
+    try:
+        writer.start()
+        return writer.finish()
+    except BaseException:
+        writer.abort()
+        raise
 
 
 def publish(layout: IndexLayout, final: Path) -> None:

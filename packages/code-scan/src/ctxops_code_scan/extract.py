@@ -11,6 +11,7 @@ gives every symbol its qualified name and parent, and every reference its enclos
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -24,6 +25,7 @@ from .records import Import
 from .symbol_ids import IdAllocator
 
 MAX_SIGNATURE = 200
+_NOT_A_NAME = re.compile("[()\\[\\]{}\n\"'`]")  # a qualifier with these is an expression, not a (dotted) name
 _ORDER = {"def": 0, "scope": 0, "import": 1, "ref": 2}
 _SCOPES = frozenset({"impl", "namespace"})  # naming scopes that are not symbols
 
@@ -49,6 +51,24 @@ class _Open:
 
 
 @cache
+def _main_captures(lang: str) -> dict[int, tuple[str, int]]:
+    """Per query pattern, its main capture and sort order (learned on first sight; a pattern's main
+    capture is never optional, so every match of the pattern has the same one)."""
+    return {}
+
+
+def _main_capture(caps: dict[str, list[Any]]) -> tuple[str, int]:
+    for key in caps:
+        if key.startswith(("def.", "ref.", "scope.")) or key == "import":
+            return key, _ORDER[key.split(".", 1)[0]]
+    return "", 0
+
+
+def _sort_key(item: tuple[int, int, int, int, str, dict[str, list[Any]]]) -> tuple[int, int, int, int]:
+    return item[0], item[1], item[2], item[3]
+
+
+@cache
 def _parser(lang: str) -> Any:
     import tree_sitter
 
@@ -61,18 +81,18 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
 
     tree = _parser(lang).parse(source)
     cursor = tree_sitter.QueryCursor(ts_query(lang))
+    mains = _main_captures(lang)
     items: list[tuple[int, int, int, int, str, dict[str, list[Any]]]] = []
     for pattern, caps in cursor.matches(tree.root_node):
-        main = None
-        for key in caps:
-            if key.startswith(("def.", "ref.", "scope.")) or key == "import":
-                main = key
-                break
-        if main is None:
+        found = mains.get(pattern)
+        if found is None:
+            found = mains[pattern] = _main_capture(caps)
+        main, order = found
+        if not main:
             continue
         node = caps[main][0]
-        items.append((node.start_byte, _ORDER[main.split(".", 1)[0]], -node.end_byte, pattern, main, caps))
-    items.sort(key=lambda it: it[:4])
+        items.append((node.start_byte, order, -node.end_byte, pattern, main, caps))
+    items.sort(key=_sort_key)
 
     out = Extraction(has_error=tree.root_node.has_error)
     ids = IdAllocator(lang, path)
@@ -220,7 +240,7 @@ def _qualifier(node: Any) -> str:
     text = _text(node)
     if text.startswith("super(") and text.endswith(")"):
         return "super"  # Python's super().method(): looked up in the base classes
-    if any(ch in text for ch in "()[]{}\n\"'`"):
+    if _NOT_A_NAME.search(text):
         return "?"
     return "".join(text.split()).replace("::", ".").replace("->", ".")
 

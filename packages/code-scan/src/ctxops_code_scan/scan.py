@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 from ctxops_contracts import FileRecord
@@ -18,7 +19,9 @@ from .records import ScanResult, Skipped
 from .skip_rules import skip_reason
 from .version import EXTRACTOR_VERSION
 
-__all__ = ["EXTRACTOR_VERSION", "content_hash", "scan_bytes", "scan_file", "scan_files"]
+__all__ = ["EXTRACTOR_VERSION", "content_hash", "scan_bytes", "scan_chunks", "scan_file", "scan_files"]
+
+T = TypeVar("T")
 
 PARALLEL_THRESHOLD = 48  # below this many files, a process pool costs more than it saves
 
@@ -104,26 +107,33 @@ class _Batch(msgspec.Struct, frozen=True):
     skipped: list[Skipped]
 
 
-def _scan_chunk(args: tuple[str, list[tuple[str, str]], ScanConfig]) -> bytes:
-    root, items, config = args
-    results: list[ScanResult] = []
-    skipped: list[Skipped] = []
-    for rel, lang in items:
-        out = scan_file(Path(root), rel, lang, config)
-        (skipped if isinstance(out, Skipped) else results).append(out)  # type: ignore[arg-type]
+def _encode_batch(outcomes: list[ScanResult | Skipped]) -> bytes:
+    results = [o for o in outcomes if isinstance(o, ScanResult)]
+    skipped = [o for o in outcomes if isinstance(o, Skipped)]
     return msgspec.msgpack.encode(_Batch(results, skipped))
 
 
-def scan_files(
-    root: Path, items: Iterable[tuple[str, str]], config: ScanConfig | None = None, workers: int | None = None
-) -> Iterator[ScanResult | Skipped]:
-    """Scan (path, lang) pairs; across processes when there are many (results in no particular order)."""
+def _scan_chunk(args: tuple[str, list[tuple[str, str]], ScanConfig, Callable[[list[ScanResult | Skipped]], T]]) -> T:
+    root, items, config, encode = args
+    return encode([scan_file(Path(root), rel, lang, config) for rel, lang in items])
+
+
+def scan_chunks(
+    root: Path,
+    items: Iterable[tuple[str, str]],
+    encode: Callable[[list[ScanResult | Skipped]], T],
+    config: ScanConfig | None = None,
+    workers: int | None = None,
+) -> Iterator[T]:
+    """Scan (path, lang) pairs in chunks, each chunk's outcomes turned into `encode(outcomes)` where they
+    were scanned: across processes when there are many files, so a caller that needs rows, not records,
+    gets them built in parallel and sent back compactly. `encode` must be a module-level function."""
     config = config or ScanConfig()
     todo = list(items)
     workers = workers if workers is not None else (os.cpu_count() or 1)
     if workers <= 1 or len(todo) < PARALLEL_THRESHOLD:
-        for rel, lang in todo:
-            yield scan_file(root, rel, lang, config)
+        if todo:
+            yield encode([scan_file(root, rel, lang, config) for rel, lang in todo])
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -134,12 +144,26 @@ def scan_files(
     n_chunks = max(workers * 8, 1)
     chunks = [todo[i::n_chunks] for i in range(n_chunks)]
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
-    decoder = msgspec.msgpack.Decoder(_Batch)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        for blob in pool.map(_scan_chunk, [(str(root), chunk, config) for chunk in chunks if chunk]):
-            batch = decoder.decode(blob)
-            yield from batch.results
-            yield from batch.skipped
+        yield from pool.map(_scan_chunk, [(str(root), chunk, config, encode) for chunk in chunks if chunk])
+
+
+def scan_files(
+    root: Path, items: Iterable[tuple[str, str]], config: ScanConfig | None = None, workers: int | None = None
+) -> Iterator[ScanResult | Skipped]:
+    """Scan (path, lang) pairs; across processes when there are many (results in no particular order)."""
+    todo = list(items)
+    workers = workers if workers is not None else (os.cpu_count() or 1)
+    if workers <= 1 or len(todo) < PARALLEL_THRESHOLD:
+        config = config or ScanConfig()
+        for rel, lang in todo:
+            yield scan_file(root, rel, lang, config)
+        return
+    decoder = msgspec.msgpack.Decoder(_Batch)
+    for blob in scan_chunks(root, todo, _encode_batch, config, workers):
+        batch = decoder.decode(blob)
+        yield from batch.results
+        yield from batch.skipped
 
 
 def _size(path: Path) -> int:

@@ -175,3 +175,20 @@ def test_a_failing_refresh_answers_from_the_snapshot(repo: Path) -> None:
     assert ix.definitions("OrderStateMachine")  # still answered, from the snapshot
     assert ix.last_error is not None and "config.toml" in ix.last_error
     assert "shop/orders.py" in ix.stale_files()
+
+
+def test_an_update_longer_than_the_wait_answers_from_the_snapshot_and_still_commits(repo: Path) -> None:
+    ix = CodeIndex(repo, update_wait=0.0)  # a reader that will not wait at all for its update
+    assert ix.definitions("ship")
+    with (repo / "shop" / "service.py").open("a") as fh:
+        fh.write("\n\ndef refund(order):\n    return order\n")
+    assert ix.definitions("refund") == []  # answered at once, from the snapshot
+    assert ix.stale_files() == ["shop/service.py"]
+    assert ix.updating()
+    assert ix.definitions("ship")  # a read while the update runs neither waits nor starts another
+    assert ix.wait_for_update(60)
+    # The update was not thrown away: it committed, and the next read sees it without reindexing.
+    assert ix.last_update is not None and ix.last_update.changed == ["shop/service.py"]
+    assert [s.path for s in ix.definitions("refund")] == ["shop/service.py"]
+    assert ix.stale_files() == []
+    assert [s.path for s in CodeIndex(repo, auto_update=False).definitions("refund")] == ["shop/service.py"]

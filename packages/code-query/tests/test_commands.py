@@ -184,6 +184,9 @@ class _SlowIndex:
     def stale_files(self) -> list[str]:
         return []
 
+    def freshen(self, wait: float | None) -> list[str]:
+        return []
+
     def definitions(self, name: str) -> list[object]:
         time.sleep(1.0)
         return []

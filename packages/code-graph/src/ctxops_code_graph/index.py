@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -49,6 +50,7 @@ class CodeIndex:
         update_bound: int = 50,
         lock_wait: float = 2.0,
         check_interval: float = 0.0,
+        update_wait: float | None = None,
     ) -> None:
         self.root = Path(root).resolve()
         self.layout = IndexLayout(self.root)
@@ -56,6 +58,10 @@ class CodeIndex:
         self.update_bound = update_bound
         self.lock_wait = lock_wait
         self.check_interval = check_interval
+        # How long a read waits for its automatic update (None: until it is done). An update that takes
+        # longer goes on in a background thread and commits; meanwhile reads answer from the snapshot.
+        self.update_wait = update_wait
+        self._updater: threading.Thread | None = None
         self._con: sqlite3.Connection | None = None
         self._con_path: Path | None = None
         self._checked_at = float("-inf")
@@ -101,17 +107,49 @@ class CodeIndex:
         if not self.auto_update:
             self._stale = pending
             return pending
+        if self.updating():
+            self._stale = pending  # this reader's update is still running: answer from the snapshot
+            return pending
+        if self.update_wait is None:
+            self._auto_update(pending)
+            return self._stale
+        # The update runs to its commit whatever the reader's deadline: progress is never thrown away,
+        # so repeated reads converge. Not a daemon thread: a process that answered waits for it to
+        # commit before exiting instead of killing it mid-write.
+        self._stale = pending
+        self._updater = threading.Thread(
+            target=self._auto_update, args=(pending,), name="code-index-update", daemon=False
+        )
+        self._updater.start()
+        self._updater.join(max(0.0, self.update_wait))
+        return list(self._stale)
+
+    def updating(self) -> bool:
+        """True while an automatic update started by a read is still running in the background."""
+        return self._updater is not None and self._updater.is_alive()
+
+    def wait_for_update(self, timeout: float | None = None) -> bool:
+        """Wait for a background update to commit; True when none is running any more."""
+        if self._updater is not None:
+            self._updater.join(timeout)
+        return not self.updating()
+
+    def _auto_update(self, pending: list[str]) -> None:
+        from .builder import IndexWriter
         from .lock import IndexBusy
 
         try:
-            self.last_update = self.update(bound=self.update_bound)
+            # Not `self.update()`: that closes the connection a concurrent read may be using. WAL lets the
+            # open connection see the commit; a full rebuild's new generation is followed by `_connection`.
+            report = IndexWriter(self.root, lock_timeout=self.lock_wait).update(bound=self.update_bound)
+            self.last_update = report
             self.last_error = None
+            self._stale = list(report.stale)
         except IndexBusy:
             self._stale = pending  # another writer (the watcher, a build) is on it: answer from the snapshot
         except Exception as exc:  # a failed refresh must not fail the read: answer from the snapshot, say so
             self.last_error = f"index update failed: {type(exc).__name__}: {exc}"
             self._stale = pending
-        return self._stale
 
     # -- reading ---------------------------------------------------------------------------------------
 

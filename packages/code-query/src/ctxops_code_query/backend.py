@@ -53,6 +53,10 @@ class CodeIndex(Protocol):
 
     def stale_files(self) -> list[str]: ...
 
+    def freshen(self, wait: float | None) -> list[str]:
+        """Check freshness and reindex what changed, waiting at most ``wait`` seconds for it."""
+        ...
+
     def definitions(self, name: str) -> list[Symbol]:
         """Plain name, qualified name (``A.b``) or ``path:NAME``."""
         ...

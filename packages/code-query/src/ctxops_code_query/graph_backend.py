@@ -106,6 +106,20 @@ class GraphBackend:
         stale: list[str] = self._call(self._index.stale_files)
         return stale
 
+    def freshen(self, wait: float | None) -> list[str]:
+        """The staleness check and its bounded update, waiting for the update at most ``wait`` seconds.
+
+        An update that takes longer continues in the background and commits (the process finishes it
+        before exiting); this query answers from the current snapshot and reports the files as stale.
+        Later index reads of the same query do not wait again.
+        """
+        self._index.update_wait = wait
+        try:
+            stale: list[str] = self._call(self._index.refresh)
+        finally:
+            self._index.update_wait = 0.0
+        return stale
+
     def generation(self) -> str:
         self.stale_files()  # the staleness check (and its bounded update) runs first
         current = self._index.layout.current_lookup()

@@ -87,6 +87,15 @@ def execute(root: Path, request: Request, *, open_index: Callable[[Path], Any] |
     started = time.perf_counter()
     limits = request.limits()
     ctx = QueryContext(root=root, open_index=open_index or _open_graph_index)
+    freshness_s = 0.0
+    if request.command in INDEX_COMMANDS:
+        # Freshness first, bounded by half the deadline: an update that cannot finish in time goes on in
+        # the background and commits, and this answer comes from the current snapshot with the files
+        # still pending listed as stale (never a deadline spent on an update that is then thrown away).
+        fresh_started = time.perf_counter()
+        wait = None if request.deadline_s is None or request.deadline_s <= 0 else request.deadline_s / 2
+        ctx.index.freshen(wait)
+        freshness_s = time.perf_counter() - fresh_started
     cache = None
     cache_args = {**request.params, "max": limits.max_hits, "budget": limits.budget, "width": limits.width}
     # Only index answers are cached: their key holds the index generation. File reads are not.
@@ -98,14 +107,17 @@ def execute(root: Path, request: Request, *, open_index: Callable[[Path], Any] |
         hit = cache.get(request.command, cache_args)
         if hit is not None:
             return Outcome(_rendered_from_cache(hit), cached=True)
-    # The deadline starts after the index is ready: a first build is announced, not cut short.
+    # A first build (ensure_index) happened before: announced, not cut short. The freshness wait counts.
     if request.command in INDEX_COMMANDS:
         _ = ctx.index
     if request.command == "search":
         from .search import prepare
 
         prepare(ctx)
-    ctx.deadline = Deadline(request.deadline_s)
+    deadline_s = request.deadline_s
+    if deadline_s is not None and deadline_s > 0:
+        deadline_s = max(deadline_s - freshness_s, 0.05 * deadline_s)  # the freshness wait counts against it
+    ctx.deadline = Deadline(deadline_s)
     op = _operation(request.command)
     holder: list[Answer] = []
 

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from ctxops_code_graph import CodeIndex
+from ctxops_code_graph import CodeIndex, rebuild_reason
 from ctxops_code_graph.builder import IndexWriter
 from ctxops_code_graph.layout import IndexLayout
 from repo_fixtures import ORDERS_PY, git, make_repo
@@ -116,8 +116,10 @@ def test_format_change_forces_a_full_rebuild(repo: Path) -> None:
     con.execute("UPDATE meta SET value = 'store0-extractor0' WHERE key = 'format'")
     con.commit()
     con.close()
+    assert "format store0-extractor0" in rebuild_reason(repo)  # readers build it in full, like a missing one
     report = IndexWriter(repo).update()
     assert report.mode == "full" and "format" in report.reason
+    assert rebuild_reason(repo) == ""
     assert CodeIndex(repo).definitions("ship")
 
 

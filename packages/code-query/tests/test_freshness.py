@@ -51,3 +51,31 @@ def test_an_update_slower_than_the_deadline_answers_now_and_commits_for_the_next
     assert second.returncode == 0, second.stdout + second.stderr
     assert [h["path"] for h in json.loads(second.stdout)["hits"]] == ["shop/orders.py"]
     assert json.loads(second.stdout)["stale_files"] == []
+
+
+def _set_format(root: Path, fmt: str) -> None:
+    import sqlite3
+
+    from ctxops_code_graph.layout import IndexLayout
+
+    con = sqlite3.connect(IndexLayout(root.resolve()).current_lookup())  # type: ignore[arg-type]
+    con.execute("UPDATE meta SET value = ? WHERE key = 'format'", (fmt,))
+    con.commit()
+    con.close()
+
+
+def test_an_index_of_another_format_is_rebuilt_like_a_missing_one_outside_the_deadline(repo: Path) -> None:
+    from ctxops_code_graph import rebuild_reason
+
+    _set_format(repo, "store0-extractor0")
+    assert "format store0-extractor0" in rebuild_reason(repo)
+    # A full build in a fresh process takes far longer than 0.2 s: it must not count against the deadline.
+    done = cq(repo, "def", "place", "--deadline", "0.2", "--no-cache")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("shop/orders.py:1")
+    # Not a terminal: exactly one notice line, naming the reason.
+    assert done.stderr.count("\n") == 1 and "format store0-extractor0" in done.stderr
+    assert "rebuilding it now" in done.stderr
+    assert rebuild_reason(repo) == ""
+    again = cq(repo, "def", "place", "--deadline", "0.2", "--no-cache")
+    assert again.returncode == 0 and again.stderr == ""

@@ -26,6 +26,7 @@ __all__ = [
     "IndexStatus",
     "RankedFile",
     "__version__",
+    "rebuild_reason",
 ]
 
 
@@ -34,7 +35,7 @@ _RESULTS = frozenset({"FileDeps", "Hop", "Impact", "ImportLink", "IndexStatus", 
 
 def __getattr__(name: str) -> Any:
     # Answer types and the version load on first use: a definition lookup needs neither.
-    if name in ("CodeIndex", "IndexNotBuilt"):
+    if name in ("CodeIndex", "IndexNotBuilt", "rebuild_reason"):
         from . import index
 
         return getattr(index, name)

@@ -39,6 +39,28 @@ class IndexNotBuilt(FileNotFoundError):
     """The repository has no code index yet; the message says how to build one."""
 
 
+def rebuild_reason(root: str | os.PathLike[str]) -> str:
+    """Why the index of ``root`` needs a full build before it can be read; "" when it is usable.
+
+    No index yet, a snapshot that cannot be read, or one of another format (store or extractor version):
+    an incremental update cannot succeed on any of them, so callers build in full (as on a first query).
+    """
+    layout = IndexLayout(Path(root).resolve())
+    try:
+        con = lookup_db.open_reader(layout)
+    except lookup_db.LookupMissing:
+        return "no code index yet"
+    try:
+        fmt = lookup_db.meta(con).get("format")
+    except sqlite3.Error as exc:
+        return f"the code index cannot be read ({exc})"
+    finally:
+        con.close()
+    if fmt != INDEX_FORMAT:
+        return f"the code index is in format {fmt}, this version reads {INDEX_FORMAT}"
+    return ""
+
+
 class CodeIndex:
     """The code map of one repository."""
 

@@ -30,10 +30,8 @@ def _graph() -> Any:
 
 
 def has_index(root: Path) -> bool:
-    from ctxops_code_graph.layout import IndexLayout
-
-    current = IndexLayout(root).current_lookup()
-    return current is not None and current.exists()
+    """True when ``root`` has an index this version can read (not missing, unreadable or of another format)."""
+    return not _graph().rebuild_reason(root)
 
 
 def build_index(root: Path, *, full: bool = False, progress: bool = False) -> Any:
@@ -72,11 +70,17 @@ def ensure_index(root: Path, *, interactive: bool) -> bool:
     A terminal sees a progress ticker; anything else (an agent, a pipe) one line on stderr.
     Returns True when a build happened.
     """
-    if has_index(root):
+    reason = _graph().rebuild_reason(root)
+    if not reason:
         return False
+    # An old or unknown format is handled like a missing index: an incremental update cannot succeed
+    # on it, so it is built in full here, announced, before the query's deadline starts.
     if not interactive:
-        print(f"cq: no code index yet for {root}; building it now (one time)", file=sys.stderr, flush=True)
-    report, status = build_index(root, progress=interactive)
+        if reason == "no code index yet":
+            print(f"cq: no code index yet for {root}; building it now (one time)", file=sys.stderr, flush=True)
+        else:
+            print(f"cq: {reason} at {root}; rebuilding it now (one time)", file=sys.stderr, flush=True)
+    report, status = build_index(root, full=reason != "no code index yet", progress=interactive)
     if interactive:
         print(f"cq: indexed {status.files} files of {root} in {report.elapsed_s:.1f} s", file=sys.stderr, flush=True)
     return True

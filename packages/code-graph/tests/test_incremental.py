@@ -194,3 +194,60 @@ def test_an_update_longer_than_the_wait_answers_from_the_snapshot_and_still_comm
     assert [s.path for s in ix.definitions("refund")] == ["shop/service.py"]
     assert ix.stale_files() == []
     assert [s.path for s in CodeIndex(repo, auto_update=False).definitions("refund")] == ["shop/service.py"]
+
+
+def _sneak_in(repo: Path, rel: str, text: str) -> None:
+    """Add a file but give its directory back its old mtime: only a full walk of the tree can see it."""
+    directory = (repo / rel).parent
+    before = directory.stat()
+    (repo / rel).write_text(text)
+    os.utime(directory, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_a_save_by_rename_lists_only_the_changed_directory(repo: Path) -> None:
+    _sneak_in(repo, "tests/test_hidden.py", "def hidden():\n    pass\n")
+    # An editor's save: write a temporary file, rename it over the original (shop/'s entries change).
+    tmp = repo / "shop" / ".service.py.swp"
+    tmp.write_text((repo / "shop" / "service.py").read_text() + "\n\ndef refund(order):\n    return order\n")
+    tmp.replace(repo / "shop" / "service.py")
+    ix = CodeIndex(repo)
+    assert [s.path for s in ix.definitions("refund")] == ["shop/service.py"]
+    assert ix.last_update is not None and ix.last_update.changed == ["shop/service.py"]
+    assert ix.definitions("hidden") == []  # tests/ did not change: it was not listed again
+    assert ix.stale_files() == [] and len(ix.files()) == 4
+    # Ignore rules changing is the one case for a full walk: then everything is listed again.
+    (repo / ".gitignore").write_text("*.log\n")
+    assert [s.path for s in ix.definitions("hidden")] == ["tests/test_hidden.py"]
+
+
+def test_listing_changed_directories_finds_new_removed_and_renamed_directories(repo: Path) -> None:
+    (repo / "shop" / "pay").mkdir()
+    (repo / "shop" / "pay" / "deep").mkdir()
+    (repo / "shop" / "pay" / "deep" / "card.py").write_text("def charge():\n    pass\n")
+    (repo / "shop" / "pay" / "big.py").write_text("x = 1\n" * 10)
+    (repo / "shop" / "pay" / ".gitignore").write_text("big.py\n")  # a new rules file: a full walk
+    ix = CodeIndex(repo)
+    assert [s.path for s in ix.definitions("charge")] == ["shop/pay/deep/card.py"]
+    assert ix.file("shop/pay/big.py") is None
+    (repo / "shop" / "pay" / "deep").rename(repo / "shop" / "pay" / "shallow")  # only directories change
+    assert [s.path for s in ix.definitions("charge")] == ["shop/pay/shallow/card.py"]
+    assert ix.file("shop/pay/big.py") is None  # pay/'s own ignore rules still apply to its listing
+    (repo / "shop" / "pay" / "shallow" / "card.py").unlink()
+    (repo / "shop" / "pay" / "shallow").rmdir()
+    assert ix.definitions("charge") == [] and ix.stale_files() == []
+    assert sorted(f.path for f in ix.files()) == [
+        "shop/__init__.py",
+        "shop/orders.py",
+        "shop/service.py",
+        "tests/test_service.py",
+    ]
+    # What the partial listings recorded is what a full walk records.
+    con = sqlite3.connect(IndexLayout(repo.resolve()).current_lookup())  # type: ignore[arg-type]
+    dirs = sorted(r[0] for r in con.execute("SELECT path FROM dirs"))
+    skipped = sorted(con.execute("SELECT path, reason FROM skipped").fetchall())
+    con.close()
+    IndexWriter(repo).build(full=True)
+    con = sqlite3.connect(IndexLayout(repo.resolve()).current_lookup())  # type: ignore[arg-type]
+    assert sorted(r[0] for r in con.execute("SELECT path FROM dirs")) == dirs
+    assert sorted(con.execute("SELECT path, reason FROM skipped").fetchall()) == skipped
+    con.close()

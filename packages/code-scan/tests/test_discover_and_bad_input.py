@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from ctxops_code_scan.config import ConfigError, ScanConfig
-from ctxops_code_scan.discover import discover
+from ctxops_code_scan.discover import discover, discover_dirs
 from ctxops_code_scan.records import ScanResult, Skipped
 from ctxops_code_scan.scan import scan_file, scan_files
 
@@ -56,6 +56,32 @@ def test_gitignore_nested_negation_and_config(tmp_path: Path) -> None:
         "scratch": "ignored",
         "node_modules": "vendored",
     }
+
+
+def test_listing_some_directories_applies_the_rules_of_their_ancestors(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            ".gitignore": "*.gen.py\n",
+            "app/.gitignore": "local_*.py\n",
+            "app/sub/main.py": "x = 1\n",
+            "app/sub/local_x.py": "x = 1\n",
+            "app/sub/out.gen.py": "x = 1\n",
+            "app/sub/known/a.py": "x = 1\n",
+            "app/sub/new/deep/b.py": "x = 1\n",
+            "app/sub/node_modules/c.js": "x = 1\n",
+            "other/d.py": "x = 1\n",
+        },
+    )
+    full = discover(tmp_path)
+    part = discover_dirs(tmp_path, ["app/sub"], known_dirs={"", "app", "app/sub", "app/sub/known", "other"})
+    # The listed directory and the new subtree under it, nothing else; the same verdicts as a full walk.
+    assert {c.path for c in part.files} == {"app/sub/main.py", "app/sub/new/deep/b.py"}
+    assert set(part.dirs) == {"app/sub", "app/sub/new", "app/sub/new/deep"}
+    assert {s.path: s.reason for s in part.skipped} == {
+        s.path: s.reason for s in full.skipped if s.path.startswith("app/sub/")
+    }
+    assert {c.path for c in full.files} >= {c.path for c in part.files}
 
 
 def test_bad_config_is_a_clear_error(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxops_code_scan.config import ScanConfig
-from ctxops_code_scan.discover import Discovery, discover
+from ctxops_code_scan.discover import Discovery, discover, discover_dirs
 from ctxops_code_scan.gitinfo import GitFacts, git_facts
 from ctxops_code_scan.languages import family
 from ctxops_code_scan.records import Import, ScanResult, Skipped
@@ -300,13 +300,19 @@ class IndexWriter:
             from ctxops_code_scan.gitinfo import read_head
 
             stale = check(self.root, reader, snap.get("head") or None, read_head(self.root))
+            recorded: _Recorded | None = None
+            if stale.dirs_changed:
+                recorded = _Recorded(
+                    dirs=dict(reader.execute("SELECT path, mtime_ns FROM dirs").fetchall()),
+                    skipped=reader.execute("SELECT path, reason, size FROM skipped").fetchall(),
+                )
         finally:
             reader.close()
         if hinted is not None:
             stale.modified = sorted(set(stale.modified) | {p for p in hinted if p in indexed})
             if any(p not in indexed for p in hinted):
                 stale.dirs_changed = stale.dirs_changed or ["(watcher: new or removed paths)"]
-        plan = self._plan(stale, indexed)
+        plan = self._plan(stale, indexed, recorded)
         if plan is None:
             return BuildReport(
                 mode="noop", elapsed_s=time.perf_counter() - started, revision=snap.get("revision") or None
@@ -327,17 +333,22 @@ class IndexWriter:
         return report
 
     def _plan(
-        self, stale: Staleness, indexed: dict[str, tuple[int, int, str]]
+        self, stale: Staleness, indexed: dict[str, tuple[int, int, str]], recorded: _Recorded | None = None
     ) -> tuple[list[tuple[str, str]], list[str], Discovery | None] | None:
         if stale.fresh:
             return None
         disc: Discovery | None = None
         langs: dict[str, str] = {}
         if stale.dirs_changed:
-            disc = discover(self.root, self.config)
-            langs = {c.path: c.lang for c in disc.files}
+            partial = self._discover_changed(stale.dirs_changed, indexed, recorded)
+            if partial is not None:
+                disc, deleted = partial
+                langs = {c.path: c.lang for c in disc.files}
+            else:
+                disc = discover(self.root, self.config)
+                langs = {c.path: c.lang for c in disc.files}
+                deleted = sorted(p for p in indexed if p not in langs)
             added = [p for p in langs if p not in indexed]
-            deleted = sorted(p for p in indexed if p not in langs)
         else:
             added, deleted = [], []
         deleted = list(deleted)
@@ -366,6 +377,35 @@ class IndexWriter:
         if not to_scan and not deleted and disc is None and not stale.head_changed:
             return None
         return to_scan, sorted(set(deleted)), disc
+
+    def _discover_changed(
+        self, changed: list[str], indexed: dict[str, tuple[int, int, str]], recorded: _Recorded | None
+    ) -> tuple[Discovery, list[str]] | None:
+        """List only the directories whose entries changed (an editor's save-by-rename touches one), not
+        the whole tree. Returns the discovery merged into the recorded one (every directory's mtime and
+        every skipped file, as a full walk would give them) and the indexed files that are gone; None
+        when only a full walk will do: ignore rules changed (a `.gitignore`, `.meta/config.toml`) or a
+        watcher's hint without directories."""
+        if recorded is None or any(_is_rules_file(d) or d.startswith("(") for d in changed):
+            return None
+        gone = [d for d in changed if d and not (self.root / d).is_dir()]
+        listed = [d for d in changed if d not in gone]
+        gone_prefixes = tuple(f"{d}/" for d in gone)
+        part = discover_dirs(self.root, listed, set(recorded.dirs) - set(gone), self.config)
+        if any(_is_rules_file(d) and d not in recorded.dirs for d in part.dirs):
+            return None  # a new .gitignore: the rules changed
+        scope = set(listed) | {d for d in part.dirs if not _is_rules_file(d)}
+
+        def in_scope(path: str) -> bool:
+            parent = path.rsplit("/", 1)[0] if "/" in path else ""
+            return parent in scope or path.startswith(gone_prefixes)
+
+        found = {c.path for c in part.files}
+        deleted = sorted(p for p in indexed if p not in found and in_scope(p))
+        dirs = {d: m for d, m in recorded.dirs.items() if d not in gone and not d.startswith(gone_prefixes)}
+        dirs.update(part.dirs)
+        kept = [Skipped(path=p, reason=r, size=n) for p, r, n in recorded.skipped if not in_scope(p)]
+        return Discovery(files=part.files, skipped=kept + part.skipped, dirs=dirs), deleted
 
     def _lang_of(self, path: str) -> str | None:
         from ctxops_code_scan.languages import language_for_path
@@ -499,6 +539,18 @@ class IndexWriter:
             revision=facts.revision,
             reason="head moved" if stale.head_changed and not real and not deleted else "",
         )
+
+
+@dataclass
+class _Recorded:
+    """What the snapshot recorded of the last walk: directory (and ignore file) mtimes, skipped files."""
+
+    dirs: dict[str, int]
+    skipped: list[tuple[str, str, int]]
+
+
+def _is_rules_file(path: str) -> bool:
+    return path in {".meta/config.toml", ".gitignore"} or path.endswith("/.gitignore")
 
 
 def _cpu_seconds() -> float:

@@ -97,8 +97,38 @@ def discover(root: Path, config: ScanConfig | None = None) -> Discovery:
     return out
 
 
+def discover_dirs(root: Path, rel_dirs: list[str], known_dirs: set[str], config: ScanConfig | None = None) -> Discovery:
+    """List only the directories `rel_dirs` (whose entries changed), under the same rules as `discover`.
+
+    Subdirectories in `known_dirs` are not entered (an unchanged directory has the same entries); a new
+    one is walked whole. The ignore rules of each listed directory are those of its ancestors, as in a
+    full walk; a change to the rules themselves needs a full `discover`.
+    """
+    config = config or ScanConfig()
+    root = root.resolve()
+    out = Discovery()
+    root_lines = _read_lines(root / ".gitignore") + _read_lines(root / ".git" / "info" / "exclude")
+    for rel_dir in sorted(set(rel_dirs)):
+        ignores = _Ignores(root_lines, config.ignore)
+        parts = rel_dir.split("/") if rel_dir else []
+        for depth in range(1, len(parts)):  # the ancestors' .gitignore files (the root's is in root_lines)
+            ancestor = "/".join(parts[:depth])
+            ignores.push(ancestor, _read_lines(root / ancestor / ".gitignore"))
+        abs_dir = root / rel_dir if rel_dir else root
+        _walk(root, rel_dir, abs_dir, ignores=ignores, config=config, out=out, top=not rel_dir, known=known_dirs)
+    return out
+
+
 def _walk(
-    root: Path, rel_dir: str, abs_dir: Path, *, ignores: _Ignores, config: ScanConfig, out: Discovery, top: bool
+    root: Path,
+    rel_dir: str,
+    abs_dir: Path,
+    *,
+    ignores: _Ignores,
+    config: ScanConfig,
+    out: Discovery,
+    top: bool,
+    known: set[str] | None = None,
 ) -> None:
     try:
         out.dirs[rel_dir] = abs_dir.stat().st_mtime_ns
@@ -126,8 +156,8 @@ def _walk(
                     out.skipped.append(Skipped(path=rel, reason="ignored"))
                 elif entry.name in config.vendored_dirs:
                     out.skipped.append(Skipped(path=rel, reason="vendored"))
-                else:
-                    _walk(root, rel, Path(entry.path), ignores=ignores, config=config, out=out, top=False)
+                elif known is None or rel not in known:
+                    _walk(root, rel, Path(entry.path), ignores=ignores, config=config, out=out, top=False, known=known)
                 continue
             if not entry.is_file(follow_symlinks=False):
                 continue  # sockets, fifos, devices

@@ -127,7 +127,7 @@ def test_brief_runs_of_top_level_variables_share_a_line(tmp_path: Path, capsys: 
     )
     code, out, _ = run(capsys, tmp_path, "brief", "consts.py")
     assert code == 0
-    assert "      1  variables a, b:2, c:5" in out and "      6  constant LIMIT" in out
+    assert "      1  variables a b:2 c:5" in out and "      6  constant LIMIT" in out
     assert "      9  function f(x, y=1)" in out
     assert "Inner:14 Inner.m:15" in out  # nested members named relative to the top-level symbol
 
@@ -209,7 +209,7 @@ def test_every_answer_respects_the_default_budget(capsys: pytest.CaptureFixture[
         code, out, _ = run(capsys, example_repo, *args)
         assert code == 0, args
         budget = default_limits(args[0])[1]
-        assert budget <= 800, args  # an outline is one answer; everything else keeps ~300
+        assert budget <= 1000, args  # an outline is one answer; everything else keeps ~300
         assert estimate_tokens(out) <= budget + 10, (args, estimate_tokens(out))
 
 

@@ -29,7 +29,7 @@ def _common(p: argparse.ArgumentParser, *, suppress: bool) -> None:
         "--max", type=int, default=d, metavar="N", help="at most N hits (default 10; open: 80 lines; brief: 500)"
     )
     p.add_argument(
-        "--budget", type=int, default=d, metavar="TOKENS", help="token budget (default 300; open: 1200; brief: 800)"
+        "--budget", type=int, default=d, metavar="TOKENS", help="token budget (default 300; open: 1200; brief: 1000)"
     )
     p.add_argument("--stats", action="store_true", default=d if suppress else False, help="print the token count")
     p.add_argument(

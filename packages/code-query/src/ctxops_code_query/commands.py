@@ -255,7 +255,7 @@ def _run_text(run: list[Symbol]) -> str:
     first = run[0]
     if len(run) == 1:
         return _brief_line(first)
-    names = ", ".join(s.name if s.line == first.line else f"{s.name}:{s.line}" for s in run)
+    names = " ".join(s.name if s.line == first.line else f"{s.name}:{s.line}" for s in run)
     return f"{first.kind}s {names}"
 
 

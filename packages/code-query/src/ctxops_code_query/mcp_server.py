@@ -37,7 +37,7 @@ TOOLS: dict[str, str] = {
     "Narrow with a qualified name or a lower depth.",
     "callees": f"What a symbol calls (depth 1-6), with confidence. {LIMITS} Narrow with a qualified name.",
     "brief": "Outline of one file: every top-level symbol with its line and signature, members as name:line, "
-    "no bodies or docs. No hit cap, ~1000 tokens; '... and N more' marks the rest (raise budget). "
+    "no bodies or docs. Max 500 hits, ~1000 tokens; '... and N more' marks the rest (raise budget). "
     "Read a body next with open FILE:NAME.",
     "deps": f"What a file imports and which files import it (or a symbol's file). {LIMITS}",
     "impact": f"What breaks if a symbol changes: transitive callers (depth default 3), affected files and "

@@ -235,9 +235,11 @@ def strategy_cq(root: Path, task: Task, count) -> Outcome:
     complete_needed = task.category in ("callers", "impact", "module")
     m = _MORE.search(out)
     if complete_needed and m and not _check_text(task, out):
-        # Follow the hint once: ask for everything, with a budget to match.
+        # Follow the hint once: ask for everything, with a budget to match. The cap must also cover the
+        # hits already shown, which a budget cut leaves above 10 (`brief` has no 10-hit cap).
         more = int(m.group(1)) + 10
-        out2 = run_cq(root, [*args, "--max", str(more + 10), "--budget", str(60 * (more + 10))])
+        budget = max(60 * (more + 10), 2 * count(out))
+        out2 = run_cq(root, [*args, "--max", str(max(more + 10, 500)), "--budget", str(budget)])
         tokens += count(out2)
         out = out2
     return Outcome(tokens, _check_text(task, out), " ".join(args))

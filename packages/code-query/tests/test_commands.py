@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from ctxops_code_query.cli import main
-from ctxops_code_query.service import Request, execute
+from ctxops_code_query.service import Request, default_limits, execute
 from ctxops_code_query.tokens import estimate_tokens
 from ctxops_contracts import QueryResult, decode
 
@@ -81,13 +81,55 @@ def test_callers_and_callees_with_depth_and_confidence(capsys: pytest.CaptureFix
 
 
 def test_brief_outlines_without_bodies(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
-    code, out, _ = run(capsys, example_repo, "brief", "api/orders/state_machine.py", "--max", "40", "--budget", "2000")
-    assert code == 0
-    assert "class OrderState(str, Enum)" in out and "method transition(" in out
-    assert "raise InvalidTransition" not in out  # signatures, not bodies
-    assert "fields PENDING_PAYMENT, PAYMENT_FAILED" in out  # a run of members is one line
+    code, out, _ = run(capsys, example_repo, "brief", "api/orders/state_machine.py")
+    assert code == 0 and "... and" not in out  # one answer: no hit cap, the whole outline in the budget
+    lines = out.splitlines()
+    assert lines[0].startswith("api/orders/state_machine.py: ") and lines[1] == "api/orders/state_machine.py"
+    assert "     21  class OrderState(str, Enum)" in lines  # top level: line, kind and signature
+    assert "     84  variable TransitionListener" in lines
+    # Members folded under their class as name:line, every one of them with its own line.
+    members = lines[lines.index("     87  class OrderStateMachine") + 1]
+    assert members.split() == [
+        "__init__:90",
+        "on_transition:94",
+        "can_transition:99",
+        "transition:103",
+        "ensure_state:125",
+    ]
+    assert "PENDING_PAYMENT:24 PAYMENT_FAILED:25" in out and "is_terminal:35" in out
+    assert "raise InvalidTransition" not in out and "True when" not in out  # no bodies, no docs
+    code, result = run_json(capsys, example_repo, "brief", "api/orders/state_machine.py")
+    assert code == 0 and not result.truncated and result.total == len(result.hits) == 5
+    assert [(h.line, h.kind) for h in result.hits] == [
+        (21, "class"),
+        (45, "constant"),
+        (64, "class"),
+        (84, "variable"),
+        (87, "class"),
+    ]
+    assert result.hits[4].text.split("\n")[1].startswith("__init__:90 ")
     code, out, _ = run(capsys, example_repo, "brief", "api/orders/state_machin.py")
     assert code == 1 and "did you mean: api/orders/state_machine.py" in out
+
+
+def test_brief_caps_and_budgets_still_apply(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
+    code, out, _ = run(capsys, example_repo, "brief", "api/orders/state_machine.py", "--max", "2")
+    assert code == 0 and "class StateChange" not in out
+    assert "... and 3 more (capped at --max 2; raise --max" in out
+    code, result = run_json(capsys, example_repo, "brief", "api/orders/state_machine.py", "--budget", "120")
+    assert result.truncated and result.omitted > 0 and result.token_estimate <= 120 + 10
+
+
+def test_brief_runs_of_top_level_variables_share_a_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "consts.py").write_text(
+        "a = 1\nb = 2\n\n\nc = 3\nLIMIT = 4\n\n\ndef f(x, y=1):\n    return x\n\n\nclass K:\n    class Inner:\n"
+        "        def m(self):\n            pass\n"
+    )
+    code, out, _ = run(capsys, tmp_path, "brief", "consts.py")
+    assert code == 0
+    assert "      1  variables a b:2 c:5" in out and "      6  constant LIMIT" in out
+    assert "      9  function f(x, y=1)" in out
+    assert "Inner:14 Inner.m:15" in out  # nested members named relative to the top-level symbol
 
 
 def test_deps_of_a_file_and_of_a_symbol(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
@@ -166,7 +208,9 @@ def test_every_answer_respects_the_default_budget(capsys: pytest.CaptureFixture[
     ):
         code, out, _ = run(capsys, example_repo, *args)
         assert code == 0, args
-        assert estimate_tokens(out) <= 300 + 10, (args, estimate_tokens(out))
+        budget = default_limits(args[0])[1]
+        assert budget <= 1000, args  # an outline is one answer; everything else keeps ~300
+        assert estimate_tokens(out) <= budget + 10, (args, estimate_tokens(out))
 
 
 class _SlowIndex:

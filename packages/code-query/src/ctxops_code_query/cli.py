@@ -25,8 +25,12 @@ def _common(p: argparse.ArgumentParser, *, suppress: bool) -> None:
 
     d: Any = argparse.SUPPRESS if suppress else None
     p.add_argument("--json", action="store_true", default=d if suppress else False, help="QueryResult as JSON")
-    p.add_argument("--max", type=int, default=d, metavar="N", help="at most N hits (default 10; open: 80 lines)")
-    p.add_argument("--budget", type=int, default=d, metavar="TOKENS", help="token budget (default 300; open: 1200)")
+    p.add_argument(
+        "--max", type=int, default=d, metavar="N", help="at most N hits (default 10; open: 80 lines; brief: 500)"
+    )
+    p.add_argument(
+        "--budget", type=int, default=d, metavar="TOKENS", help="token budget (default 300; open: 1200; brief: 1000)"
+    )
     p.add_argument("--stats", action="store_true", default=d if suppress else False, help="print the token count")
     p.add_argument(
         "--deadline", type=float, default=d if suppress else 2.0, metavar="S", help="seconds before partial (default 2)"
@@ -60,7 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
         p = add(name, f"{what}: one hop or --depth N, with confidence")
         p.add_argument("name")
         p.add_argument("--depth", type=int, default=1, metavar="N", help="hops (1-6, default 1)")
-    add("brief", "outline of a file: symbols and line numbers, no bodies").add_argument("path", metavar="FILE")
+    add("brief", "outline of a file: top-level symbols with lines and signatures, members as name:line").add_argument(
+        "path", metavar="FILE"
+    )
     add("deps", "what a file (or a symbol's file) imports and what imports it").add_argument(
         "target", metavar="NAME|FILE"
     )

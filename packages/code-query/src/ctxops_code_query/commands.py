@@ -192,6 +192,8 @@ def cmd_callees(ctx: QueryContext, name: str, depth: int = 1) -> Answer:
 
 
 def cmd_brief(ctx: QueryContext, path: str) -> Answer:
+    """An outline: one hit per top-level symbol (a run of top-level variables is one hit), its members
+    folded into it as wrapped ``name:line`` detail lines. Every symbol is shown with its line."""
     from .repo import safe_path
 
     _, rel = safe_path(ctx.root, path)
@@ -207,38 +209,74 @@ def cmd_brief(ctx: QueryContext, path: str) -> Answer:
         answer.empty_reason = "no symbols indexed in this file"
         answer.hint = f"cq open {rel} reads it"
         return answer
-    depth_of: dict[str, int] = {}
-    run: list[Symbol] = []
-
-    def flush() -> None:
-        if run:
-            first = run[0]
-            indent = "  " * depth_of[first.id]
-            names = ", ".join(r.name for r in run)
-            kind = first.kind + ("s" if len(run) > 1 else "")
-            answer.add(_symbol_hit(first, f"{indent}{kind} {names}"))
-            run.clear()
-
-    for s in symbols:
-        depth_of[s.id] = depth_of.get(s.parent, -1) + 1 if s.parent else 0
-        if s.kind in COLLAPSED_KINDS and s.parent and (not run or (run[0].parent, run[0].kind) == (s.parent, s.kind)):
-            run.append(s)
-            continue
-        flush()
-        if s.kind in COLLAPSED_KINDS and s.parent:
-            run.append(s)
-            continue
-        answer.add(_symbol_hit(s, "  " * depth_of[s.id] + _brief_line(s)))
-    flush()
+    for top, members in _outline(symbols):
+        text = _run_text(top)
+        if members:
+            text += "\n" + "\n".join(_wrap_members(top[0], members))
+        answer.add(_symbol_hit(top[0], text))
     answer.total = len(answer.hits)
     lines = len(ctx.file_lines(rel))
-    answer.notes.append(f"{rel}: {lines} lines, {len(symbols)} symbols")
-    answer.hint = f"cq open {rel}:NAME for a body"
+    answer.notes.append(f"{rel}: {lines} lines, {len(symbols)} symbols (members: name:line)")
+    answer.hint = f"cq open {rel}:NAME for a body, cq def NAME for its doc"
     return answer
 
 
+# Members wrap at this many characters: under the default --width once indented.
+MEMBER_WRAP = 140
+
+
+def _outline(symbols: list[Symbol]) -> list[tuple[list[Symbol], list[tuple[str, Symbol]]]]:
+    """Top-level entries in line order, each with its descendants named relative to it.
+
+    An entry is a run of consecutive top-level variables/constants of one kind (no members), or one
+    other top-level symbol with its members."""
+    by_id = {s.id: s for s in symbols}
+    entries: list[tuple[list[Symbol], list[tuple[str, Symbol]]]] = []
+    top_of: dict[str, int] = {}
+    for s in symbols:
+        parent = by_id.get(s.parent) if s.parent else None
+        if parent is None or parent.id not in top_of:
+            last = entries[-1][0] if entries else None
+            if last and s.kind in COLLAPSED_KINDS and last[0].kind == s.kind and not entries[-1][1]:
+                last.append(s)
+            else:
+                entries.append(([s], []))
+            top_of[s.id] = len(entries) - 1
+            continue
+        index = top_of[parent.id]
+        top_of[s.id] = index
+        top = entries[index][0][0]
+        rel = s.qualname.removeprefix(top.qualname + ".") if s.qualname.startswith(top.qualname + ".") else s.name
+        entries[index][1].append((rel, s))
+    return entries
+
+
+def _run_text(run: list[Symbol]) -> str:
+    first = run[0]
+    if len(run) == 1:
+        return _brief_line(first)
+    names = " ".join(s.name if s.line == first.line else f"{s.name}:{s.line}" for s in run)
+    return f"{first.kind}s {names}"
+
+
+def _wrap_members(top: Symbol, members: list[tuple[str, Symbol]]) -> list[str]:
+    lines: list[str] = []
+    current = ""
+    for name, s in members:
+        item = f"{name}:{s.line}"
+        if current and len(current) + 1 + len(item) > MEMBER_WRAP:
+            lines.append(current)
+            current = item
+        else:
+            current = f"{current} {item}" if current else item
+    if current:
+        lines.append(current)
+    return lines
+
+
 def _brief_line(s: Symbol) -> str:
-    return f"{s.kind} {with_signature(s.name, s.name, s.signature)}" + (f"  # {s.doc}" if s.doc else "")
+    # No doc line: an outline answers "what is here"; `cq def NAME` gives the doc and first body lines.
+    return f"{s.kind} {with_signature(s.name, s.name, s.signature)}"
 
 
 def _is_file(ctx: QueryContext, arg: str) -> bool:

@@ -36,7 +36,8 @@ TOOLS: dict[str, str] = {
     "callers": f"Who calls a symbol (depth 1-6), each with confidence exact|import-resolved|name-only. {LIMITS} "
     "Narrow with a qualified name or a lower depth.",
     "callees": f"What a symbol calls (depth 1-6), with confidence. {LIMITS} Narrow with a qualified name.",
-    "brief": f"Outline of one file: symbols with line numbers and signatures, no bodies. {LIMITS} "
+    "brief": "Outline of one file: every top-level symbol with its line and signature, members as name:line, "
+    "no bodies or docs. Max 500 hits, ~1000 tokens; '... and N more' marks the rest (raise budget). "
     "Read a body next with open FILE:NAME.",
     "deps": f"What a file imports and which files import it (or a symbol's file). {LIMITS}",
     "impact": f"What breaks if a symbol changes: transitive callers (depth default 3), affected files and "

@@ -32,7 +32,9 @@ COMMANDS = (
     "status",
 )
 # `open` is the explicit "read this code" command: its hits are lines, so it gets larger defaults.
-COMMAND_DEFAULTS: dict[str, tuple[int, int]] = {"open": (80, 1200)}
+# `brief` is one answer (a file's outline, which stands in for reading the file): no practical hit cap,
+# and a budget that holds the whole outline of most files (calendar.py, 768 dense lines: ~750 tokens).
+COMMAND_DEFAULTS: dict[str, tuple[int, int]] = {"open": (80, 1200), "brief": (500, 1000)}
 
 
 def default_limits(command: str) -> tuple[int, int]:

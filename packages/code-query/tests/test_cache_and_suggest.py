@@ -45,3 +45,17 @@ def test_suggestions_prefer_case_then_containment_then_fuzzy() -> None:
     assert suggest("cancel_ordr", names)[0] == "cancel_order"
     assert "OrderState" in suggest("orderstate", names)
     assert suggest("zzzz", names) == []
+
+
+def test_cached_answers_are_tied_to_the_cq_version(example_repo: Path) -> None:
+    # An upgraded cq must not serve answers another version rendered: the version is in the generation.
+    from ctxops_code_query import __version__
+    from ctxops_code_query.cache import _GENERATION_FILE
+    from ctxops_code_query.repo import index_dir
+    from ctxops_code_query.service import Request, execute
+
+    first = execute(example_repo, Request(command="refs", params={"name": "verify_signature"}))
+    marker = index_dir(example_repo) / "cq-cache" / _GENERATION_FILE
+    assert marker.read_text(encoding="utf-8").startswith(f"cq {__version__}|")
+    again = execute(example_repo, Request(command="refs", params={"name": "verify_signature"}))
+    assert again.cached and again.rendered.text == first.rendered.text

@@ -102,10 +102,13 @@ def execute(root: Path, request: Request, *, open_index: Callable[[Path], Any] |
     cache_args = {**request.params, "max": limits.max_hits, "budget": limits.budget, "width": limits.width}
     # Only index answers are cached: their key holds the index generation. File reads are not.
     if request.command in INDEX_COMMANDS and request.use_cache:
+        from . import __version__
         from .cache import ResultCache
         from .repo import index_dir
 
-        cache = ResultCache(index_dir(root) / "cq-cache", ctx.index.generation())
+        # The answering code's version is part of the generation: an upgraded cq never serves answers
+        # rendered by the old one.
+        cache = ResultCache(index_dir(root) / "cq-cache", f"cq {__version__}|{ctx.index.generation()}")
         hit = cache.get(request.command, cache_args)
         if hit is not None:
             return Outcome(_rendered_from_cache(hit), cached=True)

@@ -18,6 +18,7 @@ from ctxops_contracts import Attribution, UsageRecord
 from .counts import CountError, token_count
 from .estimate import estimate_tokens
 from .ids import stable_ulid
+from .line_decode import decode_line
 from .report import IngestReport
 from .repos import repo_of
 from .timestamps import TimestampError, parse_timestamp
@@ -150,20 +151,8 @@ class ClaudeCodeParser:
 
     def parse(self, offset: int, raw: bytes) -> UsageRecord | None:
         where = f"{self.path}:{offset}"
-        stripped = raw.strip()
-        if not stripped:
-            return None
-        if not any(needle in stripped for needle in _NEEDLES):
-            if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
-                self.report.refuse("invalid_json", where, "not a JSON object (truncated or corrupt line)")
-            return None
-        try:
-            line = _decoder.decode(stripped)
-        except msgspec.ValidationError as exc:
-            self.report.refuse("rejected", where, f"unexpected shape: {exc}")
-            return None
-        except msgspec.DecodeError as exc:
-            self.report.refuse("invalid_json", where, f"invalid JSON: {exc}")
+        line = decode_line(raw, where, _decoder, _NEEDLES, self.report)
+        if line is None:
             return None
         message = line.message
         if message is None:

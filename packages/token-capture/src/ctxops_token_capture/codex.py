@@ -18,6 +18,7 @@ from ctxops_contracts import UsageRecord
 
 from .counts import CountError, token_count
 from .ids import stable_ulid
+from .line_decode import decode_line
 from .report import IngestReport
 from .repos import repo_of
 from .timestamps import TimestampError, parse_timestamp
@@ -74,20 +75,8 @@ class CodexParser:
 
     def parse(self, offset: int, raw: bytes) -> UsageRecord | None:
         where = f"{self.path}:{offset}"
-        stripped = raw.strip()
-        if not stripped:
-            return None
-        if not any(needle in stripped for needle in _NEEDLES):
-            if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
-                self.report.refuse("invalid_json", where, "not a JSON object (truncated or corrupt line)")
-            return None
-        try:
-            entry = _decoder.decode(stripped)
-        except msgspec.ValidationError as exc:
-            self.report.refuse("rejected", where, f"unexpected shape: {exc}")
-            return None
-        except msgspec.DecodeError as exc:
-            self.report.refuse("invalid_json", where, f"invalid JSON: {exc}")
+        entry = decode_line(raw, where, _decoder, _NEEDLES, self.report)
+        if entry is None:
             return None
         payload = entry.payload if isinstance(entry.payload, dict) else {}
         if entry.type == "session_meta":

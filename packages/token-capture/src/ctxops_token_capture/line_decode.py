@@ -1,0 +1,32 @@
+"""Decode one transcript line when it can matter, refusing unreadable lines with a reason (never fatal)."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import msgspec
+
+from .report import IngestReport
+
+T = TypeVar("T")
+
+
+def decode_line(
+    raw: bytes, where: str, decoder: msgspec.json.Decoder[T], needles: tuple[bytes, ...], report: IngestReport
+) -> T | None:
+    """The decoded line, or None for a blank line, a line without any of ``needles``, or one refused."""
+    stripped = raw.strip()
+    if not stripped:
+        return None
+    # Most lines carry nothing a usage record needs; a substring test skips them without decoding.
+    if not any(needle in stripped for needle in needles):
+        if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
+            report.refuse("invalid_json", where, "not a JSON object (truncated or corrupt line)")
+        return None
+    try:
+        return decoder.decode(stripped)
+    except msgspec.ValidationError as exc:
+        report.refuse("rejected", where, f"unexpected shape: {exc}")
+    except msgspec.DecodeError as exc:
+        report.refuse("invalid_json", where, f"invalid JSON: {exc}")
+    return None

@@ -77,25 +77,8 @@ def render_report(mode: str, reason: str, scanned: int, elapsed: float, status: 
     from .results import IndexStatus
 
     assert isinstance(status, IndexStatus)
-    langs = ", ".join(f"{lang} {n}" for lang, n in status.files_by_language.items()) or "none"
-    skipped = ", ".join(f"{reason} {n}" for reason, n in status.skipped_by_reason.items()) or "none"
-    conf = ", ".join(f"{k} {v}" for k, v in status.edges_by_confidence.items()) or "none"
-    lines = [
-        f"{mode} index of {status.root}"
-        + (f" ({reason})" if reason else "")
-        + f": {scanned} files scanned in {elapsed:.2f} s",
-        f"revision {status.indexed_revision or '(not a git repository)'}",
-        f"files {status.files}: {langs}",
-        f"symbols {status.symbols}, references {status.references}, edges {status.edges} ({conf})",
-        f"skipped: {skipped}",
-    ]
-    if status.parse_problems:
-        shown = ", ".join(f"{f.path} [{f.parse_status}]" for f in status.parse_problems[:5])
-        more = len(status.parse_problems) - 5
-        lines.append(
-            f"parse problems {len(status.parse_problems)}: {shown}" + (f" ... and {more} more" if more > 0 else "")
-        )
-    return "\n".join(lines)
+    head = f"{mode} index of {status.root}" + (f" ({reason})" if reason else "")
+    return "\n".join([f"{head}: {scanned} files scanned in {elapsed:.2f} s", *status.describe()])
 
 
 def main(argv: list[str] | None = None) -> int:

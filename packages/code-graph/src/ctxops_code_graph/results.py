@@ -65,3 +65,35 @@ class IndexStatus:
     stale_files: list[str]
     index_bytes: int
     store: dict[str, str] = field(default_factory=dict)  # where the files are
+
+    def describe(self, *, stale_hint: str = "reindex to refresh them") -> list[str]:
+        """Human-readable lines: revision, files by language, counts, skips, size, problems, freshness."""
+        langs = ", ".join(f"{lang} {n}" for lang, n in self.files_by_language.items()) or "none"
+        skipped = ", ".join(f"{reason} {n}" for reason, n in self.skipped_by_reason.items()) or "none"
+        conf = ", ".join(f"{k} {v}" for k, v in self.edges_by_confidence.items()) or "none"
+        moved = self.revision and self.revision != self.indexed_revision
+        lines = [
+            f"revision {self.indexed_revision or '(not a git repository)'}"
+            + (f" (working tree now {self.revision})" if moved else "")
+            + (f", updated {self.updated_at}" if self.updated_at else ""),
+            f"files {self.files}: {langs}",
+            f"symbols {self.symbols}, references {self.references}, edges {self.edges} ({conf})",
+            f"skipped: {skipped}",
+            f"size {self.index_bytes / 1e6:.1f} MB",
+        ]
+        if self.parse_problems:
+            shown = ", ".join(f"{f.path} [{f.parse_status}]" for f in self.parse_problems[:5])
+            more = len(self.parse_problems) - 5
+            lines.append(
+                f"parse problems {len(self.parse_problems)}: {shown}" + (f" ... and {more} more" if more > 0 else "")
+            )
+        if self.stale_files:
+            more = len(self.stale_files) - 5
+            lines.append(
+                f"stale {len(self.stale_files)}: {', '.join(self.stale_files[:5])}"
+                + (f" ... and {more} more" if more > 0 else "")
+                + f" ({stale_hint})"
+            )
+        else:
+            lines.append("fresh: no stale files")
+        return lines

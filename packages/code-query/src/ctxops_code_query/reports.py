@@ -13,40 +13,7 @@ from .errors import EXIT_OK
 
 
 def _status_lines(status: Any) -> list[str]:
-    langs = ", ".join(f"{lang} {n}" for lang, n in status.files_by_language.items()) or "none"
-    skipped = ", ".join(f"{reason} {n}" for reason, n in status.skipped_by_reason.items()) or "none"
-    conf = ", ".join(f"{k} {v}" for k, v in status.edges_by_confidence.items()) or "none"
-    lines = [
-        f"index of {status.root}",
-        f"revision {status.indexed_revision or '(not a git repository)'}"
-        + (
-            f" (working tree now {status.revision})"
-            if status.revision and status.revision != status.indexed_revision
-            else ""
-        )
-        + (f", updated {status.updated_at}" if status.updated_at else ""),
-        f"files {status.files}: {langs}",
-        f"symbols {status.symbols}, references {status.references}, edges {status.edges} ({conf})",
-        f"skipped: {skipped}",
-        f"size {status.index_bytes / 1e6:.1f} MB",
-    ]
-    if status.parse_problems:
-        shown = ", ".join(f"{f.path} [{f.parse_status}]" for f in status.parse_problems[:5])
-        more = len(status.parse_problems) - 5
-        lines.append(
-            f"parse problems {len(status.parse_problems)}: {shown}" + (f" ... and {more} more" if more > 0 else "")
-        )
-    if status.stale_files:
-        shown = ", ".join(status.stale_files[:5])
-        more = len(status.stale_files) - 5
-        lines.append(
-            f"stale {len(status.stale_files)}: {shown}"
-            + (f" ... and {more} more" if more > 0 else "")
-            + " (run `cq index`)"
-        )
-    else:
-        lines.append("fresh: no stale files")
-    return lines
+    return [f"index of {status.root}", *status.describe(stale_hint="run `cq index`")]
 
 
 def status_text(root: Path) -> str:

@@ -13,7 +13,9 @@ class Answer:
     """The raw result of one operation.
 
     ``hits`` are in rank order. A hit's ``text`` is what follows its location on the line; further lines
-    of it (after ``\\n``) are detail lines shown indented (the first lines of a body). Operations may run
+    of it (after ``\\n``) are detail lines shown indented (the first lines of a body). A ``ranked`` answer
+    (search) is a ranking, not a complete list: what is cut is "ranked lower", and when it is also
+    ``grouped`` the hits are chosen in rank order, then shown grouped by file. Operations may run
     in a worker thread under a deadline, so appends go through `add` and readers take `snapshot`.
     Hits are `QueryHit` records, or objects with the same attributes (the fast path's plain hits).
     """
@@ -26,6 +28,7 @@ class Answer:
         hits: list[QueryHit] | None = None,
         total: int | None = None,
         grouped: bool = False,
+        ranked: bool = False,
         partial: bool = False,
         notes: list[str] | None = None,
         stale_files: list[str] | None = None,
@@ -39,6 +42,7 @@ class Answer:
         self.hits: list[QueryHit] = hits if hits is not None else []
         self.total = total
         self.grouped = grouped
+        self.ranked = ranked
         self.partial = partial
         self.notes: list[str] = notes if notes is not None else []
         self.stale_files: list[str] = stale_files if stale_files is not None else []
@@ -67,6 +71,7 @@ class Answer:
                 hits=list(self.hits),
                 total=self.total,
                 grouped=self.grouped,
+                ranked=self.ranked,
                 partial=self.partial,
                 notes=list(self.notes),
                 stale_files=list(self.stale_files),

@@ -48,9 +48,11 @@ def with_signature(shown: str, name: str, signature: str | None) -> str:
     return f"{shown}: {sig}"
 
 
-def describe(symbol: SymbolLike, *, doc: bool = True) -> str:
-    """``kind qualname(signature)`` and the first doc line: a definition without its body."""
-    head = f"{symbol.kind} {with_signature(symbol.qualname, symbol.name, symbol.signature)}"
+def describe(symbol: SymbolLike, *, doc: bool = True, signature: bool = True) -> str:
+    """``kind qualname(signature)`` and the first doc line: a definition without its body. Without
+    ``signature`` (search hits, where the doc line is what tells them apart) it is ``kind qualname``."""
+    name = with_signature(symbol.qualname, symbol.name, symbol.signature) if signature else symbol.qualname
+    head = f"{symbol.kind} {name}"
     if doc and symbol.doc:
         head += f"  # {symbol.doc}"
     return head

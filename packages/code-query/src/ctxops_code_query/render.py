@@ -110,7 +110,12 @@ def _no_matches(answer: Answer) -> list[str]:
     return lines
 
 
-def _more_line(omitted: int, *, by_budget: bool, limits: Limits, hint: str | None) -> str:
+def _more_line(omitted: int, *, by_budget: bool, limits: Limits, hint: str | None, ranked: bool = False) -> str:
+    raise_what = "--budget" if by_budget else "--max"
+    if ranked:
+        # A ranking has no "rest of the list": what is cut is only less likely, so say it briefly.
+        narrow = f", or {hint}" if hint else ""
+        return f"... and {omitted} more, ranked lower (raise {raise_what}{narrow})"
     if by_budget:
         why = f"truncated at the ~{limits.budget}-token budget; raise --budget"
     else:
@@ -148,15 +153,21 @@ def render(
 
     fixed = [clip(x, limits.width) for x in answer.notes]
     used = sum(estimate_tokens(x) + 1 for x in [*fixed, *partial_line, *footer])
-    reserve = estimate_tokens(_more_line(total, by_budget=True, limits=limits, hint=answer.hint)) + 1
+    reserve = (
+        estimate_tokens(_more_line(total, by_budget=True, limits=limits, hint=answer.hint, ranked=answer.ranked)) + 1
+    )
     lines: list[str] = list(fixed)
     shown: list[QueryHit] = []
     current_file: str | None = None
+    # A ranked, grouped answer picks its hits in rank order, then shows them grouped by file (files in
+    # the order of their best hit), so the path is written once without reordering what is chosen.
+    by_file: dict[str, list[str]] | None = {} if answer.ranked and answer.grouped else None
     by_budget = False
     cut_inside = False
     for hit in answer.hits[: max(1, limits.max_hits)]:
         block = hit_lines(hit, grouped=answer.grouped, width=limits.width)
-        if answer.grouped and hit.path != current_file:
+        new_file = hit.path not in by_file if by_file is not None else hit.path != current_file
+        if answer.grouped and new_file:
             block.insert(0, clip(hit.path, limits.width))
         cost = sum(estimate_tokens(x) + 1 for x in block)
         more_after = total - len(shown) - 1 > 0
@@ -168,13 +179,18 @@ def render(
             # The first hit is always shown, cut to the room left, so an answer is never empty.
             block, cut_inside = _fit(block, max(room, 8), limits.width), True
             cost = sum(estimate_tokens(x) + 1 for x in block)
-        lines.extend(block)
+        if by_file is not None:
+            by_file.setdefault(hit.path, []).extend(block)
+        else:
+            lines.extend(block)
         used += cost
         shown.append(hit)
         current_file = hit.path
+    if by_file is not None:
+        lines.extend(line for block_lines in by_file.values() for line in block_lines)
     omitted = total - len(shown)
     if omitted > 0:
-        lines.append(_more_line(omitted, by_budget=by_budget, limits=limits, hint=answer.hint))
+        lines.append(_more_line(omitted, by_budget=by_budget, limits=limits, hint=answer.hint, ranked=answer.ranked))
     lines.extend(partial_line)
     lines.extend(footer)
     text = "\n".join(lines)

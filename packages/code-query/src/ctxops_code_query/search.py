@@ -163,15 +163,14 @@ def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int
                 path=s.path,
                 line=s.line,
                 end_line=s.end_line,
-                text=describe(s),
+                text=describe(s, signature=False),
                 kind=s.kind,
                 symbol_id=s.id,
                 score=round(fused[i], 5),
             )
         )
-    how = "bm25 + vectors" if vector else "bm25"
-    answer.notes.append(f"searched {len(chunks)} chunks in {len(paths)} candidate files ({how})")
-    answer.hint = "add distinctive words, or cq def NAME once you know the name"
+    answer.ranked = answer.grouped = True
+    answer.hint = "add distinctive words"
     if not answer.hits:
         answer.empty_reason = "candidate files found, but no chunk matches these words"
     return answer

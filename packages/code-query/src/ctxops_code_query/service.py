@@ -34,7 +34,9 @@ COMMANDS = (
 # `open` is the explicit "read this code" command: its hits are lines, so it gets larger defaults.
 # `brief` is one answer (a file's outline, which stands in for reading the file): no practical hit cap,
 # and a budget that holds the whole outline of most files (calendar.py, 768 dense lines: ~750 tokens).
-COMMAND_DEFAULTS: dict[str, tuple[int, int]] = {"open": (80, 1200), "brief": (500, 1000)}
+# `search` is a ranking, not a list: past the first few hits relevance falls off, and narrowing the words
+# beats reading further down (the vector baseline's top-5 is the same size).
+COMMAND_DEFAULTS: dict[str, tuple[int, int]] = {"open": (80, 1200), "brief": (500, 1000), "search": (5, 300)}
 
 
 def default_limits(command: str) -> tuple[int, int]:

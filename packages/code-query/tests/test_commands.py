@@ -166,6 +166,23 @@ def test_search_narrows_to_files_then_ranks_chunks(capsys: pytest.CaptureFixture
     assert code == 2 and "descriptive words" in err
 
 
+def test_search_answer_is_the_top_five_grouped_by_file(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
+    code, out, _ = run(capsys, example_repo, "search", "expire unpaid orders after the payment timeout")
+    code_j, result = run_json(capsys, example_repo, "search", "expire unpaid orders after the payment timeout")
+    assert code == code_j == 0 and len(result.hits) == 5 and result.omitted == result.total - 5
+    lines = out.splitlines()
+    # Grouped by file (each path once, files in the order of their best hit); per hit: line, kind,
+    # qualified name and doc line, without the parameter list (cq def shows it).
+    assert lines[0] == result.hits[0].path
+    assert sum(1 for ln in lines if ln in {h.path for h in result.hits}) == len({h.path for h in result.hits})
+    assert "function close_expired_orders  # Expire overdue unpaid orders" in out
+    assert "close_expired_orders(" not in out
+    assert lines[-2] == f"... and {result.omitted} more, ranked lower (raise --max, or add distinctive words)"
+    assert lines[-1].startswith("-- index ")
+    code, result = run_json(capsys, example_repo, "search", "expire unpaid orders", "--max", "12", "--budget", "2000")
+    assert len(result.hits) == 12
+
+
 def test_search_with_vectors(capsys: pytest.CaptureFixture[str], example_repo: Path, tmp_path: Path) -> None:
     pytest.importorskip("lancedb")
     repo = tmp_path / "repo"

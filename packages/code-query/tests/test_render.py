@@ -117,3 +117,33 @@ def test_json_round_trips_as_a_query_result() -> None:
     back = decode(QueryResult, encode(r.result))
     assert back == r.result
     assert back.total == 12 and back.omitted == 2 and back.index_revision == "abc1234+dirty"
+
+
+def test_a_ranked_answer_is_chosen_in_rank_order_and_shown_grouped_by_file() -> None:
+    a = Answer(command="search", query="q", ranked=True, grouped=True, hint="add distinctive words")
+    for path, line in [("a.py", 10), ("b/c.py", 5), ("a.py", 30), ("d.py", 1), ("b/c.py", 2), ("a.py", 99)]:
+        a.add(QueryHit(path=path, line=line, text=f"function f{line}  # doc {line}", score=1.0 / line))
+    r = render(a, Limits(max_hits=4, budget=5000))
+    # The top four by rank, not the first four of a file-sorted list; files in order of their best hit.
+    assert [(h.path, h.line) for h in r.result.hits] == [("a.py", 10), ("b/c.py", 5), ("a.py", 30), ("d.py", 1)]
+    assert r.text.splitlines() == [
+        "a.py",
+        "     10  function f10  # doc 10",
+        "     30  function f30  # doc 30",
+        "b/c.py",
+        "      5  function f5  # doc 5",
+        "d.py",
+        "      1  function f1  # doc 1",
+        "... and 2 more, ranked lower (raise --max, or add distinctive words)",
+    ]
+    assert r.result.truncated and r.result.omitted == 2 and r.result.total == 6
+    assert decode(QueryResult, encode(r.result)) == r.result
+
+
+def test_a_ranked_answer_cut_by_the_budget_says_which_limit_to_raise() -> None:
+    a = Answer(command="search", query="q", ranked=True, grouped=True)
+    for i in range(50):
+        a.add(QueryHit(path=f"m{i % 4}.py", line=i + 1, text=f"function g{i}  # " + "word " * 12))
+    r = render(a, Limits(max_hits=50, budget=120))
+    assert estimate_tokens(r.text) <= 120
+    assert r.text.splitlines()[-1].startswith(f"... and {50 - len(r.result.hits)} more, ranked lower (raise --budget)")

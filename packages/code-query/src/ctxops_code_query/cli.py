@@ -26,7 +26,11 @@ def _common(p: argparse.ArgumentParser, *, suppress: bool) -> None:
     d: Any = argparse.SUPPRESS if suppress else None
     p.add_argument("--json", action="store_true", default=d if suppress else False, help="QueryResult as JSON")
     p.add_argument(
-        "--max", type=int, default=d, metavar="N", help="at most N hits (default 10; open: 80 lines; brief: 500)"
+        "--max",
+        type=int,
+        default=d,
+        metavar="N",
+        help="at most N hits (default 10; search: 5; open: 80 lines; brief: 500)",
     )
     p.add_argument(
         "--budget", type=int, default=d, metavar="TOKENS", help="token budget (default 300; open: 1200; brief: 1000)"

@@ -47,8 +47,9 @@ TOOLS: dict[str, str] = {
     "narrow with paths, a glob, fixed=True or word=True. Prefer refs/def for symbols.",
     "open": "Read a bounded slice: FILE, FILE:A-B (lines) or FILE:NAME (a symbol's body). Max 80 lines, ~1200 "
     "tokens; paths outside the repository are refused. Ask for a narrower range to read more precisely.",
-    "search": f"Fuzzy/natural-language search: ranks a few candidate files by names, paths and docs, then the "
-    f"functions in them. {LIMITS} Add distinctive words; use def once you know a name.",
+    "search": "Fuzzy/natural-language search: ranks a few candidate files by names, paths and docs, then the "
+    "functions in them; answers the top 5 (name, kind, doc line) grouped by file, ~300 tokens; raise max for "
+    "more. Add distinctive words; use def once you know a name.",
     "status": "Index freshness: revision, stale files, sizes, languages, skipped files. Small, fixed output.",
 }
 

@@ -161,3 +161,13 @@ def test_unknown_agent_is_refused_with_the_list(repo: Path) -> None:
 
     with pytest.raises(ValueError, match="claude-code, codex"):
         capture("vim", b"{}")
+
+
+def test_generic_kinds_are_the_contract_kinds() -> None:
+    # The hook path cannot import the msgspec records, so the generic adapter keeps its own list: pin it.
+    from typing import get_args
+
+    from ctxops_contracts.records import EventKind
+    from ctxops_hooks_capture.adapters.generic import KINDS
+
+    assert set(get_args(EventKind)) - {"unknown"} == KINDS

@@ -32,3 +32,10 @@
 (import_statement) @import
 (import_from_statement) @import
 (future_import_statement) @import
+
+; Receiver types --------------------------------------------------------------
+; `self.x[: T] = value`: read in `__init__` for the type of `self.x` (see receiver_types.py).
+(assignment
+  left: (attribute object: (identifier) @qual attribute: (identifier) @name)
+  type: (_)? @return
+  right: (_)? @value) @bind.attr

@@ -10,7 +10,7 @@ from repo_fixtures import make_repo, write_files
 
 FILES = {
     "shop/__init__.py": "",
-    "shop/machine.py": '''
+    "shop/machine.py": """
 class Base:
     def audit(self) -> None:
         pass
@@ -19,13 +19,13 @@ class Base:
 class OrderStateMachine(Base):
     def transition(self) -> None:
         pass
-''',
-    "shop/other.py": '''
+""",
+    "shop/other.py": """
 class Wrong:
     def transition(self) -> None:
         pass
-''',
-    "shop/app.py": '''
+""",
+    "shop/app.py": """
 from dataclasses import dataclass
 from typing import Optional
 
@@ -36,8 +36,8 @@ from shop.machine import OrderStateMachine
 class Services:
     machine: OrderStateMachine
     spare: Optional[OrderStateMachine] = None
-''',
-    "shop/use.py": '''
+""",
+    "shop/use.py": """
 from typing import Optional
 
 from shop import machine as mm
@@ -97,7 +97,7 @@ class Worker:
         self.machine.transition()
         self.own.transition()
         self.given.transition()
-''',
+""",
 }
 
 TRANSITION = "python shop/machine.py OrderStateMachine.transition()."
@@ -155,13 +155,13 @@ def test_incremental_update_resolves_typed_receivers(repo: Path) -> None:
     write_files(
         repo,
         {
-            "shop/later.py": '''
+            "shop/later.py": """
 from shop.machine import OrderStateMachine
 
 
 def added(machine: OrderStateMachine) -> None:
     machine.transition()
-'''
+"""
         },
     )
     ix = CodeIndex(repo)

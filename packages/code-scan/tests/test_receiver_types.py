@@ -6,7 +6,7 @@ import pytest
 from ctxops_code_scan.extract import extract
 from ctxops_code_scan.receiver_types import plain_type
 
-SOURCE = b'''
+SOURCE = b"""
 from typing import Optional
 
 
@@ -41,7 +41,7 @@ def f(machine: OrderStateMachine, h: Holder, u, n: int = 0):
     twice = A()
     twice = B()
     twice.transition()
-'''
+"""
 
 
 def test_receiver_types_of_calls() -> None:

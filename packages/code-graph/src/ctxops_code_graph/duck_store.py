@@ -19,7 +19,11 @@ INHERIT_DEPTH = 6  # how far up a class hierarchy `self.x()` is looked for
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
 _CALLABLE_KINDS = "('function','method','class','struct','macro')"
 # A field's annotation (its signature) as a plain class name: `X`, `mod.X`, `"X"`, `Optional[X]`, `X | None`.
-_PLAIN_TYPE_RE = r"""^\s*(?:(?:typing\.)?Optional\[)?\s*["']?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)["']?\s*\]?\s*(?:\|\s*None)?\s*$"""
+_PLAIN_TYPE_RE = (
+    r"""^\s*(?:(?:typing\.)?Optional\[)?\s*["']?"""  # Optional[, a quote
+    r"""([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)"""  # the class name
+    r"""["']?\s*\]?\s*(?:\|\s*None)?\s*$"""  # a quote, ], | None
+)
 _PLAIN_TYPE_SQL = _PLAIN_TYPE_RE.replace("'", "''")
 
 
@@ -41,6 +45,7 @@ def _class_of(source: str) -> str:
   JOIN symbols k ON k.path = i.target_path AND k.parent IS NULL AND k.name = split_part(t.tname, '.', 2)
    AND k.kind IN {_TYPE_KINDS}
 """
+
 
 # Priorities: 10 same scope or file (11.. inherited, nearest base first), 20 imports, 23.. typed receivers
 # (nearest base first), 30 bare names.

@@ -6,8 +6,9 @@ The query (package data, `queries/<lang>.scm`) does the matching in C. Its captu
 symbol: a Rust `impl`, a C++ namespace) with `@name`; `@ref.<role>` with `@name` and optionally
 `@qual` (the receiver or module a name is reached through); `@import` (an import statement, read by
 `imports.py`); `@bind.attr` (Python `self.x = value` with `@qual`, `@name`, `@value`, optional `@return`),
-which only feeds the receiver types of `receiver_types.py`. The sweep then walks the matches in document order with a stack of open scopes, which
-gives every symbol its qualified name and parent, and every reference its enclosing symbol.
+which only feeds the receiver types of `receiver_types.py`. The sweep then walks the matches in
+document order with a stack of open scopes, which gives every symbol its qualified name and parent, and
+every reference its enclosing symbol (and, in Python, the declared class of its receiver).
 """
 
 from __future__ import annotations
@@ -124,7 +125,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if qualifier is not None and top is not None and qualifier == top.receiver_var:
                 qualifier = "self"
             if facts is not None and qualifier is not None and sub == "call" and qualifier not in _NOT_TYPED:
-                typed_refs.append((len(out.references), top.symbol_id if top else None, top and top.type_qualname))
+                typed_refs.append(
+                    (len(out.references), top.symbol_id if top else None, top.type_qualname if top else None)
+                )
             out.references.append(
                 Reference(
                     symbol_name=_text(name_node),
@@ -154,16 +157,15 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     )
             continue
         if head == "bind":
-            if facts is not None and top is not None and top.type_qualname and top.qualname.endswith(".__init__"):
-                if _text(caps["qual"][0]) == "self" and top.symbol_id is not None:
-                    ann, value = caps.get("return"), caps.get("value")
-                    facts.add_self_attr(
-                        top.type_qualname,
-                        top.symbol_id,
-                        _text(caps["name"][0]),
-                        ann[0] if ann else None,
-                        value[0] if value else None,
-                    )
+            if facts is not None and top is not None and _in_init(top) and _text(caps["qual"][0]) == "self":
+                ann, value = caps.get("return"), caps.get("value")
+                facts.add_self_attr(
+                    top.type_qualname or "",
+                    top.symbol_id or "",
+                    _text(caps["name"][0]),
+                    ann[0] if ann else None,
+                    value[0] if value else None,
+                )
             continue
         name_nodes = caps.get("name")
         if not name_nodes:
@@ -247,6 +249,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             sym = out.symbols[index]
             out.symbols[index] = Symbol(**{**_as_dict(sym), "parent": parent})
     return out
+
+
+def _in_init(top: _Open) -> bool:
+    return bool(top.type_qualname and top.symbol_id and top.qualname.endswith(".__init__"))
 
 
 def _add_receiver_types(

@@ -189,10 +189,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             continue
         kind = rules.refine_kind(sub, name, top.kind if top else None, node)
         if kind is None:
-            if facts is not None and sub == "variable" and top is not None and top.symbol_id is not None:
-                left = node.child_by_field_name("left")
-                if left is not None and left.type == "identifier":
-                    facts.add_local(top.symbol_id, name, node.child_by_field_name("right"))
+            value = caps.get("value")
+            if facts is not None and value and value[0].type == "call" and top is not None and top.symbol_id:
+                facts.add_local(top.symbol_id, name, value[0])
             continue
         if prefix:
             qualname = _join(top.qualname if top and top.kind in _SCOPES else None, prefix + "." + name)
@@ -259,11 +258,15 @@ def _add_receiver_types(
     refs: list[Reference], typed: Sequence[tuple[int, str | None, str | None]], facts: TypeFacts
 ) -> None:
     """After the sweep (an `__init__` may follow the methods using its attributes): receiver types."""
-    if not (facts.params or facts.locals or facts.attrs):
+    roots = facts.typed_roots()
+    if not roots:
         return
     for index, function_id, class_qualname in typed:
         ref = refs[index]
-        typ = facts.receiver_type(ref.qualifier or "", function_id, class_qualname)
+        qualifier = ref.qualifier or ""
+        if qualifier.partition(".")[0] not in roots:
+            continue
+        typ = facts.receiver_type(qualifier, function_id, class_qualname)
         if typ is not None:
             refs[index] = msgspec.structs.replace(ref, receiver_type=typ)
 

@@ -3,7 +3,8 @@
 No inference: only what a file states. A parameter annotated with a class (`machine: OrderStateMachine`,
 also `Optional[X]`, `X | None`, `"X"`), a local assigned once from a call (`m = OrderStateMachine()`),
 an attribute assigned in `__init__` from a call or an annotated parameter (`self.machine = machine`),
-and a class-level annotated field (`machine: OrderStateMachine`). The name is kept as written; the code
+and a class-level annotated field (`machine: OrderStateMachine`). A constructor is a call of a capitalised
+name (PEP 8 class names); annotations are taken as written. The name is kept as written; the code
 graph resolves it through the file's classes and imports, and keeps only names that turn out to be classes.
 """
 
@@ -35,13 +36,17 @@ def plain_type(text: str) -> str | None:
 
 
 def constructor_type(value: Any) -> str | None:
-    """`X` when `value` is a call of a (dotted) name `X(...)`; whether X is a class the graph decides."""
+    """`X` when `value` is a call of a (dotted) capitalised name `X(...)`, by convention a class (the graph
+    checks that it is one); `x = make_x()` is left out, which keeps most locals off the books."""
     if value is None or value.type != "call":
         return None
     fn = value.child_by_field_name("function")
     if fn is None or fn.type not in ("identifier", "attribute"):
         return None
-    text = fn.text.decode("utf-8", "replace")
+    raw: bytes = fn.text
+    if not raw.rpartition(b".")[2][:1].isupper():
+        return None
+    text = raw.decode("utf-8", "replace")
     return text if _DOTTED.fullmatch(text) else None
 
 
@@ -99,6 +104,14 @@ class TypeFacts:
             typ = self.params.get(method_id, {}).get(value.text.decode("utf-8", "replace"))
         if typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
+
+    def typed_roots(self) -> set[str]:
+        """Every name a receiver's first part must be for `receiver_type` to find something."""
+        roots = {"self", "cls"} if self.attrs else set()
+        for table in (self.params, self.locals):
+            for names in table.values():
+                roots.update(names)
+        return roots
 
     def receiver_type(self, qualifier: str, function_id: str | None, class_qualname: str | None) -> str | None:
         """The type of `qualifier` (`x`, `x.attr`, `self.attr`, `self.attr.sub`): `T`, `T#attr`, or None."""

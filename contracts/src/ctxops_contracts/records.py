@@ -140,6 +140,14 @@ class Reference(_Record, frozen=True, kw_only=True):
     role: ReferenceRole
     enclosing: str | None = None
     qualifier: str | None = None
+    receiver_type: Annotated[
+        str | None,
+        Meta(
+            description="The declared class of the qualifier, as written in the file (`OrderStateMachine`,"
+            " `models.Machine`), or a class and one attribute of it (`Services#machine`); from annotations"
+            " and constructor calls, Python only"
+        ),
+    ] = None
 
 
 class Edge(_Record, frozen=True, kw_only=True):

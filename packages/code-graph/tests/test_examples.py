@@ -42,6 +42,18 @@ def test_python_state_machine(index: CodeIndex) -> None:
     assert any(s.qualname == "test_transition_records_history_and_timestamps" for s in impact.test_symbols)
 
 
+def test_state_machine_callers_resolve_through_typed_receivers(index: CodeIndex) -> None:
+    """`services.machine.transition()` with `services: Services` and `Services.machine: OrderStateMachine`."""
+    (sym,) = index.definitions("OrderStateMachine.transition")
+    by_path: dict[str, set[str]] = {}
+    for hop in index.callers(sym.id):
+        by_path.setdefault(hop.edge.path or "", set()).add(hop.edge.confidence)
+    for path in ("api/orders/service.py", "api/payments/callbacks.py", "api/jobs/timeout_close.py"):
+        assert by_path[path] == {"import-resolved"}, path
+    assert by_path["api/tests/test_state_machine.py"] == {"import-resolved"}  # machine = OrderStateMachine(clock)
+    assert by_path["api/tests/test_models.py"] == {"name-only"}  # `services` is an untyped pytest fixture
+
+
 def test_typescript_imports_resolve(index: CodeIndex) -> None:
     (fmt,) = index.definitions("formatMoney")
     assert fmt.path == "web/src/utils/money.ts"

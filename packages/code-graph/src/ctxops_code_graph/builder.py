@@ -95,7 +95,18 @@ def _collect(outcomes: Iterable[ScanResult | Skipped], next_rid: int) -> tuple[_
             enclosing = ids.get(r.enclosing, r.enclosing) if r.enclosing else None
             qualifier = intern(r.qualifier) if r.qualifier else None
             rows.refs.append(
-                (next_rid, intern(r.symbol_name), path, r.line, r.col, intern(r.role), enclosing, qualifier, fam)
+                (
+                    next_rid,
+                    intern(r.symbol_name),
+                    path,
+                    r.line,
+                    r.col,
+                    intern(r.role),
+                    enclosing,
+                    qualifier,
+                    r.receiver_type,
+                    fam,
+                )
             )
             next_rid += 1
         rows.imports.extend(out.imports)

@@ -18,11 +18,69 @@ INHERIT_DEPTH = 6  # how far up a class hierarchy `self.x()` is looked for
 
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
 _CALLABLE_KINDS = "('function','method','class','struct','macro')"
+# A field's annotation (its signature) as a plain class name: `X`, `mod.X`, `"X"`, `Optional[X]`, `X | None`.
+_PLAIN_TYPE_RE = (
+    r"""^\s*(?:(?:typing\.)?Optional\[)?\s*["']?"""  # Optional[, a quote
+    r"""([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)"""  # the class name
+    r"""["']?\s*\]?\s*(?:\|\s*None)?\s*$"""  # a quote, ], | None
+)
+_PLAIN_TYPE_SQL = _PLAIN_TYPE_RE.replace("'", "''")
 
-# Priorities: 10 same scope or file (11.. inherited, nearest base first), 20 imports, 30 bare names.
+
+def _class_of(source: str) -> str:
+    """SQL: rows (rid, attr, cls) for the rows (rid, path, tname, attr) of `source`, where `cls` is the
+    class `tname` names in file `path`: one defined there, or one the file imports (`from m import K`,
+    `import m` then `m.K`). Nothing else: a typed receiver never leans on a repository-wide name guess."""
+    return f"""
+  SELECT t.rid, t.attr, k.id AS cls FROM {source} t
+  JOIN symbols k ON k.path = t.path AND k.name = t.tname AND k.parent IS NULL AND k.kind IN {_TYPE_KINDS}
+  UNION ALL
+  SELECT t.rid, t.attr, k.id AS cls FROM {source} t
+  JOIN imports i ON i.path = t.path AND i.target_kind = 'name' AND i.alias = t.tname
+  JOIN symbols k ON k.path = i.target_path AND k.parent IS NULL AND k.name = i.name AND k.kind IN {_TYPE_KINDS}
+  UNION ALL
+  SELECT t.rid, t.attr, k.id AS cls FROM {source} t
+  JOIN imports i ON i.path = t.path AND i.target_kind = 'module' AND t.tname LIKE '%.%'
+   AND i.alias = split_part(t.tname, '.', 1)
+  JOIN symbols k ON k.path = i.target_path AND k.parent IS NULL AND k.name = split_part(t.tname, '.', 2)
+   AND k.kind IN {_TYPE_KINDS}
+"""
+
+
+# Priorities: 10 same scope or file (11.. inherited, nearest base first), 20 imports, 23.. typed receivers
+# (nearest base first), 30 bare names.
 _RESOLVE_SQL = f"""
 CREATE OR REPLACE TEMP TABLE cand AS
 WITH RECURSIVE
+typed AS (
+  SELECT rid, path, split_part(receiver_type, '#', 1) AS tname, nullif(split_part(receiver_type, '#', 2), '') AS attr
+  FROM pending WHERE receiver_type IS NOT NULL
+),
+typed_root AS ({_class_of("typed")}),
+typed_field AS (
+  -- `x.attr.m()` with `x: K`: the class-level annotation of `attr` in K, read in K's file.
+  SELECT c.rid, f.path, nullif(regexp_extract(f.signature, '{_PLAIN_TYPE_SQL}', 1), '') AS tname, NULL AS attr
+  FROM typed_root c JOIN symbols f ON f.parent = c.cls AND f.name = c.attr AND f.kind = 'field'
+  WHERE c.attr IS NOT NULL
+),
+typed_leaf AS ({_class_of("typed_field")}),
+typed_cls AS (
+  SELECT DISTINCT rid, cls FROM (SELECT rid, cls FROM typed_root WHERE attr IS NULL
+                                 UNION ALL SELECT rid, cls FROM typed_leaf)
+),
+typed_bases(rid, cls, depth, conf) AS (
+  SELECT rid, cls, 0, 'import-resolved' FROM typed_cls
+  UNION ALL
+  SELECT b.rid, e.dst, b.depth + 1,
+         CASE WHEN b.conf = 'name-only' OR e.confidence = 'name-only' THEN 'name-only' ELSE 'import-resolved' END
+  FROM typed_bases b JOIN inh e ON e.src = b.cls
+  WHERE b.depth < {INHERIT_DEPTH}
+),
+p2_typed AS (
+  SELECT r.rid, s.id AS dst, 23 + b.depth AS prio, b.conf AS conf FROM pending r
+  JOIN typed_bases b ON b.rid = r.rid
+  JOIN symbols s ON s.parent = b.cls AND s.name = r.symbol_name
+),
 bases(cls, base, depth, conf) AS (
   SELECT src, dst, 1, confidence FROM inh
   WHERE src IN (
@@ -109,13 +167,14 @@ p3 AS (
   JOIN p3_unambiguous p ON p.name = r.symbol_name AND p.fam = r.fam AND p.member = (r.qualifier IS NOT NULL)
    AND p.rc = CASE WHEN r.role = 'call' THEN 'call' WHEN r.role IN ('inherit', 'type') THEN 'type' ELSE 'other' END
   WHERE r.role <> 'import'
+   AND r.rid NOT IN (SELECT rid FROM typed_cls)  -- the receiver's class is known: another class's method is wrong
 ),
 everything AS (
   SELECT * FROM p1_inherited UNION ALL SELECT * FROM p1_self UNION ALL SELECT * FROM p1_local
   UNION ALL SELECT * FROM p1_implicit_this
   UNION ALL SELECT * FROM p1_package
   UNION ALL SELECT * FROM p1_class UNION ALL SELECT * FROM p2_name UNION ALL SELECT * FROM p2_module
-  UNION ALL SELECT * FROM p2_member UNION ALL SELECT * FROM p3
+  UNION ALL SELECT * FROM p2_member UNION ALL SELECT * FROM p2_typed UNION ALL SELECT * FROM p3
 ),
 best AS (
   SELECT DISTINCT rid, dst, prio, conf FROM everything

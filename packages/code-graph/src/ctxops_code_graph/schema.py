@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ctxops_code_scan.version import EXTRACTOR_VERSION
 
-STORE_VERSION = 3  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
+STORE_VERSION = 4  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
 INDEX_FORMAT = f"store{STORE_VERSION}-extractor{EXTRACTOR_VERSION}"
 
 # (column, DuckDB type); SQLite takes the same names with its own affinities.
@@ -45,6 +45,7 @@ TABLES: dict[str, list[tuple[str, str]]] = {
         ("role", "VARCHAR"),
         ("enclosing", "VARCHAR"),
         ("qualifier", "VARCHAR"),
+        ("receiver_type", "VARCHAR"),
         ("fam", "VARCHAR"),
     ],
     "imports": [

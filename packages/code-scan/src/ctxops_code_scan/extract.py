@@ -5,28 +5,34 @@ The query (package data, `queries/<lang>.scm`) does the matching in C. Its captu
 (Go method receivers, C++ `Type::` qualifiers); `@scope.<kind>` (a naming scope that is not itself a
 symbol: a Rust `impl`, a C++ namespace) with `@name`; `@ref.<role>` with `@name` and optionally
 `@qual` (the receiver or module a name is reached through); `@import` (an import statement, read by
-`imports.py`). The sweep then walks the matches in document order with a stack of open scopes, which
-gives every symbol its qualified name and parent, and every reference its enclosing symbol.
+`imports.py`); `@bind.attr` (Python `self.x = value` with `@qual`, `@name`, `@value`, optional `@return`),
+which only feeds the receiver types of `receiver_types.py`. The sweep then walks the matches in
+document order with a stack of open scopes, which gives every symbol its qualified name and parent, and
+every reference its enclosing symbol (and, in Python, the declared class of its receiver).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+import msgspec
 from ctxops_contracts import Reference, Symbol
 
 from . import lang_rules
 from .imports import read_import
 from .languages import ts_language, ts_query
+from .receiver_types import TypeFacts
 from .records import Import
 from .symbol_ids import IdAllocator
 
 MAX_SIGNATURE = 200
 _NOT_A_NAME = re.compile("[()\\[\\]{}\n\"'`]")  # a qualifier with these is an expression, not a (dotted) name
-_ORDER = {"def": 0, "scope": 0, "import": 1, "ref": 2}
+_ORDER = {"def": 0, "scope": 0, "import": 1, "bind": 1, "ref": 2}
+_NOT_TYPED = frozenset({"self", "cls", "super", "?"})  # receivers resolved otherwise, or not at all
 _SCOPES = frozenset({"impl", "namespace"})  # naming scopes that are not symbols
 
 
@@ -59,7 +65,7 @@ def _main_captures(lang: str) -> dict[int, tuple[str, int]]:
 
 def _main_capture(caps: dict[str, list[Any]]) -> tuple[str, int]:
     for key in caps:
-        if key.startswith(("def.", "ref.", "scope.")) or key == "import":
+        if key.startswith(("def.", "ref.", "scope.", "bind.")) or key == "import":
             return key, _ORDER[key.split(".", 1)[0]]
     return "", 0
 
@@ -102,6 +108,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     def_name_starts: set[int] = set()
     pending_parents: list[tuple[int, str]] = []  # (index in out.symbols, type qualname) resolved after the sweep
     type_ids: dict[str, str] = {}
+    facts = TypeFacts() if lang == "python" else None
+    typed_refs: list[tuple[int, str | None, str | None]] = []  # (index in out.references, function id, class)
 
     for start, _order, neg_end, _pattern, main, caps in items:
         while stack and stack[-1].end_byte <= start:
@@ -116,6 +124,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             qualifier = _qualifier(qual[0]) if qual else None
             if qualifier is not None and top is not None and qualifier == top.receiver_var:
                 qualifier = "self"
+            if facts is not None and qualifier is not None and sub == "call" and qualifier not in _NOT_TYPED:
+                typed_refs.append(
+                    (len(out.references), top.symbol_id if top else None, top.type_qualname if top else None)
+                )
             out.references.append(
                 Reference(
                     symbol_name=_text(name_node),
@@ -144,6 +156,17 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         )
                     )
             continue
+        if head == "bind":
+            if facts is not None and top is not None and _in_init(top) and _text(caps["qual"][0]) == "self":
+                ann, value = caps.get("return"), caps.get("value")
+                facts.add_self_attr(
+                    top.type_qualname or "",
+                    top.symbol_id or "",
+                    _text(caps["name"][0]),
+                    ann[0] if ann else None,
+                    value[0] if value else None,
+                )
+            continue
         name_nodes = caps.get("name")
         if not name_nodes:
             continue
@@ -166,6 +189,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             continue
         kind = rules.refine_kind(sub, name, top.kind if top else None, node)
         if kind is None:
+            value = caps.get("value")
+            if facts is not None and value and value[0].type == "call" and top is not None and top.symbol_id:
+                facts.add_local(top.symbol_id, name, value[0])
             continue
         if prefix:
             qualname = _join(top.qualname if top and top.kind in _SCOPES else None, prefix + "." + name)
@@ -183,6 +209,12 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         params = caps.get("params")
         ret = caps.get("return")
         start_line = node.start_point[0] + 1
+        signature = _signature(params[0] if params else None, ret[0] if ret else None)
+        if facts is not None:
+            if kind in ("function", "method") and params:
+                facts.add_params(sid, params[0], signature)
+            elif kind == "field" and ret and top is not None:
+                facts.add_field(top.qualname, name, _text(ret[0]))
         out.symbols.append(
             Symbol(
                 id=sid,
@@ -193,7 +225,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 path=path,
                 line=start_line,
                 end_line=max(start_line, node.end_point[0] + 1 - (1 if node.end_point[1] == 0 else 0)),
-                signature=_signature(params[0] if params else None, ret[0] if ret else None),
+                signature=signature,
                 doc=rules.doc(node),
                 parent=parent_id,
                 exported=rules.exported(kind, name, node, top.kind if top else None),
@@ -208,12 +240,35 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 _Open(node.end_byte, kind, qualname, sid, own_type, _text(receiver_var[0]) if receiver_var else None)
             )
 
+    if facts is not None and typed_refs:
+        _add_receiver_types(out.references, typed_refs, facts)
     for index, type_qualname in pending_parents:
         parent = type_ids.get(type_qualname)
         if parent is not None:
             sym = out.symbols[index]
             out.symbols[index] = Symbol(**{**_as_dict(sym), "parent": parent})
     return out
+
+
+def _in_init(top: _Open) -> bool:
+    return bool(top.type_qualname and top.symbol_id and top.qualname.endswith(".__init__"))
+
+
+def _add_receiver_types(
+    refs: list[Reference], typed: Sequence[tuple[int, str | None, str | None]], facts: TypeFacts
+) -> None:
+    """After the sweep (an `__init__` may follow the methods using its attributes): receiver types."""
+    roots = facts.typed_roots()
+    if not roots:
+        return
+    for index, function_id, class_qualname in typed:
+        ref = refs[index]
+        qualifier = ref.qualifier or ""
+        if qualifier.partition(".")[0] not in roots:
+            continue
+        typ = facts.receiver_type(qualifier, function_id, class_qualname)
+        if typ is not None:
+            refs[index] = msgspec.structs.replace(ref, receiver_type=typ)
 
 
 _TYPE_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})

@@ -12,7 +12,8 @@
 
 ; Assignments become variables at module level and fields in class bodies; the
 ; extractor drops the ones inside functions.
-(assignment left: (identifier) @name type: (_)? @return) @def.variable
+; `@value` (a local's right side) feeds receiver_types.py: `m = OrderStateMachine()`.
+(assignment left: (identifier) @name type: (_)? @return right: (_)? @value) @def.variable
 (assignment left: (pattern_list (identifier) @name)) @def.variable
 (assignment left: (tuple_pattern (identifier) @name)) @def.variable
 (assignment left: (list_pattern (identifier) @name)) @def.variable
@@ -32,3 +33,10 @@
 (import_statement) @import
 (import_from_statement) @import
 (future_import_statement) @import
+
+; Receiver types --------------------------------------------------------------
+; `self.x[: T] = value`: read in `__init__` for the type of `self.x` (see receiver_types.py).
+(assignment
+  left: (attribute object: (identifier) @qual attribute: (identifier) @name)
+  type: (_)? @return
+  right: (_)? @value) @bind.attr

@@ -1,0 +1,132 @@
+"""Python receiver types from annotations and constructor calls: the class `x` is in `x.method()`.
+
+No inference: only what a file states. A parameter annotated with a class (`machine: OrderStateMachine`,
+also `Optional[X]`, `X | None`, `"X"`), a local assigned once from a call (`m = OrderStateMachine()`),
+an attribute assigned in `__init__` from a call or an annotated parameter (`self.machine = machine`),
+and a class-level annotated field (`machine: OrderStateMachine`). A constructor is a call of a capitalised
+name (PEP 8 class names); annotations are taken as written. The name is kept as written; the code
+graph resolves it through the file's classes and imports, and keeps only names that turn out to be classes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
+_OPTIONAL = ("Optional[", "typing.Optional[", "t.Optional[")
+_CONFLICT = ""  # a name bound to two different types: no type
+
+
+def plain_type(text: str) -> str | None:
+    """`X` from `X`, `"X"`, `Optional[X]`, `X | None`, `mod.X`; None for anything else (generics, unions)."""
+    t = text.strip().strip("'\"").strip()
+    for prefix in _OPTIONAL:
+        if t.startswith(prefix) and t.endswith("]"):
+            t = t[len(prefix) : -1].strip().strip("'\"").strip()
+            break
+    if "|" in t:
+        parts = [p.strip().strip("'\"") for p in t.split("|")]
+        parts = [p for p in parts if p != "None"]
+        if len(parts) != 1:
+            return None
+        t = parts[0]
+    return t if _DOTTED.fullmatch(t) and t != "None" else None
+
+
+def constructor_type(value: Any) -> str | None:
+    """`X` when `value` is a call of a (dotted) capitalised name `X(...)`, by convention a class (the graph
+    checks that it is one); `x = make_x()` is left out, which keeps most locals off the books."""
+    if value is None or value.type != "call":
+        return None
+    fn = value.child_by_field_name("function")
+    if fn is None or fn.type not in ("identifier", "attribute"):
+        return None
+    raw: bytes = fn.text
+    if not raw.rpartition(b".")[2][:1].isupper():
+        return None
+    text = raw.decode("utf-8", "replace")
+    return text if _DOTTED.fullmatch(text) else None
+
+
+def annotated_params(params: Any) -> dict[str, str]:
+    """Parameter name -> plain annotated type, for the parameters annotated with a class."""
+    out: dict[str, str] = {}
+    for child in params.named_children:
+        if child.type not in ("typed_parameter", "typed_default_parameter"):
+            continue
+        name = child.child_by_field_name("name") or (child.named_children[0] if child.named_child_count else None)
+        typ = child.child_by_field_name("type")
+        if name is None or typ is None or name.type != "identifier":
+            continue
+        plain = plain_type(typ.text.decode("utf-8", "replace"))
+        if plain is not None:
+            out[name.text.decode("utf-8", "replace")] = plain
+    return out
+
+
+def _bind(table: dict[str, str], name: str, typ: str) -> None:
+    old = table.get(name)
+    table[name] = typ if old is None or old == typ else _CONFLICT
+
+
+@dataclass
+class TypeFacts:
+    """What one file states about types, gathered during the extraction sweep."""
+
+    params: dict[str, dict[str, str]] = field(default_factory=dict)  # function id -> param -> type
+    locals: dict[str, dict[str, str]] = field(default_factory=dict)  # function id -> local -> type
+    attrs: dict[str, dict[str, str]] = field(default_factory=dict)  # class qualname -> attribute -> type
+
+    def add_params(self, function_id: str, params: Any, signature: str | None) -> None:
+        if signature and ":" in signature:  # cheap test first: most functions have no annotation
+            found = annotated_params(params)
+            if found:
+                self.params[function_id] = found
+
+    def add_local(self, function_id: str, name: str, value: Any) -> None:
+        typ = constructor_type(value)
+        if typ is not None:
+            _bind(self.locals.setdefault(function_id, {}), name, typ)
+
+    def add_field(self, class_qualname: str, name: str, annotation: str) -> None:
+        typ = plain_type(annotation)
+        if typ is not None:
+            _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
+
+    def add_self_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
+        """`self.name[: T] = value` inside `__init__`."""
+        typ = plain_type(annotation.text.decode("utf-8", "replace")) if annotation is not None else None
+        if typ is None:
+            typ = constructor_type(value)
+        if typ is None and value is not None and value.type == "identifier":
+            typ = self.params.get(method_id, {}).get(value.text.decode("utf-8", "replace"))
+        if typ is not None:
+            _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
+
+    def typed_roots(self) -> set[str]:
+        """Every name a receiver's first part must be for `receiver_type` to find something."""
+        roots = {"self", "cls"} if self.attrs else set()
+        for table in (self.params, self.locals):
+            for names in table.values():
+                roots.update(names)
+        return roots
+
+    def receiver_type(self, qualifier: str, function_id: str | None, class_qualname: str | None) -> str | None:
+        """The type of `qualifier` (`x`, `x.attr`, `self.attr`, `self.attr.sub`): `T`, `T#attr`, or None."""
+        root, *rest = qualifier.split(".")
+        if root in ("self", "cls"):
+            if class_qualname is None or not rest:
+                return None
+            typ = self.attrs.get(class_qualname, {}).get(rest[0])
+            rest = rest[1:]
+        elif function_id is not None:
+            typ = self.locals.get(function_id, {}).get(root) or self.params.get(function_id, {}).get(root)
+        else:
+            return None
+        if not typ:
+            return None
+        if not rest:
+            return typ
+        return f"{typ}#{rest[0]}" if len(rest) == 1 else None

@@ -41,3 +41,19 @@ def test_console_script_runs_as_a_process() -> None:
     done = subprocess.run([sys.executable, "-m", "ctxops_core", "version"], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert "ctxops-contracts" in done.stdout
+
+
+def test_demo_skips_a_line_that_is_not_installed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxops_core import demo
+
+    def needs_missing_line(ctx: demo.DemoContext) -> list[str]:
+        import ctxops_not_a_package  # type: ignore[import-not-found]  # noqa: F401
+
+        return []
+
+    monkeypatch.setattr(demo, "STEPS", [("example", demo.step_example), ("missing", needs_missing_line)])
+    assert demo.main([]) == 0
+    out = capsys.readouterr().out
+    assert "skipped: ctxops_not_a_package is not installed" in out

@@ -12,7 +12,7 @@ lint:
 	uv run ruff format --check .
 
 types:
-	uv run mypy contracts/src packages/*/src
+	uv run mypy contracts/src packages/core/src packages/*/*/src
 
 schemas:
 	uv run python -m ctxops_contracts.schemas --write

@@ -30,7 +30,7 @@ def test_code_query_alone_in_a_clean_venv(tmp_path: Path) -> None:
     if uv is None:
         pytest.skip("uv is not on PATH (pip install uv)")
     wheels = tmp_path / "wheels"
-    for member in ("contracts", "packages/code-scan", "packages/code-graph", "packages/code-query"):
+    for member in ("contracts", "packages/code/code-scan", "packages/code/code-graph", "packages/code/code-query"):
         done = subprocess.run(
             [uv, "build", "--wheel", "--out-dir", str(wheels), str(ROOT / member)],
             capture_output=True,

@@ -22,8 +22,15 @@ ALLOWED_SIBLINGS: dict[str, set[str]] = {
 ALLOWED_SIBLINGS["ctxops"] = set(ALLOWED_SIBLINGS)
 
 
+# The members grouped by line (DESIGN.md section 1): packages/<line>/<member>, core at packages/core.
+LINES = ("code", "memory", "ledger")
+
+
 def member_dirs() -> list[Path]:
-    return [ROOT / "contracts", *sorted(p for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file())]
+    members = [ROOT / "packages" / "core"]
+    for line in LINES:
+        members += sorted(p for p in (ROOT / "packages" / line).iterdir() if (p / "pyproject.toml").is_file())
+    return [ROOT / "contracts", *members]
 
 
 def load_project(directory: Path) -> dict:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-RECORDING = Path(__file__).resolve().parents[3] / "examples" / "sessions" / "claude-code-2.1.332"
+RECORDING = Path(__file__).resolve().parents[4] / "examples" / "sessions" / "claude-code-2.1.332"
 RECORDED_PROJECT = "/tmp/ctxops-record/project"
 
 pytestmark = pytest.mark.skipif(not RECORDING.is_dir(), reason="examples/sessions is not in this checkout")

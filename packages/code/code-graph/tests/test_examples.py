@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from ctxops_code_graph import CodeIndex
 
-MAKE_HISTORY = Path(__file__).resolve().parents[3] / "examples" / "make_history.py"
+MAKE_HISTORY = Path(__file__).resolve().parents[4] / "examples" / "make_history.py"
 
 
 @pytest.fixture(scope="module")

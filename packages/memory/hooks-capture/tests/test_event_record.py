@@ -20,7 +20,7 @@ from ctxops_hooks_capture.jsontext import line
 
 PAYLOADS = Path(__file__).parent / "payloads"
 RECORDED_ROOT = "/home/dev/proj"
-SESSIONS = Path(__file__).resolve().parents[3] / "examples" / "sessions"
+SESSIONS = Path(__file__).resolve().parents[4] / "examples" / "sessions"
 SESSION_ROOT = "/tmp/ctxops-record/project"
 
 _AGENT_OF_FILE = {

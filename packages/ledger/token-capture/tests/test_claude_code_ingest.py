@@ -13,7 +13,7 @@ from ctxops_token_capture.ingest import Sources, ingest
 from ctxops_token_capture.synthetic import write_claude_sessions
 from ctxops_token_capture.totals import totals
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
 RECORDED = REPO / "examples" / "sessions" / "claude-code-2.1.332"
 
 

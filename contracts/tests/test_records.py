@@ -41,6 +41,18 @@ def sample_records() -> list[msgspec.Struct]:
             input_tokens=10,
             attribution=[c.Attribution(tool="Read", files=["a.py"], bytes=100, tokens=25)],
         ),
+        c.ContextRecord(
+            id=c.new_ulid(),
+            ts=NOW,
+            action="guard",
+            agent="claude-code",
+            hook="PostToolUse",
+            tool_name="Bash",
+            command="pytest -q",
+            tokens=120,
+            tokens_before=4800,
+            output_id="out-1",
+        ),
     ]
 
 

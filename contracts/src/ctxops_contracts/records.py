@@ -55,6 +55,7 @@ Confidence = Literal["exact", "import-resolved", "name-only"]
 ParseStatus = Literal["ok", "partial", "fallback", "skipped", "error"]
 UsageSource = Literal["provider-reported", "estimated"]
 UsageOrigin = Literal["transcript", "proxy", "sdk"]
+ContextAction = Literal["inject", "recall", "guard"]
 
 
 class _Record(Struct, frozen=True, kw_only=True):
@@ -159,6 +160,13 @@ class Edge(_Record, frozen=True, kw_only=True):
     confidence: Confidence
     path: RepoPath | None = None
     line: int | None = None
+    resolution: Annotated[
+        str | None,
+        Meta(
+            description="How the target was found: local, self, import, module-qualified, typed-receiver,"
+            " inheritance, constructor, name-only (only name-only edges are uncertain)"
+        ),
+    ] = None
 
 
 class FileRecord(_Record, frozen=True, kw_only=True):
@@ -247,7 +255,32 @@ class UsageRecord(_Record, frozen=True, kw_only=True):
     attribution: list[Attribution] = field(default_factory=list)
 
 
-PERSISTED_RECORDS: tuple[type[Struct], ...] = (AgentEvent, MemoryEntry, QueryResult, UsageRecord)
+class ContextRecord(_Record, frozen=True, kw_only=True):
+    """What ctxops put into an agent's context: memories injected or recalled, or a tool output replaced by
+    a summary. memory-inject appends these; the ledger reads them (the lines never import each other)."""
+
+    schema_version: str = SCHEMA_VERSION
+    id: str
+    ts: UtcDatetime
+    action: ContextAction
+    agent: AgentName | None = None
+    session_id: str | None = None
+    task_id: str | None = None
+    repo: str | None = None
+    hook: Annotated[str | None, Meta(description="SessionStart, UserPromptSubmit, PostToolUse, mcp, cli")] = None
+    memory_ids: list[str] = field(default_factory=list)
+    tokens: Annotated[int, Meta(ge=0, description="tokens that entered the context")] = 0
+    # guard: tokens of the original tool output the summary replaced
+    tokens_before: NonNegative | None = None
+    budget: NonNegative | None = None
+    omitted: NonNegative = 0
+    tool_name: str | None = None
+    command: str | None = None
+    output_id: str | None = None
+    tokenizer: str | None = None
+
+
+PERSISTED_RECORDS: tuple[type[Struct], ...] = (AgentEvent, MemoryEntry, QueryResult, UsageRecord, ContextRecord)
 ALL_RECORDS: tuple[type[Struct], ...] = (
     AgentEvent,
     MemoryEntry,
@@ -259,4 +292,5 @@ ALL_RECORDS: tuple[type[Struct], ...] = (
     QueryResult,
     Attribution,
     UsageRecord,
+    ContextRecord,
 )

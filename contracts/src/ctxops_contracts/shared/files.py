@@ -1,0 +1,81 @@
+"""Atomic writes and whole-line appends: a reader never sees half a file or half a line.
+
+``append_lines`` writes under the file's own lock and fsyncs; when the disk fills mid-write the file is
+cut back to its previous length, so the result is every line or none (the caller decides where to log).
+``atomic_write`` writes a temporary file beside the target and renames it over; the temporary file is
+removed on any failure, so a full disk leaves no orphan behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+
+from .locks import acquire_fd, release_fd
+
+
+def append_lines(path: str | os.PathLike[str], payload: bytes, *, lock_timeout: float = 2.0, fsync: bool = True) -> int:
+    """Append ``payload`` (one or more whole lines, ending in a newline) to ``path``; return bytes written.
+
+    The parent directory is created when missing. Raises :class:`~ctxops_contracts.shared.locks.LockBusy`
+    when another writer holds the file past ``lock_timeout``, and ``OSError`` (after rolling the file back)
+    when the write fails.
+    """
+    if not payload:
+        return 0
+    if not payload.endswith(b"\n"):
+        raise ValueError("append_lines takes whole lines: the payload must end with a newline")
+    name = os.fspath(path)
+    parent = os.path.dirname(name)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        acquire_fd(fd, timeout=lock_timeout, path=name)
+        try:
+            start = os.fstat(fd).st_size
+            try:
+                view = memoryview(payload)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+                if fsync:
+                    os.fsync(fd)
+            except OSError:
+                _truncate_quietly(fd, start)
+                raise
+        finally:
+            release_fd(fd)
+    finally:
+        os.close(fd)
+    return len(payload)
+
+
+def _truncate_quietly(fd: int, size: int) -> None:
+    with contextlib.suppress(OSError):  # the original error is the one worth reporting
+        os.ftruncate(fd, size)
+
+
+def atomic_write(path: str | os.PathLike[str], data: bytes | str, *, mode: int = 0o644, fsync: bool = True) -> None:
+    """Replace the file at ``path`` with ``data`` in one step (temporary file + ``os.replace``)."""
+    name = os.fspath(path)
+    directory = os.path.dirname(name) or "."
+    os.makedirs(directory, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=directory)
+    try:
+        try:
+            view = memoryview(raw)
+            while view:
+                view = view[os.write(fd, view) :]
+            if fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.chmod(tmp, mode)
+        os.replace(tmp, name)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,83 @@
+"""Where things live: the ``.meta/`` layout of a repository and the per-user data directory.
+
+Every package calls :func:`ensure_meta` before its first write under ``.meta/``, so a repository that never
+ran ``ctx init`` still keeps captured events, indexes, logs and saved outputs out of ``git status``,
+while ``.meta/memory/`` (reviewed, committed) stays tracked.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+META_DIR = ".meta"
+MEMORY_DIR = "memory"
+EVENTS_DIR = "events"
+INDEX_DIR = "index"
+LOGS_DIR = "logs"
+OUTPUTS_DIR = "outputs"
+STATE_DIR = ".state"
+CONFIG_FILE = "config.toml"
+
+# Written to .meta/.gitignore: what must never be committed. Memories and config stay tracked.
+IGNORED = (EVENTS_DIR, INDEX_DIR, LOGS_DIR, OUTPUTS_DIR, STATE_DIR, "*.lock", "*.tmp")
+GITIGNORE_TEXT = (
+    "# written by ctxops: derived and captured data stays out of git; memory/ and config.toml are tracked\n"
+    + "".join(f"/{entry}/\n" if "*" not in entry else f"{entry}\n" for entry in IGNORED)
+)
+
+DATA_DIR_ENV = "CTXOPS_DATA_DIR"
+
+
+def meta_dir(root: str) -> str:
+    return os.path.join(root, META_DIR)
+
+
+def meta_path(root: str, *parts: str) -> str:
+    return os.path.join(root, META_DIR, *parts)
+
+
+def ensure_meta(root: str) -> str:
+    """Create ``<root>/.meta`` and its ``.gitignore`` when missing; return the ``.meta`` path.
+
+    An existing ``.meta/.gitignore`` is left as the user has it.
+    """
+    meta = meta_dir(root)
+    ignore = os.path.join(meta, ".gitignore")
+    if os.path.exists(ignore):
+        return meta
+    os.makedirs(meta, exist_ok=True)
+    from .files import atomic_write
+
+    try:
+        fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return meta
+    os.close(fd)
+    atomic_write(ignore, GITIGNORE_TEXT)
+    return meta
+
+
+def user_data_dir() -> str:
+    """The per-user data directory (the ledger, context records): ``$CTXOPS_DATA_DIR`` or the platform's.
+
+    Linux: ``$XDG_DATA_HOME/ctxops`` (default ``~/.local/share/ctxops``); macOS:
+    ``~/Library/Application Support/ctxops``; Windows: ``%LOCALAPPDATA%\\ctxops``. The same places as
+    ``platformdirs.user_data_dir("ctxops")``, without the import.
+    """
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return os.path.expanduser(override)
+    if sys.platform == "win32":  # pragma: no cover
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
+    elif sys.platform == "darwin":  # pragma: no cover
+        base = os.path.expanduser("~/Library/Application Support")
+    else:
+        base = os.environ.get("XDG_DATA_HOME", "").strip() or os.path.expanduser("~/.local/share")
+    return os.path.join(base, "ctxops")
+
+
+def context_records_dir() -> str:
+    """Where memory-inject appends ``ContextRecord`` lines (memories injected or recalled, tool outputs
+    summarized) for the ledger to read: ``<user data dir>/context/``."""
+    return os.path.join(user_data_dir(), "context")

@@ -52,9 +52,29 @@ def _class_of(source: str) -> str:
 _RESOLVE_SQL = f"""
 CREATE OR REPLACE TEMP TABLE cand AS
 WITH RECURSIVE
-typed AS (
+typed_raw AS (
   SELECT rid, path, split_part(receiver_type, '#', 1) AS tname, nullif(split_part(receiver_type, '#', 2), '') AS attr
   FROM pending WHERE receiver_type IS NOT NULL
+),
+typed_fn AS (
+  -- `x = make()` (receiver type `=make`): the function `make` of this file or imported by name ...
+  SELECT t.rid, t.attr, f.path, f.signature FROM typed_raw t
+  JOIN symbols f ON f.path = t.path AND f.parent IS NULL AND f.name = substr(t.tname, 2)
+   AND f.kind = 'function'
+  WHERE t.tname LIKE '=%'
+  UNION ALL
+  SELECT t.rid, t.attr, f.path, f.signature FROM typed_raw t
+  JOIN imports i ON i.path = t.path AND i.target_kind = 'name' AND i.alias = substr(t.tname, 2)
+  JOIN symbols f ON f.path = i.target_path AND f.parent IS NULL AND f.name = i.name AND f.kind = 'function'
+  WHERE t.tname LIKE '=%'
+),
+typed AS (
+  SELECT * FROM typed_raw WHERE tname NOT LIKE '=%'
+  UNION ALL
+  -- ... and its return annotation `-> X`, read in the function's own file.
+  SELECT rid, path, nullif(regexp_extract(regexp_extract(signature, '-> *(.*)$', 1), '{_PLAIN_TYPE_SQL}', 1), '')
+         AS tname, attr
+  FROM typed_fn
 ),
 typed_root AS ({_class_of("typed")}),
 typed_field AS (
@@ -77,7 +97,7 @@ typed_bases(rid, cls, depth, conf) AS (
   WHERE b.depth < {INHERIT_DEPTH}
 ),
 p2_typed AS (
-  SELECT r.rid, s.id AS dst, 23 + b.depth AS prio, b.conf AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 23 + b.depth AS prio, b.conf AS conf, 'typed-receiver' AS res FROM pending r
   JOIN typed_bases b ON b.rid = r.rid
   JOIN symbols s ON s.parent = b.cls AND s.name = r.symbol_name
 ),
@@ -95,44 +115,44 @@ bases(cls, base, depth, conf) AS (
   WHERE b.depth < {INHERIT_DEPTH}
 ),
 p1_inherited AS (
-  SELECT r.rid, s.id AS dst, 10 + b.depth AS prio, b.conf AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 10 + b.depth AS prio, b.conf AS conf, 'inheritance' AS res FROM pending r
   JOIN syms e ON e.id = r.enclosing
   JOIN bases b ON b.cls = e.parent
   JOIN syms s ON s.parent = b.base AND s.name = r.symbol_name
   WHERE r.qualifier IN ('self', 'cls', 'this', 'Self', 'super') AND e.parent IS NOT NULL
 ),
 p1_self AS (
-  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'self' AS res FROM pending r
   JOIN syms e ON e.id = r.enclosing
   JOIN syms s ON s.parent = e.parent AND s.name = r.symbol_name
   WHERE r.qualifier IN ('self', 'cls', 'this', 'Self') AND e.parent IS NOT NULL
 ),
 p1_local AS (
-  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'local' AS res FROM pending r
   JOIN syms s ON s.path = r.path AND s.name = r.symbol_name
   WHERE r.qualifier IS NULL AND r.role <> 'import' AND (s.parent IS NULL OR s.parent = r.enclosing)
 ),
 p1_implicit_this AS (
-  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'self' AS res FROM pending r
   JOIN syms e ON e.id = r.enclosing
   JOIN syms s ON s.parent = e.parent AND s.name = r.symbol_name
   WHERE r.qualifier IS NULL AND r.fam IN ('java', 'c') AND e.parent IS NOT NULL
 ),
 p1_package AS (
   -- Go and Java see the other files of their package (directory) without an import.
-  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'local' AS res FROM pending r
   JOIN syms s ON s.name = r.symbol_name AND s.fam = r.fam AND s.path <> r.path
    AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(r.path, '^(.*)/', 1)
   WHERE r.qualifier IS NULL AND r.role <> 'import' AND r.fam IN ('go', 'java') AND s.parent IS NULL
 ),
 p1_class AS (
-  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'local' AS res FROM pending r
   JOIN syms k ON k.path = r.path AND k.name = r.qualifier AND k.kind IN {_TYPE_KINDS}
   JOIN syms s ON s.parent = k.id AND s.name = r.symbol_name
   WHERE r.qualifier IS NOT NULL
 ),
 p2_name AS (
-  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf, 'import' AS res FROM pending r
   JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.name IS NOT NULL
    AND ((r.role <> 'import' AND r.qualifier IS NULL AND i.alias = r.symbol_name)
         OR (r.role = 'import' AND i.line = r.line AND i.name = r.symbol_name))
@@ -140,15 +160,42 @@ p2_name AS (
    AND s.name = CASE WHEN i.name = 'default' THEN i.alias ELSE i.name END
 ),
 p2_module AS (
-  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf, 'module-qualified' AS res FROM pending r
   JOIN imports i ON i.path = r.path AND i.target_kind = 'module' AND i.alias = r.qualifier
   JOIN syms s ON s.path = i.target_path AND s.parent IS NULL AND s.name = r.symbol_name
 ),
 p2_member AS (
-  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf, 'import' AS res FROM pending r
   JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.alias = r.qualifier
   JOIN syms k ON k.path = i.target_path AND k.parent IS NULL AND k.name = i.name
   JOIN syms s ON s.parent = k.id AND s.name = r.symbol_name
+),
+p2_reexport AS (
+  -- `from pkg import f` where pkg/__init__.py re-exports f (`from .mod import f`): one level followed.
+  SELECT r.rid, s.id AS dst, 21 AS prio, 'import-resolved' AS conf, 'import' AS res FROM pending r
+  JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.name IS NOT NULL
+   AND ((r.role <> 'import' AND r.qualifier IS NULL AND i.alias = r.symbol_name)
+        OR (r.role = 'import' AND i.line = r.line AND i.name = r.symbol_name))
+  JOIN imports x ON x.path = i.target_path AND x.alias = i.name AND x.target_kind = 'name'
+   AND x.target_path <> x.path
+  JOIN syms s ON s.path = x.target_path AND s.parent IS NULL AND s.name = x.name
+),
+p2_module_reexport AS (
+  -- `import pkg; pkg.f()` where pkg/__init__.py re-exports f.
+  SELECT r.rid, s.id AS dst, 21 AS prio, 'import-resolved' AS conf, 'module-qualified' AS res FROM pending r
+  JOIN imports i ON i.path = r.path AND i.target_kind = 'module' AND i.alias = r.qualifier
+  JOIN imports x ON x.path = i.target_path AND x.alias = r.symbol_name AND x.target_kind = 'name'
+   AND x.target_path <> x.path
+  JOIN syms s ON s.path = x.target_path AND s.parent IS NULL AND s.name = x.name
+),
+p2_submodule AS (
+  -- `import os` then `os.path.join()`: a module-valued name the imported module binds (`import x as path`).
+  SELECT r.rid, s.id AS dst, 22 AS prio, 'import-resolved' AS conf, 'module-qualified' AS res FROM pending r
+  JOIN imports i ON i.path = r.path AND i.target_kind = 'module' AND r.qualifier LIKE '%.%'
+   AND i.alias = split_part(r.qualifier, '.', 1)
+  JOIN imports x ON x.path = i.target_path AND x.alias = substr(r.qualifier, length(i.alias) + 2)
+   AND x.target_kind = 'module'
+  JOIN syms s ON s.path = x.target_path AND s.parent IS NULL AND s.name = r.symbol_name
 ),
 wanted AS (SELECT DISTINCT symbol_name AS name FROM pending),
 named AS (SELECT * FROM syms WHERE name IN (SELECT name FROM wanted)),
@@ -163,10 +210,10 @@ p3_unambiguous AS (
   SELECT * FROM p3_pool QUALIFY count(*) OVER (PARTITION BY fam, name, member, rc) <= {NAME_ONLY_CAP}
 ),
 p3 AS (
-  SELECT r.rid, p.id AS dst, 30 AS prio, 'name-only' AS conf FROM pending r
+  SELECT r.rid, p.id AS dst, 30 AS prio, 'name-only' AS conf, 'name-only' AS res FROM pending r
   JOIN p3_unambiguous p ON p.name = r.symbol_name AND p.fam = r.fam AND p.member = (r.qualifier IS NOT NULL)
    AND p.rc = CASE WHEN r.role = 'call' THEN 'call' WHEN r.role IN ('inherit', 'type') THEN 'type' ELSE 'other' END
-  WHERE r.role <> 'import'
+  WHERE r.role NOT IN ('import', 'read')  -- a value use is only recorded when it is resolved for certain
    AND r.rid NOT IN (SELECT rid FROM typed_cls)  -- the receiver's class is known: another class's method is wrong
 ),
 everything AS (
@@ -175,16 +222,26 @@ everything AS (
   UNION ALL SELECT * FROM p1_package
   UNION ALL SELECT * FROM p1_class UNION ALL SELECT * FROM p2_name UNION ALL SELECT * FROM p2_module
   UNION ALL SELECT * FROM p2_member UNION ALL SELECT * FROM p2_typed UNION ALL SELECT * FROM p3
+  UNION ALL SELECT * FROM p2_reexport UNION ALL SELECT * FROM p2_module_reexport UNION ALL SELECT * FROM p2_submodule
 ),
 best AS (
-  SELECT DISTINCT rid, dst, prio, conf FROM everything
-  QUALIFY prio = min(prio) OVER (PARTITION BY rid)
+  SELECT rid, dst, min(prio) AS prio, arg_min(conf, prio) AS conf, arg_min(res, prio) AS res FROM everything
+  GROUP BY rid, dst
+  QUALIFY min(prio) = min(min(prio)) OVER (PARTITION BY rid)
 )
 SELECT * FROM best;
 
 INSERT INTO edges
-SELECT c.rid, coalesce(r.enclosing, r.path), c.dst, r.role, c.conf, r.path, r.line
+SELECT c.rid, coalesce(r.enclosing, r.path), c.dst, r.role, c.conf, r.path, r.line, c.res
 FROM cand c JOIN pending r USING (rid);
+
+-- A certain call of a class also calls its constructor: `K(...)` -> `K.__init__` / `K.__new__`.
+INSERT INTO edges
+SELECT c.rid, coalesce(r.enclosing, r.path), m.id, r.role, c.conf, r.path, r.line, 'constructor'
+FROM cand c JOIN pending r USING (rid)
+JOIN symbols k ON k.id = c.dst AND k.kind = 'class'
+JOIN symbols m ON m.parent = k.id AND m.name IN ('__init__', '__new__')
+WHERE r.role = 'call' AND c.conf <> 'name-only' AND r.fam = 'python';
 """
 
 # File edges of the files in `fe_src` (all files on a full build): imports, plus symbol edges per kind.

@@ -156,6 +156,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         )
                     )
             continue
+        if head == "bind" and sub == "local":
+            if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
+                facts.add_local(top.symbol_id, _text(caps["name"][0]), caps["value"][0])
+            continue
         if head == "bind":
             if facts is not None and top is not None and _in_init(top) and _text(caps["qual"][0]) == "self":
                 ann, value = caps.get("return"), caps.get("value")

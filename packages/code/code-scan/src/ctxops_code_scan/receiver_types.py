@@ -50,6 +50,18 @@ def constructor_type(value: Any) -> str | None:
     return text if _DOTTED.fullmatch(text) else None
 
 
+def value_type(value: Any) -> str | None:
+    """The type a value states: a constructor's class `X`, or `=f` for a call of a plain function `f`
+    (the graph reads `f`'s return annotation, `def f() -> X`); None for anything else."""
+    typ = constructor_type(value)
+    if typ is not None or value is None or value.type != "call":
+        return typ
+    fn = value.child_by_field_name("function")
+    if fn is None or fn.type != "identifier":
+        return None
+    return "=" + fn.text.decode("utf-8", "replace")
+
+
 def annotated_params(params: Any) -> dict[str, str]:
     """Parameter name -> plain annotated type, for the parameters annotated with a class."""
     out: dict[str, str] = {}
@@ -86,7 +98,7 @@ class TypeFacts:
                 self.params[function_id] = found
 
     def add_local(self, function_id: str, name: str, value: Any) -> None:
-        typ = constructor_type(value)
+        typ = value_type(value)
         if typ is not None:
             _bind(self.locals.setdefault(function_id, {}), name, typ)
 
@@ -99,7 +111,7 @@ class TypeFacts:
         """`self.name[: T] = value` inside `__init__`."""
         typ = plain_type(annotation.text.decode("utf-8", "replace")) if annotation is not None else None
         if typ is None:
-            typ = constructor_type(value)
+            typ = value_type(value)
         if typ is None and value is not None and value.type == "identifier":
             typ = self.params.get(method_id, {}).get(value.text.decode("utf-8", "replace"))
         if typ is not None:

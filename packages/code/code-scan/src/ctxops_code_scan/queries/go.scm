@@ -20,6 +20,7 @@
 (field_declaration name: (field_identifier) @name type: (_) @return) @def.field
 (source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
 (source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @def.variable)))
 
 ; References --------------------------------------------------------------
 (call_expression function: (identifier) @name) @ref.call

@@ -29,8 +29,10 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 DEFAULT_PROJECTS = ("flask", "httpx")
@@ -91,7 +93,9 @@ def fetch(spec: str, dest: Path) -> Path:
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
     (root / ".gitignore").write_text(".meta/\n")
     subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=GIT_ENV)
-    subprocess.run(["git", "commit", "-q", "-m", "sdist"], cwd=root, check=True, env={**GIT_ENV, "PATH": "/usr/bin:/bin"})
+    subprocess.run(
+        ["git", "commit", "-q", "-m", "sdist"], cwd=root, check=True, env={**GIT_ENV, "PATH": "/usr/bin:/bin"}
+    )
     return root
 
 
@@ -99,6 +103,17 @@ def _has_pip() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("pip") is not None
+
+
+def source_roots(root: Path) -> list[str]:
+    """Directories holding top-level packages (a package whose parent is none): what `sys.path` would
+    need for jedi to follow the project's absolute imports (`src/`, `examples/tutorial/`, the root)."""
+    roots = {str(root)}
+    for init in root.rglob("__init__.py"):
+        pkg = init.parent
+        if not (pkg.parent / "__init__.py").exists():
+            roots.add(str(pkg.parent))
+    return sorted(roots)
 
 
 def name_column(root: Path, path: str, line: int, name: str) -> int | None:
@@ -113,7 +128,6 @@ def name_column(root: Path, path: str, line: int, name: str) -> int | None:
 def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
     import jedi
     from ctxops_code_graph import CodeIndex
-    from ctxops_code_query.commands import cmd_callers, cmd_refs
     from ctxops_code_query.context import QueryContext
     from ctxops_code_query.graph_backend import open_index
 
@@ -126,7 +140,7 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
         if s.lang == "python" and s.kind in ("function", "method") and not s.name.startswith("__")
     ]
     random.Random(seed).shuffle(symbols)
-    project = jedi.Project(str(root), added_sys_path=[str(root), str(root / "src")], smart_sys_path=False)
+    project = jedi.Project(str(root), added_sys_path=source_roots(root), smart_sys_path=False)
     ctx = QueryContext(root=root, open_index=open_index)
     total = Tally()
     started = time.perf_counter()
@@ -153,27 +167,46 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
                 continue
             truth_refs.add((rel, ref.line))
             lines = ctx.file_lines(rel)
-            after = lines[ref.line - 1][ref.column + len(sym.name) :] if ref.line <= len(lines) else ""
-            if after.lstrip().startswith("("):
+            text = lines[ref.line - 1] if ref.line <= len(lines) else ""
+            after, before = text[ref.column + len(sym.name) :], text[: ref.column]
+            # A call: the name followed by `(`, or a decorator (`@name`, called with the function).
+            if after.lstrip().startswith("(") or before.strip() == "@":
                 truth_calls.add((rel, ref.line))
         if not truth_calls:
             continue
-        t = Tally(functions=1, truth_calls=len(truth_calls), truth_refs=len(truth_refs))
-        callers = cmd_callers(ctx, sym.id)
-        certain = {(h.path, h.line) for h in callers.hits if h.confidence != "name-only"}
-        possible = {(h.path, h.line) for h in callers.hits if h.confidence == "name-only"}
-        t.certain, t.certain_right = len(certain), len(certain & truth_calls)
-        t.certain_found = len(truth_calls & certain)
-        t.all_found = len(truth_calls & (certain | possible))
-        t.possible = len(possible)
-        t.wrong = [f"{sym.qualname} <- {p}:{ln}" for p, ln in sorted(certain - truth_calls)]
-        t.missed = [f"{sym.qualname} <- {p}:{ln}" for p, ln in sorted(truth_calls - certain - possible)]
-        refs = cmd_refs(ctx, sym.id)
-        certain_refs = {(h.path, h.line) for h in refs.hits if h.confidence != "name-only"}
-        t.refs, t.refs_right = len(certain_refs), len(certain_refs & truth_refs)
-        total.add(t)
+        total.add(score(ctx, sym, truth_calls, truth_refs))
     index.close()
     return total
+
+
+def score(
+    ctx: Any,
+    sym: Any,
+    truth_calls: set[tuple[str, int]],
+    truth_refs: set[tuple[str, int]],
+    judged: Callable[[str], bool] = lambda path: True,
+) -> Tally:
+    """`cq callers` and `cq refs` of one definition (by symbol id) against its true call sites and uses;
+    only answers in files the truth covers (`judged`) are scored."""
+    from ctxops_code_query.commands import cmd_callers, cmd_refs
+
+    t = Tally(functions=1, truth_calls=len(truth_calls), truth_refs=len(truth_refs))
+    callers = cmd_callers(ctx, sym.id)
+    certain = {(h.path, h.line) for h in callers.hits if h.confidence != "name-only" and judged(h.path)}
+    possible = {(h.path, h.line) for h in callers.hits if h.confidence == "name-only" and judged(h.path)}
+    t.certain, t.certain_right = len(certain), len(certain & truth_calls)
+    t.certain_found = len(truth_calls & certain)
+    t.all_found = len(truth_calls & (certain | possible))
+    t.possible = len(possible)
+    t.wrong = [f"{sym.qualname} <- {p}:{ln}" for p, ln in sorted(certain - truth_calls)]
+    t.missed = [
+        f"{sym.qualname} <- {p}:{ln}{' (listed as possible)' if (p, ln) in possible else ''}"
+        for p, ln in sorted(truth_calls - certain)
+    ]
+    refs = cmd_refs(ctx, sym.id)
+    certain_refs = {(h.path, h.line) for h in refs.hits if h.confidence != "name-only" and judged(h.path)}
+    t.refs, t.refs_right = len(certain_refs), len(certain_refs & truth_refs)
+    return t
 
 
 def main() -> int:

@@ -197,6 +197,28 @@ p2_submodule AS (
    AND x.target_kind = 'module'
   JOIN syms s ON s.path = x.target_path AND s.parent IS NULL AND s.name = r.symbol_name
 ),
+p1_go_self AS (
+  -- Go: a method's receiver (any name) reaches the other methods of its type, in any file of the package.
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'self' AS res FROM pending r
+  JOIN syms e ON e.id = r.enclosing AND e.kind = 'method'
+  JOIN syms s ON s.fam = 'go' AND s.name = r.symbol_name
+   AND s.qualname = split_part(e.qualname, '.', 1) || '.' || r.symbol_name
+   AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(r.path, '^(.*)/', 1)
+  WHERE r.fam = 'go' AND r.qualifier = 'self'
+),
+p2_go_typed AS (
+  -- Go: `x.M()` with `x` of a stated type T (same package) or pkg.T (through the import of pkg).
+  SELECT r.rid, s.id AS dst, 23 AS prio, 'import-resolved' AS conf, 'typed-receiver' AS res FROM pending r
+  JOIN syms s ON s.fam = 'go' AND s.name = r.symbol_name AND s.qualname = r.receiver_type || '.' || r.symbol_name
+   AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(r.path, '^(.*)/', 1)
+  WHERE r.fam = 'go' AND r.receiver_type IS NOT NULL AND r.receiver_type NOT LIKE '%.%'
+  UNION ALL
+  SELECT r.rid, s.id AS dst, 23 AS prio, 'import-resolved' AS conf, 'typed-receiver' AS res FROM pending r
+  JOIN imports i ON i.path = r.path AND i.alias = split_part(r.receiver_type, '.', 1) AND i.target_path IS NOT NULL
+  JOIN syms s ON s.path = i.target_path AND s.name = r.symbol_name
+   AND s.qualname = split_part(r.receiver_type, '.', 2) || '.' || r.symbol_name
+  WHERE r.fam = 'go' AND r.receiver_type LIKE '%.%'
+),
 wanted AS (SELECT DISTINCT symbol_name AS name FROM pending),
 named AS (SELECT * FROM syms WHERE name IN (SELECT name FROM wanted)),
 p3_pool AS (
@@ -214,7 +236,7 @@ p3 AS (
   JOIN p3_unambiguous p ON p.name = r.symbol_name AND p.fam = r.fam AND p.member = (r.qualifier IS NOT NULL)
    AND p.rc = CASE WHEN r.role = 'call' THEN 'call' WHEN r.role IN ('inherit', 'type') THEN 'type' ELSE 'other' END
   WHERE r.role NOT IN ('import', 'read')  -- a value use is only recorded when it is resolved for certain
-   AND r.rid NOT IN (SELECT rid FROM typed_cls)  -- the receiver's class is known: another class's method is wrong
+   AND r.rid NOT IN (SELECT rid FROM typed_cls) AND r.rid NOT IN (SELECT rid FROM p2_go_typed)  -- the receiver's class is known: another class's method is wrong
 ),
 everything AS (
   SELECT * FROM p1_inherited UNION ALL SELECT * FROM p1_self UNION ALL SELECT * FROM p1_local
@@ -222,6 +244,7 @@ everything AS (
   UNION ALL SELECT * FROM p1_package
   UNION ALL SELECT * FROM p1_class UNION ALL SELECT * FROM p2_name UNION ALL SELECT * FROM p2_module
   UNION ALL SELECT * FROM p2_member UNION ALL SELECT * FROM p2_typed UNION ALL SELECT * FROM p3
+  UNION ALL SELECT * FROM p1_go_self UNION ALL SELECT * FROM p2_go_typed
   UNION ALL SELECT * FROM p2_reexport UNION ALL SELECT * FROM p2_module_reexport UNION ALL SELECT * FROM p2_submodule
 ),
 best AS (

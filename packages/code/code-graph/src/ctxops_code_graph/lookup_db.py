@@ -67,8 +67,8 @@ _LATE_FROM_DUCKDB = {
     "meta": "SELECT key, value FROM meta",
     "files": "SELECT k.fk, f.path, f.lang, f.size, f.mtime_ns, f.content_hash, f.parse_status, f.error,"
     " coalesce(r.rank, 0) FROM files f JOIN snap_fk k USING (path) LEFT JOIN ranks r USING (path)",
-    "edges": "SELECT e.rid, a.sk, b.sk, e.kind, e.confidence, f.fk, e.line, e.resolution FROM edges e JOIN snap_sk b ON b.id = e.dst"
-    " LEFT JOIN snap_sk a ON a.id = e.src JOIN snap_fk f ON f.path = e.path",
+    "edges": "SELECT e.rid, a.sk, b.sk, e.kind, e.confidence, f.fk, e.line, e.resolution FROM edges e"
+    " JOIN snap_sk b ON b.id = e.dst LEFT JOIN snap_sk a ON a.id = e.src JOIN snap_fk f ON f.path = e.path",
     "file_edges": "SELECT a.fk, b.fk, e.kind, e.weight FROM file_edges e JOIN snap_fk a ON a.path = e.src"
     " JOIN snap_fk b ON b.path = e.dst",
 }

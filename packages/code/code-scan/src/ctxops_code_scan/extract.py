@@ -25,7 +25,7 @@ from ctxops_contracts import Reference, Symbol
 from . import lang_rules
 from .imports import read_import
 from .languages import ts_language, ts_query
-from .receiver_types import TypeFacts
+from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
 
@@ -108,7 +108,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     def_name_starts: set[int] = set()
     pending_parents: list[tuple[int, str]] = []  # (index in out.symbols, type qualname) resolved after the sweep
     type_ids: dict[str, str] = {}
-    facts = TypeFacts() if lang == "python" else None
+    facts = TypeFacts() if lang in ("python", "go") else None
     typed_refs: list[tuple[int, str | None, str | None]] = []  # (index in out.references, function id, class)
 
     for start, _order, neg_end, _pattern, main, caps in items:
@@ -124,6 +124,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             qualifier = _qualifier(qual[0]) if qual else None
             if qualifier is not None and top is not None and qualifier == top.receiver_var:
                 qualifier = "self"
+            # `Client().get()`: the receiver is a constructor call, its class stated right there.
+            direct = constructor_type(qual[0]) if facts is not None and qual and qual[0].type == "call" else None
             if facts is not None and qualifier is not None and sub == "call" and qualifier not in _NOT_TYPED:
                 typed_refs.append(
                     (len(out.references), top.symbol_id if top else None, top.type_qualname if top else None)
@@ -137,6 +139,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     role=sub,  # type: ignore[arg-type]
                     enclosing=top.symbol_id if top else None,
                     qualifier=qualifier,
+                    receiver_type=direct,
                 )
             )
             continue
@@ -158,7 +161,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             continue
         if head == "bind" and sub == "local":
             if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
-                facts.add_local(top.symbol_id, _text(caps["name"][0]), caps["value"][0])
+                stated = caps.get("type")
+                if stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`)
+                    facts.add_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
+                else:
+                    facts.add_local(top.symbol_id, _text(caps["name"][0]), caps["value"][0])
             continue
         if head == "bind":
             if facts is not None and top is not None and _in_init(top) and _text(caps["qual"][0]) == "self":
@@ -194,9 +201,14 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         kind = rules.refine_kind(sub, name, top.kind if top else None, node)
         if kind is None:
             value = caps.get("value")
-            if facts is not None and value and value[0].type == "call" and top is not None and top.symbol_id:
-                facts.add_local(top.symbol_id, name, value[0])
+            if facts is not None and top is not None and top.symbol_id:
+                # Every assignment counts: one that states no type still hides a module-level instance.
+                facts.add_local(top.symbol_id, name, value[0] if value else None)
             continue
+        if facts is not None and top is None and kind == "variable":
+            value = caps.get("value")
+            if value:
+                facts.add_module(name, value[0])
         if prefix:
             qualname = _join(top.qualname if top and top.kind in _SCOPES else None, prefix + "." + name)
             type_qualname: str | None = _join(top.qualname if top and top.kind in _SCOPES else None, prefix)

@@ -59,7 +59,8 @@ def value_type(value: Any) -> str | None:
     fn = value.child_by_field_name("function")
     if fn is None or fn.type != "identifier":
         return None
-    return "=" + fn.text.decode("utf-8", "replace")
+    raw: bytes = fn.text
+    return "=" + raw.decode("utf-8", "replace")
 
 
 def annotated_params(params: Any) -> dict[str, str]:
@@ -83,6 +84,11 @@ def _bind(table: dict[str, str], name: str, typ: str) -> None:
     table[name] = typ if old is None or old == typ else _CONFLICT
 
 
+def _binds(params: str, name: str) -> bool:
+    """True when a parameter list (as written) has a parameter `name`."""
+    return re.search(rf"[(,*\s]{re.escape(name)}\s*[:=,)]", params) is not None
+
+
 @dataclass
 class TypeFacts:
     """What one file states about types, gathered during the extraction sweep."""
@@ -90,17 +96,32 @@ class TypeFacts:
     params: dict[str, dict[str, str]] = field(default_factory=dict)  # function id -> param -> type
     locals: dict[str, dict[str, str]] = field(default_factory=dict)  # function id -> local -> type
     attrs: dict[str, dict[str, str]] = field(default_factory=dict)  # class qualname -> attribute -> type
+    module: dict[str, str] = field(default_factory=dict)  # module-level name -> type
+    param_names: dict[str, str] = field(default_factory=dict)  # function id -> its parameter list, as written
 
     def add_params(self, function_id: str, params: Any, signature: str | None) -> None:
         if signature and ":" in signature:  # cheap test first: most functions have no annotation
             found = annotated_params(params)
             if found:
                 self.params[function_id] = found
+        if signature and signature != "()":
+            self.param_names[function_id] = signature
 
     def add_local(self, function_id: str, name: str, value: Any) -> None:
+        if value is not None and value.type == "none":
+            return  # `x = None` first, the real value later: no type of its own
         typ = value_type(value)
-        if typ is not None:
-            _bind(self.locals.setdefault(function_id, {}), name, typ)
+        _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
+
+    def add_stated(self, function_id: str, name: str, written: str) -> None:
+        """Go: a local or parameter of a written type (`*T`, `T`, `pkg.T`, `T[int]`): its named type."""
+        typ = written.lstrip("*&").split("[", 1)[0].strip()
+        _bind(self.locals.setdefault(function_id, {}), name, typ if _DOTTED.fullmatch(typ) else _CONFLICT)
+
+    def add_module(self, name: str, value: Any) -> None:
+        """A module-level `name = K(...)`: the type of `name` in the file's functions that do not bind it."""
+        typ = value_type(value)
+        _bind(self.module, name, typ if typ is not None else _CONFLICT)
 
     def add_field(self, class_qualname: str, name: str, annotation: str) -> None:
         typ = plain_type(annotation)
@@ -122,7 +143,8 @@ class TypeFacts:
         roots = {"self", "cls"} if self.attrs else set()
         for table in (self.params, self.locals):
             for names in table.values():
-                roots.update(names)
+                roots.update(n for n, t in names.items() if t)
+        roots.update(n for n, t in self.module.items() if t)
         return roots
 
     def receiver_type(self, qualifier: str, function_id: str | None, class_qualname: str | None) -> str | None:
@@ -134,9 +156,17 @@ class TypeFacts:
             typ = self.attrs.get(class_qualname, {}).get(rest[0])
             rest = rest[1:]
         elif function_id is not None:
-            typ = self.locals.get(function_id, {}).get(root) or self.params.get(function_id, {}).get(root)
+            local = self.locals.get(function_id, {})
+            if root in local:
+                typ = local[root]
+            elif root in self.params.get(function_id, {}):
+                typ = self.params[function_id][root]
+            elif root in self.module and not _binds(self.param_names.get(function_id, ""), root):
+                typ = self.module[root]
+            else:
+                return None
         else:
-            return None
+            typ = self.module.get(root)
         if not typ:
             return None
         if not rest:

@@ -52,6 +52,7 @@ class Tally:
     refs_right: int = 0
     wrong: list[str] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
+    wrong_refs: list[str] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
         for name in ("functions", "truth_calls", "certain", "certain_right", "certain_found", "all_found"):
@@ -60,6 +61,7 @@ class Tally:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.wrong += other.wrong
         self.missed += other.missed
+        self.wrong_refs += other.wrong_refs
 
     def line(self, label: str) -> str:
         def ratio(a: int, b: int) -> str:
@@ -206,6 +208,7 @@ def score(
     refs = cmd_refs(ctx, sym.id)
     certain_refs = {(h.path, h.line) for h in refs.hits if h.confidence != "name-only" and judged(h.path)}
     t.refs, t.refs_right = len(certain_refs), len(certain_refs & truth_refs)
+    t.wrong_refs = [f"{sym.qualname} <- {p}:{ln}" for p, ln in sorted(certain_refs - truth_refs)]
     return t
 
 
@@ -229,7 +232,7 @@ def main() -> int:
             print(f"{root.name}:")
             tally = measure(root, args.sample, args.seed, args.budget)
             print("  " + tally.line(root.name))
-            for what, items in (("wrong", tally.wrong), ("missed", tally.missed)):
+            for what, items in (("wrong", tally.wrong), ("missed", tally.missed), ("wrong ref", tally.wrong_refs)):
                 for item in items[: args.show]:
                     print(f"    {what}: {item}")
             grand.add(tally)

@@ -107,7 +107,7 @@ def main() -> int:
             total.add(score(ctx, syms[0], calls[(path, line)], refs[(path, line)], judged=checked.__contains__))
         index.close()
         print(total.line("go (go/types)"))
-        for what, items in (("wrong", total.wrong), ("missed", total.missed)):
+        for what, items in (("wrong", total.wrong), ("missed", total.missed), ("wrong ref", total.wrong_refs)):
             for item in items[: args.show]:
                 print(f"    {what}: {item}")
     return 0

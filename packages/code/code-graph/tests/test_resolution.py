@@ -52,6 +52,24 @@ def main():
         d.fetch("v")
     register(cb=flash)
     other.get(2)
+
+
+shared = Client()
+Client().fetch(3)
+
+
+def later(app):
+    shared.get(4)
+    app.get(5)
+
+
+def shadow(shared):
+    shared.get(6)
+
+
+def rebinds():
+    shared = 2
+    shared.get(7)
 """,
 }
 
@@ -79,13 +97,19 @@ def test_every_edge_says_how_it_was_resolved(index: CodeIndex) -> None:
         ("pkg/__init__.py", 1): "import",
     }
     get = "python pkg/helpers.py Client.get()."
-    assert _sites(index, get) == {("app.py", 11): "typed-receiver"}  # c = make() -> Client
+    # c = make() -> Client; a module-level instance where nothing hides it, not where a parameter or a
+    # local assignment of the same name does (app.get(5), shared.get(6), shared.get(7))
+    assert _sites(index, get) == {("app.py", 11): "typed-receiver", ("app.py", 23): "typed-receiver"}
     assert ("app.py", 15) in _sites(index, get, certain_only=False)  # other.get(2): a name-only guess
     fetch = "python pkg/helpers.py Client.fetch()."
-    assert _sites(index, fetch) == {("pkg/helpers.py", 9): "self", ("app.py", 13): "typed-receiver"}  # with-as
+    assert _sites(index, fetch) == {
+        ("pkg/helpers.py", 9): "self",
+        ("app.py", 13): "typed-receiver",  # with Client() as d
+        ("app.py", 19): "typed-receiver",  # Client().fetch(3)
+    }
     init = "python pkg/helpers.py Client.__init__()."
     assert set(_sites(index, init).values()) == {"constructor"}
-    assert len(_sites(index, init)) == 2
+    assert len(_sites(index, init)) == 4
 
 
 def test_a_stdlib_import_never_lands_in_a_same_named_subpackage(index: CodeIndex) -> None:
@@ -122,7 +146,10 @@ GO = {
     "main.go": 'package main\n\nimport (\n\t"context"\n\t"errors"\n\t"example.com/app/util"\n)\n\n'
     "var (\n\tone = 1\n\ttwo, three int\n)\n\nfunc main() {\n\tutil.Do(context.Background())\n"
     '\t_ = errors.New("x")\n}\n',
-    "util/util.go": "package util\n\nfunc Do(x any) {}\n",
+    "util/util.go": "package util\n\nfunc Do(x any) {}\n\ntype W struct{}\n\nfunc (w W) Run() {}\n",
+    "shapes/a.go": 'package shapes\n\nimport "example.com/app/util"\n\ntype T struct{}\n\n'
+    "func f(p *T) {\n\tx := &T{}\n\tx.M()\n\tvar y T\n\ty.M()\n\tp.N()\n\tw := util.W{}\n\tw.Run()\n}\n",
+    "shapes/b.go": "package shapes\n\nfunc (me *T) M() { me.N() }\n\nfunc (T) N() {}\n",
     # Look-alikes of standard-library packages (as /usr/share/gocode holds them side by side).
     "third/golang.org/x/net/context/context.go": "package context\n\nfunc Background() int { return 0 }\n",
     "third/github.com/pkg/errors/errors.go": "package errors\n\nfunc New(s string) error { return nil }\n",
@@ -141,4 +168,14 @@ def test_go_imports_and_definitions(tmp_path: Path) -> None:
     assert [(h.edge.path, h.edge.resolution) for h in do] == [("main.go", "module-qualified")]
     assert idx.callers("go third/golang.org/x/net/context/context.go Background().", 1, certain_only=True) == []
     assert [s.qualname for s in idx.definitions("Color.Green")] == ["Color.Green"]
+
+    def sites(symbol_id: str) -> set[tuple[str | None, int | None, str | None]]:
+        return {(h.edge.path, h.edge.line, h.edge.resolution) for h in idx.callers(symbol_id, 1, certain_only=True)}
+
+    assert sites("go shapes/b.go T.M().") == {
+        ("shapes/a.go", 9, "typed-receiver"),
+        ("shapes/a.go", 11, "typed-receiver"),
+    }
+    assert sites("go shapes/b.go T.N().") == {("shapes/a.go", 12, "typed-receiver"), ("shapes/b.go", 3, "self")}
+    assert sites("go util/util.go W.Run().") == {("shapes/a.go", 14, "typed-receiver")}
     idx.close()

@@ -236,7 +236,8 @@ p3 AS (
   JOIN p3_unambiguous p ON p.name = r.symbol_name AND p.fam = r.fam AND p.member = (r.qualifier IS NOT NULL)
    AND p.rc = CASE WHEN r.role = 'call' THEN 'call' WHEN r.role IN ('inherit', 'type') THEN 'type' ELSE 'other' END
   WHERE r.role NOT IN ('import', 'read')  -- a value use is only recorded when it is resolved for certain
-   AND r.rid NOT IN (SELECT rid FROM typed_cls) AND r.rid NOT IN (SELECT rid FROM p2_go_typed)  -- the receiver's class is known: another class's method is wrong
+   -- the receiver's class is known: another class's method is wrong
+   AND r.rid NOT IN (SELECT rid FROM typed_cls) AND r.rid NOT IN (SELECT rid FROM p2_go_typed)
 ),
 everything AS (
   SELECT * FROM p1_inherited UNION ALL SELECT * FROM p1_self UNION ALL SELECT * FROM p1_local

@@ -44,6 +44,15 @@ def _class_of(source: str) -> str:
    AND i.alias = split_part(t.tname, '.', 1)
   JOIN symbols k ON k.path = i.target_path AND k.parent IS NULL AND k.name = split_part(t.tname, '.', 2)
    AND k.kind IN {_TYPE_KINDS}
+  UNION ALL
+  -- ... and through one re-export of the imported package (`from flask import Blueprint`, `flask.Blueprint`)
+  SELECT t.rid, t.attr, k.id AS cls FROM {source} t
+  JOIN imports i ON i.path = t.path AND (
+       (i.target_kind = 'name' AND i.alias = t.tname)
+    OR (i.target_kind = 'module' AND t.tname LIKE '%.%' AND i.alias = split_part(t.tname, '.', 1)))
+  JOIN imports x ON x.path = i.target_path AND x.target_kind = 'name' AND x.target_path <> x.path
+   AND x.alias = CASE WHEN i.target_kind = 'name' THEN i.name ELSE split_part(t.tname, '.', 2) END
+  JOIN symbols k ON k.path = x.target_path AND k.parent IS NULL AND k.name = x.name AND k.kind IN {_TYPE_KINDS}
 """
 
 
@@ -101,11 +110,15 @@ p2_typed AS (
   JOIN typed_bases b ON b.rid = r.rid
   JOIN symbols s ON s.parent = b.cls AND s.name = r.symbol_name
 ),
+self_cls AS (
+  -- The class `self` means: the enclosing method's, also from a function nested in a method.
+  SELECT r.rid, CASE WHEN p.kind IN ('method', 'function') THEN p.parent ELSE e.parent END AS cls
+  FROM pending r JOIN syms e ON e.id = r.enclosing LEFT JOIN symbols p ON p.id = e.parent
+  WHERE r.qualifier IN ('self', 'cls', 'this', 'Self', 'super') AND e.parent IS NOT NULL
+),
 bases(cls, base, depth, conf) AS (
   SELECT src, dst, 1, confidence FROM inh
-  WHERE src IN (
-    SELECT e.parent FROM pending r JOIN syms e ON e.id = r.enclosing
-    WHERE r.qualifier IN ('self', 'cls', 'this', 'Self', 'super'))
+  WHERE src IN (SELECT cls FROM self_cls)
   UNION ALL
   SELECT b.cls, e.dst, b.depth + 1,
          CASE WHEN b.conf = 'name-only' OR e.confidence = 'name-only' THEN 'name-only'
@@ -116,16 +129,15 @@ bases(cls, base, depth, conf) AS (
 ),
 p1_inherited AS (
   SELECT r.rid, s.id AS dst, 10 + b.depth AS prio, b.conf AS conf, 'inheritance' AS res FROM pending r
-  JOIN syms e ON e.id = r.enclosing
-  JOIN bases b ON b.cls = e.parent
+  JOIN self_cls c ON c.rid = r.rid
+  JOIN bases b ON b.cls = c.cls
   JOIN syms s ON s.parent = b.base AND s.name = r.symbol_name
-  WHERE r.qualifier IN ('self', 'cls', 'this', 'Self', 'super') AND e.parent IS NOT NULL
 ),
 p1_self AS (
   SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'self' AS res FROM pending r
-  JOIN syms e ON e.id = r.enclosing
-  JOIN syms s ON s.parent = e.parent AND s.name = r.symbol_name
-  WHERE r.qualifier IN ('self', 'cls', 'this', 'Self') AND e.parent IS NOT NULL
+  JOIN self_cls c ON c.rid = r.rid
+  JOIN syms s ON s.parent = c.cls AND s.name = r.symbol_name
+  WHERE r.qualifier IN ('self', 'cls', 'this', 'Self')
 ),
 p1_local AS (
   SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'local' AS res FROM pending r

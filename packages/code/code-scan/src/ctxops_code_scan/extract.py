@@ -122,8 +122,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 continue
             qual = caps.get("qual")
             qualifier = _qualifier(qual[0]) if qual else None
-            if qualifier is not None and top is not None and qualifier == top.receiver_var:
-                qualifier = "self"
+            if qualifier is not None and top is not None and top.receiver_var:
+                if qualifier == top.receiver_var:
+                    qualifier = "self"
+                elif qualifier.startswith(top.receiver_var + "."):  # Go `e.x.Set()`: a field of the receiver
+                    qualifier = "self" + qualifier[len(top.receiver_var) :]
             # `Client().get()`: the receiver is a constructor call, its class stated right there.
             direct = constructor_type(qual[0]) if facts is not None and qual and qual[0].type == "call" else None
             if facts is not None and qualifier is not None and sub == "call" and qualifier not in _NOT_TYPED:
@@ -229,6 +232,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if facts is not None:
             if kind in ("function", "method") and params:
                 facts.add_params(sid, params[0], signature)
+            elif kind == "class" and params and lang == "python":
+                facts.add_bases(qualname, _text(params[0]))
             elif kind == "field" and ret and top is not None:
                 facts.add_field(top.qualname, name, _text(ret[0]))
         out.symbols.append(
@@ -275,18 +280,23 @@ def _add_receiver_types(
 ) -> None:
     """After the sweep (an `__init__` may follow the methods using its attributes): receiver types."""
     roots = facts.typed_roots()
-    if not roots:
-        return
     for index, function_id, class_qualname in typed:
         ref = refs[index]
         qualifier = ref.qualifier or ""
-        if qualifier.partition(".")[0] not in roots:
-            continue
-        typ = facts.receiver_type(qualifier, function_id, class_qualname)
+        typ = (
+            facts.receiver_type(qualifier, function_id, class_qualname)
+            if qualifier.partition(".")[0] in roots
+            else None
+        )
+        if typ is None and qualifier.rpartition(".")[2][:1].isupper() and _CLASS_NAME.fullmatch(qualifier):
+            # `View.as_view()`, `flask.Blueprint.m()`: a class-named receiver, looked up on the class and its
+            # bases (the graph keeps it only if the name resolves to a class).
+            typ = qualifier
         if typ is not None:
             refs[index] = msgspec.structs.replace(ref, receiver_type=typ)
 
 
+_CLASS_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _TYPE_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
 _LEAF_KINDS = frozenset({"variable", "constant", "field", "type", "macro"})
 

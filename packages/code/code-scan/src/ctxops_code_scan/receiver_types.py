@@ -98,6 +98,7 @@ class TypeFacts:
     attrs: dict[str, dict[str, str]] = field(default_factory=dict)  # class qualname -> attribute -> type
     module: dict[str, str] = field(default_factory=dict)  # module-level name -> type
     param_names: dict[str, str] = field(default_factory=dict)  # function id -> its parameter list, as written
+    bases: dict[str, list[str]] = field(default_factory=dict)  # class qualname -> its bases as written
 
     def add_params(self, function_id: str, params: Any, signature: str | None) -> None:
         if signature and ":" in signature:  # cheap test first: most functions have no annotation
@@ -124,7 +125,7 @@ class TypeFacts:
         _bind(self.module, name, typ if typ is not None else _CONFLICT)
 
     def add_field(self, class_qualname: str, name: str, annotation: str) -> None:
-        typ = plain_type(annotation)
+        typ = plain_type(annotation.lstrip("*"))  # Go fields: `x *T` has the type T
         if typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
 
@@ -140,12 +141,30 @@ class TypeFacts:
 
     def typed_roots(self) -> set[str]:
         """Every name a receiver's first part must be for `receiver_type` to find something."""
-        roots = {"self", "cls"} if self.attrs else set()
+        roots = {"self", "cls"} if self.attrs else set()  # (class-named receivers are handled apart)
         for table in (self.params, self.locals):
             for names in table.values():
                 roots.update(n for n, t in names.items() if t)
         roots.update(n for n, t in self.module.items() if t)
         return roots
+
+    def add_bases(self, class_qualname: str, superclasses: str) -> None:
+        """A class's bases as written (`(Base, mod.Other)`): attributes set in a base's `__init__` of the
+        same file are the subclass's too."""
+        self.bases[class_qualname] = [b.strip() for b in superclasses.strip("()").split(",") if b.strip()]
+
+    def _attr(self, class_qualname: str, name: str) -> str | None:
+        todo, seen = [class_qualname], set()
+        while todo and len(seen) < 8:
+            cls = todo.pop(0)
+            if cls in seen:
+                continue
+            seen.add(cls)
+            typ = self.attrs.get(cls, {}).get(name)
+            if typ is not None:
+                return typ
+            todo.extend(b for b in self.bases.get(cls, ()) if b in self.attrs or b in self.bases)
+        return None
 
     def receiver_type(self, qualifier: str, function_id: str | None, class_qualname: str | None) -> str | None:
         """The type of `qualifier` (`x`, `x.attr`, `self.attr`, `self.attr.sub`): `T`, `T#attr`, or None."""
@@ -153,7 +172,7 @@ class TypeFacts:
         if root in ("self", "cls"):
             if class_qualname is None or not rest:
                 return None
-            typ = self.attrs.get(class_qualname, {}).get(rest[0])
+            typ = self._attr(class_qualname, rest[0])
             rest = rest[1:]
         elif function_id is not None:
             local = self.locals.get(function_id, {})

@@ -5,7 +5,9 @@ Only the writer opens it (under the index lock); readers use the SQLite lookup s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +52,11 @@ def _class_of(source: str) -> str:
   JOIN imports i ON i.path = t.path AND (
        (i.target_kind = 'name' AND i.alias = t.tname)
     OR (i.target_kind = 'module' AND t.tname LIKE '%.%' AND i.alias = split_part(t.tname, '.', 1)))
-  JOIN imports x ON x.path = i.target_path AND x.target_kind = 'name' AND x.target_path <> x.path
-   AND x.alias = CASE WHEN i.target_kind = 'name' THEN i.name ELSE split_part(t.tname, '.', 2) END
-  JOIN symbols k ON k.path = x.target_path AND k.parent IS NULL AND k.name = x.name AND k.kind IN {_TYPE_KINDS}
+  JOIN imports x ON x.path = i.target_path AND (x.target_kind = 'name' OR x.name = '*') AND x.target_path <> x.path
+   AND (x.alias = CASE WHEN i.target_kind = 'name' THEN i.name ELSE split_part(t.tname, '.', 2) END OR x.name = '*')
+  JOIN symbols k ON k.path = x.target_path AND k.parent IS NULL AND k.kind IN {_TYPE_KINDS}
+   AND k.name = CASE WHEN x.name <> '*' THEN x.name
+                     WHEN i.target_kind = 'name' THEN i.name ELSE split_part(t.tname, '.', 2) END
 """
 
 
@@ -188,17 +192,21 @@ p2_reexport AS (
   JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.name IS NOT NULL
    AND ((r.role <> 'import' AND r.qualifier IS NULL AND i.alias = r.symbol_name)
         OR (r.role = 'import' AND i.line = r.line AND i.name = r.symbol_name))
-  JOIN imports x ON x.path = i.target_path AND x.alias = i.name AND x.target_kind = 'name'
+  JOIN imports x ON x.path = i.target_path AND (x.alias = i.name OR x.name = '*')
+   AND (x.target_kind = 'name' OR x.name = '*')
    AND x.target_path <> x.path
-  JOIN syms s ON s.path = x.target_path AND s.parent IS NULL AND s.name = x.name
+  JOIN syms s ON s.path = x.target_path AND s.parent IS NULL
+   AND s.name = CASE WHEN x.name = '*' THEN i.name ELSE x.name END
 ),
 p2_module_reexport AS (
   -- `import pkg; pkg.f()` where pkg/__init__.py re-exports f.
   SELECT r.rid, s.id AS dst, 21 AS prio, 'import-resolved' AS conf, 'module-qualified' AS res FROM pending r
   JOIN imports i ON i.path = r.path AND i.target_kind = 'module' AND i.alias = r.qualifier
-  JOIN imports x ON x.path = i.target_path AND x.alias = r.symbol_name AND x.target_kind = 'name'
+  JOIN imports x ON x.path = i.target_path AND (x.alias = r.symbol_name OR x.name = '*')
+   AND (x.target_kind = 'name' OR x.name = '*')
    AND x.target_path <> x.path
-  JOIN syms s ON s.path = x.target_path AND s.parent IS NULL AND s.name = x.name
+  JOIN syms s ON s.path = x.target_path AND s.parent IS NULL
+   AND s.name = CASE WHEN x.name = '*' THEN r.symbol_name ELSE x.name END
 ),
 p2_submodule AS (
   -- `import os` then `os.path.join()`: a module-valued name the imported module binds (`import x as path`).
@@ -305,6 +313,47 @@ WHERE s.path <> e.path AND e.kind <> 'import' AND e.path IN (SELECT path FROM fe
 """
 
 
+# Branches a batch of references may not need: planning the whole statement costs more than running it on
+# a small delta, so `resolve` leaves out what its pending references cannot use (stubs keep the names).
+_EDGE_STUB = (
+    "SELECT NULL::BIGINT AS rid, NULL::VARCHAR AS dst, 0 AS prio, NULL::VARCHAR AS conf, NULL::VARCHAR AS res"
+    " WHERE false"
+)
+_BRANCHES: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
+    "typed": (
+        ("typed_raw", "typed_fn", "typed", "typed_root", "typed_field", "typed_leaf", "typed_bases"),
+        {"typed_cls": "SELECT NULL::BIGINT AS rid, NULL::VARCHAR AS cls WHERE false", "p2_typed": _EDGE_STUB},
+    ),
+    "self": (("self_cls", "bases"), {"p1_inherited": _EDGE_STUB, "p1_self": _EDGE_STUB}),
+    "go": ((), {"p1_go_self": _EDGE_STUB, "p2_go_typed": _EDGE_STUB}),
+    "python": ((), {"p2_reexport": _EDGE_STUB, "p2_module_reexport": _EDGE_STUB, "p2_submodule": _EDGE_STUB}),
+}
+_CTE_HEAD = re.compile(r"^(\w+)(?:\([^)]*\))? AS \(", re.MULTILINE)
+
+
+@cache
+def _resolve_sql(needed: frozenset[str]) -> list[str]:
+    """`_RESOLVE_SQL`'s statements with the branches of groups not in `needed` left out."""
+    statements = _split(_RESOLVE_SQL)
+    first = statements[0]
+    start = first.index("WITH RECURSIVE\n") + len("WITH RECURSIVE\n")
+    end = first.index("\nSELECT * FROM best")
+    heads = list(_CTE_HEAD.finditer(first, start, end))
+    blocks = {
+        m.group(1): first[m.start() : (heads[i + 1].start() if i + 1 < len(heads) else end)]
+        for i, m in enumerate(heads)
+    }
+    for group, (dropped, stubbed) in _BRANCHES.items():
+        if group in needed:
+            continue
+        for name in dropped:
+            blocks.pop(name)
+        for name, stub in stubbed.items():
+            blocks[name] = f"{name} AS ({stub}),\n"
+    body = "".join(blocks.values())
+    return [first[:start] + body.rstrip().rstrip(",") + first[end:], *statements[1:]]
+
+
 def connect(path: Path, memory_limit: str | None = None) -> Any:
     import duckdb
 
@@ -355,8 +404,19 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
         if not all_refs and con.execute("SELECT count(*) FROM pending").fetchone()[0] == 0:
             continue
         con.execute("CREATE OR REPLACE TEMP TABLE inh AS SELECT src, dst, confidence FROM edges WHERE kind = 'inherit'")
-        for statement in _split(_RESOLVE_SQL):
+        for statement in _resolve_sql(_needed(con) if not all_refs else frozenset(_BRANCHES)):
             con.execute(statement)
+
+
+def _needed(con: Any) -> frozenset[str]:
+    """The branch groups the pending references can use."""
+    typed, selfish, go, python = con.execute(
+        "SELECT count(receiver_type) > 0,"
+        " count(*) FILTER (WHERE qualifier IN ('self', 'cls', 'this', 'Self', 'super')) > 0,"
+        " count(*) FILTER (WHERE fam = 'go') > 0, count(*) FILTER (WHERE fam = 'python') > 0 FROM pending"
+    ).fetchone()
+    flags = {"typed": typed, "self": selfish, "go": go, "python": python}
+    return frozenset(name for name, on in flags.items() if on)
 
 
 def rebuild_file_edges(con: Any, sources: Sequence[str] | None = None, gone: Sequence[str] = ()) -> None:

@@ -165,6 +165,12 @@ def _through_imports(
         nxt = rest[1:] if binds_module else [name, *rest[1:]]
         if nxt:
             out.extend(_through_imports(con, target, nxt, hops - 1, seen))
+    if not out:  # `from ._models import *`
+        for (target,) in con.execute(
+            "SELECT target_fk FROM imports WHERE fk = ? AND name = '*' AND target_fk IS NOT NULL AND target_fk <> ?",
+            (fk, fk),
+        ).fetchall():
+            out.extend(_through_imports(con, target, rest, hops - 1, seen))
     return out
 
 

@@ -154,7 +154,8 @@ class TypeFacts:
         self.bases[class_qualname] = [b.strip() for b in superclasses.strip("()").split(",") if b.strip()]
 
     def _attr(self, class_qualname: str, name: str) -> str | None:
-        todo, seen = [class_qualname], set()
+        todo: list[str] = [class_qualname]
+        seen: set[str] = set()
         while todo and len(seen) < 8:
             cls = todo.pop(0)
             if cls in seen:

@@ -19,7 +19,15 @@ MCP_NAME = "ctxops"
 AGENT_NAMES = ("claude-code", "codex", "gemini", "cursor")
 
 # Claude Code (hooks reference, checked for 2.1.x): the events core's `ctx hook` acts on.
-CLAUDE_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "PreCompact", "Stop", "SessionEnd")
+CLAUDE_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PreCompact",
+    "Stop",
+    "SessionEnd",
+)
 CLAUDE_TOOL_EVENTS = {"PostToolUse", "PostToolUseFailure"}
 # Codex CLI hooks.json (developers.openai.com/codex/hooks): same shape as Claude Code's.
 CODEX_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "Stop")
@@ -82,7 +90,9 @@ def _is_ours(handler: Any, command: str) -> bool:
     return isinstance(handler, dict) and handler.get("command") == command
 
 
-def _add_grouped_hooks(doc: Doc, events: tuple[str, ...], tool_events: set[str], command: str, *, named: bool, any_tool: str) -> Doc:
+def _add_grouped_hooks(
+    doc: Doc, events: tuple[str, ...], tool_events: set[str], command: str, *, named: bool, any_tool: str
+) -> Doc:
     out = copy.deepcopy(doc)
     hooks = out.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -116,8 +126,9 @@ def _remove_grouped_hooks(doc: Doc, command: str) -> Doc:
                 handlers = [h for h in group["hooks"] if not _is_ours(h, command)]
                 if not handlers and len(handlers) != len(group["hooks"]):
                     continue
-                group = {**group, "hooks": handlers}
-            kept.append(group)
+                kept.append({**group, "hooks": handlers})
+            else:
+                kept.append(group)
         if kept:
             hooks[event] = kept
         else:
@@ -225,7 +236,9 @@ def json_files(agent: str) -> list[JsonFile]:
                 agent,
                 ".codex/hooks.json",
                 False,
-                lambda d, w: _add_grouped_hooks(d, CODEX_EVENTS, CODEX_TOOL_EVENTS, w.hook("codex"), named=False, any_tool=".*"),
+                lambda d, w: _add_grouped_hooks(
+                    d, CODEX_EVENTS, CODEX_TOOL_EVENTS, w.hook("codex"), named=False, any_tool=".*"
+                ),
                 lambda d, w: _remove_grouped_hooks(d, w.hook("codex")),
             )
         ]

@@ -69,7 +69,7 @@ def _reachable(command: str) -> bool:
         word = shlex.split(command)[0]
     except (ValueError, IndexError):
         return False
-    return bool(shutil.which(word)) or (os.path.isabs(word) and os.access(word, os.X_OK))
+    return bool(shutil.which(word)) or (Path(word).is_absolute() and os.access(word, os.X_OK))
 
 
 def check_agents(root: Path, report: Report) -> None:
@@ -83,11 +83,9 @@ def check_agents(root: Path, report: Report) -> None:
             try:
                 doc = jsonc.load(path.read_text(encoding="utf-8"), path=spec.path, allow_comments=spec.allow_comments)
             except jsonc.HasComments:
-                from .jsonc import strip_comments
-
                 import json
 
-                doc = json.loads(strip_comments(path.read_text(encoding="utf-8"))[0])
+                doc = json.loads(jsonc.strip_comments(path.read_text(encoding="utf-8"))[0])
             except (jsonc.BadJson, OSError) as exc:
                 report.problem(agent, str(exc), f"fix {spec.path} by hand, then `ctx init --agent {agent}`")
                 continue
@@ -111,10 +109,14 @@ def check_agents(root: Path, report: Report) -> None:
             if config.exists() and f"[mcp_servers.{agents.MCP_NAME}]" in config.read_text(encoding="utf-8"):
                 info["mcp"] = True
         if info["files"] and not info["wired"]:
-            report.problem(agent, f"{agent} has project settings but ctxops's hooks are not in them", f"ctx init --agent {agent}")
+            report.problem(
+                agent, f"{agent} has project settings but ctxops's hooks are not in them", f"ctx init --agent {agent}"
+            )
         report.agents[agent] = info
     if not any(a["wired"] for a in report.agents.values()):
-        report.problem("agents", "no agent is wired to ctxops in this repository", "ctx init --agent claude-code (or --agent all)")
+        report.problem(
+            "agents", "no agent is wired to ctxops in this repository", "ctx init --agent claude-code (or --agent all)"
+        )
 
 
 def check_git_hooks(root: Path, report: Report) -> None:
@@ -160,7 +162,9 @@ def check_code_index(root: Path, report: Report) -> None:
         return
     report.code_index = {"installed": True, "built": True, "revision": revision, "stale_files": len(stale)}
     if stale and not report.watch.get("running"):
-        report.problem("code index", f"{grammar.plural(len(stale), 'stale file')}", "ctx code index (or `ctx watch start`)")
+        report.problem(
+            "code index", f"{grammar.plural(len(stale), 'stale file')}", "ctx code index (or `ctx watch start`)"
+        )
 
 
 def check_watch(root: Path, report: Report) -> None:
@@ -240,7 +244,8 @@ def render(report: Report) -> str:
         lines.append(f"  code index   revision {ci['revision']}, {grammar.plural(ci['stale_files'], 'stale file')}")
     else:
         lines.append(f"  code index   {'not installed' if not ci.get('installed') else 'not built'}")
-    lines.append(f"  watch        {'running (pid %s)' % report.watch['pid'] if report.watch.get('running') else 'not running'}")
+    watch = f"running (pid {report.watch['pid']})" if report.watch.get("running") else "not running"
+    lines.append(f"  watch        {watch}")
     held = [lock for lock in report.locks if lock["held"]]
     lines.append(f"  locks        {grammar.plural(len(report.locks), 'lock file')}, {len(held)} held")
     for lock in held:

@@ -141,8 +141,11 @@ def identifiers(prompt: str) -> list[str]:
     import re
 
     found: list[str] = []
-    for match in re.finditer(r"`([^`\s]{2,80})`|\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\b|"
-                             r"\b([a-z0-9]+(?:_[a-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b", prompt):
+    for match in re.finditer(
+        r"`([^`\s]{2,80})`|\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\b|"
+        r"\b([a-z0-9]+(?:_[a-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b",
+        prompt,
+    ):
         name = next(g for g in match.groups() if g)
         if name not in found:
             found.append(name)
@@ -158,7 +161,7 @@ def files_in_play(root: str, prompt: str, budget: float = FILES_IN_PLAY_BUDGET) 
     and the lookup stops at ``budget`` seconds; injection never waits on the code line.
     """
     names = identifiers(prompt)
-    if not names or not os.path.isdir(os.path.join(root, ".meta", "index")):
+    if not names or not os.path.isdir(root + os.sep + ".meta" + os.sep + "index"):  # noqa: PTH112
         return []
     try:
         from ctxops_code_graph import CodeIndex

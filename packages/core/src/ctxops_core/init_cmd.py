@@ -9,6 +9,7 @@ when the user edited the file since, takes out only ctxops's entries and keeps t
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib.util
 import json
@@ -65,9 +66,9 @@ def ctx_argv() -> tuple[str, ...]:
     """How agents and git hooks call ctx: ``ctx`` when it is on PATH, else this interpreter's module."""
     if shutil.which("ctx"):
         return ("ctx",)
-    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    if os.path.basename(script) == "ctx" and os.access(script, os.X_OK):
-        return (script,)
+    script = Path(sys.argv[0]).absolute() if sys.argv and sys.argv[0] else None
+    if script is not None and script.name == "ctx" and os.access(script, os.X_OK):
+        return (str(script),)
     return (sys.executable, "-m", "ctxops_core")
 
 
@@ -82,7 +83,7 @@ def hooks_dir(root: Path) -> tuple[Path, str]:
     """Where git runs hooks from (``core.hooksPath`` honoured), and a note when a hook manager owns it."""
     configured = _git(root, "config", "--get", "core.hooksPath").strip()
     path = _git(root, "rev-parse", "--git-path", "hooks").strip()
-    where = Path(path) if os.path.isabs(path) else root / path
+    where = root / path  # an absolute path stays absolute under `/`
     if configured.rstrip("/").endswith(".husky/_"):
         # husky 9 regenerates .husky/_; its shims run the user's .husky/<name>, which is where hooks go.
         return where.parent, "husky: hooks written to .husky/"
@@ -102,7 +103,7 @@ def git_hook_body(argv: tuple[str, ...], hook: str) -> str:
     ctx = shlex.join(argv)
     probe = f"command -v {shlex.quote(argv[0])} >/dev/null 2>&1 && " if argv == ("ctx",) else ""
     # In the background and silent: a commit or checkout never waits for the index, never fails on it.
-    return f'{probe}({ctx} watch kick --git-hook {hook} >/dev/null 2>&1 </dev/null &)'
+    return f"{probe}({ctx} watch kick --git-hook {hook} >/dev/null 2>&1 </dev/null &)"
 
 
 def plan_init(root: Path, selected: list[str], argv: tuple[str, ...], statusline: bool) -> Plan:
@@ -127,7 +128,9 @@ def plan_init(root: Path, selected: list[str], argv: tuple[str, ...], statusline
         if before is None:
             after = "#!/bin/sh\n" + textblocks.block(body)
         elif "\0" in before:
-            plan.notes.append(f"{rel} is a binary hook; left alone (run `ctx watch kick` from it to keep the index current)")
+            plan.notes.append(
+                f"{rel} is a binary hook; left alone (run `ctx watch kick` from it to keep the index current)"
+            )
             continue
         else:
             after = textblocks.insert_after_shebang(before, body)
@@ -151,11 +154,9 @@ def plan_init(root: Path, selected: list[str], argv: tuple[str, ...], statusline
             rel = ".codex/config.toml"
             before = _read(root / rel)
             text = before or ""
-            if textblocks.has_block(text) or f"[mcp_servers.{agents.MCP_NAME}]" in text:
-                after = before
-            else:
-                after = textblocks.append(text, agents.codex_mcp_block(wiring))
-            plan.changes.append(Change(rel, before, after))
+            wired = textblocks.has_block(text) or f"[mcp_servers.{agents.MCP_NAME}]" in text
+            toml = before if wired else textblocks.append(text, agents.codex_mcp_block(wiring))
+            plan.changes.append(Change(rel, before, toml))
         if agent == "claude-code" and not statusline:
             plan.notes.append("statusLine not written: ctxops-ledger-report (ctx ledger statusline) is not installed")
     return plan
@@ -177,7 +178,7 @@ def _load_manifest(root: Path) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
-        raise grammar.CliError(f"{MANIFEST} is not valid JSON", fix=f"restore it from a backup or delete it") from None
+        raise grammar.CliError(f"{MANIFEST} is not valid JSON", fix="restore it from a backup or delete it") from None
     if not isinstance(data, dict) or data.get("version") != MANIFEST_VERSION:
         raise grammar.CliError(f"{MANIFEST}: unknown format", fix="upgrade ctxops")
     return data
@@ -253,6 +254,7 @@ def run_remove(root: Path, *, dry_run: bool) -> tuple[list[Change], list[str]]:
         current = _read(root / rel)
         if current is None:
             continue
+        target: str | None
         if current == record["after"]:
             target = record["before"]
         elif rel in meta_owned:
@@ -261,7 +263,9 @@ def run_remove(root: Path, *, dry_run: bool) -> tuple[list[Change], list[str]]:
         else:
             target = _surgical(rel, current, argv_candidates)
             if target is None:
-                notes.append(f"{rel}: changed since `ctx init` and not machine-readable; take ctxops's entries out by hand")
+                notes.append(
+                    f"{rel}: changed since `ctx init` and not machine-readable; take ctxops's entries out by hand"
+                )
                 continue
             if record["before"] is None and target.strip() in {"", "{}", "#!/bin/sh"}:
                 target = None
@@ -274,10 +278,8 @@ def run_remove(root: Path, *, dry_run: bool) -> tuple[list[Change], list[str]]:
             _write(root, change, [])
     (root / MANIFEST).unlink(missing_ok=True)
     for rel in sorted(manifest.get("dirs", []), key=len, reverse=True):
-        try:
+        with contextlib.suppress(OSError):
             (root / rel).rmdir()  # only when empty: a directory the user put files in stays
-        except OSError:
-            pass
     _prune_meta(root)
     return changes, notes
 
@@ -285,10 +287,8 @@ def run_remove(root: Path, *, dry_run: bool) -> tuple[list[Change], list[str]]:
 def _prune_meta(root: Path) -> None:
     """Remove ``.meta/`` pieces init created that hold nothing; data any package wrote stays."""
     for rel in (".meta/.state", ".meta/memory"):
-        try:
+        with contextlib.suppress(OSError):
             (root / rel).rmdir()
-        except OSError:
-            pass
     meta = root / ".meta"
     if meta.is_dir() and not any(meta.iterdir()):
         meta.rmdir()

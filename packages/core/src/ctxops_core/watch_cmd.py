@@ -26,7 +26,7 @@ from .watch_daemon import lock_path
 def running_pid(root: str) -> int | None:
     """The daemon's pid when one holds the lock, else None (a stale pid in the file is not a daemon)."""
     path = lock_path(root)
-    if not os.path.exists(path):
+    if not Path(path).exists():
         return None
     try:
         with file_lock(path, timeout=0.0):
@@ -41,7 +41,7 @@ def start(root: str, wait: float = 10.0) -> tuple[int | None, bool]:
     if pid:
         return pid, False
     ensure_meta(root)
-    os.makedirs(meta_path(root, "logs"), exist_ok=True)
+    Path(meta_path(root, "logs")).mkdir(parents=True, exist_ok=True)
     with open(meta_path(root, "logs", "watch.log"), "ab") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "ctxops_core.watch_daemon", root],
@@ -80,7 +80,7 @@ def stop(root: str, wait: float = 10.0) -> int | None:
 def kick(root: str) -> str:
     if running_pid(root):
         return "the daemon runs: it picks the change up itself"
-    if not os.path.isdir(meta_path(root, "index")):
+    if not Path(meta_path(root, "index")).is_dir():
         return "no code index yet: nothing to update (the first `cq` builds it)"
     try:
         from ctxops_code_graph import CodeIndex

@@ -15,7 +15,6 @@ after a crash resumes by reconciling. Between events it sleeps on a condition: i
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import sys
 import threading
@@ -186,7 +185,7 @@ class Daemon:
 def serve(root: Path) -> int:
     """Run the daemon in this process until SIGTERM/SIGINT; exit 3 when another daemon holds the lock."""
     ensure_meta(str(root))
-    os.makedirs(meta_path(str(root), "logs"), exist_ok=True)
+    Path(meta_path(str(root), "logs")).mkdir(parents=True, exist_ok=True)
     logging.basicConfig(
         filename=meta_path(str(root), "logs", "watch.log"),
         level=logging.INFO,

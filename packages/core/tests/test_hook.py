@@ -116,3 +116,7 @@ def test_composition_passes_files_in_play_to_the_memory_line(repo: Path, monkeyp
     assert seen == {"agent": "claude-code", "files": ["billing.py"]}
     guard_payload = {"hook_event_name": "PostToolUse", "cwd": str(repo), "tool_name": "Bash"}
     assert hook_cmd.respond("claude-code", guard_payload, str(repo)) is None  # no guard installed
+
+
+def test_leading_underscores_are_part_of_a_name() -> None:
+    assert hook_cmd.identifiers("how should _apply_refunded store money?") == ["_apply_refunded"]

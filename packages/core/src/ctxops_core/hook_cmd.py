@@ -1,4 +1,4 @@
-# ruff: noqa: PTH109
+# ruff: noqa: PTH109, PTH110, PTH112, PTH118
 # os.path on the hook path: `ctx hook` runs on every agent event as a fresh process; pathlib is not needed.
 """`ctx hook AGENT`: the one command agents run on every hook event.
 
@@ -126,7 +126,13 @@ def respond(agent: str, payload: dict[str, Any], root: str) -> dict[str, Any] | 
 def _line(module: str, attribute: str) -> Any:
     """``module.attribute`` when that line is installed and offers it, else None (capture only)."""
     import importlib
+    import importlib.util
 
+    package, _, name = module.rpartition(".")
+    spec = importlib.util.find_spec(package)  # a top-level spec: nothing is imported yet
+    places = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not any(os.path.exists(os.path.join(p, name + ".py")) or os.path.isdir(os.path.join(p, name)) for p in places):
+        return None  # the line is absent or offers no such module: don't pay for importing the package
     try:
         loaded = importlib.import_module(module)
     except ModuleNotFoundError as exc:
@@ -143,7 +149,7 @@ def identifiers(prompt: str) -> list[str]:
     found: list[str] = []
     for match in re.finditer(
         r"`([^`\s]{2,80})`|\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\b|"
-        r"\b([a-z0-9]+(?:_[a-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b",
+        r"\b(_*[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b",
         prompt,
     ):
         name = next(g for g in match.groups() if g)
@@ -161,23 +167,33 @@ def files_in_play(root: str, prompt: str, budget: float = FILES_IN_PLAY_BUDGET) 
     and the lookup stops at ``budget`` seconds; injection never waits on the code line.
     """
     names = identifiers(prompt)
-    if not names or not os.path.isdir(root + os.sep + ".meta" + os.sep + "index"):  # noqa: PTH112
+    if not names or not os.path.isdir(os.path.join(root, ".meta", "index")):
         return []
     try:
-        from ctxops_code_graph import CodeIndex
+        from ctxops_code_graph import reader  # the code line's lean read path: stdlib sqlite3 only
+        from ctxops_code_graph.schema import INDEX_FORMAT
     except ModuleNotFoundError:
         return []
     started = time.monotonic()
     files: list[str] = []
     try:
-        with CodeIndex(root, auto_update=False, check_interval=float("inf")) as index:
+        snapshot = reader.current_snapshot(root)
+        if snapshot is None or not os.path.exists(snapshot):
+            return []
+        con = reader.connect(snapshot)
+        try:
+            if reader.meta(con).get("format") != INDEX_FORMAT:
+                return []
             for name in names:
                 if time.monotonic() - started > budget:
                     break
-                for symbol in index.definitions(name.rsplit("/", 1)[-1], limit=5):
-                    if symbol.path not in files:
-                        files.append(symbol.path)
-    except Exception:  # no index, a locked or old one: inject without files in play
+                for row in reader.definition_rows(con, name, limit=5):
+                    path = str(row[5])  # reader.SYMBOL_SELECT: id, name, qualname, kind, lang, path, ...
+                    if path not in files:
+                        files.append(path)
+        finally:
+            con.close()
+    except Exception:  # a locked, old or half-written index: inject without files in play
         return files
     return files
 

@@ -20,6 +20,13 @@ class MemoryConfig:
     vector_enabled: bool = False
     embedder: str = "hashing"
     vector_fold_threshold: float = 0.92
+    on_conflict: str = "supersede"  # or "review": a likely conflict queues the newer entry as a candidate
+
+
+def _choice(value: object, allowed: tuple[str, ...], key: str) -> str:
+    if value not in allowed:
+        raise ValueError(f"{key} = {value!r}; use one of {', '.join(allowed)}")
+    return str(value)
 
 
 def load_config(root: Path) -> MemoryConfig:
@@ -42,6 +49,7 @@ def load_config(root: Path) -> MemoryConfig:
             vector_enabled=bool(vector.get("enabled", False)),
             embedder=str(vector.get("embedder", "hashing")),
             vector_fold_threshold=float(vector.get("fold_threshold", 0.92)),
+            on_conflict=_choice(memory.get("on_conflict", "supersede"), ("supersede", "review"), "on_conflict"),
         )
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{path}: bad value in [memory]: {exc}") from None

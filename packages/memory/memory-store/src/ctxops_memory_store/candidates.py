@@ -133,7 +133,7 @@ class Harvester:
                     files=list(step.get("files") or []) if step else [],
                     source=[s for s in (event.corrects, event.id) if s],
                     tags=["correction"],
-                    status="pending",
+                    status="active" if self.store.config.accept_corrections else "pending",
                 )
                 out.append(self.store.put(entry))
         elif event.kind == "test_result" and event.command:

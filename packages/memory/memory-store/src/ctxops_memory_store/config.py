@@ -16,6 +16,7 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class MemoryConfig:
     auto_accept: bool = False
+    accept_corrections: bool = False  # a user's correction becomes an active lesson without review
     fold_threshold: float = 0.6
     vector_enabled: bool = False
     embedder: str = "hashing"
@@ -45,6 +46,7 @@ def load_config(root: Path) -> MemoryConfig:
     try:
         return MemoryConfig(
             auto_accept=bool(memory.get("auto_accept", False)),
+            accept_corrections=bool(memory.get("accept_corrections", False)),
             fold_threshold=float(memory.get("fold_threshold", 0.6)),
             vector_enabled=bool(vector.get("enabled", False)),
             embedder=str(vector.get("embedder", "hashing")),

@@ -387,6 +387,16 @@ class MemoryStore:
             self._save(entry)
         return entry
 
+    def revise(self, id_or_prefix: str, *, title: str, body: str, tags: Sequence[str] | None = None) -> MemoryEntry:
+        """Rewrite an entry's text in place (same id and file): for entries a tool keeps current, like digests."""
+        with self._writing():
+            entry = self.resolve(id_or_prefix)
+            changed = _redacted(_with(entry, title=title.strip(), body=body.strip(), tags=list(tags or entry.tags)))
+            changed = _with(changed, content_hash=_hash(changed))
+            if changed != entry:
+                self._save(changed)
+        return changed
+
     def pin(self, id_or_prefix: str) -> MemoryEntry:
         return self._update(id_or_prefix, pinned=True)
 

@@ -75,12 +75,21 @@ def test_demo_runs_every_step_and_its_figures_are_right() -> None:
     events = re.search(r"(\d+) agent events through `ctx hook claude-code`.* -> (\d+) stored events", out)
     assert events and int(events.group(1)) == int(events.group(2)) == 8
     assert "LEAKED" not in out and "[REDACTED:openai-key]" in out
-    assert re.search(r"ranks it first: \w+ 'Correction: No, never use float for mone", out)
+    found = re.search(r"finds (\d+) memor(?:y|ies), the lesson at rank (\d+)", out)
+    assert found and 1 <= int(found.group(2)) <= int(found.group(1))
 
     # Wiring: ctx init is idempotent and the doctor is satisfied.
     assert "a second run would change 0 files" in out
     assert "ctx doctor: claude-code wired, no problems found" in out
     assert "files in play from the code index: api/payments/callbacks.py" in out
+
+    # Injection (memory-inject installed): the accepted lesson reaches the model's context.
+    from importlib.util import find_spec
+
+    if find_spec("ctxops_memory_inject.hook") is not None:
+        assert re.search(
+            r"characters injected into the model's context .*\n.*lesson: Correction: No, never use float", out
+        )
 
     # Ledger: exactly what the scripted model server sent, and the demo says the model was scripted.
     sent = _sent_by_the_scripted_server()

@@ -185,11 +185,12 @@ def step_injection(ctx: DemoContext) -> list[str]:
         )
         return lines
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
-    first = context.strip().splitlines()[0][:90]
+    memories = [line.strip() for line in context.splitlines() if line.startswith("- ")]
     lines.append(
         f"ctx hook claude-code ({elapsed:.0f} ms, exit {done.returncode}): {len(context):,} characters injected "
-        f"into the model's context, starting {first!r}"
+        f"into the model's context (Claude Code's additionalContext), {plural(len(memories), 'memory', 'memories')}:"
     )
+    lines += [f"  {line[:110]}" for line in memories]
     return lines
 
 

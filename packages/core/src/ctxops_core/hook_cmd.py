@@ -3,10 +3,12 @@
 """`ctx hook AGENT`: the one command agents run on every hook event.
 
 1. capture the event (hooks-capture), always;
-2. SessionStart / UserPromptSubmit (and each agent's equivalents): inject memories (memory-inject), with
-   the files of identifiers named in the prompt as files in play (the code line, looked up cheaply);
-3. PostToolUse (and equivalents): the context guard (memory-inject's ``guard``);
-4. PreCompact / SessionEnd / Stop (and equivalents): the session digest (memory-inject).
+2. SessionStart / UserPromptSubmit (and each agent's equivalents): inject memories
+   (``ctxops_memory_inject.hook.handle``), with the files of identifiers named in the prompt as files in
+   play (the code line's lean reader, looked up cheaply);
+3. PostToolUse (and equivalents): the context guard (``ctxops_memory_inject.guard.handle``);
+4. PreCompact / SessionEnd / Stop (and equivalents): the session digest (``hook.handle`` again: it
+   decides by event).
 
 A line that is not installed is skipped: with hooks-capture alone this is capture only. Whatever happens,
 stdout carries only the agent's documented JSON (or nothing) and the exit status is 0; failures go to
@@ -59,9 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         payload = _payload(data)
         if payload is None or root is None:
             return 0
-        response = respond(agent, payload, root)
+        response = respond(agent, payload, root, data)
         if response:
-            sys.stdout.write(json.dumps(response, ensure_ascii=False, separators=(",", ":")))
+            json.loads(response)  # only the agent's JSON ever reaches stdout
+            sys.stdout.write(response if response.endswith("\n") else response + "\n")
             sys.stdout.flush()
     except Exception as exc:  # never fail the agent: log, say nothing on stdout, exit 0
         _log(root, agent, exc)
@@ -101,26 +104,27 @@ def _root_from(data: bytes) -> str | None:
     return try_find_root(start if isinstance(start, str) else None)
 
 
-def respond(agent: str, payload: dict[str, Any], root: str) -> dict[str, Any] | None:
-    """The JSON to print for this event (None: print nothing), from whichever lines are installed."""
-    event = payload.get("hook_event_name") or payload.get("type") or ""
-    if event in INJECT:
-        handler = _line("ctxops_memory_inject.hook", "respond")
-        if handler is None:
-            return None
-        prompt = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
-        files = files_in_play(root, prompt) if prompt else []
-        result: dict[str, Any] | None = handler(agent, payload, root, files_in_play=files)
-        return result
+def respond(agent: str, payload: dict[str, Any], root: str, data: bytes) -> str:
+    """What to print for this event ("" for nothing), from whichever lines are installed.
+
+    ``data`` is the payload as the agent sent it: memory-inject's handler reads it as its own command does.
+    """
+    event = str(payload.get("hook_event_name") or "")
     if event in GUARD:
-        handler = _line("ctxops_memory_inject.guard", "respond")
-        return handler(agent, payload, root) if handler is not None else None
-    if event in DIGEST:
-        handler = _line("ctxops_memory_inject.hook", "respond")
-        if handler is not None:
-            handler(agent, payload, root, files_in_play=[])
-        return None  # a digest is written, not shown: these events take no context
-    return None
+        guard = _line("ctxops_memory_inject.guard", "handle")
+        if guard is None:
+            return ""
+        return str(getattr(guard(agent, data, capture_event=False), "stdout", "") or "")
+    if event not in INJECT and event not in DIGEST:
+        return ""
+    handle = _line("ctxops_memory_inject.hook", "handle")
+    if handle is None:
+        return ""
+    prompt = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
+    files = files_in_play(root, prompt) if event in INJECT and prompt else []
+    # memory-inject decides by event: inject (its JSON on stdout) or write the digest (nothing printed).
+    outcome = handle(agent, data, files_in_play=tuple(files), capture_event=False)
+    return str(getattr(outcome, "stdout", "") or "")
 
 
 def _line(module: str, attribute: str) -> Any:

@@ -87,9 +87,9 @@ def test_demo_runs_every_step_and_its_figures_are_right() -> None:
     from importlib.util import find_spec
 
     if find_spec("ctxops_memory_inject.hook") is not None:
-        assert re.search(
-            r"characters injected into the model's context .*\n.*lesson: Correction: No, never use float", out
-        )
+        section = out[out.index("== injection") : out.index("== ledger")]
+        assert "characters injected into the model's context" in section
+        assert "lesson: Correction: No, never use float for money" in section
 
     # Ledger: exactly what the scripted model server sent, and the demo says the model was scripted.
     sent = _sent_by_the_scripted_server()

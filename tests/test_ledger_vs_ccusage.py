@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from ctxops_token_capture.ingest import Sources, ingest
-from ctxops_token_capture.synthetic import write_claude_sessions, write_codex_sessions
 from ctxops_token_capture.totals import totals
 from ledger_peers import ccusage_codex_daily, ccusage_daily, ccusage_daily_totals
+from ledger_synthetic import write_claude_sessions, write_codex_sessions
 
 REPO = Path(__file__).resolve().parents[1]
 TOKENS = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")

@@ -94,7 +94,8 @@ def run_checks(
             )
     if "repository" in budgets:
         rows = view.con.execute(
-            f"SELECT repo, sum(cost_usd) FROM costed WHERE {today} AND repo IS NOT NULL GROUP BY 1 HAVING sum(cost_usd) > ?",
+            f"SELECT repo, sum(cost_usd) FROM costed WHERE {today} AND repo IS NOT NULL "
+            "GROUP BY 1 HAVING sum(cost_usd) > ?",
             [*today_params, budgets["repository"]],
         ).fetchall()
         for name, spent in rows:
@@ -113,7 +114,8 @@ def run_checks(
             continue
         rows = view.con.execute(
             f"SELECT {column}, sum(cost_usd) FROM costed WHERE {column} IN "
-            f"(SELECT {column} FROM costed WHERE ts >= ?{extra}) {extra} GROUP BY 1 HAVING sum(cost_usd) > ? ORDER BY 2 DESC",
+            f"(SELECT {column} FROM costed WHERE ts >= ?{extra}) {extra} "
+            "GROUP BY 1 HAVING sum(cost_usd) > ? ORDER BY 2 DESC",
             [now - lookback, *extra_params, *extra_params, budgets[kind]],
         ).fetchall()
         for name, spent in rows:
@@ -137,7 +139,8 @@ def cache_hit_alert(view: View, config: LedgerConfig, *, repo: str | None = None
     """Recent sessions' cache hit rate against the trailing baseline before them."""
     extra, params = _repo_clause(repo)
     rows = view.con.execute(
-        "SELECT session_id, max(ts) AS last, sum(cache_read_tokens), sum(input_tokens + cache_creation_tokens + cache_read_tokens) "
+        "SELECT session_id, max(ts) AS last, sum(cache_read_tokens), "
+        "sum(input_tokens + cache_creation_tokens + cache_read_tokens) "
         f"FROM costed WHERE session_id IS NOT NULL{extra} GROUP BY 1 ORDER BY last DESC LIMIT ?",
         [*params, config.recent_sessions + config.baseline_sessions],
     ).fetchall()

@@ -7,6 +7,7 @@ neither argparse's subcommand tree nor DuckDB.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -79,10 +80,9 @@ def _context_dir(args: argparse.Namespace) -> str:
 def _snapshot(view: Any, config: Any, args: argparse.Namespace) -> None:
     from .snapshot import refresh_snapshot
 
-    try:
+    # The status line's cache is a convenience: a read-only data dir must not fail a report.
+    with contextlib.suppress(OSError):
         refresh_snapshot(view, config, _root_dir(args))
-    except OSError:  # the status line's cache is a convenience; a read-only data dir must not fail a report
-        pass
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -340,7 +340,7 @@ def build_parser(prog: str = PROG, *, json_errors: bool | None = None) -> Parser
 
     p = sub.add_parser(
         "check",
-        help="exit 4 when a budget is exceeded or the cache hit rate dropped; say what burned it",
+        help="exit 4 when a budget is exceeded or the cache hit rate dropped; what burned it",
         json_errors=json_errors,
     )
     p.add_argument("--tz", default="UTC", help="IANA time zone of 'today' for the day budgets (default UTC)")

@@ -39,8 +39,8 @@ def user_config_path() -> Path:
     override = os.environ.get(CONFIG_ENV, "").strip()
     if override:
         return Path(override).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME", "").strip() or os.path.expanduser("~/.config")
-    return Path(base) / "ctxops" / CONFIG_FILE
+    base = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    return (Path(base) if base else Path.home() / ".config") / "ctxops" / CONFIG_FILE
 
 
 def config_files(repo: str | None) -> list[Path]:

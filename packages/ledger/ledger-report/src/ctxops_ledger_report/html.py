@@ -101,7 +101,8 @@ STYLE = """
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;margin:24px auto;max-width:900px;color:#222}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 6px}
 .meta{color:#666;margin-bottom:16px}.empty{color:#888;font-style:italic}
-.cards{display:flex;gap:12px;flex-wrap:wrap}.card{border:1px solid #ddd;border-radius:6px;padding:8px 12px;min-width:150px}
+.cards{display:flex;gap:12px;flex-wrap:wrap}
+.card{border:1px solid #ddd;border-radius:6px;padding:8px 12px;min-width:150px}
 .card b{display:block;font-size:18px}
 svg text{font-size:11px;fill:#333}svg .axis{fill:#777}
 .note{color:#8a5a00}

@@ -52,7 +52,7 @@ def register_tools(server: Any, root: Path) -> None:
             report = build(view, "model", filters, tz=tz)
         return dumps({"total": report.as_dict()["total"], "by_model": report.as_dict()["rows"], "notes": report.notes})
 
-    def ledger_report(
+    def ledger_report(  # noqa: PLR0917 - an MCP tool's parameters are its schema
         kind: str = "day",
         since: str | None = None,
         until: str | None = None,

@@ -44,7 +44,7 @@ class Price:
     provider: str = ""
     origin: str = ""  # "litellm", "ccusage", "manual", "override"
 
-    def cost(
+    def cost(  # noqa: PLR0917 - the four token counts of a call, in their usual order
         self,
         input_tokens: int,
         output_tokens: int,

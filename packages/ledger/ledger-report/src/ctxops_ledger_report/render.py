@@ -35,7 +35,7 @@ HIDE_WHEN_EMPTY = ("unpriced_tokens", "unpriced_models")
 def cell(column: str, value: Any) -> str:
     """One value as people read it: thousands separators, dollars to the cent, rates in percent."""
     if value is None:
-        return "unpriced" if column in ("cost_usd", "projected_cost_usd") else "-"
+        return "unpriced" if column == "cost_usd" else "-"
     if isinstance(value, bool):
         return "active" if value and column == "active" else ("" if column == "active" else str(value))
     if column in ("cost_usd", "projected_cost_usd", "cost_per_hour"):
@@ -50,8 +50,6 @@ def cell(column: str, value: Any) -> str:
         return value.astimezone(UTC).strftime("%Y-%m-%d %H:%MZ")
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value)
-    if column == "repo_path" or column == "repo":
-        return str(value)
     return str(value)
 
 

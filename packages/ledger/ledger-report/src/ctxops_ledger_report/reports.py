@@ -7,10 +7,9 @@ NULL (shown as "unpriced") for models the price book does not know; their tokens
 
 from __future__ import annotations
 
-import glob
-import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from ctxops_token_capture.timerange import TimeRange
@@ -60,7 +59,8 @@ METRIC_COLUMNS = [
     "cache_hit_rate",
 ]
 EXTRA = {
-    "session": "min(ts) AS first, max(ts) AS last, any_value(repo) AS repo_path, list(DISTINCT model ORDER BY model) AS models",
+    "session": "min(ts) AS first, max(ts) AS last, any_value(repo) AS repo_path, "
+    "list(DISTINCT model ORDER BY model) AS models",
     "task": "any_value(task_source) AS source, count(DISTINCT session_id) AS sessions, "
     "count(DISTINCT strftime(timezone(?, ts), '%Y-%m-%d')) AS days, min(ts) AS first, max(ts) AS last, "
     "list(DISTINCT repo ORDER BY repo) FILTER (WHERE repo IS NOT NULL) AS repos",
@@ -179,7 +179,7 @@ def grouped(view: View, kind: str, filters: Filters, *, tz: str = "UTC", breakdo
     total = _totals(view, filters)
     columns = keys + (["source", "sessions", "days"] if kind == "task" else []) + METRIC_COLUMNS
     if kind == "session":
-        columns = keys + ["repo_path", "first", "last"] + METRIC_COLUMNS
+        columns = [*keys, "repo_path", "first", "last", *METRIC_COLUMNS]
     return Report(kind=kind, keys=keys, columns=columns, rows=rows, total=total, notes=_notes(view, total))
 
 
@@ -202,8 +202,8 @@ def blocks(view: View, filters: Filters, *, now: datetime | None = None, hours: 
     span = timedelta(hours=hours)
     out: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
-    for _, first, last, calls, inp, outp, cw, cr, cost, unpriced, models in buckets:
-        first, last = first.astimezone(UTC), last.astimezone(UTC)
+    for _, first_ts, last_ts, calls, inp, outp, cw, cr, cost, unpriced, models in buckets:
+        first, last = first_ts.astimezone(UTC), last_ts.astimezone(UTC)
         if current is not None and (first - current["start"] > span or first - current["last"] > span):
             out.append(current)
             current = None
@@ -303,15 +303,16 @@ def attribution(view: View, filters: Filters, *, by: str) -> Report:
     fed = f"SELECT unnest(attribution) AS a, session_id FROM costed{where}"
     if by == "tool":
         sql = (
-            f"SELECT a.tool AS tool, count(*) AS results, sum(a.tokens)::BIGINT AS tokens, sum(a.bytes)::BIGINT AS bytes, "
+            "SELECT a.tool AS tool, count(*) AS results, sum(a.tokens)::BIGINT AS tokens, "
+            "sum(a.bytes)::BIGINT AS bytes, "
             f"count(DISTINCT session_id) AS sessions FROM ({fed}) GROUP BY 1 ORDER BY tokens DESC, tool"
         )
         columns = ["tool", "results", "tokens", "bytes", "sessions"]
     else:
         sql = (
-            "SELECT file, count(*) AS results, round(sum(share))::BIGINT AS tokens, list(DISTINCT tool ORDER BY tool) AS tools, "
-            "count(DISTINCT session_id) AS sessions FROM ("
-            f"SELECT unnest(a.files) AS file, a.tokens / greatest(len(a.files), 1) AS share, a.tool AS tool, session_id "
+            "SELECT file, count(*) AS results, round(sum(share))::BIGINT AS tokens, "
+            "list(DISTINCT tool ORDER BY tool) AS tools, count(DISTINCT session_id) AS sessions FROM ("
+            "SELECT unnest(a.files) AS file, a.tokens / greatest(len(a.files), 1) AS share, a.tool AS tool, session_id "
             f"FROM ({fed}) WHERE len(a.files) > 0) GROUP BY 1 ORDER BY tokens DESC, file"
         )
         columns = ["file", "results", "tokens", "tools", "sessions"]
@@ -328,7 +329,7 @@ CONTEXT_COLUMNS = (
 
 
 def context_files(directory: str) -> list[str]:
-    return sorted(glob.glob(os.path.join(glob.escape(directory), "context-*.jsonl")))
+    return sorted(str(p) for p in Path(directory).glob("context-*.jsonl"))
 
 
 def _context_table(view: View, directory: str) -> bool:
@@ -366,7 +367,8 @@ def memories(view: View, filters: Filters, directory: str) -> Report:
         "count(*) FILTER (WHERE action = 'recall') AS recalled, count(DISTINCT session_id) AS sessions, "
         "round(sum(share))::BIGINT AS tokens, max(ts) AS last FROM ("
         "SELECT unnest(memory_ids) AS memory, action, session_id, ts, tokens / greatest(len(memory_ids), 1) AS share "
-        f"FROM context WHERE action IN ('inject', 'recall'){where}) GROUP BY 1 ORDER BY injected + recalled DESC, memory",
+        f"FROM context WHERE action IN ('inject', 'recall'){where}) "
+        "GROUP BY 1 ORDER BY injected + recalled DESC, memory",
         params,
     )
     total = {
@@ -396,7 +398,8 @@ def savings(view: View, filters: Filters, directory: str, *, by: str = "tool", t
     key_params: list[Any] = [tz] if by == "day" else []
     rows = _fetch(
         view.con,
-        f"SELECT {key[by]} AS {by}, count(*) AS outputs, sum(coalesce(tokens_before, tokens))::BIGINT AS tokens_before, "
+        f"SELECT {key[by]} AS {by}, count(*) AS outputs, "
+        "sum(coalesce(tokens_before, tokens))::BIGINT AS tokens_before, "
         f"sum(tokens)::BIGINT AS tokens_after FROM context WHERE action = 'guard'{where} GROUP BY 1 ORDER BY 1",
         key_params + params,
     )

@@ -10,6 +10,7 @@ time) so the next line is current, and answers from the snapshot it has.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -93,7 +94,7 @@ def _refresh_in_background(root: Path, explicit: str | None) -> None:
     command = [sys.executable, "-m", "ctxops_ledger_report", "refresh"]
     if explicit:
         command += ["--data-dir", explicit]
-    try:
+    with contextlib.suppress(OSError):
         subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
@@ -102,8 +103,6 @@ def _refresh_in_background(root: Path, explicit: str | None) -> None:
             start_new_session=True,
             close_fds=True,
         )
-    except OSError:
-        pass
 
 
 def status_line(

@@ -15,6 +15,8 @@ from typing import Any
 from .reports import Report
 
 WIDTH = 860
+# Nothing may load from anywhere: the page is complete as written (a violation shows as a console error).
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 BAR_H = 22
 COLOURS = ("#3b6ea8", "#d0873a", "#4f9a5a", "#b4474b", "#7d63a8", "#8a6d4a", "#c06aa0", "#6f6f6f")
 
@@ -130,9 +132,12 @@ def render(reports: dict[str, Report], *, title: str, price_date: str, generated
         cards.append(("unpriced tokens", f"{total['unpriced_tokens']:,}"))
     daily = [(r["day"], float(r["cost_usd"] or 0.0)) for r in day.rows]
     hit = [(r["day"], float(r["cache_hit_rate"] or 0.0)) for r in day.rows]
-    by_model = sorted(((r["model"], float(r["cost_usd"] or 0.0)) for r in model.rows), key=lambda p: -p[1])
-    by_task = [(str(r["task"]), float(r["cost_usd"] or 0.0)) for r in task.rows[:10]]
-    by_session = [(str(r["session"]), float(r["cost_usd"] or 0.0)) for r in session.rows[:10]]
+    # Unpriced rows are not drawn at $0: they are named in the notes with their tokens.
+    by_model = sorted(
+        ((r["model"], float(r["cost_usd"])) for r in model.rows if r["cost_usd"] is not None), key=lambda p: -p[1]
+    )
+    by_task = [(str(r["task"]), float(r["cost_usd"])) for r in task.rows if r["cost_usd"] is not None][:10]
+    by_session = [(str(r["session"]), float(r["cost_usd"])) for r in session.rows if r["cost_usd"] is not None][:10]
     by_tool = [(str(r["tool"]), float(r["tokens"] or 0)) for r in tool.rows[:10]]
     by_file = [(str(r["file"]), float(r["tokens"] or 0)) for r in files.rows[:10]]
     sections = [
@@ -156,6 +161,7 @@ def render(reports: dict[str, Report], *, title: str, price_date: str, generated
     card_html = "".join(f'<div class="card">{escape(k)}<b>{escape(v)}</b></div>' for k, v in cards)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
         f"<h1>{escape(title)}</h1>"
         f'<div class="meta">generated {generated:%Y-%m-%d %H:%M} UTC · prices dated {escape(price_date)}</div>'

@@ -49,7 +49,7 @@ def test_ledger_tools_answer_for_the_servers_repository(data_dir: Path, tmp_path
     calls: list[tuple[str, dict[str, object]]] = [
         ("ledger_totals", {}),
         ("ledger_totals", {"all_repos": True}),
-        ("ledger_report", {"kind": "day", "since": "2026-11-29"}),
+        ("ledger_report", {"kind": "day", "since": "2026-11-29", "until": "2026-11-29"}),
         ("ledger_report", {"kind": "fortnight"}),
         ("ledger_check", {}),
         ("ledger_totals", {"since": "notadate"}),

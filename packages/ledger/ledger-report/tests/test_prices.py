@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -45,6 +46,7 @@ def test_exact_rule_long_context_prices_the_whole_call_and_1h_writes() -> None:
         output_long=22.5e-6,
         cache_write_long=7.5e-6,
         cache_read_long=6e-7,
+        provider="google",
     )
     short = price.cost(1_000, 500, 2_000, 1_000, 100_000)
     assert short == pytest.approx(1_000 * 3e-6 + 500 * 15e-6 + 1_000 * 3.75e-6 + 1_000 * 6e-6 + 100_000 * 3e-7)
@@ -54,6 +56,12 @@ def test_exact_rule_long_context_prices_the_whole_call_and_1h_writes() -> None:
     # ccusage's rule: writes at the 5-minute rate, each kind tiered on its own (only the reads pass 200k).
     compat = price.cost(1_000, 500, 2_000, 1_000, 250_000, mode="ccusage")
     assert compat == pytest.approx(1_000 * 3e-6 + 500 * 15e-6 + 2_000 * 3.75e-6 + 200_000 * 3e-7 + 50_000 * 6e-7)
+    # Anthropic: Claude Code prices a long prompt at the base rate (the 1M beta is not in the usage record).
+    anthropic = dataclasses.replace(price, provider="anthropic")
+    assert anthropic.cost(1_000, 500, 2_000, 1_000, 250_000) == pytest.approx(
+        1_000 * 3e-6 + 500 * 15e-6 + 1_000 * 3.75e-6 + 1_000 * 6e-6 + 250_000 * 3e-7
+    )
+    assert anthropic.cost(1_000, 500, 2_000, 1_000, 250_000, mode="ccusage") == pytest.approx(compat)
 
 
 def test_overrides_from_config_files(tmp_path: Path) -> None:

@@ -4,7 +4,8 @@ Stdlib only (the status line prices without DuckDB). Two rules, both documented 
 
 - ``exact`` (default), the provider's rule as Claude Code applies it for ``costUSD``: 1-hour cache writes at
   the 1-hour rate, the rest at the 5-minute rate; when a call's prompt (input + cache writes + cache
-  reads) exceeds the model's long-context threshold, every token of that call is at the long-context rate.
+  reads) exceeds the model's long-context threshold, every token of that call is at the long-context rate
+  (Google models; not Anthropic ones, see :meth:`Price.long_context_applies`).
 - ``ccusage``: ccusage@17's rule, for side-by-side checks: every cache write at the 5-minute rate, and each
   kind of token tiered on its own (the first 200k of that kind at the base rate, the rest above).
 
@@ -62,7 +63,7 @@ class Price:
                 + _tier(cache_read_tokens, self.cache_read, self.cache_read_long)
             )
         prompt = input_tokens + cache_write_tokens + cache_read_tokens
-        long = self.input_long is not None and prompt > self.long_context_threshold
+        long = self.long_context_applies() and prompt > self.long_context_threshold
         scale = (self.input_long / self.input) if long and self.input_long and self.input else 1.0
         one_hour = min(cache_write_1h_tokens, cache_write_tokens)
         rate_1h = self.cache_write_1h if self.cache_write_1h is not None else self.cache_write
@@ -75,6 +76,15 @@ class Price:
             + cache_read_tokens
             * (self.cache_read_long if long and self.cache_read_long is not None else self.cache_read)
         )
+
+    def long_context_applies(self) -> bool:
+        """Whether the exact rule uses the long-context rates.
+
+        Not for Anthropic models: above 200k prompt tokens is only possible with the 1M-context beta, which a
+        usage record does not show, and Claude Code's own ``costUSD`` (2.1.332) prices such calls at the base
+        rate. Google's tiers apply to any long prompt. ``--compat ccusage`` tiers every model that has them.
+        """
+        return self.input_long is not None and self.provider != "anthropic"
 
     def per_mtok(self) -> dict[str, float | None]:
         """The rates in USD per million tokens, as people read them."""

@@ -116,7 +116,10 @@ def _prepare(con: Any, book: PriceBook, mode: str, tasks_dir: str | None) -> Non
     for model in models:
         price = book.lookup(model)
         if price is not None:
-            rows.append([model, *(getattr(price, r) for r in RATES), price.long_context_threshold])
+            rates = [getattr(price, r) for r in RATES]
+            if mode == "exact" and not price.long_context_applies():
+                rates = [None if r.endswith("_long") else v for r, v in zip(RATES, rates, strict=True)]
+            rows.append([model, *rates, price.long_context_threshold])
     if rows:
         con.executemany(f"INSERT INTO model_price VALUES ({', '.join('?' * (len(RATES) + 2))})", rows)
     con.execute(

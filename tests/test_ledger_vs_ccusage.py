@@ -83,6 +83,6 @@ def test_costs_equal_ccusage_per_day_and_model(tmp_path: Path) -> None:
             assert cost == 0 and ours[key] > 0 and exact[key] > 0  # ccusage says $0; they are priced here
         if key[1] == "claude-mystery-9":
             assert cost == 0 and ours[key] is None and exact[key] is None  # unpriced, never $0
-    # The exact rule (1-hour writes at their rate, long prompts wholly at the long rate) costs more, never less.
-    assert all(exact[key] >= ours[key] - 1e-12 for key in both)
-    assert any(exact[key] > ours[key] + 1e-6 for key in both)
+    # The exact rule (Claude Code's: 1-hour writes at their rate, no Anthropic long-context tiers) is another
+    # figure on the same calls; tests/e2e/test_ledger_costs_real_claude.py checks it against Claude Code.
+    assert any(abs(exact[key] - ours[key]) > 1e-6 for key in both)

@@ -72,8 +72,10 @@ def main() -> None:
         adds.append((time.perf_counter() - started) * 1000)
     store.save_catalog()
     last = adds[-1000:]
-    print(f"add ({args.n} memories, in-process): p50 {statistics.median(adds):.1f} ms, p95 {p95(adds):.1f} ms; "
-          f"last 1000: p95 {p95(last):.1f} ms")
+    print(
+        f"add ({args.n} memories, in-process): p50 {statistics.median(adds):.1f} ms, p95 {p95(adds):.1f} ms; "
+        f"last 1000: p95 {p95(last):.1f} ms"
+    )
 
     store.rebuild_index(lock_timeout=30)
     ours, sql = [], []
@@ -84,30 +86,49 @@ def main() -> None:
         started = time.perf_counter()
         store.index.search(q, Filters(), 10)
         sql.append((time.perf_counter() - started) * 1000)
-    print(f"search ({len(queries)} queries): catalog p50 {statistics.median(ours):.1f} ms, p95 {p95(ours):.1f} ms; "
-          f"DuckDB SQL p50 {statistics.median(sql):.1f} ms, p95 {p95(sql):.1f} ms; ratio p95 {p95(sql) / p95(ours):.1f}x")
+    print(
+        f"search ({len(queries)} queries): catalog p50 {statistics.median(ours):.1f} ms, p95 {p95(ours):.1f} ms; "
+        f"DuckDB SQL p50 {statistics.median(sql):.1f} ms, p95 {p95(sql):.1f} ms; ratio p95 {p95(sql) / p95(ours):.1f}x"
+    )
 
     env = {**os.environ, "CTXOPS_DATA_DIR": str(root.parent / "data")}
     hook_times, bare = [], []
     for i, q in enumerate(queries[: args.hooks]):
         payload = {"hook_event_name": "UserPromptSubmit", "session_id": f"bench-{i}", "cwd": str(root), "prompt": q}
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "ctxops_memory_inject", "hook", "claude-code"],
-                              input=json.dumps(payload), capture_output=True, text=True, env=env, check=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxops_memory_inject", "hook", "claude-code"],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
         hook_times.append((time.perf_counter() - started) * 1000)
         assert done.stdout == "" or json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
         started = time.perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], check=True)
         bare.append((time.perf_counter() - started) * 1000)
     probe = subprocess.run(
-        [sys.executable, "-c", "import sys, json, io; sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps("
-         f"{{'hook_event_name':'UserPromptSubmit','session_id':'probe','cwd':{str(root)!r},'prompt':'socket timeout'}}"
-         ").encode())); from ctxops_memory_inject.hook import main; main(['claude-code']); "
-         "print('DUCKDB', 'duckdb' in sys.modules, 'LANCEDB', 'lancedb' in sys.modules, file=sys.stderr)"],
-        capture_output=True, text=True, env=env, check=True)
-    print(f"inject hook (fresh process, {len(hook_times)} prompts): p50 {statistics.median(hook_times):.0f} ms, "
-          f"p95 {p95(hook_times):.0f} ms; bare python start p50 {statistics.median(bare):.0f} ms, "
-          f"p95 {p95(bare):.0f} ms; {probe.stderr.strip()}")
+        [
+            sys.executable,
+            "-c",
+            "import sys, json, io; sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps("
+            f"{{'hook_event_name':'UserPromptSubmit','session_id':'probe','cwd':{str(root)!r},"
+            "'prompt':'socket timeout'}"
+            ").encode())); from ctxops_memory_inject.hook import main; main(['claude-code']); "
+            "print('DUCKDB', 'duckdb' in sys.modules, 'LANCEDB', 'lancedb' in sys.modules, file=sys.stderr)",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    print(
+        f"inject hook (fresh process, {len(hook_times)} prompts): p50 {statistics.median(hook_times):.0f} ms, "
+        f"p95 {p95(hook_times):.0f} ms; bare python start p50 {statistics.median(bare):.0f} ms, "
+        f"p95 {p95(bare):.0f} ms; {probe.stderr.strip()}"
+    )
 
 
 if __name__ == "__main__":

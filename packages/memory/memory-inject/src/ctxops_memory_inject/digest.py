@@ -119,8 +119,8 @@ def write_digest(
     if existing is not None:
         revised = store.revise(existing.id, title=digest.title, body=body, tags=tags)
         store.save_catalog()
-        return revised.id
+        return str(revised.id)
     entry = new_entry(kind="summary", title=digest.title, body=body, tags=tags, source=[session_id])
     result = store.put(entry)
     store.save_catalog()
-    return result.entry.id
+    return str(result.entry.id)

@@ -183,11 +183,13 @@ class Catalog:
             if name not in seen:
                 del self.records[name]
                 changed = True
+        # Persist only news: changed files, or a directory time the snapshot has not recorded yet (so the
+        # next reader can trust it once it is old enough). A full check that found nothing is not written.
+        self.dirty = self.dirty or changed or mtime != self.dir_mtime_ns or self.checked_ns - mtime < RACY_NS
         self.dir_mtime_ns = mtime
         self.checked_ns = started
         if stat_all:
             self.full_check_ns = started
-        self.dirty = True
         return changed
 
     def note_written(self, name: str) -> None:

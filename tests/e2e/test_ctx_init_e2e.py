@@ -154,6 +154,7 @@ def test_ctx_init_wires_a_real_claude_code_end_to_end(
         assert LESSON in json.dumps(first)
 
     # Status line: the command ctx init wrote prints a line (when ledger-report is installed).
+    assert ("statusLine" in settings) == _has("ctxops_ledger_report.statusline")
     if "statusLine" in settings:
         payload = json.dumps({"session_id": run.session_id, "cwd": str(project), "model": {"id": "claude"}})
         line = subprocess.run(
@@ -170,13 +171,16 @@ def test_ctx_init_wires_a_real_claude_code_end_to_end(
 
     # Ledger: the session, with exactly the tokens the server sent through the proxy.
     sent = [r for r in server.responses() if r.get("kind") == "response"]
-    totals = _ctx(["ledger", "totals", "--by", "session", "--json", "--data-dir", str(data_dir)], env, project)
-    assert totals.returncode == 0, totals.stderr
-    rows = json.loads(totals.stdout)["rows"]
-    ours = [row for row in rows if row["session"] == run.session_id]
-    assert ours, rows
-    assert sum(row["output_tokens"] for row in rows) == sum(r["usage"]["output_tokens"] for r in sent)
-    assert sum(row["input_tokens"] for row in rows) == sum(r["usage"]["input_tokens"] for r in sent)
+    report = _ctx(["ledger", "report", "session", "--json", "--data-dir", str(data_dir)], env, project)
+    assert report.returncode == 0, report.stdout + report.stderr
+    rows = json.loads(report.stdout)["rows"]
+    (ours,) = [row for row in rows if row["session"] == run.session_id]
+    assert len(rows) == 1, rows  # every call of the run belongs to its one session
+    assert ours["calls"] == len(sent)
+    assert ours["input_tokens"] == sum(r["usage"]["input_tokens"] for r in sent)
+    assert ours["output_tokens"] == sum(r["usage"]["output_tokens"] for r in sent)
+    assert ours["cache_write_tokens"] == sum(r["usage"]["cache_creation_input_tokens"] for r in sent)
+    assert ours["cache_read_tokens"] == sum(r["usage"]["cache_read_input_tokens"] for r in sent)
 
     # Remove: tracked files and config files as they were.
     removed = _ctx(["init", "--remove"], env, project)

@@ -131,3 +131,27 @@ def test_a_prompt_naming_code_injects_the_memory_scoped_to_that_file(repo: Path)
 
 def test_leading_underscores_are_part_of_a_name() -> None:
     assert hook_cmd.identifiers("how should _apply_refunded store money?") == ["_apply_refunded"]
+
+
+@pytest.mark.skipif(
+    __import__("importlib.util").util.find_spec("ctxops_memory_inject.guard") is None,
+    reason="the context guard (memory-inject's guard) is not installed",
+)
+def test_a_long_test_output_reaches_the_model_through_the_guard(repo: Path) -> None:
+    failures = "".join(
+        f"FAILED tests/test_billing.py::test_case_{i} - AssertionError: {i} != {i + 1}\n" for i in range(400)
+    )
+    payload = {
+        "session_id": "s-g",
+        "cwd": str(repo),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_use_id": "t-1",
+        "tool_input": {"command": "pytest -q"},
+        "tool_response": {"stdout": failures + "400 failed in 1.2s\n", "stderr": "", "interrupted": False},
+    }
+    done = hook("claude-code", payload, repo)
+    assert done.returncode == 0
+    answer = json.loads(done.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "PostToolUse"
+    assert len(json.dumps(answer)) < len(failures)

@@ -1,0 +1,158 @@
+"""Savings measured, not estimated: each guard event's tokens before and after, counted with the offline
+cl100k tokenizer (bpe-openai), appended as a ``ContextRecord`` (action ``guard``) to
+``<user data dir>/context/context-YYYY-MM.jsonl`` for the ledger.
+
+Loading the tokenizer and msgspec costs far more than the hook's budget, so the hook only writes a small
+job file (``.meta/.state/guard/pending/``) and starts this module detached (``accounting = "background"``,
+the default); ``inline`` counts in the hook process (tests, benchmarks); ``off`` records nothing. A job
+left behind by a killed counter is picked up by the next run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+
+from ctxops_contracts.shared.files import atomic_write
+from ctxops_contracts.shared.layout import STATE_DIR, meta_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+log = logging.getLogger(__name__)
+
+TOKENIZER = "cl100k_base"
+
+
+def pending_dir(root: str) -> str:
+    return meta_path(root, STATE_DIR, "guard", "pending")
+
+
+def submit(root: str, job: dict[str, Any], mode: str) -> None:
+    """Record one guard event: ``job`` has ``id``, ``ts``, ``tool_name``, ``command``, ``session_id``,
+    ``agent``, ``after`` (the text the model got) and ``before`` or ``before_output`` (a saved output id)."""
+    if mode == "off":
+        return
+    folder = pending_dir(root)
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"{job['id']}.json")
+    atomic_write(path, json.dumps(job), fsync=False)
+    if mode == "inline":
+        process(root)
+        return
+    try:
+        subprocess.Popen(  # detached: the hook returns while the counter loads the tokenizer
+            [sys.executable, "-m", "ctxops_memory_inject.guard.accounting", root],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError:
+        log.exception("could not start the guard's token counter; the job stays in %s", folder)
+
+
+def _count(text: str) -> int:
+    return len(_encoding().encode_ordinary(text))
+
+
+_ENCODING: Any = None
+
+
+def _encoding() -> Any:
+    global _ENCODING
+    if _ENCODING is None:
+        import bpe_openai
+
+        _ENCODING = bpe_openai.get_encoding(TOKENIZER)
+    return _ENCODING
+
+
+def records_path(ts: float) -> str:
+    import time
+
+    from ctxops_contracts.shared.layout import context_records_dir
+
+    month = time.strftime("%Y-%m", time.gmtime(ts))
+    return os.path.join(context_records_dir(), f"context-{month}.jsonl")
+
+
+def process(root: str) -> int:
+    """Count and record every pending job of ``root``; return how many were recorded."""
+    folder = pending_dir(root)
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+    except FileNotFoundError:
+        return 0
+    done = 0
+    for name in names:
+        path = os.path.join(folder, name)
+        claimed = path + ".working"
+        try:
+            os.rename(path, claimed)  # one counter per job, even with two counters running
+        except OSError:
+            continue
+        try:
+            with open(claimed, encoding="utf-8") as fh:
+                job = json.load(fh)
+            _record(root, job)
+            done += 1
+        except Exception:  # a bad job must not stop the others; it is logged and dropped
+            log.exception("guard accounting: job %s failed", name)
+        finally:
+            try:
+                os.unlink(claimed)
+            except FileNotFoundError:
+                pass
+    return done
+
+
+def _record(root: str, job: dict[str, Any]) -> None:
+    from datetime import UTC, datetime
+
+    from ctxops_contracts.codec import encode_line
+    from ctxops_contracts.ids import new_ulid
+    from ctxops_contracts.records import ContextRecord
+    from ctxops_contracts.shared.files import append_lines
+
+    from . import store
+
+    before_text = job.get("before")
+    if before_text is None and job.get("before_output"):
+        before_text = store.load(root, str(job["before_output"]))
+    record = ContextRecord(
+        id=new_ulid(),
+        ts=datetime.fromtimestamp(float(job["ts"]), UTC),
+        action="guard",
+        agent=job.get("agent"),
+        session_id=job.get("session_id"),
+        repo=root,
+        hook="PostToolUse",
+        tokens=_count(str(job.get("after", ""))),
+        tokens_before=_count(str(before_text or "")),
+        tool_name=job.get("tool_name"),
+        command=job.get("command"),
+        output_id=job.get("output_id"),
+        tokenizer=TOKENIZER,
+    )
+    append_lines(records_path(float(job["ts"])), encode_line(record))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        return 2
+    try:
+        process(args[0])
+    except Exception:
+        log.exception("guard accounting failed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -22,11 +22,31 @@ EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "order-service"
 
 # (file, old, new): bugs an agent might be fixing
 BREAKS = [
-    ("api/orders/pricing.py", "return (2 * numerator + denominator) // (2 * denominator)", "return numerator // denominator"),
-    ("worker/internal/orders/order.go", "func CanTransition(from, to State) bool {", "func CanTransition(from, to State) bool {\n\treturn from == to\n"),
-    ("api/orders/state_machine.py", "return to_state in ALLOWED_TRANSITIONS.get(from_state, frozenset())", "return to_state in ALLOWED_TRANSITIONS.get(to_state, frozenset())"),
-    ("web/src/utils/money.ts", "export function formatMoney(cents: number", "export const broken: number = 'x';\nexport function formatMoney(cents: string"),
-    ("web/src/orders/status.ts", "export function isTerminal(state: OrderState): boolean {", "export function isTerminal(state: OrderState): boolean {\n  const unused: number = state;"),
+    (
+        "api/orders/pricing.py",
+        "return (2 * numerator + denominator) // (2 * denominator)",
+        "return numerator // denominator",
+    ),
+    (
+        "worker/internal/orders/order.go",
+        "func CanTransition(from, to State) bool {",
+        "func CanTransition(from, to State) bool {\n\treturn from == to\n",
+    ),
+    (
+        "api/orders/state_machine.py",
+        "return to_state in ALLOWED_TRANSITIONS.get(from_state, frozenset())",
+        "return to_state in ALLOWED_TRANSITIONS.get(to_state, frozenset())",
+    ),
+    (
+        "web/src/utils/money.ts",
+        "export function formatMoney(cents: number",
+        "export const broken: number = 'x';\nexport function formatMoney(cents: string",
+    ),
+    (
+        "web/src/orders/status.ts",
+        "export function isTerminal(state: OrderState): boolean {",
+        "export function isTerminal(state: OrderState): boolean {\n  const unused: number = state;",
+    ),
 ]
 
 
@@ -54,13 +74,28 @@ def main() -> int:
     HERE.mkdir(exist_ok=True)
     py = sys.executable
     bin_ = tools / "node_modules" / ".bin"
-    run("pytest-q", work, f"{py} -m pytest api/tests -q -p no:cacheprovider", (".junit.xml", f"{py} -m pytest api/tests -q -p no:cacheprovider --junitxml=/dev/stdout >/dev/null; cat /dev/null"))
+    run(
+        "pytest-q",
+        work,
+        f"{py} -m pytest api/tests -q -p no:cacheprovider",
+        (
+            ".junit.xml",
+            f"{py} -m pytest api/tests -q -p no:cacheprovider --junitxml=/dev/stdout >/dev/null; cat /dev/null",
+        ),
+    )
     run("pytest-v", work, f"{py} -m pytest api/tests -v -p no:cacheprovider --junitxml=junit.xml")
     shutil.move(work / "junit.xml", HERE / "pytest-v.junit.xml")
-    (HERE / "pytest-q.junit.xml").write_text((HERE / "pytest-v.junit.xml").read_text(encoding="utf-8"), encoding="utf-8")
+    (HERE / "pytest-q.junit.xml").write_text(
+        (HERE / "pytest-v.junit.xml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     run("gotest", work / "worker", "go test ./...", (".gotest.jsonl", "go test -json ./..."))
     run("gotest-v", work / "worker", "go test -v ./...")
-    run("tsc", work / "web", f"{bin_}/tsc -p tsconfig.json --noEmit", (".tsc.txt", f"{bin_}/tsc -p tsconfig.json --noEmit --pretty false"))
+    run(
+        "tsc",
+        work / "web",
+        f"{bin_}/tsc -p tsconfig.json --noEmit",
+        (".tsc.txt", f"{bin_}/tsc -p tsconfig.json --noEmit --pretty false"),
+    )
     run("tsc-pretty", work / "web", f"{bin_}/tsc -p tsconfig.json --noEmit --pretty true")
     (work / "web" / "eslint.config.mjs").write_text(
         "import tseslint from 'typescript-eslint';\n"
@@ -68,10 +103,25 @@ def main() -> int:
         " { rules: { 'no-magic-numbers': 'warn', 'prefer-const': 'error', 'eqeqeq': 'error' } });\n",
         encoding="utf-8",
     )
-    run("eslint", work / "web", f"NODE_PATH={tools}/node_modules {bin_}/eslint src", (".eslint.json", f"{bin_}/eslint src -f json"))
-    run("ruff", work, f"{py} -m ruff check --select E,F,W,B,UP,ANN,PL,N --no-cache api", (".ruff.json", f"{py} -m ruff check --select E,F,W,B,UP,ANN,PL,N --no-cache --output-format json api"))
+    run(
+        "eslint",
+        work / "web",
+        f"NODE_PATH={tools}/node_modules {bin_}/eslint src",
+        (".eslint.json", f"{bin_}/eslint src -f json"),
+    )
+    run(
+        "ruff",
+        work,
+        f"{py} -m ruff check --select E,F,W,B,UP,ANN,PL,N --no-cache api",
+        (".ruff.json", f"{py} -m ruff check --select E,F,W,B,UP,ANN,PL,N --no-cache --output-format json api"),
+    )
     run("ruff-concise", work, f"{py} -m ruff check --select E,F,W,B,UP,ANN,PL,N --no-cache --output-format concise api")
-    run("mypy", work, f"{py} -m mypy --strict --no-incremental api", (".mypy.jsonl", f"{py} -m mypy --strict --no-incremental -O json api"))
+    run(
+        "mypy",
+        work,
+        f"{py} -m mypy --strict --no-incremental api",
+        (".mypy.jsonl", f"{py} -m mypy --strict --no-incremental -O json api"),
+    )
     return 0
 
 

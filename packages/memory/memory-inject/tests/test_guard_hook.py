@@ -4,15 +4,12 @@ originals, read dedupe, large reads, config switches, accounting records and the
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-from ctxops_memory_inject.guard import handle_event, handle_post_tool_use, handle_pre_tool_use
-from ctxops_memory_inject.guard import cli, store
+from ctxops_memory_inject.guard import cli, handle_event, handle_post_tool_use, handle_pre_tool_use, store
 from ctxops_memory_inject.guard.accounting import process
 
 RUNS = Path(__file__).parent / "runs"
@@ -37,7 +34,13 @@ def bash_payload(root: Path, command: str, stdout: str, stderr: str = "") -> dic
         "hook_event_name": "PostToolUse",
         "tool_name": "Bash",
         "tool_input": {"command": command, "description": "run"},
-        "tool_response": {"stdout": stdout, "stderr": stderr, "interrupted": False, "isImage": False, "noOutputExpected": False},
+        "tool_response": {
+            "stdout": stdout,
+            "stderr": stderr,
+            "interrupted": False,
+            "isImage": False,
+            "noOutputExpected": False,
+        },
         "tool_use_id": "toolu_1",
     }
 
@@ -46,7 +49,14 @@ def read_payload(root: Path, path: Path, content: str, start: int = 1, limit: in
     n = content.count("\n") + (0 if content.endswith("\n") else 1)
     tool_input = {"file_path": str(path)} | ({"limit": limit} if limit else {})
     file = {"filePath": str(path), "content": content, "numLines": n, "startLine": start, "totalLines": n}
-    return {"session_id": "s1", "cwd": str(root), "hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": tool_input, "tool_response": {"type": "text", "file": file}}
+    return {
+        "session_id": "s1",
+        "cwd": str(root),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Read",
+        "tool_input": tool_input,
+        "tool_response": {"type": "text", "file": file},
+    }
 
 
 def records(tmp_path: Path) -> list[dict]:
@@ -60,7 +70,11 @@ def test_small_output_passes_untouched(repo: Path) -> None:
 
 def test_long_pytest_output_summarized_in_bash_shape(repo: Path, tmp_path: Path) -> None:
     text = (RUNS / "pytest-q.out").read_text(encoding="utf-8")
-    out = handle_post_tool_use(bash_payload(repo, "uv run pytest api/tests -q\nprintf '\\n[ctxops-exit %s]\\n' \"$?\"", text + "\n[ctxops-exit 1]\n"))
+    out = handle_post_tool_use(
+        bash_payload(
+            repo, "uv run pytest api/tests -q\nprintf '\\n[ctxops-exit %s]\\n' \"$?\"", text + "\n[ctxops-exit 1]\n"
+        )
+    )
     assert out is not None
     hso = out["hookSpecificOutput"]
     assert hso["hookEventName"] == "PostToolUse"
@@ -89,13 +103,15 @@ def test_saved_original_is_redacted(repo: Path) -> None:
     out = handle_post_tool_use(bash_payload(repo, "./run.sh", text))
     assert out is not None
     summary = out["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
-    assert "x.py:3" in summary and "(×" in summary or "same line" in summary
+    assert ("x.py:3" in summary and "(×" in summary) or "same line" in summary
     output_id = summary.rsplit("ctx out show ", 1)[1].split()[0]
     assert "SECRETSECRET" not in store.load(str(repo), output_id)
 
 
 def test_wrapped_small_output_loses_trailer_keeps_exit(repo: Path) -> None:
-    out = handle_post_tool_use(bash_payload(repo, "pytest -q\nprintf '\\n[ctxops-exit %s]\\n' \"$?\"", "1 failed\n\n[ctxops-exit 1]\n"))
+    out = handle_post_tool_use(
+        bash_payload(repo, "pytest -q\nprintf '\\n[ctxops-exit %s]\\n' \"$?\"", "1 failed\n\n[ctxops-exit 1]\n")
+    )
     assert out is not None
     assert out["hookSpecificOutput"]["updatedToolOutput"]["stdout"] == "Exit code 1\n1 failed\n"
 
@@ -109,13 +125,20 @@ def test_pre_tool_use_wraps_known_families_only(repo: Path) -> None:
     assert handle_pre_tool_use(base | {"tool_input": {"command": "ls -la"}}) is None
     assert handle_pre_tool_use(base | {"tool_input": {"command": "pytest", "run_in_background": True}}) is None
     # the wrapped command really runs and reports its status
-    done = subprocess.run(["bash", "-c", updated["command"].replace("cd api && uv run pytest -q", "false")], capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", "-c", updated["command"].replace("cd api && uv run pytest -q", "false")],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0 and done.stdout.endswith("[ctxops-exit 1]\n")
 
 
 def test_config_switches(repo: Path) -> None:
     text = (RUNS / "pytest-q.out").read_text(encoding="utf-8")
-    (repo / ".meta" / "config.toml").write_text('[guard]\naccounting = "off"\n[guard.commands]\npytest = false\n', encoding="utf-8")
+    (repo / ".meta" / "config.toml").write_text(
+        '[guard]\naccounting = "off"\n[guard.commands]\npytest = false\n', encoding="utf-8"
+    )
     assert handle_post_tool_use(bash_payload(repo, "pytest -q", text)) is None
     assert handle_post_tool_use(bash_payload(repo, "make", text)) is not None
     (repo / ".meta" / "config.toml").write_text('[guard]\naccounting = "off"\nmin_chars = 100000\n', encoding="utf-8")
@@ -153,7 +176,9 @@ def test_large_read_outline_plus_region(repo: Path) -> None:
     assert file["numLines"] == 120 and file["content"].startswith("class C0:")
     assert "   597  class C149:" in hso["additionalContext"]
     calls = []
-    out = handle_post_tool_use(read_payload(repo, repo / "b2.py", content), outline=lambda p, t: calls.append(p) or "BRIEF")
+    out = handle_post_tool_use(
+        read_payload(repo, repo / "b2.py", content), outline=lambda p, t: calls.append(p) or "BRIEF"
+    )
     assert calls == [str(repo / "b2.py")] and "BRIEF" in out["hookSpecificOutput"]["additionalContext"]
     # an explicit small limit is the model asking for a region: left alone
     assert handle_post_tool_use(read_payload(repo, repo / "b3.py", content[:3000], limit=100)) is None
@@ -161,33 +186,61 @@ def test_large_read_outline_plus_region(repo: Path) -> None:
 
 def test_grep_and_glob_tool_shapes(repo: Path) -> None:
     lines = "\n".join(f"src/m{i % 30}.py:{i}:    value = compute({i})" for i in range(400))
-    grep = {"session_id": "s1", "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Grep", "tool_input": {"pattern": "compute"}}
-    out = handle_post_tool_use(grep | {"tool_response": {"mode": "content", "numFiles": 30, "filenames": [], "content": lines, "numLines": 400}})
+    grep = {
+        "session_id": "s1",
+        "cwd": str(repo),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Grep",
+        "tool_input": {"pattern": "compute"},
+    }
+    out = handle_post_tool_use(
+        grep
+        | {"tool_response": {"mode": "content", "numFiles": 30, "filenames": [], "content": lines, "numLines": 400}}
+    )
     assert out is not None
     updated = out["hookSpecificOutput"]["updatedToolOutput"]
     assert updated["mode"] == "content" and updated["content"].startswith("400 hits in 30 files")
     files = [f"src/pkg{i}/mod{i}.py" for i in range(300)]
     glob = grep | {"tool_name": "Glob", "tool_input": {"pattern": "**/*.py"}}
-    out = handle_post_tool_use(glob | {"tool_response": {"filenames": files, "durationMs": 3, "numFiles": 300, "truncated": False}})
+    out = handle_post_tool_use(
+        glob | {"tool_response": {"filenames": files, "durationMs": 3, "numFiles": 300, "truncated": False}}
+    )
     kept = out["hookSpecificOutput"]["updatedToolOutput"]["filenames"]
     assert len(kept) == 41 and kept[-1].startswith("… and 260 more paths: ctx out show ")
 
 
 def test_hook_never_raises_on_bad_payloads(repo: Path) -> None:
-    for bad in ({}, {"hook_event_name": "PostToolUse", "cwd": str(repo), "tool_name": "Bash", "tool_response": "x"},
-                {"hook_event_name": "PostToolUse", "cwd": str(repo), "tool_name": "Read", "tool_response": {"type": "image"}},
-                {"hook_event_name": "PreToolUse", "cwd": str(repo), "tool_name": "Bash", "tool_input": None}):
+    for bad in (
+        {},
+        {"hook_event_name": "PostToolUse", "cwd": str(repo), "tool_name": "Bash", "tool_response": "x"},
+        {"hook_event_name": "PostToolUse", "cwd": str(repo), "tool_name": "Read", "tool_response": {"type": "image"}},
+        {"hook_event_name": "PreToolUse", "cwd": str(repo), "tool_name": "Bash", "tool_input": None},
+    ):
         assert handle_event(bad) is None
 
 
 def test_module_hook_command_end_to_end(repo: Path) -> None:
     text = (RUNS / "gotest-v.out").read_text(encoding="utf-8") * 2
     payload = json.dumps(bash_payload(repo, "go test -v ./...", text))
-    done = subprocess.run([sys.executable, "-m", "ctxops_memory_inject.guard", "hook", "claude-code"], input=payload, capture_output=True, text=True, cwd=repo)
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxops_memory_inject.guard", "hook", "claude-code"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        check=False,
+    )
     assert done.returncode == 0
     out = json.loads(done.stdout)
     assert "--- FAIL: TestLimitCapsARun" in out["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
-    bad = subprocess.run([sys.executable, "-m", "ctxops_memory_inject.guard", "hook"], input="{not json", capture_output=True, text=True, cwd=repo)
+    bad = subprocess.run(
+        [sys.executable, "-m", "ctxops_memory_inject.guard", "hook"],
+        input="{not json",
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        check=False,
+    )
     assert bad.returncode == 0 and bad.stdout == ""
 
 
@@ -228,9 +281,8 @@ def test_cli_show_slices(repo: Path, capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_mcp_tool_registers_and_answers(repo: Path) -> None:
-    from mcp.server.mcpserver import MCPServer
-
     from ctxops_memory_inject.guard.mcp_tools import register_tools
+    from mcp.server.mcpserver import MCPServer
 
     output_id = store.save(str(repo), "alpha\nbeta\ngamma\n", {})
     server = MCPServer("t")

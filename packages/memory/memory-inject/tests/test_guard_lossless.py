@@ -10,7 +10,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-
 from ctxops_memory_inject.guard.classify import classify
 from ctxops_memory_inject.guard.summarize import summarize
 
@@ -76,7 +75,9 @@ def test_go_json_output_itself_summarized() -> None:
 @pytest.mark.parametrize("name", ["tsc", "tsc-pretty"])
 def test_tsc_locations_kept(name: str) -> None:
     _, summary = summary_of(name)
-    expected = re.findall(r"^(\S+)\((\d+),(\d+)\): error (TS\d+)", (RUNS / "tsc.tsc.txt").read_text(encoding="utf-8"), re.M)
+    expected = re.findall(
+        r"^(\S+)\((\d+),(\d+)\): error (TS\d+)", (RUNS / "tsc.tsc.txt").read_text(encoding="utf-8"), re.M
+    )
     assert len(expected) >= 8
     for path, line, col, code in expected:
         assert f"{path}({line},{col})" in summary or f"{path}:{line}:{col}" in summary, (path, line, col)
@@ -84,7 +85,7 @@ def test_tsc_locations_kept(name: str) -> None:
 
 
 def test_eslint_locations_kept() -> None:
-    text, summary = summary_of("eslint")
+    _, summary = summary_of("eslint")
     report = json.loads((RUNS / "eslint.eslint.json").read_text(encoding="utf-8"))
     wanted = [f"{item['filePath']}:{m['line']}:{m['column']}" for item in report for m in item["messages"]]
     assert len(wanted) > 40

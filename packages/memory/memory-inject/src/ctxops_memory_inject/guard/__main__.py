@@ -36,7 +36,9 @@ def main(argv: list[str] | None = None) -> int:
         from .cli import main as out_main
 
         return out_main(args[1:])
-    sys.stderr.write("usage: python -m ctxops_memory_inject.guard hook [AGENT] | out show ID [--lines A:B | --grep RE]\n")
+    sys.stderr.write(
+        "usage: python -m ctxops_memory_inject.guard hook [AGENT] | out show ID [--lines A:B | --grep RE]\n"
+    )
     return 2
 
 

@@ -1,3 +1,5 @@
+# ruff: noqa: PTH103, PTH104, PTH108, PTH118, PTH208
+# os.path on the hook path: pathlib is not imported there (startup time).
 """Savings measured, not estimated: each guard event's tokens before and after, counted with the offline
 cl100k tokenizer (bpe-openai), appended as a ``ContextRecord`` (action ``guard``) to
 ``<user data dir>/context/context-YYYY-MM.jsonl`` for the ledger.
@@ -10,6 +12,8 @@ left behind by a killed counter is picked up by the next run.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import logging
 import os
@@ -61,16 +65,11 @@ def _count(text: str) -> int:
     return len(_encoding().encode_ordinary(text))
 
 
-_ENCODING: Any = None
-
-
+@functools.cache
 def _encoding() -> Any:
-    global _ENCODING
-    if _ENCODING is None:
-        import bpe_openai
+    import bpe_openai
 
-        _ENCODING = bpe_openai.get_encoding(TOKENIZER)
-    return _ENCODING
+    return bpe_openai.get_encoding(TOKENIZER)
 
 
 def records_path(ts: float) -> str:
@@ -105,10 +104,8 @@ def process(root: str) -> int:
         except Exception:  # a bad job must not stop the others; it is logged and dropped
             log.exception("guard accounting: job %s failed", name)
         finally:
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(claimed)
-            except FileNotFoundError:
-                pass
     return done
 
 

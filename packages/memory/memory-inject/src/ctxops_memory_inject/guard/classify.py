@@ -84,7 +84,12 @@ _SUBCOMMANDS: dict[str, dict[str, tuple[str, str]]] = {
         "ci": ("npm", "build"),
         "run": ("npm-run", "build"),
     },
-    "pnpm": {"test": ("npm-test", "test"), "install": ("pnpm", "build"), "i": ("pnpm", "build"), "add": ("pnpm", "build")},
+    "pnpm": {
+        "test": ("npm-test", "test"),
+        "install": ("pnpm", "build"),
+        "i": ("pnpm", "build"),
+        "add": ("pnpm", "build"),
+    },
     "yarn": {"test": ("npm-test", "test"), "install": ("yarn", "build"), "add": ("yarn", "build")},
     "uv": {"sync": ("uv", "build"), "add": ("uv", "build"), "pip": ("uv", "build"), "lock": ("uv", "build")},
     "docker": {"build": ("docker-build", "build"), "compose": ("docker-build", "build")},
@@ -106,9 +111,7 @@ def _words(segment: str) -> list[str]:
         head = words[0]
         if _ASSIGN.match(head) or head in _WRAPPERS:
             words.pop(0)
-        elif head == "timeout" and len(words) > 1:
-            words = words[2:]
-        elif len(words) > 1 and (head, words[1]) in _RUNNERS:
+        elif (head == "timeout" and len(words) > 1) or (len(words) > 1 and (head, words[1]) in _RUNNERS):
             words = words[2:]
         elif head in ("npx", "bunx", "pipx"):
             words = [w for w in words[1:] if not w.startswith("-")] if len(words) > 1 else []

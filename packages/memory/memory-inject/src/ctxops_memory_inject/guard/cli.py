@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 
-from ctxops_contracts.shared.cli import EXIT_EMPTY, EXIT_OK, CliError, Parser, add_common_options, emit_json, json_requested, report_error
+from ctxops_contracts.shared.cli import (
+    EXIT_EMPTY,
+    EXIT_OK,
+    CliError,
+    Parser,
+    add_common_options,
+    emit_json,
+    json_requested,
+    report_error,
+)
 
 from . import store
 
@@ -57,18 +67,20 @@ def resolve_root(explicit: str | None) -> str:
         raise CliError(exc.message, fix=exc.fix) from None
 
 
-def _show(args: object) -> int:
-    root = resolve_root(getattr(args, "root", None))
-    result = show(root, str(getattr(args, "id")), lines=getattr(args, "lines", None), grep=getattr(args, "grep", None))
-    if getattr(args, "json", False):
+def _show(args: argparse.Namespace) -> int:
+    root = resolve_root(args.root)
+    result = show(root, str(args.id), lines=args.lines, grep=args.grep)
+    numbered = result["lines"]
+    assert isinstance(numbered, list)
+    if args.json:
         emit_json(result)
     else:
-        width = len(str(result["lines"][-1][0])) if result["lines"] else 1
-        for number, line in result["lines"]:
+        width = len(str(numbered[-1][0])) if numbered else 1
+        for number, line in numbered:
             sys.stdout.write(f"{number:>{width}}  {line}\n")
-        if not result["lines"]:
-            sys.stderr.write(f"no lines of output {result['id']} match\n")
-    return EXIT_OK if result["lines"] else EXIT_EMPTY
+        if not numbered:
+            sys.stderr.write(f"no lines of output {args.id} match\n")
+    return EXIT_OK if numbered else EXIT_EMPTY
 
 
 def show(root: str, output_id: str, *, lines: str | None = None, grep: str | None = None) -> dict[str, object]:
@@ -78,14 +90,23 @@ def show(root: str, output_id: str, *, lines: str | None = None, grep: str | Non
     except store.OutputNotFound:
         raise CliError(
             f"no saved output {output_id!r} in {store.outputs_dir(root)}",
-            fix="use the id from the summary's last line; old outputs are rotated away (max_outputs in [guard] of .meta/config.toml)",
+            fix="use the id from the summary's last line; old outputs are rotated away "
+            "(max_outputs in [guard] of .meta/config.toml)",
         ) from None
     pattern = None
     if grep is not None:
         try:
             pattern = re.compile(grep)
         except re.error as exc:
-            raise CliError(f"--grep {grep!r} is not a regular expression: {exc}", fix="escape special characters, e.g. --grep 'test_a\\['") from None
+            raise CliError(
+                f"--grep {grep!r} is not a regular expression: {exc}",
+                fix="escape special characters, e.g. --grep 'test_a\\['",
+            ) from None
     selected = store.select(text, lines=parse_lines(lines) if lines else None, grep=pattern)
     meta = store.load_meta(root, output_id)
-    return {"id": output_id, "total_lines": text.count("\n") + (0 if text.endswith("\n") else 1), "meta": meta, "lines": selected}
+    return {
+        "id": output_id,
+        "total_lines": text.count("\n") + (0 if text.endswith("\n") else 1),
+        "meta": meta,
+        "lines": selected,
+    }

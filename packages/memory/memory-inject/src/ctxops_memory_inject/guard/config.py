@@ -1,3 +1,5 @@
+# ruff: noqa: PTH118
+# os.path on the hook path: pathlib is not imported there (startup time).
 """The guard's settings: the ``[guard]`` table of ``.meta/config.toml``, read with tomllib.
 
 ```toml

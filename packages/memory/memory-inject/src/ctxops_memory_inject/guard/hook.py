@@ -1,3 +1,5 @@
+# ruff: noqa: PTH103, PTH118
+# os.path on the hook path: pathlib is not imported there (startup time).
 """The guard's hook handlers: one Claude Code hook payload in, the agent's output JSON (or None) out.
 
 - ``PreToolUse`` (Bash): a recognised test, check or build command gets a trailer that prints its exit
@@ -41,7 +43,11 @@ WORTH_IT = 0.8  # a summary must be at most this share of the original, or the o
 
 
 def handle_event(
-    payload: dict[str, Any], root: str | os.PathLike[str] | None = None, *, agent: str = "claude-code", outline: Outline | None = None
+    payload: dict[str, Any],
+    root: str | os.PathLike[str] | None = None,
+    *,
+    agent: str = "claude-code",
+    outline: Outline | None = None,
 ) -> dict[str, Any] | None:
     """Dispatch one hook payload by ``hook_event_name``; return the output JSON or None."""
     try:
@@ -89,7 +95,11 @@ def handle_pre_tool_use(payload: dict[str, Any], root: str | os.PathLike[str] | 
 
 
 def handle_post_tool_use(
-    payload: dict[str, Any], root: str | os.PathLike[str] | None = None, *, agent: str = "claude-code", outline: Outline | None = None
+    payload: dict[str, Any],
+    root: str | os.PathLike[str] | None = None,
+    *,
+    agent: str = "claude-code",
+    outline: Outline | None = None,
 ) -> dict[str, Any] | None:
     """Summarize, dedupe or cap one tool output; None leaves it untouched."""
     try:
@@ -116,8 +126,8 @@ def handle_post_tool_use(
 def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, agent: str) -> dict[str, Any] | None:
     if not isinstance(response, dict) or not isinstance(response.get("stdout"), str):
         return None
-    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
-    command = str(tool_input.get("command") or "")
+    tool_input = payload.get("tool_input")
+    command = str(tool_input.get("command") or "") if isinstance(tool_input, dict) else ""
     stdout, stderr = response["stdout"], str(response.get("stderr") or "")
     match = _TRAILER_OUT.search(stdout)
     wrapped = match is not None
@@ -137,7 +147,13 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
     output_id = store.save(
         root,
         text,
-        {"tool_name": "Bash", "command": command, "family": family, "exit_status": exit_status, "session_id": payload.get("session_id")},
+        {
+            "tool_name": "Bash",
+            "command": command,
+            "family": family,
+            "exit_status": exit_status,
+            "session_id": payload.get("session_id"),
+        },
         max_outputs=cfg.max_outputs,
         max_bytes=cfg.max_output_bytes,
     )
@@ -157,7 +173,7 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
 # -- Read ---------------------------------------------------------------------------------------------------
 
 
-def _read(
+def _read(  # noqa: PLR0917 - one call site, the dispatcher
     payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, agent: str, outline_fn: Outline | None
 ) -> dict[str, Any] | None:
     if not cfg.tool_on("Read") or not isinstance(response, dict) or response.get("type") != "text":
@@ -186,7 +202,8 @@ def _read(
         _account(root, cfg, payload, agent, "Read", path, note, before=content)
     else:
         state.remember(key, digest)
-        limit = (payload.get("tool_input") or {}).get("limit") if isinstance(payload.get("tool_input"), dict) else None
+        tool_input = payload.get("tool_input")
+        limit = tool_input.get("limit") if isinstance(tool_input, dict) else None
         big = num_lines > cfg.read_max_lines and not (isinstance(limit, int) and limit <= cfg.read_max_lines)
         if big and len(content) >= cfg.min_chars:
             region_lines = content.splitlines(keepends=True)[: cfg.read_region_lines]
@@ -210,13 +227,17 @@ def _shift(outline_text: str, start: int) -> str:
     """Outline line numbers count from the returned text; the file's numbers start at ``start``."""
     if start == 1:
         return outline_text
-    return re.sub(r"^(\s*)(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + start - 1}", outline_text, flags=re.MULTILINE)
+    return re.sub(
+        r"^(\s*)(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + start - 1}", outline_text, flags=re.MULTILINE
+    )
 
 
 # -- Grep / Glob (Claude Code versions that ship them) -----------------------------------------------------------
 
 
-def _search_tool(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, agent: str) -> dict[str, Any] | None:
+def _search_tool(
+    payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, agent: str
+) -> dict[str, Any] | None:
     tool = str(payload.get("tool_name"))
     if not isinstance(response, dict) or not cfg.tool_on(tool) or not cfg.family_on("search"):
         return None
@@ -224,13 +245,21 @@ def _search_tool(payload: dict[str, Any], response: Any, root: str, cfg: GuardCo
     filenames = response.get("filenames")
     if isinstance(content, str) and len(content) >= cfg.min_chars:
         lines = summarize_search(content, cfg.search_max_hits)
-        output_id = store.save(root, content, {"tool_name": tool, "command": _describe(payload)}, max_outputs=cfg.max_outputs)
+        output_id = store.save(
+            root, content, {"tool_name": tool, "command": _describe(payload)}, max_outputs=cfg.max_outputs
+        )
         summary = "\n".join(lines) + f"\n[full output: ctx out show {output_id}]"
         _account(root, cfg, payload, agent, tool, _describe(payload), summary, before_output=output_id)
         return _post({**response, "content": summary})
-    if isinstance(filenames, list) and len(filenames) > cfg.search_max_hits and sum(len(str(f)) + 1 for f in filenames) >= cfg.min_chars:
+    if (
+        isinstance(filenames, list)
+        and len(filenames) > cfg.search_max_hits
+        and sum(len(str(f)) + 1 for f in filenames) >= cfg.min_chars
+    ):
         full = "\n".join(str(f) for f in filenames)
-        output_id = store.save(root, full, {"tool_name": tool, "command": _describe(payload)}, max_outputs=cfg.max_outputs)
+        output_id = store.save(
+            root, full, {"tool_name": tool, "command": _describe(payload)}, max_outputs=cfg.max_outputs
+        )
         kept = [str(f) for f in filenames[: cfg.search_max_hits]]
         kept.append(f"… and {len(filenames) - len(kept)} more paths: ctx out show {output_id}")
         _account(root, cfg, payload, agent, tool, _describe(payload), "\n".join(kept), before_output=output_id)
@@ -255,7 +284,7 @@ def _post(updated: Any, context: str | None = None) -> dict[str, Any]:
     return {"hookSpecificOutput": out}
 
 
-def _account(
+def _account(  # noqa: PLR0917 - the event's fields, passed straight through
     root: str,
     cfg: GuardConfig,
     payload: dict[str, Any],
@@ -309,6 +338,8 @@ def _log_failure(payload: dict[str, Any], root: str | os.PathLike[str] | None, e
         folder = os.path.join(where, ".meta", "logs")
         os.makedirs(folder, exist_ok=True)
         with open(os.path.join(folder, "guard.log"), "a", encoding="utf-8") as fh:
-            fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {payload.get('hook_event_name')}: {exc!r}\n")
+            fh.write(
+                f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {payload.get('hook_event_name')}: {exc!r}\n"
+            )
     except Exception:
         log.debug("could not write the guard log", exc_info=True)

@@ -10,7 +10,6 @@ from ctxops_contracts.shared.cli import CliError
 
 from .cli import show
 
-
 DESCRIPTION = (
     "Full text of a tool output that ctxops summarized; the summary's last line names the ID. "
     "Optional: lines='A:B' for a 1-based range, or grep='REGEX' for matching lines."

@@ -1,3 +1,5 @@
+# ruff: noqa: PTH103, PTH108, PTH120
+# os.path on the hook path: pathlib is not imported there (startup time).
 """Read tool outputs: unchanged re-reads answered briefly, very large reads cut to an outline plus the
 requested region.
 
@@ -9,6 +11,7 @@ the earlier text.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -29,7 +32,8 @@ log = logging.getLogger(__name__)
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 _DEFINITION = re.compile(
-    r"^(?P<indent>[ \t]{0,8})(?:export\s+(?:default\s+)?|pub(?:\(\w+\))?\s+|public\s+|private\s+|protected\s+|static\s+|async\s+|abstract\s+)*"
+    r"^(?P<indent>[ \t]{0,8})"
+    r"(?:export\s+(?:default\s+)?|pub(?:\(\w+\))?\s+|public\s+|private\s+|protected\s+|static\s+|async\s+|abstract\s+)*"
     r"(?:def|class|function\*?|func|interface|type|struct|enum|impl|fn|trait|module|namespace|object|"
     r"(?:const|let|var)\s+\w+\s*=\s*(?:async\s*)?(?:\(|function))\b"
     r"|^#{1,4} \S"
@@ -72,10 +76,8 @@ class ReadState:
 def reset(root: str, session_id: str) -> None:
     """Forget what the session read (session start, compaction)."""
     state = ReadState(root, session_id)
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.unlink(state.path)
-    except FileNotFoundError:
-        pass
 
 
 def region_key(file_path: str, start: int, num_lines: int) -> str:

@@ -1,3 +1,5 @@
+# ruff: noqa: PTH103, PTH108, PTH118
+# os.path on the hook path: pathlib is not imported there (startup time).
 """Saved originals: the full text of each summarized tool output, redacted, under ``.meta/outputs/``.
 
 One file per output (``<id>.txt``) plus a small ``<id>.json`` with what produced it. The directory is
@@ -6,6 +8,7 @@ git-ignored through ``ensure_meta`` and rotated: past ``max_outputs`` files the 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -63,10 +66,8 @@ def rotate(folder: str, max_outputs: int) -> int:
     removed = 0
     for entry in entries[: len(entries) - max_outputs]:
         for suffix in (".txt", ".json"):
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(folder, entry.name[:-4] + suffix))
-            except FileNotFoundError:
-                pass
         removed += 1
     return removed
 
@@ -94,7 +95,9 @@ def load_meta(root: str, output_id: str) -> dict[str, object]:
     return data if isinstance(data, dict) else {"id": output_id}
 
 
-def select(text: str, *, lines: tuple[int, int] | None = None, grep: re.Pattern[str] | None = None) -> list[tuple[int, str]]:
+def select(
+    text: str, *, lines: tuple[int, int] | None = None, grep: re.Pattern[str] | None = None
+) -> list[tuple[int, str]]:
     """Numbered lines of ``text``: all, a 1-based inclusive range, or those matching ``grep``."""
     numbered = list(enumerate(text.splitlines(), start=1))
     if lines is not None:

@@ -23,7 +23,9 @@ _PROGRESS = re.compile(r"^[.sxFEX]+\s*(?:\[\s*\d+%\])?$")
 _BODY_LINES = 10
 
 
-_PYTEST_SECTION = re.compile(r"^=+ (FAILURES|ERRORS|short test summary info|warnings summary|.*(?:passed|failed|error).*) =+$|^=+ [\w ]+ =+$")
+_PYTEST_SECTION = re.compile(
+    r"^=+ (FAILURES|ERRORS|short test summary info|warnings summary|.*(?:passed|failed|error).*) =+$|^=+ [\w ]+ =+$"
+)
 _PYTEST_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
 _PYTEST_WHERE = re.compile(r"^(?:[\w./-]+\.py):\d+: \S")
 _E_LINES = 8
@@ -74,7 +76,11 @@ def summarize_pytest(lines: list[str]) -> list[str]:
 
 
 def _is_pytest(lines: list[str]) -> bool:
-    return any(_PYTEST_SECTION.match(line) and ("FAILURES" in line or "short test summary" in line or "test session starts" in line) for line in lines)
+    return any(
+        _PYTEST_SECTION.match(line)
+        and ("FAILURES" in line or "short test summary" in line or "test session starts" in line)
+        for line in lines
+    )
 
 
 def summarize_test(text: str) -> list[str]:
@@ -96,9 +102,7 @@ def summarize_test(text: str) -> list[str]:
             continue
         if _PROGRESS.match(line.strip()) and "F" not in line and "E" not in line:
             continue
-        if is_signal(line) or line.lstrip().startswith((">", "E ")):
-            keep.add(i)
-        elif body and line.strip():
+        if is_signal(line) or line.lstrip().startswith((">", "E ")) or (body and line.strip()):
             keep.add(i)
         if body:
             body -= 1
@@ -108,7 +112,7 @@ def summarize_test(text: str) -> list[str]:
 
 def _go_json(lines: list[str]) -> list[str] | None:
     """``go test -json``: failing tests with their output, package results, nothing else."""
-    if not lines or not lines[0].startswith('{"Time"') and not lines[0].startswith('{"Action"'):
+    if not lines or (not lines[0].startswith('{"Time"') and not lines[0].startswith('{"Action"')):
         return None
     outputs: dict[tuple[str, str], list[str]] = {}
     failed: list[tuple[str, str]] = []
@@ -143,7 +147,9 @@ _ESLINT_FILE = re.compile(r"^(?:[A-Za-z]:)?[/\w.@+~-][^\s:]*\.\w+$")
 _ESLINT_ROW = re.compile(r"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}(\S+))?\s*$")
 _ARROW = re.compile(r"^\s*-->\s*(\S+)")
 _FRAME = re.compile(r"^\s*(?:\d+\s*)?\|")
-_CODE = re.compile(r"\b(TS\d{3,5}|[A-Z]{1,4}\d{2,4}|E\d{4})\b|\[([\w-]+)\]\s*$|\s(@?[\w-]+/[\w-]+|[a-z]+(?:-[a-z]+)+)\s*$")
+_CODE = re.compile(
+    r"\b(TS\d{3,5}|[A-Z]{1,4}\d{2,4}|E\d{4})\b|\[([\w-]+)\]\s*$|\s(@?[\w-]+/[\w-]+|[a-z]+(?:-[a-z]+)+)\s*$"
+)
 _GROUP_AT = 60  # more diagnostics than this: grouped by rule/code, every location still listed
 
 
@@ -229,7 +235,7 @@ def summarize_build(text: str) -> list[str]:
     keep: set[int] = set()
     after = 0
     for i, line in enumerate(lines):
-        if FAILURE.search(line) or LOCATION.search(line) and not _NOISE.search(line):
+        if FAILURE.search(line) or (LOCATION.search(line) and not _NOISE.search(line)):
             keep.add(i)
             after = 3
         elif WARNING.search(line) or SUMMARY.search(line):
@@ -279,7 +285,18 @@ def summarize_log(text: str) -> list[str]:
 
     def flush() -> None:
         if commit:
-            out.append(" ".join(x for x in (commit.get("hash", "")[:10], commit.get("date", ""), commit.get("author", ""), commit.get("subject", "")) if x))
+            out.append(
+                " ".join(
+                    x
+                    for x in (
+                        commit.get("hash", "")[:10],
+                        commit.get("date", ""),
+                        commit.get("author", ""),
+                        commit.get("subject", ""),
+                    )
+                    if x
+                )
+            )
 
     for line in lines:
         match = _COMMIT.match(line)
@@ -293,7 +310,7 @@ def summarize_log(text: str) -> list[str]:
         elif line.startswith("    ") and "subject" not in commit and line.strip():
             commit["subject"] = line.strip()
     flush()
-    return [f"{len(out)} commits (bodies folded):"] + out
+    return [f"{len(out)} commits (bodies folded):", *out]
 
 
 def summarize_status(text: str) -> list[str]:
@@ -362,7 +379,11 @@ def summarize_search(text: str, max_hits: int = 40) -> list[str]:
     rest_files = [p for p in groups if not any(o == f"{p} ({len(groups[p])})" for o in out)]
     if rest_files:
         rest = sum(len(groups[p]) for p in rest_files)
-        out.append(f"… and {rest} more hits in {len(rest_files)} files: " + ", ".join(sorted(rest_files)[:30]) + (" …" if len(rest_files) > 30 else ""))
+        out.append(
+            f"… and {rest} more hits in {len(rest_files)} files: "
+            + ", ".join(sorted(rest_files)[:30])
+            + (" …" if len(rest_files) > 30 else "")
+        )
     return out + plain[:5]
 
 

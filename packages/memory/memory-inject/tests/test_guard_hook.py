@@ -70,11 +70,7 @@ def test_small_output_passes_untouched(repo: Path) -> None:
 
 def test_long_pytest_output_summarized_in_bash_shape(repo: Path, tmp_path: Path) -> None:
     text = (RUNS / "pytest-q.out").read_text(encoding="utf-8")
-    out = handle_post_tool_use(
-        bash_payload(
-            repo, "uv run pytest api/tests -q\nprintf '\\n[ctxops-exit %s]\\n' \"$?\"", text + "\n[ctxops-exit 1]\n"
-        )
-    )
+    out = handle_post_tool_use(bash_payload(repo, "uv run pytest api/tests -q", text + "\n[ctxops-exit 1]\n"))
     assert out is not None
     hso = out["hookSpecificOutput"]
     assert hso["hookEventName"] == "PostToolUse"
@@ -121,17 +117,26 @@ def test_pre_tool_use_wraps_known_families_only(repo: Path) -> None:
     out = handle_pre_tool_use(base | {"tool_input": {"command": "cd api && uv run pytest -q", "timeout": 5}})
     assert out is not None
     updated = out["hookSpecificOutput"]["updatedInput"]
-    assert updated["timeout"] == 5 and updated["command"].startswith("cd api && uv run pytest -q\nprintf")
+    assert updated["timeout"] == 5 and updated["command"].startswith("{ cd api && uv run pytest -q\n} > ")
     assert handle_pre_tool_use(base | {"tool_input": {"command": "ls -la"}}) is None
+    assert handle_pre_tool_use(base | {"tool_input": {"command": "pytest || exit 1"}}) is None
     assert handle_pre_tool_use(base | {"tool_input": {"command": "pytest", "run_in_background": True}}) is None
-    # the wrapped command really runs and reports its status
-    done = subprocess.run(
-        ["bash", "-c", updated["command"].replace("cd api && uv run pytest -q", "false")],
-        check=False,
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0 and done.stdout.endswith("[ctxops-exit 1]\n")
+    # the wrapped command really runs: a short excerpt on stdout, the full output in the spool
+    script = "for i in $(seq 1 5000); do echo line $i; done; echo FAILED at x.py:3 >&2; (exit 3)"
+    wrapped = handle_pre_tool_use(base | {"tool_input": {"command": f"pytest; {script}"}})
+    command = wrapped["hookSpecificOutput"]["updatedInput"]["command"]
+    done = subprocess.run(["bash", "-c", command], cwd=repo, check=False, capture_output=True, text=True)
+    assert done.returncode == 0 and "middle cut" in done.stdout and len(done.stdout) < 17_000
+    post = bash_payload(repo, command, done.stdout.rstrip("\n"))
+    out = handle_post_tool_use(post)
+    summary = out["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+    assert summary.startswith("Exit code 3\n[ctxops guard: pytest output, exit status 3;")
+    assert "FAILED at x.py:3" in summary and "line 5000" in summary
+    output_id = summary.rsplit("ctx out show ", 1)[1].split()[0]
+    assert "line 2500" in store.load(str(repo), output_id)  # the middle the shell's excerpt cut
+    assert not list((repo / ".meta" / ".state" / "guard" / "spool").iterdir())  # spool removed
+    records_cmd = json.loads((repo / ".meta" / "outputs" / f"{output_id}.json").read_text())["command"]
+    assert records_cmd == f"pytest; {script}"
 
 
 def test_config_switches(repo: Path) -> None:

@@ -17,10 +17,14 @@ Every handler returns None when it has nothing to change, and never raises (fail
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
+import shlex
 import time
+
+from ctxops_contracts.shared.layout import ensure_meta
 
 from . import reads, store
 from .accounting import submit
@@ -36,8 +40,21 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TRAILER = "printf '\\n[ctxops-exit %s]\\n' \"$?\""
-_TRAILER_OUT = re.compile(r"\n?\[ctxops-exit (\d+)\]\s*$")
+# The wrapped command's output goes to a spool file the PostToolUse hook reads in full: Claude Code cuts
+# Bash output at 30,000 characters before hooks see it, which would drop a test run's summary lines.
+# What the shell prints is the head and tail of the spool (a fallback the model can still use if the
+# PostToolUse hook does not run), then the exit status and the spool id.
+_EXCERPT = 8000
+WRAPPER = (
+    "{{ {command}\n}} > {spool} 2>&1; __ctxops_s=$?; "
+    "if [ \"$(wc -c < {spool})\" -gt {twice} ]; then head -c {excerpt} {spool}; "
+    "printf '\\n[ctxops: %s bytes, middle cut]\\n' \"$(wc -c < {spool})\"; tail -c {excerpt} {spool}; "
+    "else cat {spool}; fi; printf '\\n[ctxops-exit %s {spool_id}]\\n' \"$__ctxops_s\""
+)
+_TRAILER_OUT = re.compile(r"\n?\[ctxops-exit (\d+)(?: ([0-9a-f]{8,32}))?\]\s*$")
+_WRAPPED_COMMAND = re.compile(r"^\{ (.*)\n\} > \S+ 2>&1; __ctxops_s=\$\?; ", re.S)
+SPOOL_MAX_AGE = 3600.0
+_ENDS_SHELL = re.compile(r"(?:^|[;&|{\s])(?:exit|exec|return|logout)(?:\s|;|$)")
 WRAPPED_KINDS = ("test", "check", "build")
 WORTH_IT = 0.8  # a summary must be at most this share of the original, or the original stays
 
@@ -76,8 +93,8 @@ def handle_pre_tool_use(payload: dict[str, Any], root: str | os.PathLike[str] | 
         command = tool_input.get("command")
         if not isinstance(command, str) or not command.strip() or tool_input.get("run_in_background"):
             return None
-        if "[ctxops-exit" in command:
-            return None
+        if "__ctxops_s" in command or _ENDS_SHELL.search(command):
+            return None  # already wrapped, or it may end the shell before the trailer prints
         family, kind = classify(command)
         if kind not in WRAPPED_KINDS:
             return None
@@ -87,7 +104,15 @@ def handle_pre_tool_use(payload: dict[str, Any], root: str | os.PathLike[str] | 
         cfg = load_config(where)
         if not (cfg.wrap_bash and cfg.tool_on("Bash") and cfg.family_on(family)):
             return None
-        updated = {**tool_input, "command": f"{command.rstrip()}\n{TRAILER}"}
+        spool_id = store.new_id() + store.new_id()
+        ensure_meta(where)
+        spool = spool_path(where, spool_id)
+        os.makedirs(os.path.dirname(spool), exist_ok=True)
+        _sweep_spool(os.path.dirname(spool))
+        wrapped = WRAPPER.format(
+            command=command.rstrip(), spool=shlex.quote(spool), spool_id=spool_id, excerpt=_EXCERPT, twice=2 * _EXCERPT
+        )
+        updated = {**tool_input, "command": wrapped}
         return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": updated}}
     except Exception as exc:
         _log_failure(payload, root, exc)
@@ -129,12 +154,18 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
     tool_input = payload.get("tool_input")
     command = str(tool_input.get("command") or "") if isinstance(tool_input, dict) else ""
     stdout, stderr = response["stdout"], str(response.get("stderr") or "")
+    unwrapped = _WRAPPED_COMMAND.match(command)
+    if unwrapped:
+        command = unwrapped.group(1)
     match = _TRAILER_OUT.search(stdout)
     wrapped = match is not None
     exit_status = int(match.group(1)) if match else 0
     if match:
         stdout = stdout[: match.start()]
-        command = command.replace(f"\n{TRAILER}", "")
+        if match.group(2):
+            spooled = _read_spool(root, match.group(2))
+            if spooled is not None:
+                stdout, stderr = spooled, ""
     text = stdout + (("\n" if stdout and not stdout.endswith("\n") else "") + stderr if stderr else "")
     family, kind = classify(command)
     untouched = {**response, "stdout": (f"Exit code {exit_status}\n" if exit_status else "") + stdout}
@@ -168,6 +199,33 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
         summary = f"Exit code {exit_status}\n{summary}"
     _account(root, cfg, payload, agent, "Bash", command, summary, before_output=output_id)
     return _post({**response, "stdout": summary, "stderr": ""})
+
+
+def spool_path(root: str, spool_id: str) -> str:
+    return os.path.join(root, ".meta", ".state", "guard", "spool", f"{spool_id}.log")
+
+
+def _read_spool(root: str, spool_id: str) -> str | None:
+    """The wrapped command's full output; the spool file is removed once read."""
+    path = spool_path(root, spool_id)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+    return text
+
+
+def _sweep_spool(folder: str) -> None:
+    """Spool files older than an hour belong to runs whose PostToolUse never came: remove them."""
+    cutoff = time.time() - SPOOL_MAX_AGE
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if entry.stat().st_mtime < cutoff:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
 
 
 # -- Read ---------------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ _PYTEST_SECTION = re.compile(
 )
 _PYTEST_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
 _PYTEST_WHERE = re.compile(r"^(?:[\w./-]+\.py):\d+: \S")
-_E_LINES = 8
+_E_LINES = 3
 
 
 def summarize_pytest(lines: list[str]) -> list[str]:
@@ -40,7 +40,7 @@ def summarize_pytest(lines: list[str]) -> list[str]:
     where: list[int] = []
 
     def close_block() -> None:
-        keep.update(where[-2:])
+        keep.update(where[-1:])
         where.clear()
 
     for i, line in enumerate(lines):
@@ -72,7 +72,40 @@ def summarize_pytest(lines: list[str]) -> list[str]:
             keep.add(i)
     close_block()
     keep.update(_edges(lines, head=0, tail=2))
-    return render(lines, keep)
+    out: list[str] = []
+    seen: dict[tuple[str, ...], str] = {}
+    block_name = ""
+    block: list[str] = []
+
+    def flush_block() -> None:
+        # a failure whose E lines and location repeat an earlier one's is named, not repeated
+        key = tuple(block)
+        if block_name and key and key in seen:
+            out.append(f"___ {block_name}: same error as {seen[key]}")
+        else:
+            if block_name:
+                out.append(f"___ {block_name}")
+                if key:
+                    seen[key] = block_name
+            out.extend(block)
+        block.clear()
+
+    for i in sorted(keep):  # tracebacks and passing lines are dropped without markers: the header says so
+        line = lines[i]
+        header = _PYTEST_BLOCK.match(line)
+        if header:
+            flush_block()
+            block_name = header.group(1)
+        elif _PYTEST_SECTION.match(line):
+            flush_block()
+            block_name = ""
+            out.append(line)
+        elif block_name:
+            block.append(clip(line, 240))
+        else:
+            out.append(clip(line, 240))
+    flush_block()
+    return ["(pytest: per failure its header, first E lines and raising location; tracebacks folded)", *out]
 
 
 def _is_pytest(lines: list[str]) -> bool:
@@ -257,6 +290,8 @@ _CONTEXT_KEEP = 2
 def summarize_diff(text: str) -> list[str]:
     """Headers, hunk headers and every changed line; unchanged context beyond two lines a side folded."""
     lines = clean_lines(text)
+    if not any(line.startswith("diff --git") for line in lines) and any(_COMMIT.match(line) for line in lines):
+        return summarize_log(text)
     changed = {i for i, line in enumerate(lines) if not line.startswith(" ")}
     keep: set[int] = set()
     for i in changed:
@@ -275,42 +310,42 @@ def _diff_stat(lines: list[str]) -> str:
 _COMMIT = re.compile(r"^commit ([0-9a-f]{7,40})")
 
 
+_STAT = re.compile(r"^\s*\d+ files? changed")
+
+
 def summarize_log(text: str) -> list[str]:
-    """One line per commit (hash, date, author, subject); bodies folded."""
+    """One line per commit (hash, date, author, subject, and its stat summary); bodies folded. Lines
+    before the first commit (a ``git diff --stat`` run first, say) are kept."""
     lines = clean_lines(text)
-    if not any(_COMMIT.match(line) for line in lines[:3]):
+    if not any(_COMMIT.match(line) for line in lines):
         return summarize_generic(text)
     out: list[str] = []
     commit: dict[str, str] = {}
+    count = 0
 
     def flush() -> None:
         if commit:
-            out.append(
-                " ".join(
-                    x
-                    for x in (
-                        commit.get("hash", "")[:10],
-                        commit.get("date", ""),
-                        commit.get("author", ""),
-                        commit.get("subject", ""),
-                    )
-                    if x
-                )
-            )
+            fields = ("hash", "date", "author", "subject", "stat")
+            out.append(" ".join(commit[k][:10] if k == "hash" else commit[k] for k in fields if commit.get(k)))
 
     for line in lines:
         match = _COMMIT.match(line)
         if match:
             flush()
             commit = {"hash": match.group(1)}
+            count += 1
+        elif not commit:
+            out.append(line)
         elif line.startswith("Author:"):
             commit["author"] = "<" + line[7:].strip().split(" <")[0] + ">"
         elif line.startswith("Date:"):
             commit["date"] = line[5:].strip()
         elif line.startswith("    ") and "subject" not in commit and line.strip():
             commit["subject"] = line.strip()
+        elif _STAT.match(line):
+            commit["stat"] = f"({line.strip()})"
     flush()
-    return [f"{len(out)} commits (bodies folded):", *out]
+    return [f"{count} commits (one line each; bodies and per-file stats folded):", *out]
 
 
 def summarize_status(text: str) -> list[str]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -48,11 +49,14 @@ BUGS = [  # (file, correct text, broken text): left uncommitted, as if a previou
     ),
 ]
 PYTEST = "python -m pytest api/tests -q -p no:cacheprovider"
+PYTEST_V = "python -m pytest api/tests -v -p no:cacheprovider"
 GUARD_EVENTS = ["PreToolUse", "PostToolUse", "SessionStart", "PreCompact"]
 
 
 def make_project(dest: Path) -> Path:
-    subprocess.run([sys.executable, str(ROOT / "examples" / "make_history.py"), str(dest)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "make_history.py"), str(dest)], check=True, capture_output=True
+    )
     for rel, good, bad in BUGS:
         path = dest / rel
         text = path.read_text(encoding="utf-8")
@@ -62,16 +66,21 @@ def make_project(dest: Path) -> Path:
 
 def scenario(project: Path) -> Scenario:
     sm, pricing = str(project / BUGS[0][0]), str(project / BUGS[1][0])
+    tests, callbacks = str(project / "api/tests/test_state_machine.py"), str(project / "api/payments/callbacks.py")
     return Scenario(
         [
             turn("Running the tests first.", tool_use("Bash", {"command": PYTEST, "description": "run tests"})),
+            turn(tool_use("Read", {"file_path": tests})),
             turn(tool_use("Read", {"file_path": sm})),
+            turn(tool_use("Read", {"file_path": callbacks})),
             turn(tool_use("Bash", {"command": "grep -rn 'state\\|transition' api", "description": "find uses"})),
+            turn(tool_use("Bash", {"command": "git log -p -3 -- api/orders", "description": "recent changes"})),
             turn(tool_use("Read", {"file_path": pricing})),
-            turn(tool_use("Bash", {"command": "git diff", "description": "what changed"})),
+            turn(tool_use("Bash", {"command": "git diff", "description": "uncommitted changes"})),
             turn(tool_use("Read", {"file_path": sm})),  # back to the state machine, unchanged
             turn(tool_use("Edit", {"file_path": sm, "old_string": BUGS[0][2], "new_string": BUGS[0][1]})),
-            turn(tool_use("Bash", {"command": PYTEST, "description": "re-run tests"})),
+            turn(tool_use("Bash", {"command": PYTEST_V, "description": "which tests still fail"})),
+            turn(tool_use("Read", {"file_path": tests})),  # unchanged since it was read
             turn(tool_use("Read", {"file_path": pricing})),  # unchanged since it was read
             turn(tool_use("Edit", {"file_path": pricing, "old_string": BUGS[1][2], "new_string": BUGS[1][1]})),
             turn(tool_use("Bash", {"command": "(cd web && npm install --no-audit --no-fund)", "description": "deps"})),
@@ -113,7 +122,11 @@ def tokenizer():  # noqa: ANN201 - bpe_openai has no stubs
 
 def measure(log: Path, enc) -> dict[str, object]:  # noqa: ANN001
     requests = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
-    main = [r["body"] for r in requests if r["kind"] == "request" and isinstance(r.get("body"), dict) and r["body"].get("tools")]
+    main = [
+        r["body"]
+        for r in requests
+        if r["kind"] == "request" and isinstance(r.get("body"), dict) and r["body"].get("tools")
+    ]
     count = lambda text: len(enc.encode_ordinary(text))  # noqa: E731
     total_input = sum(count(json.dumps({k: body.get(k) for k in ("system", "tools", "messages")})) for body in main)
     last = main[-1]["messages"]
@@ -141,11 +154,19 @@ def run(guard: bool, work: Path, claude: Path) -> dict[str, object]:
         write_hooks(project, hook, events=GUARD_EVENTS)
     log = base / "server.jsonl"
     with ScriptedModelServer(scenario(project), seed=13, log_path=log) as server:
-        done = run_claude(project, home, "The tests fail; find and fix the bugs.", server.url, executable=claude, timeout=600)
+        done = run_claude(
+            project, home, "The tests fail; find and fix the bugs.", server.url, executable=claude, timeout=600
+        )
         done.check()
     result = measure(log, tokenizer())
     result["failing"] = expected
     return result
+
+
+def reported_failing(test_id: str, seen: str) -> bool:
+    """The id appears as failing (``FAILED id`` or ``id FAILED``), not merely listed as passing."""
+    name = re.escape(test_id)
+    return re.search(rf"(?:FAILED|ERROR) {name}\b|{name} (?:FAILED|ERROR)\b", seen) is not None
 
 
 def main() -> int:
@@ -162,13 +183,16 @@ def main() -> int:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
     failing = list(with_["failing"])  # type: ignore[call-overload]
-    missing = [test_id for test_id in failing if test_id not in str(with_["seen"])]
-    missing_without = [test_id for test_id in failing if test_id not in str(without["seen"])]
+    missing = [test_id for test_id in failing if not reported_failing(test_id, str(with_["seen"]))]
+    missing_without = [test_id for test_id in failing if not reported_failing(test_id, str(without["seen"]))]
     tool_cut = 1 - int(with_["tool_output_tokens"]) / int(without["tool_output_tokens"])  # type: ignore[call-overload]
     input_cut = 1 - int(with_["input_tokens"]) / int(without["input_tokens"])  # type: ignore[call-overload]
     print(f"claude code {claude.parent.parent.parent.name}, {without['requests']} / {with_['requests']} main requests")
     print(f"{'':28}{'without':>10}{'with guard':>12}{'change':>9}")
-    for key, label, cut in (("tool_output_tokens", "tool-output tokens", tool_cut), ("input_tokens", "input tokens (session)", input_cut)):
+    for key, label, cut in (
+        ("tool_output_tokens", "tool-output tokens", tool_cut),
+        ("input_tokens", "input tokens (session)", input_cut),
+    ):
         print(f"{label:28}{without[key]:>10,}{with_[key]:>12,}{-cut:>9.1%}")
     print(
         f"failing test ids (pytest junit): {len(failing)}; seen by the model: {len(failing) - len(missing_without)} "

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH104, PTH108, PTH118, PTH208
+# ruff: noqa: PTH103, PTH104, PTH108, PTH118, PTH208, PTH120
 # os.path on the hook path: pathlib is not imported there (startup time).
 """Savings measured, not estimated: each guard event's tokens before and after, counted with the offline
 cl100k tokenizer (bpe-openai), appended as a ``ContextRecord`` (action ``guard``) to
@@ -48,6 +48,8 @@ def submit(root: str, job: dict[str, Any], mode: str) -> None:
     if mode == "inline":
         process(root)
         return
+    if counter_running(root):
+        return  # the running counter drains the queue, this job included (or the next event's counter does)
     try:
         subprocess.Popen(  # detached: the hook returns while the counter loads the tokenizer
             [sys.executable, "-m", "ctxops_memory_inject.guard.accounting", root],
@@ -59,6 +61,29 @@ def submit(root: str, job: dict[str, Any], mode: str) -> None:
         )
     except OSError:
         log.exception("could not start the guard's token counter; the job stays in %s", folder)
+
+
+def _lock_path(root: str) -> str:
+    return os.path.join(os.path.dirname(pending_dir(root)), "counter.lock")
+
+
+def counter_running(root: str) -> bool:
+    """Whether a counter holds the queue's lock (a non-blocking probe: microseconds on the hook path)."""
+    from ctxops_contracts.shared.locks import LockBusy, acquire_fd, release_fd
+
+    try:
+        fd = os.open(_lock_path(root), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return False
+    try:
+        acquire_fd(fd, timeout=0)
+    except LockBusy:
+        return True
+    else:
+        release_fd(fd)
+        return False
+    finally:
+        os.close(fd)
 
 
 def _count(text: str) -> int:
@@ -83,6 +108,9 @@ def records_path(ts: float) -> str:
 
 def process(root: str) -> int:
     """Count and record every pending job of ``root``; return how many were recorded."""
+    from . import store
+
+    store.finalize_all(root)
     folder = pending_dir(root)
     try:
         names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
@@ -116,12 +144,18 @@ def _record(root: str, job: dict[str, Any]) -> None:
     from ctxops_contracts.ids import new_ulid
     from ctxops_contracts.records import ContextRecord
     from ctxops_contracts.shared.files import append_lines
+    from ctxops_hooks_capture.redact import redact
 
     from . import store
 
     before_text = job.get("before")
     if before_text is None and job.get("before_output"):
         before_text = store.load(root, str(job["before_output"]))
+    if before_text is None and job.get("before_file"):
+        before_text = _file_region(job)
+        if before_text is None:
+            log.info("guard accounting: %s changed before it was counted; event not recorded", job["before_file"])
+            return
     record = ContextRecord(
         id=new_ulid(),
         ts=datetime.fromtimestamp(float(job["ts"]), UTC),
@@ -133,11 +167,44 @@ def _record(root: str, job: dict[str, Any]) -> None:
         tokens=_count(str(job.get("after", ""))),
         tokens_before=_count(str(before_text or "")),
         tool_name=job.get("tool_name"),
-        command=job.get("command"),
+        command=redact(str(job["command"])) if job.get("command") else None,
         output_id=job.get("output_id"),
         tokenizer=TOKENIZER,
     )
     append_lines(records_path(float(job["ts"])), encode_line(record))
+
+
+def drain(root: str) -> int:
+    """Process jobs until the queue is empty, holding the counter lock so hooks start no second counter."""
+    from ctxops_contracts.shared.locks import LockBusy, file_lock
+
+    total = 0
+    try:
+        with file_lock(_lock_path(root), timeout=0):
+            while True:
+                done = process(root)
+                total += done
+                if not done:
+                    return total
+    except LockBusy:
+        return total  # another counter is draining
+
+
+def _file_region(job: dict[str, Any]) -> str | None:
+    """The Read region the job names, if the file still holds what the model was spared."""
+    from .reads import digest
+
+    start, count = int(job.get("before_start", 1)), int(job.get("before_lines", 0))
+    try:
+        with open(str(job["before_file"]), encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines(keepends=True)
+    except OSError:
+        return None
+    text = "".join(lines[start - 1 : start - 1 + count])
+    for candidate in (text, text.rstrip("\n")):
+        if digest(candidate) == job.get("before_digest"):
+            return candidate
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1:
         return 2
     try:
-        process(args[0])
+        drain(args[0])
     except Exception:
         log.exception("guard accounting failed")
     return 0

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH118
+# ruff: noqa: PTH103, PTH108, PTH118, PTH120
 # os.path on the hook path: pathlib is not imported there (startup time).
 """The guard's hook handlers: one Claude Code hook payload in, the agent's output JSON (or None) out.
 
@@ -30,7 +30,6 @@ from . import reads, store
 from .accounting import submit
 from .classify import classify
 from .config import GuardConfig, load_config
-from .summarize import summarize, summarize_search
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,7 +46,7 @@ log = logging.getLogger(__name__)
 _EXCERPT = 8000
 WRAPPER = (
     "{{ {command}\n}} > {spool} 2>&1; __ctxops_s=$?; "
-    "if [ \"$(wc -c < {spool})\" -gt {twice} ]; then head -c {excerpt} {spool}; "
+    'if [ "$(wc -c < {spool})" -gt {twice} ]; then head -c {excerpt} {spool}; '
     "printf '\\n[ctxops: %s bytes, middle cut]\\n' \"$(wc -c < {spool})\"; tail -c {excerpt} {spool}; "
     "else cat {spool}; fi; printf '\\n[ctxops-exit %s {spool_id}]\\n' \"$__ctxops_s\""
 )
@@ -171,6 +170,8 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
     untouched = {**response, "stdout": (f"Exit code {exit_status}\n" if exit_status else "") + stdout}
     if len(text) < cfg.min_chars or not cfg.tool_on("Bash") or not cfg.family_on(family):
         return _post(untouched) if wrapped else None
+    from .summarize import summarize  # regex tables: only when there is something to summarize
+
     lines = summarize(kind, family, text, max_hits=cfg.search_max_hits)
     body = "\n".join(lines)
     if len(body) > WORTH_IT * len(text):
@@ -187,6 +188,7 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
         },
         max_outputs=cfg.max_outputs,
         max_bytes=cfg.max_output_bytes,
+        defer=cfg.accounting == "background",
     )
     total = text.count("\n") + 1
     status = f"exit status {exit_status}" if wrapped or exit_status else "exit status 0"
@@ -257,7 +259,7 @@ def _read(  # noqa: PLR0917 - one call site, the dispatcher
         )
         updated = {**file, "content": note, "numLines": 1, "startLine": 1}
         result = _post({**response, "file": updated})
-        _account(root, cfg, payload, agent, "Read", path, note, before=content)
+        _account(root, cfg, payload, agent, "Read", path, note, before_file=(path, start, num_lines, digest))
     else:
         state.remember(key, digest)
         tool_input = payload.get("tool_input")
@@ -276,7 +278,9 @@ def _read(  # noqa: PLR0917 - one call site, the dispatcher
             )
             updated = {**file, "content": region, "numLines": len(region_lines)}
             result = _post({**response, "file": updated}, context)
-            _account(root, cfg, payload, agent, "Read", path, region + context, before=content)
+            _account(
+                root, cfg, payload, agent, "Read", path, region + context, before_file=(path, start, num_lines, digest)
+            )
     state.save()
     return result
 
@@ -302,6 +306,8 @@ def _search_tool(
     content = response.get("content")
     filenames = response.get("filenames")
     if isinstance(content, str) and len(content) >= cfg.min_chars:
+        from .summarize import summarize_search
+
         lines = summarize_search(content, cfg.search_max_hits)
         output_id = store.save(
             root, content, {"tool_name": tool, "command": _describe(payload)}, max_outputs=cfg.max_outputs
@@ -351,8 +357,8 @@ def _account(  # noqa: PLR0917 - the event's fields, passed straight through
     command: str,
     after: str,
     *,
-    before: str | None = None,
     before_output: str | None = None,
+    before_file: tuple[str, int, int, str] | None = None,
 ) -> None:
     if cfg.accounting == "off":
         return
@@ -368,10 +374,8 @@ def _account(  # noqa: PLR0917 - the event's fields, passed straight through
     }
     if before_output is not None:
         job["before_output"] = before_output
-    else:
-        from ctxops_hooks_capture.redact import redact
-
-        job["before"] = redact(before or "")
+    elif before_file is not None:  # the file itself is the original: no copy of it is written
+        job |= dict(zip(("before_file", "before_start", "before_lines", "before_digest"), before_file, strict=True))
     try:
         submit(root, job, cfg.accounting)
     except Exception as exc:  # accounting must not cost the agent its summary

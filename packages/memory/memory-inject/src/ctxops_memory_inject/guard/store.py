@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH108, PTH118
+# ruff: noqa: PTH103, PTH108, PTH110, PTH118, PTH208
 # os.path on the hook path: pathlib is not imported there (startup time).
 """Saved originals: the full text of each summarized tool output, redacted, under ``.meta/outputs/``.
 
@@ -17,7 +17,7 @@ import secrets
 import time
 
 from ctxops_contracts.shared.files import atomic_write
-from ctxops_contracts.shared.layout import OUTPUTS_DIR, ensure_meta, meta_path
+from ctxops_contracts.shared.layout import OUTPUTS_DIR, STATE_DIR, ensure_meta, meta_path
 
 log = logging.getLogger(__name__)
 
@@ -36,22 +36,83 @@ def new_id() -> str:
     return secrets.token_hex(4)
 
 
-def save(root: str, text: str, meta: dict[str, object], *, max_outputs: int = 200, max_bytes: int = 2_000_000) -> str:
-    """Redact and keep ``text``; return its id. Old outputs beyond ``max_outputs`` are removed."""
-    from ctxops_hooks_capture.redact import redact
+def save(
+    root: str,
+    text: str,
+    meta: dict[str, object],
+    *,
+    max_outputs: int = 200,
+    max_bytes: int = 2_000_000,
+    defer: bool = False,
+) -> str:
+    """Keep ``text`` (redacted) and return its id; outputs beyond ``max_outputs`` are rotated away.
 
+    With ``defer`` the text is only staged (``.meta/.state/guard/pending/<id>.raw``, mode 0600) and the
+    guard's background counter redacts it into ``.meta/outputs/``: redacting 100 kB costs more than the
+    hook's whole budget. :func:`load` finalizes a staged output on demand, so the id works at once.
+    """
     ensure_meta(root)
+    output_id = new_id()
+    body = (
+        text
+        if len(text) <= max_bytes
+        else text[:max_bytes] + f"\n[ctxops: cut at {max_bytes} characters of {len(text)}]\n"
+    )
+    info = {
+        "id": output_id,
+        "ts": time.time(),
+        "lines": body.count("\n") + 1,
+        "chars": len(body),
+        "max_outputs": max_outputs,
+        **meta,
+    }
+    staging = staging_dir(root)
+    os.makedirs(staging, exist_ok=True)
+    raw = os.path.join(staging, f"{output_id}.raw")
+    fd = os.open(raw, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:
+        fh.write(json.dumps(info, default=str) + "\n" + body)
+    if not defer:
+        finalize(root, output_id)
+    return output_id
+
+
+def staging_dir(root: str) -> str:
+    return meta_path(root, STATE_DIR, "guard", "pending")
+
+
+def finalize(root: str, output_id: str) -> bool:
+    """Redact a staged output into ``.meta/outputs/``; False when there is nothing staged under the id."""
+    from ctxops_hooks_capture.redact import redact, redact_value
+
+    raw = os.path.join(staging_dir(root), f"{output_id}.raw")
+    try:
+        with open(raw, encoding="utf-8", errors="replace") as fh:
+            header, _, body = fh.read().partition("\n")
+    except FileNotFoundError:
+        return False
+    try:
+        info = json.loads(header)
+    except ValueError:
+        info = {"id": output_id}
     folder = outputs_dir(root)
     os.makedirs(folder, exist_ok=True)
-    output_id = new_id()
-    body = redact(text)
-    if len(body) > max_bytes:
-        body = body[:max_bytes] + f"\n[ctxops: cut at {max_bytes} characters of {len(text)}]\n"
-    atomic_write(os.path.join(folder, f"{output_id}.txt"), body, fsync=False)
-    info = {"id": output_id, "ts": time.time(), "lines": body.count("\n") + 1, "chars": len(body), **meta}
-    atomic_write(os.path.join(folder, f"{output_id}.json"), json.dumps(info, default=str), fsync=False)
+    max_outputs = int(info.pop("max_outputs", 200))
+    atomic_write(os.path.join(folder, f"{output_id}.txt"), redact(body), fsync=False)
+    atomic_write(os.path.join(folder, f"{output_id}.json"), json.dumps(redact_value(info), default=str), fsync=False)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(raw)
     rotate(folder, max_outputs)
-    return output_id
+    return True
+
+
+def finalize_all(root: str) -> int:
+    """Finalize every staged output (the background counter's first step)."""
+    try:
+        names = [n for n in os.listdir(staging_dir(root)) if n.endswith(".raw")]
+    except FileNotFoundError:
+        return 0
+    return sum(1 for name in names if finalize(root, name[:-4]))
 
 
 def rotate(folder: str, max_outputs: int) -> int:
@@ -79,6 +140,8 @@ def _path(root: str, output_id: str, suffix: str) -> str:
 
 
 def load(root: str, output_id: str) -> str:
+    if _ID.match(output_id) and not os.path.exists(_path(root, output_id, ".txt")):
+        finalize(root, output_id)  # staged, the counter has not got to it yet
     try:
         with open(_path(root, output_id, ".txt"), encoding="utf-8", errors="replace") as fh:
             return fh.read()

@@ -107,6 +107,13 @@ def main() -> int:
                 started = time.perf_counter()
                 handle_event(payload)
                 inproc[name].append((time.perf_counter() - started) * 1000)
+        from ctxops_memory_inject.guard.accounting import counter_running, drain
+
+        while counter_running(str(repo)):  # let the detached counters finish before the directory goes
+            time.sleep(0.2)
+        drain(str(repo))
+        recorded = sum(1 for f in (Path(tmp) / "data" / "context").glob("*.jsonl") for _ in f.open())
+    print(f"context records written by the background counters: {recorded}")
     print(f"{args.runs} runs per event; python -c pass: p50 {pct(floor, 0.5):.1f} ms, p95 {pct(floor, 0.95):.1f} ms")
     print(f"{'event':36}{'fresh p50':>11}{'p95':>8}{'in-proc p50':>13}{'p95':>8}")
     for name in cases:

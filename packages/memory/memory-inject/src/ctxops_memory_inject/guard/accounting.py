@@ -15,21 +15,23 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import logging
 import os
-import subprocess
 import sys
 
-from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import STATE_DIR, meta_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-log = logging.getLogger(__name__)
 
 TOKENIZER = "cl100k_base"
+
+
+def _log() -> Any:
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 def pending_dir(root: str) -> str:
@@ -44,12 +46,17 @@ def submit(root: str, job: dict[str, Any], mode: str) -> None:
     folder = pending_dir(root)
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"{job['id']}.json")
-    atomic_write(path, json.dumps(job), fsync=False)
+    tmp = path + ".tmp"  # the counter lists *.json only: it never sees a half-written job
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(job))
+    os.replace(tmp, path)
     if mode == "inline":
         process(root)
         return
     if counter_running(root):
         return  # the running counter drains the queue, this job included (or the next event's counter does)
+    import subprocess
+
     try:
         subprocess.Popen(  # detached: the hook returns while the counter loads the tokenizer
             [sys.executable, "-m", "ctxops_memory_inject.guard.accounting", root],
@@ -60,7 +67,7 @@ def submit(root: str, job: dict[str, Any], mode: str) -> None:
             close_fds=True,
         )
     except OSError:
-        log.exception("could not start the guard's token counter; the job stays in %s", folder)
+        _log().exception("could not start the guard's token counter; the job stays in %s", folder)
 
 
 def _lock_path(root: str) -> str:
@@ -130,7 +137,7 @@ def process(root: str) -> int:
             _record(root, job)
             done += 1
         except Exception:  # a bad job must not stop the others; it is logged and dropped
-            log.exception("guard accounting: job %s failed", name)
+            _log().exception("guard accounting: job %s failed", name)
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(claimed)
@@ -154,7 +161,7 @@ def _record(root: str, job: dict[str, Any]) -> None:
     if before_text is None and job.get("before_file"):
         before_text = _file_region(job)
         if before_text is None:
-            log.info("guard accounting: %s changed before it was counted; event not recorded", job["before_file"])
+            _log().info("guard accounting: %s changed before it was counted; event not recorded", job["before_file"])
             return
     record = ContextRecord(
         id=new_ulid(),
@@ -214,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         drain(args[0])
     except Exception:
-        log.exception("guard accounting failed")
+        _log().exception("guard accounting failed")
     return 0
 
 

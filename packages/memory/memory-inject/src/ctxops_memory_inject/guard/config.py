@@ -24,14 +24,12 @@ git-diff = false
 
 from __future__ import annotations
 
-import logging
 import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-log = logging.getLogger(__name__)
 
 DEFAULTS: dict[str, Any] = {
     "enabled": True,
@@ -59,7 +57,7 @@ class GuardConfig:
                 continue
             value = table[key]
             if type(value) is not type(default) or (key == "accounting" and value not in ACCOUNTING_MODES):
-                log.warning("guard config: %s = %r is not valid; using %r", key, value, default)
+                _warn("guard config: %s = %r is not valid; using %r", key, value, default)
                 continue
             values[key] = value
         self.enabled: bool = values["enabled"]
@@ -82,6 +80,12 @@ class GuardConfig:
         return self.enabled and self.commands.get(family, True)
 
 
+def _warn(message: str, *args: object) -> None:
+    import logging
+
+    logging.getLogger(__name__).warning(message, *args)
+
+
 def _switches(value: object) -> dict[str, bool]:
     if not isinstance(value, dict):
         return {}
@@ -101,7 +105,7 @@ def load_config(root: str) -> GuardConfig:
     try:
         data = tomllib.loads(raw.decode("utf-8", "replace"))
     except tomllib.TOMLDecodeError as exc:
-        log.warning("guard config: %s is not valid TOML (%s); using defaults", path, exc)
+        _warn("guard config: %s is not valid TOML (%s); using defaults", path, exc)
         return GuardConfig()
     table = data.get("guard")
     return GuardConfig(table if isinstance(table, dict) else None)

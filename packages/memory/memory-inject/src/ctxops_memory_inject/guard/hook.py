@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH108, PTH118, PTH120
+# ruff: noqa: PTH103, PTH108, PTH118, PTH120, SIM105
 # os.path on the hook path: pathlib is not imported there (startup time).
 """The guard's hook handlers: one Claude Code hook payload in, the agent's output JSON (or None) out.
 
@@ -17,17 +17,12 @@ Every handler returns None when it has nothing to change, and never raises (fail
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import os
 import re
-import shlex
 import time
 
 from ctxops_contracts.shared.layout import ensure_meta
 
-from . import reads, store
-from .accounting import submit
 from .classify import classify
 from .config import GuardConfig, load_config
 
@@ -37,7 +32,8 @@ if TYPE_CHECKING:
 
     from .reads import Outline
 
-log = logging.getLogger(__name__)
+# Imports are deferred to the branches that need them: a hook pays Python's start-up on every tool
+# call, and an untouched output must cost little more than that.
 
 # The wrapped command's output goes to a spool file the PostToolUse hook reads in full: Claude Code cuts
 # Bash output at 30,000 characters before hooks see it, which would drop a test run's summary lines.
@@ -75,6 +71,8 @@ def handle_event(
         if event in ("SessionStart", "PreCompact", "PostCompact"):
             where = _root(payload, root)
             if where:
+                from . import reads
+
                 reads.reset(where, str(payload.get("session_id") or ""))
     except Exception as exc:  # the hook must never break the agent
         _log_failure(payload, root, exc)
@@ -103,13 +101,15 @@ def handle_pre_tool_use(payload: dict[str, Any], root: str | os.PathLike[str] | 
         cfg = load_config(where)
         if not (cfg.wrap_bash and cfg.tool_on("Bash") and cfg.family_on(family)):
             return None
+        from . import store
+
         spool_id = store.new_id() + store.new_id()
         ensure_meta(where)
         spool = spool_path(where, spool_id)
         os.makedirs(os.path.dirname(spool), exist_ok=True)
         _sweep_spool(os.path.dirname(spool))
         wrapped = WRAPPER.format(
-            command=command.rstrip(), spool=shlex.quote(spool), spool_id=spool_id, excerpt=_EXCERPT, twice=2 * _EXCERPT
+            command=command.rstrip(), spool=_quote(spool), spool_id=spool_id, excerpt=_EXCERPT, twice=2 * _EXCERPT
         )
         updated = {**tool_input, "command": wrapped}
         return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": updated}}
@@ -170,6 +170,7 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
     untouched = {**response, "stdout": (f"Exit code {exit_status}\n" if exit_status else "") + stdout}
     if len(text) < cfg.min_chars or not cfg.tool_on("Bash") or not cfg.family_on(family):
         return _post(untouched) if wrapped else None
+    from . import store
     from .summarize import summarize  # regex tables: only when there is something to summarize
 
     lines = summarize(kind, family, text, max_hits=cfg.search_max_hits)
@@ -203,6 +204,11 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
     return _post({**response, "stdout": summary, "stderr": ""})
 
 
+def _quote(path: str) -> str:
+    """Single-quote ``path`` for the shell (shlex.quote's rule, without importing shlex)."""
+    return "'" + path.replace("'", "'\"'\"'") + "'"
+
+
 def spool_path(root: str, spool_id: str) -> str:
     return os.path.join(root, ".meta", ".state", "guard", "spool", f"{spool_id}.log")
 
@@ -215,19 +221,26 @@ def _read_spool(root: str, spool_id: str) -> str | None:
             text = fh.read()
     except OSError:
         return None
-    with contextlib.suppress(OSError):
+    try:
         os.unlink(path)
+    except OSError:
+        pass
     return text
 
 
 def _sweep_spool(folder: str) -> None:
     """Spool files older than an hour belong to runs whose PostToolUse never came: remove them."""
     cutoff = time.time() - SPOOL_MAX_AGE
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(folder):
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
             if entry.stat().st_mtime < cutoff:
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
+                os.unlink(entry.path)
+        except OSError:
+            continue
 
 
 # -- Read ---------------------------------------------------------------------------------------------------
@@ -241,6 +254,8 @@ def _read(  # noqa: PLR0917 - one call site, the dispatcher
     file = response.get("file")
     if not isinstance(file, dict) or not isinstance(file.get("content"), str):
         return None
+    from . import reads
+
     content: str = file["content"]
     path = str(file.get("filePath") or "")
     start = int(file.get("startLine") or 1)
@@ -303,6 +318,8 @@ def _search_tool(
     tool = str(payload.get("tool_name"))
     if not isinstance(response, dict) or not cfg.tool_on(tool) or not cfg.family_on("search"):
         return None
+    from . import store
+
     content = response.get("content")
     filenames = response.get("filenames")
     if isinstance(content, str) and len(content) >= cfg.min_chars:
@@ -362,6 +379,9 @@ def _account(  # noqa: PLR0917 - the event's fields, passed straight through
 ) -> None:
     if cfg.accounting == "off":
         return
+    from . import store
+    from .accounting import submit
+
     job: dict[str, Any] = {
         "id": store.new_id() + store.new_id(),
         "ts": time.time(),
@@ -392,7 +412,9 @@ def _root(payload: dict[str, Any], root: str | os.PathLike[str] | None) -> str |
 
 
 def _log_failure(payload: dict[str, Any], root: str | os.PathLike[str] | None, exc: BaseException) -> None:
-    log.warning("guard: %s failed: %r", payload.get("hook_event_name"), exc)
+    import logging
+
+    logging.getLogger(__name__).warning("guard: %s failed: %r", payload.get("hook_event_name"), exc)
     try:
         where = _root(payload, root)
         if where is None:
@@ -404,4 +426,4 @@ def _log_failure(payload: dict[str, Any], root: str | os.PathLike[str] | None, e
                 f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {payload.get('hook_event_name')}: {exc!r}\n"
             )
     except Exception:
-        log.debug("could not write the guard log", exc_info=True)
+        logging.getLogger(__name__).debug("could not write the guard log", exc_info=True)

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH108, PTH120
+# ruff: noqa: PTH103, PTH108, PTH120, PTH105, SIM105
 # os.path on the hook path: pathlib is not imported there (startup time).
 """Read tool outputs: unchanged re-reads answered briefly, very large reads cut to an outline plus the
 requested region.
@@ -11,14 +11,11 @@ the earlier text.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import logging
 import os
 import re
 
-from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import STATE_DIR, ensure_meta, meta_path
 
 TYPE_CHECKING = False
@@ -28,7 +25,6 @@ if TYPE_CHECKING:
 
     Outline = Callable[[str, str], "str | None"]  # (path, text) -> outline text, e.g. core's code-map brief
 
-log = logging.getLogger(__name__)
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 _DEFINITION = re.compile(
@@ -60,7 +56,10 @@ class ReadState:
     def save(self) -> None:
         ensure_meta(self.root)
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        atomic_write(self.path, json.dumps({"step": self.step, "reads": self.reads}), fsync=False)
+        tmp = f"{self.path}.{os.getpid()}.tmp"  # atomic: a parallel tool call's hook never reads half a file
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps({"step": self.step, "reads": self.reads}))
+        os.replace(tmp, self.path)
 
     def seen(self, key: str, digest: str) -> int | None:
         """The step at which this region was read with this content, or None."""
@@ -76,8 +75,10 @@ class ReadState:
 def reset(root: str, session_id: str) -> None:
     """Forget what the session read (session start, compaction)."""
     state = ReadState(root, session_id)
-    with contextlib.suppress(FileNotFoundError):
+    try:
         os.unlink(state.path)
+    except FileNotFoundError:
+        pass
 
 
 def region_key(file_path: str, start: int, num_lines: int) -> str:
@@ -95,7 +96,9 @@ def outline(path: str, text: str, outline_fn: Outline | None = None) -> str:
         try:
             given = outline_fn(path, text)
         except Exception:  # the caller's outline must never break the hook
-            log.exception("outline callable failed for %s", path)
+            import logging
+
+            logging.getLogger(__name__).exception("outline callable failed for %s", path)
             given = None
         if given:
             return given

@@ -10,16 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import re
-import secrets
 import time
 
-from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import OUTPUTS_DIR, STATE_DIR, ensure_meta, meta_path
-
-log = logging.getLogger(__name__)
 
 _ID = re.compile(r"^[0-9a-f]{8,16}$")
 
@@ -33,7 +28,7 @@ def outputs_dir(root: str) -> str:
 
 
 def new_id() -> str:
-    return secrets.token_hex(4)
+    return os.urandom(4).hex()
 
 
 def save(
@@ -83,6 +78,7 @@ def staging_dir(root: str) -> str:
 
 def finalize(root: str, output_id: str) -> bool:
     """Redact a staged output into ``.meta/outputs/``; False when there is nothing staged under the id."""
+    from ctxops_contracts.shared.files import atomic_write
     from ctxops_hooks_capture.redact import redact, redact_value
 
     raw = os.path.join(staging_dir(root), f"{output_id}.raw")

@@ -114,13 +114,13 @@ def failing_ids(project: Path) -> list[str]:
     return sorted(ids)
 
 
-def tokenizer():  # noqa: ANN201 - bpe_openai has no stubs
+def tokenizer():
     import bpe_openai
 
     return bpe_openai.get_encoding("cl100k_base")
 
 
-def measure(log: Path, enc) -> dict[str, object]:  # noqa: ANN001
+def measure(log: Path, enc) -> dict[str, object]:
     requests = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     main = [
         r["body"]

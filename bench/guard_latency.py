@@ -34,9 +34,25 @@ def real_outputs(stdlib: Path) -> dict[str, tuple[str, str]]:
         "grep flood": ("grep -rn 'def ' json email", sh(["grep", "-rn", "def ", "json", "email"])),
         "ruff flood": (
             "ruff check --select ALL json",
-            sh([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "ALL", "--output-format", "concise", "json"]),
+            sh(
+                [
+                    sys.executable,
+                    "-m",
+                    "ruff",
+                    "check",
+                    "--no-cache",
+                    "--select",
+                    "ALL",
+                    "--output-format",
+                    "concise",
+                    "json",
+                ]
+            ),
         ),
-        "unittest -v": ("python -m unittest -v test.test_json", sh([sys.executable, "-m", "unittest", "-v", "test.test_json"])),
+        "unittest -v": (
+            "python -m unittest -v test.test_json",
+            sh([sys.executable, "-m", "unittest", "-v", "test.test_json"]),
+        ),
     }
 
 
@@ -60,12 +76,33 @@ def payloads(repo: Path, stdlib: Path) -> dict[str, dict[str, object]]:
     source = (stdlib / "argparse.py").read_text(encoding="utf-8")
     n = source.count("\n")
     file = {"filePath": str(stdlib / "argparse.py"), "content": source, "numLines": n, "startLine": 1, "totalLines": n}
-    out[f"Read argparse.py ({n} lines)"] = {**post, "tool_name": "Read", "tool_input": {"file_path": file["filePath"]}, "tool_response": {"type": "text", "file": file}}
+    out[f"Read argparse.py ({n} lines)"] = {
+        **post,
+        "tool_name": "Read",
+        "tool_input": {"file_path": file["filePath"]},
+        "tool_response": {"type": "text", "file": file},
+    }
     small = (stdlib / "json" / "encoder.py").read_text(encoding="utf-8")
     k = small.count("\n")
-    sfile = {"filePath": str(stdlib / "json" / "encoder.py"), "content": small, "numLines": k, "startLine": 1, "totalLines": k}
-    out["Read re-read (unchanged)"] = {**post, "tool_name": "Read", "tool_input": {"file_path": sfile["filePath"]}, "tool_response": {"type": "text", "file": sfile}}
-    out["PreToolUse wrap pytest"] = {**base, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "uv run pytest -q"}}
+    sfile = {
+        "filePath": str(stdlib / "json" / "encoder.py"),
+        "content": small,
+        "numLines": k,
+        "startLine": 1,
+        "totalLines": k,
+    }
+    out["Read re-read (unchanged)"] = {
+        **post,
+        "tool_name": "Read",
+        "tool_input": {"file_path": sfile["filePath"]},
+        "tool_response": {"type": "text", "file": sfile},
+    }
+    out["PreToolUse wrap pytest"] = {
+        **base,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "uv run pytest -q"},
+    }
     return out
 
 
@@ -79,7 +116,7 @@ def _child_cpu() -> float:
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def main() -> int:
@@ -136,14 +173,16 @@ def main() -> int:
         recorded = sum(1 for f in (Path(tmp) / "data" / "context").glob("*.jsonl") for _ in f.open())
     print(f"context records written by the background counters: {recorded}")
     print(
-        f"{args.runs} runs per event; python -c pass: wall p50 {pct(floor, 0.5):.1f} ms, p95 {pct(floor, 0.95):.1f} ms; "
-        f"CPU p50 {pct(floor_cpu, 0.5):.1f} ms"
+        f"{args.runs} runs per event; python -c pass: wall p50 {pct(floor, 0.5):.1f} ms, "
+        f"p95 {pct(floor, 0.95):.1f} ms; CPU p50 {pct(floor_cpu, 0.5):.1f} ms"
     )
     print(f"{'event':34}{'fresh wall p50':>15}{'p95':>8}{'CPU p50':>9}{'p95':>8}{'in-proc p50':>13}{'p95':>8}")
 
     def row(label: str, f: list[float], c: list[float], i: list[float]) -> None:
         cells = [pct(f, 0.5), pct(f, 0.95), pct(c, 0.5), pct(c, 0.95), pct(i, 0.5), pct(i, 0.95)]
-        print(f"{label:34}{cells[0]:>13.1f}ms{cells[1]:>6.1f}ms{cells[2]:>7.1f}ms{cells[3]:>6.1f}ms{cells[4]:>11.1f}ms{cells[5]:>6.1f}ms")
+        print(
+            f"{label:34}{cells[0]:>13.1f}ms{cells[1]:>6.1f}ms{cells[2]:>7.1f}ms{cells[3]:>6.1f}ms{cells[4]:>11.1f}ms{cells[5]:>6.1f}ms"
+        )
 
     for name in cases:
         row(name, fresh[name], fresh_cpu[name], inproc[name])

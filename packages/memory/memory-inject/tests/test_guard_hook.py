@@ -299,3 +299,15 @@ def test_mcp_tool_registers_and_answers(repo: Path) -> None:
         return "".join(getattr(b, "text", "") for b in result.content)
 
     assert anyio.run(call) == "2  beta\n3  gamma"
+
+
+def test_handle_takes_bytes_and_answers_only_claude_code(repo: Path) -> None:
+    from ctxops_memory_inject.guard import handle
+
+    text = (RUNS / "mypy.out").read_text(encoding="utf-8")
+    data = json.dumps(bash_payload(repo, "mypy --strict api", text)).encode()
+    outcome = handle("claude-code", data)
+    assert json.loads(outcome.stdout)["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+    for agent in ("codex", "gemini", "cursor", "generic"):  # no shape-preserving replacement there
+        assert handle(agent, data).stdout == ""
+    assert handle("claude-code", b"\xff not json").stdout == ""

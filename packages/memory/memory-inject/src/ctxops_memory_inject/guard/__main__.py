@@ -4,23 +4,16 @@ hook payload; stdout: the agent's output JSON or nothing; always exit 0). ``... 
 
 from __future__ import annotations
 
-import json
 import sys
 
 
 def hook_main(argv: list[str]) -> int:
     agent = argv[0] if argv else "claude-code"
-    try:
-        payload = json.loads(sys.stdin.buffer.read() or b"{}")
-    except ValueError:
-        return 0  # malformed input: leave the agent's output alone
-    if not isinstance(payload, dict):
-        return 0
-    from .hook import handle_event
+    from .hook import handle
 
-    out = handle_event(payload, agent=agent)
-    if out is not None:
-        sys.stdout.write(json.dumps(out, ensure_ascii=False))
+    outcome = handle(agent, sys.stdin.buffer.read())  # malformed input: nothing printed
+    if outcome.stdout:
+        sys.stdout.write(outcome.stdout)
         sys.stdout.flush()
     return 0
 

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH104, PTH108, PTH118, PTH208, PTH120
+# ruff: noqa: PTH103, PTH104, PTH108, PTH118, PTH208, PTH120, PTH105
 # os.path on the hook path: pathlib is not imported there (startup time).
 """Savings measured, not estimated: each guard event's tokens before and after, counted with the offline
 cl100k tokenizer (bpe-openai), appended as a ``ContextRecord`` (action ``guard``) to

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH108, PTH118, PTH120, SIM105
+# ruff: noqa: PTH103, PTH108, PTH118, PTH120, SIM105, PTH109
 # os.path on the hook path: pathlib is not imported there (startup time).
 """The guard's hook handlers: one Claude Code hook payload in, the agent's output JSON (or None) out.
 
@@ -54,6 +54,49 @@ WRAPPED_KINDS = ("test", "check", "build")
 WORTH_IT = 0.8  # a summary must be at most this share of the original, or the original stays
 
 
+# Agents whose hook output can replace a tool's result in its own shape (docs/agent-integration.md): Codex
+# 0.171 and Gemini CLI 0.61 cannot, so the guard answers nothing for them.
+SUPPORTED_AGENTS = ("claude-code",)
+
+
+class GuardOutcome:
+    """What one call did; ``stdout`` is exactly what the agent reads ("" for nothing)."""
+
+    __slots__ = ("stdout",)
+
+    def __init__(self, stdout: str = "") -> None:
+        self.stdout = stdout
+
+
+def handle(
+    agent: str,
+    data: bytes,
+    *,
+    capture_event: bool = False,
+    outline: Outline | None = None,
+    root: str | os.PathLike[str] | None = None,
+) -> GuardOutcome:
+    """Core's entry (``ctx hook``): the payload bytes as the agent sent them. ``capture_event`` also
+    stores the event through hooks-capture (core captures it itself and passes False)."""
+    import json
+
+    if capture_event:
+        try:
+            from ctxops_hooks_capture.capture import capture
+
+            capture(agent, data, cwd_fallback=os.getcwd())
+        except Exception as exc:  # capture failing must not cost the agent its summary
+            _log_failure({}, root, exc)
+    try:
+        payload = json.loads(data or b"null")
+    except ValueError:
+        return GuardOutcome()
+    if not isinstance(payload, dict):
+        return GuardOutcome()
+    out = handle_event(payload, root, agent=agent, outline=outline)
+    return GuardOutcome(json.dumps(out, ensure_ascii=False) if out is not None else "")
+
+
 def handle_event(
     payload: dict[str, Any],
     root: str | os.PathLike[str] | None = None,
@@ -62,6 +105,8 @@ def handle_event(
     outline: Outline | None = None,
 ) -> dict[str, Any] | None:
     """Dispatch one hook payload by ``hook_event_name``; return the output JSON or None."""
+    if agent not in SUPPORTED_AGENTS:
+        return None
     try:
         event = payload.get("hook_event_name")
         if event == "PostToolUse":

@@ -8,7 +8,7 @@ directories) the same copy is kept.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -52,8 +52,12 @@ class SourceFile:
     session_hint: str = ""
 
 
-def discover(sources: Sources) -> list[SourceFile]:
-    """Transcript files under ``sources``, Claude Code ones oldest first; each real file once."""
+def discover(sources: Sources, keep: Callable[[Path], bool] | None = None) -> list[SourceFile]:
+    """Transcript files under ``sources``, Claude Code ones oldest first; each real file once.
+
+    ``keep`` filters before the files are ordered: ordering reads the head of each file, so a re-run that
+    skips unchanged files first reads nothing of them (a no-op re-ingest costs a stat per file).
+    """
     claude: list[SourceFile] = []
     seen: set[Path] = set()
     for base in sources.claude_dirs:
@@ -64,7 +68,8 @@ def discover(sources: Sources) -> list[SourceFile]:
             real = path.resolve()
             if real not in seen and real.is_file():
                 seen.add(real)
-                claude.append(SourceFile("claude-code", path))
+                if keep is None or keep(path):
+                    claude.append(SourceFile("claude-code", path))
     claude.sort(key=lambda f: (first_timestamp(f.path), str(f.path)))
     codex: list[SourceFile] = []
     for home in sources.codex_homes:
@@ -75,8 +80,9 @@ def discover(sources: Sources) -> list[SourceFile]:
             real = path.resolve()
             if real not in seen and real.is_file():
                 seen.add(real)
-                hint = path.relative_to(sessions).as_posix().removesuffix(".jsonl")
-                codex.append(SourceFile("codex", path, hint))
+                if keep is None or keep(path):
+                    hint = path.relative_to(sessions).as_posix().removesuffix(".jsonl")
+                    codex.append(SourceFile("codex", path, hint))
     return claude + codex
 
 
@@ -126,15 +132,21 @@ def ingest(sources: Sources, root: Path | None = None, *, load: bool = True) -> 
     report = IngestReport()
     state_path = root / SOURCES_STATE
     states = _load_states(state_path)
-    files = discover(sources)
-    report.files_seen = len(files)
+    seen_files = 0
+
+    def changed(path: Path) -> bool:
+        nonlocal seen_files
+        seen_files += 1
+        previous = states.get(str(path))
+        return previous is None or not _untouched(path, previous)
+
+    files = discover(sources, keep=changed)
+    report.files_seen = seen_files
     seen: set[str] = set()
     batch = _Batch(root)
     for source in files:
         key = str(source.path)
         previous = states.get(key)
-        if previous is not None and _untouched(source.path, previous):
-            continue
         try:
             lines, result, state = iter_new_lines(source.path, previous)
         except OSError as exc:  # vanished or unreadable since discovery: report it, keep going
@@ -158,7 +170,8 @@ def ingest(sources: Sources, root: Path | None = None, *, load: bool = True) -> 
         states[key] = state
     batch.flush()
     report.records = batch.count
-    _save_states(state_path, states)
+    if files or not state_path.exists():  # nothing read: the saved states are still exact, leave the file be
+        _save_states(state_path, states)
     if load:
         Ledger(root).load(report)
     return report

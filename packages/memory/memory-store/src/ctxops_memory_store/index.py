@@ -18,7 +18,8 @@ from datetime import datetime
 from pathlib import Path
 
 from ctxops_contracts import MemoryEntry
-from ctxops_hooks_capture.locking import LockTimeout, lock_file
+from ctxops_contracts.shared.locks import LockBusy as LockTimeout
+from ctxops_contracts.shared.locks import file_lock as lock_file
 
 from . import bm25
 from .terms import tokens, weighted_terms

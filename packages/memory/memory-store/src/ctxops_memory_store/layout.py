@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctxops_hooks_capture.repo_root import find_root
+from ctxops_contracts.shared.repo import try_find_root as find_root
 
 MEMORY_DIR = Path(".meta") / "memory"
 INDEX_DIR = Path(".meta") / "index"

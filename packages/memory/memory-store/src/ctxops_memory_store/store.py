@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 from ctxops_contracts import MemoryEntry, new_ulid
-from ctxops_hooks_capture.locking import lock_file
+from ctxops_contracts.shared.locks import file_lock as lock_file
 
 from . import bm25
 from .config import MemoryConfig, load_config

@@ -44,10 +44,10 @@ class Deadline:
         return max(0.0, self.until - time.monotonic())
 
 
-def append_or_spill(events_dir: str, relative: str, payload: bytes, deadline: Deadline) -> bool:
+def append_or_spill(events_dir: str, relative: str, payload: bytes, deadline: Deadline, *, fsync: bool = True) -> bool:
     """Append ``payload`` to ``events_dir/relative``; when its lock stays busy, spill it. True when appended."""
     try:
-        append_lines(os.path.join(events_dir, relative), payload, lock_timeout=deadline.left())
+        append_lines(os.path.join(events_dir, relative), payload, lock_timeout=deadline.left(), fsync=fsync)
     except LockBusy:
         spill(events_dir, relative, payload)
         return False
@@ -108,5 +108,6 @@ def append_events(events_dir: str, events: list[EventRecord], deadline: Deadline
 def append_raw(events_dir: str, day: str, line: bytes, deadline: Deadline | None = None) -> str:
     """Append one raw-payload line to ``raw/<day>.jsonl``; return its name relative to ``events_dir``."""
     relative = f"{RAW_DIR}/{day}.jsonl"
-    append_or_spill(events_dir, relative, line, deadline or Deadline(0.2))
+    # Not fsynced: the raw copy is a debugging aid behind the events, which are (an fsync costs ~3 ms here).
+    append_or_spill(events_dir, relative, line, deadline or Deadline(0.2), fsync=False)
     return relative

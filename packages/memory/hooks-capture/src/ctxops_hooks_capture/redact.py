@@ -131,6 +131,15 @@ def _lines_with_keys(items: list[Any]) -> list[Any]:
     return out
 
 
+def _as_lines(items: list[str]) -> list[str]:
+    """Items that are lines of one text (a diff hunk, output lines): redacted together as well, so a secret
+    spanning lines (a YAML block, a multi-line assignment) is found. When that changes the number of
+    lines, the list becomes the redacted text's lines: losing a line count beats keeping a secret."""
+    joined = "\n".join(items)
+    hidden = redact(joined)
+    return items if hidden == joined else hidden.split("\n")
+
+
 def redact_value(
     value: Any,
     *,
@@ -181,11 +190,13 @@ def _walk(
                     item, depth + 1, budget, max_string=max_string, max_items=max_items, max_depth=max_depth
                 )
         return out
-    items = value if max_items is None else value[:max_items]
+    items = _lines_with_keys(value if max_items is None else value[:max_items])
     walked = [
         _walk(item, depth + 1, budget, max_string=max_string, max_items=max_items, max_depth=max_depth)
-        for item in _lines_with_keys(items)
+        for item in items
     ]
+    if len(walked) > 1 and all(isinstance(item, str) for item in walked):
+        walked = _as_lines(walked)
     if max_items is not None and len(value) > max_items:
         walked.append(f"[{len(value) - max_items} more items]")
     return walked

@@ -90,13 +90,13 @@ def _line_start(text: str, at: int) -> bool:
         head = head[cut + 1 :]
     elif begin > 0:
         return False
-    return head.strip() in {"", "export", "set", "-", "setenv", "declare -x", "env"}
+    return head.strip() in {"", "export", "set", "-", "+", "setenv", "declare -x", "env"}  # "+": a diff line
 
 
 # --- name = value ------------------------------------------------------------------------------------
 
 _ASSIGN = re.compile(
-    r"(?<![A-Za-z0-9_.$@/\\-])"
+    r"(?<![A-Za-z0-9_.$@\\-])"
     r"([A-Za-z_][A-Za-z0-9_.-]{0,80}+)"  # the name (possessive: never re-scanned)
     r"((?:\\?[\"'])?\]?)"  # the closing quote of a JSON key or a subscript: "password": / ["DB_PASSWORD"]=
     r"([ \t]{0,8}+(?::=|=>|=(?!=)|:(?![:/])|：|＝)[ \t]{0,8}+)"
@@ -137,7 +137,9 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
 def _block_scalar(text: str, match: re.Match[str], end: int) -> tuple[str, int] | None:
     """``password: |`` followed by indented lines: the lines are the value."""
     line_begin = text.rfind("\n", 0, match.start()) + 1
-    indent = match.start() - line_begin
+    marker = text[line_begin] if text[line_begin] in "+-" else ""  # a diff line: "+secret: |"
+    first = text[line_begin + len(marker) : match.start()]
+    indent = len(first) - len(first.lstrip())
     pos = text.find("\n", end)
     if pos < 0:
         return None
@@ -146,6 +148,8 @@ def _block_scalar(text: str, match: re.Match[str], end: int) -> tuple[str, int] 
         nxt = text.find("\n", stop + 1)
         nxt = len(text) if nxt < 0 else nxt
         line = text[stop + 1 : nxt]
+        if marker and line.startswith(marker):
+            line = line[1:]
         if line.strip() and len(line) - len(line.lstrip()) <= indent:
             break
         stop = nxt
@@ -154,6 +158,17 @@ def _block_scalar(text: str, match: re.Match[str], end: int) -> tuple[str, int] 
     if stop == pos:
         return None
     return text[match.start() : pos + 1] + " " * (indent + 2) + SECRET, stop
+
+
+_XML = re.compile(r"<([A-Za-z_][A-Za-z0-9_.:-]{0,60}+)>([^<\n]{1,300}+)</\1>")
+
+
+def _xml(match: re.Match[str]) -> tuple[str, int] | None:
+    """``<password>value</password>``."""
+    name = match.group(1)
+    if not is_secret_name(name) or not is_secret_value(name, match.group(2), quoted=True):
+        return None
+    return f"<{name}>{SECRET}</{name}>", match.end()
 
 
 # --- command-line flags and commands that take a secret ------------------------------------------------
@@ -177,7 +192,7 @@ def _flag(match: re.Match[str]) -> tuple[str, int] | None:
     return text[match.start() : start] + SECRET, end
 
 
-_CMD = r"(?<![A-Za-z0-9_./-])"
+_CMD = r"(?<![A-Za-z0-9_.-])"
 _GAP = r"[^\n|;&]{0,300}?"
 _VALUE = r"(?P<v>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|[^\s'\"]{2,300}+)"
 _COMMANDS: list[re.Pattern[str]] = [
@@ -234,9 +249,7 @@ def _config_set(match: re.Match[str]) -> tuple[str, int] | None:
 
 # --- URLs, headers, cookies ---------------------------------------------------------------------------
 
-_URL_CREDS = re.compile(
-    r"(?<![A-Za-z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]{1,30}+://[^\s:/@'\"<>]{0,100}+:([^\s@'\"<>]{1,200}+)@"
-)
+_URL_CREDS = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]{1,30}+://[^\s:/@'\"<>]{0,100}+:([^\s@'\"<>]{1,200}+)@")
 _PORT_PATH = re.compile(r"\d{1,5}(?:/.*)?")
 
 
@@ -344,10 +357,16 @@ def private_keys(text: str) -> str:
 
 
 def is_key_begin(text: str) -> bool:
+    """A line that opens a private key whose end is on a later line."""
+    if "PuTTY-User-Key-File" in text:
+        return "Private-MAC:" not in text
     return "PRIVATE KEY" in text and "-----BEGIN" in text and _PEM_END.search(text) is None
 
 
 def is_key_end(text: str) -> bool:
+    """A line that closes a private key opened on an earlier line."""
+    if "Private-MAC:" in text:
+        return "PuTTY-User-Key-File" not in text
     return _PEM_END.search(text) is not None and "-----BEGIN" not in text
 
 
@@ -402,6 +421,7 @@ RULES: list[tuple[str, str | None, re.Pattern[str], Handler]] = [
     ("config-set", " set ", _CONFIG_SET, _config_set),
     ("password-flag", "-", _FLAG, _flag),
     ("secret-assignment", None, _ASSIGN, _assignment),
+    ("xml-secret", "</", _XML, _xml),
     ("prose-secret", None, _PROSE, _prose),
     ("high-entropy", None, _NEAR_WORD, _entropy),
 ]

@@ -165,7 +165,9 @@ _TYPE_WORD = re.compile(
     r"(?:$|[\[<(|?;,=]|\s*\|)"
 )
 # Code, not a value: ``self.password``, ``request.session.session_key``, ``config.token``.
-_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+# Each part a word (``self``, ``session_key``, ``SECRET_KEY``, ``ApiClient``), not random characters.
+_WORD = r"(?:[a-z_][a-z_]*[0-9]?|[A-Z][A-Z_]*[0-9]?|(?:[A-Z][a-z]+)+[0-9]?)"
+_DOTTED = re.compile(rf"{_WORD}(?:\.{_WORD})+")
 _HAS_DIGIT = re.compile(r"[0-9]")
 _HAS_SPECIAL = re.compile(r"[^A-Za-z0-9\s]")
 _MIXED = re.compile(r"[a-z].*[A-Z]|[A-Z].*[a-z]")

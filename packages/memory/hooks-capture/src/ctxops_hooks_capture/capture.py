@@ -40,12 +40,12 @@ COMMAND_LIMIT = 2000
 RAW_STRING_LIMIT = 2000
 RAW_ITEMS_LIMIT = 50
 RAW_DEPTH_LIMIT = 8
-# The payload is redacted once, bounded, before any adapter reads it: strings keep their first 12,000 and
-# last 6,000 characters, containers 500 entries, nesting 16 levels, text 600,000 characters in all.
-PAYLOAD_STRING_WINDOW = 12_000
+# The payload is redacted once, bounded, before any adapter reads it: strings keep their first 8,000 and
+# last 4,000 characters, containers 500 entries, nesting 16 levels, text 100,000 characters in all.
+PAYLOAD_STRING_WINDOW = 8_000
 PAYLOAD_ITEMS_LIMIT = 500
 PAYLOAD_DEPTH_LIMIT = 16
-PAYLOAD_CHARS_LIMIT = 600_000
+PAYLOAD_CHARS_LIMIT = 100_000
 CORRECTION_SCAN_LIMIT = 4000
 LOCK_BUDGET_S = 0.2  # all lock waits of one event together: a held lock costs at most this, then spills
 

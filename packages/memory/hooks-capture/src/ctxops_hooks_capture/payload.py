@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 FULL_PARSE_LIMIT = 2 * 1024 * 1024
 PREFIX_LIMIT = 256 * 1024
 TOKEN_LIMIT = 400_000
-_TOKEN = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"|[\[\]{},:]')
+_STRUCTURE = re.compile(r'[\[\]{},:"]')
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
+MAX_DEPTH = 200
 _CLOSE = {"{": "}", "[": "]"}
 
 
@@ -50,7 +52,14 @@ def parse_payload(data: bytes | str) -> tuple[dict[str, Any], int]:
     else:
         text = raw.decode("utf-8", "replace")  # binary bytes inside strings become U+FFFD
     try:
-        value = jsontext.parse(text)
+        try:
+            value = jsontext.parse(text)
+        except RecursionError:  # nested too deep for the parser: keep what the depth limit allows
+            closed = close_prefix(text[:PREFIX_LIMIT])
+            if closed is None:
+                raise PayloadError(f"payload of {len(raw)} bytes is nested too deeply to read") from None
+            value = jsontext.parse(closed)
+            left_out = max(left_out, 1)
     except ValueError as exc:
         line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
         where = f" at line {line} column {column}" if line is not None else ""
@@ -74,13 +83,27 @@ def close_prefix(text: str) -> str | None:
     stack: list[str] = []
     best: tuple[int, int] | None = None  # (cut position, stack depth) of the last safe cut
     expecting_value = False
+    cut_in_string = False
     pos = 0
-    for match in _TOKEN.finditer(text):
-        if text.find('"', pos, match.start()) >= 0:
-            break  # a quote that opens no complete string: the cut fell inside it
-        token = match.group()
-        pos = match.end()
+    find = _STRUCTURE.search
+    while (found := find(text, pos)) is not None:
+        start = found.start()
+        token = found.group()
+        if token == '"':
+            string = _STRING.match(text, start)
+            if string is None:
+                pos = start
+                cut_in_string = True
+                break  # a string the cut fell inside
+            if expecting_value:
+                best = (string.end(), len(stack))
+            expecting_value = False
+            pos = string.end()
+            continue
+        pos = found.end()
         if token in "{[":
+            if len(stack) >= MAX_DEPTH:
+                break  # nested deeper than any agent payload: cut here
             stack.append(token)
             best = (pos, len(stack))  # an empty container just opened is complete once closed
             expecting_value = token == "["
@@ -91,19 +114,15 @@ def close_prefix(text: str) -> str | None:
             best = (pos, len(stack))
             expecting_value = False
         elif token == ",":
-            best = (match.start(), len(stack))
+            best = (start, len(stack))
             expecting_value = bool(stack) and stack[-1] == "["
-        elif token == ":":
+        else:  # ":"
             expecting_value = True
-        else:  # a string
-            if expecting_value:
-                best = (pos, len(stack))
-            expecting_value = False
     if not stack and best is not None and best[0] == len(text.rstrip()):
         return text
     tail = text[pos:]
     quote = tail.find('"')
-    if expecting_value and quote >= 0 and stack and best is not None:
+    if cut_in_string and expecting_value and quote >= 0 and stack and best is not None:
         # a string value cut mid-way: keep it, closed (a dangling escape is dropped first)
         body = tail[quote + 1 :]
         body = body[: len(body) - (len(body) - len(body.rstrip("\\"))) % 2]

@@ -41,9 +41,9 @@ def redact(text: str) -> str:
     for label, needles, pattern in FORMATS:
         if any(needle in text for needle in needles):
             text = pattern.sub(f"[REDACTED:{label}]", text)
-    for _label, needle, pattern, handler in CONTEXT_RULES:
-        if needle is None or needle in text:
-            text = scan(text, pattern, handler)
+    for _label, needles, handler_pattern, handler in CONTEXT_RULES:
+        if needles is None or any(needle in text for needle in needles):
+            text = scan(text, handler_pattern, handler)
     return text
 
 

@@ -41,8 +41,8 @@ def redact(text: str) -> str:
     for label, needles, pattern in FORMATS:
         if any(needle in text for needle in needles):
             text = pattern.sub(f"[REDACTED:{label}]", text)
-    for _label, needles, handler_pattern, handler in CONTEXT_RULES:
-        if needles is None or any(needle in text for needle in needles):
+    for _label, required, handler_pattern, handler in CONTEXT_RULES:
+        if required is None or any(needle in text for needle in required):
             text = scan(text, handler_pattern, handler)
     return text
 

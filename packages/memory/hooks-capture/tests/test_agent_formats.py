@@ -31,7 +31,8 @@ def _gemini_shell(repo: Path, llm_content: str, error: object = None) -> dict[st
     ("content", "status"),
     [
         (
-            "Command: npm run build\nDirectory: (root)\nOutput: tsc failed\nError: (none)\nExit Code: 2\nSignal: (none)",
+            "Command: npm run build\nDirectory: (root)\nOutput: tsc failed\n"
+            "Error: (none)\nExit Code: 2\nSignal: (none)",
             2,
         ),
         ("Command: npm run build\nOutput: ok\nExit Code: 0", 0),

@@ -126,7 +126,10 @@ def test_context_rules(text: str, hidden: str) -> None:
 
 
 def test_redact_value_hides_secret_keys_whatever_the_shape() -> None:
-    value = {"Result": {"SecretAccessKey": "x" * 40, "SessionToken": {"v": 1}}, "client_token": 123456}
+    value = {
+        "Result": {"SecretAccessKey": "wJalr9UtnFEMI7K7MDENG" * 2, "SessionToken": {"v": 1}},
+        "client_token": 123456,
+    }
     out = redact_value(value)
     assert out["Result"]["SecretAccessKey"] == "[REDACTED:secret]"
     assert out["Result"]["SessionToken"] == "[REDACTED:secret]"

@@ -256,8 +256,9 @@ class UsageRecord(_Record, frozen=True, kw_only=True):
 
 
 class ContextRecord(_Record, frozen=True, kw_only=True):
-    """What ctxops put into an agent's context: memories injected or recalled, or a tool output replaced by
-    a summary. memory-inject appends these; the ledger reads them (the lines never import each other)."""
+    """What ctxops put into an agent's context: memories injected or recalled, or a summarized tool output."""
+
+    # memory-inject appends these; the ledger reads them (the lines never import each other).
 
     schema_version: str = SCHEMA_VERSION
     id: str

@@ -47,8 +47,10 @@ def _common(p: argparse.ArgumentParser, *, suppress: bool) -> None:
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
+    from ctxops_contracts.shared.cli import typed_prog
+
     parser = argparse.ArgumentParser(
-        prog="cq",
+        prog=typed_prog("cq"),
         description="Answers about code in a few hundred tokens: definitions, references, callers, outlines, "
         "dependencies, impact, a ranked map, grep, bounded reads and search.",
         epilog=EPILOG,

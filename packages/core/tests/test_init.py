@@ -210,8 +210,9 @@ def test_outside_a_git_repository_is_exit_2(tmp_path: Path) -> None:
     assert "git" in done.stderr
 
 
-def test_remove_of_a_json_edit_is_the_inverse_of_add() -> None:
-    wiring = agents.Wiring(argv=("ctx",), statusline=True)
+@pytest.mark.parametrize("guard", [False, True])
+def test_remove_of_a_json_edit_is_the_inverse_of_add(guard: bool) -> None:
+    wiring = agents.Wiring(argv=("ctx",), statusline=True, guard=guard)
     for agent in agents.AGENT_NAMES:
         for spec in agents.json_files(agent):
             user = {"keep": 1, "hooks": {"Other": [{"hooks": [{"type": "command", "command": "x"}]}]}}

@@ -72,6 +72,13 @@ def ctx_argv() -> tuple[str, ...]:
     return (sys.executable, "-m", "ctxops_core")
 
 
+def guard_available() -> bool:
+    try:
+        return importlib.util.find_spec("ctxops_memory_inject.guard") is not None
+    except ModuleNotFoundError:
+        return False
+
+
 def statusline_available() -> bool:
     try:
         return importlib.util.find_spec("ctxops_ledger_report.statusline") is not None
@@ -106,9 +113,11 @@ def git_hook_body(argv: tuple[str, ...], hook: str) -> str:
     return f"{probe}({ctx} watch kick --git-hook {hook} >/dev/null 2>&1 </dev/null &)"
 
 
-def plan_init(root: Path, selected: list[str], argv: tuple[str, ...], statusline: bool) -> Plan:
+def plan_init(
+    root: Path, selected: list[str], argv: tuple[str, ...], statusline: bool, guard: bool | None = None
+) -> Plan:
     plan = Plan()
-    wiring = agents.Wiring(argv=argv, statusline=statusline)
+    wiring = agents.Wiring(argv=argv, statusline=statusline, guard=guard_available() if guard is None else guard)
     meta_ignore = root / ".meta" / ".gitignore"
     if not meta_ignore.exists():
         from ctxops_contracts.shared.layout import GITIGNORE_TEXT

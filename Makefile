@@ -1,4 +1,4 @@
-# The README's two commands, plus the pieces CI runs. `pip install uv` first on a fresh machine.
+# The pieces CI runs. On a fresh machine the README's `./dev demo` / `./dev test` install uv first.
 .PHONY: demo test lint types schemas ci
 
 demo:

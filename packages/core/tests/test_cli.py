@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 from ctxops_core import cli
@@ -32,9 +33,36 @@ def test_version_json_reports_every_distribution(capsys: pytest.CaptureFixture[s
 
 
 def test_discovered_commands_name_their_distribution() -> None:
-    for name, command in discover().items():
+    found = discover()
+    # The workspace installs every line: each one's commands must be discovered (an empty result fails).
+    assert {"code", "mem", "ledger", "proxy", "hook"} <= set(found)
+    for name, command in found.items():
         assert command.distribution, name
         assert ":" in command.target
+
+
+@pytest.mark.parametrize(
+    ("command", "usage"),
+    [
+        ("code", "usage: ctx code"),
+        ("hook", "usage: ctx hook AGENT"),
+        ("init", "usage: ctx init"),
+        ("watch", "usage: ctx watch"),
+        ("doctor", "usage: ctx doctor"),
+        ("mcp", "usage: ctx mcp"),
+    ],
+)
+def test_usage_lines_name_the_command_the_user_typed(command: str, usage: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxops_core", command, "--help"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(usage), done.stdout[:200]
+
+
+def test_a_builtin_takes_precedence_over_a_plugin_of_the_same_name() -> None:
+    assert "hook" in discover()  # hooks-capture still offers its own `hook`
+    assert cli._BUILTIN_MAIN["hook"] == "ctxops_core.hook_cmd"
 
 
 def test_console_script_runs_as_a_process() -> None:
@@ -57,3 +85,22 @@ def test_demo_skips_a_line_that_is_not_installed(
     assert demo.main([]) == 0
     out = capsys.readouterr().out
     assert "skipped: ctxops_not_a_package is not installed" in out
+
+
+def test_root_and_json_go_before_or_after_the_command(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    before = subprocess.run(
+        [sys.executable, "-m", "ctxops_core", "--root", str(tmp_path), "--json", "watch", "status"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    after = subprocess.run(
+        [sys.executable, "-m", "ctxops_core", "watch", "status", "--root", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert before.returncode == after.returncode == 0, before.stderr
+    assert json.loads(before.stdout) == json.loads(after.stdout)
+    assert json.loads(before.stdout)["running"] is False

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -26,6 +27,15 @@ EXIT_TIMEOUT = 3
 EXIT_CHECK_FAILED = 4
 
 TIME_FORMATS = "RFC 3339 (2026-11-30T14:00:00Z), a date (2026-11-30), an age (90m, 12h, 7d, 2w), today or yesterday"
+
+
+PROG_ENV = "CTXOPS_PROG"
+
+
+def typed_prog(default: str) -> str:
+    """The command name the user typed, for usage lines: ``ctx`` sets ``$CTXOPS_PROG`` (``ctx code``)
+    before it runs a package's command; run directly (``cq``), the package's own name is used."""
+    return os.environ.get(PROG_ENV) or default
 
 
 class CliError(Exception):

@@ -108,7 +108,8 @@ def test_fast_path_declines_without_an_index_and_when_files_changed(example_repo
     target = repo / "api" / "orders" / "state_machine.py"
     target.write_text(target.read_text() + "\n\ndef added_later():\n    return 1\n")
     assert fastpath.answer_def(["def", "transition", "--root", str(repo)]) is None  # the full path reindexes
-    done = _fresh_process(["def", "added_later", "--root", str(repo)])
+    # The first query of a fresh process after the save sees the new name (a deadline no load can expire).
+    done = _fresh_process(["def", "added_later", "--root", str(repo), "--deadline", "60"])
     assert done.returncode == 0 and "state_machine.py" in done.stdout
     assert fastpath.answer_def(["def", "added_later", "--root", str(repo)]) is not None  # fresh again
     shutil.rmtree(repo / ".meta" / "index")

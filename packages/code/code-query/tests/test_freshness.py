@@ -37,17 +37,28 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_an_update_slower_than_the_deadline_answers_now_and_commits_for_the_next_query(repo: Path) -> None:
+    from ctxops_code_graph import CodeIndex
+    from ctxops_code_graph.layout import IndexLayout
+    from ctxops_code_graph.lock import WriterLock
+
     with (repo / "shop" / "orders.py").open("a") as fh:
         fh.write("\n\ndef cancel(order):\n    return None\n")
-    # A fresh process must import DuckDB and tree-sitter to reindex: far more than 0.1 s of freshness wait.
-    first = cq(repo, "def", "cancel", "--deadline", "0.2", "--no-cache", "--json")
-    assert first.returncode in (0, 1), first.stdout + first.stderr  # never 3: the snapshot answered in time
-    result = json.loads(first.stdout)
-    assert not result["partial"]
-    if first.returncode == 1:  # answered from the snapshot: the edited file is reported stale
+    # Another writer holds the index: the automatic update cannot finish within this query's deadline.
+    writer = WriterLock(IndexLayout(repo).lock_path, timeout=5.0)
+    writer.acquire()
+    try:
+        first = cq(repo, "def", "cancel", "--deadline", "4", "--no-cache", "--json")
+        # The process answered and exited while the update still waits: it never kept `cq` alive.
+        assert first.returncode == 1, first.stdout + first.stderr  # answered from the snapshot, not expired
+        result = json.loads(first.stdout)
+        assert not result["partial"]
         assert result["stale_files"] == ["shop/orders.py"]
-    # The update went on and committed before that process exited: the next query sees it.
-    second = cq(repo, "def", "cancel", "--deadline", "0.2", "--no-cache", "--json")
+    finally:
+        writer.release()
+    # The detached update goes on after that process exited and commits: the next query sees it.
+    index = CodeIndex(repo, update_wait=60.0)
+    assert index.definitions("cancel")
+    second = cq(repo, "def", "cancel", "--no-cache", "--json")
     assert second.returncode == 0, second.stdout + second.stderr
     assert [h["path"] for h in json.loads(second.stdout)["hits"]] == ["shop/orders.py"]
     assert json.loads(second.stdout)["stale_files"] == []
@@ -79,3 +90,15 @@ def test_an_index_of_another_format_is_rebuilt_like_a_missing_one_outside_the_de
     assert rebuild_reason(repo) == ""
     again = cq(repo, "def", "place", "--deadline", "0.2", "--no-cache")
     assert again.returncode == 0 and again.stderr == ""
+
+
+def test_a_deleted_name_is_gone_on_the_first_query_after_the_save(repo: Path) -> None:
+    first = cq(repo, "def", "bill", "--json")
+    assert first.returncode == 0 and [h["path"] for h in json.loads(first.stdout)["hits"]] == ["shop/billing.py"]
+    (repo / "shop" / "billing.py").write_text("from shop.orders import place\n\ndef invoice(o):\n    return place(o)\n")
+    gone = cq(repo, "def", "bill", "--deadline", "60", "--json")
+    assert gone.returncode == 1, gone.stdout + gone.stderr
+    result = json.loads(gone.stdout)
+    assert result["hits"] == [] and result["stale_files"] == []
+    new = cq(repo, "def", "invoice", "--json")
+    assert new.returncode == 0 and [h["path"] for h in json.loads(new.stdout)["hits"]] == ["shop/billing.py"]

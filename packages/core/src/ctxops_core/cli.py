@@ -2,21 +2,33 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
-from . import __version__
-from .commands import discover
-
 BUILTINS = {
+    "init": "wire this repository and its agents (hooks, MCP, status line); --remove undoes it",
+    "hook": "the command agents run on every hook event: capture, inject memories, guard outputs",
+    "mcp": "one MCP server (stdio) with the code, memory and ledger tools that are installed",
+    "watch": "start|stop|status the per-repository daemon that keeps the indexes current",
+    "doctor": "check the wiring, versions, indexes, locks and ledger sources; say how to fix problems",
     "demo": "run the whole toolchain on the bundled example, in a temporary copy",
     "version": "print the versions of the installed ctxops packages",
+}
+# Built-in commands, imported only when run (startup stays cheap). A builtin takes precedence over a
+# plugin of the same name: core's `hook` composes hooks-capture's with the other lines.
+_BUILTIN_MAIN = {
+    "init": "ctxops_core.init_cmd",
+    "hook": "ctxops_core.hook_cmd",
+    "mcp": "ctxops_core.mcp_cmd",
+    "watch": "ctxops_core.watch_cmd",
+    "doctor": "ctxops_core.doctor",
+    "demo": "ctxops_core.demo",
 }
 
 
 # What the commands of ctxops's own packages do; a third-party command shows its distribution's summary.
 KNOWN_PLUGINS = {
     "code": "the code map: definitions, callers, impact, map, grep (same as `cq`)",
-    "hook": "capture one agent hook event (the command agents run)",
     "mem": "memories: add, search, review, pin, forget, supersede, rebuild",
     "ledger": "token ledger: ingest transcripts, totals by day/session/model",
     "proxy": "local proxy that records every model call passing through it",
@@ -24,18 +36,36 @@ KNOWN_PLUGINS = {
 
 
 def _usage() -> str:
+    from . import __version__
+    from .commands import discover
+
     lines = [f"usage: ctx COMMAND [ARGS...]   (ctxops {__version__})", "", "commands:"]
     for name, text in BUILTINS.items():
         lines.append(f"  {name:<10} {text}")
     for name, cmd in sorted(discover().items()):
+        if name in BUILTINS:
+            continue
         lines.append(f"  {name:<10} {KNOWN_PLUGINS.get(name) or cmd.summary}")
     lines.append("")
     lines.append("`ctx COMMAND --help` describes a command.")
     return "\n".join(lines)
 
 
+def _common_options_first(args: list[str]) -> list[str]:
+    """``ctx --root R --json CMD ...`` = ``ctx CMD ... --root R --json``: the grammar's two orders."""
+    leading: list[str] = []
+    while args and (args[0] in {"--json", "--root"} or args[0].startswith("--root=")):
+        if args[0] == "--root" and len(args) > 1:
+            leading += args[:2]
+            args = args[2:]
+        else:
+            leading.append(args[0])
+            args = args[1:]
+    return [*args, *leading] if args else []
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    args = _common_options_first(list(sys.argv[1:] if argv is None else argv))
     if not args or args[0] in {"-h", "--help", "help"}:
         print(_usage())
         return 0
@@ -44,12 +74,20 @@ def main(argv: list[str] | None = None) -> int:
         from .versions import print_versions
 
         return print_versions(rest)
-    if name == "demo":
-        from .demo import main as demo_main
+    if name in _BUILTIN_MAIN:
+        import importlib
 
-        return demo_main(rest)
+        module = importlib.import_module(_BUILTIN_MAIN[name])
+        result: int = module.main(rest)
+        return result
+    from ctxops_contracts.shared.cli import PROG_ENV
+
+    from .commands import discover
+
     plugins = discover()
     if name in plugins:
+        # The plugin's usage lines name what the user typed (`usage: ctx code ...`), not its own script.
+        os.environ[PROG_ENV] = f"ctx {name}"
         return plugins[name].load()(rest)
     print(f"ctx: unknown command {name!r}; run `ctx --help` for the list", file=sys.stderr)
     return 2

@@ -1,4 +1,4 @@
-"""BM25 on a small gold set, filters, and the fallbacks when the DuckDB index is locked or damaged."""
+"""BM25 on a small gold set, filters, the catalog's freshness, and the derived DuckDB index beside it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import subprocess
 import sys
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 from ctxops_memory_store.index import Filters
@@ -81,15 +80,16 @@ def gold(store: MemoryStore) -> dict[str, str]:
 @pytest.mark.parametrize(("query", "expected"), GOLD_QUERIES)
 def test_gold_set_top_hit(store: MemoryStore, gold: dict[str, str], query: str, expected: str) -> None:
     result = store.find(query)
-    assert result.engine == "duckdb"
+    assert result.engine == "catalog"
     assert result.hits and result.hits[0][0].id == gold[expected], [e.title for e, _ in result.hits]
 
 
-def test_scan_fallback_ranks_exactly_like_duckdb(store: MemoryStore, gold: dict[str, str]) -> None:
+def test_catalog_ranks_exactly_like_the_duckdb_sql(store: MemoryStore, gold: dict[str, str]) -> None:
+    assert store.rebuild_index()
     for query, _ in GOLD_QUERIES:
-        sql = [(e.id, round(s, 9)) for e, s in store.find(query).hits]
-        scanned = [(e.id, round(s, 9)) for e, s in store._scan(query, Filters(), 10)]
-        assert sql == scanned
+        catalog = [(e.id, round(s, 9)) for e, s in store.find(query).hits]
+        sql = store.index.search(query, Filters(), 10)
+        assert sql is not None and catalog == [(i, round(s, 9)) for i, s in sql]
 
 
 def test_filters_kind_scope_status_time(store: MemoryStore, gold: dict[str, str]) -> None:
@@ -113,24 +113,33 @@ def test_index_is_rebuilt_when_a_file_changes(store: MemoryStore, gold: dict[str
     assert hits[0] == gold["cart"]
 
 
-def test_a_corrupt_index_falls_back_to_scanning(store: MemoryStore, gold: dict[str, str]) -> None:
-    store.find("money")  # builds the index
+def test_an_edit_in_place_is_seen_by_a_fresh_store(store: MemoryStore, gold: dict[str, str]) -> None:
+    path = store.path_of(gold["cart"])
+    assert path is not None
+    inode = path.stat().st_ino
+    with path.open("r+", encoding="utf-8") as fh:  # an editor that rewrites the file in place
+        text = fh.read().replace("sums line items", "sums line items and shipping surcharges")
+        fh.seek(0)
+        fh.write(text)
+    assert path.stat().st_ino == inode
+    assert MemoryStore(store.root).find("shipping surcharges").hits[0][0].id == gold["cart"]
+
+
+def test_a_corrupt_duckdb_index_does_not_affect_search_and_rebuild_repairs_it(
+    store: MemoryStore, gold: dict[str, str]
+) -> None:
+    assert store.rebuild_index()
     store.index.path.write_bytes(b"this is not a duckdb file" * 100)
-    # Another writer holds the rebuild lock, so this reader cannot repair it now: it must still answer.
-    holder = _hold_lock(store.index_dir / "memory.lock")
-    try:
-        result = MemoryStore(store.root).find("float rounding money")
-    finally:
-        holder.kill()
-        holder.wait()
-    assert result.engine == "scan" and result.hits[0][0].id == gold["decimal"]
-    assert result.note
-    repaired = MemoryStore(store.root).find("float rounding money")  # lock free again: rebuilt
-    assert repaired.engine == "duckdb" and repaired.hits[0][0].id == gold["decimal"]
+    result = MemoryStore(store.root).find("float rounding money")
+    assert result.engine == "catalog" and result.hits[0][0].id == gold["decimal"]
+    assert store.index.search("money", Filters(), 5) is None  # the damaged file cannot answer
+    assert MemoryStore(store.root).rebuild_index()
+    repaired = store.index.search("float rounding money", Filters(), 5)
+    assert repaired is not None and repaired[0][0] == gold["decimal"]
 
 
-def test_a_reader_while_another_process_holds_the_duckdb_file(store: MemoryStore, gold: dict[str, str]) -> None:
-    store.find("money")
+def test_a_rebuild_while_another_process_holds_the_duckdb_file(store: MemoryStore, gold: dict[str, str]) -> None:
+    assert store.rebuild_index()
     script = (
         "import duckdb, sys, time\n"
         f"con = duckdb.connect({str(store.index.path)!r})\n"  # a writer: DuckDB locks the file
@@ -140,14 +149,16 @@ def test_a_reader_while_another_process_holds_the_duckdb_file(store: MemoryStore
     writer = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
     try:
         assert writer.stdout is not None and writer.stdout.readline().strip() == b"open"
-        result = MemoryStore(store.root).find("webhook backoff")
+        store.put(new_entry(kind="fact", title="Webhook signatures use HMAC-SHA256"))
+        fresh = MemoryStore(store.root)
+        result = fresh.find("webhook backoff")
+        # The held file cannot be opened, so the rebuild writes a fresh one and swaps it in (os.replace):
+        # the foreign writer keeps its old inode, and nobody waits on anybody.
+        rebuilt = fresh.rebuild_index(lock_timeout=5)
     finally:
         writer.kill()
         writer.wait()
-    assert result.hits[0][0].id == gold["retry"]
-    # The reader could not open the held file, so it built a fresh one and swapped it in (os.replace):
-    # the foreign writer keeps its old inode, and nobody waited on anybody.
-    assert result.engine == "duckdb"
+    assert result.hits[0][0].id == gold["retry"] and rebuilt
 
 
 @pytest.mark.slow
@@ -172,16 +183,3 @@ def test_parallel_rebuilds_and_searches(store: MemoryStore, gold: dict[str, str]
     ]
     outputs = [p.communicate(timeout=120) for p in procs]
     assert all(p.returncode == 0 for p in procs), [o[1].decode()[-500:] for o in outputs]
-
-
-def _hold_lock(path: Path) -> subprocess.Popen[bytes]:
-    script = (
-        "import fcntl, os, time, sys\n"
-        f"fd = os.open({str(path)!r}, os.O_RDWR | os.O_CREAT)\n"
-        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-        "print('locked', flush=True)\n"
-        "time.sleep(60)\n"
-    )
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == b"locked"
-    return proc

@@ -29,11 +29,14 @@ def test_near_duplicates_fold_into_the_newest(store: MemoryStore) -> None:
     assert third.entry.history == [newer.entry.id, old.id]  # history carries over
 
 
-def test_pinned_entries_never_fold(store: MemoryStore) -> None:
+def test_a_near_duplicate_of_a_pinned_entry_folds_into_it(store: MemoryStore) -> None:
     pinned = store.put(new_entry(kind="decision", title="Money is Decimal", body=BODY, pinned=True)).entry
     newer = store.put(new_entry(kind="decision", title="Money is Decimal", body=BODY + " Really."))
-    assert newer.folded == [] and newer.pinned_near_duplicates == [pinned.id]
-    assert store.resolve(pinned.id).status == "active"
+    assert newer.action == "folded" and newer.pinned_near_duplicates == [pinned.id]
+    assert newer.entry.status == "folded" and newer.entry.folded_into == pinned.id
+    kept = store.resolve(pinned.id)
+    assert kept.status == "active" and kept.pinned and kept.history == [newer.entry.id]
+    assert [e.id for e in store.search("decimal money")] == [pinned.id]
 
 
 def test_same_subject_and_scope_supersedes(store: MemoryStore) -> None:
@@ -109,3 +112,81 @@ def test_ids_resolve_by_prefix_or_suffix(store: MemoryStore) -> None:
     assert store.resolve(entry.id[-8:].lower()).id == entry.id
     with pytest.raises(EntryNotFound, match="no memory entry"):
         store.resolve("ZZZZZZZZ")
+
+
+def test_two_inserted_words_fold(store: MemoryStore) -> None:
+    old = store.put(
+        new_entry(kind="lesson", title="Restart the worker", body="Restart it after editing the config")
+    ).entry
+    newer = store.put(
+        new_entry(kind="lesson", title="Restart the worker", body="Restart it right away after editing the config")
+    )
+    assert newer.folded == [old.id]
+
+
+def test_chinese_near_duplicates_fold(store: MemoryStore) -> None:
+    old = store.put(
+        new_entry(kind="convention", title="提交信息格式", body="提交信息使用约定式提交格式，例如 feat: 新功能。")
+    ).entry
+    newer = store.put(
+        new_entry(kind="convention", title="提交信息格式", body="提交信息统一使用约定式提交格式，例如 feat: 新功能。")
+    )
+    assert newer.folded == [old.id]
+    other = store.put(new_entry(kind="convention", title="分支命名", body="分支名使用 feature/ 前缀加上工单号。"))
+    assert other.folded == []
+
+
+def test_a_likely_conflict_with_another_title_supersedes(store: MemoryStore) -> None:
+    jwt = store.put(new_entry(kind="decision", title="Use JWT for auth sessions", body="Signed with RS256.")).entry
+    opaque = store.put(
+        new_entry(
+            kind="decision",
+            title="Switch auth sessions to opaque tokens",
+            body="JWTs could not be revoked; sessions now use opaque tokens stored in Redis.",
+        )
+    )
+    assert opaque.conflicts == [jwt.id] and opaque.superseded == [jwt.id]
+    assert store.resolve(jwt.id).status == "superseded"
+    assert [e.id for e in store.search("auth token format")] == [opaque.entry.id]
+    unrelated = store.put(new_entry(kind="decision", title="Switch CI to GitHub Actions", body="Instead of Jenkins."))
+    assert unrelated.conflicts == []
+
+
+def test_conflicts_can_be_queued_for_review(repo) -> None:
+    from ctxops_memory_store.config import MemoryConfig
+
+    store = MemoryStore(repo, MemoryConfig(on_conflict="review"))
+    jwt = store.put(new_entry(kind="decision", title="Use JWT for auth sessions")).entry
+    queued = store.put(new_entry(kind="decision", title="Switch auth sessions to opaque tokens"))
+    assert queued.action == "queued" and queued.entry.status == "pending"
+    assert f"conflicts-with:{jwt.id}" in queued.entry.tags and store.resolve(jwt.id).status == "active"
+    accepted = store.accept(queued.entry.id)
+    assert accepted.superseded == [jwt.id] and not any(t.startswith("conflicts-with") for t in accepted.entry.tags)
+
+
+def test_control_characters_in_a_title_round_trip(store: MemoryStore) -> None:
+    entry = store.put(new_entry(kind="fact", title="a\x7fb \x01 c")).entry
+    fresh = MemoryStore(store.root)
+    assert fresh.errors == [] and fresh.resolve(entry.id).title == "a\x7fb \x01 c"
+
+
+def test_every_write_path_redacts(store: MemoryStore) -> None:
+    from ctxops_contracts import MemoryEntry
+    from ctxops_memory_store.store import _with
+
+    secret = "sk-proj-MEMSECRETabcdef1234567890"
+    added = store.put(new_entry(kind="lesson", title=f"key {secret}", body=f"export OPENAI_API_KEY={secret}")).entry
+    raw: MemoryEntry = _with(new_entry(kind="fact", title="plain"), title=f"built elsewhere {secret}")
+    store.put(raw)
+    store.supersede(added.id, _with(new_entry(kind="lesson", title="rotated"), body=f"old one was {secret}"))
+    for path in store.memory_dir.glob("*.md"):
+        assert secret not in path.read_text(), path
+
+
+def test_supersede_keeps_a_pin_set_meanwhile(store: MemoryStore) -> None:
+    old = store.put(new_entry(kind="convention", title="Tests live in tests/")).entry
+    other = MemoryStore(store.root)
+    store.load()  # this store read the entry unpinned ...
+    other.pin(old.id)  # ... then another process pinned it
+    result = store.supersede(old.id, new_entry(kind="convention", title="Tests live next to code"))
+    assert result.entry.pinned  # the supersede read the entry under the lock and carried the pin over

@@ -10,7 +10,6 @@ import sys
 import threading
 import time
 from collections.abc import Iterable
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +92,9 @@ class GraphBackend:
         graph = _graph()
         self.root = root
         self._graph = graph
-        self._index = graph.CodeIndex(root)
+        # One freshness check per query (`freshen` runs it first), not one per index read: the check
+        # stats every file, and a miss reads the index several times.
+        self._index = graph.CodeIndex(root, check_interval=1.0)
         self._opened = self._index.layout.current_lookup()
 
     def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -113,8 +114,8 @@ class GraphBackend:
     def freshen(self, wait: float | None) -> list[str]:
         """The staleness check and its bounded update, waiting for the update at most ``wait`` seconds.
 
-        An update that takes longer continues in the background and commits (the process finishes it
-        before exiting); this query answers from the current snapshot and reports the files as stale.
+        An update that takes longer continues in a detached process and commits (this process does not
+        wait for it); this query answers from the current snapshot and reports the files as stale.
         Later index reads of the same query do not wait again.
         """
         self._index.update_wait = wait
@@ -125,9 +126,11 @@ class GraphBackend:
         return stale
 
     def generation(self) -> str:
-        self.stale_files()  # the staleness check (and its bounded update) runs first
+        stale = self.stale_files()  # the staleness check (and its bounded update) runs first
         current = self._index.layout.current_lookup()
-        parts = [str(self.revision())]
+        # Stale files are part of it: an answer given while an edit waits for its update is not the
+        # answer of the same snapshot once nothing is pending.
+        parts = [str(self.revision()), "stale:" + ",".join(stale)]
         if current is not None:
             for p in (current, current.with_name(current.name + "-wal")):
                 try:
@@ -191,16 +194,10 @@ class GraphBackend:
         raw = self._call(self._index.ranked_files, query_terms=terms, limit=limit, symbols_per_file=6)
         return [RankedFile(path=r.path, score=r.score, symbols=list(r.symbols)) for r in raw]
 
-    @cached_property
-    def _names(self) -> list[str]:
-        out: set[str] = set()
-        for s in self.all_symbols():
-            out.add(s.name)
-            out.add(s.qualname)
-        return sorted(out)
-
-    def names(self) -> Iterable[str]:
-        return self._names
+    def names(self, near: str | None = None) -> Iterable[str]:
+        """Symbol names; with ``near``, the few candidates for suggestions about it (one indexed query)."""
+        found: list[str] = self._call(self._index.names, near)
+        return found
 
     def files(self) -> list[FileRecord]:
         found: list[FileRecord] = self._call(self._index.files)

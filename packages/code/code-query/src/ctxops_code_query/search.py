@@ -130,7 +130,8 @@ def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int
             break
     if not chunks:
         answer.empty_reason = "no file matches these words"
-        answer.suggestions = suggest(text.strip().replace(" ", "_"), ctx.index.names())
+        wanted = text.strip().replace(" ", "_")
+        answer.suggestions = suggest(wanted, ctx.index.names(near=wanted))
         answer.hint = "use words that appear in names or docs, or cq grep PATTERN"
         return answer
     texts = [chunk_text(ctx, s) for s in chunks]

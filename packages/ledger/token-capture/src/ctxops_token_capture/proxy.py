@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import ipaddress
 import signal
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -213,6 +212,10 @@ class Proxy:
                     break
         except (TimeoutError, ClientError) as exc:
             error = f"upstream closed mid-stream: {type(exc).__name__}"
+        else:
+            if error is None and observer is not None and observer.sse and not observer.observed.stop:
+                # A close-delimited stream that ends before its terminal event looks complete on the wire.
+                error = "incomplete stream: ended before its terminal event (message_stop, [DONE], response.completed)"
         finally:
             upstream.release() if error is None else upstream.close()
         if error is None:
@@ -230,7 +233,7 @@ class Proxy:
                     origin="proxy",
                     started=started_wall,
                     latency_ms=latency_ms,
-                    status=upstream.status,
+                    status=None if error and error.startswith("incomplete") else upstream.status,
                     request=info,
                     seen=observer.finish(),
                     request_id=_first_header(upstream.headers, REQUEST_ID_HEADERS),
@@ -266,19 +269,6 @@ async def serve(
         await runner.cleanup()
 
 
-def run_proxy(config: ProxyConfig) -> int:
-    """Blocking entry point for the command line."""
-
-    def announce(port: int) -> None:
-        print(
-            f"ctxops proxy listening on http://{config.host}:{port} -> {config.display_upstream}; "
-            f"records to {(config.root or data_dir()) / 'usage'}",
-            flush=True,
-        )
-
-    try:
-        asyncio.run(serve(config, announce))
-    except OSError as exc:
-        print(f"proxy: cannot listen on {config.host}:{config.port}: {exc.strerror}", file=sys.stderr)
-        return 1
-    return 0
+def run_proxy(config: ProxyConfig, ready: Callable[[int], None] | None = None) -> None:
+    """Blocking entry point for the command line: serve until SIGINT/SIGTERM; ``OSError`` if it cannot bind."""
+    asyncio.run(serve(config, ready))

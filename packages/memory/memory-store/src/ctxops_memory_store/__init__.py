@@ -1,15 +1,25 @@
-"""Memories as reviewable Markdown under .meta/memory/, indexed for search (DuckDB BM25, optional LanceDB)."""
+"""Memories as reviewable Markdown under .meta/memory/, indexed for search (catalog BM25, DuckDB, optional LanceDB).
+
+Names load on first use, so the inject hook, which needs only the catalog, imports nothing else.
+"""
 
 from importlib.metadata import PackageNotFoundError, version
-
-from .index import Filters
-from .store import AddResult, EntryNotFound, InvalidTransition, MemoryStore, SearchResult, new_entry
+from typing import Any
 
 try:
     __version__ = version("ctxops-memory-store")
 except PackageNotFoundError:  # running from a source tree without an install
     __version__ = "0.0.0"
 
+_LAZY = {
+    "Filters": "index",
+    "AddResult": "store",
+    "EntryNotFound": "store",
+    "InvalidTransition": "store",
+    "MemoryStore": "store",
+    "SearchResult": "store",
+    "new_entry": "store",
+}
 __all__ = [
     "AddResult",
     "EntryNotFound",
@@ -20,3 +30,11 @@ __all__ = [
     "__version__",
     "new_entry",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

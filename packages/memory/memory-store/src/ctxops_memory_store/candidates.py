@@ -12,10 +12,10 @@ from typing import Any
 
 import msgspec
 from ctxops_contracts import AgentEvent
+from ctxops_contracts.shared.files import atomic_write
 from ctxops_hooks_capture.event_log import EVENTS_DIR
 from ctxops_hooks_capture.events_reader import ReadReport, read_new
 
-from .entry_file import write_atomic
 from .store import AddResult, MemoryStore, new_entry
 
 CHECKPOINT = "memory-harvest.json"
@@ -109,7 +109,7 @@ class Harvester:
         if len(state.steps) > 500:  # keep the checkpoint small: recent steps are what corrections point at
             state.steps = dict(list(state.steps.items())[-500:])
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(self.path, msgspec.json.encode(state).decode())
+        atomic_write(self.path, msgspec.json.encode(state))
         return report
 
     def _consider(self, event: AgentEvent, state: _Checkpoint) -> list[AddResult]:
@@ -133,7 +133,7 @@ class Harvester:
                     files=list(step.get("files") or []) if step else [],
                     source=[s for s in (event.corrects, event.id) if s],
                     tags=["correction"],
-                    status="pending",
+                    status="active" if self.store.config.accept_corrections else "pending",
                 )
                 out.append(self.store.put(entry))
         elif event.kind == "test_result" and event.command:

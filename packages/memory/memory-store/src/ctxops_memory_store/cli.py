@@ -6,13 +6,22 @@ Every command takes ``--json``. Exit codes: 0 done, 1 nothing found, 2 usage or 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from datetime import UTC, datetime
-from pathlib import Path
+from datetime import datetime
 from typing import Any
 
 from ctxops_contracts import MemoryEntry, to_builtins
+from ctxops_contracts.shared.cli import (
+    EXIT_EMPTY,
+    EXIT_OK,
+    CliError,
+    Parser,
+    add_common_options,
+    emit_json,
+    json_requested,
+    parse_time,
+    report_error,
+)
 
 from .config import ConfigError
 from .entry_file import render_entry
@@ -22,67 +31,72 @@ from .store import AddResult, EntryNotFound, InvalidTransition, MemoryStore, new
 
 KINDS = ("decision", "constraint", "convention", "lesson", "preference", "fact", "summary")
 STATUSES = ("pending", "active", "folded", "superseded", "archived", "rejected")
+PROG = "ctx mem"
+# Subcommands other memory-line packages add without memory-store importing them (the layers forbid it):
+# an entry point NAME = "module:main" in this group makes `ctx mem NAME ...` run main(argv).
+EXTENSION_GROUP = "ctxops.mem_commands"
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ctx mem", description="Memories kept as Markdown under .meta/memory/.")
-    parser.add_argument("--root", type=Path, help="repository root (default: found from the current directory)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+def _parser(prog: str = PROG) -> argparse.ArgumentParser:
+    parser = Parser(prog=prog, description="Memories kept as Markdown under .meta/memory/.")
+    add_common_options(parser, subcommand=False)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text)
-        p.add_argument("--json", action="store_true", help="machine-readable output")
+        add_common_options(p, subcommand=True)
         return p
 
     add = command("add", "add an entry (deduped; near-duplicates fold; same subject and scope supersedes)")
-    add.add_argument("--kind", choices=KINDS, default="fact")
-    add.add_argument("--title", required=True)
+    add.add_argument("--kind", choices=KINDS, default="fact", help="what sort of memory (default: fact)")
+    add.add_argument("--title", required=True, help="one line saying what the entry is about")
     add.add_argument("--body", help="the entry's text ('-' reads stdin)")
     add.add_argument("--scope", action="append", default=[], help="path glob the entry applies to (repeatable)")
     add.add_argument("--file", action="append", default=[], dest="files", help="related file (repeatable)")
-    add.add_argument("--tag", action="append", default=[], dest="tags")
+    add.add_argument("--tag", action="append", default=[], dest="tags", help="a tag (repeatable)")
     add.add_argument("--source", action="append", default=[], help="session or event id it came from")
     add.add_argument("--pin", action="store_true", help="pin it (always injected, never folded)")
     add.add_argument("--pending", action="store_true", help="add as a candidate for review")
 
     lst = command("list", "list entries (active and pending by default)")
-    lst.add_argument("--kind", action="append", choices=KINDS)
-    lst.add_argument("--status", action="append", choices=STATUSES)
+    lst.add_argument("--kind", action="append", choices=KINDS, help="only this kind (repeatable)")
+    lst.add_argument("--status", action="append", choices=STATUSES, help="only this status (repeatable)")
+    lst.add_argument("--since", help="created at or after: RFC 3339, a date, or an age (7d)")
     lst.add_argument("--all", action="store_true", help="every status")
     lst.add_argument("--scope", help="only entries that apply to this path")
 
     show = command("show", "show one entry")
-    show.add_argument("id")
+    show.add_argument("id", help="entry id, or its first or last characters")
 
     search = command("search", "BM25 search over title, body, tags and scope")
-    search.add_argument("query", nargs="+")
-    search.add_argument("--kind", action="append", choices=KINDS)
-    search.add_argument("--status", action="append", choices=STATUSES)
+    search.add_argument("query", nargs="+", help="words to look for")
+    search.add_argument("--kind", action="append", choices=KINDS, help="only this kind (repeatable)")
+    search.add_argument("--status", action="append", choices=STATUSES, help="only this status (repeatable)")
     search.add_argument("--all", action="store_true", help="every status")
     search.add_argument("--scope", help="only entries that apply to this path")
-    search.add_argument("--since", help="created at or after (YYYY-MM-DD or RFC 3339)")
-    search.add_argument("--until", help="created before (YYYY-MM-DD or RFC 3339)")
-    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--since", help="created at or after: RFC 3339, a date, or an age (7d)")
+    search.add_argument("--until", help="created before: RFC 3339, a date, or an age (7d)")
+    search.add_argument("--limit", type=int, default=10, help="most hits to show (default 10)")
     search.add_argument("--vector", action="store_true", help="rank by vectors (the `vector` extra)")
 
     for name, text in (("pin", "pin an entry"), ("unpin", "unpin an entry")):
-        command(name, text).add_argument("id")
+        command(name, text).add_argument("id", help="entry id, or its first or last characters")
 
     forget = command("forget", "archive an entry, keeping the reason")
-    forget.add_argument("id")
-    forget.add_argument("--reason", required=True)
+    forget.add_argument("id", help="entry id, or its first or last characters")
+    forget.add_argument("--reason", required=True, help="why (kept in the entry for the audit trail)")
 
     supersede = command("supersede", "mark an entry superseded by another (existing or new)")
-    supersede.add_argument("id")
+    supersede.add_argument("id", help="id of the entry being replaced")
     target = supersede.add_mutually_exclusive_group(required=True)
     target.add_argument("--by", help="id of the entry that replaces it")
     target.add_argument("--title", help="title of a new entry that replaces it (same kind and scope)")
-    supersede.add_argument("--body", default="")
+    supersede.add_argument("--body", default="", help="body of the new entry")
 
     review = command("review", "harvest new events, then list candidates or accept/reject them")
-    review.add_argument("--accept", action="append", default=[], metavar="ID")
-    review.add_argument("--reject", action="append", default=[], metavar="ID")
-    review.add_argument("--reason", default="rejected in review")
+    review.add_argument("--accept", action="append", default=[], metavar="ID", help="accept a candidate")
+    review.add_argument("--reject", action="append", default=[], metavar="ID", help="reject a candidate")
+    review.add_argument("--reason", default="rejected in review", help="why a candidate was rejected")
     review.add_argument("--no-harvest", action="store_true", help="do not read new events first")
 
     command("harvest", "turn newly captured events into entries and candidates")
@@ -90,11 +104,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _date(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+def _date(text: str | None, option: str) -> datetime | None:
+    return parse_time(text, option=option) if text else None
 
 
 def _line(entry: MemoryEntry, score: float | None = None) -> str:
@@ -106,10 +117,9 @@ def _line(entry: MemoryEntry, score: float | None = None) -> str:
 
 def _emit(args: argparse.Namespace, data: Any, text_lines: list[str]) -> None:
     if args.json:
-        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+        emit_json(data)
     else:
-        for line in text_lines:
-            print(line)
+        sys.stdout.write("".join(line + "\n" for line in text_lines))
 
 
 def _result_json(result: AddResult) -> dict[str, Any]:
@@ -132,12 +142,19 @@ def _result_lines(result: AddResult) -> list[str]:
 
 def _warn_broken(store: MemoryStore) -> None:
     for error in store.errors:
-        print(f"warning: skipped {error}", file=sys.stderr)
+        sys.stderr.write(f"warning: skipped {error}\n")
 
 
 def run(args: argparse.Namespace) -> int:
-    root = args.root.resolve() if args.root else repository_root()
+    root = repository_root(explicit=args.root)
     store = MemoryStore(root)
+    try:
+        return _run(args, store)
+    finally:
+        store.save_catalog()
+
+
+def _run(args: argparse.Namespace, store: MemoryStore) -> int:
     cmd = args.command
     if cmd == "add":
         body = sys.stdin.read() if args.body == "-" else (args.body or "")
@@ -157,10 +174,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if cmd == "list":
         statuses = None if args.all else (args.status or ["active", "pending"])
-        found = store.list_entries(kinds=args.kind, statuses=statuses, scope_path=args.scope)
+        found = store.list_entries(
+            kinds=args.kind, statuses=statuses, scope_path=args.scope, since=_date(args.since, "--since")
+        )
         _warn_broken(store)
         _emit(args, [to_builtins(e) for e in found], [_line(e) for e in found] or ["no memory entries match"])
-        return 0 if found else 1
+        return EXIT_OK if found else EXIT_EMPTY
     if cmd == "show":
         entry = store.resolve(args.id)
         path = store.path_of(entry.id)
@@ -173,8 +192,8 @@ def run(args: argparse.Namespace) -> int:
             kinds=tuple(args.kind) if args.kind else None,
             statuses=statuses,
             scope_path=args.scope,
-            since=_date(args.since),
-            until=_date(args.until),
+            since=_date(args.since, "--since"),
+            until=_date(args.until, "--until"),
         )
         if args.vector:
             from .vector import VectorTable
@@ -190,11 +209,11 @@ def run(args: argparse.Namespace) -> int:
             hits, engine, note = outcome.hits, outcome.engine, outcome.note
         _warn_broken(store)
         if note:
-            print(f"note: {note}", file=sys.stderr)
+            sys.stderr.write(f"note: {note}\n")
         data = {"query": query, "engine": engine, "hits": [{"score": s, **to_builtins(e)} for e, s in hits]}
         lines = [_line(e, s) for e, s in hits] or [f"no memories match {query!r}; try fewer words or --all"]
         _emit(args, data, lines)
-        return 0 if hits else 1
+        return EXIT_OK if hits else EXIT_EMPTY
     if cmd in {"pin", "unpin"}:
         entry = store.pin(args.id) if cmd == "pin" else store.unpin(args.id)
         _emit(args, to_builtins(entry), [f"{cmd}ned: {_line(entry)}"])
@@ -267,20 +286,55 @@ def run(args: argparse.Namespace) -> int:
             {"rebuilt": done, "entries": count, "errors": [str(e) for e in store.errors]},
             [f"index rebuilt from {count} entries" if done else "index busy: another process is rebuilding it"],
         )
-        return 0 if done else 2
+        if not done:
+            raise CliError("index busy: another process is rebuilding it", "try again in a moment")
+        return EXIT_OK
     raise AssertionError(cmd)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def _extension(argv: list[str]) -> tuple[str, Any] | None:
+    """The first non-option word, when an installed package registered it in ``EXTENSION_GROUP``."""
+    from importlib.metadata import entry_points
+
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg == "--root":
+            skip = True
+            continue
+        if arg.startswith("-"):
+            continue
+        for point in entry_points(group=EXTENSION_GROUP):
+            if point.name == arg:
+                return arg, point
+        return None
+    return None
+
+
+def main(argv: list[str] | None = None, *, prog: str = PROG) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    json_mode = json_requested(args_list)
+    extension = _extension(args_list)
+    if extension is not None:
+        name, point = extension
+        rest = list(args_list)
+        rest.remove(name)
+        return int(point.load()(rest, prog=f"{prog} {name}"))
+    args = _parser(prog).parse_args(args_list)
     try:
         return run(args)
-    except (EntryNotFound, InvalidTransition, NotARepository, ConfigError, ValueError) as exc:
-        print(f"ctx mem {args.command}: {exc}", file=sys.stderr)
-        return 2
-    except ImportError as exc:
-        print(f"ctx mem {args.command}: {exc}", file=sys.stderr)
-        return 2
+    except CliError as exc:
+        return report_error(exc, prog=f"{prog} {args.command}", json_mode=json_mode)
+    except NotARepository as exc:
+        return report_error(CliError(exc.message, exc.fix), prog=f"{prog} {args.command}", json_mode=json_mode)
+    except EntryNotFound as exc:
+        error = CliError(str(exc), f"`{prog} list --all` shows every id")
+        return report_error(error, prog=f"{prog} {args.command}", json_mode=json_mode)
+    except (InvalidTransition, ConfigError, ValueError, ImportError) as exc:
+        error = CliError(str(exc), f"see `{prog} {args.command} --help`")
+        return report_error(error, prog=f"{prog} {args.command}", json_mode=json_mode)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,11 @@
 """Markdown with TOML front matter (``+++`` fences): parse strictly, render deterministically.
 
-Rendering uses a fixed key order and one value per line so a change to one field is a one-line diff.
+Rendering goes through a real TOML writer (tomli-w, which escapes control characters) in a fixed key
+order, so what is written always reads back, and a change to one field is a small diff.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from datetime import UTC, datetime
@@ -51,25 +51,19 @@ def split(text: str, path: str) -> tuple[dict[str, Any], str, int]:
     return data, "\n".join(body_lines).rstrip("\n"), start
 
 
-def _value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+def _plain(value: Any) -> Any:
+    """Datetimes in UTC (a reviewer reads one zone); everything else as TOML takes it."""
     if isinstance(value, datetime):
-        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
-    if isinstance(value, list):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
-    raise TypeError(f"cannot write {type(value).__name__} to front matter")
+        return value.astimezone(UTC)
+    return value
 
 
 def render(fields: list[tuple[str, Any]], body: str) -> str:
     """A Markdown file: front matter with ``fields`` in the given order (None values omitted), then ``body``."""
-    out = [FENCE]
-    out += [f"{key} = {_value(value)}" for key, value in fields if value is not None]
-    out.append(FENCE)
+    import tomli_w  # only writers pay for it
+
+    table = {key: _plain(value) for key, value in fields if value is not None}
+    out = [FENCE, tomli_w.dumps(table).rstrip("\n"), FENCE]
     out.append("")
     if body:
         out.append(body.rstrip("\n"))

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ctxops_contracts import MemoryEntry
-from ctxops_hooks_capture.locking import LockTimeout, lock_file
+from ctxops_contracts.shared.locks import LockBusy, file_lock
 
 from . import bm25
 from .terms import tokens, weighted_terms
@@ -103,7 +103,7 @@ class MemoryIndex:
         self.index_dir.mkdir(parents=True, exist_ok=True)
         signature = files_signature(self.memory_dir)
         try:
-            with lock_file(str(self.index_dir / LOCK_NAME), timeout=lock_timeout):
+            with file_lock(self.index_dir / LOCK_NAME, timeout=lock_timeout):
                 if self.stored_signature() == signature:
                     return True  # another process rebuilt it while we waited
                 tmp = self.index_dir / f".{INDEX_NAME}.{os.getpid()}.{time.monotonic_ns()}.tmp"
@@ -116,7 +116,7 @@ class MemoryIndex:
                 Path(str(tmp) + ".wal").unlink(missing_ok=True)
                 tmp.replace(self.path)
                 return True
-        except LockTimeout:
+        except LockBusy:
             return False
 
     def search(self, query: str, filters: Filters, limit: int) -> list[tuple[str, float]] | None:

@@ -4,22 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctxops_hooks_capture.repo_root import find_root
+from ctxops_contracts.shared.layout import CONFIG_FILE as _CONFIG
+from ctxops_contracts.shared.layout import INDEX_DIR as _INDEX
+from ctxops_contracts.shared.layout import MEMORY_DIR as _MEMORY
+from ctxops_contracts.shared.layout import META_DIR
+from ctxops_contracts.shared.layout import STATE_DIR as _STATE
+from ctxops_contracts.shared.repo import NotARepository, find_root
 
-MEMORY_DIR = Path(".meta") / "memory"
-INDEX_DIR = Path(".meta") / "index"
-CONFIG_FILE = Path(".meta") / "config.toml"
+MEMORY_DIR = Path(META_DIR) / _MEMORY
+INDEX_DIR = Path(META_DIR) / _INDEX
+STATE_DIR = Path(META_DIR) / _STATE
+CONFIG_FILE = Path(META_DIR) / _CONFIG
+
+__all__ = ["CONFIG_FILE", "INDEX_DIR", "MEMORY_DIR", "STATE_DIR", "NotARepository", "repository_root"]
 
 
-class NotARepository(RuntimeError):
-    """No ``.git`` or ``.meta`` at or above the directory a command ran in."""
-
-
-def repository_root(start: Path | str | None = None) -> Path:
-    """The repository root at or above ``start`` (default: the current directory)."""
-    found = find_root(str(start or Path.cwd()))
-    if found is None:
-        raise NotARepository(
-            f"no .git or .meta at or above {start or Path.cwd()}; run inside a repository or pass --root"
-        )
-    return Path(found)
+def repository_root(start: Path | str | None = None, *, explicit: Path | str | None = None) -> Path:
+    """The repository root (the shared answer of every line); raises ``NotARepository`` naming the fix."""
+    return Path(find_root(start, explicit=explicit))

@@ -1,4 +1,9 @@
-"""Content hashes (exact duplicates) and word-shingle similarity (near duplicates)."""
+"""Content hashes (exact duplicates) and shingle similarity (near duplicates), in any script.
+
+Words of alphabetic scripts are units; each CJK character is a unit of its own (Chinese and Japanese
+are written without spaces, so a run of them is a phrase, not a word). Shingles are runs of three
+units: word trigrams in English, character trigrams in Chinese.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,17 @@ import hashlib
 import re
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af"  # kana, CJK ideographs, hangul
+_UNIT = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
 
 
 def normalize(text: str) -> str:
     return " ".join(_WORD.findall(text.lower()))
+
+
+def units(text: str) -> list[str]:
+    """Lower-cased words, with every CJK character a unit of its own."""
+    return _UNIT.findall(text.lower())
 
 
 def content_hash(kind: str, title: str, body: str, scope: list[str]) -> str:
@@ -19,14 +31,30 @@ def content_hash(kind: str, title: str, body: str, scope: list[str]) -> str:
 
 
 def shingles(text: str, size: int = 3) -> set[str]:
-    """Word ``size``-grams (single words for very short texts)."""
-    words = normalize(text).split()
-    if len(words) < size:
-        return set(words)
-    return {" ".join(words[i : i + size]) for i in range(len(words) - size + 1)}
+    """Unit ``size``-grams (single units for very short texts)."""
+    found = units(text)
+    if len(found) < size:
+        return set(found)
+    return {" ".join(found[i : i + size]) for i in range(len(found) - size + 1)}
 
 
 def jaccard(a: set[str], b: set[str]) -> float:
     if not a or not b:
         return 0.0
     return len(a & b) / len(a | b)
+
+
+def near_duplicate(a: set[str], b: set[str], threshold: float) -> bool:
+    """Whether two shingle sets say the same thing.
+
+    Jaccard alone misses short texts with a few inserted words (two words in a ten-word sentence break
+    six of its shingles): so a pair also counts when nearly all of the smaller text's shingles appear in
+    the larger one and the two are of similar length (one is the other with a few words added).
+    """
+    if not a or not b:
+        return False
+    shared = len(a & b)
+    if shared / len(a | b) >= threshold:
+        return True
+    small, large = sorted((len(a), len(b)))
+    return shared / small >= 0.7 and small / large >= 0.6

@@ -10,17 +10,23 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from ctxops_contracts import MemoryEntry, new_ulid
-from ctxops_hooks_capture.locking import lock_file
+from ctxops_contracts import ContractError, MemoryEntry, UnsupportedSchemaVersion, convert, new_ulid
+from ctxops_contracts.shared.files import atomic_write
+from ctxops_contracts.shared.layout import ensure_meta
+from ctxops_contracts.shared.locks import file_lock
+from ctxops_hooks_capture.redact import redact
 
 from . import bm25
+from .catalog import Catalog
 from .config import MemoryConfig, load_config
-from .entry_file import LoadResult, file_name, load_directory, render_entry, write_atomic
+from .conflicts import KINDS as CONFLICT_KINDS
+from .conflicts import likely_conflict
+from .entry_file import LoadResult, file_name, render_entry
 from .frontmatter import FrontMatterError
 from .index import Filters, MemoryIndex, scope_matches
 from .layout import INDEX_DIR, MEMORY_DIR
-from .similarity import content_hash, jaccard, normalize, shingles
-from .terms import tokens, weighted_terms
+from .similarity import content_hash, near_duplicate, normalize, shingles
+from .terms import tokens
 
 WRITE_LOCK = "memory-write.lock"
 
@@ -41,15 +47,16 @@ class AddResult:
     """What a write did: the entry written (or the existing duplicate) and what it changed around it."""
 
     entry: MemoryEntry
-    action: str  # "added" | "duplicate" | "accepted" | "superseded"
+    action: str  # "added" | "duplicate" | "accepted" | "superseded" | "folded" (into a pinned entry) | "queued"
     folded: list[str] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
     pinned_near_duplicates: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)  # likely conflicts found (superseded, or queued for review)
 
 
 @dataclass
 class SearchResult:
-    """Entries ranked for a query, and which engine ranked them (``duckdb``, or ``scan`` as the fallback)."""
+    """Entries ranked for a query, and which engine ranked them (``catalog``: BM25 over the read snapshot)."""
 
     hits: list[tuple[MemoryEntry, float]]
     engine: str
@@ -79,8 +86,8 @@ def new_entry(
         {
             "id": new_ulid(),
             "kind": kind,
-            "title": title.strip(),
-            "body": body.strip(),
+            "title": redact(title.strip()),
+            "body": redact(body.strip()),
             "scope": list(scope),
             "files": list(files),
             "tags": list(tags),
@@ -101,6 +108,15 @@ def _hash(entry: MemoryEntry) -> str:
     return content_hash(entry.kind, entry.title, entry.body, entry.scope)
 
 
+def _redacted(entry: MemoryEntry) -> MemoryEntry:
+    """Every write path redacts: an entry built elsewhere (MCP, harvest, a library caller) too."""
+    title, body = redact(entry.title), redact(entry.body)
+    tags = [redact(t) for t in entry.tags]
+    if (title, body, tags) == (entry.title, entry.body, entry.tags):
+        return entry
+    return _with(entry, title=title, body=body, tags=tags)
+
+
 class MemoryStore:
     """Memories of one repository: ``.meta/memory/*.md`` plus the derived index in ``.meta/index/``."""
 
@@ -110,14 +126,58 @@ class MemoryStore:
         self.index_dir = self.root / INDEX_DIR
         self.config = config if config is not None else load_config(self.root)
         self.index = MemoryIndex(self.index_dir, self.memory_dir)
+        self.catalog = Catalog(str(self.memory_dir), str(self.index_dir))
+        self._catalog_read = False
         self._loaded: LoadResult | None = None
+        self._converted: dict[tuple[str, object, object], MemoryEntry] = {}
+        self._shingles: dict[str, set[str]] = {}
 
     # -- reading ---------------------------------------------------------------------------------------
 
     def load(self, *, refresh: bool = False) -> LoadResult:
-        if self._loaded is None or refresh:
-            self._loaded = load_directory(self.memory_dir)
+        """Entries by id (with their files) and unreadable files, from the catalog (see ``catalog.py``)."""
+        full = False
+        if not self._catalog_read:
+            self.catalog.read()
+            self._catalog_read = True
+            refresh = full = True  # a new process checks every file once (hand edits in place included)
+        if refresh or self._loaded is None:
+            changed = self.catalog.refresh(full=full)
+            if changed or self._loaded is None:
+                self._loaded = self._from_catalog()
         return self._loaded
+
+    def _from_catalog(self) -> LoadResult:
+        entries: dict[str, tuple[MemoryEntry, Path]] = {}
+        errors = self.catalog.errors()
+        converted: dict[tuple[str, object, object], MemoryEntry] = {}
+        for name in sorted(self.catalog.records):
+            record = self.catalog.records[name]
+            data = record.get("entry")
+            if not isinstance(data, dict):
+                continue
+            path = self.memory_dir / name
+            key = (name, record.get("ino"), record.get("mtime_ns"))
+            entry = self._converted.get(key)
+            if entry is None:
+                try:
+                    entry = convert(MemoryEntry, data, where=str(path))
+                except (ContractError, UnsupportedSchemaVersion) as exc:
+                    errors.append(FrontMatterError(str(path), 2, str(exc).split(": ", 1)[-1]))
+                    continue
+            converted[key] = entry
+            if entry.id in entries:
+                other = entries[entry.id][1]
+                errors.append(FrontMatterError(str(path), 2, f"duplicate id {entry.id} (also in {other})"))
+                continue
+            entries[entry.id] = (entry, path)
+        self._converted = converted
+        return LoadResult(entries, errors)
+
+    def save_catalog(self) -> None:
+        """Persist the read snapshot for the next process (commands call it once before they exit)."""
+        if self.index_dir.is_dir() or self.memory_dir.is_dir():
+            self.catalog.save()
 
     @property
     def errors(self) -> list[FrontMatterError]:
@@ -156,6 +216,7 @@ class MemoryStore:
         kinds: Iterable[str] | None = None,
         statuses: Iterable[str] | None = ("active", "pending"),
         scope_path: str | None = None,
+        since: datetime | None = None,
     ) -> list[MemoryEntry]:
         """Entries matching the filters: pinned first, then newest first."""
         kind_set = set(kinds) if kinds else None
@@ -166,49 +227,37 @@ class MemoryStore:
             if (kind_set is None or e.kind in kind_set)
             and (status_set is None or e.status in status_set)
             and (scope_path is None or scope_matches(e.scope, scope_path))
+            and (since is None or e.created_at >= since)
         ]
         return sorted(found, key=lambda e: (not e.pinned, -e.created_at.timestamp(), e.id))
 
     def find(self, query: str, filters: Filters | None = None, *, limit: int = 10) -> SearchResult:
-        """BM25 ranking from the DuckDB index; a scan of the files when the index cannot answer."""
+        """BM25 over the read snapshot (no database on this path: it is the hook's path too)."""
         filters = filters or Filters()
         table = self.load().entries
-        note = None
-        if not self.index.is_fresh() and not self.rebuild_index(lock_timeout=0.5):
-            note = "index busy (another process is rebuilding it): ranked by scanning the memory files"
-        ranked = self.index.search(query, filters, limit) if note is None else None
-        if ranked is not None:
-            hits = [(table[i][0], s) for i, s in ranked if i in table]
-            return SearchResult(hits, "duckdb")
-        return SearchResult(self._scan(query, filters, limit), "scan", note or "index unreadable: ranked by scanning")
+        by_file = {path.name: entry for entry, path in table.values()}
+        documents: dict[str, tuple[dict[str, float], float]] = {}
+        for name, record in self.catalog.records.items():
+            entry = by_file.get(name)
+            if entry is None or not _passes(entry, filters):
+                continue
+            terms, length = record.get("terms"), record.get("length")
+            if isinstance(terms, dict) and isinstance(length, (int, float)):
+                documents[entry.id] = (terms, float(length))
+        ranked = bm25.rank(documents, tokens(query))[:limit]
+        return SearchResult([(table[i][0], score) for i, score in ranked], "catalog")
 
     def search(self, query: str, *, limit: int = 10) -> list[MemoryEntry]:
         """``MemoryRepository.search``: active entries for ``query``, best first."""
         return [entry for entry, _ in self.find(query, limit=limit).hits]
 
-    def _scan(self, query: str, filters: Filters, limit: int) -> list[tuple[MemoryEntry, float]]:
-        entries = self.entries()
-        documents = {e.id: weighted_terms(e.title, e.body, e.tags, e.scope) for e in entries}
-        by_id = {e.id: e for e in entries}
-        hits = []
-        for entry_id, score in bm25.rank(documents, tokens(query)):
-            entry = by_id[entry_id]
-            if filters.kinds and entry.kind not in filters.kinds:
-                continue
-            if filters.statuses and entry.status not in filters.statuses:
-                continue
-            if filters.since and entry.created_at < filters.since:
-                continue
-            if filters.until and entry.created_at >= filters.until:
-                continue
-            if filters.scope_path and not scope_matches(entry.scope, filters.scope_path):
-                continue
-            hits.append((entry, score))
-        return hits[:limit]
-
     def rebuild_index(self, *, lock_timeout: float = 2.0) -> bool:
-        """Rebuild the DuckDB index (and the vector table when vectors are on) from the files."""
-        loaded = self.load(refresh=True)
+        """Re-read every file, then rebuild the DuckDB index (and the vector table when vectors are on)."""
+        ensure_meta(str(self.root))
+        self.catalog.refresh(full=True)
+        self._loaded = self._from_catalog()
+        self.catalog.save()
+        loaded = self._loaded
         paths = {i: str(p.relative_to(self.root)) for i, (_, p) in loaded.entries.items()}
         done = self.index.rebuild([e for e, _ in loaded.entries.values()], paths, lock_timeout=lock_timeout)
         if done and self.config.vector_enabled:
@@ -221,18 +270,29 @@ class MemoryStore:
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        """One writer of the memory files at a time (two `ctx mem` commands, or the watcher and a command)."""
+        """One writer of the memory files at a time; everything read inside is read under the lock."""
+        ensure_meta(str(self.root))
         self.index_dir.mkdir(parents=True, exist_ok=True)
-        with lock_file(str(self.index_dir / WRITE_LOCK), timeout=10.0):
+        with file_lock(self.index_dir / WRITE_LOCK, timeout=10.0, write_pid=True):
             self.load(refresh=True)
             yield
 
     def _save(self, entry: MemoryEntry) -> Path:
         path = self.path_of(entry.id) or self.memory_dir / file_name(entry)
-        write_atomic(path, render_entry(entry))
+        atomic_write(path, render_entry(entry))
+        self.catalog.note_written(path.name)
         assert self._loaded is not None
         self._loaded.entries[entry.id] = (entry, path)
+        record = self.catalog.records[path.name]
+        self._converted[(path.name, record.get("ino"), record.get("mtime_ns"))] = entry
         return path
+
+    def _shingles_of(self, entry: MemoryEntry) -> set[str]:
+        key = entry.content_hash or _hash(entry)
+        found = self._shingles.get(key)
+        if found is None:
+            found = self._shingles[key] = shingles(f"{entry.title} {entry.body}")
+        return found
 
     def add(self, entry: MemoryEntry) -> MemoryEntry:
         """``MemoryRepository.add``: store ``entry`` (deduped, folded, superseding as it applies)."""
@@ -241,6 +301,7 @@ class MemoryStore:
     def put(self, entry: MemoryEntry, *, now: datetime | None = None) -> AddResult:
         """Write a new entry: exact duplicates return the existing entry; active entries settle (fold/supersede)."""
         stamp = now or utcnow()
+        entry = _redacted(entry)
         entry = _with(entry, content_hash=_hash(entry))
         if entry.status == "pending" and self.config.auto_accept:
             entry = _with(entry, status="active")
@@ -250,35 +311,64 @@ class MemoryStore:
                     return AddResult(existing, "duplicate")
             result = AddResult(entry, "added")
             if entry.status == "active":
-                result = self._settle(entry, stamp, result)
+                result = self._settle(entry, stamp, result, on_conflict=self.config.on_conflict)
             self._save(result.entry)
         return result
 
-    def _settle(self, new: MemoryEntry, now: datetime, result: AddResult) -> AddResult:
-        """Fold near-duplicates into ``new`` and supersede older entries on the same subject and scope."""
-        new_shingles = shingles(f"{new.title} {new.body}")
-        subject = (new.kind, normalize(new.title), tuple(sorted(new.scope)))
+    def _settle(self, new: MemoryEntry, now: datetime, result: AddResult, *, on_conflict: str) -> AddResult:
+        """Fold near-duplicates into ``new``, supersede older entries on the same subject and scope.
+
+        An unpinned near-duplicate of a pinned entry folds into the pinned one (pins are never folded away);
+        a likely conflict with a different title supersedes the older entry, or queues ``new`` for review.
+        """
+        new_shingles = self._shingles_of(new)
+        scope = tuple(sorted(new.scope))
+        subject = (new.kind, normalize(new.title), scope)
         history = list(new.history)
         pinned = new.pinned
         similar = self._vector_similarity(new)
+        replaced: list[MemoryEntry] = []
         for old in self.entries():
             if old.id == new.id or old.status != "active" or old.kind != new.kind:
                 continue
-            if tuple(sorted(old.scope)) != subject[2]:
+            if tuple(sorted(old.scope)) != scope:
                 continue  # entries about different parts of the code are never folded or superseded together
-            near = jaccard(new_shingles, shingles(f"{old.title} {old.body}")) >= self.config.fold_threshold
+            near = near_duplicate(new_shingles, self._shingles_of(old), self.config.fold_threshold)
             near = near or similar.get(old.id, 0.0) >= self.config.vector_fold_threshold
             if near:
+                if old.pinned and not new.pinned:
+                    kept = _with(old, history=list(dict.fromkeys([*old.history, new.id])))
+                    self._save(kept)
+                    result.entry = _with(new, status="folded", folded_into=old.id, valid_until=now)
+                    result.action = "folded"
+                    result.folded = []
+                    result.superseded = []
+                    result.pinned_near_duplicates = [old.id]
+                    return result
                 if old.pinned:
-                    result.pinned_near_duplicates.append(old.id)  # pinned entries are never folded
+                    result.pinned_near_duplicates.append(old.id)  # two pinned entries: both stay
                     continue
-                self._save(_with(old, status="folded", folded_into=new.id, valid_until=now))
+                replaced.append(_with(old, status="folded", folded_into=new.id, valid_until=now))
                 history += [old.id, *old.history]
                 result.folded.append(old.id)
             elif (old.kind, normalize(old.title), tuple(sorted(old.scope))) == subject:
-                self._save(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
+                replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
                 pinned = pinned or old.pinned  # a pin belongs to the subject, so the newer entry keeps it
                 result.superseded.append(old.id)
+            elif new.kind in CONFLICT_KINDS and likely_conflict(new.title, new.body, old.title, old.body):
+                result.conflicts.append(old.id)
+                if on_conflict == "supersede":
+                    replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
+                    pinned = pinned or old.pinned
+                    result.superseded.append(old.id)
+        if result.conflicts and on_conflict == "review":
+            tags = list(dict.fromkeys([*new.tags, *(f"conflicts-with:{i}" for i in result.conflicts)]))
+            result.entry = _with(new, status="pending", tags=tags)
+            result.action = "queued"
+            result.folded, result.superseded, result.pinned_near_duplicates = [], [], []
+            return result
+        for old in replaced:
+            self._save(old)
         result.entry = _with(new, history=list(dict.fromkeys(history)), pinned=pinned, valid_from=new.valid_from or now)
         return result
 
@@ -297,6 +387,16 @@ class MemoryStore:
             self._save(entry)
         return entry
 
+    def revise(self, id_or_prefix: str, *, title: str, body: str, tags: Sequence[str] | None = None) -> MemoryEntry:
+        """Rewrite an entry's text in place (same id and file): for entries a tool keeps current, like digests."""
+        with self._writing():
+            entry = self.resolve(id_or_prefix)
+            changed = _redacted(_with(entry, title=title.strip(), body=body.strip(), tags=list(tags or entry.tags)))
+            changed = _with(changed, content_hash=_hash(changed))
+            if changed != entry:
+                self._save(changed)
+        return changed
+
     def pin(self, id_or_prefix: str) -> MemoryEntry:
         return self._update(id_or_prefix, pinned=True)
 
@@ -308,25 +408,38 @@ class MemoryStore:
         if not reason.strip():
             raise InvalidTransition("forget needs a reason (it is kept in the entry for the audit trail)")
         return self._update(
-            id_or_prefix, status="archived", archive_reason=reason.strip(), valid_until=now or utcnow(), pinned=False
+            id_or_prefix,
+            status="archived",
+            archive_reason=redact(reason.strip()),
+            valid_until=now or utcnow(),
+            pinned=False,
         )
 
     def supersede(self, old_id: str, replacement: MemoryEntry | str, *, now: datetime | None = None) -> AddResult:
-        """Mark ``old_id`` superseded by ``replacement`` (an existing entry's id, or a new entry to add)."""
+        """Mark ``old_id`` superseded by ``replacement`` (an existing entry's id, or a new entry to add).
+
+        Everything is read and written under the write lock, so a concurrent ``pin`` is never lost.
+        """
         stamp = now or utcnow()
-        old = self.resolve(old_id)
-        if isinstance(replacement, str):
-            new = self.resolve(replacement)
-        else:
-            added = self.put(replacement, now=stamp)
-            new = added.entry
-        if new.id == old.id:
-            raise InvalidTransition("an entry cannot supersede itself")
         with self._writing():
+            old = self.resolve(old_id)
+            if isinstance(replacement, str):
+                new = self.resolve(replacement)
+                if new.id == old.id:
+                    raise InvalidTransition("an entry cannot supersede itself")
+            else:
+                new = _redacted(replacement)
+                new = _with(new, content_hash=_hash(new), valid_from=new.valid_from or stamp)
+                if new.id == old.id:
+                    raise InvalidTransition("an entry cannot supersede itself")
+                duplicate = next((e for e in self.entries() if e.content_hash == new.content_hash), None)
+                if duplicate is not None:
+                    new = duplicate
+            old = self.resolve(old.id)  # re-read under the lock: a pin set meanwhile is seen here
             self._save(_with(old, status="superseded", superseded_by=new.id, valid_until=stamp))
             if old.pinned and not new.pinned:
                 new = _with(new, pinned=True)
-                self._save(new)
+            self._save(new)
         return AddResult(new, "superseded", superseded=[old.id])
 
     def accept(self, id_or_prefix: str, *, now: datetime | None = None) -> AddResult:
@@ -336,8 +449,11 @@ class MemoryStore:
             entry = self.resolve(id_or_prefix)
             if entry.status != "pending":
                 raise InvalidTransition(f"{entry.id} is {entry.status}, not pending: only candidates are reviewed")
-            result = self._settle(_with(entry, status="active"), stamp, AddResult(entry, "accepted"))
-            result.action = "accepted"
+            tags = [t for t in entry.tags if not t.startswith("conflicts-with:")]
+            candidate = _with(entry, status="active", tags=tags)
+            result = self._settle(candidate, stamp, AddResult(entry, "accepted"), on_conflict="supersede")
+            if result.action != "folded":
+                result.action = "accepted"
             self._save(result.entry)
         return result
 
@@ -346,3 +462,21 @@ class MemoryStore:
         if entry.status != "pending":
             raise InvalidTransition(f"{entry.id} is {entry.status}, not pending: only candidates are reviewed")
         return self._update(entry.id, status="rejected", archive_reason=reason)
+
+    def record_use(self, entry_ids: Iterable[str]) -> None:
+        """Count uses (injected, recalled) in ``.meta/.state/memory-usage.json`` (not in the committed files)."""
+        from .usage import record_use
+
+        record_use(self.root, entry_ids)
+
+
+def _passes(entry: MemoryEntry, filters: Filters) -> bool:
+    if filters.kinds and entry.kind not in filters.kinds:
+        return False
+    if filters.statuses and entry.status not in filters.statuses:
+        return False
+    if filters.since and entry.created_at < filters.since:
+        return False
+    if filters.until and entry.created_at >= filters.until:
+        return False
+    return not (filters.scope_path and not scope_matches(entry.scope, filters.scope_path))

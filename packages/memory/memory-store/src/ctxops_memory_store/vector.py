@@ -35,7 +35,7 @@ class HashingEmbedder:
 
     def __init__(self, dimensions: int = 256) -> None:
         self.dimensions = dimensions
-        self.name = f"hashing-v1-{dimensions}"
+        self.name = f"memory-hashing-v1-{dimensions}"  # code-query's hashing embedder is another algorithm
 
     def _features(self, text: str) -> list[str]:
         words = tokens(text)

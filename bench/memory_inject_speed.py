@@ -1,0 +1,135 @@
+"""Memory at scale: 10,000 memories made from CPython stdlib docstrings (text nobody here wrote).
+
+Measures, side by side in one run:
+- add: ``MemoryStore.put`` one by one (dedupe, folding, conflicts, atomic file write), in-process;
+- search: ``MemoryStore.find`` (catalog BM25) against the DuckDB SQL BM25 of the same index (``index.search``);
+- the inject hook as an agent runs it: a fresh ``python -m ctxops_memory_inject hook claude-code`` process
+  (UserPromptSubmit), against a bare ``python -c pass`` start measured the same way; checks DuckDB is not imported.
+
+Run: uv run python bench/memory_inject_speed.py [--n 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+KINDS = ("decision", "constraint", "convention", "lesson", "preference", "fact")
+
+
+def docstrings(limit: int) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for path in sorted(stdlib.rglob("*.py")):
+        if "test" in path.parts or "site-packages" in path.parts:
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node)
+                if doc and len(doc) > 40:
+                    first, _, rest = doc.strip().partition("\n")
+                    out.append((f"{node.name}: {first.strip()}"[:120], rest.strip()[:600]))
+                    if len(out) >= limit:
+                        return out
+    return out
+
+
+def p95(values: list[float]) -> float:
+    return sorted(values)[int(len(values) * 0.95) - 1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--hooks", type=int, default=40)
+    args = parser.parse_args()
+    from ctxops_memory_store import Filters, MemoryStore, new_entry
+
+    texts = docstrings(args.n + args.queries)
+    memories, queries = texts[: args.n], [t for t, _ in texts[args.n :]]
+    root = Path(tempfile.mkdtemp(prefix="memscale-")) / "repo"
+    (root / ".git").mkdir(parents=True)
+    store = MemoryStore(root)
+    adds = []
+    for i, (title, body) in enumerate(memories):
+        entry = new_entry(kind=KINDS[i % len(KINDS)], title=title, body=body, scope=[f"pkg{i % 40}/**"])
+        started = time.perf_counter()
+        store.put(entry)
+        adds.append((time.perf_counter() - started) * 1000)
+    store.save_catalog()
+    last = adds[-1000:]
+    print(
+        f"add ({args.n} memories, in-process): p50 {statistics.median(adds):.1f} ms, p95 {p95(adds):.1f} ms; "
+        f"last 1000: p95 {p95(last):.1f} ms"
+    )
+
+    store.rebuild_index(lock_timeout=30)
+    ours, sql = [], []
+    for q in queries:
+        started = time.perf_counter()
+        store.find(q, limit=10)
+        ours.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        store.index.search(q, Filters(), 10)
+        sql.append((time.perf_counter() - started) * 1000)
+    print(
+        f"search ({len(queries)} queries): catalog p50 {statistics.median(ours):.1f} ms, p95 {p95(ours):.1f} ms; "
+        f"DuckDB SQL p50 {statistics.median(sql):.1f} ms, p95 {p95(sql):.1f} ms; ratio p95 {p95(sql) / p95(ours):.1f}x"
+    )
+
+    env = {**os.environ, "CTXOPS_DATA_DIR": str(root.parent / "data")}
+    hook_times, bare = [], []
+    for i, q in enumerate(queries[: args.hooks]):
+        payload = {"hook_event_name": "UserPromptSubmit", "session_id": f"bench-{i}", "cwd": str(root), "prompt": q}
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxops_memory_inject", "hook", "claude-code"],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        hook_times.append((time.perf_counter() - started) * 1000)
+        assert done.stdout == "" or json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        bare.append((time.perf_counter() - started) * 1000)
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, json, io; sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps("
+            f"{{'hook_event_name':'UserPromptSubmit','session_id':'probe','cwd':{str(root)!r},"
+            "'prompt':'socket timeout'}"
+            ").encode())); from ctxops_memory_inject.hook import main; main(['claude-code']); "
+            "print('DUCKDB', 'duckdb' in sys.modules, 'LANCEDB', 'lancedb' in sys.modules, file=sys.stderr)",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    print(
+        f"inject hook (fresh process, {len(hook_times)} prompts): p50 {statistics.median(hook_times):.0f} ms, "
+        f"p95 {p95(hook_times):.0f} ms; bare python start p50 {statistics.median(bare):.0f} ms, "
+        f"p95 {p95(bare):.0f} ms; {probe.stderr.strip()}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,282 @@
+"""What ``ctx init`` merges into each agent's project configuration, and how ``--remove`` takes it out.
+
+Formats and hook names were checked against each agent's own documentation (versions in
+docs/agent-integration.md). Every edit is a pure function of the parsed file: ``add`` puts ctxops's
+entries in (leaving the user's entries, unknown keys and their order alone; a second call changes
+nothing) and ``remove`` takes exactly those entries out again.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+MCP_NAME = "ctxops"
+AGENT_NAMES = ("claude-code", "codex", "gemini", "cursor")
+
+# Claude Code (hooks reference, checked for 2.1.x): the events core's `ctx hook` acts on.
+CLAUDE_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PreCompact",
+    "Stop",
+    "SessionEnd",
+)
+CLAUDE_TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
+# With the context guard: it wraps long-output commands before they run and forgets reads at compaction.
+CLAUDE_GUARD_EVENTS = ("PreToolUse", "PostCompact")
+# Codex CLI hooks.json (developers.openai.com/codex/hooks): same shape as Claude Code's.
+CODEX_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "Stop")
+CODEX_TOOL_EVENTS = {"PostToolUse"}
+# Gemini CLI settings.json hooks (geminicli.com/docs/hooks/reference).
+GEMINI_EVENTS = ("SessionStart", "BeforeAgent", "AfterTool", "PreCompress", "SessionEnd")
+GEMINI_TOOL_EVENTS = {"AfterTool"}
+# Cursor hooks.json version 1 (cursor.com/docs/agent/hooks).
+CURSOR_EVENTS = (
+    "sessionStart",
+    "beforeSubmitPrompt",
+    "afterShellExecution",
+    "afterMCPExecution",
+    "afterFileEdit",
+    "preCompact",
+    "stop",
+    "sessionEnd",
+)
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """What the written entries run: the ``ctx`` command (a word on PATH or an absolute path)."""
+
+    argv: tuple[str, ...]  # ("ctx",) or, when ctx is not on PATH, (python, "-m", "ctxops_core")
+    statusline: bool  # ledger-report is installed: Claude Code gets a status line
+    guard: bool = False  # memory-inject's context guard is installed: PreToolUse and PostCompact too
+
+    @property
+    def ctx(self) -> str:
+        return shlex.join(self.argv)
+
+    def hook(self, agent: str) -> str:
+        return f"{self.ctx} hook {agent}"
+
+    def mcp_entry(self, *, typed: bool) -> dict[str, Any]:
+        entry: dict[str, Any] = {"type": "stdio"} if typed else {}
+        entry.update({"command": self.argv[0], "args": [*self.argv[1:], "mcp"]})
+        return entry
+
+
+Doc = dict[str, Any]
+Edit = Callable[[Doc, Wiring], Doc]
+
+
+@dataclass(frozen=True)
+class JsonFile:
+    """One JSON settings file of an agent and the two edits ``ctx init`` makes to it."""
+
+    agent: str
+    path: str  # repository-relative
+    allow_comments: bool
+    add: Edit
+    remove: Edit
+
+
+# --- hooks in Claude Code's shape (also Codex's and Gemini's): event -> [ {matcher?, hooks: [handler]} ]
+
+
+def _is_ours(handler: Any, command: str) -> bool:
+    return isinstance(handler, dict) and handler.get("command") == command
+
+
+def _add_grouped_hooks(
+    doc: Doc, events: tuple[str, ...], tool_events: set[str], command: str, *, named: bool, any_tool: str
+) -> Doc:
+    out = copy.deepcopy(doc)
+    hooks = out.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ValueError('"hooks" is not an object')
+    for event in events:
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise ValueError(f'"hooks.{event}" is not a list')
+        if any(_is_ours(h, command) for g in groups if isinstance(g, dict) for h in g.get("hooks", []) or []):
+            continue
+        handler: dict[str, Any] = {"name": MCP_NAME} if named else {}
+        handler.update({"type": "command", "command": command})
+        group: dict[str, Any] = {"matcher": any_tool} if event in tool_events else {}
+        group["hooks"] = [handler]
+        groups.append(group)
+    return out
+
+
+def _remove_grouped_hooks(doc: Doc, command: str) -> Doc:
+    out = copy.deepcopy(doc)
+    hooks = out.get("hooks")
+    if not isinstance(hooks, dict):
+        return out
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                handlers = [h for h in group["hooks"] if not _is_ours(h, command)]
+                if not handlers and len(handlers) != len(group["hooks"]):
+                    continue
+                kept.append({**group, "hooks": handlers})
+            else:
+                kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del out["hooks"]
+    return out
+
+
+def _add_mcp(doc: Doc, entry: dict[str, Any]) -> Doc:
+    out = copy.deepcopy(doc)
+    servers = out.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise ValueError('"mcpServers" is not an object')
+    servers.setdefault(MCP_NAME, entry)
+    return out
+
+
+def _remove_mcp(doc: Doc, entry: dict[str, Any]) -> Doc:
+    out = copy.deepcopy(doc)
+    servers = out.get("mcpServers")
+    if isinstance(servers, dict) and servers.get(MCP_NAME) == entry:
+        del servers[MCP_NAME]
+        if not servers:
+            del out["mcpServers"]
+    return out
+
+
+# --- Claude Code
+
+
+def _claude_settings_add(doc: Doc, w: Wiring) -> Doc:
+    events = CLAUDE_EVENTS + (CLAUDE_GUARD_EVENTS if w.guard else ())
+    out = _add_grouped_hooks(doc, events, CLAUDE_TOOL_EVENTS, w.hook("claude-code"), named=False, any_tool="*")
+    if w.statusline and "statusLine" not in out:
+        out["statusLine"] = {"type": "command", "command": f"{w.ctx} ledger statusline"}
+    out.setdefault("enableAllProjectMcpServers", True)
+    return out
+
+
+def _claude_settings_remove(doc: Doc, w: Wiring) -> Doc:
+    out = _remove_grouped_hooks(doc, w.hook("claude-code"))
+    line = out.get("statusLine")
+    if isinstance(line, dict) and line.get("command") == f"{w.ctx} ledger statusline":
+        del out["statusLine"]
+    if out.get("enableAllProjectMcpServers") is True:
+        del out["enableAllProjectMcpServers"]
+    return out
+
+
+# --- Codex CLI, Gemini CLI, Cursor
+
+
+def _cursor_add(doc: Doc, w: Wiring) -> Doc:
+    out = copy.deepcopy(doc)
+    out.setdefault("version", 1)
+    hooks = out.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ValueError('"hooks" is not an object')
+    command = w.hook("cursor")
+    for event in CURSOR_EVENTS:
+        entries = hooks.setdefault(event, [])
+        if not isinstance(entries, list):
+            raise ValueError(f'"hooks.{event}" is not a list')
+        if not any(_is_ours(e, command) for e in entries):
+            entries.append({"command": command})
+    return out
+
+
+def _cursor_remove(doc: Doc, w: Wiring) -> Doc:
+    out = copy.deepcopy(doc)
+    hooks = out.get("hooks")
+    if not isinstance(hooks, dict):
+        return out
+    command = w.hook("cursor")
+    for event in list(hooks):
+        if isinstance(hooks[event], list):
+            kept = [e for e in hooks[event] if not _is_ours(e, command)]
+            if kept:
+                hooks[event] = kept
+            else:
+                del hooks[event]
+    if not hooks:
+        del out["hooks"]
+        if out.get("version") == 1 and len(out) == 1:
+            del out["version"]
+    return out
+
+
+def json_files(agent: str) -> list[JsonFile]:
+    """The JSON files ``ctx init --agent AGENT`` merges into."""
+    if agent == "claude-code":
+        return [
+            JsonFile(agent, ".claude/settings.json", False, _claude_settings_add, _claude_settings_remove),
+            JsonFile(
+                agent,
+                ".mcp.json",
+                False,
+                lambda d, w: _add_mcp(d, w.mcp_entry(typed=True)),
+                lambda d, w: _remove_mcp(d, w.mcp_entry(typed=True)),
+            ),
+        ]
+    if agent == "codex":
+        return [
+            JsonFile(
+                agent,
+                ".codex/hooks.json",
+                False,
+                lambda d, w: _add_grouped_hooks(
+                    d,
+                    CODEX_EVENTS + (("PreToolUse",) if w.guard else ()),
+                    CODEX_TOOL_EVENTS | {"PreToolUse"},
+                    w.hook("codex"),
+                    named=False,
+                    any_tool=".*",
+                ),
+                lambda d, w: _remove_grouped_hooks(d, w.hook("codex")),
+            )
+        ]
+    if agent == "gemini":
+
+        def gemini_add(d: Doc, w: Wiring) -> Doc:
+            out = _add_grouped_hooks(d, GEMINI_EVENTS, GEMINI_TOOL_EVENTS, w.hook("gemini"), named=True, any_tool=".*")
+            return _add_mcp(out, w.mcp_entry(typed=False))
+
+        def gemini_remove(d: Doc, w: Wiring) -> Doc:
+            return _remove_mcp(_remove_grouped_hooks(d, w.hook("gemini")), w.mcp_entry(typed=False))
+
+        return [JsonFile(agent, ".gemini/settings.json", True, gemini_add, gemini_remove)]
+    if agent == "cursor":
+        return [
+            JsonFile(agent, ".cursor/hooks.json", False, _cursor_add, _cursor_remove),
+            JsonFile(
+                agent,
+                ".cursor/mcp.json",
+                False,
+                lambda d, w: _add_mcp(d, w.mcp_entry(typed=False)),
+                lambda d, w: _remove_mcp(d, w.mcp_entry(typed=False)),
+            ),
+        ]
+    raise ValueError(f"unknown agent {agent!r}")
+
+
+def codex_mcp_block(w: Wiring) -> str:
+    """The TOML table added to ``.codex/config.toml`` (Codex reads MCP servers from config.toml only)."""
+    entry = w.mcp_entry(typed=False)
+    args = ", ".join(json.dumps(a) for a in entry["args"])  # a JSON string is a valid TOML basic string
+    return f"[mcp_servers.{MCP_NAME}]\ncommand = {json.dumps(entry['command'])}\nargs = [{args}]\n"

@@ -1,0 +1,279 @@
+"""`ctx doctor [--json]`: is this repository wired, fresh and healthy — and if not, which command fixes it.
+
+Checks each agent's wiring (hooks and MCP entry present, the hook command reachable), the git hooks,
+package versions, the `.meta/` ignore rules, the code index's freshness, the watch daemon, who holds
+which lock, and the ledger's transcript sources. Exit 0 when nothing is wrong, 4 when a problem was found.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ctxops_contracts.shared import cli as grammar
+from ctxops_contracts.shared.layout import meta_path, user_data_dir
+from ctxops_contracts.shared.locks import LockBusy, file_lock, holder_pid
+from ctxops_contracts.shared.repo import NotARepository, find_root
+
+from . import agents, jsonc, textblocks
+from .init_cmd import GIT_HOOKS, MANIFEST, hooks_dir
+from .versions import installed_versions
+
+
+@dataclass
+class Problem:
+    area: str
+    message: str
+    fix: str
+
+
+@dataclass
+class Report:
+    root: str
+    agents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    git_hooks: dict[str, bool] = field(default_factory=dict)
+    versions: dict[str, str | None] = field(default_factory=dict)
+    code_index: dict[str, Any] = field(default_factory=dict)
+    watch: dict[str, Any] = field(default_factory=dict)
+    locks: list[dict[str, Any]] = field(default_factory=list)
+    ledger: dict[str, Any] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def problem(self, area: str, message: str, fix: str) -> None:
+        self.problems.append(Problem(area, message, fix))
+
+
+def _commands_in(doc: Any) -> list[str]:
+    """Every ``command`` string anywhere in a settings document."""
+    found: list[str] = []
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            if key == "command" and isinstance(value, str):
+                found.append(value)
+            else:
+                found.extend(_commands_in(value))
+    elif isinstance(doc, list):
+        for value in doc:
+            found.extend(_commands_in(value))
+    return found
+
+
+def _reachable(command: str) -> bool:
+    import shlex
+
+    try:
+        word = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return False
+    return bool(shutil.which(word)) or (Path(word).is_absolute() and os.access(word, os.X_OK))
+
+
+def check_agents(root: Path, report: Report) -> None:
+    for agent in agents.AGENT_NAMES:
+        info: dict[str, Any] = {"wired": False, "hooks_reachable": None, "mcp": False, "files": []}
+        for spec in agents.json_files(agent):
+            path = root / spec.path
+            if not path.exists():
+                continue
+            info["files"].append(spec.path)
+            try:
+                doc = jsonc.load(path.read_text(encoding="utf-8"), path=spec.path, allow_comments=spec.allow_comments)
+            except jsonc.HasComments:
+                import json
+
+                doc = json.loads(jsonc.strip_comments(path.read_text(encoding="utf-8"))[0])
+            except (jsonc.BadJson, OSError) as exc:
+                report.problem(agent, str(exc), f"fix {spec.path} by hand, then `ctx init --agent {agent}`")
+                continue
+            commands = _commands_in(doc)
+            hooks = [c for c in commands if c.endswith(f" hook {agent}")]
+            if hooks:
+                info["wired"] = True
+                info["hook_command"] = hooks[0]
+                info["hooks_reachable"] = all(_reachable(c) for c in hooks)
+                if not info["hooks_reachable"]:
+                    report.problem(
+                        agent,
+                        f"the hook command `{hooks[0]}` is not on PATH for this shell",
+                        "put ctx on PATH (pip install ctxops) or run `ctx init` again from the environment agents use",
+                    )
+            servers = doc.get("mcpServers") if isinstance(doc, dict) else None
+            if isinstance(servers, dict) and agents.MCP_NAME in servers:
+                info["mcp"] = True
+        if agent == "codex":
+            config = root / ".codex" / "config.toml"
+            if config.exists() and f"[mcp_servers.{agents.MCP_NAME}]" in config.read_text(encoding="utf-8"):
+                info["mcp"] = True
+        if info["files"] and not info["wired"]:
+            report.problem(
+                agent, f"{agent} has project settings but ctxops's hooks are not in them", f"ctx init --agent {agent}"
+            )
+        report.agents[agent] = info
+    if not any(a["wired"] for a in report.agents.values()):
+        report.problem(
+            "agents", "no agent is wired to ctxops in this repository", "ctx init --agent claude-code (or --agent all)"
+        )
+
+
+def check_git_hooks(root: Path, report: Report) -> None:
+    where, _ = hooks_dir(root)
+    for hook in GIT_HOOKS:
+        path = where / hook
+        try:
+            ours = textblocks.has_block(path.read_text(encoding="utf-8")) and os.access(path, os.X_OK)
+        except (OSError, UnicodeDecodeError):
+            ours = False
+        report.git_hooks[hook] = ours
+    missing = [h for h, ok in report.git_hooks.items() if not ok]
+    if missing and (root / MANIFEST).exists():
+        report.problem("git hooks", f"missing or not executable: {', '.join(missing)}", "ctx init")
+
+
+def check_meta(root: Path, report: Report) -> None:
+    probe = subprocess.run(
+        ["git", "-C", str(root), "check-ignore", "-q", ".meta/events/probe.jsonl"], capture_output=True, check=False
+    )
+    if (root / ".meta").exists() and probe.returncode != 0:
+        report.problem(".meta", "captured events under .meta/events/ are not ignored by git", "ctx init")
+
+
+def check_code_index(root: Path, report: Report) -> None:
+    try:
+        from ctxops_code_graph import CodeIndex
+        from ctxops_code_graph.index import IndexNotBuilt
+    except ModuleNotFoundError:
+        report.code_index = {"installed": False}
+        return
+    try:
+        with CodeIndex(root, auto_update=False) as index:
+            stale = index.stale_files()
+            revision = index.revision
+    except IndexNotBuilt:
+        report.code_index = {"installed": True, "built": False}
+        report.problem("code index", "no code index yet", "ctx code index")
+        return
+    except Exception as exc:  # an unreadable or locked index is reported, not fatal to the doctor
+        report.code_index = {"installed": True, "built": None, "error": str(exc)}
+        report.problem("code index", f"cannot read the code index: {exc}", "ctx code index --full")
+        return
+    report.code_index = {"installed": True, "built": True, "revision": revision, "stale_files": len(stale)}
+    if stale and not report.watch.get("running"):
+        report.problem(
+            "code index", f"{grammar.plural(len(stale), 'stale file')}", "ctx code index (or `ctx watch start`)"
+        )
+
+
+def check_watch(root: Path, report: Report) -> None:
+    from .watch_cmd import running_pid
+
+    pid = running_pid(str(root))
+    report.watch = {"running": bool(pid), "pid": pid if pid and pid > 0 else None}
+
+
+def check_locks(root: Path, report: Report) -> None:
+    """Every lock file under ``.meta/`` and the user data dir, and the pid holding it right now, if any."""
+    places = [Path(meta_path(str(root))), Path(user_data_dir())]
+    for place in places:
+        if not place.is_dir():
+            continue
+        for path in sorted(place.rglob("*.lock")):
+            try:
+                with file_lock(path, timeout=0.0):
+                    held, pid = False, None
+            except LockBusy:
+                held, pid = True, holder_pid(path)
+            except OSError:
+                continue
+            report.locks.append({"path": str(path), "held": held, "holder_pid": pid})
+
+
+def check_ledger(report: Report) -> None:
+    try:
+        from ctxops_token_capture.ingest import Sources, discover
+        from ctxops_token_capture.paths import data_dir
+    except ModuleNotFoundError:
+        report.ledger = {"installed": False}
+        return
+    sources = Sources.defaults()
+    files = discover(sources)
+    by_kind: dict[str, int] = {}
+    for source in files:
+        by_kind[source.kind] = by_kind.get(source.kind, 0) + 1
+    report.ledger = {
+        "installed": True,
+        "data_dir": str(data_dir()),
+        "claude_dirs": [str(d) for d in sources.claude_dirs],
+        "codex_homes": [str(h) for h in sources.codex_homes],
+        "transcripts": by_kind,
+    }
+
+
+def diagnose(root: Path) -> Report:
+    report = Report(root=str(root))
+    report.versions = installed_versions()
+    check_agents(root, report)
+    check_git_hooks(root, report)
+    check_meta(root, report)
+    check_watch(root, report)
+    check_code_index(root, report)
+    check_locks(root, report)
+    check_ledger(report)
+    return report
+
+
+def render(report: Report) -> str:
+    lines = [f"ctx doctor: {report.root}"]
+    for agent, info in report.agents.items():
+        if not info["wired"]:
+            state = "not wired"
+        else:
+            reach = "hooks reachable" if info["hooks_reachable"] else "hook command NOT reachable"
+            state = f"wired ({reach}; MCP {'yes' if info['mcp'] else 'no'})"
+        lines.append(f"  {agent:<12} {state}")
+    hooks = ", ".join(h for h, ok in report.git_hooks.items() if ok) or "none"
+    lines.append(f"  git hooks    {hooks}")
+    have = [f"{d.removeprefix('ctxops-') if d != 'ctxops' else 'core'} {v}" for d, v in report.versions.items() if v]
+    missing = [d for d, v in report.versions.items() if not v]
+    lines.append(f"  packages     {', '.join(have)}" + (f"; not installed: {', '.join(missing)}" if missing else ""))
+    ci = report.code_index
+    if ci.get("built"):
+        lines.append(f"  code index   revision {ci['revision']}, {grammar.plural(ci['stale_files'], 'stale file')}")
+    else:
+        lines.append(f"  code index   {'not installed' if not ci.get('installed') else 'not built'}")
+    watch = f"running (pid {report.watch['pid']})" if report.watch.get("running") else "not running"
+    lines.append(f"  watch        {watch}")
+    held = [lock for lock in report.locks if lock["held"]]
+    lines.append(f"  locks        {grammar.plural(len(report.locks), 'lock file')}, {len(held)} held")
+    for lock in held:
+        lines.append(f"               {lock['path']}: held by pid {lock['holder_pid'] or 'unknown'}")
+    if report.ledger.get("installed"):
+        kinds = ", ".join(f"{grammar.plural(n, k + ' transcript')}" for k, n in report.ledger["transcripts"].items())
+        lines.append(f"  ledger       {kinds or 'no transcripts found'} (ledger at {report.ledger['data_dir']})")
+    if report.problems:
+        lines.append(f"{grammar.plural(len(report.problems), 'problem')}:")
+        for p in report.problems:
+            lines.append(f"  - {p.area}: {p.message}\n    fix: {p.fix}")
+    else:
+        lines.append("no problems found")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    parser = grammar.Parser(prog="ctx doctor", description=__doc__.splitlines()[0])
+    grammar.add_common_options(parser, subcommand=False)
+    args = parser.parse_args(argv)
+    try:
+        root = Path(find_root(explicit=args.root))
+    except NotARepository as exc:
+        return grammar.report_error(grammar.CliError(exc.message, exc.fix), prog="ctx doctor", json_mode=args.json)
+    report = diagnose(root)
+    if args.json:
+        data = asdict(report)
+        grammar.emit_json(data)
+    else:
+        print(render(report))
+    return grammar.EXIT_CHECK_FAILED if report.problems else grammar.EXIT_OK

@@ -1,0 +1,213 @@
+"""The `ctx watch` daemon of one repository: the single writer of the derived indexes while it runs.
+
+- code index: watchdog file events and git ref moves (checkout, merge, rebase, pull: only the paths that
+  differ between the old and new commit) become incremental updates (code-scan's ``RepoWatcher``,
+  code-graph's ``CodeIndex.update``);
+- memory index: a change under ``.meta/memory/`` rebuilds it from the Markdown (memory-store);
+- ledger: a change under the agents' transcript directories ingests what is new (token-capture);
+- a periodic full reconciliation catches whatever a watcher missed.
+
+It holds ``.meta/.state/watch.lock`` (with its pid) for its whole life: one daemon per repository, and a
+``kill -9`` releases the lock with the process. Each index's own writes are transactional, so a restart
+after a crash resumes by reconciling. Between events it sleeps on a condition: idle CPU is near zero.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ctxops_contracts.shared.layout import ensure_meta, meta_path
+from ctxops_contracts.shared.locks import LockBusy, file_lock
+
+LOCK = (".state", "watch.lock")
+DEFAULT_RECONCILE = 600.0
+log = logging.getLogger("ctxops.watch")
+
+
+def lock_path(root: str) -> str:
+    return meta_path(root, *LOCK)
+
+
+def reconcile_seconds(root: Path) -> float:
+    try:
+        data = tomllib.loads((root / ".meta" / "config.toml").read_text(encoding="utf-8"))
+        value = float(data.get("watch", {}).get("reconcile_seconds", DEFAULT_RECONCILE))
+    except (OSError, ValueError, tomllib.TOMLDecodeError, AttributeError):
+        return DEFAULT_RECONCILE
+    return max(5.0, value)
+
+
+class Debounced:
+    """Run ``action`` once, ``delay`` seconds after the last :meth:`poke` (a burst of events is one run)."""
+
+    def __init__(self, name: str, action: Callable[[], None], delay: float) -> None:
+        self.name, self.action, self.delay = name, action, delay
+        self._timer: threading.Timer | None = None
+        self._lock = threading.Lock()
+        self.runs = 0
+
+    def poke(self) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = threading.Timer(self.delay, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _fire(self) -> None:
+        try:
+            self.action()
+            self.runs += 1
+        except Exception:  # a failed run is retried by the next event or the reconciliation
+            log.exception("%s failed", self.name)
+
+    def cancel(self) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+
+
+class Daemon:
+    def __init__(self, root: Path, reconcile: float | None = None) -> None:
+        self.root = root
+        self.reconcile = reconcile if reconcile is not None else reconcile_seconds(root)
+        self.stop = threading.Event()
+        self.writer = threading.Lock()  # one index write at a time inside the daemon too
+        self._observers: list[Any] = []
+        self._repo_watcher: Any = None
+
+    # -- the lines' library APIs, each optional ---------------------------------------------------------
+
+    def update_code(self, paths: set[str] | None = None) -> None:
+        try:
+            from ctxops_code_graph import CodeIndex
+        except ModuleNotFoundError:
+            return
+        with self.writer:
+            report = CodeIndex(self.root).update(sorted(paths) if paths else None)
+        log.info("code index %s: %d changed, %d deleted", report.mode, len(report.changed), len(report.deleted))
+
+    def rebuild_memory(self) -> None:
+        try:
+            from ctxops_memory_store.store import MemoryStore
+        except ModuleNotFoundError:
+            return
+        if not (self.root / ".meta" / "memory").is_dir():
+            return
+        with self.writer:
+            MemoryStore(self.root).rebuild_index(lock_timeout=10.0)
+        log.info("memory index rebuilt")
+
+    def ingest_ledger(self) -> None:
+        try:
+            from ctxops_token_capture.ingest import Sources, ingest
+        except ModuleNotFoundError:
+            return
+        report = ingest(Sources.defaults())
+        log.info("ledger: %s new records", getattr(report, "records", "?"))
+
+    def reconcile_all(self) -> None:
+        for step in (self.update_code, self.rebuild_memory, self.ingest_ledger):
+            if self.stop.is_set():
+                return
+            try:
+                step()
+            except Exception:
+                log.exception("reconciliation step %s failed", step.__name__)
+
+    # -- watchers ---------------------------------------------------------------------------------------
+
+    def _on_code_batch(self, paths: set[str], head_moved: bool) -> None:
+        if paths or head_moved:
+            self.update_code(paths or None)
+
+    def _watch_dir(self, directory: Path, debounced: Debounced) -> None:
+        from watchdog.events import FileSystemEvent, FileSystemEventHandler
+        from watchdog.observers import Observer
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event: FileSystemEvent) -> None:
+                if event.event_type not in {"opened", "closed_no_write"}:
+                    debounced.poke()
+
+        observer = Observer()
+        observer.schedule(Handler(), str(directory), recursive=True)
+        observer.daemon = True
+        observer.start()
+        self._observers.append(observer)
+
+    def start_watchers(self) -> None:
+        try:
+            from ctxops_code_scan.watch import RepoWatcher
+
+            self._repo_watcher = RepoWatcher(self.root, self._on_code_batch)
+            self._repo_watcher.start()
+        except ModuleNotFoundError:
+            log.info("code line not installed: no code index watching")
+        memory = self.root / ".meta" / "memory"
+        memory.mkdir(parents=True, exist_ok=True)
+        self._watch_dir(memory, Debounced("memory index", self.rebuild_memory, 0.5))
+        try:
+            from ctxops_token_capture.ingest import Sources
+
+            sources = Sources.defaults()
+            dirs = [d / "projects" for d in sources.claude_dirs] + [h / "sessions" for h in sources.codex_homes]
+            ledger = Debounced("ledger ingest", self.ingest_ledger, 2.0)
+            for directory in dirs:
+                if directory.is_dir():
+                    self._watch_dir(directory, ledger)
+        except ModuleNotFoundError:
+            pass
+
+    def stop_watchers(self) -> None:
+        if self._repo_watcher is not None:
+            self._repo_watcher.stop()
+        for observer in self._observers:
+            observer.stop()
+        for observer in self._observers:
+            observer.join(timeout=5)
+
+    def run(self) -> None:
+        self.start_watchers()
+        self.reconcile_all()  # resume: whatever changed while no daemon ran (or before a crash)
+        while not self.stop.wait(self.reconcile):
+            self.reconcile_all()
+        self.stop_watchers()
+
+
+def serve(root: Path) -> int:
+    """Run the daemon in this process until SIGTERM/SIGINT; exit 3 when another daemon holds the lock."""
+    ensure_meta(str(root))
+    Path(meta_path(str(root), "logs")).mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(
+        filename=meta_path(str(root), "logs", "watch.log"),
+        level=logging.INFO,
+        format="%(asctime)s %(process)d %(levelname)s %(message)s",
+    )
+    try:
+        with file_lock(lock_path(str(root)), timeout=0.0, write_pid=True):
+            daemon = Daemon(root)
+
+            def on_signal(signum: int, frame: object) -> None:
+                daemon.stop.set()
+
+            signal.signal(signal.SIGTERM, on_signal)
+            signal.signal(signal.SIGINT, on_signal)
+            log.info("watching %s (reconcile every %.0f s)", root, daemon.reconcile)
+            daemon.run()
+            log.info("stopped")
+    except LockBusy as exc:
+        log.info("another daemon runs: %s", exc)
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(serve(Path(sys.argv[1]).resolve()))

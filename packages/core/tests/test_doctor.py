@@ -1,0 +1,74 @@
+"""`ctx doctor`: finds real problems in a real repository, names the fix, exits 4; a healthy one exits 0."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ctxops_contracts.shared.locks import file_lock
+
+
+def doctor(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ctxops_core", "doctor", "--root", str(repo), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "m.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    return root
+
+
+def test_an_unwired_repository_is_a_problem_with_its_fix(repo: Path) -> None:
+    done = doctor(repo)
+    assert done.returncode == 4
+    assert "claude-code  not wired" in done.stdout
+    assert "fix: ctx init --agent claude-code" in done.stdout
+    assert "fix: ctx code index" in done.stdout
+
+
+def test_a_wired_and_indexed_repository_is_healthy_and_json_names_the_lock_holder(repo: Path) -> None:
+    subprocess.run([sys.executable, "-m", "ctxops_core", "init", "--root", str(repo)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "ctxops_code_query", "index", "--root", str(repo)], check=True, capture_output=True
+    )
+    lock = repo / ".meta" / "index" / "probe.lock"
+    with file_lock(lock, write_pid=True):
+        done = doctor(repo, "--json")
+    assert done.returncode == 0, done.stdout
+    report = json.loads(done.stdout)
+    assert report["problems"] == []
+    assert report["agents"]["claude-code"]["wired"] is True
+    assert report["agents"]["claude-code"]["mcp"] is True
+    assert all(report["git_hooks"].values())
+    assert report["code_index"]["built"] is True and report["code_index"]["stale_files"] == 0
+    held = [entry for entry in report["locks"] if entry["path"] == str(lock)]
+    assert held == [{"path": str(lock), "held": True, "holder_pid": __import__("os").getpid()}]
+    assert report["versions"]["ctxops"]
+
+
+def test_a_stale_index_and_an_unreachable_hook_are_found(repo: Path) -> None:
+    subprocess.run([sys.executable, "-m", "ctxops_core", "init", "--root", str(repo)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "ctxops_code_query", "index", "--root", str(repo)], check=True, capture_output=True
+    )
+    settings = repo / ".claude" / "settings.json"
+    doc = json.loads(settings.read_text(encoding="utf-8"))
+    doc["hooks"]["Stop"][0]["hooks"][0]["command"] = "/nonexistent/ctx hook claude-code"
+    settings.write_text(json.dumps(doc), encoding="utf-8")
+    (repo / "m.py").write_text("def g():\n    return 2\n", encoding="utf-8")
+    done = doctor(repo)
+    assert done.returncode == 4
+    assert "1 stale file" in done.stdout
+    assert "hook command NOT reachable" in done.stdout

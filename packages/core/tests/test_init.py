@@ -1,0 +1,254 @@
+"""`ctx init`: merges into real files of a real git repository, idempotent, and `--remove` restores them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ctxops_core import agents, init_cmd, textblocks
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    (root / "app.py").write_text("def main():\n    return 1\n", encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "first")
+    return root
+
+
+def run(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ctxops_core", "init", "--root", str(repo), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def snapshot(repo: Path) -> dict[str, bytes]:
+    """Every file of the repository (its .git/hooks too), path -> bytes; .git internals left out."""
+    files = {}
+    for path in sorted(repo.rglob("*")):
+        rel = path.relative_to(repo).as_posix()
+        if path.is_file() and (not rel.startswith(".git/") or rel.startswith(".git/hooks/")):
+            files[rel] = path.read_bytes()
+    return files
+
+
+def test_second_run_changes_no_byte(repo: Path) -> None:
+    first = run(repo, "--agent", "all")
+    assert first.returncode == 0, first.stderr
+    after_first = snapshot(repo)
+    assert ".claude/settings.json" in after_first and ".cursor/hooks.json" in after_first
+    second = run(repo, "--agent", "all")
+    assert second.returncode == 0
+    assert "nothing to change" in second.stdout
+    assert snapshot(repo) == after_first
+
+
+def test_user_entries_unknown_keys_and_order_are_kept(repo: Path) -> None:
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    user = {
+        "zUnknownKey": {"nested": [3, 2, 1]},
+        "permissions": {"allow": ["Bash(ls)"]},
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo mine"}]}]},
+        "enableAllProjectMcpServers": False,
+    }
+    settings.write_text(json.dumps(user), encoding="utf-8")
+    assert run(repo).returncode == 0
+    merged = json.loads(settings.read_text(encoding="utf-8"))
+    assert list(merged)[:4] == ["zUnknownKey", "permissions", "hooks", "enableAllProjectMcpServers"]
+    assert merged["zUnknownKey"] == {"nested": [3, 2, 1]}
+    assert merged["enableAllProjectMcpServers"] is False  # the user's choice stands
+    stop = merged["hooks"]["Stop"]
+    assert stop[0] == {"hooks": [{"type": "command", "command": "echo mine"}]}
+    assert stop[1]["hooks"][0]["command"].endswith("hook claude-code")
+    assert set(agents.CLAUDE_EVENTS) <= set(merged["hooks"])
+    mcp = json.loads((repo / ".mcp.json").read_text(encoding="utf-8"))
+    assert mcp["mcpServers"]["ctxops"]["args"][-1] == "mcp"
+
+
+def test_remove_restores_every_file_exactly(repo: Path) -> None:
+    (repo / ".claude").mkdir()
+    original = '{\n    "permissions": {"allow": ["Bash(ls)"]}\n}\n'
+    (repo / ".claude" / "settings.json").write_text(original, encoding="utf-8")
+    hook = repo / ".git" / "hooks" / "post-commit"
+    hook.write_text("#!/bin/sh\necho user-hook\n", encoding="utf-8")
+    hook.chmod(0o755)
+    before = snapshot(repo)
+    status = git(repo, "status", "--porcelain")
+    assert run(repo, "--agent", "all").returncode == 0
+    assert snapshot(repo) != before
+    assert textblocks.has_block(hook.read_text(encoding="utf-8"))
+    removed = run(repo, "--remove")
+    assert removed.returncode == 0, removed.stderr
+    assert snapshot(repo) == before
+    assert not (repo / ".meta").exists()
+    assert git(repo, "status", "--porcelain") == status
+
+
+def test_remove_keeps_lines_the_user_changed_since(repo: Path) -> None:
+    assert run(repo).returncode == 0
+    settings = repo / ".claude" / "settings.json"
+    doc = json.loads(settings.read_text(encoding="utf-8"))
+    doc["model"] = "opus"  # the user edits the file after init
+    doc["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "echo later"}]})
+    settings.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    removed = run(repo, "--remove")
+    assert removed.returncode == 0
+    assert "took out only ctxops's entries" in removed.stdout
+    left = json.loads(settings.read_text(encoding="utf-8"))
+    assert left == {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo later"}]}]}, "model": "opus"}
+    assert not (repo / ".mcp.json").exists()
+
+
+def test_dry_run_prints_the_diff_and_writes_nothing(repo: Path) -> None:
+    before = snapshot(repo)
+    done = run(repo, "--dry-run", "--agent", "codex")
+    assert done.returncode == 0
+    assert "+++ b/.codex/hooks.json" in done.stdout
+    assert '+command = "' in done.stdout  # the MCP table for .codex/config.toml
+    assert "would create .codex/hooks.json" in done.stdout
+    assert snapshot(repo) == before
+
+
+def test_git_hooks_chain_after_the_shebang_so_an_exec_script_still_runs_them(repo: Path) -> None:
+    hook = repo / ".git" / "hooks" / "post-checkout"
+    hook.write_text('#!/usr/bin/env bash\nexec python3 -m pre_commit hook-impl "$@"\n', encoding="utf-8")
+    hook.chmod(0o755)
+    assert run(repo).returncode == 0
+    lines = hook.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "#!/usr/bin/env bash"
+    assert lines[1] == textblocks.BEGIN
+    assert lines[-1].startswith("exec python3 -m pre_commit")
+
+
+def test_core_hookspath_and_husky_are_respected(repo: Path) -> None:
+    (repo / ".githooks").mkdir()
+    git(repo, "config", "core.hooksPath", ".githooks")
+    assert run(repo).returncode == 0
+    assert textblocks.has_block((repo / ".githooks" / "post-merge").read_text(encoding="utf-8"))
+    assert not (repo / ".git" / "hooks" / "post-merge").exists()
+    assert run(repo, "--remove").returncode == 0
+    (repo / ".husky" / "_").mkdir(parents=True)
+    git(repo, "config", "core.hooksPath", ".husky/_")
+    assert run(repo).returncode == 0
+    assert textblocks.has_block((repo / ".husky" / "post-commit").read_text(encoding="utf-8"))
+    assert not (repo / ".husky" / "_" / "post-commit").exists()
+
+
+def test_the_git_hook_updates_the_code_index_after_a_commit(repo: Path) -> None:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    subprocess.run(
+        [sys.executable, "-m", "ctxops_code_query", "index", "--root", str(repo)],
+        check=True,
+        env=env,
+        capture_output=True,
+    )
+    assert run(repo).returncode == 0
+    (repo / "app.py").write_text(
+        "def main():\n    return 1\n\n\ndef added_by_commit():\n    return 2\n", encoding="utf-8"
+    )
+    git(repo, "commit", "-qam", "second")
+    # The hook runs in the background; `kick` holds the index writer lock while it updates, so a
+    # second kick in the foreground waits for it and then finds nothing left to do.
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxops_core", "watch", "kick", "--root", str(repo)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    assert "code index" in done.stdout
+    from ctxops_code_graph import CodeIndex
+
+    with CodeIndex(repo, auto_update=False) as index:
+        assert [s.qualname for s in index.definitions("added_by_commit")] == ["added_by_commit"]
+
+
+def test_comments_in_gemini_settings_are_never_lost(repo: Path) -> None:
+    settings = repo / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    text = '{\n  // my theme\n  "theme": "dark"\n}\n'
+    settings.write_text(text, encoding="utf-8")
+    done = run(repo, "--agent", "gemini")
+    assert done.returncode == 0
+    assert settings.read_text(encoding="utf-8") == text
+    assert "has comments" in done.stdout and '"BeforeAgent"' in done.stdout
+
+
+def test_broken_json_is_a_usage_error_naming_the_file(repo: Path) -> None:
+    (repo / ".mcp.json").write_text("{not json", encoding="utf-8")
+    done = run(repo)
+    assert done.returncode == 2
+    assert ".mcp.json" in done.stderr and "fix:" in done.stderr
+    assert (repo / ".mcp.json").read_text(encoding="utf-8") == "{not json"
+
+
+def test_outside_a_git_repository_is_exit_2(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxops_core", "init", "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "git" in done.stderr
+
+
+@pytest.mark.parametrize("guard", [False, True])
+def test_remove_of_a_json_edit_is_the_inverse_of_add(guard: bool) -> None:
+    wiring = agents.Wiring(argv=("ctx",), statusline=True, guard=guard)
+    for agent in agents.AGENT_NAMES:
+        for spec in agents.json_files(agent):
+            user = {"keep": 1, "hooks": {"Other": [{"hooks": [{"type": "command", "command": "x"}]}]}}
+            added = spec.add(user, wiring)
+            assert added != user
+            assert spec.add(added, wiring) == added
+            # Cursor's file format needs "version": 1; with user hooks left in the file it stays.
+            expected = {**user, "version": 1} if spec.path == ".cursor/hooks.json" else user
+            assert spec.remove(added, wiring) == expected, spec.path
+
+
+def test_ctx_argv_falls_back_to_this_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(sys, "argv", ["pytest"])
+    assert init_cmd.ctx_argv() == (sys.executable, "-m", "ctxops_core")
+
+
+def test_remove_keeps_what_keeps_captured_data_out_of_git(repo: Path) -> None:
+    assert run(repo).returncode == 0
+    events = repo / ".meta" / "events"
+    events.mkdir()
+    (events / "2026-11-30.jsonl").write_text('{"kind": "user_message"}\n', encoding="utf-8")
+    removed = run(repo, "--remove")
+    assert removed.returncode == 0
+    assert (repo / ".meta" / ".gitignore").exists()
+    assert not (repo / ".meta" / "config.toml").exists()
+    assert not (repo / ".claude").exists()
+    assert "events" not in git(repo, "status", "--porcelain", "--untracked-files=all")
+
+
+def test_the_files_own_indentation_is_kept(repo: Path) -> None:
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(
+        '{\n    "model": "opus",\n    "permissions": {\n        "allow": []\n    }\n}\n', encoding="utf-8"
+    )
+    assert run(repo).returncode == 0
+    text = settings.read_text(encoding="utf-8")
+    assert text.startswith('{\n    "model": "opus",\n    "permissions": {\n        "allow": []\n    },\n    "hooks"')

@@ -1,0 +1,296 @@
+# ruff: noqa: PTH112, PTH118, PTH208
+"""Build an injection: three layers of memories, index-first, under one hard token budget.
+
+1. Project constants: pinned entries, then active decisions, constraints and conventions.
+2. Task memories: the top entries for the prompt (``ranking.rank``).
+3. The latest session digest of this repository (and branch), never the current session's own.
+
+Every memory is one line (short id, kind, title); details are one call away (``ctx mem show ID``, the MCP
+``recall`` tool). Lines are added in priority order while the exact cl100k count fits the budget; what
+did not fit is counted in one closing line. Nothing here opens DuckDB: it reads the memory catalog.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ctxops_contracts.shared.layout import INDEX_DIR, MEMORY_DIR, meta_path
+from ctxops_memory_store.catalog import load_catalog
+from ctxops_memory_store.usage import read_usage
+
+from .ranking import RankConfig, Record, born, paths_in, rank, scope_match
+from .tokens import LineCounter
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BUDGET = 800
+CHAR_LIMIT = 9_500  # Claude Code caps additionalContext at 10,000 characters
+TASK_LIMIT = 8
+CONSTANT_KINDS = frozenset({"decision", "constraint", "convention"})
+DIGEST_TAG = "digest"
+HEADER = (
+    "ctxops memory: one line per memory (id kind: title). `ctx mem show ID` or the MCP tool `recall` gives details."
+)
+
+
+@dataclass
+class Injection:
+    """What to put into the agent's context, and what it cost."""
+
+    text: str
+    memory_ids: list[str] = field(default_factory=list)
+    tokens: int = 0
+    budget: int = DEFAULT_BUDGET
+    omitted: int = 0
+    layers: dict[str, list[str]] = field(default_factory=dict)
+    tokenizer: str = "cl100k_base"
+
+
+def short_id(entry_id: str) -> str:
+    return entry_id[-8:]
+
+
+def memory_line(entry: Record) -> str:
+    scope = entry.get("scope")
+    where = f" [{', '.join(str(s) for s in scope)}]" if isinstance(scope, list) and scope else ""
+    pin = " (pinned)" if entry.get("pinned") else ""
+    title = " ".join(str(entry.get("title", "")).split())
+    return f"- {short_id(str(entry.get('id', '')))} {entry.get('kind')}: {title}{where}{pin}"
+
+
+def _kind(record: Record) -> object:
+    entry = record.get("entry")
+    return entry.get("kind") if isinstance(entry, dict) else None
+
+
+def _tags(entry: Record) -> list[str]:
+    tags = entry.get("tags")
+    return [str(t) for t in tags] if isinstance(tags, list) else []
+
+
+def current_branch(root: str) -> str | None:
+    """The checked-out branch, read from ``.git/HEAD`` (no git process on the hook path)."""
+    try:
+        with open(os.path.join(root, ".git", "HEAD"), encoding="utf-8") as fh:
+            head = fh.read().strip()
+    except OSError:
+        return None
+    return head.removeprefix("ref: refs/heads/") if head.startswith("ref: ") else None
+
+
+def session_files(root: str, session_id: str | None, *, max_bytes: int = 4_000_000) -> list[str]:
+    """Files this session read or changed, from its captured events (newest event files first)."""
+    if not session_id:
+        return []
+    events = meta_path(root, "events")
+    try:
+        names = sorted((n for n in os.listdir(events) if n.endswith(".jsonl")), reverse=True)[:2]
+    except OSError:
+        return []
+    found: list[str] = []
+    needle = session_id.encode()
+    for name in names:
+        try:
+            with open(os.path.join(events, name), "rb") as fh:
+                fh.seek(max(0, os.fstat(fh.fileno()).st_size - max_bytes))
+                data = fh.read()
+        except OSError:
+            continue
+        for line in data.splitlines():
+            if needle not in line:
+                continue
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(event, dict) and event.get("session_id") == session_id:
+                found.extend(str(f) for f in event.get("files") or [])
+    return list(dict.fromkeys(found))
+
+
+def latest_digest(records: Sequence[Record], *, session_id: str | None, branch: str | None) -> Record | None:
+    """The newest active digest of another session, preferring this branch's."""
+    digests = []
+    for record in records:
+        entry = record.get("entry")
+        if not isinstance(entry, dict) or entry.get("status") != "active" or entry.get("kind") != "summary":
+            continue
+        tags = _tags(entry)
+        if DIGEST_TAG not in tags or (session_id and f"session:{session_id}" in tags):
+            continue
+        digests.append(((branch is not None and f"branch:{branch}" in tags), born(entry), entry))
+    if not digests:
+        return None
+    digests.sort(key=lambda d: (d[0], d[1]))
+    return digests[-1][2]
+
+
+def digest_lines(entry: Record, limit: int = 12) -> list[str]:
+    stamp = str(entry.get("valid_from") or entry.get("created_at") or "")[:10]
+    lines = [
+        f"- {short_id(str(entry.get('id', '')))} summary: {' '.join(str(entry.get('title', '')).split())} ({stamp})"
+    ]
+    for raw in str(entry.get("body", "")).splitlines():
+        text = raw.rstrip()
+        if text.strip():
+            lines.append("  " + text.strip() if not text.startswith("  ") else text)
+        if len(lines) > limit:
+            break
+    return lines
+
+
+def build_injection(
+    root: str | os.PathLike[str],
+    task: str = "",
+    *,
+    session_id: str | None = None,
+    agent: str | None = None,
+    files_in_play: Sequence[str] = (),
+    budget: int = DEFAULT_BUDGET,
+    config: RankConfig | None = None,
+    include_constants: bool = True,
+    vector_scores: dict[str, float] | None = None,
+    exclude_ids: Sequence[str] = (),
+) -> Injection:
+    """The injection for ``task`` in the repository at ``root`` (see the module docstring).
+
+    ``files_in_play`` are repository-relative paths the caller knows are involved (core passes the files
+    of identifiers named in the prompt); this session's files and paths named in ``task`` are added here.
+    ``exclude_ids`` are memories already in the context (the hook passes what this session was given).
+    """
+    base = os.fspath(root)
+    catalog = load_catalog(meta_path(base, MEMORY_DIR), meta_path(base, INDEX_DIR))
+    records = catalog.readable()
+    files = list(dict.fromkeys([*files_in_play, *paths_in(task), *session_files(base, session_id)]))
+    summaries_excluded = [r for r in records if _kind(r) != "summary"]
+    ranked = rank(
+        summaries_excluded,  # digests are layer 3: as BM25 documents they would outrank every lesson
+        task,
+        files_in_play=files,
+        usage=read_usage(base),
+        vector_scores=vector_scores,
+        config=config,
+    )
+    relevance = {str(r.entry.get("id")): r.score for r in ranked}
+
+    constants: list[Record] = []
+    if include_constants:
+        for record in records:
+            entry = record.get("entry")
+            if not isinstance(entry, dict) or entry.get("status") != "active":
+                continue
+            if entry.get("pinned") or entry.get("kind") in CONSTANT_KINDS:
+                constants.append(entry)
+        constants.sort(
+            key=lambda e: (
+                not e.get("pinned"),
+                not scope_match(e, files),
+                -relevance.get(str(e.get("id")), 0.0),
+                -born(e),
+            )
+        )
+    constant_ids = {str(e.get("id")) for e in constants}
+    task_entries = [
+        r.entry for r in ranked if str(r.entry.get("id")) not in constant_ids and r.entry.get("kind") != "summary"
+    ][:TASK_LIMIT]
+    digest = latest_digest(records, session_id=session_id, branch=current_branch(base))
+
+    if exclude_ids:
+        skip = set(exclude_ids)
+        constants = [e for e in constants if str(e.get("id")) not in skip]
+        task_entries = [e for e in task_entries if str(e.get("id")) not in skip]
+        if digest is not None and str(digest.get("id")) in skip:
+            digest = None
+    pinned = [e for e in constants if e.get("pinned")]
+    others = [e for e in constants if not e.get("pinned")]
+    # Priority when the budget is tight: pins, the best task memories, the last digest, then the rest.
+    queue: list[tuple[str, Record, list[str]]] = []
+    queue += [("constants", e, [memory_line(e)]) for e in pinned]
+    queue += [("task", e, [memory_line(e)]) for e in task_entries[:3]]
+    if digest is not None:
+        queue.append(("digest", digest, digest_lines(digest)))
+    queue += [("task", e, [memory_line(e)]) for e in task_entries[3:]]
+    queue += [("constants", e, [memory_line(e)]) for e in others]
+
+    counter = LineCounter(meta_path(base, INDEX_DIR) if os.path.isdir(meta_path(base, INDEX_DIR)) else None)
+    headings = {
+        "constants": "## Project constants",
+        "task": "## For this task",
+        "digest": "## Last session",
+    }
+    footer_reserve = counter.line(
+        f"(99999 more memories did not fit the {budget}-token budget: `ctx mem search WORDS`)"
+    )
+    used = counter.line(HEADER) + footer_reserve
+    chars = len(HEADER) + 120
+    chosen: dict[str, list[tuple[Record, list[str]]]] = {"constants": [], "task": [], "digest": []}
+    omitted = 0
+    for layer, entry, lines in queue:
+        cost = sum(counter.line(line) for line in lines)
+        size = sum(len(line) + 1 for line in lines)
+        if not chosen[layer]:
+            cost += counter.line(headings[layer])
+            size += len(headings[layer]) + 1
+        if used + cost > budget or chars + size > CHAR_LIMIT:
+            omitted += 1
+            continue
+        used += cost
+        chars += size
+        chosen[layer].append((entry, lines))
+
+    out = [HEADER]
+    ids: list[str] = []
+    layers: dict[str, list[str]] = {}
+    for layer in ("constants", "task", "digest"):
+        if not chosen[layer]:
+            continue
+        out.append(headings[layer])
+        layers[layer] = []
+        for entry, lines in chosen[layer]:
+            out.extend(lines)
+            entry_id = str(entry.get("id"))
+            ids.append(entry_id)
+            layers[layer].append(entry_id)
+    if omitted:
+        out.append(f"({omitted} more memories did not fit the {budget}-token budget: `ctx mem search WORDS`)")
+    if not ids:
+        counter.save()
+        return Injection("", [], 0, budget, omitted, {}, counter.name)
+    tokens = sum(counter.line(line) for line in out)
+    counter.save()
+    return Injection("\n".join(out), ids, tokens, budget, omitted, layers, counter.name)
+
+
+def record_injection(
+    root: str | os.PathLike[str],
+    injection: Injection,
+    *,
+    agent: str | None = None,
+    session_id: str | None = None,
+    hook: str | None = None,
+    action: str = "inject",
+) -> None:
+    """Count the use of each memory and append a ``ContextRecord`` for the ledger (both best effort)."""
+    from ctxops_memory_store.usage import record_use
+
+    from .records import record_context
+
+    if not injection.memory_ids:
+        return
+    record_use(root, injection.memory_ids)
+    record_context(
+        action,
+        memory_ids=injection.memory_ids,
+        tokens=injection.tokens,
+        repo=os.fspath(root),
+        agent=agent,
+        session_id=session_id,
+        hook=hook,
+        budget=injection.budget,
+        omitted=injection.omitted,
+        tokenizer=injection.tokenizer,
+    )

@@ -1,0 +1,183 @@
+# ruff: noqa: PTH103, PTH109, PTH120
+# os.path on the hook path: the hook command does without importing pathlib.
+"""``python -m ctxops_memory_inject hook AGENT``: capture the event, then inject memories or write a digest.
+
+The memory-only form of core's ``ctx hook AGENT``. The payload is read once from stdin; hooks-capture
+stores the event; then, by event:
+
+| agent | inject (``additionalContext``) | digest |
+|---|---|---|
+| claude-code | SessionStart, UserPromptSubmit | PreCompact, SessionEnd, Stop |
+| codex | SessionStart, UserPromptSubmit | PreCompact, Stop |
+| gemini | SessionStart, BeforeAgent | PreCompress, SessionEnd, AfterAgent |
+
+stdout carries only the agent's JSON (``hookSpecificOutput.additionalContext``) or nothing; the exit
+status is always 0; failures go to ``.meta/logs/memory-inject.log``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+INJECT_EVENTS = {
+    "claude-code": {"SessionStart", "UserPromptSubmit"},
+    "codex": {"SessionStart", "UserPromptSubmit"},
+    "gemini": {"SessionStart", "BeforeAgent"},
+}
+DIGEST_EVENTS = {
+    "claude-code": {"PreCompact", "SessionEnd", "Stop"},
+    "codex": {"PreCompact", "Stop"},
+    "gemini": {"PreCompress", "SessionEnd", "AfterAgent"},
+}
+HOOK_BUDGET = 800
+LOG_NAME = "memory-inject.log"
+
+
+@dataclass
+class HookOutcome:
+    """What one hook call did; ``stdout`` is exactly what the agent reads."""
+
+    stdout: str = ""
+    action: str = "none"  # "inject" | "digest" | "none"
+    memory_ids: tuple[str, ...] = ()
+
+
+def _payload(data: bytes) -> dict[str, Any]:
+    try:
+        value = json.loads(data.decode("utf-8", "replace")) if data.strip() else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _root(payload: dict[str, Any]) -> str | None:
+    from ctxops_contracts.shared.repo import try_find_root
+
+    cwd = payload.get("cwd")
+    return try_find_root(cwd if isinstance(cwd, str) and cwd else None)
+
+
+def handle(
+    agent: str,
+    data: bytes,
+    *,
+    files_in_play: tuple[str, ...] = (),
+    budget: int = HOOK_BUDGET,
+    capture_event: bool = True,
+) -> HookOutcome:
+    """Run one hook payload (the library form of the command; raises on failure, the command does not)."""
+    if capture_event:
+        try:
+            from ctxops_hooks_capture.capture import capture
+
+            capture(agent, data, cwd_fallback=os.getcwd())
+        except Exception as exc:  # capture has its own failure modes; injection still runs
+            log.warning("capture failed: %s", exc)
+    payload = _payload(data)
+    event = str(payload.get("hook_event_name") or "")
+    family = "codex" if agent == "codex-notify" else agent
+    root = _root(payload)
+    if root is None:
+        return HookOutcome()
+    session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
+    if event in INJECT_EVENTS.get(family, set()):
+        from .build import build_injection, record_injection
+
+        prompt = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
+        # A (re)start, a /clear or a compaction empties the context: everything may be given again.
+        given = [] if event == "SessionStart" else session_given(root, session_id)
+        injection = build_injection(
+            root,
+            prompt or "",
+            session_id=session_id,
+            agent=family,
+            files_in_play=files_in_play,
+            budget=budget,
+            exclude_ids=given,
+        )
+        if not injection.text:
+            return HookOutcome(action="inject")
+        record_injection(root, injection, agent=family, session_id=session_id, hook=event)
+        remember_given(root, session_id, [*given, *injection.memory_ids])
+        output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": injection.text}}
+        return HookOutcome(json.dumps(output, ensure_ascii=False), "inject", tuple(injection.memory_ids))
+    if event in DIGEST_EVENTS.get(family, set()) and session_id:
+        from .digest import write_digest
+
+        digest_id = write_digest(root, session_id, agent=family)
+        return HookOutcome(action="digest", memory_ids=(digest_id,) if digest_id else ())
+    return HookOutcome()
+
+
+def _given_path(root: str, session_id: str) -> str:
+    import hashlib
+
+    from ctxops_contracts.shared.layout import STATE_DIR, meta_path
+
+    name = hashlib.blake2b(session_id.encode(), digest_size=8).hexdigest()
+    return meta_path(root, STATE_DIR, "injected", f"{name}.json")
+
+
+def session_given(root: str, session_id: str | None) -> list[str]:
+    """Memories already put into this session's context (not repeated on the next prompt)."""
+    if not session_id:
+        return []
+    try:
+        with open(_given_path(root, session_id), "rb") as fh:
+            value = json.loads(fh.read())
+    except (OSError, ValueError):
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def remember_given(root: str, session_id: str | None, ids: list[str]) -> None:
+    if not session_id:
+        return
+    from ctxops_contracts.shared.files import atomic_write
+    from ctxops_contracts.shared.layout import ensure_meta
+
+    try:
+        ensure_meta(root)
+        atomic_write(_given_path(root, session_id), json.dumps(list(dict.fromkeys(ids))), fsync=False)
+    except OSError as exc:
+        log.warning("could not note the injected memories: %s", exc)
+
+
+def _log_failure(agent: str, exc: BaseException) -> None:
+    from datetime import UTC, datetime
+
+    from ctxops_contracts.shared.layout import LOGS_DIR, ensure_meta, meta_path
+    from ctxops_contracts.shared.repo import try_find_root
+
+    root = try_find_root()
+    if root is None:
+        return
+    try:
+        ensure_meta(root)
+        path = meta_path(root, LOGS_DIR, LOG_NAME)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{datetime.now(UTC).isoformat()} {agent}: {type(exc).__name__}: {exc}\n")
+    except OSError:
+        pass
+
+
+def main(argv: list[str]) -> int:
+    """The command: never exits non-zero, prints only the agent's JSON."""
+    agent = argv[0] if argv else "claude-code"
+    try:
+        data = sys.stdin.buffer.read() if sys.stdin is not None and not sys.stdin.isatty() else b""
+        outcome = handle(agent, data)
+        if outcome.stdout:
+            sys.stdout.write(outcome.stdout + "\n")
+            sys.stdout.flush()
+    except Exception as exc:  # a hook never breaks the agent
+        _log_failure(agent, exc)
+    return 0

@@ -1,0 +1,176 @@
+"""Ranking memories for a task: BM25 (+ vectors when on) x recency x usage x scope boost, then conflicts.
+
+Works on the catalog's plain records (``ctxops_memory_store.catalog``), so the hook never builds ten
+thousand structs. Each factor is bounded so none of them alone can bury a relevant entry:
+
+- recency: ``0.3 + 0.7 * 0.5 ** (age / half_life)`` (pinned entries are exempt: 1.0);
+- usage: ``1 + 0.1 * ln(1 + uses)``, uses = times injected or recalled (``.meta/.state``);
+- scope: x1.5 when the entry's scope or files match a file in play (this session's files, paths named in
+  the prompt, and what core passes in from the code map).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from fnmatch import fnmatchcase
+
+from ctxops_memory_store import bm25
+from ctxops_memory_store.similarity import jaccard
+from ctxops_memory_store.terms import tokens
+
+Record = dict[str, object]
+SCOPE_BOOST = 1.5
+DAY = 86_400.0
+_PATHISH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
+
+
+@dataclass(frozen=True)
+class RankConfig:
+    half_life_days: float = 30.0
+    min_relative: float = 0.25  # a task memory scores at least this share of the best one
+    vector_weight: float = 0.5  # hybrid: share of the (cosine) vector score
+
+
+@dataclass
+class Ranked:
+    entry: Record
+    score: float
+    relevance: float
+    scope_match: bool
+    factors: dict[str, float] = field(default_factory=dict)
+
+
+def paths_in(text: str) -> list[str]:
+    """File paths named in a prompt (``api/orders.py``, ``README.md``)."""
+    return list(dict.fromkeys(m.group(1).lstrip("./") for m in _PATHISH.finditer(text or "")))
+
+
+def _stamp(value: object) -> float | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def born(entry: Record) -> float:
+    """When the entry became valid (``valid_from``, else ``created_at``) as a UNIX time."""
+    return _stamp(entry.get("valid_from")) or _stamp(entry.get("created_at")) or 0.0
+
+
+def _strings(entry: Record, key: str) -> list[str]:
+    value = entry.get(key)
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def scope_match(entry: Record, files: Sequence[str]) -> bool:
+    """Whether a file in play falls under the entry's scope globs or is one of its files."""
+    if not files:
+        return False
+    scope, own = _strings(entry, "scope"), set(_strings(entry, "files"))
+    for path in files:
+        if path in own:
+            return True
+        for pattern in scope:
+            prefix = pattern.rstrip("*").rstrip("/")
+            if fnmatchcase(path, pattern) or (prefix and (path == prefix or path.startswith(prefix + "/"))):
+                return True
+    return False
+
+
+def recency(entry: Record, now: float, half_life_days: float) -> float:
+    if entry.get("pinned") or half_life_days <= 0:
+        return 1.0
+    age_days = max(0.0, now - born(entry)) / DAY
+    return 0.3 + 0.7 * float(0.5 ** (age_days / half_life_days))
+
+
+def usage_factor(uses: float) -> float:
+    return 1.0 + 0.1 * math.log1p(max(0.0, uses))
+
+
+def rank(
+    records: Iterable[Record],
+    query: str,
+    *,
+    files_in_play: Sequence[str] = (),
+    usage: dict[str, list[float]] | None = None,
+    vector_scores: dict[str, float] | None = None,
+    config: RankConfig | None = None,
+    now: float | None = None,
+) -> list[Ranked]:
+    """Active entries relevant to ``query``, best first, one per subject (see ``resolve_conflicts``).
+
+    ``records`` are catalog records (``entry``, ``terms``, ``length``).
+    """
+    cfg = config or RankConfig()
+    stamp = now or time.time()
+    usage = usage or {}
+    documents: dict[str, tuple[dict[str, float], float]] = {}
+    entries: dict[str, Record] = {}
+    for record in records:
+        entry = record.get("entry")
+        terms, length = record.get("terms"), record.get("length")
+        if not isinstance(entry, dict) or entry.get("status") != "active":
+            continue
+        if isinstance(terms, dict) and isinstance(length, (int, float)):
+            entry_id = str(entry.get("id"))
+            documents[entry_id] = (terms, float(length))
+            entries[entry_id] = entry
+    lexical = dict(bm25.rank(documents, tokens(query)))
+    relevance: dict[str, float] = {}
+    top = max(lexical.values(), default=0.0)
+    for entry_id, score in lexical.items():
+        relevance[entry_id] = score / top if top else 0.0
+    if vector_scores:
+        weight = cfg.vector_weight
+        for entry_id in set(relevance) | {i for i, s in vector_scores.items() if s > 0 and i in entries}:
+            relevance[entry_id] = (1 - weight) * relevance.get(entry_id, 0.0) + weight * max(
+                0.0, vector_scores.get(entry_id, 0.0)
+            )
+    ranked = []
+    for entry_id, rel in relevance.items():
+        if rel <= 0:
+            continue
+        entry = entries[entry_id]
+        matched = scope_match(entry, files_in_play)
+        factors = {
+            "relevance": rel,
+            "recency": recency(entry, stamp, cfg.half_life_days),
+            "usage": usage_factor(usage.get(entry_id, [0, 0])[0]),
+            "scope": SCOPE_BOOST if matched else 1.0,
+        }
+        score = math.prod(factors.values())
+        ranked.append(Ranked(entry, score, rel, matched, factors))
+    ranked.sort(key=lambda r: (-r.score, str(r.entry.get("id"))))
+    if ranked:
+        floor = ranked[0].score * cfg.min_relative
+        ranked = [r for r in ranked if r.score >= floor]
+    return resolve_conflicts(ranked)
+
+
+def same_subject(a: Record, b: Record) -> bool:
+    """Two active entries of one kind and scope whose titles say nearly the same thing."""
+    if a.get("kind") != b.get("kind") or sorted(_strings(a, "scope")) != sorted(_strings(b, "scope")):
+        return False
+    return jaccard(set(tokens(str(a.get("title", "")))), set(tokens(str(b.get("title", ""))))) >= 0.5
+
+
+def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
+    """One entry per subject: the one whose scope matches the files in play, then the latest ``valid_from``."""
+    kept: list[Ranked] = []
+    for candidate in ranked:
+        rival = next((k for k in kept if same_subject(k.entry, candidate.entry)), None)
+        if rival is None:
+            kept.append(candidate)
+            continue
+        better = (candidate.scope_match, born(candidate.entry)) > (rival.scope_match, born(rival.entry))
+        if better:
+            kept[kept.index(rival)] = candidate
+    return kept

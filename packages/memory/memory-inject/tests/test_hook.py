@@ -1,0 +1,66 @@
+"""The hook command as agents run it: a fresh process, stdin JSON, only the agent's JSON on stdout, exit 0."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ctxops_memory_store import MemoryStore, new_entry
+
+
+def hook(repo: Path, agent: str, payload: object | bytes, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    env = {**os.environ, "CTXOPS_DATA_DIR": str(data_dir)}
+    return subprocess.run(
+        [sys.executable, "-m", "ctxops_memory_inject", "hook", agent],
+        input=data.decode("utf-8", "replace"),
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("agent", "event"),
+    [("claude-code", "UserPromptSubmit"), ("codex", "UserPromptSubmit"), ("gemini", "BeforeAgent")],
+)
+def test_prompt_hooks_print_additional_context(repo: Path, data_dir: Path, agent: str, event: str) -> None:
+    lesson = MemoryStore(repo).put(new_entry(kind="lesson", title="Money is Decimal, never float")).entry
+    payload = {"hook_event_name": event, "session_id": "s1", "cwd": str(repo), "prompt": "money rounding bug"}
+    done = hook(repo, agent, payload, data_dir)
+    assert done.returncode == 0 and done.stderr == ""
+    output = json.loads(done.stdout)
+    context = output["hookSpecificOutput"]["additionalContext"]
+    assert output["hookSpecificOutput"]["hookEventName"] == event
+    assert lesson.id[-8:] in context and len(context) <= 10_000
+    # The next prompt of the same session does not repeat it.
+    again = hook(repo, agent, {**payload, "prompt": "money again"}, data_dir)
+    assert again.returncode == 0 and again.stdout == ""
+
+
+def test_bad_input_never_breaks_the_agent(repo: Path, data_dir: Path, tmp_path: Path) -> None:
+    for payload in (b"", b"{not json", b"\xff\xfe", b"[1, 2]"):
+        done = hook(repo, "claude-code", payload, data_dir)
+        assert done.returncode == 0 and done.stdout == ""
+    (repo / ".meta").mkdir(exist_ok=True)
+    (repo / ".meta" / "config.toml").write_text("[memory\n")  # broken config: logged, nothing printed
+    done = hook(repo, "claude-code", {"hook_event_name": "Stop", "session_id": "s", "cwd": str(repo)}, data_dir)
+    assert done.returncode == 0 and done.stdout == ""
+
+
+def test_stop_writes_one_digest_per_session(repo: Path, data_dir: Path) -> None:
+    base = {"session_id": "sess-1", "cwd": str(repo)}
+    hook(repo, "claude-code", {**base, "hook_event_name": "UserPromptSubmit", "prompt": "fix the cart total"}, data_dir)
+    for _ in range(2):
+        done = hook(repo, "claude-code", {**base, "hook_event_name": "Stop"}, data_dir)
+        assert done.returncode == 0 and done.stdout == ""
+    digests = [e for e in MemoryStore(repo).list_entries(kinds=["summary"]) if "session:sess-1" in e.tags]
+    assert len(digests) == 1 and digests[0].body.startswith("Goal: fix the cart total")
+    assert "branch:main" in digests[0].tags

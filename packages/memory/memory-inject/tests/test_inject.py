@@ -1,0 +1,109 @@
+"""Layers, the hard budget, ranking factors, conflicts and the records of what was injected."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from ctxops_memory_inject.build import HEADER, build_injection
+from ctxops_memory_inject.ranking import paths_in
+from ctxops_memory_inject.tokens import count
+from ctxops_memory_store import MemoryStore, new_entry
+
+
+def _fill(repo: Path) -> dict[str, str]:
+    store = MemoryStore(repo)
+    ids = {}
+    ids["pin"] = store.put(
+        new_entry(kind="decision", title="Money is decimal.Decimal", pinned=True, scope=["api/**"])
+    ).entry.id
+    ids["conv"] = store.put(
+        new_entry(kind="convention", title="提交信息使用约定式提交格式", body="feat: / fix: 前缀")
+    ).entry.id
+    ids["mig"] = store.put(
+        new_entry(kind="lesson", title="Run migrations before API tests", body="no such table")
+    ).entry.id
+    ids["race"] = store.put(new_entry(kind="lesson", title="Run go tests with -race", scope=["worker/**"])).entry.id
+    ids["web"] = store.put(
+        new_entry(kind="fact", title="Retries use exponential backoff", body="worker/retry.go", scope=["worker/**"])
+    ).entry.id
+    return ids
+
+
+def test_three_layers_index_first(repo: Path) -> None:
+    ids = _fill(repo)
+    store = MemoryStore(repo)
+    digest = store.put(
+        new_entry(
+            kind="summary",
+            title="Session abc: fix API tests",
+            body="Goal: fix API tests",
+            tags=["digest", "session:abc"],
+        )
+    ).entry
+    injection = build_injection(repo, "the API tests fail with no such table", session_id="other")
+    lines = injection.text.splitlines()
+    assert lines[0] == HEADER
+    assert injection.layers["constants"][:1] == [ids["pin"]] and ids["conv"] in injection.layers["constants"]
+    assert injection.layers["task"][0] == ids["mig"] and ids["race"] not in injection.layers["task"]
+    assert injection.layers["digest"] == [digest.id]
+    assert f"- {ids['mig'][-8:]} lesson: Run migrations before API tests" in lines
+    # The session's own digest is never given back to it.
+    own = build_injection(repo, "API tests", session_id="abc")
+    assert "digest" not in own.layers
+
+
+def test_the_budget_is_never_exceeded_and_the_rest_is_counted(repo: Path) -> None:
+    store = MemoryStore(repo)
+    for n in range(60):
+        store.put(new_entry(kind="constraint", title=f"Service {n} must answer within {n + 10} ms on the {n}th route"))
+    for budget in (90, 150, 400):
+        injection = build_injection(repo, "service route latency", budget=budget)
+        assert injection.tokens == count(injection.text) and injection.tokens <= budget
+        assert injection.omitted > 0 and f"{injection.omitted} more memories did not fit" in injection.text
+    assert build_injection(repo, "", budget=100000).omitted == 0
+
+
+def test_files_in_play_boost_and_paths_in_the_prompt(repo: Path) -> None:
+    store = MemoryStore(repo)
+    api = store.put(new_entry(kind="lesson", title="Retry flaky network calls", scope=["api/**"])).entry
+    worker = store.put(new_entry(kind="lesson", title="Retry failed network jobs", scope=["worker/**"])).entry
+    first = build_injection(repo, "retry network", files_in_play=["worker/queue.go"])
+    assert first.layers["task"][0] == worker.id
+    second = build_injection(repo, "retry network in api/client.py")
+    assert second.layers["task"][0] == api.id
+    assert paths_in("see api/client.py and README.md, not v1.2") == ["api/client.py", "README.md"]
+
+
+def test_recency_and_conflicts(repo: Path) -> None:
+    store = MemoryStore(repo)
+    old = datetime.now(UTC) - timedelta(days=400)
+    aged = store.put(new_entry(kind="lesson", title="Cache invalidation on deploy", now=old), now=old).entry
+    fresh = store.put(new_entry(kind="lesson", title="Cache warmup after deploy")).entry
+    ranked = build_injection(repo, "cache deploy")
+    assert ranked.layers["task"][:2] == [fresh.id, aged.id]
+    jwt = store.put(new_entry(kind="decision", title="Use JWT for auth sessions")).entry
+    opaque = store.put(new_entry(kind="decision", title="Switch auth sessions to opaque tokens")).entry
+    text = build_injection(repo, "auth token format").text
+    assert opaque.id[-8:] in text and jwt.id[-8:] not in text  # superseded at write time: never injected
+
+
+def test_an_empty_store_injects_nothing(repo: Path) -> None:
+    injection = build_injection(repo, "anything")
+    assert injection.text == "" and injection.memory_ids == []
+
+
+def test_records_and_usage(repo: Path, data_dir: Path) -> None:
+    from ctxops_memory_inject.build import record_injection
+    from ctxops_memory_store.usage import read_usage
+
+    ids = _fill(repo)
+    injection = build_injection(repo, "migrations", session_id="s1", agent="claude-code")
+    record_injection(repo, injection, agent="claude-code", session_id="s1", hook="UserPromptSubmit")
+    files = list((data_dir / "context").glob("context-*.jsonl"))
+    assert len(files) == 1
+    record = json.loads(files[0].read_text().splitlines()[0])
+    assert record["action"] == "inject" and record["memory_ids"] == injection.memory_ids
+    assert record["tokens"] == injection.tokens and record["session_id"] == "s1"
+    assert read_usage(repo)[ids["mig"]][0] == 1

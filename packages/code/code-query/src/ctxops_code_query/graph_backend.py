@@ -85,6 +85,21 @@ def ensure_index(root: Path, *, interactive: bool) -> bool:
     return True
 
 
+def index_or_provisional(root: Path, *, deadline_s: float | None) -> Any:
+    """What a query reads: None (the index is usable, open it as usual), or a `ProvisionalIndex` when the
+    repository has no usable index yet. Then the full build starts in a detached process (announced on
+    stderr in one line) and this query answers from a provisional scan within its deadline."""
+    reason = _graph().rebuild_reason(root)
+    if not reason:
+        return None
+    from .provisional import ProvisionalIndex, start_build
+
+    started = start_build(root)
+    what = "building it" if started else "a build is already running"
+    print(f"cq: {reason} for {root}; {what} in the background, answering provisionally", file=sys.stderr, flush=True)
+    return ProvisionalIndex(root, deadline_s)
+
+
 class GraphBackend:
     """The `backend.CodeIndex` protocol over `ctxops_code_graph.CodeIndex`."""
 

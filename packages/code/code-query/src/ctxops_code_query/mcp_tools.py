@@ -64,12 +64,14 @@ def register_tools(server: MCPServer, root: Path) -> None:
     """Add the code map's tools, answering about the repository at ``root``, to ``server``."""
 
     def run(command: str, params: dict[str, Any], max_hits: int | None = None, budget: int | None = None) -> str:
-        from .graph_backend import ensure_index
+        from .graph_backend import index_or_provisional
 
         try:
-            if command not in ("grep", "open"):
-                ensure_index(root, interactive=False)
-            outcome = execute(root, Request(command=command, params=params, max_hits=max_hits, budget=budget))
+            provisional = None if command in ("grep", "open") else index_or_provisional(root, deadline_s=2.0)
+            request = Request(
+                command=command, params=params, max_hits=max_hits, budget=budget, use_cache=provisional is None
+            )
+            outcome = execute(root, request, open_index=None if provisional is None else lambda _root: provisional)
         except CqError as exc:
             raise ToolError(f"{exc.kind}: {exc}") from exc
         return outcome.rendered.text

@@ -168,9 +168,9 @@ class GraphBackend:
         return found
 
     def all_symbols(self) -> Iterable[Symbol]:
-        # The graph API has no bulk listing: walk its files (cq caches what it derives from this).
-        for f in self.files():
-            yield from self.symbols_in_file(f.path)
+        """Every symbol, file by file, in one query."""
+        found: Iterable[Symbol] = self._call(self._index.all_symbols)
+        return found
 
     def references(self, name: str) -> list[Reference]:
         if ":" in name:  # path:NAME scopes the name's references to that definition's name

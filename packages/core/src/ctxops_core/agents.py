@@ -22,13 +22,15 @@ AGENT_NAMES = ("claude-code", "codex", "gemini", "cursor")
 CLAUDE_EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
+    "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
     "PreCompact",
     "Stop",
     "SessionEnd",
 )
-CLAUDE_TOOL_EVENTS = {"PostToolUse", "PostToolUseFailure"}
+# PreToolUse: the context guard runs test/check/build commands so a failing one still reaches PostToolUse.
+CLAUDE_TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
 # Codex CLI hooks.json (developers.openai.com/codex/hooks): same shape as Claude Code's.
 CODEX_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "Stop")
 CODEX_TOOL_EVENTS = {"PostToolUse"}

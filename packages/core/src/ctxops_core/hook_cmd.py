@@ -6,7 +6,8 @@
 2. SessionStart / UserPromptSubmit (and each agent's equivalents): inject memories
    (``ctxops_memory_inject.hook.handle``), with the files of identifiers named in the prompt as files in
    play (the code line's lean reader, looked up cheaply);
-3. PostToolUse (and equivalents): the context guard (``ctxops_memory_inject.guard.handle``);
+3. PreToolUse / PostToolUse (and equivalents): the context guard (``ctxops_memory_inject.guard.handle``);
+   at SessionStart / PreCompact / PostCompact the guard also forgets what the session read;
 4. PreCompact / SessionEnd / Stop (and equivalents): the session digest (``hook.handle`` again: it
    decides by event).
 
@@ -33,7 +34,9 @@ tool output is guarded, or the session digest is written. Prints only the agent'
 
 # Event names per agent, by what core does with them.
 INJECT = {"SessionStart", "UserPromptSubmit", "BeforeAgent", "sessionStart", "beforeSubmitPrompt"}
-GUARD = {"PostToolUse", "AfterTool", "postToolUse", "afterShellExecution", "afterMCPExecution"}
+GUARD = {"PreToolUse", "PostToolUse", "AfterTool", "postToolUse", "afterShellExecution", "afterMCPExecution"}
+# Events after which the model no longer holds earlier tool output: the guard resets its re-read state.
+GUARD_RESET = {"SessionStart", "PreCompact", "PostCompact"}
 DIGEST = {"PreCompact", "SessionEnd", "Stop", "PreCompress", "preCompact", "stop", "sessionEnd"}
 
 # How long finding files in play may take before injection goes on without them (seconds).
@@ -115,6 +118,10 @@ def respond(agent: str, payload: dict[str, Any], root: str, data: bytes) -> str:
         if guard is None:
             return ""
         return str(getattr(guard(agent, data, capture_event=False), "stdout", "") or "")
+    if event in GUARD_RESET:
+        guard = _line("ctxops_memory_inject.guard", "handle")
+        if guard is not None:
+            guard(agent, data, capture_event=False)  # prints nothing for these events
     if event not in INJECT and event not in DIGEST:
         return ""
     handle = _line("ctxops_memory_inject.hook", "handle")

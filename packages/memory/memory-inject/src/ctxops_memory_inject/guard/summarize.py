@@ -293,6 +293,14 @@ def summarize_diff(text: str) -> list[str]:
     if not any(line.startswith("diff --git") for line in lines) and any(_COMMIT.match(line) for line in lines):
         return summarize_log(text)
     changed = {i for i, line in enumerate(lines) if not line.startswith(" ")}
+    # git log -p / git show: each commit's subject (the first indented line after Date:) is kept too
+    after_date = False
+    for i, line in enumerate(lines):
+        if line.startswith("Date:"):
+            after_date = True
+        elif after_date and line.strip():
+            changed.add(i)
+            after_date = False
     keep: set[int] = set()
     for i in changed:
         keep.update(range(max(0, i - _CONTEXT_KEEP), min(len(lines), i + _CONTEXT_KEEP + 1)))
@@ -319,6 +327,8 @@ def summarize_log(text: str) -> list[str]:
     lines = clean_lines(text)
     if not any(_COMMIT.match(line) for line in lines):
         return summarize_generic(text)
+    if any(line.startswith("diff --git") for line in lines):
+        return summarize_diff(text)  # git log -p: the patches are what was asked for
     out: list[str] = []
     commit: dict[str, str] = {}
     count = 0

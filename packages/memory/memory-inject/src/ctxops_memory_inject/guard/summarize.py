@@ -392,7 +392,7 @@ _HIT = re.compile(r"^((?:[A-Za-z]:)?[^:\s][^:]*?):(\d+)[:-](.*)$")
 _FILE_HIT = re.compile(r"^((?:[A-Za-z]:)?[^:\s][^:]*?):(.*)$")
 
 
-def summarize_search(text: str, max_hits: int = 40) -> list[str]:
+def summarize_search(text: str, max_hits: int = 10, max_paths: int = 40) -> list[str]:
     """Hits grouped by file (path once), at most ``max_hits`` shown, the rest counted."""
     lines = [line for line in clean_lines(text) if line.strip()]
     groups: dict[str, list[str]] = {}
@@ -408,7 +408,7 @@ def summarize_search(text: str, max_hits: int = 40) -> list[str]:
         else:
             plain.append(line)
     if not groups:
-        return _paths(plain, max_hits)
+        return _paths(plain, max_paths)
     total = sum(len(v) for v in groups.values())
     out = [f"{total} hits in {len(groups)} files (grouped by file):"]
     shown = 0
@@ -467,7 +467,7 @@ def _edges(lines: list[str], *, head: int, tail: int) -> set[int]:
     return set(range(min(head, n))) | set(range(max(0, n - tail), n))
 
 
-def summarize(kind: str, family: str, text: str, *, max_hits: int = 40) -> list[str]:
+def summarize(kind: str, family: str, text: str, *, max_hits: int = 10, max_paths: int = 40) -> list[str]:
     """The summary lines of ``text`` for a command of ``family``/``kind`` (see classify)."""
     if kind == "test":
         return summarize_test(text)
@@ -482,5 +482,5 @@ def summarize(kind: str, family: str, text: str, *, max_hits: int = 40) -> list[
     if family == "git-status":
         return summarize_status(text)
     if kind == "search":
-        return summarize_search(text, max_hits)
+        return summarize_search(text, max_hits, max_paths)
     return summarize_generic(text)

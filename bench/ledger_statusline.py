@@ -58,6 +58,7 @@ def main() -> int:
         subprocess.run([sys.executable, "-m", "ctxops_ledger_report", "refresh"], env=env, check=True)  # a snapshot
         ctx = shutil.which("ctx") or str(Path(sys.executable).with_name("ctx"))
         commands = {
+            "floor: python -c pass (interpreter start)": [sys.executable, "-c", "pass"],
             "ctx ledger statusline": [ctx, "ledger", "statusline"],
             "python -m ctxops_ledger_report statusline": [sys.executable, "-m", "ctxops_ledger_report", "statusline"],
         }

@@ -241,3 +241,14 @@ def test_remove_keeps_what_keeps_captured_data_out_of_git(repo: Path) -> None:
     assert not (repo / ".meta" / "config.toml").exists()
     assert not (repo / ".claude").exists()
     assert "events" not in git(repo, "status", "--porcelain", "--untracked-files=all")
+
+
+def test_the_files_own_indentation_is_kept(repo: Path) -> None:
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(
+        '{\n    "model": "opus",\n    "permissions": {\n        "allow": []\n    }\n}\n', encoding="utf-8"
+    )
+    assert run(repo).returncode == 0
+    text = settings.read_text(encoding="utf-8")
+    assert text.startswith('{\n    "model": "opus",\n    "permissions": {\n        "allow": []\n    },\n    "hooks"')

@@ -131,3 +131,50 @@ def test_kick_updates_the_index_when_no_daemon_runs(repo: Path) -> None:
     result = watch(repo, "kick")
     assert "code index" in str(result["message"])
     assert defined(repo, "kicked")
+
+
+def test_hooks_queries_and_the_daemon_together(repo: Path) -> None:
+    """The daemon writes while hooks append events and `cq` reads: every call succeeds, nothing is lost."""
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    watch(repo, "start")
+    assert eventually(lambda: defined(repo, "original"))
+
+    def hook(i: int) -> int:
+        payload = {"session_id": f"s{i}", "cwd": str(repo), "hook_event_name": "UserPromptSubmit", "prompt": f"p{i}"}
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxops_core", "hook", "claude-code"],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            cwd=repo,
+            timeout=120,
+            check=False,
+        )
+        return done.returncode
+
+    def query(i: int) -> int:
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxops_code_query", "def", "original", "--root", str(repo)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        return done.returncode
+
+    def edit(i: int) -> int:
+        (repo / f"edit_{i}.py").write_text(f"def edited_{i}():\n    return {i}\n", encoding="utf-8")
+        return 0
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        codes = list(pool.map(lambda job: job[0](job[1]), [(f, i) for i in range(6) for f in (hook, query, edit)]))
+    assert codes == [0] * len(codes)
+    assert eventually(lambda: all(defined(repo, f"edited_{i}") for i in range(6)))
+    prompts = []
+    for path in (repo / ".meta" / "events").glob("*.jsonl"):
+        prompts += [json.loads(line).get("text") for line in path.read_text(encoding="utf-8").splitlines()]
+    assert {f"p{i}" for i in range(6)} <= set(prompts)
+    log = (repo / ".meta" / "logs" / "watch.log").read_text(encoding="utf-8")
+    assert "Traceback" not in log and "ERROR" not in log

@@ -157,7 +157,8 @@ def plan_init(
                 continue
             except (jsonc.BadJson, ValueError) as exc:
                 raise grammar.CliError(str(exc), fix=f"fix {spec.path} by hand, then run `ctx init` again") from None
-            after = before if merged == doc and before is not None else jsonc.dump(merged)
+            indent = jsonc.indent_of(before or "")
+            after = before if merged == doc and before is not None else jsonc.dump(merged, indent)
             plan.changes.append(Change(spec.path, before, after))
         if agent == "codex":
             rel = ".codex/config.toml"
@@ -248,7 +249,7 @@ def _surgical(rel: str, current: str, argv_candidates: list[tuple[str, ...]]) ->
             for argv in argv_candidates:
                 for statusline in (True, False):
                     doc = spec.remove(doc, agents.Wiring(argv=argv, statusline=statusline))
-            return jsonc.dump(doc)
+            return jsonc.dump(doc, jsonc.indent_of(current))
     return None
 
 

@@ -125,7 +125,8 @@ class TypeFacts:
         _bind(self.module, name, typ if typ is not None else _CONFLICT)
 
     def add_field(self, class_qualname: str, name: str, annotation: str) -> None:
-        typ = plain_type(annotation.lstrip("*"))  # Go fields: `x *T` has the type T
+        # Go fields `x *T` have the type T; TypeScript's `s: Subject<T>` (annotation with its colon) Subject.
+        typ = plain_type(annotation.lstrip(":* \t").split("<", 1)[0])
         if typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
 
@@ -141,7 +142,7 @@ class TypeFacts:
 
     def typed_roots(self) -> set[str]:
         """Every name a receiver's first part must be for `receiver_type` to find something."""
-        roots = {"self", "cls"} if self.attrs else set()  # (class-named receivers are handled apart)
+        roots = {"self", "cls", "this"} if self.attrs else set()  # (class-named receivers are handled apart)
         for table in (self.params, self.locals):
             for names in table.values():
                 roots.update(n for n, t in names.items() if t)
@@ -170,7 +171,7 @@ class TypeFacts:
     def receiver_type(self, qualifier: str, function_id: str | None, class_qualname: str | None) -> str | None:
         """The type of `qualifier` (`x`, `x.attr`, `self.attr`, `self.attr.sub`): `T`, `T#attr`, or None."""
         root, *rest = qualifier.split(".")
-        if root in ("self", "cls"):
+        if root in ("self", "cls", "this"):
             if class_qualname is None or not rest:
                 return None
             typ = self._attr(class_qualname, rest[0])

@@ -161,11 +161,15 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
         truth_refs: set[tuple[str, int]] = set()
         truth_calls: set[tuple[str, int]] = set()
         for ref in found:
-            if ref.module_path is None or ref.line is None or ref.is_definition():
+            # jedi counts an import statement as a definition (of the imported name): only the function's
+            # own definition is left out.
+            if ref.module_path is None or ref.line is None:
                 continue
             try:
                 rel = Path(ref.module_path).resolve().relative_to(root.resolve()).as_posix()
             except ValueError:
+                continue
+            if (rel, ref.line) == (sym.path, sym.line):
                 continue
             truth_refs.add((rel, ref.line))
             lines = ctx.file_lines(rel)

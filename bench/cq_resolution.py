@@ -169,14 +169,15 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
                 rel = Path(ref.module_path).resolve().relative_to(root.resolve()).as_posix()
             except ValueError:
                 continue
-            if (rel, ref.line) == (sym.path, sym.line):
-                continue
-            truth_refs.add((rel, ref.line))
             lines = ctx.file_lines(rel)
             text = lines[ref.line - 1] if ref.line <= len(lines) else ""
-            after, before = text[ref.column + len(sym.name) :], text[: ref.column]
-            # A call: the name followed by `(`, or a decorator (`@name`, called with the function).
-            if after.lstrip().startswith("(") or before.strip() == "@":
+            after, before = text[ref.column + len(sym.name) :].lstrip(), text[: ref.column]
+            if (rel, ref.line) == (sym.path, sym.line) or before.rstrip().endswith("def"):
+                continue  # the definition itself, an overload's or a property setter's
+            truth_refs.add((rel, ref.line))
+            # A call: the name followed by `(`, or a decorator (`@name`, called with the function; not
+            # `@name.setter` or `@cli.command()`, which call something else).
+            if after.startswith("(") or (before.strip() == "@" and not after.startswith(".")):
                 truth_calls.add((rel, ref.line))
         if not truth_calls:
             continue

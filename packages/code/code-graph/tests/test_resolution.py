@@ -200,3 +200,19 @@ def test_classes_defined_in_a_function_reach_their_bases(tmp_path: Path) -> None
     own = idx.callers("python t.py test_b.Index.as_view().", certain_only=True)
     assert [(h.edge.path, h.edge.line, h.edge.resolution) for h in own] == [("t.py", 16, "local")]
     idx.close()
+
+
+def test_a_reassigned_parameter_has_no_single_type(tmp_path: Path) -> None:
+    root = make_repo(
+        tmp_path / "reassigned",
+        {
+            "k.py": "class K:\n    def go(self):\n        return 1\n",
+            "t.py": "from k import K\n\n\ndef f(app):\n    app.go()\n    app = K()\n    app.go()\n\n\n"
+            "def g():\n    app = K()\n    app.go()\n",
+        },
+    )
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    sites = {(h.edge.path, h.edge.line) for h in idx.callers("python k.py K.go().", certain_only=True)}
+    assert sites == {("t.py", 12)}  # in f, `app` is a parameter first: neither use is certain
+    idx.close()

@@ -115,9 +115,10 @@ class TypeFacts:
         _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
 
     def add_stated(self, function_id: str, name: str, written: str) -> None:
-        """Go: a local or parameter of a written type (`*T`, `T`, `pkg.T`, `T[int]`): its named type."""
+        """Go, TypeScript: a local or parameter of a written type (`*T`, `T`, `pkg.T`, `T[int]`)."""
         typ = written.lstrip("*&").split("[", 1)[0].strip()
-        _bind(self.locals.setdefault(function_id, {}), name, typ if _DOTTED.fullmatch(typ) else _CONFLICT)
+        # A written type holds for every use (it is the declared type), like an annotated parameter's.
+        _bind(self.params.setdefault(function_id, {}), name, typ if _DOTTED.fullmatch(typ) else _CONFLICT)
 
     def add_module(self, name: str, value: Any) -> None:
         """A module-level `name = K(...)`: the type of `name` in the file's functions that do not bind it."""
@@ -178,11 +179,12 @@ class TypeFacts:
             rest = rest[1:]
         elif function_id is not None:
             local = self.locals.get(function_id, {})
-            if root in local:
+            is_param = _binds(self.param_names.get(function_id, ""), root)
+            if root in local and not is_param:  # a reassigned parameter: its type differs along the way
                 typ = local[root]
             elif root in self.params.get(function_id, {}):
                 typ = self.params[function_id][root]
-            elif root in self.module and not _binds(self.param_names.get(function_id, ""), root):
+            elif root in self.module and not is_param:
                 typ = self.module[root]
             else:
                 return None

@@ -1,7 +1,8 @@
 """Memory at scale: 10,000 memories made from CPython stdlib docstrings (text nobody here wrote).
 
 Measures, side by side in one run:
-- add: ``MemoryStore.put`` one by one (dedupe, folding, conflicts, atomic file write), in-process;
+- add: ``MemoryStore.put`` one by one (dedupe, folding, conflicts, atomic file write), in-process, for the
+  last ``--measure`` memories (the first ones are written as files directly, then read once);
 - search: ``MemoryStore.find`` (catalog BM25) against the DuckDB SQL BM25 of the same index (``index.search``);
 - the inject hook as an agent runs it: a fresh ``python -m ctxops_memory_inject hook claude-code`` process
   (UserPromptSubmit), against a bare ``python -c pass`` start measured the same way; checks DuckDB is not imported.
@@ -56,6 +57,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--hooks", type=int, default=40)
+    parser.add_argument("--measure", type=int, default=1000, help="memories added through put() and timed")
     args = parser.parse_args()
     from ctxops_memory_store import Filters, MemoryStore, new_entry
 
@@ -81,7 +83,7 @@ def main() -> None:
     ours, sql = [], []
     for q in queries:
         started = time.perf_counter()
-        store.find(q, limit=10)
+        store.find(q, limit=10)  # the first query builds the postings (kept in step by later writes)
         ours.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
         store.index.search(q, Filters(), 10)

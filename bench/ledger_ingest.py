@@ -21,7 +21,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from ctxops_token_capture.synthetic import write_claude_sessions
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the shared test-data writer
+from ledger_synthetic import write_claude_sessions
 
 CACHE = Path(os.environ.get("CTXOPS_TEST_CACHE", Path.home() / ".cache" / "ctxops-tests"))
 

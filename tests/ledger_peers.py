@@ -107,3 +107,13 @@ def ccusage_codex_daily(codex_home: Path) -> dict[tuple[str, str], dict[str, int
                 "reasoning_output_tokens": usage["reasoningOutputTokens"],
             }
     return out
+
+
+def ccusage_daily_costs(claude_dirs: list[Path]) -> dict[tuple[str, str], float]:
+    """``ccusage daily --json --offline --breakdown``: USD per (day, model), days in UTC."""
+    bin_dir = ensure_ccusage()
+    report = _run(
+        [str(bin_dir / "ccusage"), "daily", "--json", "--offline", "--breakdown", "--timezone", "UTC"],
+        {"CLAUDE_CONFIG_DIR": ",".join(str(d) for d in claude_dirs)},
+    )
+    return {(day["date"], m["modelName"]): float(m["cost"]) for day in report["daily"] for m in day["modelBreakdowns"]}

@@ -98,21 +98,36 @@ def test_files_in_play_come_from_the_code_index_and_never_build_one(repo: Path) 
 def test_without_memory_inject_an_injection_event_is_capture_only(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hook_cmd, "_line", lambda module, attribute: None)
     payload = {"hook_event_name": "SessionStart", "cwd": str(repo), "session_id": "s"}
-    assert hook_cmd.respond("claude-code", payload, str(repo)) is None
+    assert hook_cmd.respond("claude-code", payload, str(repo), json.dumps(payload).encode()) == ""
 
 
-def test_composition_passes_files_in_play_to_the_memory_line(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: dict[str, object] = {}
+def test_a_prompt_naming_code_injects_the_memory_scoped_to_that_file(repo: Path) -> None:
+    """memory-inject installed: the lesson scoped to billing.py comes back for a prompt naming its class."""
+    subprocess.run(
+        [sys.executable, "-m", "ctxops_code_query", "index", "--root", str(repo)], check=True, capture_output=True
+    )
+    for title, scope in (
+        ("Invoices round per line, not per total", "billing.py"),
+        ("Invoices in the legacy importer use floats", "legacy/*.py"),
+    ):
+        subprocess.run(
+            [sys.executable, "-m", "ctxops_core", "mem", "add", "--kind", "lesson", "--title", title, "--scope", scope],
+            cwd=repo,
+            check=True,
+            capture_output=True,
+        )
+    payload = {
+        "session_id": "s-9",
+        "cwd": str(repo),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "fix the invoices rounding in InvoiceBuilder.add_line",
+    }
+    done = hook("claude-code", payload, repo)
+    assert done.returncode == 0
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "lesson: Invoices round per line, not per total [billing.py]" in context
+    assert len(context) <= 10_000  # Claude Code's cap on additionalContext
 
-    def respond(agent: str, payload: dict[str, object], root: str, *, files_in_play: list[str]) -> dict[str, object]:
-        seen.update(agent=agent, files=files_in_play)
-        return {"hookSpecificOutput": {"hookEventName": payload["hook_event_name"], "additionalContext": "m1"}}
 
-    monkeypatch.setattr(hook_cmd, "_line", lambda module, attribute: respond if module.endswith(".hook") else None)
-    monkeypatch.setattr(hook_cmd, "files_in_play", lambda root, prompt: ["billing.py"])
-    payload = {"hook_event_name": "UserPromptSubmit", "cwd": str(repo), "prompt": "InvoiceBuilder"}
-    out = hook_cmd.respond("claude-code", payload, str(repo))
-    assert out == {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "m1"}}
-    assert seen == {"agent": "claude-code", "files": ["billing.py"]}
-    guard_payload = {"hook_event_name": "PostToolUse", "cwd": str(repo), "tool_name": "Bash"}
-    assert hook_cmd.respond("claude-code", guard_payload, str(repo)) is None  # no guard installed
+def test_leading_underscores_are_part_of_a_name() -> None:
+    assert hook_cmd.identifiers("how should _apply_refunded store money?") == ["_apply_refunded"]

@@ -227,3 +227,16 @@ def test_ctx_argv_falls_back_to_this_interpreter(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.setattr(sys, "argv", ["pytest"])
     assert init_cmd.ctx_argv() == (sys.executable, "-m", "ctxops_core")
+
+
+def test_remove_keeps_what_keeps_captured_data_out_of_git(repo: Path) -> None:
+    assert run(repo).returncode == 0
+    events = repo / ".meta" / "events"
+    events.mkdir()
+    (events / "2026-11-30.jsonl").write_text('{"kind": "user_message"}\n', encoding="utf-8")
+    removed = run(repo, "--remove")
+    assert removed.returncode == 0
+    assert (repo / ".meta" / ".gitignore").exists()
+    assert not (repo / ".meta" / "config.toml").exists()
+    assert not (repo / ".claude").exists()
+    assert "events" not in git(repo, "status", "--porcelain", "--untracked-files=all")

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ctxops_contracts.shared.cli import plural
+
 from .example_project import make_example_repo
 from .versions import installed_versions
 
@@ -88,9 +90,10 @@ def step_code_index(ctx: DemoContext) -> list[str]:
     shown = ", ".join(f"{h.symbol.qualname if h.symbol else h.edge.src} [{h.edge.confidence}]" for h in hops[:3])
     more = f" ... and {len(hops) - 3} more" if len(hops) > 3 else ""
     return [
-        f"code index: {st.files} files ({langs}), {st.symbols} symbols, {st.edges} edges"
-        f" in {report.elapsed_s:.1f} s, revision {st.indexed_revision}",
-        f"callers of {target.qualname} ({target.path}:{target.line}): {shown}{more}",
+        f"code index: {plural(st.files, 'file')} ({langs}), {plural(st.symbols, 'symbol')}, "
+        f"{plural(st.edges, 'edge')} (who calls, imports or inherits what) in {report.elapsed_s:.1f} s, "
+        f"revision {st.indexed_revision}",
+        f"{plural(len(hops), 'caller')} of {target.qualname} ({target.path}:{target.line}): {shown}{more}",
     ]
 
 
@@ -108,14 +111,19 @@ def step_ledger(ctx: DemoContext) -> list[str]:
     config, data = work / "claude", work / "data"
     shutil.copytree(recorded[-1], config / "projects")
     report = ingest(Sources(claude_dirs=[config]), data)
+    version = recorded[-1].parent.name.removeprefix("claude-code-")
     lines = [
-        f"ledger: ingested {recorded[-1].parent.name} ({report.files_read} transcript files, {report.lines_read} "
-        f"lines): {report.records} calls, {report.duplicates} repeated content-block lines counted once"
+        f"recorded session: a real Claude Code {version}, with the scripted model server of tests/agent_harness "
+        "standing in for the model (canned answers, usage figures chosen by the script; no real model was called)",
+        f"ledger: ingested {plural(report.files_read, 'transcript file')} ({plural(report.lines_read, 'line')}): "
+        f"{plural(report.records, 'model call')}; {plural(report.duplicates, 'line')} repeating a call's usage "
+        "(one line per content block) counted once",
     ]
     for row in totals(["model"], root=data).rows:
         lines.append(
-            f"ledger: {row['model']}: {row['calls']} calls, {row['input_tokens']:,} in, {row['output_tokens']:,} out, "
-            f"{row['cache_creation_tokens']:,} cache write, {row['cache_read_tokens']:,} cache read"
+            f"ledger: {row['model']}: {plural(row['calls'], 'call')}, {row['input_tokens']:,} input tokens, "
+            f"{row['output_tokens']:,} output, {row['cache_creation_tokens']:,} written to the prompt cache, "
+            f"{row['cache_read_tokens']:,} read from it"
         )
     return lines
 
@@ -124,6 +132,66 @@ def step_memory(ctx: DemoContext) -> list[str]:
     from .demo_memory import step_memory as run
 
     return run(ctx)
+
+
+def step_wiring(ctx: DemoContext) -> list[str]:
+    """`ctx init` on the example, what it wrote, and what `ctx doctor` then says."""
+    from .doctor import diagnose
+    from .init_cmd import apply_init, ctx_argv, plan_init, statusline_available
+
+    plan = plan_init(ctx.repo, ["claude-code"], ctx_argv(), statusline_available())
+    written = apply_init(ctx.repo, plan)
+    again = [c for c in plan_init(ctx.repo, ["claude-code"], ctx_argv(), statusline_available()).changes if c.changed]
+    from .watch_cmd import kick
+
+    kicked = kick(str(ctx.repo))  # what the git hooks run after a commit (the files init wrote are new)
+    report = diagnose(ctx.repo)
+    problems = "; ".join(f"{p.message} (fix: {p.fix})" for p in report.problems)
+    return [
+        f"ctx init --agent claude-code: wrote {plural(len(written), 'file')} "
+        f"({', '.join(c.path for c in written if not c.path.startswith('.git/'))}, 4 git hooks); "
+        f"a second run would change {plural(len(again), 'file')}",
+        f"ctx watch kick (what the git hooks run): {kicked}",
+        f"ctx doctor: claude-code {'wired' if report.agents['claude-code']['wired'] else 'NOT wired'}, "
+        + (f"{plural(len(report.problems), 'problem')}: {problems}" if problems else "no problems found"),
+    ]
+
+
+def step_injection(ctx: DemoContext) -> list[str]:
+    """A prompt through `ctx hook claude-code`, as Claude Code runs it: what reaches the model's context."""
+    import json
+
+    from .hook_cmd import files_in_play
+
+    prompt = "how should _apply_refunded store money?"
+    payload = {"session_id": "demo-2", "cwd": str(ctx.repo), "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxops_core", "hook", "claude-code"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=ctx.repo,
+        timeout=60,
+        check=False,
+    )
+    elapsed = (time.perf_counter() - started) * 1000
+    files = files_in_play(str(ctx.repo), prompt)
+    lines = [f"prompt {prompt!r}: files in play from the code index: {', '.join(files) or 'none'}"]
+    if not done.stdout.strip():
+        lines.append(
+            f"ctx hook claude-code ({elapsed:.0f} ms, exit {done.returncode}): captured; nothing injected "
+            "(memory-inject offers no hook handler in this install)"
+        )
+        return lines
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    memories = [line.strip() for line in context.splitlines() if line.startswith("- ")]
+    lines.append(
+        f"ctx hook claude-code ({elapsed:.0f} ms, exit {done.returncode}): {len(context):,} characters injected "
+        f"into the model's context (Claude Code's additionalContext), {plural(len(memories), 'memory', 'memories')}:"
+    )
+    lines += [f"  {line[:110]}" for line in memories]
+    return lines
 
 
 def step_code_query(ctx: DemoContext) -> list[str]:
@@ -151,8 +219,9 @@ def step_code_query(ctx: DemoContext) -> list[str]:
         subject = next(iter(params.values()))
         answer = count(rendered.text)
         lines.append(
-            f"cq {command} {subject}: {rendered.result.total} hits in {answer} tokens; "
-            f"reading the {len(files)} files: {whole} tokens ({answer / max(whole, 1):.0%})"
+            f"cq {command} {subject}: {plural(rendered.result.total, 'hit')} in {answer} tokens; reading the "
+            f"{plural(len(files), 'file')} it comes from instead: {whole:,} tokens "
+            f"(the answer is {answer / max(whole, 1):.0%})"
         )
     first = execute(ctx.repo, Request(command="def", params={"name": "transition"})).rendered.text.splitlines()[0]
     lines.append(f"e.g. {first[:100]}")
@@ -166,6 +235,8 @@ STEPS: list[tuple[str, Step]] = [
     ("code index", step_code_index),
     ("code query", step_code_query),
     ("memory", step_memory),
+    ("wiring", step_wiring),
+    ("injection", step_injection),
     ("ledger", step_ledger),
 ]
 

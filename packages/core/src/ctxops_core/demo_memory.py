@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from ctxops_contracts.shared.cli import plural
 from ctxops_hooks_capture.events_reader import read_events
 from ctxops_memory_store.candidates import harvest
 from ctxops_memory_store.store import MemoryStore
@@ -73,7 +74,7 @@ def step_memory(ctx: Any) -> list[str]:
     for payload in _payloads(repo):
         started = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "ctxops_hooks_capture", "claude-code"],
+            [sys.executable, "-m", "ctxops_core", "hook", "claude-code"],  # what `ctx init` wires
             input=json.dumps(payload),
             text=True,
             cwd=repo,
@@ -87,16 +88,22 @@ def step_memory(ctx: Any) -> list[str]:
     redacted = next(e.command for e in events if e.command and "OPENAI_API_KEY" in e.command)
     leaked = any(FAKE_KEY.encode() in p.read_bytes() for p in (repo / ".meta").rglob("*") if p.is_file())
     store = MemoryStore(repo)
-    report = harvest(store)
-    lesson = next(r.entry for r in report.new_entries if "correction" in r.entry.tags)
+    harvest(store)  # the session digest at Stop may have harvested already: then this finds nothing new
+    candidates = [e for e in store.entries() if e.status == "pending"]
+    lesson = next(e for e in candidates if "correction" in e.tags)
+    digest = next((e for e in store.entries() if e.kind == "summary"), None)
     store.accept(lesson.id)
     found = store.find("float money refunds")
-    top, score = found.hits[0]
+    rank = next((i for i, (entry, _) in enumerate(found.hits, 1) if entry.id == lesson.id), None)
     return [
-        f"{len(timings)} hook calls as subprocesses (median {statistics.median(timings):.0f} ms) -> {len(events)} "
-        f"events: " + ", ".join(f"{k} x{n}" if n > 1 else k for k, n in kinds.items()),
+        f"{len(timings)} agent events through `ctx hook claude-code`, each a fresh process as Claude Code runs it "
+        f"(median {statistics.median(timings):.0f} ms) -> {plural(len(events), 'stored event')}: "
+        + ", ".join(f"{k} x{n}" if n > 1 else k for k, n in kinds.items()),
         f"redacted before disk: {redacted[:52]}..." + ("" if not leaked else "  (LEAKED!)"),
         f"correction -> lesson candidate ({lesson.status}): {lesson.title[:60]!r}",
-        f"harvest: {len(report.new_entries)} candidates, lesson accepted; BM25 ({found.engine}) "
-        f"'float money refunds' -> {top.id[-8:]} {top.title[:40]!r}... ({score:.2f})",
+        "session digest written at Stop: "
+        + (repr(digest.title[:60]) if digest else "none (memory-inject not installed)"),
+        f"harvest: {plural(len(candidates), 'candidate')} for review, the lesson accepted; a search for "
+        f"'float money refunds' (BM25 in {found.engine}) finds {plural(len(found.hits), 'memory', 'memories')}, "
+        f"the lesson at rank {rank}",
     ]

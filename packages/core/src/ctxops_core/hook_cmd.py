@@ -1,12 +1,14 @@
-# ruff: noqa: PTH109
+# ruff: noqa: PTH109, PTH110, PTH112, PTH118
 # os.path on the hook path: `ctx hook` runs on every agent event as a fresh process; pathlib is not needed.
 """`ctx hook AGENT`: the one command agents run on every hook event.
 
 1. capture the event (hooks-capture), always;
-2. SessionStart / UserPromptSubmit (and each agent's equivalents): inject memories (memory-inject), with
-   the files of identifiers named in the prompt as files in play (the code line, looked up cheaply);
-3. PostToolUse (and equivalents): the context guard (memory-inject's ``guard``);
-4. PreCompact / SessionEnd / Stop (and equivalents): the session digest (memory-inject).
+2. SessionStart / UserPromptSubmit (and each agent's equivalents): inject memories
+   (``ctxops_memory_inject.hook.handle``), with the files of identifiers named in the prompt as files in
+   play (the code line's lean reader, looked up cheaply);
+3. PostToolUse (and equivalents): the context guard (``ctxops_memory_inject.guard.handle``);
+4. PreCompact / SessionEnd / Stop (and equivalents): the session digest (``hook.handle`` again: it
+   decides by event).
 
 A line that is not installed is skipped: with hooks-capture alone this is capture only. Whatever happens,
 stdout carries only the agent's documented JSON (or nothing) and the exit status is 0; failures go to
@@ -59,9 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         payload = _payload(data)
         if payload is None or root is None:
             return 0
-        response = respond(agent, payload, root)
+        response = respond(agent, payload, root, data)
         if response:
-            sys.stdout.write(json.dumps(response, ensure_ascii=False, separators=(",", ":")))
+            json.loads(response)  # only the agent's JSON ever reaches stdout
+            sys.stdout.write(response if response.endswith("\n") else response + "\n")
             sys.stdout.flush()
     except Exception as exc:  # never fail the agent: log, say nothing on stdout, exit 0
         _log(root, agent, exc)
@@ -101,32 +104,39 @@ def _root_from(data: bytes) -> str | None:
     return try_find_root(start if isinstance(start, str) else None)
 
 
-def respond(agent: str, payload: dict[str, Any], root: str) -> dict[str, Any] | None:
-    """The JSON to print for this event (None: print nothing), from whichever lines are installed."""
-    event = payload.get("hook_event_name") or payload.get("type") or ""
-    if event in INJECT:
-        handler = _line("ctxops_memory_inject.hook", "respond")
-        if handler is None:
-            return None
-        prompt = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
-        files = files_in_play(root, prompt) if prompt else []
-        result: dict[str, Any] | None = handler(agent, payload, root, files_in_play=files)
-        return result
+def respond(agent: str, payload: dict[str, Any], root: str, data: bytes) -> str:
+    """What to print for this event ("" for nothing), from whichever lines are installed.
+
+    ``data`` is the payload as the agent sent it: memory-inject's handler reads it as its own command does.
+    """
+    event = str(payload.get("hook_event_name") or "")
     if event in GUARD:
-        handler = _line("ctxops_memory_inject.guard", "respond")
-        return handler(agent, payload, root) if handler is not None else None
-    if event in DIGEST:
-        handler = _line("ctxops_memory_inject.hook", "respond")
-        if handler is not None:
-            handler(agent, payload, root, files_in_play=[])
-        return None  # a digest is written, not shown: these events take no context
-    return None
+        guard = _line("ctxops_memory_inject.guard", "handle")
+        if guard is None:
+            return ""
+        return str(getattr(guard(agent, data, capture_event=False), "stdout", "") or "")
+    if event not in INJECT and event not in DIGEST:
+        return ""
+    handle = _line("ctxops_memory_inject.hook", "handle")
+    if handle is None:
+        return ""
+    prompt = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
+    files = files_in_play(root, prompt) if event in INJECT and prompt else []
+    # memory-inject decides by event: inject (its JSON on stdout) or write the digest (nothing printed).
+    outcome = handle(agent, data, files_in_play=tuple(files), capture_event=False)
+    return str(getattr(outcome, "stdout", "") or "")
 
 
 def _line(module: str, attribute: str) -> Any:
     """``module.attribute`` when that line is installed and offers it, else None (capture only)."""
     import importlib
+    import importlib.util
 
+    package, _, name = module.rpartition(".")
+    spec = importlib.util.find_spec(package)  # a top-level spec: nothing is imported yet
+    places = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not any(os.path.exists(os.path.join(p, name + ".py")) or os.path.isdir(os.path.join(p, name)) for p in places):
+        return None  # the line is absent or offers no such module: don't pay for importing the package
     try:
         loaded = importlib.import_module(module)
     except ModuleNotFoundError as exc:
@@ -143,7 +153,7 @@ def identifiers(prompt: str) -> list[str]:
     found: list[str] = []
     for match in re.finditer(
         r"`([^`\s]{2,80})`|\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\b|"
-        r"\b([a-z0-9]+(?:_[a-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b",
+        r"\b(_*[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b",
         prompt,
     ):
         name = next(g for g in match.groups() if g)
@@ -161,23 +171,33 @@ def files_in_play(root: str, prompt: str, budget: float = FILES_IN_PLAY_BUDGET) 
     and the lookup stops at ``budget`` seconds; injection never waits on the code line.
     """
     names = identifiers(prompt)
-    if not names or not os.path.isdir(root + os.sep + ".meta" + os.sep + "index"):  # noqa: PTH112
+    if not names or not os.path.isdir(os.path.join(root, ".meta", "index")):
         return []
     try:
-        from ctxops_code_graph import CodeIndex
+        from ctxops_code_graph import reader  # the code line's lean read path: stdlib sqlite3 only
+        from ctxops_code_graph.schema import INDEX_FORMAT
     except ModuleNotFoundError:
         return []
     started = time.monotonic()
     files: list[str] = []
     try:
-        with CodeIndex(root, auto_update=False, check_interval=float("inf")) as index:
+        snapshot = reader.current_snapshot(root)
+        if snapshot is None or not os.path.exists(snapshot):
+            return []
+        con = reader.connect(snapshot)
+        try:
+            if reader.meta(con).get("format") != INDEX_FORMAT:
+                return []
             for name in names:
                 if time.monotonic() - started > budget:
                     break
-                for symbol in index.definitions(name.rsplit("/", 1)[-1], limit=5):
-                    if symbol.path not in files:
-                        files.append(symbol.path)
-    except Exception:  # no index, a locked or old one: inject without files in play
+                for row in reader.definition_rows(con, name, limit=5):
+                    path = str(row[5])  # reader.SYMBOL_SELECT: id, name, qualname, kind, lang, path, ...
+                    if path not in files:
+                        files.append(path)
+        finally:
+            con.close()
+    except Exception:  # a locked, old or half-written index: inject without files in play
         return files
     return files
 

@@ -254,6 +254,11 @@ def run_remove(root: Path, *, dry_run: bool) -> tuple[list[Change], list[str]]:
         current = _read(root / rel)
         if current is None:
             continue
+        if rel == ".meta/.gitignore" and _meta_holds_data(root):
+            # Captured events and indexes stay; so does what keeps them out of `git status` (every package
+            # would write it again on its next write anyway).
+            notes.append(".meta/ holds captured data: .meta/.gitignore kept so it stays out of git")
+            continue
         target: str | None
         if current == record["after"]:
             target = record["before"]
@@ -282,6 +287,19 @@ def run_remove(root: Path, *, dry_run: bool) -> tuple[list[Change], list[str]]:
             (root / rel).rmdir()  # only when empty: a directory the user put files in stays
     _prune_meta(root)
     return changes, notes
+
+
+def _meta_holds_data(root: Path) -> bool:
+    """Whether ``.meta/`` holds anything beyond what ``ctx init`` itself writes there."""
+    meta = root / ".meta"
+    own = {".gitignore", "config.toml", ".state"}
+    for entry in meta.iterdir() if meta.is_dir() else []:
+        if entry.name in own:
+            continue
+        if entry.name == "memory" and entry.is_dir() and not any(entry.iterdir()):
+            continue
+        return True
+    return False
 
 
 def _prune_meta(root: Path) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from ctxops_contracts import UsageRecord, decode
 from ctxops_token_capture.ingest import Sources, ingest
-from ctxops_token_capture.synthetic import write_claude_sessions
 from ctxops_token_capture.totals import totals
+from ledger_synthetic import write_claude_sessions
 
 REPO = Path(__file__).resolve().parents[4]
 RECORDED = REPO / "examples" / "sessions" / "claude-code-2.1.332"

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from ctxops_token_capture.ingest import Sources, ingest
-from ctxops_token_capture.synthetic import write_codex_sessions
 from ctxops_token_capture.totals import totals
+from ledger_synthetic import write_codex_sessions
 
 
 def _usage(inp: int, cached: int, out: int, reasoning: int) -> dict[str, int]:

@@ -10,13 +10,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ctxops_contracts import UsageRecord
+from ctxops_contracts.shared.locks import file_lock
 from ctxops_token_capture.ingest import Sources, ingest
 from ctxops_token_capture.jsonl_store import append_records
 from ctxops_token_capture.ledger import LEDGER_FILE, LOCK_FILE, Ledger
-from ctxops_token_capture.locking import exclusive
 from ctxops_token_capture.report import IngestReport
-from ctxops_token_capture.synthetic import write_claude_sessions
 from ctxops_token_capture.totals import totals
+from ledger_synthetic import write_claude_sessions
 
 
 def _record(key: str, origin: str = "transcript", **fields: object) -> UsageRecord:
@@ -80,10 +80,13 @@ def test_proxy_and_transcript_copies_of_one_call_merge(tmp_path: Path) -> None:
 def test_totals_answer_from_jsonl_while_another_process_holds_the_ledger(tmp_path: Path) -> None:
     root = tmp_path / "ledger"
     append_records([_record("k:1"), _record("k:2", input_tokens=5)], "transcript", root)
-    with exclusive(root / LOCK_FILE):
+    with file_lock(root / LOCK_FILE):
         result = totals(["model"], root=root, lock_timeout=0.2)
     assert "busy" in result.note and result.total["input_tokens"] == 15
-    assert not result.note or totals(["model"], root=root).total["input_tokens"] == 15
+    assert not (root / LEDGER_FILE).exists()  # the busy path never touched the file
+    after = totals(["model"], root=root)  # the lock is free again: the ledger file answers
+    assert after.note == "" and after.total["input_tokens"] == 15
+    assert (root / LEDGER_FILE).exists()
 
 
 def test_concurrent_appenders_and_loaders_lose_nothing(tmp_path: Path) -> None:

@@ -232,8 +232,12 @@ def test_unreachable_upstream_gives_502_and_a_record(data_root: Path) -> None:
 
 def test_non_model_paths_pass_through_without_records(proxy: RunningProxy) -> None:
     assert httpx.get(proxy.url + "/v1/models").json()["data"][0]["id"] == "claude-test"
-    time.sleep(0.2)
-    assert proxy.records(0, timeout=0.1) == []
+    # The signal: a model call made after it is recorded; had /v1/models been recorded, it would be there
+    # too (one client, requests in sequence, each record appended before its response completes).
+    body = {"model": "claude-test", "max_tokens": 10, "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    assert httpx.post(proxy.url + "/v1/messages", json=body, headers=_anthropic_headers()).status_code == 200
+    records = proxy.records(1)
+    assert [r.model for r in records] == ["claude-test"]
 
 
 def test_credentials_are_never_stored_or_logged(

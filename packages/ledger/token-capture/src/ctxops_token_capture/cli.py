@@ -1,18 +1,83 @@
-"""Command line: ``python -m ctxops_token_capture ingest|totals|proxy`` (``ctx ledger ...``, ``ctx proxy``)."""
+"""Command line: ``python -m ctxops_token_capture ingest|totals|proxy`` and ``ctx proxy``.
+
+The grammar is the toolchain's (docs/cli-reference.md): ``--json``, ``--data-dir`` and ``--root`` go before
+or after the command, ``--json`` prints one compact document on stdout (errors too), an empty answer exits
+1, ``--since/--until`` take the shared time formats. ``ctx ledger`` (ledger-report) reuses
+:func:`add_capture_commands` so ``ingest`` and ``totals`` read the same there.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from datetime import date
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
+
+from ctxops_contracts.shared.cli import (
+    EXIT_EMPTY,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliError,
+    Parser,
+    emit_json,
+    json_requested,
+    plural,
+    report_error,
+)
+
+from .timerange import TimeRange, check_tz
 
 PROG = "python -m ctxops_token_capture"
+Handler = Callable[[argparse.Namespace], int]
 
 
-def _data_dir(args: argparse.Namespace) -> Path | None:
-    return Path(args.data_dir).expanduser() if args.data_dir else None
+def add_ledger_options(parser: argparse.ArgumentParser, *, subcommand: bool, root: bool = True) -> None:
+    """``--data-dir``, ``--json`` (and ``--root`` where rows are selected by repository), either side of the command.
+
+    On subcommands the defaults are suppressed, so a value given before the command survives.
+    """
+
+    def default(value: Any) -> Any:
+        return argparse.SUPPRESS if subcommand else value
+
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        default=default(None),
+        help="ledger directory (default: $CTXOPS_DATA_DIR or the user data dir)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        default=default(False),
+        help="print one compact JSON document on stdout (errors too)",
+    )
+    if root:
+        parser.add_argument(
+            "--root",
+            metavar="DIR",
+            default=default(None),
+            help="only the rows of this repository (default: every repository in the ledger)",
+        )
+
+
+def data_dir_of(args: argparse.Namespace) -> Path | None:
+    value = getattr(args, "data_dir", None)
+    return Path(value).expanduser() if value else None
+
+
+def repo_filter(args: argparse.Namespace) -> str | None:
+    """The repository named by ``--root`` (resolved like every line resolves it), or None for all."""
+    value = getattr(args, "root", None)
+    if not value:
+        return None
+    from ctxops_contracts.shared.repo import NotARepository, find_root
+
+    try:
+        return find_root(explicit=value)
+    except NotARepository as exc:
+        raise CliError(exc.message, exc.fix) from None
 
 
 def _cmd_ingest(args: argparse.Namespace) -> int:
@@ -25,20 +90,21 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
         )
     else:
         sources = Sources.defaults()
-        if not sources.claude_dirs and not sources.codex_homes:
-            print("ingest: no Claude Code or Codex transcripts found in the default locations", file=sys.stderr)
     try:
-        report = ingest(sources, _data_dir(args))
+        report = ingest(sources, data_dir_of(args))
     except FileNotFoundError as exc:
-        print(f"ingest: {exc}", file=sys.stderr)
-        return 2
+        raise CliError(
+            str(exc), "pass --claude-dir DIR (holding projects/) or --codex-dir DIR (holding sessions/)"
+        ) from None
     if args.json:
-        print(json.dumps(report.as_dict(), indent=2))
-    else:
-        print(f"ingest: {report.summary()}; {report.loaded} calls added to the ledger")
-        for example in report.examples[:5]:
-            print(f"  refused {example}", file=sys.stderr)
-    return 0
+        emit_json(report.as_dict())
+        return EXIT_OK
+    if not sources.claude_dirs and not sources.codex_homes:
+        print("ingest: no Claude Code or Codex transcripts in the default locations (~/.claude, ~/.codex)")
+    print(f"ingest: {report.summary()}; {plural(report.loaded, 'call')} added to the ledger")
+    for example in report.examples[:5]:
+        print(f"  refused {example}", file=sys.stderr)
+    return EXIT_OK
 
 
 def _cmd_totals(args: argparse.Namespace) -> int:
@@ -46,81 +112,117 @@ def _cmd_totals(args: argparse.Namespace) -> int:
 
     try:
         by = parse_groups(args.by)
-        since = date.fromisoformat(args.since) if args.since else None
-        until = date.fromisoformat(args.until) if args.until else None
-        _check_tz(args.tz)
     except ValueError as exc:
-        print(f"totals: {exc}", file=sys.stderr)
-        return 2
-    result = totals(by, tz=args.tz, root=_data_dir(args), since=since, until=until)
+        raise CliError(str(exc), "for example --by day,model") from None
+    check_tz(args.tz)
+    window = TimeRange.parse(args.since, args.until, tz=args.tz)
+    result = totals(by, tz=args.tz, root=data_dir_of(args), window=window, repo=repo_filter(args))
     if args.json:
-        print(json.dumps(result.as_dict(), indent=2, default=str))
-    else:
+        emit_json(result.as_dict())
+    elif result.rows:
         print(format_table(result))
-    return 0
-
-
-def _check_tz(name: str) -> None:
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"unknown time zone {name!r} (use an IANA name such as UTC or Europe/Paris)") from None
+    else:
+        print(f"no calls recorded{window.describe()}; run `ctx ledger ingest` to read transcripts", file=sys.stderr)
+    return EXIT_OK if result.rows else EXIT_EMPTY
 
 
 def _cmd_proxy(args: argparse.Namespace) -> int:
     from .proxy import ProxyConfig, run_proxy
 
     try:
-        config = ProxyConfig.create(args.upstream, host=args.host, port=args.port, root=_data_dir(args))
+        config = ProxyConfig.create(args.upstream, host=args.host, port=args.port, root=data_dir_of(args))
     except ValueError as exc:
-        print(f"proxy: {exc}", file=sys.stderr)
-        return 2
-    return run_proxy(config)
+        raise CliError(str(exc), "for example --upstream https://api.anthropic.com --port 8787") from None
+    from .paths import data_dir
+
+    def announce(port: int) -> None:
+        where = (config.root or data_dir()) / "usage"
+        print(
+            f"ctxops proxy listening on http://{config.host}:{port} -> {config.display_upstream}; records to {where}",
+            flush=True,
+        )
+
+    try:
+        run_proxy(config, announce)
+    except OSError as exc:
+        raise CliError(
+            f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}",
+            "pick another --port (0 picks a free one)",
+        ) from None
+    return EXIT_OK
 
 
-def build_parser(prog: str = PROG, *, with_proxy: bool = True) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description="Record every model call's tokens.")
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--data-dir", help="ledger directory (default: $CTXOPS_DATA_DIR or the user data dir)")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("ingest", parents=[common], help="read new transcript lines into the ledger")
-    p.add_argument("--claude-dir", action="append", default=[], help="a Claude config directory (holds projects/)")
-    p.add_argument("--codex-dir", action="append", default=[], help="a Codex home (holds sessions/)")
-    p.add_argument("--json", action="store_true", help="print the ingest report as JSON")
+def add_capture_commands(sub: Any, *, json_errors: bool | None = None) -> None:
+    """The ``ingest`` and ``totals`` subcommands, with the shared options on each."""
+    p = sub.add_parser("ingest", help="read new transcript lines into the ledger", json_errors=json_errors)
+    p.add_argument(
+        "--claude-dir", action="append", default=[], metavar="DIR", help="a Claude config directory (holds projects/)"
+    )
+    p.add_argument("--codex-dir", action="append", default=[], metavar="DIR", help="a Codex home (holds sessions/)")
+    add_ledger_options(p, subcommand=True, root=False)
     p.set_defaults(func=_cmd_ingest)
 
-    p = sub.add_parser("totals", parents=[common], help="token sums per day, session, model, ...")
-    p.add_argument("--by", default="day", help="day|session|model|provider|origin|repo, comma-separated")
-    p.add_argument("--tz", default="UTC", help="time zone for days (default UTC)")
-    p.add_argument("--since", help="first day, YYYY-MM-DD")
-    p.add_argument("--until", help="last day, YYYY-MM-DD")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("totals", help="token sums per day, session, model, ...", json_errors=json_errors)
+    p.add_argument("--by", default="day", help="day|session|model|provider|origin|repo, comma-separated (default day)")
+    p.add_argument("--tz", default="UTC", help="IANA time zone for days and bare dates (default UTC)")
+    p.add_argument("--since", metavar="TIME", help="from this time: RFC 3339, a date, or an age (7d, 12h)")
+    p.add_argument("--until", metavar="TIME", help="up to this time (a date includes that whole day)")
+    add_ledger_options(p, subcommand=True)
     p.set_defaults(func=_cmd_totals)
 
-    if not with_proxy:  # `ctx ledger`: the proxy is its own command, `ctx proxy`
-        return parser
-    p = sub.add_parser("proxy", parents=[common], help="a recording proxy on loopback in front of a provider")
+
+def add_proxy_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--upstream", required=True, help="provider base URL, e.g. https://api.anthropic.com")
-    p.add_argument("--port", type=int, default=8787, help="port on 127.0.0.1 (0 picks a free one)")
+    p.add_argument("--port", type=int, default=8787, help="port on the loopback address (0 picks a free one)")
     p.add_argument("--host", default="127.0.0.1", help="loopback address to bind (127.0.0.1 or ::1)")
+
+
+PROXY_DESCRIPTION = (
+    "A recording proxy on loopback between an agent and its provider (Anthropic Messages or an "
+    "OpenAI-compatible API): responses stream through untouched while each call's tokens, latency and "
+    "status are appended to the ledger. Credentials are passed on, never stored. Point the agent at it, "
+    "e.g. ANTHROPIC_BASE_URL=http://127.0.0.1:8787."
+)
+
+
+def build_parser(prog: str = PROG, *, json_errors: bool | None = None) -> Parser:
+    parser = Parser(prog=prog, description="Record every model call's tokens.", json_errors=json_errors)
+    add_ledger_options(parser, subcommand=False)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_capture_commands(sub, json_errors=json_errors)
+    p = sub.add_parser(
+        "proxy",
+        help="a recording proxy on loopback in front of a provider",
+        description=PROXY_DESCRIPTION,
+        json_errors=json_errors,
+    )
+    add_proxy_options(p)
+    add_ledger_options(p, subcommand=True, root=False)
     p.set_defaults(func=_cmd_proxy)
     return parser
 
 
-def main(argv: list[str] | None = None, prog: str = PROG, *, with_proxy: bool = True) -> int:
-    args = build_parser(prog, with_proxy=with_proxy).parse_args(sys.argv[1:] if argv is None else argv)
-    code = args.func(args)
-    return int(code)
+def run(parser: argparse.ArgumentParser, argv: Sequence[str]) -> int:
+    """Parse and dispatch with the grammar's error handling (usage errors exit 2 from the parser itself)."""
+    args = parser.parse_args(list(argv))
+    try:
+        return int(args.func(args))
+    except CliError as exc:
+        return report_error(exc, prog=parser.prog, json_mode=bool(getattr(args, "json", False)))
 
 
-def ledger_command(argv: list[str]) -> int:
-    """``ctx ledger ingest|totals``."""
-    return main(argv, prog="ctx ledger", with_proxy=False)
+def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    return run(build_parser(prog, json_errors=json_requested(argv)), argv)
 
 
 def proxy_command(argv: list[str]) -> int:
     """``ctx proxy --upstream URL [--port N]``."""
-    return main(["proxy", *argv], prog="ctx")
+    parser = Parser(prog="ctx proxy", description=PROXY_DESCRIPTION, json_errors=json_requested(argv))
+    add_proxy_options(parser)
+    add_ledger_options(parser, subcommand=False, root=False)
+    parser.set_defaults(func=_cmd_proxy)
+    return run(parser, argv)
+
+
+__all__ = ["EXIT_USAGE", "add_capture_commands", "add_ledger_options", "build_parser", "main", "proxy_command"]

@@ -6,17 +6,20 @@ own monthly file, ``<origin>-YYYY-MM.jsonl``, so a proxy and an ingest never con
 
 from __future__ import annotations
 
-import fcntl
 import os
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ctxops_contracts import UsageRecord, encode_line
+from ctxops_contracts.shared.files import append_lines as append_lines_to
+from ctxops_contracts.shared.locks import LockBusy
+from ctxops_contracts.shared.retry import retry
 
 from .paths import data_dir
 
 USAGE_DIR = "usage"
+LOCK_TIMEOUT = 2.0
 
 
 def usage_dir(root: Path | None = None) -> Path:
@@ -40,26 +43,34 @@ def append_records(records: Iterable[UsageRecord], origin: str, root: Path | Non
 
 
 def append_lines(payload: bytes, origin: str, root: Path | None = None) -> int:
-    """Append already-encoded JSONL lines (each newline-terminated) under an exclusive lock."""
+    """Append already-encoded JSONL lines (each newline-terminated) to this month's file for ``origin``.
+
+    The shared whole-line append: under the file's lock, fsynced, rolled back when the disk is full. A
+    writer killed mid-line leaves no newline: ours start on a fresh line so they stay whole.
+    """
     directory = usage_dir(root)
-    directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{origin}-{datetime.now(UTC):%Y-%m}.jsonl"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+
+    def attempt() -> int:
+        directory.mkdir(parents=True, exist_ok=True)
+        data = payload
+        # Checked before the lock: a live writer only ever leaves whole lines, so at worst a race adds
+        # an empty line (skipped on load); a killed writer's partial line is what this guards against.
+        if _ends_mid_line(path):
+            data = b"\n" + data
+        append_lines_to(path, data, lock_timeout=LOCK_TIMEOUT)
+        return data.count(b"\n")
+
+    return retry(attempt, on=LockBusy, timeout=LOCK_TIMEOUT * 5)
+
+
+def _ends_mid_line(path: Path) -> bool:
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        size = os.fstat(fd).st_size
-        if size:
-            # A writer killed mid-line leaves no newline: start on a fresh line so ours stay whole.
-            with open(path, "rb") as reader:
-                reader.seek(size - 1)
-                if reader.read(1) != b"\n":
-                    payload = b"\n" + payload
-        view = memoryview(payload)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
-    return payload.count(b"\n")
+        with open(path, "rb") as reader:
+            reader.seek(0, os.SEEK_END)
+            if reader.tell() == 0:
+                return False
+            reader.seek(-1, os.SEEK_END)
+            return reader.read(1) != b"\n"
+    except FileNotFoundError:
+        return False

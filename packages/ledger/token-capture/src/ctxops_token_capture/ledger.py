@@ -9,6 +9,7 @@ Only one process writes the file: every write happens under ``ledger.lock`` with
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -20,10 +21,10 @@ from typing import Any
 
 import msgspec
 from ctxops_contracts import SCHEMA_MAJOR, UsageRecord
+from ctxops_contracts.shared.locks import file_lock
 
 from .incremental import FileState, iter_new_lines
 from .jsonl_store import record_files
-from .locking import exclusive
 from .paths import data_dir
 from .report import IngestReport
 
@@ -93,6 +94,8 @@ RANK_SQL = (
     "(CASE source WHEN 'provider-reported' THEN 10 ELSE 0 END)"
     " + (CASE origin WHEN 'proxy' THEN 3 WHEN 'sdk' THEN 2 ELSE 1 END)"
 )
+
+log = logging.getLogger(__name__)
 
 _record_decoder = msgspec.json.Decoder(UsageRecord)
 
@@ -238,7 +241,7 @@ class Ledger:
         import duckdb
 
         self.root.mkdir(parents=True, exist_ok=True)
-        with exclusive(self.root / LOCK_FILE, self.lock_timeout):
+        with file_lock(self.root / LOCK_FILE, timeout=self.lock_timeout):
             con = self._connect(duckdb)
             try:
                 con.execute(_schema_sql())
@@ -267,7 +270,7 @@ class Ledger:
         for suffix in (".wal",):
             Path(str(self.path) + suffix).unlink(missing_ok=True)
         (self.root / LOADED_STATE).unlink(missing_ok=True)
-        print(f"ledger: {self.path} could not be opened ({exc}); moved to {aside}, rebuilding from JSONL")
+        log.warning("%s could not be opened (%s); moved to %s, rebuilding from JSONL", self.path, exc, aside)
         return duckdb.connect(str(self.path))
 
     def load(self, report: IngestReport) -> int:

@@ -5,19 +5,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-DATA_DIR_ENV = "CTXOPS_DATA_DIR"
+from ctxops_contracts.shared.layout import DATA_DIR_ENV, user_data_dir
+
+__all__ = ["DATA_DIR_ENV", "data_dir", "default_claude_dirs", "default_codex_home"]
+
 CLAUDE_CONFIG_DIR_ENV = "CLAUDE_CONFIG_DIR"
 CODEX_HOME_ENV = "CODEX_HOME"
 
 
 def data_dir() -> Path:
     """The per-user ledger directory: ``$CTXOPS_DATA_DIR`` or the platform's user data dir for ctxops."""
-    override = os.environ.get(DATA_DIR_ENV, "").strip()
-    if override:
-        return Path(override).expanduser()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("ctxops", appauthor=False))
+    return Path(user_data_dir())
 
 
 def default_claude_dirs() -> list[Path]:

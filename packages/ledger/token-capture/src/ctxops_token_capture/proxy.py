@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import ipaddress
 import signal
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -266,19 +265,6 @@ async def serve(
         await runner.cleanup()
 
 
-def run_proxy(config: ProxyConfig) -> int:
-    """Blocking entry point for the command line."""
-
-    def announce(port: int) -> None:
-        print(
-            f"ctxops proxy listening on http://{config.host}:{port} -> {config.display_upstream}; "
-            f"records to {(config.root or data_dir()) / 'usage'}",
-            flush=True,
-        )
-
-    try:
-        asyncio.run(serve(config, announce))
-    except OSError as exc:
-        print(f"proxy: cannot listen on {config.host}:{config.port}: {exc.strerror}", file=sys.stderr)
-        return 1
-    return 0
+def run_proxy(config: ProxyConfig, ready: Callable[[int], None] | None = None) -> None:
+    """Blocking entry point for the command line: serve until SIGINT/SIGTERM; ``OSError`` if it cannot bind."""
+    asyncio.run(serve(config, ready))

@@ -1,21 +1,15 @@
-"""The repository a working directory belongs to (nearest ancestor with ``.git``), cached per path."""
+"""The repository a transcript's working directory belongs to: the shared answer, cached per path."""
 
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
+
+from ctxops_contracts.shared.repo import try_find_root
 
 
 @lru_cache(maxsize=4096)
 def repo_of(cwd: str | None) -> str | None:
-    """The repository root holding ``cwd`` on this machine, or None (unknown or not a repository)."""
+    """The repository root holding ``cwd`` (symlinks resolved, as every line names it), or None."""
     if not cwd:
         return None
-    try:
-        path = Path(cwd)
-        for candidate in (path, *path.parents):
-            if (candidate / ".git").exists():
-                return str(candidate)
-    except OSError:
-        return None
-    return None
+    return try_find_root(cwd)

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import sys
+import logging
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 from typing import Any
 
+from ctxops_contracts.shared.locks import LockBusy
+
 from .ledger import Ledger, LedgerError, memory_ledger
-from .locking import LockBusy
 from .paths import data_dir
 from .report import IngestReport
+from .timerange import TimeRange
+
+log = logging.getLogger(__name__)
 
 GROUPS = {
     "day": "strftime(timezone(?, ts), '%Y-%m-%d')",
@@ -55,18 +58,15 @@ def parse_groups(text: str) -> list[str]:
 
 
 def query_totals(
-    con: Any, by: list[str], tz: str = "UTC", since: date | None = None, until: date | None = None
+    con: Any, by: list[str], tz: str = "UTC", window: TimeRange | None = None, repo: str | None = None
 ) -> list[dict[str, Any]]:
     keys = [GROUPS[g] for g in by]
     params: list[Any] = [tz for g in by if g == "day"]
-    where = []
-    day = GROUPS["day"]
-    if since:
-        where.append(f"{day} >= ?")
-        params += [tz, since.isoformat()]
-    if until:
-        where.append(f"{day} <= ?")
-        params += [tz, until.isoformat()]
+    where, window_params = (window or TimeRange()).sql()
+    params += window_params
+    if repo is not None:
+        where.append("repo = ?")
+        params.append(repo)
     select = ", ".join(f"{expr} AS {name}" for expr, name in zip(keys, by, strict=True))
     sums = ", ".join(f"sum({c})::BIGINT AS {c}" for c in SUMS)
     sql = (
@@ -91,8 +91,8 @@ def totals(
     *,
     tz: str = "UTC",
     root: Path | None = None,
-    since: date | None = None,
-    until: date | None = None,
+    window: TimeRange | None = None,
+    repo: str | None = None,
     lock_timeout: float = 10.0,
 ) -> Totals:
     """Load pending JSONL into the ledger, then sum; if the ledger is busy, sum the JSONL in memory."""
@@ -103,13 +103,13 @@ def totals(
     try:
         with ledger.writer() as con:
             ledger.load_into(con, report)
-            rows = query_totals(con, by, tz, since, until)
+            rows = query_totals(con, by, tz, window, repo)
     except (LockBusy, LedgerError) as exc:  # busy: answer from the truth rather than block
         note = f"ledger busy ({exc}); totals computed from JSONL in memory"
-        print(f"ctxops: {note}", file=sys.stderr)
+        log.warning("%s", note)
         con = memory_ledger(root, report)
         try:
-            rows = query_totals(con, by, tz, since, until)
+            rows = query_totals(con, by, tz, window, repo)
         finally:
             con.close()
     total = {c: sum(int(r[c]) for r in rows) for c in (*SUMS, "calls", "total_tokens")}

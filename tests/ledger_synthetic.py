@@ -82,13 +82,16 @@ def _code_text(rng: random.Random, size: int) -> str:
     return "\n".join(lines)
 
 
-def _claude_usage(rng: random.Random) -> dict[str, Any]:
+def _claude_usage(rng: random.Random, long_prompts: bool = False) -> dict[str, Any]:
     write = rng.choice((0, 0, rng.randint(200, 9000)))
     one_hour = rng.choice((0, write // 3, write)) if write else 0
+    read = rng.randint(8_000, 160_000)
+    if long_prompts and rng.random() < 0.3:  # past the 200k long-context threshold
+        read = rng.randint(195_000, 260_000)
     return {
         "input_tokens": rng.randint(3, 600),
         "cache_creation_input_tokens": write,
-        "cache_read_input_tokens": rng.randint(8_000, 160_000),
+        "cache_read_input_tokens": read,
         "output_tokens": rng.randint(12, 2_400),
         "output_tokens_details": {"thinking_tokens": 0},
         "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
@@ -105,6 +108,8 @@ class _ClaudeWriter:
         self.rng, self.truth, self.cwd, self.session = rng, truth, cwd, session
         self.clock = started
         self.parent: str | None = None
+        self.long_prompts = False
+        self.branch = "main"
 
     def _base(self, kind: str, sidechain: bool, agent: str | None) -> dict[str, Any]:
         self.clock += timedelta(milliseconds=self.rng.randint(20, 4000))
@@ -121,7 +126,7 @@ class _ClaudeWriter:
             cwd=self.cwd,
             sessionId=self.session,
             version="2.1.332",
-            gitBranch="main",
+            gitBranch=self.branch,
         )
         self.parent = this
         return line
@@ -146,7 +151,7 @@ class _ClaudeWriter:
                     }
                 )
             )
-            usage = _claude_usage(rng)
+            usage = _claude_usage(rng, self.long_prompts)
             message_id = f"msg_{rng.getrandbits(96):024x}"
             request_id = f"req_{rng.getrandbits(96):024x}"
             tool_id = f"toolu_{rng.getrandbits(96):024x}"
@@ -208,6 +213,9 @@ def write_claude_sessions(
     result_size: tuple[int, int] = (200, 4000),
     subagent_every: int = 2,
     projects: int = 2,
+    models: tuple[str, ...] = CLAUDE_MODELS,
+    long_prompts: bool = False,
+    branches: tuple[str, ...] = ("main",),
 ) -> Truth:
     """Write ``sessions`` Claude Code transcripts under ``config_dir/projects``; return the truth."""
     rng = random.Random(seed)
@@ -220,18 +228,20 @@ def write_claude_sessions(
         session = str(uuid.UUID(int=rng.getrandbits(128)))
         began = start + timedelta(hours=7 * number, minutes=rng.randint(0, 59))
         writer = _ClaudeWriter(rng, truth, project, session, began)
+        writer.long_prompts = long_prompts
+        writer.branch = branches[number % len(branches)]
         lines: list[bytes] = [
             _encoder.encode(
                 {"type": "queue-operation", "operation": "enqueue", "timestamp": _iso(began), "sessionId": session}
             )
         ]
-        model = CLAUDE_MODELS[number % 2]
+        model = models[number % max(1, len(models) - 1)]
         writer.conversation(lines, turns, model, result_size)
         (folder / f"{session}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
         if subagent_every and number % subagent_every == 0:
             agent = f"a{rng.getrandbits(64):016x}"
             sub_lines: list[bytes] = []
-            writer.conversation(sub_lines, max(2, turns // 3), CLAUDE_MODELS[2], result_size, agent=agent)
+            writer.conversation(sub_lines, max(2, turns // 3), models[-1], result_size, agent=agent)
             sub_dir = folder / session / "subagents"
             sub_dir.mkdir(parents=True, exist_ok=True)
             (sub_dir / f"agent-{agent}.jsonl").write_bytes(b"\n".join(sub_lines) + b"\n")

@@ -1,0 +1,447 @@
+"""Reports over the priced view: periods, sessions, tasks, repositories, models, 5-hour blocks,
+attribution by tool and file, memories injected or recalled, and the context guard's savings.
+
+Every report is a :class:`Report`: named columns, rows of plain values, a total row and notes. Costs are
+NULL (shown as "unpriced") for models the price book does not know; their tokens are still counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ctxops_token_capture.timerange import TimeRange
+
+from .store import View
+
+PERIODS = {
+    "day": "strftime(timezone(?, ts), '%Y-%m-%d')",
+    "week": "strftime(date_trunc('week', timezone(?, ts)), '%Y-%m-%d')",
+    "month": "strftime(timezone(?, ts), '%Y-%m')",
+}
+KEYS = {
+    **PERIODS,
+    "session": "coalesce(session_id, '-')",
+    "task": "task",
+    "repo": "coalesce(repo, '-')",
+    "model": "model",
+}
+KINDS = (*KEYS, "block", "tool", "file", "memory", "savings")
+ALIASES = {"daily": "day", "weekly": "week", "monthly": "month", "blocks": "block", "sessions": "session"}
+ALIASES.update({"tasks": "task", "repos": "repo", "repository": "repo", "models": "model", "tools": "tool"})
+ALIASES.update({"files": "file", "memories": "memory"})
+
+TOKENS = "input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens"
+METRICS = f"""
+count(*) AS calls,
+sum(input_tokens)::BIGINT AS input_tokens,
+sum(output_tokens)::BIGINT AS output_tokens,
+sum(cache_creation_tokens)::BIGINT AS cache_write_tokens,
+sum(cache_read_tokens)::BIGINT AS cache_read_tokens,
+sum({TOKENS})::BIGINT AS total_tokens,
+sum(cost_usd) AS cost_usd,
+coalesce(sum({TOKENS}) FILTER (WHERE NOT priced), 0)::BIGINT AS unpriced_tokens,
+coalesce(list(DISTINCT model ORDER BY model) FILTER (WHERE NOT priced), []) AS unpriced_models,
+sum(cache_read_tokens) / nullif(sum(input_tokens + cache_creation_tokens + cache_read_tokens), 0) AS cache_hit_rate
+"""
+METRIC_COLUMNS = [
+    "calls",
+    "input_tokens",
+    "output_tokens",
+    "cache_write_tokens",
+    "cache_read_tokens",
+    "total_tokens",
+    "cost_usd",
+    "unpriced_tokens",
+    "unpriced_models",
+    "cache_hit_rate",
+]
+EXTRA = {
+    "session": "min(ts) AS first, max(ts) AS last, any_value(repo) AS repo_path, "
+    "list(DISTINCT model ORDER BY model) AS models",
+    "task": "any_value(task_source) AS source, count(DISTINCT session_id) AS sessions, "
+    "count(DISTINCT strftime(timezone(?, ts), '%Y-%m-%d')) AS days, min(ts) AS first, max(ts) AS last, "
+    "list(DISTINCT repo ORDER BY repo) FILTER (WHERE repo IS NOT NULL) AS repos",
+}
+SESSION_HOURS = 5
+
+
+class ReportError(ValueError):
+    """A report was asked for in a way that cannot be answered (the message says how to ask)."""
+
+
+@dataclass
+class Filters:
+    window: TimeRange = field(default_factory=TimeRange)
+    repo: str | None = None
+    session: str | None = None
+    task: str | None = None
+    model: str | None = None
+
+    def sql(self) -> tuple[str, list[Any]]:
+        where, params = self.window.sql()
+        for column, value in (
+            ("repo", self.repo),
+            ("session_id", self.session),
+            ("task", self.task),
+            ("model", self.model),
+        ):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        return (" WHERE " + " AND ".join(where)) if where else "", params
+
+
+@dataclass
+class Report:
+    kind: str
+    keys: list[str]
+    columns: list[str]
+    rows: list[dict[str, Any]]
+    total: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "keys": self.keys,
+            "columns": self.columns,
+            "rows": [_plain(r) for r in self.rows],
+            "total": _plain(self.total),
+            "notes": self.notes,
+            **({"meta": _plain(self.meta)} if self.meta else {}),
+        }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    if isinstance(value, float):
+        return round(value, 10)
+    return value
+
+
+def canonical(kind: str) -> str:
+    name = ALIASES.get(kind, kind)
+    if name not in KINDS:
+        raise ReportError(f"no report {kind!r}; one of {', '.join(KINDS)} (or daily, weekly, monthly, blocks)")
+    return name
+
+
+def _fetch(con: Any, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    cursor = con.execute(sql, params)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _totals(view: View, filters: Filters) -> dict[str, Any]:
+    where, params = filters.sql()
+    rows = _fetch(view.con, f"SELECT {METRICS} FROM costed{where}", params)
+    return rows[0] if rows and rows[0]["calls"] else {}
+
+
+def _notes(view: View, total: dict[str, Any]) -> list[str]:
+    notes = [view.note] if view.note else []
+    if total.get("unpriced_models"):
+        notes.append(
+            f"unpriced (not in the price table dated {view.book.date}): {', '.join(total['unpriced_models'])} — "
+            f'{total["unpriced_tokens"]:,} tokens not in the cost; add [ledger.prices."MODEL"] to your config'
+        )
+    if view.mode == "ccusage":
+        notes.append("--compat ccusage: cache writes at the 5-minute rate, each token kind tiered on its own")
+    return notes
+
+
+def grouped(view: View, kind: str, filters: Filters, *, tz: str = "UTC", breakdown: bool = False) -> Report:
+    """Sums per period, session, task, repository or model (and per model within it with ``breakdown``)."""
+    keys = [kind] + (["model"] if breakdown and kind != "model" else [])
+    where, params = filters.sql()
+    select_params: list[Any] = [tz for k in keys if k in PERIODS]
+    extra = EXTRA.get(kind, "")
+    if kind == "task":
+        select_params.append(tz)
+    select = ", ".join(f"{KEYS[k]} AS {k}" for k in keys)
+    order = ", ".join(str(i + 1) for i in range(len(keys)))
+    if kind in ("session", "task", "repo", "model") and not breakdown:
+        order = "cost_usd DESC NULLS LAST, total_tokens DESC"
+    sql = (
+        f"SELECT {select}, {METRICS}{', ' + extra if extra else ''} FROM costed{where} "
+        f"GROUP BY {', '.join(str(i + 1) for i in range(len(keys)))} ORDER BY {order}"
+    )
+    rows = _fetch(view.con, sql, select_params + params)
+    total = _totals(view, filters)
+    columns = keys + (["source", "sessions", "days"] if kind == "task" else []) + METRIC_COLUMNS
+    if kind == "session":
+        columns = [*keys, "repo_path", "first", "last", *METRIC_COLUMNS]
+    return Report(kind=kind, keys=keys, columns=columns, rows=rows, total=total, notes=_notes(view, total))
+
+
+def blocks(view: View, filters: Filters, *, now: datetime | None = None, hours: int = SESSION_HOURS) -> Report:
+    """5-hour billing blocks as ``ccusage blocks`` draws them, with the active block's burn rate and projection.
+
+    A block starts at the hour of its first call and lasts ``hours``; a call more than ``hours`` after the
+    block's start or after the previous call starts a new one. Calls are bucketed per minute in SQL (the
+    first and last timestamp of each bucket kept, so the rules stay exact) and walked in Python.
+    """
+    now = now or datetime.now(UTC)
+    where, params = filters.sql()
+    buckets = view.con.execute(
+        f"SELECT date_trunc('minute', ts) AS m, min(ts), max(ts), count(*), sum(input_tokens), sum(output_tokens), "
+        f"sum(cache_creation_tokens), sum(cache_read_tokens), sum(cost_usd), "
+        f"coalesce(sum({TOKENS}) FILTER (WHERE NOT priced), 0), list(DISTINCT model) "
+        f"FROM costed{where} GROUP BY 1 ORDER BY 1",
+        params,
+    ).fetchall()
+    span = timedelta(hours=hours)
+    out: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    for _, first_ts, last_ts, calls, inp, outp, cw, cr, cost, unpriced, models in buckets:
+        first, last = first_ts.astimezone(UTC), last_ts.astimezone(UTC)
+        if current is not None and (first - current["start"] > span or first - current["last"] > span):
+            out.append(current)
+            current = None
+        if current is None:
+            start = first.replace(minute=0, second=0, microsecond=0)
+            current = {
+                "block": start,
+                "start": start,
+                "end": start + span,
+                "first": first,
+                "last": last,
+                "calls": 0,
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "cache_write_tokens": 0,
+                "cache_read_tokens": 0,
+                "cost_usd": None,
+                "unpriced_tokens": 0,
+                "models": set(),
+            }
+        current["last"] = max(current["last"], last)
+        current["calls"] += calls
+        current["input_tokens"] += int(inp)
+        current["output_tokens"] += int(outp)
+        current["cache_write_tokens"] += int(cw)
+        current["cache_read_tokens"] += int(cr)
+        if cost is not None:
+            current["cost_usd"] = (current["cost_usd"] or 0.0) + cost
+        current["unpriced_tokens"] += int(unpriced)
+        current["models"].update(models)
+    if current is not None:
+        out.append(current)
+    active_meta: dict[str, Any] = {}
+    for block in out:
+        block["models"] = sorted(block["models"])
+        block["total_tokens"] = (
+            block["input_tokens"] + block["output_tokens"] + block["cache_write_tokens"] + block["cache_read_tokens"]
+        )
+        prompt = block["input_tokens"] + block["cache_write_tokens"] + block["cache_read_tokens"]
+        block["cache_hit_rate"] = block["cache_read_tokens"] / prompt if prompt else None
+        block["active"] = now - block["last"] < span and now < block["end"]
+        minutes = (block["last"] - block["first"]).total_seconds() / 60
+        block["tokens_per_minute"] = block["total_tokens"] / minutes if minutes > 0 else None
+        cost = block["cost_usd"] or 0.0
+        block["cost_per_hour"] = cost / minutes * 60 if minutes > 0 else None
+        if block["active"]:
+            remaining = max(0.0, (block["end"] - now).total_seconds() / 60)
+            block["remaining_minutes"] = round(remaining, 1)
+            if block["tokens_per_minute"] is not None:
+                block["projected_tokens"] = int(block["total_tokens"] + block["tokens_per_minute"] * remaining)
+                block["projected_cost_usd"] = cost + (block["cost_per_hour"] or 0.0) / 60 * remaining
+            active_meta = {
+                k: block.get(k)
+                for k in (
+                    "block",
+                    "end",
+                    "cost_usd",
+                    "cost_per_hour",
+                    "tokens_per_minute",
+                    "remaining_minutes",
+                    "projected_cost_usd",
+                    "projected_tokens",
+                )
+            }
+    total = _totals(view, filters)
+    columns = [
+        "block",
+        "end",
+        "active",
+        "calls",
+        "total_tokens",
+        "cost_usd",
+        "cache_hit_rate",
+        "tokens_per_minute",
+        "cost_per_hour",
+        "projected_cost_usd",
+        "models",
+    ]
+    return Report(
+        kind="block",
+        keys=["block"],
+        columns=columns,
+        rows=out,
+        total=total,
+        notes=_notes(view, total),
+        meta={"active": active_meta} if active_meta else {},
+    )
+
+
+def attribution(view: View, filters: Filters, *, by: str) -> Report:
+    """Which tools (``by="tool"``) or files (``by="file"``) fed the most tokens into requests.
+
+    From token-capture's per-request attribution: each tool result that fed a request, with its size in
+    tokens. A result that carried several files credits each an equal share.
+    """
+    where, params = filters.sql()
+    fed = f"SELECT unnest(attribution) AS a, session_id FROM costed{where}"
+    if by == "tool":
+        sql = (
+            "SELECT a.tool AS tool, count(*) AS results, sum(a.tokens)::BIGINT AS tokens, "
+            "sum(a.bytes)::BIGINT AS bytes, "
+            f"count(DISTINCT session_id) AS sessions FROM ({fed}) GROUP BY 1 ORDER BY tokens DESC, tool"
+        )
+        columns = ["tool", "results", "tokens", "bytes", "sessions"]
+    else:
+        sql = (
+            "SELECT file, count(*) AS results, round(sum(share))::BIGINT AS tokens, "
+            "list(DISTINCT tool ORDER BY tool) AS tools, count(DISTINCT session_id) AS sessions FROM ("
+            "SELECT unnest(a.files) AS file, a.tokens / greatest(len(a.files), 1) AS share, a.tool AS tool, session_id "
+            f"FROM ({fed}) WHERE len(a.files) > 0) GROUP BY 1 ORDER BY tokens DESC, file"
+        )
+        columns = ["file", "results", "tokens", "tools", "sessions"]
+    rows = _fetch(view.con, sql, params)
+    total = {"results": sum(r["results"] for r in rows), "tokens": sum(r["tokens"] or 0 for r in rows)}
+    return Report(kind=by, keys=[by], columns=columns, rows=rows, total=total, notes=[view.note] if view.note else [])
+
+
+CONTEXT_COLUMNS = (
+    "{'id': 'VARCHAR', 'ts': 'TIMESTAMPTZ', 'action': 'VARCHAR', 'session_id': 'VARCHAR', 'repo': 'VARCHAR', "
+    "'hook': 'VARCHAR', 'memory_ids': 'VARCHAR[]', 'tokens': 'BIGINT', 'tokens_before': 'BIGINT', "
+    "'tool_name': 'VARCHAR', 'command': 'VARCHAR'}"
+)
+
+
+def context_files(directory: str) -> list[str]:
+    return sorted(str(p) for p in Path(directory).glob("context-*.jsonl"))
+
+
+def _context_table(view: View, directory: str) -> bool:
+    files = context_files(directory)
+    if not files:
+        return False
+    view.con.execute(
+        f"CREATE OR REPLACE TEMP TABLE context AS SELECT * FROM read_json(?, format='newline_delimited', "
+        f"columns={CONTEXT_COLUMNS}, ignore_errors=true)",
+        [files],
+    )
+    return True
+
+
+def _context_where(filters: Filters) -> tuple[str, list[Any]]:
+    where, params = filters.window.sql()
+    if filters.repo is not None:
+        where.append("repo = ?")
+        params.append(filters.repo)
+    if filters.session is not None:
+        where.append("session_id = ?")
+        params.append(filters.session)
+    return (" AND " + " AND ".join(where)) if where else "", params
+
+
+def memories(view: View, filters: Filters, directory: str) -> Report:
+    """Which memories ctxops put into agents' context, how often, by injection or recall (ContextRecord)."""
+    columns = ["memory", "injected", "recalled", "sessions", "tokens", "last"]
+    if not _context_table(view, directory):
+        return Report("memory", ["memory"], columns, [], notes=[f"no context records under {directory}"])
+    where, params = _context_where(filters)
+    rows = _fetch(
+        view.con,
+        "SELECT memory, count(*) FILTER (WHERE action = 'inject') AS injected, "
+        "count(*) FILTER (WHERE action = 'recall') AS recalled, count(DISTINCT session_id) AS sessions, "
+        "round(sum(share))::BIGINT AS tokens, max(ts) AS last FROM ("
+        "SELECT unnest(memory_ids) AS memory, action, session_id, ts, tokens / greatest(len(memory_ids), 1) AS share "
+        f"FROM context WHERE action IN ('inject', 'recall'){where}) "
+        "GROUP BY 1 ORDER BY injected + recalled DESC, memory",
+        params,
+    )
+    total = {
+        "injected": sum(r["injected"] for r in rows),
+        "recalled": sum(r["recalled"] for r in rows),
+        "tokens": sum(r["tokens"] or 0 for r in rows),
+    }
+    return Report("memory", ["memory"], columns, rows, total=total)
+
+
+def savings(view: View, filters: Filters, directory: str, *, by: str = "tool", tz: str = "UTC") -> Report:
+    """Tokens the context guard kept out of the context (``tokens_before - tokens``), by tool, command or day,
+    next to what was really spent (per day: that day's cost and tokens from the ledger)."""
+    key = {
+        "tool": "coalesce(tool_name, '-')",
+        "command": "coalesce(command, '-')",
+        "day": "strftime(timezone(?, ts), '%Y-%m-%d')",
+    }
+    if by not in key:
+        raise ReportError(f"savings --by takes tool, command or day; got {by!r}")
+    columns = [by, "outputs", "tokens_before", "tokens_after", "tokens_saved", "saved_share"]
+    if by == "day":
+        columns += ["spent_tokens", "cost_usd"]
+    if not _context_table(view, directory):
+        return Report("savings", [by], columns, [], notes=[f"no context records under {directory}"])
+    where, params = _context_where(filters)
+    key_params: list[Any] = [tz] if by == "day" else []
+    rows = _fetch(
+        view.con,
+        f"SELECT {key[by]} AS {by}, count(*) AS outputs, "
+        "sum(coalesce(tokens_before, tokens))::BIGINT AS tokens_before, "
+        f"sum(tokens)::BIGINT AS tokens_after FROM context WHERE action = 'guard'{where} GROUP BY 1 ORDER BY 1",
+        key_params + params,
+    )
+    for row in rows:
+        row["tokens_saved"] = max(0, int(row["tokens_before"]) - int(row["tokens_after"]))
+        row["saved_share"] = row["tokens_saved"] / row["tokens_before"] if row["tokens_before"] else None
+    if by == "day" and rows:
+        spend = grouped(view, "day", filters, tz=tz)
+        per_day = {r["day"]: r for r in spend.rows}
+        for row in rows:
+            day = per_day.get(row["day"], {})
+            row["spent_tokens"] = day.get("total_tokens", 0)
+            row["cost_usd"] = day.get("cost_usd")
+    if by != "day":
+        rows.sort(key=lambda r: -r["tokens_saved"])
+    saved = sum(r["tokens_saved"] for r in rows)
+    before = sum(int(r["tokens_before"]) for r in rows)
+    total = {"outputs": sum(r["outputs"] for r in rows), "tokens_before": before, "tokens_saved": saved}
+    spent = _totals(view, filters)
+    total["spent_tokens"] = spent.get("total_tokens", 0)
+    total["cost_usd"] = spent.get("cost_usd")
+    return Report("savings", [by], columns, rows, total=total)
+
+
+def build(
+    view: View,
+    kind: str,
+    filters: Filters,
+    *,
+    tz: str = "UTC",
+    breakdown: bool = False,
+    context_dir: str = "",
+    now: datetime | None = None,
+    savings_by: str = "tool",
+) -> Report:
+    kind = canonical(kind)
+    if kind == "block":
+        return blocks(view, filters, now=now)
+    if kind in ("tool", "file"):
+        return attribution(view, filters, by=kind)
+    if kind == "memory":
+        return memories(view, filters, context_dir)
+    if kind == "savings":
+        return savings(view, filters, context_dir, by=savings_by, tz=tz)
+    return grouped(view, kind, filters, tz=tz, breakdown=breakdown)

@@ -1,0 +1,173 @@
+"""A read view of the ledger: token-capture's DuckDB table, priced and attributed to tasks.
+
+Opening loads whatever JSONL is pending (under the writer lock, as token-capture does); when another
+process holds the ledger, the answer is computed from the JSONL truth in memory instead of waiting. On
+top of ``usage`` it creates, in the session's temp schema:
+
+- ``model_price``: the price of each model present (looked up once per distinct model, never guessed);
+- ``task_interval``: ``ctx task start/stop`` intervals (``ctxops_contracts.shared.tasks``);
+- ``costed``: every call with ``cost_usd`` (NULL when its model is unpriced), ``priced``, ``task`` and
+  ``task_source`` (``task`` = named with ``ctx task``, ``branch`` = the git branch, ``session`` = neither).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxops_contracts.shared import tasks
+from ctxops_contracts.shared.locks import LockBusy
+from ctxops_token_capture.ledger import Ledger, LedgerError, memory_ledger
+from ctxops_token_capture.paths import data_dir as default_data_dir
+from ctxops_token_capture.report import IngestReport
+
+from .prices import PriceBook
+
+log = logging.getLogger(__name__)
+
+RATES = (
+    "input",
+    "output",
+    "cache_write",
+    "cache_write_1h",
+    "cache_read",
+    "input_long",
+    "output_long",
+    "cache_write_long",
+    "cache_read_long",
+)
+
+
+def _cost_sql(mode: str) -> str:
+    i, o, cw, c1, cr = (
+        "u.input_tokens",
+        "u.output_tokens",
+        "u.cache_creation_tokens",
+        "least(coalesce(u.cache_creation_1h_tokens, 0), u.cache_creation_tokens)",
+        "u.cache_read_tokens",
+    )
+    if mode == "ccusage":
+
+        def tier(tokens: str, base: str, above: str) -> str:
+            return (
+                f"(CASE WHEN {tokens} > 200000 AND p.{above} IS NOT NULL "
+                f"THEN 200000 * p.{base} + ({tokens} - 200000) * p.{above} ELSE {tokens} * p.{base} END)"
+            )
+
+        return " + ".join(
+            (
+                tier(i, "input", "input_long"),
+                tier(o, "output", "output_long"),
+                tier(cw, "cache_write", "cache_write_long"),
+                tier(cr, "cache_read", "cache_read_long"),
+            )
+        )
+    long = f"(p.input_long IS NOT NULL AND {i} + {cw} + {cr} > p.long_context_threshold)"
+
+    def rate(base: str, above: str) -> str:
+        return f"(CASE WHEN {long} AND p.{above} IS NOT NULL THEN p.{above} ELSE p.{base} END)"
+
+    scale = f"(CASE WHEN {long} AND p.input > 0 THEN p.input_long / p.input ELSE 1 END)"
+    return (
+        f"{i} * {rate('input', 'input_long')} + {o} * {rate('output', 'output_long')} "
+        f"+ ({cw} - {c1}) * {rate('cache_write', 'cache_write_long')} "
+        f"+ {c1} * coalesce(p.cache_write_1h, p.cache_write) * {scale} "
+        f"+ {cr} * {rate('cache_read', 'cache_read_long')}"
+    )
+
+
+TASK_SQL = """
+CASE
+  WHEN u.task_id IS NOT NULL AND u.task_id <> '' THEN u.task_id
+  WHEN t.name IS NOT NULL THEN t.name
+  WHEN u.git_branch IS NOT NULL AND u.git_branch NOT IN ('', 'HEAD') THEN u.git_branch
+  ELSE 'session ' || coalesce(left(u.session_id, 8), '-')
+END"""
+TASK_SOURCE_SQL = """
+CASE
+  WHEN (u.task_id IS NOT NULL AND u.task_id <> '') OR t.name IS NOT NULL THEN 'task'
+  WHEN u.git_branch IS NOT NULL AND u.git_branch NOT IN ('', 'HEAD') THEN 'branch'
+  ELSE 'session'
+END"""
+
+
+@dataclass
+class View:
+    """An open, priced view of the ledger (``con`` has ``costed``)."""
+
+    con: Any
+    book: PriceBook
+    mode: str
+    note: str = ""
+
+
+def _prepare(con: Any, book: PriceBook, mode: str, tasks_dir: str | None) -> None:
+    models = [row[0] for row in con.execute("SELECT DISTINCT model FROM usage").fetchall()]
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE model_price (model VARCHAR, "
+        + ", ".join(f"{r} DOUBLE" for r in RATES)
+        + ", long_context_threshold BIGINT)"
+    )
+    rows = []
+    for model in models:
+        price = book.lookup(model)
+        if price is not None:
+            rates = [getattr(price, r) for r in RATES]
+            if mode == "exact" and not price.long_context_applies():
+                rates = [None if r.endswith("_long") else v for r, v in zip(RATES, rates, strict=True)]
+            rows.append([model, *rates, price.long_context_threshold])
+    if rows:
+        con.executemany(f"INSERT INTO model_price VALUES ({', '.join('?' * (len(RATES) + 2))})", rows)
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE task_interval (repo VARCHAR, name VARCHAR, t0 TIMESTAMPTZ, t1 TIMESTAMPTZ)"
+    )
+    found = tasks.intervals(data_dir=tasks_dir)
+    if found:
+        con.executemany(
+            "INSERT INTO task_interval VALUES (?, ?, ?, ?)", [[i.repo, i.name, i.start, i.end] for i in found]
+        )
+    con.execute(
+        f"""
+CREATE OR REPLACE TEMP VIEW costed AS
+SELECT u.*,
+  p.model IS NOT NULL AS priced,
+  CASE WHEN p.model IS NULL THEN NULL ELSE {_cost_sql(mode)} END AS cost_usd,
+  {TASK_SQL} AS task,
+  {TASK_SOURCE_SQL} AS task_source
+FROM usage u
+LEFT JOIN model_price p ON p.model = u.model
+LEFT JOIN task_interval t ON t.repo = u.repo AND u.ts >= t.t0 AND (t.t1 IS NULL OR u.ts < t.t1)
+"""
+    )
+
+
+@contextmanager
+def open_view(
+    root: Path | None = None,
+    *,
+    book: PriceBook | None = None,
+    mode: str = "exact",
+    lock_timeout: float = 10.0,
+) -> Iterator[View]:
+    """The ledger at ``root`` (default: the user data dir), loaded and priced, for the ``with`` block."""
+    root = root or default_data_dir()
+    book = book or PriceBook.bundled()
+    tasks_dir = str(root)
+    report = IngestReport()
+    ledger = Ledger(root, lock_timeout=lock_timeout)
+    with ExitStack() as stack:
+        try:
+            con = stack.enter_context(ledger.writer())
+            ledger.load_into(con, report)
+            note = ""
+        except (LockBusy, LedgerError) as exc:  # busy: answer from the truth rather than block
+            note = f"ledger busy ({exc}); answered from the JSONL records in memory"
+            log.warning("%s", note)
+            con = memory_ledger(root, report)
+            stack.callback(con.close)
+        _prepare(con, book, mode, tasks_dir)
+        yield View(con, book, mode, note=note)

@@ -20,6 +20,7 @@ from ctxops_contracts.shared.cli import (
     emit_json,
     json_requested,
     report_error,
+    typed_prog,
 )
 
 PROG = "python -m ctxops_memory_inject"
@@ -101,7 +102,8 @@ def _digest(args: argparse.Namespace) -> int:
     return EXIT_OK if digest_id else EXIT_EMPTY
 
 
-def main(argv: list[str] | None = None, *, prog: str = PROG) -> int:
+def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
+    prog = prog or typed_prog(PROG)
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] == "hook":
         from .hook import main as hook_main

@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from memory_quality_data import DISTRACTORS, TOPICS  # noqa: E402
+from memory_quality_data import DISTRACTORS, TOPICS
 
 
 def reword_en(body: str) -> str:

@@ -9,8 +9,8 @@ import anyio
 import pytest
 
 pytest.importorskip("mcp")
-from mcp import Client  # noqa: E402
-from mcp.server.mcpserver import MCPServer  # noqa: E402
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
 
 
 def _text(result: object) -> str:

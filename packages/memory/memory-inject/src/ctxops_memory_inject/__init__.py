@@ -6,13 +6,7 @@ an ``Injection`` (text, memory ids, tokens, omitted); ``record_injection`` count
 whole hook. Names load on first use, so the hook command imports only what it runs.
 """
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
-
-try:
-    __version__ = version("ctxops-memory-inject")
-except PackageNotFoundError:  # running from a source tree without an install
-    __version__ = "0.0.0"
 
 _LAZY = {
     "DEFAULT_BUDGET": "build",
@@ -25,6 +19,13 @@ __all__ = ["DEFAULT_BUDGET", "Injection", "__version__", "build_injection", "rec
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # importlib.metadata costs more than the hook's own work: only on demand
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("ctxops-memory-inject")
+        except PackageNotFoundError:  # running from a source tree without an install
+            return "0.0.0"
     if name in _LAZY:
         from importlib import import_module
 

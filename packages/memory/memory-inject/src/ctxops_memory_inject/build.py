@@ -262,7 +262,8 @@ def build_injection(
         return Injection("", [], 0, budget, omitted, {}, counter.name)
     tokens = sum(counter.line(line) for line in out)
     counter.save()
-    return Injection("\n".join(out), ids, tokens, budget, omitted, layers, counter.name)
+    # Every line is counted with its newline, so the block ends with one: the sum is the block's exact count.
+    return Injection("\n".join(out) + "\n", ids, tokens, budget, omitted, layers, counter.name)
 
 
 def record_injection(

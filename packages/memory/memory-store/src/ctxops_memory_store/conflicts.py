@@ -23,9 +23,7 @@ _CUES = re.compile(
 TITLE_SIMILARITY = 0.25
 TEXT_SIMILARITY = 0.3
 NAMED_SHARE = 0.5  # the newer text names at least half of the older title's terms ("instead of RabbitMQ")
-RULE_TITLE_SIMILARITY = 0.4  # rules on one subject need no cue: "List endpoints use cursor/offset pagination"
 KINDS = frozenset({"decision", "constraint", "convention", "preference", "lesson"})
-RULE_KINDS = frozenset({"decision", "constraint", "convention"})
 
 
 def replacement_cue(text: str) -> bool:
@@ -45,18 +43,19 @@ def _translation(new_title: str, old_title: str, new_terms: set[str], old_terms:
     return bool(new_latin) and bool(old_latin) and (new_latin <= old_latin or old_latin <= new_latin)
 
 
-def likely_conflict(new_title: str, new_body: str, old_title: str, old_body: str, *, kind: str = "") -> bool:
+def likely_conflict(new_title: str, new_body: str, old_title: str, old_body: str) -> bool:
     """Whether the newer text probably replaces the older one (callers check kind and scope first).
 
     With a replacement cue: the titles overlap, the texts overlap, or the newer text names most of the
-    older title. Without one: only rules (decisions, constraints, conventions) whose titles share most terms.
+    older title. Without a cue nothing is a conflict: "Service A must answer within 100 ms" and "Service B
+    must answer within 200 ms" share most words and are both true.
     """
     new_title_terms, old_title_terms = set(tokens(new_title)), set(tokens(old_title))
     if _translation(new_title, old_title, new_title_terms, old_title_terms):
         return False
     title_similarity = jaccard(new_title_terms, old_title_terms)
     if not replacement_cue(f"{new_title}\n{new_body}"):
-        return kind in RULE_KINDS and title_similarity >= RULE_TITLE_SIMILARITY
+        return False
     if title_similarity >= TITLE_SIMILARITY:
         return True
     new_terms = set(tokens(f"{new_title} {new_body}"))

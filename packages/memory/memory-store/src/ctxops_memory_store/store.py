@@ -382,9 +382,7 @@ class MemoryStore:
                 replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
                 pinned = pinned or old.pinned  # a pin belongs to the subject, so the newer entry keeps it
                 result.superseded.append(old.id)
-            elif new.kind in CONFLICT_KINDS and likely_conflict(
-                new.title, new.body, old.title, old.body, kind=new.kind
-            ):
+            elif new.kind in CONFLICT_KINDS and likely_conflict(new.title, new.body, old.title, old.body):
                 result.conflicts.append(old.id)
                 if on_conflict == "supersede":
                     replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))

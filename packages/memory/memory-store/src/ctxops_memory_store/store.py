@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,6 +31,7 @@ from .similarity import content_hash, near_duplicate, normalize, shingles
 from .terms import tokens
 
 WRITE_LOCK = "memory-write.lock"
+GENERATION = "memory-generation"
 
 
 class EntryNotFound(KeyError):
@@ -133,6 +136,9 @@ class MemoryStore:
         self._hashes: dict[str, str] = {}  # content hash (stored and recomputed) -> entry id
         self._postings: bm25.Postings | None = None  # built on the first search, then kept in step
         self._shingles: dict[str, set[str]] = {}
+        self._buckets: dict[tuple[str, tuple[str, ...]], set[str]] = {}  # (kind, scope) -> active entry ids
+        self._known_generation: str | None = None
+        self._dirty_generation = False
 
     # -- reading ---------------------------------------------------------------------------------------
 
@@ -182,6 +188,10 @@ class MemoryStore:
             entries[entry.id] = (entry, path)
         self._converted = converted
         self._hashes = hashes
+        self._buckets = {}
+        for entry, _ in entries.values():
+            if entry.status == "active":
+                self._buckets.setdefault((entry.kind, tuple(sorted(entry.scope))), set()).add(entry.id)
         return LoadResult(entries, errors)
 
     def save_catalog(self) -> None:
@@ -294,15 +304,43 @@ class MemoryStore:
         ensure_meta(str(self.root))
         self.index_dir.mkdir(parents=True, exist_ok=True)
         with file_lock(self.index_dir / WRITE_LOCK, timeout=10.0, write_pid=True):
-            self.load(refresh=True)
-            yield
+            generation = self._generation()
+            # Every store write bumps the generation under this lock: when it is the one this process left,
+            # no other writer came in between and the catalog in memory is current (hand edits are what the
+            # periodic full check of the catalog is for).
+            if self._loaded is None or generation != self._known_generation:
+                self.load(refresh=True)
+            self._known_generation = generation
+            try:
+                yield
+            finally:
+                if self._dirty_generation:
+                    self._known_generation = self._bump_generation()
+                    self._dirty_generation = False
+
+    def _generation(self) -> str:
+        try:
+            return (self.index_dir / GENERATION).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return ""
+
+    def _bump_generation(self) -> str:
+        value = f"{os.getpid()}-{time.monotonic_ns()}"
+        atomic_write(self.index_dir / GENERATION, value, fsync=False)
+        return value
 
     def _save(self, entry: MemoryEntry) -> Path:
         path = self.path_of(entry.id) or self.memory_dir / file_name(entry)
         atomic_write(path, render_entry(entry))
         self.catalog.note_written(path.name)
         assert self._loaded is not None
+        previous = self._loaded.entries.get(entry.id)
+        if previous is not None:
+            self._buckets.get((previous[0].kind, tuple(sorted(previous[0].scope))), set()).discard(entry.id)
+        if entry.status == "active":
+            self._buckets.setdefault((entry.kind, tuple(sorted(entry.scope))), set()).add(entry.id)
         self._loaded.entries[entry.id] = (entry, path)
+        self._dirty_generation = True
         record = self.catalog.records[path.name]
         text_hash = _hash(entry)
         self._converted[(path.name, record.get("ino"), record.get("mtime_ns"))] = (entry, text_hash)
@@ -355,7 +393,9 @@ class MemoryStore:
         pinned = new.pinned
         similar = self._vector_similarity(new)
         replaced: list[MemoryEntry] = []
-        for old in self.entries():
+        table = self.load().entries
+        for old_id in sorted(self._buckets.get((new.kind, scope), ())):
+            old = table[old_id][0]
             if old.id == new.id or old.status != "active" or old.kind != new.kind:
                 continue
             if tuple(sorted(old.scope)) != scope:

@@ -62,7 +62,13 @@ def _inject(args: argparse.Namespace) -> int:
     except NotARepository as exc:
         raise CliError(exc.message, exc.fix) from None
     injection = build_injection(
-        root, args.task, session_id=args.session, agent=args.agent, files_in_play=args.files, budget=args.budget
+        root,
+        args.task,
+        session_id=args.session,
+        agent=args.agent,
+        files_in_play=args.files,
+        budget=args.budget,
+        vectors=True,  # used when [memory.vector] is on
     )
     if not args.no_record:
         record_injection(root, injection, agent=args.agent, session_id=args.session, hook="cli")

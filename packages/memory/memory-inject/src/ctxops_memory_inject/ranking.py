@@ -33,7 +33,7 @@ _PATHISH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,
 class RankConfig:
     half_life_days: float = 30.0
     min_relative: float = 0.25  # a task memory scores at least this share of the best one
-    vector_weight: float = 0.5  # hybrid: share of the (cosine) vector score
+    vector_weight: float = 0.4  # hybrid: share of the min-max normalised cosine (bench/memory_quality.py)
 
 
 @dataclass

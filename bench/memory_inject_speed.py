@@ -1,4 +1,5 @@
-"""Memory at scale: 10,000 memories made from CPython stdlib docstrings (text nobody here wrote).
+"""Memory at scale: 10,000 memories made from docstrings of the CPython stdlib and the installed third-party
+packages (text nobody here wrote).
 
 Measures, side by side in one run:
 - add: ``MemoryStore.put`` one by one (dedupe, folding, conflicts, atomic file write), in-process, for the
@@ -29,9 +30,11 @@ KINDS = ("decision", "constraint", "convention", "lesson", "preference", "fact")
 
 def docstrings(limit: int) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
-    stdlib = Path(sysconfig.get_paths()["stdlib"])
-    for path in sorted(stdlib.rglob("*.py")):
-        if "test" in path.parts or "site-packages" in path.parts:
+    paths = sysconfig.get_paths()
+    stdlib = sorted(p for p in Path(paths["stdlib"]).rglob("*.py") if "site-packages" not in p.parts)
+    third_party = sorted(p for p in Path(paths["purelib"]).rglob("*.py") if "ctxops" not in str(p))
+    for path in stdlib + third_party:
+        if "test" in path.parts or "tests" in path.parts:
             continue
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"))

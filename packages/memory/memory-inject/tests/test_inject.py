@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-
 from ctxops_memory_inject.build import HEADER, build_injection
 from ctxops_memory_inject.ranking import paths_in
 from ctxops_memory_inject.tokens import count

@@ -8,6 +8,7 @@ sessions" followed by "Switch auth sessions to opaque tokens", which neither wou
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .similarity import jaccard
 from .terms import tokens
@@ -30,35 +31,52 @@ def replacement_cue(text: str) -> bool:
     return bool(_CUES.search(text))
 
 
-def _has_cjk(text: str) -> bool:
-    return any("\u3400" <= ch <= "\u9fff" for ch in text)
+_CJK = re.compile("[\u3400-\u9fff]")
 
 
-def _translation(new_title: str, old_title: str, new_terms: set[str], old_terms: set[str]) -> bool:
-    """One title in Chinese, the other not, naming the same things: the same rule in two languages agrees."""
-    if _has_cjk(new_title) == _has_cjk(old_title):
+@dataclass(frozen=True)
+class Features:
+    """What the conflict check reads of one entry, computed once (a write compares with many entries)."""
+
+    title_terms: frozenset[str]
+    terms: frozenset[str]
+    latin_title_terms: frozenset[str]
+    cjk_title: bool
+    cue: bool
+
+
+def features(title: str, body: str) -> Features:
+    title_terms = frozenset(tokens(title))
+    return Features(
+        title_terms=title_terms,
+        terms=frozenset(tokens(f"{title} {body}")),
+        latin_title_terms=frozenset(t for t in title_terms if t.isascii()),
+        cjk_title=bool(_CJK.search(title)),
+        cue=replacement_cue(f"{title}\n{body}"),
+    )
+
+
+def conflicts(new: Features, old: Features) -> bool:
+    """Whether the newer entry probably replaces the older one (callers check kind and scope first).
+
+    With a replacement cue in the newer text: the titles overlap, the texts overlap, or the newer text
+    names most of the older title. Without a cue nothing is a conflict: "Service A must answer within
+    100 ms" and "Service B must answer within 200 ms" share most words and are both true. One title in
+    Chinese and the other not, naming the same things, is the same rule in two languages: no conflict.
+    """
+    if not new.cue:
         return False
-    new_latin = {t for t in new_terms if t.isascii()}
-    old_latin = {t for t in old_terms if t.isascii()}
-    return bool(new_latin) and bool(old_latin) and (new_latin <= old_latin or old_latin <= new_latin)
+    if new.cjk_title != old.cjk_title:
+        a, b = new.latin_title_terms, old.latin_title_terms
+        if a and b and (a <= b or b <= a):
+            return False
+    if jaccard(set(new.title_terms), set(old.title_terms)) >= TITLE_SIMILARITY:
+        return True
+    if old.title_terms and len(old.title_terms & new.terms) / len(old.title_terms) >= NAMED_SHARE:
+        return True
+    return jaccard(set(new.terms), set(old.terms)) >= TEXT_SIMILARITY
 
 
 def likely_conflict(new_title: str, new_body: str, old_title: str, old_body: str) -> bool:
-    """Whether the newer text probably replaces the older one (callers check kind and scope first).
-
-    With a replacement cue: the titles overlap, the texts overlap, or the newer text names most of the
-    older title. Without a cue nothing is a conflict: "Service A must answer within 100 ms" and "Service B
-    must answer within 200 ms" share most words and are both true.
-    """
-    new_title_terms, old_title_terms = set(tokens(new_title)), set(tokens(old_title))
-    if _translation(new_title, old_title, new_title_terms, old_title_terms):
-        return False
-    title_similarity = jaccard(new_title_terms, old_title_terms)
-    if not replacement_cue(f"{new_title}\n{new_body}"):
-        return False
-    if title_similarity >= TITLE_SIMILARITY:
-        return True
-    new_terms = set(tokens(f"{new_title} {new_body}"))
-    if old_title_terms and len(old_title_terms & new_terms) / len(old_title_terms) >= NAMED_SHARE:
-        return True
-    return jaccard(new_terms, set(tokens(f"{old_title} {old_body}"))) >= TEXT_SIMILARITY
+    """``conflicts`` of two texts."""
+    return conflicts(features(new_title, new_body), features(old_title, old_body))

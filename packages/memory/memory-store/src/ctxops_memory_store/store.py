@@ -22,7 +22,7 @@ from . import bm25
 from .catalog import Catalog
 from .config import MemoryConfig, load_config
 from .conflicts import KINDS as CONFLICT_KINDS
-from .conflicts import likely_conflict
+from .conflicts import Features, conflicts, features
 from .entry_file import LoadResult, file_name, render_entry
 from .frontmatter import FrontMatterError
 from .index import Filters, MemoryIndex, scope_matches
@@ -136,6 +136,7 @@ class MemoryStore:
         self._hashes: dict[str, str] = {}  # content hash (stored and recomputed) -> entry id
         self._postings: bm25.Postings | None = None  # built on the first search, then kept in step
         self._shingles: dict[str, set[str]] = {}
+        self._features: dict[str, Features] = {}
         self._buckets: dict[tuple[str, tuple[str, ...]], set[str]] = {}  # (kind, scope) -> active entry ids
         self._known_generation: str | None = None
         self._dirty_generation = False
@@ -359,6 +360,13 @@ class MemoryStore:
             found = self._shingles[key] = shingles(f"{entry.title} {entry.body}")
         return found
 
+    def _features_of(self, entry: MemoryEntry) -> Features:
+        key = entry.content_hash or _hash(entry)
+        found = self._features.get(key)
+        if found is None:
+            found = self._features[key] = features(entry.title, entry.body)
+        return found
+
     def add(self, entry: MemoryEntry) -> MemoryEntry:
         """``MemoryRepository.add``: store ``entry`` (deduped, folded, superseding as it applies)."""
         return self.put(entry).entry
@@ -387,6 +395,7 @@ class MemoryStore:
         a likely conflict with a different title supersedes the older entry, or queues ``new`` for review.
         """
         new_shingles = self._shingles_of(new)
+        new_features = self._features_of(new)
         scope = tuple(sorted(new.scope))
         subject = (new.kind, normalize(new.title), scope)
         history = list(new.history)
@@ -422,7 +431,7 @@ class MemoryStore:
                 replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
                 pinned = pinned or old.pinned  # a pin belongs to the subject, so the newer entry keeps it
                 result.superseded.append(old.id)
-            elif new.kind in CONFLICT_KINDS and likely_conflict(new.title, new.body, old.title, old.body):
+            elif new.kind in CONFLICT_KINDS and new_features.cue and conflicts(new_features, self._features_of(old)):
                 result.conflicts.append(old.id)
                 if on_conflict == "supersede":
                     replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))

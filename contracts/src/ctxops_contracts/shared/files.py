@@ -2,6 +2,7 @@
 
 ``append_lines`` writes under the file's own lock and fsyncs; when the disk fills mid-write the file is
 cut back to its previous length, so the result is every line or none (the caller decides where to log).
+A partial last line left by a killed writer gets a newline first, so it never swallows the new lines.
 ``atomic_write`` writes a temporary file beside the target and renames it over; the temporary file is
 removed on any failure, so a full disk leaves no orphan behind.
 """
@@ -30,11 +31,13 @@ def append_lines(path: str | os.PathLike[str], payload: bytes, *, lock_timeout: 
     parent = os.path.dirname(name)
     if parent:
         os.makedirs(parent, exist_ok=True)
-    fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(name, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         acquire_fd(fd, timeout=lock_timeout, path=name)
         try:
             start = os.fstat(fd).st_size
+            if start and _last_byte(fd, start) != b"\n":
+                payload = b"\n" + payload  # a killed writer's partial line stays alone on its line
             try:
                 view = memoryview(payload)
                 while view:
@@ -50,6 +53,11 @@ def append_lines(path: str | os.PathLike[str], payload: bytes, *, lock_timeout: 
     finally:
         os.close(fd)
     return len(payload)
+
+
+def _last_byte(fd: int, size: int) -> bytes:
+    os.lseek(fd, size - 1, os.SEEK_SET)  # writes still go to the end: the file is opened with O_APPEND
+    return os.read(fd, 1)
 
 
 def _truncate_quietly(fd: int, size: int) -> None:

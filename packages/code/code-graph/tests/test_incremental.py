@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from ctxops_code_graph import CodeIndex, rebuild_reason
 from ctxops_code_graph.builder import IndexWriter
 from ctxops_code_graph.layout import IndexLayout
+from ctxops_code_graph.lock import WriterLock
 from repo_fixtures import ORDERS_PY, git, make_repo
 
 
@@ -184,15 +188,47 @@ def test_an_update_longer_than_the_wait_answers_from_the_snapshot_and_still_comm
     assert ix.definitions("ship")
     with (repo / "shop" / "service.py").open("a") as fh:
         fh.write("\n\ndef refund(order):\n    return order\n")
-    assert ix.definitions("refund") == []  # answered at once, from the snapshot
-    assert ix.stale_files() == ["shop/service.py"]
-    assert ix.updating()
-    assert ix.definitions("ship")  # a read while the update runs neither waits nor starts another
+    # Another writer holds the lock, so the detached update must wait for it: no race with the asserts.
+    writer = WriterLock(IndexLayout(repo).lock_path, timeout=5.0)
+    writer.acquire()
+    try:
+        assert ix.definitions("refund") == []  # answered at once, from the snapshot
+        assert ix.stale_files() == ["shop/service.py"]
+        assert ix.updating()
+        assert ix.definitions("ship")  # a read while the update runs neither waits nor starts another
+        assert ix.updating()
+    finally:
+        writer.release()
     assert ix.wait_for_update(60)
-    # The update was not thrown away: it committed, and the next read sees it without reindexing.
+    # The update was not thrown away: it committed in its own process, and this reader sees it.
+    assert ix.last_error is None
     assert ix.last_update is not None and ix.last_update.changed == ["shop/service.py"]
     assert [s.path for s in ix.definitions("refund")] == ["shop/service.py"]
     assert ix.stale_files() == []
+    assert [s.path for s in CodeIndex(repo, auto_update=False).definitions("refund")] == ["shop/service.py"]
+
+
+def test_a_detached_update_outlives_the_reader_process(repo: Path) -> None:
+    """The answering process exits at once; the update it started commits after it is gone."""
+    with (repo / "shop" / "service.py").open("a") as fh:
+        fh.write("\n\ndef refund(order):\n    return order\n")
+    writer = WriterLock(IndexLayout(repo).lock_path, timeout=5.0)
+    writer.acquire()
+    try:
+        code = (
+            "import sys; from ctxops_code_graph import CodeIndex;"
+            "ix = CodeIndex(sys.argv[1], update_wait=0.0); print(len(ix.definitions('refund')), ix.updating())"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(repo)], check=False, capture_output=True, text=True, timeout=60
+        )
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split() == ["0", "True"]  # answered from the snapshot, update still queued
+    finally:
+        writer.release()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not CodeIndex(repo, auto_update=False).definitions("refund"):
+        time.sleep(0.1)
     assert [s.path for s in CodeIndex(repo, auto_update=False).definitions("refund")] == ["shop/service.py"]
 
 

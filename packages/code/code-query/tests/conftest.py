@@ -11,6 +11,15 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[4]
 
 
+@pytest.fixture(autouse=True)
+def _tmp_path_is_a_repository(request: pytest.FixtureRequest) -> None:
+    """A test's directory is its own repository root, whatever lies above it (a stray `/tmp/.meta` would
+    otherwise make `/tmp` the root of every test, as the shared root finder says it must)."""
+    if "tmp_path" in request.fixturenames:
+        tmp_path: Path = request.getfixturevalue("tmp_path")
+        (tmp_path / ".meta").mkdir(exist_ok=True)
+
+
 def _make_history() -> Path:
     script = REPO_ROOT / "examples" / "make_history.py"
     if not script.is_file():

@@ -59,9 +59,11 @@ def test_grep_no_match_exit_1_and_bad_pattern_exit_2(repo: Path) -> None:
     none = cq(repo, "grep", "nothing_like_this")
     assert none.returncode == 1 and none.stdout.startswith("no matches for grep nothing_like_this")
     bad = cq(repo, "grep", "(unclosed")
-    assert bad.returncode == 2 and "bad-pattern" in bad.stderr
+    assert bad.returncode == 2 and bad.stderr.startswith("cq: error: ") and "\n  fix: " in bad.stderr
     bad_json = cq(repo, "grep", "(unclosed", "--json")
-    assert json.loads(bad_json.stdout)["error"] == "bad-pattern"
+    assert json.loads(bad_json.stdout)["error"]["kind"] == "bad-pattern"
+    compact = json.dumps(json.loads(bad_json.stdout), separators=(",", ":"), ensure_ascii=False)
+    assert bad_json.stdout == compact + "\n"  # one compact document
 
 
 def test_grep_budget_and_stats(repo: Path) -> None:

@@ -104,6 +104,13 @@ def test_skip_rules_record_their_reason(tmp_path: Path) -> None:
             "packed.js": "var a=" + "1+" * 30000 + "1;\n",
             "huge.py": "x = '" + "a" * (2 * 1024 * 1024) + "'\n",
             "ok.py": "def f():\n    pass\n",
+            "dist/bundles/lib.umd.js": "function mergeMap(a) {\n  return a;\n}\n",
+            "packages/ui/build/index.js": "export function f() {}\n",
+            "build/lib/pkg/mod.py": "def f():\n    pass\n",
+            "src/compiled.js": "export function g() {}\n//# sourceMappingURL=compiled.js.map\n",
+            "src/app.js": "/******/ var __webpack_require__ = {};\nfunction h() {}\n",
+            "src/mergeMap.ts": "export function mergeMap(a: number) {\n  return a;\n}\n",
+            "go/build/build.go": "package build\n\nfunc Import() {}\n",
         },
     )
     d = discover(tmp_path)
@@ -119,7 +126,15 @@ def test_skip_rules_record_their_reason(tmp_path: Path) -> None:
         "api_pb2.py": "generated",
         "app.min.js": "minified",
         "packed.js": "minified",
+        "dist/bundles/lib.umd.js": "build-output",
+        "packages/ui/build/index.js": "build-output",
+        "build/lib/pkg/mod.py": "build-output",
+        "src/compiled.js": "build-output",
+        "src/app.js": "build-output",
     }
+    # Source keeps its place: a TypeScript source file, and a Go package that happens to be named `build`.
+    assert isinstance(outcomes["src/mergeMap.ts"], ScanResult)
+    assert isinstance(outcomes["go/build/build.go"], ScanResult)
     ok = outcomes["ok.py"]
     assert isinstance(ok, ScanResult) and ok.file.parse_status == "ok" and ok.symbols[0].name == "f"
 

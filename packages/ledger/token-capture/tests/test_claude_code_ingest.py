@@ -301,7 +301,28 @@ def test_a_file_that_vanishes_before_it_is_read_is_reported(tmp_path: Path, monk
     truth = write_claude_sessions(config, sessions=2, turns=3)
     found = ingest_module.discover(Sources(claude_dirs=[config]))
     gone = ingest_module.SourceFile("claude-code", config / "projects" / "p" / "gone.jsonl")
-    monkeypatch.setattr(ingest_module, "discover", lambda sources: [gone, *found])  # deleted after the listing
+    monkeypatch.setattr(ingest_module, "discover", lambda sources, keep=None: [gone, *found])  # deleted after listing
     report = ingest(Sources(claude_dirs=[config]), root)
     assert report.records == truth.calls and report.rejected == 1
     assert "unreadable file" in report.examples[0]
+
+
+def test_a_no_op_reingest_opens_no_transcript(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxops_token_capture import ingest as ingest_module
+
+    config, root = tmp_path / "claude", tmp_path / "ledger"
+    write_claude_sessions(config, sessions=4, turns=3)
+    ingest(Sources(claude_dirs=[config]), root)
+    state = root / "state" / "sources.json"
+    written = state.stat().st_mtime_ns
+    heads: list[Path] = []
+    real_first = ingest_module.first_timestamp
+    monkeypatch.setattr(ingest_module, "first_timestamp", lambda path: heads.append(path) or real_first(path))
+    again = ingest(Sources(claude_dirs=[config]), root)
+    assert again.files_seen > 0 and again.files_read == 0 and heads == []
+    assert state.stat().st_mtime_ns == written  # the state file is not rewritten when nothing changed
+    touched = next((config / "projects").rglob("*.jsonl"))
+    with touched.open("ab") as handle:
+        handle.write(b'{"type":"user","timestamp":"2026-11-30T00:00:00Z"}\n')
+    third = ingest(Sources(claude_dirs=[config]), root)
+    assert third.files_read == 1 and heads == [touched]

@@ -29,24 +29,11 @@ from .import_targets import ModuleIndex
 from .layout import IndexLayout
 from .lock import WriterLock
 from .rank import pagerank
+from .results import BuildReport
 from .schema import INDEX_FORMAT
 
 DEFAULT_UPDATE_BOUND = 50  # files reindexed by one read-triggered update; the rest is reported stale
 FULL_BUILD_MEMORY = "768MB"  # DuckDB's cap for a full build (it spills past it), keeping the process under 1 GiB
-
-
-@dataclass
-class BuildReport:
-    mode: str  # full | incremental | noop
-    elapsed_s: float = 0.0
-    scanned: int = 0
-    changed: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    stale: list[str] = field(default_factory=list)  # left for later: over the bound
-    revision: str | None = None
-    reason: str = ""
-    timings: dict[str, float] = field(default_factory=dict)  # wall seconds per phase (full builds)
-    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per phase, worker processes included
 
 
 @dataclass
@@ -186,17 +173,17 @@ class IndexWriter:
             return f"index format {snap.get('format')} differs from {INDEX_FORMAT}"
         if self._last_generation is not None and snap.get("generation") == self._last_generation:
             return ""  # this writer committed that generation to both stores itself
+        # Another process holding the build store (DuckDB: one process per file) is busy, not broken:
+        # `StoreBusy` propagates (the caller reports it or answers from the snapshot); only a store that
+        # opens and cannot be read is rebuilt.
+        duck = duck_store.connect(self.layout.duckdb_path, wait=self.lock_timeout)
         try:
-            duck = duck_store.connect(self.layout.duckdb_path)
-        except Exception as exc:
-            return f"build store unreadable ({exc})"
-        try:
-            row = duck.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+            stored = duck_store.generation(duck)
         except Exception as exc:
             return f"build store unreadable ({exc})"
         finally:
             duck.close()
-        if row is None or row[0] != snap.get("generation"):
+        if stored is None or stored != snap.get("generation"):
             return "build store and snapshot disagree (an interrupted write)"
         return ""
 
@@ -304,19 +291,13 @@ class IndexWriter:
         reader = lookup_db.open_reader(self.layout)
         try:
             snap = lookup_db.meta(reader)
-            indexed = {
-                p: (size, mtime, digest)
-                for p, size, mtime, digest in reader.execute("SELECT path, size, mtime_ns, content_hash FROM files")
-            }
+            indexed = lookup_db.indexed_files(reader)
             from ctxops_code_scan.gitinfo import read_head
 
             stale = check(self.root, reader, snap.get("head") or None, read_head(self.root))
             recorded: _Recorded | None = None
             if stale.dirs_changed:
-                recorded = _Recorded(
-                    dirs=dict(reader.execute("SELECT path, mtime_ns FROM dirs").fetchall()),
-                    skipped=reader.execute("SELECT path, reason, size FROM skipped").fetchall(),
-                )
+                recorded = _Recorded(dirs=lookup_db.recorded_dirs(reader), skipped=lookup_db.recorded_skipped(reader))
         finally:
             reader.close()
         if hinted is not None:
@@ -452,23 +433,19 @@ class IndexWriter:
         meta = self._meta(generation, next_rid, facts)
         file_set_changed = bool(deleted or newly_skipped or any(p not in indexed for p, _ in real))
 
-        con = duck_store.connect(self.layout.duckdb_path)
+        con = duck_store.connect(self.layout.duckdb_path, wait=self.lock_timeout)
         con.execute("SET threads TO 1")  # a delta is small: one thread beats scheduling many on a busy machine
         try:
-            old_syms = con.execute(
-                "SELECT id, name FROM symbols WHERE path IN (SELECT unnest($1::VARCHAR[]))", [changed_paths]
-            ).fetchall()
+            old_syms = duck_store.symbols_of(con, changed_paths)
             con.execute("BEGIN TRANSACTION")
-            for table in ("files", "symbols", "refs", "imports", "edges", "skipped"):
-                con.execute(f"DELETE FROM {table} WHERE path IN (SELECT unnest($1::VARCHAR[]))", [changed_paths])
-            for mtime, size, path in touched_stats:
-                con.execute("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", [mtime, size, path])
+            duck_store.delete_paths(con, changed_paths)
+            duck_store.touch_files(con, touched_stats)
             duck_store.insert_rows(con, "files", [f for f in rows.files if f[0] not in newly_skipped])
             duck_store.insert_rows(con, "skipped", rows.skipped)
             duck_store.insert_rows(con, "symbols", rows.symbols)
             duck_store.insert_rows(con, "refs", rows.refs)
             if file_set_changed or self._modules is None:
-                modules = self._module_index(con.execute("SELECT path, lang FROM files").fetchall())
+                modules = self._module_index(duck_store.file_langs(con))
             else:
                 modules = self._modules[1]  # same file set as this writer's last commit
             reresolve_paths = set(changed_paths)
@@ -483,8 +460,7 @@ class IndexWriter:
                 before = _targets_by_path(old_imports)
                 after = _targets_by_path(import_rows)
                 reresolve_paths |= {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
-                con.execute("DELETE FROM imports")
-                duck_store.insert_rows(con, "imports", import_rows)
+                duck_store.replace_rows(con, "imports", import_rows)
                 imports_replaced = True
             else:
                 import_rows = _import_rows(rows.imports, modules)
@@ -493,28 +469,24 @@ class IndexWriter:
             new_syms = {(r[0], r[1]) for r in rows.symbols}
             affected_names = sorted({name for _id, name in set(old_syms) ^ new_syms})
             duck_store.resolve(con, all_refs=False, paths=sorted(reresolve_paths), names=affected_names)
-            todo_rids = [r[0] for r in con.execute("SELECT rid FROM todo").fetchall()]
-            new_edges = duck_store.fetch(con, "edges", "WHERE rid IN (SELECT rid FROM todo)")
-            sources = sorted({r[0] for r in con.execute("SELECT DISTINCT path FROM todo").fetchall()} | reresolve_paths)
+            todo_rids = duck_store.pending_rids(con)
+            new_edges = duck_store.pending_edges(con)
+            sources = sorted(duck_store.pending_paths(con) | reresolve_paths)
             old_out = duck_store.file_edges_of(con, sources)
             duck_store.rebuild_file_edges(con, sources, deleted)
             ranks: list[tuple[str, float]] | None = None
             file_edges: list[tuple[str, str, str, float]] = []
             if file_set_changed or duck_store.file_edges_of(con, sources) != old_out:
                 file_edges = duck_store.all_file_edges(con)
-                paths_now = [r[0] for r in con.execute("SELECT path FROM files").fetchall()]
+                paths_now = [p for p, _ in duck_store.file_langs(con)]
                 ranks = _ranks(paths_now, file_edges)
-                con.execute("DELETE FROM ranks")
-                duck_store.insert_rows(con, "ranks", ranks)
+                duck_store.replace_rows(con, "ranks", ranks)
             if disc is not None:
-                con.execute("DELETE FROM dirs")
-                duck_store.insert_rows(con, "dirs", sorted(disc.dirs.items()))
-                con.execute("DELETE FROM skipped")
-                duck_store.insert_rows(
+                duck_store.replace_rows(con, "dirs", sorted(disc.dirs.items()))
+                duck_store.replace_rows(
                     con, "skipped", [(s.path, s.reason, s.size) for s in disc.skipped] + rows.skipped
                 )
-            con.execute("DELETE FROM meta")
-            duck_store.insert_rows(con, "meta", meta)
+            duck_store.replace_rows(con, "meta", meta)
             skipped_now = duck_store.fetch(con, "skipped") if disc is not None else None
             con.execute("COMMIT")
         finally:

@@ -81,18 +81,39 @@ def render_report(mode: str, reason: str, scanned: int, elapsed: float, status: 
     return "\n".join([f"{head}: {scanned} files scanned in {elapsed:.2f} s", *status.describe()])
 
 
+def update_main(argv: list[str]) -> int:
+    """The detached automatic update a reader starts (see `background`); usable by hand too."""
+    parser = argparse.ArgumentParser(
+        prog="python -m ctxops_code_graph update",
+        description="Reindex the files changed since the last index (what a query's automatic update runs).",
+    )
+    parser.add_argument("path", nargs="?", default=".", help="repository root (default: .)")
+    parser.add_argument("--bound", type=int, default=None, help="reindex at most N files (default: all)")
+    parser.add_argument("--lock-wait", type=float, default=30.0, help="seconds to wait for another writer")
+    args = parser.parse_args(argv)
+    root = Path(args.path)
+    if not root.is_dir():
+        print(f"error: {root} is not a directory", file=sys.stderr)
+        return 2
+    from .background import run_update
+
+    return run_update(root, args.bound, args.lock_wait)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in {"-h", "--help"}:
-        print("usage: python -m ctxops_code_graph {index,watch} [PATH] ...")
+        print("usage: python -m ctxops_code_graph {index,update,watch} [PATH] ...")
         return 0 if argv else 2
     command, rest = argv[0], argv[1:]
     if command == "index":
         return index_main(rest)
+    if command == "update":
+        return update_main(rest)
     if command == "watch":
         from .watch_cli import watch_main
 
         code: int = watch_main(rest)
         return code
-    print(f"error: unknown command {command!r} (expected index or watch)", file=sys.stderr)
+    print(f"error: unknown command {command!r} (expected index, update or watch)", file=sys.stderr)
     return 2

@@ -5,10 +5,13 @@ Only the writer opens it (under the index lock); readers use the SQLite lookup s
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .lock import IndexBusy
 from .schema import TABLES, columns
 
 NAME_ONLY_CAP = 4  # a bare name defined in more places than this gives no edge: a guess, not an answer
@@ -212,11 +215,98 @@ WHERE s.path <> e.path AND e.kind <> 'import' AND e.path IN (SELECT path FROM fe
 """
 
 
-def connect(path: Path, memory_limit: str | None = None) -> Any:
+class StoreBusy(IndexBusy):
+    """Another process has the DuckDB build store open (DuckDB allows one process per file): the store is
+    fine, only busy. Never a reason to rebuild."""
+
+    def __init__(self, path: Path, holder: int | None, waited: float) -> None:
+        who = f"process {holder}" if holder else "another process"
+        super().__init__(
+            f"{path} is held open by {who} (waited {waited:.1f} s); close that process (a DuckDB shell,"
+            " a notebook) or wait for it, and the index updates on the next query"
+        )
+        self.holder = holder
+
+
+_HOLDER_PID = re.compile(r"\(PID (\d+)\)")
+
+
+def is_lock_conflict(exc: BaseException) -> bool:
+    """True when a DuckDB error says another process holds the file's lock (not a damaged file)."""
+    return "Conflicting lock" in str(exc) or "Could not set lock" in str(exc)
+
+
+def connect(path: Path, memory_limit: str | None = None, wait: float = 0.0) -> Any:
+    """Open the build store; while another process holds it, retry for up to ``wait`` s, then raise
+    :class:`StoreBusy` naming the holder. Any other failure propagates (a damaged file)."""
     import duckdb
 
     config: dict[str, str | bool | int | float | list[str]] = {"memory_limit": memory_limit} if memory_limit else {}
-    return duckdb.connect(str(path), config=config)
+    started = time.monotonic()
+    delay = 0.02
+    while True:
+        try:
+            return duckdb.connect(str(path), config=config)
+        except duckdb.IOException as exc:
+            if not is_lock_conflict(exc):
+                raise
+            waited = time.monotonic() - started
+            if waited >= wait:
+                match = _HOLDER_PID.search(str(exc))
+                raise StoreBusy(path, int(match.group(1)) if match else None, waited) from None
+            time.sleep(min(delay, max(0.0, wait - waited)))
+            delay = min(delay * 2, 0.25)
+
+
+def generation(con: Any) -> str | None:
+    """The generation the build store last committed (None in a store without one)."""
+    row = con.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def symbols_of(con: Any, paths: Sequence[str]) -> list[tuple[str, str]]:
+    """(id, name) of the symbols defined in ``paths``."""
+    rows: list[tuple[str, str]] = con.execute(
+        "SELECT id, name FROM symbols WHERE path IN (SELECT unnest($1::VARCHAR[]))", [list(paths)]
+    ).fetchall()
+    return rows
+
+
+def delete_paths(con: Any, paths: Sequence[str]) -> None:
+    """Drop every row of ``paths`` from the per-file tables."""
+    for table in ("files", "symbols", "refs", "imports", "edges", "skipped"):
+        con.execute(f"DELETE FROM {table} WHERE path IN (SELECT unnest($1::VARCHAR[]))", [list(paths)])
+
+
+def touch_files(con: Any, stats: Sequence[tuple[int, int, str]]) -> None:
+    """New (mtime_ns, size) for files whose content did not change."""
+    for mtime, size, path in stats:
+        con.execute("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", [mtime, size, path])
+
+
+def file_langs(con: Any) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = con.execute("SELECT path, lang FROM files").fetchall()
+    return rows
+
+
+def replace_rows(con: Any, table: str, rows: Sequence[Sequence[Any]]) -> None:
+    """Replace the whole content of ``table``."""
+    con.execute(f"DELETE FROM {table}")
+    insert_rows(con, table, rows)
+
+
+def pending_rids(con: Any) -> list[int]:
+    """The reference ids the last `resolve` call worked on."""
+    return [r[0] for r in con.execute("SELECT rid FROM todo").fetchall()]
+
+
+def pending_paths(con: Any) -> set[str]:
+    return {r[0] for r in con.execute("SELECT DISTINCT path FROM todo").fetchall()}
+
+
+def pending_edges(con: Any) -> list[tuple[Any, ...]]:
+    """The edges the last `resolve` call made."""
+    return fetch(con, "edges", "WHERE rid IN (SELECT rid FROM todo)")
 
 
 def create_tables(con: Any) -> None:

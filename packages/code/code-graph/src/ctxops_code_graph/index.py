@@ -1,9 +1,9 @@
 """`CodeIndex`: the read API over a repository's code index (SQLite snapshot; stdlib only on this path).
 
-Opening and querying import neither DuckDB nor tree-sitter: a lookup is a few indexed SQLite reads.
-Before answering, a cheap stat-based check finds edited files; a bounded update reindexes them under
-the writer lock (only then are the heavy modules imported). What could not be refreshed in time is
-reported by `stale_files()`.
+Opening and querying import neither DuckDB nor tree-sitter: a lookup is a few indexed SQLite reads
+(the SQL is in `lookup_queries`). Before answering, a cheap stat-based check finds edited files; a
+bounded update reindexes them under the writer lock, in this process or, for a reader with a deadline,
+in a detached one (`background`). What could not be refreshed in time is reported by `stale_files()`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -19,20 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 from ctxops_contracts import Edge, FileRecord, Reference, Symbol
 
-from . import lookup_db, reader
+from . import lookup_db, lookup_queries, reader
 from .layout import IndexLayout
 from .schema import INDEX_FORMAT
 
 if TYPE_CHECKING:
-    from .builder import BuildReport
-    from .results import FileDeps, Hop, Impact, IndexStatus, RankedFile
+    from .background import DetachedUpdate
+    from .results import BuildReport, FileDeps, Hop, Impact, IndexStatus, RankedFile
 
-_SYMBOL_SELECT = reader.SYMBOL_SELECT
-_INBOUND = ", (SELECT count(*) FROM edges e WHERE e.dst_sk = s.sk) AS n"
 _TEST_PATH = re.compile(
     r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|Tests?\.java$"
 )
-_WALK_LIMIT = 5000
 
 
 class IndexNotBuilt(FileNotFoundError):
@@ -80,10 +76,11 @@ class CodeIndex:
         self.update_bound = update_bound
         self.lock_wait = lock_wait
         self.check_interval = check_interval
-        # How long a read waits for its automatic update (None: until it is done). An update that takes
-        # longer goes on in a background thread and commits; meanwhile reads answer from the snapshot.
+        # How long a read waits for its automatic update. None: the update runs in this process, to the
+        # end. A number: it runs in a detached process (`background`), which goes on and commits when it
+        # takes longer, so this process can answer from the snapshot and exit by its deadline.
         self.update_wait = update_wait
-        self._updater: threading.Thread | None = None
+        self._updater: DetachedUpdate | None = None
         self._con: sqlite3.Connection | None = None
         self._con_path: Path | None = None
         self._checked_at = float("-inf")
@@ -135,26 +132,43 @@ class CodeIndex:
         if self.update_wait is None:
             self._auto_update(pending)
             return self._stale
-        # The update runs to its commit whatever the reader's deadline: progress is never thrown away,
-        # so repeated reads converge. Not a daemon thread: a process that answered waits for it to
-        # commit before exiting instead of killing it mid-write.
+        from .background import DetachedUpdate
+
         self._stale = pending
-        self._updater = threading.Thread(
-            target=self._auto_update, args=(pending,), name="code-index-update", daemon=False
-        )
+        self._updater = DetachedUpdate(self.layout, self.update_bound, lock_wait=max(self.lock_wait, 30.0))
         self._updater.start()
-        self._updater.join(max(0.0, self.update_wait))
+        if self._updater.wait(max(0.0, self.update_wait)):
+            self._take_outcome(pending)
         return list(self._stale)
 
     def updating(self) -> bool:
-        """True while an automatic update started by a read is still running in the background."""
-        return self._updater is not None and self._updater.is_alive()
+        """True while an automatic update started by a read is still running in its detached process."""
+        return self._updater is not None and self._updater.running()
 
     def wait_for_update(self, timeout: float | None = None) -> bool:
-        """Wait for a background update to commit; True when none is running any more."""
+        """Wait for a detached update to commit; True when none is running any more."""
         if self._updater is not None:
-            self._updater.join(timeout)
-        return not self.updating()
+            if not self._updater.wait(timeout):
+                return False
+            self._take_outcome(self._stale)
+        return True
+
+    def _take_outcome(self, pending: list[str]) -> None:
+        """Adopt what the finished detached update reports (its commit is visible to the next read)."""
+        assert self._updater is not None
+        report, error = self._updater.outcome()
+        self._updater = None
+        self.last_error = error
+        if report is not None:
+            self.last_update = report
+        if error is not None:
+            self._stale = pending
+            return
+        # Check again rather than trusting the report: another update may have committed meanwhile.
+        con = self._connection()
+        stale = reader.staleness(str(self.root), con, lookup_db.meta(con))
+        self._checked_at = time.monotonic()
+        self._stale = [] if stale.fresh else sorted(set(stale.modified)) + [_dir_marker(d) for d in stale.dirs_changed]
 
     def _auto_update(self, pending: list[str]) -> None:
         from .builder import IndexWriter
@@ -167,8 +181,11 @@ class CodeIndex:
             self.last_update = report
             self.last_error = None
             self._stale = list(report.stale)
-        except IndexBusy:
-            self._stale = pending  # another writer (the watcher, a build) is on it: answer from the snapshot
+        except IndexBusy as exc:
+            # Another writer (the watcher, a build) or a process holding the build store: answer from the
+            # snapshot and say why it is stale.
+            self.last_error = str(exc)
+            self._stale = pending
         except Exception as exc:  # a failed refresh must not fail the read: answer from the snapshot, say so
             self.last_error = f"index update failed: {type(exc).__name__}: {exc}"
             self._stale = pending
@@ -192,40 +209,28 @@ class CodeIndex:
         return [_symbol(r) for r in reader.definition_rows(self._ready(), name, limit)]
 
     def symbol(self, symbol_id: str) -> Symbol | None:
-        row = self._ready().execute(f"{_SYMBOL_SELECT} WHERE s.id = ?", (symbol_id,)).fetchone()
+        row = lookup_queries.symbol_row(self._ready(), symbol_id)
         return _symbol(row) if row else None
 
     def symbols_in_file(self, path: str) -> list[Symbol]:
-        rows = (
-            self._ready()
-            .execute(f"{_SYMBOL_SELECT} WHERE f.path = ? ORDER BY s.line, s.end_line DESC", (_norm(path),))
-            .fetchall()
-        )
-        return [_symbol(r) for r in rows]
+        return [_symbol(r) for r in lookup_queries.symbols_in_file(self._ready(), _norm(path))]
 
-    def names(self) -> list[str]:
-        """Every distinct symbol name and qualified name (for suggestions and fuzzy matching)."""
-        rows = self._ready().execute("SELECT name FROM symbols UNION SELECT qualname FROM symbols ORDER BY 1")
-        return [r[0] for r in rows]
+    def names(self, near: str | None = None) -> list[str]:
+        """Every distinct symbol name and qualified name; with ``near``, only the candidates for
+        suggestions about that name (one indexed query, whatever the repository's size)."""
+        if near is not None:
+            return lookup_queries.names_near(self._ready(), near)
+        return lookup_queries.names(self._ready())
 
     def all_symbols(self) -> Iterator[Symbol]:
         """Every symbol, file by file in path order."""
-        for row in self._ready().execute(f"{_SYMBOL_SELECT} ORDER BY f.path, s.line"):
+        for row in lookup_queries.all_symbol_rows(self._ready()):
             yield _symbol(row)
 
     def references(self, name: str, limit: int = 1000) -> list[Reference]:
         """Every use of a name (calls, imports, inheritance, type uses), by file and line."""
         last = name.replace("::", ".").rsplit(".", 1)[-1]
-        rows = (
-            self._ready()
-            .execute(
-                "SELECT r.symbol_name, f.path, r.line, r.col, r.role, e.id, r.qualifier FROM refs r"
-                " JOIN files f ON f.fk = r.fk LEFT JOIN symbols e ON e.sk = r.enclosing_sk WHERE r.symbol_name = ?"
-                " ORDER BY f.path, r.line, r.col LIMIT ?",
-                (last, limit),
-            )
-            .fetchall()
-        )
+        rows = lookup_queries.reference_rows(self._ready(), last, limit)
         return [
             Reference(symbol_name=r[0], path=r[1], line=r[2], col=r[3], role=r[4], enclosing=r[5], qualifier=r[6])
             for r in rows
@@ -262,22 +267,14 @@ class CodeIndex:
     def file_deps(self, path: str) -> FileDeps:
         con = self._ready()
         path = _norm(path)
-        rows = con.execute(
-            "SELECT i.module, i.name, i.line, t.path FROM imports i JOIN files f ON f.fk = i.fk"
-            " LEFT JOIN files t ON t.fk = i.target_fk WHERE f.path = ? ORDER BY i.line, i.module, i.name",
-            (path,),
-        ).fetchall()
-        by = con.execute(
-            "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.fk = i.fk JOIN files t ON t.fk = i.target_fk"
-            " WHERE t.path = ? AND f.path <> t.path ORDER BY f.path",
-            (path,),
-        ).fetchall()
+        rows = lookup_queries.imports_of(con, path)
+        by = lookup_queries.importers_of(con, path)
         from .results import FileDeps, ImportLink
 
         return FileDeps(
             path=path,
             imports=[ImportLink(module=r[0], name=r[1], line=r[2], target=r[3]) for r in rows],
-            imported_by=[r[0] for r in by],
+            imported_by=by,
         )
 
     def ranked_files(
@@ -289,16 +286,12 @@ class CodeIndex:
     ) -> list[RankedFile]:
         """Files by PageRank over the dependency graph, personalized toward query terms and files in play."""
         con = self._ready()
-        langs = dict(con.execute("SELECT path, lang FROM files").fetchall())
+        langs = lookup_queries.file_langs(con)
         personal: dict[str, float] = {}
         for term in (t.lower() for t in query_terms if t.strip()):
-            for (path,) in con.execute("SELECT path FROM files WHERE instr(lower(path), ?) > 0", (term,)):
+            for path in lookup_queries.paths_matching(con, term):
                 personal[path] = personal.get(path, 0.0) + 2.0
-            for path, count in con.execute(
-                "SELECT f.path, count(*) FROM symbols s JOIN files f ON f.fk = s.fk"
-                " WHERE instr(lower(s.name), ?) > 0 GROUP BY f.path",
-                (term,),
-            ):
+            for path, count in lookup_queries.symbol_matches_by_file(con, term):
                 personal[path] = personal.get(path, 0.0) + min(count, 5)
         for path in files_in_play:
             p = _norm(path)
@@ -307,12 +300,7 @@ class CodeIndex:
         if personal:
             from .rank import pagerank
 
-            edges = list(
-                con.execute(
-                    "SELECT a.path, b.path, e.weight FROM file_edges e JOIN files a ON a.fk = e.src_fk"
-                    " JOIN files b ON b.fk = e.dst_fk"
-                )
-            )
+            edges = lookup_queries.file_edges(con)
             ppr = pagerank(langs.keys(), edges, personalization=personal)
             # Half graph position (personalized PageRank), half direct relevance: the matched files come
             # first, then the hubs they lean on, instead of the global hubs drowning the query.
@@ -320,40 +308,22 @@ class CodeIndex:
             top_match = max(personal.values())
             scores = {p: 0.5 * ppr.get(p, 0.0) / top_rank + 0.5 * personal.get(p, 0.0) / top_match for p in langs}
         else:
-            scores = dict(con.execute("SELECT path, rank FROM files").fetchall())
+            scores = lookup_queries.file_ranks(con)
         top = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
         from .results import RankedFile
 
         out = []
         for path, score in top:
-            rows = con.execute(
-                f"{_SYMBOL_SELECT.replace(' FROM symbols s', _INBOUND + ' FROM symbols s', 1)}"
-                " WHERE f.path = ? AND s.parent_sk IS NULL ORDER BY n DESC, s.line LIMIT ?",
-                (path, symbols_per_file),
-            ).fetchall()
-            out.append(
-                RankedFile(path=path, score=score, lang=langs.get(path), symbols=[_symbol(r[:-1]) for r in rows])
-            )
+            rows = lookup_queries.key_symbols(con, path, symbols_per_file)
+            out.append(RankedFile(path=path, score=score, lang=langs.get(path), symbols=[_symbol(r) for r in rows]))
         return out
 
     def file(self, path: str) -> FileRecord | None:
-        row = (
-            self._ready()
-            .execute(
-                "SELECT path, lang, size, mtime_ns, content_hash, parse_status, error FROM files WHERE path = ?",
-                (_norm(path),),
-            )
-            .fetchone()
-        )
+        row = lookup_queries.file_row(self._ready(), _norm(path))
         return _file(row) if row else None
 
     def files(self) -> list[FileRecord]:
-        rows = (
-            self._ready()
-            .execute("SELECT path, lang, size, mtime_ns, content_hash, parse_status, error FROM files ORDER BY path")
-            .fetchall()
-        )
-        return [_file(r) for r in rows]
+        return [_file(r) for r in lookup_queries.file_rows(self._ready())]
 
     def status(self) -> IndexStatus:
         con = self._ready()
@@ -367,13 +337,7 @@ class CodeIndex:
         else:
             current = None
 
-        def counts(sql: str) -> dict[str, int]:
-            return {str(k): int(v) for k, v in con.execute(sql).fetchall()}
-
-        problems = con.execute(
-            "SELECT path, lang, size, mtime_ns, content_hash, parse_status, error FROM files"
-            " WHERE parse_status <> 'ok' ORDER BY path"
-        ).fetchall()
+        problems = lookup_queries.file_rows(con, problems_only=True)
         index_bytes = sum(p.stat().st_size for p in self.layout.index_dir.glob("code*") if p.is_file())
         from .results import IndexStatus
 
@@ -382,17 +346,13 @@ class CodeIndex:
             revision=current,
             indexed_revision=indexed_rev,
             updated_at=snap.get("updated_at"),
-            files=int(con.execute("SELECT count(*) FROM files").fetchone()[0]),
-            files_by_language=counts("SELECT lang, count(*) FROM files GROUP BY lang ORDER BY count(*) DESC"),
-            symbols=int(con.execute("SELECT count(*) FROM symbols").fetchone()[0]),
-            references=int(con.execute("SELECT count(*) FROM refs").fetchone()[0]),
-            edges=int(con.execute("SELECT count(*) FROM edges").fetchone()[0]),
-            edges_by_confidence=counts("SELECT confidence, count(*) FROM edges GROUP BY confidence ORDER BY 1"),
-            skipped_by_reason=counts(
-                "SELECT CASE WHEN instr(reason, ':') > 0 THEN substr(reason, 1, instr(reason, ':') - 1)"
-                " ELSE reason END,"
-                " count(*) FROM skipped GROUP BY 1 ORDER BY 2 DESC"
-            ),
+            files=lookup_queries.count(con, "files"),
+            files_by_language=lookup_queries.counts(con, "languages"),
+            symbols=lookup_queries.count(con, "symbols"),
+            references=lookup_queries.count(con, "refs"),
+            edges=lookup_queries.count(con, "edges"),
+            edges_by_confidence=lookup_queries.counts(con, "confidence"),
+            skipped_by_reason=lookup_queries.counts(con, "skipped"),
             parse_problems=[_file(r) for r in problems],
             stale_files=list(self._stale),
             index_bytes=index_bytes,
@@ -447,28 +407,16 @@ class CodeIndex:
 
     def _walk(self, symbol_id: str, depth: int, kinds: Sequence[str], upward: bool) -> list[Hop]:
         con = self._ready()
-        start = con.execute("SELECT sk FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
+        start = lookup_queries.symbol_key(con, symbol_id)
         if start is None:
             return []
-        depth = max(1, int(depth))
-        near, far = ("dst_sk", "src_sk") if upward else ("src_sk", "dst_sk")
-        marks = ", ".join("?" for _ in kinds)
-        sql = f"""
-        WITH RECURSIVE walk(src_sk, dst_sk, kind, confidence, fk, line, depth) AS (
-          SELECT src_sk, dst_sk, kind, confidence, fk, line, 1 FROM edges WHERE {near} = ? AND kind IN ({marks})
-          UNION
-          SELECT e.src_sk, e.dst_sk, e.kind, e.confidence, e.fk, e.line, w.depth + 1
-          FROM edges e JOIN walk w ON e.{near} = w.{far}
-          WHERE w.depth < ? AND e.kind IN ({marks})
-          LIMIT {_WALK_LIMIT}
-        )
-        SELECT w.src_sk, w.dst_sk, w.kind, w.confidence, f.path, w.line, min(w.depth) FROM walk w
-        JOIN files f ON f.fk = w.fk
-        GROUP BY w.src_sk, w.dst_sk, w.kind, w.confidence, w.fk, w.line
-        ORDER BY min(w.depth), f.path, w.line
-        """
-        rows = con.execute(sql, (start[0], *kinds, depth, *kinds)).fetchall()
-        by_sk = self._symbols_by_sk(con, {k for r in rows for k in (r[0], r[1]) if k is not None})
+        rows = lookup_queries.walk(con, start, max(1, int(depth)), kinds, upward)
+        by_sk = {
+            k: _symbol(r)
+            for k, r in lookup_queries.symbols_by_key(
+                con, {k for r in rows for k in (r[0], r[1]) if k is not None}
+            ).items()
+        }
         from .results import Hop
 
         hops = []
@@ -480,17 +428,6 @@ class CodeIndex:
             edge = Edge(src=src.id if src else path, dst=dst.id, kind=kind, confidence=confidence, path=path, line=line)
             hops.append(Hop(edge=edge, depth=hop_depth, symbol=src if upward else dst))
         return hops
-
-    def _symbols_by_sk(self, con: sqlite3.Connection, keys: Iterable[int]) -> dict[int, Symbol]:
-        out: dict[int, Symbol] = {}
-        batch = sorted(keys)
-        select = _SYMBOL_SELECT.replace("SELECT ", "SELECT s.sk, ", 1)
-        for begin in range(0, len(batch), 500):
-            chunk = batch[begin : begin + 500]
-            marks = ", ".join("?" for _ in chunk)
-            for row in con.execute(f"{select} WHERE s.sk IN ({marks})", chunk):
-                out[row[0]] = _symbol(row[1:])
-        return out
 
 
 def _dir_marker(path: str) -> str:

@@ -36,3 +36,13 @@ class IndexLayout:
         except OSError:
             return None
         return self.index_dir / name if name else None
+
+    @property
+    def update_lock_path(self) -> Path:
+        """Held by a detached update process for its whole life: a queued or running automatic update."""
+        return self.index_dir / "code-update.lock"
+
+    @property
+    def update_report_path(self) -> Path:
+        """The last detached update's report (JSON), or its error."""
+        return self.index_dir / "code-update.json"

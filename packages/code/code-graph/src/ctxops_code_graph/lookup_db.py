@@ -357,6 +357,21 @@ def meta(con: sqlite3.Connection) -> dict[str, str]:
     return dict(con.execute("SELECT key, value FROM meta").fetchall())
 
 
+def indexed_files(con: sqlite3.Connection) -> dict[str, tuple[int, int, str]]:
+    """path -> (size, mtime_ns, content_hash) of every indexed file."""
+    rows = con.execute("SELECT path, size, mtime_ns, content_hash FROM files")
+    return {p: (size, mtime, digest) for p, size, mtime, digest in rows}
+
+
+def recorded_dirs(con: sqlite3.Connection) -> dict[str, int]:
+    """The directory (and ignore file) mtimes the last walk recorded."""
+    return dict(con.execute("SELECT path, mtime_ns FROM dirs").fetchall())
+
+
+def recorded_skipped(con: sqlite3.Connection) -> list[tuple[str, str, int]]:
+    return con.execute("SELECT path, reason, size FROM skipped").fetchall()
+
+
 def rows_by_path(rows: Iterable[Sequence[Any]], index: int) -> dict[str, list[Sequence[Any]]]:
     out: dict[str, list[Sequence[Any]]] = {}
     for row in rows:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from ctxops_contracts import Edge, FileRecord, Symbol
 
@@ -97,3 +98,25 @@ class IndexStatus:
         else:
             lines.append("fresh: no stale files")
         return lines
+
+
+@dataclass
+class BuildReport:
+    mode: str  # full | incremental | noop
+    elapsed_s: float = 0.0
+    scanned: int = 0
+    changed: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)  # left for later: over the bound
+    revision: str | None = None
+    reason: str = ""
+    timings: dict[str, float] = field(default_factory=dict)  # wall seconds per phase (full builds)
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per phase, worker processes included
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BuildReport:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)

@@ -9,8 +9,9 @@ import threading
 import time
 from pathlib import Path
 
-from .builder import BuildReport, IndexWriter
+from .builder import IndexWriter
 from .lock import IndexBusy
+from .results import BuildReport
 
 
 class IndexWatcher:
@@ -56,6 +57,15 @@ def watch_main(argv: list[str]) -> int:
     root = Path(args.path)
     if not root.is_dir():
         print(f"error: {root} is not a directory", file=sys.stderr)
+        return 2
+
+    try:
+        import watchdog  # noqa: F401
+    except ImportError:
+        print(
+            "error: watching needs watchdog: pip install 'ctxops-code-graph[watch]' (or use `ctx watch`)",
+            file=sys.stderr,
+        )
         return 2
 
     def show(report: BuildReport) -> None:

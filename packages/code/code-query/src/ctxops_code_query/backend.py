@@ -81,7 +81,7 @@ class CodeIndex(Protocol):
 
     def ranked_files(self, query: str | None, limit: int) -> list[RankedFile]: ...
 
-    def names(self) -> Iterable[str]:
+    def names(self, near: str | None = None) -> Iterable[str]:
         """Every symbol name and qualified name (for suggestions)."""
         ...
 

@@ -47,9 +47,9 @@ def _common(p: argparse.ArgumentParser, *, suppress: bool) -> None:
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
-    from ctxops_contracts.shared.cli import typed_prog
+    from ctxops_contracts.shared.cli import Parser, typed_prog
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=typed_prog("cq"),
         description="Answers about code in a few hundred tokens: definitions, references, callers, outlines, "
         "dependencies, impact, a ranked map, grep, bounded reads and search.",
@@ -70,9 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
         p = add(name, f"{what}: one hop or --depth N, with confidence")
         p.add_argument("name")
         p.add_argument("--depth", type=int, default=1, metavar="N", help="hops (1-6, default 1)")
-    add("brief", "outline of a file: top-level symbols with lines and signatures, members as name:line").add_argument(
-        "path", metavar="FILE"
-    )
+    add(
+        "brief",
+        "outline of a file: every top-level symbol with its line and signature, members as name:line"
+        " (large ones folded); FILE:Name outlines one class or struct",
+    ).add_argument("path", metavar="FILE[:Name]")
     add("deps", "what a file (or a symbol's file) imports and what imports it").add_argument(
         "target", metavar="NAME|FILE"
     )
@@ -85,10 +87,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("grep", "ripgrep (bundled), grouped by file")
     p.add_argument("pattern")
     p.add_argument("paths", nargs="*", metavar="PATH")
-    p.add_argument("-i", "--ignore-case", action="store_true")
-    p.add_argument("-F", "--fixed-strings", action="store_true")
-    p.add_argument("-w", "--word-regexp", action="store_true")
-    p.add_argument("-g", "--glob", action="append", default=[], metavar="GLOB")
+    p.add_argument("-i", "--ignore-case", action="store_true", help="match case-insensitively")
+    p.add_argument("-F", "--fixed-strings", action="store_true", help="PATTERN is a literal string, not a regex")
+    p.add_argument("-w", "--word-regexp", action="store_true", help="match whole words only")
+    p.add_argument(
+        "-g",
+        "--glob",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only files matching GLOB (repeatable; !GLOB excludes), as ripgrep's -g",
+    )
     add("open", "a bounded slice of a file: FILE, FILE:A-B or FILE:NAME").add_argument("spec", metavar="TARGET")
     p = add("search", "fuzzy/semantic: structure narrows to a few files, then chunks are ranked")
     p.add_argument("text", nargs="+")
@@ -164,11 +173,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _error(args: argparse.Namespace, exc: Any) -> None:
-    if getattr(args, "json", False):
-        import json
+    """The grammar's error: compact JSON on stdout under ``--json`` (with cq's error kind), else two lines
+    on stderr."""
+    from ctxops_contracts.shared.cli import EXIT_USAGE, emit_json, typed_prog
 
-        print(json.dumps({"error": exc.kind, "message": exc.message, "fix": exc.fix}))
-    print(f"cq: {exc.kind}: {exc}", file=sys.stderr)
+    if getattr(args, "json", False):
+        code = exc.exit_code if exc.exit_code else EXIT_USAGE
+        emit_json({"error": {"message": exc.message, "fix": exc.fix, "code": code, "kind": exc.kind}})
+        return
+    sys.stderr.write(f"{typed_prog('cq')}: error: {exc.message}\n")
+    if exc.fix:
+        sys.stderr.write(f"  fix: {exc.fix}\n")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -192,10 +207,12 @@ def _run(args: argparse.Namespace) -> int:
         return run_report(root, args)
     from .service import INDEX_COMMANDS, Request, execute
 
+    provisional = None
     if args.command in INDEX_COMMANDS:
-        from .graph_backend import ensure_index
+        from .graph_backend import index_or_provisional
 
-        ensure_index(root, interactive=sys.stderr.isatty())
+        # No usable index yet: the full build goes on in a detached process; this query never waits for it.
+        provisional = index_or_provisional(root, deadline_s=args.deadline)
     request = Request(
         command=args.command,
         params=_params(args),
@@ -203,9 +220,9 @@ def _run(args: argparse.Namespace) -> int:
         budget=args.budget,
         width=args.width,
         deadline_s=args.deadline,
-        use_cache=not args.no_cache,
+        use_cache=not args.no_cache and provisional is None,
     )
-    outcome = execute(root, request)
+    outcome = execute(root, request, open_index=None if provisional is None else lambda _root: provisional)
     return emit(outcome.rendered, as_json=args.json, stats=args.stats)
 
 
@@ -228,8 +245,8 @@ def stats_line(text: str) -> str:
     est = estimate_tokens(text)
     try:
         exact = f", {exact_counter().count(text)} cl100k"
-    except TokenizerUnavailable:
-        exact = ""
+    except TokenizerUnavailable as exc:
+        exact = f", no exact count ({exc})"
     return f"-- ~{est} tokens (estimate){exact}, {len(text.encode())} bytes"
 
 

@@ -39,7 +39,8 @@ def _symbol_hit(symbol: Symbol, text: str | None = None, **extra: object) -> Que
 
 def _no_definition(ctx: QueryContext, answer: Answer, name: str) -> Answer:
     plain = name.rpartition(":")[2].rpartition(".")[2]
-    answer.suggestions = suggest(plain if plain else name, ctx.index.names())
+    wanted = plain if plain else name
+    answer.suggestions = suggest(wanted, ctx.index.names(near=wanted))
     answer.hint = f"cq search {name!r} for a fuzzy match, or cq grep {plain!r}"
     return answer
 
@@ -193,11 +194,18 @@ def cmd_callees(ctx: QueryContext, name: str, depth: int = 1) -> Answer:
 
 def cmd_brief(ctx: QueryContext, path: str) -> Answer:
     """An outline: one hit per top-level symbol (a run of top-level variables is one hit), its members
-    folded into it as wrapped ``name:line`` detail lines. Every symbol is shown with its line."""
+    folded into it as wrapped ``name:line`` detail lines, every top-level entry always listed: a symbol
+    with more than `FOLD_MEMBERS` members is one line with a count and the command that expands it.
+    ``FILE:Name`` outlines one class or struct with all its members."""
     from .repo import safe_path
 
+    focus = ""
+    if ":" in path:
+        head, _, tail = path.rpartition(":")
+        if head and tail and (ctx.root / head).is_file() and not (ctx.root / path).is_file():
+            path, focus = head, tail
     _, rel = safe_path(ctx.root, path)
-    answer = _base(ctx, "brief", rel)
+    answer = _base(ctx, "brief", f"{rel}:{focus}" if focus else rel)
     answer.grouped = True
     if not (ctx.root / rel).is_file():
         answer.empty_reason = "no such file"
@@ -209,16 +217,50 @@ def cmd_brief(ctx: QueryContext, path: str) -> Answer:
         answer.empty_reason = "no symbols indexed in this file"
         answer.hint = f"cq open {rel} reads it"
         return answer
+    if focus:
+        return _brief_one(answer, rel, symbols, focus)
+    folded = 0
     for top, members in _outline(symbols):
         text = _run_text(top)
-        if members:
+        if len(members) > FOLD_MEMBERS:
+            folded += 1
+            text += f"\n{len(members)} members: cq brief {rel}:{top[0].qualname}"
+        elif members:
             text += "\n" + "\n".join(_wrap_members(top[0], members))
         answer.add(_symbol_hit(top[0], text))
     answer.total = len(answer.hits)
     lines = len(ctx.file_lines(rel))
     answer.notes.append(f"{rel}: {lines} lines, {len(symbols)} symbols (members: name:line)")
-    answer.hint = f"cq open {rel}:NAME for a body, cq def NAME for its doc"
+    answer.hint = f"cq open {rel}:NAME for a body, cq def NAME for its doc" + (
+        f", cq brief {rel}:NAME for a folded entry's members" if folded else ""
+    )
     return answer
+
+
+def _brief_one(answer: Answer, rel: str, symbols: list[Symbol], focus: str) -> Answer:
+    """The outline of one class or struct: its line, then every member."""
+    wanted = focus.replace("::", ".")
+    matches = [s for s in symbols if s.qualname == wanted] or [s for s in symbols if s.name == wanted]
+    if not matches:
+        answer.empty_reason = f"no symbol {focus} in {rel}"
+        answer.suggestions = suggest(wanted, [s.qualname for s in symbols])
+        answer.hint = f"cq brief {rel} lists its top-level entries"
+        return answer
+    target = matches[0]
+    prefix = target.qualname + "."
+    members = [(s.qualname.removeprefix(prefix), s) for s in symbols if s.qualname.startswith(prefix)]
+    answer.add(_symbol_hit(target, _brief_line(target)))
+    for name, s in members:
+        answer.add(_symbol_hit(s, f"{s.kind} {with_signature(name, name, s.signature)}"))
+    answer.total = len(answer.hits)
+    answer.notes.append(f"{rel}:{target.qualname}: {len(members)} members")
+    answer.hint = f"cq open {rel}:{target.name} for its body"
+    return answer
+
+
+# A top-level entry with more members than this is folded to one line (`cq brief FILE:Name` expands it),
+# so one large struct or class never pushes the rest of the file out of the budget.
+FOLD_MEMBERS = 40
 
 
 # Members wrap at this many characters: under the default --width once indented.
@@ -366,8 +408,13 @@ def cmd_impact(ctx: QueryContext, name: str, depth: int = 3) -> Answer:
 
 
 def cmd_map(ctx: QueryContext, query: str | None, limit: int) -> Answer:
+    from .path_kinds import demotion
+
     answer = _base(ctx, "map", query or "")
-    ranked = ctx.index.ranked_files(query or None, limit)
+    # Library code before tests, docs and config unless the query asks for them: rank a wider pool, then
+    # move the demoted files behind the rest (each group keeps its rank order).
+    pool = ctx.index.ranked_files(query or None, limit * 3)
+    ranked = sorted(pool, key=lambda rf: demotion(rf.path, query))[:limit]
     for rf in ranked:
         names = [s.name for s in rf.symbols]
         text = ", ".join(names) if names else "(no top-level symbols)"

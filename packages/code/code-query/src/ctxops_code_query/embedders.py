@@ -31,7 +31,9 @@ class HashingEmbedder:
 
     def __init__(self, dimensions: int = 384) -> None:
         self.dimensions = dimensions
-        self.name = f"hashing-v1-{dimensions}"
+        # cq's own algorithm (words + trigrams, crc32): named apart from memory-store's hashing embedder,
+        # so vectors of the two are never mixed in one table.
+        self.name = f"cq-hashing-v2-{dimensions}"
 
     def _features(self, text: str) -> Counter[str]:
         feats: Counter[str] = Counter()

@@ -3,7 +3,7 @@ only (os, sqlite3, re), before argparse, msgspec, pathlib or dataclasses are imp
 
 It answers when everything is ordinary: an index exists in the current format, the freshness check
 finds nothing changed, and the name has definitions. Anything else (other commands or flags, a missing
-or outdated index, edited files to reindex, no match and so suggestions) returns None and the full path
+or outdated index, edited files to reindex, a qualified name that matched nothing) returns None and the full path
 answers, so behaviour never differs, only cost. It runs before the `cq serve` client: answering here
 costs less than a round trip to a server that then renders with the full machinery. The answer goes
 through the same `render` as every other (caps, budget, footer); `--json` prints the same `QueryResult`
@@ -12,7 +12,7 @@ does) and the worker-thread deadline (the work is one indexed query and at most 
 """
 
 # os.path on purpose: pathlib costs a fresh process several milliseconds to import.
-# ruff: noqa: PTH109, PTH110, PTH111, PTH112, PTH118, PTH120
+# ruff: noqa: PTH110
 
 from __future__ import annotations
 
@@ -55,13 +55,12 @@ class _Hit:
 
 
 def parse(argv: list[str]) -> dict[str, Any] | None:
-    """The options of a plain `cq def NAME [--json] [--max N] [--budget N] [--width N] [--root DIR]
-    [--deadline S] [--no-cache]`; None for anything else (argparse handles it, with its errors)."""
-    if not argv or argv[0] != "def":
-        return None
+    """The options of a plain `cq def NAME` with `--json`, `--max N`, `--budget N`, `--width N`, `--root DIR`,
+    `--deadline S` or `--no-cache` before or after the command (one grammar, one speed); None for anything
+    else (argparse handles it, with its errors)."""
     opts: dict[str, Any] = {"json": False, "max": None, "budget": None, "width": 160, "root": None}
-    name = None
-    i = 1
+    positional: list[str] = []
+    i = 0
     while i < len(argv):
         arg = argv[i]
         key, eq, value = arg.partition("=")
@@ -80,11 +79,14 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
                     opts[_VALUE_FLAGS[key]] = float(value) if key == "--deadline" else int(value)
                 except ValueError:
                     return None
-        elif arg.startswith("-") or name is not None:
+        elif arg.startswith("-") or len(positional) >= 2:
             return None
         else:
-            name = arg
+            positional.append(arg)
         i += 1
+    if len(positional) != 2 or positional[0] != "def":
+        return None
+    name = positional[1]
     if not name or not name.strip():
         return None
     if (opts["max"] is not None and opts["max"] < 1) or (opts["budget"] is not None and opts["budget"] < 20):
@@ -96,20 +98,16 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
 
 
 def find_root(given: str | None) -> str | None:
-    """As `repo.find_root`: ``--root``, ``$CQ_ROOT``, else the nearest ancestor holding ``.git`` or ``.meta``."""
-    start = given if given is not None else (os.environ.get("CQ_ROOT") or os.getcwd())
-    here = os.path.expanduser(start)
-    if not os.path.isdir(here):
-        return None  # the full path says what is wrong
-    here = os.path.realpath(here)
-    candidate = here
-    while True:
-        if os.path.exists(os.path.join(candidate, ".git")) or os.path.isdir(os.path.join(candidate, ".meta")):
-            return candidate
-        parent = os.path.dirname(candidate)
-        if parent == candidate:
-            return here
-        candidate = parent
+    """As `repo.find_root` (the shared finder); None when the full path must say what is wrong."""
+    from ctxops_contracts.shared import repo
+
+    alias = os.environ.get("CQ_ROOT")
+    if alias and not os.environ.get(repo.ROOT_ENV):
+        os.environ[repo.ROOT_ENV] = alias
+    try:
+        return repo.find_root(explicit=given)
+    except repo.NotARepository:
+        return None
 
 
 def answer_def(argv: list[str]) -> tuple[str, int] | None:
@@ -129,6 +127,7 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
     snapshot = reader.current_snapshot(root)
     if snapshot is None or not os.path.exists(snapshot):
         return None  # no index yet: the full path builds it
+    suggestions: list[str] | None = None
     try:
         con = reader.connect(snapshot)
         try:
@@ -136,18 +135,26 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
             if meta.get("format") != INDEX_FORMAT or not reader.staleness(root, con, meta).fresh:
                 return None  # the full path rebuilds, reindexes or reports the stale files
             rows = reader.definition_rows(con, opts["name"])
+            if not rows:
+                if not opts["name"].isidentifier():
+                    return None  # a qualified or scoped name: the full path tries its other readings
+                # A miss costs what a hit does: the suggestions come from one indexed query.
+                from .suggest import suggest
+
+                suggestions = suggest(opts["name"], reader.names_near(con, opts["name"]))
         finally:
             con.close()
     except (sqlite3.Error, OSError):
         return None
-    if not rows:
-        return None  # no match: the full path makes suggestions
     from .answer import Answer
     from .defs import BODY_PREVIEW_HITS, body_preview, definition_text, read_lines
     from .render import DEFAULT_BUDGET, DEFAULT_MAX, Limits, render, result_dict
 
     answer = Answer(command="def", query=opts["name"], index_revision=meta.get("revision") or None)
     answer.hint = _DEF_HINT
+    if suggestions is not None:  # as `commands._no_definition` words it
+        answer.suggestions = suggestions
+        answer.hint = f"cq search {opts['name']!r} for a fuzzy match, or cq grep {opts['name']!r}"
     lines: dict[str, list[str]] = {}
 
     def file_lines(path: str) -> list[str]:

@@ -10,7 +10,6 @@ import sys
 import threading
 import time
 from collections.abc import Iterable
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +85,21 @@ def ensure_index(root: Path, *, interactive: bool) -> bool:
     return True
 
 
+def index_or_provisional(root: Path, *, deadline_s: float | None) -> Any:
+    """What a query reads: None (the index is usable, open it as usual), or a `ProvisionalIndex` when the
+    repository has no usable index yet. Then the full build starts in a detached process (announced on
+    stderr in one line) and this query answers from a provisional scan within its deadline."""
+    reason = _graph().rebuild_reason(root)
+    if not reason:
+        return None
+    from .provisional import ProvisionalIndex, start_build
+
+    started = start_build(root)
+    what = "building it" if started else "a build is already running"
+    print(f"cq: {reason} for {root}; {what} in the background, answering provisionally", file=sys.stderr, flush=True)
+    return ProvisionalIndex(root, deadline_s)
+
+
 class GraphBackend:
     """The `backend.CodeIndex` protocol over `ctxops_code_graph.CodeIndex`."""
 
@@ -93,7 +107,9 @@ class GraphBackend:
         graph = _graph()
         self.root = root
         self._graph = graph
-        self._index = graph.CodeIndex(root)
+        # One freshness check per query (`freshen` runs it first), not one per index read: the check
+        # stats every file, and a miss reads the index several times.
+        self._index = graph.CodeIndex(root, check_interval=1.0)
         self._opened = self._index.layout.current_lookup()
 
     def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -113,8 +129,8 @@ class GraphBackend:
     def freshen(self, wait: float | None) -> list[str]:
         """The staleness check and its bounded update, waiting for the update at most ``wait`` seconds.
 
-        An update that takes longer continues in the background and commits (the process finishes it
-        before exiting); this query answers from the current snapshot and reports the files as stale.
+        An update that takes longer continues in a detached process and commits (this process does not
+        wait for it); this query answers from the current snapshot and reports the files as stale.
         Later index reads of the same query do not wait again.
         """
         self._index.update_wait = wait
@@ -125,9 +141,11 @@ class GraphBackend:
         return stale
 
     def generation(self) -> str:
-        self.stale_files()  # the staleness check (and its bounded update) runs first
+        stale = self.stale_files()  # the staleness check (and its bounded update) runs first
         current = self._index.layout.current_lookup()
-        parts = [str(self.revision())]
+        # Stale files are part of it: an answer given while an edit waits for its update is not the
+        # answer of the same snapshot once nothing is pending.
+        parts = [str(self.revision()), "stale:" + ",".join(stale)]
         if current is not None:
             for p in (current, current.with_name(current.name + "-wal")):
                 try:
@@ -150,9 +168,9 @@ class GraphBackend:
         return found
 
     def all_symbols(self) -> Iterable[Symbol]:
-        # The graph API has no bulk listing: walk its files (cq caches what it derives from this).
-        for f in self.files():
-            yield from self.symbols_in_file(f.path)
+        """Every symbol, file by file, in one query."""
+        found: Iterable[Symbol] = self._call(self._index.all_symbols)
+        return found
 
     def references(self, name: str) -> list[Reference]:
         if ":" in name:  # path:NAME scopes the name's references to that definition's name
@@ -184,16 +202,10 @@ class GraphBackend:
         raw = self._call(self._index.ranked_files, query_terms=terms, limit=limit, symbols_per_file=6)
         return [RankedFile(path=r.path, score=r.score, symbols=list(r.symbols)) for r in raw]
 
-    @cached_property
-    def _names(self) -> list[str]:
-        out: set[str] = set()
-        for s in self.all_symbols():
-            out.add(s.name)
-            out.add(s.qualname)
-        return sorted(out)
-
-    def names(self) -> Iterable[str]:
-        return self._names
+    def names(self, near: str | None = None) -> Iterable[str]:
+        """Symbol names; with ``near``, the few candidates for suggestions about it (one indexed query)."""
+        found: list[str] = self._call(self._index.names, near)
+        return found
 
     def files(self) -> list[FileRecord]:
         found: list[FileRecord] = self._call(self._index.files)

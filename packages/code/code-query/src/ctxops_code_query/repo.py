@@ -5,28 +5,30 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ctxops_contracts.shared import repo as shared_repo
+
 from .errors import PathRefused, UsageError
 
 META_DIR = ".meta"
 INDEX_DIR = Path(META_DIR) / "index"
 
 
-def find_root(start: str | os.PathLike[str] | None = None) -> Path:
-    """The repository root: ``$CQ_ROOT``, else the nearest ancestor of ``start`` (default cwd) holding
-    ``.git`` or ``.meta``, else ``start`` itself (a plain directory works, without git facts)."""
-    if start is None:
-        env = os.environ.get("CQ_ROOT")
-        start = env if env else Path.cwd()
-    here = Path(start).expanduser()
-    if not here.exists():
-        raise UsageError(f"--root {start}: no such directory", fix="pass an existing repository path")
-    if not here.is_dir():
-        raise UsageError(f"--root {start}: not a directory", fix="pass the repository directory, not a file")
-    here = here.resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / ".git").exists() or (candidate / META_DIR).is_dir():
-            return candidate
-    return here
+def alias_root_env() -> None:
+    """``$CQ_ROOT`` is kept as an alias of the toolchain's ``$CTXOPS_ROOT`` (which wins when both are set)."""
+    alias = os.environ.get("CQ_ROOT")
+    if alias and not os.environ.get(shared_repo.ROOT_ENV):
+        os.environ[shared_repo.ROOT_ENV] = alias
+
+
+def find_root(given: str | os.PathLike[str] | None = None) -> Path:
+    """The repository root, the same answer every line gives (`ctxops_contracts.shared.repo`): ``--root``
+    (``given``), else ``$CTXOPS_ROOT`` (or its alias ``$CQ_ROOT``), else the nearest ancestor of the
+    working directory holding ``.git`` or ``.meta``. Outside any repository: a usage error (exit 2)."""
+    alias_root_env()
+    try:
+        return Path(shared_repo.find_root(explicit=given))
+    except shared_repo.NotARepository as exc:
+        raise UsageError(exc.message, fix=exc.fix) from None
 
 
 def index_dir(root: Path) -> Path:

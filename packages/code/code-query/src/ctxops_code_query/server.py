@@ -112,22 +112,22 @@ def serve(root: Path, *, idle_s: float = DEFAULT_IDLE_S) -> int:
 
 
 def _root_from_argv(argv: list[str]) -> str | None:
+    """The root the command names (``--root``) or runs in, as the shared finder gives it; None if none."""
+    from ctxops_contracts.shared import repo
+
+    given = None
     for i, arg in enumerate(argv):
         if arg == "--root" and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith("--root="):
-            return arg.split("=", 1)[1]
-    env = os.environ.get("CQ_ROOT")
-    if env:
-        return env
-    here = os.getcwd()
-    while True:
-        if os.path.exists(os.path.join(here, ".git")) or os.path.isdir(os.path.join(here, ".meta")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
+            given = argv[i + 1]
+        elif arg.startswith("--root="):
+            given = arg.split("=", 1)[1]
+    alias = os.environ.get("CQ_ROOT")
+    if alias and not os.environ.get(repo.ROOT_ENV):
+        os.environ[repo.ROOT_ENV] = alias
+    try:
+        return repo.find_root(explicit=given)
+    except repo.NotARepository:
+        return None
 
 
 def try_server(argv: list[str]) -> int | None:

@@ -14,6 +14,7 @@ from .deadline import DEFAULT_DEADLINE_S, Deadline, run_with_deadline
 from .errors import EXIT_DEADLINE, UsageError
 from .render import DEFAULT_BUDGET, DEFAULT_MAX, DEFAULT_WIDTH, Limits, Rendered, render
 
+FRESHNESS_SHARE = 0.75  # of the deadline, at most, spent waiting for an automatic update
 # Commands answered from the index (the others read files or run ripgrep only).
 INDEX_COMMANDS = frozenset({"def", "refs", "callers", "callees", "brief", "deps", "impact", "map", "search"})
 COMMANDS = (
@@ -93,11 +94,12 @@ def execute(root: Path, request: Request, *, open_index: Callable[[Path], Any] |
     ctx = QueryContext(root=root, open_index=open_index or _open_graph_index)
     freshness_s = 0.0
     if request.command in INDEX_COMMANDS:
-        # Freshness first, bounded by half the deadline: an update that cannot finish in time goes on in
-        # the background and commits, and this answer comes from the current snapshot with the files
-        # still pending listed as stale (never a deadline spent on an update that is then thrown away).
+        # Freshness first, bounded by three quarters of the deadline (an indexed lookup needs far less than
+        # the rest): an update that cannot finish in time goes on in a detached process and commits, and
+        # this answer comes from the current snapshot with the files still pending listed as stale (never
+        # a deadline spent on an update that is then thrown away).
         fresh_started = time.perf_counter()
-        wait = None if request.deadline_s is None or request.deadline_s <= 0 else request.deadline_s / 2
+        wait = None if request.deadline_s is None or request.deadline_s <= 0 else request.deadline_s * FRESHNESS_SHARE
         ctx.index.freshen(wait)
         freshness_s = time.perf_counter() - fresh_started
     cache = None

@@ -9,6 +9,10 @@ Two counters satisfy `ctxops_contracts.TokenCounter`:
 - `BpeCounter`: the exact cl100k/o200k count from the `bpe-openai` Rust bindings. The package's
   ``__init__`` spends ~0.6 s building a model registry, so the compiled module is loaded on its own
   (~25 ms for cl100k); used by `--stats` and the benchmarks.
+
+One behaviour when the bindings are missing: the loader raises `TokenizerUnavailable` naming the fix
+(`bpe-openai` is a declared dependency, so that is a broken install), and nothing falls back silently:
+budgets always use the estimate, and `--stats` says why the exact count is missing.
 """
 
 from __future__ import annotations

@@ -11,10 +11,20 @@ _GENERATED_MARKERS = re.compile(
 _GENERATED_NAMES = re.compile(r"(_pb2(_grpc)?\.py|\.pb\.go|\.pb\.(cc|h)|\.generated\.\w+|_generated\.\w+)$")
 _MINIFIED_NAMES = re.compile(r"\.min\.(js|mjs|cjs)$")
 MINIFIED_AVG_LINE = 400  # bytes per line: source written by people stays far below
+# Build output, whether or not it is git-ignored (packages are published with it): a bundler's output
+# directories for web code, setuptools' `build/lib/`, a source-map comment, a bundler's runtime.
+_WEB_CODE = re.compile(r"\.(js|mjs|cjs|jsx|ts|mts|cts|tsx|css)$")
+_WEB_OUTPUT_DIRS = re.compile(
+    r"(^|/)(dist|dist-\w+|bundles?|_bundles|umd|esm5|esm2015|fesm\d*|build|\.next|\.nuxt|\.output|\.svelte-kit)/"
+)
+_PY_BUILD = re.compile(r"(^|/)build/lib(\.[\w.-]+)?/")
+_SOURCE_MAP = re.compile(rb"^\s*(//|/\*)\s*[#@] sourceMappingURL=", re.M)
+_BUNDLER_RUNTIME = re.compile(rb"__webpack_require__|webpackBootstrap|parcelRequire|__vite_ssr_import__")
 
 
 def skip_reason(path: str, head: bytes) -> str | None:
-    """Why a file with this name and these first bytes should not be indexed (None: index it)."""
+    """Why a file with this name and these bytes (the whole file, up to the size cap) should not be
+    indexed (None: index it): binary, generated, minified, or build output."""
     if b"\0" in head[:SNIFF_BYTES]:
         return "binary"
     if _GENERATED_NAMES.search(path):
@@ -24,6 +34,10 @@ def skip_reason(path: str, head: bytes) -> str | None:
         return "generated"
     if _MINIFIED_NAMES.search(path):
         return "minified"
+    if _PY_BUILD.search(path) or (_WEB_CODE.search(path) and _WEB_OUTPUT_DIRS.search(path)):
+        return "build-output"
+    if _WEB_CODE.search(path) and (_SOURCE_MAP.search(head[-1024:]) or _BUNDLER_RUNTIME.search(head[:SNIFF_BYTES])):
+        return "build-output"
     sample = head[: SNIFF_BYTES * 8]
     if len(sample) >= 4096 and len(sample) / (sample.count(b"\n") + 1) > MINIFIED_AVG_LINE:
         return "minified"

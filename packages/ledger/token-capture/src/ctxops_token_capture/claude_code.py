@@ -1,8 +1,9 @@
 """Claude Code transcripts (``<config>/projects/**/*.jsonl``) to UsageRecords.
 
 Claude Code writes one line per content block of a response, each repeating the response's usage, so
-records are keyed on message id + request id (the key ccusage uses too) and the first line of a response
-counts. Sidechain (subagent) lines carry their parent's ``sessionId`` and stay attributed to it.
+records are keyed on message id + request id (the key ccusage uses too); when a message's lines carry a
+growing output count (streamed partials of older clients), the largest counts (``final_wins``).
+Sidechain (subagent) lines carry their parent's ``sessionId`` and stay attributed to it.
 Tool results that fed a request are attached to the next response of the same chain as Attribution.
 """
 
@@ -27,6 +28,7 @@ PROVIDER = "anthropic"
 _NEEDLES = (b'"usage"', b'"tool_use"', b'"tool_result"', b'"assistant"')
 FILE_KEYS = ("file_path", "notebook_path", "path")
 MAX_OPEN_TOOL_USES = 512
+SYNTHETIC_MODEL = "<synthetic>"
 
 
 class _CacheCreation(msgspec.Struct):
@@ -42,18 +44,14 @@ class _Usage(msgspec.Struct):
     cache_creation: _CacheCreation | None = None
 
 
-class _ToolInput(msgspec.Struct):
-    file_path: Any = None
-    notebook_path: Any = None
-    path: Any = None
-
-
 class _Block(msgspec.Struct):
-    type: str = ""
-    id: str | None = None
-    name: str | None = None
-    input: _ToolInput | None = None
-    tool_use_id: str | None = None
+    # Loose on purpose: a block only feeds attribution, and an odd one (a numeric id, a string input) must
+    # not make the line, and so the call's usage, fail to decode.
+    type: Any = ""
+    id: Any = None
+    name: Any = None
+    input: Any = None
+    tool_use_id: Any = None
     content: Any = None
 
 
@@ -89,7 +87,9 @@ def dedupe_key(message_id: str | None, request_id: str | None, session_id: str |
     if message_id and request_id:
         return f"anthropic:{message_id}:{request_id}"
     if message_id:
-        return f"claude-code:{session_id or '-'}:{message_id}"
+        # Message ids are unique per response: a replay into a resumed file under a new session id is the
+        # same call (ccusage counts it twice when the line has no requestId).
+        return f"claude-code:{message_id}"
     return f"claude-code:line:{session_id or '-'}:{uuid or '-'}"
 
 
@@ -113,9 +113,12 @@ def _result_text(content: Any) -> str:
 class ClaudeCodeParser:
     """Parses the lines of one transcript file; its carry-over state lives in a JSON-able dict."""
 
-    def __init__(self, path: Path, state: dict[str, Any], report: IngestReport, seen: set[str]) -> None:
+    def __init__(
+        self, path: Path, state: dict[str, Any], report: IngestReport, seen: dict[str, int], *, final_wins: bool = True
+    ) -> None:
         self.path = path
         self.state = state
+        self.final_wins = final_wins
         self.tool_uses: dict[str, list[Any]] = state.setdefault("tool_uses", {})
         self.pending: dict[str, list[list[Any]]] = state.setdefault("pending", {})
         self.report = report
@@ -127,15 +130,15 @@ class ClaudeCodeParser:
 
     def _tool_uses(self, blocks: list[_Block]) -> None:
         for block in blocks:
-            if block.type == "tool_use" and block.id:
+            if block.type == "tool_use" and isinstance(block.id, str | int) and block.id != "":
                 files: list[str] = []
-                if block.input is not None:
+                if isinstance(block.input, dict):
                     for key in FILE_KEYS:
-                        value = getattr(block.input, key)
+                        value = block.input.get(key)
                         if isinstance(value, str) and value:
                             files.append(value)
                             break
-                self.tool_uses[block.id] = [block.name or "unknown", files]
+                self.tool_uses[str(block.id)] = [_str(block.name) or "unknown", files]
         while len(self.tool_uses) > MAX_OPEN_TOOL_USES:  # results that never came: forget the oldest
             del self.tool_uses[next(iter(self.tool_uses))]
 
@@ -143,7 +146,8 @@ class ClaudeCodeParser:
         for block in blocks:
             if block.type != "tool_result":
                 continue
-            name, files = self.tool_uses.pop(block.tool_use_id or "", ["unknown", []])
+            use_id = str(block.tool_use_id) if isinstance(block.tool_use_id, str | int) else ""
+            name, files = self.tool_uses.pop(use_id, ["unknown", []])
             text = _result_text(block.content)
             size = len(text.encode("utf-8", "replace"))
             tokens = estimate_tokens(text) if text else 0
@@ -167,6 +171,8 @@ class ClaudeCodeParser:
             if line.type == "assistant":
                 self.report.no_usage += 1
             return None
+        if message.model == SYNTHETIC_MODEL:  # Claude Code's own notices (errors, interruptions): no model call
+            return None
         return self._record(line, message, message.usage, where)
 
     def _record(self, line: _Line, message: _Message, usage: _Usage, where: str) -> UsageRecord | None:
@@ -174,9 +180,18 @@ class ClaudeCodeParser:
         message_id = _str(message.id)
         request_id = _str(line.requestId)
         key = dedupe_key(message_id, request_id, session_id, _str(line.uuid))
-        if key in self.seen or key == self.state.get("last_key"):
+        known = self.seen.get(key)
+        if known is None and key == self.state.get("last_key"):
+            known = int(self.state.get("last_output", 0))
+        if known is not None:
+            # Lines of one message repeat its usage; when they carry a growing output count (streamed partials),
+            # the last is the truth: emit it again under the same key, the ledger keeps the largest.
+            grown = isinstance(usage.output_tokens, int) and usage.output_tokens > known
+            if not (self.final_wins and grown):
+                self.report.duplicates += 1
+                return None
             self.report.duplicates += 1
-            return None
+            self.report.grown_outputs += 1
         try:
             ts, naive = parse_timestamp(line.timestamp)
             cache_1h = token_count(
@@ -192,8 +207,9 @@ class ClaudeCodeParser:
             return None
         if naive:
             self.report.naive_timestamps += 1
-        self.seen.add(key)
+        self.seen[key] = output_tokens
         self.state["last_key"] = key
+        self.state["last_output"] = output_tokens
         attribution = [
             Attribution(tool=name, files=files, bytes=size, tokens=tokens)
             for name, files, size, tokens in self.pending.pop(self._chain(line), [])

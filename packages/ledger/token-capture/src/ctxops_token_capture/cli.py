@@ -91,7 +91,7 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
     else:
         sources = Sources.defaults()
     try:
-        report = ingest(sources, data_dir_of(args))
+        report = ingest(sources, data_dir_of(args), compat=args.compat)
     except FileNotFoundError as exc:
         raise CliError(
             str(exc), "pass --claude-dir DIR (holding projects/) or --codex-dir DIR (holding sessions/)"
@@ -159,6 +159,12 @@ def add_capture_commands(sub: Any, *, json_errors: bool | None = None) -> None:
         "--claude-dir", action="append", default=[], metavar="DIR", help="a Claude config directory (holds projects/)"
     )
     p.add_argument("--codex-dir", action="append", default=[], metavar="DIR", help="a Codex home (holds sessions/)")
+    p.add_argument(
+        "--compat",
+        choices=("exact", "ccusage"),
+        default="exact",
+        help="exact: a message's last line counts (default); ccusage: its first, as ccusage@17 (own --data-dir)",
+    )
     add_ledger_options(p, subcommand=True, root=False)
     p.set_defaults(func=_cmd_ingest)
 

@@ -66,7 +66,9 @@ def _model_in(payload: dict[str, Any]) -> str | None:
 class CodexParser:
     """Parses the lines of one rollout file; carry-over (session, model, running total) is JSON-able."""
 
-    def __init__(self, path: Path, session_hint: str, state: dict[str, Any], report: IngestReport, seen: set[str]):
+    def __init__(
+        self, path: Path, session_hint: str, state: dict[str, Any], report: IngestReport, seen: dict[str, int]
+    ):
         self.path = path
         self.state = state
         self.state.setdefault("session_id", session_hint)
@@ -141,7 +143,7 @@ class CodexParser:
         if key in self.seen:
             self.report.duplicates += 1
             return None
-        self.seen.add(key)
+        self.seen[key] = 0
         cached = min(turn["cached_input_tokens"], turn["input_tokens"])
         cwd = self.state.get("cwd")
         return UsageRecord(

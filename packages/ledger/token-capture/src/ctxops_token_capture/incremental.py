@@ -31,6 +31,7 @@ class FileState(msgspec.Struct, kw_only=True):
     dev: int = 0
     inode: int = 0
     size: int = 0
+    mtime_ns: int = 0
     offset: int = 0
     last_line_start: int = 0
     last_line_hash: str = ""
@@ -79,7 +80,7 @@ def iter_new_lines(path: Path, state: FileState | None) -> tuple[Iterator[tuple[
     """
     result = ReadResult()
     st = path.stat()
-    new = FileState(path=str(path), dev=st.st_dev, inode=st.st_ino, size=st.st_size)
+    new = FileState(path=str(path), dev=st.st_dev, inode=st.st_ino, size=st.st_size, mtime_ns=st.st_mtime_ns)
     handle = path.open("rb")
     start = 0
     if state is not None:

@@ -8,7 +8,8 @@ directories) the same copy is kept.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -52,32 +53,57 @@ class SourceFile:
     session_hint: str = ""
 
 
-def discover(sources: Sources) -> list[SourceFile]:
-    """Transcript files under ``sources``, Claude Code ones oldest first; each real file once."""
+def discover(sources: Sources, keep: Callable[[Path], bool] | None = None) -> list[SourceFile]:
+    """Transcript files under ``sources``, Claude Code ones oldest first; each real file once.
+
+    ``keep`` filters before the files are ordered: ordering reads the head of each file, so a re-run that
+    skips unchanged files first reads nothing of them (a no-op re-ingest costs a stat per file).
+    """
     claude: list[SourceFile] = []
     seen: set[Path] = set()
     for base in sources.claude_dirs:
         projects = base / "projects"
         if not projects.is_dir():
             raise FileNotFoundError(f"{base} has no projects/ directory (expected a Claude config directory)")
-        for path in projects.rglob("*.jsonl"):
+        for path in _walk_jsonl(projects):
             real = path.resolve()
             if real not in seen and real.is_file():
                 seen.add(real)
-                claude.append(SourceFile("claude-code", path))
+                if keep is None or keep(path):
+                    claude.append(SourceFile("claude-code", path))
     claude.sort(key=lambda f: (first_timestamp(f.path), str(f.path)))
     codex: list[SourceFile] = []
     for home in sources.codex_homes:
         sessions = home / "sessions"
         if not sessions.is_dir():
             raise FileNotFoundError(f"{home} has no sessions/ directory (expected a Codex home)")
-        for path in sorted(sessions.rglob("rollout-*.jsonl")):
+        for path in sorted(p for p in _walk_jsonl(sessions) if p.name.startswith("rollout-")):
             real = path.resolve()
             if real not in seen and real.is_file():
                 seen.add(real)
-                hint = path.relative_to(sessions).as_posix().removesuffix(".jsonl")
-                codex.append(SourceFile("codex", path, hint))
+                if keep is None or keep(path):
+                    hint = path.relative_to(sessions).as_posix().removesuffix(".jsonl")
+                    codex.append(SourceFile("codex", path, hint))
     return claude + codex
+
+
+def _walk_jsonl(top: Path) -> Iterator[Path]:
+    """``*.jsonl`` files under ``top``, following symlinked directories, each directory once (cycle-safe)."""
+    visited: set[tuple[int, int]] = set()
+    for directory, subdirs, names in os.walk(top, followlinks=True):
+        try:
+            st = Path(directory).stat()
+        except OSError:
+            subdirs[:] = []
+            continue
+        if (st.st_dev, st.st_ino) in visited:
+            subdirs[:] = []  # reached again through a link: already walked
+            continue
+        visited.add((st.st_dev, st.st_ino))
+        subdirs.sort()
+        for name in sorted(names):
+            if name.endswith(".jsonl"):
+                yield Path(directory) / name
 
 
 def _load_states(path: Path) -> dict[str, FileState]:
@@ -120,21 +146,31 @@ class _Batch:
             self.parts, self.size = [], 0
 
 
-def ingest(sources: Sources, root: Path | None = None, *, load: bool = True) -> IngestReport:
-    """Read what is new under ``sources`` into the ledger at ``root`` (default: the user data dir)."""
+def ingest(sources: Sources, root: Path | None = None, *, load: bool = True, compat: str = "exact") -> IngestReport:
+    """Read what is new under ``sources`` into the ledger at ``root`` (default: the user data dir).
+
+    ``compat="ccusage"`` keeps the first line of a message as ccusage@17 does, even when later lines carry a
+    larger output count (for side-by-side checks; use its own data dir).
+    """
     root = root or data_dir()
     report = IngestReport()
     state_path = root / SOURCES_STATE
     states = _load_states(state_path)
-    files = discover(sources)
-    report.files_seen = len(files)
-    seen: set[str] = set()
+    seen_files = 0
+
+    def changed(path: Path) -> bool:
+        nonlocal seen_files
+        seen_files += 1
+        previous = states.get(str(path))
+        return previous is None or not _untouched(path, previous)
+
+    files = discover(sources, keep=changed)
+    report.files_seen = seen_files
+    seen: dict[str, int] = {}
     batch = _Batch(root)
     for source in files:
         key = str(source.path)
         previous = states.get(key)
-        if previous is not None and _untouched(source.path, previous):
-            continue
         try:
             lines, result, state = iter_new_lines(source.path, previous)
         except OSError as exc:  # vanished or unreadable since discovery: report it, keep going
@@ -142,7 +178,7 @@ def ingest(sources: Sources, root: Path | None = None, *, load: bool = True) -> 
             continue
         parser: _Parser
         if source.kind == "claude-code":
-            parser = ClaudeCodeParser(source.path, state.parser, report, seen)
+            parser = ClaudeCodeParser(source.path, state.parser, report, seen, final_wins=compat != "ccusage")
         else:
             parser = CodexParser(source.path, source.session_hint, state.parser, report, seen)
         start = state.offset
@@ -158,19 +194,24 @@ def ingest(sources: Sources, root: Path | None = None, *, load: bool = True) -> 
         states[key] = state
     batch.flush()
     report.records = batch.count
-    _save_states(state_path, states)
+    if files or not state_path.exists():  # nothing read: the saved states are still exact, leave the file be
+        _save_states(state_path, states)
     if load:
         Ledger(root).load(report)
     return report
 
 
 def _untouched(path: Path, state: FileState) -> bool:
-    """Same inode and size as when last read: nothing to do (the common case on a re-run)."""
+    """Same inode, size and modification time as when last read: nothing to do (the common case on a re-run).
+
+    The modification time catches a rewrite in place that kept the size.
+    """
     try:
         st = path.stat()
     except OSError:
         return False
-    return st.st_ino == state.inode and st.st_dev == state.dev and st.st_size == state.size
+    same_file = st.st_ino == state.inode and st.st_dev == state.dev
+    return same_file and st.st_size == state.size and st.st_mtime_ns == state.mtime_ns
 
 
 def ingest_records(records: Iterable[UsageRecord], origin: str, root: Path | None = None) -> int:

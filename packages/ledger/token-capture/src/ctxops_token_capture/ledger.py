@@ -90,6 +90,13 @@ DETAIL_COLUMNS = (
     "status",
     "error",
 )
+COUNT_COLUMNS = (
+    "input_tokens",
+    "cache_creation_tokens",
+    "cache_creation_1h_tokens",
+    "cache_read_tokens",
+    "reasoning_tokens",
+)
 RANK_SQL = (
     "(CASE source WHEN 'provider-reported' THEN 10 ELSE 0 END)"
     " + (CASE origin WHEN 'proxy' THEN 3 WHEN 'sdk' THEN 2 ELSE 1 END)"
@@ -127,6 +134,11 @@ def _merge_sql() -> str:
     for c in names:
         if c == "dedupe_key":
             folded.append(c)
+        elif c == "output_tokens":
+            # The best-ranked copy's count; among copies of one rank, the largest (a message's last line).
+            folded.append(f"coalesce(arg_max({c}, rank::BIGINT * 1000000000000 + coalesce({c}, 0)), 0) AS {c}")
+        elif c in COUNT_COLUMNS:
+            folded.append(f"coalesce(arg_max({c}, {prio}), 0) AS {c}")  # a count left out of a line is 0
         elif c in TOKEN_COLUMNS or c == "schema_version":
             folded.append(f"arg_max({c}, {prio}) AS {c}")
         elif c == "is_sidechain":
@@ -136,7 +148,13 @@ def _merge_sql() -> str:
         else:
             folded.append(f"arg_max({c}, {prio}) FILTER (WHERE {c} IS NOT NULL) AS {c}")
     better = "EXCLUDED.rank > usage.rank"
-    sets = [f"{c} = CASE WHEN {better} THEN EXCLUDED.{c} ELSE usage.{c} END" for c in TOKEN_COLUMNS]
+    sets = [
+        f"{c} = CASE WHEN {better} THEN EXCLUDED.{c} ELSE usage.{c} END" for c in TOKEN_COLUMNS if c != "output_tokens"
+    ]
+    sets.append(
+        f"output_tokens = CASE WHEN {better} THEN EXCLUDED.output_tokens WHEN EXCLUDED.rank = usage.rank "
+        "THEN greatest(usage.output_tokens, EXCLUDED.output_tokens) ELSE usage.output_tokens END"
+    )
     sets += [f"{c} = COALESCE(usage.{c}, EXCLUDED.{c})" for c in DETAIL_COLUMNS]
     sets.append("is_sidechain = usage.is_sidechain OR EXCLUDED.is_sidechain")
     sets.append(

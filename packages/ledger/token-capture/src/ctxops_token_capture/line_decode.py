@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TypeVar
 
 import msgspec
@@ -28,5 +29,23 @@ def decode_line(
     except msgspec.ValidationError as exc:
         report.refuse("rejected", where, f"unexpected shape: {exc}")
     except msgspec.DecodeError as exc:
+        repaired = _repaired(stripped)
+        if repaired is not None:
+            try:
+                return decoder.decode(repaired)
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                pass
         report.refuse("invalid_json", where, f"invalid JSON: {exc}")
     return None
+
+
+def _repaired(raw: bytes) -> bytes | None:
+    """A line whose only fault is its text (invalid UTF-8, a lone surrogate escape), with that text replaced.
+
+    One odd string in a working directory or a tool's output must not cost the call's tokens.
+    """
+    try:
+        value = json.loads(raw.decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    return json.dumps(value, ensure_ascii=False).encode("utf-8", "replace")

@@ -22,6 +22,7 @@ class IngestReport:
     no_usage: int = 0
     naive_timestamps: int = 0
     incomplete_tails: int = 0
+    grown_outputs: int = 0
     loaded: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
     examples: list[str] = field(default_factory=list)
@@ -50,6 +51,7 @@ class IngestReport:
             "no_usage",
             "naive_timestamps",
             "incomplete_tails",
+            "grown_outputs",
             "loaded",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -70,6 +72,7 @@ class IngestReport:
             "no_usage": self.no_usage,
             "naive_timestamps": self.naive_timestamps,
             "incomplete_tails": self.incomplete_tails,
+            "grown_outputs": self.grown_outputs,
             "loaded": self.loaded,
             "reasons": dict(self.reasons),
             "examples": list(self.examples),
@@ -90,6 +93,8 @@ class IngestReport:
             parts.append(f"{self.rejected} rejected lines")
         if self.naive_timestamps:
             parts.append(f"{self.naive_timestamps} timestamps without zone (read as UTC)")
+        if self.grown_outputs:
+            parts.append(f"{self.grown_outputs} messages whose later lines carried a larger output count (kept)")
         if self.incomplete_tails:
             parts.append(f"{self.incomplete_tails} incomplete last lines left for later")
         return ", ".join(parts)

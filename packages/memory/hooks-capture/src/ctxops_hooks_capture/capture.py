@@ -12,16 +12,18 @@ import os
 from datetime import UTC, datetime
 
 from ctxops_contracts.ids import new_ulid
+from ctxops_contracts.shared.layout import ensure_meta
+from ctxops_contracts.shared.locks import LockBusy, file_lock
+from ctxops_contracts.shared.repo import repo_relative, try_find_root
 
 from . import jsontext
 from . import text as textops
 from .adapters import get_adapter
 from .draft import Draft
-from .event_log import EVENTS_DIR, RAW_DIR, append_events, append_raw
+from .event_log import EVENTS_DIR, RAW_DIR, Deadline, append_events, append_raw, merge_spills
 from .event_record import agent_event
-from .locking import lock_file
-from .redact import redact, redact_value
-from .repo_root import find_root, repo_relative
+from .payload import PayloadError, parse_payload
+from .redact import redact, redact_value, window
 from .self_ignore import is_own_command, is_own_path
 from .session_state import PendingTool, SessionState, SessionStore, now
 
@@ -38,6 +40,14 @@ COMMAND_LIMIT = 2000
 RAW_STRING_LIMIT = 2000
 RAW_ITEMS_LIMIT = 50
 RAW_DEPTH_LIMIT = 8
+# The payload is redacted once, bounded, before any adapter reads it: strings keep their first 8,000 and
+# last 4,000 characters, containers 500 entries, nesting 16 levels, text 100,000 characters in all.
+PAYLOAD_STRING_WINDOW = 8_000
+PAYLOAD_ITEMS_LIMIT = 500
+PAYLOAD_DEPTH_LIMIT = 16
+PAYLOAD_CHARS_LIMIT = 100_000
+CORRECTION_SCAN_LIMIT = 4000
+LOCK_BUDGET_S = 0.2  # all lock waits of one event together: a held lock costs at most this, then spills
 
 _AGENT_OF = {"codex-notify": "codex"}
 _STEP_KINDS = frozenset(
@@ -45,8 +55,7 @@ _STEP_KINDS = frozenset(
 )
 
 
-class PayloadError(ValueError):
-    """The input is not a JSON object the adapter can read (empty, malformed, not an object)."""
+__all__ = ["CaptureResult", "NoRepository", "PayloadError", "capture", "parse_payload", "prepare", "shrink"]
 
 
 class NoRepository(RuntimeError):
@@ -70,26 +79,17 @@ class CaptureResult:
         self.dropped[reason] = self.dropped.get(reason, 0) + 1
 
 
-def parse_payload(data: bytes | str) -> dict[str, Any]:
-    """The JSON object in ``data``; invalid UTF-8 is replaced rather than refused."""
-    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
-    if not raw.strip():
-        raise PayloadError("empty input: the agent sent no JSON payload")
-    try:
-        value = jsontext.parse(raw.decode("utf-8", "replace"))  # binary bytes inside strings become U+FFFD
-    except ValueError as exc:
-        raise PayloadError(f"malformed JSON payload ({exc}); first bytes: {raw[:80]!r}") from None
-    if not isinstance(value, dict):
-        raise PayloadError(f"payload must be a JSON object, got {type(value).__name__}")
-    return value
-
-
 def prepare(text: str | None, limit: int, *, tail: bool = False) -> str | None:
-    """Window, clean, redact and cap one piece of text (in that order, so huge text stays cheap)."""
+    """Window, clean, redact and cap one piece of text (in that order, so huge text stays cheap).
+
+    The text comes from a payload already redacted; redacting again after cleaning catches a secret that
+    ANSI codes or carriage-return redraws had split.
+    """
     if text is None:
         return None
-    piece = textops.clean(textops.window(text, limit, tail=tail))
-    piece = redact(piece)
+    margin = limit * 2 + 1024
+    piece = window(text, 0, margin) if tail else window(text, margin)
+    piece = redact(textops.clean(piece))
     return textops.cap_tail(piece, limit) if tail else textops.cap_head(piece, limit)
 
 
@@ -217,43 +217,109 @@ class _Builder:
             corrected = unfinished["id"]
         self.state.interrupted_step_id = None
         text = draft.text or ""
-        if corrected or is_correction(text):
+        if corrected or is_correction(text[:CORRECTION_SCAN_LIMIT]):
             events.append(self.event(draft, kind="user_correction", corrects=corrected or self.state.last_step_id))
         else:
             events.append(self.event(draft))
         return events
 
 
+def safe_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    """``payload`` bounded and redacted, before any adapter, window or cap sees it."""
+    safe = redact_value(
+        payload,
+        max_string=PAYLOAD_STRING_WINDOW,
+        max_items=PAYLOAD_ITEMS_LIMIT,
+        max_depth=PAYLOAD_DEPTH_LIMIT,
+        max_chars=PAYLOAD_CHARS_LIMIT,
+    )
+    return safe if isinstance(safe, dict) else {}
+
+
 def capture(agent: str, data: bytes | str, *, cwd_fallback: str | None = None) -> CaptureResult:
     """Capture one payload of ``agent``: store its events under the repository's ``.meta/events/``.
 
     Raises PayloadError, NoRepository, ValueError (unknown agent) or OSError; the CLI turns every one
-    of them into a log line and exit status 0.
+    of them into a log line and exit status 0. A lock held by another process costs at most
+    ``LOCK_BUDGET_S`` in all: the session state is then read without being updated, and the lines go to
+    a spill file that a later capture merges.
     """
     adapter = get_adapter(agent)
-    payload = parse_payload(data)
-    drafts = adapter(payload)
+    payload, truncated = parse_payload(data)
+    safe = safe_payload(payload)
+    if truncated:
+        safe["ctxops_truncated_bytes"] = truncated
+    drafts = adapter(safe)
     result = CaptureResult()
     cwd = next((d.cwd for d in drafts if d.cwd), None) or cwd_fallback
-    root = find_root(cwd)
+    root = try_find_root(cwd) if cwd else None
     if root is None:
-        raise NoRepository(f"no .git or .meta at or above {cwd!r}; nothing captured")
+        raise NoRepository("no .git or .meta at or above the working directory; nothing captured")
     result.root = root
+    ensure_meta(root)
     events_dir = os.path.join(root, EVENTS_DIR)
     os.makedirs(events_dir, exist_ok=True)
+    deadline = Deadline(LOCK_BUDGET_S)
+    merge_spills(events_dir)
     session_id = next((d.session_id for d in drafts if d.session_id), None)
     store = SessionStore(events_dir, session_id)
     event_day = datetime.now(UTC).strftime("%Y-%m-%d")
     raw_id = new_ulid()
     raw_ref = f"{RAW_DIR}/{event_day}.jsonl#{raw_id}"
-    with lock_file(store.lock_path):
-        state = store.load()
-        builder = _Builder(agent, root, state, raw_ref, result)
-        for draft in drafts:
-            result.events.extend(builder.build(draft))
-        if result.events:
-            raw_line = jsontext.line({"id": raw_id, "agent": agent, "payload": redact_value(shrink(payload))})
-            append_raw(events_dir, event_day, raw_line)
-            append_events(events_dir, result.events)
-        store.save(state)
+    try:
+        with file_lock(store.lock_path, timeout=deadline.left()):
+            state = store.load()
+            _store(
+                agent=agent,
+                root=root,
+                state=state,
+                raw_ref=raw_ref,
+                result=result,
+                drafts=drafts,
+                events_dir=events_dir,
+                event_day=event_day,
+                raw_id=raw_id,
+                safe=safe,
+                deadline=deadline,
+            )
+            store.save(state)
+    except LockBusy:
+        # Another capture of this session holds its state: keep the event, skip the state update.
+        result.drop("state-busy")
+        _store(
+            agent=agent,
+            root=root,
+            state=store.load(),
+            raw_ref=raw_ref,
+            result=result,
+            drafts=drafts,
+            events_dir=events_dir,
+            event_day=event_day,
+            raw_id=raw_id,
+            safe=safe,
+            deadline=deadline,
+        )
     return result
+
+
+def _store(
+    *,
+    agent: str,
+    root: str,
+    state: SessionState,
+    raw_ref: str,
+    result: CaptureResult,
+    drafts: list[Draft],
+    events_dir: str,
+    event_day: str,
+    raw_id: str,
+    safe: dict[str, Any],
+    deadline: Deadline,
+) -> None:
+    builder = _Builder(agent, root, state, raw_ref, result)
+    for draft in drafts:
+        result.events.extend(builder.build(draft))
+    if result.events:
+        raw_line = jsontext.line({"id": raw_id, "agent": agent, "payload": shrink(safe)})
+        append_raw(events_dir, event_day, raw_line, deadline)
+        append_events(events_dir, result.events, deadline)

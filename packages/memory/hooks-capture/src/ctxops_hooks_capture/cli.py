@@ -1,4 +1,4 @@
-# ruff: noqa: PTH109
+# ruff: noqa: PTH109, PTH119
 # os.path on the hook path: the capture command does without importing pathlib.
 """``python -m ctxops_hooks_capture AGENT`` (also ``ctx hook AGENT``): capture one agent event.
 
@@ -15,9 +15,9 @@ import sys
 
 from . import AGENTS
 
-USAGE = f"""usage: python -m ctxops_hooks_capture AGENT [--echo] [--cwd DIR] [PAYLOAD]
+USAGE = """usage: {prog} AGENT [--echo] [--cwd DIR] [PAYLOAD]
 
-AGENT is one of: {", ".join(AGENTS)}.
+AGENT is one of: {agents}.
 The hook payload (JSON) is read from stdin; for codex-notify it is the last argument.
   --echo     print the stored events as JSON lines on stdout (never use this in a hook)
   --cwd DIR  where to look for the repository when the payload names no cwd
@@ -32,10 +32,24 @@ def _read_stdin() -> bytes:
     return stream.buffer.read()
 
 
-def main(argv: list[str] | None = None) -> int:
+def usage(prog: str) -> str:
+    return USAGE.format(prog=prog, agents=", ".join(AGENTS))
+
+
+def _prog(argv: list[str] | None) -> str:
+    """The command the user typed: ``ctx hook`` under ctx, ``python -m ctxops_hooks_capture`` otherwise."""
+    launcher = os.path.basename(sys.argv[0] if sys.argv else "")
+    if launcher in {"ctx", "ctx.exe"} or (argv is not None and launcher != "__main__.py"):
+        return "ctx hook"
+    return "python -m ctxops_hooks_capture"
+
+
+def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
+    """Run the capture command; ``prog`` names it in the usage text (default: as the user typed it)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in {"-h", "--help", "help"}:
-        sys.stdout.write(USAGE) if args else sys.stderr.write(USAGE)
+        text = usage(prog or _prog(argv))
+        sys.stdout.write(text) if args else sys.stderr.write(text)
         return 0
     agent, rest = args[0], args[1:]
     echo = "--echo" in rest
@@ -62,20 +76,17 @@ def main(argv: list[str] | None = None) -> int:
                 sys.stdout.buffer.write(line(event))
             sys.stdout.flush()
     except Exception as exc:  # never fail the agent because capture failed
-        from .errorlog import log_failure
+        from .errorlog import describe, log_failure
 
         path = log_failure(root or _root_guess(cwd_fallback), agent, exc)
-        sys.stderr.write(f"ctxops hook capture: {exc} (logged to {path or 'nowhere: no writable log'})\n")
+        sys.stderr.write(f"ctxops hook capture: {describe(exc)} (logged to {path or 'nowhere: no writable log'})\n")
     return 0
 
 
 def _root_guess(cwd: str | None) -> str | None:
-    from .repo_root import find_root
+    from ctxops_contracts.shared.repo import try_find_root
 
-    try:
-        return find_root(cwd or os.getcwd())
-    except OSError:
-        return None
+    return try_find_root(cwd or os.getcwd())
 
 
 if __name__ == "__main__":

@@ -1,154 +1,202 @@
-"""Secret redaction, applied to every string before anything touches disk.
+"""Secret redaction, applied before anything touches disk: ``redact(text)`` and ``redact_value(json_value)``.
 
-Each rule names what it found (``[REDACTED:openai-key]``) so a reader knows something was there. Rules
-that match an assignment or a flag keep the name and hide only the value, so the event still says
-*which* secret a command used.
+Three layers, cheapest first:
+
+- provider formats (``secret_formats``): tokens whose shape gives them away (``ghp_...``, ``AKIA...``);
+- context (``secret_context``): a value assigned to a secret-named variable, key, flag, query parameter or
+  header (JSON, YAML, TOML, HCL, INI, ``.env``, shell), URLs with credentials, PEM blocks, prose such as
+  "密码是 X", and long random strings next to a secret-like word;
+- structure (``redact_value``): JSON keys named like secrets hide their value whatever its shape, and a
+  private key split across list items (a diff's lines) is hidden as a block.
+
+Each marker names what it hid (``[REDACTED:github-token]``). Every pattern runs in linear time; callers
+on the hook path bound the input first (``redact_value(..., max_string=...)``, ``window``).
 """
 
 from __future__ import annotations
 
-import re
+from .secret_context import RULES as CONTEXT_RULES
+from .secret_context import is_key_begin, is_key_end, private_keys, scan
+from .secret_formats import FORMATS
+from .secret_names import is_placeholder, is_secret_name
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
-    _Replacer = str | Callable[[re.Match[str]], str]
-
-
-def _keep_prefix(label: str, group: int = 1) -> Callable[[re.Match[str]], str]:
-    def replace(match: re.Match[str]) -> str:
-        return f"{match.group(group)}[REDACTED:{label}]"
-
-    return replace
-
-
-# Values that are references or placeholders, not secrets: never worth hiding.
-_PLACEHOLDER = re.compile(r"^(?:\$|%|<|\*{3}|x{3,}$|true$|false$|null$|none$|changeme$|\[REDACTED)", re.IGNORECASE)
-
-_SECRET_NAME = (
-    r"(?:[A-Za-z0-9]+[_.-])*"
-    r"(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|access[_-]?key(?:[_-]?id)?|private[_-]?key"
-    r"|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|password|passwd|passphrase|pwd|pass"
-    r"|credentials?|session[_-]?key)"
+SECRET = "[REDACTED:secret]"
+KEY_MARKER = "[REDACTED:private-key]"
+LABELS: tuple[str, ...] = (
+    "private-key",
+    *(label for label, _, _ in FORMATS),
+    *dict.fromkeys(label for label, _, _, _ in CONTEXT_RULES),
 )
 
 
-def _assignment(match: re.Match[str]) -> str:
-    name, sep = match.group(1), match.group(2)
-    quote = match.group(3) or ""
-    value = match.group(4) if match.group(4) is not None else match.group(5)
-    if len(value) < 5 or _PLACEHOLDER.match(value):
-        return match.group(0)
-    return f"{name}{sep}{quote}[REDACTED:secret]{quote}"
-
-
-def _flag(match: re.Match[str]) -> str:
-    flag, value = match.group(1), match.group(2)
-    if len(value) < 4 or _PLACEHOLDER.match(value.strip("'\"")):
-        return match.group(0)
-    return f"{flag}[REDACTED:secret]"
-
-
-RULES: list[tuple[str, re.Pattern[str], _Replacer]] = [
-    (
-        "private-key",
-        re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
-            r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-            re.DOTALL,
-        ),
-        "[REDACTED:private-key]",
-    ),
-    ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{16,}"), "[REDACTED:anthropic-key]"),
-    (
-        "openai-key",
-        re.compile(r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{10,}|\bsk-[A-Za-z0-9]{32,}\b"),
-        "[REDACTED:openai-key]",
-    ),
-    (
-        "github-token",
-        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
-        "[REDACTED:github-token]",
-    ),
-    ("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), "[REDACTED:gitlab-token]"),
-    ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"), "[REDACTED:aws-access-key]"),
-    ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), "[REDACTED:google-api-key]"),
-    ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), "[REDACTED:slack-token]"),
-    ("stripe-key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"), "[REDACTED:stripe-key]"),
-    ("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"), "[REDACTED:huggingface-token]"),
-    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), "[REDACTED:npm-token]"),
-    (
-        "jwt",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-        "[REDACTED:jwt]",
-    ),
-    (
-        "bearer-token",
-        re.compile(r"(?i)(\b(?:bearer|basic|token)\s+)(?!\[REDACTED)[A-Za-z0-9._~+/=-]{16,}"),
-        _keep_prefix("bearer-token"),
-    ),
-    (
-        "url-password",
-        re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:)(?!\[REDACTED)([^\s@/]+)(?=@)"),
-        _keep_prefix("password"),
-    ),
-    (
-        "password-flag",
-        re.compile(
-            r"(?i)((?:^|(?<=\s))--?(?:password|passwd|pass|token|api[-_]?key|secret|access[-_]?key|client[-_]?secret)"
-            r"(?:=|\s+))((?!\[REDACTED)'[^']*'|\"[^\"]*\"|[^\s'\"]+)"
-        ),
-        _flag,
-    ),
-    (
-        "mysql-password",
-        re.compile(r"(\b(?:mysql|mysqldump|mysqladmin|sshpass)\b[^\n]*?\s-p\s?)(?!\[REDACTED)([^\s-][^\s]*)"),
-        _flag,
-    ),
-    (
-        "secret-assignment",
-        re.compile(
-            rf"(?i)(?<![A-Za-z0-9_])({_SECRET_NAME})(\s*[:=]\s*)"
-            r"(?:(['\"])((?!\[REDACTED)[^'\"\n]{1,300})\3"  # a quoted value (may hold spaces)
-            r"|((?!\[REDACTED)[^\s'\"(),;\[\]{}]+)(?![(\[A-Za-z0-9_]))"  # a bare value, not a call or subscript
-        ),
-        _assignment,
-    ),
-]
-
-
 def redact(text: str) -> str:
-    """``text`` with every secret the rules know replaced by a labelled marker."""
+    """``text`` with every secret the rules know replaced by a labelled marker. Idempotent."""
     if not text:
         return text
-    for _label, pattern, replacement in RULES:
-        text = pattern.sub(replacement, text)
+    text = private_keys(text)
+    for label, needles, pattern in FORMATS:
+        if any(needle in text for needle in needles):
+            text = pattern.sub(f"[REDACTED:{label}]", text)
+    for _label, required, handler_pattern, handler in CONTEXT_RULES:
+        if required is None or any(needle in text for needle in required):
+            text = scan(text, handler_pattern, handler)
     return text
 
 
-_SECRET_KEY = re.compile(rf"(?i){_SECRET_NAME}")
+# --- bounded windows ----------------------------------------------------------------------------------
+
+_EDGE = 256  # how far back a cut looks for whitespace, so no token is left half-visible at the edge
 
 
-def redact_value(value: Any) -> Any:
-    """Redact every string inside a JSON-like value; a string under a secret-named key is hidden whole."""
+def _cut_head(text: str, size: int) -> str:
+    """The first ``size`` characters, ending at whitespace (a token cut in half is dropped whole)."""
+    piece = text[:size]
+    space = max(piece.rfind(" ", size - _EDGE), piece.rfind("\n", size - _EDGE), piece.rfind("\t", size - _EDGE))
+    return piece[: space + 1] if space >= 0 else piece[: max(0, size - _EDGE)]
+
+
+def _cut_tail(text: str, size: int) -> str:
+    """The last ``size`` characters, starting after whitespace."""
+    piece = text[-size:]
+    limit = min(len(piece), _EDGE)
+    cuts = [i for i in (piece.find(" ", 0, limit), piece.find("\n", 0, limit), piece.find("\t", 0, limit)) if i >= 0]
+    return piece[min(cuts) + 1 :] if cuts else piece[limit:]
+
+
+def window(text: str, head: int, tail: int = 0) -> str:
+    """``text`` when it is short, else its first ``head`` and last ``tail`` characters around a marker.
+
+    Taken *before* redaction so huge text stays cheap; the cuts fall on whitespace, so a secret crossing
+    a cut is dropped rather than stored as an unrecognisable fragment.
+    """
+    if len(text) <= head + tail + 64:
+        return text
+    first = _cut_head(text, head)
+    last = _cut_tail(text, tail) if tail else ""
+    omitted = len(text) - len(first) - len(last)
+    return (
+        f"{first}\n[... {omitted} characters omitted ...]\n{last}"
+        if last
+        else f"{first}\n[... {omitted} more characters]"
+    )
+
+
+# --- structure ----------------------------------------------------------------------------------------
+
+
+class _Budget:
+    """How much a bounded walk may still look at: characters of text and nodes."""
+
+    __slots__ = ("chars", "nodes")
+
+    def __init__(self, chars: int, nodes: int) -> None:
+        self.chars = chars
+        self.nodes = nodes
+
+
+def _hide(item: Any) -> Any:
+    """The value of a secret-named key: hidden whatever its shape; empty values and placeholders stay."""
+    if item is None or isinstance(item, bool) or (isinstance(item, (str, list, dict)) and not item):
+        return item
+    if isinstance(item, str) and (is_placeholder(item) or item.startswith("[REDACTED")):
+        return item
+    return SECRET
+
+
+def _lines_with_keys(items: list[Any]) -> list[Any]:
+    """A list whose string items split a private key (``-----BEGIN``, body lines, ``-----END``): the whole
+    block becomes markers, keeping a diff line's leading ``+``/``-``/space so line counts still add up."""
+    inside = False
+    out = list(items)
+    ends = {i for i, item in enumerate(items) if isinstance(item, str) and is_key_end(item)}
+    begins = {i for i, item in enumerate(items) if isinstance(item, str) and is_key_begin(item)}
+    if not ends and not begins:
+        return out
+    if ends and (not begins or min(ends) < min(begins)):
+        inside = True  # the list starts inside a key (its BEGIN was cut off)
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            continue
+        if i in begins:
+            inside = True
+        if inside:
+            lead = item[:1] if item[:1] in {"+", "-", " "} and not item.startswith("-----") else ""
+            out[i] = lead + KEY_MARKER
+        if i in ends:
+            inside = False
+    return out
+
+
+def _as_lines(items: list[str]) -> list[str]:
+    """Items that are lines of one text (a diff hunk, output lines): redacted together as well, so a secret
+    spanning lines (a YAML block, a multi-line assignment) is found. When that changes the number of
+    lines, the list becomes the redacted text's lines: losing a line count beats keeping a secret."""
+    joined = "\n".join(items)
+    hidden = redact(joined)
+    return items if hidden == joined else hidden.split("\n")
+
+
+def redact_value(
+    value: Any,
+    *,
+    max_string: int | None = None,
+    max_items: int | None = None,
+    max_depth: int | None = None,
+    max_chars: int | None = None,
+) -> Any:
+    """A copy of a JSON-like value with every secret hidden.
+
+    Strings are redacted; a value under a secret-named key (``password``, ``SecretAccessKey``, ``auth``,
+    ``client_token``...) is hidden whatever its shape; a private key split across list items is hidden as
+    a block. The bounds (all optional) make the walk's cost independent of the input's size: strings are
+    windowed to ``max_string`` characters (head and tail) *before* redaction, lists and objects keep
+    ``max_items`` entries, nesting stops at ``max_depth``, and after ``max_chars`` characters of text in
+    all, further strings are omitted.
+    """
+    budget = _Budget(max_chars if max_chars is not None else -1, -1)
+    return _walk(value, 0, budget, max_string=max_string, max_items=max_items, max_depth=max_depth)
+
+
+def _walk(
+    value: Any, depth: int, budget: _Budget, *, max_string: int | None, max_items: int | None, max_depth: int | None
+) -> Any:
     if isinstance(value, str):
+        if max_string is not None:
+            value = window(value, max_string, max_string // 2)
+        if budget.chars >= 0:
+            if budget.chars == 0:
+                return f"[{len(value)} characters omitted: size limit]"
+            budget.chars = max(0, budget.chars - len(value))
         return redact(value)
+    if not isinstance(value, (dict, list)):
+        return value
+    if max_depth is not None and depth >= max_depth:
+        return f"[{type(value).__name__} nested too deep]"
     if isinstance(value, dict):
         out: dict[str, Any] = {}
-        for key, item in value.items():
-            name = str(key)
-            if (
-                isinstance(item, str)
-                and _SECRET_KEY.fullmatch(name)
-                and len(item) >= 5
-                and not _PLACEHOLDER.match(item)
-            ):
-                out[name] = "[REDACTED:secret]"
+        for n, (key, item) in enumerate(value.items()):
+            if max_items is not None and n >= max_items:
+                out["[more]"] = f"{len(value) - max_items} more keys"
+                break
+            name = key if isinstance(key, str) else str(key)
+            if is_secret_name(name):
+                out[redact(name) if len(name) > 12 else name] = _hide(item)
             else:
-                out[redact(name)] = redact_value(item)
+                out[redact(name) if len(name) > 12 else name] = _walk(
+                    item, depth + 1, budget, max_string=max_string, max_items=max_items, max_depth=max_depth
+                )
         return out
-    if isinstance(value, list):
-        return [redact_value(v) for v in value]
-    return value
+    items = _lines_with_keys(value if max_items is None else value[:max_items])
+    walked = [
+        _walk(item, depth + 1, budget, max_string=max_string, max_items=max_items, max_depth=max_depth)
+        for item in items
+    ]
+    if len(walked) > 1 and all(isinstance(item, str) for item in walked):
+        walked = _as_lines(walked)
+    if max_items is not None and len(value) > max_items:
+        walked.append(f"[{len(value) - max_items} more items]")
+    return walked

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH105, PTH118
+# ruff: noqa: PTH103, PTH118
 # os.path on the hook path: the capture command does without importing pathlib.
 """Per-session memory of the capture command between events (one small JSON file per session).
 
@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import re
 import time
+
+from ctxops_contracts.shared.files import atomic_write
 
 from . import jsontext
 
@@ -119,10 +121,9 @@ class SessionStore:
             return SessionState()  # a lost or damaged state only weakens dedupe for a moment
 
     def save(self, state: SessionState) -> None:
-        tmp = f"{self.path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as fh:
-            fh.write(jsontext.line(state.to_json()))
-        os.replace(tmp, self.path)
+        # A temporary file renamed over the state; removed on any failure (a full disk leaves no orphan).
+        # No fsync: the state is a cache, and losing it only weakens dedupe for a moment.
+        atomic_write(self.path, jsontext.line(state.to_json()), fsync=False)
 
 
 def now() -> float:

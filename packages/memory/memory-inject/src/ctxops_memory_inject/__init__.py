@@ -6,7 +6,13 @@ an ``Injection`` (text, memory ids, tokens, omitted); ``record_injection`` count
 whole hook. Names load on first use, so the hook command imports only what it runs.
 """
 
-from typing import Any
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    __version__: str
 
 _LAZY = {
     "DEFAULT_BUDGET": "build",
@@ -19,7 +25,7 @@ __all__ = ["DEFAULT_BUDGET", "Injection", "__version__", "build_injection", "rec
 
 
 def __getattr__(name: str) -> Any:
-    if name == "__version__":  # importlib.metadata costs more than the hook's own work: only on demand
+    if name == "__version__":  # importlib.metadata costs ~50 ms: not paid by hook commands importing this package
         from importlib.metadata import PackageNotFoundError, version
 
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ctxops_hooks_capture.draft import Draft
 
-from .common import as_str, tool_drafts
+from .common import as_str, command_from_input, tool_drafts
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -87,6 +87,12 @@ def adapt_hook_family(payload: dict[str, Any], *, task_key: str) -> list[Draft]:
                 draft.tool_use_id = as_str(call.get("tool_use_id"))
                 drafts.append(draft)
         return drafts
+    if event == "PermissionRequest":
+        # Claude Code and Codex: the agent is about to ask the user; tool_input says for what.
+        data = payload.get("tool_input")
+        what = command_from_input(data) or (as_str(data.get("description")) if isinstance(data, dict) else None)
+        text = f"{name or 'tool'} permission requested: {what or as_str(data) or ''}".strip()
+        return [Draft(kind="tool_call", event_name=event, tool_name=name, tool_use_id=_id(payload), text=text, **base)]
     if event == "PermissionDenied":
         text = f"{name or 'tool'} denied: {as_str(payload.get('reason')) or ''}".strip()
         return [Draft(kind="tool_call", event_name=event, tool_name=name, tool_use_id=_id(payload), text=text, **base)]

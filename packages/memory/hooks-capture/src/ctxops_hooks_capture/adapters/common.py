@@ -37,6 +37,9 @@ _PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "absolute_path",
 _PATHS_KEYS = ("paths", "file_paths", "files")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.MULTILINE)
 _EXIT_LINE = re.compile(r"^\s*(?:Exit code|exit code|exit status|Exit status)[:\s]+(-?\d+)")
+# Gemini CLI's shell tool reports a finished command's status as a line of its ``llmContent``
+# ("Exit Code: 2"); its ``error`` field is only for a command that could not start.
+_EXIT_CODE_LINE = re.compile(r"^[ \t]*Exit Code:[ \t]*(-?\d+)[ \t]*$", re.MULTILINE)
 
 
 def tool_class(tool_name: str | None) -> str:
@@ -131,6 +134,12 @@ def exit_status_of(response: Any, error: str | None = None) -> int | None:
             match = _EXIT_LINE.match(text)
             if match:
                 return int(match.group(1))
+    for key in ("llmContent", "output", "returnDisplay"):
+        text = data.get(key) if data else (response if isinstance(response, str) and key == "output" else None)
+        if isinstance(text, str) and "Exit Code:" in text:
+            found = _EXIT_CODE_LINE.findall(text[-4096:])  # the status line comes last
+            if found:
+                return int(found[-1])
     return None
 
 
@@ -157,8 +166,12 @@ def tool_drafts(
     failed: bool = False,
     error: str | None = None,
     interrupted: bool = False,
+    exit_unknown: bool = False,
 ) -> Draft:
-    """A Draft for a finished tool call, classified as command, file edit, file read or other tool call."""
+    """A Draft for a finished tool call, classified as command, file edit, file read or other tool call.
+
+    ``exit_unknown``: the agent does not report a command's exit status (Cursor), so none is guessed.
+    """
     name = tool_name or "tool"
     klass = tool_class(name)
     files = paths_from_input(tool_input)
@@ -168,7 +181,7 @@ def tool_drafts(
         if error:
             output = f"{output}\n{error}" if output else error
         status = exit_status_of(tool_response, error)
-        if status is None:
+        if status is None and not exit_unknown:
             status = 1 if failed else (130 if interrupted else 0)
         return Draft(
             kind="command_execution",

@@ -69,6 +69,7 @@ def adapt(payload: dict[str, Any]) -> list[Draft]:
             tool_input={"command": payload.get("command")},
             tool_response={"output": payload.get("output"), "exit_code": payload.get("exit_code")},
             base=base,
+            exit_unknown=True,  # afterShellExecution carries no exit status: unknown, not 0
         )
         draft.tool_use_id = tool_use_id
         return [draft]

@@ -1,0 +1,127 @@
+"""Automatic updates in a detached process, so the answering process can exit by its deadline.
+
+A read that finds edited files starts `python -m ctxops_code_graph update ROOT` in its own session and
+waits for it at most its deadline. The update runs to its commit whatever happens to the reader (progress
+is never thrown away, so repeated reads converge); meanwhile reads answer from the snapshot and report
+the files as stale. The child holds `code-update.lock` for its whole life, so concurrent readers join the
+update already queued instead of starting another, and writes its report to `code-update.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ctxops_contracts.shared import files, locks
+
+from .layout import IndexLayout
+from .results import BuildReport
+
+log = logging.getLogger(__name__)
+
+
+def update_queued(layout: IndexLayout) -> bool:
+    """True while some process's detached update holds the update lock (queued or running)."""
+    if not layout.update_lock_path.exists():
+        return False
+    try:
+        with locks.file_lock(layout.update_lock_path, timeout=0.0):
+            return False
+    except locks.LockBusy:
+        return True
+
+
+class DetachedUpdate:
+    """One automatic update run by a detached child process."""
+
+    def __init__(self, layout: IndexLayout, bound: int | None, lock_wait: float = 30.0) -> None:
+        self.layout = layout
+        self.bound = bound
+        self.lock_wait = lock_wait
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._joined = False  # another process's update was already queued: this one waits on it
+
+    def start(self) -> None:
+        """Start the child, or join the update another reader already started."""
+        if update_queued(self.layout):
+            self._joined = True
+            return
+        self.layout.index_dir.mkdir(parents=True, exist_ok=True)
+        argv = [sys.executable, "-m", "ctxops_code_graph", "update", str(self.layout.root)]
+        argv += ["--lock-wait", str(self.lock_wait)]
+        if self.bound is not None:
+            argv += ["--bound", str(self.bound)]
+        options: dict[str, Any] = {}
+        if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+            options["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.DETACHED_PROCESS
+        else:
+            options["start_new_session"] = True  # no terminal signal reaches it when the reader exits
+        self._proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+            **options,
+        )
+
+    def running(self) -> bool:
+        if self._proc is not None:
+            return self._proc.poll() is None
+        return self._joined and update_queued(self.layout)
+
+    def wait(self, timeout: float | None) -> bool:
+        """Wait up to ``timeout`` s (None: until done); True when the update has finished."""
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                return False
+            return True
+        deadline = None if timeout is None else time.monotonic() + timeout
+        delay = 0.005
+        while self.running():
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            time.sleep(delay if deadline is None else min(delay, max(0.0, deadline - time.monotonic())))
+            delay = min(delay * 2, 0.05)
+        return True
+
+    def outcome(self) -> tuple[BuildReport | None, str | None]:
+        """The finished update's report, or why it failed (read from the child's report file)."""
+        try:
+            data = json.loads(self.layout.update_report_path.read_text("utf-8"))
+        except (OSError, ValueError):
+            return None, None if self._joined else "the index update left no report"
+        if data.get("error"):
+            return None, str(data["error"])
+        return BuildReport.from_dict(data.get("report") or {}), None
+
+
+def run_update(root: Path, bound: int | None, lock_wait: float) -> int:
+    """The child's side: hold the update lock, update, write the report. Exit 0 on success."""
+    from .builder import IndexWriter
+
+    layout = IndexLayout(root.resolve())
+    try:
+        with locks.file_lock(layout.update_lock_path, timeout=lock_wait, write_pid=True):
+            payload: dict[str, Any]
+            try:
+                report = IndexWriter(layout.root, lock_timeout=lock_wait).update(bound=bound)
+                payload = {"report": report.to_dict()}
+                code = 0
+            except Exception as exc:  # the reader reports it and answers from the snapshot
+                log.warning("index update of %s failed: %s", layout.root, exc)
+                payload = {"error": f"index update failed: {type(exc).__name__}: {exc}"}
+                code = 1
+            payload["pid"] = os.getpid()
+            files.atomic_write(layout.update_report_path, json.dumps(payload).encode())
+            return code
+    except locks.LockBusy:
+        return 0  # another update is queued: it will see these changes too

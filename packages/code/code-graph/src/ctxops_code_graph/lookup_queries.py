@@ -1,0 +1,169 @@
+"""The read queries `CodeIndex` runs on the SQLite lookup snapshot (rows in, rows out; stdlib only).
+
+Rows of symbols follow `reader.SYMBOL_SELECT`; files are (path, lang, size, mtime_ns, content_hash,
+parse_status, error).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from .reader import SYMBOL_SELECT, names_near
+
+Row = tuple[Any, ...]
+__all__ = ["names_near"]  # with the other queries here; it lives in `reader` for the fast path
+WALK_LIMIT = 5000
+_FILE_COLS = "path, lang, size, mtime_ns, content_hash, parse_status, error"
+_INBOUND = ", (SELECT count(*) FROM edges e WHERE e.dst_sk = s.sk) AS n"
+
+
+def symbol_row(con: sqlite3.Connection, symbol_id: str) -> Row | None:
+    row: Row | None = con.execute(f"{SYMBOL_SELECT} WHERE s.id = ?", (symbol_id,)).fetchone()
+    return row
+
+
+def symbols_in_file(con: sqlite3.Connection, path: str) -> list[Row]:
+    return con.execute(f"{SYMBOL_SELECT} WHERE f.path = ? ORDER BY s.line, s.end_line DESC", (path,)).fetchall()
+
+
+def names(con: sqlite3.Connection) -> list[str]:
+    """Every distinct symbol name and qualified name, in one indexed query."""
+    return [r[0] for r in con.execute("SELECT name FROM symbols UNION SELECT qualname FROM symbols ORDER BY 1")]
+
+
+def all_symbol_rows(con: sqlite3.Connection) -> Iterator[Row]:
+    yield from con.execute(f"{SYMBOL_SELECT} ORDER BY f.path, s.line")
+
+
+def reference_rows(con: sqlite3.Connection, name: str, limit: int) -> list[Row]:
+    """(symbol_name, path, line, col, role, enclosing id, qualifier) of every use of a bare name."""
+    return con.execute(
+        "SELECT r.symbol_name, f.path, r.line, r.col, r.role, e.id, r.qualifier FROM refs r"
+        " JOIN files f ON f.fk = r.fk LEFT JOIN symbols e ON e.sk = r.enclosing_sk WHERE r.symbol_name = ?"
+        " ORDER BY f.path, r.line, r.col LIMIT ?",
+        (name, limit),
+    ).fetchall()
+
+
+def imports_of(con: sqlite3.Connection, path: str) -> list[Row]:
+    """(module, name, line, target path) of the imports of ``path``."""
+    return con.execute(
+        "SELECT i.module, i.name, i.line, t.path FROM imports i JOIN files f ON f.fk = i.fk"
+        " LEFT JOIN files t ON t.fk = i.target_fk WHERE f.path = ? ORDER BY i.line, i.module, i.name",
+        (path,),
+    ).fetchall()
+
+
+def importers_of(con: sqlite3.Connection, path: str) -> list[str]:
+    rows = con.execute(
+        "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.fk = i.fk JOIN files t ON t.fk = i.target_fk"
+        " WHERE t.path = ? AND f.path <> t.path ORDER BY f.path",
+        (path,),
+    )
+    return [r[0] for r in rows]
+
+
+def file_langs(con: sqlite3.Connection) -> dict[str, str | None]:
+    return dict(con.execute("SELECT path, lang FROM files").fetchall())
+
+
+def paths_matching(con: sqlite3.Connection, term: str) -> list[str]:
+    """Files whose path contains ``term`` (lower case)."""
+    return [r[0] for r in con.execute("SELECT path FROM files WHERE instr(lower(path), ?) > 0", (term,))]
+
+
+def symbol_matches_by_file(con: sqlite3.Connection, term: str) -> list[tuple[str, int]]:
+    """(path, count) of the symbols whose name contains ``term`` (lower case)."""
+    return con.execute(
+        "SELECT f.path, count(*) FROM symbols s JOIN files f ON f.fk = s.fk"
+        " WHERE instr(lower(s.name), ?) > 0 GROUP BY f.path",
+        (term,),
+    ).fetchall()
+
+
+def file_edges(con: sqlite3.Connection) -> list[tuple[str, str, float]]:
+    return con.execute(
+        "SELECT a.path, b.path, e.weight FROM file_edges e JOIN files a ON a.fk = e.src_fk"
+        " JOIN files b ON b.fk = e.dst_fk"
+    ).fetchall()
+
+
+def file_ranks(con: sqlite3.Connection) -> dict[str, float]:
+    return dict(con.execute("SELECT path, rank FROM files").fetchall())
+
+
+def key_symbols(con: sqlite3.Connection, path: str, limit: int) -> list[Row]:
+    """The top-level symbols of ``path`` most used from elsewhere (`SYMBOL_SELECT` columns)."""
+    rows = con.execute(
+        f"{SYMBOL_SELECT.replace(' FROM symbols s', _INBOUND + ' FROM symbols s', 1)}"
+        " WHERE f.path = ? AND s.parent_sk IS NULL ORDER BY n DESC, s.line LIMIT ?",
+        (path, limit),
+    ).fetchall()
+    return [r[:-1] for r in rows]
+
+
+def file_row(con: sqlite3.Connection, path: str) -> Row | None:
+    row: Row | None = con.execute(f"SELECT {_FILE_COLS} FROM files WHERE path = ?", (path,)).fetchone()
+    return row
+
+
+def file_rows(con: sqlite3.Connection, problems_only: bool = False) -> list[Row]:
+    where = " WHERE parse_status <> 'ok'" if problems_only else ""
+    return con.execute(f"SELECT {_FILE_COLS} FROM files{where} ORDER BY path").fetchall()
+
+
+def count(con: sqlite3.Connection, table: str) -> int:
+    return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+
+def counts(con: sqlite3.Connection, what: str) -> dict[str, int]:
+    """Counts for the status report: files by language, edges by confidence, skipped files by reason."""
+    sql = {
+        "languages": "SELECT lang, count(*) FROM files GROUP BY lang ORDER BY count(*) DESC",
+        "confidence": "SELECT confidence, count(*) FROM edges GROUP BY confidence ORDER BY 1",
+        "skipped": "SELECT CASE WHEN instr(reason, ':') > 0 THEN substr(reason, 1, instr(reason, ':') - 1)"
+        " ELSE reason END, count(*) FROM skipped GROUP BY 1 ORDER BY 2 DESC",
+    }[what]
+    return {str(k): int(v) for k, v in con.execute(sql).fetchall()}
+
+
+def symbol_key(con: sqlite3.Connection, symbol_id: str) -> int | None:
+    row = con.execute("SELECT sk FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
+    return None if row is None else int(row[0])
+
+
+def walk(con: sqlite3.Connection, start: int, depth: int, kinds: Sequence[str], upward: bool) -> list[Row]:
+    """Edges reachable from symbol key ``start`` in ``depth`` hops over edge kinds ``kinds``, up (callers)
+    or down (callees): rows (src_sk, dst_sk, kind, confidence, path, line, depth), nearest first."""
+    near, far = ("dst_sk", "src_sk") if upward else ("src_sk", "dst_sk")
+    marks = ", ".join("?" for _ in kinds)
+    sql = f"""
+    WITH RECURSIVE walk(src_sk, dst_sk, kind, confidence, fk, line, depth) AS (
+      SELECT src_sk, dst_sk, kind, confidence, fk, line, 1 FROM edges WHERE {near} = ? AND kind IN ({marks})
+      UNION
+      SELECT e.src_sk, e.dst_sk, e.kind, e.confidence, e.fk, e.line, w.depth + 1
+      FROM edges e JOIN walk w ON e.{near} = w.{far}
+      WHERE w.depth < ? AND e.kind IN ({marks})
+      LIMIT {WALK_LIMIT}
+    )
+    SELECT w.src_sk, w.dst_sk, w.kind, w.confidence, f.path, w.line, min(w.depth) FROM walk w
+    JOIN files f ON f.fk = w.fk
+    GROUP BY w.src_sk, w.dst_sk, w.kind, w.confidence, w.fk, w.line
+    ORDER BY min(w.depth), f.path, w.line
+    """
+    return con.execute(sql, (start, *kinds, depth, *kinds)).fetchall()
+
+
+def symbols_by_key(con: sqlite3.Connection, keys: Iterable[int]) -> dict[int, Row]:
+    """`SYMBOL_SELECT` rows by symbol key."""
+    out: dict[int, Row] = {}
+    batch = sorted(keys)
+    select = SYMBOL_SELECT.replace("SELECT ", "SELECT s.sk, ", 1)
+    for begin in range(0, len(batch), 500):
+        chunk = batch[begin : begin + 500]
+        marks = ", ".join("?" for _ in chunk)
+        for row in con.execute(f"{select} WHERE s.sk IN ({marks})", chunk):
+            out[row[0]] = row[1:]
+    return out

@@ -1,0 +1,97 @@
+"""Line-level machinery every summarizer shares: what looks like an error, a location or a summary line,
+and how a kept-line set is printed with the gaps folded into counted markers."""
+
+from __future__ import annotations
+
+import re
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\r(?!\n)")
+# file:line in the forms runners print: a.py:12, a.go:12:3, a.ts(12,5), File "a.py", line 12, --> a.rs:4:5
+LOCATION = re.compile(
+    r"(?:[A-Za-z]:)?[\w./\\@+~-]*[\w-]\.[A-Za-z][\w]{0,9}(?::\d+(?::\d+)?|\(\d+,\d+\))|File \"[^\"]+\", line \d+"
+)
+FAILURE = re.compile(
+    r"\b(?:FAIL(?:ED|URES?)?|ERRORS?|[Ee]rror(?:s|\[\w+\])?|panic|Traceback|[A-Za-z]*Exception|fatal|FATAL"
+    r"|Assertion\w*|[Ee]xpected|[Rr]eceived|Segmentation fault|Killed|Abort(?:ed)?)\b|[✕✗×●✘]|^E\s"
+)
+WARNING = re.compile(r"\bwarn(?:ing)?s?\b|\bWARN\b|\bdeprecat", re.IGNORECASE)
+SUMMARY = re.compile(
+    r"\b\d+ (?:passed|failed|errors?|warnings?|skipped|xfailed|xpassed|deselected|tests?|problems?|"
+    r"files?|suites?|packages?|issues?|fixable)\b|^\s*(?:Tests|Test Suites|Test Files|Snapshots|Time|Duration|"
+    r"Ran|test result):|^(?:ok|FAIL|PASS)\s|^Found \d+|^Success:|^All checks passed|^OK\b|^=+ .* =+$",
+    re.IGNORECASE,
+)
+
+
+def clean_lines(text: str) -> list[str]:
+    """Lines without terminal colour codes or carriage-return progress redraws."""
+    return [ANSI.sub("", line) for line in text.splitlines()]
+
+
+def is_signal(line: str) -> bool:
+    """A line a reader must not lose: a failure, a warning, a location or a summary."""
+    return bool(FAILURE.search(line) or WARNING.search(line) or LOCATION.search(line) or SUMMARY.search(line))
+
+
+def clip(line: str, width: int = 400) -> str:
+    """One line at most ``width`` characters (minified or base64 lines are the usual offenders)."""
+    return line if len(line) <= width else f"{line[:width]} …[{len(line) - width} chars cut]"
+
+
+def render(lines: list[str], keep: set[int], *, why: str = "") -> list[str]:
+    """The kept lines in their order; each run of dropped lines becomes one ``… N lines folded`` marker,
+    and runs of the same kept line collapse into ``line  (×N)``."""
+    out: list[str] = []
+    gap = 0
+    last: str | None = None
+    repeat = 0
+
+    def flush_repeat() -> None:
+        nonlocal repeat
+        if repeat:
+            out[-1] = f"{out[-1]}  (×{repeat + 1})"
+            repeat = 0
+
+    for i, line in enumerate(lines):
+        if i not in keep:
+            gap += 1
+            continue
+        if gap:
+            flush_repeat()
+            out.append(_marker(gap, why))
+            gap = 0
+            last = None
+        if line == last and line.strip():
+            repeat += 1
+            continue
+        flush_repeat()
+        out.append(clip(line))
+        last = line
+    flush_repeat()
+    if gap:
+        out.append(_marker(gap, why))
+    return out
+
+
+def _marker(gap: int, why: str) -> str:
+    return f"  … {gap} line{'s' if gap != 1 else ''}{' ' + why if why else ''}"
+
+
+def collapse_repeats(lines: list[str]) -> list[str]:
+    """Consecutive lines equal once digits are ignored (progress, retries) become the first plus a count."""
+    out: list[str] = []
+    key_prev: str | None = None
+    count = 0
+    for line in lines:
+        key = re.sub(r"\d+", "#", line).strip()
+        if key == key_prev and key:
+            count += 1
+            continue
+        if count:
+            out.append(f"  … same line ×{count} more")
+        count = 0
+        out.append(line)
+        key_prev = key
+    if count:
+        out.append(f"  … same line ×{count} more")
+    return out

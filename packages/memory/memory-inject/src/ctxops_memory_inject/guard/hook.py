@@ -1,0 +1,474 @@
+# ruff: noqa: PTH103, PTH108, PTH118, PTH120, SIM105, PTH109
+# os.path on the hook path: pathlib is not imported there (startup time).
+"""The guard's hook handlers: one Claude Code hook payload in, the agent's output JSON (or None) out.
+
+- ``PreToolUse`` (Bash): a recognised test, check or build command gets a trailer that prints its exit
+  status, so a failing run still reaches ``PostToolUse`` (Claude Code routes a non-zero exit to
+  ``PostToolUseFailure``, which cannot replace the output). The trailer is removed before the model sees
+  anything.
+- ``PostToolUse``: long outputs become summaries (``updatedToolOutput``, the tool's own shape) with the
+  redacted original saved under ``.meta/outputs/``; unchanged re-reads get "unchanged since step N";
+  very large reads get an outline plus the requested region; Grep/Glob floods are grouped and capped.
+- ``SessionStart``, ``PreCompact``, ``PostCompact``: the session's read state is dropped.
+
+Every handler returns None when it has nothing to change, and never raises (failures are logged to
+``.meta/logs/guard.log``): a hook never breaks the agent.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+from ctxops_contracts.shared.layout import ensure_meta
+
+from .classify import classify
+from .config import GuardConfig, load_config
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .reads import Outline
+
+# Imports are deferred to the branches that need them: a hook pays Python's start-up on every tool
+# call, and an untouched output must cost little more than that.
+
+# The wrapped command's output goes to a spool file the PostToolUse hook reads in full: Claude Code cuts
+# Bash output at 30,000 characters before hooks see it, which would drop a test run's summary lines.
+# What the shell prints is the head and tail of the spool (a fallback the model can still use if the
+# PostToolUse hook does not run), then the exit status and the spool id.
+_EXCERPT = 8000
+WRAPPER = (
+    "{{ {command}\n}} > {spool} 2>&1; __ctxops_s=$?; "
+    'if [ "$(wc -c < {spool})" -gt {twice} ]; then head -c {excerpt} {spool}; '
+    "printf '\\n[ctxops: %s bytes, middle cut]\\n' \"$(wc -c < {spool})\"; tail -c {excerpt} {spool}; "
+    "else cat {spool}; fi; printf '\\n[ctxops-exit %s {spool_id}]\\n' \"$__ctxops_s\""
+)
+_TRAILER_OUT = re.compile(r"\n?\[ctxops-exit (\d+)(?: ([0-9a-f]{8,32}))?\]\s*$")
+_WRAPPED_COMMAND = re.compile(r"^\{ (.*)\n\} > \S+ 2>&1; __ctxops_s=\$\?; ", re.S)
+SPOOL_MAX_AGE = 3600.0
+_ENDS_SHELL = re.compile(r"(?:^|[;&|{\s])(?:exit|exec|return|logout)(?:\s|;|$)")
+WRAPPED_KINDS = ("test", "check", "build")
+WORTH_IT = 0.8  # a summary must be at most this share of the original, or the original stays
+
+
+# Agents whose hook output can replace a tool's result in its own shape (docs/agent-integration.md): Codex
+# 0.171 and Gemini CLI 0.61 cannot, so the guard answers nothing for them.
+SUPPORTED_AGENTS = ("claude-code",)
+
+
+class GuardOutcome:
+    """What one call did; ``stdout`` is exactly what the agent reads ("" for nothing)."""
+
+    __slots__ = ("stdout",)
+
+    def __init__(self, stdout: str = "") -> None:
+        self.stdout = stdout
+
+
+def handle(
+    agent: str,
+    data: bytes,
+    *,
+    capture_event: bool = False,
+    outline: Outline | None = None,
+    root: str | os.PathLike[str] | None = None,
+) -> GuardOutcome:
+    """Core's entry (``ctx hook``): the payload bytes as the agent sent them. ``capture_event`` also
+    stores the event through hooks-capture (core captures it itself and passes False)."""
+    import json
+
+    if capture_event:
+        try:
+            from ctxops_hooks_capture.capture import capture
+
+            capture(agent, data, cwd_fallback=os.getcwd())
+        except Exception as exc:  # capture failing must not cost the agent its summary
+            _log_failure({}, root, exc)
+    try:
+        payload = json.loads(data or b"null")
+    except ValueError:
+        return GuardOutcome()
+    if not isinstance(payload, dict):
+        return GuardOutcome()
+    out = handle_event(payload, root, agent=agent, outline=outline)
+    return GuardOutcome(json.dumps(out, ensure_ascii=False) if out is not None else "")
+
+
+def handle_event(
+    payload: dict[str, Any],
+    root: str | os.PathLike[str] | None = None,
+    *,
+    agent: str = "claude-code",
+    outline: Outline | None = None,
+) -> dict[str, Any] | None:
+    """Dispatch one hook payload by ``hook_event_name``; return the output JSON or None."""
+    if agent not in SUPPORTED_AGENTS:
+        return None
+    try:
+        event = payload.get("hook_event_name")
+        if event == "PostToolUse":
+            return handle_post_tool_use(payload, root, agent=agent, outline=outline)
+        if event == "PreToolUse":
+            return handle_pre_tool_use(payload, root)
+        if event in ("SessionStart", "PreCompact", "PostCompact"):
+            where = _root(payload, root)
+            if where:
+                from . import reads
+
+                reads.reset(where, str(payload.get("session_id") or ""))
+    except Exception as exc:  # the hook must never break the agent
+        _log_failure(payload, root, exc)
+    return None
+
+
+def handle_pre_tool_use(payload: dict[str, Any], root: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
+    """Bash commands the guard summarizes get the exit-status trailer (``updatedInput``)."""
+    try:
+        if payload.get("tool_name") != "Bash":
+            return None
+        tool_input = payload.get("tool_input")
+        if not isinstance(tool_input, dict):
+            return None
+        command = tool_input.get("command")
+        if not isinstance(command, str) or not command.strip() or tool_input.get("run_in_background"):
+            return None
+        if "__ctxops_s" in command or _ENDS_SHELL.search(command):
+            return None  # already wrapped, or it may end the shell before the trailer prints
+        family, kind = classify(command)
+        if kind not in WRAPPED_KINDS:
+            return None
+        where = _root(payload, root)
+        if where is None:
+            return None
+        cfg = load_config(where)
+        if not (cfg.wrap_bash and cfg.tool_on("Bash") and cfg.family_on(family)):
+            return None
+        from . import store
+
+        spool_id = store.new_id() + store.new_id()
+        ensure_meta(where)
+        spool = spool_path(where, spool_id)
+        os.makedirs(os.path.dirname(spool), exist_ok=True)
+        _sweep_spool(os.path.dirname(spool))
+        wrapped = WRAPPER.format(
+            command=command.rstrip(), spool=_quote(spool), spool_id=spool_id, excerpt=_EXCERPT, twice=2 * _EXCERPT
+        )
+        updated = {**tool_input, "command": wrapped}
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": updated}}
+    except Exception as exc:
+        _log_failure(payload, root, exc)
+        return None
+
+
+def handle_post_tool_use(
+    payload: dict[str, Any],
+    root: str | os.PathLike[str] | None = None,
+    *,
+    agent: str = "claude-code",
+    outline: Outline | None = None,
+) -> dict[str, Any] | None:
+    """Summarize, dedupe or cap one tool output; None leaves it untouched."""
+    try:
+        where = _root(payload, root)
+        if where is None:
+            return None
+        cfg = load_config(where)
+        tool = str(payload.get("tool_name") or "")
+        response = payload.get("tool_response")
+        if tool == "Read":
+            return _read(payload, response, where, cfg, agent, outline)
+        if tool == "Bash":
+            return _bash(payload, response, where, cfg, agent)
+        if tool in ("Grep", "Glob"):
+            return _search_tool(payload, response, where, cfg, agent)
+    except Exception as exc:
+        _log_failure(payload, root, exc)
+    return None
+
+
+# -- Bash ---------------------------------------------------------------------------------------------------
+
+
+def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, agent: str) -> dict[str, Any] | None:
+    if not isinstance(response, dict) or not isinstance(response.get("stdout"), str):
+        return None
+    tool_input = payload.get("tool_input")
+    command = str(tool_input.get("command") or "") if isinstance(tool_input, dict) else ""
+    stdout, stderr = response["stdout"], str(response.get("stderr") or "")
+    unwrapped = _WRAPPED_COMMAND.match(command)
+    if unwrapped:
+        command = unwrapped.group(1)
+    match = _TRAILER_OUT.search(stdout)
+    wrapped = match is not None
+    exit_status = int(match.group(1)) if match else 0
+    if match:
+        stdout = stdout[: match.start()]
+        if match.group(2):
+            spooled = _read_spool(root, match.group(2))
+            if spooled is not None:
+                stdout, stderr = spooled, ""
+    text = stdout + (("\n" if stdout and not stdout.endswith("\n") else "") + stderr if stderr else "")
+    family, kind = classify(command)
+    untouched = {**response, "stdout": (f"Exit code {exit_status}\n" if exit_status else "") + stdout}
+    if len(text) < cfg.min_chars or not cfg.tool_on("Bash") or not cfg.family_on(family):
+        return _post(untouched) if wrapped else None
+    from . import store
+    from .summarize import summarize  # regex tables: only when there is something to summarize
+
+    lines = summarize(kind, family, text, max_hits=cfg.search_max_hits, max_paths=cfg.search_max_paths)
+    body = "\n".join(lines)
+    if len(body) > WORTH_IT * len(text):
+        return _post(untouched) if wrapped else None
+    output_id = store.save(
+        root,
+        text,
+        {
+            "tool_name": "Bash",
+            "command": command,
+            "family": family,
+            "exit_status": exit_status,
+            "session_id": payload.get("session_id"),
+        },
+        max_outputs=cfg.max_outputs,
+        max_bytes=cfg.max_output_bytes,
+        defer=cfg.accounting == "background",
+    )
+    total = text.count("\n") + 1
+    status = f"exit status {exit_status}" if wrapped or exit_status else "exit status 0"
+    summary = (
+        f"[ctxops guard: {family} output, {status}; {total} lines summarized to {len(lines)}; "
+        f"'… N lines' marks folded passing/progress/context lines]\n{body}\n"
+        f"[full output: ctx out show {output_id}  (add --lines A:B or --grep RE; MCP tool out_show)]"
+    )
+    if exit_status:
+        summary = f"Exit code {exit_status}\n{summary}"
+    _account(root, cfg, payload, agent, "Bash", command, summary, before_output=output_id)
+    return _post({**response, "stdout": summary, "stderr": ""})
+
+
+def _quote(path: str) -> str:
+    """Single-quote ``path`` for the shell (shlex.quote's rule, without importing shlex)."""
+    return "'" + path.replace("'", "'\"'\"'") + "'"
+
+
+def spool_path(root: str, spool_id: str) -> str:
+    return os.path.join(root, ".meta", ".state", "guard", "spool", f"{spool_id}.log")
+
+
+def _read_spool(root: str, spool_id: str) -> str | None:
+    """The wrapped command's full output; the spool file is removed once read."""
+    path = spool_path(root, spool_id)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+    return text
+
+
+def _sweep_spool(folder: str) -> None:
+    """Spool files older than an hour belong to runs whose PostToolUse never came: remove them."""
+    cutoff = time.time() - SPOOL_MAX_AGE
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
+        except OSError:
+            continue
+
+
+# -- Read ---------------------------------------------------------------------------------------------------
+
+
+def _read(  # noqa: PLR0917 - one call site, the dispatcher
+    payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, agent: str, outline_fn: Outline | None
+) -> dict[str, Any] | None:
+    if not cfg.tool_on("Read") or not isinstance(response, dict) or response.get("type") != "text":
+        return None
+    file = response.get("file")
+    if not isinstance(file, dict) or not isinstance(file.get("content"), str):
+        return None
+    from . import reads
+
+    content: str = file["content"]
+    path = str(file.get("filePath") or "")
+    start = int(file.get("startLine") or 1)
+    num_lines = int(file.get("numLines") or content.count("\n") + 1)
+    state = reads.ReadState(root, str(payload.get("session_id") or ""))
+    state.step += 1
+    key = reads.region_key(path, start, num_lines)
+    digest = reads.digest(content)
+    earlier = state.seen(key, digest) if cfg.read_dedupe else None
+    result: dict[str, Any] | None = None
+    if earlier is not None:
+        end = start + num_lines - 1
+        note = (
+            f"[ctxops guard: unchanged since step {earlier}: lines {start}-{end} of {path} are the same as when "
+            f"you read them at step {earlier}; that text is earlier in this conversation]"
+        )
+        updated = {**file, "content": note, "numLines": 1, "startLine": 1}
+        result = _post({**response, "file": updated})
+        _account(root, cfg, payload, agent, "Read", path, note, before_file=(path, start, num_lines, digest))
+    else:
+        state.remember(key, digest)
+        tool_input = payload.get("tool_input")
+        limit = tool_input.get("limit") if isinstance(tool_input, dict) else None
+        big = num_lines > cfg.read_max_lines and not (isinstance(limit, int) and limit <= cfg.read_max_lines)
+        if big and len(content) >= cfg.min_chars:
+            region_lines = content.splitlines(keepends=True)[: cfg.read_region_lines]
+            region = "".join(region_lines)
+            end = start + len(region_lines) - 1
+            total = file.get("totalLines") or num_lines
+            context = (
+                f"[ctxops guard: {path} returned {num_lines} lines (of {total}); the tool result shows lines "
+                f"{start}-{end}. Outline of the returned lines (line numbers in the file):\n"
+                f"{_shift(reads.outline(path, content, outline_fn), start)}\n"
+                f"Read again with offset/limit for another region.]"
+            )
+            updated = {**file, "content": region, "numLines": len(region_lines)}
+            result = _post({**response, "file": updated}, context)
+            _account(
+                root, cfg, payload, agent, "Read", path, region + context, before_file=(path, start, num_lines, digest)
+            )
+    state.save()
+    return result
+
+
+def _shift(outline_text: str, start: int) -> str:
+    """Outline line numbers count from the returned text; the file's numbers start at ``start``."""
+    if start == 1:
+        return outline_text
+    return re.sub(
+        r"^(\s*)(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + start - 1}", outline_text, flags=re.MULTILINE
+    )
+
+
+# -- Grep / Glob (Claude Code versions that ship them) -----------------------------------------------------------
+
+
+def _search_tool(
+    payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, agent: str
+) -> dict[str, Any] | None:
+    tool = str(payload.get("tool_name"))
+    if not isinstance(response, dict) or not cfg.tool_on(tool) or not cfg.family_on("search"):
+        return None
+    from . import store
+
+    content = response.get("content")
+    filenames = response.get("filenames")
+    if isinstance(content, str) and len(content) >= cfg.min_chars:
+        from .summarize import summarize_search
+
+        lines = summarize_search(content, cfg.search_max_hits, cfg.search_max_paths)
+        output_id = store.save(
+            root, content, {"tool_name": tool, "command": _describe(payload)}, max_outputs=cfg.max_outputs
+        )
+        summary = "\n".join(lines) + f"\n[full output: ctx out show {output_id}]"
+        _account(root, cfg, payload, agent, tool, _describe(payload), summary, before_output=output_id)
+        return _post({**response, "content": summary})
+    if (
+        isinstance(filenames, list)
+        and len(filenames) > cfg.search_max_paths
+        and sum(len(str(f)) + 1 for f in filenames) >= cfg.min_chars
+    ):
+        full = "\n".join(str(f) for f in filenames)
+        output_id = store.save(
+            root, full, {"tool_name": tool, "command": _describe(payload)}, max_outputs=cfg.max_outputs
+        )
+        kept = [str(f) for f in filenames[: cfg.search_max_paths]]
+        kept.append(f"… and {len(filenames) - len(kept)} more paths: ctx out show {output_id}")
+        _account(root, cfg, payload, agent, tool, _describe(payload), "\n".join(kept), before_output=output_id)
+        return _post({**response, "filenames": kept})
+    return None
+
+
+def _describe(payload: dict[str, Any]) -> str:
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return ""
+    return " ".join(f"{k}={v}" for k, v in tool_input.items() if isinstance(v, str | int | bool))[:500]
+
+
+# -- shared -------------------------------------------------------------------------------------------------
+
+
+def _post(updated: Any, context: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"hookEventName": "PostToolUse", "updatedToolOutput": updated}
+    if context:
+        out["additionalContext"] = context
+    return {"hookSpecificOutput": out}
+
+
+def _account(  # noqa: PLR0917 - the event's fields, passed straight through
+    root: str,
+    cfg: GuardConfig,
+    payload: dict[str, Any],
+    agent: str,
+    tool: str,
+    command: str,
+    after: str,
+    *,
+    before_output: str | None = None,
+    before_file: tuple[str, int, int, str] | None = None,
+) -> None:
+    if cfg.accounting == "off":
+        return
+    from . import store
+    from .accounting import submit
+
+    job: dict[str, Any] = {
+        "id": store.new_id() + store.new_id(),
+        "ts": time.time(),
+        "agent": agent if agent in ("claude-code", "codex", "gemini", "cursor", "generic") else "generic",
+        "session_id": payload.get("session_id"),
+        "tool_name": tool,
+        "command": command[:500],
+        "after": after,
+        "output_id": before_output,
+    }
+    if before_output is not None:
+        job["before_output"] = before_output
+    elif before_file is not None:  # the file itself is the original: no copy of it is written
+        job |= dict(zip(("before_file", "before_start", "before_lines", "before_digest"), before_file, strict=True))
+    try:
+        submit(root, job, cfg.accounting)
+    except Exception as exc:  # accounting must not cost the agent its summary
+        _log_failure(payload, root, exc)
+
+
+def _root(payload: dict[str, Any], root: str | os.PathLike[str] | None) -> str | None:
+    if root is not None:
+        return os.fspath(root)
+    from ctxops_contracts.shared.repo import try_find_root
+
+    cwd = payload.get("cwd")
+    return try_find_root(cwd if isinstance(cwd, str) and cwd else None)
+
+
+def _log_failure(payload: dict[str, Any], root: str | os.PathLike[str] | None, exc: BaseException) -> None:
+    import logging
+
+    logging.getLogger(__name__).warning("guard: %s failed: %r", payload.get("hook_event_name"), exc)
+    try:
+        where = _root(payload, root)
+        if where is None:
+            return
+        folder = os.path.join(where, ".meta", "logs")
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "guard.log"), "a", encoding="utf-8") as fh:
+            fh.write(
+                f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {payload.get('hook_event_name')}: {exc!r}\n"
+            )
+    except Exception:
+        logging.getLogger(__name__).debug("could not write the guard log", exc_info=True)

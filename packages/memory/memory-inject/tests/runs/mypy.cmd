@@ -1,0 +1,1 @@
+/work/wt/guard/.venv/bin/python -m mypy --strict --no-incremental api

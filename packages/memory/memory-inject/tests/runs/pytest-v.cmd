@@ -1,0 +1,1 @@
+/work/wt/guard/.venv/bin/python -m pytest api/tests -v -p no:cacheprovider --junitxml=junit.xml

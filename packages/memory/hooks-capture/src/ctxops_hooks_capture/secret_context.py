@@ -422,16 +422,71 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     return "[REDACTED:high-entropy]", match.end(1)
 
 
+# Substrings (lower case) of which one must be in the lower-cased text for the command rules to run, in
+# the order of _COMMANDS.
+_COMMAND_NEEDLES: list[tuple[str, ...]] = [
+    ("mysql", "mariadb"),
+    ("sshpass", "login", "twine", "mongo", "sqlcmd", "bcp", "zip"),
+    ("7z",),
+    ("redis-cli",),
+    ("curl", "wget", "http", "xh", "ftp"),
+    ("smbclient",),
+    ("htpasswd",),
+    ("password-stdin",),
+    ("pass:",),
+    ("security",),
+    ("gh",),
+]
+_NAME_NEEDLES = (
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+    "cred",
+    "cookie",
+    "auth",
+    "sig",
+    "session",
+    "dsn",
+    "sas",
+    "pat",
+)
+
 RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
-    # (label, substrings of which one must be present (None: always run), pattern, handler)
+    # (label, lower-case substrings of which one must be in the lower-cased text (None: always run),
+    #  pattern, handler)
     ("url-password", ("://",), _URL_CREDS, _url),
-    ("cookie", ("ookie", "OOKIE"), _COOKIE, _cookie),
-    ("bearer-token", None, _AUTH_SCHEME, _auth_scheme),
-    *(("command-password", None, pattern, _command) for pattern in _COMMANDS),
+    ("cookie", ("cookie",), _COOKIE, _cookie),
+    ("bearer-token", ("bearer", "basic", "token", "digest", "bot", "apikey", "sso-key"), _AUTH_SCHEME, _auth_scheme),
+    *(
+        ("command-password", needles, pattern, _command)
+        for needles, pattern in zip(_COMMAND_NEEDLES, _COMMANDS, strict=True)
+    ),
     ("config-set", (" set ",), _CONFIG_SET, _config_set),
     ("password-flag", ("-",), _FLAG, _flag),
-    ("secret-assignment", None, _ASSIGN, _assignment),
+    ("secret-assignment", _NAME_NEEDLES, _ASSIGN, _assignment),
     ("xml-secret", ("</",), _XML, _xml),
-    ("prose-secret", None, _PROSE, _prose),
+    (
+        "prose-secret",
+        (
+            "pass",
+            "key",
+            "secret",
+            "token",
+            "cred",
+            "密码",
+            "口令",
+            "密钥",
+            "秘钥",
+            "私钥",
+            "令牌",
+            "凭",
+            "授权码",
+            "暗号",
+        ),
+        _PROSE,
+        _prose,
+    ),
     ("high-entropy", None, _CANDIDATE, _entropy),
 ]

@@ -99,11 +99,14 @@ def test_ctx_init_wires_a_real_claude_code_end_to_end(
     assert init.returncode == 0, init.stdout + init.stderr
     settings = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
     assert settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == "ctx hook claude-code"
-    code_tools = "code" in {ep.name for ep in entry_points(group="ctxops.mcp_tools")}
+    contributions = {ep.name for ep in entry_points(group="ctxops.mcp_tools")}
+    code_tools = "code" in contributions
 
     turns = [turn("Checking the wiring.", tool_use("mcp__ctxops__ctxops_doctor", {}))]
     if code_tools:
         turns.append(turn(tool_use("mcp__ctxops__code_def", {"name": "OrderStateMachine.transition"})))
+    if "memory" in contributions:
+        turns.append(turn(tool_use("mcp__ctxops__recall", {"query": "money float decimal"})))
     turns += [
         turn(tool_use("Bash", {"command": "git log --oneline | head -3", "description": "history"})),
         turn("Done."),
@@ -147,6 +150,8 @@ def test_ctx_init_wires_a_real_claude_code_end_to_end(
     ), results
     if code_tools:
         assert any("api/orders/state_machine.py:" in text for text in results)
+    if "memory" in contributions:  # memory-inject's recall, served by the same `ctx mcp`
+        assert any(f"lesson: {LESSON}" in text and not text.startswith("ctx doctor") for text in results)
 
     # Injection: the first model request carries the lesson (when memory-inject is installed).
     first = next(r["body"] for r in server.requests() if isinstance(r.get("body"), dict) and r["body"].get("messages"))

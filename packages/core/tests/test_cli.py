@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 from ctxops_core import cli
@@ -84,3 +85,22 @@ def test_demo_skips_a_line_that_is_not_installed(
     assert demo.main([]) == 0
     out = capsys.readouterr().out
     assert "skipped: ctxops_not_a_package is not installed" in out
+
+
+def test_root_and_json_go_before_or_after_the_command(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    before = subprocess.run(
+        [sys.executable, "-m", "ctxops_core", "--root", str(tmp_path), "--json", "watch", "status"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    after = subprocess.run(
+        [sys.executable, "-m", "ctxops_core", "watch", "status", "--root", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert before.returncode == after.returncode == 0, before.stderr
+    assert json.loads(before.stdout) == json.loads(after.stdout)
+    assert json.loads(before.stdout)["running"] is False

@@ -131,3 +131,28 @@ def test_a_prompt_naming_code_injects_the_memory_scoped_to_that_file(repo: Path)
 
 def test_leading_underscores_are_part_of_a_name() -> None:
     assert hook_cmd.identifiers("how should _apply_refunded store money?") == ["_apply_refunded"]
+
+
+@pytest.mark.skipif(
+    __import__("importlib.util").util.find_spec("ctxops_memory_inject.guard") is None,
+    reason="the context guard (memory-inject's guard) is not installed",
+)
+def test_a_long_test_output_reaches_the_model_through_the_guard(repo: Path) -> None:
+    passing = "".join(f"tests/test_billing.py::test_case_{i} PASSED\n" for i in range(2000))
+    failures = passing + "tests/test_billing.py::test_rounding FAILED\n" + "1 failed, 2000 passed in 3.1s\n"
+    payload = {
+        "session_id": "s-g",
+        "cwd": str(repo),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_use_id": "t-1",
+        "tool_input": {"command": "pytest -v"},
+        "tool_response": {"stdout": failures, "stderr": "", "interrupted": False, "isImage": False},
+    }
+    done = hook("claude-code", payload, repo)
+    assert done.returncode == 0
+    answer = json.loads(done.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "PostToolUse"
+    summary = answer["updatedToolOutput"]["stdout"]
+    assert "test_rounding" in summary  # the failing test survives the summary
+    assert len(summary) < len(failures) / 10

@@ -210,8 +210,9 @@ def test_outside_a_git_repository_is_exit_2(tmp_path: Path) -> None:
     assert "git" in done.stderr
 
 
-def test_remove_of_a_json_edit_is_the_inverse_of_add() -> None:
-    wiring = agents.Wiring(argv=("ctx",), statusline=True)
+@pytest.mark.parametrize("guard", [False, True])
+def test_remove_of_a_json_edit_is_the_inverse_of_add(guard: bool) -> None:
+    wiring = agents.Wiring(argv=("ctx",), statusline=True, guard=guard)
     for agent in agents.AGENT_NAMES:
         for spec in agents.json_files(agent):
             user = {"keep": 1, "hooks": {"Other": [{"hooks": [{"type": "command", "command": "x"}]}]}}
@@ -240,3 +241,14 @@ def test_remove_keeps_what_keeps_captured_data_out_of_git(repo: Path) -> None:
     assert not (repo / ".meta" / "config.toml").exists()
     assert not (repo / ".claude").exists()
     assert "events" not in git(repo, "status", "--porcelain", "--untracked-files=all")
+
+
+def test_the_files_own_indentation_is_kept(repo: Path) -> None:
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(
+        '{\n    "model": "opus",\n    "permissions": {\n        "allow": []\n    }\n}\n', encoding="utf-8"
+    )
+    assert run(repo).returncode == 0
+    text = settings.read_text(encoding="utf-8")
+    assert text.startswith('{\n    "model": "opus",\n    "permissions": {\n        "allow": []\n    },\n    "hooks"')

@@ -28,7 +28,9 @@ CLAUDE_EVENTS = (
     "Stop",
     "SessionEnd",
 )
-CLAUDE_TOOL_EVENTS = {"PostToolUse", "PostToolUseFailure"}
+CLAUDE_TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
+# With the context guard: it wraps long-output commands before they run and forgets reads at compaction.
+CLAUDE_GUARD_EVENTS = ("PreToolUse", "PostCompact")
 # Codex CLI hooks.json (developers.openai.com/codex/hooks): same shape as Claude Code's.
 CODEX_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "Stop")
 CODEX_TOOL_EVENTS = {"PostToolUse"}
@@ -54,6 +56,7 @@ class Wiring:
 
     argv: tuple[str, ...]  # ("ctx",) or, when ctx is not on PATH, (python, "-m", "ctxops_core")
     statusline: bool  # ledger-report is installed: Claude Code gets a status line
+    guard: bool = False  # memory-inject's context guard is installed: PreToolUse and PostCompact too
 
     @property
     def ctx(self) -> str:
@@ -161,7 +164,8 @@ def _remove_mcp(doc: Doc, entry: dict[str, Any]) -> Doc:
 
 
 def _claude_settings_add(doc: Doc, w: Wiring) -> Doc:
-    out = _add_grouped_hooks(doc, CLAUDE_EVENTS, CLAUDE_TOOL_EVENTS, w.hook("claude-code"), named=False, any_tool="*")
+    events = CLAUDE_EVENTS + (CLAUDE_GUARD_EVENTS if w.guard else ())
+    out = _add_grouped_hooks(doc, events, CLAUDE_TOOL_EVENTS, w.hook("claude-code"), named=False, any_tool="*")
     if w.statusline and "statusLine" not in out:
         out["statusLine"] = {"type": "command", "command": f"{w.ctx} ledger statusline"}
     out.setdefault("enableAllProjectMcpServers", True)
@@ -237,7 +241,12 @@ def json_files(agent: str) -> list[JsonFile]:
                 ".codex/hooks.json",
                 False,
                 lambda d, w: _add_grouped_hooks(
-                    d, CODEX_EVENTS, CODEX_TOOL_EVENTS, w.hook("codex"), named=False, any_tool=".*"
+                    d,
+                    CODEX_EVENTS + (("PreToolUse",) if w.guard else ()),
+                    CODEX_TOOL_EVENTS | {"PreToolUse"},
+                    w.hook("codex"),
+                    named=False,
+                    any_tool=".*",
                 ),
                 lambda d, w: _remove_grouped_hooks(d, w.hook("codex")),
             )

@@ -51,8 +51,21 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+def _common_options_first(args: list[str]) -> list[str]:
+    """``ctx --root R --json CMD ...`` = ``ctx CMD ... --root R --json``: the grammar's two orders."""
+    leading: list[str] = []
+    while args and (args[0] in {"--json", "--root"} or args[0].startswith("--root=")):
+        if args[0] == "--root" and len(args) > 1:
+            leading += args[:2]
+            args = args[2:]
+        else:
+            leading.append(args[0])
+            args = args[1:]
+    return [*args, *leading] if args else []
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    args = _common_options_first(list(sys.argv[1:] if argv is None else argv))
     if not args or args[0] in {"-h", "--help", "help"}:
         print(_usage())
         return 0

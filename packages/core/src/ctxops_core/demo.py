@@ -5,7 +5,6 @@ Each line of ctxops adds a step here as it lands; the output stays short and eve
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import sys
@@ -242,7 +241,9 @@ STEPS: list[tuple[str, Step]] = [
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="ctx demo", description=__doc__)
+    from ctxops_contracts.shared.cli import Parser
+
+    parser = Parser(prog="ctx demo", description=__doc__.splitlines()[0])
     parser.add_argument("--keep", action="store_true", help="keep the temporary example repository")
     args = parser.parse_args(argv)
     started = time.perf_counter()

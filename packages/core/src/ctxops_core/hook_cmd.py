@@ -1,4 +1,4 @@
-# ruff: noqa: PTH109, PTH110, PTH112, PTH118
+# ruff: noqa: PTH109, PTH110, PTH112, PTH117, PTH118
 # os.path on the hook path: `ctx hook` runs on every agent event as a fresh process; pathlib is not needed.
 """`ctx hook AGENT`: the one command agents run on every hook event.
 
@@ -33,7 +33,9 @@ tool output is guarded, or the session digest is written. Prints only the agent'
 
 # Event names per agent, by what core does with them.
 INJECT = {"SessionStart", "UserPromptSubmit", "BeforeAgent", "sessionStart", "beforeSubmitPrompt"}
-GUARD = {"PostToolUse", "AfterTool", "postToolUse", "afterShellExecution", "afterMCPExecution"}
+# The context guard answers tool events and forgets what was read when the context is emptied.
+GUARD = {"PreToolUse", "PostToolUse", "AfterTool", "postToolUse", "afterShellExecution", "afterMCPExecution"}
+GUARD_RESET = {"SessionStart", "PreCompact", "PostCompact"}
 DIGEST = {"PreCompact", "SessionEnd", "Stop", "PreCompress", "preCompact", "stop", "sessionEnd"}
 
 # How long finding files in play may take before injection goes on without them (seconds).
@@ -110,11 +112,11 @@ def respond(agent: str, payload: dict[str, Any], root: str, data: bytes) -> str:
     ``data`` is the payload as the agent sent it: memory-inject's handler reads it as its own command does.
     """
     event = str(payload.get("hook_event_name") or "")
-    if event in GUARD:
-        guard = _line("ctxops_memory_inject.guard", "handle")
-        if guard is None:
-            return ""
-        return str(getattr(guard(agent, data, capture_event=False), "stdout", "") or "")
+    if event in GUARD or event in GUARD_RESET:
+        guard = _line("ctxops_memory_inject.guard", "handle_event")
+        answer = guard(payload, root, agent=agent, outline=outline_from_code_map(root)) if guard else None
+        if event in GUARD:
+            return json.dumps(answer, ensure_ascii=False) if answer else ""
     if event not in INJECT and event not in DIGEST:
         return ""
     handle = _line("ctxops_memory_inject.hook", "handle")
@@ -125,6 +127,31 @@ def respond(agent: str, payload: dict[str, Any], root: str, data: bytes) -> str:
     # memory-inject decides by event: inject (its JSON on stdout) or write the digest (nothing printed).
     outcome = handle(agent, data, files_in_play=tuple(files), capture_event=False)
     return str(getattr(outcome, "stdout", "") or "")
+
+
+def outline_from_code_map(root: str) -> Any:
+    """For the guard: ``(path, text) -> outline`` from the code index, or None to use its own fallback.
+
+    The code line is imported only when the guard asks (a long Read), and the outline is given only when
+    the index describes this very text (same size), so line numbers are never stale.
+    """
+
+    def outline(path: str, text: str) -> str | None:
+        try:
+            from ctxops_code_graph import CodeIndex
+
+            rel = os.path.relpath(path, root) if os.path.isabs(path) else path
+            with CodeIndex(root, auto_update=False, check_interval=float("inf")) as index:
+                record = index.file(rel)
+                if record is None or record.size != len(text.encode("utf-8")):
+                    return None
+                symbols = index.symbols_in_file(rel)
+        except Exception:  # no index or an old one: the guard outlines by itself
+            return None
+        rows = [f"{s.line}  {s.kind} {s.qualname}{s.signature or ''}" for s in symbols]
+        return "\n".join(rows) or None
+
+    return outline
 
 
 def _line(module: str, attribute: str) -> Any:

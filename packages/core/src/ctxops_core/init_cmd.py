@@ -72,6 +72,13 @@ def ctx_argv() -> tuple[str, ...]:
     return (sys.executable, "-m", "ctxops_core")
 
 
+def guard_available() -> bool:
+    try:
+        return importlib.util.find_spec("ctxops_memory_inject.guard") is not None
+    except ModuleNotFoundError:
+        return False
+
+
 def statusline_available() -> bool:
     try:
         return importlib.util.find_spec("ctxops_ledger_report.statusline") is not None
@@ -106,9 +113,11 @@ def git_hook_body(argv: tuple[str, ...], hook: str) -> str:
     return f"{probe}({ctx} watch kick --git-hook {hook} >/dev/null 2>&1 </dev/null &)"
 
 
-def plan_init(root: Path, selected: list[str], argv: tuple[str, ...], statusline: bool) -> Plan:
+def plan_init(
+    root: Path, selected: list[str], argv: tuple[str, ...], statusline: bool, guard: bool | None = None
+) -> Plan:
     plan = Plan()
-    wiring = agents.Wiring(argv=argv, statusline=statusline)
+    wiring = agents.Wiring(argv=argv, statusline=statusline, guard=guard_available() if guard is None else guard)
     meta_ignore = root / ".meta" / ".gitignore"
     if not meta_ignore.exists():
         from ctxops_contracts.shared.layout import GITIGNORE_TEXT
@@ -148,7 +157,8 @@ def plan_init(root: Path, selected: list[str], argv: tuple[str, ...], statusline
                 continue
             except (jsonc.BadJson, ValueError) as exc:
                 raise grammar.CliError(str(exc), fix=f"fix {spec.path} by hand, then run `ctx init` again") from None
-            after = before if merged == doc and before is not None else jsonc.dump(merged)
+            indent = jsonc.indent_of(before or "")
+            after = before if merged == doc and before is not None else jsonc.dump(merged, indent)
             plan.changes.append(Change(spec.path, before, after))
         if agent == "codex":
             rel = ".codex/config.toml"
@@ -239,7 +249,7 @@ def _surgical(rel: str, current: str, argv_candidates: list[tuple[str, ...]]) ->
             for argv in argv_candidates:
                 for statusline in (True, False):
                     doc = spec.remove(doc, agents.Wiring(argv=argv, statusline=statusline))
-            return jsonc.dump(doc)
+            return jsonc.dump(doc, jsonc.indent_of(current))
     return None
 
 

@@ -72,6 +72,17 @@ def load(text: str, *, path: str, allow_comments: bool) -> dict[str, Any]:
     return value
 
 
-def dump(value: dict[str, Any]) -> str:
-    """The form ``ctx init`` writes: two-space indent, key order kept, non-ASCII kept, final newline."""
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+def indent_of(text: str) -> int | str:
+    """The indentation a JSON file already uses (first indented line: spaces or a tab); 2 when none."""
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) < len(line):
+            lead = line[: len(line) - len(stripped)]
+            return "\t" if lead.startswith("\t") else len(lead)
+    return 2
+
+
+def dump(value: dict[str, Any], indent: int | str = 2) -> str:
+    """The form ``ctx init`` writes: the file's own indentation (default two spaces), key order kept,
+    non-ASCII kept, a final newline."""
+    return json.dumps(value, indent=indent, ensure_ascii=False) + "\n"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-import json
 from importlib.metadata import PackageNotFoundError, version
 
 DISTRIBUTIONS = (
@@ -32,12 +30,14 @@ def installed_versions() -> dict[str, str | None]:
 
 
 def print_versions(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="ctx version", description="versions of the installed ctxops packages")
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    from ctxops_contracts.shared import cli as grammar
+
+    parser = grammar.Parser(prog="ctx version", description="versions of the installed ctxops packages")
+    parser.add_argument("--json", action="store_true", help="print one compact JSON document on stdout")
     args = parser.parse_args(argv)
     versions = installed_versions()
     if args.json:
-        print(json.dumps(versions, indent=2))
+        grammar.emit_json(versions)
         return 0
     for dist, ver in versions.items():
         print(f"{dist:<24} {ver or 'not installed'}")

@@ -117,3 +117,15 @@ def test_concurrent_appenders_and_loaders_lose_nothing(tmp_path: Path) -> None:
     loader.join(60)
     assert not errors
     assert totals(["model"], root=root).total["calls"] == 600
+
+
+def test_a_record_that_leaves_out_zero_counts_sums_as_zero(tmp_path: Path) -> None:
+    root = tmp_path / "ledger"
+    (root / "usage").mkdir(parents=True)
+    (root / "usage" / "proxy-2026-11.jsonl").write_text(
+        '{"schema_version":"1.1","id":"01J00000000000000000000000","ts":"2026-11-29T12:00:00Z","provider":"p",'
+        '"model":"m","origin":"proxy","dedupe_key":"x:1","input_tokens":5}\n'
+    )
+    result = totals(["model"], root=root)
+    assert result.total["input_tokens"] == 5 and result.total["cache_read_tokens"] == 0
+    assert result.total["output_tokens"] == 0 and result.total["total_tokens"] == 5

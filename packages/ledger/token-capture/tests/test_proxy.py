@@ -317,3 +317,51 @@ def test_command_line_proxy_runs_and_stops(upstream: Any, data_root: Path) -> No
     assert process.returncode == 0
     assert SECRET not in (process.stderr.read() if process.stderr else "")
     assert totals(["model"], root=data_root).total["calls"] == 1
+
+
+def test_a_close_delimited_stream_cut_before_message_stop_is_incomplete(data_root: Path) -> None:
+    """An upstream that ends the body by closing the connection (no length, not chunked) after a few events:
+    on the wire that is a normal end, so only the missing `message_stop` tells it was cut."""
+    events = (
+        b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_cut","model":"claude-test",'
+        b'"usage":{"input_tokens":42,"output_tokens":1}}}\n\n'
+        b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+        b'"delta":{"type":"text_delta","text":"The order"}}\n\n'
+    )
+    ready = threading.Event()
+    port: list[int] = []
+
+    def serve() -> None:
+        with socket.socket() as server:
+            server.bind(("127.0.0.1", 0))
+            server.listen(1)
+            port.append(server.getsockname()[1])
+            ready.set()
+            connection, _ = server.accept()
+            with connection:
+                connection.recv(65536)
+                connection.sendall(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nrequest-id: req_cut\r\n"
+                    b"connection: close\r\n\r\n" + events
+                )
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert ready.wait(5)
+    running = RunningProxy(f"http://127.0.0.1:{port[0]}", data_root)
+    try:
+        body = {
+            "model": "claude-test",
+            "max_tokens": 10,
+            "stream": True,
+            "messages": [{"role": "user", "content": "hi"}],
+        }
+        with pytest.raises(httpx.HTTPError), httpx.stream("POST", running.url + "/v1/messages", json=body) as response:
+            for _ in response.iter_raw():  # the client sees a cut stream too, not a complete one
+                pass
+        (record,) = running.records(1)
+        assert record.status is None and record.error is not None and record.error.startswith("incomplete stream")
+        assert record.input_tokens == 42 and record.source == "estimated"
+    finally:
+        running.close()
+        thread.join(5)

@@ -1,8 +1,9 @@
 """Claude Code transcripts (``<config>/projects/**/*.jsonl``) to UsageRecords.
 
 Claude Code writes one line per content block of a response, each repeating the response's usage, so
-records are keyed on message id + request id (the key ccusage uses too) and the first line of a response
-counts. Sidechain (subagent) lines carry their parent's ``sessionId`` and stay attributed to it.
+records are keyed on message id + request id (the key ccusage uses too); when a message's lines carry a
+growing output count (streamed partials of older clients), the largest counts (``final_wins``).
+Sidechain (subagent) lines carry their parent's ``sessionId`` and stay attributed to it.
 Tool results that fed a request are attached to the next response of the same chain as Attribution.
 """
 

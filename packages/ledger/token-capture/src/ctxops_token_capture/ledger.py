@@ -90,6 +90,13 @@ DETAIL_COLUMNS = (
     "status",
     "error",
 )
+COUNT_COLUMNS = (
+    "input_tokens",
+    "cache_creation_tokens",
+    "cache_creation_1h_tokens",
+    "cache_read_tokens",
+    "reasoning_tokens",
+)
 RANK_SQL = (
     "(CASE source WHEN 'provider-reported' THEN 10 ELSE 0 END)"
     " + (CASE origin WHEN 'proxy' THEN 3 WHEN 'sdk' THEN 2 ELSE 1 END)"
@@ -129,7 +136,9 @@ def _merge_sql() -> str:
             folded.append(c)
         elif c == "output_tokens":
             # The best-ranked copy's count; among copies of one rank, the largest (a message's last line).
-            folded.append(f"arg_max({c}, rank::BIGINT * 1000000000000 + {c}) AS {c}")
+            folded.append(f"coalesce(arg_max({c}, rank::BIGINT * 1000000000000 + coalesce({c}, 0)), 0) AS {c}")
+        elif c in COUNT_COLUMNS:
+            folded.append(f"coalesce(arg_max({c}, {prio}), 0) AS {c}")  # a count left out of a line is 0
         elif c in TOKEN_COLUMNS or c == "schema_version":
             folded.append(f"arg_max({c}, {prio}) AS {c}")
         elif c == "is_sidechain":

@@ -212,6 +212,10 @@ class Proxy:
                     break
         except (TimeoutError, ClientError) as exc:
             error = f"upstream closed mid-stream: {type(exc).__name__}"
+        else:
+            if error is None and observer is not None and observer.sse and not observer.observed.stop:
+                # A close-delimited stream that ends before its terminal event looks complete on the wire.
+                error = "incomplete stream: ended before its terminal event (message_stop, [DONE], response.completed)"
         finally:
             upstream.release() if error is None else upstream.close()
         if error is None:
@@ -229,7 +233,7 @@ class Proxy:
                     origin="proxy",
                     started=started_wall,
                     latency_ms=latency_ms,
-                    status=upstream.status,
+                    status=None if error and error.startswith("incomplete") else upstream.status,
                     request=info,
                     seen=observer.finish(),
                     request_id=_first_header(upstream.headers, REQUEST_ID_HEADERS),

@@ -68,7 +68,7 @@ def query_totals(
         where.append("repo = ?")
         params.append(repo)
     select = ", ".join(f"{expr} AS {name}" for expr, name in zip(keys, by, strict=True))
-    sums = ", ".join(f"sum({c})::BIGINT AS {c}" for c in SUMS)
+    sums = ", ".join(f"coalesce(sum({c}), 0)::BIGINT AS {c}" for c in SUMS)
     sql = (
         f"SELECT {select}, count(*) AS calls, {sums}, "
         "count(*) FILTER (WHERE source = 'estimated') AS estimated_calls FROM usage "

@@ -8,7 +8,8 @@ enabled = true            # the whole guard
 min_chars = 3000          # outputs shorter than this pass untouched
 read_max_lines = 400      # a Read returning more lines gets an outline plus the requested region
 read_region_lines = 120   # how much of the requested region a large Read keeps
-search_max_hits = 40      # grep/rg/find/Grep/Glob floods: hits shown before "... and N more"
+search_max_hits = 10      # grep/rg/Grep floods: hits shown (cq grep's cap), the rest counted per file
+search_max_paths = 40     # find/Glob path lists: paths shown before "... and N more"
 max_outputs = 200         # saved originals kept under .meta/outputs/ (oldest removed first)
 max_output_bytes = 2000000  # a saved original is cut at this size (the cut is marked)
 wrap_bash = true          # PreToolUse: run recognised commands so a failing exit still reaches PostToolUse
@@ -36,7 +37,8 @@ DEFAULTS: dict[str, Any] = {
     "min_chars": 3000,
     "read_max_lines": 400,
     "read_region_lines": 120,
-    "search_max_hits": 40,
+    "search_max_hits": 10,
+    "search_max_paths": 40,
     "max_outputs": 200,
     "max_output_bytes": 2_000_000,
     "wrap_bash": True,
@@ -65,6 +67,7 @@ class GuardConfig:
         self.read_max_lines: int = values["read_max_lines"]
         self.read_region_lines: int = values["read_region_lines"]
         self.search_max_hits: int = values["search_max_hits"]
+        self.search_max_paths: int = values["search_max_paths"]
         self.max_outputs: int = values["max_outputs"]
         self.max_output_bytes: int = values["max_output_bytes"]
         self.wrap_bash: bool = values["wrap_bash"]

@@ -218,7 +218,7 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
     from . import store
     from .summarize import summarize  # regex tables: only when there is something to summarize
 
-    lines = summarize(kind, family, text, max_hits=cfg.search_max_hits)
+    lines = summarize(kind, family, text, max_hits=cfg.search_max_hits, max_paths=cfg.search_max_paths)
     body = "\n".join(lines)
     if len(body) > WORTH_IT * len(text):
         return _post(untouched) if wrapped else None
@@ -370,7 +370,7 @@ def _search_tool(
     if isinstance(content, str) and len(content) >= cfg.min_chars:
         from .summarize import summarize_search
 
-        lines = summarize_search(content, cfg.search_max_hits)
+        lines = summarize_search(content, cfg.search_max_hits, cfg.search_max_paths)
         output_id = store.save(
             root, content, {"tool_name": tool, "command": _describe(payload)}, max_outputs=cfg.max_outputs
         )
@@ -379,14 +379,14 @@ def _search_tool(
         return _post({**response, "content": summary})
     if (
         isinstance(filenames, list)
-        and len(filenames) > cfg.search_max_hits
+        and len(filenames) > cfg.search_max_paths
         and sum(len(str(f)) + 1 for f in filenames) >= cfg.min_chars
     ):
         full = "\n".join(str(f) for f in filenames)
         output_id = store.save(
             root, full, {"tool_name": tool, "command": _describe(payload)}, max_outputs=cfg.max_outputs
         )
-        kept = [str(f) for f in filenames[: cfg.search_max_hits]]
+        kept = [str(f) for f in filenames[: cfg.search_max_paths]]
         kept.append(f"… and {len(filenames) - len(kept)} more paths: ctx out show {output_id}")
         _account(root, cfg, payload, agent, tool, _describe(payload), "\n".join(kept), before_output=output_id)
         return _post({**response, "filenames": kept})

@@ -293,6 +293,14 @@ def summarize_diff(text: str) -> list[str]:
     if not any(line.startswith("diff --git") for line in lines) and any(_COMMIT.match(line) for line in lines):
         return summarize_log(text)
     changed = {i for i, line in enumerate(lines) if not line.startswith(" ")}
+    # git log -p / git show: each commit's subject (the first indented line after Date:) is kept too
+    after_date = False
+    for i, line in enumerate(lines):
+        if line.startswith("Date:"):
+            after_date = True
+        elif after_date and line.strip():
+            changed.add(i)
+            after_date = False
     keep: set[int] = set()
     for i in changed:
         keep.update(range(max(0, i - _CONTEXT_KEEP), min(len(lines), i + _CONTEXT_KEEP + 1)))
@@ -319,6 +327,8 @@ def summarize_log(text: str) -> list[str]:
     lines = clean_lines(text)
     if not any(_COMMIT.match(line) for line in lines):
         return summarize_generic(text)
+    if any(line.startswith("diff --git") for line in lines):
+        return summarize_diff(text)  # git log -p: the patches are what was asked for
     out: list[str] = []
     commit: dict[str, str] = {}
     count = 0
@@ -382,7 +392,7 @@ _HIT = re.compile(r"^((?:[A-Za-z]:)?[^:\s][^:]*?):(\d+)[:-](.*)$")
 _FILE_HIT = re.compile(r"^((?:[A-Za-z]:)?[^:\s][^:]*?):(.*)$")
 
 
-def summarize_search(text: str, max_hits: int = 40) -> list[str]:
+def summarize_search(text: str, max_hits: int = 10, max_paths: int = 40) -> list[str]:
     """Hits grouped by file (path once), at most ``max_hits`` shown, the rest counted."""
     lines = [line for line in clean_lines(text) if line.strip()]
     groups: dict[str, list[str]] = {}
@@ -398,7 +408,7 @@ def summarize_search(text: str, max_hits: int = 40) -> list[str]:
         else:
             plain.append(line)
     if not groups:
-        return _paths(plain, max_hits)
+        return _paths(plain, max_paths)
     total = sum(len(v) for v in groups.values())
     out = [f"{total} hits in {len(groups)} files (grouped by file):"]
     shown = 0
@@ -457,7 +467,7 @@ def _edges(lines: list[str], *, head: int, tail: int) -> set[int]:
     return set(range(min(head, n))) | set(range(max(0, n - tail), n))
 
 
-def summarize(kind: str, family: str, text: str, *, max_hits: int = 40) -> list[str]:
+def summarize(kind: str, family: str, text: str, *, max_hits: int = 10, max_paths: int = 40) -> list[str]:
     """The summary lines of ``text`` for a command of ``family``/``kind`` (see classify)."""
     if kind == "test":
         return summarize_test(text)
@@ -472,5 +482,5 @@ def summarize(kind: str, family: str, text: str, *, max_hits: int = 40) -> list[
     if family == "git-status":
         return summarize_status(text)
     if kind == "search":
-        return summarize_search(text, max_hits)
+        return summarize_search(text, max_hits, max_paths)
     return summarize_generic(text)

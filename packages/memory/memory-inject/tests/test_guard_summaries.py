@@ -1,0 +1,94 @@
+"""Summaries of VCS, build, search and generic outputs made by real tools in a temporary repository."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from ctxops_memory_inject.guard.classify import classify
+from ctxops_memory_inject.guard.summarize import summarize
+
+
+def run(cwd: Path, *argv: str) -> str:
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=True).stdout
+
+
+def repo_with_history(tmp_path: Path) -> Path:
+    root = tmp_path / "r"
+    root.mkdir()
+    run(root, "git", "init", "-q")
+    run(root, "git", "config", "user.email", "a@example.com")
+    run(root, "git", "config", "user.name", "A")
+    body = "".join(f"line {i}\n" for i in range(200))
+    (root / "a.txt").write_text(body)
+    run(root, "git", "add", ".")
+    run(root, "git", "commit", "-qm", "first\n\nA long body that explains the change.")
+    (root / "a.txt").write_text(body.replace("line 50\n", "line fifty\n").replace("line 150\n", "line 150b\n"))
+    run(root, "git", "commit", "-qam", "second: rename fifty")
+    return root
+
+
+def summary(command: str, text: str) -> str:
+    family, kind = classify(command)
+    return "\n".join(summarize(kind, family, text))
+
+
+def test_git_log_p_keeps_subjects_and_changed_lines(tmp_path: Path) -> None:
+    root = repo_with_history(tmp_path)
+    text = run(root, "git", "log", "-p", "-U30", "-1")
+    out = summary("git log -p -1", text)
+    assert "second: rename fifty" in out
+    assert "-line 50" in out and "+line fifty" in out and "+line 150b" in out
+    assert "line 100" not in out  # unchanged context folded
+    assert len(out) < len(text) / 2
+
+
+def test_git_log_one_line_per_commit(tmp_path: Path) -> None:
+    root = repo_with_history(tmp_path)
+    out = summary("git log --stat", run(root, "git", "log", "--stat"))
+    lines = out.splitlines()
+    assert lines[0].startswith("2 commits")
+    assert "second: rename fifty" in lines[1] and "1 file changed" in lines[1]
+    assert "A long body" not in out
+
+
+def test_git_diff_folds_context(tmp_path: Path) -> None:
+    root = repo_with_history(tmp_path)
+    text = run(root, "git", "diff", "HEAD~1", "-U40")
+    out = summary("git diff HEAD~1", text)
+    assert out.startswith("1 file changed, +2 -2")
+    assert "+line fifty" in out and " line 30\n" not in out
+
+
+def test_search_flood_grouped_and_capped() -> None:
+    text = "".join(f"src/m{i % 7}.py:{i}:    call_{i}()\n" for i in range(300))
+    out = summary("grep -rn call_ src", text)
+    assert out.startswith("300 hits in 7 files")
+    assert "src/m0.py (43)" in out and "… and" in out
+
+
+def test_find_paths_grouped_by_directory() -> None:
+    text = "".join(f"./pkg{i % 5}/mod{i}.py\n" for i in range(200))
+    out = summary("find . -name '*.py'", text)
+    assert out.startswith("200 paths in 5 directories")
+
+
+def test_pip_install_log_keeps_error_and_tail(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-index", "--find-links", str(tmp_path), "no-such-package-ctxops"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    text = "Collecting x\n  Downloading x-1.0.tar.gz (10 kB)\n" * 200 + done.stdout + done.stderr
+    out = summary("pip install no-such-package-ctxops", text)
+    assert "ERROR" in out or "No module named pip" in out
+    assert out.count("Downloading") <= 4 and len(out) < len(text) / 10  # head and tail only
+
+
+def test_generic_log_collapses_repeats_and_keeps_errors() -> None:
+    text = "".join(f"tick {i}\n" for i in range(500)) + "fatal: disk full at store.c:88\n" + "done\n"
+    out = summary("./long-job.sh", text)
+    assert "store.c:88" in out and "tick 0" in out and "done" in out
+    assert len(out) < 2000

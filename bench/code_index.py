@@ -30,7 +30,7 @@ from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "packages" / "code-scan" / "tests"))
+sys.path.insert(0, str(HERE.parent / "packages" / "code" / "code-scan" / "tests"))
 
 from ast_oracle import compare, python_definitions  # noqa: E402
 

@@ -78,7 +78,7 @@ def test_code_query_alone_in_a_clean_venv(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("api/orders/state_machine.py:")
-    assert "building it now" in done.stderr
+    assert "building it in the background" in done.stderr
     done = subprocess.run(
         [str(cq), "grep", "def transition", "--root", str(repo)], capture_output=True, text=True, check=False
     )

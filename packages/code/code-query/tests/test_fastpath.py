@@ -68,6 +68,29 @@ def test_fast_path_answers_as_the_full_path(
     assert list(json.loads(fast_json.stdout)) == list(json.loads(full_json))  # same fields, same order
 
 
+@pytest.mark.parametrize("name", ["transitoin", "no_such_name_anywhere"])
+def test_a_miss_is_answered_on_the_fast_path_as_the_full_path_answers_it(
+    example_repo: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["def", name, "--root", str(example_repo), "--no-cache"]
+    assert fastpath.answer_def(argv) is not None  # a miss costs what a hit does: no full path
+    fast = _fresh_process(argv)
+    full_text, full_code = _full_path(argv, capsys)
+    assert fast.returncode == full_code == 1
+    assert fast.stdout == full_text and fast.stdout.startswith(f"no matches for def {name}")
+    fast_json = _fresh_process([*argv, "--json"])
+    full_json, _ = _full_path([*argv, "--json"], capsys)
+    fast_facts = _facts(decode(QueryResult, fast_json.stdout.strip().encode()))
+    assert fast_facts == _facts(decode(QueryResult, full_json.strip().encode()))
+    if name == "transitoin":
+        assert "transition" in fast.stdout  # the typo's suggestion
+
+
+def test_options_before_the_command_take_the_fast_path(example_repo: Path) -> None:
+    assert fastpath.answer_def(["--root", str(example_repo), "--json", "def", "transition"]) is not None
+    assert fastpath.answer_def(["--json", "def", "--root", str(example_repo), "transition"]) is not None
+
+
 def test_fast_path_imports_only_the_standard_library(example_repo: Path) -> None:
     env = {**os.environ, "CQ_NO_SERVER": "1"}
     done = subprocess.run(
@@ -88,7 +111,7 @@ def test_fast_path_imports_only_the_standard_library(example_repo: Path) -> None
 @pytest.mark.parametrize(
     "argv",
     [
-        ["def", "no_such_name_anywhere"],  # no match: suggestions come from the full path
+        ["def", "OrderStateMachine.no_such_method"],  # a qualified miss: the full path tries other readings
         ["def", "transition", "--stats"],  # an option the fast path does not handle
         ["def", "transition", "--max", "0"],  # a usage error: argparse/the service say what is wrong
         ["def", "transition", "extra"],

@@ -80,3 +80,16 @@ def test_mcp_tools_answer_like_cq(example_repo: Path) -> None:
     assert "api/jobs/timeout_close.py" in texts[7]
     assert "files" in texts[8] and "symbols" in texts[8]
     assert "truncated at the ~120-token budget" in texts[9]
+
+
+def test_the_entry_point_registers_every_tool_on_a_shared_server(example_repo: Path) -> None:
+    """`ctx mcp` builds one server from the `ctxops.mcp_tools` group: cq's registrar adds its tools."""
+    from importlib.metadata import entry_points
+
+    from mcp.server.mcpserver import MCPServer
+
+    (registrar,) = [ep for ep in entry_points(group="ctxops.mcp_tools") if ep.name == "code"]
+    server = MCPServer(name="shared")
+    registrar.load()(server, example_repo)
+    tools = anyio.run(server.list_tools)
+    assert {t.name for t in tools} >= EXPECTED_TOOLS

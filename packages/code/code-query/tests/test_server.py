@@ -25,7 +25,10 @@ def _cq(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess
 
 @pytest.mark.slow
 def test_queries_go_through_the_socket_and_fall_back_without_it(fresh_example: Path) -> None:
+    from ctxops_code_query.graph_backend import build_index
+
     example_repo = fresh_example
+    build_index(example_repo)  # a first query would answer provisionally while the build runs detached
     direct = _cq(example_repo, "def", "OrderStateMachine.transition", "--no-cache")
     direct_callers = _cq(example_repo, "callers", "OrderStateMachine.transition", "--no-cache")
     server = subprocess.Popen(

@@ -10,9 +10,10 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .reader import SYMBOL_SELECT
+from .reader import SYMBOL_SELECT, names_near
 
 Row = tuple[Any, ...]
+__all__ = ["names_near"]  # with the other queries here; it lives in `reader` for the fast path
 WALK_LIMIT = 5000
 _FILE_COLS = "path, lang, size, mtime_ns, content_hash, parse_status, error"
 _INBOUND = ", (SELECT count(*) FROM edges e WHERE e.dst_sk = s.sk) AS n"
@@ -30,25 +31,6 @@ def symbols_in_file(con: sqlite3.Connection, path: str) -> list[Row]:
 def names(con: sqlite3.Connection) -> list[str]:
     """Every distinct symbol name and qualified name, in one indexed query."""
     return [r[0] for r in con.execute("SELECT name FROM symbols UNION SELECT qualname FROM symbols ORDER BY 1")]
-
-
-def names_near(con: sqlite3.Connection, query: str, limit: int = 5000) -> list[str]:
-    """Candidate names for suggestions about ``query``, in one query: the same name in another case,
-    names containing it, and names of a similar length sharing its first letter or its last two (what a
-    typo usually keeps). A close match (difflib ratio >= 0.7) has a length within about half of the
-    query's, so the length bound loses none of those."""
-    q = query.lower()
-    n = len(q)
-    low, high = max(1, int(n * 0.53)), int(n / 0.53) + 1
-    rows = con.execute(
-        "SELECT DISTINCT name FROM symbols WHERE lower(name) = ?1"
-        " OR (length(?1) >= 3 AND instr(lower(name), ?1) > 0)"
-        " OR (length(name) BETWEEN ?2 AND ?3"
-        "     AND (lower(substr(name, 1, 1)) = substr(?1, 1, 1) OR lower(substr(name, -2)) = substr(?1, -2)))"
-        " LIMIT ?4",
-        (q, low, high, limit),
-    )
-    return [r[0] for r in rows]
 
 
 def all_symbol_rows(con: sqlite3.Connection) -> Iterator[Row]:

@@ -85,5 +85,24 @@ def definition_rows(con: sqlite3.Connection, name: str, limit: int = 200) -> lis
     ).fetchall()
 
 
+def names_near(con: sqlite3.Connection, query: str, limit: int = 5000) -> list[str]:
+    """Candidate names for suggestions about ``query``, in one query: the same name in another case,
+    names containing it, and names of a similar length sharing its first letter or its last two (what a
+    typo usually keeps). A close match (difflib ratio >= 0.7) has a length within about half of the
+    query's, so the length bound loses none of those."""
+    q = query.lower()
+    n = len(q)
+    low, high = max(1, int(n * 0.53)), int(n / 0.53) + 1
+    rows = con.execute(
+        "SELECT DISTINCT name FROM symbols WHERE lower(name) = ?1"
+        " OR (length(?1) >= 3 AND instr(lower(name), ?1) > 0)"
+        " OR (length(name) BETWEEN ?2 AND ?3"
+        "     AND (lower(substr(name, 1, 1)) = substr(?1, 1, 1) OR lower(substr(name, -2)) = substr(?1, -2)))"
+        " LIMIT ?4",
+        (q, low, high, limit),
+    )
+    return [r[0] for r in rows]
+
+
 def norm_path(path: str) -> str:
     return path.replace("\\", "/").removeprefix("./").strip("/")

@@ -207,10 +207,12 @@ def _run(args: argparse.Namespace) -> int:
         return run_report(root, args)
     from .service import INDEX_COMMANDS, Request, execute
 
+    provisional = None
     if args.command in INDEX_COMMANDS:
-        from .graph_backend import ensure_index
+        from .graph_backend import index_or_provisional
 
-        ensure_index(root, interactive=sys.stderr.isatty())
+        # No usable index yet: the full build goes on in a detached process; this query never waits for it.
+        provisional = index_or_provisional(root, deadline_s=args.deadline)
     request = Request(
         command=args.command,
         params=_params(args),
@@ -218,9 +220,9 @@ def _run(args: argparse.Namespace) -> int:
         budget=args.budget,
         width=args.width,
         deadline_s=args.deadline,
-        use_cache=not args.no_cache,
+        use_cache=not args.no_cache and provisional is None,
     )
-    outcome = execute(root, request)
+    outcome = execute(root, request, open_index=None if provisional is None else lambda _root: provisional)
     return emit(outcome.rendered, as_json=args.json, stats=args.stats)
 
 

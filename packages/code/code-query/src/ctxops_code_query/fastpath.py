@@ -3,7 +3,7 @@ only (os, sqlite3, re), before argparse, msgspec, pathlib or dataclasses are imp
 
 It answers when everything is ordinary: an index exists in the current format, the freshness check
 finds nothing changed, and the name has definitions. Anything else (other commands or flags, a missing
-or outdated index, edited files to reindex, no match and so suggestions) returns None and the full path
+or outdated index, edited files to reindex, a qualified name that matched nothing) returns None and the full path
 answers, so behaviour never differs, only cost. It runs before the `cq serve` client: answering here
 costs less than a round trip to a server that then renders with the full machinery. The answer goes
 through the same `render` as every other (caps, budget, footer); `--json` prints the same `QueryResult`
@@ -127,6 +127,7 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
     snapshot = reader.current_snapshot(root)
     if snapshot is None or not os.path.exists(snapshot):
         return None  # no index yet: the full path builds it
+    suggestions: list[str] | None = None
     try:
         con = reader.connect(snapshot)
         try:
@@ -134,18 +135,26 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
             if meta.get("format") != INDEX_FORMAT or not reader.staleness(root, con, meta).fresh:
                 return None  # the full path rebuilds, reindexes or reports the stale files
             rows = reader.definition_rows(con, opts["name"])
+            if not rows:
+                if not opts["name"].isidentifier():
+                    return None  # a qualified or scoped name: the full path tries its other readings
+                # A miss costs what a hit does: the suggestions come from one indexed query.
+                from .suggest import suggest
+
+                suggestions = suggest(opts["name"], reader.names_near(con, opts["name"]))
         finally:
             con.close()
     except (sqlite3.Error, OSError):
         return None
-    if not rows:
-        return None  # no match: the full path makes suggestions
     from .answer import Answer
     from .defs import BODY_PREVIEW_HITS, body_preview, definition_text, read_lines
     from .render import DEFAULT_BUDGET, DEFAULT_MAX, Limits, render, result_dict
 
     answer = Answer(command="def", query=opts["name"], index_revision=meta.get("revision") or None)
     answer.hint = _DEF_HINT
+    if suggestions is not None:  # as `commands._no_definition` words it
+        answer.suggestions = suggestions
+        answer.hint = f"cq search {opts['name']!r} for a fuzzy match, or cq grep {opts['name']!r}"
     lines: dict[str, list[str]] = {}
 
     def file_lines(path: str) -> list[str]:

@@ -85,6 +85,21 @@ def ensure_index(root: Path, *, interactive: bool) -> bool:
     return True
 
 
+def index_or_provisional(root: Path, *, deadline_s: float | None) -> Any:
+    """What a query reads: None (the index is usable, open it as usual), or a `ProvisionalIndex` when the
+    repository has no usable index yet. Then the full build starts in a detached process (announced on
+    stderr in one line) and this query answers from a provisional scan within its deadline."""
+    reason = _graph().rebuild_reason(root)
+    if not reason:
+        return None
+    from .provisional import ProvisionalIndex, start_build
+
+    started = start_build(root)
+    what = "building it" if started else "a build is already running"
+    print(f"cq: {reason} for {root}; {what} in the background, answering provisionally", file=sys.stderr, flush=True)
+    return ProvisionalIndex(root, deadline_s)
+
+
 class GraphBackend:
     """The `backend.CodeIndex` protocol over `ctxops_code_graph.CodeIndex`."""
 
@@ -153,9 +168,9 @@ class GraphBackend:
         return found
 
     def all_symbols(self) -> Iterable[Symbol]:
-        # The graph API has no bulk listing: walk its files (cq caches what it derives from this).
-        for f in self.files():
-            yield from self.symbols_in_file(f.path)
+        """Every symbol, file by file, in one query."""
+        found: Iterable[Symbol] = self._call(self._index.all_symbols)
+        return found
 
     def references(self, name: str) -> list[Reference]:
         if ":" in name:  # path:NAME scopes the name's references to that definition's name

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-import re
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
@@ -27,11 +26,11 @@ from .commands import _base
 from .context import QueryContext
 from .defs import CALLABLE_KINDS, describe
 from .errors import UsageError
+from .path_kinds import demotion
 from .repo import index_dir
 from .suggest import suggest
 from .textsearch import BM25, words
 
-_TEST_PATH = re.compile(r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]*$|_test\.\w+$|\.(test|spec)\.\w+$")
 CANDIDATE_FILES = 5
 CHUNK_BODY_LINES = 40
 RRF_K = 60
@@ -72,12 +71,27 @@ def prepare(ctx: QueryContext) -> FileDocs:
     paths: list[str] = []
     docs: list[list[str]] = []
     hashes: dict[str, str | None] = {}
-    for f in ctx.index.files():
+    files = ctx.index.files()
+    reuse = {
+        f.path: old[f.path]
+        for f in files
+        if f.content_hash and old_hashes.get(f.path) == f.content_hash and f.path in old
+    }
+    todo = [f for f in files if f.path not in reuse]
+    # Many files to (re)read: one pass over every symbol beats one query per file.
+    symbols_of: dict[str, list[Symbol]] = defaultdict(list)
+    if len(todo) > 50:
+        for sym in ctx.index.all_symbols():
+            symbols_of[sym.path].append(sym)
+    else:
+        for f in todo:
+            symbols_of[f.path] = ctx.index.symbols_in_file(f.path)
+    for f in files:
         hashes[f.path] = f.content_hash
-        doc = old.get(f.path) if f.content_hash and old_hashes.get(f.path) == f.content_hash else None
+        doc = reuse.get(f.path)
         if doc is None:
             doc = words(f.path.replace("/", " ")) * 3
-            for sym in ctx.index.symbols_in_file(f.path):
+            for sym in symbols_of.get(f.path, ()):
                 doc.extend(words(sym.name) * 2)
                 if sym.doc:
                     doc.extend(words(sym.doc))
@@ -147,14 +161,13 @@ def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int
         for rank, i in enumerate(ranking):
             fused[i] += 1.0 / (RRF_K + rank)
     exact_ids = {s.id for s in exact}
-    wants_tests = any(w.startswith("test") for w in query_words)
     for i, s in enumerate(chunks):
         if s.id in exact_ids:
             fused[i] += 1.0
         elif i in fused:
             fused[i] += 0.002 * file_score.get(s.path, 0.0)  # the file's structural match breaks ties
-            if not wants_tests and _TEST_PATH.search(s.path):
-                fused[i] *= 0.6  # "the code that does X" is rarely its test
+            if demotion(s.path, text):
+                fused[i] *= 0.6  # "the code that does X" is rarely its test, its docs or its config
     order = sorted(fused, key=lambda i: (-fused[i], chunks[i].path, chunks[i].line))
     answer.total = len(order)
     for i in order:

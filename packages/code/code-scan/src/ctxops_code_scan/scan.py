@@ -118,6 +118,9 @@ def _scan_chunk(args: tuple[str, list[tuple[str, str]], ScanConfig, Callable[[li
     return encode([scan_file(Path(root), rel, lang, config) for rel, lang in items])
 
 
+START_METHOD_ENV = "CTXOPS_START_METHOD"
+
+
 def scan_chunks(
     root: Path,
     items: Iterable[tuple[str, str]],
@@ -143,7 +146,10 @@ def scan_chunks(
     todo.sort(key=lambda item: -sizes[item[0]])
     n_chunks = max(workers * 8, 1)
     chunks = [todo[i::n_chunks] for i in range(n_chunks)]
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
+    # fork starts workers fastest on Linux; `$CTXOPS_START_METHOD` (spawn, forkserver) picks another, and
+    # the workers need nothing inherited: everything they use travels in the task (tested under spawn).
+    method = os.environ.get(START_METHOD_ENV) or ("fork" if sys.platform == "linux" else None)
+    context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         yield from pool.map(_scan_chunk, [(str(root), chunk, config, encode) for chunk in chunks if chunk])
 

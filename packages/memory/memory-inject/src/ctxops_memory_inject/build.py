@@ -19,9 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ctxops_contracts.shared.layout import INDEX_DIR, MEMORY_DIR, meta_path
-from ctxops_memory_store.catalog import load_catalog
+from ctxops_memory_store.catalog import SMALL, load_catalog
+from ctxops_memory_store.terms import tokens
 from ctxops_memory_store.usage import read_usage
 
+from . import snapshot
 from .ranking import RankConfig, Record, born, paths_in, rank, scope_match
 from .tokens import LineCounter
 
@@ -166,8 +168,19 @@ def build_injection(
     exists); the hook leaves it off, LanceDB's import alone exceeding its time budget.
     """
     base = os.fspath(root)
-    catalog = load_catalog(meta_path(base, MEMORY_DIR), meta_path(base, INDEX_DIR))
-    records = catalog.readable()
+    memory_dir, index_dir = meta_path(base, MEMORY_DIR), meta_path(base, INDEX_DIR)
+    snap = snapshot.open_trusted(index_dir, memory_dir)
+    corpus: tuple[int, float] | None = None
+    if snap is not None:  # a large store, unchanged since the snapshot: read only what this prompt needs
+        try:
+            records, corpus = snap.records(tokens(task)), snap.corpus()
+        finally:
+            snap.con.close()
+    else:
+        catalog = load_catalog(memory_dir, index_dir)
+        records = catalog.readable()
+        if len(catalog.records) > SMALL:
+            snapshot.update(index_dir, catalog)
     files = list(dict.fromkeys([*files_in_play, *paths_in(task), *session_files(base, session_id)]))
     summaries_excluded = [r for r in records if _kind(r) != "summary"]
     if vectors and vector_scores is None and task.strip():
@@ -179,6 +192,7 @@ def build_injection(
         usage=read_usage(base),
         vector_scores=vector_scores,
         config=config,
+        corpus=corpus,
     )
     relevance = {str(r.entry.get("id")): r.score for r in ranked}
 
@@ -265,10 +279,10 @@ def build_injection(
     if not ids:
         counter.save()
         return Injection("", [], 0, budget, omitted, {}, counter.name)
-    tokens = sum(counter.line(line) for line in out)
+    total = sum(counter.line(line) for line in out)
     counter.save()
     # Every line is counted with its newline, so the block ends with one: the sum is the block's exact count.
-    return Injection("\n".join(out) + "\n", ids, tokens, budget, omitted, layers, counter.name)
+    return Injection("\n".join(out) + "\n", ids, total, budget, omitted, layers, counter.name)
 
 
 def _vector_scores(root: str, task: str, limit: int = 50) -> dict[str, float] | None:

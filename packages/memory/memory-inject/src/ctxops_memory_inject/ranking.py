@@ -104,10 +104,12 @@ def rank(
     vector_scores: dict[str, float] | None = None,
     config: RankConfig | None = None,
     now: float | None = None,
+    corpus: tuple[int, float] | None = None,
 ) -> list[Ranked]:
     """Active entries relevant to ``query``, best first, one per subject (see ``resolve_conflicts``).
 
-    ``records`` are catalog records (``entry``, ``terms``, ``length``).
+    ``records`` are catalog records (``entry``, ``terms``, ``length``); ``corpus`` (count, average length)
+    when they are only the candidates of a larger set (the hook's snapshot).
     """
     cfg = config or RankConfig()
     stamp = now or time.time()
@@ -123,7 +125,7 @@ def rank(
             entry_id = str(entry.get("id"))
             documents[entry_id] = (terms, float(length))
             entries[entry_id] = entry
-    lexical = dict(bm25.rank(documents, tokens(query)))
+    lexical = dict(bm25.rank(documents, tokens(query), corpus=corpus))
     relevance: dict[str, float] = {}
     top = max(lexical.values(), default=0.0)
     for entry_id, score in lexical.items():

@@ -16,13 +16,25 @@ def idf(n_docs: int, doc_freq: int) -> float:
     return math.log(1.0 + (n_docs - doc_freq + 0.5) / (doc_freq + 0.5))
 
 
-def rank(documents: dict[str, tuple[dict[str, float], float]], query_terms: Iterable[str]) -> list[tuple[str, float]]:
-    """(doc id, score) for documents matching any query term, best first (ties by id)."""
+def rank(
+    documents: dict[str, tuple[dict[str, float], float]],
+    query_terms: Iterable[str],
+    *,
+    corpus: tuple[int, float] | None = None,
+) -> list[tuple[str, float]]:
+    """(doc id, score) for documents matching any query term, best first (ties by id).
+
+    ``corpus`` gives (document count, average length) when ``documents`` are only some of them: every
+    document holding a query term must be among them (document frequencies are counted here).
+    """
     terms = set(query_terms)
     if not documents or not terms:
         return []
-    n = len(documents)
-    avgdl = sum(length for _, length in documents.values()) / n or 1.0
+    if corpus is not None:
+        n, avgdl = corpus[0], corpus[1] or 1.0
+    else:
+        n = len(documents)
+        avgdl = sum(length for _, length in documents.values()) / n or 1.0
     freq = {t: sum(1 for tf, _ in documents.values() if t in tf) for t in terms}
     scores: dict[str, float] = {}
     for doc_id, (tf, length) in documents.items():

@@ -7,7 +7,7 @@ Names are split into words (``_ - . /``, camelCase) and judged by their last wor
 
 from __future__ import annotations
 
-import re
+from .lazy_re import lazy
 
 # A last word that names a secret on its own.
 _SECRET_WORDS = frozenset(
@@ -120,8 +120,8 @@ _QUALIFIERS = frozenset(
 # Words that name a secret inside one glued word: ``PGPASSWORD``, ``APITOKEN`` (``bypass`` is not one).
 _GLUED_SUFFIXES = ("password", "passwd", "passphrase", "secret", "token", "apikey", "authtoken", "accesskey")
 _NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd", "tokens", "bypass", "compass", "passport"})
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_SPLIT = re.compile(r"[^A-Za-z0-9]+")
+_CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SPLIT = lazy(r"[^A-Za-z0-9]+")
 
 
 def words(name: str) -> list[str]:
@@ -152,14 +152,14 @@ def _names_secret(parts: list[str]) -> bool:
 
 
 # Values that are references or placeholders, not secrets.
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy(
     r"(?:\$|%\(|%[A-Za-z_]|<|\{\{|\*{3}|\.\.\.|…|\[REDACTED|x{3,}$|X{3,}$|#{3,}$|-{3,}$|_{3,}$)"
     r"|(?i:(?:true|false|null|nil|none|undefined|changeme|change[_-]?me|redacted|hidden|masked|example|your[_ -].*"
     r"|placeholder|todo|tbd|secret|password|token|required|optional|empty|unset|default|not[_ -]?set"
     r"|dummy|foo|bar|test|xxx+|\*+)$)"
 )
 # Type annotations: ``password: string;``, ``token: Optional[str] = None``.
-_TYPE_WORD = re.compile(
+_TYPE_WORD = lazy(
     r"(?i)(?:string|str|number|int|integer|float|bool|boolean|bytes|bytearray|any|unknown|object|char|text|varchar"
     r"|secretstr|secretbytes|optional|list|dict|array|void|never|date|datetime|uuid|url|email|field|column)"
     r"(?:$|[\[<(|?;,=]|\s*\|)"
@@ -167,10 +167,10 @@ _TYPE_WORD = re.compile(
 # Code, not a value: ``self.password``, ``request.session.session_key``, ``config.token``.
 # Each part a word (``self``, ``session_key``, ``SECRET_KEY``, ``ApiClient``), not random characters.
 _WORD = r"(?:[a-z_][a-z_]*[0-9]?|[A-Z][A-Z_]*[0-9]?|(?:[A-Z][a-z]+)+[0-9]?)"
-_DOTTED = re.compile(rf"{_WORD}(?:\.{_WORD})+")
-_HAS_DIGIT = re.compile(r"[0-9]")
-_HAS_SPECIAL = re.compile(r"[^A-Za-z0-9\s]")
-_MIXED = re.compile(r"[a-z].*[A-Z]|[A-Z].*[a-z]")
+_DOTTED = lazy(rf"{_WORD}(?:\.{_WORD})+")
+_HAS_DIGIT = lazy(r"[0-9]")
+_HAS_SPECIAL = lazy(r"[^A-Za-z0-9\s]")
+_MIXED = lazy(r"[a-z].*[A-Z]|[A-Z].*[a-z]")
 _PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "secrets"})
 
 

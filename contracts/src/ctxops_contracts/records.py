@@ -193,6 +193,10 @@ class QueryHit(_Record, frozen=True, kw_only=True):
     role: str | None = None
     confidence: Confidence | None = None
     score: float | None = None
+    resolution: Annotated[
+        str | None,
+        Meta(description="How a reference or call was resolved (Edge.resolution); name-only hits are candidates"),
+    ] = None
 
 
 class QueryResult(_Record, frozen=True, kw_only=True):
@@ -211,6 +215,13 @@ class QueryResult(_Record, frozen=True, kw_only=True):
     elapsed_ms: float = 0.0
     token_estimate: NonNegative = 0
     hint: str | None = None
+    certain: Annotated[
+        NonNegative | None, Meta(description="refs/callers/impact: how many answers are resolved for certain")
+    ] = None
+    possible: Annotated[
+        NonNegative | None,
+        Meta(description="refs/callers/impact: how many more are possible by name only (listed after, labelled)"),
+    ] = None
 
 
 class Attribution(_Record, frozen=True, kw_only=True):

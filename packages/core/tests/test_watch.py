@@ -21,13 +21,14 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=True)
 
 
-def watch(repo: Path, *args: str) -> dict[str, object]:
+def watch(repo: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, object]:
     done = subprocess.run(
         [sys.executable, "-m", "ctxops_core", "watch", *args, "--json", "--root", str(repo)],
         capture_output=True,
         text=True,
         check=False,
         timeout=60,
+        env=env,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     result: dict[str, object] = json.loads(done.stdout)
@@ -178,3 +179,40 @@ def test_hooks_queries_and_the_daemon_together(repo: Path) -> None:
     assert {f"p{i}" for i in range(6)} <= set(prompts)
     log = (repo / ".meta" / "logs" / "watch.log").read_text(encoding="utf-8")
     assert "Traceback" not in log and "ERROR" not in log
+
+
+def test_memory_files_and_new_transcripts_reach_their_indexes(repo: Path, tmp_path: Path) -> None:
+    """A memory written while the daemon runs rebuilds the memory index; a new transcript is ingested."""
+    import json
+    import shutil
+
+    claude, data = tmp_path / "claude", tmp_path / "data"
+    (claude / "projects").mkdir(parents=True)
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(claude), "CTXOPS_DATA_DIR": str(data)}
+    watch(repo, "start", env=env)
+    log = repo / ".meta" / "logs" / "watch.log"
+    assert eventually(lambda: "ledger:" in log.read_text(encoding="utf-8"))  # the start-up reconciliation
+    rebuilt = log.read_text(encoding="utf-8").count("memory index rebuilt")
+    subprocess.run(
+        [sys.executable, "-m", "ctxops_core", "mem", "add", "--kind", "fact", "--title", "Watched"],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        env=env,
+    )
+    assert eventually(lambda: log.read_text(encoding="utf-8").count("memory index rebuilt") > rebuilt)
+
+    (recorded,) = (Path(__file__).resolve().parents[3] / "examples" / "sessions").glob("claude-code-*/transcripts")
+    shutil.copytree(recorded, claude / "projects", dirs_exist_ok=True)
+
+    def ingested() -> int:
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxops_core", "ledger", "totals", "--json", "--data-dir", str(data)],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+        )
+        return int(json.loads(done.stdout)["total"]["calls"]) if done.returncode == 0 else 0
+
+    assert eventually(lambda: ingested() == 14, timeout=60)  # the recorded session's 14 model calls

@@ -55,12 +55,22 @@ def test_refs_grouped_by_file_with_roles(capsys: pytest.CaptureFixture[str], exa
     code, out, _ = run(capsys, example_repo, "refs", "transition", "--max", "50", "--budget", "3000")
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].endswith("call)") and "references in" in lines[0]
-    files = [ln for ln in lines[1:] if ln and not ln.startswith((" ", "-", "."))]
+    assert "call)" in lines[0] and "references of OrderStateMachine.transition in" in lines[0]
+    # services.machine.transition(...) reaches it through a module attribute: a candidate, listed apart
+    assert lines[0].endswith("more possible by name only")
+    assert "-- possible, by name only" in out
+    head, _, possible = out.partition("-- possible, by name only")
+    assert "call   services.machine.transition(" in possible and ".transition(" in head
+    files = [ln for ln in head.splitlines()[1:] if ln and not ln.startswith((" ", "-", "."))]
     assert len(files) == len(set(files)) >= 3  # each path written once
     assert any(ln.strip().split()[1] == "call" for ln in lines if ln.startswith("  "))
     code, result = run_json(capsys, example_repo, "refs", "transition", "--max", "50", "--budget", "3000")
     assert all(h.role for h in result.hits) and result.total == len(result.hits)
+    assert result.certain is not None and result.possible is not None
+    assert result.certain + result.possible == result.total and result.possible > 0
+    kinds = [h.confidence == "name-only" for h in result.hits]
+    assert kinds == sorted(kinds)  # every certain reference before every candidate
+    assert all(h.resolution for h in result.hits)
 
 
 def test_callers_and_callees_with_depth_and_confidence(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
@@ -76,7 +86,9 @@ def test_callers_and_callees_with_depth_and_confidence(capsys: pytest.CaptureFix
     )
     assert deep.total > result.total
     code, out, _ = run(capsys, example_repo, "callees", "OrderStateMachine.transition")
-    assert code == 0 and "can_transition" in out and "[exact" in out
+    assert code == 0 and "can_transition" in out and "[self]" in out  # how each callee was resolved
+    head, _, possible = out.partition("-- possible, by name only")
+    assert "[constructor]" in head and "[name-only]" in possible and "[name-only]" not in head
     code, out, err = run(capsys, example_repo, "callers", "transition", "--depth", "9")
     assert code == 2 and "use 1..6" in err
 

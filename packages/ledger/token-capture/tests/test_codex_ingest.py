@@ -127,3 +127,31 @@ def test_codex_bad_counts_are_rejected(tmp_path: Path) -> None:
     report = ingest(Sources(codex_homes=[home]), root)
     assert report.rejected == 1 and report.invalid_json == 1 and report.records == 0
     assert "negative" in report.examples[0]
+
+
+def test_a_bad_running_total_falls_back_to_the_turns_own_usage(tmp_path: Path) -> None:
+    home, root = tmp_path / "codex", tmp_path / "ledger"
+    bad_total = {**_usage(100, 0, 10, 0), "input_tokens": -5}  # a negative count: the total is unusable
+    _rollout(
+        home,
+        [
+            _line("session_meta", "2026-11-29T10:00:00Z", {"id": "sess-1", "cwd": "/home/dev/shop"}),
+            _line("turn_context", "2026-11-29T10:00:01Z", {"model": "gpt-5-codex"}),
+            _line(
+                "event_msg",
+                "2026-11-29T10:00:02Z",
+                {
+                    "type": "token_count",
+                    "info": {"last_token_usage": _usage(300, 100, 20, 5), "total_token_usage": bad_total},
+                },
+            ),
+        ],
+    )
+    report = ingest(Sources(codex_homes=[home]), root)
+    assert report.rejected == 0
+    result = totals(["model"], root=root)
+    assert (result.total["input_tokens"], result.total["cache_read_tokens"], result.total["output_tokens"]) == (
+        200,
+        100,
+        20,
+    )

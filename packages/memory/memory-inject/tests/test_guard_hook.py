@@ -311,3 +311,17 @@ def test_handle_takes_bytes_and_answers_only_claude_code(repo: Path) -> None:
     for agent in ("codex", "gemini", "cursor", "generic"):  # no shape-preserving replacement there
         assert handle(agent, data).stdout == ""
     assert handle("claude-code", b"\xff not json").stdout == ""
+
+
+def test_config_cache_follows_the_file(repo: Path) -> None:
+    from ctxops_memory_inject.guard.config import load_config
+
+    config = repo / ".meta" / "config.toml"
+    config.write_text("[guard]\nmin_chars = 111\n", encoding="utf-8")
+    assert load_config(str(repo)).min_chars == 111
+    assert (repo / ".meta" / ".state" / "guard" / "config.json").is_file()
+    assert load_config(str(repo)).min_chars == 111  # from the cache
+    config.write_text("[guard]\nmin_chars = 2222\n", encoding="utf-8")
+    assert load_config(str(repo)).min_chars == 2222
+    config.write_text('[guard]\nmin_chars = "x"\n', encoding="utf-8")
+    assert load_config(str(repo)).min_chars == 3000  # wrong type: the default

@@ -152,7 +152,7 @@ class IndexWriter:
         """The module keys of the file set, cached while the set is unchanged (the watcher's case)."""
         key = frozenset(files)
         if self._modules is None or self._modules[0] != key:
-            self._modules = (key, ModuleIndex(files))
+            self._modules = (key, ModuleIndex(files, self.root))
         return self._modules[1]
 
     # -- full ----------------------------------------------------------------------------------------
@@ -213,7 +213,7 @@ class IndexWriter:
             phase("scan")
             skipped = load.skipped + [(s.path, s.reason, s.size) for s in disc.skipped]
             files = [(f[0], f[1]) for f in load.files]
-            modules = ModuleIndex(files)
+            modules = ModuleIndex(files, self.root)
             import_rows = _import_rows(load.imports, modules)
             facts = git_facts(self.root)
             generation = 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,17 @@ def _class_of(source: str) -> str:
    AND i.alias = split_part(t.tname, '.', 1)
   JOIN symbols k ON k.path = i.target_path AND k.parent IS NULL AND k.name = split_part(t.tname, '.', 2)
    AND k.kind IN {_TYPE_KINDS}
+  UNION ALL
+  -- ... and through one re-export of the imported package (`from flask import Blueprint`, `flask.Blueprint`)
+  SELECT t.rid, t.attr, k.id AS cls FROM {source} t
+  JOIN imports i ON i.path = t.path AND (
+       (i.target_kind = 'name' AND i.alias = t.tname)
+    OR (i.target_kind = 'module' AND t.tname LIKE '%.%' AND i.alias = split_part(t.tname, '.', 1)))
+  JOIN imports x ON x.path = i.target_path AND (x.target_kind = 'name' OR x.name = '*') AND x.target_path <> x.path
+   AND (x.alias = CASE WHEN i.target_kind = 'name' THEN i.name ELSE split_part(t.tname, '.', 2) END OR x.name = '*')
+  JOIN symbols k ON k.path = x.target_path AND k.parent IS NULL AND k.kind IN {_TYPE_KINDS}
+   AND k.name = CASE WHEN x.name <> '*' THEN x.name
+                     WHEN i.target_kind = 'name' THEN i.name ELSE split_part(t.tname, '.', 2) END
 """
 
 
@@ -55,9 +67,29 @@ def _class_of(source: str) -> str:
 _RESOLVE_SQL = f"""
 CREATE OR REPLACE TEMP TABLE cand AS
 WITH RECURSIVE
-typed AS (
+typed_raw AS (
   SELECT rid, path, split_part(receiver_type, '#', 1) AS tname, nullif(split_part(receiver_type, '#', 2), '') AS attr
   FROM pending WHERE receiver_type IS NOT NULL
+),
+typed_fn AS (
+  -- `x = make()` (receiver type `=make`): the function `make` of this file or imported by name ...
+  SELECT t.rid, t.attr, f.path, f.signature FROM typed_raw t
+  JOIN symbols f ON f.path = t.path AND f.parent IS NULL AND f.name = substr(t.tname, 2)
+   AND f.kind = 'function'
+  WHERE t.tname LIKE '=%'
+  UNION ALL
+  SELECT t.rid, t.attr, f.path, f.signature FROM typed_raw t
+  JOIN imports i ON i.path = t.path AND i.target_kind = 'name' AND i.alias = substr(t.tname, 2)
+  JOIN symbols f ON f.path = i.target_path AND f.parent IS NULL AND f.name = i.name AND f.kind = 'function'
+  WHERE t.tname LIKE '=%'
+),
+typed AS (
+  SELECT * FROM typed_raw WHERE tname NOT LIKE '=%'
+  UNION ALL
+  -- ... and its return annotation `-> X`, read in the function's own file.
+  SELECT rid, path, nullif(regexp_extract(regexp_extract(signature, '-> *(.*)$', 1), '{_PLAIN_TYPE_SQL}', 1), '')
+         AS tname, attr
+  FROM typed_fn
 ),
 typed_root AS ({_class_of("typed")}),
 typed_field AS (
@@ -80,15 +112,19 @@ typed_bases(rid, cls, depth, conf) AS (
   WHERE b.depth < {INHERIT_DEPTH}
 ),
 p2_typed AS (
-  SELECT r.rid, s.id AS dst, 23 + b.depth AS prio, b.conf AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 23 + b.depth AS prio, b.conf AS conf, 'typed-receiver' AS res FROM pending r
   JOIN typed_bases b ON b.rid = r.rid
   JOIN symbols s ON s.parent = b.cls AND s.name = r.symbol_name
 ),
+self_cls AS (
+  -- The class `self` means: the enclosing method's, also from a function nested in a method.
+  SELECT r.rid, CASE WHEN p.kind IN ('method', 'function') THEN p.parent ELSE e.parent END AS cls
+  FROM pending r JOIN syms e ON e.id = r.enclosing LEFT JOIN symbols p ON p.id = e.parent
+  WHERE r.qualifier IN ('self', 'cls', 'this', 'Self', 'super') AND e.parent IS NOT NULL
+),
 bases(cls, base, depth, conf) AS (
   SELECT src, dst, 1, confidence FROM inh
-  WHERE src IN (
-    SELECT e.parent FROM pending r JOIN syms e ON e.id = r.enclosing
-    WHERE r.qualifier IN ('self', 'cls', 'this', 'Self', 'super'))
+  WHERE src IN (SELECT cls FROM self_cls)
   UNION ALL
   SELECT b.cls, e.dst, b.depth + 1,
          CASE WHEN b.conf = 'name-only' OR e.confidence = 'name-only' THEN 'name-only'
@@ -98,44 +134,43 @@ bases(cls, base, depth, conf) AS (
   WHERE b.depth < {INHERIT_DEPTH}
 ),
 p1_inherited AS (
-  SELECT r.rid, s.id AS dst, 10 + b.depth AS prio, b.conf AS conf FROM pending r
-  JOIN syms e ON e.id = r.enclosing
-  JOIN bases b ON b.cls = e.parent
+  SELECT r.rid, s.id AS dst, 10 + b.depth AS prio, b.conf AS conf, 'inheritance' AS res FROM pending r
+  JOIN self_cls c ON c.rid = r.rid
+  JOIN bases b ON b.cls = c.cls
   JOIN syms s ON s.parent = b.base AND s.name = r.symbol_name
-  WHERE r.qualifier IN ('self', 'cls', 'this', 'Self', 'super') AND e.parent IS NOT NULL
 ),
 p1_self AS (
-  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
-  JOIN syms e ON e.id = r.enclosing
-  JOIN syms s ON s.parent = e.parent AND s.name = r.symbol_name
-  WHERE r.qualifier IN ('self', 'cls', 'this', 'Self') AND e.parent IS NOT NULL
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'self' AS res FROM pending r
+  JOIN self_cls c ON c.rid = r.rid
+  JOIN syms s ON s.parent = c.cls AND s.name = r.symbol_name
+  WHERE r.qualifier IN ('self', 'cls', 'this', 'Self')
 ),
 p1_local AS (
-  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'local' AS res FROM pending r
   JOIN syms s ON s.path = r.path AND s.name = r.symbol_name
   WHERE r.qualifier IS NULL AND r.role <> 'import' AND (s.parent IS NULL OR s.parent = r.enclosing)
 ),
 p1_implicit_this AS (
-  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'self' AS res FROM pending r
   JOIN syms e ON e.id = r.enclosing
   JOIN syms s ON s.parent = e.parent AND s.name = r.symbol_name
   WHERE r.qualifier IS NULL AND r.fam IN ('java', 'c') AND e.parent IS NOT NULL
 ),
 p1_package AS (
   -- Go and Java see the other files of their package (directory) without an import.
-  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'local' AS res FROM pending r
   JOIN syms s ON s.name = r.symbol_name AND s.fam = r.fam AND s.path <> r.path
    AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(r.path, '^(.*)/', 1)
   WHERE r.qualifier IS NULL AND r.role <> 'import' AND r.fam IN ('go', 'java') AND s.parent IS NULL
 ),
 p1_class AS (
-  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'local' AS res FROM pending r
   JOIN syms k ON k.path = r.path AND k.name = r.qualifier AND k.kind IN {_TYPE_KINDS}
   JOIN syms s ON s.parent = k.id AND s.name = r.symbol_name
   WHERE r.qualifier IS NOT NULL
 ),
 p2_name AS (
-  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf, 'import' AS res FROM pending r
   JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.name IS NOT NULL
    AND ((r.role <> 'import' AND r.qualifier IS NULL AND i.alias = r.symbol_name)
         OR (r.role = 'import' AND i.line = r.line AND i.name = r.symbol_name))
@@ -143,15 +178,68 @@ p2_name AS (
    AND s.name = CASE WHEN i.name = 'default' THEN i.alias ELSE i.name END
 ),
 p2_module AS (
-  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf, 'module-qualified' AS res FROM pending r
   JOIN imports i ON i.path = r.path AND i.target_kind = 'module' AND i.alias = r.qualifier
   JOIN syms s ON s.path = i.target_path AND s.parent IS NULL AND s.name = r.symbol_name
 ),
 p2_member AS (
-  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf FROM pending r
+  SELECT r.rid, s.id AS dst, 20 AS prio, 'import-resolved' AS conf, 'import' AS res FROM pending r
   JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.alias = r.qualifier
   JOIN syms k ON k.path = i.target_path AND k.parent IS NULL AND k.name = i.name
   JOIN syms s ON s.parent = k.id AND s.name = r.symbol_name
+),
+p2_reexport AS (
+  -- `from pkg import f` where pkg/__init__.py re-exports f (`from .mod import f`): one level followed.
+  SELECT r.rid, s.id AS dst, 21 AS prio, 'import-resolved' AS conf, 'import' AS res FROM pending r
+  JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.name IS NOT NULL
+   AND ((r.role <> 'import' AND r.qualifier IS NULL AND i.alias = r.symbol_name)
+        OR (r.role = 'import' AND i.line = r.line AND i.name = r.symbol_name))
+  JOIN imports x ON x.path = i.target_path AND (x.alias = i.name OR x.name = '*')
+   AND (x.target_kind = 'name' OR x.name = '*')
+   AND x.target_path <> x.path
+  JOIN syms s ON s.path = x.target_path AND s.parent IS NULL
+   AND s.name = CASE WHEN x.name = '*' THEN i.name ELSE x.name END
+),
+p2_module_reexport AS (
+  -- `import pkg; pkg.f()` where pkg/__init__.py re-exports f.
+  SELECT r.rid, s.id AS dst, 21 AS prio, 'import-resolved' AS conf, 'module-qualified' AS res FROM pending r
+  JOIN imports i ON i.path = r.path AND i.target_kind = 'module' AND i.alias = r.qualifier
+  JOIN imports x ON x.path = i.target_path AND (x.alias = r.symbol_name OR x.name = '*')
+   AND (x.target_kind = 'name' OR x.name = '*')
+   AND x.target_path <> x.path
+  JOIN syms s ON s.path = x.target_path AND s.parent IS NULL
+   AND s.name = CASE WHEN x.name = '*' THEN r.symbol_name ELSE x.name END
+),
+p2_submodule AS (
+  -- `import os` then `os.path.join()`: a module-valued name the imported module binds (`import x as path`).
+  SELECT r.rid, s.id AS dst, 22 AS prio, 'import-resolved' AS conf, 'module-qualified' AS res FROM pending r
+  JOIN imports i ON i.path = r.path AND i.target_kind = 'module' AND r.qualifier LIKE '%.%'
+   AND i.alias = split_part(r.qualifier, '.', 1)
+  JOIN imports x ON x.path = i.target_path AND x.alias = substr(r.qualifier, length(i.alias) + 2)
+   AND x.target_kind = 'module'
+  JOIN syms s ON s.path = x.target_path AND s.parent IS NULL AND s.name = r.symbol_name
+),
+p1_go_self AS (
+  -- Go: a method's receiver (any name) reaches the other methods of its type, in any file of the package.
+  SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'self' AS res FROM pending r
+  JOIN syms e ON e.id = r.enclosing AND e.kind = 'method'
+  JOIN syms s ON s.fam = 'go' AND s.name = r.symbol_name
+   AND s.qualname = split_part(e.qualname, '.', 1) || '.' || r.symbol_name
+   AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(r.path, '^(.*)/', 1)
+  WHERE r.fam = 'go' AND r.qualifier = 'self'
+),
+p2_go_typed AS (
+  -- Go: `x.M()` with `x` of a stated type T (same package) or pkg.T (through the import of pkg).
+  SELECT r.rid, s.id AS dst, 23 AS prio, 'import-resolved' AS conf, 'typed-receiver' AS res FROM pending r
+  JOIN syms s ON s.fam = 'go' AND s.name = r.symbol_name AND s.qualname = r.receiver_type || '.' || r.symbol_name
+   AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(r.path, '^(.*)/', 1)
+  WHERE r.fam = 'go' AND r.receiver_type IS NOT NULL AND r.receiver_type NOT LIKE '%.%'
+  UNION ALL
+  SELECT r.rid, s.id AS dst, 23 AS prio, 'import-resolved' AS conf, 'typed-receiver' AS res FROM pending r
+  JOIN imports i ON i.path = r.path AND i.alias = split_part(r.receiver_type, '.', 1) AND i.target_path IS NOT NULL
+  JOIN syms s ON s.path = i.target_path AND s.name = r.symbol_name
+   AND s.qualname = split_part(r.receiver_type, '.', 2) || '.' || r.symbol_name
+  WHERE r.fam = 'go' AND r.receiver_type LIKE '%.%'
 ),
 wanted AS (SELECT DISTINCT symbol_name AS name FROM pending),
 named AS (SELECT * FROM syms WHERE name IN (SELECT name FROM wanted)),
@@ -166,11 +254,12 @@ p3_unambiguous AS (
   SELECT * FROM p3_pool QUALIFY count(*) OVER (PARTITION BY fam, name, member, rc) <= {NAME_ONLY_CAP}
 ),
 p3 AS (
-  SELECT r.rid, p.id AS dst, 30 AS prio, 'name-only' AS conf FROM pending r
+  SELECT r.rid, p.id AS dst, 30 AS prio, 'name-only' AS conf, 'name-only' AS res FROM pending r
   JOIN p3_unambiguous p ON p.name = r.symbol_name AND p.fam = r.fam AND p.member = (r.qualifier IS NOT NULL)
    AND p.rc = CASE WHEN r.role = 'call' THEN 'call' WHEN r.role IN ('inherit', 'type') THEN 'type' ELSE 'other' END
-  WHERE r.role <> 'import'
-   AND r.rid NOT IN (SELECT rid FROM typed_cls)  -- the receiver's class is known: another class's method is wrong
+  WHERE r.role NOT IN ('import', 'read')  -- a value use is only recorded when it is resolved for certain
+   -- the receiver's class is known: another class's method is wrong
+   AND r.rid NOT IN (SELECT rid FROM typed_cls) AND r.rid NOT IN (SELECT rid FROM p2_go_typed)
 ),
 everything AS (
   SELECT * FROM p1_inherited UNION ALL SELECT * FROM p1_self UNION ALL SELECT * FROM p1_local
@@ -178,16 +267,27 @@ everything AS (
   UNION ALL SELECT * FROM p1_package
   UNION ALL SELECT * FROM p1_class UNION ALL SELECT * FROM p2_name UNION ALL SELECT * FROM p2_module
   UNION ALL SELECT * FROM p2_member UNION ALL SELECT * FROM p2_typed UNION ALL SELECT * FROM p3
+  UNION ALL SELECT * FROM p1_go_self UNION ALL SELECT * FROM p2_go_typed
+  UNION ALL SELECT * FROM p2_reexport UNION ALL SELECT * FROM p2_module_reexport UNION ALL SELECT * FROM p2_submodule
 ),
 best AS (
-  SELECT DISTINCT rid, dst, prio, conf FROM everything
-  QUALIFY prio = min(prio) OVER (PARTITION BY rid)
+  SELECT rid, dst, min(prio) AS prio, arg_min(conf, prio) AS conf, arg_min(res, prio) AS res FROM everything
+  GROUP BY rid, dst
+  QUALIFY min(prio) = min(min(prio)) OVER (PARTITION BY rid)
 )
 SELECT * FROM best;
 
 INSERT INTO edges
-SELECT c.rid, coalesce(r.enclosing, r.path), c.dst, r.role, c.conf, r.path, r.line
+SELECT c.rid, coalesce(r.enclosing, r.path), c.dst, r.role, c.conf, r.path, r.line, c.res
 FROM cand c JOIN pending r USING (rid);
+
+-- A certain call of a class also calls its constructor: `K(...)` -> `K.__init__` / `K.__new__`.
+INSERT INTO edges
+SELECT c.rid, coalesce(r.enclosing, r.path), m.id, r.role, c.conf, r.path, r.line, 'constructor'
+FROM cand c JOIN pending r USING (rid)
+JOIN symbols k ON k.id = c.dst AND k.kind = 'class'
+JOIN symbols m ON m.parent = k.id AND m.name IN ('__init__', '__new__')
+WHERE r.role = 'call' AND c.conf <> 'name-only' AND r.fam = 'python';
 """
 
 # File edges of the files in `fe_src` (all files on a full build): imports, plus symbol edges per kind.
@@ -213,6 +313,47 @@ SELECT e.path, s.path, e.kind,
 FROM edges e JOIN symbols s ON s.id = e.dst
 WHERE s.path <> e.path AND e.kind <> 'import' AND e.path IN (SELECT path FROM fe_src) GROUP BY ALL;
 """
+
+
+# Branches a batch of references may not need: planning the whole statement costs more than running it on
+# a small delta, so `resolve` leaves out what its pending references cannot use (stubs keep the names).
+_EDGE_STUB = (
+    "SELECT NULL::BIGINT AS rid, NULL::VARCHAR AS dst, 0 AS prio, NULL::VARCHAR AS conf, NULL::VARCHAR AS res"
+    " WHERE false"
+)
+_BRANCHES: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
+    "typed": (
+        ("typed_raw", "typed_fn", "typed", "typed_root", "typed_field", "typed_leaf", "typed_bases"),
+        {"typed_cls": "SELECT NULL::BIGINT AS rid, NULL::VARCHAR AS cls WHERE false", "p2_typed": _EDGE_STUB},
+    ),
+    "self": (("self_cls", "bases"), {"p1_inherited": _EDGE_STUB, "p1_self": _EDGE_STUB}),
+    "go": ((), {"p1_go_self": _EDGE_STUB, "p2_go_typed": _EDGE_STUB}),
+    "python": ((), {"p2_reexport": _EDGE_STUB, "p2_module_reexport": _EDGE_STUB, "p2_submodule": _EDGE_STUB}),
+}
+_CTE_HEAD = re.compile(r"^(\w+)(?:\([^)]*\))? AS \(", re.MULTILINE)
+
+
+@cache
+def _resolve_sql(needed: frozenset[str]) -> list[str]:
+    """`_RESOLVE_SQL`'s statements with the branches of groups not in `needed` left out."""
+    statements = _split(_RESOLVE_SQL)
+    first = statements[0]
+    start = first.index("WITH RECURSIVE\n") + len("WITH RECURSIVE\n")
+    end = first.index("\nSELECT * FROM best")
+    heads = list(_CTE_HEAD.finditer(first, start, end))
+    blocks = {
+        m.group(1): first[m.start() : (heads[i + 1].start() if i + 1 < len(heads) else end)]
+        for i, m in enumerate(heads)
+    }
+    for group, (dropped, stubbed) in _BRANCHES.items():
+        if group in needed:
+            continue
+        for name in dropped:
+            blocks.pop(name)
+        for name, stub in stubbed.items():
+            blocks[name] = f"{name} AS ({stub}),\n"
+    body = "".join(blocks.values())
+    return [first[:start] + body.rstrip().rstrip(",") + first[end:], *statements[1:]]
 
 
 class StoreBusy(IndexBusy):
@@ -352,8 +493,19 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
         if not all_refs and con.execute("SELECT count(*) FROM pending").fetchone()[0] == 0:
             continue
         con.execute("CREATE OR REPLACE TEMP TABLE inh AS SELECT src, dst, confidence FROM edges WHERE kind = 'inherit'")
-        for statement in _split(_RESOLVE_SQL):
+        for statement in _resolve_sql(_needed(con) if not all_refs else frozenset(_BRANCHES)):
             con.execute(statement)
+
+
+def _needed(con: Any) -> frozenset[str]:
+    """The branch groups the pending references can use."""
+    typed, selfish, go, python = con.execute(
+        "SELECT count(receiver_type) > 0,"
+        " count(*) FILTER (WHERE qualifier IN ('self', 'cls', 'this', 'Self', 'super')) > 0,"
+        " count(*) FILTER (WHERE fam = 'go') > 0, count(*) FILTER (WHERE fam = 'python') > 0 FROM pending"
+    ).fetchone()
+    flags = {"typed": typed, "self": selfish, "go": go, "python": python}
+    return frozenset(name for name, on in flags.items() if on)
 
 
 def rebuild_file_edges(con: Any, sources: Sequence[str] | None = None, gone: Sequence[str] = ()) -> None:

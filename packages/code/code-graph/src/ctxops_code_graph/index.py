@@ -236,18 +236,54 @@ class CodeIndex:
             for r in rows
         ]
 
-    def callers(self, symbol_id: str, depth: int = 1, kinds: Sequence[str] = ("call",)) -> list[Hop]:
-        return self._walk(symbol_id, depth, kinds, upward=True)
+    def callers(
+        self, symbol_id: str, depth: int = 1, kinds: Sequence[str] = ("call",), *, certain_only: bool = False
+    ) -> list[Hop]:
+        """Who uses the symbol (calls by default), up to `depth` hops; `certain_only` walks only edges
+        resolved for certain (never a name-only guess, at any depth)."""
+        return self._walk(symbol_id, depth, kinds, upward=True, certain_only=certain_only)
+
+    def uncertain_references(self, name: str, roles: Sequence[str] = ("call",), limit: int = 1000) -> list[Reference]:
+        """Uses of a bare name that no certain edge explains: the "possible by name only" candidates.
+
+        A use resolved for certain to another symbol of the same name is not a candidate, and neither is
+        an import statement that binds a module (`import urllib.request` is no use of a function `request`).
+        """
+        last = name.replace("::", ".").rsplit(".", 1)[-1]
+        marks = ", ".join("?" for _ in roles)
+        rows = (
+            self._ready()
+            .execute(
+                "SELECT r.symbol_name, f.path, r.line, r.col, r.role, e.id, r.qualifier FROM refs r"
+                " JOIN files f ON f.fk = r.fk LEFT JOIN symbols e ON e.sk = r.enclosing_sk"
+                f" WHERE r.symbol_name = ? AND r.role IN ({marks})"
+                " AND NOT (r.role = 'import' AND r.qualifier IS NULL)"
+                " AND NOT EXISTS (SELECT 1 FROM edges x WHERE x.rid = r.rid AND x.confidence <> 'name-only')"
+                # `json.loads()` where `json` is an import that resolves outside the repository: not ours.
+                " AND NOT EXISTS (SELECT 1 FROM imports i WHERE i.fk = r.fk AND i.target_fk IS NULL"
+                " AND (i.alias = r.qualifier OR r.qualifier LIKE i.alias || '.%'))"
+                " ORDER BY f.path, r.line, r.col LIMIT ?",
+                (last, *roles, limit),
+            )
+            .fetchall()
+        )
+        return [
+            Reference(symbol_name=r[0], path=r[1], line=r[2], col=r[3], role=r[4], enclosing=r[5], qualifier=r[6])
+            for r in rows
+        ]
 
     def callees(self, symbol_id: str, depth: int = 1, kinds: Sequence[str] = ("call",)) -> list[Hop]:
         return self._walk(symbol_id, depth, kinds, upward=False)
 
-    def impact(self, symbol_id: str, depth: int = 3) -> Impact:
-        """Transitive callers (calls, inheritance, type uses, imports), the files they are in, the tests among them."""
+    def impact(self, symbol_id: str, depth: int = 3, *, certain_only: bool = False) -> Impact:
+        """Transitive callers (calls, inheritance, type uses, imports, uses as a value), the files they are
+        in, the tests among them; `certain_only` follows no name-only edge."""
         target = self.symbol(symbol_id)
         if target is None:
             raise KeyError(f"no symbol {symbol_id!r} in the index")
-        hops = self._walk(symbol_id, depth, ("call", "inherit", "type", "import"), upward=True)
+        hops = self._walk(
+            symbol_id, depth, ("call", "inherit", "type", "import", "read"), upward=True, certain_only=certain_only
+        )
         files = sorted({target.path} | {h.edge.path for h in hops if h.edge.path})
         tests = [f for f in files if _TEST_PATH.search(f)]
         test_symbols = sorted(
@@ -405,12 +441,14 @@ class CodeIndex:
             self._con.close()
             self._con = None
 
-    def _walk(self, symbol_id: str, depth: int, kinds: Sequence[str], upward: bool) -> list[Hop]:
+    def _walk(
+        self, symbol_id: str, depth: int, kinds: Sequence[str], upward: bool, certain_only: bool = False
+    ) -> list[Hop]:
         con = self._ready()
         start = lookup_queries.symbol_key(con, symbol_id)
         if start is None:
             return []
-        rows = lookup_queries.walk(con, start, max(1, int(depth)), kinds, upward)
+        rows = lookup_queries.walk(con, start, max(1, int(depth)), kinds, upward, certain_only=certain_only)
         by_sk = {
             k: _symbol(r)
             for k, r in lookup_queries.symbols_by_key(
@@ -420,12 +458,20 @@ class CodeIndex:
         from .results import Hop
 
         hops = []
-        for src_sk, dst_sk, kind, confidence, path, line, hop_depth in rows:
+        for src_sk, dst_sk, kind, confidence, path, line, resolution, hop_depth in rows:
             src = by_sk.get(src_sk)
             dst = by_sk.get(dst_sk)
             if dst is None:
                 continue
-            edge = Edge(src=src.id if src else path, dst=dst.id, kind=kind, confidence=confidence, path=path, line=line)
+            edge = Edge(
+                src=src.id if src else path,
+                dst=dst.id,
+                kind=kind,
+                confidence=confidence,
+                path=path,
+                line=line,
+                resolution=resolution,
+            )
             hops.append(Hop(edge=edge, depth=hop_depth, symbol=src if upward else dst))
         return hops
 

@@ -67,8 +67,8 @@ _LATE_FROM_DUCKDB = {
     "meta": "SELECT key, value FROM meta",
     "files": "SELECT k.fk, f.path, f.lang, f.size, f.mtime_ns, f.content_hash, f.parse_status, f.error,"
     " coalesce(r.rank, 0) FROM files f JOIN snap_fk k USING (path) LEFT JOIN ranks r USING (path)",
-    "edges": "SELECT e.rid, a.sk, b.sk, e.kind, e.confidence, f.fk, e.line FROM edges e JOIN snap_sk b ON b.id = e.dst"
-    " LEFT JOIN snap_sk a ON a.id = e.src JOIN snap_fk f ON f.path = e.path",
+    "edges": "SELECT e.rid, a.sk, b.sk, e.kind, e.confidence, f.fk, e.line, e.resolution FROM edges e"
+    " JOIN snap_sk b ON b.id = e.dst LEFT JOIN snap_sk a ON a.id = e.src JOIN snap_fk f ON f.path = e.path",
     "file_edges": "SELECT a.fk, b.fk, e.kind, e.weight FROM file_edges e JOIN snap_fk a ON a.path = e.src"
     " JOIN snap_fk b ON b.path = e.dst",
 }
@@ -281,8 +281,8 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
     con.executemany("INSERT OR IGNORE INTO temp.rids VALUES (?)", [(r,) for r in d.reresolved_rids])
     con.execute("DELETE FROM edges WHERE rid IN (SELECT rid FROM temp.rids)")
     con.executemany(
-        "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(r[0], sk_of(r[1]), sk_of(r[2]), r[3], r[4], fk_of(r[5]), r[6]) for r in d.edges],
+        "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(r[0], sk_of(r[1]), sk_of(r[2]), r[3], r[4], fk_of(r[5]), r[6], r[7]) for r in d.edges],
     )
     if d.file_edges is not None:
         all_fk = dict(con.execute("SELECT path, fk FROM files").fetchall())

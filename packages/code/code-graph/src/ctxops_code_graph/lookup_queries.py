@@ -134,23 +134,28 @@ def symbol_key(con: sqlite3.Connection, symbol_id: str) -> int | None:
     return None if row is None else int(row[0])
 
 
-def walk(con: sqlite3.Connection, start: int, depth: int, kinds: Sequence[str], upward: bool) -> list[Row]:
+def walk(
+    con: sqlite3.Connection, start: int, depth: int, kinds: Sequence[str], upward: bool, *, certain_only: bool = False
+) -> list[Row]:
     """Edges reachable from symbol key ``start`` in ``depth`` hops over edge kinds ``kinds``, up (callers)
-    or down (callees): rows (src_sk, dst_sk, kind, confidence, path, line, depth), nearest first."""
+    or down (callees): rows (src_sk, dst_sk, kind, confidence, path, line, resolution, depth), nearest
+    first; ``certain_only`` follows no name-only edge."""
     near, far = ("dst_sk", "src_sk") if upward else ("src_sk", "dst_sk")
     marks = ", ".join("?" for _ in kinds)
+    sure = " AND e.confidence <> 'name-only'" if certain_only else ""
     sql = f"""
-    WITH RECURSIVE walk(src_sk, dst_sk, kind, confidence, fk, line, depth) AS (
-      SELECT src_sk, dst_sk, kind, confidence, fk, line, 1 FROM edges WHERE {near} = ? AND kind IN ({marks})
+    WITH RECURSIVE walk(src_sk, dst_sk, kind, confidence, fk, line, resolution, depth) AS (
+      SELECT src_sk, dst_sk, kind, confidence, fk, line, resolution, 1 FROM edges e
+      WHERE {near} = ? AND kind IN ({marks}){sure}
       UNION
-      SELECT e.src_sk, e.dst_sk, e.kind, e.confidence, e.fk, e.line, w.depth + 1
+      SELECT e.src_sk, e.dst_sk, e.kind, e.confidence, e.fk, e.line, e.resolution, w.depth + 1
       FROM edges e JOIN walk w ON e.{near} = w.{far}
-      WHERE w.depth < ? AND e.kind IN ({marks})
+      WHERE w.depth < ? AND e.kind IN ({marks}){sure}
       LIMIT {WALK_LIMIT}
     )
-    SELECT w.src_sk, w.dst_sk, w.kind, w.confidence, f.path, w.line, min(w.depth) FROM walk w
+    SELECT w.src_sk, w.dst_sk, w.kind, w.confidence, f.path, w.line, w.resolution, min(w.depth) FROM walk w
     JOIN files f ON f.fk = w.fk
-    GROUP BY w.src_sk, w.dst_sk, w.kind, w.confidence, w.fk, w.line
+    GROUP BY w.src_sk, w.dst_sk, w.kind, w.confidence, w.fk, w.line, w.resolution
     ORDER BY min(w.depth), f.path, w.line
     """
     return con.execute(sql, (start, *kinds, depth, *kinds)).fetchall()

@@ -74,15 +74,104 @@ def definition_rows(con: sqlite3.Connection, name: str, limit: int = 200) -> lis
     last = query.rsplit(".", 1)[-1]
     if "." in query:
         suffix = "." + query
-        return con.execute(
+        rows = con.execute(
             f"{SYMBOL_SELECT} WHERE s.name = ? AND (s.qualname = ? OR substr(s.qualname, -?) = ?)"
             " ORDER BY s.qualname = ? DESC, f.rank DESC, f.path, s.line LIMIT ?",
             (last, query, len(suffix), suffix, query, limit),
         ).fetchall()
+        return rows or module_qualified_rows(con, query, limit)
     return con.execute(
         f"{SYMBOL_SELECT} WHERE s.name = ? ORDER BY s.parent_sk IS NULL DESC, f.rank DESC, f.path, s.line LIMIT ?",
         (query, limit),
     ).fetchall()
+
+
+_MODULE_FILES = ("__init__", "index", "mod")  # a file that stands for its directory's module
+_REEXPORT_HOPS = 3
+
+
+def module_key(path: str) -> list[str]:
+    """The module a file is, as parts: `pkg/sub/mod.py` -> pkg, sub, mod; `pkg/__init__.py` -> pkg;
+    a Go file is its directory's package (`net/http/client.go` -> net, http)."""
+    stem, dot, ext = path.rpartition(".")
+    if not dot or "/" in ext:
+        stem = path
+    parts = stem.split("/")
+    if ext == "go" or parts[-1] in _MODULE_FILES:
+        parts = parts[:-1]
+    return parts
+
+
+def _module_files(con: sqlite3.Connection, module: list[str]) -> list[tuple[int, str]]:
+    """Files (fk, path) whose module is `module` (its dotted parts end the file's module path)."""
+    tail = "/".join(module)
+    rows = con.execute(
+        "SELECT fk, path FROM files WHERE path LIKE ? OR path LIKE ?", (f"%{tail}.%", f"%{tail}/%")
+    ).fetchall()
+    return [(fk, path) for fk, path in rows if module_key(path)[-len(module) :] == module]
+
+
+def module_qualified_rows(con: sqlite3.Connection, query: str, limit: int = 200) -> list[tuple[object, ...]]:
+    """Definitions named through their module: `json.loads` (json/__init__.py), `pkg.mod.Class.method`,
+    `http.Get` (Go's net/http), and through what a module binds: `os.path.join` (os.py's
+    `import posixpath as path`), `requests.request` (requests/__init__.py's `from .api import request`)."""
+    parts = query.split(".")
+    last = parts[-1]
+    rests = [".".join(parts[k:]) for k in range(1, len(parts))]
+    marks = ", ".join("?" for _ in rests)
+    found = []
+    for row in con.execute(
+        f"{SYMBOL_SELECT} WHERE s.name = ? AND s.qualname IN ({marks}) ORDER BY f.rank DESC, f.path, s.line",
+        (last, *rests),
+    ):
+        qual_parts = str(row[2]).split(".")
+        module = parts[: len(parts) - len(qual_parts)]
+        if module and module_key(str(row[5]))[-len(module) :] == module:
+            found.append(row)
+    if found:
+        return found[:limit]
+    # Through the names a module binds: follow its imports, a few hops at most.
+    out: list[tuple[object, ...]] = []
+    seen: set[str] = set()
+    for k in range(len(parts) - 1, 0, -1):
+        for fk, _path in _module_files(con, parts[:k]):
+            out.extend(_through_imports(con, fk, parts[k:], _REEXPORT_HOPS, seen))
+        if out:
+            break
+    return out[:limit]
+
+
+def _through_imports(
+    con: sqlite3.Connection, fk: int, rest: list[str], hops: int, seen: set[str]
+) -> list[tuple[object, ...]]:
+    """`rest` (a name, maybe dotted) as bound in file `fk`: defined there, or imported into it."""
+    qual = ".".join(rest)
+    rows = con.execute(
+        f"{SYMBOL_SELECT} WHERE s.fk = ? AND s.name = ? AND s.qualname = ?", (fk, rest[-1], qual)
+    ).fetchall()
+    rows = [r for r in rows if str(r[0]) not in seen]
+    seen.update(str(r[0]) for r in rows)
+    if rows or hops <= 0:
+        return rows
+    out: list[tuple[object, ...]] = []
+    for name, target, target_path in con.execute(
+        "SELECT i.name, i.target_fk, t.path FROM imports i JOIN files t ON t.fk = i.target_fk"
+        " WHERE i.fk = ? AND i.alias = ? AND i.target_fk <> ?",
+        (fk, rest[0], fk),
+    ).fetchall():
+        # `import x as path` or `from pkg import mod`: the rest is looked up in that module;
+        # `from m import f as g`: f (and the rest) in m.
+        binds_module = name is None or module_key(str(target_path))[-1:] == [name]
+        nxt = rest[1:] if binds_module else [name, *rest[1:]]
+        if nxt:
+            out.extend(_through_imports(con, target, nxt, hops - 1, seen))
+    if not out:  # `from ._models import *`
+        for (target,) in con.execute(
+            "SELECT target_fk FROM imports WHERE fk = ? AND name = '*' AND target_fk IS NOT NULL AND target_fk <> ?",
+            (fk, fk),
+        ).fetchall():
+            out.extend(_through_imports(con, target, rest, hops - 1, seen))
+    return out
 
 
 def names_near(con: sqlite3.Connection, query: str, limit: int = 5000) -> list[str]:

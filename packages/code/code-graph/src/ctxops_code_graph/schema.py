@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ctxops_code_scan.version import EXTRACTOR_VERSION
 
-STORE_VERSION = 4  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
+STORE_VERSION = 5  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
 INDEX_FORMAT = f"store{STORE_VERSION}-extractor{EXTRACTOR_VERSION}"
 
 # (column, DuckDB type); SQLite takes the same names with its own affinities.
@@ -66,6 +66,7 @@ TABLES: dict[str, list[tuple[str, str]]] = {
         ("confidence", "VARCHAR"),
         ("path", "VARCHAR"),
         ("line", "INTEGER"),
+        ("resolution", "VARCHAR"),
     ],
     "file_edges": [("src", "VARCHAR"), ("dst", "VARCHAR"), ("kind", "VARCHAR"), ("weight", "DOUBLE")],
     "ranks": [("path", "VARCHAR"), ("rank", "DOUBLE")],
@@ -85,7 +86,7 @@ SQLITE_DDL = [
     " role TEXT, enclosing_sk INTEGER, qualifier TEXT)",
     "CREATE TABLE imports (fk INTEGER, module TEXT, name TEXT, alias TEXT, line INTEGER, target_fk INTEGER)",
     "CREATE TABLE edges (rid INTEGER, src_sk INTEGER, dst_sk INTEGER, kind TEXT, confidence TEXT, fk INTEGER,"
-    " line INTEGER)",
+    " line INTEGER, resolution TEXT)",
     "CREATE TABLE file_edges (src_fk INTEGER, dst_fk INTEGER, kind TEXT, weight REAL)",
 ]
 SQLITE_INDEXES = [

@@ -36,6 +36,8 @@ class Answer:
         hint: str | None = None,
         suggestions: list[str] | None = None,
         empty_reason: str | None = None,
+        certain: int | None = None,
+        possible: int | None = None,
     ) -> None:
         self.command = command
         self.query = query
@@ -50,6 +52,9 @@ class Answer:
         self.hint = hint
         self.suggestions: list[str] = suggestions if suggestions is not None else []
         self.empty_reason = empty_reason
+        # refs/callers/impact: answers resolved for certain, and candidates by name only (listed after them)
+        self.certain = certain
+        self.possible = possible
         self._lock = allocate_lock()
 
     def __repr__(self) -> str:
@@ -79,6 +84,8 @@ class Answer:
                 hint=self.hint,
                 suggestions=list(self.suggestions),
                 empty_reason=self.empty_reason,
+                certain=self.certain,
+                possible=self.possible,
             )
 
     @property

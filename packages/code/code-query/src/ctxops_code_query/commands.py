@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from ctxops_contracts import QueryHit, Symbol
+from ctxops_contracts import QueryHit, Reference, Symbol
 
 from .answer import Answer
 from .backend import FileDeps, Hop
@@ -69,30 +69,116 @@ def cmd_def(ctx: QueryContext, name: str) -> Answer:
     return answer
 
 
+REF_ROLES = ("call", "import", "inherit", "type", "read", "write")
+_RECEIVERS = frozenset({"self", "cls", "this", "Self", "super"})
+_RANK = {"exact": 0, "import-resolved": 1, "name-only": 2}
+
+
+def candidates(ctx: QueryContext, symbols: list[Symbol], roles: tuple[str, ...]) -> list[Reference]:
+    """Uses of the symbols' bare name that no certain edge explains and that could be one of them: a
+    method is reached through a receiver, a module-level function never through `self`."""
+    members = any(s.parent for s in symbols)
+    top_level = any(not s.parent for s in symbols)
+    out: list[Reference] = []
+    for ref in ctx.index.uncertain_references(symbols[0].name, roles):
+        if ref.qualifier is None and not top_level and ref.role in ("call", "read"):
+            continue
+        if ref.qualifier in _RECEIVERS and not members:
+            continue
+        out.append(ref)
+    return out
+
+
+def _possible_note(n: int) -> str:
+    return f", {n} more possible by name only" if n else ""
+
+
 def cmd_refs(ctx: QueryContext, name: str) -> Answer:
     answer = _base(ctx, "refs", name)
     answer.grouped = True
-    refs = ctx.index.references(name)
-    if not refs:
-        if not resolve(ctx, name):
+    symbols = resolve(ctx, name)
+    if not symbols:
+        # Not defined here (a library's name): every use is a use of the name only.
+        refs = ctx.index.references(name)
+        if not refs:
             return _no_definition(ctx, answer, name)
+        return _name_refs(ctx, answer, refs)
+    answer.hint = "scope it (path/to/file.py:NAME) or ask cq callers for calls only"
+    certain: dict[tuple[str, int | None, str], Hop] = {}
+    for symbol in symbols:
+        for hop in ctx.index.certain_uses(symbol.id, 1, REF_ROLES):
+            certain.setdefault((hop.edge.path or "", hop.edge.line, hop.edge.kind), hop)
+        if ctx.deadline.expired():
+            answer.partial = True
+            break
+    taken = {(p, ln) for p, ln, _k in certain}
+    possible = [r for r in candidates(ctx, symbols, REF_ROLES) if (r.path, r.line) not in taken]
+    answer.certain, answer.possible = len(certain), len(possible)
+    answer.total = len(certain) + len(possible)
+    if not answer.total:
         answer.empty_reason = "defined, but no references found"
         return answer
-    answer.hint = "scope it (path/to/file.py:NAME) or ask cq callers for calls only"
+    for (path, line, kind), hop in sorted(certain.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+        code = ctx.line_text(path, line) if line else ""
+        answer.add(
+            QueryHit(
+                path=path,
+                line=line,
+                text=f"{kind:<7}{code}",
+                role=kind,
+                confidence=hop.edge.confidence,
+                resolution=hop.edge.resolution,
+            )
+        )
+    for ref in possible:
+        if ctx.deadline.expired():
+            answer.partial = True
+            break
+        code = ctx.line_text(ref.path, ref.line)
+        answer.add(
+            QueryHit(
+                path=ref.path,
+                line=ref.line,
+                text=f"{ref.role:<7}{code}",
+                role=ref.role,
+                confidence="name-only",
+                resolution="name-only",
+            )
+        )
+    by_role = Counter(kind for _p, _l, kind in certain)
+    files = len({p for p, _l, _k in certain})
+    answer.notes.append(
+        f"{len(certain)} references of {symbols[0].qualname} in {files} files"
+        + (" (" + ", ".join(f"{n} {role}" for role, n in by_role.most_common()) + ")" if by_role else "")
+        + _possible_note(len(possible))
+    )
+    return answer
+
+
+def _name_refs(ctx: QueryContext, answer: Answer, refs: list[Reference]) -> Answer:
+    refs = [r for r in refs if not (r.role == "import" and r.qualifier is None and "." not in answer.query)]
     refs = sorted(refs, key=lambda r: (r.path, r.line, r.col))
+    answer.hint = "not defined in this repository: these are uses of the name; cq grep for text"
+    answer.certain, answer.possible = 0, len(refs)
     answer.total = len(refs)
     for ref in refs:
         if ctx.deadline.expired():
             answer.partial = True
             break
         code = ctx.line_text(ref.path, ref.line)
-        answer.add(QueryHit(path=ref.path, line=ref.line, text=f"{ref.role:<7}{code}", role=ref.role))
-    by_role = Counter(r.role for r in refs)
-    files = len({r.path for r in refs})
+        answer.add(
+            QueryHit(
+                path=ref.path,
+                line=ref.line,
+                text=f"{ref.role:<7}{code}",
+                role=ref.role,
+                confidence="name-only",
+                resolution="name-only",
+            )
+        )
     answer.notes.append(
-        f"{len(refs)} references in {files} files ("
-        + ", ".join(f"{n} {role}" for role, n in by_role.most_common())
-        + ")"
+        f"no definition of {answer.query} in this repository; {len(refs)} uses by name only in"
+        f" {len({r.path for r in refs})} files"
     )
     return answer
 
@@ -108,7 +194,10 @@ def _hops(ctx: QueryContext, command: str, name: str, depth: int) -> Answer:
     hops: list[Hop] = []
     seen: set[tuple[str, str, int | None]] = set()
     for symbol in symbols:
-        found = ctx.index.callers(symbol.id, depth) if command == "callers" else ctx.index.callees(symbol.id, depth)
+        if command == "callers":
+            found = ctx.index.certain_uses(symbol.id, depth, ("call",))
+        else:
+            found = ctx.index.callees(symbol.id, depth)
         for hop in found:
             key = (hop.edge.src, hop.edge.dst, hop.edge.line)
             if key not in seen:
@@ -117,35 +206,35 @@ def _hops(ctx: QueryContext, command: str, name: str, depth: int) -> Answer:
         if ctx.deadline.expired():
             answer.partial = True
             break
-    if not hops and command == "callers":
-        hops = _callers_by_name(ctx, symbols)
-    if not hops:
+    certain = [h for h in hops if h.edge.confidence != "name-only"]
+    possible = [h for h in hops if h.edge.confidence == "name-only"]
+    if command == "callers":
+        sites = {(h.edge.path, h.edge.line) for h in certain}
+        possible = [h for h in _callers_by_name(ctx, symbols) if (h.edge.path, h.edge.line) not in sites]
+    certain.sort(key=lambda h: (h.depth, _RANK.get(h.edge.confidence, 3), h.edge.path or "", h.edge.line or 0))
+    possible.sort(key=lambda h: (h.depth, h.edge.path or "", h.edge.line or 0))
+    answer.certain, answer.possible = len(certain), len(possible)
+    answer.total = len(certain) + len(possible)
+    if not answer.total:
         target = symbols[0].qualname
         answer.empty_reason = f"{target} has no known {'callers' if command == 'callers' else 'callees'}"
         return answer
-    rank = {"exact": 0, "import-resolved": 1, "name-only": 2}
-    hops.sort(key=lambda h: (h.depth, rank.get(h.edge.confidence, 3), h.edge.path or "", h.edge.line or 0))
-    answer.total = len(hops)
-    for hop in hops:
+    for hop in [*certain, *possible]:
         answer.add(_hop_hit(hop, command))
-    exact = sum(1 for h in hops if h.edge.confidence != "name-only")
     answer.notes.append(
-        f"{len(hops)} {command} of {symbols[0].qualname}"
+        f"{len(certain)} {command} of {symbols[0].qualname}"
         + (f" (depth <= {depth})" if depth > 1 else "")
-        + f": {exact} resolved, {len(hops) - exact} by name only"
+        + _possible_note(len(possible))
     )
     return answer
 
 
 def _callers_by_name(ctx: QueryContext, symbols: list[Symbol]) -> list[Hop]:
-    """Call sites of the name when the graph resolved none (``obj.attr.name(...)``): name-only hops."""
+    """Call sites of the bare name that no certain edge explains: name-only candidates, one hop."""
     from ctxops_contracts import Edge
 
-    own = {s.id for s in symbols}
     hops: list[Hop] = []
-    for ref in ctx.index.references(symbols[0].name):
-        if ref.role != "call" or ref.enclosing in own:
-            continue
+    for ref in candidates(ctx, symbols, ("call",)):
         caller = ctx.index.symbol(ref.enclosing) if ref.enclosing else None
         edge = Edge(
             src=ref.enclosing or ref.path,
@@ -154,6 +243,7 @@ def _callers_by_name(ctx: QueryContext, symbols: list[Symbol]) -> list[Hop]:
             confidence="name-only",
             path=ref.path,
             line=ref.line,
+            resolution="name-only",
         )
         hops.append(Hop(edge=edge, depth=1, symbol=caller))
     return hops
@@ -164,15 +254,16 @@ def _hop_hit(hop: Hop, command: str) -> QueryHit:
     other = sym.qualname if sym else (hop.edge.src if command == "callers" else hop.edge.dst)
     depth = f" d{hop.depth}" if hop.depth > 1 else ""
     conf = hop.edge.confidence
+    how = hop.edge.resolution or conf
     if command == "callers":
         # Where the call is written: the caller's call site.
         path = hop.edge.path or (sym.path if sym else "?")
         line = hop.edge.line if hop.edge.path else (sym.line if sym else None)
-        text = f"{other}  [{conf}{depth}]"
+        text = f"{other}  [{how}{depth}]"
     else:
         path = sym.path if sym else (hop.edge.path or "?")
         line = sym.line if sym else hop.edge.line
-        text = (describe(sym, doc=False) if sym else other) + f"  [{conf}{depth}]"
+        text = (describe(sym, doc=False) if sym else other) + f"  [{how}{depth}]"
     return QueryHit(
         path=path,
         line=line,
@@ -181,6 +272,7 @@ def _hop_hit(hop: Hop, command: str) -> QueryHit:
         symbol_id=sym.id if sym else None,
         role="call",
         confidence=conf,
+        resolution=hop.edge.resolution,
     )
 
 
@@ -385,21 +477,30 @@ def cmd_impact(ctx: QueryContext, name: str, depth: int = 3) -> Answer:
             answer.partial = True
             break
     tests_sorted = sorted(tests)
+    sites = {(h.edge.path, h.edge.line) for h in callers}
+    possible = [h for h in _callers_by_name(ctx, symbols) if (h.edge.path, h.edge.line) not in sites]
     answer.notes.append(
         f"impact of {symbols[0].qualname} (depth <= {depth}): {len(callers)} callers, "
-        f"{len(files)} files, {len(tests_sorted)} tests"
+        f"{len(files)} files, {len(tests_sorted)} tests" + _possible_note(len(possible))
     )
     if tests_sorted:
         shown = ", ".join(tests_sorted[:3]) + (f" (+{len(tests_sorted) - 3})" if len(tests_sorted) > 3 else "")
         answer.notes.append(f"tests to run: {shown}")
     seen: set[str] = set()
-    rank = {"exact": 0, "import-resolved": 1, "name-only": 2}
-    for hop in sorted(callers, key=lambda h: (h.depth, rank.get(h.edge.confidence, 3), h.edge.path or "")):
+    for hop in sorted(callers, key=lambda h: (h.depth, _RANK.get(h.edge.confidence, 3), h.edge.path or "")):
         key = hop.symbol.id if hop.symbol else hop.edge.src
         if key in seen:
             continue
         seen.add(key)
         answer.add(_hop_hit(hop, "callers"))
+    answer.certain = len(answer.hits)
+    for hop in possible:
+        key = hop.symbol.id if hop.symbol else hop.edge.src
+        if key in seen:
+            continue
+        seen.add(key)
+        answer.add(_hop_hit(hop, "callers"))
+    answer.possible = len(answer.hits) - answer.certain
     answer.total = len(answer.hits)
     if not answer.hits:
         answer.empty_reason = f"nothing calls {symbols[0].qualname}"

@@ -42,7 +42,7 @@ class _Symbol:
 class _Hit:
     """A `QueryHit`'s fields without the record (rendered to text, or to its JSON form)."""
 
-    __slots__ = ("confidence", "end_line", "kind", "line", "path", "role", "score", "symbol_id", "text")
+    __slots__ = ("confidence", "end_line", "kind", "line", "path", "resolution", "role", "score", "symbol_id", "text")
 
     def __init__(self, symbol: _Symbol, text: str) -> None:
         self.path = symbol.path
@@ -51,7 +51,7 @@ class _Hit:
         self.text = text
         self.kind = symbol.kind
         self.symbol_id = symbol.id
-        self.role = self.confidence = self.score = None
+        self.role = self.confidence = self.score = self.resolution = None
 
 
 def parse(argv: list[str]) -> dict[str, Any] | None:

@@ -184,11 +184,18 @@ class GraphBackend:
     def callers(self, symbol_id: str, depth: int) -> list[Hop]:
         return self._hops(self._call(self._index.callers, symbol_id, depth))
 
+    def certain_uses(self, symbol_id: str, depth: int, kinds: tuple[str, ...]) -> list[Hop]:
+        return self._hops(self._call(self._index.callers, symbol_id, depth, kinds, certain_only=True))
+
+    def uncertain_references(self, name: str, roles: tuple[str, ...]) -> list[Reference]:
+        found: list[Reference] = self._call(self._index.uncertain_references, name, roles)
+        return found
+
     def callees(self, symbol_id: str, depth: int) -> list[Hop]:
         return self._hops(self._call(self._index.callees, symbol_id, depth))
 
     def impact(self, symbol_id: str, depth: int) -> ImpactReport:
-        raw = self._call(self._index.impact, symbol_id, depth)
+        raw = self._call(self._index.impact, symbol_id, depth, certain_only=True)  # name-only: candidates apart
         return ImpactReport(callers=self._hops(raw.callers), files=list(raw.files), tests=list(raw.tests))
 
     def file_deps(self, path: str) -> FileDeps:

@@ -19,6 +19,7 @@ DEFAULT_BUDGET = 300
 DEFAULT_WIDTH = 160
 MAX_STALE_SHOWN = 3
 _ELLIPSIS = "…"
+POSSIBLE_LABEL = "-- possible, by name only (not resolved; may be another symbol of the same name):"
 
 
 class Limits:
@@ -164,11 +165,16 @@ def render(
     by_file: dict[str, list[str]] | None = {} if answer.ranked and answer.grouped else None
     by_budget = False
     cut_inside = False
+    in_possible = False
     for hit in answer.hits[: max(1, limits.max_hits)]:
         block = hit_lines(hit, grouped=answer.grouped, width=limits.width)
         new_file = hit.path not in by_file if by_file is not None else hit.path != current_file
-        if answer.grouped and new_file:
+        # Name-only candidates come after the certain answers, under their own label.
+        starts_possible = answer.possible is not None and hit.confidence == "name-only" and not in_possible
+        if answer.grouped and (new_file or starts_possible):
             block.insert(0, clip(hit.path, limits.width))
+        if starts_possible:
+            block.insert(0, POSSIBLE_LABEL)
         cost = sum(estimate_tokens(x) + 1 for x in block)
         more_after = total - len(shown) - 1 > 0
         room = limits.budget - used - (reserve if more_after else 0)
@@ -185,6 +191,7 @@ def render(
             lines.extend(block)
         used += cost
         shown.append(hit)
+        in_possible = in_possible or starts_possible
         current_file = hit.path
     if by_file is not None:
         lines.extend(line for block_lines in by_file.values() for line in block_lines)
@@ -215,7 +222,7 @@ def _query_result(**fields: Any) -> QueryResult:
     return QueryResult(**fields)
 
 
-HIT_FIELDS = ("path", "line", "end_line", "text", "kind", "symbol_id", "role", "confidence", "score")
+HIT_FIELDS = ("path", "line", "end_line", "text", "kind", "symbol_id", "role", "confidence", "score", "resolution")
 RESULT_FIELDS = (
     "schema_version",
     "command",
@@ -230,6 +237,8 @@ RESULT_FIELDS = (
     "elapsed_ms",
     "token_estimate",
     "hint",
+    "certain",
+    "possible",
 )
 
 
@@ -268,5 +277,7 @@ def _result(
         elapsed_ms=round(elapsed_ms, 2),
         token_estimate=estimate_tokens(text),
         hint=("did you mean: " + ", ".join(answer.suggestions) if not shown and answer.suggestions else answer.hint),
+        certain=answer.certain,
+        possible=answer.possible,
     )
     return result

@@ -25,7 +25,7 @@ from ctxops_contracts import Reference, Symbol
 from . import lang_rules
 from .imports import read_import
 from .languages import ts_language, ts_query
-from .receiver_types import TypeFacts
+from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
 
@@ -108,7 +108,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     def_name_starts: set[int] = set()
     pending_parents: list[tuple[int, str]] = []  # (index in out.symbols, type qualname) resolved after the sweep
     type_ids: dict[str, str] = {}
-    facts = TypeFacts() if lang == "python" else None
+    facts = TypeFacts() if lang in ("python", "go") else None
     typed_refs: list[tuple[int, str | None, str | None]] = []  # (index in out.references, function id, class)
 
     for start, _order, neg_end, _pattern, main, caps in items:
@@ -122,8 +122,13 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 continue
             qual = caps.get("qual")
             qualifier = _qualifier(qual[0]) if qual else None
-            if qualifier is not None and top is not None and qualifier == top.receiver_var:
-                qualifier = "self"
+            if qualifier is not None and top is not None and top.receiver_var:
+                if qualifier == top.receiver_var:
+                    qualifier = "self"
+                elif qualifier.startswith(top.receiver_var + "."):  # Go `e.x.Set()`: a field of the receiver
+                    qualifier = "self" + qualifier[len(top.receiver_var) :]
+            # `Client().get()`: the receiver is a constructor call, its class stated right there.
+            direct = constructor_type(qual[0]) if facts is not None and qual and qual[0].type == "call" else None
             if facts is not None and qualifier is not None and sub == "call" and qualifier not in _NOT_TYPED:
                 typed_refs.append(
                     (len(out.references), top.symbol_id if top else None, top.type_qualname if top else None)
@@ -137,6 +142,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     role=sub,  # type: ignore[arg-type]
                     enclosing=top.symbol_id if top else None,
                     qualifier=qualifier,
+                    receiver_type=direct,
                 )
             )
             continue
@@ -155,6 +161,14 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                             qualifier=imp.module if imp.name else None,
                         )
                     )
+            continue
+        if head == "bind" and sub == "local":
+            if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
+                stated = caps.get("type")
+                if stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`)
+                    facts.add_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
+                else:
+                    facts.add_local(top.symbol_id, _text(caps["name"][0]), caps["value"][0])
             continue
         if head == "bind":
             if facts is not None and top is not None and _in_init(top) and _text(caps["qual"][0]) == "self":
@@ -190,9 +204,14 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         kind = rules.refine_kind(sub, name, top.kind if top else None, node)
         if kind is None:
             value = caps.get("value")
-            if facts is not None and value and value[0].type == "call" and top is not None and top.symbol_id:
-                facts.add_local(top.symbol_id, name, value[0])
+            if facts is not None and top is not None and top.symbol_id:
+                # Every assignment counts: one that states no type still hides a module-level instance.
+                facts.add_local(top.symbol_id, name, value[0] if value else None)
             continue
+        if facts is not None and top is None and kind == "variable":
+            value = caps.get("value")
+            if value:
+                facts.add_module(name, value[0])
         if prefix:
             qualname = _join(top.qualname if top and top.kind in _SCOPES else None, prefix + "." + name)
             type_qualname: str | None = _join(top.qualname if top and top.kind in _SCOPES else None, prefix)
@@ -213,6 +232,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if facts is not None:
             if kind in ("function", "method") and params:
                 facts.add_params(sid, params[0], signature)
+            elif kind == "class" and params and lang == "python":
+                facts.add_bases(qualname, _text(params[0]))
             elif kind == "field" and ret and top is not None:
                 facts.add_field(top.qualname, name, _text(ret[0]))
         out.symbols.append(
@@ -259,18 +280,23 @@ def _add_receiver_types(
 ) -> None:
     """After the sweep (an `__init__` may follow the methods using its attributes): receiver types."""
     roots = facts.typed_roots()
-    if not roots:
-        return
     for index, function_id, class_qualname in typed:
         ref = refs[index]
         qualifier = ref.qualifier or ""
-        if qualifier.partition(".")[0] not in roots:
-            continue
-        typ = facts.receiver_type(qualifier, function_id, class_qualname)
+        typ = (
+            facts.receiver_type(qualifier, function_id, class_qualname)
+            if qualifier.partition(".")[0] in roots
+            else None
+        )
+        if typ is None and qualifier.rpartition(".")[2][:1].isupper() and _CLASS_NAME.fullmatch(qualifier):
+            # `View.as_view()`, `flask.Blueprint.m()`: a class-named receiver, looked up on the class and its
+            # bases (the graph keeps it only if the name resolves to a class).
+            typ = qualifier
         if typ is not None:
             refs[index] = msgspec.structs.replace(ref, receiver_type=typ)
 
 
+_CLASS_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _TYPE_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
 _LEAF_KINDS = frozenset({"variable", "constant", "field", "type", "macro"})
 

@@ -14,11 +14,14 @@ def read_import(lang: str, node: Any, path: str) -> list[Import]:
     if reader is None:
         return []
     line = node.start_point[0] + 1
-    return [
-        Import(path=path, lang=lang, module=module, name=name, alias=alias, line=line)
-        for module, name, alias in reader(node, path)
-        if module
-    ]
+    out = []
+    for found in reader(node, path):
+        module, name, alias = found[:3]
+        if module:
+            # A name on its own line of a parenthesized import is referenced there, not on the first line.
+            at = found[3] if len(found) > 3 else line
+            out.append(Import(path=path, lang=lang, module=module, name=name, alias=alias, line=at))
+    return out
 
 
 def _t(node: Any) -> str:
@@ -29,7 +32,9 @@ def _t(node: Any) -> str:
 # Python ---------------------------------------------------------------------------------------------
 
 
-def _python(node: Any, path: str) -> Iterator[tuple[str, str | None, str | None]]:
+def _python(
+    node: Any, path: str
+) -> Iterator[tuple[str, str | None, str | None] | tuple[str, str | None, str | None, int]]:
     if node.type == "future_import_statement":
         for child in node.children_by_field_name("name"):
             yield "__future__", _t(child), _t(child)
@@ -52,11 +57,12 @@ def _python(node: Any, path: str) -> Iterator[tuple[str, str | None, str | None]
             yield module, "*", None
         return
     for child in names:
+        at = child.start_point[0] + 1
         if child.type == "aliased_import":
-            yield module, _t(child.child_by_field_name("name")), _t(child.child_by_field_name("alias"))
+            yield module, _t(child.child_by_field_name("name")), _t(child.child_by_field_name("alias")), at
         else:
             name = _t(child)
-            yield module, name, name
+            yield module, name, name, at
 
 
 def python_absolute_module(written: str, path: str) -> str:

@@ -50,6 +50,19 @@ def constructor_type(value: Any) -> str | None:
     return text if _DOTTED.fullmatch(text) else None
 
 
+def value_type(value: Any) -> str | None:
+    """The type a value states: a constructor's class `X`, or `=f` for a call of a plain function `f`
+    (the graph reads `f`'s return annotation, `def f() -> X`); None for anything else."""
+    typ = constructor_type(value)
+    if typ is not None or value is None or value.type != "call":
+        return typ
+    fn = value.child_by_field_name("function")
+    if fn is None or fn.type != "identifier":
+        return None
+    raw: bytes = fn.text
+    return "=" + raw.decode("utf-8", "replace")
+
+
 def annotated_params(params: Any) -> dict[str, str]:
     """Parameter name -> plain annotated type, for the parameters annotated with a class."""
     out: dict[str, str] = {}
@@ -71,6 +84,11 @@ def _bind(table: dict[str, str], name: str, typ: str) -> None:
     table[name] = typ if old is None or old == typ else _CONFLICT
 
 
+def _binds(params: str, name: str) -> bool:
+    """True when a parameter list (as written) has a parameter `name`."""
+    return re.search(rf"[(,*\s]{re.escape(name)}\s*[:=,)]", params) is not None
+
+
 @dataclass
 class TypeFacts:
     """What one file states about types, gathered during the extraction sweep."""
@@ -78,20 +96,36 @@ class TypeFacts:
     params: dict[str, dict[str, str]] = field(default_factory=dict)  # function id -> param -> type
     locals: dict[str, dict[str, str]] = field(default_factory=dict)  # function id -> local -> type
     attrs: dict[str, dict[str, str]] = field(default_factory=dict)  # class qualname -> attribute -> type
+    module: dict[str, str] = field(default_factory=dict)  # module-level name -> type
+    param_names: dict[str, str] = field(default_factory=dict)  # function id -> its parameter list, as written
+    bases: dict[str, list[str]] = field(default_factory=dict)  # class qualname -> its bases as written
 
     def add_params(self, function_id: str, params: Any, signature: str | None) -> None:
         if signature and ":" in signature:  # cheap test first: most functions have no annotation
             found = annotated_params(params)
             if found:
                 self.params[function_id] = found
+        if signature and signature != "()":
+            self.param_names[function_id] = signature
 
     def add_local(self, function_id: str, name: str, value: Any) -> None:
-        typ = constructor_type(value)
-        if typ is not None:
-            _bind(self.locals.setdefault(function_id, {}), name, typ)
+        if value is not None and value.type == "none":
+            return  # `x = None` first, the real value later: no type of its own
+        typ = value_type(value)
+        _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
+
+    def add_stated(self, function_id: str, name: str, written: str) -> None:
+        """Go: a local or parameter of a written type (`*T`, `T`, `pkg.T`, `T[int]`): its named type."""
+        typ = written.lstrip("*&").split("[", 1)[0].strip()
+        _bind(self.locals.setdefault(function_id, {}), name, typ if _DOTTED.fullmatch(typ) else _CONFLICT)
+
+    def add_module(self, name: str, value: Any) -> None:
+        """A module-level `name = K(...)`: the type of `name` in the file's functions that do not bind it."""
+        typ = value_type(value)
+        _bind(self.module, name, typ if typ is not None else _CONFLICT)
 
     def add_field(self, class_qualname: str, name: str, annotation: str) -> None:
-        typ = plain_type(annotation)
+        typ = plain_type(annotation.lstrip("*"))  # Go fields: `x *T` has the type T
         if typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
 
@@ -99,7 +133,7 @@ class TypeFacts:
         """`self.name[: T] = value` inside `__init__`."""
         typ = plain_type(annotation.text.decode("utf-8", "replace")) if annotation is not None else None
         if typ is None:
-            typ = constructor_type(value)
+            typ = value_type(value)
         if typ is None and value is not None and value.type == "identifier":
             typ = self.params.get(method_id, {}).get(value.text.decode("utf-8", "replace"))
         if typ is not None:
@@ -107,11 +141,31 @@ class TypeFacts:
 
     def typed_roots(self) -> set[str]:
         """Every name a receiver's first part must be for `receiver_type` to find something."""
-        roots = {"self", "cls"} if self.attrs else set()
+        roots = {"self", "cls"} if self.attrs else set()  # (class-named receivers are handled apart)
         for table in (self.params, self.locals):
             for names in table.values():
-                roots.update(names)
+                roots.update(n for n, t in names.items() if t)
+        roots.update(n for n, t in self.module.items() if t)
         return roots
+
+    def add_bases(self, class_qualname: str, superclasses: str) -> None:
+        """A class's bases as written (`(Base, mod.Other)`): attributes set in a base's `__init__` of the
+        same file are the subclass's too."""
+        self.bases[class_qualname] = [b.strip() for b in superclasses.strip("()").split(",") if b.strip()]
+
+    def _attr(self, class_qualname: str, name: str) -> str | None:
+        todo: list[str] = [class_qualname]
+        seen: set[str] = set()
+        while todo and len(seen) < 8:
+            cls = todo.pop(0)
+            if cls in seen:
+                continue
+            seen.add(cls)
+            typ = self.attrs.get(cls, {}).get(name)
+            if typ is not None:
+                return typ
+            todo.extend(b for b in self.bases.get(cls, ()) if b in self.attrs or b in self.bases)
+        return None
 
     def receiver_type(self, qualifier: str, function_id: str | None, class_qualname: str | None) -> str | None:
         """The type of `qualifier` (`x`, `x.attr`, `self.attr`, `self.attr.sub`): `T`, `T#attr`, or None."""
@@ -119,12 +173,20 @@ class TypeFacts:
         if root in ("self", "cls"):
             if class_qualname is None or not rest:
                 return None
-            typ = self.attrs.get(class_qualname, {}).get(rest[0])
+            typ = self._attr(class_qualname, rest[0])
             rest = rest[1:]
         elif function_id is not None:
-            typ = self.locals.get(function_id, {}).get(root) or self.params.get(function_id, {}).get(root)
+            local = self.locals.get(function_id, {})
+            if root in local:
+                typ = local[root]
+            elif root in self.params.get(function_id, {}):
+                typ = self.params[function_id][root]
+            elif root in self.module and not _binds(self.param_names.get(function_id, ""), root):
+                typ = self.module[root]
+            else:
+                return None
         else:
-            return None
+            typ = self.module.get(root)
         if not typ:
             return None
         if not rest:

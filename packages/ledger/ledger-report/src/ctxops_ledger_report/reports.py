@@ -43,7 +43,7 @@ sum(cache_read_tokens)::BIGINT AS cache_read_tokens,
 sum({TOKENS})::BIGINT AS total_tokens,
 sum(cost_usd) AS cost_usd,
 coalesce(sum({TOKENS}) FILTER (WHERE NOT priced), 0)::BIGINT AS unpriced_tokens,
-coalesce(list(DISTINCT model ORDER BY model) FILTER (WHERE NOT priced), []) AS unpriced_models,
+coalesce(list(DISTINCT model) FILTER (WHERE NOT priced), []) AS unpriced_models,
 sum(cache_read_tokens) / nullif(sum(input_tokens + cache_creation_tokens + cache_read_tokens), 0) AS cache_hit_rate
 """
 METRIC_COLUMNS = [
@@ -138,13 +138,40 @@ def canonical(kind: str) -> str:
 def _fetch(con: Any, sql: str, params: list[Any]) -> list[dict[str, Any]]:
     cursor = con.execute(sql, params)
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    if "unpriced_models" in names:  # sorted here: an ordered aggregate in SQL costs a sort per group
+        for row in rows:
+            row["unpriced_models"] = sorted(row["unpriced_models"] or [])
+    return rows
 
 
 def _totals(view: View, filters: Filters) -> dict[str, Any]:
     where, params = filters.sql()
     rows = _fetch(view.con, f"SELECT {METRICS} FROM costed{where}", params)
     return rows[0] if rows and rows[0]["calls"] else {}
+
+
+def _sum_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The total row from the group rows (every call is in exactly one group): no second scan of the table."""
+    if not rows:
+        return {}
+    total: dict[str, Any] = {}
+    for column in (
+        "calls",
+        "input_tokens",
+        "output_tokens",
+        "cache_write_tokens",
+        "cache_read_tokens",
+        "total_tokens",
+        "unpriced_tokens",
+    ):
+        total[column] = sum(int(r.get(column) or 0) for r in rows)
+    costs = [r["cost_usd"] for r in rows if r.get("cost_usd") is not None]
+    total["cost_usd"] = sum(costs) if costs else None
+    total["unpriced_models"] = sorted({m for r in rows for m in (r.get("unpriced_models") or [])})
+    prompt = total["input_tokens"] + total["cache_write_tokens"] + total["cache_read_tokens"]
+    total["cache_hit_rate"] = total["cache_read_tokens"] / prompt if prompt else None
+    return total
 
 
 def _notes(view: View, total: dict[str, Any]) -> list[str]:
@@ -176,7 +203,7 @@ def grouped(view: View, kind: str, filters: Filters, *, tz: str = "UTC", breakdo
         f"GROUP BY {', '.join(str(i + 1) for i in range(len(keys)))} ORDER BY {order}"
     )
     rows = _fetch(view.con, sql, select_params + params)
-    total = _totals(view, filters)
+    total = _sum_rows(rows)
     columns = keys + (["source", "sessions", "days"] if kind == "task" else []) + METRIC_COLUMNS
     if kind == "session":
         columns = [*keys, "repo_path", "first", "last", *METRIC_COLUMNS]
@@ -187,55 +214,46 @@ def blocks(view: View, filters: Filters, *, now: datetime | None = None, hours: 
     """5-hour billing blocks as ``ccusage blocks`` draws them, with the active block's burn rate and projection.
 
     A block starts at the hour of its first call and lasts ``hours``; a call more than ``hours`` after the
-    block's start or after the previous call starts a new one. Calls are bucketed per minute in SQL (the
-    first and last timestamp of each bucket kept, so the rules stay exact) and walked in Python.
+    block's start or after the previous call starts a new one. The walk that finds the blocks is sequential:
+    it runs in Python over per-minute buckets (first and last timestamp of each, so the rules stay exact);
+    the sums per block are one SQL aggregate over an ASOF join to the block starts.
     """
     now = now or datetime.now(UTC)
     where, params = filters.sql()
     buckets = view.con.execute(
-        f"SELECT date_trunc('minute', ts) AS m, min(ts), max(ts), count(*), sum(input_tokens), sum(output_tokens), "
-        f"sum(cache_creation_tokens), sum(cache_read_tokens), sum(cost_usd), "
-        f"coalesce(sum({TOKENS}) FILTER (WHERE NOT priced), 0), list(DISTINCT model) "
-        f"FROM costed{where} GROUP BY 1 ORDER BY 1",
+        f"SELECT epoch(min(ts)), epoch(max(ts)) FROM costed{where} GROUP BY date_trunc('minute', ts) ORDER BY 1",
         params,
     ).fetchall()
-    span = timedelta(hours=hours)
+    span_s = hours * 3600.0
+    starts: list[tuple[float, float]] = []  # (block start at the hour, first call of the block)
+    block_start = last = float("-inf")
+    for first_s, last_s in buckets:
+        if first_s - block_start > span_s or first_s - last > span_s:
+            block_start = first_s - first_s % 3600
+            starts.append((block_start, first_s))
+        last = max(last, last_s)
+    view.con.execute("CREATE OR REPLACE TEMP TABLE block_start (start DOUBLE, first_call DOUBLE)")
+    if starts:
+        view.con.executemany("INSERT INTO block_start VALUES (?, ?)", starts)
+    rows = _fetch(
+        view.con,
+        "SELECT b.start, min(c.ts) AS first, max(c.ts) AS last, count(*) AS calls, "
+        "sum(c.input_tokens)::BIGINT AS input_tokens, sum(c.output_tokens)::BIGINT AS output_tokens, "
+        "sum(c.cache_creation_tokens)::BIGINT AS cache_write_tokens, "
+        "sum(c.cache_read_tokens)::BIGINT AS cache_read_tokens, sum(c.cost_usd) AS cost_usd, "
+        "coalesce(sum(c.input_tokens + c.output_tokens + c.cache_creation_tokens + c.cache_read_tokens) "
+        "FILTER (WHERE NOT c.priced), 0)::BIGINT AS unpriced_tokens, "
+        "list(DISTINCT c.model) AS models "
+        f"FROM (SELECT *, epoch(ts) AS t FROM costed{where}) c "
+        "ASOF JOIN block_start b ON c.t >= b.first_call GROUP BY b.start ORDER BY b.start",
+        params,
+    )
     out: list[dict[str, Any]] = []
-    current: dict[str, Any] | None = None
-    for _, first_ts, last_ts, calls, inp, outp, cw, cr, cost, unpriced, models in buckets:
-        first, last = first_ts.astimezone(UTC), last_ts.astimezone(UTC)
-        if current is not None and (first - current["start"] > span or first - current["last"] > span):
-            out.append(current)
-            current = None
-        if current is None:
-            start = first.replace(minute=0, second=0, microsecond=0)
-            current = {
-                "block": start,
-                "start": start,
-                "end": start + span,
-                "first": first,
-                "last": last,
-                "calls": 0,
-                "input_tokens": 0,
-                "output_tokens": 0,
-                "cache_write_tokens": 0,
-                "cache_read_tokens": 0,
-                "cost_usd": None,
-                "unpriced_tokens": 0,
-                "models": set(),
-            }
-        current["last"] = max(current["last"], last)
-        current["calls"] += calls
-        current["input_tokens"] += int(inp)
-        current["output_tokens"] += int(outp)
-        current["cache_write_tokens"] += int(cw)
-        current["cache_read_tokens"] += int(cr)
-        if cost is not None:
-            current["cost_usd"] = (current["cost_usd"] or 0.0) + cost
-        current["unpriced_tokens"] += int(unpriced)
-        current["models"].update(models)
-    if current is not None:
-        out.append(current)
+    span = timedelta(hours=hours)
+    for row in rows:
+        start = datetime.fromtimestamp(row.pop("start"), UTC)
+        out.append({"block": start, "start": start, "end": start + span, **row})
+        out[-1]["first"], out[-1]["last"] = row["first"].astimezone(UTC), row["last"].astimezone(UTC)
     active_meta: dict[str, Any] = {}
     for block in out:
         block["models"] = sorted(block["models"])

@@ -13,12 +13,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 SNAPSHOT = "state/status.json"
 REFRESH_LOCK = "state/refresh.lock"
@@ -91,6 +93,8 @@ def _money(value: float) -> str:
 
 def _refresh_in_background(root: Path, explicit: str | None) -> None:
     """Start one detached refresh; a running one holds the lock and the new one exits at once."""
+    import subprocess
+
     command = [sys.executable, "-m", "ctxops_ledger_report", "refresh"]
     if explicit:
         command += ["--data-dir", explicit]

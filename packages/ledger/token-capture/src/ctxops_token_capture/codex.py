@@ -107,11 +107,19 @@ class CodexParser:
             return None  # a rate-limit-only update: no usage
         try:
             last = _usage(info.get("last_token_usage"), "last_token_usage")
-            total = _usage(info.get("total_token_usage"), "total_token_usage")
             ts, naive = parse_timestamp(entry.timestamp)
         except (CountError, TimestampError) as exc:
             self.report.refuse("rejected", where, str(exc))
             return None
+        try:
+            total = _usage(info.get("total_token_usage"), "total_token_usage")
+        except CountError as exc:
+            if last is None:
+                self.report.refuse("rejected", where, str(exc))
+                return None
+            # A bad running total does not cost the turn: its own usage is right there.
+            self.report.reasons["bad total_token_usage (used last_token_usage)"] += 1
+            total = None
         previous = self.state.get("previous_total")
         if total is not None:
             self.state["previous_total"] = total

@@ -155,18 +155,23 @@ def build_injection(
     include_constants: bool = True,
     vector_scores: dict[str, float] | None = None,
     exclude_ids: Sequence[str] = (),
+    vectors: bool = False,
 ) -> Injection:
     """The injection for ``task`` in the repository at ``root`` (see the module docstring).
 
     ``files_in_play`` are repository-relative paths the caller knows are involved (core passes the files
     of identifiers named in the prompt); this session's files and paths named in ``task`` are added here.
     ``exclude_ids`` are memories already in the context (the hook passes what this session was given).
+    ``vectors`` adds the LanceDB table's cosine scores (when ``[memory.vector]`` is on and the table
+    exists); the hook leaves it off, LanceDB's import alone exceeding its time budget.
     """
     base = os.fspath(root)
     catalog = load_catalog(meta_path(base, MEMORY_DIR), meta_path(base, INDEX_DIR))
     records = catalog.readable()
     files = list(dict.fromkeys([*files_in_play, *paths_in(task), *session_files(base, session_id)]))
     summaries_excluded = [r for r in records if _kind(r) != "summary"]
+    if vectors and vector_scores is None and task.strip():
+        vector_scores = _vector_scores(base, task)
     ranked = rank(
         summaries_excluded,  # digests are layer 3: as BM25 documents they would outrank every lesson
         task,
@@ -262,7 +267,26 @@ def build_injection(
         return Injection("", [], 0, budget, omitted, {}, counter.name)
     tokens = sum(counter.line(line) for line in out)
     counter.save()
-    return Injection("\n".join(out), ids, tokens, budget, omitted, layers, counter.name)
+    # Every line is counted with its newline, so the block ends with one: the sum is the block's exact count.
+    return Injection("\n".join(out) + "\n", ids, tokens, budget, omitted, layers, counter.name)
+
+
+def _vector_scores(root: str, task: str, limit: int = 50) -> dict[str, float] | None:
+    """Cosine similarity of the task to the nearest active entries, from memory-store's vector table."""
+    from pathlib import Path
+
+    from ctxops_memory_store import MemoryStore
+
+    store = MemoryStore(Path(root))
+    if not store.config.vector_enabled:
+        return None
+    try:
+        from ctxops_memory_store.vector import VectorTable, VectorUnavailable
+
+        return dict(VectorTable.for_store(store).search(task, limit=limit))
+    except (VectorUnavailable, OSError, ValueError) as exc:
+        log.warning("vectors unavailable, ranking by BM25 alone: %s", exc)
+        return None
 
 
 def record_injection(

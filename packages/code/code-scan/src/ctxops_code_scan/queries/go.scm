@@ -20,6 +20,7 @@
 (field_declaration name: (field_identifier) @name type: (_) @return) @def.field
 (source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
 (source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @def.variable)))
 
 ; References --------------------------------------------------------------
 (call_expression function: (identifier) @name) @ref.call
@@ -36,3 +37,16 @@
 
 ; Imports -----------------------------------------------------------------
 (import_declaration) @import
+
+; Receiver types --------------------------------------------------------------
+; A local or parameter whose type the code states: `x := &T{}`, `x := T{...}`, `var x T`, `var x = &T{}`,
+; `func f(x *T)`, also `pkg.T`. `x.M()` then reaches T's method M (receiver_types.py, the graph).
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . [(composite_literal type: (_) @type)
+                             (unary_expression operand: (composite_literal type: (_) @type))])) @bind.local
+(var_spec name: (identifier) @name type: (_) @type) @bind.local
+(var_spec name: (identifier) @name
+  value: (expression_list . [(composite_literal type: (_) @type)
+                             (unary_expression operand: (composite_literal type: (_) @type))])) @bind.local
+(parameter_declaration name: (identifier) @name type: (_) @type) @bind.local

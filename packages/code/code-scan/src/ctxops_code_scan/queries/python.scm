@@ -40,3 +40,15 @@
   left: (attribute object: (identifier) @qual attribute: (identifier) @name)
   type: (_)? @return
   right: (_)? @value) @bind.attr
+
+; `with X() as x`: the local `x` holds what the call returns (a constructor or an annotated function).
+(as_pattern (call) @value alias: (as_pattern_target (identifier) @name)) @bind.local
+
+; Values: a function, method or class used without being called (`cb=handler`, `f = Color.from_rgb`,
+; `map(func, xs)`). Recorded only when resolved for certain (no name-only guesses for values).
+(keyword_argument value: (identifier) @name) @ref.read
+(keyword_argument value: (attribute object: (_) @qual attribute: (identifier) @name)) @ref.read
+(argument_list (identifier) @name) @ref.read
+(argument_list (attribute object: (_) @qual attribute: (identifier) @name)) @ref.read
+(assignment right: (identifier) @name) @ref.read
+(assignment right: (attribute object: (_) @qual attribute: (identifier) @name)) @ref.read

@@ -16,6 +16,8 @@
 (interface_declaration name: (type_identifier) @name) @def.interface
 (type_alias_declaration name: (type_identifier) @name) @def.type
 (enum_declaration name: (identifier) @name) @def.enum
+(enum_body name: (property_identifier) @name @def.constant)
+(enum_body (enum_assignment name: (property_identifier) @name) @def.constant)
 (method_definition
   name: (_) @name
   parameters: (formal_parameters) @params

@@ -1,0 +1,244 @@
+"""How sure are `cq callers` and `cq refs`? Their answers against jedi on outside Python projects.
+
+    uv sync --group bench
+    uv run python bench/cq_resolution.py                      # flask and httpx sdists from PyPI
+    uv run python bench/cq_resolution.py --sample 80 flask==3.1.2 rich
+    uv run python bench/cq_resolution.py DIR/flask-3.1.3.tar.gz DIR/httpx-0.28.1.tar.gz   # already downloaded
+
+For each project (an sdist fetched with `pip download`, unpacked into a temporary git repository):
+index it, sample functions and methods (no dunders), ask jedi for every reference of each from its
+definition (`Script.get_references`, project scope), keep the ones with at least one call site (a
+reference followed by `(`), and compare with what `cq callers` and `cq refs` answer for the same
+definition (by symbol id, so the lookup of the name is not what is measured):
+
+- certain callers: site precision and recall (sites are file:line);
+- certain + possible (name-only candidates listed apart): site recall;
+- certain refs: precision against jedi's references.
+
+Figures are micro-averaged over all sampled sites. jedi is the outside truth; where it cannot infer a
+receiver it misses calls too, so a "wrong" certain answer is worth reading before trusting the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
+DEFAULT_PROJECTS = ("flask", "httpx")
+
+
+@dataclass
+class Tally:
+    functions: int = 0
+    truth_calls: int = 0
+    certain: int = 0
+    certain_right: int = 0
+    certain_found: int = 0  # truth call sites among the certain answers
+    all_found: int = 0  # truth call sites among certain + possible
+    possible: int = 0
+    truth_refs: int = 0
+    refs: int = 0
+    refs_right: int = 0
+    wrong: list[str] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)
+    wrong_refs: list[str] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        for name in ("functions", "truth_calls", "certain", "certain_right", "certain_found", "all_found"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("possible", "truth_refs", "refs", "refs_right"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.wrong += other.wrong
+        self.missed += other.missed
+        self.wrong_refs += other.wrong_refs
+
+    def line(self, label: str) -> str:
+        def ratio(a: int, b: int) -> str:
+            return f"{a / b:.3f}" if b else "n/a"
+
+        return (
+            f"{label}: {self.functions} functions, {self.truth_calls} jedi call sites | certain callers precision"
+            f" {ratio(self.certain_right, self.certain)} ({self.certain_right}/{self.certain}), recall"
+            f" {ratio(self.certain_found, self.truth_calls)} | certain+possible recall"
+            f" {ratio(self.all_found, self.truth_calls)} ({self.possible} possible listed) | certain refs precision"
+            f" {ratio(self.refs_right, self.refs)} ({self.refs_right}/{self.refs}, jedi {self.truth_refs} refs)"
+        )
+
+
+def fetch(spec: str, dest: Path) -> Path:
+    """An sdist from PyPI, unpacked into a fresh git repository; returns its root."""
+    if spec.endswith(".tar.gz") and Path(spec).is_file():
+        archive = Path(spec)  # already downloaded (pip download --no-deps --no-binary :all: NAME)
+    else:
+        dl = dest / "dl"
+        dl.mkdir(parents=True, exist_ok=True)
+        pip = [sys.executable, "-m", "pip"] if _has_pip() else ["/usr/bin/python3", "-m", "pip"]
+        subprocess.run([*pip, "download", "--no-deps", "--no-binary", ":all:", "-q", "-d", str(dl), spec], check=True)
+        name = re.split(r"[=<>!~\[]", spec, maxsplit=1)[0].lower().replace("-", "_")
+        archive = next(p for p in sorted(dl.iterdir()) if p.name.lower().replace("-", "_").startswith(name))
+    dest.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(dest, filter="data")
+    root = dest / archive.name.removesuffix(".tar.gz")
+    dest.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    (root / ".gitignore").write_text(".meta/\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=GIT_ENV)
+    subprocess.run(
+        ["git", "commit", "-q", "-m", "sdist"], cwd=root, check=True, env={**GIT_ENV, "PATH": "/usr/bin:/bin"}
+    )
+    return root
+
+
+def _has_pip() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pip") is not None
+
+
+def source_roots(root: Path) -> list[str]:
+    """Directories holding top-level packages (a package whose parent is none): what `sys.path` would
+    need for jedi to follow the project's absolute imports (`src/`, `examples/tutorial/`, the root)."""
+    roots = {str(root)}
+    for init in root.rglob("__init__.py"):
+        pkg = init.parent
+        if not (pkg.parent / "__init__.py").exists():
+            roots.add(str(pkg.parent))
+    return sorted(roots)
+
+
+def name_column(root: Path, path: str, line: int, name: str) -> int | None:
+    try:
+        text = (root / path).read_text(encoding="utf-8", errors="replace").splitlines()[line - 1]
+    except (OSError, IndexError):
+        return None
+    m = re.search(rf"\bdef\s+({re.escape(name)})\b", text)
+    return m.start(1) if m else None
+
+
+def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
+    import jedi
+    from ctxops_code_graph import CodeIndex
+    from ctxops_code_query.context import QueryContext
+    from ctxops_code_query.graph_backend import open_index
+
+    index = CodeIndex(root, auto_update=False)
+    report = index.build(full=True)
+    print(f"  indexed {report.scanned} files in {report.elapsed_s:.1f} s")
+    symbols = [
+        s
+        for s in index.all_symbols()
+        if s.lang == "python" and s.kind in ("function", "method") and not s.name.startswith("__")
+    ]
+    random.Random(seed).shuffle(symbols)
+    project = jedi.Project(str(root), added_sys_path=source_roots(root), smart_sys_path=False)
+    ctx = QueryContext(root=root, open_index=open_index)
+    total = Tally()
+    started = time.perf_counter()
+    for sym in symbols:
+        if total.functions >= sample or time.perf_counter() - started > budget_s:
+            break
+        col = name_column(root, sym.path, sym.line, sym.name)
+        if col is None:
+            continue
+        try:
+            found = jedi.Script(path=str(root / sym.path), project=project).get_references(
+                sym.line, col, include_builtins=False, scope="project"
+            )
+        except Exception:
+            continue
+        truth_refs: set[tuple[str, int]] = set()
+        truth_calls: set[tuple[str, int]] = set()
+        for ref in found:
+            if ref.module_path is None or ref.line is None or ref.is_definition():
+                continue
+            try:
+                rel = Path(ref.module_path).resolve().relative_to(root.resolve()).as_posix()
+            except ValueError:
+                continue
+            truth_refs.add((rel, ref.line))
+            lines = ctx.file_lines(rel)
+            text = lines[ref.line - 1] if ref.line <= len(lines) else ""
+            after, before = text[ref.column + len(sym.name) :], text[: ref.column]
+            # A call: the name followed by `(`, or a decorator (`@name`, called with the function).
+            if after.lstrip().startswith("(") or before.strip() == "@":
+                truth_calls.add((rel, ref.line))
+        if not truth_calls:
+            continue
+        total.add(score(ctx, sym, truth_calls, truth_refs))
+    index.close()
+    return total
+
+
+def score(
+    ctx: Any,
+    sym: Any,
+    truth_calls: set[tuple[str, int]],
+    truth_refs: set[tuple[str, int]],
+    judged: Callable[[str], bool] = lambda path: True,
+) -> Tally:
+    """`cq callers` and `cq refs` of one definition (by symbol id) against its true call sites and uses;
+    only answers in files the truth covers (`judged`) are scored."""
+    from ctxops_code_query.commands import cmd_callers, cmd_refs
+
+    t = Tally(functions=1, truth_calls=len(truth_calls), truth_refs=len(truth_refs))
+    callers = cmd_callers(ctx, sym.id)
+    certain = {(h.path, h.line) for h in callers.hits if h.confidence != "name-only" and judged(h.path)}
+    possible = {(h.path, h.line) for h in callers.hits if h.confidence == "name-only" and judged(h.path)}
+    t.certain, t.certain_right = len(certain), len(certain & truth_calls)
+    t.certain_found = len(truth_calls & certain)
+    t.all_found = len(truth_calls & (certain | possible))
+    t.possible = len(possible)
+    t.wrong = [f"{sym.qualname} <- {p}:{ln}" for p, ln in sorted(certain - truth_calls)]
+    t.missed = [
+        f"{sym.qualname} <- {p}:{ln}{' (listed as possible)' if (p, ln) in possible else ''}"
+        for p, ln in sorted(truth_calls - certain)
+    ]
+    refs = cmd_refs(ctx, sym.id)
+    certain_refs = {(h.path, h.line) for h in refs.hits if h.confidence != "name-only" and judged(h.path)}
+    t.refs, t.refs_right = len(certain_refs), len(certain_refs & truth_refs)
+    t.wrong_refs = [f"{sym.qualname} <- {p}:{ln}" for p, ln in sorted(certain_refs - truth_refs)]
+    return t
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("projects", nargs="*", default=list(DEFAULT_PROJECTS), help="pip requirement specs")
+    parser.add_argument("--sample", type=int, default=60, help="functions with call sites per project")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--budget", type=float, default=600.0, help="seconds of jedi per project at most")
+    parser.add_argument("--show", type=int, default=8, help="wrong and missed sites to print per project")
+    args = parser.parse_args()
+    try:
+        import jedi  # noqa: F401
+    except ImportError:
+        print("jedi is required: uv sync --group bench", file=sys.stderr)
+        return 2
+    grand = Tally()
+    with tempfile.TemporaryDirectory(prefix="cq-resolution-") as tmp:
+        for i, spec in enumerate(args.projects):
+            root = fetch(spec, Path(tmp) / f"p{i}")
+            print(f"{root.name}:")
+            tally = measure(root, args.sample, args.seed, args.budget)
+            print("  " + tally.line(root.name))
+            for what, items in (("wrong", tally.wrong), ("missed", tally.missed), ("wrong ref", tally.wrong_refs)):
+                for item in items[: args.show]:
+                    print(f"    {what}: {item}")
+            grand.add(tally)
+    print(grand.line("all projects"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

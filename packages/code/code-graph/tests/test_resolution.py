@@ -1,0 +1,181 @@
+"""How each edge was resolved, and the resolutions added for issue 9: re-exports, submodules,
+constructors, return annotations, `with ... as`, values, module-qualified names, absolute imports,
+Go import paths (go.mod, the standard library) and the definitions Go and TypeScript hid."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ctxops_code_graph import CodeIndex
+from repo_fixtures import make_repo
+
+PY = {
+    "pkg/__init__.py": "from .helpers import flash\nfrom . import helpers as h\n",
+    "pkg/json/__init__.py": "def loads(s):\n    return s\n",
+    "pkg/helpers.py": """import json
+
+
+class Client:
+    def __init__(self):
+        self.n = 0
+
+    def get(self, url):
+        return self.fetch(url)
+
+    def fetch(self, url):
+        return url
+
+
+def make() -> Client:
+    return Client()
+
+
+def flash(msg):
+    return json.loads(msg)
+""",
+    "os_like/__init__.py": "",
+    "os_like/osmod.py": "import os_like.posixish as path\n",
+    "os_like/posixish.py": "def join(a, b):\n    return a + b\n",
+    "app.py": """import pkg
+from pkg import flash
+from pkg.helpers import make, Client
+import urllib.request
+
+
+def main():
+    flash("x")
+    pkg.flash("y")
+    c = make()
+    c.get("u")
+    with Client() as d:
+        d.fetch("v")
+    register(cb=flash)
+    other.get(2)
+
+
+shared = Client()
+Client().fetch(3)
+
+
+def later(app):
+    shared.get(4)
+    app.get(5)
+
+
+def shadow(shared):
+    shared.get(6)
+
+
+def rebinds():
+    shared = 2
+    shared.get(7)
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> CodeIndex:
+    root = make_repo(tmp_path_factory.mktemp("res") / "repo", PY)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    return idx
+
+
+def _sites(index: CodeIndex, symbol_id: str, certain_only: bool = True) -> dict[tuple[str, int], str]:
+    hops = index.callers(symbol_id, 1, ("call", "import", "read"), certain_only=certain_only)
+    return {(h.edge.path or "", h.edge.line or 0): h.edge.resolution or "" for h in hops}
+
+
+def test_every_edge_says_how_it_was_resolved(index: CodeIndex) -> None:
+    flash = "python pkg/helpers.py flash()."
+    assert _sites(index, flash) == {
+        ("app.py", 2): "import",  # from pkg import flash: the re-export in pkg/__init__.py followed
+        ("app.py", 8): "import",
+        ("app.py", 9): "module-qualified",  # pkg.flash(...)
+        ("app.py", 14): "import",  # register(cb=flash): a use as a value
+        ("pkg/__init__.py", 1): "import",
+    }
+    get = "python pkg/helpers.py Client.get()."
+    # c = make() -> Client; a module-level instance where nothing hides it, not where a parameter or a
+    # local assignment of the same name does (app.get(5), shared.get(6), shared.get(7))
+    assert _sites(index, get) == {("app.py", 11): "typed-receiver", ("app.py", 23): "typed-receiver"}
+    assert ("app.py", 15) in _sites(index, get, certain_only=False)  # other.get(2): a name-only guess
+    fetch = "python pkg/helpers.py Client.fetch()."
+    assert _sites(index, fetch) == {
+        ("pkg/helpers.py", 9): "self",
+        ("app.py", 13): "typed-receiver",  # with Client() as d
+        ("app.py", 19): "typed-receiver",  # Client().fetch(3)
+    }
+    init = "python pkg/helpers.py Client.__init__()."
+    assert set(_sites(index, init).values()) == {"constructor"}
+    assert len(_sites(index, init)) == 4
+
+
+def test_a_stdlib_import_never_lands_in_a_same_named_subpackage(index: CodeIndex) -> None:
+    assert _sites(index, "python pkg/json/__init__.py loads().", certain_only=False) == {}
+    deps = index.file_deps("pkg/helpers.py")
+    assert [(i.module, i.target) for i in deps.imports] == [("json", None)]
+    # ... and the name-only candidates skip a call through an import that resolves outside the repository.
+    assert index.uncertain_references("loads") == []
+    # `import urllib.request` is a use of a module, not of any function named `request`.
+    assert index.uncertain_references("request", ("call", "import")) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("pkg.json.loads", "python pkg/json/__init__.py loads()."),
+        ("pkg.flash", "python pkg/helpers.py flash()."),  # re-exported by pkg/__init__.py
+        ("pkg.h.make", "python pkg/helpers.py make()."),  # `from . import helpers as h`
+        ("pkg.helpers.Client.get", "python pkg/helpers.py Client.get()."),
+        ("os_like.osmod.path.join", "python os_like/posixish.py join()."),  # `import ... as path`
+    ],
+)
+def test_module_qualified_names(index: CodeIndex, name: str, expected: str) -> None:
+    assert [s.id for s in index.definitions(name)] == [expected]
+
+
+def test_module_qualified_misses_stay_empty(index: CodeIndex) -> None:
+    assert index.definitions("pkg.nothing") == []
+    assert index.definitions("nowhere.loads") == []
+
+
+GO = {
+    "go.mod": "module example.com/app\n\ngo 1.22\n",
+    "main.go": 'package main\n\nimport (\n\t"context"\n\t"errors"\n\t"example.com/app/util"\n)\n\n'
+    "var (\n\tone = 1\n\ttwo, three int\n)\n\nfunc main() {\n\tutil.Do(context.Background())\n"
+    '\t_ = errors.New("x")\n}\n',
+    "util/util.go": "package util\n\nfunc Do(x any) {}\n\ntype W struct{}\n\nfunc (w W) Run() {}\n",
+    "shapes/a.go": 'package shapes\n\nimport "example.com/app/util"\n\ntype T struct{}\n\n'
+    "func f(p *T) {\n\tx := &T{}\n\tx.M()\n\tvar y T\n\ty.M()\n\tp.N()\n\tw := util.W{}\n\tw.Run()\n}\n",
+    "shapes/b.go": "package shapes\n\nfunc (me *T) M() { me.N() }\n\nfunc (T) N() {}\n",
+    # Look-alikes of standard-library packages (as /usr/share/gocode holds them side by side).
+    "third/golang.org/x/net/context/context.go": "package context\n\nfunc Background() int { return 0 }\n",
+    "third/github.com/pkg/errors/errors.go": "package errors\n\nfunc New(s string) error { return nil }\n",
+    "web/color.ts": "export enum Color { Red, Green = 2 }\n",
+}
+
+
+def test_go_imports_and_definitions(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "go", GO)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    deps = {i.module: i.target for i in idx.file_deps("main.go").imports}
+    assert deps == {"context": None, "errors": None, "example.com/app/util": "util/util.go"}
+    assert {s.name for s in idx.symbols_in_file("main.go") if s.kind == "variable"} >= {"one", "two", "three"}
+    do = idx.callers("go util/util.go Do().", 1, certain_only=True)
+    assert [(h.edge.path, h.edge.resolution) for h in do] == [("main.go", "module-qualified")]
+    assert idx.callers("go third/golang.org/x/net/context/context.go Background().", 1, certain_only=True) == []
+    assert [s.qualname for s in idx.definitions("Color.Green")] == ["Color.Green"]
+
+    def sites(symbol_id: str) -> set[tuple[str | None, int | None, str | None]]:
+        return {(h.edge.path, h.edge.line, h.edge.resolution) for h in idx.callers(symbol_id, 1, certain_only=True)}
+
+    assert sites("go shapes/b.go T.M().") == {
+        ("shapes/a.go", 9, "typed-receiver"),
+        ("shapes/a.go", 11, "typed-receiver"),
+    }
+    assert sites("go shapes/b.go T.N().") == {("shapes/a.go", 12, "typed-receiver"), ("shapes/b.go", 3, "self")}
+    assert sites("go util/util.go W.Run().") == {("shapes/a.go", 14, "typed-receiver")}
+    idx.close()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import sys
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
@@ -85,6 +86,10 @@ def prepare(ctx: QueryContext) -> FileDocs:
     # Many files to (re)read: one pass over every symbol beats one query per file.
     symbols_of: dict[str, list[Symbol]] = defaultdict(list)
     if len(todo) > 50:
+        # Lazily built (the index came from elsewhere than `cq index`): say so on a terminal.
+        if sys.stderr.isatty():
+            sys.stderr.write(f"cq: building the search documents of {len(todo)} files (once) ...\n")
+            sys.stderr.flush()
         for sym in ctx.index.all_symbols():
             symbols_of[sym.path].append(sym)
     else:

@@ -63,8 +63,12 @@ def prepare(ctx: QueryContext) -> FileDocs:
     are read again. Runs before the query's deadline starts (like a first index build).
     """
     generation = ctx.index.generation()
+    held = ctx.derived.get("search-docs")
+    if isinstance(held, FileDocs) and held.generation == generation:
+        return held  # prepared before the deadline started: not read from disk again within the query
     cached = _load_docs(ctx)
     if cached is not None and cached.generation == generation:
+        ctx.derived["search-docs"] = cached
         return cached
     old = dict(zip(cached.paths, cached.docs, strict=True)) if cached else {}
     old_hashes = cached.hashes if cached else {}
@@ -105,6 +109,7 @@ def prepare(ctx: QueryContext) -> FileDocs:
         with os.fdopen(fd, "wb") as fh:
             pickle.dump(fresh, fh, protocol=pickle.HIGHEST_PROTOCOL)
         Path(tmp).replace(target)
+    ctx.derived["search-docs"] = fresh
     return fresh
 
 

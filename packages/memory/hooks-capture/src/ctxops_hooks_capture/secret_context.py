@@ -120,6 +120,9 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
         return _block_scalar(text, match, end)
     if not quoted and end < len(text) and text[end : end + 1] in {"(", "["}:
         return None  # a call or a subscript: code, not a value
+    after = text[end : end + 3].lstrip(" ")
+    if not quoted and after.startswith("=") and not after.startswith("=="):
+        return None  # a chained assignment: ``passwd = acct = ''``
     sep = match.group(3)
     spaced = sep != sep.strip() or sep.strip() in {":", "："}  # ``key = value`` or ``key: value``, not ``NAME=value``
     if not quoted and value and spaced and _line_start(text, match.start()) and sep.strip() in {"=", ":", "：", "＝"}:

@@ -169,8 +169,10 @@ _TYPE_WORD = lazy(
 _WORD = r"(?:[a-z_][a-z_]*[0-9]?|[A-Z][A-Z_]*[0-9]?|(?:[A-Z][a-z]+)+[0-9]?)"
 _DOTTED = lazy(rf"{_WORD}(?:\.{_WORD})+")
 _HAS_DIGIT = lazy(r"[0-9]")
-_HAS_SPECIAL = lazy(r"[^A-Za-z0-9\s]")
+_HAS_SPECIAL = lazy(r"[^A-Za-z0-9\s_.-]")
 _MIXED = lazy(r"[a-z].*[A-Z]|[A-Z].*[a-z]")
+_CAMEL_WORDS = lazy(r"(?:[A-Z]?[a-z]+)+|[A-Z][A-Z_]*")  # AuthenticationMiddleware, CONSTANT_NAME
+_PLAIN_WORDS = lazy(r"[a-z]+(?: [a-z]+){2,}")  # prose: "password to use with username"
 _PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "secrets"})
 
 
@@ -191,7 +193,10 @@ def looks_like_credential(value: str) -> bool:
     value = value.strip()
     if len(value) < 8:
         return False
-    return bool(_HAS_DIGIT.search(value) or _HAS_SPECIAL.search(value) or _MIXED.search(value))
+    if _HAS_DIGIT.search(value) or _HAS_SPECIAL.search(value):
+        return True
+    # mixed case, unless it is only CamelCase words: ``AuthenticationMiddleware``, ``current_token``
+    return bool(_MIXED.search(value)) and not all(_CAMEL_WORDS.fullmatch(part) for part in value.split("_") if part)
 
 
 def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False) -> bool:
@@ -204,6 +209,10 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
     text = value.strip()
     if len(text) < 4 or is_placeholder(text) or "[REDACTED" in text:
         return False
+    if quoted and value[:1] in {" ", ",", "+", ")", ";"}:
+        return False  # the quote closed a string around the name: ``"token=" + repr(x)``
+    if _PLAIN_WORDS.fullmatch(text):
+        return False  # prose after a name: "password: password to use with username"
     if not quoted:
         if _TYPE_WORD.match(text) or _DOTTED.fullmatch(text.rstrip(";,")):
             return False
@@ -212,5 +221,9 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         if text.startswith(("/", "~/", "./")) and words(name)[-1:] in (["pwd"], ["dir"], ["path"]):
             return False
     if strict or not is_password_class(name):
+        if quoted and " " in text:
+            return False  # keys, tokens and signatures hold no spaces: ``sig = "at least %d"``
+        if quoted and _DOTTED.fullmatch(text):
+            return False  # a module or attribute path: ``'Cookie': 'http.cookies'``
         return (quoted and len(text) >= 6 and not strict) or looks_like_credential(text)
     return True

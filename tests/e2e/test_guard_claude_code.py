@@ -110,3 +110,27 @@ def test_guard_summarizes_failing_run_and_dedupes_reread(
     rows = [r for r in rows if r["action"] == "guard"]  # core's hook may also record memory injections
     assert [r["tool_name"] for r in rows] == ["Bash", "Read"]
     assert all(r["action"] == "guard" and r["tokens_before"] > r["tokens"] for r in rows)
+
+
+def test_claude_code_resends_an_unchanged_file_natively(
+    agent_workspace: AgentWorkspace, claude_executable: Path
+) -> None:
+    """Why the guard dedupes reads: without it, this Claude Code sends an unchanged re-read in full again.
+
+    If a later Claude Code answers the re-read itself, this fails, and the guard's dedupe can go.
+    """
+    ws = agent_workspace
+    source = ws.project / "a.py"
+    source.write_text("".join(f"def f{i}():\n    return {i}\n" for i in range(40)), encoding="utf-8")
+    scenario = Scenario(
+        [
+            turn(tool_use("Read", {"file_path": str(source)})),
+            turn(tool_use("Read", {"file_path": str(source)})),
+            turn("Done."),
+        ]
+    )
+    with ScriptedModelServer(scenario, seed=5, log_path=ws.server_log) as server:
+        run_claude(ws.project, ws.home, "read it twice", server.url, executable=claude_executable).check()
+    first, second = tool_results(ws.server_log)
+    assert "def f39():" in first and "def f39():" in second
+    assert len(second) >= len(first) - 10

@@ -64,3 +64,14 @@ def test_vector_store_embeds_only_new_or_changed_chunks(tmp_path: Path) -> None:
     assert store.count() == 3
     best = store.search("header parsing", paths=["x.py"], k=2)
     assert best[0][0] == "a" and {i for i, _ in best} <= {"a", "b"}
+
+
+def test_auto_uses_the_local_model_when_installed_and_hashing_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxops_code_query.embedders import local_model
+
+    monkeypatch.delenv("CQ_EMBEDDER", raising=False)
+    chosen = load_embedder()
+    if local_model() is None:  # the default install: no model, the named fallback
+        assert chosen.name == "cq-hashing-v2-384"
+    else:  # the vector extra with the packaged MiniLM: a real model, 384 dimensions
+        assert chosen.name == "st:all-MiniLM-L6-v2" and chosen.dimensions == 384

@@ -58,6 +58,8 @@ def test_a_task_spans_sessions_and_days_then_branch_then_session(
     tasks.stop(repo, at=T0 + 2 * day, data_dir=str(data_dir))
     report = _json(capsys, ["report", "task", "--json"])
     rows = {r["task"]: r for r in report["rows"]}
+    assert report["total"]["calls"] == 7  # the total row is the sum of the groups, every call once
+    assert report["total"]["cost_usd"] == pytest.approx(sum(r["cost_usd"] for r in report["rows"]))
     assert rows["checkout-v2"]["calls"] == 3 and rows["checkout-v2"]["sessions"] == 3
     assert rows["checkout-v2"]["days"] == 3 and rows["checkout-v2"]["source"] == "task"
     assert rows["feat-x"]["calls"] == 1 and rows["feat-x"]["source"] == "branch"

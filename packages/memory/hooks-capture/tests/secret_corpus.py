@@ -355,4 +355,12 @@ LOOKALIKES: list[str] = [
     "--password-stdin is safer than -p",
     "token_count: 12345",
     "Bearer authentication is configured in settings",
+    # code from the CPython standard library that an earlier version of the rules redacted
+    "cache_token = current_token",
+    'sig = "at least %d" % (atleast,)',
+    "'Cookie': 'http.cookies',",
+    "userid = passwd = acct = ''",
+    "def unix_getpass(prompt='Password: ', stream=None):",
+    'print("shlex: token=" + repr(raw))',
+    "- password: password to use with username",
 ]

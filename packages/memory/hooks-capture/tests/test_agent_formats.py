@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -113,13 +114,16 @@ def test_a_compound_command_with_a_ctx_step_is_kept(repo: Path, capture_all) -> 
     assert event.kind == "test_result" and event.tests_passed == 3
 
 
-def test_usage_names_the_command_typed(capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_names_the_command_typed(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     assert main(["--help"], prog="ctx hook") == 0
     assert capsys.readouterr().out.startswith("usage: ctx hook AGENT")
-    assert main(["--help"]) == 0  # called with argv, as ctx's entry point does
+    monkeypatch.setenv("CTXOPS_PROG", "ctx hook")  # what ctx sets before running a package's command
+    assert main(["--help"]) == 0
     assert capsys.readouterr().out.startswith("usage: ctx hook AGENT")
+    monkeypatch.delenv("CTXOPS_PROG")
+    env = {k: v for k, v in os.environ.items() if k != "CTXOPS_PROG"}
     done = subprocess.run(
-        [sys.executable, "-m", "ctxops_hooks_capture", "--help"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "ctxops_hooks_capture", "--help"], capture_output=True, text=True, check=False, env=env
     )
     assert done.returncode == 0 and done.stdout.startswith("usage: python -m ctxops_hooks_capture AGENT")
 

@@ -1,13 +1,13 @@
-"""Regenerate tests/runs/: real failing runs of pytest, go test, tsc, eslint, ruff, mypy and jest on a
+"""Regenerate tests/runs/: real failing runs of pytest, go test, tsc, eslint, ruff, mypy and vitest on a
 broken copy of examples/order-service, each with the runner's machine-readable output beside it.
 
     PATH=$PATH:/usr/lib/go/bin uv run python packages/memory/memory-inject/tests/make_runs.py TOOLS_DIR
 
-TOOLS_DIR holds node_modules with typescript, eslint, typescript-eslint, jest and @types/node
-(``npm install --prefix TOOLS_DIR typescript eslint typescript-eslint jest @types/node@20``). Each run
+TOOLS_DIR holds node_modules with typescript@5, eslint, typescript-eslint, vitest and @types/node
+(``npm install --prefix TOOLS_DIR typescript@5 eslint typescript-eslint vitest @types/node@20``). Each run
 writes ``<name>.out`` (what the agent's Bash tool would show: stdout then stderr), ``<name>.cmd`` and
 the machine-readable file (``.junit.xml``, ``.gotest.jsonl``, ``.tsc.txt``, ``.eslint.json``,
-``.ruff.json``, ``.mypy.jsonl``, ``.jest.json``). Not a test: the suite reads what it recorded.
+``.ruff.json``, ``.mypy.jsonl``, ``.vitest.json``). Not a test: the suite reads what it recorded.
 """
 
 from __future__ import annotations
@@ -59,6 +59,34 @@ def run(name: str, cwd: Path, command: str, machine: tuple[str, str] | None = No
         m = subprocess.run(machine_command, shell=True, cwd=cwd, capture_output=True, text=True, check=False)
         (HERE / f"{name}{suffix}").write_text(m.stdout, encoding="utf-8")
     print(f"{name}: exit {done.returncode}, {len(done.stdout + done.stderr)} chars")
+
+
+# The web tests use node:test; vitest runs the same files once they import `test` from vitest.
+VITEST_BREAKS = [
+    (
+        "src/utils/money.ts",
+        "return Math.floor((2 * subtotalCents * taxRateBp + BASIS_POINTS) / (2 * BASIS_POINTS));",
+        "return Math.ceil((subtotalCents * taxRateBp) / BASIS_POINTS) + 1;",
+    ),
+    (
+        "src/orders/polling.ts",
+        "return Math.min(Math.round(current * 1.5), max);",
+        "return Math.max(Math.round(current * 2), max);",
+    ),
+]
+
+
+def vitest_runs(work: Path, bin_: Path) -> None:
+    web = work / "web-vitest"
+    shutil.copytree(EXAMPLE / "web", web)
+    for rel, old, new in VITEST_BREAKS:
+        path = web / rel
+        text = path.read_text(encoding="utf-8")
+        assert old in text, (rel, old)
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    for test in web.rglob("*.test.ts*"):
+        test.write_text(test.read_text(encoding="utf-8").replace('from "node:test"', 'from "vitest"'), encoding="utf-8")
+    run("vitest", web, f"{bin_}/vitest run src", (".vitest.json", f"{bin_}/vitest run src --reporter=json"))
 
 
 def main() -> int:
@@ -116,6 +144,7 @@ def main() -> int:
         (".ruff.json", f"{py} -m ruff check --select E,F,W,B,UP,ANN,PL,N --no-cache --output-format json api"),
     )
     run("ruff-concise", work, f"{py} -m ruff check --select E,F,W,B,UP,ANN,PL,N --no-cache --output-format concise api")
+    vitest_runs(work, bin_)
     run(
         "mypy",
         work,

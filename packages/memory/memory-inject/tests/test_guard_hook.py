@@ -4,6 +4,7 @@ originals, read dedupe, large reads, config switches, accounting records and the
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -311,3 +312,46 @@ def test_handle_takes_bytes_and_answers_only_claude_code(repo: Path) -> None:
     for agent in ("codex", "gemini", "cursor", "generic"):  # no shape-preserving replacement there
         assert handle(agent, data).stdout == ""
     assert handle("claude-code", b"\xff not json").stdout == ""
+
+
+def test_config_cache_follows_the_file(repo: Path) -> None:
+    from ctxops_memory_inject.guard.config import load_config
+
+    config = repo / ".meta" / "config.toml"
+    config.write_text("[guard]\nmin_chars = 111\n", encoding="utf-8")
+    assert load_config(str(repo)).min_chars == 111
+    assert (repo / ".meta" / ".state" / "guard" / "config.json").is_file()
+    assert load_config(str(repo)).min_chars == 111  # from the cache
+    config.write_text("[guard]\nmin_chars = 2222\n", encoding="utf-8")
+    assert load_config(str(repo)).min_chars == 2222
+    config.write_text('[guard]\nmin_chars = "x"\n', encoding="utf-8")
+    assert load_config(str(repo)).min_chars == 3000  # wrong type: the default
+
+
+def test_failure_is_logged_and_output_left_alone(repo: Path) -> None:
+    (repo / ".meta" / ".state").write_text("not a directory", encoding="utf-8")  # staging must fail
+    text = (RUNS / "mypy.out").read_text(encoding="utf-8")
+    assert handle_post_tool_use(bash_payload(repo, "mypy --strict api", text)) is None
+    assert "PostToolUse" in (repo / ".meta" / "logs" / "guard.log").read_text(encoding="utf-8")
+
+
+def test_handle_can_capture_the_event_itself(repo: Path) -> None:
+    from ctxops_memory_inject.guard import handle
+
+    data = json.dumps(bash_payload(repo, "ls", "a.py\n")).encode()
+    assert handle("claude-code", data, capture_event=True).stdout == ""
+    assert list((repo / ".meta" / "events").glob("*.jsonl"))  # hooks-capture stored it
+
+
+def test_old_spool_files_are_swept(repo: Path) -> None:
+    spool = repo / ".meta" / ".state" / "guard" / "spool"
+    spool.mkdir(parents=True)
+    old = spool / "0123456789abcdef.log"
+    old.write_text("left by a run whose PostToolUse never came", encoding="utf-8")
+    os.utime(old, (1, 1))
+    base = {"session_id": "s1", "cwd": str(repo), "hook_event_name": "PreToolUse", "tool_name": "Bash"}
+    assert handle_pre_tool_use(base | {"tool_input": {"command": "pytest -q"}}) is not None
+    assert not old.exists()
+    # a trailer naming a spool that is gone: the shell's excerpt is used as it is
+    post = bash_payload(repo, "pytest -q", "1 failed\n\n[ctxops-exit 1 fedcba9876543210]\n")
+    assert handle_post_tool_use(post)["hookSpecificOutput"]["updatedToolOutput"]["stdout"] == "Exit code 1\n1 failed\n"

@@ -114,3 +114,19 @@ def test_mypy_locations_kept() -> None:
     assert len(wanted) > 30
     assert [w for w in wanted if not re.search(re.escape(w) + r"(?!\d)", summary)] == []
     assert "Found " in summary
+
+
+def test_vitest_failing_tests_and_locations_kept() -> None:
+    _, summary = summary_of("vitest")
+    report = json.loads((RUNS / "vitest.vitest.json").read_text(encoding="utf-8"))
+    failing, locations = [], set()
+    for suite in report["testResults"]:
+        for case in suite["assertionResults"]:
+            if case["status"] == "failed":
+                failing.append((rel(suite["name"], "web-vitest/"), case["fullName"]))
+                for message in case.get("failureMessages", []):
+                    locations.update(re.findall(r"(\w+\.test\.tsx?:\d+)", message))
+    assert len(failing) == report["numFailedTests"] == 2
+    assert [f for f in failing if f"{f[0]} > {f[1]}" not in summary] == []
+    assert locations and {loc for loc in locations if loc not in summary} == set()
+    assert "2 failed | 10 passed" in summary

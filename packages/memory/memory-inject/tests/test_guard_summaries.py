@@ -92,3 +92,40 @@ def test_generic_log_collapses_repeats_and_keeps_errors() -> None:
     out = summary("./long-job.sh", text)
     assert "store.c:88" in out and "tick 0" in out and "done" in out
     assert len(out) < 2000
+
+
+def test_git_status_groups_long_file_lists(tmp_path: Path) -> None:
+    root = repo_with_history(tmp_path)
+    for i in range(30):
+        (root / "new").mkdir(exist_ok=True)
+        (root / "new" / f"f{i}.txt").write_text("x")
+    (root / "a.txt").write_text("changed\n")
+    run(root, "git", "add", "new")
+    text = run(root, "git", "status", "-uall")
+    out = summary("git status", text)
+    assert "new/ (30 files)" in out and "On branch" in out
+    assert "f17.txt" not in out
+
+
+def test_unittest_failures_kept() -> None:
+    text = "\n".join(f"test_{i} (pkg.tests.T.test_{i}) ... ok" for i in range(200))
+    text += "\n" + "\n".join(
+        [
+            "test_bad (pkg.tests.T.test_bad) ... FAIL",
+            "======================================================================",
+            "FAIL: test_bad (pkg.tests.T.test_bad)",
+            "----------------------------------------------------------------------",
+            "Traceback (most recent call last):",
+            '  File "/src/pkg/tests.py", line 41, in test_bad',
+            "    self.assertEqual(1, 2)",
+            "AssertionError: 1 != 2",
+            "",
+            "Ran 201 tests in 0.050s",
+            "",
+            "FAILED (failures=1)",
+        ]
+    )
+    out = summary("python -m unittest -v pkg.tests", text)
+    assert "FAIL: test_bad (pkg.tests.T.test_bad)" in out and 'File "/src/pkg/tests.py", line 41' in out
+    assert "Ran 201 tests" in out and "FAILED (failures=1)" in out
+    assert "test_7 " not in out

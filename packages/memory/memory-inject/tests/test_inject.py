@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from ctxops_memory_inject.build import HEADER, build_injection
 from ctxops_memory_inject.ranking import paths_in
 from ctxops_memory_inject.tokens import count
@@ -107,3 +108,17 @@ def test_records_and_usage(repo: Path, data_dir: Path) -> None:
     assert record["action"] == "inject" and record["memory_ids"] == injection.memory_ids
     assert record["tokens"] == injection.tokens and record["session_id"] == "s1"
     assert read_usage(repo)[ids["mig"]][0] == 1
+
+
+def test_vectors_find_what_bm25_misses(repo: Path) -> None:
+    pytest.importorskip("lancedb")
+    (repo / ".meta").mkdir(exist_ok=True)
+    (repo / ".meta" / "config.toml").write_text('[memory.vector]\nenabled = true\nembedder = "hashing"\n')
+    store = MemoryStore(repo)
+    entry = store.put(new_entry(kind="lesson", title="Exponential backoff for webhook retries")).entry
+    store.put(new_entry(kind="lesson", title="Cache invalidation after deploys"))
+    assert store.rebuild_index()
+    query = "exponentail bakoff webhok"  # misspelt: no BM25 term in common, many character trigrams
+    assert "task" not in build_injection(repo, query).layers
+    with_vectors = build_injection(repo, query, vectors=True)
+    assert with_vectors.layers["task"][0] == entry.id

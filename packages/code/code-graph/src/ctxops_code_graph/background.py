@@ -37,6 +37,20 @@ def update_queued(layout: IndexLayout) -> bool:
         return True
 
 
+# Children started early in this process (see `start_early`), by repository root: adopted by the first
+# `DetachedUpdate` of that root instead of starting another.
+_EARLY: dict[Path, subprocess.Popen[bytes]] = {}
+
+
+def start_early(root: str | os.PathLike[str], bound: int | None = 50) -> None:
+    """Start the detached update now, before this process has imported what it needs to answer: a fresh
+    `cq` that found edited files overlaps its own start-up with the update's (the first read adopts it)."""
+    update = DetachedUpdate(IndexLayout(Path(root).resolve()), bound)
+    update.start()
+    if update._proc is not None:
+        _EARLY[update.layout.root] = update._proc
+
+
 class DetachedUpdate:
     """One automatic update run by a detached child process."""
 
@@ -48,7 +62,11 @@ class DetachedUpdate:
         self._joined = False  # another process's update was already queued: this one waits on it
 
     def start(self) -> None:
-        """Start the child, or join the update another reader already started."""
+        """Start the child, or adopt the one this process started early, or join another reader's."""
+        early = _EARLY.pop(self.layout.root, None)
+        if early is not None:
+            self._proc = early
+            return
         if update_queued(self.layout):
             self._joined = True
             return

@@ -175,20 +175,19 @@ def _through_imports(
 
 
 def names_near(con: sqlite3.Connection, query: str, limit: int = 5000) -> list[str]:
-    """Candidate names for suggestions about ``query``, in one query: the same name in another case,
-    names containing it, and names of a similar length sharing its first letter or its last two (what a
-    typo usually keeps). A close match (difflib ratio >= 0.7) has a length within about half of the
-    query's, so the length bound loses none of those."""
-    q = query.lower()
+    """Candidate names for suggestions about ``query``, from one query on the name index (two range scans):
+    the names that start with its first letter in either case and have a similar length. A close match
+    (difflib ratio >= 0.7) has a length within about half of the query's, so the length bound loses none
+    of those; a typo in the first letter is the one thing it does not forgive."""
+    q = query.strip()
+    if not q:
+        return []
     n = len(q)
-    low, high = max(1, int(n * 0.53)), int(n / 0.53) + 1
+    upper, lower = q[0].upper(), q[0].lower()
     rows = con.execute(
-        "SELECT DISTINCT name FROM symbols WHERE lower(name) = ?1"
-        " OR (length(?1) >= 3 AND instr(lower(name), ?1) > 0)"
-        " OR (length(name) BETWEEN ?2 AND ?3"
-        "     AND (lower(substr(name, 1, 1)) = substr(?1, 1, 1) OR lower(substr(name, -2)) = substr(?1, -2)))"
-        " LIMIT ?4",
-        (q, low, high, limit),
+        "SELECT DISTINCT name FROM symbols WHERE ((name >= ?1 AND name < ?2) OR (name >= ?3 AND name < ?4))"
+        " AND length(name) BETWEEN ?5 AND ?6 LIMIT ?7",
+        (upper, chr(ord(upper) + 1), lower, chr(ord(lower) + 1), max(1, int(n * 0.53)), int(n / 0.53) + 1, limit),
     )
     return [r[0] for r in rows]
 

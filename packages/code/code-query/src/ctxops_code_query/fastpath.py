@@ -132,8 +132,17 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
         con = reader.connect(snapshot)
         try:
             meta = reader.meta(con)
-            if meta.get("format") != INDEX_FORMAT or not reader.staleness(root, con, meta).fresh:
-                return None  # the full path rebuilds, reindexes or reports the stale files
+            if meta.get("format") != INDEX_FORMAT:
+                return None  # the full path rebuilds it
+            if not reader.staleness(root, con, meta).fresh:
+                # The full path reindexes (or reports the stale files): start that update now, so it
+                # runs while this process imports the full path.
+                deadline = opts.get("deadline")
+                if deadline is None or deadline > 0:  # without a deadline the update runs in-process
+                    from ctxops_code_graph.background import start_early
+
+                    start_early(root)
+                return None
             rows = reader.definition_rows(con, opts["name"])
             if not rows:
                 if not opts["name"].isidentifier():

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import sys
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
@@ -63,8 +64,12 @@ def prepare(ctx: QueryContext) -> FileDocs:
     are read again. Runs before the query's deadline starts (like a first index build).
     """
     generation = ctx.index.generation()
+    held = ctx.derived.get("search-docs")
+    if isinstance(held, FileDocs) and held.generation == generation:
+        return held  # prepared before the deadline started: not read from disk again within the query
     cached = _load_docs(ctx)
     if cached is not None and cached.generation == generation:
+        ctx.derived["search-docs"] = cached
         return cached
     old = dict(zip(cached.paths, cached.docs, strict=True)) if cached else {}
     old_hashes = cached.hashes if cached else {}
@@ -81,6 +86,10 @@ def prepare(ctx: QueryContext) -> FileDocs:
     # Many files to (re)read: one pass over every symbol beats one query per file.
     symbols_of: dict[str, list[Symbol]] = defaultdict(list)
     if len(todo) > 50:
+        # Lazily built (the index came from elsewhere than `cq index`): say so on a terminal.
+        if sys.stderr.isatty():
+            sys.stderr.write(f"cq: building the search documents of {len(todo)} files (once) ...\n")
+            sys.stderr.flush()
         for sym in ctx.index.all_symbols():
             symbols_of[sym.path].append(sym)
     else:
@@ -105,6 +114,7 @@ def prepare(ctx: QueryContext) -> FileDocs:
         with os.fdopen(fd, "wb") as fh:
             pickle.dump(fresh, fh, protocol=pickle.HIGHEST_PROTOCOL)
         Path(tmp).replace(target)
+    ctx.derived["search-docs"] = fresh
     return fresh
 
 

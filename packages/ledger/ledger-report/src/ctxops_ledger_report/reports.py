@@ -151,6 +151,29 @@ def _totals(view: View, filters: Filters) -> dict[str, Any]:
     return rows[0] if rows and rows[0]["calls"] else {}
 
 
+def _sum_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The total row from the group rows (every call is in exactly one group): no second scan of the table."""
+    if not rows:
+        return {}
+    total: dict[str, Any] = {}
+    for column in (
+        "calls",
+        "input_tokens",
+        "output_tokens",
+        "cache_write_tokens",
+        "cache_read_tokens",
+        "total_tokens",
+        "unpriced_tokens",
+    ):
+        total[column] = sum(int(r.get(column) or 0) for r in rows)
+    costs = [r["cost_usd"] for r in rows if r.get("cost_usd") is not None]
+    total["cost_usd"] = sum(costs) if costs else None
+    total["unpriced_models"] = sorted({m for r in rows for m in (r.get("unpriced_models") or [])})
+    prompt = total["input_tokens"] + total["cache_write_tokens"] + total["cache_read_tokens"]
+    total["cache_hit_rate"] = total["cache_read_tokens"] / prompt if prompt else None
+    return total
+
+
 def _notes(view: View, total: dict[str, Any]) -> list[str]:
     notes = [view.note] if view.note else []
     if total.get("unpriced_models"):
@@ -180,7 +203,7 @@ def grouped(view: View, kind: str, filters: Filters, *, tz: str = "UTC", breakdo
         f"GROUP BY {', '.join(str(i + 1) for i in range(len(keys)))} ORDER BY {order}"
     )
     rows = _fetch(view.con, sql, select_params + params)
-    total = _totals(view, filters)
+    total = _sum_rows(rows)
     columns = keys + (["source", "sessions", "days"] if kind == "task" else []) + METRIC_COLUMNS
     if kind == "session":
         columns = [*keys, "repo_path", "first", "last", *METRIC_COLUMNS]

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH109, PTH119
+# ruff: noqa: PTH109
 # os.path on the hook path: the capture command does without importing pathlib.
 """``python -m ctxops_hooks_capture AGENT`` (also ``ctx hook AGENT``): capture one agent event.
 
@@ -36,19 +36,18 @@ def usage(prog: str) -> str:
     return USAGE.format(prog=prog, agents=", ".join(AGENTS))
 
 
-def _prog(argv: list[str] | None) -> str:
-    """The command the user typed: ``ctx hook`` under ctx, ``python -m ctxops_hooks_capture`` otherwise."""
-    launcher = os.path.basename(sys.argv[0] if sys.argv else "")
-    if launcher in {"ctx", "ctx.exe"} or (argv is not None and launcher != "__main__.py"):
-        return "ctx hook"
-    return "python -m ctxops_hooks_capture"
+def _prog() -> str:
+    """The command the user typed: ``ctx`` names itself in ``$CTXOPS_PROG``; run directly, ``python -m``."""
+    from ctxops_contracts.shared.cli import typed_prog  # only --help pays for this import
+
+    return typed_prog("python -m ctxops_hooks_capture")
 
 
 def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
     """Run the capture command; ``prog`` names it in the usage text (default: as the user typed it)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in {"-h", "--help", "help"}:
-        text = usage(prog or _prog(argv))
+        text = usage(prog or _prog())
         sys.stdout.write(text) if args else sys.stderr.write(text)
         return 0
     agent, rest = args[0], args[1:]

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 
+from .lazy_re import lazy
+
 # A prompt that opens with a negation, a stop or an undo corrects what came before it...
-_EN_OPENERS = re.compile(
+_EN_OPENERS = lazy(
     r"^(?:"
     r"no(?:pe)?(?=[,.!;:—-]|\s+(?:no|wait|stop|don'?t|not|that|this|it|please|use|you|we|i|the other)\b|$)"
     r"|nah\b|wrong\b|incorrect\b|not (?:that|like that|this|quite)\b"
@@ -24,21 +26,21 @@ _EN_OPENERS = re.compile(
     re.IGNORECASE,
 )
 # ...unless the opener is only politeness or a reminder.
-_EN_BENIGN = re.compile(
+_EN_BENIGN = lazy(
     r"^(?:no (?:problem|worries|rush|need to (?:hurry|rush))|not bad|don'?t forget|do not forget|never forget"
     r"|never mind,? (?:continue|go on|carry on)|actually,? (?:that|this|it) (?:looks|is|was|works) "
     r"(?:good|great|fine|right|correct|perfect))\b",
     re.IGNORECASE,
 )
 # Redirections anywhere in the prompt.
-_EN_ANYWHERE = re.compile(
+_EN_ANYWHERE = lazy(
     r"\b(?:instead of|rather than|use \S+(?: \S+){0,4} instead|i (?:said|told you|asked (?:you )?(?:to|for|not)|meant)"
     r"|you should(?:n'?t| not) have|that'?s not what i|not what i (?:asked|wanted|meant)|please don'?t(?! forget)"
     r"|why did you|shouldn'?t have|wrong (?:file|approach|function|place|module|directory|command|branch)"
     r"|you misunderstood|go back to the (?:previous|old|original))\b",
     re.IGNORECASE,
 )
-_ZH = re.compile(
+_ZH = lazy(
     r"(?<!对)不对(?!劲吗)|不是这样|不是这个|不是我(?:想要|要|说|让你|想)|这不是我|我(?:说的是|要的是|不是让你|没让你)"
     r"|不要(?!忘)|不需要|改回|换回|错了|搞错|弄错|理解错|而不是|应该(?:用|是|改)|撤销|撤回|回滚|还原|恢复原"
     r"|停下|停止|别再|为什么(?:把|要|你)|谁让你"

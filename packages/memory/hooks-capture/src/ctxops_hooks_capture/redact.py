@@ -41,8 +41,9 @@ def redact(text: str) -> str:
     for label, needles, pattern in FORMATS:
         if any(needle in text for needle in needles):
             text = pattern.sub(f"[REDACTED:{label}]", text)
+    lowered = text.lower()  # context rules are gated on lower-case needles (a cheap C-level scan each)
     for _label, required, handler_pattern, handler in CONTEXT_RULES:
-        if required is None or any(needle in text for needle in required):
+        if required is None or any(needle in lowered for needle in required):
             text = scan(text, handler_pattern, handler)
     return text
 

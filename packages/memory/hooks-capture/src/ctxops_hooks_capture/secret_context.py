@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 
+from .lazy_re import lazy
 from .secret_names import is_placeholder, is_secret_name, is_secret_value, looks_like_credential
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
@@ -51,11 +52,11 @@ def scan(text: str, pattern: re.Pattern[str], handler: Handler) -> str:
 # A bare value ends at whitespace, a quote, a bracket, a separator or CJK punctuation (and at \" in JSON).
 # Matched with ``endpos`` = start + 400: possessive loops, no bounded alternation (it is ~10x slower).
 _BARE_CLASS = r"[^\s'\"`,;()\[\]{}>&<" + _CJK_STOP + r"\\]"
-_BARE_VALUE = re.compile(_BARE_CLASS + r"*+(?:\\(?![\"'])" + _BARE_CLASS + r"*+)*+")
-_PROSE_VALUE = re.compile(r"[^\s'\"`,;()\[\]{}>&<" + _CJK_STOP + r"\\\u3000-\u9fff\uff00-\uffef]*+")
+_BARE_VALUE = lazy(_BARE_CLASS + r"*+(?:\\(?![\"'])" + _BARE_CLASS + r"*+)*+")
+_PROSE_VALUE = lazy(r"[A-Za-z0-9!#$%*+\-./:=?@^_|~]*+")  # ASCII: it stops where Chinese text resumes
 # The inside of a quoted value, up to its closing quote (escapes skipped) or the end of the line.
 _QUOTED_VALUE = {
-    quote: re.compile(r"[^" + re.escape(closer) + r"\\\n]*+(?:\\[^\n][^" + re.escape(closer) + r"\\\n]*+)*+")
+    quote: lazy(r"[^" + re.escape(closer) + r"\\\n]*+(?:\\[^\n][^" + re.escape(closer) + r"\\\n]*+)*+")
     for quote, closer in _QUOTES.items()
 }
 
@@ -98,7 +99,7 @@ def _line_start(text: str, at: int) -> bool:
 
 # --- name = value ------------------------------------------------------------------------------------
 
-_ASSIGN = re.compile(
+_ASSIGN = lazy(
     r"(?<![A-Za-z0-9_.$@\\-])"
     r"([A-Za-z_][A-Za-z0-9_.-]{0,80}+)"  # the name (possessive: never re-scanned)
     r"((?:\\?[\"'])?\]?)"  # the closing quote of a JSON key or a subscript: "password": / ["DB_PASSWORD"]=
@@ -119,6 +120,9 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
         return _block_scalar(text, match, end)
     if not quoted and end < len(text) and text[end : end + 1] in {"(", "["}:
         return None  # a call or a subscript: code, not a value
+    after = text[end : end + 3].lstrip(" ")
+    if not quoted and after.startswith("=") and not after.startswith("=="):
+        return None  # a chained assignment: ``passwd = acct = ''``
     sep = match.group(3)
     spaced = sep != sep.strip() or sep.strip() in {":", "："}  # ``key = value`` or ``key: value``, not ``NAME=value``
     if not quoted and value and spaced and _line_start(text, match.start()) and sep.strip() in {"=", ":", "：", "＝"}:
@@ -163,7 +167,7 @@ def _block_scalar(text: str, match: re.Match[str], end: int) -> tuple[str, int] 
     return text[match.start() : pos + 1] + " " * (indent + 2) + SECRET, stop
 
 
-_XML = re.compile(r"<([A-Za-z_][A-Za-z0-9_.:-]{0,60}+)>([^<\n]{1,300}+)</\1>")
+_XML = lazy(r"<([A-Za-z_][A-Za-z0-9_.:-]{0,60}+)>([^<\n]{1,300}+)</\1>")
 
 
 def _xml(match: re.Match[str]) -> tuple[str, int] | None:
@@ -176,7 +180,7 @@ def _xml(match: re.Match[str]) -> tuple[str, int] | None:
 
 # --- command-line flags and commands that take a secret ------------------------------------------------
 
-_FLAG = re.compile(r"(?<![^\s'\"(=])(--?[A-Za-z][A-Za-z0-9_-]{0,40}+)(=|[ \t]+)(?!-)")
+_FLAG = lazy(r"(?<![^\s'\"(=])(--?[A-Za-z][A-Za-z0-9_-]{0,40}+)(=|[ \t]+)(?!-)")
 _FLAG_EXTRA = frozenset({"storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass"})
 _BOOLEAN_FIRST = frozenset({"ask", "no", "prompt", "use", "with", "skip", "require", "show", "reset", "change"})
 
@@ -199,38 +203,38 @@ _CMD = r"(?<![A-Za-z0-9_.-])"
 _GAP = r"[^\n|;&]{0,300}?"
 _VALUE = r"(?P<v>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|[^\s'\"]{2,300}+)"
 _COMMANDS: list[re.Pattern[str]] = [
-    re.compile(
+    lazy(
         _CMD
         + r"(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport)\b"
         + _GAP
         + r"\s-p(?P<v>[^\s-][^\s]{0,300}+)"
     ),
-    re.compile(
+    lazy(
         _CMD + r"(?:sshpass|(?:docker|podman|buildah|skopeo|oras|nerdctl)\s+login|helm\s+registry\s+login|twine"
         r"|mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|sqlcmd|bcp|zip|unzip)\b"
         + _GAP
         + r"\s-[pP][ \t]+"
         + _VALUE
     ),
-    re.compile(_CMD + r"7za?\b" + _GAP + r"\s-p(?P<v>[^\s]{1,300}+)"),
-    re.compile(_CMD + r"redis-cli\b" + _GAP + r"\s-a[ \t]+" + _VALUE),
-    re.compile(
+    lazy(_CMD + r"7za?\b" + _GAP + r"\s-p(?P<v>[^\s]{1,300}+)"),
+    lazy(_CMD + r"redis-cli\b" + _GAP + r"\s-a[ \t]+" + _VALUE),
+    lazy(
         _CMD
         + r"(?:curl|wget|http|https|xh|httpie|lftp|ftp)\b"
         + _GAP
         + r"\s(?:-u|--user|-U|--proxy-user|-x)(?:[ \t]+|=)['\"]?[^\s:'\"]*:(?P<v>[^\s'\"@]{1,300}+)"
     ),
-    re.compile(_CMD + r"smbclient\b" + _GAP + r"\s-U[ \t]+['\"]?[^\s%'\"]+%(?P<v>[^\s'\"]{1,300}+)"),
-    re.compile(
+    lazy(_CMD + r"smbclient\b" + _GAP + r"\s-U[ \t]+['\"]?[^\s%'\"]+%(?P<v>[^\s'\"]{1,300}+)"),
+    lazy(
         _CMD + r"htpasswd[ \t]+(?:-[A-Za-z]+[ \t]+)*?-[A-Za-z]*b[A-Za-z]*[ \t]+(?:-[A-Za-z]+[ \t]+)*"
         r"[^\s]+[ \t]+[^\s]+[ \t]+" + _VALUE
     ),
-    re.compile(_CMD + r"(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?" + _VALUE + r"[ \t]*\|[^\n;&]{0,200}?--password-stdin"),
-    re.compile(r"(?<![A-Za-z0-9])-pass(?:in|out)?[ \t]+['\"]?pass:(?P<v>[^\s'\"]{1,300}+)"),
-    re.compile(_CMD + r"security[ \t]+add-(?:generic|internet)-password\b" + _GAP + r"\s-w[ \t]+" + _VALUE),
-    re.compile(_CMD + r"gh[ \t]+secret[ \t]+set[ \t]+\S+" + _GAP + r"\s(?:-b|--body)(?:[ \t]+|=)" + _VALUE),
+    lazy(_CMD + r"(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?" + _VALUE + r"[ \t]*\|[^\n;&]{0,200}?--password-stdin"),
+    lazy(r"(?<![A-Za-z0-9])-pass(?:in|out)?[ \t]+['\"]?pass:(?P<v>[^\s'\"]{1,300}+)"),
+    lazy(_CMD + r"security[ \t]+add-(?:generic|internet)-password\b" + _GAP + r"\s-w[ \t]+" + _VALUE),
+    lazy(_CMD + r"gh[ \t]+secret[ \t]+set[ \t]+\S+" + _GAP + r"\s(?:-b|--body)(?:[ \t]+|=)" + _VALUE),
 ]
-_CONFIG_SET = re.compile(
+_CONFIG_SET = lazy(
     _CMD + r"(?:config|configure|config:set|secrets?|kv)[ \t]+(?:set|put|add)[ \t]+(?:--?\S+[ \t]+)*?"
     r"([A-Za-z0-9_./:@-]{1,100}+)[ \t]+" + _VALUE
 )
@@ -252,8 +256,8 @@ def _config_set(match: re.Match[str]) -> tuple[str, int] | None:
 
 # --- URLs, headers, cookies ---------------------------------------------------------------------------
 
-_URL_CREDS = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]{1,30}+://[^\s:/@'\"<>]{0,100}+:([^\s@'\"<>]{1,200}+)@")
-_PORT_PATH = re.compile(r"\d{1,5}(?:/.*)?")
+_URL_CREDS = lazy(r"[a-zA-Z][a-zA-Z0-9+.-]{1,30}+://[^\s:/@'\"<>]{0,100}+:([^\s@'\"<>]{1,200}+)@")
+_PORT_PATH = lazy(r"\d{1,5}(?:/.*)?")
 
 
 def _url(match: re.Match[str]) -> tuple[str, int] | None:
@@ -264,10 +268,10 @@ def _url(match: re.Match[str]) -> tuple[str, int] | None:
     return text[match.start() : match.start(1)] + "[REDACTED:password]@", match.end()
 
 
-_AUTH_SCHEME = re.compile(
+_AUTH_SCHEME = lazy(
     r"(?i)(?<![A-Za-z0-9_])(bearer|basic|token|digest|bot|apikey|sso-key)([ \t]+)([A-Za-z0-9._~+/=:-]{12,}+)"
 )
-_TOKEN_CHARS = re.compile(r"[0-9+/=._~:-]")
+_TOKEN_CHARS = lazy(r"[0-9+/=._~:-]")
 
 
 def _auth_scheme(match: re.Match[str]) -> tuple[str, int] | None:
@@ -277,8 +281,8 @@ def _auth_scheme(match: re.Match[str]) -> tuple[str, int] | None:
     return match.group(1) + match.group(2) + "[REDACTED:bearer-token]", match.end()
 
 
-_COOKIE = re.compile(r"(?i)(?<![A-Za-z0-9_-])((?:set-)?cookie[ \t]*[:=][ \t]*)")
-_COOKIE_PAIR = re.compile(r"([^=;\s]{1,100}+)=([^;\"'\n]*)")
+_COOKIE = lazy(r"(?i)(?<![A-Za-z0-9_-])((?:set-)?cookie[ \t]*[:=][ \t]*)")
+_COOKIE_PAIR = lazy(r"([^=;\s]{1,100}+)=([^;\"'\n]*)")
 _COOKIE_ATTRS = frozenset({"path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority"})
 
 
@@ -304,7 +308,7 @@ def _cookie(match: re.Match[str]) -> tuple[str, int] | None:
 
 # --- prose: "the password is X", 密码是 X ---------------------------------------------------------------
 
-_PROSE = re.compile(
+_PROSE = lazy(
     r"(?i)(?<![A-Za-z0-9_])(passwords?|passwd|passphrase|api[ _-]?key|secret(?:[ _-]?key)?|access[ _-]?key"
     r"|auth[ _-]?token|access[ _-]?token|token|credentials?|密码|口令|密钥|秘钥|私钥|令牌|凭证|凭据|授权码|暗号)"
     r"([ \t]{1,4}+(?:is|was|are|:)[ \t]{1,4}+|[ \t]{0,4}+(?:是|为|為|设为|設為|改为|改成|设置为|：|＝|:|=)[ \t]{0,4}+)"
@@ -338,12 +342,12 @@ def _prose(match: re.Match[str]) -> tuple[str, int] | None:
 
 # --- private keys -------------------------------------------------------------------------------------
 
-_PEM = re.compile(
+_PEM = lazy(
     r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)",
     re.DOTALL,
 )
-_PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PUTTY = re.compile(r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC:[ \t]*[0-9a-fA-F]+|\Z)", re.DOTALL)
+_PEM_END = lazy(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PUTTY = lazy(r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC:[ \t]*[0-9a-fA-F]+|\Z)", re.DOTALL)
 
 
 def private_keys(text: str) -> str:
@@ -377,14 +381,14 @@ def is_key_end(text: str) -> bool:
 # --- high-entropy strings next to secret-like words ----------------------------------------------------
 
 # Candidates first (long runs of token characters are rare in prose), then a look back for a secret word.
-_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_=.-])([A-Za-z0-9+/_=.-]{20,300}+)(?![A-Za-z0-9+/_=.-])")
-_NEAR_WORD = re.compile(
+_CANDIDATE = lazy(r"(?<![A-Za-z0-9+/_=.-])([A-Za-z0-9+/_=.-]{20,300}+)(?![A-Za-z0-9+/_=.-])")
+_NEAR_WORD = lazy(
     r"(?i)(?:pass(?:word|wd|phrase)?|secret|token|api[ _-]?key|key|credential|auth|bearer"
     r"|密码|口令|密钥|秘钥|令牌|凭证)[^\n]{0,40}$"
 )
-_HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_IDENTIFIER_LIKE = re.compile(r"[A-Za-z][a-z]+(?:[_.-]?[A-Za-z][a-z]+)*[0-9]{0,4}")
+_HEX = lazy(r"[0-9a-f]+|[0-9A-F]+")
+_UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_IDENTIFIER_LIKE = lazy(r"[A-Za-z][a-z]+(?:[_.-]?[A-Za-z][a-z]+)*[0-9]{0,4}")
 
 
 def entropy(value: str) -> float:
@@ -421,16 +425,71 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     return "[REDACTED:high-entropy]", match.end(1)
 
 
+# Substrings (lower case) of which one must be in the lower-cased text for the command rules to run, in
+# the order of _COMMANDS.
+_COMMAND_NEEDLES: list[tuple[str, ...]] = [
+    ("mysql", "mariadb"),
+    ("sshpass", "login", "twine", "mongo", "sqlcmd", "bcp", "zip"),
+    ("7z",),
+    ("redis-cli",),
+    ("curl", "wget", "http", "xh", "ftp"),
+    ("smbclient",),
+    ("htpasswd",),
+    ("password-stdin",),
+    ("pass:",),
+    ("security",),
+    ("gh",),
+]
+_NAME_NEEDLES = (
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+    "cred",
+    "cookie",
+    "auth",
+    "sig",
+    "session",
+    "dsn",
+    "sas",
+    "pat",
+)
+
 RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
-    # (label, substrings of which one must be present (None: always run), pattern, handler)
+    # (label, lower-case substrings of which one must be in the lower-cased text (None: always run),
+    #  pattern, handler)
     ("url-password", ("://",), _URL_CREDS, _url),
-    ("cookie", ("ookie", "OOKIE"), _COOKIE, _cookie),
-    ("bearer-token", None, _AUTH_SCHEME, _auth_scheme),
-    *(("command-password", None, pattern, _command) for pattern in _COMMANDS),
+    ("cookie", ("cookie",), _COOKIE, _cookie),
+    ("bearer-token", ("bearer", "basic", "token", "digest", "bot", "apikey", "sso-key"), _AUTH_SCHEME, _auth_scheme),
+    *(
+        ("command-password", needles, pattern, _command)
+        for needles, pattern in zip(_COMMAND_NEEDLES, _COMMANDS, strict=True)
+    ),
     ("config-set", (" set ",), _CONFIG_SET, _config_set),
     ("password-flag", ("-",), _FLAG, _flag),
-    ("secret-assignment", None, _ASSIGN, _assignment),
+    ("secret-assignment", _NAME_NEEDLES, _ASSIGN, _assignment),
     ("xml-secret", ("</",), _XML, _xml),
-    ("prose-secret", None, _PROSE, _prose),
+    (
+        "prose-secret",
+        (
+            "pass",
+            "key",
+            "secret",
+            "token",
+            "cred",
+            "密码",
+            "口令",
+            "密钥",
+            "秘钥",
+            "私钥",
+            "令牌",
+            "凭",
+            "授权码",
+            "暗号",
+        ),
+        _PROSE,
+        _prose,
+    ),
     ("high-entropy", None, _CANDIDATE, _entropy),
 ]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from .lazy_re import lazy
+
 _B = r"(?<![A-Za-z0-9_])"  # start boundary that CJK text next to the token does not defeat
 _E = r"(?![A-Za-z0-9])"  # end boundary for fixed-length formats
 
@@ -31,7 +33,11 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
         _B + r"(?:glpat|glrt|gldt|glptt|glft|glimt|glagent|glsoat|glcbt|glffct|glwt|gloas)-[A-Za-z0-9_.-]{20,}+"
         r"|" + _B + r"GR1348941[A-Za-z0-9_-]{20,}+",
     ),
-    ("aws-access-key", ("A",), _B + r"(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA|AGPA|ANPA|ANVA|APKA)[0-9A-Z]{16}" + _E),
+    (
+        "aws-access-key",
+        ("AKIA", "ASIA", "ABIA", "ACCA", "AROA", "AIDA", "AGPA", "ANPA", "ANVA", "APKA"),
+        _B + r"(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA|AGPA|ANPA|ANVA|APKA)[0-9A-Z]{16}" + _E,
+    ),
     ("google-api-key", ("AIza",), _B + r"AIza[0-9A-Za-z_-]{35}" + _E),
     ("google-oauth-secret", ("GOCSPX-",), _B + r"GOCSPX-[A-Za-z0-9_-]{24,}+"),
     ("google-oauth-token", ("ya29.", "1//0"), _B + r"(?:ya29\.[A-Za-z0-9_-]{30,}+|1//0[A-Za-z0-9_-]{40,}+)"),
@@ -125,5 +131,5 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
 ]
 
 FORMATS: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
-    (label, needles, re.compile(pattern)) for label, needles, pattern in _TABLE
+    (label, needles, lazy(pattern)) for label, needles, pattern in _TABLE
 ]

@@ -7,7 +7,7 @@ Names are split into words (``_ - . /``, camelCase) and judged by their last wor
 
 from __future__ import annotations
 
-import re
+from .lazy_re import lazy
 
 # A last word that names a secret on its own.
 _SECRET_WORDS = frozenset(
@@ -120,8 +120,8 @@ _QUALIFIERS = frozenset(
 # Words that name a secret inside one glued word: ``PGPASSWORD``, ``APITOKEN`` (``bypass`` is not one).
 _GLUED_SUFFIXES = ("password", "passwd", "passphrase", "secret", "token", "apikey", "authtoken", "accesskey")
 _NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd", "tokens", "bypass", "compass", "passport"})
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_SPLIT = re.compile(r"[^A-Za-z0-9]+")
+_CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SPLIT = lazy(r"[^A-Za-z0-9]+")
 
 
 def words(name: str) -> list[str]:
@@ -152,14 +152,14 @@ def _names_secret(parts: list[str]) -> bool:
 
 
 # Values that are references or placeholders, not secrets.
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy(
     r"(?:\$|%\(|%[A-Za-z_]|<|\{\{|\*{3}|\.\.\.|…|\[REDACTED|x{3,}$|X{3,}$|#{3,}$|-{3,}$|_{3,}$)"
     r"|(?i:(?:true|false|null|nil|none|undefined|changeme|change[_-]?me|redacted|hidden|masked|example|your[_ -].*"
     r"|placeholder|todo|tbd|secret|password|token|required|optional|empty|unset|default|not[_ -]?set"
     r"|dummy|foo|bar|test|xxx+|\*+)$)"
 )
 # Type annotations: ``password: string;``, ``token: Optional[str] = None``.
-_TYPE_WORD = re.compile(
+_TYPE_WORD = lazy(
     r"(?i)(?:string|str|number|int|integer|float|bool|boolean|bytes|bytearray|any|unknown|object|char|text|varchar"
     r"|secretstr|secretbytes|optional|list|dict|array|void|never|date|datetime|uuid|url|email|field|column)"
     r"(?:$|[\[<(|?;,=]|\s*\|)"
@@ -167,10 +167,12 @@ _TYPE_WORD = re.compile(
 # Code, not a value: ``self.password``, ``request.session.session_key``, ``config.token``.
 # Each part a word (``self``, ``session_key``, ``SECRET_KEY``, ``ApiClient``), not random characters.
 _WORD = r"(?:[a-z_][a-z_]*[0-9]?|[A-Z][A-Z_]*[0-9]?|(?:[A-Z][a-z]+)+[0-9]?)"
-_DOTTED = re.compile(rf"{_WORD}(?:\.{_WORD})+")
-_HAS_DIGIT = re.compile(r"[0-9]")
-_HAS_SPECIAL = re.compile(r"[^A-Za-z0-9\s]")
-_MIXED = re.compile(r"[a-z].*[A-Z]|[A-Z].*[a-z]")
+_DOTTED = lazy(rf"{_WORD}(?:\.{_WORD})+")
+_HAS_DIGIT = lazy(r"[0-9]")
+_HAS_SPECIAL = lazy(r"[^A-Za-z0-9\s_.-]")
+_MIXED = lazy(r"[a-z].*[A-Z]|[A-Z].*[a-z]")
+_CAMEL_WORDS = lazy(r"(?:[A-Z]?[a-z]+)+|[A-Z][A-Z_]*")  # AuthenticationMiddleware, CONSTANT_NAME
+_PLAIN_WORDS = lazy(r"[a-z]+(?: [a-z]+){2,}")  # prose: "password to use with username"
 _PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "secrets"})
 
 
@@ -191,7 +193,10 @@ def looks_like_credential(value: str) -> bool:
     value = value.strip()
     if len(value) < 8:
         return False
-    return bool(_HAS_DIGIT.search(value) or _HAS_SPECIAL.search(value) or _MIXED.search(value))
+    if _HAS_DIGIT.search(value) or _HAS_SPECIAL.search(value):
+        return True
+    # mixed case, unless it is only CamelCase words: ``AuthenticationMiddleware``, ``current_token``
+    return bool(_MIXED.search(value)) and not all(_CAMEL_WORDS.fullmatch(part) for part in value.split("_") if part)
 
 
 def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False) -> bool:
@@ -204,6 +209,10 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
     text = value.strip()
     if len(text) < 4 or is_placeholder(text) or "[REDACTED" in text:
         return False
+    if quoted and value[:1] in {" ", ",", "+", ")", ";"}:
+        return False  # the quote closed a string around the name: ``"token=" + repr(x)``
+    if _PLAIN_WORDS.fullmatch(text):
+        return False  # prose after a name: "password: password to use with username"
     if not quoted:
         if _TYPE_WORD.match(text) or _DOTTED.fullmatch(text.rstrip(";,")):
             return False
@@ -212,5 +221,9 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         if text.startswith(("/", "~/", "./")) and words(name)[-1:] in (["pwd"], ["dir"], ["path"]):
             return False
     if strict or not is_password_class(name):
+        if quoted and " " in text:
+            return False  # keys, tokens and signatures hold no spaces: ``sig = "at least %d"``
+        if quoted and _DOTTED.fullmatch(text):
+            return False  # a module or attribute path: ``'Cookie': 'http.cookies'``
         return (quoted and len(text) >= 6 and not strict) or looks_like_credential(text)
     return True

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 
+from .lazy_re import lazy
+
 # Control characters other than tab and newline; NUL and friends mark binary data.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
-_PROGRESS = re.compile(
+_PROGRESS = lazy(
     r"^\s*(?:"
-    r"[\[(|]?[=#>\-.█▏▎▍▌▋▊▉░▒▓ ]{6,}[\])|]?\s*\d{1,3}(?:\.\d+)?%.*"  # [=====>   ] 45%
+    r"[\[(|]?[=#>\-.\u2588-\u258f\u2591-\u2593 ]{6,}[\])|]?\s*\d{1,3}(?:\.\d+)?%.*"  # [=====>   ] 45%
     r"|\d{1,3}(?:\.\d+)?%\s*\|[^|]*\|.*"  # 45%|█████     | 12/30 (tqdm)
     r"|[⠁-⣿◐◓◑◒|/\\-]\s.{0,80}\.\.\.\s*"  # spinners
     r")$"
@@ -37,7 +39,7 @@ def clean(text: str) -> str:
     repeats = 0
     for raw_line in text.split("\n"):
         line = raw_line.rsplit("\r", 1)[-1] if "\r" in raw_line else raw_line
-        if _PROGRESS.match(line):
+        if ("%" in line or "..." in line) and _PROGRESS.match(line):  # the pattern only matches such lines
             continue
         line = _CONTROL.sub("", line)
         if out and line == out[-1] and line.strip():

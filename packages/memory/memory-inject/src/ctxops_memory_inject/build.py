@@ -19,9 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ctxops_contracts.shared.layout import INDEX_DIR, MEMORY_DIR, meta_path
-from ctxops_memory_store.catalog import load_catalog
+from ctxops_memory_store.catalog import SMALL, load_catalog
+from ctxops_memory_store.terms import tokens
 from ctxops_memory_store.usage import read_usage
 
+from . import snapshot
 from .ranking import RankConfig, Record, born, paths_in, rank, scope_match
 from .tokens import LineCounter
 
@@ -155,18 +157,34 @@ def build_injection(
     include_constants: bool = True,
     vector_scores: dict[str, float] | None = None,
     exclude_ids: Sequence[str] = (),
+    vectors: bool = False,
 ) -> Injection:
     """The injection for ``task`` in the repository at ``root`` (see the module docstring).
 
     ``files_in_play`` are repository-relative paths the caller knows are involved (core passes the files
     of identifiers named in the prompt); this session's files and paths named in ``task`` are added here.
     ``exclude_ids`` are memories already in the context (the hook passes what this session was given).
+    ``vectors`` adds the LanceDB table's cosine scores (when ``[memory.vector]`` is on and the table
+    exists); the hook leaves it off, LanceDB's import alone exceeding its time budget.
     """
     base = os.fspath(root)
-    catalog = load_catalog(meta_path(base, MEMORY_DIR), meta_path(base, INDEX_DIR))
-    records = catalog.readable()
+    memory_dir, index_dir = meta_path(base, MEMORY_DIR), meta_path(base, INDEX_DIR)
+    snap = snapshot.open_trusted(index_dir, memory_dir)
+    corpus: tuple[int, float] | None = None
+    if snap is not None:  # a large store, unchanged since the snapshot: read only what this prompt needs
+        try:
+            records, corpus = snap.records(tokens(task)), snap.corpus()
+        finally:
+            snap.con.close()
+    else:
+        catalog = load_catalog(memory_dir, index_dir)
+        records = catalog.readable()
+        if len(catalog.records) > SMALL:
+            snapshot.update(index_dir, catalog)
     files = list(dict.fromkeys([*files_in_play, *paths_in(task), *session_files(base, session_id)]))
     summaries_excluded = [r for r in records if _kind(r) != "summary"]
+    if vectors and vector_scores is None and task.strip():
+        vector_scores = _vector_scores(base, task)
     ranked = rank(
         summaries_excluded,  # digests are layer 3: as BM25 documents they would outrank every lesson
         task,
@@ -174,6 +192,7 @@ def build_injection(
         usage=read_usage(base),
         vector_scores=vector_scores,
         config=config,
+        corpus=corpus,
     )
     relevance = {str(r.entry.get("id")): r.score for r in ranked}
 
@@ -260,9 +279,28 @@ def build_injection(
     if not ids:
         counter.save()
         return Injection("", [], 0, budget, omitted, {}, counter.name)
-    tokens = sum(counter.line(line) for line in out)
+    total = sum(counter.line(line) for line in out)
     counter.save()
-    return Injection("\n".join(out), ids, tokens, budget, omitted, layers, counter.name)
+    # Every line is counted with its newline, so the block ends with one: the sum is the block's exact count.
+    return Injection("\n".join(out) + "\n", ids, total, budget, omitted, layers, counter.name)
+
+
+def _vector_scores(root: str, task: str, limit: int = 50) -> dict[str, float] | None:
+    """Cosine similarity of the task to the nearest active entries, from memory-store's vector table."""
+    from pathlib import Path
+
+    from ctxops_memory_store import MemoryStore
+
+    store = MemoryStore(Path(root))
+    if not store.config.vector_enabled:
+        return None
+    try:
+        from ctxops_memory_store.vector import VectorTable, VectorUnavailable
+
+        return dict(VectorTable.for_store(store).search(task, limit=limit))
+    except (VectorUnavailable, OSError, ValueError) as exc:
+        log.warning("vectors unavailable, ranking by BM25 alone: %s", exc)
+        return None
 
 
 def record_injection(

@@ -20,6 +20,7 @@ from ctxops_contracts.shared.cli import (
     emit_json,
     json_requested,
     report_error,
+    typed_prog,
 )
 
 PROG = "python -m ctxops_memory_inject"
@@ -61,7 +62,13 @@ def _inject(args: argparse.Namespace) -> int:
     except NotARepository as exc:
         raise CliError(exc.message, exc.fix) from None
     injection = build_injection(
-        root, args.task, session_id=args.session, agent=args.agent, files_in_play=args.files, budget=args.budget
+        root,
+        args.task,
+        session_id=args.session,
+        agent=args.agent,
+        files_in_play=args.files,
+        budget=args.budget,
+        vectors=True,  # used when [memory.vector] is on
     )
     if not args.no_record:
         record_injection(root, injection, agent=args.agent, session_id=args.session, hook="cli")
@@ -101,7 +108,8 @@ def _digest(args: argparse.Namespace) -> int:
     return EXIT_OK if digest_id else EXIT_EMPTY
 
 
-def main(argv: list[str] | None = None, *, prog: str = PROG) -> int:
+def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
+    prog = prog or typed_prog(PROG)
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] == "hook":
         from .hook import main as hook_main

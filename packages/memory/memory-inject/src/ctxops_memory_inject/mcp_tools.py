@@ -83,7 +83,7 @@ def register_tools(server: Any, root: Path) -> None:
     ) -> str:
         from .build import build_injection, record_injection
 
-        injection = build_injection(root, task, files_in_play=files or [], budget=budget)
+        injection = build_injection(root, task, files_in_play=files or [], budget=budget, vectors=True)
         record_injection(root, injection, hook="mcp")
         return injection.text or "no memories to inject"
 

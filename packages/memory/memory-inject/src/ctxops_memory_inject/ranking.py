@@ -33,7 +33,7 @@ _PATHISH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,
 class RankConfig:
     half_life_days: float = 30.0
     min_relative: float = 0.25  # a task memory scores at least this share of the best one
-    vector_weight: float = 0.5  # hybrid: share of the (cosine) vector score
+    vector_weight: float = 0.4  # hybrid: share of the min-max normalised cosine (bench/memory_quality.py)
 
 
 @dataclass
@@ -104,10 +104,12 @@ def rank(
     vector_scores: dict[str, float] | None = None,
     config: RankConfig | None = None,
     now: float | None = None,
+    corpus: tuple[int, float] | None = None,
 ) -> list[Ranked]:
     """Active entries relevant to ``query``, best first, one per subject (see ``resolve_conflicts``).
 
-    ``records`` are catalog records (``entry``, ``terms``, ``length``).
+    ``records`` are catalog records (``entry``, ``terms``, ``length``); ``corpus`` (count, average length)
+    when they are only the candidates of a larger set (the hook's snapshot).
     """
     cfg = config or RankConfig()
     stamp = now or time.time()
@@ -123,17 +125,21 @@ def rank(
             entry_id = str(entry.get("id"))
             documents[entry_id] = (terms, float(length))
             entries[entry_id] = entry
-    lexical = dict(bm25.rank(documents, tokens(query)))
+    lexical = dict(bm25.rank(documents, tokens(query), corpus=corpus))
     relevance: dict[str, float] = {}
     top = max(lexical.values(), default=0.0)
     for entry_id, score in lexical.items():
         relevance[entry_id] = score / top if top else 0.0
     if vector_scores:
+        # Both signals on [0, 1] before they are mixed: BM25 over the best hit, cosine min-max over the
+        # active entries (embedders differ in range: e5's cosines sit between 0.7 and 0.9, hashing's near 0).
         weight = cfg.vector_weight
-        for entry_id in set(relevance) | {i for i, s in vector_scores.items() if s > 0 and i in entries}:
-            relevance[entry_id] = (1 - weight) * relevance.get(entry_id, 0.0) + weight * max(
-                0.0, vector_scores.get(entry_id, 0.0)
-            )
+        known = {i: s for i, s in vector_scores.items() if i in entries}
+        low, high = min(known.values(), default=0.0), max(known.values(), default=0.0)
+        spread = (high - low) or 1.0
+        for entry_id, cosine in known.items():
+            semantic = (cosine - low) / spread
+            relevance[entry_id] = (1 - weight) * relevance.get(entry_id, 0.0) + weight * semantic
     ranked = []
     for entry_id, rel in relevance.items():
         if rel <= 0:

@@ -3,13 +3,7 @@
 Names load on first use, so the inject hook, which needs only the catalog, imports nothing else.
 """
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
-
-try:
-    __version__ = version("ctxops-memory-store")
-except PackageNotFoundError:  # running from a source tree without an install
-    __version__ = "0.0.0"
 
 _LAZY = {
     "Filters": "index",
@@ -33,6 +27,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # importlib.metadata costs more than the hook's own work: only on demand
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("ctxops-memory-store")
+        except PackageNotFoundError:  # running from a source tree without an install
+            return "0.0.0"
     if name in _LAZY:
         from importlib import import_module
 

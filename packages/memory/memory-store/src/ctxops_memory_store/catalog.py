@@ -3,7 +3,7 @@
 """A read snapshot of the memory files: every entry parsed, with its BM25 terms, in one JSON file.
 
 Parsing ten thousand Markdown files takes seconds, and stat-ing them takes ~100 ms on a busy machine,
-so readers (the inject hook, searches) use ``.meta/index/memory-catalog.json`` instead. It is derived:
+so readers (the inject hook, searches) use ``.meta/index/memory-catalog.msgpack`` instead. It is derived:
 delete it and it is rebuilt from the files.
 
 Freshness without touching every file: every write through the store replaces a file with a rename, and
@@ -13,12 +13,12 @@ like one, the "racy git" problem), and re-stats every file when it is older than
 (an editor that rewrites a file in place leaves the directory's time alone). Only files whose size or
 modification time changed are parsed again.
 
-Standard library only (``tomllib`` and ``json``): the hook reads it without msgspec structs or DuckDB.
+Plain values (``tomllib`` to parse, msgpack through msgspec, which contracts imports anyway, to store): the
+hook reads it without building msgspec structs and without DuckDB.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
@@ -30,8 +30,8 @@ from .terms import weighted_terms
 
 log = logging.getLogger(__name__)
 
-CATALOG_NAME = "memory-catalog.json"
-FORMAT = 1
+CATALOG_NAME = "memory-catalog.msgpack"
+FORMAT = 2
 RACY_NS = 2_000_000_000  # a directory time this close to the check may hide a second write in the same tick
 FULL_CHECK_AFTER_NS = 600 * 1_000_000_000
 SMALL = 2000  # up to this many files a stat of each costs a few milliseconds: always check them all
@@ -92,16 +92,18 @@ class Catalog:
 
     def read(self) -> Catalog:
         """Load the stored snapshot (an unreadable or foreign one is ignored: it is derived)."""
+        import msgspec
+
         try:
             with open(self.path, "rb") as fh:
-                data = json.loads(fh.read())
+                data = msgspec.msgpack.decode(fh.read())
             if data.get("format") != FORMAT or data.get("memory_dir") != self.memory_dir:
                 return self
             self.records = {r["file"]: r for r in data["records"]}
             self.dir_mtime_ns = int(data["dir_mtime_ns"])
             self.checked_ns = int(data["checked_ns"])
             self.full_check_ns = int(data["full_check_ns"])
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, msgspec.DecodeError):
             self.records = {}
         return self
 
@@ -109,6 +111,7 @@ class Catalog:
         """Write the snapshot when it changed (best effort: a reader that cannot write still answers)."""
         if not self.dirty:
             return
+        import msgspec
         from ctxops_contracts.shared.files import atomic_write
 
         data = {
@@ -120,7 +123,7 @@ class Catalog:
             "records": list(self.records.values()),
         }
         try:
-            atomic_write(self.path, json.dumps(data, ensure_ascii=False, separators=(",", ":")), fsync=False)
+            atomic_write(self.path, msgspec.msgpack.encode(data), fsync=False)
             self.dirty = False
         except OSError as exc:
             log.warning("could not write the memory catalog %s: %s", self.path, exc)
@@ -148,7 +151,7 @@ class Catalog:
             return False
         started = time.time_ns()
         mtime = self._dir_mtime()
-        stat_all = full or len(self.records) <= SMALL or started - self.full_check_ns >= FULL_CHECK_AFTER_NS
+        stat_all = full or started - self.full_check_ns >= FULL_CHECK_AFTER_NS
         changed = False
         seen: set[str] = set()
         try:
@@ -216,7 +219,7 @@ class Catalog:
 def load_catalog(memory_dir: str, index_dir: str, *, save: bool = True) -> Catalog:
     """The catalog of ``memory_dir``, read from its snapshot and refreshed (and saved when it changed)."""
     catalog = Catalog(memory_dir, index_dir).read()
-    catalog.refresh()
+    catalog.refresh(full=len(catalog.records) <= SMALL)  # small: stat every file, hand edits in place included
     if save and catalog.dirty and os.path.isdir(index_dir):
         catalog.save()
     return catalog

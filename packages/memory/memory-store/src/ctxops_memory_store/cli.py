@@ -21,6 +21,7 @@ from ctxops_contracts.shared.cli import (
     json_requested,
     parse_time,
     report_error,
+    typed_prog,
 )
 
 from .config import ConfigError
@@ -313,7 +314,8 @@ def _extension(argv: list[str]) -> tuple[str, Any] | None:
     return None
 
 
-def main(argv: list[str] | None = None, *, prog: str = PROG) -> int:
+def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
+    prog = prog or typed_prog("python -m ctxops_memory_store")
     args_list = list(sys.argv[1:] if argv is None else argv)
     json_mode = json_requested(args_list)
     extension = _extension(args_list)

@@ -8,6 +8,7 @@ sessions" followed by "Switch auth sessions to opaque tokens", which neither wou
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .similarity import jaccard
 from .terms import tokens
@@ -22,6 +23,7 @@ _CUES = re.compile(
 )
 TITLE_SIMILARITY = 0.25
 TEXT_SIMILARITY = 0.3
+NAMED_SHARE = 0.5  # the newer text names at least half of the older title's terms ("instead of RabbitMQ")
 KINDS = frozenset({"decision", "constraint", "convention", "preference", "lesson"})
 
 
@@ -29,10 +31,52 @@ def replacement_cue(text: str) -> bool:
     return bool(_CUES.search(text))
 
 
-def likely_conflict(new_title: str, new_body: str, old_title: str, old_body: str) -> bool:
-    """Whether the newer text probably replaces the older one (callers check kind and scope first)."""
-    if not replacement_cue(f"{new_title}\n{new_body}"):
+_CJK = re.compile("[\u3400-\u9fff]")
+
+
+@dataclass(frozen=True)
+class Features:
+    """What the conflict check reads of one entry, computed once (a write compares with many entries)."""
+
+    title_terms: frozenset[str]
+    terms: frozenset[str]
+    latin_title_terms: frozenset[str]
+    cjk_title: bool
+    cue: bool
+
+
+def features(title: str, body: str) -> Features:
+    title_terms = frozenset(tokens(title))
+    return Features(
+        title_terms=title_terms,
+        terms=frozenset(tokens(f"{title} {body}")),
+        latin_title_terms=frozenset(t for t in title_terms if t.isascii()),
+        cjk_title=bool(_CJK.search(title)),
+        cue=replacement_cue(f"{title}\n{body}"),
+    )
+
+
+def conflicts(new: Features, old: Features) -> bool:
+    """Whether the newer entry probably replaces the older one (callers check kind and scope first).
+
+    With a replacement cue in the newer text: the titles overlap, the texts overlap, or the newer text
+    names most of the older title. Without a cue nothing is a conflict: "Service A must answer within
+    100 ms" and "Service B must answer within 200 ms" share most words and are both true. One title in
+    Chinese and the other not, naming the same things, is the same rule in two languages: no conflict.
+    """
+    if not new.cue:
         return False
-    if jaccard(set(tokens(new_title)), set(tokens(old_title))) >= TITLE_SIMILARITY:
+    if new.cjk_title != old.cjk_title:
+        a, b = new.latin_title_terms, old.latin_title_terms
+        if a and b and (a <= b or b <= a):
+            return False
+    if jaccard(set(new.title_terms), set(old.title_terms)) >= TITLE_SIMILARITY:
         return True
-    return jaccard(set(tokens(f"{new_title} {new_body}")), set(tokens(f"{old_title} {old_body}"))) >= TEXT_SIMILARITY
+    if old.title_terms and len(old.title_terms & new.terms) / len(old.title_terms) >= NAMED_SHARE:
+        return True
+    return jaccard(set(new.terms), set(old.terms)) >= TEXT_SIMILARITY
+
+
+def likely_conflict(new_title: str, new_body: str, old_title: str, old_body: str) -> bool:
+    """``conflicts`` of two texts."""
+    return conflicts(features(new_title, new_body), features(old_title, old_body))

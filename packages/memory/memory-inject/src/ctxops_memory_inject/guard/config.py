@@ -1,6 +1,6 @@
-# ruff: noqa: PTH118
+# ruff: noqa: PTH103, PTH105, PTH116, PTH118, PTH120
 # os.path on the hook path: pathlib is not imported there (startup time).
-"""The guard's settings: the ``[guard]`` table of ``.meta/config.toml``, read with tomllib.
+"""The guard's settings: the ``[guard]`` table of ``.meta/config.toml``, read with tomllib (cached as JSON).
 
 ```toml
 [guard]
@@ -96,19 +96,53 @@ def _switches(value: object) -> dict[str, bool]:
 
 
 def load_config(root: str) -> GuardConfig:
-    """The ``[guard]`` table of ``<root>/.meta/config.toml``; defaults when absent or unreadable."""
+    """The ``[guard]`` table of ``<root>/.meta/config.toml``; defaults when absent or unreadable.
+
+    tomllib (with typing) costs more than the rest of the hook, so the parsed table is cached as JSON in
+    ``.meta/.state/guard/config.json`` keyed by the file's size and mtime, and parsed again only when
+    the file changes.
+    """
     path = os.path.join(root, ".meta", "config.toml")
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return GuardConfig()
+    key = [stat.st_size, stat.st_mtime_ns]
+    cache = os.path.join(root, ".meta", ".state", "guard", "config.json")
+    import json
+
+    try:
+        with open(cache, encoding="utf-8") as fh:
+            cached = json.load(fh)
+        if cached.get("key") == key:
+            table = cached.get("guard")
+            return GuardConfig(table if isinstance(table, dict) else None)
+    except (OSError, ValueError, AttributeError):
+        pass
+    table = _parse(path)
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        tmp = f"{cache}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump({"key": key, "guard": table}, fh)
+        os.replace(tmp, cache)
+    except OSError:
+        pass  # no cache: the next call parses again
+    return GuardConfig(table)
+
+
+def _parse(path: str) -> dict[str, Any] | None:
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
     except OSError:
-        return GuardConfig()
+        return None
     import tomllib
 
     try:
         data = tomllib.loads(raw.decode("utf-8", "replace"))
     except tomllib.TOMLDecodeError as exc:
         _warn("guard config: %s is not valid TOML (%s); using defaults", path, exc)
-        return GuardConfig()
+        return None
     table = data.get("guard")
-    return GuardConfig(table if isinstance(table, dict) else None)
+    return table if isinstance(table, dict) else None

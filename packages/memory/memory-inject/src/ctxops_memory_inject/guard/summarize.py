@@ -19,6 +19,7 @@ _BLOCK = re.compile(
     r"^_{3,} .+ _{3,}$|^\s*● |^--- FAIL|^---- .+ stdout ----$|^(?:FAIL|ERROR): test|^\s*not ok \d+|^\s*[✕×✗] "
     r"|^\s*FAIL\s+\S+\s*>|^Traceback"
 )
+_PASSED_MARK = re.compile(r"^\s*[✓✔√] ")  # a passing test line, whatever words its name has
 _PROGRESS = re.compile(r"^[.sxFEX]+\s*(?:\[\s*\d+%\])?$")
 _BODY_LINES = 10
 
@@ -130,7 +131,7 @@ def summarize_test(text: str) -> list[str]:
             keep.add(i)
             body = _BODY_LINES
             continue
-        if _PASS.search(line) and not FAILURE.search(line.split("PASS", 1)[-1]):
+        if _PASSED_MARK.match(line) or (_PASS.search(line) and not FAILURE.search(line.split("PASS", 1)[-1])):
             body = 0
             continue
         if _PROGRESS.match(line.strip()) and "F" not in line and "E" not in line:

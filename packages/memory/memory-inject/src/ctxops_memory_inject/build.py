@@ -171,9 +171,10 @@ def build_injection(
     memory_dir, index_dir = meta_path(base, MEMORY_DIR), meta_path(base, INDEX_DIR)
     snap = snapshot.open_trusted(index_dir, memory_dir)
     corpus: tuple[int, float] | None = None
+    doc_freq: dict[str, int] | None = None
     if snap is not None:  # a large store, unchanged since the snapshot: read only what this prompt needs
         try:
-            records, corpus = snap.records(tokens(task)), snap.corpus()
+            (records, doc_freq), corpus = snap.records(tokens(task)), snap.corpus()
         finally:
             snap.con.close()
     else:
@@ -193,6 +194,7 @@ def build_injection(
         vector_scores=vector_scores,
         config=config,
         corpus=corpus,
+        doc_freq=doc_freq,
     )
     relevance = {str(r.entry.get("id")): r.score for r in ranked}
 

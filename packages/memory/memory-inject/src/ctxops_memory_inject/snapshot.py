@@ -165,6 +165,7 @@ def _update(index_dir: str, catalog: Catalog) -> None:
     if not os.path.isdir(index_dir):
         return
     con = sqlite3.connect(path_for(index_dir), timeout=0.5)
+    inserted: list[Record] = []
     try:
         con.execute("PRAGMA journal_mode=WAL")
         con.execute("PRAGMA synchronous=OFF")  # derived data: rebuilt from the files if a crash damages it
@@ -205,14 +206,33 @@ def _update(index_dir: str, catalog: Catalog) -> None:
             con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, str(v)) for k, v in values.items()])
     finally:
         con.close()
+    _count_lines(index_dir, inserted)
 
 
-def _insert(con: sqlite3.Connection, name: str, record: Record) -> None:
+def _count_lines(index_dir: str, records: list[Record]) -> None:
+    """Count the memory line of every new entry now, so the hook does not load the tokenizer for them."""
+    if not records:
+        return
+    from .build import memory_line
+    from .tokens import LineCounter, TokenizerUnavailable
+
+    counter = LineCounter(index_dir)
+    try:
+        for record in records:
+            entry = record.get("entry")
+            if isinstance(entry, dict):
+                counter.line(memory_line(entry))
+    except TokenizerUnavailable as exc:
+        log.warning("memory lines not counted ahead: %s", exc)
+    counter.save()
+
+
+def _insert(con: sqlite3.Connection, name: str, record: Record) -> bool:
     entry, terms, length = record.get("entry"), record.get("terms"), record.get("length")
     if not isinstance(entry, dict) or entry.get("status") != "active":
-        return
+        return False
     if not isinstance(terms, dict) or not isinstance(length, (int, float)):
-        return
+        return False
     cursor = con.execute(
         "INSERT INTO docs (file, kind, pinned, born, length, entry) VALUES (?, ?, ?, ?, ?, ?)",
         (
@@ -227,3 +247,4 @@ def _insert(con: sqlite3.Connection, name: str, record: Record) -> None:
     doc = cursor.lastrowid
     rows: Iterable[tuple[str, int | None, float]] = ((str(t), doc, float(f)) for t, f in terms.items())
     con.executemany("INSERT INTO postings VALUES (?, ?, ?)", rows)
+    return True

@@ -332,8 +332,15 @@ class MemoryStore:
             return ""
 
     def _bump_generation(self) -> str:
+        # Read and written only under the write lock, so an in-place write cannot be seen half done.
         value = f"{os.getpid()}-{time.monotonic_ns()}"
-        atomic_write(self.index_dir / GENERATION, value, fsync=False)
+        fd = os.open(self.index_dir / GENERATION, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            data = value.encode("ascii")
+            os.pwrite(fd, data, 0)
+            os.ftruncate(fd, len(data))
+        finally:
+            os.close(fd)
         return value
 
     def _save(self, entry: MemoryEntry) -> Path:

@@ -281,7 +281,13 @@ def build_injection(
     if not ids:
         counter.save()
         return Injection("", [], 0, budget, omitted, {}, counter.name)
-    total = sum(counter.line(line) for line in out)
+    # The closing line's count follows from the reserve's: cl100k has every 1-3 digit number as one token
+    # and splits longer ones into groups of three, so only the number of digit groups differs (and the
+    # tokenizer need not load for a count it has not seen).
+    lines = out[:-1] if omitted else out
+    total = sum(counter.line(line) for line in lines)
+    if omitted:
+        total += footer_reserve - 2 + -(-len(str(omitted)) // 3)
     counter.save()
     # Every line is counted with its newline, so the block ends with one: the sum is the block's exact count.
     return Injection("\n".join(out) + "\n", ids, total, budget, omitted, layers, counter.name)

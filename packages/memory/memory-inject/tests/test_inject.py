@@ -122,3 +122,15 @@ def test_vectors_find_what_bm25_misses(repo: Path) -> None:
     assert "task" not in build_injection(repo, query).layers
     with_vectors = build_injection(repo, query, vectors=True)
     assert with_vectors.layers["task"][0] == entry.id
+
+
+def test_context_records_decode_strictly_as_the_contract(repo: Path, data_dir: Path) -> None:
+    from ctxops_contracts import ContextRecord, decode
+    from ctxops_memory_inject.records import record_context
+
+    written = record_context("recall", memory_ids=["A", "B"], tokens=12, repo=str(repo), agent="nobody")
+    assert written is not None
+    (path,) = (data_dir / "context").glob("context-*.jsonl")
+    record = decode(ContextRecord, path.read_bytes().splitlines()[0])
+    assert record.action == "recall" and record.memory_ids == ["A", "B"] and record.tokens == 12
+    assert record.agent is None and list(written) == list(ContextRecord.__struct_fields__)

@@ -171,9 +171,10 @@ def build_injection(
     memory_dir, index_dir = meta_path(base, MEMORY_DIR), meta_path(base, INDEX_DIR)
     snap = snapshot.open_trusted(index_dir, memory_dir)
     corpus: tuple[int, float] | None = None
+    doc_freq: dict[str, int] | None = None
     if snap is not None:  # a large store, unchanged since the snapshot: read only what this prompt needs
         try:
-            records, corpus = snap.records(tokens(task)), snap.corpus()
+            (records, doc_freq), corpus = snap.records(tokens(task)), snap.corpus()
         finally:
             snap.con.close()
     else:
@@ -193,6 +194,7 @@ def build_injection(
         vector_scores=vector_scores,
         config=config,
         corpus=corpus,
+        doc_freq=doc_freq,
     )
     relevance = {str(r.entry.get("id")): r.score for r in ranked}
 
@@ -279,7 +281,13 @@ def build_injection(
     if not ids:
         counter.save()
         return Injection("", [], 0, budget, omitted, {}, counter.name)
-    total = sum(counter.line(line) for line in out)
+    # The closing line's count follows from the reserve's: cl100k has every 1-3 digit number as one token
+    # and splits longer ones into groups of three, so only the number of digit groups differs (and the
+    # tokenizer need not load for a count it has not seen).
+    lines = out[:-1] if omitted else out
+    total = sum(counter.line(line) for line in lines)
+    if omitted:
+        total += footer_reserve - 2 + -(-len(str(omitted)) // 3)
     counter.save()
     # Every line is counted with its newline, so the block ends with one: the sum is the block's exact count.
     return Injection("\n".join(out) + "\n", ids, total, budget, omitted, layers, counter.name)

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Protocol
 
 from ctxops_contracts import AgentEvent
-from ctxops_hooks_capture.events_reader import read_events
 from ctxops_memory_store import MemoryStore, new_entry
 
 from .build import DIGEST_TAG, current_branch
@@ -79,6 +78,31 @@ def digest_of(events: Sequence[AgentEvent], session_id: str) -> Digest | None:
     return Digest(f"Session {session_id[:8]}: {goal}", "\n".join(lines), session_id)
 
 
+def session_events(root: str, session_id: str) -> list[AgentEvent]:
+    """The captured events of one session: lines without its id are skipped before decoding, so a digest
+    at every Stop costs a scan of the event files, not a decode of months of events."""
+    from ctxops_contracts import ContractError, UnsupportedSchemaVersion, decode
+    from ctxops_hooks_capture.event_log import EVENTS_DIR
+
+    needle = session_id.encode()
+    events: list[AgentEvent] = []
+    directory = Path(root) / EVENTS_DIR
+    if not directory.is_dir():
+        return events
+    for path in sorted(directory.glob("*.jsonl")):
+        with path.open("rb") as fh:
+            for line in fh:
+                if needle not in line:
+                    continue
+                try:
+                    event = decode(AgentEvent, line)
+                except (ContractError, UnsupportedSchemaVersion):
+                    continue  # a torn or foreign line: the capture side reports those
+                if event.session_id == session_id:
+                    events.append(event)
+    return events
+
+
 def write_digest(
     root: str | os.PathLike[str],
     session_id: str,
@@ -97,7 +121,7 @@ def write_digest(
         from ctxops_memory_store.candidates import harvest as run_harvest
 
         run_harvest(store)
-    events = list(read_events(os.fspath(root)))
+    events = session_events(os.fspath(root), session_id)
     digest = digest_of(events, session_id)
     if digest is None:
         return None

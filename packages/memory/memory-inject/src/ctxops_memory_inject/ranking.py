@@ -33,6 +33,7 @@ _PATHISH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,
 class RankConfig:
     half_life_days: float = 30.0
     min_relative: float = 0.25  # a task memory scores at least this share of the best one
+    keep: int = 50  # candidates kept after ranking (a page of them is ever shown); conflicts are resolved among these
     vector_weight: float = 0.4  # hybrid: share of the min-max normalised cosine (bench/memory_quality.py)
 
 
@@ -105,6 +106,7 @@ def rank(
     config: RankConfig | None = None,
     now: float | None = None,
     corpus: tuple[int, float] | None = None,
+    doc_freq: dict[str, int] | None = None,
 ) -> list[Ranked]:
     """Active entries relevant to ``query``, best first, one per subject (see ``resolve_conflicts``).
 
@@ -125,7 +127,7 @@ def rank(
             entry_id = str(entry.get("id"))
             documents[entry_id] = (terms, float(length))
             entries[entry_id] = entry
-    lexical = dict(bm25.rank(documents, tokens(query), corpus=corpus))
+    lexical = dict(bm25.rank(documents, tokens(query), corpus=corpus, doc_freq=doc_freq))
     relevance: dict[str, float] = {}
     top = max(lexical.values(), default=0.0)
     for entry_id, score in lexical.items():
@@ -157,22 +159,30 @@ def rank(
     ranked.sort(key=lambda r: (-r.score, str(r.entry.get("id"))))
     if ranked:
         floor = ranked[0].score * cfg.min_relative
-        ranked = [r for r in ranked if r.score >= floor]
+        ranked = [r for r in ranked if r.score >= floor][: cfg.keep]
     return resolve_conflicts(ranked)
+
+
+def _subject(entry: Record) -> tuple[object, list[str], set[str]]:
+    return entry.get("kind"), sorted(_strings(entry, "scope")), set(tokens(str(entry.get("title", ""))))
 
 
 def same_subject(a: Record, b: Record) -> bool:
     """Two active entries of one kind and scope whose titles say nearly the same thing."""
-    if a.get("kind") != b.get("kind") or sorted(_strings(a, "scope")) != sorted(_strings(b, "scope")):
-        return False
-    return jaccard(set(tokens(str(a.get("title", "")))), set(tokens(str(b.get("title", ""))))) >= 0.5
+    return _same(_subject(a), _subject(b))
+
+
+def _same(a: tuple[object, list[str], set[str]], b: tuple[object, list[str], set[str]]) -> bool:
+    return a[0] == b[0] and a[1] == b[1] and jaccard(a[2], b[2]) >= 0.5
 
 
 def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
     """One entry per subject: the one whose scope matches the files in play, then the latest ``valid_from``."""
     kept: list[Ranked] = []
+    subjects: dict[int, tuple[object, list[str], set[str]]] = {}
     for candidate in ranked:
-        rival = next((k for k in kept if same_subject(k.entry, candidate.entry)), None)
+        subjects[id(candidate)] = subject = _subject(candidate.entry)
+        rival = next((k for k in kept if _same(subjects[id(k)], subject)), None)
         if rival is None:
             kept.append(candidate)
             continue

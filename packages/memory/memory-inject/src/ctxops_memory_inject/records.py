@@ -1,16 +1,25 @@
 # ruff: noqa: PTH118
-"""What went into an agent's context, as ``ContextRecord`` lines the ledger reads (memory ids, tokens)."""
+"""What went into an agent's context, as ``ContextRecord`` lines the ledger reads (memory ids, tokens).
+
+Built as a plain dict with exactly the record's fields and written with ``json``: importing msgspec (behind
+``ctxops_contracts.ContextRecord``) costs the hook ~35 ms. Tests decode every line with the strict
+``ctxops_contracts.decode(ContextRecord, line)``, so the contract stays the one definition.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from ctxops_contracts import ContextRecord, encode_line, new_ulid
+from ctxops_contracts.ids import new_ulid
 from ctxops_contracts.shared.files import append_lines
 from ctxops_contracts.shared.layout import context_records_dir
+from ctxops_contracts.versioning import SCHEMA_VERSION
+
+AGENTS = frozenset({"claude-code", "codex", "gemini", "cursor", "generic"})
 
 log = logging.getLogger(__name__)
 
@@ -32,25 +41,33 @@ def record_context(
     budget: int | None = None,
     omitted: int = 0,
     tokenizer: str | None = None,
-) -> ContextRecord | None:
+) -> dict[str, object] | None:
     """Append one record (action ``inject`` or ``recall``); a failure is logged, never raised."""
     now = datetime.now(UTC)
-    record = ContextRecord(
-        id=new_ulid(),
-        ts=now,
-        action=action,  # type: ignore[arg-type]
-        agent=agent if agent in {"claude-code", "codex", "gemini", "cursor", "generic"} else None,  # type: ignore[arg-type]
-        session_id=session_id,
-        repo=repo,
-        hook=hook,
-        memory_ids=list(memory_ids),
-        tokens=tokens,
-        budget=budget,
-        omitted=omitted,
-        tokenizer=tokenizer,
-    )
+    stamp = now.isoformat()
+    record: dict[str, object] = {
+        "schema_version": SCHEMA_VERSION,
+        "id": new_ulid(),
+        "ts": stamp[:-6] + "Z" if stamp.endswith("+00:00") else stamp,
+        "action": action,
+        "agent": agent if agent in AGENTS else None,
+        "session_id": session_id,
+        "task_id": None,
+        "repo": repo,
+        "hook": hook,
+        "memory_ids": list(memory_ids),
+        "tokens": tokens,
+        "tokens_before": None,
+        "budget": budget,
+        "omitted": omitted,
+        "tool_name": None,
+        "command": None,
+        "output_id": None,
+        "tokenizer": tokenizer,
+    }
     try:
-        append_lines(records_path(now), encode_line(record))
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        append_lines(records_path(now), line.encode("utf-8"))
     except OSError as exc:
         log.warning("context record not written: %s", exc)
         return None

@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 NAME = "memory-inject.sqlite"
 FORMAT = "1"
 CONSTANT_KINDS = ("decision", "constraint", "convention")
-RECENT_CONSTANTS = 200  # non-pinned constants read besides the ones the prompt matches (newest first)
+RECENT_CONSTANTS = 100  # non-pinned constants read besides the ones the prompt matches (newest first)
 
 Record = dict[str, object]
 
@@ -63,18 +63,44 @@ class Snapshot:
     def corpus(self) -> tuple[int, float]:
         return self.n, (self.total / self.n if self.n else 1.0)
 
-    def records(self, terms: Sequence[str]) -> list[Record]:
-        """Catalog-like records: documents holding any of ``terms`` (postings of those terms only),
-        the pinned and the newest constants, and the newest digests."""
-        by_doc: dict[int, dict[str, float]] = {}
+    def records(self, terms: Sequence[str], top: int = 200) -> tuple[list[Record], dict[str, int]]:
+        """Catalog-like records and the query terms' document frequencies: the ``top`` documents by BM25
+        (scored in SQL, postings of the query's terms only), the pinned and the newest constants, and the
+        newest digests. Ranking multiplies BM25 by at most ~2, so the final few are among the top 200."""
+        from ctxops_memory_store.bm25 import K1, B, idf
+
         unique = sorted(set(terms))
-        if unique:
+        doc_freq: dict[str, int] = {}
+        wanted: set[int] = set()
+        by_doc: dict[int, dict[str, float]] = {}
+        if unique and self.n:
             marks = ",".join("?" * len(unique))
+            doc_freq = {
+                str(t): int(c)
+                for t, c in self.con.execute(
+                    f"SELECT term, count(*) FROM postings WHERE term IN ({marks}) GROUP BY term", unique
+                )
+            }
+            weights = [(t, idf(self.n, c)) for t, c in doc_freq.items()]
+            if weights:
+                values = ",".join("(?, ?)" for _ in weights)
+                avgdl = self.corpus()[1]
+                sql = (
+                    f"WITH q(term, w) AS (VALUES {values}) "
+                    "SELECT p.doc, sum(q.w * p.tf * ? / (p.tf + ? * (1 - ? + ? * d.length / ?))) AS score "
+                    "FROM postings p JOIN q ON p.term = q.term JOIN docs d ON d.doc = p.doc "
+                    "WHERE d.kind != 'summary' GROUP BY p.doc ORDER BY score DESC LIMIT ?"
+                )
+                params = [x for pair in weights for x in pair] + [K1 + 1, K1, B, B, avgdl, top]
+                wanted = {int(doc) for doc, _ in self.con.execute(sql, params)}
+        if wanted:
+            docs = sorted(wanted)
+            marks_d = ",".join("?" * len(docs))
+            marks_t = ",".join("?" * len(unique))
             for term, doc, tf in self.con.execute(
-                f"SELECT term, doc, tf FROM postings WHERE term IN ({marks})", unique
+                f"SELECT term, doc, tf FROM postings WHERE doc IN ({marks_d}) AND term IN ({marks_t})", [*docs, *unique]
             ):
                 by_doc.setdefault(int(doc), {})[str(term)] = float(tf)
-        wanted = set(by_doc)
         rows = self.con.execute(
             "SELECT doc FROM docs WHERE pinned = 1 UNION "
             "SELECT doc FROM (SELECT doc FROM docs WHERE kind IN (?, ?, ?) ORDER BY born DESC LIMIT ?) UNION "
@@ -91,7 +117,7 @@ class Snapshot:
                 f"SELECT doc, length, entry FROM docs WHERE doc IN ({marks})", chunk
             ):
                 out.append({"entry": json.loads(entry), "terms": by_doc.get(int(doc), {}), "length": float(length)})
-        return out
+        return out, doc_freq
 
 
 def open_trusted(index_dir: str, memory_dir: str) -> Snapshot | None:
@@ -139,6 +165,7 @@ def _update(index_dir: str, catalog: Catalog) -> None:
     if not os.path.isdir(index_dir):
         return
     con = sqlite3.connect(path_for(index_dir), timeout=0.5)
+    inserted: list[Record] = []
     try:
         con.execute("PRAGMA journal_mode=WAL")
         con.execute("PRAGMA synchronous=OFF")  # derived data: rebuilt from the files if a crash damages it
@@ -179,14 +206,33 @@ def _update(index_dir: str, catalog: Catalog) -> None:
             con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, str(v)) for k, v in values.items()])
     finally:
         con.close()
+    _count_lines(index_dir, inserted)
 
 
-def _insert(con: sqlite3.Connection, name: str, record: Record) -> None:
+def _count_lines(index_dir: str, records: list[Record]) -> None:
+    """Count the memory line of every new entry now, so the hook does not load the tokenizer for them."""
+    if not records:
+        return
+    from .build import memory_line
+    from .tokens import LineCounter, TokenizerUnavailable
+
+    counter = LineCounter(index_dir)
+    try:
+        for record in records:
+            entry = record.get("entry")
+            if isinstance(entry, dict):
+                counter.line(memory_line(entry))
+    except TokenizerUnavailable as exc:
+        log.warning("memory lines not counted ahead: %s", exc)
+    counter.save()
+
+
+def _insert(con: sqlite3.Connection, name: str, record: Record) -> bool:
     entry, terms, length = record.get("entry"), record.get("terms"), record.get("length")
     if not isinstance(entry, dict) or entry.get("status") != "active":
-        return
+        return False
     if not isinstance(terms, dict) or not isinstance(length, (int, float)):
-        return
+        return False
     cursor = con.execute(
         "INSERT INTO docs (file, kind, pinned, born, length, entry) VALUES (?, ?, ?, ?, ?, ?)",
         (
@@ -201,3 +247,4 @@ def _insert(con: sqlite3.Connection, name: str, record: Record) -> None:
     doc = cursor.lastrowid
     rows: Iterable[tuple[str, int | None, float]] = ((str(t), doc, float(f)) for t, f in terms.items())
     con.executemany("INSERT INTO postings VALUES (?, ?, ?)", rows)
+    return True

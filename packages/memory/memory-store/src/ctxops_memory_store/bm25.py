@@ -21,11 +21,12 @@ def rank(
     query_terms: Iterable[str],
     *,
     corpus: tuple[int, float] | None = None,
+    doc_freq: dict[str, int] | None = None,
 ) -> list[tuple[str, float]]:
     """(doc id, score) for documents matching any query term, best first (ties by id).
 
-    ``corpus`` gives (document count, average length) when ``documents`` are only some of them: every
-    document holding a query term must be among them (document frequencies are counted here).
+    ``corpus`` gives (document count, average length) and ``doc_freq`` the terms' document frequencies
+    when ``documents`` are only some of the documents.
     """
     terms = set(query_terms)
     if not documents or not terms:
@@ -36,6 +37,8 @@ def rank(
         n = len(documents)
         avgdl = sum(length for _, length in documents.values()) / n or 1.0
     freq = {t: sum(1 for tf, _ in documents.values() if t in tf) for t in terms}
+    if doc_freq is not None:
+        freq = {t: doc_freq.get(t, freq[t]) for t in terms}
     scores: dict[str, float] = {}
     for doc_id, (tf, length) in documents.items():
         score = 0.0
@@ -81,7 +84,9 @@ class Postings:
                 if not postings:
                     del self.by_term[term]
 
-    def rank(self, query_terms: Iterable[str]) -> list[tuple[str, float]]:
+    def rank(self, query_terms: Iterable[str], top: int | None = None) -> list[tuple[str, float]]:
+        """(doc id, score), best first; with ``top``, only that many (a partial sort: common terms can
+        hold thousands of documents)."""
         n = len(self.docs)
         if not n:
             return []
@@ -97,4 +102,9 @@ class Postings:
                 scores[doc_id] = scores.get(doc_id, 0.0) + weight * f * (K1 + 1) / (
                     f + K1 * (1 - B + B * length / avgdl)
                 )
+        if top is not None and top < len(scores):
+            import heapq
+
+            best = heapq.nsmallest(top, scores.items(), key=lambda kv: (-kv[1], kv[0]))
+            return best
         return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -256,14 +256,20 @@ class MemoryStore:
         """BM25 over the read snapshot (no database on this path), statistics over every entry like the SQL."""
         filters = filters or Filters()
         table = self.load().entries
-        hits: list[tuple[MemoryEntry, float]] = []
-        for entry_id, score in self._index().rank(tokens(query)):
-            found = table.get(entry_id)
-            if found is not None and _passes(found[0], filters):
-                hits.append((found[0], score))
-                if len(hits) >= limit:
-                    break
-        return SearchResult(hits, "catalog")
+        terms = tokens(query)
+        top: int | None = max(limit * 4, 40)  # most entries pass the filters; a full sort only when too few do
+        while True:
+            ranked = self._index().rank(terms, top)
+            hits: list[tuple[MemoryEntry, float]] = []
+            for entry_id, score in ranked:
+                found = table.get(entry_id)
+                if found is not None and _passes(found[0], filters):
+                    hits.append((found[0], score))
+                    if len(hits) >= limit:
+                        break
+            if len(hits) >= limit or top is None or len(ranked) < top:
+                return SearchResult(hits, "catalog")
+            top = None
 
     def _index(self) -> bm25.Postings:
         if self._postings is None:
@@ -326,8 +332,15 @@ class MemoryStore:
             return ""
 
     def _bump_generation(self) -> str:
+        # Read and written only under the write lock, so an in-place write cannot be seen half done.
         value = f"{os.getpid()}-{time.monotonic_ns()}"
-        atomic_write(self.index_dir / GENERATION, value, fsync=False)
+        fd = os.open(self.index_dir / GENERATION, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            data = value.encode("ascii")
+            os.pwrite(fd, data, 0)
+            os.ftruncate(fd, len(data))
+        finally:
+            os.close(fd)
         return value
 
     def _save(self, entry: MemoryEntry) -> Path:

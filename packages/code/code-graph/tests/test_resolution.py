@@ -216,3 +216,32 @@ def test_a_reassigned_parameter_has_no_single_type(tmp_path: Path) -> None:
     sites = {(h.edge.path, h.edge.line) for h in idx.callers("python k.py K.go().", certain_only=True)}
     assert sites == {("t.py", 12)}  # in f, `app` is a parameter first: neither use is certain
     idx.close()
+
+
+def test_typescript_bare_specifiers_through_tsconfig_and_package_json(tmp_path: Path) -> None:
+    root = make_repo(
+        tmp_path / "ts",
+        {
+            "app/tsconfig.json": '{\n  // comments and trailing commas, as tsc allows\n  "compilerOptions": {\n'
+            '    "baseUrl": "./src",\n    "paths": { "@lib/*": ["lib/*"], },\n  },\n}\n',
+            "app/src/lib/helper.ts": "export function helper(): number { return 1; }\n",
+            "app/src/direct.ts": "export function direct(): number { return 2; }\n",
+            "packages/util/package.json": '{"name": "@acme/util", "exports": {".": "./src/index.ts",'
+            ' "./strings": {"import": "./src/strings.ts"}}}\n',
+            "packages/util/src/index.ts": "export function util(): number { return 3; }\n",
+            "packages/util/src/strings.ts": "export function upper(s: string): string { return s; }\n",
+            "app/src/main.ts": "import { helper } from '@lib/helper';\nimport { direct } from 'direct';\n"
+            "import { util } from '@acme/util';\nimport { upper } from '@acme/util/strings';\n"
+            "import { map } from 'rxjs';\n",
+        },
+    )
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    assert {i.module: i.target for i in idx.file_deps("app/src/main.ts").imports} == {
+        "@lib/helper": "app/src/lib/helper.ts",  # paths
+        "direct": "app/src/direct.ts",  # baseUrl
+        "@acme/util": "packages/util/src/index.ts",  # package.json exports "."
+        "@acme/util/strings": "packages/util/src/strings.ts",  # exports "./strings" (import condition)
+        "rxjs": None,  # not in the repository: external
+    }
+    idx.close()

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from ctxops_code_scan.languages import family
 
+from .js_resolve import JsAliases
+
 _PY_INIT = "__init__"
 _STDLIB = frozenset(sys.stdlib_module_names)
 _JS_EXTS = (".tsx", ".ts", ".mts", ".cts", ".jsx", ".js", ".mjs", ".cjs")
@@ -36,6 +38,7 @@ class ModuleIndex:
         self._keys: dict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
         self._py_packages: set[str] = set()  # directories with an `__init__.py`
         go_dirs: set[str] = set()
+        js_dirs: set[str] = set()
         for path, lang in files:
             fam = family(lang)
             for key, weight in _file_keys(path, lang):
@@ -44,7 +47,20 @@ class ModuleIndex:
                 self._py_packages.add(posixpath.dirname(path))
             elif fam == "go":
                 go_dirs.add(posixpath.dirname(path))
+            elif fam == "js":
+                js_dirs.add(posixpath.dirname(path))
         self._go_modules = _go_modules(root, go_dirs) if root is not None and go_dirs else []
+        self._js = JsAliases.load(root, js_dirs) if root is not None and js_dirs else None
+
+    def _js_bare(self, module: str, near: str) -> list[str]:
+        """A bare specifier through tsconfig paths/baseUrl or a package of the repository."""
+        if self._js is None or module.startswith((".", "/")):
+            return []
+        for cand in self._js.candidates(module, near):
+            hits = self.lookup("js", cand, near)
+            if hits:
+                return hits
+        return []
 
     def _go(self, module: str, near: str) -> list[str]:
         """A Go import path: a module of this repository (its `go.mod` path), else the standard library
@@ -115,7 +131,8 @@ class ModuleIndex:
                 return [ImportTarget(p, "name") for p in py(module, importer)]
             return [ImportTarget(p, "module") for p in py(module, importer)]
         if fam == "js":
-            return [ImportTarget(p, "name" if name else "module") for p in near(fam, module)]
+            hits = near(fam, module) or self._js_bare(module, importer)
+            return [ImportTarget(p, "name" if name else "module") for p in hits]
         if fam == "go":
             return [ImportTarget(p, "module") for p in self._go(module, importer)]
         if fam == "java":

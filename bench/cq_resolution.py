@@ -68,11 +68,11 @@ class Tally:
             return f"{a / b:.3f}" if b else "n/a"
 
         return (
-            f"{label}: {self.functions} functions, {self.truth_calls} jedi call sites | certain callers precision"
+            f"{label}: {self.functions} functions, {self.truth_calls} true call sites | certain callers precision"
             f" {ratio(self.certain_right, self.certain)} ({self.certain_right}/{self.certain}), recall"
             f" {ratio(self.certain_found, self.truth_calls)} | certain+possible recall"
             f" {ratio(self.all_found, self.truth_calls)} ({self.possible} possible listed) | certain refs precision"
-            f" {ratio(self.refs_right, self.refs)} ({self.refs_right}/{self.refs}, jedi {self.truth_refs} refs)"
+            f" {ratio(self.refs_right, self.refs)} ({self.refs_right}/{self.refs}, {self.truth_refs} true refs)"
         )
 
 
@@ -161,18 +161,23 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
         truth_refs: set[tuple[str, int]] = set()
         truth_calls: set[tuple[str, int]] = set()
         for ref in found:
-            if ref.module_path is None or ref.line is None or ref.is_definition():
+            # jedi counts an import statement as a definition (of the imported name): only the function's
+            # own definition is left out.
+            if ref.module_path is None or ref.line is None:
                 continue
             try:
                 rel = Path(ref.module_path).resolve().relative_to(root.resolve()).as_posix()
             except ValueError:
                 continue
-            truth_refs.add((rel, ref.line))
             lines = ctx.file_lines(rel)
             text = lines[ref.line - 1] if ref.line <= len(lines) else ""
-            after, before = text[ref.column + len(sym.name) :], text[: ref.column]
-            # A call: the name followed by `(`, or a decorator (`@name`, called with the function).
-            if after.lstrip().startswith("(") or before.strip() == "@":
+            after, before = text[ref.column + len(sym.name) :].lstrip(), text[: ref.column]
+            if (rel, ref.line) == (sym.path, sym.line) or before.rstrip().endswith("def"):
+                continue  # the definition itself, an overload's or a property setter's
+            truth_refs.add((rel, ref.line))
+            # A call: the name followed by `(`, or a decorator (`@name`, called with the function; not
+            # `@name.setter` or `@cli.command()`, which call something else).
+            if after.startswith("(") or (before.strip() == "@" and not after.startswith(".")):
                 truth_calls.add((rel, ref.line))
         if not truth_calls:
             continue
@@ -210,6 +215,41 @@ def score(
     t.refs, t.refs_right = len(certain_refs), len(certain_refs & truth_refs)
     t.wrong_refs = [f"{sym.qualname} <- {p}:{ln}" for p, ln in sorted(certain_refs - truth_refs)]
     return t
+
+
+def score_uses(root: Path, index: Any, uses: list[dict[str, Any]], lang: str, *, sample: int, seed: int) -> Tally:
+    """Score sampled definitions against a compiler's list of uses (Go's go/types, the TypeScript API):
+    records with the site (`file`, `line`, `call`) and the definition (`def_file`, `def_lines`)."""
+    from ctxops_code_query.context import QueryContext
+    from ctxops_code_query.graph_backend import open_index
+
+    checked = {str(u["file"]) for u in uses}
+    calls: dict[tuple[str, tuple[int, ...]], set[tuple[str, int]]] = {}
+    refs: dict[tuple[str, tuple[int, ...]], set[tuple[str, int]]] = {}
+    for u in uses:
+        if not u["def_file"]:
+            continue
+        key = (str(u["def_file"]), tuple(u["def_lines"]))
+        site = (str(u["file"]), int(u["line"]))
+        refs.setdefault(key, set()).add(site)
+        if u["call"]:
+            calls.setdefault(key, set()).add(site)
+    defs = sorted(calls)
+    random.Random(seed).shuffle(defs)
+    ctx = QueryContext(root=root, open_index=open_index)
+    total = Tally()
+    for path, lines in defs:
+        if total.functions >= sample:
+            break
+        syms = [
+            s
+            for s in index.symbols_in_file(path)
+            if s.line in lines and s.kind in ("function", "method") and s.lang in lang.split(",")
+        ]
+        if len(syms) != 1:
+            continue  # not indexed as one function or method (an overload set, an arrow function)
+        total.add(score(ctx, syms[0], calls[(path, lines)], refs[(path, lines)], judged=checked.__contains__))
+    return total
 
 
 def main() -> int:

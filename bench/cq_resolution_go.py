@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -23,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cq_resolution import GIT_ENV, Tally, score
+from cq_resolution import GIT_ENV, score_uses
 
 HERE = Path(__file__).resolve().parent
 
@@ -59,8 +58,6 @@ def main() -> int:
         print("needs Go and a GOPATH: apt-get install golang-go golang-github-spf13-cobra-dev", file=sys.stderr)
         return 2
     from ctxops_code_graph import CodeIndex
-    from ctxops_code_query.context import QueryContext
-    from ctxops_code_query.graph_backend import open_index
 
     with tempfile.TemporaryDirectory(prefix="cq-resolution-go-") as tmp:
         work = Path(tmp)
@@ -80,31 +77,9 @@ def main() -> int:
             f"{args.gopath}/src: {report.scanned} files indexed in {report.elapsed_s:.1f} s;"
             f" go/types resolved {len(uses)} uses of functions in {len(checked)} files"
         )
-        calls: dict[tuple[str, int], set[tuple[str, int]]] = {}
-        refs: dict[tuple[str, int], set[tuple[str, int]]] = {}
         for u in uses:
-            if not u["def_file"]:
-                continue
-            key = (str(u["def_file"]), int(u["def_line"]))  # type: ignore[call-overload]
-            site = (str(u["file"]), int(u["line"]))  # type: ignore[call-overload]
-            refs.setdefault(key, set()).add(site)
-            if u["call"]:
-                calls.setdefault(key, set()).add(site)
-        defs = sorted(calls)
-        random.Random(args.seed).shuffle(defs)
-        ctx = QueryContext(root=root, open_index=open_index)
-        total = Tally()
-        for path, line in defs:
-            if total.functions >= args.sample:
-                break
-            syms = [
-                s
-                for s in index.symbols_in_file(path)
-                if s.line == line and s.kind in ("function", "method") and s.lang == "go"
-            ]
-            if len(syms) != 1:
-                continue
-            total.add(score(ctx, syms[0], calls[(path, line)], refs[(path, line)], judged=checked.__contains__))
+            u["def_lines"] = [u["def_line"]]
+        total = score_uses(root, index, uses, "go", sample=args.sample, seed=args.seed)
         index.close()
         print(total.line("go (go/types)"))
         for what, items in (("wrong", total.wrong), ("missed", total.missed), ("wrong ref", total.wrong_refs)):

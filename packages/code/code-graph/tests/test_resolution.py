@@ -179,3 +179,40 @@ def test_go_imports_and_definitions(tmp_path: Path) -> None:
     assert sites("go shapes/b.go T.N().") == {("shapes/a.go", 12, "typed-receiver"), ("shapes/b.go", 3, "self")}
     assert sites("go util/util.go W.Run().") == {("shapes/a.go", 14, "typed-receiver")}
     idx.close()
+
+
+def test_classes_defined_in_a_function_reach_their_bases(tmp_path: Path) -> None:
+    root = make_repo(
+        tmp_path / "nested",
+        {
+            "v.py": "class View:\n    @classmethod\n    def as_view(cls, n):\n        return n\n",
+            "t.py": "from v import View\n\n\ndef test_a():\n    class Index(View):\n        pass\n\n"
+            "    Index.as_view('i')\n\n\ndef test_b():\n    class Index(View):\n        def as_view(self, n):\n"
+            "            return 2\n\n    Index.as_view('j')\n",
+        },
+    )
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    # test_a's Index inherits as_view; test_b's Index (same name, another function) overrides it.
+    assert [(h.edge.path, h.edge.line) for h in idx.callers("python v.py View.as_view().", certain_only=True)] == [
+        ("t.py", 8)
+    ]
+    own = idx.callers("python t.py test_b.Index.as_view().", certain_only=True)
+    assert [(h.edge.path, h.edge.line, h.edge.resolution) for h in own] == [("t.py", 16, "local")]
+    idx.close()
+
+
+def test_a_reassigned_parameter_has_no_single_type(tmp_path: Path) -> None:
+    root = make_repo(
+        tmp_path / "reassigned",
+        {
+            "k.py": "class K:\n    def go(self):\n        return 1\n",
+            "t.py": "from k import K\n\n\ndef f(app):\n    app.go()\n    app = K()\n    app.go()\n\n\n"
+            "def g():\n    app = K()\n    app.go()\n",
+        },
+    )
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    sites = {(h.edge.path, h.edge.line) for h in idx.callers("python k.py K.go().", certain_only=True)}
+    assert sites == {("t.py", 12)}  # in f, `app` is a parameter first: neither use is certain
+    idx.close()

@@ -37,7 +37,8 @@ def _class_of(source: str) -> str:
     `import m` then `m.K`). Nothing else: a typed receiver never leans on a repository-wide name guess."""
     return f"""
   SELECT t.rid, t.attr, k.id AS cls FROM {source} t
-  JOIN symbols k ON k.path = t.path AND k.name = t.tname AND k.parent IS NULL AND k.kind IN {_TYPE_KINDS}
+  JOIN symbols k ON k.path = t.path AND k.name = t.tname AND k.kind IN {_TYPE_KINDS}
+   AND (k.parent IS NULL OR k.parent = t.enclosing)  -- a class defined in the same function counts too
   UNION ALL
   SELECT t.rid, t.attr, k.id AS cls FROM {source} t
   JOIN imports i ON i.path = t.path AND i.target_kind = 'name' AND i.alias = t.tname
@@ -68,7 +69,8 @@ _RESOLVE_SQL = f"""
 CREATE OR REPLACE TEMP TABLE cand AS
 WITH RECURSIVE
 typed_raw AS (
-  SELECT rid, path, split_part(receiver_type, '#', 1) AS tname, nullif(split_part(receiver_type, '#', 2), '') AS attr
+  SELECT rid, path, split_part(receiver_type, '#', 1) AS tname, nullif(split_part(receiver_type, '#', 2), '') AS attr,
+         enclosing
   FROM pending WHERE receiver_type IS NOT NULL
 ),
 typed_fn AS (
@@ -88,13 +90,14 @@ typed AS (
   UNION ALL
   -- ... and its return annotation `-> X`, read in the function's own file.
   SELECT rid, path, nullif(regexp_extract(regexp_extract(signature, '-> *(.*)$', 1), '{_PLAIN_TYPE_SQL}', 1), '')
-         AS tname, attr
+         AS tname, attr, NULL AS enclosing
   FROM typed_fn
 ),
 typed_root AS ({_class_of("typed")}),
 typed_field AS (
   -- `x.attr.m()` with `x: K`: the class-level annotation of `attr` in K, read in K's file.
-  SELECT c.rid, f.path, nullif(regexp_extract(f.signature, '{_PLAIN_TYPE_SQL}', 1), '') AS tname, NULL AS attr
+  SELECT c.rid, f.path, nullif(regexp_extract(f.signature, '{_PLAIN_TYPE_SQL}', 1), '') AS tname, NULL AS attr,
+         NULL AS enclosing
   FROM typed_root c JOIN symbols f ON f.parent = c.cls AND f.name = c.attr AND f.kind = 'field'
   WHERE c.attr IS NOT NULL
 ),
@@ -166,6 +169,7 @@ p1_package AS (
 p1_class AS (
   SELECT r.rid, s.id AS dst, 10 AS prio, 'exact' AS conf, 'local' AS res FROM pending r
   JOIN syms k ON k.path = r.path AND k.name = r.qualifier AND k.kind IN {_TYPE_KINDS}
+   AND (k.parent IS NULL OR k.parent = r.enclosing OR r.fam <> 'python')
   JOIN syms s ON s.parent = k.id AND s.name = r.symbol_name
   WHERE r.qualifier IS NOT NULL
 ),

@@ -108,7 +108,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     def_name_starts: set[int] = set()
     pending_parents: list[tuple[int, str]] = []  # (index in out.symbols, type qualname) resolved after the sweep
     type_ids: dict[str, str] = {}
-    facts = TypeFacts() if lang in ("python", "go") else None
+    facts = TypeFacts() if lang in _TYPED_LANGS else None
     typed_refs: list[tuple[int, str | None, str | None]] = []  # (index in out.references, function id, class)
 
     for start, _order, neg_end, _pattern, main, caps in items:
@@ -296,6 +296,7 @@ def _add_receiver_types(
             refs[index] = msgspec.structs.replace(ref, receiver_type=typ)
 
 
+_TYPED_LANGS = frozenset({"python", "go", "typescript", "tsx"})
 _CLASS_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _TYPE_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
 _LEAF_KINDS = frozenset({"variable", "constant", "field", "type", "macro"})

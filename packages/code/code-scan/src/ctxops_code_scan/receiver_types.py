@@ -115,9 +115,10 @@ class TypeFacts:
         _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
 
     def add_stated(self, function_id: str, name: str, written: str) -> None:
-        """Go: a local or parameter of a written type (`*T`, `T`, `pkg.T`, `T[int]`): its named type."""
+        """Go, TypeScript: a local or parameter of a written type (`*T`, `T`, `pkg.T`, `T[int]`)."""
         typ = written.lstrip("*&").split("[", 1)[0].strip()
-        _bind(self.locals.setdefault(function_id, {}), name, typ if _DOTTED.fullmatch(typ) else _CONFLICT)
+        # A written type holds for every use (it is the declared type), like an annotated parameter's.
+        _bind(self.params.setdefault(function_id, {}), name, typ if _DOTTED.fullmatch(typ) else _CONFLICT)
 
     def add_module(self, name: str, value: Any) -> None:
         """A module-level `name = K(...)`: the type of `name` in the file's functions that do not bind it."""
@@ -125,7 +126,8 @@ class TypeFacts:
         _bind(self.module, name, typ if typ is not None else _CONFLICT)
 
     def add_field(self, class_qualname: str, name: str, annotation: str) -> None:
-        typ = plain_type(annotation.lstrip("*"))  # Go fields: `x *T` has the type T
+        # Go fields `x *T` have the type T; TypeScript's `s: Subject<T>` (annotation with its colon) Subject.
+        typ = plain_type(annotation.lstrip(":* \t").split("<", 1)[0])
         if typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
 
@@ -141,7 +143,7 @@ class TypeFacts:
 
     def typed_roots(self) -> set[str]:
         """Every name a receiver's first part must be for `receiver_type` to find something."""
-        roots = {"self", "cls"} if self.attrs else set()  # (class-named receivers are handled apart)
+        roots = {"self", "cls", "this"} if self.attrs else set()  # (class-named receivers are handled apart)
         for table in (self.params, self.locals):
             for names in table.values():
                 roots.update(n for n, t in names.items() if t)
@@ -170,18 +172,19 @@ class TypeFacts:
     def receiver_type(self, qualifier: str, function_id: str | None, class_qualname: str | None) -> str | None:
         """The type of `qualifier` (`x`, `x.attr`, `self.attr`, `self.attr.sub`): `T`, `T#attr`, or None."""
         root, *rest = qualifier.split(".")
-        if root in ("self", "cls"):
+        if root in ("self", "cls", "this"):
             if class_qualname is None or not rest:
                 return None
             typ = self._attr(class_qualname, rest[0])
             rest = rest[1:]
         elif function_id is not None:
             local = self.locals.get(function_id, {})
-            if root in local:
+            is_param = _binds(self.param_names.get(function_id, ""), root)
+            if root in local and not is_param:  # a reassigned parameter: its type differs along the way
                 typ = local[root]
             elif root in self.params.get(function_id, {}):
                 typ = self.params[function_id][root]
-            elif root in self.module and not _binds(self.param_names.get(function_id, ""), root):
+            elif root in self.module and not is_param:
                 typ = self.module[root]
             else:
                 return None

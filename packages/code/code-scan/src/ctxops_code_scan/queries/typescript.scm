@@ -58,3 +58,15 @@
 
 ; Imports -----------------------------------------------------------------
 (import_statement) @import
+
+; Receiver types --------------------------------------------------------------
+; A parameter or local whose class the code states (`x: Subject<T>`, `const y = new Subject()`); class
+; fields (`private s: Scheduler`) come from the field definitions above. `x.m()` and `this.s.m()` then
+; reach the class's (or interface's) method m (receiver_types.py, the graph).
+(required_parameter pattern: (identifier) @name
+  type: (type_annotation [(type_identifier) @type (generic_type name: (type_identifier) @type)])) @bind.local
+(optional_parameter pattern: (identifier) @name
+  type: (type_annotation [(type_identifier) @type (generic_type name: (type_identifier) @type)])) @bind.local
+(variable_declarator name: (identifier) @name
+  type: (type_annotation [(type_identifier) @type (generic_type name: (type_identifier) @type)])) @bind.local
+(variable_declarator name: (identifier) @name value: (new_expression constructor: (identifier) @type)) @bind.local

@@ -64,3 +64,15 @@ def test_stop_writes_one_digest_per_session(repo: Path, data_dir: Path) -> None:
     digests = [e for e in MemoryStore(repo).list_entries(kinds=["summary"]) if "session:sess-1" in e.tags]
     assert len(digests) == 1 and digests[0].body.startswith("Goal: fix the cart total")
     assert "branch:main" in digests[0].tags
+
+
+def test_ctx_mem_inject_prints_the_block_and_exits_1_when_empty(repo: Path, data_dir: Path) -> None:
+    env = {**os.environ, "CTXOPS_DATA_DIR": str(data_dir)}
+    cmd = [sys.executable, "-m", "ctxops_memory_store", "--root", str(repo), "inject", "--task", "cart total"]
+    empty = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    assert empty.returncode == 1 and "no memories to inject" in empty.stdout
+    MemoryStore(repo).put(new_entry(kind="fact", title="The cart total is recomputed by the API"))
+    done = subprocess.run([*cmd, "--budget", "200"], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0 and done.stdout.endswith("recomputed by the API\n") and done.stderr == ""
+    bad = subprocess.run([*cmd, "--budget", "10", "--json"], capture_output=True, text=True, env=env, check=False)
+    assert bad.returncode == 2 and json.loads(bad.stdout)["error"]["fix"] == "use --budget 50 or more"

@@ -85,7 +85,7 @@ def _inject(args: argparse.Namespace) -> int:
             }
         )
     elif injection.text:
-        sys.stdout.write(injection.text + "\n")
+        sys.stdout.write(injection.text)  # the block ends with its newline
     else:
         sys.stdout.write("no memories to inject; `ctx mem add` or `ctx mem review` adds some\n")
     return EXIT_OK if injection.memory_ids else EXIT_EMPTY

@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 NAME = "memory-inject.sqlite"
 FORMAT = "1"
 CONSTANT_KINDS = ("decision", "constraint", "convention")
-RECENT_CONSTANTS = 100  # non-pinned constants read besides the ones the prompt matches (newest first)
+RECENT_CONSTANTS = 60  # non-pinned constants read besides the ones the prompt matches (newest first)
 
 Record = dict[str, object]
 
@@ -63,7 +63,7 @@ class Snapshot:
     def corpus(self) -> tuple[int, float]:
         return self.n, (self.total / self.n if self.n else 1.0)
 
-    def records(self, terms: Sequence[str], top: int = 200) -> tuple[list[Record], dict[str, int]]:
+    def records(self, terms: Sequence[str], top: int = 120) -> tuple[list[Record], dict[str, int]]:
         """Catalog-like records and the query terms' document frequencies: the ``top`` documents by BM25
         (scored in SQL, postings of the query's terms only), the pinned and the newest constants, and the
         newest digests. Ranking multiplies BM25 by at most ~2, so the final few are among the top 200."""

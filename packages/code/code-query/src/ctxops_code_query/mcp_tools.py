@@ -21,7 +21,7 @@ from .errors import CqError
 from .service import Request, execute
 
 LIMITS = "Max 10 hits, ~300 tokens; '... and N more' marks the rest (raise max/budget or narrow)."
-NAME_FORMS = "NAME, Class.method, or path/to/file.py:NAME"
+NAME_FORMS = "NAME, Class.method, module.NAME (json.loads), or path/to/file.py:NAME"
 
 Name = Annotated[str, Field(description=f"symbol name: {NAME_FORMS}")]
 MaxHits = Annotated[int | None, Field(description="hit cap (default 10)", ge=1, le=500)]
@@ -31,9 +31,11 @@ Depth = Annotated[int, Field(description="hops, 1-6", ge=1, le=6)]
 TOOLS: dict[str, str] = {
     "def": f"Where a symbol is defined: path:line, signature, first body lines. Name as {NAME_FORMS}. {LIMITS} "
     "Narrow an ambiguous name by qualifying it or prefixing its file.",
-    "refs": f"All references to a symbol, grouped by file, with role (call/import/inherit/type). {LIMITS} "
+    "refs": f"All references to a symbol, grouped by file, with role (call/import/inherit/type/read): certain ones "
+    f"first, then uses of the bare name that nothing resolved, labelled 'possible, by name only'. {LIMITS} "
     "Narrow with path:NAME, or use callers for calls only.",
-    "callers": f"Who calls a symbol (depth 1-6), each with confidence exact|import-resolved|name-only. {LIMITS} "
+    "callers": "Who calls a symbol (depth 1-6): certain callers first, each with how it was resolved "
+    f"(import, self, typed-receiver, ...), then name-only candidates labelled apart. {LIMITS} "
     "Narrow with a qualified name or a lower depth.",
     "callees": f"What a symbol calls (depth 1-6), with confidence. {LIMITS} Narrow with a qualified name.",
     "brief": "Outline of one file: every top-level symbol with its line and signature, members as name:line, "

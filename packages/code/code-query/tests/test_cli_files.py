@@ -59,7 +59,8 @@ def test_grep_no_match_exit_1_and_bad_pattern_exit_2(repo: Path) -> None:
     none = cq(repo, "grep", "nothing_like_this")
     assert none.returncode == 1 and none.stdout.startswith("no matches for grep nothing_like_this")
     bad = cq(repo, "grep", "(unclosed")
-    assert bad.returncode == 2 and bad.stderr.startswith("cq: error: ") and "\n  fix: " in bad.stderr
+    assert bad.returncode == 2 and "\n  fix: " in bad.stderr
+    assert bad.stderr.startswith("python -m ctxops_code_query: error: ")  # the command that was typed
     bad_json = cq(repo, "grep", "(unclosed", "--json")
     assert json.loads(bad_json.stdout)["error"]["kind"] == "bad-pattern"
     compact = json.dumps(json.loads(bad_json.stdout), separators=(",", ":"), ensure_ascii=False)

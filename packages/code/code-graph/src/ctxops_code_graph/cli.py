@@ -101,10 +101,18 @@ def update_main(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ctxops_contracts.shared.cli import CliError, json_requested, report_error, typed_prog
+
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in {"-h", "--help"}:
-        print("usage: python -m ctxops_code_graph {index,update,watch} [PATH] ...")
-        return 0 if argv else 2
+    prog = typed_prog("python -m ctxops_code_graph")
+    usage = f"usage: {prog} {{index,update,watch}} [PATH] ..."
+    if argv and argv[0] in {"-h", "--help"}:
+        print(usage)
+        return 0
+    if not argv or argv[0] not in {"index", "update", "watch"}:
+        given = f"unknown command {argv[0]!r}" if argv else "no command given"
+        error = CliError(f"{given} (expected index, update or watch)", fix=f"see {prog} --help")
+        return report_error(error, prog=prog, json_mode=json_requested(argv))
     command, rest = argv[0], argv[1:]
     if command == "index":
         return index_main(rest)
@@ -115,5 +123,4 @@ def main(argv: list[str] | None = None) -> int:
 
         code: int = watch_main(rest)
         return code
-    print(f"error: unknown command {command!r} (expected index, update or watch)", file=sys.stderr)
-    return 2
+    raise AssertionError(command)  # every command was checked above

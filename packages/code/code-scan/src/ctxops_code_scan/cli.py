@@ -23,12 +23,16 @@ from .scan import scan_file
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m ctxops_code_scan", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    from ctxops_contracts.shared.cli import Parser, typed_prog
+
+    parser = Parser(
+        prog=typed_prog("python -m ctxops_code_scan"),
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("command", choices=["outline", "refs", "discover"])
-    parser.add_argument("paths", nargs="*", default=[])
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("command", choices=["outline", "refs", "discover"], help="what to show")
+    parser.add_argument("paths", nargs="*", default=[], help="files (outline, refs) or the root (discover)")
+    parser.add_argument("--json", action="store_true", help="print records as compact JSON, one per line")
     args = parser.parse_intermixed_args(argv)
     if args.command == "discover":
         root = Path(args.paths[0] if args.paths else ".")

@@ -10,9 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -75,12 +73,6 @@ class ResultCache:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from ctxops_contracts.shared.files import atomic_write
+
+    atomic_write(path, data, fsync=False)  # a cache: losing it to a crash costs one recomputation

@@ -12,15 +12,13 @@ not rebuild them.
 from __future__ import annotations
 
 import contextlib
-import os
 import pickle
 import sys
-import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 
 from ctxops_contracts import QueryHit, Symbol
+from ctxops_contracts.shared.files import atomic_write
 
 from .answer import Answer
 from .commands import _base
@@ -109,11 +107,7 @@ def prepare(ctx: QueryContext) -> FileDocs:
     fresh = FileDocs(generation=generation, paths=paths, docs=docs, hashes=hashes)
     with contextlib.suppress(OSError):
         target = index_dir(ctx.root) / _DOCS_FILE
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-search-")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(fresh, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        Path(tmp).replace(target)
+        atomic_write(target, pickle.dumps(fresh, protocol=pickle.HIGHEST_PROTOCOL), fsync=False)
     ctx.derived["search-docs"] = fresh
     return fresh
 

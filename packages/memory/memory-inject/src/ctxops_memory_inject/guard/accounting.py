@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH104, PTH108, PTH118, PTH208, PTH120, PTH105
+# ruff: noqa: PTH103, PTH104, PTH108, PTH118, PTH208, PTH120
 # os.path on the hook path: pathlib is not imported there (startup time).
 """Savings measured, not estimated: each guard event's tokens before and after, counted with the offline
 cl100k tokenizer (bpe-openai), appended as a ``ContextRecord`` (action ``guard``) to
@@ -18,6 +18,7 @@ import json
 import os
 import sys
 
+from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import STATE_DIR, meta_path
 
 TYPE_CHECKING = False
@@ -46,10 +47,7 @@ def submit(root: str, job: dict[str, Any], mode: str) -> None:
     folder = pending_dir(root)
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"{job['id']}.json")
-    tmp = path + ".tmp"  # the counter lists *.json only: it never sees a half-written job
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(job))
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(job), fsync=False)  # the counter never sees a half-written job
     if mode == "inline":
         process(root)
         return

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH105, PTH116, PTH118, PTH120
+# ruff: noqa: PTH116, PTH118
 # os.path on the hook path: pathlib is not imported there (startup time).
 """The guard's settings: the ``[guard]`` table of ``.meta/config.toml``, read with tomllib (cached as JSON).
 
@@ -25,7 +25,10 @@ git-diff = false
 
 from __future__ import annotations
 
+import contextlib
 import os
+
+from ctxops_contracts.shared.files import atomic_write
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -120,14 +123,8 @@ def load_config(root: str) -> GuardConfig:
     except (OSError, ValueError, AttributeError):
         pass
     table = _parse(path)
-    try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        tmp = f"{cache}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump({"key": key, "guard": table}, fh)
-        os.replace(tmp, cache)
-    except OSError:
-        pass  # no cache: the next call parses again
+    with contextlib.suppress(OSError):  # no cache: the next call parses again
+        atomic_write(cache, json.dumps({"key": key, "guard": table}), fsync=False)
     return GuardConfig(table)
 
 

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH108, PTH120, PTH105, SIM105
+# ruff: noqa: PTH108, SIM105
 # os.path on the hook path: pathlib is not imported there (startup time).
 """Read tool outputs: unchanged re-reads answered briefly, very large reads cut to an outline plus the
 requested region.
@@ -16,6 +16,7 @@ import json
 import os
 import re
 
+from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import STATE_DIR, ensure_meta, meta_path
 
 TYPE_CHECKING = False
@@ -55,11 +56,8 @@ class ReadState:
 
     def save(self) -> None:
         ensure_meta(self.root)
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        tmp = f"{self.path}.{os.getpid()}.tmp"  # atomic: a parallel tool call's hook never reads half a file
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps({"step": self.step, "reads": self.reads}))
-        os.replace(tmp, self.path)
+        # atomic: a parallel tool call's hook never reads half a file
+        atomic_write(self.path, json.dumps({"step": self.step, "reads": self.reads}), fsync=False)
 
     def seen(self, key: str, digest: str) -> int | None:
         """The step at which this region was read with this content, or None."""

@@ -142,14 +142,21 @@ def test_claude_code_answers_from_cq_over_mcp(agent_workspace: AgentWorkspace, c
     assert {"name", "depth", "max", "budget"} <= set(loaded[CALLERS_TOOL]["input_schema"]["properties"])
     def_text, callers_text = _text(results[def_id]), _text(results[callers_id])
 
-    # The definition: its path:line (from ast), its signature, the index footer of a fresh build.
+    # The definition: its path:line (from ast), its signature. The server starts without an index: the
+    # first answer comes from the provisional scan while the full build runs, and says so.
     assert def_text.startswith(f"{TARGET_FILE}:{def_line} "), def_text
     assert "OrderStateMachine.transition(self, order" in def_text
-    assert def_text.rstrip().endswith(f"-- index {head}"), def_text  # built at HEAD, clean tree
+    assert def_text.rstrip().endswith(("-- index provisional", f"-- index {head}")), def_text
+    # The callers need the graph: the server waited for the first build, so they come from the index
+    # built at HEAD on a clean tree.
+    assert callers_text.rstrip().endswith(f"-- index {head}"), callers_text
 
     # The callers: the count and every listed path:line are real call sites of `.transition(...)`.
-    header = re.match(rf"(\d+) callers of {re.escape(TARGET)}", callers_text)
-    assert header and int(header.group(1)) == len(sites), callers_text
+    # Certain callers first; call sites whose receiver type is not known are counted apart, by name only.
+    header = re.match(rf"(\d+) callers of {re.escape(TARGET)}(?:, (\d+) more possible by name only)?", callers_text)
+    assert header, callers_text
+    certain, possible = int(header.group(1)), int(header.group(2) or 0)
+    assert certain + possible == len(sites) and certain >= len(sites) // 2, callers_text
     listed = {
         (m["path"], int(m["line"]), m["fn"])
         for m in re.finditer(r"^(?P<path>\S+\.py):(?P<line>\d+)\s+(?P<fn>\w+)\s+\[", callers_text, re.M)

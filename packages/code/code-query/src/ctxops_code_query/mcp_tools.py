@@ -62,6 +62,27 @@ INSTRUCTIONS = (
 )
 
 
+# Commands a provisional scan answers while the first full build runs; the others need the graph.
+PROVISIONAL_COMMANDS = ("def", "brief")
+# A server outlives one call, unlike `cq`: a graph command waits for a first build this long (MCP clients
+# allow tool calls far longer) instead of answering "retry in a few seconds" to an agent that cannot wait.
+GRAPH_BUILD_WAIT_S = 90.0
+
+
+def _wait_for_first_build(root: Path, timeout: float) -> bool:
+    """Poll until the detached first build has committed; False when it did not within ``timeout``."""
+    import time
+
+    from .graph_backend import _graph
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _graph().rebuild_reason(root):
+            return True
+        time.sleep(0.25)
+    return False
+
+
 def register_tools(server: MCPServer, root: Path) -> None:
     """Add the code map's tools, answering about the repository at ``root``, to ``server``."""
 
@@ -70,6 +91,12 @@ def register_tools(server: MCPServer, root: Path) -> None:
 
         try:
             provisional = None if command in ("grep", "open") else index_or_provisional(root, deadline_s=2.0)
+            if (
+                provisional is not None
+                and command not in PROVISIONAL_COMMANDS
+                and _wait_for_first_build(root, GRAPH_BUILD_WAIT_S)
+            ):
+                provisional = None
             request = Request(
                 command=command, params=params, max_hits=max_hits, budget=budget, use_cache=provisional is None
             )

@@ -29,9 +29,11 @@ _BUILTIN_MAIN = {
 # What the commands of ctxops's own packages do; a third-party command shows its distribution's summary.
 KNOWN_PLUGINS = {
     "code": "the code map: definitions, callers, impact, map, grep (same as `cq`)",
-    "mem": "memories: add, search, review, pin, forget, supersede, rebuild",
-    "ledger": "token ledger: ingest transcripts, totals by day/session/model",
+    "mem": "memories: add, search, inject, review, pin, forget, supersede, rebuild",
+    "ledger": "token ledger: ingest, reports, prices, budgets (check), savings, status line, HTML",
+    "out": "show a full tool output the context guard summarized (--lines, --grep)",
     "proxy": "local proxy that records every model call passing through it",
+    "task": "name the task the next sessions work on (start NAME, stop, show) for the ledger",
 }
 
 

@@ -130,21 +130,7 @@ def cmd_refs(ctx: QueryContext, name: str) -> Answer:
                 resolution=hop.edge.resolution,
             )
         )
-    for ref in possible:
-        if ctx.deadline.expired():
-            answer.partial = True
-            break
-        code = ctx.line_text(ref.path, ref.line)
-        answer.add(
-            QueryHit(
-                path=ref.path,
-                line=ref.line,
-                text=f"{ref.role:<7}{code}",
-                role=ref.role,
-                confidence="name-only",
-                resolution="name-only",
-            )
-        )
+    _add_name_only(ctx, answer, possible)
     by_role = Counter(kind for _p, _l, kind in certain)
     files = len({p for p, _l, _k in certain})
     answer.notes.append(
@@ -155,27 +141,31 @@ def cmd_refs(ctx: QueryContext, name: str) -> Answer:
     return answer
 
 
+def _add_name_only(ctx: QueryContext, answer: Answer, refs: list[Reference]) -> None:
+    """Add uses matched by name only, each labelled so, until the deadline."""
+    for ref in refs:
+        if ctx.deadline.expired():
+            answer.partial = True
+            return
+        answer.add(
+            QueryHit(
+                path=ref.path,
+                line=ref.line,
+                text=f"{ref.role:<7}{ctx.line_text(ref.path, ref.line)}",
+                role=ref.role,
+                confidence="name-only",
+                resolution="name-only",
+            )
+        )
+
+
 def _name_refs(ctx: QueryContext, answer: Answer, refs: list[Reference]) -> Answer:
     refs = [r for r in refs if not (r.role == "import" and r.qualifier is None and "." not in answer.query)]
     refs = sorted(refs, key=lambda r: (r.path, r.line, r.col))
     answer.hint = "not defined in this repository: these are uses of the name; cq grep for text"
     answer.certain, answer.possible = 0, len(refs)
     answer.total = len(refs)
-    for ref in refs:
-        if ctx.deadline.expired():
-            answer.partial = True
-            break
-        code = ctx.line_text(ref.path, ref.line)
-        answer.add(
-            QueryHit(
-                path=ref.path,
-                line=ref.line,
-                text=f"{ref.role:<7}{code}",
-                role=ref.role,
-                confidence="name-only",
-                resolution="name-only",
-            )
-        )
+    _add_name_only(ctx, answer, refs)
     answer.notes.append(
         f"no definition of {answer.query} in this repository; {len(refs)} uses by name only in"
         f" {len({r.path for r in refs})} files"

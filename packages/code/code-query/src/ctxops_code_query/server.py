@@ -113,7 +113,7 @@ def serve(root: Path, *, idle_s: float = DEFAULT_IDLE_S) -> int:
 
 def _root_from_argv(argv: list[str]) -> str | None:
     """The root the command names (``--root``) or runs in, as the shared finder gives it; None if none."""
-    from ctxops_contracts.shared import repo
+    from .fastpath import find_root
 
     given = None
     for i, arg in enumerate(argv):
@@ -121,13 +121,7 @@ def _root_from_argv(argv: list[str]) -> str | None:
             given = argv[i + 1]
         elif arg.startswith("--root="):
             given = arg.split("=", 1)[1]
-    alias = os.environ.get("CQ_ROOT")
-    if alias and not os.environ.get(repo.ROOT_ENV):
-        os.environ[repo.ROOT_ENV] = alias
-    try:
-        return repo.find_root(explicit=given)
-    except repo.NotARepository:
-        return None
+    return find_root(given)
 
 
 def try_server(argv: list[str]) -> int | None:

@@ -28,12 +28,12 @@ def decode_line(
         return decoder.decode(stripped)
     except msgspec.ValidationError as exc:
         report.refuse("rejected", where, f"unexpected shape: {exc}")
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:  # msgspec < 0.20 raises the latter on bad UTF-8
         repaired = _repaired(stripped)
         if repaired is not None:
             try:
                 return decoder.decode(repaired)
-            except (msgspec.ValidationError, msgspec.DecodeError):
+            except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError):
                 pass
         report.refuse("invalid_json", where, f"invalid JSON: {exc}")
     return None

@@ -47,14 +47,14 @@ def ensure_meta(root: str) -> str:
     if os.path.exists(ignore):
         return meta
     os.makedirs(meta, exist_ok=True)
-    from .files import atomic_write
-
-    try:
+    try:  # exclusive create: a file another process or the user wrote meanwhile is never overwritten
         fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
         return meta
-    os.close(fd)
-    atomic_write(ignore, GITIGNORE_TEXT)
+    try:
+        os.write(fd, GITIGNORE_TEXT.encode())
+    finally:
+        os.close(fd)
     return meta
 
 

@@ -1,8 +1,7 @@
-import os
+from . import cli
 
-# Usage lines name what the user typed (docs/cli-reference.md); `ctx code` sets its own name first.
-os.environ.setdefault("CTXOPS_PROG", "python -m ctxops_code_query")
+# Usage lines name what the user typed (docs/cli-reference.md). Not an environment variable: that would
+# leak into the detached update this process may start, and name it wrongly there.
+cli.DEFAULT_PROG = "python -m ctxops_code_query"
 
-from .cli import main
-
-raise SystemExit(main())
+raise SystemExit(cli.main())

@@ -19,6 +19,10 @@ EPILOG = """exit codes: 0 results, 1 no results, 2 usage or environment error (t
 names: NAME, Class.method (qualified) or path/to/file.py:NAME."""
 
 
+# The name usage lines give this command when `ctx` did not set one; `python -m` sets its own.
+DEFAULT_PROG = "cq"
+
+
 def _common(p: argparse.ArgumentParser, *, suppress: bool) -> None:
     """Flags every subcommand takes (also accepted before the subcommand)."""
     import argparse
@@ -50,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ctxops_contracts.shared.cli import Parser, typed_prog
 
     parser = Parser(
-        prog=typed_prog("cq"),
+        prog=typed_prog(DEFAULT_PROG),
         description="Answers about code in a few hundred tokens: definitions, references, callers, outlines, "
         "dependencies, impact, a ranked map, grep, bounded reads and search.",
         epilog=EPILOG,
@@ -181,7 +185,7 @@ def _error(args: argparse.Namespace, exc: Any) -> None:
         code = exc.exit_code if exc.exit_code else EXIT_USAGE
         emit_json({"error": {"message": exc.message, "fix": exc.fix, "code": code, "kind": exc.kind}})
         return
-    sys.stderr.write(f"{typed_prog('cq')}: error: {exc.message}\n")
+    sys.stderr.write(f"{typed_prog(DEFAULT_PROG)}: error: {exc.message}\n")
     if exc.fix:
         sys.stderr.write(f"  fix: {exc.fix}\n")
 

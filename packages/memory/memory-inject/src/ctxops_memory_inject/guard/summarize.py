@@ -312,7 +312,7 @@ def summarize_diff(text: str, worktree: str | None = None) -> list[str]:
     keep: set[int] = set()
     for i in changed:
         keep.update(range(max(0, i - _CONTEXT_KEEP), min(len(lines), i + _CONTEXT_KEEP + 1)))
-    return stat + render(lines, keep, why="of unchanged context folded")
+    return stat + render(lines, keep, why="of unchanged context folded", count_blank=True)
 
 
 def _diff_stat(lines: list[str]) -> str:

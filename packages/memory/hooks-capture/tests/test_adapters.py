@@ -105,7 +105,8 @@ def test_codex_0_171_recorded_hooks(repo: Path, kit, capture_all) -> None:
     ]
     assert "gpt-5.5" in (events[0].text or "")
     assert len({e.session_id for e in events}) == 1 and events[1].task_id == events[-1].task_id
-    assert events[2].tool_name == "mcp__ctxops__code_def" and "api/orders/state_machine.py:103" in (events[2].text or "")
+    assert events[2].tool_name == "mcp__ctxops__code_def"
+    assert "api/orders/state_machine.py:103" in (events[2].text or "")  # the MCP result's content
     assert [e.exit_status for e in events[3:5]] == [None, None]
     assert events[3].command == "git log --oneline | head -3" and "boom" in (events[4].text or "")
     assert events[5].tool_name == "apply_patch" and events[5].files == ["NOTES.md"]

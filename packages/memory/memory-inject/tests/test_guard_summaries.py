@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from ctxops_memory_inject.guard.classify import classify
 from ctxops_memory_inject.guard.summarize import summarize
 
@@ -152,3 +153,19 @@ def test_unittest_failures_kept() -> None:
     assert "FAIL: test_bad (pkg.tests.T.test_bad)" in out and 'File "/src/pkg/tests.py", line 41' in out
     assert "Ran 201 tests" in out and "FAILED (failures=1)" in out
     assert "test_7 " not in out
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("(cd web && npm test)", ("npm-test", "test")),
+        ("(cd web && npm install --no-audit --no-fund)", ("npm", "build")),
+        ("uv run pytest -q", ("pytest", "test")),
+        ("cd worker && go test ./...", ("go-test", "test")),
+        ("python -m mypy --strict api", ("mypy", "check")),
+        ("git diff --stat && git log --stat -6", ("git-diff", "vcs")),
+        ("echo hi", ("generic", "generic")),
+    ],
+)
+def test_classify_sees_through_subshells_and_runners(command: str, expected: tuple[str, str]) -> None:
+    assert classify(command) == expected

@@ -444,7 +444,7 @@ class MemoryStore:
                 replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
                 pinned = pinned or old.pinned  # a pin belongs to the subject, so the newer entry keeps it
                 result.superseded.append(old.id)
-            elif new.kind in CONFLICT_KINDS and new_features.cue and conflicts(new_features, self._features_of(old)):
+            elif new.kind in CONFLICT_KINDS and conflicts(new_features, self._features_of(old)):
                 result.conflicts.append(old.id)
                 if on_conflict == "supersede":
                     replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))

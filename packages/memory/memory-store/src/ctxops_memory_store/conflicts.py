@@ -40,10 +40,34 @@ def replacement_cue(text: str) -> bool:
 _CJK = re.compile("[\u3400-\u9fff]")
 # Words after which a title gives its value: the frame ends there ("logs are | JSON", "store timestamps in | UTC").
 SLOT_WORDS = frozenset(
-    "is are be use uses used in on with as to from via by at every within run runs live lives come comes".split()
+    [
+        "is",
+        "are",
+        "be",
+        "use",
+        "uses",
+        "used",
+        "in",
+        "on",
+        "with",
+        "as",
+        "to",
+        "from",
+        "via",
+        "by",
+        "at",
+        "every",
+        "within",
+        "run",
+        "runs",
+        "live",
+        "lives",
+        "come",
+        "comes",
+    ]
 )
 SLOT_CHARS = frozenset("用是为在于从以成")
-PREPOSITIONS = frozenset("to for in on into by with from at via through".split())
+PREPOSITIONS = frozenset(["to", "for", "in", "on", "into", "by", "with", "from", "at", "via", "through"])
 MAX_VALUE_WORDS = 4  # a value is short; a longer rest is a statement of its own
 MAX_VALUE_CHARS = 8
 _UNIT = re.compile("[\u3400-\u9fff]|[a-z0-9]+")

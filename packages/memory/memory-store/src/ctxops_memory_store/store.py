@@ -550,7 +550,7 @@ class MemoryStore:
         entry = self.resolve(id_or_prefix)
         if entry.status != "pending":
             raise InvalidTransition(f"{entry.id} is {entry.status}, not pending: only candidates are reviewed")
-        return self._update(entry.id, status="rejected", archive_reason=reason)
+        return self._update(entry.id, status="rejected", archive_reason=redact(reason.strip()))
 
     def record_use(self, entry_ids: Iterable[str]) -> None:
         """Count uses (injected, recalled) in ``.meta/.state/memory-usage.json`` (not in the committed files)."""

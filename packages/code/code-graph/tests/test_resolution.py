@@ -99,7 +99,7 @@ def test_every_edge_says_how_it_was_resolved(index: CodeIndex) -> None:
     get = "python pkg/helpers.py Client.get()."
     # c = make() -> Client; a module-level instance where nothing hides it, not where a parameter or a
     # local assignment of the same name does (app.get(5), shared.get(6), shared.get(7))
-    assert _sites(index, get) == {("app.py", 11): "typed-receiver", ("app.py", 23): "typed-receiver"}
+    assert _sites(index, get) == {("app.py", 11): "return-type", ("app.py", 23): "typed-receiver"}
     assert ("app.py", 15) in _sites(index, get, certain_only=False)  # other.get(2): a name-only guess
     fetch = "python pkg/helpers.py Client.fetch()."
     assert _sites(index, fetch) == {

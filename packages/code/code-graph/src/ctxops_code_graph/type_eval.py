@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-MAX_ROUNDS = 10
+MAX_ROUNDS = 16  # hops: a name through an import is one, a class's method result two
 INHERIT_DEPTH = 6
 VIA = ("typed-receiver", "module-instance", "return-type", "fixture")  # weakest first
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
@@ -129,10 +129,10 @@ def evaluate(con: Any) -> None:
     """`typed_cls(rid, cls, via)` for the pending references with a receiver type."""
     con.execute(_START)
     con.execute("CREATE OR REPLACE TEMP TABLE done (rid BIGINT, cls VARCHAR, via INTEGER)")
-    for _ in range(MAX_ROUNDS):
+    for round_ in range(MAX_ROUNDS + 1):
         con.execute("INSERT INTO done SELECT rid, cls, via FROM ts WHERE cls IS NOT NULL AND steps = ''")
         con.execute("DELETE FROM ts WHERE cls IS NOT NULL AND steps = ''")
-        if con.execute("SELECT count(*) FROM ts").fetchone()[0] == 0:
+        if round_ == MAX_ROUNDS or con.execute("SELECT count(*) FROM ts").fetchone()[0] == 0:
             break
         con.execute(_STEP)
         con.execute(f"CREATE OR REPLACE TEMP TABLE ts AS SELECT DISTINCT {_COLS} FROM nx")

@@ -171,6 +171,29 @@ p2_go_typed AS (
    AND s.qualname = split_part(r.receiver_type, '.', 2) || '.' || r.symbol_name
   WHERE r.fam = 'go' AND r.receiver_type LIKE '%.%'
 ),
+go_recv AS (
+  -- Go: the type a receiver has, by name (`x.M()` with x of a stated type T, or T's own method's receiver)
+  SELECT r.rid, r.symbol_name, r.receiver_type AS tname, r.path FROM pending r
+  WHERE r.fam = 'go' AND r.receiver_type IS NOT NULL AND r.receiver_type NOT LIKE '%.%'
+  UNION ALL
+  SELECT r.rid, r.symbol_name, split_part(e.qualname, '.', 1), r.path FROM pending r
+  JOIN syms e ON e.id = r.enclosing AND e.kind = 'method'
+  WHERE r.fam = 'go' AND r.qualifier = 'self'
+),
+p2_go_promoted AS (
+  -- Go: a method promoted from an embedded struct or interface (`type A struct {{ B }}`: `a.M()` is `a.B.M()`),
+  -- up to two embeddings deep; only where T itself has no method of that name (priority decides).
+  SELECT g.rid, s.id AS dst, 24 + b.depth AS prio, 'import-resolved' AS conf, 'inheritance' AS res FROM go_recv g
+  JOIN syms k ON k.fam = 'go' AND k.name = g.tname AND k.kind IN {_TYPE_KINDS} AND k.parent IS NULL
+   AND regexp_extract(k.path, '^(.*)/', 1) = regexp_extract(g.path, '^(.*)/', 1)
+  JOIN (SELECT e1.src, e1.dst, 0 AS depth FROM inh e1 WHERE e1.confidence <> 'name-only'
+        UNION ALL
+        SELECT e1.src, e2.dst, 1 FROM inh e1 JOIN inh e2 ON e2.src = e1.dst
+        WHERE e1.confidence <> 'name-only' AND e2.confidence <> 'name-only') b ON b.src = k.id
+  JOIN symbols t ON t.id = b.dst
+  JOIN syms s ON s.fam = 'go' AND s.name = g.symbol_name AND s.qualname = t.name || '.' || g.symbol_name
+   AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(t.path, '^(.*)/', 1)
+),
 wanted AS (SELECT DISTINCT symbol_name AS name FROM pending),
 named AS (SELECT * FROM syms WHERE name IN (SELECT name FROM wanted)),
 p3_pool AS (
@@ -190,6 +213,7 @@ p3 AS (
   WHERE r.role NOT IN ('import', 'read')  -- a value use is only recorded when it is resolved for certain
    -- the receiver's class is known: another class's method is wrong
    AND r.rid NOT IN (SELECT rid FROM typed_cls) AND r.rid NOT IN (SELECT rid FROM p2_go_typed)
+   AND r.rid NOT IN (SELECT rid FROM p2_go_promoted)
 ),
 everything AS (
   SELECT * FROM p1_inherited UNION ALL SELECT * FROM p1_self UNION ALL SELECT * FROM p1_local
@@ -197,7 +221,7 @@ everything AS (
   UNION ALL SELECT * FROM p1_package
   UNION ALL SELECT * FROM p1_class UNION ALL SELECT * FROM p2_name UNION ALL SELECT * FROM p2_module
   UNION ALL SELECT * FROM p2_member UNION ALL SELECT * FROM p2_typed UNION ALL SELECT * FROM p3
-  UNION ALL SELECT * FROM p1_go_self UNION ALL SELECT * FROM p2_go_typed
+  UNION ALL SELECT * FROM p1_go_self UNION ALL SELECT * FROM p2_go_typed UNION ALL SELECT * FROM p2_go_promoted
   UNION ALL SELECT * FROM p2_reexport UNION ALL SELECT * FROM p2_module_reexport UNION ALL SELECT * FROM p2_submodule
 ),
 best AS (
@@ -254,7 +278,7 @@ _EDGE_STUB = (
 _BRANCHES: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     "typed": (("typed_bases",), {"p2_typed": _EDGE_STUB}),
     "self": (("self_cls", "bases"), {"p1_inherited": _EDGE_STUB, "p1_self": _EDGE_STUB}),
-    "go": ((), {"p1_go_self": _EDGE_STUB, "p2_go_typed": _EDGE_STUB}),
+    "go": (("go_recv",), {"p1_go_self": _EDGE_STUB, "p2_go_typed": _EDGE_STUB, "p2_go_promoted": _EDGE_STUB}),
     "python": ((), {"p2_reexport": _EDGE_STUB, "p2_module_reexport": _EDGE_STUB, "p2_submodule": _EDGE_STUB}),
 }
 _CTE_HEAD = re.compile(r"^(\w+)(?:\([^)]*\))? AS \(", re.MULTILINE)

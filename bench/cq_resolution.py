@@ -202,9 +202,7 @@ def _site_check(jedi: Any, project: Any, root: Path, ctx: Any, sym: Any) -> Call
         text = lines[line - 1] if line <= len(lines) else ""
         for m in re.finditer(rf"\b{re.escape(sym.name)}\s*\(", text):
             try:
-                found = jedi.Script(path=str(root / path), project=project).goto(
-                    line, m.start(), follow_imports=True
-                )
+                found = jedi.Script(path=str(root / path), project=project).goto(line, m.start(), follow_imports=True)
             except Exception:
                 continue
             for d in found:
@@ -226,6 +224,7 @@ def score(
     sym: Any,
     truth_calls: set[tuple[str, int]],
     truth_refs: set[tuple[str, int]],
+    *,
     judged: Callable[[str], bool] = lambda path: True,
     verify: Callable[[str, int], bool] | None = None,
 ) -> Tally:

@@ -3,8 +3,6 @@ chains across files. Each certain edge says which inference it rests on (Edge.re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from ctxops_code_graph import CodeIndex
 from repo_fixtures import make_repo

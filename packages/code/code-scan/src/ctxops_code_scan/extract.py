@@ -134,7 +134,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     qualifier = "self" + qualifier[len(top.receiver_var) :]
             # `Client().get()`: the receiver is a constructor call, its class stated right there.
             direct = constructor_type(qual[0]) if facts is not None and qual and qual[0].type == "call" else None
-            chain = chain_of(qual[0]) if python and qualifier == "?" and sub == "call" else None
+            chain = chain_of(qual[0]) if python and qual and qualifier == "?" and sub == "call" else None
             if facts is not None and qualifier is not None and sub == "call" and (qualifier not in _NOT_TYPED or chain):
                 typed_refs.append(
                     (len(out.references), top.symbol_id if top else None, top.type_qualname if top else None, chain)
@@ -179,9 +179,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     facts.add_local(top.symbol_id, _text(caps["name"][0]), caps["value"][0])
             continue
         if head == "bind" and sub == "return":
-            if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
-                if not _text(caps["bind.return"][0]).startswith("yield from"):
-                    facts.add_return(top.symbol_id, caps["value"][0])
+            fid = top.symbol_id if top is not None and top.kind in ("function", "method") else None
+            if facts is not None and fid and not _text(caps["bind.return"][0]).startswith("yield from"):
+                facts.add_return(fid, caps["value"][0])
             continue
         if head == "bind":
             if facts is not None and top is not None and _in_init(top) and _text(caps["qual"][0]) == "self":
@@ -298,7 +298,10 @@ def _in_init(top: _Open) -> bool:
 
 
 def _add_receiver_types(
-    refs: list[Reference], typed: Sequence[tuple[int, str | None, str | None, Chain | None]], facts: TypeFacts, python: bool
+    refs: list[Reference],
+    typed: Sequence[tuple[int, str | None, str | None, Chain | None]],
+    facts: TypeFacts,
+    python: bool,
 ) -> None:
     """After the sweep (an `__init__` may follow the methods using its attributes): receiver types."""
     roots = facts.typed_roots()
@@ -316,8 +319,8 @@ def _add_receiver_types(
             typ = qualifier
         if typ is None and python:
             # What the file cannot settle, the graph may: a method's result, a fixture, an imported instance.
-            chain = chain or _plain_chain(qualifier)
-            typ = facts.expr(chain, function_id) if chain is not None else None
+            found = chain or _plain_chain(qualifier)
+            typ = facts.expr(found, function_id) if found is not None else None
         if typ is not None:
             refs[index] = msgspec.structs.replace(ref, receiver_type=typ)
 

@@ -170,7 +170,7 @@ class TypeFacts:
         chain = chain_of(value) if value is not None else None
         table = self.attr_chains.setdefault(class_qualname, {})
         old = table.get(name, ())
-        table[name] = (method_id, chain) if chain is not None and (old == () or old == (method_id, chain)) else None
+        table[name] = (method_id, chain) if chain is not None and old in ((), (method_id, chain)) else None
 
     def typed_roots(self) -> set[str]:
         """Every name a receiver's first part must be for `receiver_type` to find something."""
@@ -301,8 +301,8 @@ class TypeFacts:
         for fid, cls in self.classes.items():
             expr = self.stated_returns.get(fid)
             if expr is None and fid in self.returns:
-                found = {self.expr(c, fid) if c is not None else None for c in self.returns[fid]}
-                expr = found.pop() if len(found) == 1 else None
+                results = {self.expr(c, fid) if c is not None else None for c in self.returns[fid]}
+                expr = results.pop() if len(results) == 1 else None
             if expr is not None and (expr != "Self" or cls):
                 rows.append((fid, None, expr))
         for cls, attrs in self.attrs.items():

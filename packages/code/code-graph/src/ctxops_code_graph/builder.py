@@ -43,6 +43,7 @@ class _Rows:
     symbols: list[tuple[Any, ...]] = field(default_factory=list)
     refs: list[tuple[Any, ...]] = field(default_factory=list)
     imports: list[Import] = field(default_factory=list)
+    types: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 def _collect(outcomes: Iterable[ScanResult | Skipped], next_rid: int) -> tuple[_Rows, int]:
@@ -97,6 +98,7 @@ def _collect(outcomes: Iterable[ScanResult | Skipped], next_rid: int) -> tuple[_
             )
             next_rid += 1
         rows.imports.extend(out.imports)
+        rows.types.extend((path, *t) for t in out.types)
     return rows, next_rid
 
 
@@ -244,6 +246,7 @@ class IndexWriter:
                 load.remove()
                 duck_store.insert_rows(con, "dirs", sorted(disc.dirs.items()))
                 duck_store.insert_rows(con, "imports", import_rows)
+                duck_store.insert_rows(con, "types", load.types)
                 del import_rows
                 phase("load")
                 # The snapshot's tables that resolution does not change are copied while it runs.
@@ -459,6 +462,7 @@ class IndexWriter:
             duck_store.insert_rows(con, "skipped", rows.skipped)
             duck_store.insert_rows(con, "symbols", rows.symbols)
             duck_store.insert_rows(con, "refs", rows.refs)
+            duck_store.insert_rows(con, "types", rows.types)
             if file_set_changed or self._modules is None:
                 modules = self._module_index(duck_store.file_langs(con))
             else:

@@ -31,7 +31,9 @@ CLAUDE_EVENTS = (
 CLAUDE_TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
 # With the context guard: it wraps long-output commands before they run and forgets reads at compaction.
 CLAUDE_GUARD_EVENTS = ("PreToolUse", "PostCompact")
-# Codex CLI hooks.json (developers.openai.com/codex/hooks): same shape as Claude Code's.
+# Codex CLI hooks.json (developers.openai.com/codex/hooks): same shape as Claude Code's; run with Codex 0.171
+# (tests/e2e/test_codex_e2e.py). No PreToolUse even with the context guard: Codex cannot take a replaced
+# tool output, so the guard answers nothing there and the hook would only cost a process per tool call.
 CODEX_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "Stop")
 CODEX_TOOL_EVENTS = {"PostToolUse"}
 # Gemini CLI settings.json hooks (geminicli.com/docs/hooks/reference).
@@ -241,12 +243,7 @@ def json_files(agent: str) -> list[JsonFile]:
                 ".codex/hooks.json",
                 False,
                 lambda d, w: _add_grouped_hooks(
-                    d,
-                    CODEX_EVENTS + (("PreToolUse",) if w.guard else ()),
-                    CODEX_TOOL_EVENTS | {"PreToolUse"},
-                    w.hook("codex"),
-                    named=False,
-                    any_tool=".*",
+                    d, CODEX_EVENTS, CODEX_TOOL_EVENTS, w.hook("codex"), named=False, any_tool=".*"
                 ),
                 lambda d, w: _remove_grouped_hooks(d, w.hook("codex")),
             )
@@ -273,6 +270,17 @@ def json_files(agent: str) -> list[JsonFile]:
             ),
         ]
     raise ValueError(f"unknown agent {agent!r}")
+
+
+# Codex 0.171 starts the first turn without waiting for a slow MCP server, and its tool_search then finds
+# none of that server's tools (seen with the real client: `ctx mcp` needs ~1.5 s to start). A top-level
+# key in the project's .codex/config.toml makes it wait for ctx mcp, bounded by this many milliseconds.
+CODEX_MCP_GRACE_KEY = "mcp_optional_startup_grace_ms"
+CODEX_MCP_GRACE_MS = 10_000
+
+
+def codex_grace_block() -> str:
+    return f"{CODEX_MCP_GRACE_KEY} = {CODEX_MCP_GRACE_MS}\n"
 
 
 def codex_mcp_block(w: Wiring) -> str:

@@ -130,3 +130,22 @@ def test_vitest_failing_tests_and_locations_kept() -> None:
     assert [f for f in failing if f"{f[0]} > {f[1]}" not in summary] == []
     assert locations and {loc for loc in locations if loc not in summary} == set()
     assert "2 failed | 10 passed" in summary
+
+
+def test_jest_failing_tests_and_locations_kept() -> None:
+    text, summary = summary_of("jest")
+    report = json.loads((RUNS / "jest.jest.json").read_text(encoding="utf-8"))
+    failing, locations = [], set()
+    for suite in report["testResults"]:
+        for case in suite["assertionResults"]:
+            if case["status"] == "failed":
+                failing.append((rel(suite["name"], "web-jest/"), case["fullName"]))
+                for message in case["failureMessages"]:
+                    locations.update(re.findall(r"(src/[\w/]+\.test\.tsx?:\d+:\d+)", message))
+    assert len(failing) == report["numFailedTests"] == 2
+    for path, name in failing:  # the suite's FAIL line, then the test's ● block
+        assert f"FAIL {path}" in summary and f"● {name}" in summary, (path, name)
+    assert len(locations) == 2 and {loc for loc in locations if loc not in summary} == set()
+    assert "Tests:       2 failed, 10 passed, 12 total" in summary
+    assert "✓ quantities merge and are capped" not in summary  # passing lines folded
+    assert len(summary) < len(text)

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH108, PTH118, PTH120, SIM105, PTH109
+# ruff: noqa: PTH103, PTH108, PTH110, PTH118, PTH120, SIM105, PTH109
 # os.path on the hook path: pathlib is not imported there (startup time).
 """The guard's hook handlers: one Claude Code hook payload in, the agent's output JSON (or None) out.
 
@@ -218,7 +218,14 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
     from . import store
     from .summarize import summarize  # regex tables: only when there is something to summarize
 
-    lines = summarize(kind, family, text, max_hits=cfg.search_max_hits, max_paths=cfg.search_max_paths)
+    lines = summarize(
+        kind,
+        family,
+        text,
+        max_hits=cfg.search_max_hits,
+        max_paths=cfg.search_max_paths,
+        worktree=_worktree(root, command) if family in ("git-diff", "git-log") else None,
+    )
     body = "\n".join(lines)
     if len(body) > WORTH_IT * len(text):
         return _post(untouched) if wrapped else None
@@ -247,6 +254,19 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
         summary = f"Exit code {exit_status}\n{summary}"
     _account(root, cfg, payload, agent, "Bash", command, summary, before_output=output_id)
     return _post({**response, "stdout": summary, "stderr": ""})
+
+
+_ELSEWHERE = re.compile(
+    r"(?:^|[\s;&|(])(?:cd|pushd)\s|\s-C\s|--git-dir|--work-tree|--relative|--(?:src|dst)-prefix|--no-prefix"
+)
+
+
+def _worktree(root: str, command: str) -> str | None:
+    """``root`` when it is the git top level the command's paths are relative to; None when the command
+    may run git elsewhere or print other paths (``cd``, ``-C``, ``--relative``, custom prefixes)."""
+    if _ELSEWHERE.search(command) or not os.path.exists(os.path.join(root, ".git")):
+        return None
+    return root
 
 
 def _quote(path: str) -> str:

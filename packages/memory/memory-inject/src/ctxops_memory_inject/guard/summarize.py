@@ -288,11 +288,18 @@ def summarize_build(text: str) -> list[str]:
 _CONTEXT_KEEP = 2
 
 
-def summarize_diff(text: str) -> list[str]:
-    """Headers, hunk headers and every changed line; unchanged context beyond two lines a side folded."""
+def summarize_diff(text: str, worktree: str | None = None) -> list[str]:
+    """Headers, hunk headers and every changed line; unchanged context beyond two lines a side folded.
+    With ``worktree`` (the git top level), a patch that creates a whole file identical to that file in
+    the working tree (or identical but for a few lines, which are kept) is named, not repeated."""
     lines = clean_lines(text)
     if not any(line.startswith("diff --git") for line in lines) and any(_COMMIT.match(line) for line in lines):
-        return summarize_log(text)
+        return summarize_log(text, worktree)
+    stat = [_diff_stat(lines)]
+    if worktree:
+        from .known_files import fold_known_files  # file reads: only for patches against a work tree
+
+        lines = fold_known_files(lines, worktree)
     changed = {i for i, line in enumerate(lines) if not line.startswith(" ")}
     # git log -p / git show: each commit's subject (the first indented line after Date:) is kept too
     after_date = False
@@ -305,8 +312,7 @@ def summarize_diff(text: str) -> list[str]:
     keep: set[int] = set()
     for i in changed:
         keep.update(range(max(0, i - _CONTEXT_KEEP), min(len(lines), i + _CONTEXT_KEEP + 1)))
-    stat = [f"{_diff_stat(lines)}"]
-    return stat + render(lines, keep, why="of unchanged context folded")
+    return stat + render(lines, keep, why="of unchanged context folded", count_blank=True)
 
 
 def _diff_stat(lines: list[str]) -> str:
@@ -322,14 +328,14 @@ _COMMIT = re.compile(r"^commit ([0-9a-f]{7,40})")
 _STAT = re.compile(r"^\s*\d+ files? changed")
 
 
-def summarize_log(text: str) -> list[str]:
+def summarize_log(text: str, worktree: str | None = None) -> list[str]:
     """One line per commit (hash, date, author, subject, and its stat summary); bodies folded. Lines
     before the first commit (a ``git diff --stat`` run first, say) are kept."""
     lines = clean_lines(text)
     if not any(_COMMIT.match(line) for line in lines):
         return summarize_generic(text)
     if any(line.startswith("diff --git") for line in lines):
-        return summarize_diff(text)  # git log -p: the patches are what was asked for
+        return summarize_diff(text, worktree)  # git log -p: the patches are what was asked for
     out: list[str] = []
     commit: dict[str, str] = {}
     count = 0
@@ -468,8 +474,11 @@ def _edges(lines: list[str], *, head: int, tail: int) -> set[int]:
     return set(range(min(head, n))) | set(range(max(0, n - tail), n))
 
 
-def summarize(kind: str, family: str, text: str, *, max_hits: int = 10, max_paths: int = 40) -> list[str]:
-    """The summary lines of ``text`` for a command of ``family``/``kind`` (see classify)."""
+def summarize(
+    kind: str, family: str, text: str, *, max_hits: int = 10, max_paths: int = 40, worktree: str | None = None
+) -> list[str]:
+    """The summary lines of ``text`` for a command of ``family``/``kind`` (see classify); ``worktree`` is
+    the git top level the command ran in, when known (patches of files it holds unchanged are named)."""
     if kind == "test":
         return summarize_test(text)
     if kind == "check":
@@ -477,9 +486,9 @@ def summarize(kind: str, family: str, text: str, *, max_hits: int = 10, max_path
     if kind == "build":
         return summarize_build(text)
     if family == "git-diff":
-        return summarize_diff(text)
+        return summarize_diff(text, worktree)
     if family == "git-log":
-        return summarize_log(text)
+        return summarize_log(text, worktree)
     if family == "git-status":
         return summarize_status(text)
     if kind == "search":

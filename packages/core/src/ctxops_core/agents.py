@@ -36,8 +36,10 @@ CLAUDE_GUARD_EVENTS = ("PreToolUse", "PostCompact")
 # tool output, so the guard answers nothing there and the hook would only cost a process per tool call.
 CODEX_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "Stop")
 CODEX_TOOL_EVENTS = {"PostToolUse"}
-# Gemini CLI settings.json hooks (geminicli.com/docs/hooks/reference).
-GEMINI_EVENTS = ("SessionStart", "BeforeAgent", "AfterTool", "PreCompress", "SessionEnd")
+# Gemini CLI settings.json hooks (geminicli.com/docs/hooks/reference); run with Gemini CLI 0.61
+# (tests/e2e/test_gemini_e2e.py). No PreCompress: 0.61 fires it ("auto") before every model turn, before it
+# checks whether to compress at all, so it would cost a process and write a digest per turn.
+GEMINI_EVENTS = ("SessionStart", "BeforeAgent", "AfterTool", "SessionEnd")
 GEMINI_TOOL_EVENTS = {"AfterTool"}
 # Cursor hooks.json version 1 (cursor.com/docs/agent/hooks).
 CURSOR_EVENTS = (

@@ -22,7 +22,7 @@ from . import bm25
 from .catalog import Catalog
 from .config import MemoryConfig, load_config
 from .conflicts import KINDS as CONFLICT_KINDS
-from .conflicts import Features, conflicts, features
+from .conflicts import Features, conflicts, features, frame_prefix
 from .entry_file import LoadResult, file_name, render_entry
 from .frontmatter import FrontMatterError
 from .index import Filters, MemoryIndex, scope_matches
@@ -414,6 +414,7 @@ class MemoryStore:
         history = list(new.history)
         pinned = new.pinned
         similar = self._vector_similarity(new)
+        prefix = frame_prefix(new_features)  # a cue-less conflict needs a title that starts alike
         replaced: list[MemoryEntry] = []
         table = self.load().entries
         for old_id in sorted(self._buckets.get((new.kind, scope), ())):
@@ -444,7 +445,11 @@ class MemoryStore:
                 replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
                 pinned = pinned or old.pinned  # a pin belongs to the subject, so the newer entry keeps it
                 result.superseded.append(old.id)
-            elif new.kind in CONFLICT_KINDS and conflicts(new_features, self._features_of(old)):
+            elif (
+                new.kind in CONFLICT_KINDS
+                and (new_features.cue or (prefix is not None and old.title.lower().startswith(prefix)))
+                and conflicts(new_features, self._features_of(old))
+            ):
                 result.conflicts.append(old.id)
                 if on_conflict == "supersede":
                     replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -105,6 +106,11 @@ def new_entry(
 
 def _with(entry: MemoryEntry, **changes: Any) -> MemoryEntry:
     return msgspec.structs.replace(entry, **changes)
+
+
+# A write compares its title with every entry of its kind and scope: normalising each of them every time
+# cost ~7 ms a write at 3,000 entries (cProfile), so normalised titles are remembered.
+_normal_title = functools.lru_cache(maxsize=1 << 16)(normalize)
 
 
 def _hash(entry: MemoryEntry) -> str:
@@ -441,7 +447,7 @@ class MemoryStore:
                 replaced.append(_with(old, status="folded", folded_into=new.id, valid_until=now))
                 history += [old.id, *old.history]
                 result.folded.append(old.id)
-            elif (old.kind, normalize(old.title), tuple(sorted(old.scope))) == subject:
+            elif (old.kind, _normal_title(old.title), tuple(sorted(old.scope))) == subject:
                 replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
                 pinned = pinned or old.pinned  # a pin belongs to the subject, so the newer entry keeps it
                 result.superseded.append(old.id)

@@ -6,6 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from ctxops_token_capture.ingest import Sources, discover, ingest
 from ctxops_token_capture.totals import totals
 
@@ -77,3 +78,23 @@ def test_discovery_wants_a_gemini_directory(tmp_path: Path) -> None:
         assert "tmp/" in str(exc)
     else:
         raise AssertionError("a directory without tmp/ must be refused")
+
+
+def test_cli_gemini_dir_and_the_default_location(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxops_token_capture.cli import main
+    from ctxops_token_capture.paths import default_gemini_dir
+
+    base, _ = _gemini_dir(tmp_path)
+    data = tmp_path / "data"
+    assert main(["ingest", "--gemini-dir", str(base), "--data-dir", str(data), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["records"] == 2
+    # Not a .gemini directory: exit 2 naming the flag to pass.
+    assert main(["ingest", "--gemini-dir", str(tmp_path / "nope"), "--data-dir", str(data), "--json"]) == 2
+    assert "--gemini-dir" in capsys.readouterr().out
+    # Gemini CLI's own home override is where ingestion looks by default.
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(base.parent))
+    assert default_gemini_dir() == base.resolve()
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "empty"))
+    assert default_gemini_dir() is None

@@ -12,13 +12,13 @@ thousand structs. Each factor is bounded so none of them alone can bury a releva
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from fnmatch import fnmatchcase
 
+from ctxops_contracts.shared.regex import compile as re_compile
 from ctxops_memory_store import bm25
 from ctxops_memory_store.similarity import jaccard
 from ctxops_memory_store.terms import tokens
@@ -26,7 +26,7 @@ from ctxops_memory_store.terms import tokens
 Record = dict[str, object]
 SCOPE_BOOST = 1.5
 DAY = 86_400.0
-_PATHISH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
+_PATHISH = re_compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,14 @@ order, so what is written always reads back, and a change to one field is a smal
 
 from __future__ import annotations
 
-import re
 import tomllib
 from datetime import UTC, datetime
 from typing import Any
 
+from ctxops_contracts.shared.regex import compile as re_compile
+
 FENCE = "+++"
-_TOML_LINE = re.compile(r"at line (\d+)")
+_TOML_LINE = re_compile(r"at line (\d+)")
 
 
 class FrontMatterError(ValueError):

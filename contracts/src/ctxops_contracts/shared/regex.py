@@ -139,7 +139,13 @@ def _compile_and_remember(key: tuple[str, int]) -> re.Pattern[str]:
         indexgroup: list[str | None] = [None] * parsed.state.groups
         for name, index in groupindex.items():
             indexgroup[index] = name
-        entry: _Entry = (flags | parsed.state.flags, [int(op) for op in code], parsed.state.groups - 1, groupindex, tuple(indexgroup))
+        entry: _Entry = (
+            flags | parsed.state.flags,
+            [int(op) for op in code],
+            parsed.state.groups - 1,
+            groupindex,
+            tuple(indexgroup),
+        )
         rebuilt = _sre.compile(source, *entry)
     except Exception:  # other internals: no caching, the compiled pattern is still right
         return compiled

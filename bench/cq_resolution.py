@@ -15,6 +15,10 @@ definition (by symbol id, so the lookup of the name is not what is measured):
 - certain + possible (name-only candidates listed apart): site recall;
 - certain refs: precision against jedi's references.
 
+jedi's reference search misses calls whose receiver it infers only at the site (pytest fixtures,
+`response = client.get(...)`): every listed site (certain or possible) that the search lacks is checked
+with `goto` at the site, and joins the truth when jedi lands on the definition there.
+
 Figures are micro-averaged over all sampled sites. jedi is the outside truth; where it cannot infer a
 receiver it misses calls too, so a "wrong" certain answer is worth reading before trusting the ratio.
 """
@@ -47,6 +51,7 @@ class Tally:
     certain_found: int = 0  # truth call sites among the certain answers
     all_found: int = 0  # truth call sites among certain + possible
     possible: int = 0
+    confirmed: int = 0  # call sites jedi's reference search missed and `goto` at the site confirmed
     truth_refs: int = 0
     refs: int = 0
     refs_right: int = 0
@@ -57,7 +62,7 @@ class Tally:
     def add(self, other: Tally) -> None:
         for name in ("functions", "truth_calls", "certain", "certain_right", "certain_found", "all_found"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("possible", "truth_refs", "refs", "refs_right"):
+        for name in ("possible", "confirmed", "truth_refs", "refs", "refs_right"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.wrong += other.wrong
         self.missed += other.missed
@@ -68,7 +73,8 @@ class Tally:
             return f"{a / b:.3f}" if b else "n/a"
 
         return (
-            f"{label}: {self.functions} functions, {self.truth_calls} true call sites | certain callers precision"
+            f"{label}: {self.functions} functions, {self.truth_calls} true call sites ({self.confirmed} confirmed at"
+            f" the site) | certain callers precision"
             f" {ratio(self.certain_right, self.certain)} ({self.certain_right}/{self.certain}), recall"
             f" {ratio(self.certain_found, self.truth_calls)} | certain+possible recall"
             f" {ratio(self.all_found, self.truth_calls)} ({self.possible} possible listed) | certain refs precision"
@@ -181,9 +187,36 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
                 truth_calls.add((rel, ref.line))
         if not truth_calls:
             continue
-        total.add(score(ctx, sym, truth_calls, truth_refs))
+        total.add(score(ctx, sym, truth_calls, truth_refs, verify=_site_check(jedi, project, root, ctx, sym)))
     index.close()
     return total
+
+
+def _site_check(jedi: Any, project: Any, root: Path, ctx: Any, sym: Any) -> Callable[[str, int], bool]:
+    """Asks jedi at a call site (`goto`, imports followed) whether the called name is `sym`: jedi's search
+    for references from the definition gives up on receivers it infers only from the site (a pytest
+    fixture, `response = client.get(...)`), which `goto` at the site still resolves."""
+
+    def check(path: str, line: int) -> bool:
+        lines = ctx.file_lines(path)
+        text = lines[line - 1] if line <= len(lines) else ""
+        for m in re.finditer(rf"\b{re.escape(sym.name)}\s*\(", text):
+            try:
+                found = jedi.Script(path=str(root / path), project=project).goto(line, m.start(), follow_imports=True)
+            except Exception:
+                continue
+            for d in found:
+                if d.module_path is None or d.line is None:
+                    continue
+                try:
+                    rel = Path(d.module_path).resolve().relative_to(root.resolve()).as_posix()
+                except ValueError:
+                    continue
+                if (rel, d.line) == (sym.path, sym.line):
+                    return True
+        return False
+
+    return check
 
 
 def score(
@@ -191,16 +224,26 @@ def score(
     sym: Any,
     truth_calls: set[tuple[str, int]],
     truth_refs: set[tuple[str, int]],
+    *,
     judged: Callable[[str], bool] = lambda path: True,
+    verify: Callable[[str, int], bool] | None = None,
 ) -> Tally:
     """`cq callers` and `cq refs` of one definition (by symbol id) against its true call sites and uses;
-    only answers in files the truth covers (`judged`) are scored."""
+    only answers in files the truth covers (`judged`) are scored. With `verify`, a listed site (certain or
+    possible) the truth lacks is checked at the site and, if confirmed, joins the truth (so recall's
+    denominator grows with precision's numerator: every listed candidate is checked alike)."""
     from ctxops_code_query.commands import cmd_callers, cmd_refs
 
-    t = Tally(functions=1, truth_calls=len(truth_calls), truth_refs=len(truth_refs))
     callers = cmd_callers(ctx, sym.id)
     certain = {(h.path, h.line) for h in callers.hits if h.confidence != "name-only" and judged(h.path)}
     possible = {(h.path, h.line) for h in callers.hits if h.confidence == "name-only" and judged(h.path)}
+    n_truth = len(truth_calls)
+    if verify is not None:
+        confirmed = {site for site in sorted((certain | possible) - truth_calls) if verify(*site)}
+        truth_calls = truth_calls | confirmed
+        truth_refs = truth_refs | confirmed
+    t = Tally(functions=1, truth_calls=len(truth_calls), truth_refs=len(truth_refs))
+    t.confirmed = len(truth_calls) - n_truth
     t.certain, t.certain_right = len(certain), len(certain & truth_calls)
     t.certain_found = len(truth_calls & certain)
     t.all_found = len(truth_calls & (certain | possible))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_harness.claude_code import _file_lock, cache_root
+from agent_harness.npm_client import cache_root, file_lock
 
 PACKAGES = ("ccusage@17", "@ccusage/codex@17")
 
@@ -32,7 +32,7 @@ def ensure_ccusage() -> Path:
     prefix = cache_root() / "ccusage-17"
     bin_dir = prefix / "node_modules" / ".bin"
     marker = prefix / ".installed"
-    with _file_lock(cache_root() / "ccusage-17.lock"):
+    with file_lock(cache_root() / "ccusage-17.lock"):
         if marker.is_file() and (bin_dir / "ccusage").exists() and (bin_dir / "ccusage-codex").exists():
             return bin_dir
         prefix.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,19 @@ from .project_config import (
     write_hooks,
     write_mcp_config,
 )
-from .scenario import Scenario, Text, ToolUse, Turn, Usage, seeded_usage, subagent, text, tool_use, turn
+from .scenario import (
+    Scenario,
+    Text,
+    ToolUse,
+    Turn,
+    Usage,
+    freeform_tool,
+    seeded_usage,
+    subagent,
+    text,
+    tool_use,
+    turn,
+)
 from .transcript import transcript_usages
 
 __all__ = [
@@ -33,6 +45,7 @@ __all__ = [
     "claude_code_version",
     "claude_env",
     "ensure_claude_code",
+    "freeform_tool",
     "hook_recorder_command",
     "read_hook_payloads",
     "run_claude",

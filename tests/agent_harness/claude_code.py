@@ -2,50 +2,27 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import shutil
 import subprocess
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
+from .npm_client import NpmInstallError, ensure_npm_client, pinned_version
 
 PACKAGE = "@anthropic-ai/claude-code"
 VERSION_FILE = Path(__file__).with_name("claude-code-version.txt")
 DEFAULT_TIMEOUT = 120.0
 
 
-class ClaudeCodeInstallError(RuntimeError):
-    """npm could not install the pinned Claude Code (an error, never a skip)."""
+ClaudeCodeInstallError = NpmInstallError  # npm could not install the pinned Claude Code (an error, never a skip)
 
 
 def claude_code_version() -> str:
     """The pinned version; the version file is its single source."""
-    version = VERSION_FILE.read_text(encoding="utf-8").strip()
-    if not version:
-        raise ValueError(f"{VERSION_FILE} is empty")
-    return version
-
-
-def cache_root() -> Path:
-    configured = os.environ.get("CTXOPS_TEST_CACHE")
-    return Path(configured) if configured else Path.home() / ".cache" / "ctxops-tests"
-
-
-@contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)  # parallel pytest processes wait here instead of racing npm
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    return pinned_version(VERSION_FILE.name)
 
 
 def ensure_claude_code(version: str | None = None) -> Path:
@@ -53,28 +30,9 @@ def ensure_claude_code(version: str | None = None) -> Path:
 
     Skips the calling test only when node or npm is missing; a failed install raises.
     """
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"Claude Code end-to-end tests need {' and '.join(missing)} on PATH (Node 18+)")
-    version = version or claude_code_version()
-    prefix = cache_root() / f"claude-code-{version}"
-    executable = prefix / "node_modules" / ".bin" / "claude"
-    marker = prefix / ".installed"
-    with _file_lock(cache_root() / f"claude-code-{version}.lock"):
-        if marker.is_file() and executable.exists():
-            return executable
-        prefix.mkdir(parents=True, exist_ok=True)
-        command = ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", f"{PACKAGE}@{version}"]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
-        if done.returncode != 0 or not executable.exists():
-            raise ClaudeCodeInstallError(
-                f"`{' '.join(command)}` failed (exit {done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
-            )
-        check = subprocess.run([str(executable), "--version"], capture_output=True, text=True, timeout=60, check=False)
-        if check.returncode != 0 or version not in check.stdout:
-            raise ClaudeCodeInstallError(f"installed claude does not run: {check.stdout!r} {check.stderr!r}")
-        marker.write_text(version + "\n", encoding="utf-8")
-    return executable
+    return ensure_npm_client(
+        PACKAGE, version or claude_code_version(), "claude", label="claude-code", what="Claude Code end-to-end tests"
+    )
 
 
 @dataclass(frozen=True)

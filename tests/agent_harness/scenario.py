@@ -63,6 +63,10 @@ class ToolUse:
     input: dict[str, Any]
     # Set only for a subagent call: the turns the subagent's own conversation gets.
     subagent_turns: tuple[Turn, ...] | None = None
+    # OpenAI Responses only: the namespace of a namespaced tool (Codex puts MCP tools in "mcp__SERVER").
+    namespace: str | None = None
+    # OpenAI Responses only: a freeform (custom) tool such as Codex's apply_patch; `input["input"]` is its text.
+    freeform: bool = False
 
 
 Block = Text | ToolUse
@@ -98,8 +102,13 @@ def text(value: str) -> Text:
     return Text(value)
 
 
-def tool_use(name: str, input: dict[str, Any]) -> ToolUse:
-    return ToolUse(name, dict(input))
+def tool_use(name: str, input: dict[str, Any], *, namespace: str | None = None) -> ToolUse:
+    return ToolUse(name, dict(input), namespace=namespace)
+
+
+def freeform_tool(name: str, text: str) -> ToolUse:
+    """A call of a freeform tool (OpenAI Responses `custom_tool_call`), e.g. Codex's `apply_patch`."""
+    return ToolUse(name, {"input": text}, freeform=True)
 
 
 def subagent(

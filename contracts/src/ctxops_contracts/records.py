@@ -164,7 +164,9 @@ class Edge(_Record, frozen=True, kw_only=True):
         str | None,
         Meta(
             description="How the target was found: local, self, import, module-qualified, typed-receiver,"
-            " inheritance, constructor, name-only (only name-only edges are uncertain)"
+            " inheritance, constructor, return-type (through a function's or method's result),"
+            " module-instance (an imported module-level instance), fixture (a pytest fixture parameter),"
+            " name-only (only name-only edges are uncertain)"
         ),
     ] = None
 

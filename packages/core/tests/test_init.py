@@ -252,3 +252,66 @@ def test_the_files_own_indentation_is_kept(repo: Path) -> None:
     assert run(repo).returncode == 0
     text = settings.read_text(encoding="utf-8")
     assert text.startswith('{\n    "model": "opus",\n    "permissions": {\n        "allow": []\n    },\n    "hooks"')
+
+
+def test_codex_config_toml_stays_valid_and_waits_for_ctx_mcp(repo: Path) -> None:
+    """The grace key must be top-level (before any table) and the user's tables stay theirs."""
+    import tomllib
+
+    user = '# mine\nmodel = "o3"\n\n[mcp_servers.other]\ncommand = "other"\n'
+    (repo / ".codex").mkdir()
+    (repo / ".codex" / "config.toml").write_text(user, encoding="utf-8")
+    done = run(repo, "--agent", "codex")
+    assert done.returncode == 0, done.stderr
+    text = (repo / ".codex" / "config.toml").read_text(encoding="utf-8")
+    config = tomllib.loads(text)
+    assert config["model"] == "o3" and config["mcp_servers"]["other"] == {"command": "other"}
+    assert config["mcp_servers"]["ctxops"]["args"][-1] == "mcp"
+    assert config[agents.CODEX_MCP_GRACE_KEY] == agents.CODEX_MCP_GRACE_MS
+    assert run(repo, "--remove").returncode == 0
+    assert (repo / ".codex" / "config.toml").read_text(encoding="utf-8") == user
+
+
+def test_codex_keeps_the_users_own_grace_and_removes_both_blocks_after_an_edit(repo: Path) -> None:
+    import tomllib
+
+    (repo / ".codex").mkdir()
+    (repo / ".codex" / "config.toml").write_text(f"{agents.CODEX_MCP_GRACE_KEY} = 500\n", encoding="utf-8")
+    assert run(repo, "--agent", "codex").returncode == 0
+    path = repo / ".codex" / "config.toml"
+    assert tomllib.loads(path.read_text(encoding="utf-8"))[agents.CODEX_MCP_GRACE_KEY] == 500  # no duplicate key
+    assert run(repo, "--remove").returncode == 0
+    assert not path.exists() or path.read_text(encoding="utf-8") == f"{agents.CODEX_MCP_GRACE_KEY} = 500\n"
+
+    # No config of the user's: both blocks are written, and after an edit both are taken out.
+    path.unlink(missing_ok=True)
+    assert run(repo, "--agent", "codex").returncode == 0
+    text = path.read_text(encoding="utf-8")
+    assert text.count(textblocks.BEGIN) == 2 and text.startswith(textblocks.BEGIN)
+    path.write_text(text + 'model = "o3"\n', encoding="utf-8")  # an edit: --remove takes out only our lines
+    assert run(repo, "--remove").returncode == 0
+    assert path.read_text(encoding="utf-8").strip() == 'model = "o3"'
+
+
+def test_codex_hooks_have_no_pre_tool_use_even_with_the_guard() -> None:
+    (spec,) = agents.json_files("codex")
+    doc = spec.add({}, agents.Wiring(("ctx",), statusline=True, guard=True))
+    assert set(doc["hooks"]) == set(agents.CODEX_EVENTS)
+    assert "PreToolUse" not in doc["hooks"] and doc["hooks"]["PostToolUse"][0]["matcher"] == ".*"
+
+
+@pytest.mark.parametrize(
+    ("agent", "retired", "matcher"), [("codex", "PreToolUse", ".*"), ("gemini", "PreCompress", None)]
+)
+def test_a_rerun_takes_out_hooks_earlier_versions_wired(agent: str, retired: str, matcher: str | None) -> None:
+    """Codex PreToolUse and Gemini PreCompress are no longer wired; a re-run of init takes ours out only."""
+    wiring = agents.Wiring(("ctx",), statusline=False, guard=True)
+    ours = {"type": "command", "command": f"ctx hook {agent}"}
+    theirs = {"type": "command", "command": "echo mine"}
+    group = {"matcher": matcher} if matcher else {}
+    old = {"hooks": {retired: [{**group, "hooks": [ours]}, {**group, "hooks": [theirs]}]}, "model": "x"}
+    spec = agents.json_files(agent)[0]
+    new = spec.add(old, wiring)
+    assert new["hooks"][retired] == [{**group, "hooks": [theirs]}] and new["model"] == "x"
+    assert spec.add(new, wiring) == new  # and a second run changes nothing
+    assert retired not in spec.add({}, wiring)["hooks"]

@@ -46,12 +46,16 @@ def test_state_machine_callers_resolve_through_typed_receivers(index: CodeIndex)
     """`services.machine.transition()` with `services: Services` and `Services.machine: OrderStateMachine`."""
     (sym,) = index.definitions("OrderStateMachine.transition")
     by_path: dict[str, set[str]] = {}
+    how: dict[str, set[str | None]] = {}
     for hop in index.callers(sym.id):
         by_path.setdefault(hop.edge.path or "", set()).add(hop.edge.confidence)
+        how.setdefault(hop.edge.path or "", set()).add(hop.edge.resolution)
     for path in ("api/orders/service.py", "api/payments/callbacks.py", "api/jobs/timeout_close.py"):
         assert by_path[path] == {"import-resolved"}, path
     assert by_path["api/tests/test_state_machine.py"] == {"import-resolved"}  # machine = OrderStateMachine(clock)
-    assert by_path["api/tests/test_models.py"] == {"name-only"}  # `services` is an untyped pytest fixture
+    # `services` is a pytest fixture parameter: conftest.py's `def services(...) -> Services` says what it is
+    assert by_path["api/tests/test_models.py"] == {"import-resolved"}
+    assert how["api/tests/test_models.py"] == {"fixture"}
 
 
 def test_typescript_imports_resolve(index: CodeIndex) -> None:

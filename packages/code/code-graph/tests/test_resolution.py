@@ -99,7 +99,7 @@ def test_every_edge_says_how_it_was_resolved(index: CodeIndex) -> None:
     get = "python pkg/helpers.py Client.get()."
     # c = make() -> Client; a module-level instance where nothing hides it, not where a parameter or a
     # local assignment of the same name does (app.get(5), shared.get(6), shared.get(7))
-    assert _sites(index, get) == {("app.py", 11): "typed-receiver", ("app.py", 23): "typed-receiver"}
+    assert _sites(index, get) == {("app.py", 11): "return-type", ("app.py", 23): "typed-receiver"}
     assert ("app.py", 15) in _sites(index, get, certain_only=False)  # other.get(2): a name-only guess
     fetch = "python pkg/helpers.py Client.fetch()."
     assert _sites(index, fetch) == {
@@ -243,5 +243,39 @@ def test_typescript_bare_specifiers_through_tsconfig_and_package_json(tmp_path: 
         "@acme/util": "packages/util/src/index.ts",  # package.json exports "."
         "@acme/util/strings": "packages/util/src/strings.ts",  # exports "./strings" (import condition)
         "rxjs": None,  # not in the repository: external
+    }
+    idx.close()
+
+
+GO_EMBEDDED = {
+    "go.mod": "module example.com/zoo\n\ngo 1.22\n",
+    "zoo/types.go": "package zoo\n\ntype Animal interface {\n\tName() string\n}\n\n"
+    "type Walker interface {\n\tAnimal\n\tWalk()\n}\n\ntype Base struct{}\n\nfunc (b *Base) Hello() {}\n\n"
+    "type Dog struct {\n\t*Base\n\tage int\n}\n",
+    "zoo/use.go": "package zoo\n\nfunc (d *Dog) Bark() { d.Hello() }\n\n"
+    "func use(a Animal, w Walker, d *Dog) {\n\ta.Name()\n\tw.Name()\n\tw.Walk()\n\td.Hello()\n"
+    "\tx := Dog{}\n\tx.Hello()\n}\n",
+}
+
+
+def test_go_interface_calls_and_promoted_methods(tmp_path: Path) -> None:
+    """go/types' view: a call on an interface-typed receiver calls the interface's method (not each
+    implementation); a method of an embedded struct or interface is promoted to the outer type."""
+    root = make_repo(tmp_path / "zoo", GO_EMBEDDED)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+
+    def sites(symbol_id: str) -> set[tuple[str | None, int | None, str | None]]:
+        return {(h.edge.path, h.edge.line, h.edge.resolution) for h in idx.callers(symbol_id, 1, certain_only=True)}
+
+    assert sites("go zoo/types.go Animal.Name().") == {
+        ("zoo/use.go", 6, "typed-receiver"),
+        ("zoo/use.go", 7, "inheritance"),  # Walker embeds Animal
+    }
+    assert sites("go zoo/types.go Walker.Walk().") == {("zoo/use.go", 8, "typed-receiver")}
+    assert sites("go zoo/types.go Base.Hello().") == {
+        ("zoo/use.go", 3, "inheritance"),  # the receiver of Dog's own method
+        ("zoo/use.go", 9, "inheritance"),
+        ("zoo/use.go", 11, "inheritance"),
     }
     idx.close()

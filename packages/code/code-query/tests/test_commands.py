@@ -52,19 +52,19 @@ def test_def_no_match_suggests_close_names(capsys: pytest.CaptureFixture[str], e
 
 
 def test_refs_grouped_by_file_with_roles(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
-    code, out, _ = run(capsys, example_repo, "refs", "transition", "--max", "50", "--budget", "3000")
+    code, out, _ = run(capsys, example_repo, "refs", "Clock.now", "--max", "50", "--budget", "3000")
     assert code == 0
     lines = out.splitlines()
-    assert "call)" in lines[0] and "references of OrderStateMachine.transition in" in lines[0]
-    # services.machine.transition(...) reaches it through a module attribute: a candidate, listed apart
+    assert "call)" in lines[0] and "references of Clock.now in" in lines[0]
+    # `self._clock = clock or SystemClock()` states no one class: its calls are candidates, listed apart
     assert lines[0].endswith("more possible by name only")
     assert "-- possible, by name only" in out
     head, _, possible = out.partition("-- possible, by name only")
-    assert "call   services.machine.transition(" in possible and ".transition(" in head
+    assert "call   " in possible and "self._clock.now(" in possible and "services.clock.now(" in head
     files = [ln for ln in head.splitlines()[1:] if ln and not ln.startswith((" ", "-", "."))]
     assert len(files) == len(set(files)) >= 3  # each path written once
     assert any(ln.strip().split()[1] == "call" for ln in lines if ln.startswith("  "))
-    code, result = run_json(capsys, example_repo, "refs", "transition", "--max", "50", "--budget", "3000")
+    code, result = run_json(capsys, example_repo, "refs", "Clock.now", "--max", "50", "--budget", "3000")
     assert all(h.role for h in result.hits) and result.total == len(result.hits)
     assert result.certain is not None and result.possible is not None
     assert result.certain + result.possible == result.total and result.possible > 0

@@ -31,12 +31,18 @@ CLAUDE_EVENTS = (
 CLAUDE_TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
 # With the context guard: it wraps long-output commands before they run and forgets reads at compaction.
 CLAUDE_GUARD_EVENTS = ("PreToolUse", "PostCompact")
-# Codex CLI hooks.json (developers.openai.com/codex/hooks): same shape as Claude Code's.
+# Codex CLI hooks.json (developers.openai.com/codex/hooks): same shape as Claude Code's; run with Codex 0.171
+# (tests/e2e/test_codex_e2e.py). No PreToolUse even with the context guard: Codex cannot take a replaced
+# tool output, so the guard answers nothing there and the hook would only cost a process per tool call.
 CODEX_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "Stop")
 CODEX_TOOL_EVENTS = {"PostToolUse"}
-# Gemini CLI settings.json hooks (geminicli.com/docs/hooks/reference).
-GEMINI_EVENTS = ("SessionStart", "BeforeAgent", "AfterTool", "PreCompress", "SessionEnd")
+CODEX_RETIRED = ("PreToolUse",)  # wired by earlier versions of `ctx init`: a re-run takes them out
+# Gemini CLI settings.json hooks (geminicli.com/docs/hooks/reference); run with Gemini CLI 0.61
+# (tests/e2e/test_gemini_e2e.py). No PreCompress: 0.61 fires it ("auto") before every model turn, before it
+# checks whether to compress at all, so it would cost a process and write a digest per turn.
+GEMINI_EVENTS = ("SessionStart", "BeforeAgent", "AfterTool", "SessionEnd")
 GEMINI_TOOL_EVENTS = {"AfterTool"}
+GEMINI_RETIRED = ("PreCompress",)  # wired by earlier versions of `ctx init`: a re-run takes them out
 # Cursor hooks.json version 1 (cursor.com/docs/agent/hooks).
 CURSOR_EVENTS = (
     "sessionStart",
@@ -114,12 +120,15 @@ def _add_grouped_hooks(
     return out
 
 
-def _remove_grouped_hooks(doc: Doc, command: str) -> Doc:
+def _remove_grouped_hooks(doc: Doc, command: str, events: tuple[str, ...] | None = None) -> Doc:
+    """``doc`` without ctxops's handlers (of ``events`` only, when given)."""
     out = copy.deepcopy(doc)
     hooks = out.get("hooks")
     if not isinstance(hooks, dict):
         return out
     for event in list(hooks):
+        if events is not None and event not in events:
+            continue
         groups = hooks[event]
         if not isinstance(groups, list):
             continue
@@ -241,9 +250,9 @@ def json_files(agent: str) -> list[JsonFile]:
                 ".codex/hooks.json",
                 False,
                 lambda d, w: _add_grouped_hooks(
-                    d,
-                    CODEX_EVENTS + (("PreToolUse",) if w.guard else ()),
-                    CODEX_TOOL_EVENTS | {"PreToolUse"},
+                    _remove_grouped_hooks(d, w.hook("codex"), CODEX_RETIRED) if "hooks" in d else d,
+                    CODEX_EVENTS,
+                    CODEX_TOOL_EVENTS,
                     w.hook("codex"),
                     named=False,
                     any_tool=".*",
@@ -254,7 +263,10 @@ def json_files(agent: str) -> list[JsonFile]:
     if agent == "gemini":
 
         def gemini_add(d: Doc, w: Wiring) -> Doc:
-            out = _add_grouped_hooks(d, GEMINI_EVENTS, GEMINI_TOOL_EVENTS, w.hook("gemini"), named=True, any_tool=".*")
+            current = _remove_grouped_hooks(d, w.hook("gemini"), GEMINI_RETIRED) if "hooks" in d else d
+            out = _add_grouped_hooks(
+                current, GEMINI_EVENTS, GEMINI_TOOL_EVENTS, w.hook("gemini"), named=True, any_tool=".*"
+            )
             return _add_mcp(out, w.mcp_entry(typed=False))
 
         def gemini_remove(d: Doc, w: Wiring) -> Doc:
@@ -273,6 +285,17 @@ def json_files(agent: str) -> list[JsonFile]:
             ),
         ]
     raise ValueError(f"unknown agent {agent!r}")
+
+
+# Codex 0.171 starts the first turn without waiting for a slow MCP server, and its tool_search then finds
+# none of that server's tools (seen with the real client: `ctx mcp` needs ~1.5 s to start). A top-level
+# key in the project's .codex/config.toml makes it wait for ctx mcp, bounded by this many milliseconds.
+CODEX_MCP_GRACE_KEY = "mcp_optional_startup_grace_ms"
+CODEX_MCP_GRACE_MS = 10_000
+
+
+def codex_grace_block() -> str:
+    return f"{CODEX_MCP_GRACE_KEY} = {CODEX_MCP_GRACE_MS}\n"
 
 
 def codex_mcp_block(w: Wiring) -> str:

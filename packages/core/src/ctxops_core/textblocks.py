@@ -37,8 +37,21 @@ def append(text: str, body: str) -> str:
     return text + sep + block(body)
 
 
+def prepend(text: str, body: str) -> str:
+    """The block at the very top (for TOML keys that must come before any table)."""
+    return block(body) + text
+
+
 def remove(text: str) -> str:
-    """``text`` without the block (and without the blank line :func:`append` put before it)."""
+    """``text`` without its blocks (and without the blank line :func:`append` put before one)."""
+    while True:
+        shorter = _remove_first(text)
+        if shorter == text:
+            return text
+        text = shorter
+
+
+def _remove_first(text: str) -> str:
     start = text.find(BEGIN)
     if start < 0:
         return text

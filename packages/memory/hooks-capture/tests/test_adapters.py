@@ -89,6 +89,30 @@ def test_codex_hooks(repo: Path, kit, capture_all) -> None:
     assert events[3].files == ["api/orders/refunds.py"]
 
 
+def test_codex_0_171_recorded_hooks(repo: Path, kit, capture_all) -> None:
+    """Payloads a real Codex 0.171 sent (tests/e2e/test_codex_e2e.py): a shell command's PostToolUse
+    carries its output as a bare string with no exit code, so the status is unknown, not 0."""
+    events = capture_all("codex", kit.load_payloads("codex-0.171.0-hook-payloads.jsonl", repo))
+    kinds = [e.kind for e in events]
+    assert kinds == [
+        "session_start",
+        "user_message",
+        "tool_call",
+        "command_execution",
+        "command_execution",
+        "file_modification",
+        "agent_message",
+    ]
+    assert "gpt-5.5" in (events[0].text or "")
+    assert len({e.session_id for e in events}) == 1 and events[1].task_id == events[-1].task_id
+    assert events[2].tool_name == "mcp__ctxops__code_def"
+    assert "api/orders/state_machine.py:103" in (events[2].text or "")  # the MCP result's content
+    assert [e.exit_status for e in events[3:5]] == [None, None]
+    assert events[3].command == "git log --oneline | head -3" and "boom" in (events[4].text or "")
+    assert events[5].tool_name == "apply_patch" and events[5].files == ["NOTES.md"]
+    assert events[6].text == "Done."
+
+
 def test_codex_notify_takes_json_from_the_last_argument(repo: Path, kit) -> None:
     (payload,) = kit.load_payloads("codex-notify.json", repo)
     done = kit.run_hook("codex-notify", b"", cwd=repo, args=[json.dumps(payload)])
@@ -115,6 +139,32 @@ def test_gemini_hooks(repo: Path, kit, capture_all) -> None:
     assert events[2].files == ["api/orders/models.py"]
     assert (events[3].tests_passed, events[3].tests_failed) == (1, 1)
     assert events[0].ts.isoformat().startswith("2026-11-29T10:00:00")
+
+
+def test_gemini_cli_0_61_recorded_hooks(repo: Path, kit, capture_all) -> None:
+    """Payloads a real Gemini CLI 0.61 sent (tests/e2e/test_gemini_e2e.py): a shell result's exit status is
+    the "Exit Code: N" line inside ``llmContent`` (written only for a failure), followed by a PGID line."""
+    events = capture_all("gemini", kit.load_payloads("gemini-cli-0.61.0-hook-payloads.jsonl", repo))
+    kinds = [e.kind for e in events]
+    assert kinds == [
+        "session_start",
+        "user_message",
+        "tool_call",
+        "command_execution",
+        "command_execution",
+        "session_end",
+    ]
+    assert events[2].tool_name == "mcp_ctxops_code_def" and "api/orders/state_machine.py:" in (events[2].text or "")
+    assert [e.exit_status for e in events[3:5]] == [0, 3]
+    assert events[3].command == "git log --oneline | head -3"
+    assert len({e.session_id for e in events}) == 1
+
+
+def test_gemini_auto_precompress_is_not_a_compaction(repo: Path, capture_all) -> None:
+    """Gemini CLI 0.61 fires PreCompress "auto" before every model turn (seen with the real client)."""
+    base = {"session_id": "g", "cwd": str(repo), "hook_event_name": "PreCompress", "timestamp": "2026-12-01T01:05:53Z"}
+    events = capture_all("gemini", [{**base, "trigger": "auto"}, {**base, "trigger": "manual"}])
+    assert [(e.kind, e.text) for e in events] == [("compaction", "manual")]
 
 
 def test_cursor_hooks(repo: Path, kit, capture_all) -> None:

@@ -26,9 +26,11 @@ SESSION_ROOT = "/tmp/ctxops-record/project"
 _AGENT_OF_FILE = {
     "claude-code-2.1.197-hook-payloads.jsonl": "claude-code",
     "codex-hooks.jsonl": "codex",
+    "codex-0.171.0-hook-payloads.jsonl": "codex",
     "codex-notify.json": "codex-notify",
     "cursor-hooks.jsonl": "cursor",
     "gemini-hooks.jsonl": "gemini",
+    "gemini-cli-0.61.0-hook-payloads.jsonl": "gemini",
 }
 
 

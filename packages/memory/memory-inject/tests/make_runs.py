@@ -1,13 +1,14 @@
-"""Regenerate tests/runs/: real failing runs of pytest, go test, tsc, eslint, ruff, mypy and vitest on a
-broken copy of examples/order-service, each with the runner's machine-readable output beside it.
+"""Regenerate tests/runs/: real failing runs of pytest, go test, tsc, eslint, ruff, mypy, vitest and jest on
+a broken copy of examples/order-service, each with the runner's machine-readable output beside it.
 
-    PATH=$PATH:/usr/lib/go/bin uv run python packages/memory/memory-inject/tests/make_runs.py TOOLS_DIR
+    PATH=$PATH:/usr/lib/go/bin uv run python packages/memory/memory-inject/tests/make_runs.py TOOLS_DIR [jest]
 
-TOOLS_DIR holds node_modules with typescript@5, eslint, typescript-eslint, vitest and @types/node
-(``npm install --prefix TOOLS_DIR typescript@5 eslint typescript-eslint vitest @types/node@20``). Each run
+TOOLS_DIR holds node_modules with typescript@5, eslint, typescript-eslint, vitest, jest, ts-jest and
+@types/node (``npm install --prefix TOOLS_DIR typescript@5 eslint typescript-eslint vitest jest@30 ts-jest
+@jest/globals @types/node@20``); a trailing ``jest`` re-records only the jest run. Each run
 writes ``<name>.out`` (what the agent's Bash tool would show: stdout then stderr), ``<name>.cmd`` and
 the machine-readable file (``.junit.xml``, ``.gotest.jsonl``, ``.tsc.txt``, ``.eslint.json``,
-``.ruff.json``, ``.mypy.jsonl``, ``.vitest.json``). Not a test: the suite reads what it recorded.
+``.ruff.json``, ``.mypy.jsonl``, ``.vitest.json``, ``.jest.json``). Not a test: the suite reads what it recorded.
 """
 
 from __future__ import annotations
@@ -89,9 +90,32 @@ def vitest_runs(work: Path, bin_: Path) -> None:
     run("vitest", web, f"{bin_}/vitest run src", (".vitest.json", f"{bin_}/vitest run src --reporter=json"))
 
 
+def jest_runs(work: Path, bin_: Path) -> None:
+    """The same broken web tests under jest 30 with ts-jest (the globals imported from @jest/globals)."""
+    web = work / "web-jest"
+    shutil.rmtree(web, ignore_errors=True)
+    shutil.copytree(EXAMPLE / "web", web)
+    for rel, old, new in VITEST_BREAKS:
+        path = web / rel
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+    for test in web.rglob("*.test.ts*"):
+        text = test.read_text(encoding="utf-8").replace('from "node:test"', 'from "@jest/globals"')
+        test.write_text(text, encoding="utf-8")
+    (web / "jest.config.js").write_text(
+        'module.exports = { preset: "ts-jest", testEnvironment: "node", testMatch: ["**/src/**/*.test.ts?(x)"] };\n',
+        encoding="utf-8",
+    )
+    run("jest", web, f"{bin_}/jest --ci --verbose", (".jest.json", f"{bin_}/jest --ci --json 2>/dev/null"))
+
+
 def main() -> int:
     tools = Path(sys.argv[1]).resolve()
     work = tools / "corpus"
+    if sys.argv[2:] == ["jest"]:  # one runner, without rebuilding the rest of the corpus
+        HERE.mkdir(exist_ok=True)
+        work.mkdir(exist_ok=True)
+        jest_runs(work, tools / "node_modules" / ".bin")
+        return 0
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(EXAMPLE, work)
     for rel, old, new in BREAKS:
@@ -145,6 +169,7 @@ def main() -> int:
     )
     run("ruff-concise", work, f"{py} -m ruff check --select E,F,W,B,UP,ANN,PL,N --no-cache --output-format concise api")
     vitest_runs(work, bin_)
+    jest_runs(work, bin_)
     run(
         "mypy",
         work,

@@ -130,3 +130,35 @@ def test_vitest_failing_tests_and_locations_kept() -> None:
     assert [f for f in failing if f"{f[0]} > {f[1]}" not in summary] == []
     assert locations and {loc for loc in locations if loc not in summary} == set()
     assert "2 failed | 10 passed" in summary
+
+
+def test_jest_failing_tests_and_locations_kept() -> None:
+    text, summary = summary_of("jest")
+    report = json.loads((RUNS / "jest.jest.json").read_text(encoding="utf-8"))
+    failing, locations = [], set()
+    for suite in report["testResults"]:
+        for case in suite["assertionResults"]:
+            if case["status"] == "failed":
+                failing.append((rel(suite["name"], "web-jest/"), case["fullName"]))
+                for message in case["failureMessages"]:
+                    locations.update(re.findall(r"(src/[\w/]+\.test\.tsx?:\d+:\d+)", message))
+    assert len(failing) == report["numFailedTests"] == 2
+    for path, name in failing:  # the suite's FAIL line, then the test's ● block
+        assert f"FAIL {path}" in summary and f"● {name}" in summary, (path, name)
+    assert len(locations) == 2 and {loc for loc in locations if loc not in summary} == set()
+    assert "Tests:       2 failed, 10 passed, 12 total" in summary
+    assert "✓ quantities merge and are capped" not in summary  # passing lines folded
+    assert len(summary) < len(text)
+
+
+def test_pytest_short_reason_dropped_only_where_its_block_shows_it() -> None:
+    text, summary = summary_of("pytest-q")
+    reasons = re.findall(r"^FAILED (\S+) - (.*)$", text, re.M)
+    assert len(reasons) > 10
+    for test_id, reason in reasons:
+        name = test_id.split("::", 1)[1].replace("::", ".")
+        assert f"FAILED {test_id}\n" in summary + "\n"
+        block = summary.split(f"___ {name}", 1)[1].split("\n___ ", 1)[0]
+        first_e = reason.rstrip(".").removesuffix("...")
+        # the block shows the same error itself or names the failure whose error it repeats
+        assert "same error as" in block.splitlines()[0] or first_e in block, test_id

@@ -32,6 +32,7 @@ def encode_chunk(outcomes: list[ScanResult | Skipped]) -> bytes:
     files: list[tuple[Any, ...]] = []
     skipped: list[tuple[Any, ...]] = []
     imports: list[tuple[Any, ...]] = []
+    types: list[tuple[Any, ...]] = []
     symbols, refs = bytearray(), bytearray()
     n_refs = 0
     for out in outcomes:
@@ -44,7 +45,8 @@ def encode_chunk(outcomes: list[ScanResult | Skipped]) -> bytes:
         refs += _JSON.encode_lines(out.references)
         n_refs += len(out.references)
         imports.extend((i.path, i.lang, i.module, i.name, i.alias, i.line) for i in out.imports)
-    return msgspec.msgpack.encode((files, skipped, imports, bytes(symbols), bytes(refs), n_refs))
+        types.extend((f.path, *t) for t in out.types)
+    return msgspec.msgpack.encode((files, skipped, imports, types, bytes(symbols), bytes(refs), n_refs))
 
 
 @dataclass
@@ -55,6 +57,7 @@ class LoadFiles:
     files: list[tuple[Any, ...]] = field(default_factory=list)
     skipped: list[tuple[Any, ...]] = field(default_factory=list)
     imports: list[Import] = field(default_factory=list)
+    types: list[tuple[Any, ...]] = field(default_factory=list)
     n_refs: int = 0
 
     def __post_init__(self) -> None:
@@ -65,8 +68,9 @@ class LoadFiles:
         self._ref: IO[bytes] = open(self.refs_json, "wb")  # noqa: SIM115
 
     def add(self, blob: bytes) -> None:
-        files, skipped, imports, sym_lines, ref_lines, n_refs = msgspec.msgpack.decode(blob)
+        files, skipped, imports, types, sym_lines, ref_lines, n_refs = msgspec.msgpack.decode(blob)
         self.files.extend(tuple(f) for f in files)
+        self.types.extend(tuple(t) for t in types)
         self.skipped.extend(tuple(s) for s in skipped)
         self.imports.extend(
             Import(path=i[0], lang=i[1], module=i[2], name=i[3], alias=i[4], line=i[5]) for i in imports

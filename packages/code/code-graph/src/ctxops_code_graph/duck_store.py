@@ -12,6 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from . import type_eval
 from .lock import IndexBusy
 from .schema import TABLES, columns
 
@@ -22,45 +23,6 @@ INHERIT_DEPTH = 6  # how far up a class hierarchy `self.x()` is looked for
 
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
 _CALLABLE_KINDS = "('function','method','class','struct','macro')"
-# A field's annotation (its signature) as a plain class name: `X`, `mod.X`, `"X"`, `Optional[X]`, `X | None`.
-_PLAIN_TYPE_RE = (
-    r"""^\s*(?:(?:typing\.)?Optional\[)?\s*["']?"""  # Optional[, a quote
-    r"""([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)"""  # the class name
-    r"""["']?\s*\]?\s*(?:\|\s*None)?\s*$"""  # a quote, ], | None
-)
-_PLAIN_TYPE_SQL = _PLAIN_TYPE_RE.replace("'", "''")
-
-
-def _class_of(source: str) -> str:
-    """SQL: rows (rid, attr, cls) for the rows (rid, path, tname, attr) of `source`, where `cls` is the
-    class `tname` names in file `path`: one defined there, or one the file imports (`from m import K`,
-    `import m` then `m.K`). Nothing else: a typed receiver never leans on a repository-wide name guess."""
-    return f"""
-  SELECT t.rid, t.attr, k.id AS cls FROM {source} t
-  JOIN symbols k ON k.path = t.path AND k.name = t.tname AND k.kind IN {_TYPE_KINDS}
-   AND (k.parent IS NULL OR k.parent = t.enclosing)  -- a class defined in the same function counts too
-  UNION ALL
-  SELECT t.rid, t.attr, k.id AS cls FROM {source} t
-  JOIN imports i ON i.path = t.path AND i.target_kind = 'name' AND i.alias = t.tname
-  JOIN symbols k ON k.path = i.target_path AND k.parent IS NULL AND k.name = i.name AND k.kind IN {_TYPE_KINDS}
-  UNION ALL
-  SELECT t.rid, t.attr, k.id AS cls FROM {source} t
-  JOIN imports i ON i.path = t.path AND i.target_kind = 'module' AND t.tname LIKE '%.%'
-   AND i.alias = split_part(t.tname, '.', 1)
-  JOIN symbols k ON k.path = i.target_path AND k.parent IS NULL AND k.name = split_part(t.tname, '.', 2)
-   AND k.kind IN {_TYPE_KINDS}
-  UNION ALL
-  -- ... and through one re-export of the imported package (`from flask import Blueprint`, `flask.Blueprint`)
-  SELECT t.rid, t.attr, k.id AS cls FROM {source} t
-  JOIN imports i ON i.path = t.path AND (
-       (i.target_kind = 'name' AND i.alias = t.tname)
-    OR (i.target_kind = 'module' AND t.tname LIKE '%.%' AND i.alias = split_part(t.tname, '.', 1)))
-  JOIN imports x ON x.path = i.target_path AND (x.target_kind = 'name' OR x.name = '*') AND x.target_path <> x.path
-   AND (x.alias = CASE WHEN i.target_kind = 'name' THEN i.name ELSE split_part(t.tname, '.', 2) END OR x.name = '*')
-  JOIN symbols k ON k.path = x.target_path AND k.parent IS NULL AND k.kind IN {_TYPE_KINDS}
-   AND k.name = CASE WHEN x.name <> '*' THEN x.name
-                     WHEN i.target_kind = 'name' THEN i.name ELSE split_part(t.tname, '.', 2) END
-"""
 
 
 # Priorities: 10 same scope or file (11.. inherited, nearest base first), 20 imports, 23.. typed receivers
@@ -68,54 +30,18 @@ def _class_of(source: str) -> str:
 _RESOLVE_SQL = f"""
 CREATE OR REPLACE TEMP TABLE cand AS
 WITH RECURSIVE
-typed_raw AS (
-  SELECT rid, path, split_part(receiver_type, '#', 1) AS tname, nullif(split_part(receiver_type, '#', 2), '') AS attr,
-         enclosing
-  FROM pending WHERE receiver_type IS NOT NULL
-),
-typed_fn AS (
-  -- `x = make()` (receiver type `=make`): the function `make` of this file or imported by name ...
-  SELECT t.rid, t.attr, f.path, f.signature FROM typed_raw t
-  JOIN symbols f ON f.path = t.path AND f.parent IS NULL AND f.name = substr(t.tname, 2)
-   AND f.kind = 'function'
-  WHERE t.tname LIKE '=%'
-  UNION ALL
-  SELECT t.rid, t.attr, f.path, f.signature FROM typed_raw t
-  JOIN imports i ON i.path = t.path AND i.target_kind = 'name' AND i.alias = substr(t.tname, 2)
-  JOIN symbols f ON f.path = i.target_path AND f.parent IS NULL AND f.name = i.name AND f.kind = 'function'
-  WHERE t.tname LIKE '=%'
-),
-typed AS (
-  SELECT * FROM typed_raw WHERE tname NOT LIKE '=%'
-  UNION ALL
-  -- ... and its return annotation `-> X`, read in the function's own file.
-  SELECT rid, path, nullif(regexp_extract(regexp_extract(signature, '-> *(.*)$', 1), '{_PLAIN_TYPE_SQL}', 1), '')
-         AS tname, attr, NULL AS enclosing
-  FROM typed_fn
-),
-typed_root AS ({_class_of("typed")}),
-typed_field AS (
-  -- `x.attr.m()` with `x: K`: the class-level annotation of `attr` in K, read in K's file.
-  SELECT c.rid, f.path, nullif(regexp_extract(f.signature, '{_PLAIN_TYPE_SQL}', 1), '') AS tname, NULL AS attr,
-         NULL AS enclosing
-  FROM typed_root c JOIN symbols f ON f.parent = c.cls AND f.name = c.attr AND f.kind = 'field'
-  WHERE c.attr IS NOT NULL
-),
-typed_leaf AS ({_class_of("typed_field")}),
-typed_cls AS (
-  SELECT DISTINCT rid, cls FROM (SELECT rid, cls FROM typed_root WHERE attr IS NULL
-                                 UNION ALL SELECT rid, cls FROM typed_leaf)
-),
-typed_bases(rid, cls, depth, conf) AS (
-  SELECT rid, cls, 0, 'import-resolved' FROM typed_cls
+typed_bases(rid, cls, depth, conf, via) AS (
+  -- typed_cls: the receiver classes type_eval.py found
+  SELECT rid, cls, 0, 'import-resolved', via FROM typed_cls
   UNION ALL
   SELECT b.rid, e.dst, b.depth + 1,
-         CASE WHEN b.conf = 'name-only' OR e.confidence = 'name-only' THEN 'name-only' ELSE 'import-resolved' END
+         CASE WHEN b.conf = 'name-only' OR e.confidence = 'name-only' THEN 'name-only' ELSE 'import-resolved' END,
+         b.via
   FROM typed_bases b JOIN inh e ON e.src = b.cls
   WHERE b.depth < {INHERIT_DEPTH}
 ),
 p2_typed AS (
-  SELECT r.rid, s.id AS dst, 23 + b.depth AS prio, b.conf AS conf, 'typed-receiver' AS res FROM pending r
+  SELECT r.rid, s.id AS dst, 23 + b.depth AS prio, b.conf AS conf, b.via AS res FROM pending r
   JOIN typed_bases b ON b.rid = r.rid
   JOIN symbols s ON s.parent = b.cls AND s.name = r.symbol_name
 ),
@@ -245,6 +171,29 @@ p2_go_typed AS (
    AND s.qualname = split_part(r.receiver_type, '.', 2) || '.' || r.symbol_name
   WHERE r.fam = 'go' AND r.receiver_type LIKE '%.%'
 ),
+go_recv AS (
+  -- Go: the type a receiver has, by name (`x.M()` with x of a stated type T, or T's own method's receiver)
+  SELECT r.rid, r.symbol_name, r.receiver_type AS tname, r.path FROM pending r
+  WHERE r.fam = 'go' AND r.receiver_type IS NOT NULL AND r.receiver_type NOT LIKE '%.%'
+  UNION ALL
+  SELECT r.rid, r.symbol_name, split_part(e.qualname, '.', 1), r.path FROM pending r
+  JOIN syms e ON e.id = r.enclosing AND e.kind = 'method'
+  WHERE r.fam = 'go' AND r.qualifier = 'self'
+),
+p2_go_promoted AS (
+  -- Go: a method promoted from an embedded struct or interface (`type A struct {{ B }}`: `a.M()` is `a.B.M()`),
+  -- up to two embeddings deep; only where T itself has no method of that name (priority decides).
+  SELECT g.rid, s.id AS dst, 24 + b.depth AS prio, 'import-resolved' AS conf, 'inheritance' AS res FROM go_recv g
+  JOIN syms k ON k.fam = 'go' AND k.name = g.tname AND k.kind IN {_TYPE_KINDS} AND k.parent IS NULL
+   AND regexp_extract(k.path, '^(.*)/', 1) = regexp_extract(g.path, '^(.*)/', 1)
+  JOIN (SELECT e1.src, e1.dst, 0 AS depth FROM inh e1 WHERE e1.confidence <> 'name-only'
+        UNION ALL
+        SELECT e1.src, e2.dst, 1 FROM inh e1 JOIN inh e2 ON e2.src = e1.dst
+        WHERE e1.confidence <> 'name-only' AND e2.confidence <> 'name-only') b ON b.src = k.id
+  JOIN symbols t ON t.id = b.dst
+  JOIN syms s ON s.fam = 'go' AND s.name = g.symbol_name AND s.qualname = t.name || '.' || g.symbol_name
+   AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(t.path, '^(.*)/', 1)
+),
 wanted AS (SELECT DISTINCT symbol_name AS name FROM pending),
 named AS (SELECT * FROM syms WHERE name IN (SELECT name FROM wanted)),
 p3_pool AS (
@@ -264,6 +213,7 @@ p3 AS (
   WHERE r.role NOT IN ('import', 'read')  -- a value use is only recorded when it is resolved for certain
    -- the receiver's class is known: another class's method is wrong
    AND r.rid NOT IN (SELECT rid FROM typed_cls) AND r.rid NOT IN (SELECT rid FROM p2_go_typed)
+   AND r.rid NOT IN (SELECT rid FROM p2_go_promoted)
 ),
 everything AS (
   SELECT * FROM p1_inherited UNION ALL SELECT * FROM p1_self UNION ALL SELECT * FROM p1_local
@@ -271,7 +221,7 @@ everything AS (
   UNION ALL SELECT * FROM p1_package
   UNION ALL SELECT * FROM p1_class UNION ALL SELECT * FROM p2_name UNION ALL SELECT * FROM p2_module
   UNION ALL SELECT * FROM p2_member UNION ALL SELECT * FROM p2_typed UNION ALL SELECT * FROM p3
-  UNION ALL SELECT * FROM p1_go_self UNION ALL SELECT * FROM p2_go_typed
+  UNION ALL SELECT * FROM p1_go_self UNION ALL SELECT * FROM p2_go_typed UNION ALL SELECT * FROM p2_go_promoted
   UNION ALL SELECT * FROM p2_reexport UNION ALL SELECT * FROM p2_module_reexport UNION ALL SELECT * FROM p2_submodule
 ),
 best AS (
@@ -326,12 +276,9 @@ _EDGE_STUB = (
     " WHERE false"
 )
 _BRANCHES: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
-    "typed": (
-        ("typed_raw", "typed_fn", "typed", "typed_root", "typed_field", "typed_leaf", "typed_bases"),
-        {"typed_cls": "SELECT NULL::BIGINT AS rid, NULL::VARCHAR AS cls WHERE false", "p2_typed": _EDGE_STUB},
-    ),
+    "typed": (("typed_bases",), {"p2_typed": _EDGE_STUB}),
     "self": (("self_cls", "bases"), {"p1_inherited": _EDGE_STUB, "p1_self": _EDGE_STUB}),
-    "go": ((), {"p1_go_self": _EDGE_STUB, "p2_go_typed": _EDGE_STUB}),
+    "go": (("go_recv",), {"p1_go_self": _EDGE_STUB, "p2_go_typed": _EDGE_STUB, "p2_go_promoted": _EDGE_STUB}),
     "python": ((), {"p2_reexport": _EDGE_STUB, "p2_module_reexport": _EDGE_STUB, "p2_submodule": _EDGE_STUB}),
 }
 _CTE_HEAD = re.compile(r"^(\w+)(?:\([^)]*\))? AS \(", re.MULTILINE)
@@ -419,7 +366,7 @@ def symbols_of(con: Any, paths: Sequence[str]) -> list[tuple[str, str]]:
 
 def delete_paths(con: Any, paths: Sequence[str]) -> None:
     """Drop every row of ``paths`` from the per-file tables."""
-    for table in ("files", "symbols", "refs", "imports", "edges", "skipped"):
+    for table in ("files", "symbols", "refs", "imports", "types", "edges", "skipped"):
         con.execute(f"DELETE FROM {table} WHERE path IN (SELECT unnest($1::VARCHAR[]))", [list(paths)])
 
 
@@ -497,7 +444,12 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
         if not all_refs and con.execute("SELECT count(*) FROM pending").fetchone()[0] == 0:
             continue
         con.execute("CREATE OR REPLACE TEMP TABLE inh AS SELECT src, dst, confidence FROM edges WHERE kind = 'inherit'")
-        for statement in _resolve_sql(_needed(con) if not all_refs else frozenset(_BRANCHES)):
+        needed = _needed(con) if not all_refs else frozenset(_BRANCHES)
+        if "typed" in needed:
+            type_eval.evaluate(con)
+        else:
+            type_eval.empty(con)
+        for statement in _resolve_sql(needed):
             con.execute(statement)
 
 

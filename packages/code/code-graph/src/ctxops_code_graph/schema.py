@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ctxops_code_scan.version import EXTRACTOR_VERSION
 
-STORE_VERSION = 5  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
+STORE_VERSION = 6  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
 INDEX_FORMAT = f"store{STORE_VERSION}-extractor{EXTRACTOR_VERSION}"
 
 # (column, DuckDB type); SQLite takes the same names with its own affinities.
@@ -58,6 +58,8 @@ TABLES: dict[str, list[tuple[str, str]]] = {
         ("target_path", "VARCHAR"),
         ("target_kind", "VARCHAR"),
     ],
+    # Type expressions of functions' results, class attributes and module-level names (build store only).
+    "types": [("path", "VARCHAR"), ("owner", "VARCHAR"), ("name", "VARCHAR"), ("expr", "VARCHAR")],
     "edges": [
         ("rid", "BIGINT"),
         ("src", "VARCHAR"),

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 _VALUE_FLAGS = {"--max": "max", "--budget": "budget", "--width": "width", "--root": "root", "--deadline": "deadline"}
 _BOOL_FLAGS = {"--json": "json", "--no-cache": "no_cache"}
+_DEFAULT_DEADLINE = 2.0  # `deadline.DEFAULT_DEADLINE_S`, not imported: this path imports no threading
+_FRESHNESS_SHARE = 0.75  # `service.FRESHNESS_SHARE`: the share of the deadline an update may take
+_MAX_SAVED = 8  # more saved files than this: wait for the update instead (its answer covers everything)
 _DEF_HINT = "qualify the name (Class.method) or scope it (path/to/file.py:NAME)"
 
 
@@ -124,26 +127,67 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
     from ctxops_code_graph import reader
     from ctxops_code_graph.schema import INDEX_FORMAT
 
-    snapshot = reader.current_snapshot(root)
-    if snapshot is None or not os.path.exists(snapshot):
-        return None  # no index yet: the full path builds it
     suggestions: list[str] | None = None
-    try:
-        con = reader.connect(snapshot)
+    saved_rows: list[tuple[Any, ...]] | None = None
+    waited = False
+    while True:
+        snapshot = reader.current_snapshot(root)
+        if snapshot is None or not os.path.exists(snapshot):
+            return None  # no index yet: the full path builds it
+        try:
+            con = reader.connect(snapshot)
+        except (sqlite3.Error, OSError):
+            return None
+        stale = None
         try:
             meta = reader.meta(con)
-            if meta.get("format") != INDEX_FORMAT:
-                return None  # the full path rebuilds it
-            if not reader.staleness(root, con, meta).fresh:
-                # The full path reindexes (or reports the stale files): start that update now, so it
-                # runs while this process imports the full path.
-                deadline = opts.get("deadline")
-                if deadline is None or deadline > 0:  # without a deadline the update runs in-process
-                    from ctxops_code_graph.background import start_early
+            fresh = meta.get("format") == INDEX_FORMAT and (stale := reader.staleness(root, con, meta)).fresh
+        except (sqlite3.Error, OSError):
+            fresh = None
+        if fresh:
+            break
+        deadline = opts.get("deadline")
+        if (
+            stale is not None
+            and not waited
+            and (deadline is None or deadline > 0)
+            and not stale.dirs_changed  # no file added or removed: the saved files are all there is
+            and not stale.head_changed
+            and len(stale.modified) <= _MAX_SAVED
+            and opts["name"].isidentifier()
+        ):
+            # Files saved since the index: their definitions are read from them now (the update still runs
+            # detached and commits for the next query and every other command).
+            from ctxops_code_graph.background import start_early
 
-                    start_early(root)
-                return None
-            rows = reader.definition_rows(con, opts["name"])
+            from .overlay import definition_rows
+
+            start_early(root)
+            try:
+                saved_rows = definition_rows(root, con, opts["name"], stale.modified)
+            except (sqlite3.Error, OSError):
+                saved_rows = None
+            if saved_rows is not None:
+                break
+        con.close()
+        if fresh is None or meta.get("format") != INDEX_FORMAT:
+            return None  # the full path rebuilds it
+        if waited or (deadline is not None and deadline <= 0):
+            return None  # without a deadline the full path updates in-process
+        # Edited files: start the detached update and wait for it here, within the share of the deadline
+        # the full path would give it, without importing the full path (which would compete with the
+        # update for the CPU). Once it commits, this path answers from the fresh snapshot; otherwise the
+        # full path adopts the update (the time waited here counts against its wait) and reports the stale files.
+        from ctxops_code_graph.background import start_early, wait_early
+
+        start_early(root)
+        budget = (_DEFAULT_DEADLINE if deadline is None else deadline) * _FRESHNESS_SHARE
+        if not wait_early(root, budget - (time.perf_counter() - started)):
+            return None
+        waited = True
+    try:
+        try:
+            rows = reader.definition_rows(con, opts["name"]) if saved_rows is None else saved_rows
             if not rows:
                 if not opts["name"].isidentifier():
                     return None  # a qualified or scoped name: the full path tries its other readings

@@ -28,6 +28,7 @@ from .languages import ts_language, ts_query
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
+from .type_exprs import Chain, chain_of, fixture_params, is_fixture, is_fixture_file
 
 MAX_SIGNATURE = 200
 _NOT_A_NAME = re.compile("[()\\[\\]{}\n\"'`]")  # a qualifier with these is an expression, not a (dotted) name
@@ -41,6 +42,7 @@ class Extraction:
     symbols: list[Symbol] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     imports: list[Import] = field(default_factory=list)
+    types: list[tuple[str | None, str | None, str]] = field(default_factory=list)  # (owner, name, type expr)
     has_error: bool = False
 
 
@@ -109,7 +111,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     pending_parents: list[tuple[int, str]] = []  # (index in out.symbols, type qualname) resolved after the sweep
     type_ids: dict[str, str] = {}
     facts = TypeFacts() if lang in _TYPED_LANGS else None
-    typed_refs: list[tuple[int, str | None, str | None]] = []  # (index in out.references, function id, class)
+    # (index in out.references, function id, class, the receiver as a chain when it is no plain name)
+    typed_refs: list[tuple[int, str | None, str | None, Chain | None]] = []
+    python = lang == "python"
+    fixture_file = python and is_fixture_file(path)
 
     for start, _order, neg_end, _pattern, main, caps in items:
         while stack and stack[-1].end_byte <= start:
@@ -129,9 +134,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     qualifier = "self" + qualifier[len(top.receiver_var) :]
             # `Client().get()`: the receiver is a constructor call, its class stated right there.
             direct = constructor_type(qual[0]) if facts is not None and qual and qual[0].type == "call" else None
-            if facts is not None and qualifier is not None and sub == "call" and qualifier not in _NOT_TYPED:
+            chain = chain_of(qual[0]) if python and qual and qualifier == "?" and sub == "call" else None
+            if facts is not None and qualifier is not None and sub == "call" and (qualifier not in _NOT_TYPED or chain):
                 typed_refs.append(
-                    (len(out.references), top.symbol_id if top else None, top.type_qualname if top else None)
+                    (len(out.references), top.symbol_id if top else None, top.type_qualname if top else None, chain)
                 )
             out.references.append(
                 Reference(
@@ -149,6 +155,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if head == "import":
             for imp in read_import(lang, caps["import"][0], path):
                 out.imports.append(imp)
+                if python and facts is not None and imp.alias:
+                    (facts.imported if imp.name else facts.module_aliases).add(imp.alias)
                 if imp.name != "*":
                     out.references.append(
                         Reference(
@@ -169,6 +177,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     facts.add_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
                 else:
                     facts.add_local(top.symbol_id, _text(caps["name"][0]), caps["value"][0])
+            continue
+        if head == "bind" and sub == "return":
+            fid = top.symbol_id if top is not None and top.kind in ("function", "method") else None
+            if facts is not None and fid and not _text(caps["bind.return"][0]).startswith("yield from"):
+                facts.add_return(fid, caps["value"][0])
             continue
         if head == "bind":
             if facts is not None and top is not None and _in_init(top) and _text(caps["qual"][0]) == "self":
@@ -212,6 +225,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             value = caps.get("value")
             if value:
                 facts.add_module(name, value[0])
+            stated = caps.get("return")
+            if stated and python:
+                facts.add_module_stated(name, _text(stated[0]))
         if prefix:
             qualname = _join(top.qualname if top and top.kind in _SCOPES else None, prefix + "." + name)
             type_qualname: str | None = _join(top.qualname if top and top.kind in _SCOPES else None, prefix)
@@ -232,6 +248,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if facts is not None:
             if kind in ("function", "method") and params:
                 facts.add_params(sid, params[0], signature)
+                if python:
+                    facts.add_function(sid, type_qualname, _text(ret[0]) if ret else None)
+                    if fixture_file and (name.startswith("test") or is_fixture(node)):
+                        facts.add_fixture_params(sid, fixture_params(params[0]))
             elif kind == "class" and params and lang == "python":
                 facts.add_bases(qualname, _text(params[0]))
             elif kind == "field" and ret and top is not None:
@@ -262,7 +282,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             )
 
     if facts is not None and typed_refs:
-        _add_receiver_types(out.references, typed_refs, facts)
+        _add_receiver_types(out.references, typed_refs, facts, python)
+    if facts is not None:
+        out.types = facts.type_rows(type_ids)
     for index, type_qualname in pending_parents:
         parent = type_ids.get(type_qualname)
         if parent is not None:
@@ -276,11 +298,14 @@ def _in_init(top: _Open) -> bool:
 
 
 def _add_receiver_types(
-    refs: list[Reference], typed: Sequence[tuple[int, str | None, str | None]], facts: TypeFacts
+    refs: list[Reference],
+    typed: Sequence[tuple[int, str | None, str | None, Chain | None]],
+    facts: TypeFacts,
+    python: bool,
 ) -> None:
     """After the sweep (an `__init__` may follow the methods using its attributes): receiver types."""
     roots = facts.typed_roots()
-    for index, function_id, class_qualname in typed:
+    for index, function_id, class_qualname, chain in typed:
         ref = refs[index]
         qualifier = ref.qualifier or ""
         typ = (
@@ -292,6 +317,10 @@ def _add_receiver_types(
             # `View.as_view()`, `flask.Blueprint.m()`: a class-named receiver, looked up on the class and its
             # bases (the graph keeps it only if the name resolves to a class).
             typ = qualifier
+        if typ is None and python:
+            # What the file cannot settle, the graph may: a method's result, a fixture, an imported instance.
+            found = chain or _plain_chain(qualifier)
+            typ = facts.expr(found, function_id) if found is not None else None
         if typ is not None:
             refs[index] = msgspec.structs.replace(ref, receiver_type=typ)
 
@@ -300,6 +329,12 @@ _TYPED_LANGS = frozenset({"python", "go", "typescript", "tsx"})
 _CLASS_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _TYPE_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
 _LEAF_KINDS = frozenset({"variable", "constant", "field", "type", "macro"})
+
+
+def _plain_chain(qualifier: str) -> Chain | None:
+    """`a.b.c` as a chain (no calls)."""
+    root, *steps = qualifier.split(".")
+    return (False, root, tuple(steps)) if root and all(steps) else None
 
 
 def _as_dict(sym: Symbol) -> dict[str, Any]:

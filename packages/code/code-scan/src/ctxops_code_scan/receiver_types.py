@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .type_exprs import MAX_DEPTH, SELF_NAMES, Chain, chain_of, is_class_name, join
+
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _OPTIONAL = ("Optional[", "typing.Optional[", "t.Optional[")
 _CONFLICT = ""  # a name bound to two different types: no type
@@ -84,6 +86,11 @@ def _bind(table: dict[str, str], name: str, typ: str) -> None:
     table[name] = typ if old is None or old == typ else _CONFLICT
 
 
+def _bind_chain(table: dict[str, Chain | None], name: str, chain: Chain | None) -> None:
+    """A name bound twice to different values (or once to something unknown) has no chain."""
+    table[name] = chain if name not in table or table[name] == chain else None
+
+
 def _binds(params: str, name: str) -> bool:
     """True when a parameter list (as written) has a parameter `name`."""
     return re.search(rf"[(,*\s]{re.escape(name)}\s*[:=,)]", params) is not None
@@ -99,6 +106,17 @@ class TypeFacts:
     module: dict[str, str] = field(default_factory=dict)  # module-level name -> type
     param_names: dict[str, str] = field(default_factory=dict)  # function id -> its parameter list, as written
     bases: dict[str, list[str]] = field(default_factory=dict)  # class qualname -> its bases as written
+    # Type expressions (type_exprs.py): what the code graph evaluates across files.
+    chains: dict[str, dict[str, Chain | None]] = field(default_factory=dict)  # function id -> local -> value
+    returns: dict[str, list[Chain | None]] = field(default_factory=dict)  # function id -> returned values
+    stated_returns: dict[str, str] = field(default_factory=dict)  # function id -> `-> X` (or 'Self')
+    fixtures: dict[str, set[str]] = field(default_factory=dict)  # function id -> parameters filled by pytest
+    classes: dict[str, str | None] = field(default_factory=dict)  # function id -> its class's qualname
+    attr_chains: dict[str, dict[str, tuple[str, Chain] | None]] = field(default_factory=dict)
+    module_chains: dict[str, Chain | None] = field(default_factory=dict)
+    module_stated: dict[str, str] = field(default_factory=dict)  # `g: K = ...` at module level
+    imported: set[str] = field(default_factory=set)  # names bound by `from m import name`
+    module_aliases: set[str] = field(default_factory=set)  # names bound by `import m` / `import m as x`
 
     def add_params(self, function_id: str, params: Any, signature: str | None) -> None:
         if signature and ":" in signature:  # cheap test first: most functions have no annotation
@@ -113,6 +131,7 @@ class TypeFacts:
             return  # `x = None` first, the real value later: no type of its own
         typ = value_type(value)
         _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
+        _bind_chain(self.chains.setdefault(function_id, {}), name, chain_of(value) if value is not None else None)
 
     def add_stated(self, function_id: str, name: str, written: str) -> None:
         """Go, TypeScript: a local or parameter of a written type (`*T`, `T`, `pkg.T`, `T[int]`)."""
@@ -124,6 +143,13 @@ class TypeFacts:
         """A module-level `name = K(...)`: the type of `name` in the file's functions that do not bind it."""
         typ = value_type(value)
         _bind(self.module, name, typ if typ is not None else _CONFLICT)
+        _bind_chain(self.module_chains, name, chain_of(value))
+
+    def add_module_stated(self, name: str, annotation: str) -> None:
+        """`name: K = ...` at module level: the annotation is the type, whatever the value."""
+        typ = plain_type(annotation)
+        if typ is not None:
+            self.module_stated[name] = typ
 
     def add_field(self, class_qualname: str, name: str, annotation: str) -> None:
         # Go fields `x *T` have the type T; TypeScript's `s: Subject<T>` (annotation with its colon) Subject.
@@ -140,6 +166,11 @@ class TypeFacts:
             typ = self.params.get(method_id, {}).get(value.text.decode("utf-8", "replace"))
         if typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
+            return
+        chain = chain_of(value) if value is not None else None
+        table = self.attr_chains.setdefault(class_qualname, {})
+        old = table.get(name, ())
+        table[name] = (method_id, chain) if chain is not None and old in ((), (method_id, chain)) else None
 
     def typed_roots(self) -> set[str]:
         """Every name a receiver's first part must be for `receiver_type` to find something."""
@@ -195,3 +226,102 @@ class TypeFacts:
         if not rest:
             return typ
         return f"{typ}#{rest[0]}" if len(rest) == 1 else None
+
+    # -- type expressions (evaluated by the code graph) ----------------------------------------------
+
+    def add_function(self, function_id: str, class_qualname: str | None, returns: str | None) -> None:
+        """A function or method: its class (for `self`), and its stated return type (`-> X`)."""
+        self.classes[function_id] = class_qualname
+        if returns is not None:
+            text = returns.strip().strip("'\"").strip()
+            typ = "Self" if text in SELF_NAMES else plain_type(text)
+            if typ is not None and (typ != "Self" or class_qualname):
+                self.stated_returns[function_id] = typ
+
+    def add_return(self, function_id: str, value: Any) -> None:
+        """`return value` / `yield value` in a function (a generator fixture yields its value)."""
+        if value.type == "none":
+            return  # `return None` beside `return K()` is Optional[K]: the K is still what calls get
+        self.returns.setdefault(function_id, []).append(chain_of(value))
+
+    def add_fixture_params(self, function_id: str, names: list[str]) -> None:
+        if names:
+            self.fixtures[function_id] = set(names)
+
+    def expr(self, chain: Chain, function_id: str | None, depth: int = 0) -> str | None:
+        """The type expression of `chain` read in `function_id` (None: at module level)."""
+        called, root, steps = chain
+        cls = self.classes.get(function_id) if function_id else None
+        if called:
+            if root == "cls" and cls:
+                return join("Self", steps)
+            return join(root if is_class_name(root) else "=" + root, steps)
+        if root in ("self", "cls"):
+            return join("Self", steps) if cls else None
+        dotted = [root, *steps]
+        for k in range(min(len(steps), 3), 0, -1):  # `flask.g.x`, `os.path.join()`: a module's member
+            alias = ".".join(dotted[:k])
+            if alias in self.module_aliases:
+                member, rest = dotted[k], dotted[k + 1 :]
+                if member.endswith("()"):
+                    name = alias + "." + member[:-2]
+                    return join(name if is_class_name(member) else "=" + name, rest)
+                return join("^" + alias + "." + member, rest)
+        head = self._root(root, function_id, depth)
+        return join(head, steps) if head else None
+
+    def _root(self, name: str, function_id: str | None, depth: int) -> str | None:
+        if function_id is not None:
+            is_param = _binds(self.param_names.get(function_id, ""), name)
+            chains = self.chains.get(function_id, {})
+            if name in chains and not is_param:
+                chain = chains[name]
+                if chain is None or depth >= MAX_DEPTH:
+                    return None
+                return self.expr(chain, function_id, depth + 1)
+            if name in self.params.get(function_id, {}):
+                return self.params[function_id][name] or None
+            if name in self.fixtures.get(function_id, ()):
+                return "@" + name
+            if is_param:
+                return None
+        if name in self.module_stated:
+            return self.module_stated[name]
+        if name in self.module_chains:
+            chain = self.module_chains[name]
+            return None if chain is None or depth >= MAX_DEPTH else self.expr(chain, None, depth + 1)
+        if name in self.imported:
+            return "^" + name
+        return name if is_class_name(name) and _DOTTED.fullmatch(name) else None
+
+    def type_rows(self, class_ids: dict[str, str]) -> list[tuple[str | None, str | None, str]]:
+        """(owner, name, expression): a function's result (owner its id, no name), a class's attribute
+        (owner the class id), a module-level name (no owner)."""
+        rows: list[tuple[str | None, str | None, str]] = []
+        for fid, cls in self.classes.items():
+            expr = self.stated_returns.get(fid)
+            if expr is None and fid in self.returns:
+                results = {self.expr(c, fid) if c is not None else None for c in self.returns[fid]}
+                expr = results.pop() if len(results) == 1 else None
+            if expr is not None and (expr != "Self" or cls):
+                rows.append((fid, None, expr))
+        for cls, attrs in self.attrs.items():
+            owner = class_ids.get(cls)
+            if owner is not None:
+                rows.extend((owner, name, typ) for name, typ in attrs.items() if typ)
+        for cls, chained in self.attr_chains.items():
+            owner = class_ids.get(cls)
+            if owner is None:
+                continue
+            for name, found in chained.items():
+                if found is None or name in self.attrs.get(cls, {}):
+                    continue  # two different values, or a stated type beside an inferred one
+                expr = self.expr(found[1], found[0])
+                if expr is not None:
+                    rows.append((owner, name, expr))
+        names = set(self.module_stated) | set(self.module_chains)
+        for name in sorted(names):
+            expr = self._root(name, None, 0) if name not in self.imported else None
+            if expr is not None and not expr.startswith("^"):
+                rows.append((None, name, expr))
+        return rows

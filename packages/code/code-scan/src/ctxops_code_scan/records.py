@@ -29,6 +29,8 @@ class ScanResult(Struct, frozen=True, kw_only=True):
     symbols: list[Symbol] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     imports: list[Import] = field(default_factory=list)
+    # Type expressions (type_exprs.py) the code graph evaluates: (owner symbol id, attribute name, expression).
+    types: list[tuple[str | None, str | None, str]] = field(default_factory=list)
 
 
 class Skipped(Struct, frozen=True, kw_only=True):

@@ -98,7 +98,11 @@ def scan_bytes(rel: str, lang: str, data: bytes, *, size: int, mtime_ns: int) ->
         error=error,
     )
     return ScanResult(
-        file=record, symbols=extraction.symbols, references=extraction.references, imports=extraction.imports
+        file=record,
+        symbols=extraction.symbols,
+        references=extraction.references,
+        imports=extraction.imports,
+        types=extraction.types,
     )
 
 

@@ -34,6 +34,10 @@
 (field_declaration type: (type_identifier) @name) @ref.type
 (field_declaration type: (pointer_type (type_identifier) @name)) @ref.type
 (struct_type (field_declaration_list (field_declaration . type: (type_identifier) @name))) @ref.inherit
+(struct_type (field_declaration_list (field_declaration . type: (qualified_type package: (package_identifier) @qual name: (type_identifier) @name)))) @ref.inherit
+; An interface embedding another (`type ReadCloser interface { Reader; Closer }`) has its methods too.
+(interface_type (type_elem . (type_identifier) @name .)) @ref.inherit
+(interface_type (type_elem . (qualified_type package: (package_identifier) @qual name: (type_identifier) @name) .)) @ref.inherit
 
 ; Imports -----------------------------------------------------------------
 (import_declaration) @import

@@ -44,6 +44,10 @@
 ; `with X() as x`: the local `x` holds what the call returns (a constructor or an annotated function).
 (as_pattern (call) @value alias: (as_pattern_target (identifier) @name)) @bind.local
 
+; `return value` / `yield value`: what a function gives its callers when it states no return type.
+(return_statement (_) @value) @bind.return
+(expression_statement (yield (_) @value) @bind.return)
+
 ; Values: a function, method or class used without being called (`cb=handler`, `f = Color.from_rgb`,
 ; `map(func, xs)`). Recorded only when resolved for certain (no name-only guesses for values).
 (keyword_argument value: (identifier) @name) @ref.read

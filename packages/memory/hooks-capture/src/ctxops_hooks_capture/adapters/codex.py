@@ -5,7 +5,7 @@ from __future__ import annotations
 from ctxops_hooks_capture.draft import Draft
 
 from .claude_code import adapt_hook_family
-from .common import as_str
+from .common import as_str, exit_status_of
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -15,6 +15,12 @@ if TYPE_CHECKING:
 def adapt(payload: dict[str, Any]) -> list[Draft]:
     """Drafts for one Codex hook payload."""
     drafts = adapt_hook_family(payload, task_key="turn_id")
+    response = payload.get("tool_response")
+    if payload.get("hook_event_name") == "PostToolUse" and isinstance(response, str):
+        # Codex 0.171 sends a shell command's output alone (no exit code): the status is unknown, not 0.
+        for draft in drafts:
+            if draft.kind == "command_execution" and exit_status_of(response) is None:
+                draft.exit_status = None
     model = as_str(payload.get("model"))
     for draft in drafts:
         if draft.kind == "session_start" and model and "model" not in (draft.text or ""):

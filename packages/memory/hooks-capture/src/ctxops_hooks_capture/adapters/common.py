@@ -116,6 +116,8 @@ def output_text(response: Any) -> str | None:
     data = as_dict(response)
     if not data:
         return as_str(response)
+    if isinstance(data.get("content"), list):  # an MCP result (Codex: {"content": [blocks], "isError": ...})
+        return output_text(data["content"])
     pieces: list[str] = []
     for key in ("stdout", "output", "aggregated_output", "formatted_output", "llmContent", "result", "stderr", "error"):
         value = data.get(key)

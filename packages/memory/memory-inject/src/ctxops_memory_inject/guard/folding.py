@@ -38,11 +38,13 @@ def clip(line: str, width: int = 400) -> str:
     return line if len(line) <= width else f"{line[:width]} …[{len(line) - width} chars cut]"
 
 
-def render(lines: list[str], keep: set[int], *, why: str = "") -> list[str]:
+def render(lines: list[str], keep: set[int], *, why: str = "", count_blank: bool = False) -> list[str]:
     """The kept lines in their order; each run of dropped lines becomes one ``… N lines folded`` marker,
-    and runs of the same kept line collapse into ``line  (×N)``."""
+    and runs of the same kept line collapse into ``line  (×N)``. A run of only blank lines becomes one
+    blank line (a marker would cost more than it says), unless ``count_blank`` (diff hunks count lines)."""
     out: list[str] = []
     gap = 0
+    blank_gap = True
     last: str | None = None
     repeat = 0
 
@@ -55,11 +57,12 @@ def render(lines: list[str], keep: set[int], *, why: str = "") -> list[str]:
     for i, line in enumerate(lines):
         if i not in keep:
             gap += 1
+            blank_gap = blank_gap and not line.strip()
             continue
         if gap:
             flush_repeat()
-            out.append(_marker(gap, why))
-            gap = 0
+            out.append("" if blank_gap and not count_blank else _marker(gap, why))
+            gap, blank_gap = 0, True
             last = None
         if line == last and line.strip():
             repeat += 1
@@ -68,7 +71,7 @@ def render(lines: list[str], keep: set[int], *, why: str = "") -> list[str]:
         out.append(clip(line))
         last = line
     flush_repeat()
-    if gap:
+    if gap and not (blank_gap and not count_blank):
         out.append(_marker(gap, why))
     return out
 

@@ -1,0 +1,148 @@
+"""Receiver classes from type expressions (code-scan's `type_exprs.py`), evaluated across files in SQL.
+
+A pending reference's `receiver_type` is an expression such as `@client#get()` ("the result of method
+`get` of the pytest fixture `client`"). Each round rewrites every open expression one hop: a name to the
+symbol it means in its file (its own definition, an import, a re-export), a function to its result's
+expression (`types` rows, read in the function's own file), a class attribute or method to the
+attribute's type or the method's result (searched up the class's bases). An expression whose head is a
+class and that has no steps left is done. Only stated facts are followed; what does not resolve
+within `MAX_ROUNDS` hops gives nothing (the reference stays a name-only candidate).
+
+The result is the temp table `typed_cls(rid, cls, via)`: `via` is the strongest inference used, which
+becomes the edge's resolution (`typed-receiver`, `module-instance`, `return-type`, `fixture`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_ROUNDS = 16  # hops: a name through an import is one, a class's method result two
+INHERIT_DEPTH = 6
+VIA = ("typed-receiver", "module-instance", "return-type", "fixture")  # weakest first
+_TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
+
+
+def _parse(expr: str, steps: str) -> str:
+    """SQL: (mk, nm, steps) of expression `expr` followed by the steps `steps` (both SQL expressions)."""
+    head = f"split_part({expr}, '#', 1)"
+    own = f"CASE WHEN strpos({expr}, '#') > 0 THEN substr({expr}, strpos({expr}, '#') + 1) ELSE '' END"
+    return (
+        f"CASE WHEN {head} = 'Self' THEN 'S' WHEN left({head}, 1) IN ('=', '^', '@') THEN left({head}, 1)"
+        f" ELSE '' END AS mk,"
+        f" CASE WHEN left({head}, 1) IN ('=', '^', '@') THEN substr({head}, 2) ELSE {head} END AS nm,"
+        f" CASE WHEN {own} = '' THEN {steps} WHEN {steps} = '' THEN {own} ELSE {own} || '#' || {steps} END AS steps"
+    )
+
+
+_COLS = "rid, path, mk, nm, steps, cls, selfc, via, enc"
+
+_START = f"""
+CREATE OR REPLACE TEMP TABLE ts AS
+SELECT r.rid, r.path, {_parse("r.receiver_type", "''")}, NULL::VARCHAR AS cls,
+       CASE WHEN p.kind IN ('method', 'function') THEN p.parent ELSE e.parent END AS selfc,
+       0 AS via, r.enclosing AS enc
+FROM pending r LEFT JOIN syms e ON e.id = r.enclosing LEFT JOIN symbols p ON p.id = e.parent
+WHERE r.receiver_type IS NOT NULL
+"""
+
+# One hop of every open expression in `ts` into `nx`.
+_STEP = f"""
+CREATE OR REPLACE TEMP TABLE nx AS
+WITH RECURSIVE
+e AS (SELECT * FROM ts WHERE cls IS NULL),
+c AS (SELECT * FROM ts WHERE cls IS NOT NULL AND steps <> ''),
+named AS (
+  SELECT e.*, s.id AS sid, s.kind AS skind, s.path AS spath FROM e
+  JOIN symbols s ON s.path = e.path AND s.name = e.nm AND (s.parent IS NULL OR s.parent = e.enc)
+  WHERE e.mk IN ('', '=', '^')
+),
+mro(rid, cls, steps, selfc, via, anc, d) AS (
+  SELECT rid, cls, steps, selfc, via, cls, 0 FROM c
+  UNION ALL
+  SELECT m.rid, m.cls, m.steps, m.selfc, m.via, i.dst, m.d + 1 FROM mro m JOIN inh i ON i.src = m.anc
+  WHERE m.d < {INHERIT_DEPTH} AND i.confidence <> 'name-only'
+),
+member AS (
+  -- `K#attr...`: a stated attribute of K or a base; `K#m()...` (or a property): the method's result.
+  SELECT m.rid, y.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2) AS rest, m.cls AS selfc,
+         m.via, m.d, m.cls, m.steps AS src_steps FROM mro m
+  JOIN types y ON y.owner = m.anc AND y.name = split_part(m.steps, '#', 1)
+  UNION ALL
+  SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
+         greatest(m.via, 2), m.d, m.cls, m.steps FROM mro m
+  JOIN symbols s ON s.parent = m.anc AND s.name = regexp_replace(split_part(m.steps, '#', 1), '\\(\\)$', '')
+   AND s.kind IN ('method', 'function')
+  JOIN types y ON y.owner = s.id AND y.name IS NULL
+),
+nearest AS (SELECT * FROM member QUALIFY d = min(d) OVER (PARTITION BY rid, cls, src_steps))
+-- a class named in the file (its own, or one in the enclosing function): an instance of it
+SELECT rid, path, mk, nm, steps, sid AS cls, selfc, via, enc FROM named
+WHERE mk IN ('', '=') AND skind IN {_TYPE_KINDS}
+UNION ALL
+-- a call of a function of the file: its result, read in its file
+SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 2), NULL FROM named n
+JOIN types y ON y.owner = n.sid AND y.name IS NULL
+WHERE n.mk = '=' AND n.skind = 'function'
+UNION ALL
+-- a module-level name of the file: its stated or constructed type
+SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 1), NULL FROM named n
+JOIN types y ON y.path = n.spath AND y.owner IS NULL AND y.name = n.nm
+WHERE n.mk = '^' AND n.skind IN ('variable', 'constant')
+UNION ALL
+-- a name the file imports (`from m import x as nm`): the same name in the imported file
+SELECT e.rid, i.target_path, e.mk, i.name, e.steps, NULL, e.selfc, e.via, NULL FROM e
+JOIN imports i ON i.path = e.path AND i.target_kind = 'name' AND i.alias = e.nm AND i.target_path IS NOT NULL
+ AND i.target_path <> e.path
+WHERE e.mk IN ('', '=', '^')
+UNION ALL
+-- `mod.x` with `import mod` (or `import a.mod`): x in that module
+SELECT e.rid, i.target_path, e.mk, substr(e.nm, length(i.alias) + 2), e.steps, NULL, e.selfc, e.via, NULL FROM e
+JOIN imports i ON i.path = e.path AND i.target_kind = 'module' AND starts_with(e.nm, i.alias || '.')
+ AND i.target_path IS NOT NULL
+WHERE e.mk IN ('', '=', '^') AND strpos(substr(e.nm, length(i.alias) + 2), '.') = 0
+UNION ALL
+-- a name a star import brings (`from .globals import *`)
+SELECT e.rid, i.target_path, e.mk, e.nm, e.steps, NULL, e.selfc, e.via, NULL FROM e
+JOIN imports i ON i.path = e.path AND i.name = '*' AND i.target_path IS NOT NULL AND i.target_path <> e.path
+WHERE e.mk IN ('', '=', '^') AND strpos(e.nm, '.') = 0
+UNION ALL
+-- the pytest fixture `nm`: the file's own, else the nearest conftest.py above it
+SELECT rid, path, mk, nm, steps, cls, selfc, via, enc FROM (
+  SELECT e.rid, f.path, {_parse("y.expr", "e.steps")}, NULL AS cls, e.selfc, 3 AS via, NULL AS enc,
+         CASE WHEN f.path = e.path THEN 100000 ELSE length(f.path) END AS near FROM e
+  JOIN symbols f ON f.name = e.nm AND f.kind = 'function' AND f.parent IS NULL
+   AND (f.path = e.path OR f.path = 'conftest.py'
+        OR (f.path LIKE '%/conftest.py' AND starts_with(e.path, left(f.path, length(f.path) - 11))))
+  JOIN types y ON y.owner = f.id AND y.name IS NULL
+  WHERE e.mk = '@'
+  QUALIFY near = max(near) OVER (PARTITION BY e.rid, e.path, e.nm, e.steps)
+)
+UNION ALL
+-- `Self`: the class the expression is read for
+SELECT rid, path, '', '', steps, selfc, selfc, via, NULL FROM e WHERE mk = 'S' AND selfc IS NOT NULL
+UNION ALL
+SELECT n.rid, n.path, {_parse("n.expr", "n.rest")}, NULL, n.selfc, n.via, NULL FROM nearest n
+"""
+
+
+def evaluate(con: Any) -> None:
+    """`typed_cls(rid, cls, via)` for the pending references with a receiver type."""
+    con.execute(_START)
+    con.execute("CREATE OR REPLACE TEMP TABLE done (rid BIGINT, cls VARCHAR, via INTEGER)")
+    for round_ in range(MAX_ROUNDS + 1):
+        con.execute("INSERT INTO done SELECT rid, cls, via FROM ts WHERE cls IS NOT NULL AND steps = ''")
+        con.execute("DELETE FROM ts WHERE cls IS NOT NULL AND steps = ''")
+        if round_ == MAX_ROUNDS or con.execute("SELECT count(*) FROM ts").fetchone()[0] == 0:
+            break
+        con.execute(_STEP)
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ts AS SELECT DISTINCT {_COLS} FROM nx")
+    labels = ", ".join(f"({i}, '{name}')" for i, name in enumerate(VIA))
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE typed_cls AS"
+        f" SELECT d.rid, d.cls, v.name AS via FROM (SELECT rid, cls, max(via) AS via FROM done GROUP BY rid, cls) d"
+        f" JOIN (VALUES {labels}) v(id, name) ON v.id = d.via"
+    )
+
+
+def empty(con: Any) -> None:
+    con.execute("CREATE OR REPLACE TEMP TABLE typed_cls (rid BIGINT, cls VARCHAR, via VARCHAR)")

@@ -1,0 +1,114 @@
+"""Type expressions: what a receiver, a function's result or an attribute is, as far as a file can say.
+
+A file often cannot name the class of `client.get(url).json()` itself, but it can say how to find it:
+"the result of method `get` of whatever `client` is, where `client` is the pytest fixture `client`".
+Such a statement is a *type expression*, a string the code graph evaluates across files:
+
+    expr  := head ('#' step)*
+    head  := Name | mod.Name     an instance of the class named so in the file (as written)
+           | '=' name            the result of calling `name` (a function or class of the file, or imported)
+           | '^' name            the value of the module-level name `name` (of the file, or imported)
+           | '@' name            the pytest fixture `name` (the file's own, or a conftest.py above it)
+           | 'Self'              the class the expression is evaluated for (`self`, `cls(...)`, `-> Self`)
+    step  := attr                an attribute (an annotated or assigned attribute, or a property)
+           | method '()'         the result of calling a method
+
+`Holder#machine` (the annotated field `machine` of `Holder`) is the simplest case. Every hop needs a
+statement in the code (an annotation, a constructor call, a `return`); nothing is guessed from names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_STEPS = 4
+MAX_DEPTH = 4  # locals defined through locals, at most this deep
+Chain = tuple[bool, str, tuple[str, ...]]  # (the root is called, root name, steps)
+SELF_NAMES = frozenset({"Self", "typing.Self", "t.Self", "te.Self", "typing_extensions.Self"})
+FIXTURE_FILES = ("conftest.py",)
+
+
+def chain_of(node: Any) -> Chain | None:
+    """`a.b(x).c` -> (False, 'a', ('b()', 'c')); `f(x).y` -> (True, 'f', ('y',)); None for anything else
+    (subscripts, literals, operators), or for chains longer than MAX_STEPS."""
+    steps: list[str] = []
+    while node is not None:
+        kind = node.type
+        if kind == "identifier":
+            if len(steps) > MAX_STEPS:
+                return None
+            return False, _text(node), tuple(reversed(steps))
+        if kind == "attribute":
+            attr = node.child_by_field_name("attribute")
+            if attr is None:
+                return None
+            steps.append(_text(attr))
+            node = node.child_by_field_name("object")
+        elif kind == "call":
+            fn = node.child_by_field_name("function")
+            if fn is None:
+                return None
+            if fn.type == "identifier":
+                if len(steps) > MAX_STEPS:
+                    return None
+                return True, _text(fn), tuple(reversed(steps))
+            if fn.type != "attribute":
+                return None
+            attr = fn.child_by_field_name("attribute")
+            if attr is None:
+                return None
+            steps.append(_text(attr) + "()")
+            node = fn.child_by_field_name("object")
+        elif kind in ("await", "parenthesized_expression") and node.named_child_count == 1:
+            node = node.named_children[0]  # `await c.get()`: an async method's annotation is what await gives
+        else:
+            return None
+    return None
+
+
+def join(head: str, steps: tuple[str, ...] | list[str]) -> str | None:
+    """`head#s1#s2`, or None past MAX_STEPS."""
+    if len(steps) > MAX_STEPS:
+        return None
+    return "#".join((head, *steps))
+
+
+def is_class_name(name: str) -> bool:
+    """By convention (PEP 8) a class: the last dotted part starts with a capital."""
+    return name.rpartition(".")[2][:1].isupper()
+
+
+def is_fixture_file(path: str) -> bool:
+    """pytest collects fixtures of test modules and of conftest.py files."""
+    name = path.rpartition("/")[2]
+    return name in FIXTURE_FILES or (name.startswith("test_") and name.endswith(".py")) or name.endswith("_test.py")
+
+
+def is_fixture(node: Any) -> bool:
+    """A function definition decorated with `pytest.fixture` (called or not, any alias ending in `fixture`)."""
+    parent = node.parent
+    if parent is None or parent.type != "decorated_definition":
+        return False
+    for child in parent.named_children:
+        if child.type != "decorator":
+            continue
+        text = _text(child).lstrip("@").split("(", 1)[0].strip()
+        if text.rpartition(".")[2] == "fixture":
+            return True
+    return False
+
+
+def fixture_params(params: Any) -> list[str]:
+    """Plain parameters (no annotation, no default): pytest fills them with fixtures of the same name."""
+    out: list[str] = []
+    for child in params.named_children:
+        if child.type == "identifier":
+            name = _text(child)
+            if name not in ("self", "cls", "request"):
+                out.append(name)
+    return out
+
+
+def _text(node: Any) -> str:
+    data: bytes = node.text
+    return data.decode("utf-8", "replace")

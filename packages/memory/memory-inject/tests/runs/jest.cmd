@@ -1,0 +1,1 @@
+/tmp/guardtools/node_modules/.bin/jest --ci --verbose

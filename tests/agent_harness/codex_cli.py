@@ -1,0 +1,150 @@
+"""Install the pinned Codex CLI on demand and run `codex exec` against the scripted model server.
+
+Codex reads its provider from `$CODEX_HOME/config.toml`: `write_codex_config` points a provider named
+`scripted` at the server's `/v1` with `wire_api = "responses"` and trusts the project (Codex loads a
+project's `.codex/` layer — hooks.json, config.toml — only for a trusted project). Hooks of a new
+`hooks.json` also need the user's review (`/hooks` in the TUI) before Codex runs them; a headless test has
+no TUI, so `run_codex` passes `--dangerously-bypass-hook-trust` in its place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .npm_client import ensure_npm_client, pinned_version
+
+PACKAGE = "@openai/codex"
+API_KEY_ENV = "SCRIPTED_OPENAI_KEY"
+DEFAULT_MODEL = "gpt-5.5"  # a model Codex 0.171 ships metadata for (it then offers tool_search)
+DEFAULT_TIMEOUT = 180.0
+
+
+def codex_version() -> str:
+    return pinned_version("codex-version.txt")
+
+
+def ensure_codex(version: str | None = None) -> Path:
+    """The `codex` executable of the pinned version (skips only without node/npm; a failed install raises)."""
+    return ensure_npm_client(PACKAGE, version or codex_version(), "codex", label="codex", what="Codex CLI e2e tests")
+
+
+def write_codex_config(codex_home: Path, base_url: str, project: Path, *, model: str = DEFAULT_MODEL) -> Path:
+    """`$CODEX_HOME/config.toml`: the scripted provider (Responses wire at `base_url`/v1), `project` trusted."""
+    codex_home.mkdir(parents=True, exist_ok=True)
+    path = codex_home / "config.toml"
+    path.write_text(
+        f"model = {json.dumps(model)}\n"
+        'model_provider = "scripted"\n'
+        "\n[model_providers.scripted]\n"
+        'name = "scripted"\n'
+        f"base_url = {json.dumps(base_url.rstrip('/') + '/v1')}\n"
+        'wire_api = "responses"\n'
+        f"env_key = {json.dumps(API_KEY_ENV)}\n"
+        f"\n[projects.{json.dumps(str(project))}]\n"
+        'trust_level = "trusted"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+@dataclass(frozen=True)
+class CodexRun:
+    """The outcome of one `codex exec --json` run: its JSONL events, parsed."""
+
+    returncode: int
+    events: list[dict[str, Any]]
+    stdout: str
+    stderr: str
+
+    @property
+    def thread_id(self) -> str:
+        for event in self.events:
+            if event.get("type") == "thread.started":
+                return str(event["thread_id"])
+        raise AssertionError(f"no thread.started in codex output: {self.stdout[:2000]!r} / {self.stderr[-2000:]!r}")
+
+    def items(self, kind: str) -> list[dict[str, Any]]:
+        """Completed items of one type (agent_message, command_execution, mcp_tool_call, ...)."""
+        return [
+            e["item"]
+            for e in self.events
+            if e.get("type") == "item.completed" and isinstance(e.get("item"), dict) and e["item"].get("type") == kind
+        ]
+
+    def check(self) -> CodexRun:
+        if self.returncode != 0 or not any(e.get("type") == "turn.completed" for e in self.events):
+            detail = f"{self.stdout[-4000:]}\n{self.stderr[-4000:]}"
+            raise AssertionError(f"codex failed (exit {self.returncode}):\n{detail}")
+        return self
+
+
+def codex_env(home: Path, codex_home: Path, extra: Mapping[str, str | None] | None = None) -> dict[str, str]:
+    """A clean environment: PATH, HOME, CODEX_HOME and the scripted provider's key; nothing else leaks in."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "HOME": str(home),
+        "CODEX_HOME": str(codex_home),
+        API_KEY_ENV: "sk-test-not-a-real-key",
+    }
+    for key, value in (extra or {}).items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+def run_codex(
+    project: Path,
+    home: Path,
+    prompt: str,
+    *,
+    codex_home: Path | None = None,
+    extra_args: Sequence[str] = (),
+    env: Mapping[str, str | None] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    executable: Path | None = None,
+) -> CodexRun:
+    """`codex exec --json PROMPT` in `project`, approvals and sandbox bypassed, hooks trusted (see module doc)."""
+    codex = executable or ensure_codex()
+    codex_home = codex_home or home / ".codex"
+    command = [
+        str(codex),
+        "exec",
+        "--json",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "--dangerously-bypass-hook-trust",
+        *extra_args,
+        prompt,
+    ]
+    done = subprocess.run(
+        command,
+        cwd=project,
+        env=codex_env(home, codex_home, env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    events: list[dict[str, Any]] = []
+    for line in done.stdout.splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            events.append(value)
+    return CodexRun(done.returncode, events, done.stdout, done.stderr)
+
+
+def rollouts(codex_home: Path) -> list[Path]:
+    """Every rollout file Codex wrote under `codex_home/sessions`, sorted."""
+    return sorted((codex_home / "sessions").rglob("rollout-*.jsonl"))

@@ -1,0 +1,75 @@
+"""A git repository of the example, wired by `ctx` as a user would, and what ctxops captured in it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent  # where `ctx` of this environment is
+
+
+@dataclass(frozen=True)
+class CtxRepo:
+    """`project` is a fresh git repository of examples/; `env` runs `ctx` with its own ledger directory."""
+
+    project: Path
+    data_dir: Path
+    env: dict[str, str]
+
+    def ctx(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(BIN / "ctx"), *args],
+            capture_output=True,
+            text=True,
+            env={**self.env, **(env or {})},
+            cwd=self.project,
+            timeout=300,
+            check=False,
+        )
+
+    def git(self, *args: str) -> str:
+        done = subprocess.run(["git", "-C", str(self.project), *args], capture_output=True, text=True, check=True)
+        return done.stdout
+
+    def tracked(self) -> dict[str, bytes]:
+        return {p: (self.project / p).read_bytes() for p in self.git("ls-files").splitlines()}
+
+    def events(self) -> list[dict[str, Any]]:
+        """The AgentEvents hooks-capture stored, in order."""
+        return _jsonl(sorted((self.project / ".meta" / "events").glob("*.jsonl")))
+
+    def raw_payloads(self) -> list[dict[str, Any]]:
+        """The hook payloads exactly as the agent sent them (hooks-capture keeps them under events/raw)."""
+        return [r["payload"] for r in _jsonl(sorted((self.project / ".meta" / "events" / "raw").glob("*.jsonl")))]
+
+    def agent_env(self) -> dict[str, str]:
+        """What an agent's hook commands need from this environment: `ctx` on PATH and the ledger directory."""
+        return {"PATH": self.env["PATH"], "CTXOPS_DATA_DIR": str(self.data_dir)}
+
+
+def example_repo(where: Path) -> CtxRepo:
+    """A fresh git repository of the example under `where` (with history), and the environment to run `ctx`."""
+    project = where / "order-service"
+    subprocess.run(
+        [sys.executable, str(REPO_ROOT / "examples" / "make_history.py"), str(project)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    data_dir = where / "data"
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "CTXOPS_DATA_DIR": str(data_dir)}
+    env.pop("CTXOPS_ROOT", None)
+    return CtxRepo(project, data_dir, env)
+
+
+def _jsonl(paths: list[Path]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for path in paths:
+        out += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return out

@@ -43,8 +43,8 @@ class RankConfig:
     vector_weight: float = 0.4  # hybrid: share of the min-max normalised cosine (bench/memory_quality.py)
 
 
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+_CJK = re_compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_LATIN_WORD = re_compile(r"[A-Za-z]{2,}")
 
 
 def language(text: str) -> str:

@@ -6,7 +6,6 @@ order, so what is written always reads back, and a change to one field is a smal
 
 from __future__ import annotations
 
-import tomllib
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,6 +36,8 @@ def split(text: str, path: str) -> tuple[dict[str, Any], str, int]:
         raise FrontMatterError(
             path, len(lines), f"front matter opened on line 1 is never closed with '{FENCE}'"
         ) from None
+    import tomllib  # only a file that changed since the catalog was written is parsed (not on the hook path)
+
     try:
         data = tomllib.loads("\n".join(lines[1:end]))
     except tomllib.TOMLDecodeError as exc:

@@ -85,12 +85,15 @@ def _transcript_cost(path: str) -> float | None:
         if price is None:
             continue
         one_hour = int((u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0)
+        geo = u.get("inference_geo")
         total += price.cost(
             int(u.get("input_tokens") or 0),
             int(u.get("output_tokens") or 0),
             int(u.get("cache_creation_input_tokens") or 0),
             one_hour,
             int(u.get("cache_read_input_tokens") or 0),
+            web_search_requests=int((u.get("server_tool_use") or {}).get("web_search_requests") or 0),
+            inference_geo=geo if isinstance(geo, str) else None,
         )
     return total
 

@@ -44,6 +44,13 @@ p2_typed AS (
   SELECT r.rid, s.id AS dst, 23 + b.depth AS prio, b.conf AS conf, b.via AS res FROM pending r
   JOIN typed_bases b ON b.rid = r.rid
   JOIN symbols s ON s.parent = b.cls AND s.name = r.symbol_name
+  UNION ALL
+  -- Go: the type's methods in the other files of its package (a method has a parent only in its type's file)
+  SELECT r.rid, s.id AS dst, 23 + b.depth AS prio, b.conf AS conf, b.via AS res FROM pending r
+  JOIN typed_bases b ON b.rid = r.rid
+  JOIN symbols k ON k.id = b.cls AND k.fam = 'go'
+  JOIN symbols s ON s.fam = 'go' AND s.name = r.symbol_name AND s.qualname = k.name || '.' || r.symbol_name
+   AND s.path <> k.path AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(k.path, '^(.*)/', 1)
 ),
 self_cls AS (
   -- The class `self` means: the enclosing method's, also from a function nested in a method.

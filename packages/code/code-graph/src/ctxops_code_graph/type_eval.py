@@ -52,8 +52,11 @@ WITH RECURSIVE
 e AS (SELECT * FROM ts WHERE cls IS NULL),
 c AS (SELECT * FROM ts WHERE cls IS NOT NULL AND steps <> ''),
 named AS (
+  -- (a Go name: any file of the package, the directory)
   SELECT e.*, s.id AS sid, s.kind AS skind, s.path AS spath FROM e
-  JOIN symbols s ON s.path = e.path AND s.name = e.nm AND (s.parent IS NULL OR s.parent = e.enc)
+  JOIN symbols s ON s.name = e.nm AND (s.parent IS NULL OR s.parent = e.enc)
+   AND (s.path = e.path
+        OR (s.fam = 'go' AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(e.path, '^(.*)/', 1)))
   WHERE e.mk IN ('', '=', '^')
 ),
 mro(rid, cls, steps, selfc, via, anc, d) AS (
@@ -72,6 +75,15 @@ member AS (
          greatest(m.via, 2), m.d, m.cls, m.steps FROM mro m
   JOIN symbols s ON s.parent = m.anc AND s.name = regexp_replace(split_part(m.steps, '#', 1), '\\(\\)$', '')
    AND s.kind IN ('method', 'function')
+  JOIN types y ON y.owner = s.id AND y.name IS NULL
+  UNION ALL
+  -- Go: a method in another file of the type's package (no parent link across files)
+  SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
+         greatest(m.via, 2), m.d, m.cls, m.steps FROM mro m
+  JOIN symbols k ON k.id = m.anc AND k.fam = 'go'
+  JOIN symbols s ON s.fam = 'go' AND s.kind = 'method' AND s.path <> k.path
+   AND s.qualname = k.name || '.' || regexp_replace(split_part(m.steps, '#', 1), '\\(\\)$', '')
+   AND regexp_extract(s.path, '^(.*)/', 1) = regexp_extract(k.path, '^(.*)/', 1)
   JOIN types y ON y.owner = s.id AND y.name IS NULL
 ),
 nearest AS (SELECT * FROM member QUALIFY d = min(d) OVER (PARTITION BY rid, cls, src_steps))

@@ -34,7 +34,7 @@ def chain_of(node: Any) -> Chain | None:
     steps: list[str] = []
     while node is not None:
         kind = node.type
-        if kind == "identifier":
+        if kind in ("identifier", "field_identifier", "package_identifier"):
             if len(steps) > MAX_STEPS:
                 return None
             return False, _text(node), tuple(reversed(steps))
@@ -44,7 +44,13 @@ def chain_of(node: Any) -> Chain | None:
                 return None
             steps.append(_text(attr))
             node = node.child_by_field_name("object")
-        elif kind == "call":
+        elif kind == "selector_expression":  # Go `x.f`
+            attr = node.child_by_field_name("field")
+            if attr is None:
+                return None
+            steps.append(_text(attr))
+            node = node.child_by_field_name("operand")
+        elif kind in ("call", "call_expression"):
             fn = node.child_by_field_name("function")
             if fn is None:
                 return None
@@ -52,13 +58,13 @@ def chain_of(node: Any) -> Chain | None:
                 if len(steps) > MAX_STEPS:
                     return None
                 return True, _text(fn), tuple(reversed(steps))
-            if fn.type != "attribute":
+            if fn.type not in ("attribute", "selector_expression"):
                 return None
-            attr = fn.child_by_field_name("attribute")
+            attr = fn.child_by_field_name("attribute" if fn.type == "attribute" else "field")
             if attr is None:
                 return None
             steps.append(_text(attr) + "()")
-            node = fn.child_by_field_name("object")
+            node = fn.child_by_field_name("object" if fn.type == "attribute" else "operand")
         elif kind in ("await", "parenthesized_expression") and node.named_child_count == 1:
             node = node.named_children[0]  # `await c.get()`: an async method's annotation is what await gives
         else:
@@ -71,6 +77,24 @@ def join(head: str, steps: tuple[str, ...] | list[str]) -> str | None:
     if len(steps) > MAX_STEPS:
         return None
     return "#".join((head, *steps))
+
+
+def go_result(text: str) -> str | None:
+    """The type a Go function gives: `*T`, `T`, `pkg.T`, `(T, error)`; None for anything else."""
+    t = text.strip()
+    if t.startswith("(") and t.endswith(")"):
+        parts = [p.strip() for p in t[1:-1].split(",")]
+        if len(parts) == 2 and parts[1] == "error":
+            t = parts[0]
+        elif len(parts) == 1:
+            t = parts[0]
+        else:
+            return None
+    t = t.lstrip("*").strip()
+    if " " in t:  # a named result `(w *Writer)`
+        t = t.rsplit(" ", 1)[1].lstrip("*")
+    parts = t.split(".")
+    return t if 1 <= len(parts) <= 2 and all(p.isidentifier() for p in parts) else None
 
 
 def is_class_name(name: str) -> bool:

@@ -19,7 +19,8 @@
 (method_elem name: (field_identifier) @name parameters: (parameter_list) @params result: (_)? @return) @def.method
 (field_declaration name: (field_identifier) @name type: (_) @return) @def.field
 (source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
-(source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
+(source_file (var_declaration (var_spec name: (identifier) @name value: (expression_list . (_) @value)) @def.variable))
+(source_file (var_declaration (var_spec name: (identifier) @name !value) @def.variable))
 (source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @def.variable)))
 
 ; References --------------------------------------------------------------
@@ -54,3 +55,9 @@
   value: (expression_list . [(composite_literal type: (_) @type)
                              (unary_expression operand: (composite_literal type: (_) @type))])) @bind.local
 (parameter_declaration name: (identifier) @name type: (_) @type) @bind.local
+; Any other local (`x := f()`, `w, err := pkg.New()`, `for i := iter(v); ...`): a chain the graph evaluates
+; through the function's stated result; `for _, x := range xs` binds x to no known type.
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . [(call_expression) (selector_expression) (identifier)] @value)) @bind.local
+(range_clause left: (expression_list (identifier) @name)) @bind.local

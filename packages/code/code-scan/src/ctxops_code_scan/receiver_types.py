@@ -297,7 +297,8 @@ class TypeFacts:
         if name in self.module_chains:
             chain = self.module_chains[name]
             return None if chain is None or depth >= MAX_DEPTH else self.expr(chain, None, depth + 1)
-        if name in self.imported or (self.package_scope and function_id is not None and name not in self.module_aliases):
+        in_package = self.package_scope and function_id is not None and name not in self.module_aliases
+        if name in self.imported or in_package:
             return "^" + name
         return name if is_class_name(name) and _DOTTED.fullmatch(name) else None
 

@@ -84,12 +84,9 @@ def go_result(text: str) -> str | None:
     t = text.strip()
     if t.startswith("(") and t.endswith(")"):
         parts = [p.strip() for p in t[1:-1].split(",")]
-        if len(parts) == 2 and parts[1] == "error":
-            t = parts[0]
-        elif len(parts) == 1:
-            t = parts[0]
-        else:
+        if len(parts) > 2 or (len(parts) == 2 and parts[1] != "error"):
             return None
+        t = parts[0]
     t = t.lstrip("*").strip()
     if " " in t:  # a named result `(w *Writer)`
         t = t.rsplit(" ", 1)[1].lstrip("*")

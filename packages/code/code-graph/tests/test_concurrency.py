@@ -102,3 +102,34 @@ def test_a_killed_full_build_leaves_the_previous_index_usable(tmp_path: Path) ->
     assert report.mode == "incremental" or report.mode == "noop"
     assert CodeIndex(root).build(full=True).mode == "full"
     assert not building.exists()
+
+
+def test_an_early_update_is_waited_for_once_within_one_budget(tmp_path: Path) -> None:
+    """`start_early` + `wait_early` (cq's fast path) and the adopting `DetachedUpdate` (the full path) share
+    one wait budget, and the adopted child is the one started early, which then commits the edit."""
+    from ctxops_code_graph import background
+    from ctxops_code_graph.builder import IndexWriter
+    from ctxops_code_graph.lock import WriterLock
+
+    root = make_repo(tmp_path / "repo", ORDERS_PY)
+    IndexWriter(root).build()
+    (root / "shop" / "orders.py").write_text(ORDERS_PY["shop/orders.py"] + "\n\ndef added_early():\n    return 1\n")
+    writer = WriterLock(IndexLayout(root).lock_path, timeout=5.0)
+    writer.acquire()
+    try:
+        background.start_early(root)
+        assert not background.wait_early(root, 0.2)  # the writer lock keeps it from committing
+        proc, waited = background._EARLY[root.resolve()]
+        assert proc is not None and waited >= 0.2
+        adopter = background.DetachedUpdate(IndexLayout(root.resolve()), 50)
+        adopter.start()
+        assert adopter._proc is proc and adopter._waited == waited  # adopted, not a second child
+        assert not adopter.wait(0.2)  # the 0.2 s were already spent: no second wait of its own
+        assert adopter._waited == 0.0
+    finally:
+        writer.release()
+    assert adopter.wait(120)
+    report, error = adopter.outcome()
+    assert error is None and report is not None and report.changed == ["shop/orders.py"]
+    assert CodeIndex(root, auto_update=False).definitions("added_early")
+    assert not background.wait_early(tmp_path, 0.0)  # nothing started early there

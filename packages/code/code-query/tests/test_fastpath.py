@@ -132,16 +132,34 @@ def test_fast_path_declines_what_it_does_not_handle(example_repo: Path, argv: li
 
 
 def test_fast_path_declines_without_an_index_and_when_files_changed(example_repo: Path, tmp_path: Path) -> None:
+    from ctxops_code_graph.layout import IndexLayout
+    from ctxops_code_graph.lock import WriterLock
+
     repo = tmp_path / "copy"
     shutil.copytree(example_repo, repo, symlinks=True)
     assert fastpath.answer_def(["def", "transition", "--root", str(repo)]) is not None
     target = repo / "api" / "orders" / "state_machine.py"
-    target.write_text(target.read_text() + "\n\ndef added_later():\n    return 1\n")
-    assert fastpath.answer_def(["def", "transition", "--root", str(repo)]) is None  # the full path reindexes
+    original = target.read_text()
+    target.write_text(original + "\n\ndef added_later():\n    return 1\n")
+    # An update that cannot commit in its share of the deadline (another writer holds the index): the full
+    # path answers, and reports the stale file.
+    writer = WriterLock(IndexLayout(repo).lock_path, timeout=5.0)
+    writer.acquire()
+    try:
+        assert fastpath.answer_def(["def", "transition", "--root", str(repo), "--deadline", "0.4"]) is None
+    finally:
+        writer.release()
+    # With no writer in the way the fast path starts the detached update, waits for its commit and
+    # answers from the fresh snapshot itself: the new name, without importing the full path.
+    done_fast = fastpath.answer_def(["def", "added_later", "--root", str(repo), "--deadline", "60"])
+    assert done_fast is not None and done_fast[1] == 0 and "state_machine.py" in done_fast[0]
+    target.write_text(original + "\n\ndef added_later_again():\n    return 1\n")
     # The first query of a fresh process after the save sees the new name (a deadline no load can expire).
-    done = _fresh_process(["def", "added_later", "--root", str(repo), "--deadline", "60"])
+    done = _fresh_process(["def", "added_later_again", "--root", str(repo), "--deadline", "60"])
     assert done.returncode == 0 and "state_machine.py" in done.stdout
-    assert fastpath.answer_def(["def", "added_later", "--root", str(repo)]) is not None  # fresh again
+    gone = _fresh_process(["def", "added_later", "--root", str(repo), "--deadline", "60"])
+    assert gone.returncode == 1 and "no matches" in gone.stdout  # the replaced name is gone, not stale
+    assert fastpath.answer_def(["def", "added_later_again", "--root", str(repo)]) is not None  # fresh again
     shutil.rmtree(repo / ".meta" / "index")
     assert fastpath.answer_def(["def", "transition", "--root", str(repo)]) is None  # the full path builds it
 

@@ -147,3 +147,11 @@ def test_a_ranked_answer_cut_by_the_budget_says_which_limit_to_raise() -> None:
     r = render(a, Limits(max_hits=50, budget=120))
     assert estimate_tokens(r.text) <= 120
     assert r.text.splitlines()[-1].startswith(f"... and {50 - len(r.result.hits)} more, ranked lower (raise --budget)")
+
+
+def test_a_slice_typed_field_reads_name_colon_type() -> None:
+    from ctxops_code_query.defs import with_signature
+
+    assert with_signature("Aliases", "Aliases", "[]string", "field") == "Aliases: []string"  # a Go field
+    assert with_signature("buf", "buf", "[64]byte", "variable") == "buf: [64]byte"
+    assert with_signature("first", "first", "[T](xs: list[T]) -> T", "function") == "first[T](xs: list[T]) -> T"

@@ -74,4 +74,29 @@ def test_auto_uses_the_local_model_when_installed_and_hashing_otherwise(monkeypa
     if local_model() is None:  # the default install: no model, the named fallback
         assert chosen.name == "cq-hashing-v2-384"
     else:  # the vector extra with the packaged MiniLM: a real model, 384 dimensions
-        assert chosen.name == "st:all-MiniLM-L6-v2" and chosen.dimensions == 384
+        assert chosen.name == "st:all-MiniLM-L6-v2-128" and chosen.dimensions == 384
+
+
+def test_british_spellings_meet_american_ones() -> None:
+    assert stem("colour") == stem("color") and stem("colours") == stem("colors")
+    assert stem("behaviour") == stem("behavior")
+    assert stem("initialise") == stem("initialize") and stem("normalised") == stem("normalized")
+    assert stem("otherwise") == "otherwis" and stem("hour") == "hour" and stem("raise") == "rais"
+
+
+def test_vector_store_nearest_paths_searches_the_whole_table(tmp_path: Path) -> None:
+    pytest.importorskip("lancedb")
+    from ctxops_code_query.vectors import Chunk, VectorStore
+
+    store = VectorStore(tmp_path / "v", HashingEmbedder(64))
+    assert store.nearest_paths("anything") == []
+    store.ensure(
+        [
+            Chunk(id="a", path="x.py", line=1, end_line=2, name="parse_headers", kind="function", text="parse headers"),
+            Chunk(id="b", path="y.py", line=1, end_line=2, name="open_socket", kind="function", text="open a socket"),
+            Chunk(id="c", path="y.py", line=4, end_line=5, name="close_socket", kind="function", text="close socket"),
+        ]
+    )
+    assert store.nearest_paths("socket", k=1) == ["y.py"]
+    assert store.nearest_paths("header parsing", k=2)[0] == "x.py"
+    assert len(store.nearest_paths("socket", k=5)) == 2  # each file once

@@ -38,8 +38,10 @@ def update_queued(layout: IndexLayout) -> bool:
 
 
 # Children started early in this process (see `start_early`), by repository root: adopted by the first
-# `DetachedUpdate` of that root instead of starting another.
-_EARLY: dict[Path, subprocess.Popen[bytes]] = {}
+# `DetachedUpdate` of that root instead of starting another. With each, the seconds this process already
+# waited for it (`wait_early`), which the adopter's wait counts against its own.
+# A child of another process that this one joined (`update_queued`) is recorded as None.
+_EARLY: dict[Path, tuple[subprocess.Popen[bytes] | None, float]] = {}
 
 
 def start_early(root: str | os.PathLike[str], bound: int | None = 50) -> None:
@@ -47,8 +49,32 @@ def start_early(root: str | os.PathLike[str], bound: int | None = 50) -> None:
     `cq` that found edited files overlaps its own start-up with the update's (the first read adopts it)."""
     update = DetachedUpdate(IndexLayout(Path(root).resolve()), bound)
     update.start()
-    if update._proc is not None:
-        _EARLY[update.layout.root] = update._proc
+    if update._proc is not None or update._joined:
+        _EARLY[update.layout.root] = (update._proc, 0.0)
+
+
+def wait_early(root: str | os.PathLike[str], timeout: float) -> bool:
+    """Wait up to ``timeout`` s for the update `start_early` started; True when it has exited. The child
+    stays adoptable (a still-stale index sends the caller down the full path, which reads its outcome),
+    and the time waited here is taken off the adopter's wait, so the two waits together keep one budget."""
+    key = Path(root).resolve()
+    early = _EARLY.get(key)
+    if early is None:
+        return False
+    proc, waited = early
+    started = time.monotonic()
+    if proc is None:  # another process's update, joined: wait for its lock to be free
+        update = DetachedUpdate(IndexLayout(key), None)
+        update._joined = True
+        done = update.wait(max(0.0, timeout))
+    else:
+        try:
+            proc.wait(max(0.0, timeout))
+            done = True
+        except subprocess.TimeoutExpired:
+            done = False
+    _EARLY[key] = (proc, waited + time.monotonic() - started)
+    return done
 
 
 class DetachedUpdate:
@@ -59,13 +85,15 @@ class DetachedUpdate:
         self.bound = bound
         self.lock_wait = lock_wait
         self._proc: subprocess.Popen[bytes] | None = None
+        self._waited = 0.0  # already waited for an adopted early child, taken off the first wait
         self._joined = False  # another process's update was already queued: this one waits on it
 
     def start(self) -> None:
         """Start the child, or adopt the one this process started early, or join another reader's."""
         early = _EARLY.pop(self.layout.root, None)
         if early is not None:
-            self._proc = early
+            self._proc, self._waited = early
+            self._joined = self._proc is None
             return
         if update_queued(self.layout):
             self._joined = True
@@ -96,6 +124,8 @@ class DetachedUpdate:
 
     def wait(self, timeout: float | None) -> bool:
         """Wait up to ``timeout`` s (None: until done); True when the update has finished."""
+        if timeout is not None:
+            timeout, self._waited = max(0.0, timeout - self._waited), 0.0
         if self._proc is not None:
             try:
                 self._proc.wait(timeout)

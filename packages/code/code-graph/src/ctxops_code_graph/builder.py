@@ -131,24 +131,36 @@ class IndexWriter:
         self.lock_timeout = lock_timeout
         self._modules: tuple[frozenset[tuple[str, str]], ModuleIndex] | None = None
         self._last_generation: str | None = None  # what this writer last committed to both stores
+        self._duck: Any = None  # the build store, kept open from the check to the update (one open, not two)
 
     # -- public ------------------------------------------------------------------------------------
 
     def build(self, full: bool = False, workers: int | None = None) -> BuildReport:
         """Full build when asked, when no usable index exists, or when the formats differ; else update."""
         with WriterLock(self.layout.lock_path, self.lock_timeout):
-            reason = "requested" if full else self._needs_full_build()
-            if reason:
-                return self._full_build(reason, workers)
-            return self._update(None, bound=None)
+            try:
+                reason = "requested" if full else self._needs_full_build()
+                if reason:
+                    return self._full_build(reason, workers)
+                return self._update(None, bound=None)
+            finally:
+                self._close_duck()
 
     def update(self, paths: Iterable[str] | None = None, bound: int | None = DEFAULT_UPDATE_BOUND) -> BuildReport:
         """Reindex what changed (`paths` as hints from a watcher, or found by the stat check)."""
         with WriterLock(self.layout.lock_path, self.lock_timeout):
-            reason = self._needs_full_build()
-            if reason:
-                return self._full_build(reason, None)
-            return self._update(set(paths) if paths is not None else None, bound=bound)
+            try:
+                reason = self._needs_full_build()
+                if reason:
+                    return self._full_build(reason, None)
+                return self._update(set(paths) if paths is not None else None, bound=bound)
+            finally:
+                self._close_duck()
+
+    def _close_duck(self) -> None:
+        if self._duck is not None:
+            self._duck.close()
+            self._duck = None
 
     def _module_index(self, files: list[tuple[str, str]]) -> ModuleIndex:
         """The module keys of the file set, cached while the set is unchanged (the watcher's case)."""
@@ -182,11 +194,12 @@ class IndexWriter:
         try:
             stored = duck_store.generation(duck)
         except Exception as exc:
-            return f"build store unreadable ({exc})"
-        finally:
             duck.close()
+            return f"build store unreadable ({exc})"
         if stored is None or stored != snap.get("generation"):
+            duck.close()
             return "build store and snapshot disagree (an interrupted write)"
+        self._duck = duck  # the update that follows writes through it (opening costs a fresh process ~0.1 s)
         return ""
 
     def _full_build(self, reason: str, workers: int | None) -> BuildReport:
@@ -436,7 +449,9 @@ class IndexWriter:
         meta = self._meta(generation, next_rid, facts)
         file_set_changed = bool(deleted or newly_skipped or any(p not in indexed for p, _ in real))
 
-        con = duck_store.connect(self.layout.duckdb_path, wait=self.lock_timeout)
+        con, self._duck = self._duck, None
+        if con is None:
+            con = duck_store.connect(self.layout.duckdb_path, wait=self.lock_timeout)
         con.execute("SET threads TO 1")  # a delta is small: one thread beats scheduling many on a busy machine
         try:
             old_syms = duck_store.symbols_of(con, changed_paths)

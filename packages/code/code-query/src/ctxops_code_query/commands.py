@@ -333,7 +333,7 @@ def _brief_one(answer: Answer, rel: str, symbols: list[Symbol], focus: str) -> A
     members = [(s.qualname.removeprefix(prefix), s) for s in symbols if s.qualname.startswith(prefix)]
     answer.add(_symbol_hit(target, _brief_line(target)))
     for name, s in members:
-        answer.add(_symbol_hit(s, f"{s.kind} {with_signature(name, name, s.signature)}"))
+        answer.add(_symbol_hit(s, f"{s.kind} {with_signature(name, name, s.signature, s.kind)}"))
     answer.total = len(answer.hits)
     answer.notes.append(f"{rel}:{target.qualname}: {len(members)} members")
     answer.hint = f"cq open {rel}:{target.name} for its body"
@@ -400,7 +400,7 @@ def _wrap_members(top: Symbol, members: list[tuple[str, Symbol]]) -> list[str]:
 
 def _brief_line(s: Symbol) -> str:
     # No doc line: an outline answers "what is here"; `cq def NAME` gives the doc and first body lines.
-    return f"{s.kind} {with_signature(s.name, s.name, s.signature)}"
+    return f"{s.kind} {with_signature(s.name, s.name, s.signature, s.kind)}"
 
 
 def _is_file(ctx: QueryContext, arg: str) -> bool:

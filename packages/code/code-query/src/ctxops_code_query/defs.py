@@ -34,13 +34,16 @@ if TYPE_CHECKING:
 BODY_PREVIEW_HITS = 3
 BODY_PREVIEW_LINES = 4
 CALLABLE_KINDS = frozenset({"function", "method", "class", "struct", "interface", "trait", "enum", "macro"})
+_VALUE_KINDS = frozenset({"field", "variable", "constant", "property"})
 
 
-def with_signature(shown: str, name: str, signature: str | None) -> str:
+def with_signature(shown: str, name: str, signature: str | None, kind: str | None = None) -> str:
     """``name(params) -> ret`` for callables, the class header for classes, ``name: type`` otherwise."""
     sig = (signature or "").strip()
     if not sig:
         return shown
+    if sig.startswith("[") and kind in _VALUE_KINDS:
+        return f"{shown}: {sig}"  # a Go field or variable of type []T or [N]T, not type parameters
     if sig.startswith(("(", "<", "[")):
         return shown + sig
     if sig.startswith(name):
@@ -51,7 +54,7 @@ def with_signature(shown: str, name: str, signature: str | None) -> str:
 def describe(symbol: SymbolLike, *, doc: bool = True, signature: bool = True) -> str:
     """``kind qualname(signature)`` and the first doc line: a definition without its body. Without
     ``signature`` (search hits, where the doc line is what tells them apart) it is ``kind qualname``."""
-    name = with_signature(symbol.qualname, symbol.name, symbol.signature) if signature else symbol.qualname
+    name = with_signature(symbol.qualname, symbol.name, symbol.signature, symbol.kind) if signature else symbol.qualname
     head = f"{symbol.kind} {name}"
     if doc and symbol.doc:
         head += f"  # {symbol.doc}"

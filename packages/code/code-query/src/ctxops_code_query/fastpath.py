@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 _VALUE_FLAGS = {"--max": "max", "--budget": "budget", "--width": "width", "--root": "root", "--deadline": "deadline"}
 _BOOL_FLAGS = {"--json": "json", "--no-cache": "no_cache"}
+_DEFAULT_DEADLINE = 2.0  # `deadline.DEFAULT_DEADLINE_S`, not imported: this path imports no threading
+_FRESHNESS_SHARE = 0.75  # `service.FRESHNESS_SHARE`: the share of the deadline an update may take
 _DEF_HINT = "qualify the name (Class.method) or scope it (path/to/file.py:NAME)"
 
 
@@ -124,25 +126,42 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
     from ctxops_code_graph import reader
     from ctxops_code_graph.schema import INDEX_FORMAT
 
-    snapshot = reader.current_snapshot(root)
-    if snapshot is None or not os.path.exists(snapshot):
-        return None  # no index yet: the full path builds it
     suggestions: list[str] | None = None
-    try:
-        con = reader.connect(snapshot)
+    waited = False
+    while True:
+        snapshot = reader.current_snapshot(root)
+        if snapshot is None or not os.path.exists(snapshot):
+            return None  # no index yet: the full path builds it
+        try:
+            con = reader.connect(snapshot)
+        except (sqlite3.Error, OSError):
+            return None
         try:
             meta = reader.meta(con)
-            if meta.get("format") != INDEX_FORMAT:
-                return None  # the full path rebuilds it
-            if not reader.staleness(root, con, meta).fresh:
-                # The full path reindexes (or reports the stale files): start that update now, so it
-                # runs while this process imports the full path.
-                deadline = opts.get("deadline")
-                if deadline is None or deadline > 0:  # without a deadline the update runs in-process
-                    from ctxops_code_graph.background import start_early
+            fresh = meta.get("format") == INDEX_FORMAT and reader.staleness(root, con, meta).fresh
+        except (sqlite3.Error, OSError):
+            fresh = None
+        if fresh:
+            break
+        con.close()
+        if fresh is None or meta.get("format") != INDEX_FORMAT:
+            return None  # the full path rebuilds it
+        deadline = opts.get("deadline")
+        if waited or (deadline is not None and deadline <= 0):
+            return None  # without a deadline the full path updates in-process
+        # Edited files: start the detached update and wait for it here, within the share of the deadline
+        # the full path would give it, without importing the full path (which would compete with the
+        # update for the CPU). Once it commits, this path answers from the fresh snapshot; otherwise the
+        # full path adopts the update (the time waited here counts against its wait) and reports the stale files.
+        from ctxops_code_graph.background import start_early, wait_early
 
-                    start_early(root)
-                return None
+        start_early(root)
+        budget = (_DEFAULT_DEADLINE if deadline is None else deadline) * _FRESHNESS_SHARE
+        if not wait_early(root, budget - (time.perf_counter() - started)):
+            return None
+        waited = True
+    try:
+        try:
             rows = reader.definition_rows(con, opts["name"])
             if not rows:
                 if not opts["name"].isidentifier():

@@ -4,6 +4,11 @@
    over them picks a few candidate files (exact name matches are promoted).
 2. Chunks: the function-level chunks (symbols with their first body lines) of those files are ranked
    by BM25 and, with the `vector` extra, by embedding similarity; the two rankings are fused (RRF).
+   Library code ranks above tests, docs and configuration unless the question asks for them, and
+   functions and classes above constants and variables.
+3. With vectors, the files of the chunks nearest to the question in the whole table (filled by
+   ``cq index --vectors``) join the candidates, so a description that shares no word with the code can
+   still reach it.
 
 The file documents are cached per index generation under `.meta/index/`, so a repeated search does
 not rebuild them.
@@ -16,6 +21,7 @@ import pickle
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from ctxops_contracts import QueryHit, Symbol
 from ctxops_contracts.shared.files import atomic_write
@@ -30,9 +36,13 @@ from .repo import index_dir
 from .suggest import suggest
 from .textsearch import BM25, words
 
+if TYPE_CHECKING:
+    from .vectors import VectorStore
+
 CANDIDATE_FILES = 5
 CHUNK_BODY_LINES = 40
 RRF_K = 60
+VECTOR_FILES = 3  # candidate files added from the whole vector table
 CHUNK_KINDS = CALLABLE_KINDS | {"constant", "variable", "type"}
 
 
@@ -140,6 +150,11 @@ def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int
         if s.path not in paths:
             paths.append(s.path)
     file_score = dict(candidates)
+    store = vector_store(ctx) if vector else None
+    if store is not None:
+        for path in store.nearest_paths(text, k=VECTOR_FILES):
+            if path not in paths:
+                paths.append(path)
     chunks: list[Symbol] = []
     for path in paths:
         chunks.extend(s for s in ctx.index.symbols_in_file(path) if s.kind in CHUNK_KINDS)
@@ -158,8 +173,8 @@ def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int
     rankings: list[list[int]] = [
         [i for i in sorted(range(len(chunks)), key=lambda i: -lexical[i]) if lexical[i] > 0],
     ]
-    if vector:
-        rankings.append(_vector_ranking(ctx, chunks, texts, text))
+    if store is not None:
+        rankings.append(_vector_ranking(store, chunks, texts, text))
     fused: dict[int, float] = defaultdict(float)
     for ranking in rankings:
         for rank, i in enumerate(ranking):
@@ -172,6 +187,8 @@ def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int
             fused[i] += 0.002 * file_score.get(s.path, 0.0)  # the file's structural match breaks ties
             if demotion(s.path, text):
                 fused[i] *= 0.6  # "the code that does X" is rarely its test, its docs or its config
+            if s.kind not in CALLABLE_KINDS:
+                fused[i] *= 0.7  # ... and rarely a constant or a variable that shares a word with it
     order = sorted(fused, key=lambda i: (-fused[i], chunks[i].path, chunks[i].line))
     answer.total = len(order)
     for i in order:
@@ -194,11 +211,22 @@ def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int
     return answer
 
 
-def _vector_ranking(ctx: QueryContext, chunks: list[Symbol], texts: list[str], query: str) -> list[int]:
+def vector_store(ctx: QueryContext) -> VectorStore:
+    """The vector table of the configured embedder, opened once per query context."""
+    held = ctx.derived.get("vector-store")
+    if held is not None:
+        return cast("VectorStore", held)
     from .embedders import load_embedder
-    from .vectors import Chunk, VectorStore
+    from .vectors import VectorStore
 
     store = VectorStore(index_dir(ctx.root) / "vectors", load_embedder())
+    ctx.derived["vector-store"] = store
+    return store
+
+
+def _vector_ranking(store: VectorStore, chunks: list[Symbol], texts: list[str], query: str) -> list[int]:
+    from .vectors import Chunk
+
     store.ensure(
         [
             Chunk(id=s.id, path=s.path, line=s.line, end_line=s.end_line, name=s.name, kind=s.kind, text=t)

@@ -15,10 +15,23 @@ handle handles handling
 """
 STOPWORDS = frozenset(_STOP.split())
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "es", "ed", "s")
+_BRITISH_IZE = re.compile(r"(?<=[a-z]{3})is(e|ed|es|ing|ation|ations|er|ers)$")
+
+
+def _american(word: str) -> str:
+    """British spellings meet American ones (colour/color, initialise/initialize): code and questions mix
+    both. Applied to documents and queries alike, so a rare false merge costs nothing."""
+    if word.endswith(("our", "ours")) and len(word) >= 6 and word.count("our") == 1:
+        return word.replace("our", "or")
+    m = _BRITISH_IZE.search(word)
+    if m and not word.endswith(("wise", "wised")):
+        return word[: m.start()] + "iz" + m.group(1)
+    return word
 
 
 def stem(word: str) -> str:
     """A deliberately small stemmer: enough to meet `parse`, `parses`, `parsing`, `parsed`."""
+    word = _american(word)
     base = word
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -47,33 +60,33 @@ def words(text: str) -> list[str]:
 
 
 class BM25:
-    """Okapi BM25 over a fixed list of documents (each a list of words)."""
+    """Okapi BM25 over a fixed list of documents (each a list of words), with an inverted index."""
 
     def __init__(self, docs: Sequence[Sequence[str]], *, k1: float = 1.2, b: float = 0.75) -> None:
         self.k1 = k1
         self.b = b
-        self.tfs = [Counter(d) for d in docs]
+        self.n = len(docs)
         self.lengths = [len(d) for d in docs]
         self.avg = (sum(self.lengths) / len(docs)) if docs else 0.0
-        df: Counter[str] = Counter()
-        for tf in self.tfs:
-            df.update(tf.keys())
-        n = len(docs)
-        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+        self.postings: dict[str, list[tuple[int, int]]] = {}
+        for i, d in enumerate(docs):
+            for t, f in Counter(d).items():
+                self.postings.setdefault(t, []).append((i, f))
+        n = self.n
+        self.idf = {t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in self.postings.items()}
 
     def scores(self, query: Iterable[str]) -> list[float]:
-        terms = [t for t in dict.fromkeys(query) if t in self.idf]
-        out = [0.0] * len(self.tfs)
-        if not terms or not self.avg:
+        out = [0.0] * self.n
+        if not self.avg:
             return out
-        for i, tf in enumerate(self.tfs):
-            norm = self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
-            s = 0.0
-            for t in terms:
-                f = tf.get(t)
-                if f:
-                    s += self.idf[t] * f * (self.k1 + 1) / (f + norm)
-            out[i] = s
+        k1, b, avg, lengths = self.k1, self.b, self.avg, self.lengths
+        for t in dict.fromkeys(query):
+            posting = self.postings.get(t)
+            if not posting:
+                continue
+            idf = self.idf[t]
+            for i, f in posting:
+                out[i] += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * lengths[i] / avg))
         return out
 
     def top(self, query: Iterable[str], k: int) -> list[tuple[int, float]]:

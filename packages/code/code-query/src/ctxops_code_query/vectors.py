@@ -119,6 +119,15 @@ class VectorStore:
                 table.add(data)
         return len(todo)
 
+    def nearest_paths(self, text: str, *, k: int = 3) -> list[str]:
+        """The files of the chunks nearest to ``text`` in the whole table, best first, at most ``k``."""
+        table = self._open()
+        if table is None:
+            return []
+        (vector,) = self.embedder.embed([text])
+        rows = table.search(vector).distance_type("cosine").select(["path", "_distance"]).limit(4 * k).to_list()
+        return list(dict.fromkeys(r["path"] for r in rows))[:k]
+
     def search(self, text: str, *, paths: Sequence[str] | None = None, k: int = 10) -> list[tuple[str, float]]:
         """``(chunk id, cosine similarity)`` best first, optionally only within ``paths``."""
         table = self._open()
@@ -128,5 +137,5 @@ class VectorStore:
         query = table.search(vector).distance_type("cosine")
         if paths:
             query = query.where("path IN (" + ", ".join(_sql_str(p) for p in sorted(set(paths))) + ")", prefilter=True)
-        rows = query.select(["id"]).limit(k).to_list()
+        rows = query.select(["id", "_distance"]).limit(k).to_list()
         return [(r["id"], 1.0 - float(r["_distance"])) for r in rows]

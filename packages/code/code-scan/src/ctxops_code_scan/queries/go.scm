@@ -59,5 +59,11 @@
 ; through the function's stated result; `for _, x := range xs` binds x to no known type.
 (short_var_declaration
   left: (expression_list . (identifier) @name)
-  right: (expression_list . [(call_expression) (selector_expression) (identifier)] @value)) @bind.local
+  right: (expression_list . (_) @value)) @bind.local
+(var_spec name: (identifier) @name value: (expression_list . (_) @value)) @bind.local
+; Names bound to no known type, so that no package-level name of the same name is taken for them: the
+; other names of `a, err := ...`, range and type-switch variables, `case v := <-ch`.
+(short_var_declaration left: (expression_list (_) . (identifier) @name)) @bind.local
 (range_clause left: (expression_list (identifier) @name)) @bind.local
+(type_switch_statement alias: (expression_list (identifier) @name)) @bind.local
+(receive_statement left: (expression_list (identifier) @name)) @bind.local

@@ -310,3 +310,23 @@ def test_go_receivers_through_function_results(tmp_path: Path) -> None:
         ("flag/int.go", 17, "return-type"),
     }
     idx.close()
+
+
+TS_CHAINS = {
+    "web/obs.ts": "export class Observable {\n  pipe(): Observable {\n    return this;\n  }\n"
+    "  self(): this {\n    return this;\n  }\n  subscribe(): void {}\n}\n",
+    "web/use.ts": "import { Observable } from './obs';\n\nexport function f(o: Observable) {\n"
+    "  o.pipe().subscribe();\n  o.self().subscribe();\n  o.pipe;\n}\n",
+}
+
+
+def test_typescript_receivers_through_method_results(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "ts", TS_CHAINS)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    hops = idx.callers("typescript web/obs.ts Observable.subscribe().", 1, certain_only=True)
+    assert {(h.edge.path, h.edge.line, h.edge.resolution) for h in hops} == {
+        ("web/use.ts", 4, "return-type"),  # pipe(): Observable
+        ("web/use.ts", 5, "return-type"),  # self(): this
+    }
+    idx.close()

@@ -33,7 +33,7 @@ from .type_exprs import Chain, chain_of, fixture_params, is_fixture, is_fixture_
 MAX_SIGNATURE = 200
 _NOT_A_NAME = re.compile("[()\\[\\]{}\n\"'`]")  # a qualifier with these is an expression, not a (dotted) name
 _ORDER = {"def": 0, "scope": 0, "import": 1, "bind": 1, "ref": 2}
-_NOT_TYPED = frozenset({"self", "cls", "super", "?"})  # receivers resolved otherwise, or not at all
+_NOT_TYPED = frozenset({"self", "cls", "this", "super", "?"})  # receivers resolved otherwise, or not at all
 _SCOPES = frozenset({"impl", "namespace"})  # naming scopes that are not symbols
 
 
@@ -114,7 +114,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     # (index in out.references, function id, class, the receiver as a chain when it is no plain name)
     typed_refs: list[tuple[int, str | None, str | None, Chain | None]] = []
     python = lang == "python"
-    chained = python or lang == "go"  # languages whose receivers may be chains of calls (type_exprs.py)
+    chained = lang in _TYPED_LANGS  # languages whose receivers may be chains of calls (type_exprs.py)
     if facts is not None and lang == "go":
         facts.package_scope = True
     fixture_file = python and is_fixture_file(path)
@@ -258,6 +258,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         facts.add_fixture_params(sid, fixture_params(params[0]))
                 elif lang == "go" and ret:
                     facts.add_go_result(sid, _text(ret[0]))
+                elif lang in ("typescript", "tsx"):
+                    facts.add_ts_result(sid, type_qualname, _text(ret[0]) if ret else None)
             elif kind == "class" and params and lang == "python":
                 facts.add_bases(qualname, _text(params[0]))
             elif kind == "field" and ret and top is not None:
@@ -341,7 +343,7 @@ _LEAF_KINDS = frozenset({"variable", "constant", "field", "type", "macro"})
 def _plain_chain(qualifier: str) -> Chain | None:
     """`a.b.c` as a chain (no calls)."""
     root, *steps = qualifier.split(".")
-    return (False, root, tuple(steps)) if root and all(steps) else None
+    return (False, root, tuple(steps)) if root.isidentifier() and all(s.isidentifier() for s in steps) else None
 
 
 def _as_dict(sym: Symbol) -> dict[str, Any]:

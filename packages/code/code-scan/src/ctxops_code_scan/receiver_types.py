@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .type_exprs import MAX_DEPTH, SELF_NAMES, Chain, chain_of, go_result, is_class_name, join
+from .type_exprs import MAX_DEPTH, SELF_NAMES, Chain, chain_of, go_result, is_class_name, join, ts_type
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _OPTIONAL = ("Optional[", "typing.Optional[", "t.Optional[")
@@ -239,6 +239,13 @@ class TypeFacts:
             if typ is not None and (typ != "Self" or class_qualname):
                 self.stated_returns[function_id] = typ
 
+    def add_ts_result(self, function_id: str, class_qualname: str | None, result: str | None) -> None:
+        """TypeScript: a function's or method's stated result (`m(): Observable<T>`, `: this`)."""
+        self.classes[function_id] = class_qualname
+        typ = ts_type(result) if result else None
+        if typ is not None and (typ != "Self" or class_qualname):
+            self.stated_returns[function_id] = typ
+
     def add_go_result(self, function_id: str, result: str) -> None:
         """Go: `func f() *T` / `(T, error)`: what `x := f()` holds."""
         self.classes.setdefault(function_id, None)
@@ -264,7 +271,7 @@ class TypeFacts:
             if root == "cls" and cls:
                 return join("Self", steps)
             return join("=" + root, steps)  # a class's constructor or a function's result: the graph tells
-        if root in ("self", "cls"):
+        if root in ("self", "cls", "this"):
             return join("Self", steps) if cls else None
         dotted = [root, *steps]
         for k in range(min(len(steps), 3), 0, -1):  # `flask.g.x`, `os.path.join()`: a module's member

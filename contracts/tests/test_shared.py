@@ -263,3 +263,33 @@ def test_the_shared_helpers_import_without_msgspec() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.split()[0] == "False"
     assert os.environ is not None
+
+
+def test_bpe_loads_the_bundled_tokenizer_without_the_package_init() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("bpe_openai") is None:
+        pytest.skip("bpe-openai is a dependency of the lines that count tokens, not of contracts")
+    code = (
+        "import sys; from ctxops_contracts.shared import bpe; t = bpe.tokenizer('cl100k_base'); "
+        "print(t.count('hello world'), 'bpe_openai' in sys.modules, "
+        "bpe.bindings() is sys.modules['bpe_openai._bindings'])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    # two cl100k tokens; the package __init__ (its slow registry) never ran; the bindings are loaded once
+    assert out == ["2", "False", "True"]
+
+
+def test_bpe_names_the_fix_when_the_package_is_missing(monkeypatch) -> None:
+    import importlib.util
+
+    from ctxops_contracts.shared import bpe
+
+    monkeypatch.delitem(sys.modules, "bpe_openai._bindings", raising=False)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    bpe.bindings.cache_clear()
+    try:
+        with pytest.raises(bpe.TokenizerUnavailable, match="pip install bpe-openai"):
+            bpe.bindings()
+    finally:
+        bpe.bindings.cache_clear()

@@ -134,3 +134,33 @@ def test_claude_code_resends_an_unchanged_file_natively(
     first, second = tool_results(ws.server_log)
     assert "def f39():" in first and "def f39():" in second
     assert len(second) >= len(first) - 10
+
+
+def test_grep_and_glob_native_and_guarded(agent_workspace: AgentWorkspace, claude_executable: Path) -> None:
+    """This Claude Code offers Grep/Glob only when asked for (`--tools`); its native content-mode Grep
+    returns every matching line ungrouped, and the guard groups it by file (the path once) and caps it."""
+    ws = agent_workspace
+    project = ws.project
+    shutil.copytree(EXAMPLE, project, dirs_exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    grep = tool_use("Grep", {"pattern": "state|transition", "path": str(project / "api"), "output_mode": "content"})
+    scenario = Scenario([turn(grep), turn("Done.")])
+    with ScriptedModelServer(scenario, seed=7, log_path=ws.server_log) as server:
+        run_claude(project, ws.home, "search", server.url, executable=claude_executable).check()
+    (default,) = tool_results(ws.server_log)
+    assert "No such tool available: Grep" in default  # by default the model greps through Bash
+
+    tools = ["--tools", "Agent,Bash,Read,Edit,Grep,Glob"]
+    with ScriptedModelServer(Scenario([turn(grep), turn("Done.")]), seed=7, log_path=ws.server_log) as server:
+        run_claude(project, ws.home, "s", server.url, executable=claude_executable, extra_args=tools).check()
+    (native,) = tool_results(ws.server_log)
+    hits = [line for line in native.splitlines() if line.startswith("api/")]
+    assert len(hits) > 50 and len({h.split(":", 1)[0] for h in hits}) > 5  # one line per hit, path repeated
+
+    hook = f"{sys.executable} -m ctxops_memory_inject.guard hook claude-code"
+    write_hooks(project, hook, events=["PreToolUse", "PostToolUse", "SessionStart", "PreCompact"])
+    with ScriptedModelServer(Scenario([turn(grep), turn("Done.")]), seed=7, log_path=ws.server_log) as server:
+        run_claude(project, ws.home, "s", server.url, executable=claude_executable, extra_args=tools).check()
+    (guarded,) = tool_results(ws.server_log)
+    assert guarded.startswith(f"{len(hits)} hits in ") and "(grouped by file)" in guarded
+    assert len(guarded) < len(native) / 4 and "ctx out show" in guarded

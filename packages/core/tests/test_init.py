@@ -298,3 +298,20 @@ def test_codex_hooks_have_no_pre_tool_use_even_with_the_guard() -> None:
     doc = spec.add({}, agents.Wiring(("ctx",), statusline=True, guard=True))
     assert set(doc["hooks"]) == set(agents.CODEX_EVENTS)
     assert "PreToolUse" not in doc["hooks"] and doc["hooks"]["PostToolUse"][0]["matcher"] == ".*"
+
+
+@pytest.mark.parametrize(
+    ("agent", "retired", "matcher"), [("codex", "PreToolUse", ".*"), ("gemini", "PreCompress", None)]
+)
+def test_a_rerun_takes_out_hooks_earlier_versions_wired(agent: str, retired: str, matcher: str | None) -> None:
+    """Codex PreToolUse and Gemini PreCompress are no longer wired; a re-run of init takes ours out only."""
+    wiring = agents.Wiring(("ctx",), statusline=False, guard=True)
+    ours = {"type": "command", "command": f"ctx hook {agent}"}
+    theirs = {"type": "command", "command": "echo mine"}
+    group = {"matcher": matcher} if matcher else {}
+    old = {"hooks": {retired: [{**group, "hooks": [ours]}, {**group, "hooks": [theirs]}]}, "model": "x"}
+    spec = agents.json_files(agent)[0]
+    new = spec.add(old, wiring)
+    assert new["hooks"][retired] == [{**group, "hooks": [theirs]}] and new["model"] == "x"
+    assert spec.add(new, wiring) == new  # and a second run changes nothing
+    assert retired not in spec.add({}, wiring)["hooks"]

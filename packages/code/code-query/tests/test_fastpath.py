@@ -141,14 +141,34 @@ def test_fast_path_declines_without_an_index_and_when_files_changed(example_repo
     target = repo / "api" / "orders" / "state_machine.py"
     original = target.read_text()
     target.write_text(original + "\n\ndef added_later():\n    return 1\n")
-    # An update that cannot commit in its share of the deadline (another writer holds the index): the full
-    # path answers, and reports the stale file.
+    # Another writer holds the index, so the update cannot commit: the saved file's definitions are read
+    # from it (new name found, a definition whose line moved at its new line), not from the old snapshot.
     writer = WriterLock(IndexLayout(repo).lock_path, timeout=5.0)
     writer.acquire()
     try:
-        assert fastpath.answer_def(["def", "transition", "--root", str(repo), "--deadline", "0.4"]) is None
+        found = fastpath.answer_def(["def", "added_later", "--root", str(repo), "--json"])
+        assert found is not None and found[1] == 0
+        assert [h["path"] for h in json.loads(found[0])["hits"]] == ["api/orders/state_machine.py"]
+        target.write_text("\n\n" + original + "\n\ndef added_later():\n    return 1\n")  # lines move down 2
+        during = fastpath.answer_def(["def", "transition", "--root", str(repo), "--json"])
+        # Without a deadline the full path updates in-process: the fast path leaves it to it.
+        assert fastpath.answer_def(["def", "transition", "--root", str(repo), "--deadline", "0"]) is None
+        target.write_text("\n\n" + original)  # the added function deleted again: gone, not stale
+        gone = fastpath.answer_def(["def", "added_later", "--root", str(repo), "--json"])
+        assert gone is not None and gone[1] == 1 and json.loads(gone[0])["hits"] == []
     finally:
         writer.release()
+    # Once the update commits, the index answers exactly what the overlay answered.
+    from ctxops_code_graph import CodeIndex
+
+    target.write_text("\n\n" + original + "\n\ndef added_later():\n    return 1\n")
+    CodeIndex(repo).update(bound=None)
+    after = fastpath.answer_def(["def", "transition", "--root", str(repo), "--json"])
+    assert during is not None and after is not None
+    assert [(h["path"], h["line"], h["text"]) for h in json.loads(during[0])["hits"]] == [
+        (h["path"], h["line"], h["text"]) for h in json.loads(after[0])["hits"]
+    ]
+    target.write_text(original + "\n\ndef added_later():\n    return 1\n")
     # With no writer in the way the fast path starts the detached update, waits for its commit and
     # answers from the fresh snapshot itself: the new name, without importing the full path.
     done_fast = fastpath.answer_def(["def", "added_later", "--root", str(repo), "--deadline", "60"])

@@ -47,7 +47,12 @@ def test_an_update_slower_than_the_deadline_answers_now_and_commits_for_the_next
     writer = WriterLock(IndexLayout(repo).lock_path, timeout=5.0)
     writer.acquire()
     try:
-        first = cq(repo, "def", "cancel", "--deadline", "4", "--no-cache", "--json")
+        # A plain name is read from the saved file itself (the fast path's overlay): found at once.
+        found = cq(repo, "def", "cancel", "--json")
+        assert found.returncode == 0, found.stdout + found.stderr
+        assert [h["path"] for h in json.loads(found.stdout)["hits"]] == ["shop/orders.py"]
+        # A scoped name goes through the index: answered from the snapshot, the file reported stale.
+        first = cq(repo, "def", "shop/orders.py:cancel", "--deadline", "4", "--no-cache", "--json")
         # The process answered and exited while the update still waits: it never kept `cq` alive.
         assert first.returncode == 1, first.stdout + first.stderr  # answered from the snapshot, not expired
         result = json.loads(first.stdout)

@@ -36,9 +36,13 @@ CLAUDE_GUARD_EVENTS = ("PreToolUse", "PostCompact")
 # tool output, so the guard answers nothing there and the hook would only cost a process per tool call.
 CODEX_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "Stop")
 CODEX_TOOL_EVENTS = {"PostToolUse"}
-# Gemini CLI settings.json hooks (geminicli.com/docs/hooks/reference).
-GEMINI_EVENTS = ("SessionStart", "BeforeAgent", "AfterTool", "PreCompress", "SessionEnd")
+CODEX_RETIRED = ("PreToolUse",)  # wired by earlier versions of `ctx init`: a re-run takes them out
+# Gemini CLI settings.json hooks (geminicli.com/docs/hooks/reference); run with Gemini CLI 0.61
+# (tests/e2e/test_gemini_e2e.py). No PreCompress: 0.61 fires it ("auto") before every model turn, before it
+# checks whether to compress at all, so it would cost a process and write a digest per turn.
+GEMINI_EVENTS = ("SessionStart", "BeforeAgent", "AfterTool", "SessionEnd")
 GEMINI_TOOL_EVENTS = {"AfterTool"}
+GEMINI_RETIRED = ("PreCompress",)  # wired by earlier versions of `ctx init`: a re-run takes them out
 # Cursor hooks.json version 1 (cursor.com/docs/agent/hooks).
 CURSOR_EVENTS = (
     "sessionStart",
@@ -116,12 +120,15 @@ def _add_grouped_hooks(
     return out
 
 
-def _remove_grouped_hooks(doc: Doc, command: str) -> Doc:
+def _remove_grouped_hooks(doc: Doc, command: str, events: tuple[str, ...] | None = None) -> Doc:
+    """``doc`` without ctxops's handlers (of ``events`` only, when given)."""
     out = copy.deepcopy(doc)
     hooks = out.get("hooks")
     if not isinstance(hooks, dict):
         return out
     for event in list(hooks):
+        if events is not None and event not in events:
+            continue
         groups = hooks[event]
         if not isinstance(groups, list):
             continue
@@ -243,7 +250,12 @@ def json_files(agent: str) -> list[JsonFile]:
                 ".codex/hooks.json",
                 False,
                 lambda d, w: _add_grouped_hooks(
-                    d, CODEX_EVENTS, CODEX_TOOL_EVENTS, w.hook("codex"), named=False, any_tool=".*"
+                    _remove_grouped_hooks(d, w.hook("codex"), CODEX_RETIRED) if "hooks" in d else d,
+                    CODEX_EVENTS,
+                    CODEX_TOOL_EVENTS,
+                    w.hook("codex"),
+                    named=False,
+                    any_tool=".*",
                 ),
                 lambda d, w: _remove_grouped_hooks(d, w.hook("codex")),
             )
@@ -251,7 +263,10 @@ def json_files(agent: str) -> list[JsonFile]:
     if agent == "gemini":
 
         def gemini_add(d: Doc, w: Wiring) -> Doc:
-            out = _add_grouped_hooks(d, GEMINI_EVENTS, GEMINI_TOOL_EVENTS, w.hook("gemini"), named=True, any_tool=".*")
+            current = _remove_grouped_hooks(d, w.hook("gemini"), GEMINI_RETIRED) if "hooks" in d else d
+            out = _add_grouped_hooks(
+                current, GEMINI_EVENTS, GEMINI_TOOL_EVENTS, w.hook("gemini"), named=True, any_tool=".*"
+            )
             return _add_mcp(out, w.mcp_entry(typed=False))
 
         def gemini_remove(d: Doc, w: Wiring) -> Doc:

@@ -208,6 +208,7 @@ def check_ledger(report: Report) -> None:
         "data_dir": str(data_dir()),
         "claude_dirs": [str(d) for d in sources.claude_dirs],
         "codex_homes": [str(h) for h in sources.codex_homes],
+        "gemini_dirs": [str(g) for g in sources.gemini_dirs],
         "transcripts": by_kind,
     }
 

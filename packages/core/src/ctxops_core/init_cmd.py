@@ -171,6 +171,10 @@ def plan_init(
                 if agents.CODEX_MCP_GRACE_KEY not in text:  # a key of its own stays the user's
                     toml = textblocks.prepend(toml, agents.codex_grace_block())
             plan.changes.append(Change(rel, before, toml))
+            plan.notes.append(
+                "Codex runs these hooks only in a trusted project and after you review them: "
+                "start `codex` here and trust the ctxops hooks in /hooks"
+            )
         if agent == "claude-code" and not statusline:
             plan.notes.append("statusLine not written: ctxops-ledger-report (ctx ledger statusline) is not installed")
     return plan

@@ -159,6 +159,7 @@ class Daemon:
 
             sources = Sources.defaults()
             dirs = [d / "projects" for d in sources.claude_dirs] + [h / "sessions" for h in sources.codex_homes]
+            dirs += [g / "tmp" for g in sources.gemini_dirs]
             ledger = Debounced("ledger ingest", self.ingest_ledger, 2.0)
             for directory in dirs:
                 if directory.is_dir():

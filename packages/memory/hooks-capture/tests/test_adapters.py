@@ -141,6 +141,32 @@ def test_gemini_hooks(repo: Path, kit, capture_all) -> None:
     assert events[0].ts.isoformat().startswith("2026-11-29T10:00:00")
 
 
+def test_gemini_cli_0_61_recorded_hooks(repo: Path, kit, capture_all) -> None:
+    """Payloads a real Gemini CLI 0.61 sent (tests/e2e/test_gemini_e2e.py): a shell result's exit status is
+    the "Exit Code: N" line inside ``llmContent`` (written only for a failure), followed by a PGID line."""
+    events = capture_all("gemini", kit.load_payloads("gemini-cli-0.61.0-hook-payloads.jsonl", repo))
+    kinds = [e.kind for e in events]
+    assert kinds == [
+        "session_start",
+        "user_message",
+        "tool_call",
+        "command_execution",
+        "command_execution",
+        "session_end",
+    ]
+    assert events[2].tool_name == "mcp_ctxops_code_def" and "api/orders/state_machine.py:" in (events[2].text or "")
+    assert [e.exit_status for e in events[3:5]] == [0, 3]
+    assert events[3].command == "git log --oneline | head -3"
+    assert len({e.session_id for e in events}) == 1
+
+
+def test_gemini_auto_precompress_is_not_a_compaction(repo: Path, capture_all) -> None:
+    """Gemini CLI 0.61 fires PreCompress "auto" before every model turn (seen with the real client)."""
+    base = {"session_id": "g", "cwd": str(repo), "hook_event_name": "PreCompress", "timestamp": "2026-12-01T01:05:53Z"}
+    events = capture_all("gemini", [{**base, "trigger": "auto"}, {**base, "trigger": "manual"}])
+    assert [(e.kind, e.text) for e in events] == [("compaction", "manual")]
+
+
 def test_cursor_hooks(repo: Path, kit, capture_all) -> None:
     events = capture_all("cursor", kit.load_payloads("cursor-hooks.jsonl", repo))
     kinds = [e.kind for e in events]

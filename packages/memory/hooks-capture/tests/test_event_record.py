@@ -30,6 +30,7 @@ _AGENT_OF_FILE = {
     "codex-notify.json": "codex-notify",
     "cursor-hooks.jsonl": "cursor",
     "gemini-hooks.jsonl": "gemini",
+    "gemini-cli-0.61.0-hook-payloads.jsonl": "gemini",
 }
 
 

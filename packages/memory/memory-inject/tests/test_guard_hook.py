@@ -355,3 +355,32 @@ def test_old_spool_files_are_swept(repo: Path) -> None:
     # a trailer naming a spool that is gone: the shell's excerpt is used as it is
     post = bash_payload(repo, "pytest -q", "1 failed\n\n[ctxops-exit 1 fedcba9876543210]\n")
     assert handle_post_tool_use(post)["hookSpecificOutput"]["updatedToolOutput"]["stdout"] == "Exit code 1\n1 failed\n"
+
+
+def test_cat_of_a_file_already_read_is_answered_as_a_reread(repo: Path) -> None:
+    source = repo / "mod.py"
+    text = "".join(f"def f{i}():\n    return {i}\n" for i in range(60))
+    source.write_text(text, encoding="utf-8")
+    assert handle_post_tool_use(read_payload(repo, source, text)) is None  # first read: untouched
+    out = handle_post_tool_use(bash_payload(repo, "cat mod.py", text))
+    assert out is not None
+    stdout = out["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+    assert "unchanged since step 1" in stdout and "def f1" not in stdout
+    again = handle_post_tool_use(bash_payload(repo, f"cat '{source}'", text))  # cat after cat
+    assert again is not None and "unchanged since step" in again["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+    # what the model would not have: other text than the file holds now, part of it, another command
+    assert handle_post_tool_use(bash_payload(repo, "cat mod.py", text + "x\n")) is None
+    assert handle_post_tool_use(bash_payload(repo, "cat mod.py | head -5", text)) is None
+    source.write_text(text + "# changed\n", encoding="utf-8")
+    assert handle_post_tool_use(bash_payload(repo, "cat mod.py", text + "# changed\n")) is None  # new text
+    assert handle_post_tool_use(read_payload(repo, source, text + "# changed\n")) is not None  # Read after cat
+
+
+def test_cat_after_a_cut_read_is_not_a_reread(repo: Path) -> None:
+    source = repo / "big.py"
+    text = "".join(f"def f{i}():\n    return {i}\n" for i in range(400))  # 800 lines: the Read is cut
+    source.write_text(text, encoding="utf-8")
+    cut = handle_post_tool_use(read_payload(repo, source, text))
+    assert cut is not None and "additionalContext" in cut["hookSpecificOutput"]
+    out = handle_post_tool_use(bash_payload(repo, "cat big.py", text))  # the model saw a region only
+    assert out is None or "unchanged since" not in out["hookSpecificOutput"]["updatedToolOutput"]["stdout"]

@@ -115,3 +115,48 @@ def test_hook_folds_only_when_git_runs_in_the_root(history: Path) -> None:
     assert "[40 added lines = the whole of src/same.py in the working tree, identical now" in run("git log -p -1")
     for elsewhere in ("cd sub && git log -p -1", "git -C other log -p -1", "git log -p -1 --relative"):
         assert "added lines = the whole of" not in run(elsewhere), elsewhere
+
+
+def _patch(path: str, added: list[str], *, final_newline: bool = True) -> list[str]:
+    lines = [
+        f"diff --git a/{path} b/{path}",
+        "new file mode 100644",
+        "index 0000000..1111111",
+        "--- /dev/null",
+        f"+++ b/{path}",
+        f"@@ -0,0 +1,{len(added)} @@",
+        *("+" + a for a in added),
+    ]
+    return lines if final_newline else [*lines, "\\ No newline at end of file"]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "final_newline"),
+    [
+        ("../outside.py", None, True),  # outside the work tree: never read
+        ("latin1.py", "".join(f"x{i} = 'é'\n" for i in range(10)).encode("latin-1"), True),  # not UTF-8
+        ("crlf.py", "".join(f"x{i} = 1\r\n" for i in range(10)).encode(), True),  # CRLF: not rebuilt from \n
+        ("nonl.py", "".join(f"x{i} = 1\n" for i in range(10)).encode(), False),  # the final newline differs
+        ("missing.py", None, True),
+    ],
+)
+def test_patches_the_work_tree_cannot_rebuild_are_kept(
+    tmp_path: Path, name: str, data: bytes | None, final_newline: bool
+) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    added = [f"x{i} = 1" for i in range(10)]
+    if name == "../outside.py":
+        (tmp_path / "outside.py").write_text("".join(a + "\n" for a in added))
+    elif data is not None:
+        (tree / name).write_bytes(data)
+    lines = _patch(name, added, final_newline=final_newline)
+    assert fold_known_files(lines, str(tree)) == lines
+
+
+def test_no_newline_at_end_on_both_sides_folds(tmp_path: Path) -> None:
+    added = [f"x{i} = 1" for i in range(10)]
+    (tmp_path / "a.py").write_text("\n".join(added))
+    folded = fold_known_files(_patch("a.py", added, final_newline=False), str(tmp_path))
+    assert folded[-1].startswith("[10 added lines = the whole of a.py in the working tree, identical now")
+    assert not any(line.startswith("\\ No newline") for line in folded)

@@ -149,3 +149,16 @@ def test_jest_failing_tests_and_locations_kept() -> None:
     assert "Tests:       2 failed, 10 passed, 12 total" in summary
     assert "✓ quantities merge and are capped" not in summary  # passing lines folded
     assert len(summary) < len(text)
+
+
+def test_pytest_short_reason_dropped_only_where_its_block_shows_it() -> None:
+    text, summary = summary_of("pytest-q")
+    reasons = re.findall(r"^FAILED (\S+) - (.*)$", text, re.M)
+    assert len(reasons) > 10
+    for test_id, reason in reasons:
+        name = test_id.split("::", 1)[1].replace("::", ".")
+        assert f"FAILED {test_id}\n" in summary + "\n"
+        block = summary.split(f"___ {name}", 1)[1].split("\n___ ", 1)[0]
+        first_e = reason.rstrip(".").removesuffix("...")
+        # the block shows the same error itself or names the failure whose error it repeats
+        assert "same error as" in block.splitlines()[0] or first_e in block, test_id

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from ctxops_memory_inject.guard.classify import classify
 from ctxops_memory_inject.guard.summarize import summarize
 
@@ -44,13 +45,36 @@ def test_git_log_p_keeps_subjects_and_changed_lines(tmp_path: Path) -> None:
     assert len(out) < len(text) / 2
 
 
-def test_git_log_one_line_per_commit(tmp_path: Path) -> None:
+def test_git_log_keeps_every_message_line_and_stat(tmp_path: Path) -> None:
     root = repo_with_history(tmp_path)
-    out = summary("git log --stat", run(root, "git", "log", "--stat"))
+    text = run(root, "git", "log", "--stat")
+    out = summary("git log --stat", text)
     lines = out.splitlines()
     assert lines[0].startswith("2 commits")
-    assert "second: rename fifty" in lines[1] and "1 file changed" in lines[1]
-    assert "A long body" not in out
+    assert lines[1].startswith("commit ") and "A <a@example.com>" in lines[1]
+    for line in text.splitlines():  # messages and per-file stats are what was asked for: all kept
+        if line.startswith("    ") and line.strip():
+            assert "  " + line.strip() in lines
+        elif " | " in line:
+            path, rest = (part.strip() for part in line.split(" | "))
+            assert any(kept.startswith(f" {path} | {rest.split()[0]}") for kept in lines)
+    assert "A long body that explains the change." in out
+    assert " a.txt | 200" in lines  # insertions only: the bar says nothing the summary line does not
+    assert " a.txt | 4 ++--" in lines  # both sides: the bar is kept
+
+
+def test_git_diff_stat_and_oneline_lose_nothing(tmp_path: Path) -> None:
+    root = repo_with_history(tmp_path)
+    (root / "b.txt").write_text("".join(f"b {i}\n" for i in range(30)))
+    run(root, "git", "add", "b.txt")
+    run(root, "git", "commit", "-qm", "third: b")
+    stat = run(root, "git", "diff", "--stat", "HEAD~2")
+    out = summary("git diff --stat HEAD~2", stat)
+    assert [line.split("|")[0].strip() for line in out.splitlines() if "|" in line] == ["a.txt", "b.txt"]
+    assert " a.txt | 4 ++--" in out  # both sides changed: the bar says how, kept
+    oneline = run(root, "git", "log", "--oneline", "--stat")
+    out = summary("git log --oneline --stat", oneline)
+    assert " b.txt | 30" in out and "third: b" in out and "first" in out and "…" not in out
 
 
 def test_git_diff_folds_context(tmp_path: Path) -> None:
@@ -129,3 +153,19 @@ def test_unittest_failures_kept() -> None:
     assert "FAIL: test_bad (pkg.tests.T.test_bad)" in out and 'File "/src/pkg/tests.py", line 41' in out
     assert "Ran 201 tests" in out and "FAILED (failures=1)" in out
     assert "test_7 " not in out
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("(cd web && npm test)", ("npm-test", "test")),
+        ("(cd web && npm install --no-audit --no-fund)", ("npm", "build")),
+        ("uv run pytest -q", ("pytest", "test")),
+        ("cd worker && go test ./...", ("go-test", "test")),
+        ("python -m mypy --strict api", ("mypy", "check")),
+        ("git diff --stat && git log --stat -6", ("git-diff", "vcs")),
+        ("echo hi", ("generic", "generic")),
+    ],
+)
+def test_classify_sees_through_subshells_and_runners(command: str, expected: tuple[str, str]) -> None:
+    assert classify(command) == expected

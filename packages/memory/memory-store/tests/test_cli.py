@@ -137,3 +137,18 @@ def test_options_go_before_or_after_the_command(repo: Path) -> None:
     assert empty.returncode == 1 and json.loads(empty.stdout)["hits"] == []
     bad_time = mem(repo, "search", "queue", "--since", "notadate", "--json")
     assert bad_time.returncode == 2 and "RFC 3339" in json.loads(bad_time.stdout)["error"]["fix"]
+
+
+def test_add_control_characters_and_secrets_as_the_issue_reported(repo: Path) -> None:
+    """`add --title $'a\\x7fb'` used to print "added" and then vanish from `list`; a secret used to reach disk."""
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    added = mem(repo, "add", "--kind", "fact", "--title", "a\x7fb", "--json")
+    assert added.returncode == 0, added.stderr
+    entry_id = json.loads(added.stdout)["entry"]["id"]
+    listed = mem(repo, "list", "--json")
+    assert entry_id in listed.stdout and "invalid" not in listed.stderr.lower()
+    token = f"GITHUB_TOKEN={secret}"
+    lesson = mem(repo, "add", "--kind", "lesson", "--title", "token rotated", "--body", "-", stdin=token)
+    assert lesson.returncode == 0, lesson.stderr
+    on_disk = "".join(p.read_text() for p in (repo / ".meta" / "memory").glob("*.md"))
+    assert secret not in on_disk and "token rotated" in on_disk

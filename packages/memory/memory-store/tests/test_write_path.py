@@ -178,8 +178,14 @@ def test_every_write_path_redacts(store: MemoryStore) -> None:
     added = store.put(new_entry(kind="lesson", title=f"key {secret}", body=f"export OPENAI_API_KEY={secret}")).entry
     raw: MemoryEntry = _with(new_entry(kind="fact", title="plain"), title=f"built elsewhere {secret}")
     store.put(raw)
-    store.supersede(added.id, _with(new_entry(kind="lesson", title="rotated"), body=f"old one was {secret}"))
-    for path in store.memory_dir.glob("*.md"):
+    rotated = store.supersede(added.id, _with(new_entry(kind="lesson", title="rotated"), body=f"old one was {secret}"))
+    store.revise(rotated.entry.id, title="rotated again", body=f"the key was {secret}")
+    store.forget(rotated.entry.id, f"leaked {secret}")
+    candidate = store.put(new_entry(kind="lesson", title="candidate", body="maybe", status="pending")).entry
+    store.reject(candidate.id, f"duplicate of the note with {secret}")
+    files = list(store.memory_dir.glob("*.md"))
+    assert len(files) == 4
+    for path in files:
         assert secret not in path.read_text(), path
 
 

@@ -28,6 +28,7 @@ _VALUE_FLAGS = {"--max": "max", "--budget": "budget", "--width": "width", "--roo
 _BOOL_FLAGS = {"--json": "json", "--no-cache": "no_cache"}
 _DEFAULT_DEADLINE = 2.0  # `deadline.DEFAULT_DEADLINE_S`, not imported: this path imports no threading
 _FRESHNESS_SHARE = 0.75  # `service.FRESHNESS_SHARE`: the share of the deadline an update may take
+_MAX_SAVED = 8  # more saved files than this: wait for the update instead (its answer covers everything)
 _DEF_HINT = "qualify the name (Class.method) or scope it (path/to/file.py:NAME)"
 
 
@@ -127,6 +128,7 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
     from ctxops_code_graph.schema import INDEX_FORMAT
 
     suggestions: list[str] | None = None
+    saved_rows: list[tuple[Any, ...]] | None = None
     waited = False
     while True:
         snapshot = reader.current_snapshot(root)
@@ -136,17 +138,40 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
             con = reader.connect(snapshot)
         except (sqlite3.Error, OSError):
             return None
+        stale = None
         try:
             meta = reader.meta(con)
-            fresh = meta.get("format") == INDEX_FORMAT and reader.staleness(root, con, meta).fresh
+            fresh = meta.get("format") == INDEX_FORMAT and (stale := reader.staleness(root, con, meta)).fresh
         except (sqlite3.Error, OSError):
             fresh = None
         if fresh:
             break
+        deadline = opts.get("deadline")
+        if (
+            stale is not None
+            and not waited
+            and (deadline is None or deadline > 0)
+            and not stale.dirs_changed  # no file added or removed: the saved files are all there is
+            and not stale.head_changed
+            and len(stale.modified) <= _MAX_SAVED
+            and opts["name"].isidentifier()
+        ):
+            # Files saved since the index: their definitions are read from them now (the update still runs
+            # detached and commits for the next query and every other command).
+            from ctxops_code_graph.background import start_early
+
+            from .overlay import definition_rows
+
+            start_early(root)
+            try:
+                saved_rows = definition_rows(root, con, opts["name"], stale.modified)
+            except (sqlite3.Error, OSError):
+                saved_rows = None
+            if saved_rows is not None:
+                break
         con.close()
         if fresh is None or meta.get("format") != INDEX_FORMAT:
             return None  # the full path rebuilds it
-        deadline = opts.get("deadline")
         if waited or (deadline is not None and deadline <= 0):
             return None  # without a deadline the full path updates in-process
         # Edited files: start the detached update and wait for it here, within the share of the deadline
@@ -162,7 +187,7 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
         waited = True
     try:
         try:
-            rows = reader.definition_rows(con, opts["name"])
+            rows = reader.definition_rows(con, opts["name"]) if saved_rows is None else saved_rows
             if not rows:
                 if not opts["name"].isidentifier():
                     return None  # a qualified or scoped name: the full path tries its other readings

@@ -10,7 +10,8 @@ Two counters satisfy `ctxops_contracts.TokenCounter`:
   ``__init__`` spends ~0.6 s building a model registry, so the compiled module is loaded on its own
   (~25 ms for cl100k); used by `--stats` and the benchmarks.
 
-One behaviour when the bindings are missing: the loader raises `TokenizerUnavailable` naming the fix
+The loader is contracts' (``ctxops_contracts.shared.bpe``, shared with memory-inject). One behaviour
+when the bindings are missing: it raises `TokenizerUnavailable` naming the fix
 (`bpe-openai` is a declared dependency, so that is a broken install), and nothing falls back silently:
 budgets always use the estimate, and `--stats` says why the exact count is missing.
 """
@@ -19,12 +20,12 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from functools import cache
 
-TYPE_CHECKING = False  # `estimate_tokens` is on the fresh-process fast path: no typing, pathlib or importlib
-if TYPE_CHECKING:
-    from typing import Any
+from ctxops_contracts.shared.bpe import TokenizerUnavailable, tokenizer
+
+__all__ = ["BpeCounter", "EstimateCounter", "TokenizerUnavailable", "estimate_tokens", "exact_counter"]
+# `estimate_tokens` is on the fresh-process fast path: no typing, pathlib or importlib here.
 
 _PIECE = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[ \t]+|\n+|[^\sA-Za-z0-9]+|\s")
 _SCALE = 0.9  # brings the raw piece count's median ratio from ~1.27 to ~1.15 of cl100k
@@ -64,34 +65,6 @@ class EstimateCounter:
         return estimate_tokens(text)
 
 
-class TokenizerUnavailable(RuntimeError):
-    """The `bpe-openai` bindings are not installed or cannot be loaded."""
-
-
-@cache
-def _bindings() -> Any:
-    if "bpe_openai._bindings" in sys.modules:
-        return sys.modules["bpe_openai._bindings"]
-    import importlib.machinery
-    import importlib.util
-    from pathlib import Path
-
-    spec = importlib.util.find_spec("bpe_openai")
-    if spec is None or not spec.submodule_search_locations:
-        raise TokenizerUnavailable("bpe-openai is not installed (pip install bpe-openai)")
-    for location in spec.submodule_search_locations:
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-            candidate = Path(location) / f"_bindings{suffix}"
-            if candidate.is_file():
-                ext_spec = importlib.util.spec_from_file_location("bpe_openai._bindings", candidate)
-                if ext_spec is None or ext_spec.loader is None:
-                    continue
-                module = importlib.util.module_from_spec(ext_spec)
-                ext_spec.loader.exec_module(module)
-                return module
-    raise TokenizerUnavailable("bpe-openai is installed without its compiled bindings; reinstall it")
-
-
 class BpeCounter:
     """`TokenCounter` giving the exact count for an OpenAI encoding (default cl100k_base)."""
 
@@ -99,7 +72,7 @@ class BpeCounter:
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
         self.name = encoding
-        self._tokenizer = _bindings().tokenizer_for_encoding(encoding)
+        self._tokenizer = tokenizer(encoding)
 
     def count(self, text: str) -> int:
         return int(self._tokenizer.count(text))

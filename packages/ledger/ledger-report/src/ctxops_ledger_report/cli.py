@@ -272,7 +272,7 @@ def _cmd_refresh(args: argparse.Namespace) -> int:
     try:
         with file_lock(root / REFRESH_LOCK, timeout=0.0):
             sources = Sources.defaults()
-            if sources.claude_dirs or sources.codex_homes:
+            if sources.claude_dirs or sources.codex_homes or sources.gemini_dirs:
                 ingest(sources, root)
             book, config = _book_and_config(args)
             with open_view(root, book=book) as view:

@@ -83,10 +83,11 @@ def repo_filter(args: argparse.Namespace) -> str | None:
 def _cmd_ingest(args: argparse.Namespace) -> int:
     from .ingest import Sources, ingest
 
-    if args.claude_dir or args.codex_dir:
+    if args.claude_dir or args.codex_dir or args.gemini_dir:
         sources = Sources(
             claude_dirs=[Path(d).expanduser() for d in args.claude_dir],
             codex_homes=[Path(d).expanduser() for d in args.codex_dir],
+            gemini_dirs=[Path(d).expanduser() for d in args.gemini_dir],
         )
     else:
         sources = Sources.defaults()
@@ -94,13 +95,18 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
         report = ingest(sources, data_dir_of(args), compat=args.compat)
     except FileNotFoundError as exc:
         raise CliError(
-            str(exc), "pass --claude-dir DIR (holding projects/) or --codex-dir DIR (holding sessions/)"
+            str(exc),
+            "pass --claude-dir DIR (holding projects/), --codex-dir DIR (holding sessions/) "
+            "or --gemini-dir DIR (a .gemini directory holding tmp/)",
         ) from None
     if args.json:
         emit_json(report.as_dict())
         return EXIT_OK
-    if not sources.claude_dirs and not sources.codex_homes:
-        print("ingest: no Claude Code or Codex transcripts in the default locations (~/.claude, ~/.codex)")
+    if not sources.claude_dirs and not sources.codex_homes and not sources.gemini_dirs:
+        print(
+            "ingest: no Claude Code, Codex or Gemini CLI transcripts in the default locations "
+            "(~/.claude, ~/.codex, ~/.gemini)"
+        )
     print(f"ingest: {report.summary()}; {plural(report.loaded, 'call')} added to the ledger")
     for example in report.examples[:5]:
         print(f"  refused {example}", file=sys.stderr)
@@ -159,6 +165,9 @@ def add_capture_commands(sub: Any, *, json_errors: bool | None = None) -> None:
         "--claude-dir", action="append", default=[], metavar="DIR", help="a Claude config directory (holds projects/)"
     )
     p.add_argument("--codex-dir", action="append", default=[], metavar="DIR", help="a Codex home (holds sessions/)")
+    p.add_argument(
+        "--gemini-dir", action="append", default=[], metavar="DIR", help="a Gemini CLI .gemini directory (holds tmp/)"
+    )
     p.add_argument(
         "--compat",
         choices=("exact", "ccusage"),

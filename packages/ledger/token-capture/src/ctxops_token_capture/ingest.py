@@ -19,10 +19,11 @@ from ctxops_contracts import UsageRecord, encode_line
 
 from .claude_code import ClaudeCodeParser, first_timestamp
 from .codex import CodexParser
+from .gemini import GeminiParser
 from .incremental import FileState, iter_new_lines
 from .jsonl_store import append_lines
 from .ledger import Ledger
-from .paths import data_dir, default_claude_dirs, default_codex_home
+from .paths import data_dir, default_claude_dirs, default_codex_home, default_gemini_dir
 from .report import IngestReport
 
 SOURCES_STATE = "state/sources.json"
@@ -35,20 +36,26 @@ class _Parser(Protocol):
 
 @dataclass
 class Sources:
-    """Where to look: Claude config directories (holding ``projects/``) and Codex homes (holding ``sessions/``)."""
+    """Where to look: Claude config directories (holding ``projects/``), Codex homes (holding ``sessions/``)
+    and Gemini CLI directories (``.gemini``, holding ``tmp/<project>/chats/``)."""
 
     claude_dirs: list[Path] = field(default_factory=list)
     codex_homes: list[Path] = field(default_factory=list)
+    gemini_dirs: list[Path] = field(default_factory=list)
 
     @classmethod
     def defaults(cls) -> Sources:
-        codex = default_codex_home()
-        return cls(claude_dirs=default_claude_dirs(), codex_homes=[codex] if codex else [])
+        codex, gemini = default_codex_home(), default_gemini_dir()
+        return cls(
+            claude_dirs=default_claude_dirs(),
+            codex_homes=[codex] if codex else [],
+            gemini_dirs=[gemini] if gemini else [],
+        )
 
 
 @dataclass(frozen=True)
 class SourceFile:
-    kind: str  # "claude-code" | "codex"
+    kind: str  # "claude-code" | "codex" | "gemini"
     path: Path
     session_hint: str = ""
 
@@ -84,7 +91,19 @@ def discover(sources: Sources, keep: Callable[[Path], bool] | None = None) -> li
                 if keep is None or keep(path):
                     hint = path.relative_to(sessions).as_posix().removesuffix(".jsonl")
                     codex.append(SourceFile("codex", path, hint))
-    return claude + codex
+    gemini: list[SourceFile] = []
+    for base in sources.gemini_dirs:
+        tmp = base / "tmp"
+        if not tmp.is_dir():
+            raise FileNotFoundError(f"{base} has no tmp/ directory (expected a Gemini CLI .gemini directory)")
+        chats = (p for p in _walk_jsonl(tmp) if p.parent.name == "chats" and p.name.startswith("session-"))
+        for path in sorted(chats):
+            real = path.resolve()
+            if real not in seen and real.is_file():
+                seen.add(real)
+                if keep is None or keep(path):
+                    gemini.append(SourceFile("gemini", path, path.stem))
+    return claude + codex + gemini
 
 
 def _walk_jsonl(top: Path) -> Iterator[Path]:
@@ -179,6 +198,8 @@ def ingest(sources: Sources, root: Path | None = None, *, load: bool = True, com
         parser: _Parser
         if source.kind == "claude-code":
             parser = ClaudeCodeParser(source.path, state.parser, report, seen, final_wins=compat != "ccusage")
+        elif source.kind == "gemini":
+            parser = GeminiParser(source.path, source.session_hint, state.parser, report, seen)
         else:
             parser = CodexParser(source.path, source.session_hint, state.parser, report, seen)
         start = state.offset

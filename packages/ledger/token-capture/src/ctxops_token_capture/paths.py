@@ -7,10 +7,11 @@ from pathlib import Path
 
 from ctxops_contracts.shared.layout import DATA_DIR_ENV, user_data_dir
 
-__all__ = ["DATA_DIR_ENV", "data_dir", "default_claude_dirs", "default_codex_home"]
+__all__ = ["DATA_DIR_ENV", "data_dir", "default_claude_dirs", "default_codex_home", "default_gemini_dir"]
 
 CLAUDE_CONFIG_DIR_ENV = "CLAUDE_CONFIG_DIR"
 CODEX_HOME_ENV = "CODEX_HOME"
+GEMINI_CLI_HOME_ENV = "GEMINI_CLI_HOME"  # Gemini CLI's stand-in for the home directory (it holds .gemini/)
 
 
 def data_dir() -> Path:
@@ -47,3 +48,10 @@ def default_codex_home() -> Path | None:
     env = os.environ.get(CODEX_HOME_ENV, "").strip()
     home = Path(env).expanduser() if env else Path.home() / ".codex"
     return home.resolve() if (home / "sessions").is_dir() else None
+
+
+def default_gemini_dir() -> Path | None:
+    """``$GEMINI_CLI_HOME/.gemini`` or ``~/.gemini``, if it holds a ``tmp/`` directory (chat recordings)."""
+    env = os.environ.get(GEMINI_CLI_HOME_ENV, "").strip()
+    base = (Path(env).expanduser() if env else Path.home()) / ".gemini"
+    return base.resolve() if (base / "tmp").is_dir() else None

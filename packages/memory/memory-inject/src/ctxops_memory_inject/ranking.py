@@ -7,6 +7,12 @@ thousand structs. Each factor is bounded so none of them alone can bury a releva
 - usage: ``1 + 0.1 * ln(1 + uses)``, uses = times injected or recalled (``.meta/.state``);
 - scope: x1.5 when the entry's scope or files match a file in play (this session's files, paths named in
   the prompt, and what core passes in from the code map).
+
+Hybrid relevance mixes the BM25 share with the min-max normalised cosine. With a multilingual embedder
+(``cross_language=True``) the mix respects what each signal can see: BM25 matches words, so an entry
+written in the other language than the query (Chinese entry, English query) gets no BM25 score however
+relevant it is. For such an entry BM25's silence is not a vote against it, and its relevance is the
+cosine share alone; same-language entries keep the mix.
 """
 
 from __future__ import annotations
@@ -35,6 +41,20 @@ class RankConfig:
     min_relative: float = 0.25  # a task memory scores at least this share of the best one
     keep: int = 50  # candidates kept after ranking (a page of them is ever shown); conflicts are resolved among these
     vector_weight: float = 0.4  # hybrid: share of the min-max normalised cosine (bench/memory_quality.py)
+
+
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def language(text: str) -> str:
+    """``cjk`` or ``latin``: the script most of ``text``'s words are in (a Chinese word is ~2 characters)."""
+    cjk = len(_CJK.findall(text))
+    return "cjk" if cjk and cjk / 2 >= len(_LATIN_WORD.findall(text)) else "latin"
+
+
+def _entry_language(entry: Record) -> str:
+    return language(f"{entry.get('title', '')} {entry.get('body', '')}")
 
 
 @dataclass
@@ -107,11 +127,13 @@ def rank(
     now: float | None = None,
     corpus: tuple[int, float] | None = None,
     doc_freq: dict[str, int] | None = None,
+    cross_language: bool = False,
 ) -> list[Ranked]:
     """Active entries relevant to ``query``, best first, one per subject (see ``resolve_conflicts``).
 
     ``records`` are catalog records (``entry``, ``terms``, ``length``); ``corpus`` (count, average length)
-    when they are only the candidates of a larger set (the hook's snapshot).
+    when they are only the candidates of a larger set (the hook's snapshot). ``cross_language``: the
+    ``vector_scores`` come from a multilingual embedder (see the module docstring).
     """
     cfg = config or RankConfig()
     stamp = now or time.time()
@@ -139,9 +161,13 @@ def rank(
         known = {i: s for i, s in vector_scores.items() if i in entries}
         low, high = min(known.values(), default=0.0), max(known.values(), default=0.0)
         spread = (high - low) or 1.0
+        query_language = language(query) if cross_language else None
         for entry_id, cosine in known.items():
             semantic = (cosine - low) / spread
-            relevance[entry_id] = (1 - weight) * relevance.get(entry_id, 0.0) + weight * semantic
+            if query_language and _entry_language(entries[entry_id]) != query_language:
+                relevance[entry_id] = semantic  # BM25 cannot see across languages: only the cosine speaks
+            else:
+                relevance[entry_id] = (1 - weight) * relevance.get(entry_id, 0.0) + weight * semantic
     ranked = []
     for entry_id, rel in relevance.items():
         if rel <= 0:

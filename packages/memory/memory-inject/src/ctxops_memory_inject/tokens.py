@@ -1,4 +1,4 @@
-# ruff: noqa: PTH113, PTH118
+# ruff: noqa: PTH118
 """Exact cl100k token counts from the bundled offline tokenizer (``bpe-openai``), cached per line.
 
 Loading the encoding costs ~100 ms on a busy machine, more than the inject hook may spend. An injection is
@@ -14,9 +14,11 @@ import hashlib
 import json
 import logging
 import os
-import sys
-from functools import cache
 from typing import Any
+
+from ctxops_contracts.shared.bpe import TokenizerUnavailable
+
+__all__ = ["ENCODING", "LineCounter", "TokenizerUnavailable", "count"]
 
 log = logging.getLogger(__name__)
 
@@ -25,34 +27,10 @@ CACHE_NAME = "inject-tokens.json"
 _CACHE_LIMIT = 50_000
 
 
-class TokenizerUnavailable(RuntimeError):
-    """``bpe-openai`` is not installed, or installed without its compiled bindings."""
-
-
-@cache
 def _tokenizer(encoding: str = ENCODING) -> Any:
-    """The compiled tokenizer alone (``import bpe_openai`` spends ~0.6 s building a registry we do not need)."""
-    import importlib.machinery
-    import importlib.util
+    from ctxops_contracts.shared.bpe import tokenizer
 
-    module = sys.modules.get("bpe_openai._bindings")
-    if module is None:
-        spec = importlib.util.find_spec("bpe_openai")
-        if spec is None or not spec.submodule_search_locations:
-            raise TokenizerUnavailable("bpe-openai is not installed (pip install bpe-openai)")
-        for location in spec.submodule_search_locations:
-            for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-                candidate = os.path.join(location, f"_bindings{suffix}")
-                ext = importlib.util.spec_from_file_location("bpe_openai._bindings", candidate)
-                if os.path.isfile(candidate) and ext is not None and ext.loader is not None:
-                    module = importlib.util.module_from_spec(ext)
-                    ext.loader.exec_module(module)
-                    break
-            if module is not None:
-                break
-    if module is None:
-        raise TokenizerUnavailable("bpe-openai is installed without its compiled bindings; reinstall it")
-    return module.tokenizer_for_encoding(encoding)
+    return tokenizer(encoding)
 
 
 def count(text: str) -> int:

@@ -3,6 +3,12 @@ newer text that says it replaces something ("switch to", "no longer", "instead",
 
 Folding catches rewordings and supersede catches the same title; this catches "Use JWT for auth
 sessions" followed by "Switch auth sessions to opaque tokens", which neither would.
+
+Without a cue, one shape is still a replacement: the same subject frame with another value. "Logs are
+structured JSON" after "Logs are plain text lines": both titles start with the same words up to a slot word
+("are", "use", "in", "with", 使用, 是 ...), then give different short values for that slot. Complementary
+facts do not have that shape: "Logs are shipped to Loki" opens a new predicate after the frame (a
+participle and its preposition), and "Service A ..." / "Service B ..." differ before any slot.
 """
 
 from __future__ import annotations
@@ -32,6 +38,39 @@ def replacement_cue(text: str) -> bool:
 
 
 _CJK = re.compile("[\u3400-\u9fff]")
+# Words after which a title gives its value: the frame ends there ("logs are | JSON", "store timestamps in | UTC").
+SLOT_WORDS = frozenset(
+    [
+        "is",
+        "are",
+        "be",
+        "use",
+        "uses",
+        "used",
+        "in",
+        "on",
+        "with",
+        "as",
+        "to",
+        "from",
+        "via",
+        "by",
+        "at",
+        "every",
+        "within",
+        "run",
+        "runs",
+        "live",
+        "lives",
+        "come",
+        "comes",
+    ]
+)
+SLOT_CHARS = frozenset("用是为在于从以成")
+PREPOSITIONS = frozenset(["to", "for", "in", "on", "into", "by", "with", "from", "at", "via", "through"])
+MAX_VALUE_WORDS = 4  # a value is short; a longer rest is a statement of its own
+MAX_VALUE_CHARS = 8
+_UNIT = re.compile("[\u3400-\u9fff]|[a-z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -43,6 +82,7 @@ class Features:
     latin_title_terms: frozenset[str]
     cjk_title: bool
     cue: bool
+    title_units: tuple[str, ...] = ()
 
 
 def features(title: str, body: str) -> Features:
@@ -53,7 +93,36 @@ def features(title: str, body: str) -> Features:
         latin_title_terms=frozenset(t for t in title_terms if t.isascii()),
         cjk_title=bool(_CJK.search(title)),
         cue=replacement_cue(f"{title}\n{body}"),
+        title_units=tuple(_UNIT.findall(title.lower())),
     )
+
+
+def _is_value(rest: tuple[str, ...]) -> bool:
+    """Whether what follows the frame is a short value, not a new predicate ("shipped to Loki")."""
+    cjk = bool(_CJK.match(rest[0]))
+    if len(rest) > (MAX_VALUE_CHARS if cjk else MAX_VALUE_WORDS):
+        return False
+    participle = rest[0].endswith(("ed", "en", "ing"))
+    return not (participle and len(rest) > 1 and rest[1] in PREPOSITIONS)
+
+
+def other_value(new: Features, old: Features) -> bool:
+    """The same subject frame with a different value (see the module docstring)."""
+    a, b = new.title_units, old.title_units
+    shared = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        shared += 1
+    if shared < 2 or shared >= len(a) or shared >= len(b):
+        return False  # no common frame, or one title is the other with words added (folding's business)
+    slot = a[shared - 1]
+    if slot not in SLOT_WORDS and slot not in SLOT_CHARS:
+        return False
+    rest_a, rest_b = a[shared:], b[shared:]
+    if set(rest_a) <= set(rest_b) or set(rest_b) <= set(rest_a):
+        return False
+    return _is_value(rest_a) and _is_value(rest_b)
 
 
 def conflicts(new: Features, old: Features) -> bool:
@@ -63,9 +132,10 @@ def conflicts(new: Features, old: Features) -> bool:
     names most of the older title. Without a cue nothing is a conflict: "Service A must answer within
     100 ms" and "Service B must answer within 200 ms" share most words and are both true. One title in
     Chinese and the other not, naming the same things, is the same rule in two languages: no conflict.
+    Without a cue, only the same subject frame with another value (``other_value``) is a conflict.
     """
     if not new.cue:
-        return False
+        return other_value(new, old)
     if new.cjk_title != old.cjk_title:
         a, b = new.latin_title_terms, old.latin_title_terms
         if a and b and (a <= b or b <= a):

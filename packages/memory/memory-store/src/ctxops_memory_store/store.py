@@ -444,7 +444,7 @@ class MemoryStore:
                 replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
                 pinned = pinned or old.pinned  # a pin belongs to the subject, so the newer entry keeps it
                 result.superseded.append(old.id)
-            elif new.kind in CONFLICT_KINDS and new_features.cue and conflicts(new_features, self._features_of(old)):
+            elif new.kind in CONFLICT_KINDS and conflicts(new_features, self._features_of(old)):
                 result.conflicts.append(old.id)
                 if on_conflict == "supersede":
                     replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
@@ -550,7 +550,7 @@ class MemoryStore:
         entry = self.resolve(id_or_prefix)
         if entry.status != "pending":
             raise InvalidTransition(f"{entry.id} is {entry.status}, not pending: only candidates are reviewed")
-        return self._update(entry.id, status="rejected", archive_reason=reason)
+        return self._update(entry.id, status="rejected", archive_reason=redact(reason.strip()))
 
     def record_use(self, entry_ids: Iterable[str]) -> None:
         """Count uses (injected, recalled) in ``.meta/.state/memory-usage.json`` (not in the committed files)."""

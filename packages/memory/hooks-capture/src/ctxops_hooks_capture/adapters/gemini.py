@@ -68,7 +68,12 @@ def adapt(payload: dict[str, Any]) -> list[Draft]:
             )
         ]
     if event == "PreCompress":
-        return [Draft(kind="compaction", event_name=event, text=as_str(payload.get("trigger")) or "", **base)]
+        trigger = as_str(payload.get("trigger")) or ""
+        draft = Draft(kind="compaction", event_name=event, text=trigger, **base)
+        # Gemini CLI 0.61 fires PreCompress "auto" before every model turn, before deciding whether to
+        # compress (ChatCompressionService.compress): only a manual /compress is surely a compaction.
+        draft.noise = trigger != "manual"
+        return [draft]
     if event == "Notification":
         text = f"{as_str(payload.get('notification_type')) or ''}: {as_str(payload.get('message')) or ''}".strip(": ")
         return [Draft(kind="unknown", event_name=event, text=text, **base)]

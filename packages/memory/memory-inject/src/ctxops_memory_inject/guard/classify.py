@@ -106,7 +106,7 @@ GENERIC = ("generic", "generic")
 
 
 def _words(segment: str) -> list[str]:
-    words = [w.strip("'\"") for w in segment.split()]
+    words = [w.strip("'\"()") for w in segment.split()]  # (cd web && npm test): a subshell
     while words:
         head = words[0]
         if _ASSIGN.match(head) or head in _WRAPPERS:

@@ -211,6 +211,10 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
             if spooled is not None:
                 stdout, stderr = spooled, ""
     text = stdout + (("\n" if stdout and not stdout.endswith("\n") else "") + stderr if stderr else "")
+    if not exit_status and not stderr and cfg.read_dedupe and _CAT.match(command):
+        reread = _cat_reread(payload, command, stdout, root, cfg, agent, response)
+        if reread is not None:
+            return reread
     family, kind = classify(command)
     untouched = {**response, "stdout": (f"Exit code {exit_status}\n" if exit_status else "") + stdout}
     if len(text) < cfg.min_chars or not cfg.tool_on("Bash") or not cfg.family_on(family):
@@ -267,6 +271,48 @@ def _worktree(root: str, command: str) -> str | None:
     if _ELSEWHERE.search(command) or not os.path.exists(os.path.join(root, ".git")):
         return None
     return root
+
+
+_CAT = re.compile(r"^\s*cat\s+(?:--\s+)?('[^']+'|\"[^\"$`\\]+\"|[^\s'\"|;&<>()$`*?\\]+)\s*$")
+_MIN_REREAD = 400  # shorter than this, the note would cost about what it saves
+
+
+def _cat_reread(  # noqa: PLR0917 - the event's fields, passed straight through
+    payload: dict[str, Any], command: str, stdout: str, root: str, cfg: GuardConfig, agent: str, response: Any
+) -> dict[str, Any] | None:
+    """``cat FILE`` of a whole file the session already read (Read or cat) with the same text: answered
+    like an unchanged re-read. Claude Code's system prompt in bypassPermissions mode suggests reading
+    files with ``cat``; the text must equal the file on disk now, so the note can only name that file."""
+    from . import reads
+
+    match = _CAT.match(command)
+    if match is None or len(stdout) < _MIN_REREAD:
+        return None
+    name = match.group(1).strip("'\"")
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else root
+    path = os.path.realpath(os.path.join(str(cwd), name))
+    try:
+        with open(path, encoding="utf-8") as fh:
+            on_disk = fh.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if on_disk != stdout:
+        return None
+    state = reads.ReadState(root, str(payload.get("session_id") or ""))
+    state.step += 1
+    key, digest = reads.whole_key(path), reads.digest(stdout)
+    earlier = state.seen(key, digest)
+    state.remember(key, digest)
+    state.save()
+    if earlier is None:
+        return None
+    lines = stdout.count("\n") + (0 if stdout.endswith("\n") else 1)
+    note = (
+        f"[ctxops guard: unchanged since step {earlier}: {path} ({lines} lines) is the same as when you read it "
+        f"at step {earlier}; that text is earlier in this conversation]"
+    )
+    _account(root, cfg, payload, agent, "Bash", command, note, before_file=(path, 1, lines, digest))
+    return _post({**response, "stdout": note, "stderr": ""})
 
 
 def _quote(path: str) -> str:
@@ -329,7 +375,10 @@ def _read(  # noqa: PLR0917 - one call site, the dispatcher
     state.step += 1
     key = reads.region_key(path, start, num_lines)
     digest = reads.digest(content)
+    whole = start == 1 and num_lines == int(file.get("totalLines") or num_lines)
     earlier = state.seen(key, digest) if cfg.read_dedupe else None
+    if earlier is None and whole and cfg.read_dedupe:  # read before as a whole by `cat`
+        earlier = state.seen(reads.whole_key(os.path.realpath(path)), digest)
     result: dict[str, Any] | None = None
     if earlier is not None:
         end = start + num_lines - 1
@@ -358,9 +407,12 @@ def _read(  # noqa: PLR0917 - one call site, the dispatcher
             )
             updated = {**file, "content": region, "numLines": len(region_lines)}
             result = _post({**response, "file": updated}, context)
+            whole = False  # the model saw the region only: a later `cat` of the file is not a re-read
             _account(
                 root, cfg, payload, agent, "Read", path, region + context, before_file=(path, start, num_lines, digest)
             )
+    if whole:
+        state.remember(reads.whole_key(os.path.realpath(path)), digest)
     state.save()
     return result
 

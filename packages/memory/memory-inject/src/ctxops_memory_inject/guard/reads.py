@@ -83,6 +83,11 @@ def region_key(file_path: str, start: int, num_lines: int) -> str:
     return f"{file_path}\0{start}\0{num_lines}"
 
 
+def whole_key(real_path: str) -> str:
+    """The key of a whole file however it was read (a full Read, ``cat FILE``)."""
+    return f"{real_path}\0whole"
+
+
 def digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 

@@ -91,12 +91,14 @@ def summarize_pytest(lines: list[str]) -> list[str]:
             out.extend(block)
         block.clear()
 
+    named: set[str] = set()
     for i in sorted(keep):  # tracebacks and passing lines are dropped without markers: the header says so
         line = lines[i]
         header = _PYTEST_BLOCK.match(line)
         if header:
             flush_block()
             block_name = header.group(1)
+            named.add(block_name)
         elif _PYTEST_SECTION.match(line):
             flush_block()
             block_name = ""
@@ -104,9 +106,21 @@ def summarize_pytest(lines: list[str]) -> list[str]:
         elif block_name:
             block.append(clip(line, 240))
         else:
-            out.append(clip(line, 240))
+            out.append(clip(_without_repeated_reason(line, named), 240))
     flush_block()
     return ["(pytest: per failure its header, first E lines and raising location; tracebacks folded)", *out]
+
+
+_SHORT_FAILED = re.compile(r"^FAILED (\S+?::(\S+)) - ")
+
+
+def _without_repeated_reason(line: str, named: set[str]) -> str:
+    """``FAILED id - reason`` without the reason when the failure's block above shows it (the short
+    summary's reason is the first E line, cut to the terminal width)."""
+    match = _SHORT_FAILED.match(line)
+    if match and match.group(2).replace("::", ".") in named:
+        return f"FAILED {match.group(1)}"
+    return line
 
 
 def _is_pytest(lines: list[str]) -> bool:
@@ -293,14 +307,17 @@ def summarize_diff(text: str, worktree: str | None = None) -> list[str]:
     With ``worktree`` (the git top level), a patch that creates a whole file identical to that file in
     the working tree (or identical but for a few lines, which are kept) is named, not repeated."""
     lines = clean_lines(text)
-    if not any(line.startswith("diff --git") for line in lines) and any(_COMMIT.match(line) for line in lines):
-        return summarize_log(text, worktree)
+    if not any(line.startswith("diff --git") for line in lines):
+        if any(_COMMIT.match(line) for line in lines):
+            return summarize_log(text, worktree)
+        return _compact_stats(lines)  # git diff --stat / --name-only: no patch, nothing to fold
     stat = [_diff_stat(lines)]
     if worktree:
         from .known_files import fold_known_files  # file reads: only for patches against a work tree
 
         lines = fold_known_files(lines, worktree)
-    changed = {i for i, line in enumerate(lines) if not line.startswith(" ")}
+    # changed lines, and --stat lines (they start with a space, like context, but were asked for)
+    changed = {i for i, line in enumerate(lines) if not line.startswith(" ") or _FILE_STAT.match(line)}
     # git log -p / git show: each commit's subject (the first indented line after Date:) is kept too
     after_date = False
     for i, line in enumerate(lines):
@@ -328,41 +345,75 @@ _COMMIT = re.compile(r"^commit ([0-9a-f]{7,40})")
 _STAT = re.compile(r"^\s*\d+ files? changed")
 
 
+_FILE_STAT = re.compile(r"^ (\S.*?)\s+\|\s+(\d+)(?: ([+-]+))?$")
+
+
+def _compact_stats(lines: list[str]) -> list[str]:
+    """``--stat`` file lines without alignment padding; each block's ``+++--`` bars are dropped only when
+    the block's summary line shows they say nothing more (insertions only or deletions only)."""
+    out: list[str] = []
+    block: list[re.Match[str]] = []
+
+    def flush(one_sided: bool) -> None:
+        for stat in block:
+            bar = f" {stat.group(3)}" if stat.group(3) and not one_sided else ""
+            out.append(f" {stat.group(1)} | {stat.group(2)}{bar}")
+        block.clear()
+
+    for line in lines:
+        stat = _FILE_STAT.match(line)
+        if stat:
+            block.append(stat)
+            continue
+        if block:
+            flush(bool(_STAT.match(line)) and not ("(+)" in line and "(-)" in line))
+        out.append(line)
+    flush(False)
+    return out
+
+
 def summarize_log(text: str, worktree: str | None = None) -> list[str]:
-    """One line per commit (hash, date, author, subject, and its stat summary); bodies folded. Lines
-    before the first commit (a ``git diff --stat`` run first, say) are kept."""
+    """Every commit and its whole message: one header line per commit (short hash, author, date), the
+    message without its indent, ``--stat`` lines compacted (see ``_compact_stats``). ``git log -p`` goes to
+    the patch summarizer; a log without ``commit`` lines (``--oneline``) only has its stats compacted."""
     lines = clean_lines(text)
-    if not any(_COMMIT.match(line) for line in lines):
-        return summarize_generic(text)
     if any(line.startswith("diff --git") for line in lines):
         return summarize_diff(text, worktree)  # git log -p: the patches are what was asked for
+    if not any(_COMMIT.match(line) for line in lines):
+        return _compact_stats(lines)
     out: list[str] = []
-    commit: dict[str, str] = {}
     count = 0
+    header: dict[str, str] = {}
 
-    def flush() -> None:
-        if commit:
-            fields = ("hash", "date", "author", "subject", "stat")
-            out.append(" ".join(commit[k][:10] if k == "hash" else commit[k] for k in fields if commit.get(k)))
+    def flush_header() -> None:
+        if header:
+            fields = [header["hash"], header.get("author", ""), header.get("date", "")]
+            out.append("commit " + " · ".join(f for f in fields if f))
+            header.clear()
 
     for line in lines:
         match = _COMMIT.match(line)
         if match:
-            flush()
-            commit = {"hash": match.group(1)}
+            flush_header()
+            header["hash"] = match.group(1)[:10] + line[match.end() :]  # decorations (tags, branches) kept
             count += 1
-        elif not commit:
-            out.append(line)
-        elif line.startswith("Author:"):
-            commit["author"] = "<" + line[7:].strip().split(" <")[0] + ">"
-        elif line.startswith("Date:"):
-            commit["date"] = line[5:].strip()
-        elif line.startswith("    ") and "subject" not in commit and line.strip():
-            commit["subject"] = line.strip()
-        elif _STAT.match(line):
-            commit["stat"] = f"({line.strip()})"
-    flush()
-    return [f"{count} commits (one line each; bodies and per-file stats folded):", *out]
+        elif header and line.startswith("Author:") and "author" not in header:
+            header["author"] = line[7:].strip()
+        elif header and line.startswith("Date:") and "date" not in header:
+            header["date"] = line[5:].strip()
+        elif header and not line.strip():
+            continue  # the blank line between the header and the message
+        else:
+            flush_header()
+            if line.startswith("    "):
+                out.append("  " + line[4:] if line.strip() else "")
+            else:
+                out.append(line)
+    flush_header()
+    return [
+        f"{count} commits (hashes cut to 10 characters; message indent and stat padding removed):",
+        *_compact_stats(out),
+    ]
 
 
 def summarize_status(text: str) -> list[str]:

@@ -1,0 +1,68 @@
+"""Conflicts without cue words: the same subject frame with another value replaces; complementary facts do not."""
+
+from __future__ import annotations
+
+import pytest
+from ctxops_memory_store.conflicts import likely_conflict
+from ctxops_memory_store.store import MemoryStore, new_entry
+
+# (older title, newer title): recorded from the quality gold sets and from real project memories.
+REPLACEMENTS = [
+    ("Logs are plain text lines", "Logs are structured JSON"),
+    ("Store timestamps in local time", "Store timestamps in UTC"),
+    ("List endpoints use offset pagination", "List endpoints use cursor pagination"),
+    ("Python is formatted with black", "Python is formatted with ruff format"),
+    ("Speeds are stored in km/h", "Speeds are stored in metres per second"),
+    ("Map tiles come from Mapbox", "Map tiles come from our own tile server"),
+    ("Logs are shipped to Elasticsearch", "Logs are shipped to Loki"),
+    ("日志使用纯文本", "日志使用结构化 JSON"),
+    ("默认时区是柏林时间", "默认时区是 UTC"),
+]
+
+# Pairs that must both stay: complementary facts, other subjects, refinements, translations.
+COMPLEMENTARY = [
+    ("Logs are structured JSON", "Logs are shipped to Loki"),
+    ("Logs are shipped to Loki", "Logs are kept for 30 days"),
+    ("Service A must answer within 100 ms", "Service B must answer within 200 ms"),
+    ("Logs are JSON", "Logs are structured JSON"),  # a refinement: folding's business, not a replacement
+    ("Logs are structured JSON", "日志使用结构化 JSON"),
+    ("Store timestamps in UTC", "Store prices in cents"),
+    ("Tests use pytest", "Tests use pytest fixtures for the database"),
+    ("Commit messages follow Conventional Commits", "Commit messages are written in English"),
+    ("Deploys need a green CI run and a reviewer", "Deploys are announced in the release channel"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), REPLACEMENTS)
+def test_same_frame_other_value_is_a_conflict(old: str, new: str) -> None:
+    assert likely_conflict(new, "", old, "")
+    assert likely_conflict(old, "", new, "")  # the shape is symmetric; which one is newer decides the outcome
+
+
+@pytest.mark.parametrize(("old", "new"), COMPLEMENTARY)
+def test_complementary_facts_are_not_conflicts(old: str, new: str) -> None:
+    assert not likely_conflict(new, "", old, "")
+    assert not likely_conflict(old, "", new, "")
+
+
+def test_a_cue_less_replacement_supersedes_at_write_time(store: MemoryStore) -> None:
+    plain = store.put(new_entry(kind="convention", title="Logs are plain text lines", body="Human readable.")).entry
+    loki = store.put(new_entry(kind="convention", title="Logs are shipped to Loki", body="Through promtail.")).entry
+    json_logs = store.put(
+        new_entry(kind="convention", title="Logs are structured JSON", body="One JSON object per line.")
+    )
+    assert json_logs.conflicts == [plain.id] and json_logs.superseded == [plain.id]
+    assert store.resolve(plain.id).status == "superseded" and store.resolve(loki.id).status == "active"
+    other_scope = store.put(new_entry(kind="convention", title="Logs are plain text lines", scope=["tools/"]))
+    assert other_scope.conflicts == []  # another part of the code: both stay
+
+
+def test_a_cue_less_replacement_is_queued_under_the_review_policy(repo) -> None:
+    from ctxops_memory_store.config import MemoryConfig
+
+    store = MemoryStore(repo, MemoryConfig(on_conflict="review"))
+    old = store.put(new_entry(kind="decision", title="Store timestamps in local time")).entry
+    queued = store.put(new_entry(kind="decision", title="Store timestamps in UTC"))
+    assert queued.action == "queued" and f"conflicts-with:{old.id}" in queued.entry.tags
+    assert store.resolve(old.id).status == "active"
+    assert store.accept(queued.entry.id).superseded == [old.id]

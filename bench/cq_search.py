@@ -118,6 +118,8 @@ def cq_sites(text: str) -> list[tuple[str, int]]:
 
 
 def run_cq(cq: str, root: Path, query: str, *, vector: bool, env: dict[str, str]) -> tuple[str, float]:
+    """What `cq search` printed and how long it took. A deadline expiry (exit 3) or a crash counts as
+    printed-but-unanswered (its partial output is still scored), and is reported on stderr."""
     argv = [cq, "search", query, "--root", str(root), "--deadline", "120", "--no-cache"]
     if vector:
         argv.insert(2, "--vector")
@@ -125,7 +127,7 @@ def run_cq(cq: str, root: Path, query: str, *, vector: bool, env: dict[str, str]
     done = subprocess.run(argv, capture_output=True, text=True, check=False, env={**os.environ, **env})
     took = time.perf_counter() - t0
     if done.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stdout}{done.stderr}")
+        print(f"  !! {Path(cq).name} search {query!r} exited {done.returncode} after {took:.0f} s", file=sys.stderr)
     return done.stdout, took
 
 
@@ -178,7 +180,8 @@ def main() -> int:
         subprocess.run([cq, "index", "--root", str(root)], capture_output=True, check=True)
         took = time.perf_counter() - t0
         files = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout
-        print(f"{name}: {files.count(chr(10))} files, {len(chunks)} chunks, {len(tasks)} tasks; cq index {took:.1f} s")
+        line = f"{name}: {files.count(chr(10))} files, {len(chunks)} chunks, {len(tasks)} tasks; cq index {took:.1f} s"
+        print(line, flush=True)
         # Whole-repository vectors (`cq index --vectors`), as the docs say to do for vector search.
         embed_runs = ([] if args.no_hashing else [("cq-hashing", cq, "hashing")]) + (
             [("cq-minilm", args.minilm_cq, "auto")] if args.minilm_cq else []
@@ -187,7 +190,7 @@ def main() -> int:
             t0 = time.perf_counter()
             subprocess.run([binary, "index", "--vectors", "--root", str(root)], capture_output=True, check=True,
                            env={**os.environ, "CQ_EMBEDDER": embedder})  # fmt: skip
-            print(f"  {label}: cq index --vectors {time.perf_counter() - t0:.0f} s")
+            print(f"  {label}: cq index --vectors {time.perf_counter() - t0:.0f} s", flush=True)
         vector: dict[str, list[dict]] = {}
         if args.vector_python:
             chunk_file = work / f"{name}-chunks.json"
@@ -202,7 +205,7 @@ def main() -> int:
                  "--chunks", str(chunk_file)],
                 check=True,
             )  # fmt: skip
-            print(f"  vector baseline: {time.perf_counter() - t0:.0f} s")
+            print(f"  vector baseline: {time.perf_counter() - t0:.0f} s", flush=True)
             vector = json.loads(out.read_text())
         for i, (task, gold) in enumerate(zip(tasks, golds, strict=True)):
             row: dict = {"corpus": name, "query": task["query"], "gold": gold}
@@ -222,6 +225,8 @@ def main() -> int:
                 row["vector"] = {"tokens": count(text), "rank": vector_rank(top, gold), "s": 0.0,
                                  "out": "\n".join(f"{c['path']}:{c['line']} {c['qualname']}" for c in top)}  # fmt: skip
             rows.append(row)
+            ranks = ", ".join(f"{s} {row[s]['rank']}" for s in systems)
+            print(f"  {task['query'][:60]!r}: {ranks}", flush=True)
     print()
     print(f"{'corpus':<8} {'n':>3} " + " ".join(f"{s + ' acc':>15} {s + ' tok':>15}" for s in systems))
     for name in [*dict.fromkeys(r["corpus"] for r in rows), "all"]:

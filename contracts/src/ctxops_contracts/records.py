@@ -257,6 +257,10 @@ class UsageRecord(_Record, frozen=True, kw_only=True):
     cache_creation_1h_tokens: NonNegative = 0
     cache_read_tokens: NonNegative = 0
     reasoning_tokens: NonNegative = 0
+    # Billed per request on top of tokens (Anthropic's usage.server_tool_use.web_search_requests).
+    web_search_requests: NonNegative = 0
+    # Where inference ran when the provider says (Anthropic's usage.inference_geo: "us" costs 1.1x).
+    inference_geo: str | None = None
     message_count: NonNegative | None = None
     latency_ms: float | None = None
     status: int | None = None

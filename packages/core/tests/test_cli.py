@@ -104,3 +104,20 @@ def test_root_and_json_go_before_or_after_the_command(tmp_path: Path) -> None:
     assert before.returncode == after.returncode == 0, before.stderr
     assert json.loads(before.stdout) == json.loads(after.stdout)
     assert json.loads(before.stdout)["running"] is False
+
+
+def test_ledger_statusline_runs_without_the_plugin_scan(tmp_path: Path) -> None:
+    """Claude Code runs it on every update: no importlib.metadata, no argparse, the documented stdin JSON."""
+    probe = (
+        "import sys\n"
+        "from ctxops_core.cli import main\n"
+        "code = main(['ledger', 'statusline'])\n"
+        "heavy = [m for m in ('importlib.metadata', 'argparse', 'duckdb') if m in sys.modules]\n"
+        "sys.stderr.write(f'{code} {heavy}')\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "CTXOPS_DATA_DIR": str(tmp_path), "CTXOPS_STATUSLINE_NO_REFRESH": "1"}
+    payload = json.dumps({"session_id": "s", "cost": {"total_cost_usd": 1.5}})
+    done = subprocess.run(
+        [sys.executable, "-c", probe], input=payload, capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout == "ctx session $1.50\n" and done.stderr == "0 []"

@@ -72,3 +72,15 @@ def test_a_stale_index_and_an_unreachable_hook_are_found(repo: Path) -> None:
     assert done.returncode == 4
     assert "1 stale file" in done.stdout
     assert "hook command NOT reachable" in done.stdout
+
+
+def test_codex_wiring_reminds_of_codex_hook_trust(tmp_path: Path) -> None:
+    from ctxops_core import doctor, init_cmd
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert init_cmd.main(["--root", str(tmp_path), "--agent", "codex"]) == 0
+    report = doctor.diagnose(tmp_path)
+    assert report.agents["codex"]["wired"] and report.agents["codex"]["mcp"]
+    line = next(x for x in doctor.render(report).splitlines() if x.strip().startswith("codex"))
+    assert "trusted in its /hooks" in line
+    assert "trust" not in report.agents["claude-code"]

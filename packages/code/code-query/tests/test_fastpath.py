@@ -190,3 +190,17 @@ def test_parse_accepts_both_option_spellings() -> None:
     assert (opts["name"], opts["max"], opts["budget"], opts["json"], opts["root"]) == ("name", 3, 50, True, "/x")
     assert fastpath.parse(["def", "name", "--max", "x"]) is None
     assert fastpath.parse(["def", "name", "--budget"]) is None
+
+
+def test_a_broken_scan_config_after_a_save_is_left_to_the_full_path(example_repo: Path, tmp_path: Path) -> None:
+    repo = tmp_path / "copy"
+    shutil.copytree(example_repo, repo, symlinks=True)
+    target = repo / "api" / "orders" / "state_machine.py"
+    target.write_text(target.read_text() + "\n\ndef added_later():\n    return 1\n")
+    (repo / ".meta" / "config.toml").write_text("[code\nbroken = ")
+    # The overlay cannot read the scan settings: no traceback, the full path answers.
+    assert fastpath.answer_def(["def", "added_later", "--root", str(repo), "--deadline", "0.2"]) is None
+    done = _fresh_process(["def", "added_later", "--root", str(repo), "--deadline", "0.2"])
+    assert "Traceback" not in done.stderr, done.stderr
+    # The update cannot run either: the answer comes from the snapshot, the saved file named as stale.
+    assert done.returncode == 1 and "stale: api/orders/state_machine.py" in done.stdout, done.stdout

@@ -67,7 +67,14 @@ def _common_options_first(args: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _common_options_first(list(sys.argv[1:] if argv is None else argv))
+    raw = list(sys.argv[1:] if argv is None else argv)
+    if raw[:2] == ["ledger", "statusline"]:
+        # Claude Code runs the status line as a fresh process on every update: straight to ledger-report's
+        # stdlib-only path, without the entry-point scan (importlib.metadata) plugins need.
+        from ctxops_ledger_report.entry import ledger_command
+
+        return ledger_command(raw[1:])
+    args = _common_options_first(raw)
     if not args or args[0] in {"-h", "--help", "help"}:
         print(_usage())
         return 0

@@ -105,6 +105,9 @@ def check_agents(root: Path, report: Report) -> None:
             if isinstance(servers, dict) and agents.MCP_NAME in servers:
                 info["mcp"] = True
         if agent == "codex":
+            # Codex 0.171 skips a new or changed project hook until the user trusts it in /hooks; nothing in
+            # the repository tells whether that happened, so doctor says it instead of guessing.
+            info["trust"] = "Codex runs them once trusted in its /hooks"
             config = root / ".codex" / "config.toml"
             if config.exists() and f"[mcp_servers.{agents.MCP_NAME}]" in config.read_text(encoding="utf-8"):
                 info["mcp"] = True
@@ -234,6 +237,8 @@ def render(report: Report) -> str:
         else:
             reach = "hooks reachable" if info["hooks_reachable"] else "hook command NOT reachable"
             state = f"wired ({reach}; MCP {'yes' if info['mcp'] else 'no'})"
+            if info.get("trust"):
+                state += f"; {info['trust']}"
         lines.append(f"  {agent:<12} {state}")
     hooks = ", ".join(h for h, ok in report.git_hooks.items() if ok) or "none"
     lines.append(f"  git hooks    {hooks}")

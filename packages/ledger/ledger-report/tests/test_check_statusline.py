@@ -136,3 +136,57 @@ def test_statusline_fresh_process_reads_stdin_prints_one_line_without_duckdb(dat
         check=False,
     )
     assert broken.returncode == 0 and broken.stdout.startswith("ctx ")  # never breaks the agent's screen
+
+
+def test_statusline_starts_at_most_one_background_refresh_a_minute(data_dir: Path) -> None:
+    from ctxops_ledger_report.statusline import REFRESH_STARTED, STALE_SECONDS, _claim_refresh
+
+    now = NOW.timestamp()
+    assert _claim_refresh(str(data_dir), now)  # no snapshot, no refresh started yet: this one starts it
+    assert not _claim_refresh(str(data_dir), now + 1)  # the next updates answer from what they have
+    assert not _claim_refresh(str(data_dir), now + STALE_SECONDS - 1)
+    assert _claim_refresh(str(data_dir), now + STALE_SECONDS + 1)  # a minute later: another try
+    assert (data_dir / REFRESH_STARTED).stat().st_mtime == pytest.approx(now + STALE_SECONDS + 1)
+
+
+def test_statusline_without_a_snapshot_starts_a_detached_refresh_that_writes_it(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from ctxops_ledger_report.statusline import SNAPSHOT, read_snapshot
+
+    monkeypatch.delenv("CTXOPS_STATUSLINE_NO_REFRESH")
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
+        (tmp_path / name).mkdir()
+        monkeypatch.setenv(name, str(tmp_path / name))  # no real transcripts are read
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxops_ledger_report", "statusline"],
+        input=json.dumps(STATUS_PAYLOAD),
+        capture_output=True,  # returns at once: the refresh does not hold the status line's pipes
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert done.stdout == "ctx session $0.42\n"
+    deadline = time.monotonic() + 60
+    while not (data_dir / SNAPSHOT).exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    snapshot = read_snapshot(data_dir)
+    assert isinstance(snapshot.get("updated_epoch"), float) and "days" in snapshot
+
+
+def test_statusline_transcript_price_counts_web_searches_and_us_only_inference(data_dir: Path, tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    usage = {
+        "input_tokens": 100_000,
+        "output_tokens": 100,
+        "inference_geo": "us",
+        "server_tool_use": {"web_search_requests": 2},
+    }
+    line = {"type": "assistant", "requestId": "r1", "message": {"id": "m1", "model": "claude-opus-4-8", "usage": usage}}
+    transcript.write_text(json.dumps(line) + "\n")
+    payload = {**STATUS_PAYLOAD, "transcript_path": str(transcript)}
+    payload.pop("cost")
+    expected = (100_000 * 5e-6 + 100 * 25e-6) * 1.1 + 2 * 0.01  # $0.57; $0.52 without the 1.1x
+    assert status_line(payload, refresh=False) == f"ctx session ${expected:,.2f}"

@@ -266,3 +266,42 @@ def test_parquet_partitioned_by_day_and_repository_reads_back(
     assert rows[0][4] == repo and rows[1][1] == "none"
     report = _json(capsys, ["report", "day", "--json"])
     assert rows[0][3] == pytest.approx(report["rows"][0]["cost_usd"])
+
+
+def test_web_searches_and_us_only_inference_are_priced_in_exact_not_in_ccusage_mode(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tokens = 100 * 3e-6 + 50 * 15e-6  # claude-sonnet-4-5, the helper's counts
+    write(
+        data_dir,
+        [
+            record(T0, session_id="plain"),
+            record(T0, session_id="searched", web_search_requests=4),
+            record(T0, session_id="us", inference_geo="us"),
+            record(T0, session_id="global", inference_geo="global"),
+        ],
+    )
+    rows = {r["session"]: r["cost_usd"] for r in _json(capsys, ["report", "session", "--json"])["rows"]}
+    assert rows["plain"] == pytest.approx(tokens) and rows["global"] == pytest.approx(tokens)
+    assert rows["searched"] == pytest.approx(tokens + 4 * 0.01)  # $10 per 1,000 searches
+    assert rows["us"] == pytest.approx(tokens * 1.1)
+    compat = _json(capsys, ["report", "session", "--json", "--compat", "ccusage"])["rows"]
+    assert {r["session"]: r["cost_usd"] for r in compat}["searched"] == pytest.approx(tokens)
+
+
+def test_a_ledger_file_from_before_the_search_and_geo_columns_gains_them(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxops_token_capture.ledger import ADDED_COLUMNS, COLUMNS, LEDGER_FILE
+
+    old = {name: kind for name, kind in COLUMNS.items() if name not in ADDED_COLUMNS}
+    con = duckdb.connect(str(data_dir / LEDGER_FILE))
+    con.execute(
+        "CREATE TABLE usage ("
+        + ", ".join(f"{name} {kind}" for name, kind in old.items())
+        + ", rank INTEGER, PRIMARY KEY (dedupe_key))"
+    )
+    con.close()
+    write(data_dir, [record(T0, session_id="searched", web_search_requests=2)])
+    rows = _json(capsys, ["report", "session", "--json"])["rows"]
+    assert rows[0]["cost_usd"] == pytest.approx(100 * 3e-6 + 50 * 15e-6 + 2 * 0.01)

@@ -326,3 +326,21 @@ def test_a_no_op_reingest_opens_no_transcript(tmp_path: Path, monkeypatch: pytes
         handle.write(b'{"type":"user","timestamp":"2026-11-30T00:00:00Z"}\n')
     third = ingest(Sources(claude_dirs=[config]), root)
     assert third.files_read == 1 and heads == [touched]
+
+
+def test_web_searches_and_inference_geo_are_recorded_and_an_odd_count_keeps_the_tokens(tmp_path: Path) -> None:
+    config = tmp_path / "claude"
+    searched = {**_usage(100, 20), "server_tool_use": {"web_search_requests": 3}, "inference_geo": "us"}
+    odd = {**_usage(50, 10), "server_tool_use": {"web_search_requests": "many"}, "inference_geo": ""}
+    text = {"type": "text", "text": "ok"}
+    _write(
+        config / "projects" / "p" / "s-1.jsonl",
+        [
+            _assistant("m1", "r1", searched, ts="2026-11-28T09:00:00Z", block=text),
+            _assistant("m2", "r2", odd, ts="2026-11-28T09:01:00Z", block=text),
+        ],
+    )
+    ingest(Sources(claude_dirs=[config]), tmp_path / "ledger")
+    by_id = {r.message_id: r for r in _records(tmp_path / "ledger")}
+    assert (by_id["m1"].web_search_requests, by_id["m1"].inference_geo) == (3, "us")
+    assert (by_id["m2"].input_tokens, by_id["m2"].web_search_requests, by_id["m2"].inference_geo) == (50, 0, None)

@@ -66,3 +66,11 @@ def test_a_cue_less_replacement_is_queued_under_the_review_policy(repo) -> None:
     assert queued.action == "queued" and f"conflicts-with:{old.id}" in queued.entry.tags
     assert store.resolve(old.id).status == "active"
     assert store.accept(queued.entry.id).superseded == [old.id]
+
+
+def test_a_chinese_cue_less_replacement_supersedes(store: MemoryStore) -> None:
+    plain = store.put(new_entry(kind="convention", title="日志使用纯文本", body="人可读的文本日志。")).entry
+    newer = store.put(new_entry(kind="convention", title="日志使用结构化 JSON", body="每行一个 JSON 对象。"))
+    assert newer.superseded == [plain.id]
+    english = store.put(new_entry(kind="convention", title="Logs are structured JSON", body="One object per line."))
+    assert english.conflicts == []  # the same rule in the other language stays beside it

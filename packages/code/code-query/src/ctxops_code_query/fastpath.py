@@ -165,7 +165,7 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
             start_early(root)
             try:
                 saved_rows = definition_rows(root, con, opts["name"], stale.modified)
-            except (sqlite3.Error, OSError):
+            except Exception:  # a broken .meta/config.toml, say: the full path reports it properly
                 saved_rows = None
             if saved_rows is not None:
                 break

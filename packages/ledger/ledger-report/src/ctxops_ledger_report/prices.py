@@ -9,6 +9,10 @@ Stdlib only (the status line prices without DuckDB). Two rules, both documented 
 - ``ccusage``: ccusage@17's rule, for side-by-side checks: every cache write at the 5-minute rate, and each
   kind of token tiered on its own (the first 200k of that kind at the base rate, the rest above).
 
+Beyond tokens, in ``exact`` only (ccusage prices tokens alone): Anthropic's web searches at $10 per 1,000
+(``usage.server_tool_use.web_search_requests``), and a call whose ``usage.inference_geo`` is ``"us"`` (US-only
+inference) at 1.1x its token cost.
+
 Unknown models are not priced at $0: they are reported as unpriced, with their tokens.
 """
 
@@ -26,6 +30,10 @@ PER_MTOK = 1_000_000
 MODES = ("exact", "ccusage")
 _DATED = re.compile(r"^(.*?)(?:[-@]\d{8}|-v\d+(?::\d+)?)$")
 _PREFIXES = ("anthropic/", "anthropic.", "openai/", "gemini/", "google/", "models/")
+# USD per server-side web search, by provider (Anthropic: $10 per 1,000 searches).
+WEB_SEARCH_USD = {"anthropic": 10.0 / 1000}
+# Token-cost multiplier for inference pinned to a geography, by provider and usage.inference_geo value.
+GEO_MULTIPLIER = {("anthropic", "us"): 1.1}
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,9 @@ class Price:
         cache_write_1h_tokens: int,
         cache_read_tokens: int,
         mode: str = "exact",
+        *,
+        web_search_requests: int = 0,
+        inference_geo: str | None = None,
     ) -> float:
         """USD for one call."""
         if mode == "ccusage":
@@ -67,7 +78,7 @@ class Price:
         scale = (self.input_long / self.input) if long and self.input_long and self.input else 1.0
         one_hour = min(cache_write_1h_tokens, cache_write_tokens)
         rate_1h = self.cache_write_1h if self.cache_write_1h is not None else self.cache_write
-        return (
+        tokens = (
             input_tokens * (self.input_long if long and self.input_long is not None else self.input)
             + output_tokens * (self.output_long if long and self.output_long is not None else self.output)
             + (cache_write_tokens - one_hour)
@@ -76,6 +87,16 @@ class Price:
             + cache_read_tokens
             * (self.cache_read_long if long and self.cache_read_long is not None else self.cache_read)
         )
+        return tokens * self.geo_multiplier(inference_geo) + web_search_requests * self.web_search_request
+
+    @property
+    def web_search_request(self) -> float:
+        """USD per server-side web search (0 where the provider's are not known)."""
+        return WEB_SEARCH_USD.get(self.provider, 0.0)
+
+    def geo_multiplier(self, inference_geo: str | None) -> float:
+        """The token-cost multiplier of a call whose inference ran pinned to ``inference_geo``."""
+        return GEO_MULTIPLIER.get((self.provider, inference_geo or ""), 1.0)
 
     def long_context_applies(self) -> bool:
         """Whether the exact rule uses the long-context rates.

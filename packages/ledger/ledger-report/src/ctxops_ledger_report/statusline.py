@@ -4,50 +4,58 @@ Nothing heavy on this path (no DuckDB, no msgspec): the session's cost is Claude
 ``cost.total_cost_usd`` (or, when absent, priced from the session's transcript with the bundled table);
 today's spend, the active block's burn rate and the budget come from a small snapshot,
 ``<data dir>/state/status.json``, that every ledger command refreshes. When the snapshot is older than a
-minute, the status line starts ``python -m ctxops_ledger_report refresh`` in the background (one at a
-time) so the next line is current, and answers from the snapshot it has.
+minute, the status line starts ``python -m ctxops_ledger_report refresh`` in the background (at most one a
+minute: a marker file's mtime says when the last one was started) so the next line is current, and answers
+from the snapshot it has. Claude Code runs this as a fresh process on every update, so the path imports only
+``json`` and ``os`` beyond the interpreter's start-up: no ``pathlib``, ``datetime`` or ``subprocess`` (the
+background refresh is started with ``os.posix_spawn``).
 """
 
+# os.path, not pathlib: importing pathlib costs this fresh process milliseconds.
+# ruff: noqa: PTH103, PTH111, PTH116, PTH118, PTH120
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
 import time
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # not `from typing import TYPE_CHECKING`: importing typing costs this path milliseconds
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 SNAPSHOT = "state/status.json"
 REFRESH_LOCK = "state/refresh.lock"
+REFRESH_STARTED = "state/refresh.started"  # its mtime: when a status line last started a background refresh
 STALE_SECONDS = 60.0
 
 
-def _data_dir(explicit: str | None) -> Path:
+def _data_dir(explicit: str | None) -> str:
     if explicit:
-        return Path(explicit).expanduser()
+        return os.path.expanduser(explicit)
     from ctxops_contracts.shared.layout import user_data_dir
 
-    return Path(user_data_dir())
+    return user_data_dir()
 
 
-def read_snapshot(root: Path) -> dict[str, Any]:
+def read_snapshot(root: str | Path) -> dict[str, Any]:
     try:
-        data = json.loads((root / SNAPSHOT).read_text(encoding="utf-8"))
+        with open(os.path.join(root, SNAPSHOT), encoding="utf-8") as handle:
+            data = json.load(handle)
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def write_snapshot(root: Path, snapshot: dict[str, Any]) -> None:
+def write_snapshot(root: str | Path, snapshot: dict[str, Any]) -> None:
+    from pathlib import Path
+
     from ctxops_contracts.shared.files import atomic_write
 
-    (root / SNAPSHOT).parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(root / SNAPSHOT, json.dumps(snapshot, separators=(",", ":")), fsync=False)
+    target = Path(root) / SNAPSHOT
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(target, json.dumps(snapshot, separators=(",", ":")), fsync=False)
 
 
 def _transcript_cost(path: str) -> float | None:
@@ -77,12 +85,15 @@ def _transcript_cost(path: str) -> float | None:
         if price is None:
             continue
         one_hour = int((u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0)
+        geo = u.get("inference_geo")
         total += price.cost(
             int(u.get("input_tokens") or 0),
             int(u.get("output_tokens") or 0),
             int(u.get("cache_creation_input_tokens") or 0),
             one_hour,
             int(u.get("cache_read_input_tokens") or 0),
+            web_search_requests=int((u.get("server_tool_use") or {}).get("web_search_requests") or 0),
+            inference_geo=geo if isinstance(geo, str) else None,
         )
     return total
 
@@ -91,22 +102,54 @@ def _money(value: float) -> str:
     return f"${value:,.2f}"
 
 
-def _refresh_in_background(root: Path, explicit: str | None) -> None:
-    """Start one detached refresh; a running one holds the lock and the new one exits at once."""
-    import subprocess
+def _claim_refresh(root: str, now: float) -> bool:
+    """True when no status line started a refresh in the last minute; then this one records that it does.
 
+    Without this every update of a stale (or missing) snapshot would start a process that loads the ledger,
+    only for all but the first to find the refresh lock held."""
+    marker = os.path.join(root, REFRESH_STARTED)
+    try:
+        if now - os.stat(marker).st_mtime < STALE_SECONDS:
+            return False
+    except OSError:
+        pass
+    try:
+        os.makedirs(os.path.dirname(marker), exist_ok=True)
+        with open(marker, "w", encoding="utf-8"):
+            pass
+        os.utime(marker, (now, now))
+    except OSError:
+        return False
+    return True
+
+
+def _refresh_in_background(explicit: str | None) -> None:
+    """Start one detached refresh (own session, stdio on the null device so the agent's pipe is not held)."""
     command = [sys.executable, "-m", "ctxops_ledger_report", "refresh"]
     if explicit:
         command += ["--data-dir", explicit]
-    with contextlib.suppress(OSError):
-        subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            close_fds=True,
-        )
+    try:
+        if hasattr(os, "posix_spawn"):
+            null = os.devnull
+            actions = [
+                (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0),
+            ]
+            os.posix_spawn(sys.executable, command, os.environ, file_actions=actions, setsid=True)
+        else:  # pragma: no cover - Windows
+            import subprocess
+
+            subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                close_fds=True,
+                creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
+            )
+    except OSError:
+        return
 
 
 def status_line(
@@ -122,7 +165,7 @@ def status_line(
         session_cost = _transcript_cost(payload["transcript_path"])
     if isinstance(session_cost, int | float):
         parts.append(f"session {_money(float(session_cost))}")
-    today = datetime.now(UTC).astimezone().date().isoformat()
+    today = time.strftime("%Y-%m-%d", time.localtime(now))  # the local day, as the snapshot keys its days
     day_cost = (snapshot.get("days") or {}).get(today)
     if isinstance(day_cost, int | float):
         parts.append(f"today {_money(float(day_cost))}")
@@ -137,8 +180,8 @@ def status_line(
         parts.append(f"budget {_money(remaining)} left" if remaining >= 0 else f"OVER budget by {_money(-remaining)}")
     updated = snapshot.get("updated_epoch")
     stale = not isinstance(updated, int | float) or now - updated > STALE_SECONDS
-    if refresh and stale and os.environ.get("CTXOPS_STATUSLINE_NO_REFRESH") != "1":
-        _refresh_in_background(root, data_dir)
+    if refresh and stale and os.environ.get("CTXOPS_STATUSLINE_NO_REFRESH") != "1" and _claim_refresh(root, now):
+        _refresh_in_background(data_dir)
     return "ctx " + (" · ".join(parts) if parts else "ledger: no data yet")
 
 

@@ -72,11 +72,13 @@ def _cost_sql(mode: str) -> str:
         return f"(CASE WHEN {long} AND p.{above} IS NOT NULL THEN p.{above} ELSE p.{base} END)"
 
     scale = f"(CASE WHEN {long} AND p.input > 0 THEN p.input_long / p.input ELSE 1 END)"
+    geo = "(CASE WHEN u.inference_geo = 'us' THEN p.us_multiplier ELSE 1 END)"
     return (
-        f"{i} * {rate('input', 'input_long')} + {o} * {rate('output', 'output_long')} "
+        f"({i} * {rate('input', 'input_long')} + {o} * {rate('output', 'output_long')} "
         f"+ ({cw} - {c1}) * {rate('cache_write', 'cache_write_long')} "
         f"+ {c1} * coalesce(p.cache_write_1h, p.cache_write) * {scale} "
-        f"+ {cr} * {rate('cache_read', 'cache_read_long')}"
+        f"+ {cr} * {rate('cache_read', 'cache_read_long')}) * {geo} "
+        "+ coalesce(u.web_search_requests, 0) * p.web_search_request"
     )
 
 
@@ -110,7 +112,7 @@ def _prepare(con: Any, book: PriceBook, mode: str, tasks_dir: str | None) -> Non
     con.execute(
         "CREATE OR REPLACE TEMP TABLE model_price (model VARCHAR, "
         + ", ".join(f"{r} DOUBLE" for r in RATES)
-        + ", long_context_threshold BIGINT)"
+        + ", long_context_threshold BIGINT, web_search_request DOUBLE, us_multiplier DOUBLE)"
     )
     rows = []
     for model in models:
@@ -119,9 +121,10 @@ def _prepare(con: Any, book: PriceBook, mode: str, tasks_dir: str | None) -> Non
             rates = [getattr(price, r) for r in RATES]
             if mode == "exact" and not price.long_context_applies():
                 rates = [None if r.endswith("_long") else v for r, v in zip(RATES, rates, strict=True)]
-            rows.append([model, *rates, price.long_context_threshold])
+            extra = [price.web_search_request, price.geo_multiplier("us")]
+            rows.append([model, *rates, price.long_context_threshold, *extra])
     if rows:
-        con.executemany(f"INSERT INTO model_price VALUES ({', '.join('?' * (len(RATES) + 2))})", rows)
+        con.executemany(f"INSERT INTO model_price VALUES ({', '.join('?' * (len(RATES) + 4))})", rows)
     con.execute(
         "CREATE OR REPLACE TEMP TABLE task_interval (repo VARCHAR, name VARCHAR, t0 TIMESTAMPTZ, t1 TIMESTAMPTZ)"
     )

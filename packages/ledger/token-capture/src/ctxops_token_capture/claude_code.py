@@ -36,12 +36,18 @@ class _CacheCreation(msgspec.Struct):
     ephemeral_5m_input_tokens: Any = None
 
 
+class _ServerToolUse(msgspec.Struct):
+    web_search_requests: Any = None
+
+
 class _Usage(msgspec.Struct):
     input_tokens: Any = None
     output_tokens: Any = None
     cache_creation_input_tokens: Any = None
     cache_read_input_tokens: Any = None
     cache_creation: _CacheCreation | None = None
+    server_tool_use: _ServerToolUse | None = None
+    inference_geo: Any = None
 
 
 class _Block(msgspec.Struct):
@@ -205,6 +211,13 @@ class ClaudeCodeParser:
         except (TimestampError, CountError) as exc:
             self.report.refuse("rejected", where, str(exc))
             return None
+        try:  # an odd search count must not cost the call its tokens: it counts as none
+            web_searches = token_count(
+                usage.server_tool_use.web_search_requests if usage.server_tool_use else None,
+                "server_tool_use.web_search_requests",
+            )
+        except CountError:
+            web_searches = 0
         if naive:
             self.report.naive_timestamps += 1
         self.seen[key] = output_tokens
@@ -232,6 +245,8 @@ class ClaudeCodeParser:
             cache_creation_tokens=cache_creation,
             cache_creation_1h_tokens=min(cache_1h, cache_creation),
             cache_read_tokens=cache_read,
+            web_search_requests=web_searches,
+            inference_geo=_str(usage.inference_geo),
             is_sidechain=line.isSidechain is True,
             source="provider-reported",
             origin="transcript",

@@ -52,6 +52,8 @@ COLUMNS: dict[str, str] = {
     "cache_creation_1h_tokens": "BIGINT",
     "cache_read_tokens": "BIGINT",
     "reasoning_tokens": "BIGINT",
+    "web_search_requests": "BIGINT",
+    "inference_geo": "VARCHAR",
     "message_count": "BIGINT",
     "latency_ms": "DOUBLE",
     "status": "INTEGER",
@@ -72,6 +74,8 @@ TOKEN_COLUMNS = (
     "cache_creation_1h_tokens",
     "cache_read_tokens",
     "reasoning_tokens",
+    "web_search_requests",
+    "inference_geo",
     "source",
     "origin",
     "id",
@@ -96,7 +100,10 @@ COUNT_COLUMNS = (
     "cache_creation_1h_tokens",
     "cache_read_tokens",
     "reasoning_tokens",
+    "web_search_requests",
 )
+# Columns added after ledgers were first written: a ledger file without them gets them (older rows: NULL).
+ADDED_COLUMNS = ("web_search_requests", "inference_geo")
 RANK_SQL = (
     "(CASE source WHEN 'provider-reported' THEN 10 ELSE 0 END)"
     " + (CASE origin WHEN 'proxy' THEN 3 WHEN 'sdk' THEN 2 ELSE 1 END)"
@@ -119,7 +126,7 @@ CREATE TABLE IF NOT EXISTS jsonl_files (
   path VARCHAR PRIMARY KEY,
   state VARCHAR
 );
-"""
+""" + "".join(f"ALTER TABLE usage ADD COLUMN IF NOT EXISTS {c} {COLUMNS[c]};\n" for c in ADDED_COLUMNS)
 
 
 def _merge_sql() -> str:

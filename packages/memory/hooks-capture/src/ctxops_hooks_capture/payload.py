@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from ctxops_contracts.shared.regex import compile as re_compile
+
 from . import jsontext
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
@@ -23,8 +25,8 @@ if TYPE_CHECKING:
 FULL_PARSE_LIMIT = 2 * 1024 * 1024
 PREFIX_LIMIT = 256 * 1024
 TOKEN_LIMIT = 400_000
-_STRUCTURE = re.compile(r'[\[\]{},:"]')
-_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
+_STRUCTURE = re_compile(r'[\[\]{},:"]')
+_STRING = re_compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
 MAX_DEPTH = 200
 _CLOSE = {"{": "}", "[": "]"}
 

@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import re
 
-_TEST_COMMAND = re.compile(
+from ctxops_contracts.shared.regex import compile as re_compile
+
+_TEST_COMMAND = re_compile(
     r"(?:^|[\s;&|/(])(?:pytest|py\.test|tox|nox|unittest|jest|vitest|mocha|ava|tap|phpunit|rspec|ctest"
     r"|go\s+test|cargo\s+(?:test|nextest)|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test|make\s+(?:test|check)"
     r"|gradle\w*\s+test|mvn\w*\s+test|dotnet\s+test|mix\s+test|swift\s+test)(?=$|[\s;&|)])"
 )
 
-_PYTEST_SUMMARY = re.compile(r"^=*\s*(?P<body>(?:\d+ \w+(?:, )?)+)\s+in\s+[\d.]+m?s\b.*$", re.MULTILINE)
-_PYTEST_PART = re.compile(r"(\d+) (passed|failed|errors?|xpassed|xfailed|skipped|deselected|warnings?)")
-_UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in", re.MULTILINE)
-_UNITTEST_FAILED = re.compile(r"^FAILED \(([^)]*)\)", re.MULTILINE)
-_JEST = re.compile(r"^Tests:\s+(?P<body>.*\d+ total)", re.MULTILINE)
-_VITEST = re.compile(r"^\s*Tests\s+(?P<body>(?:\d+ \w+ ?\|? ?)+)\(\d+\)", re.MULTILINE)
-_CARGO = re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed;")
-_GO_CASE = re.compile(r"^\s*--- (PASS|FAIL):", re.MULTILINE)
-_GO_PACKAGE = re.compile(r"^(ok|FAIL)\s+\S+", re.MULTILINE)
-_MOCHA = re.compile(r"^\s*(\d+) (passing|failing)\b", re.MULTILINE)
+_PYTEST_SUMMARY = re_compile(r"^=*\s*(?P<body>(?:\d+ \w+(?:, )?)+)\s+in\s+[\d.]+m?s\b.*$", re.MULTILINE)
+_PYTEST_PART = re_compile(r"(\d+) (passed|failed|errors?|xpassed|xfailed|skipped|deselected|warnings?)")
+_UNITTEST_RAN = re_compile(r"^Ran (\d+) tests? in", re.MULTILINE)
+_UNITTEST_FAILED = re_compile(r"^FAILED \(([^)]*)\)", re.MULTILINE)
+_JEST = re_compile(r"^Tests:\s+(?P<body>.*\d+ total)", re.MULTILINE)
+_VITEST = re_compile(r"^\s*Tests\s+(?P<body>(?:\d+ \w+ ?\|? ?)+)\(\d+\)", re.MULTILINE)
+_CARGO = re_compile(r"test result: \w+\. (\d+) passed; (\d+) failed;")
+_GO_CASE = re_compile(r"^\s*--- (PASS|FAIL):", re.MULTILINE)
+_GO_PACKAGE = re_compile(r"^(ok|FAIL)\s+\S+", re.MULTILINE)
+_MOCHA = re_compile(r"^\s*(\d+) (passing|failing)\b", re.MULTILINE)
 
 
 def looks_like_test_command(command: str) -> bool:

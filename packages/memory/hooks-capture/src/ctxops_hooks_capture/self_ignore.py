@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 
+from ctxops_contracts.shared.regex import compile as re_compile
+
 _OWN_PROGRAMS = frozenset({"ctx", "cq"})
 _LAUNCHERS = (("uv", "run"), ("uvx",), ("pipx", "run"), ("exec",), ("env",), ("command",), ("time",), ("nohup",))
 _FILTERS = frozenset({"head", "tail", "less", "more", "cat", "jq", "wc", "grep", "rg", "sort", "tee"})
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGNMENT = re_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", "\n", "|&", ";;"})
 
 

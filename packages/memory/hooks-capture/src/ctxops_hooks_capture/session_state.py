@@ -10,17 +10,17 @@ the agent took (what a user correction corrects).
 from __future__ import annotations
 
 import os
-import re
 import time
 
 from ctxops_contracts.shared.files import atomic_write
+from ctxops_contracts.shared.regex import compile as re_compile
 
 from . import jsontext
 
 STATE_DIR = ".state"
 _SEEN_LIMIT = 256
 _PENDING_MAX_AGE_S = 3600.0
-_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+_SAFE = re_compile(r"[^A-Za-z0-9._-]")
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
+from ctxops_contracts.shared.regex import compile as re_compile
 
 from .lazy_re import lazy
 
 # Control characters other than tab and newline; NUL and friends mark binary data.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+_CONTROL = re_compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_ANSI = re_compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 _PROGRESS = lazy(
     r"^\s*(?:"
     r"[\[(|]?[=#>\-.\u2588-\u258f\u2591-\u2593 ]{6,}[\])|]?\s*\d{1,3}(?:\.\d+)?%.*"  # [=====>   ] 45%

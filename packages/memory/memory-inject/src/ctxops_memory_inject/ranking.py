@@ -18,13 +18,13 @@ cosine share alone; same-language entries keep the mix.
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from fnmatch import fnmatchcase
 
+from ctxops_contracts.shared.regex import compile as re_compile
 from ctxops_memory_store import bm25
 from ctxops_memory_store.similarity import jaccard
 from ctxops_memory_store.terms import tokens
@@ -32,7 +32,7 @@ from ctxops_memory_store.terms import tokens
 Record = dict[str, object]
 SCOPE_BOOST = 1.5
 DAY = 86_400.0
-_PATHISH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
+_PATHISH = re_compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,8 @@ class RankConfig:
     vector_weight: float = 0.4  # hybrid: share of the min-max normalised cosine (bench/memory_quality.py)
 
 
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+_CJK = re_compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_LATIN_WORD = re_compile(r"[A-Za-z]{2,}")
 
 
 def language(text: str) -> str:

@@ -13,20 +13,21 @@ from typing import Any
 import msgspec
 from ctxops_contracts import AgentEvent
 from ctxops_contracts.shared.files import atomic_write
+from ctxops_contracts.shared.regex import compile as re_compile
 from ctxops_hooks_capture.event_log import EVENTS_DIR
 from ctxops_hooks_capture.events_reader import ReadReport, read_new
 
 from .store import AddResult, MemoryStore, new_entry
 
 CHECKPOINT = "memory-harvest.json"
-_REMEMBER = re.compile(
+_REMEMBER = re_compile(
     r"^\s*(?:please\s+)?(?:remember|记住|请记住)\s*(?:that\b|:|：|,|，)?\s*(?P<text>.+)", re.I | re.S
 )
 _KIND_HINTS = (
-    ("constraint", re.compile(r"\b(?:must|never|always|do not|don't|cannot|can't|required?)\b|必须|不能|禁止", re.I)),
-    ("decision", re.compile(r"\b(?:we decided|decided|we chose|chose|we use|we'll use|going with)\b|决定", re.I)),
-    ("convention", re.compile(r"\b(?:convention|naming|style|format|prefer to name|by convention)\b|约定|规范", re.I)),
-    ("preference", re.compile(r"\b(?:i prefer|prefer|i like|i want)\b|喜欢|偏好", re.I)),
+    ("constraint", re_compile(r"\b(?:must|never|always|do not|don't|cannot|can't|required?)\b|必须|不能|禁止", re.I)),
+    ("decision", re_compile(r"\b(?:we decided|decided|we chose|chose|we use|we'll use|going with)\b|决定", re.I)),
+    ("convention", re_compile(r"\b(?:convention|naming|style|format|prefer to name|by convention)\b|约定|规范", re.I)),
+    ("preference", re_compile(r"\b(?:i prefer|prefer|i like|i want)\b|喜欢|偏好", re.I)),
 )
 
 

@@ -83,6 +83,7 @@ class Features:
     cjk_title: bool
     cue: bool
     title_units: tuple[str, ...] = ()
+    head: tuple[str, ...] = ()  # the first two title units: a frame needs them equal (a cheap first check)
 
 
 def features(title: str, body: str) -> Features:
@@ -93,8 +94,18 @@ def features(title: str, body: str) -> Features:
         latin_title_terms=frozenset(t for t in title_terms if t.isascii()),
         cjk_title=bool(_CJK.search(title)),
         cue=replacement_cue(f"{title}\n{body}"),
-        title_units=tuple(_UNIT.findall(title.lower())),
+        title_units=(units := tuple(_UNIT.findall(title.lower()))),
+        head=units[:2],
     )
+
+
+def frame_prefix(f: Features) -> str | None:
+    """How a title sharing ``f``'s first two units starts (lower case): a string test that spares a write
+    the features of every other entry of its kind and scope (``other_value`` needs those two units equal)."""
+    if len(f.head) < 2:
+        return None
+    joiner = "" if all(_CJK.match(u) for u in f.head) else " "
+    return joiner.join(f.head)
 
 
 def _is_value(rest: tuple[str, ...]) -> bool:
@@ -108,6 +119,8 @@ def _is_value(rest: tuple[str, ...]) -> bool:
 
 def other_value(new: Features, old: Features) -> bool:
     """The same subject frame with a different value (see the module docstring)."""
+    if new.head != old.head:
+        return False  # a write compares with every entry of its kind and scope: most differ at once
     a, b = new.title_units, old.title_units
     shared = 0
     for x, y in zip(a, b, strict=False):

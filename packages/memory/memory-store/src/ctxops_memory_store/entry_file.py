@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxops_contracts import ContractError, MemoryEntry, UnsupportedSchemaVersion, convert
+from ctxops_contracts.shared.regex import compile as re_compile
 
 from .frontmatter import FrontMatterError, render, split
 
@@ -35,7 +36,7 @@ FIELD_ORDER = (
     "schema_version",
 )
 _DEFAULTS: dict[str, Any] = {"hits": 0, "history": [], "files": [], "tags": [], "source": [], "scope": []}
-_SLUG = re.compile(r"[^a-z0-9]+")
+_SLUG = re_compile(r"[^a-z0-9]+")
 
 
 def slug(title: str, limit: int = 48) -> str:

@@ -6,13 +6,13 @@ order, so what is written always reads back, and a change to one field is a smal
 
 from __future__ import annotations
 
-import re
-import tomllib
 from datetime import UTC, datetime
 from typing import Any
 
+from ctxops_contracts.shared.regex import compile as re_compile
+
 FENCE = "+++"
-_TOML_LINE = re.compile(r"at line (\d+)")
+_TOML_LINE = re_compile(r"at line (\d+)")
 
 
 class FrontMatterError(ValueError):
@@ -36,6 +36,8 @@ def split(text: str, path: str) -> tuple[dict[str, Any], str, int]:
         raise FrontMatterError(
             path, len(lines), f"front matter opened on line 1 is never closed with '{FENCE}'"
         ) from None
+    import tomllib  # only a file that changed since the catalog was written is parsed (not on the hook path)
+
     try:
         data = tomllib.loads("\n".join(lines[1:end]))
     except tomllib.TOMLDecodeError as exc:

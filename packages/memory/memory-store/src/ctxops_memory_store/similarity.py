@@ -10,9 +10,11 @@ from __future__ import annotations
 import hashlib
 import re
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+from ctxops_contracts.shared.regex import compile as re_compile
+
+_WORD = re_compile(r"\w+", re.UNICODE)
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af"  # kana, CJK ideographs, hangul
-_UNIT = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
+_UNIT = re_compile(f"[{_CJK}]|[^\\W{_CJK}]+")
 
 
 def normalize(text: str) -> str:

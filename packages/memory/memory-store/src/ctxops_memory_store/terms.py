@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
+from ctxops_contracts.shared.regex import compile as re_compile
 
-_TOKEN = re.compile(r"[a-z0-9]+|[\u3400-\u9fff\uf900-\ufaff]+")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_TOKEN = re_compile(r"[a-z0-9]+|[\u3400-\u9fff\uf900-\ufaff]+")
+_CJK = re_compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 STOPWORDS = frozenset(
     [
         "a",

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 
-_SPLIT = re.compile(r"&&|\|\||[;|\n]")
-_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+from ctxops_contracts.shared.regex import compile as re_compile
+
+_SPLIT = re_compile(r"&&|\|\||[;|\n]")
+_ASSIGN = re_compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _WRAPPERS = {"sudo", "time", "env", "nice", "command", "exec", "xargs"}
 _RUNNERS = {  # (tool, next word) pairs that only launch the real program
     ("uv", "run"),

@@ -22,6 +22,7 @@ import re
 import time
 
 from ctxops_contracts.shared.layout import ensure_meta
+from ctxops_contracts.shared.regex import compile as re_compile
 
 from .classify import classify
 from .config import GuardConfig, load_config
@@ -46,10 +47,10 @@ WRAPPER = (
     "printf '\\n[ctxops: %s bytes, middle cut]\\n' \"$(wc -c < {spool})\"; tail -c {excerpt} {spool}; "
     "else cat {spool}; fi; printf '\\n[ctxops-exit %s {spool_id}]\\n' \"$__ctxops_s\""
 )
-_TRAILER_OUT = re.compile(r"\n?\[ctxops-exit (\d+)(?: ([0-9a-f]{8,32}))?\]\s*$")
-_WRAPPED_COMMAND = re.compile(r"^\{ (.*)\n\} > \S+ 2>&1; __ctxops_s=\$\?; ", re.S)
+_TRAILER_OUT = re_compile(r"\n?\[ctxops-exit (\d+)(?: ([0-9a-f]{8,32}))?\]\s*$")
+_WRAPPED_COMMAND = re_compile(r"^\{ (.*)\n\} > \S+ 2>&1; __ctxops_s=\$\?; ", re.S)
 SPOOL_MAX_AGE = 3600.0
-_ENDS_SHELL = re.compile(r"(?:^|[;&|{\s])(?:exit|exec|return|logout)(?:\s|;|$)")
+_ENDS_SHELL = re_compile(r"(?:^|[;&|{\s])(?:exit|exec|return|logout)(?:\s|;|$)")
 WRAPPED_KINDS = ("test", "check", "build")
 WORTH_IT = 0.8  # a summary must be at most this share of the original, or the original stays
 

@@ -225,3 +225,11 @@ def test_go_result(text: str, expected: str | None) -> None:
     from ctxops_code_scan.type_exprs import go_result
 
     assert go_result(text) == expected
+
+
+def test_typescript_nullable_declared_types() -> None:
+    src = b"function f(s: SchedulerLike | undefined, t: A | B) {\n  let a: Subscriber<T> | null = null;\n"
+    src += b"  a.unsubscribe();\n  s.now();\n  t.now();\n}\n"
+    refs = extract(src, "src/a.ts", "typescript").references
+    got = {r.line: r.receiver_type for r in refs if r.role == "call" and r.qualifier}
+    assert got == {3: "Subscriber", 4: "SchedulerLike", 5: None}  # `A | B` names no one class

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -59,12 +60,25 @@ def generate(config: Path, size_mb: int) -> tuple[int, int]:
     return corpus_bytes(config), calls
 
 
+CPU: dict[str, float] = {}  # user+sys seconds of each timed command, by its first two words
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(command: list[str], env: dict[str, str]) -> tuple[float, str]:
+    cpu_before = _children_cpu()
     started = time.perf_counter()
     # Bytecode caching on, as in an installed package (this workspace exports PYTHONDONTWRITEBYTECODE=1).
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     done = subprocess.run(command, capture_output=True, text=True, env={**base, **env}, check=True)
-    return time.perf_counter() - started, done.stdout
+    wall = time.perf_counter() - started
+    name = " ".join(Path(part).name for part in command[:4])
+    runs = sum(1 for key in CPU if key.startswith(name))
+    CPU[f"{name} (run {runs + 1})"] = _children_cpu() - cpu_before
+    return wall, done.stdout
 
 
 def main() -> int:
@@ -132,6 +146,8 @@ def main() -> int:
         steady = (delta_s + delta_report_s) / peer_s
         print(f"ratio (new-sessions ingest + report) / ccusage : {steady:6.3f} (target <= 0.25)")
         print(f"token totals equal ccusage's      : {same}  ({ours['calls']} calls)")
+        for name, seconds in CPU.items():
+            print(f"cpu (user+sys) {name:<50}: {seconds:6.2f} s")
         return 0 if same else 1
     finally:
         if args.keep:

@@ -148,7 +148,10 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
         if s.lang == "python" and s.kind in ("function", "method") and not s.name.startswith("__")
     ]
     random.Random(seed).shuffle(symbols)
-    project = jedi.Project(str(root), added_sys_path=source_roots(root), smart_sys_path=False)
+    # The project's own packages first: an installed copy of the same package (httpx is a dependency of
+    # this workspace) would otherwise take `import httpx` in the project's tests away from the sdist.
+    sys_path = [*source_roots(root), *jedi.get_default_environment().get_sys_path()]
+    project = jedi.Project(str(root), sys_path=sys_path, smart_sys_path=False)
     ctx = QueryContext(root=root, open_index=open_index)
     total = Tally()
     started = time.perf_counter()

@@ -270,12 +270,63 @@ def test_go_interface_calls_and_promoted_methods(tmp_path: Path) -> None:
 
     assert sites("go zoo/types.go Animal.Name().") == {
         ("zoo/use.go", 6, "typed-receiver"),
-        ("zoo/use.go", 7, "inheritance"),  # Walker embeds Animal
+        ("zoo/use.go", 7, "typed-receiver"),  # Walker embeds Animal: found up the typed receiver's embeddings
     }
     assert sites("go zoo/types.go Walker.Walk().") == {("zoo/use.go", 8, "typed-receiver")}
     assert sites("go zoo/types.go Base.Hello().") == {
-        ("zoo/use.go", 3, "inheritance"),  # the receiver of Dog's own method
-        ("zoo/use.go", 9, "inheritance"),
-        ("zoo/use.go", 11, "inheritance"),
+        ("zoo/use.go", 3, "inheritance"),  # the receiver of Dog's own method: promoted through *Base
+        ("zoo/use.go", 9, "typed-receiver"),  # d *Dog, then up its embeddings
+        ("zoo/use.go", 11, "typed-receiver"),
+    }
+    idx.close()
+
+
+GO_RESULTS = {
+    "go.mod": "module example.com/flags\n\ngo 1.22\n",
+    "flag/flag.go": "package flag\n\nvar CommandLine = NewFlagSet()\n\ntype FlagSet struct{}\n\n"
+    "func NewFlagSet() *FlagSet { return &FlagSet{} }\n",
+    "flag/int.go": "package flag\n\nfunc (f *FlagSet) IntP() {}\n\nfunc IntP() { CommandLine.IntP() }\n\n"
+    "type iterT struct{}\n\nfunc iter() (iterT, error) { return iterT{}, nil }\n\nfunc (i iterT) next() {}\n\n"
+    "func use(xs []int) {\n\tx, err := iter()\n\t_ = err\n\tx.next()\n\titer2().next()\n"
+    "\tfor _, CommandLine := range xs {\n\t\tCommandLine.IntP()\n\t}\n}\n\nfunc iter2() *iterT { return nil }\n",
+}
+
+
+def test_go_receivers_through_function_results(tmp_path: Path) -> None:
+    """`x, err := f()` and `f().M()` through f's stated result; a package-level `var v = New()` used in
+    another file of the package; a range variable hides the package-level name."""
+    root = make_repo(tmp_path / "flags", GO_RESULTS)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+
+    def sites(symbol_id: str) -> set[tuple[str | None, int | None, str | None]]:
+        return {(h.edge.path, h.edge.line, h.edge.resolution) for h in idx.callers(symbol_id, 1, certain_only=True)}
+
+    assert sites("go flag/int.go FlagSet.IntP().") == {
+        ("flag/int.go", 5, "return-type")
+    }  # var CommandLine = NewFlagSet()
+    assert sites("go flag/int.go iterT.next().") == {
+        ("flag/int.go", 16, "return-type"),
+        ("flag/int.go", 17, "return-type"),
+    }
+    idx.close()
+
+
+TS_CHAINS = {
+    "web/obs.ts": "export class Observable {\n  pipe(): Observable {\n    return this;\n  }\n"
+    "  self(): this {\n    return this;\n  }\n  subscribe(): void {}\n}\n",
+    "web/use.ts": "import { Observable } from './obs';\n\nexport function f(o: Observable) {\n"
+    "  o.pipe().subscribe();\n  o.self().subscribe();\n  o.pipe;\n}\n",
+}
+
+
+def test_typescript_receivers_through_method_results(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "ts", TS_CHAINS)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    hops = idx.callers("typescript web/obs.ts Observable.subscribe().", 1, certain_only=True)
+    assert {(h.edge.path, h.edge.line, h.edge.resolution) for h in hops} == {
+        ("web/use.ts", 4, "return-type"),  # pipe(): Observable
+        ("web/use.ts", 5, "return-type"),  # self(): this
     }
     idx.close()

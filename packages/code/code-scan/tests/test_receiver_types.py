@@ -87,3 +87,149 @@ def test_other_languages_have_no_receiver_types() -> None:
 )
 def test_plain_type(text: str, expected: str | None) -> None:
     assert plain_type(text) == expected
+
+
+INFERRED = b"""
+import pytest
+from web import current_app
+from .models import Response
+
+
+class Client:
+    def __init__(self):
+        self.transport = self.make_transport()
+
+    def get(self, url) -> Response:
+        return self.send(url)
+
+    def build(self):
+        return Request(1)
+
+    def again(self) -> "Self":
+        return self
+
+    def either(self, flag):
+        if flag:
+            return A()
+        return B()
+
+    def run(self):
+        r = self.get("x")
+        r.json()
+        self.get("x").json()
+        (await self.get("y")).json()
+        self.transport.handle()
+        current_app.url_for("x")
+
+
+@pytest.fixture
+def app():
+    app = Flask("x")
+    yield app
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def test_it(app, client, tmp_path=None):
+    client.get("/").json()
+    with app.test_client() as c:
+        c.open()
+
+
+def helper(app):
+    app.run()
+"""
+
+
+def test_type_expressions_for_the_graph() -> None:
+    """What a file cannot settle alone is written as a type expression (type_exprs.py)."""
+    out = extract(INFERRED, "tests/test_web.py", "python")
+    got = {(r.line, r.symbol_name): r.receiver_type for r in out.references if r.role == "call" and r.qualifier}
+    assert got[(27, "json")] == "Self#get()"  # r = self.get("x")
+    assert got[(28, "json")] == "Self#get()"
+    assert got[(29, "json")] == "Self#get()"  # await
+    assert got[(30, "handle")] == "Self#transport"
+    assert got[(31, "url_for")] == "^current_app"  # an imported module-level instance
+    assert got[(46, "json")] == "@client#get()"  # a pytest fixture parameter
+    assert got[(48, "open")] == "@app#test_client()"
+    assert got[(52, "run")] is None  # not a test or fixture: `app` is a plain parameter
+    types = {(owner.rsplit(" ", 1)[-1] if owner else None, name): expr for owner, name, expr in out.types}
+    assert types == {
+        ("Client.get().", None): "Response",
+        ("Client.build().", None): "=Request",
+        ("Client.again().", None): "Self",
+        ("Client#", "transport"): "Self#make_transport()",
+        ("app().", None): "=Flask",
+        ("client().", None): "@app#test_client()",
+    }  # Client.either returns two different things: nothing recorded
+
+
+def test_fixture_parameters_only_in_test_files() -> None:
+    out = extract(INFERRED, "web/helpers.py", "python")
+    got = {(r.line, r.symbol_name): r.receiver_type for r in out.references if r.role == "call" and r.qualifier}
+    assert got[(46, "json")] is None
+
+
+def test_go_results_and_package_names() -> None:
+    src = b"""package x
+
+var CommandLine = NewFlagSet()
+
+func NewFlagSet() *FlagSet { return nil }
+
+func iter() (fieldIter, error) { return fieldIter{}, nil }
+
+func f(xs []int) {
+\tw, err := iter()
+\tw.next()
+\tnewPoint().String()
+\tCommandLine.IntP()
+\tfor _, v := range xs {
+\t\tv.Run()
+\t}
+}
+"""
+    out = extract(src, "x/x.go", "go")
+    got = {(r.line, r.symbol_name): r.receiver_type for r in out.references if r.role == "call" and r.qualifier}
+    assert got == {
+        (11, "next"): "=iter",
+        (12, "String"): "=newPoint",
+        (13, "IntP"): "=NewFlagSet",
+        (15, "Run"): None,  # a range variable: no known type
+    }
+    types = {(owner.rsplit(" ", 1)[-1] if owner else None, name): expr for owner, name, expr in out.types}
+    assert types == {
+        ("NewFlagSet().", None): "FlagSet",
+        ("iter().", None): "fieldIter",
+        (None, "CommandLine"): "=NewFlagSet",
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("*T", "T"),
+        ("T", "T"),
+        ("pkg.T", "pkg.T"),
+        ("(*T, error)", "T"),
+        ("(T, int)", None),
+        ("[]T", None),
+        ("(w *Writer)", "Writer"),
+        ("map[string]T", None),
+    ],
+)
+def test_go_result(text: str, expected: str | None) -> None:
+    from ctxops_code_scan.type_exprs import go_result
+
+    assert go_result(text) == expected
+
+
+def test_typescript_nullable_declared_types() -> None:
+    src = b"function f(s: SchedulerLike | undefined, t: A | B) {\n  let a: Subscriber<T> | null = null;\n"
+    src += b"  a.unsubscribe();\n  s.now();\n  t.now();\n}\n"
+    refs = extract(src, "src/a.ts", "typescript").references
+    got = {r.line: r.receiver_type for r in refs if r.role == "call" and r.qualifier}
+    assert got == {3: "Subscriber", 4: "SchedulerLike", 5: None}  # `A | B` names no one class

@@ -44,6 +44,15 @@ p2_typed AS (
   SELECT r.rid, s.id AS dst, 23 + b.depth AS prio, b.conf AS conf, b.via AS res FROM pending r
   JOIN typed_bases b ON b.rid = r.rid
   JOIN symbols s ON s.parent = b.cls AND s.name = r.symbol_name
+  UNION ALL
+  -- Go: the type's methods in the other files of its package (a method has a parent only in its type's file)
+  SELECT g.rid, s.id AS dst, 23 + g.depth AS prio, g.conf AS conf, g.via AS res FROM (
+    SELECT r.rid, r.symbol_name, k.name || '.' || r.symbol_name AS qn, k.path AS kpath,
+           regexp_extract(k.path, '^(.*)/', 1) AS kdir, b.depth, b.conf, b.via
+    FROM pending r JOIN typed_bases b ON b.rid = r.rid JOIN symbols k ON k.id = b.cls AND k.fam = 'go'
+  ) g
+  JOIN symbols s ON s.name = g.symbol_name AND s.qualname = g.qn AND s.fam = 'go' AND s.path <> g.kpath
+   AND regexp_extract(s.path, '^(.*)/', 1) = g.kdir
 ),
 self_cls AS (
   -- The class `self` means: the enclosing method's, also from a function nested in a method.

@@ -52,9 +52,16 @@ WITH RECURSIVE
 e AS (SELECT * FROM ts WHERE cls IS NULL),
 c AS (SELECT * FROM ts WHERE cls IS NOT NULL AND steps <> ''),
 named AS (
+  -- (a Go name: any file of the package, the directory)
   SELECT e.*, s.id AS sid, s.kind AS skind, s.path AS spath FROM e
   JOIN symbols s ON s.path = e.path AND s.name = e.nm AND (s.parent IS NULL OR s.parent = e.enc)
   WHERE e.mk IN ('', '=', '^')
+  UNION ALL
+  SELECT g.* EXCLUDE (edir), s.id, s.kind, s.path FROM (
+    SELECT e.*, regexp_extract(e.path, '^(.*)/', 1) AS edir FROM e WHERE e.mk IN ('', '=', '^')
+  ) g
+  JOIN symbols s ON s.name = g.nm AND s.fam = 'go' AND s.parent IS NULL AND s.path <> g.path
+   AND regexp_extract(s.path, '^(.*)/', 1) = g.edir
 ),
 mro(rid, cls, steps, selfc, via, anc, d) AS (
   SELECT rid, cls, steps, selfc, via, cls, 0 FROM c
@@ -72,6 +79,17 @@ member AS (
          greatest(m.via, 2), m.d, m.cls, m.steps FROM mro m
   JOIN symbols s ON s.parent = m.anc AND s.name = regexp_replace(split_part(m.steps, '#', 1), '\\(\\)$', '')
    AND s.kind IN ('method', 'function')
+  JOIN types y ON y.owner = s.id AND y.name IS NULL
+  UNION ALL
+  -- Go: a method in another file of the type's package (no parent link across files)
+  SELECT g.rid, s.path, y.expr, substr(g.steps, length(split_part(g.steps, '#', 1)) + 2), g.cls,
+         greatest(g.via, 2), g.d, g.cls, g.steps FROM (
+    SELECT m.*, k.name || '.' || regexp_replace(split_part(m.steps, '#', 1), '\\(\\)$', '') AS qn,
+           k.path AS kpath, regexp_extract(k.path, '^(.*)/', 1) AS kdir
+    FROM mro m JOIN symbols k ON k.id = m.anc AND k.fam = 'go'
+  ) g
+  JOIN symbols s ON s.qualname = g.qn AND s.fam = 'go' AND s.kind = 'method' AND s.path <> g.kpath
+   AND regexp_extract(s.path, '^(.*)/', 1) = g.kdir
   JOIN types y ON y.owner = s.id AND y.name IS NULL
 ),
 nearest AS (SELECT * FROM member QUALIFY d = min(d) OVER (PARTITION BY rid, cls, src_steps))

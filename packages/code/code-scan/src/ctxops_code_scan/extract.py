@@ -33,7 +33,7 @@ from .type_exprs import Chain, chain_of, fixture_params, is_fixture, is_fixture_
 MAX_SIGNATURE = 200
 _NOT_A_NAME = re.compile("[()\\[\\]{}\n\"'`]")  # a qualifier with these is an expression, not a (dotted) name
 _ORDER = {"def": 0, "scope": 0, "import": 1, "bind": 1, "ref": 2}
-_NOT_TYPED = frozenset({"self", "cls", "super", "?"})  # receivers resolved otherwise, or not at all
+_NOT_TYPED = frozenset({"self", "cls", "this", "super", "?"})  # receivers resolved otherwise, or not at all
 _SCOPES = frozenset({"impl", "namespace"})  # naming scopes that are not symbols
 
 
@@ -114,6 +114,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     # (index in out.references, function id, class, the receiver as a chain when it is no plain name)
     typed_refs: list[tuple[int, str | None, str | None, Chain | None]] = []
     python = lang == "python"
+    chained = lang in _TYPED_LANGS  # languages whose receivers may be chains of calls (type_exprs.py)
+    if facts is not None and lang == "go":
+        facts.package_scope = True
     fixture_file = python and is_fixture_file(path)
 
     for start, _order, neg_end, _pattern, main, caps in items:
@@ -134,7 +137,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     qualifier = "self" + qualifier[len(top.receiver_var) :]
             # `Client().get()`: the receiver is a constructor call, its class stated right there.
             direct = constructor_type(qual[0]) if facts is not None and qual and qual[0].type == "call" else None
-            chain = chain_of(qual[0]) if python and qual and qualifier == "?" and sub == "call" else None
+            chain = chain_of(qual[0]) if chained and qual and qualifier == "?" and sub == "call" else None
             if facts is not None and qualifier is not None and sub == "call" and (qualifier not in _NOT_TYPED or chain):
                 typed_refs.append(
                     (len(out.references), top.symbol_id if top else None, top.type_qualname if top else None, chain)
@@ -155,7 +158,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if head == "import":
             for imp in read_import(lang, caps["import"][0], path):
                 out.imports.append(imp)
-                if python and facts is not None and imp.alias:
+                if chained and facts is not None and imp.alias:
                     (facts.imported if imp.name else facts.module_aliases).add(imp.alias)
                 if imp.name != "*":
                     out.references.append(
@@ -176,7 +179,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 if stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`)
                     facts.add_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
                 else:
-                    facts.add_local(top.symbol_id, _text(caps["name"][0]), caps["value"][0])
+                    value = caps.get("value")
+                    facts.add_local(top.symbol_id, _text(caps["name"][0]), value[0] if value else None)
             continue
         if head == "bind" and sub == "return":
             fid = top.symbol_id if top is not None and top.kind in ("function", "method") else None
@@ -252,6 +256,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     facts.add_function(sid, type_qualname, _text(ret[0]) if ret else None)
                     if fixture_file and (name.startswith("test") or is_fixture(node)):
                         facts.add_fixture_params(sid, fixture_params(params[0]))
+                elif lang == "go" and ret:
+                    facts.add_go_result(sid, _text(ret[0]))
+                elif lang in ("typescript", "tsx"):
+                    facts.add_ts_result(sid, type_qualname, _text(ret[0]) if ret else None)
             elif kind == "class" and params and lang == "python":
                 facts.add_bases(qualname, _text(params[0]))
             elif kind == "field" and ret and top is not None:
@@ -282,7 +290,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             )
 
     if facts is not None and typed_refs:
-        _add_receiver_types(out.references, typed_refs, facts, python)
+        _add_receiver_types(out.references, typed_refs, facts, chained)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
     for index, type_qualname in pending_parents:
@@ -301,7 +309,7 @@ def _add_receiver_types(
     refs: list[Reference],
     typed: Sequence[tuple[int, str | None, str | None, Chain | None]],
     facts: TypeFacts,
-    python: bool,
+    chained: bool,
 ) -> None:
     """After the sweep (an `__init__` may follow the methods using its attributes): receiver types."""
     roots = facts.typed_roots()
@@ -313,11 +321,12 @@ def _add_receiver_types(
             if qualifier.partition(".")[0] in roots
             else None
         )
-        if typ is None and qualifier.rpartition(".")[2][:1].isupper() and _CLASS_NAME.fullmatch(qualifier):
+        class_named = not facts.package_scope and qualifier.rpartition(".")[2][:1].isupper()  # (Go: exported)
+        if typ is None and class_named and _CLASS_NAME.fullmatch(qualifier):
             # `View.as_view()`, `flask.Blueprint.m()`: a class-named receiver, looked up on the class and its
             # bases (the graph keeps it only if the name resolves to a class).
             typ = qualifier
-        if typ is None and python:
+        if typ is None and chained:
             # What the file cannot settle, the graph may: a method's result, a fixture, an imported instance.
             found = chain or _plain_chain(qualifier)
             typ = facts.expr(found, function_id) if found is not None else None
@@ -334,7 +343,7 @@ _LEAF_KINDS = frozenset({"variable", "constant", "field", "type", "macro"})
 def _plain_chain(qualifier: str) -> Chain | None:
     """`a.b.c` as a chain (no calls)."""
     root, *steps = qualifier.split(".")
-    return (False, root, tuple(steps)) if root and all(steps) else None
+    return (False, root, tuple(steps)) if root.isidentifier() and all(s.isidentifier() for s in steps) else None
 
 
 def _as_dict(sym: Symbol) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .type_exprs import MAX_DEPTH, SELF_NAMES, Chain, chain_of, is_class_name, join
+from .type_exprs import MAX_DEPTH, SELF_NAMES, Chain, chain_of, go_result, is_class_name, join, ts_type
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _OPTIONAL = ("Optional[", "typing.Optional[", "t.Optional[")
@@ -117,6 +117,7 @@ class TypeFacts:
     module_stated: dict[str, str] = field(default_factory=dict)  # `g: K = ...` at module level
     imported: set[str] = field(default_factory=set)  # names bound by `from m import name`
     module_aliases: set[str] = field(default_factory=set)  # names bound by `import m` / `import m as x`
+    package_scope: bool = False  # Go: a name no function binds may be a package-level name of another file
 
     def add_params(self, function_id: str, params: Any, signature: str | None) -> None:
         if signature and ":" in signature:  # cheap test first: most functions have no annotation
@@ -238,6 +239,20 @@ class TypeFacts:
             if typ is not None and (typ != "Self" or class_qualname):
                 self.stated_returns[function_id] = typ
 
+    def add_ts_result(self, function_id: str, class_qualname: str | None, result: str | None) -> None:
+        """TypeScript: a function's or method's stated result (`m(): Observable<T>`, `: this`)."""
+        self.classes[function_id] = class_qualname
+        typ = ts_type(result) if result else None
+        if typ is not None and (typ != "Self" or class_qualname):
+            self.stated_returns[function_id] = typ
+
+    def add_go_result(self, function_id: str, result: str) -> None:
+        """Go: `func f() *T` / `(T, error)`: what `x := f()` holds."""
+        self.classes.setdefault(function_id, None)
+        typ = go_result(result)
+        if typ is not None:
+            self.stated_returns[function_id] = typ
+
     def add_return(self, function_id: str, value: Any) -> None:
         """`return value` / `yield value` in a function (a generator fixture yields its value)."""
         if value.type == "none":
@@ -255,8 +270,8 @@ class TypeFacts:
         if called:
             if root == "cls" and cls:
                 return join("Self", steps)
-            return join(root if is_class_name(root) else "=" + root, steps)
-        if root in ("self", "cls"):
+            return join("=" + root, steps)  # a class's constructor or a function's result: the graph tells
+        if root in ("self", "cls", "this"):
             return join("Self", steps) if cls else None
         dotted = [root, *steps]
         for k in range(min(len(steps), 3), 0, -1):  # `flask.g.x`, `os.path.join()`: a module's member
@@ -264,8 +279,7 @@ class TypeFacts:
             if alias in self.module_aliases:
                 member, rest = dotted[k], dotted[k + 1 :]
                 if member.endswith("()"):
-                    name = alias + "." + member[:-2]
-                    return join(name if is_class_name(member) else "=" + name, rest)
+                    return join("=" + alias + "." + member[:-2], rest)
                 return join("^" + alias + "." + member, rest)
         head = self._root(root, function_id, depth)
         return join(head, steps) if head else None
@@ -274,13 +288,13 @@ class TypeFacts:
         if function_id is not None:
             is_param = _binds(self.param_names.get(function_id, ""), name)
             chains = self.chains.get(function_id, {})
+            if name in self.params.get(function_id, {}):  # a stated type holds for every use
+                return self.params[function_id][name] or None
             if name in chains and not is_param:
                 chain = chains[name]
                 if chain is None or depth >= MAX_DEPTH:
                     return None
                 return self.expr(chain, function_id, depth + 1)
-            if name in self.params.get(function_id, {}):
-                return self.params[function_id][name] or None
             if name in self.fixtures.get(function_id, ()):
                 return "@" + name
             if is_param:
@@ -290,7 +304,8 @@ class TypeFacts:
         if name in self.module_chains:
             chain = self.module_chains[name]
             return None if chain is None or depth >= MAX_DEPTH else self.expr(chain, None, depth + 1)
-        if name in self.imported:
+        in_package = self.package_scope and function_id is not None and name not in self.module_aliases
+        if name in self.imported or in_package:
             return "^" + name
         return name if is_class_name(name) and _DOTTED.fullmatch(name) else None
 

@@ -21,6 +21,14 @@ from __future__ import annotations
 
 from typing import Any
 
+# (member, object) fields of a member access: Python, Go, TypeScript
+_MEMBER = {
+    "attribute": ("attribute", "object"),
+    "selector_expression": ("field", "operand"),
+    "member_expression": ("property", "object"),
+}
+# Expressions whose value is their one child's: `await x`, `(x)`, TypeScript's `x!`
+_WRAPPERS = frozenset({"await", "await_expression", "parenthesized_expression", "non_null_expression"})
 MAX_STEPS = 4
 MAX_DEPTH = 4  # locals defined through locals, at most this deep
 Chain = tuple[bool, str, tuple[str, ...]]  # (the root is called, root name, steps)
@@ -34,7 +42,7 @@ def chain_of(node: Any) -> Chain | None:
     steps: list[str] = []
     while node is not None:
         kind = node.type
-        if kind == "identifier":
+        if kind in ("identifier", "field_identifier", "package_identifier", "this"):
             if len(steps) > MAX_STEPS:
                 return None
             return False, _text(node), tuple(reversed(steps))
@@ -44,7 +52,13 @@ def chain_of(node: Any) -> Chain | None:
                 return None
             steps.append(_text(attr))
             node = node.child_by_field_name("object")
-        elif kind == "call":
+        elif kind in ("selector_expression", "member_expression"):  # Go `x.f`, TypeScript `x.f`
+            attr = node.child_by_field_name("field" if kind == "selector_expression" else "property")
+            if attr is None:
+                return None
+            steps.append(_text(attr))
+            node = node.child_by_field_name("operand" if kind == "selector_expression" else "object")
+        elif kind in ("call", "call_expression"):
             fn = node.child_by_field_name("function")
             if fn is None:
                 return None
@@ -52,14 +66,15 @@ def chain_of(node: Any) -> Chain | None:
                 if len(steps) > MAX_STEPS:
                     return None
                 return True, _text(fn), tuple(reversed(steps))
-            if fn.type != "attribute":
+            fields = _MEMBER.get(fn.type)
+            if fields is None:
                 return None
-            attr = fn.child_by_field_name("attribute")
+            attr = fn.child_by_field_name(fields[0])
             if attr is None:
                 return None
             steps.append(_text(attr) + "()")
-            node = fn.child_by_field_name("object")
-        elif kind in ("await", "parenthesized_expression") and node.named_child_count == 1:
+            node = fn.child_by_field_name(fields[1])
+        elif kind in _WRAPPERS and node.named_child_count == 1:
             node = node.named_children[0]  # `await c.get()`: an async method's annotation is what await gives
         else:
             return None
@@ -71,6 +86,30 @@ def join(head: str, steps: tuple[str, ...] | list[str]) -> str | None:
     if len(steps) > MAX_STEPS:
         return None
     return "#".join((head, *steps))
+
+
+def go_result(text: str) -> str | None:
+    """The type a Go function gives: `*T`, `T`, `pkg.T`, `(T, error)`; None for anything else."""
+    t = text.strip()
+    if t.startswith("(") and t.endswith(")"):
+        parts = [p.strip() for p in t[1:-1].split(",")]
+        if len(parts) > 2 or (len(parts) == 2 and parts[1] != "error"):
+            return None
+        t = parts[0]
+    t = t.lstrip("*").strip()
+    if " " in t:  # a named result `(w *Writer)`
+        t = t.rsplit(" ", 1)[1].lstrip("*")
+    parts = t.split(".")
+    return t if 1 <= len(parts) <= 2 and all(p.isidentifier() for p in parts) else None
+
+
+def ts_type(annotation: str) -> str | None:
+    """`: Observable<T>` -> `Observable`; `: this` -> `Self`; None for unions, arrays, literals."""
+    t = annotation.strip().lstrip(":").strip().split("<", 1)[0].strip()
+    if t == "this":
+        return "Self"
+    parts = t.split(".")
+    return t if 1 <= len(parts) <= 2 and all(p.isidentifier() for p in parts) else None
 
 
 def is_class_name(name: str) -> bool:

@@ -70,3 +70,13 @@
 (variable_declarator name: (identifier) @name
   type: (type_annotation [(type_identifier) @type (generic_type name: (type_identifier) @type)])) @bind.local
 (variable_declarator name: (identifier) @name value: (new_expression constructor: (identifier) @type)) @bind.local
+; ... also `T | null`, `T | undefined` (what is called on it, when it is called, is T's).
+(required_parameter pattern: (identifier) @name
+  type: (type_annotation (union_type [(type_identifier) @type (generic_type name: (type_identifier) @type)]
+                                     (literal_type)))) @bind.local
+(optional_parameter pattern: (identifier) @name
+  type: (type_annotation (union_type [(type_identifier) @type (generic_type name: (type_identifier) @type)]
+                                     (literal_type)))) @bind.local
+(variable_declarator name: (identifier) @name
+  type: (type_annotation (union_type [(type_identifier) @type (generic_type name: (type_identifier) @type)]
+                                     (literal_type)))) @bind.local

@@ -180,6 +180,12 @@ def test_fast_path_declines_without_an_index_and_when_files_changed(example_repo
     gone = _fresh_process(["def", "added_later", "--root", str(repo), "--deadline", "60"])
     assert gone.returncode == 1 and "no matches" in gone.stdout  # the replaced name is gone, not stale
     assert fastpath.answer_def(["def", "added_later_again", "--root", str(repo)]) is not None  # fresh again
+    # A detached update started by the queries above may still be finishing in the index directory: wait for
+    # it (it holds the update lock for its whole life) before deleting the index under it.
+    from ctxops_contracts.shared import locks
+
+    with locks.file_lock(IndexLayout(repo).update_lock_path, timeout=120.0):
+        pass
     shutil.rmtree(repo / ".meta" / "index")
     assert fastpath.answer_def(["def", "transition", "--root", str(repo)]) is None  # the full path builds it
 

@@ -28,10 +28,11 @@ from .languages import ts_language, ts_query
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
-from .type_exprs import Chain, chain_of, fixture_params, is_fixture, is_fixture_file
+from .type_exprs import Chain, chain_of, fixture_params, is_fixture, is_fixture_file, join
 
 MAX_SIGNATURE = 200
 _NOT_A_NAME = re.compile("[()\\[\\]{}\n\"'`]")  # a qualifier with these is an expression, not a (dotted) name
+_A_NAME = re.compile(r"[\w$#.]+")
 _ORDER = {"def": 0, "scope": 0, "import": 1, "bind": 1, "ref": 2}
 _NOT_TYPED = frozenset({"self", "cls", "this", "super", "?"})  # receivers resolved otherwise, or not at all
 _SCOPES = frozenset({"impl", "namespace"})  # naming scopes that are not symbols
@@ -118,6 +119,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     if facts is not None and lang == "go":
         facts.package_scope = True
     fixture_file = python and is_fixture_file(path)
+    typescript = lang in ("typescript", "tsx")
+    callbacks: list[tuple[str, dict[str, list[Any]]]] = []  # (function id, captures): bound after the sweep
 
     for start, _order, neg_end, _pattern, main, caps in items:
         while stack and stack[-1].end_byte <= start:
@@ -176,11 +179,21 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if head == "bind" and sub == "local":
             if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
                 stated = caps.get("type")
-                if stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`)
+                if stated and typescript:  # `x: K`, `x: K | null`, `xs: K[]`
+                    facts.add_ts_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
+                elif stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`)
                     facts.add_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
                 else:
                     value = caps.get("value")
-                    facts.add_local(top.symbol_id, _text(caps["name"][0]), value[0] if value else None)
+                    if not (value and value[0].type in _FUNCTION_VALUES):  # (a function is a symbol of its own)
+                        facts.add_local(top.symbol_id, _text(caps["name"][0]), value[0] if value else None)
+            continue
+        if head == "bind" and sub in ("destructure", "element", "callback", "prop"):
+            if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
+                if sub == "callback":
+                    callbacks.append((top.symbol_id, caps))
+                else:
+                    _bind_ts(facts, sub, top, caps)
             continue
         if head == "bind" and sub == "return":
             fid = top.symbol_id if top is not None and top.kind in ("function", "method") else None
@@ -232,6 +245,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             stated = caps.get("return")
             if stated and python:
                 facts.add_module_stated(name, _text(stated[0]))
+            elif stated and typescript:
+                facts.add_ts_module_stated(name, _text(stated[0]))
         if prefix:
             qualname = _join(top.qualname if top and top.kind in _SCOPES else None, prefix + "." + name)
             type_qualname: str | None = _join(top.qualname if top and top.kind in _SCOPES else None, prefix)
@@ -258,10 +273,15 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         facts.add_fixture_params(sid, fixture_params(params[0]))
                 elif lang == "go" and ret:
                     facts.add_go_result(sid, _text(ret[0]))
-                elif lang in ("typescript", "tsx"):
+                elif typescript:
                     facts.add_ts_result(sid, type_qualname, _text(ret[0]) if ret else None)
+                    facts.add_ts_callbacks(sid, params[0])
+                if top is not None and top.symbol_id and top.kind in ("function", "method"):
+                    facts.outer[sid] = top.symbol_id  # a closure sees the names of the function around it
             elif kind == "class" and params and lang == "python":
                 facts.add_bases(qualname, _text(params[0]))
+            elif kind == "field" and ret and top is not None and typescript:
+                facts.add_ts_field(top.qualname, name, _text(ret[0]))
             elif kind == "field" and ret and top is not None:
                 facts.add_field(top.qualname, name, _text(ret[0]))
         out.symbols.append(
@@ -289,6 +309,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 _Open(node.end_byte, kind, qualname, sid, own_type, _text(receiver_var[0]) if receiver_var else None)
             )
 
+    if facts is not None and callbacks:
+        _bind_callbacks(facts, callbacks)
     if facts is not None and typed_refs:
         _add_receiver_types(out.references, typed_refs, facts, chained)
     if facts is not None:
@@ -335,6 +357,76 @@ def _add_receiver_types(
 
 
 _TYPED_LANGS = frozenset({"python", "go", "typescript", "tsx"})
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
+# Array methods whose callback's first parameter is an element: `xs.forEach((x) => ...)` (the graph checks
+# that the receiver is an array `K[]`; a class's own method of that name is read from its signature).
+ELEMENT_CALLBACKS = frozenset({"forEach", "map", "filter", "some", "every", "find", "findIndex", "flatMap"})
+
+
+def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]]) -> None:
+    """TypeScript bindings the sweep meets: destructuring, `for ... of`, parameter properties."""
+    fid = top.symbol_id or ""
+    if sub == "prop":  # `constructor(private s: Scheduler)`: a field of the class
+        if top.type_qualname:
+            facts.add_ts_field(top.type_qualname, _text(caps["name"][0]), _text(caps["type"][0]))
+        return
+    base = chain_of(caps["value"][0])
+    if sub == "element":
+        facts.add_local_chain(fid, _text(caps["name"][0]), _step(base, "[]"))
+        return
+    for child in caps["pattern"][0].named_children:  # `const { a, b: c } = value`
+        if child.type == "shorthand_property_identifier_pattern":
+            facts.add_local_chain(fid, _text(child), _step(base, _text(child)))
+        elif child.type == "pair_pattern":
+            key, local = child.child_by_field_name("key"), child.child_by_field_name("value")
+            if key is not None and local is not None and local.type == "identifier":
+                facts.add_local_chain(fid, _text(local), _step(base, _text(key)))
+
+
+def _step(chain: Chain | None, step: str) -> Chain | None:
+    return None if chain is None else (chain[0], chain[1], (*chain[2], step))
+
+
+def _bind_callbacks(facts: TypeFacts, found: list[tuple[str, dict[str, list[Any]]]]) -> None:
+    """`f((a, b) => ...)`, `new K((a) => ...)`, `x.m((a) => ...)`: each untyped parameter j of the callback at
+    argument i is `&f#i.j` (f's or K's constructor's signature says), or `<x>#m&i.j` (x's method m's)."""
+    for fid, caps in found:
+        fn = caps["fn"][0]
+        args = [a for a in fn.parent.named_children if a.type != "comment"]
+        i = next(k for k, a in enumerate(args) if a.id == fn.id)
+        callee = _text(caps["callee"][0])
+        qual = caps.get("qual")
+        if qual is None:
+            base: str | None = "&" + callee
+            step = f"{i}."
+        else:
+            chain = chain_of(qual[0])
+            base = facts.expr(chain, fid) if chain is not None else None
+            step = f"{callee}&{i}."
+        params = fn.child_by_field_name("parameters")
+        single = fn.child_by_field_name("parameter")
+        names = [single] if single is not None else ([] if params is None else _untyped_params(params))
+        for j, node in enumerate(names):
+            if node is None:
+                continue
+            expr = join(base, (step + str(j),)) if base is not None else None
+            facts.add_callback_param(fid, _text(node), expr)
+
+
+def _untyped_params(params: Any) -> list[Any]:
+    """The positional parameters of a parameter list: the name node of each untyped one, None for the rest."""
+    out: list[Any] = []
+    for child in params.named_children:
+        if child.type not in ("required_parameter", "optional_parameter"):
+            continue
+        pattern = child.child_by_field_name("pattern")
+        if pattern is None or pattern.type == "this":
+            continue
+        typed = child.child_by_field_name("type") is not None
+        out.append(pattern if pattern.type == "identifier" and not typed else None)
+    return out
+
+
 _CLASS_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _TYPE_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
 _LEAF_KINDS = frozenset({"variable", "constant", "field", "type", "macro"})
@@ -368,7 +460,9 @@ def _qualifier(node: Any) -> str:
         return "super"  # Python's super().method(): looked up in the base classes
     if _NOT_A_NAME.search(text):
         return "?"
-    return "".join(text.split()).replace("::", ".").replace("->", ".")
+    name = "".join(text.split()).replace("::", ".").replace("->", ".")
+    name = name.replace("?.", ".").replace("!.", ".").rstrip("!")  # TypeScript `a?.b`, `a!.b`, `a!`
+    return name if _A_NAME.fullmatch(name) else "?"  # `a - b!` (how tree-sitter reads `a - b!.f()`): no name
 
 
 def _signature(params: Any, ret: Any) -> str | None:

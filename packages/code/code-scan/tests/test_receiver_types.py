@@ -283,3 +283,10 @@ def test_typescript_contextual_facts() -> None:
     assert ("operate().", "&0.0") in types and ("operate().", "&1.0") not in types
     assert types[("Holder#", "s")] == "Scheduler" and types[("Holder#", "xs")] == "Item[]"
     assert ("Holder#", "plain") not in types  # a plain constructor parameter is no field
+
+
+def test_typescript_import_names_are_referenced_on_their_own_line() -> None:
+    """A multi-line `import { a,\n  b }` references each name on its line (where the compiler sees it)."""
+    out = extract(b"import {\n  a,\n  b as c,\n} from './m'\n", "src/x.ts", "typescript")
+    assert {(r.symbol_name, r.line) for r in out.references if r.role == "import"} == {("a", 2), ("b", 3)}
+    assert {(i.name, i.alias, i.line) for i in out.imports} == {("a", "a", 2), ("b", "c", 3)}

@@ -23,6 +23,8 @@ VIA = ("typed-receiver", "module-instance", "return-type", "fixture", "callback-
 _ELEMENT_METHODS = ("forEach", "map", "filter", "some", "every", "find", "findIndex", "flatMap")
 ELEMENT_STEPS = ("[]", "pop()", "shift()", "at()", "find()", "findLast()", *(f"{m}&0.0" for m in _ELEMENT_METHODS))
 _ELEMENT_LIST = ", ".join(f"'{s}'" for s in ELEMENT_STEPS)
+# ... and steps that give an array of the same elements: `xs.filter(...)`, `xs.slice()`
+_SAME_ARRAY_LIST = "'filter()', 'slice()', 'concat()', 'reverse()', 'sort()', 'toReversed()', 'toSorted()'"
 _REST = "substr({0}.steps, length(split_part({0}.steps, '#', 1)) + 2)"
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
 
@@ -82,15 +84,15 @@ member AS (
   UNION ALL
   SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
          greatest(m.via, 2), m.d, m.cls, m.steps FROM mro m
-  JOIN symbols s ON s.parent = m.anc AND s.name = regexp_replace(split_part(m.steps, '#', 1), '\\(\\)$', '')
-   AND s.kind IN ('method', 'function')
+  JOIN symbols s ON s.parent = m.anc AND s.kind IN ('method', 'function')
+   AND s.name = regexp_replace(regexp_replace(split_part(m.steps, '#', 1), '\\(\\)$', ''), '^~', '#')
   JOIN types y ON y.owner = s.id AND y.name IS NULL
   UNION ALL
   -- TypeScript `K#m&i.j`: parameter j of the callback passed as argument i of K's method m (m's signature)
   SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
          greatest(m.via, 4), m.d, m.cls, m.steps FROM mro m
-  JOIN symbols s ON s.parent = m.anc AND s.name = split_part(split_part(m.steps, '#', 1), '&', 1)
-   AND s.kind IN ('method', 'function')
+  JOIN symbols s ON s.parent = m.anc AND s.kind IN ('method', 'function')
+   AND s.name = regexp_replace(split_part(split_part(m.steps, '#', 1), '&', 1), '^~', '#')
   JOIN types y ON y.owner = s.id AND y.name = '&' || split_part(split_part(m.steps, '#', 1), '&', 2)
   WHERE strpos(split_part(m.steps, '#', 1), '&') > 0
   UNION ALL
@@ -128,6 +130,9 @@ UNION ALL
 -- an element of an array `K[]`: a K, named in the same file
 SELECT rid, path, '', left(nm, length(nm) - 2), {_REST.format("e")}, NULL, selfc, via, enc FROM e
 WHERE mk = '' AND ends_with(nm, '[]') AND split_part(steps, '#', 1) IN ({_ELEMENT_LIST})
+UNION ALL
+SELECT rid, path, '', nm, {_REST.format("e")}, NULL, selfc, via, enc FROM e
+WHERE mk = '' AND ends_with(nm, '[]') AND split_part(steps, '#', 1) IN ({_SAME_ARRAY_LIST})
 UNION ALL
 -- a module-level name of the file: its stated or constructed type
 SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 1), NULL FROM named n

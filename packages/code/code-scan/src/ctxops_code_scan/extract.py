@@ -28,7 +28,7 @@ from .languages import ts_language, ts_query
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
-from .type_exprs import Chain, chain_of, fixture_params, is_fixture, is_fixture_file, join
+from .type_exprs import Chain, chain_of, fixture_params, is_fixture, is_fixture_file, join, ts_type
 
 MAX_SIGNATURE = 200
 _NOT_A_NAME = re.compile("[()\\[\\]{}\n\"'`]")  # a qualifier with these is an expression, not a (dotted) name
@@ -113,7 +113,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     type_ids: dict[str, str] = {}
     facts = TypeFacts() if lang in _TYPED_LANGS else None
     # (index in out.references, function id, class, the receiver as a chain when it is no plain name)
-    typed_refs: list[tuple[int, str | None, str | None, Chain | None]] = []
+    typed_refs: list[tuple[int, str | None, str | None, Chain | None, int]] = []
     python = lang == "python"
     chained = lang in _TYPED_LANGS  # languages whose receivers may be chains of calls (type_exprs.py)
     if facts is not None and lang == "go":
@@ -121,6 +121,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     fixture_file = python and is_fixture_file(path)
     typescript = lang in ("typescript", "tsx")
     callbacks: list[tuple[str, dict[str, list[Any]]]] = []  # (function id, captures): bound after the sweep
+    nested: list[tuple[str, str, int]] = []  # (function id, the function around it, where it starts)
 
     for start, _order, neg_end, _pattern, main, caps in items:
         while stack and stack[-1].end_byte <= start:
@@ -143,7 +144,13 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             chain = chain_of(qual[0]) if chained and qual and qualifier == "?" and sub == "call" else None
             if facts is not None and qualifier is not None and sub == "call" and (qualifier not in _NOT_TYPED or chain):
                 typed_refs.append(
-                    (len(out.references), top.symbol_id if top else None, top.type_qualname if top else None, chain)
+                    (
+                        len(out.references),
+                        top.symbol_id if top else None,
+                        top.type_qualname if top else None,
+                        chain,
+                        name_node.start_byte,
+                    )
                 )
             out.references.append(
                 Reference(
@@ -278,6 +285,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     facts.add_ts_callbacks(sid, params[0])
                 if top is not None and top.symbol_id and top.kind in ("function", "method"):
                     facts.outer[sid] = top.symbol_id  # a closure sees the names of the function around it
+                    nested.append((sid, top.symbol_id, node.start_byte))
             elif kind == "class" and params and lang == "python":
                 facts.add_bases(qualname, _text(params[0]))
             elif kind == "field" and ret and top is not None and typescript:
@@ -302,17 +310,18 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         )
         if kind in _TYPE_LIKE:
             type_ids.setdefault(qualname, sid)
-        if kind not in _LEAF_KINDS:
+        if kind not in _LEAF_KINDS or (kind == "type" and typescript):  # (a TS object type has members)
             own_type = qualname if kind in _TYPE_LIKE else type_qualname
             receiver_var = caps.get("receiver_var")
             stack.append(
                 _Open(node.end_byte, kind, qualname, sid, own_type, _text(receiver_var[0]) if receiver_var else None)
             )
 
+    scopes = _CallbackScopes()
     if facts is not None and callbacks:
-        _bind_callbacks(facts, callbacks)
+        scopes.bind(facts, callbacks, nested)
     if facts is not None and typed_refs:
-        _add_receiver_types(out.references, typed_refs, facts, chained)
+        _add_receiver_types(out.references, typed_refs, facts, chained, scopes)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
     for index, type_qualname in pending_parents:
@@ -329,13 +338,15 @@ def _in_init(top: _Open) -> bool:
 
 def _add_receiver_types(
     refs: list[Reference],
-    typed: Sequence[tuple[int, str | None, str | None, Chain | None]],
+    typed: Sequence[tuple[int, str | None, str | None, Chain | None, int]],
     facts: TypeFacts,
     chained: bool,
+    scopes: _CallbackScopes,
 ) -> None:
     """After the sweep (an `__init__` may follow the methods using its attributes): receiver types."""
     roots = facts.typed_roots()
-    for index, function_id, class_qualname, chain in typed:
+    for index, fid, class_qualname, chain, at in typed:
+        function_id = scopes.at(fid, at) if fid is not None else None
         ref = refs[index]
         qualifier = ref.qualifier or ""
         typ = (
@@ -387,43 +398,72 @@ def _step(chain: Chain | None, step: str) -> Chain | None:
     return None if chain is None else (chain[0], chain[1], (*chain[2], step))
 
 
-def _bind_callbacks(facts: TypeFacts, found: list[tuple[str, dict[str, list[Any]]]]) -> None:
-    """`f((a, b) => ...)`, `new K((a) => ...)`, `x.m((a) => ...)`: each untyped parameter j of the callback at
-    argument i is `&f#i.j` (f's or K's constructor's signature says), or `<x>#m&i.j` (x's method m's)."""
-    for fid, caps in found:
-        fn = caps["fn"][0]
-        args = [a for a in fn.parent.named_children if a.type != "comment"]
-        i = next(k for k, a in enumerate(args) if a.id == fn.id)
-        callee = _text(caps["callee"][0])
-        qual = caps.get("qual")
-        if qual is None:
-            base: str | None = "&" + callee
-            step = f"{i}."
-        else:
-            chain = chain_of(qual[0])
-            base = facts.expr(chain, fid) if chain is not None else None
-            step = f"{callee}&{i}."
-        params = fn.child_by_field_name("parameters")
-        single = fn.child_by_field_name("parameter")
-        names = [single] if single is not None else ([] if params is None else _untyped_params(params))
-        for j, node in enumerate(names):
-            if node is None:
-                continue
-            expr = join(base, (step + str(j),)) if base is not None else None
-            facts.add_callback_param(fid, _text(node), expr)
+class _CallbackScopes:
+    """TypeScript callbacks (`f((a, b) => ...)`) as scopes of their own inside the function that holds them:
+    a callback's parameters are typed by the callee's signature (`&f#i.j`, `<x>#m&i.j`) and seen only
+    inside it (and by what is nested in it); everything else it reads is the function's."""
+
+    def __init__(self) -> None:
+        self._by_fn: dict[str, list[tuple[int, int, str]]] = {}  # function id -> (start, end, scope id)
+
+    def at(self, function_id: str, byte: int) -> str:
+        """The innermost callback scope of `function_id` around `byte` (the function itself if none)."""
+        best: tuple[int, str] | None = None
+        for start, end, scope in self._by_fn.get(function_id, ()):
+            if start <= byte < end and (best is None or start > best[0]):
+                best = (start, scope)
+        return best[1] if best else function_id
+
+    def bind(
+        self, facts: TypeFacts, found: list[tuple[str, dict[str, list[Any]]]], nested: list[tuple[str, str, int]]
+    ) -> None:
+        for fid, caps in found:
+            fn = caps["fn"][0]
+            self._by_fn.setdefault(fid, []).append((fn.start_byte, fn.end_byte, f"{fid}@{fn.start_byte}"))
+        for fid, caps in found:
+            fn = caps["fn"][0]
+            scope = f"{fid}@{fn.start_byte}"
+            facts.outer[scope] = self.at(fid, fn.start_byte - 1)  # (the scope around starts before it)
+            facts.classes[scope] = facts.classes.get(fid)
+        for sid, fid, start in nested:
+            facts.outer[sid] = self.at(fid, start)
+        for fid, caps in found:  # in document order: a callback's receiver may be an outer callback's parameter
+            fn = caps["fn"][0]
+            args = [a for a in fn.parent.named_children if a.type != "comment"]
+            i = next(k for k, a in enumerate(args) if a.id == fn.id)
+            callee = _text(caps["callee"][0])
+            qual = caps.get("qual")
+            if qual is None:
+                base: str | None = "&" + callee
+                step = f"{i}."
+            else:
+                chain = chain_of(qual[0])
+                base = facts.expr(chain, self.at(fid, qual[0].start_byte)) if chain is not None else None
+                step = f"{callee}&{i}."
+            params = fn.child_by_field_name("parameters")
+            single = fn.child_by_field_name("parameter")
+            names = [(single, None)] if single is not None else ([] if params is None else _callback_params(params))
+            for j, (node, written) in enumerate(names):
+                if node is None:
+                    continue
+                if written is not None:  # `(x: K) => ...`: the parameter's own type
+                    expr = ts_type(written)
+                else:
+                    expr = join(base, (step + str(j),)) if base is not None else None
+                facts.add_callback_param(f"{fid}@{fn.start_byte}", _text(node), expr)
 
 
-def _untyped_params(params: Any) -> list[Any]:
-    """The positional parameters of a parameter list: the name node of each untyped one, None for the rest."""
-    out: list[Any] = []
+def _callback_params(params: Any) -> list[tuple[Any, str | None]]:
+    """The positional parameters of a parameter list: (name node or None for a pattern, written type)."""
+    out: list[tuple[Any, str | None]] = []
     for child in params.named_children:
         if child.type not in ("required_parameter", "optional_parameter"):
             continue
         pattern = child.child_by_field_name("pattern")
         if pattern is None or pattern.type == "this":
             continue
-        typed = child.child_by_field_name("type") is not None
-        out.append(pattern if pattern.type == "identifier" and not typed else None)
+        typed = child.child_by_field_name("type")
+        out.append((pattern if pattern.type == "identifier" else None, _text(typed) if typed is not None else None))
     return out
 
 

@@ -81,7 +81,7 @@ def python_absolute_module(written: str, path: str) -> str:
 # JavaScript / TypeScript ----------------------------------------------------------------------------
 
 
-def _js(node: Any, path: str) -> Iterator[tuple[str, str | None, str | None]]:
+def _js(node: Any, path: str) -> Iterator[tuple[str, str | None, str | None] | tuple[str, str | None, str | None, int]]:
     source = node.child_by_field_name("source")
     if source is None:
         return
@@ -102,8 +102,8 @@ def _js(node: Any, path: str) -> Iterator[tuple[str, str | None, str | None]]:
                     continue
                 name = spec.child_by_field_name("name")
                 alias = spec.child_by_field_name("alias")
-                if name is not None:
-                    yield module, _t(name), _t(alias or name)
+                if name is not None:  # (on its own line of a multi-line import: referenced there)
+                    yield module, _t(name), _t(alias or name), name.start_point[0] + 1
 
 
 def js_module(spec: str, path: str) -> str:

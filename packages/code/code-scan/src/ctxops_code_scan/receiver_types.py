@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .type_exprs import MAX_DEPTH, SELF_NAMES, Chain, chain_of, go_result, is_class_name, join, ts_type
+from .type_exprs import MAX_DEPTH, SELF_NAMES, Chain, chain_of, go_result, is_class_name, join, step_name, ts_type
 
 _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = null`: the real value comes later
 
@@ -155,15 +155,10 @@ class TypeFacts:
         typ = ts_type(written)
         _bind(self.params.setdefault(function_id, {}), name, typ if typ and typ != "Self" else _CONFLICT)
 
-    def add_callback_param(self, function_id: str, name: str, expr: str | None) -> None:
-        """TypeScript: an untyped parameter of a callback, typed by the callee's signature (`expr`). A name the
-        function binds otherwise too (a local, another parameter) is left without a type."""
-        fn_params = self.params.get(function_id, {})
-        if name in self.chains.get(function_id, {}) or (
-            name not in fn_params and _binds(self.param_names.get(function_id, ""), name)
-        ):
-            expr = None
-        _bind(self.params.setdefault(function_id, {}), name, expr or _CONFLICT)
+    def add_callback_param(self, scope: str, name: str, expr: str | None) -> None:
+        """TypeScript: an untyped parameter of a callback (a scope of its own, see `outer`), typed by the
+        callee's signature (`expr`)."""
+        _bind(self.params.setdefault(scope, {}), name, expr or _CONFLICT)
 
     def add_ts_callbacks(self, function_id: str, params: Any) -> None:
         """TypeScript: `f(init: (source: Observable<T>, sub: Subscriber<R>) => void)`: `&0.1` is `Subscriber`."""
@@ -195,7 +190,7 @@ class TypeFacts:
         """TypeScript: a field `s: Subject<T>`, `s?: K | null`, `xs: K[]` (also a parameter property)."""
         typ = ts_type(annotation)
         if typ is not None and typ != "Self":
-            _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
+            _bind(self.attrs.setdefault(class_qualname, {}), step_name(name), typ)
 
     def add_ts_module_stated(self, name: str, annotation: str) -> None:
         """TypeScript: `const name: K = ...` at module level."""
@@ -258,7 +253,7 @@ class TypeFacts:
         if root in ("self", "cls", "this"):
             if class_qualname is None or not rest:
                 return None
-            typ = self._attr(class_qualname, rest[0])
+            typ = self._attr(class_qualname, step_name(rest[0]))
             rest = rest[1:]
         elif function_id is not None:
             local = self.locals.get(function_id, {})
@@ -277,7 +272,7 @@ class TypeFacts:
             return None
         if not rest:
             return typ
-        return f"{typ}#{rest[0]}" if len(rest) == 1 else None
+        return f"{typ}#{step_name(rest[0])}" if len(rest) == 1 else None
 
     # -- type expressions (evaluated by the code graph) ----------------------------------------------
 

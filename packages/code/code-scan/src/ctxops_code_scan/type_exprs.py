@@ -57,7 +57,7 @@ def chain_of(node: Any) -> Chain | None:
             attr = node.child_by_field_name("field" if kind == "selector_expression" else "property")
             if attr is None:
                 return None
-            steps.append(_text(attr))
+            steps.append(step_name(_text(attr)))
             node = node.child_by_field_name("operand" if kind == "selector_expression" else "object")
         elif kind in ("call", "call_expression"):
             fn = node.child_by_field_name("function")
@@ -73,7 +73,7 @@ def chain_of(node: Any) -> Chain | None:
             attr = fn.child_by_field_name(fields[0])
             if attr is None:
                 return None
-            steps.append(_text(attr) + "()")
+            steps.append(step_name(_text(attr)) + "()")
             node = fn.child_by_field_name(fields[1])
         elif kind == "non_null_expression" and _is_binary(node):
             # tree-sitter reads `a - b!.f()` as `(a - b)!`; `!` binds tighter than any operator: it is `b!`
@@ -102,6 +102,11 @@ def chain_of(node: Any) -> Chain | None:
         else:
             return None
     return None
+
+
+def step_name(name: str) -> str:
+    """A member's name as a step: a private `#x` is `~x` ('#' separates steps)."""
+    return "~" + name[1:] if name.startswith("#") else name
 
 
 def _is_binary(node: Any) -> bool:

@@ -64,21 +64,21 @@
 ; fields (`private s: Scheduler`) come from the field definitions above. `x.m()` and `this.s.m()` then
 ; reach the class's (or interface's) method m (receiver_types.py, the graph).
 (required_parameter pattern: (identifier) @name
-  type: (type_annotation [(type_identifier) @type (generic_type name: (type_identifier) @type)])) @bind.local
+  type: (type_annotation [(type_identifier) @type (generic_type) @type])) @bind.local
 (optional_parameter pattern: (identifier) @name
-  type: (type_annotation [(type_identifier) @type (generic_type name: (type_identifier) @type)])) @bind.local
+  type: (type_annotation [(type_identifier) @type (generic_type) @type])) @bind.local
 (variable_declarator name: (identifier) @name
-  type: (type_annotation [(type_identifier) @type (generic_type name: (type_identifier) @type)])) @bind.local
+  type: (type_annotation [(type_identifier) @type (generic_type) @type])) @bind.local
 (variable_declarator name: (identifier) @name value: (new_expression constructor: (identifier) @type)) @bind.local
 ; ... also `T | null`, `T | undefined` (what is called on it, when it is called, is T's).
 (required_parameter pattern: (identifier) @name
-  type: (type_annotation (union_type [(type_identifier) @type (generic_type name: (type_identifier) @type)]
+  type: (type_annotation (union_type [(type_identifier) @type (generic_type) @type]
                                      (literal_type)))) @bind.local
 (optional_parameter pattern: (identifier) @name
-  type: (type_annotation (union_type [(type_identifier) @type (generic_type name: (type_identifier) @type)]
+  type: (type_annotation (union_type [(type_identifier) @type (generic_type) @type]
                                      (literal_type)))) @bind.local
 (variable_declarator name: (identifier) @name
-  type: (type_annotation (union_type [(type_identifier) @type (generic_type name: (type_identifier) @type)]
+  type: (type_annotation (union_type [(type_identifier) @type (generic_type) @type]
                                      (literal_type)))) @bind.local
 ; ... also arrays `T[]` / `Array<T>` (what `xs[i]`, `xs.pop()`, `for (const x of xs)` and `xs.forEach((x) => ...)`
 ; give is a T; the graph reads the element steps).

@@ -74,7 +74,7 @@ def test_parse_hooks_are_honoured() -> None:
 
 
 VALUES: list[object] = [
-    {"a": [1, 2.5, None, True, False, "é\u2028\ud800", "\x00\x1f"], 1: 2, None: 3, 2.5: "f", True: "t"},
+    {"a": [1, 2.5, None, True, False, "é\u2028\ud800", "\x00\x1f"], 7: 2, None: 3, 2.5: "f", True: "t"},
     [],
     {},
     [[[]], {"k": {}}],
@@ -127,8 +127,8 @@ def test_neither_json_nor_re_is_imported_on_success() -> None:
     probe = (
         "import sys\n"
         "from ctxops_contracts.shared import jsonlite\n"
-        "value = jsonlite.loads(b'{\"a\": [1, 2.5, \"x\"]}')\n"
-        "assert jsonlite.dumps(value, compact=True) == '{\"a\":[1,2.5,\"x\"]}'\n"
+        'value = jsonlite.loads(b\'{"a": [1, 2.5, "x"]}\')\n'
+        'assert jsonlite.dumps(value, compact=True) == \'{"a":[1,2.5,"x"]}\'\n'
         "print(sorted(sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

@@ -312,9 +312,12 @@ def test_locked_fd_holds_the_lock_for_the_block(tmp_path: Path) -> None:
     path = tmp_path / "y.lock"
     fd = os.open(path, os.O_RDWR | os.O_CREAT)
     try:
-        with locks.locked_fd(fd, timeout=0.0, path=str(path)):
-            with pytest.raises(locks.LockBusy), locks.file_lock(path, timeout=0.05):
-                pass
+        with (
+            locks.locked_fd(fd, timeout=0.0, path=str(path)),
+            pytest.raises(locks.LockBusy),
+            locks.file_lock(path, timeout=0.05),
+        ):
+            pass
         with locks.file_lock(path, timeout=0.0):
             pass
     finally:

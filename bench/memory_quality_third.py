@@ -4,7 +4,7 @@
 The main set's held-out half and the fresh set had been seen by the end of session 3, so this set is the
 untouched check of the session-4 fusion change: nothing was tuned on it. A fictional team building a
 self-hosted photo library (Rust server, Svelte web client, Postgres, S3-compatible object storage, a Python
-machine-learning worker): 20 topics, each in English and Chinese, 6 with an older entry the newer one
+machine-learning worker): 20 topics, each in English and Chinese, 7 with an older entry the newer one
 replaces, 12 unrelated distractors, and 40 queries worded the way a developer asks, not copied from the
 entries. Same tuple layout as ``memory_quality_data.TOPICS``:
 (key, kind, scope, en title, en body, zh title, zh body, old title, old body, en query, zh query).

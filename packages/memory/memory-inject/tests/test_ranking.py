@@ -50,3 +50,50 @@ def test_without_vectors_cross_language_changes_nothing(repo: Path) -> None:
     plain = [r.entry["id"] for r in rank(records, "log line format")]
     aware = [r.entry["id"] for r in rank(records, "log line format", cross_language=True)]
     assert plain == aware and plain
+
+
+def _shop(repo: Path) -> tuple[list[dict[str, object]], dict[str, str]]:
+    store = MemoryStore(repo)
+    ids = {
+        "mailer": store.put(
+            new_entry(kind="convention", title="Emails are sent by the mailer worker", body="Never inline.")
+        ),
+        "newsletter": store.put(
+            new_entry(kind="preference", title="Marketing sends the newsletter on Tuesdays", body="At 10:00.")
+        ),
+        "stock": store.put(
+            new_entry(kind="decision", title="Reserve stock inside the order transaction", body="Avoids overselling.")
+        ),
+    }
+    store.save_catalog()
+    records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
+    return records, {k: v.entry.id for k, v in ids.items()}
+
+
+def test_a_lexical_embedder_never_lifts_an_entry_bm25_did_not_match(repo: Path) -> None:
+    records, ids = _shop(repo)
+    query = "stock transaction newsletter mail"
+    # The hashing embedder's cosines (recorded shape): the mailer entry shares fragments ("mail") but no word.
+    cosine = {ids["mailer"]: 0.45, ids["stock"]: 0.10, ids["newsletter"]: -0.02}
+    config = RankConfig(min_relative=0.0)
+    bm25_only = [r.entry["id"] for r in rank(records, query, config=config)]
+    assert bm25_only == [ids["stock"], ids["newsletter"]]
+    mixed = [r.entry["id"] for r in rank(records, query, vector_scores=cosine, config=config)]
+    lexical = rank(records, query, vector_scores=cosine, config=config, lexical_vectors=True)
+    # The plain mix lets the cosine alone outrank a weaker BM25 hit; with a lexical embedder BM25 leads and
+    # the cosine only fills the list after its hits.
+    assert mixed == [ids["stock"], ids["mailer"], ids["newsletter"]]
+    assert [r.entry["id"] for r in lexical] == [ids["stock"], ids["newsletter"], ids["mailer"]]
+    assert lexical[1].seen_by_bm25 and not lexical[2].seen_by_bm25
+
+
+def test_a_lexical_embedder_still_reorders_the_bm25_hits(repo: Path) -> None:
+    records, ids = _shop(repo)
+    query = "order stock newsletter"
+    config = RankConfig(min_relative=0.0)
+    plain = [r.entry["id"] for r in rank(records, query, config=config)]
+    assert set(plain) == {ids["stock"], ids["newsletter"]}
+    last = plain[-1]
+    cosine = {ids["mailer"]: 0.0, ids["newsletter"]: 0.0, ids["stock"]: 0.0, last: 0.9}
+    fused = [r.entry["id"] for r in rank(records, query, vector_scores=cosine, config=config, lexical_vectors=True)]
+    assert fused == [last, plain[0]]  # the mailer entry: no word, no cosine above the lowest, no place

@@ -47,17 +47,20 @@ def reword_zh(body: str) -> str:
     return body.replace("，", "，统一", 1) if "，" in body else "一律" + body
 
 
-def build(root: Path) -> tuple[dict[str, set[str]], set[str], int]:
-    """Write the memories; return the gold (topic -> relevant active ids), stale ids, and the count written."""
+def build(root: Path) -> tuple[dict[str, set[str]], set[str], int, dict[str, str]]:
+    """Write the memories; return the gold (topic -> relevant active ids), stale ids, the count written, and
+    the replaced older decision of each topic that has one (topic -> id)."""
     from ctxops_memory_store import MemoryStore, new_entry
 
     store = MemoryStore(root)
     written = 0
     stale: set[str] = set()
+    replaced: dict[str, str] = {}
     for n, (key, kind, scope, en_t, en_b, zh_t, zh_b, old_t, old_b, _q, _qz) in enumerate(TOPICS):
         scopes = [scope] if scope else []
         if old_t:  # a decision that changed: the newer entry supersedes it through the conflict check
-            stale.add(store.put(new_entry(kind=kind, title=old_t, body=old_b, scope=scopes, tags=[key])).entry.id)
+            replaced[key] = store.put(new_entry(kind=kind, title=old_t, body=old_b, scope=scopes, tags=[key])).entry.id
+            stale.add(replaced[key])
         else:  # a placeholder with the same title, replaced when the real entry lands
             draft = new_entry(kind=kind, title=en_t, body="To be decided at the next planning meeting.", scope=scopes)
             stale.add(store.put(draft).entry.id)
@@ -81,7 +84,7 @@ def build(root: Path) -> tuple[dict[str, set[str]], set[str], int]:
             if entry.title in (en_t, zh_t):
                 gold.setdefault(key, set()).add(entry.id)
     stale |= {e.id for e in store.list_entries(statuses=["superseded", "folded"])}
-    return gold, stale, written
+    return gold, stale, written, replaced
 
 
 def main() -> None:
@@ -102,7 +105,7 @@ def main() -> None:
 
     root = Path(tempfile.mkdtemp(prefix="memquality-")) / "repo"
     (root / ".git").mkdir(parents=True)
-    gold, stale, written = build(root)
+    gold, stale, written, replaced = build(root)
     records = load_catalog(str(root / ".meta" / "memory"), str(root / ".meta" / "index")).readable()
     active = [r for r in records if r["entry"]["status"] == "active"]  # type: ignore[index]
     embedder = embedder_from_name(args.embedder)
@@ -119,6 +122,8 @@ def main() -> None:
     names = ("bm25", "vectors", "hybrid", "hybrid-mix")
     # (name, part) -> [P@3 sum, R@5 sum, stale in top 5, queries]; parts: all, en, zh, dev, held-out
     sums: dict[tuple[str, str], list[float]] = {}
+    above = dict.fromkeys(names, 0)  # queries whose topic's replaced decision ranks above every current entry
+    left_active = {i for i in replaced.values() if i in set(ids)}
     for key, query, lang in queries:
         half = "dev" if topic_index[key] % 2 == 0 else "held-out"
         relevant = gold.get(key, set())
@@ -140,6 +145,10 @@ def main() -> None:
             p3 = sum(1 for i in top3 if i in relevant) / 3
             r5 = sum(1 for i in top5 if i in relevant) / max(1, len(relevant))
             stale_hits = sum(1 for i in top5 if i in stale)
+            old = replaced.get(key)
+            if old in left_active and old in ranking:
+                current = [ranking.index(i) for i in relevant if i in ranking]
+                above[name] += not current or ranking.index(old) < min(current)
             for part in ("all", lang, half):
                 row = sums.setdefault((name, part), [0.0, 0.0, 0.0, 0.0])
                 row[0] += p3
@@ -149,16 +158,21 @@ def main() -> None:
     print(
         f"gold set {args.gold}: {written} memories written ({len(active)} active after folding and superseding, "
         f"{len(stale)} stale), {len(queries)} queries ({len(TOPICS)} English, {len(TOPICS)} Chinese); "
-        f"embedder {embedder.name} (multilingual: {cross})"
+        f"embedder {embedder.name} (multilingual: {cross}); {len(left_active)} of {len(replaced)} replaced "
+        "decisions left active"
     )
     parts = ("all", "en", "zh", "dev", "held-out")
-    print(f"{'ranking':<11}" + "".join(f" {'P@3 ' + p:>12} {'R@5 ' + p:>12}" for p in parts) + "  stale-in-top5")
+    print(
+        f"{'ranking':<11}"
+        + "".join(f" {'P@3 ' + p:>12} {'R@5 ' + p:>12}" for p in parts)
+        + "  stale-in-top5  stale-above-newer"
+    )
     for name in names:
         cells = []
         for part in parts:
             p3, r5, _, n = sums[(name, part)]
             cells.append(f" {p3 / n:12.3f} {r5 / n:12.3f}")
-        print(f"{name:<11}" + "".join(cells) + f"  {int(sums[(name, 'all')][2])}")
+        print(f"{name:<11}" + "".join(cells) + f"  {int(sums[(name, 'all')][2]):13d}  {above[name]:17d}")
 
 
 if __name__ == "__main__":

@@ -29,11 +29,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING
 
 from ctxops_contracts.shared.regex import compile as re_compile
 from ctxops_memory_store import bm25
 from ctxops_memory_store.similarity import jaccard
 from ctxops_memory_store.terms import tokens
+
+if TYPE_CHECKING:
+    from ctxops_memory_store.conflicts import Features
 
 Record = dict[str, object]
 SCOPE_BOOST = 1.5
@@ -224,7 +228,13 @@ def _same(a: tuple[object, list[str], set[str]], b: tuple[object, list[str], set
 
 
 def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
-    """One entry per subject: the one whose scope matches the files in play, then the latest ``valid_from``."""
+    """One entry per subject: the one whose scope matches the files in play, then the latest ``valid_from``.
+
+    Then no stale entry outranks its replacement: two active entries the write-time check would call a
+    conflict (``ctxops_memory_store.conflicts``: same kind and scope, a cue or the same subject frame with
+    another value) both stay active when they arrived out of order (a merge of two branches, a hand-edited
+    file, a store older than the rule). The newer one takes the older one's place; the older one goes.
+    """
     kept: list[Ranked] = []
     subjects: dict[int, tuple[object, list[str], set[str]]] = {}
     for candidate in ranked:
@@ -236,4 +246,46 @@ def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
         better = (candidate.scope_match, born(candidate.entry)) > (rival.scope_match, born(rival.entry))
         if better:
             kept[kept.index(rival)] = candidate
-    return kept
+    return _replaced_by_newer(kept)
+
+
+def _replaced_by_newer(kept: list[Ranked]) -> list[Ranked]:
+    groups: dict[tuple[object, tuple[str, ...]], list[int]] = {}
+    for n, candidate in enumerate(kept):
+        key = (candidate.entry.get("kind"), tuple(sorted(_strings(candidate.entry, "scope"))))
+        groups.setdefault(key, []).append(n)
+    groups = {key: members for key, members in groups.items() if len(members) > 1}
+    if not groups:
+        return kept
+    from ctxops_memory_store.conflicts import KINDS, conflicts, features
+
+    computed: dict[int, Features] = {}
+
+    def feats(n: int) -> Features:
+        if n not in computed:
+            entry = kept[n].entry
+            computed[n] = features(str(entry.get("title", "")), str(entry.get("body", "")))
+        return computed[n]
+
+    newer_of: dict[int, int] = {}  # stale position -> the position of the newest entry replacing it
+    for (kind, _), members in groups.items():
+        if kind not in KINDS:
+            continue
+        newest_first = sorted(members, key=lambda n: -born(kept[n].entry))
+        for old in members:
+            stamp = born(kept[old].entry)
+            newer = (n for n in newest_first if born(kept[n].entry) > stamp and conflicts(feats(n), feats(old)))
+            replacement = next(newer, None)
+            if replacement is not None:
+                newer_of[old] = replacement
+    out: list[Ranked] = []
+    placed: set[int] = set()
+    for position in range(len(kept)):
+        current, seen = position, {position}
+        while current in newer_of and newer_of[current] not in seen:  # a chain of replacements: its newest
+            current = newer_of[current]
+            seen.add(current)
+        if current not in placed:
+            placed.add(current)
+            out.append(kept[current])
+    return out

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .client_run import env_with, json_or_none, run_client
 from .npm_client import NpmInstallError, ensure_npm_client, pinned_version
 
 PACKAGE = "@anthropic-ai/claude-code"
@@ -66,10 +64,7 @@ def claude_env(home: Path, base_url: str, extra: Mapping[str, str | None] | None
     Nothing of the developer's HOME, credentials or ANTHROPIC_* settings leaks in. In `extra`, a value of
     None removes a default (e.g. {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": None}).
     """
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "LANG": "C.UTF-8",
-        "HOME": str(home),
+    defaults = {
         "IS_SANDBOX": "1",
         "ANTHROPIC_BASE_URL": base_url,
         "ANTHROPIC_API_KEY": "sk-ant-test-not-a-real-key",
@@ -77,12 +72,7 @@ def claude_env(home: Path, base_url: str, extra: Mapping[str, str | None] | None
         "DISABLE_AUTOUPDATER": "1",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     }
-    for key, value in (extra or {}).items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-    return env
+    return env_with(home, defaults, extra)
 
 
 def run_claude(
@@ -101,21 +91,8 @@ def run_claude(
     home.mkdir(parents=True, exist_ok=True)
     command = [str(claude), "-p", prompt, "--permission-mode", "bypassPermissions", "--output-format", "json"]
     command += list(extra_args)
-    done = subprocess.run(
-        command,
-        cwd=project,
-        env=claude_env(home, base_url, env),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    try:
-        output: Any = json.loads(done.stdout)
-    except ValueError:
-        output = None
-    return ClaudeRun(done.returncode, output, done.stdout, done.stderr)
+    done = run_client(command, project, claude_env(home, base_url, env), timeout)
+    return ClaudeRun(done.returncode, json_or_none(done.stdout), done.stdout, done.stderr)
 
 
 def transcripts(home: Path) -> list[Path]:

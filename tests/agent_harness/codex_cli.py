@@ -10,13 +10,12 @@ no TUI, so `run_codex` passes `--dangerously-bypass-hook-trust` in its place.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .client_run import env_with, json_lines, run_client
 from .npm_client import ensure_npm_client, pinned_version
 
 PACKAGE = "@openai/codex"
@@ -86,19 +85,7 @@ class CodexRun:
 
 def codex_env(home: Path, codex_home: Path, extra: Mapping[str, str | None] | None = None) -> dict[str, str]:
     """A clean environment: PATH, HOME, CODEX_HOME and the scripted provider's key; nothing else leaks in."""
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "LANG": "C.UTF-8",
-        "HOME": str(home),
-        "CODEX_HOME": str(codex_home),
-        API_KEY_ENV: "sk-test-not-a-real-key",
-    }
-    for key, value in (extra or {}).items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-    return env
+    return env_with(home, {"CODEX_HOME": str(codex_home), API_KEY_ENV: "sk-test-not-a-real-key"}, extra)
 
 
 def run_codex(
@@ -124,25 +111,8 @@ def run_codex(
         *extra_args,
         prompt,
     ]
-    done = subprocess.run(
-        command,
-        cwd=project,
-        env=codex_env(home, codex_home, env),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    events: list[dict[str, Any]] = []
-    for line in done.stdout.splitlines():
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            events.append(value)
-    return CodexRun(done.returncode, events, done.stdout, done.stderr)
+    done = run_client(command, project, codex_env(home, codex_home, env), timeout)
+    return CodexRun(done.returncode, json_lines(done.stdout), done.stdout, done.stderr)
 
 
 def rollouts(codex_home: Path) -> list[Path]:

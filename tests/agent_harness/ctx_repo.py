@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -12,6 +13,13 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent  # where `ctx` of this environment is
+
+# The standard session every real-client e2e test scripts: a stored lesson, a prompt it applies to, and a
+# command that fails with a known exit status and output.
+LESSON = "Money is Decimal, never float"
+LESSON_BODY = "Refund totals drift with float."
+PROMPT = "Where is OrderStateMachine.transition and how should refunds store money?"
+FAILING = f"{shlex.quote(sys.executable)} -c 'import sys; print(\"boom\"); sys.exit(3)'"
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,15 @@ class CtxRepo:
         """The hook payloads exactly as the agent sent them (hooks-capture keeps them under events/raw)."""
         return [r["payload"] for r in _jsonl(sorted((self.project / ".meta" / "events" / "raw").glob("*.jsonl")))]
 
+    def ledger_session_row(self, env: dict[str, str]) -> dict[str, Any]:
+        """`ctx ledger ingest` with the agent's `env` (where its transcripts are), then the one session row."""
+        ingest = self.ctx("ledger", "ingest", "--json", env=env)
+        assert ingest.returncode == 0, ingest.stdout + ingest.stderr
+        report = self.ctx("ledger", "report", "session", "--json")
+        assert report.returncode == 0, report.stdout + report.stderr
+        (row,) = json.loads(report.stdout)["rows"]
+        return dict(row)
+
     def agent_env(self) -> dict[str, str]:
         """What an agent's hook commands need from this environment: `ctx` on PATH and the ledger directory."""
         return {"PATH": self.env["PATH"], "CTXOPS_DATA_DIR": str(self.data_dir)}
@@ -66,6 +83,17 @@ def example_repo(where: Path) -> CtxRepo:
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "CTXOPS_DATA_DIR": str(data_dir)}
     env.pop("CTXOPS_ROOT", None)
     return CtxRepo(project, data_dir, env)
+
+
+def wired_example(where: Path, agent: str) -> tuple[CtxRepo, dict[str, bytes]]:
+    """The example repository with LESSON stored and `ctx init --agent AGENT` run; and its tracked files before."""
+    repo = example_repo(where)
+    tracked_before = repo.tracked()
+    added = repo.ctx("mem", "add", "--kind", "lesson", "--title", LESSON, "--body", LESSON_BODY)
+    assert added.returncode == 0, added.stdout + added.stderr
+    init = repo.ctx("init", "--agent", agent)
+    assert init.returncode == 0, init.stdout + init.stderr
+    return repo, tracked_before
 
 
 def _jsonl(paths: list[Path]) -> list[dict[str, Any]]:

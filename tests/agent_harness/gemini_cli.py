@@ -8,13 +8,12 @@ API-key auth; `GEMINI_CLI_TRUST_WORKSPACE=true` trusts the project folder (an un
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .client_run import env_with, json_or_none, run_client
 from .npm_client import ensure_npm_client, pinned_version
 
 PACKAGE = "@google/gemini-cli"
@@ -62,22 +61,14 @@ class GeminiRun:
 
 def gemini_env(home: Path, base_url: str, extra: Mapping[str, str | None] | None = None) -> dict[str, str]:
     """A clean environment: PATH, HOME and what points Gemini CLI at `base_url`; nothing else leaks in."""
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "LANG": "C.UTF-8",
-        "HOME": str(home),
+    defaults = {
         "GEMINI_API_KEY": "test-not-a-real-key",
         "GOOGLE_GEMINI_BASE_URL": base_url,
         "GEMINI_CLI_TRUST_WORKSPACE": "true",
         "GEMINI_TELEMETRY_ENABLED": "false",
         "NO_COLOR": "1",
     }
-    for key, value in (extra or {}).items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-    return env
+    return env_with(home, defaults, extra)
 
 
 def run_gemini(
@@ -95,21 +86,8 @@ def run_gemini(
     """`gemini -p PROMPT --yolo --output-format json -m MODEL` in `project` with HOME=`home`."""
     gemini = executable or ensure_gemini_cli()
     command = [str(gemini), "-p", prompt, "--yolo", "--output-format", "json", "-m", model, *extra_args]
-    done = subprocess.run(
-        command,
-        cwd=project,
-        env=gemini_env(home, base_url, env),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    try:
-        output: Any = json.loads(done.stdout)
-    except ValueError:
-        output = None
-    return GeminiRun(done.returncode, output, done.stdout, done.stderr)
+    done = run_client(command, project, gemini_env(home, base_url, env), timeout)
+    return GeminiRun(done.returncode, json_or_none(done.stdout), done.stdout, done.stderr)
 
 
 def session_files(home: Path) -> list[Path]:

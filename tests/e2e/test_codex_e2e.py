@@ -11,23 +11,18 @@ rollout Codex wrote under `$CODEX_HOME/sessions` and reports exactly the tokens 
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
 from agent_harness import Scenario, ScriptedModelServer, freeform_tool, tool_use, turn
 from agent_harness.codex_cli import ensure_codex, rollouts, run_codex, write_codex_config
-from agent_harness.ctx_repo import example_repo
+from agent_harness.ctx_repo import FAILING, LESSON, PROMPT, wired_example
 from agent_harness.responses_wire import function_outputs, request_text
 
 pytestmark = pytest.mark.e2e
 
-LESSON = "Money is Decimal, never float"
-PROMPT = "Where is OrderStateMachine.transition and how should refunds store money?"
 PATCH = "*** Begin Patch\n*** Add File: NOTES.md\n+Refunds store money as Decimal.\n*** End Patch\n"
-FAILING = f"{shlex.quote(sys.executable)} -c 'import sys; print(\"boom\"); sys.exit(3)'"
 
 
 @pytest.fixture(scope="session")
@@ -36,13 +31,7 @@ def codex_executable() -> Path:
 
 
 def test_ctx_init_wires_a_real_codex_end_to_end(codex_executable: Path, tmp_path: Path) -> None:
-    repo = example_repo(tmp_path)
-    tracked_before = repo.tracked()
-    added = repo.ctx("mem", "add", "--kind", "lesson", "--title", LESSON, "--body", "Refund totals drift with float.")
-    assert added.returncode == 0, added.stdout + added.stderr
-
-    init = repo.ctx("init", "--agent", "codex")
-    assert init.returncode == 0, init.stdout + init.stderr
+    repo, tracked_before = wired_example(tmp_path, "codex")
     hooks = json.loads((repo.project / ".codex" / "hooks.json").read_text(encoding="utf-8"))
     assert hooks["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == "ctx hook codex"
     code_tools = "code" in {ep.name for ep in entry_points(group="ctxops.mcp_tools")}
@@ -106,11 +95,7 @@ def test_ctx_init_wires_a_real_codex_end_to_end(codex_executable: Path, tmp_path
     # (d) Ledger: the rollout Codex wrote, read by token-capture, equals what the server sent.
     (rollout,) = rollouts(home / ".codex")
     assert session in rollout.name
-    ingest = repo.ctx("ledger", "ingest", "--json", env={"CODEX_HOME": str(home / ".codex")})
-    assert ingest.returncode == 0, ingest.stdout + ingest.stderr
-    report = repo.ctx("ledger", "report", "session", "--json")
-    assert report.returncode == 0, report.stdout + report.stderr
-    (row,) = json.loads(report.stdout)["rows"]
+    row = repo.ledger_session_row({"CODEX_HOME": str(home / ".codex")})
     cached = sum(r["usage"]["input_tokens_details"]["cached_tokens"] for r in sent)
     assert row["session"] == session
     assert row["calls"] == len(sent)

@@ -12,23 +12,20 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import shlex
 import subprocess
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
 
 import pytest
 from agent_harness import Scenario, ScriptedModelServer, run_claude, tool_use, turn
+from agent_harness.ctx_repo import LESSON, PROMPT, wired_example
 from agent_harness.fixtures import AgentWorkspace
 
 pytestmark = pytest.mark.e2e
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 BIN = str(Path(sys.executable).parent)
-LESSON = "Money is Decimal, never float"
 
 
 def _has(module: str) -> bool:
@@ -36,23 +33,6 @@ def _has(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except ModuleNotFoundError:
         return False
-
-
-def _ctx(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(Path(BIN) / "ctx"), *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=300, check=False
-    )
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
-
-
-def _events(project: Path) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for path in sorted((project / ".meta" / "events").glob("*.jsonl")):
-        out += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return out
 
 
 def _tool_results(server: ScriptedModelServer) -> list[str]:
@@ -76,27 +56,8 @@ def test_ctx_init_wires_a_real_claude_code_end_to_end(
     agent_workspace: AgentWorkspace, claude_executable: Path, tmp_path: Path
 ) -> None:
     ws = agent_workspace
-    project = ws.project / "order-service"
-    subprocess.run(
-        [sys.executable, str(REPO_ROOT / "examples" / "make_history.py"), str(project)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    data_dir = tmp_path / "data"
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "CTXOPS_DATA_DIR": str(data_dir)}
-    env.pop("CTXOPS_ROOT", None)
-    tracked_before = {p: (project / p).read_bytes() for p in _git(project, "ls-files").splitlines()}
-    status_before = _git(project, "status", "--porcelain")
-
-    # A lesson from an earlier session, as `ctx mem` keeps it (data, not wiring).
-    added = _ctx(
-        ["mem", "add", "--kind", "lesson", "--title", LESSON, "--body", "Refund totals drift with float."], env, project
-    )
-    assert added.returncode == 0, added.stdout + added.stderr
-
-    init = _ctx(["init", "--agent", "claude-code"], env, project)
-    assert init.returncode == 0, init.stdout + init.stderr
+    repo, tracked_before = wired_example(ws.project, "claude-code")
+    project, data_dir, env = repo.project, repo.data_dir, repo.env
     settings = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
     assert settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == "ctx hook claude-code"
     contributions = {ep.name for ep in entry_points(group="ctxops.mcp_tools")}
@@ -126,9 +87,9 @@ def test_ctx_init_wires_a_real_claude_code_end_to_end(
             run = run_claude(
                 project,
                 ws.home,
-                "Where is OrderStateMachine.transition and how should refunds store money?",
+                PROMPT,
                 f"http://127.0.0.1:{port}",
-                env={"PATH": env["PATH"], "CTXOPS_DATA_DIR": str(data_dir)},
+                env=repo.agent_env(),
                 executable=claude_executable,
             ).check()
         finally:
@@ -136,7 +97,7 @@ def test_ctx_init_wires_a_real_claude_code_end_to_end(
             proxy.wait(15)
 
     # Hooks: the session was captured by `ctx hook claude-code`, as Claude Code ran it.
-    events = _events(project)
+    events = repo.events()
     kinds = {e.get("kind") for e in events}
     assert {"session_start", "user_message"} <= kinds, kinds
     assert any("OrderStateMachine.transition" in str(e.get("text")) for e in events if e.get("kind") == "user_message")
@@ -176,7 +137,7 @@ def test_ctx_init_wires_a_real_claude_code_end_to_end(
 
     # Ledger: the session, with exactly the tokens the server sent through the proxy.
     sent = [r for r in server.responses() if r.get("kind") == "response"]
-    report = _ctx(["ledger", "report", "session", "--json", "--data-dir", str(data_dir)], env, project)
+    report = repo.ctx("ledger", "report", "session", "--json", "--data-dir", str(data_dir))
     assert report.returncode == 0, report.stdout + report.stderr
     rows = json.loads(report.stdout)["rows"]
     (ours,) = [row for row in rows if row["session"] == run.session_id]
@@ -188,11 +149,11 @@ def test_ctx_init_wires_a_real_claude_code_end_to_end(
     assert ours["cache_read_tokens"] == sum(r["usage"]["cache_read_input_tokens"] for r in sent)
 
     # Remove: tracked files and config files as they were.
-    removed = _ctx(["init", "--remove"], env, project)
+    removed = repo.ctx("init", "--remove")
     assert removed.returncode == 0, removed.stdout + removed.stderr
     assert not (project / ".claude").exists() and not (project / ".mcp.json").exists()
-    assert {p: (project / p).read_bytes() for p in _git(project, "ls-files").splitlines()} == tracked_before
-    left = set(_git(project, "status", "--porcelain").splitlines()) - set(status_before.splitlines())
+    assert repo.tracked() == tracked_before
+    left = set(repo.git("status", "--porcelain").splitlines())  # the example's history leaves a clean tree
     assert left <= {"?? .meta/"}, left  # captured events and the memory stay, out of git's way
     hooks = project / ".git" / "hooks"
     assert not any((hooks / name).exists() for name in ("post-commit", "post-checkout", "post-merge", "post-rewrite"))

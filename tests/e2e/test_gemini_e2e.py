@@ -11,22 +11,16 @@ tokens the server sent.
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
 from agent_harness import Scenario, ScriptedModelServer, tool_use, turn
-from agent_harness.ctx_repo import example_repo
+from agent_harness.ctx_repo import FAILING, LESSON, PROMPT, wired_example
 from agent_harness.gemini_cli import ensure_gemini_cli, run_gemini, session_files, write_gemini_user_settings
 from agent_harness.gemini_wire import declared_tools, function_responses, request_text
 
 pytestmark = pytest.mark.e2e
-
-LESSON = "Money is Decimal, never float"
-PROMPT = "Where is OrderStateMachine.transition and how should refunds store money?"
-FAILING = f"{shlex.quote(sys.executable)} -c 'import sys; print(\"boom\"); sys.exit(3)'"
 
 
 @pytest.fixture(scope="session")
@@ -35,13 +29,7 @@ def gemini_executable() -> Path:
 
 
 def test_ctx_init_wires_a_real_gemini_cli_end_to_end(gemini_executable: Path, tmp_path: Path) -> None:
-    repo = example_repo(tmp_path)
-    tracked_before = repo.tracked()
-    added = repo.ctx("mem", "add", "--kind", "lesson", "--title", LESSON, "--body", "Refund totals drift with float.")
-    assert added.returncode == 0, added.stdout + added.stderr
-
-    init = repo.ctx("init", "--agent", "gemini")
-    assert init.returncode == 0, init.stdout + init.stderr
+    repo, tracked_before = wired_example(tmp_path, "gemini")
     settings = json.loads((repo.project / ".gemini" / "settings.json").read_text(encoding="utf-8"))
     assert settings["hooks"]["BeforeAgent"][0]["hooks"][0]["command"] == "ctx hook gemini"
     code_tools = "code" in {ep.name for ep in entry_points(group="ctxops.mcp_tools")}
@@ -95,11 +83,7 @@ def test_ctx_init_wires_a_real_gemini_cli_end_to_end(gemini_executable: Path, tm
     # (d) Ledger: Gemini CLI's chat recording, found where Gemini CLI keeps it, equals what the server sent.
     (recording,) = session_files(home)
     assert session[:8] in recording.name
-    ingest = repo.ctx("ledger", "ingest", "--json", env={"GEMINI_CLI_HOME": str(home)})
-    assert ingest.returncode == 0, ingest.stdout + ingest.stderr
-    report = repo.ctx("ledger", "report", "session", "--json")
-    assert report.returncode == 0, report.stdout + report.stderr
-    (row,) = json.loads(report.stdout)["rows"]
+    row = repo.ledger_session_row({"GEMINI_CLI_HOME": str(home)})
     sent = [r for r in main if r["note"] is None]  # a retried request is billed by the API, not recorded
     cached = sum(r["usage"].get("cachedContentTokenCount", 0) for r in sent)
     assert row["session"] == session

@@ -189,9 +189,9 @@ def build_injection(
             snapshot.request_sync(base, index_dir)
     files = list(dict.fromkeys([*files_in_play, *paths_in(task), *session_files(base, session_id)]))
     summaries_excluded = [r for r in records if _kind(r) != "summary"]
-    cross_language = False
+    cross_language = lexical_vectors = False
     if vectors and vector_scores is None and task.strip():
-        vector_scores, cross_language = _vector_scores(base, task)
+        vector_scores, cross_language, lexical_vectors = _vector_scores(base, task)
     ranked = rank(
         summaries_excluded,  # digests are layer 3: as BM25 documents they would outrank every lesson
         task,
@@ -202,6 +202,7 @@ def build_injection(
         corpus=corpus,
         doc_freq=doc_freq,
         cross_language=cross_language,
+        lexical_vectors=lexical_vectors,
     )
     relevance = {str(r.entry.get("id")): r.score for r in ranked}
 
@@ -300,24 +301,26 @@ def build_injection(
     return Injection("\n".join(out) + "\n", ids, total, budget, omitted, layers, counter.name)
 
 
-def _vector_scores(root: str, task: str, limit: int = 50) -> tuple[dict[str, float] | None, bool]:
+def _vector_scores(root: str, task: str, limit: int = 50) -> tuple[dict[str, float] | None, bool, bool]:
     """Cosine similarity of the task to the nearest active entries, from memory-store's vector table, and
-    whether the embedder is multilingual (then ranking fuses BM25 only where it can see: same language)."""
+    whether the embedder is multilingual (then ranking fuses BM25 only where it can see: same language) or
+    lexical (then BM25 leads: see ``ranking``)."""
     from pathlib import Path
 
     from ctxops_memory_store import MemoryStore
 
     store = MemoryStore(Path(root))
     if not store.config.vector_enabled:
-        return None, False
+        return None, False, False
     try:
-        from ctxops_memory_store.vector import VectorTable, VectorUnavailable, is_multilingual
+        from ctxops_memory_store.vector import VectorTable, VectorUnavailable, is_lexical, is_multilingual
 
         table = VectorTable.for_store(store)
-        return dict(table.search(task, limit=limit)), is_multilingual(table.embedder)
+        scores = dict(table.search(task, limit=limit))
+        return scores, is_multilingual(table.embedder), is_lexical(table.embedder)
     except (VectorUnavailable, OSError, ValueError) as exc:
         log.warning("vectors unavailable, ranking by BM25 alone: %s", exc)
-        return None, False
+        return None, False, False
 
 
 def record_injection(

@@ -573,7 +573,11 @@ class MemoryStore:
                 result.superseded.append(old.id)
             elif (
                 new.kind in CONFLICT_KINDS
-                and (new_features.cue or (prefix is not None and old.title.lower().startswith(prefix)))
+                and (
+                    new_features.cue
+                    or new_features.dropped
+                    or (prefix is not None and old.title.lower().startswith(prefix))
+                )
                 and conflicts(new_features, self._features_of(old))
             ):
                 result.conflicts.append(old.id)

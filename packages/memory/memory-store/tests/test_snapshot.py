@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -85,7 +84,7 @@ def test_the_listing_decides_when_the_directory_time_cannot(
     opened = snapshot.open_for_read(index_dir, memory_dir)
     assert opened is not None
     opened.close()
-    assert _rows(repo)[2]["dir_mtime_ns"] == str(os.stat(memory_dir).st_mtime_ns)
+    assert _rows(repo)[2]["dir_mtime_ns"] == str(Path(memory_dir).stat().st_mtime_ns)
     monkeypatch.setattr(snapshot, "_listing", lambda d: None)  # a listing now would fail the check
     assert snapshot.open_for_read(index_dir, memory_dir) is not None
 
@@ -118,18 +117,19 @@ def test_a_write_that_fails_midway_keeps_both_entries_active_and_the_rows_true(
 
 def test_a_deleted_snapshot_is_rebuilt_by_the_next_write(store: MemoryStore, repo: Path, small_is_tiny: None) -> None:
     ids = _fill(store)
-    for name in os.listdir(repo / ".meta" / "index"):
-        if name.startswith(snapshot.NAME):
-            os.unlink(repo / ".meta" / "index" / name)
+    for path in (repo / ".meta" / "index").iterdir():
+        if path.name.startswith(snapshot.NAME):
+            path.unlink()
     later = store.put(new_entry(kind="lesson", title="Feature flags live in flags.toml")).entry
     assert set(_rows(repo)[0]) == {*ids, later.id}
 
 
-def test_the_sync_command(repo: Path, tmp_path: Path) -> None:
-    usage = subprocess.run([sys.executable, "-m", "ctxops_memory_store.snapshot"], capture_output=True, text=True)
+def test_the_sync_command(repo: Path) -> None:
+    command = [sys.executable, "-m", "ctxops_memory_store.snapshot"]
+    usage = subprocess.run(command, capture_output=True, text=True, check=False)
     assert usage.returncode == 2 and "usage" in usage.stderr
     store = MemoryStore(repo)
     store.put(new_entry(kind="lesson", title="Money is decimal.Decimal"))
-    done = subprocess.run([sys.executable, "-m", "ctxops_memory_store.snapshot", str(repo)], capture_output=True)
+    done = subprocess.run([*command, str(repo)], capture_output=True, check=False)
     assert done.returncode == 0
     assert (repo / ".meta" / "index" / "memory-catalog.msgpack").exists()  # the catalog is saved by the sync

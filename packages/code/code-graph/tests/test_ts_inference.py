@@ -74,6 +74,10 @@ export function nested(s: Stream, fallback: Sink): void {
     inner();
   });
 }
+export function bound(this: Sink, visit: (other: Other) => void): void {
+  this.close();
+  const later = () => this.error(7);
+}
 export function untyped(fn: any, sink: Sink): void {
   fn((x) => x.close());
   [sink].forEach((y) => y.close());
@@ -90,6 +94,10 @@ FILES = {
     "  each(visit: (sink: Sink, index: number) => void): void {}\n}\n"
     "export function operate(init: (source: Stream, sink: Sink) => void): Stream {\n  return new Stream();\n}\n",
     "app/use.ts": USE,
+    # a barrel: `export * from` / `export { x as y } from` re-export what the modules define
+    "lib/index.ts": "export * from './sink';\nexport { operate as run } from './stream';\n",
+    "app/barrel.ts": "import { Sink, run } from '../lib/index';\n\nexport function go(s: Sink) {\n"
+    "  s.close();\n  run((source, sink) => sink.error(8));\n}\n",
 }
 
 
@@ -144,6 +152,20 @@ def test_private_fields_object_types_and_nested_closures(index: CodeIndex) -> No
     assert _line("p.second.error(5)") in _sites(index, "typescript lib/sink.ts Other.error().")
     assert _line("p.second.error(5)") not in _sites(index, "typescript lib/sink.ts Sink.error().")
     assert _line("fallback.error(6)") in _sites(index, "typescript lib/sink.ts Sink.error().")
+
+
+def test_this_parameters_and_barrel_re_exports(index: CodeIndex) -> None:
+    close = _sites(index, "typescript lib/sink.ts Sink.close().")
+    assert close[_line("  this.close();")] == "typed-receiver"  # `this: Sink`
+    assert _line("this.error(7)") in _sites(index, "typescript lib/sink.ts Sink.error().")  # an arrow keeps `this`
+    hops = index.callers("typescript lib/sink.ts Sink.close().", 1, certain_only=True)
+    assert ("app/barrel.ts", 4) in {(h.edge.path, h.edge.line) for h in hops}  # Sink through `export *`
+    operate = index.callers("typescript lib/stream.ts operate().", 1, certain_only=True)
+    assert {(h.edge.path, h.edge.line, h.edge.resolution) for h in operate if h.edge.path == "app/barrel.ts"} == {
+        ("app/barrel.ts", 5, "import")  # `run` is `operate`, re-exported under another name
+    }
+    errors = index.callers("typescript lib/sink.ts Sink.error().", 1, certain_only=True)
+    assert ("app/barrel.ts", 5) in {(h.edge.path, h.edge.line) for h in errors}
 
 
 def test_what_nothing_states_stays_name_only(index: CodeIndex) -> None:

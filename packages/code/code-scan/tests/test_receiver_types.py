@@ -290,3 +290,10 @@ def test_typescript_import_names_are_referenced_on_their_own_line() -> None:
     out = extract(b"import {\n  a,\n  b as c,\n} from './m'\n", "src/x.ts", "typescript")
     assert {(r.symbol_name, r.line) for r in out.references if r.role == "import"} == {("a", 2), ("b", 3)}
     assert {(i.name, i.alias, i.line) for i in out.imports} == {("a", "a", 2), ("b", "c", 3)}
+
+
+def test_typescript_function_type_parameters_bind_nothing() -> None:
+    """`effect: (r: Reporter) => void` names a parameter of a function type: `r` in the body is another name."""
+    src = b"function f(effect: (r: Reporter) => void) {\n  const r = new Reaction();\n  r.track();\n}\n"
+    refs = extract(src, "src/a.ts", "typescript").references
+    assert {r.line: r.receiver_type for r in refs if r.symbol_name == "track"} == {3: "Reaction"}

@@ -122,6 +122,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     typescript = lang in ("typescript", "tsx")
     callbacks: list[tuple[str, dict[str, list[Any]]]] = []  # (function id, captures): bound after the sweep
     nested: list[tuple[str, str, int]] = []  # (function id, the function around it, where it starts)
+    this_binds: list[tuple[str, int, str]] = []  # TypeScript `this: K` parameters: (function id, where, K)
+    this_refs: list[tuple[int, str, int]] = []  # TypeScript `this.m()` outside a class: (ref index, function id, where)
 
     for start, _order, neg_end, _pattern, main, caps in items:
         while stack and stack[-1].end_byte <= start:
@@ -142,6 +144,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             # `Client().get()`: the receiver is a constructor call, its class stated right there.
             direct = constructor_type(qual[0]) if facts is not None and qual and qual[0].type == "call" else None
             chain = chain_of(qual[0]) if chained and qual and qualifier == "?" and sub == "call" else None
+            if typescript and qualifier == "this" and sub == "call" and top is not None and top.symbol_id:
+                this_refs.append((len(out.references), top.symbol_id, name_node.start_byte))
             if facts is not None and qualifier is not None and sub == "call" and (qualifier not in _NOT_TYPED or chain):
                 typed_refs.append(
                     (
@@ -187,7 +191,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
                 stated = caps.get("type")
                 if stated and typescript:  # `x: K`, `x: K | null`, `xs: K[]`
-                    facts.add_ts_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
+                    if _own_param(caps["bind.local"][0]):
+                        facts.add_ts_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
                 elif stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`)
                     facts.add_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
                 else:
@@ -195,10 +200,12 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     if not (value and value[0].type in _FUNCTION_VALUES):  # (a function is a symbol of its own)
                         facts.add_local(top.symbol_id, _text(caps["name"][0]), value[0] if value else None)
             continue
-        if head == "bind" and sub in ("destructure", "element", "callback", "prop"):
+        if head == "bind" and sub in ("destructure", "element", "callback", "prop", "this"):
             if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
                 if sub == "callback":
                     callbacks.append((top.symbol_id, caps))
+                elif sub == "this":
+                    this_binds.append((top.symbol_id, start, _text(caps["type"][0])))
                 else:
                     _bind_ts(facts, sub, top, caps)
             continue
@@ -320,6 +327,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     scopes = _CallbackScopes()
     if facts is not None and callbacks:
         scopes.bind(facts, callbacks, nested)
+    if facts is not None and this_binds:
+        _this_types(out.references, facts, scopes, this_binds, this_refs)
     if facts is not None and typed_refs:
         _add_receiver_types(out.references, typed_refs, facts, chained, scopes)
     if facts is not None:
@@ -392,6 +401,37 @@ def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]])
             key, local = child.child_by_field_name("key"), child.child_by_field_name("value")
             if key is not None and local is not None and local.type == "identifier":
                 facts.add_local_chain(fid, _text(local), _step(base, _text(key)))
+
+
+def _this_types(
+    refs: list[Reference],
+    facts: TypeFacts,
+    scopes: _CallbackScopes,
+    binds: list[tuple[str, int, str]],
+    this_refs: list[tuple[int, str, int]],
+) -> None:
+    """`function f(this: K) { this.m() }`: the receiver of `this.m()` is a K."""
+    for fid, at, written in binds:
+        typ = ts_type(written)
+        if typ is not None and typ != "Self":
+            facts.this_types[scopes.at(fid, at)] = typ
+    for index, fid, at in this_refs:
+        typ = facts.this_type(scopes.at(fid, at))
+        if typ is not None:
+            refs[index] = msgspec.structs.replace(refs[index], receiver_type=typ)
+
+
+def _own_param(node: Any) -> bool:
+    """False for a parameter of a function *type* (`f: (r: K) => void` binds no `r`) or of a callback (a scope
+    of its own, see `_CallbackScopes`)."""
+    if node.type not in ("required_parameter", "optional_parameter") or node.parent is None:
+        return True
+    holder = node.parent.parent
+    if holder is None:
+        return True
+    if holder.type in ("function_type", "constructor_type"):
+        return False
+    return not (holder.type in _FUNCTION_VALUES and holder.parent is not None and holder.parent.type == "arguments")
 
 
 def _step(chain: Chain | None, step: str) -> Chain | None:

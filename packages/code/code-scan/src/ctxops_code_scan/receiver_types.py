@@ -123,6 +123,7 @@ class TypeFacts:
     outer: dict[str, str] = field(default_factory=dict)  # nested function id -> the function it is defined in
     # TypeScript: function id -> `&i.j` -> the stated type of parameter j of its callback parameter i
     callbacks: dict[str, dict[str, str]] = field(default_factory=dict)
+    this_types: dict[str, str] = field(default_factory=dict)  # TypeScript: function id -> `this: K`
 
     def add_params(self, function_id: str, params: Any, signature: str | None) -> None:
         if signature and ":" in signature:  # cheap test first: most functions have no annotation
@@ -173,6 +174,15 @@ class TypeFacts:
                 found = ts_type(_node_text(written)) if written is not None else None
                 if found is not None and found != "Self":
                     self.callbacks.setdefault(function_id, {})[f"&{i}.{j}"] = found
+
+    def this_type(self, function_id: str | None) -> str | None:
+        """TypeScript: the `this: K` parameter of a function, or of the function a callback sits in."""
+        if function_id is None:
+            return None
+        found = self.this_types.get(function_id)
+        if found is None and "@" in function_id:  # a callback scope: an arrow function keeps the `this` around it
+            found = self.this_type(self.outer.get(function_id))
+        return found
 
     def add_module(self, name: str, value: Any) -> None:
         """A module-level `name = K(...)`: the type of `name` in the file's functions that do not bind it."""
@@ -317,6 +327,8 @@ class TypeFacts:
             if root == "cls" and cls:
                 return join("Self", steps)
             return join("=" + root, steps)  # a class's constructor or a function's result: the graph tells
+        if root == "this" and self.this_types and (stated := self.this_type(function_id)) is not None:
+            return join(stated, steps)
         if root in ("self", "cls", "this"):
             return join("Self", steps) if cls else None
         if root.startswith(":"):  # `x as K`: the type the code states

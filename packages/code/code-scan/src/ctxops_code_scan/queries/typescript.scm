@@ -58,6 +58,7 @@
 
 ; Imports -----------------------------------------------------------------
 (import_statement) @import
+(export_statement source: (_)) @import  ; a re-export (`export * from './x'`) imports what it re-exports
 
 ; Receiver types --------------------------------------------------------------
 ; A parameter or local whose class the code states (`x: Subject<T>`, `const y = new Subject()`); class
@@ -101,3 +102,5 @@
 ; Parameter properties: `constructor(private s: Scheduler)` declares the field `s`.
 (required_parameter (accessibility_modifier) pattern: (identifier) @name type: (type_annotation) @type) @bind.prop
 (required_parameter "readonly" pattern: (identifier) @name type: (type_annotation) @type) @bind.prop
+; `function f(this: K, ...)`: what `this` is inside (a function that is not a method).
+(required_parameter pattern: (this) type: (type_annotation) @type) @bind.this

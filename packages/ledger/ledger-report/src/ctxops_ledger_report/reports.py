@@ -208,11 +208,14 @@ def source(view: View, filters: Filters, *, tz: str | None = None) -> str:
     con = view.con
     con.execute("CREATE OR REPLACE TEMP TABLE raw_hour (hour BIGINT)")
     con.execute("CREATE OR REPLACE TEMP TABLE raw_model (model VARCHAR)")
+    con.execute("INSERT INTO raw_hour SELECT unnest(?::BIGINT[])", [sorted(hours)])
+    con.execute("INSERT INTO raw_model SELECT unnest(?::VARCHAR[])", [sorted(view.raw_models)])
+    raw = "model IN (SELECT model FROM raw_model)"
     if hours:
-        con.executemany("INSERT INTO raw_hour VALUES (?)", [[h] for h in sorted(hours)])
-    if view.raw_models:
-        con.executemany("INSERT INTO raw_model VALUES (?)", [[m] for m in sorted(view.raw_models)])
-    raw = "coalesce(hour IN (SELECT hour FROM raw_hour) OR model IN (SELECT model FROM raw_model), false)"
+        # The timestamp range lets DuckDB skip row groups of calls before testing each call's hour.
+        lo, hi = min(hours) * 3600, (max(hours) + 1) * 3600
+        raw = f"(ts >= to_timestamp({lo}) AND ts < to_timestamp({hi}) AND hour IN (SELECT hour FROM raw_hour)) OR {raw}"
+    raw = f"coalesce({raw}, false)"
     return f"(SELECT * FROM costed_rolled WHERE NOT {raw} UNION ALL SELECT * FROM costed_calls WHERE {raw})"
 
 
@@ -316,8 +319,11 @@ def blocks(view: View, filters: Filters, *, now: datetime | None = None, hours: 
             starts.append((block_start, first_s))
         last = max(last, last_s)
     view.con.execute("CREATE OR REPLACE TEMP TABLE block_start (start DOUBLE, first_call DOUBLE)")
-    if starts:
-        view.con.executemany("INSERT INTO block_start VALUES (?, ?)", starts)
+    if starts:  # one statement: executemany runs one INSERT per row
+        view.con.execute(
+            "INSERT INTO block_start SELECT unnest(?::DOUBLE[]), unnest(?::DOUBLE[])",
+            [[s for s, _ in starts], [f for _, f in starts]],
+        )
     rows = _fetch(
         view.con,
         f"SELECT b.start, {_utc('min(c.first_ts)')} AS first, {_utc('max(c.last_ts)')} AS last, "

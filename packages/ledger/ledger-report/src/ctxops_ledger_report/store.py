@@ -164,7 +164,9 @@ class View:
 
 
 def _prepare(con: Any, book: PriceBook, mode: str, tasks_dir: str | None) -> View:
-    models = [row[0] for row in con.execute("SELECT DISTINCT model FROM usage").fetchall()]
+    rollup = os.environ.get(ROLLUP_ENV, "1") != "0" and _has_rollup(con)
+    # The roll-up has every model of the calls in a few percent of the rows.
+    models = [row[0] for row in con.execute(f"SELECT DISTINCT model FROM {TABLE if rollup else 'usage'}").fetchall()]
     con.execute(
         "CREATE OR REPLACE TEMP TABLE model_price (model VARCHAR, "
         + ", ".join(f"{r} DOUBLE" for r in RATES)
@@ -218,7 +220,7 @@ LEFT JOIN task_interval t ON t.repo = u.repo AND u.ts >= t.t0 AND (t.t1 IS NULL 
         + " FROM costed"
     )
     view = View(con, book, mode, raw_models=frozenset(raw_models))
-    if os.environ.get(ROLLUP_ENV, "1") == "0" or not _has_rollup(con):
+    if not rollup:
         return view
     hour_start = "to_timestamp(u.hour * 3600)"
     rolled = {

@@ -80,13 +80,17 @@ def _aggregate_sql(where: str = "") -> str:
     return f"SELECT {keys}, {sums} FROM usage{where} GROUP BY ALL"
 
 
-def note_touched(con: Any, batch: str = "incoming") -> None:
-    """Before a batch is merged: remember every hour it may change (its own hours, and the hours the rows
-    it replaces are in now: a better copy of a call can move its timestamp)."""
+def note_touched(con: Any, batch: str = "incoming", *, existing: bool = True) -> None:
+    """Before a batch is merged: remember every hour it may change (its own hours, and, when ``usage`` has
+    rows, the hours the rows it replaces are in now: a better copy of a call can move its timestamp)."""
+    replaced = (
+        f" UNION SELECT DISTINCT {HOUR_SQL} FROM usage WHERE dedupe_key IN (SELECT dedupe_key FROM {batch})"
+        if existing
+        else ""
+    )
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE rollup_touched AS "
-        f"SELECT DISTINCT {HOUR_SQL} AS hour FROM {batch} WHERE ts IS NOT NULL "
-        f"UNION SELECT DISTINCT {HOUR_SQL} FROM usage WHERE dedupe_key IN (SELECT dedupe_key FROM {batch})"
+        f"SELECT DISTINCT {HOUR_SQL} AS hour FROM {batch} WHERE ts IS NOT NULL{replaced}"
     )
 
 

@@ -5,10 +5,13 @@ Measures, side by side in one run:
 - add: ``MemoryStore.put`` one by one (dedupe, folding, conflicts, atomic file write), in-process, for the
   last ``--measure`` memories (the first ones are written as files directly, then read once);
 - search: ``MemoryStore.find`` (catalog BM25) against the DuckDB SQL BM25 of the same index (``index.search``);
-- the inject hook as an agent runs it: a fresh ``python -m ctxops_memory_inject hook claude-code`` process
-  (UserPromptSubmit), against a bare ``python -c pass`` start measured the same way; checks DuckDB is not imported.
+- the inject hook as an agent runs it (UserPromptSubmit, fresh processes): ``ctx hook claude-code`` (the
+  console script ``ctx init`` writes) and the memory-only ``python -m ctxops_memory_inject hook claude-code``,
+  interleaved with a bare ``python -c pass``: p50/p95 of wall and CPU time (user + system of the child),
+  each as a ratio to ``python -c pass``; checks DuckDB is not imported.
 
-Run: uv run python bench/memory_inject_speed.py [--n 10000]
+Run: uv run python bench/memory_inject_speed.py [--n 10000] [--hooks-only REPO]
+(``--hooks-only`` times the hooks on a repository an earlier run built and left under /tmp.)
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import argparse
 import ast
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -61,7 +65,12 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--hooks", type=int, default=40)
     parser.add_argument("--measure", type=int, default=1000, help="memories added through put() and timed")
+    parser.add_argument("--hooks-only", type=Path, help="a repository an earlier run built: time the hooks only")
     args = parser.parse_args()
+    if args.hooks_only:
+        texts = docstrings(args.n + args.queries)
+        time_hooks(args.hooks_only.resolve(), [t for t, _ in texts[args.n :]][: args.hooks])
+        return
     from ctxops_memory_store import Filters, MemoryStore, new_entry
 
     texts = docstrings(args.n + args.queries)
@@ -108,26 +117,42 @@ def main() -> None:
         f"DuckDB SQL p50 {statistics.median(sql):.1f} ms, p95 {p95(sql):.1f} ms; ratio p95 {p95(sql) / p95(ours):.1f}x"
     )
 
+    print(f"repository (reuse with --hooks-only): {root}")
+    time_hooks(root, queries[: args.hooks])
+
+
+Times = dict[str, list[tuple[float, float]]]  # label -> (wall ms, CPU ms) per run
+
+
+def _run(argv: list[str], data: str, env: dict[str, str], times: Times, label: str) -> str:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(argv, input=data, capture_output=True, text=True, env=env, check=True)
+    wall = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    times.setdefault(label, []).append((wall, cpu))
+    return done.stdout
+
+
+def time_hooks(root: Path, queries: list[str]) -> None:
+    """The inject hook as an agent runs it, interleaved with ``python -c pass``."""
     # As an installed wheel runs: bytecode cached (this workspace exports PYTHONDONTWRITEBYTECODE=1).
     env = {**os.environ, "CTXOPS_DATA_DIR": str(root.parent / "data")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    hook_times, bare = [], []
-    for i, q in enumerate(queries[: args.hooks]):
+    script = Path(sys.executable).with_name("ctx")
+    commands = {
+        "ctx hook claude-code": [str(script), "hook", "claude-code"],
+        "python -m ctxops_memory_inject hook": [sys.executable, "-m", "ctxops_memory_inject", "hook", "claude-code"],
+    }
+    times: Times = {}
+    for i, q in enumerate(queries):
         payload = {"hook_event_name": "UserPromptSubmit", "session_id": f"bench-{i}", "cwd": str(root), "prompt": q}
-        started = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, "-m", "ctxops_memory_inject", "hook", "claude-code"],
-            input=json.dumps(payload),
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-        )
-        hook_times.append((time.perf_counter() - started) * 1000)
-        assert done.stdout == "" or json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True)
-        bare.append((time.perf_counter() - started) * 1000)
+        for label, argv in commands.items():
+            data = json.dumps({**payload, "session_id": f"{label}-{i}"})
+            out = _run(argv, data, env, times, label)
+            assert out == "" or json.loads(out)["hookSpecificOutput"]["additionalContext"]
+        _run([sys.executable, "-c", "pass"], "", env, times, "python -c pass")
     probe = subprocess.run(
         [
             sys.executable,
@@ -143,11 +168,19 @@ def main() -> None:
         env=env,
         check=True,
     )
-    print(
-        f"inject hook (fresh process, {len(hook_times)} prompts): p50 {statistics.median(hook_times):.0f} ms, "
-        f"p95 {p95(hook_times):.0f} ms; bare python start p50 {statistics.median(bare):.0f} ms, "
-        f"p95 {p95(bare):.0f} ms; {probe.stderr.strip()}"
-    )
+    floor_wall = statistics.median(w for w, _ in times["python -c pass"])
+    floor_cpu = statistics.median(c for _, c in times["python -c pass"])
+    print(f"inject hook, fresh processes ({len(queries)} prompts each, interleaved); {probe.stderr.strip()}")
+    print(f"{'command':<38} {'wall p50/p95 ms':>16} {'x floor':>8} {'CPU p50/p95 ms':>16} {'x floor':>8}")
+    for label in ["python -c pass", *commands]:
+        wall = [w for w, _ in times[label]]
+        cpu = [c for _, c in times[label]]
+        wall_p50, cpu_p50 = statistics.median(wall), statistics.median(cpu)
+        print(
+            f"{label:<38} {wall_p50:>7.0f}/{p95(wall):<7.0f} {wall_p50 / floor_wall:>8.2f}"
+            f" {cpu_p50:>7.0f}/{p95(cpu):<7.0f} {cpu_p50 / floor_cpu:>8.2f}"
+        )
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -8,11 +8,13 @@ Measures, side by side in one run:
 - search: ``MemoryStore.find`` (catalog BM25) against the DuckDB SQL BM25 of the same index (``index.search``);
 - the store's read path of the hook, in-process: ``build_injection`` (snapshot open, query, rank, block);
 - the first hook after the writes reads the snapshot as the writer left it: no catalog read, no rows rebuilt;
-- the inject hook as an agent runs it: a fresh ``python -m ctxops_memory_inject hook claude-code`` process
-  (UserPromptSubmit), wall and CPU (user+sys of the child), interleaved with a bare ``python -c pass``
-  measured the same way; checks DuckDB is not imported.
+- the inject hook as an agent runs it (UserPromptSubmit, fresh processes): ``ctx hook claude-code`` (the
+  console script ``ctx init`` writes) and the memory-only ``python -m ctxops_memory_inject hook claude-code``,
+  interleaved with a bare ``python -c pass``: p50/p95 of wall and CPU time (user + system of the child),
+  each as a ratio to ``python -c pass``; checks DuckDB is not imported.
 
-Run: uv run python bench/memory_inject_speed.py [--n 10000]
+Run: uv run python bench/memory_inject_speed.py [--n 10000] [--hooks-only REPO]
+(``--hooks-only`` times the hooks on a repository an earlier run built and left under /tmp.)
 """
 
 from __future__ import annotations
@@ -93,7 +95,12 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--hooks", type=int, default=40)
     parser.add_argument("--measure", type=int, default=1000, help="memories added through put() and timed")
+    parser.add_argument("--hooks-only", type=Path, help="a repository an earlier run built: time the hooks only")
     args = parser.parse_args()
+    if args.hooks_only:
+        texts = docstrings(args.n + args.queries)
+        time_hooks(args.hooks_only.resolve(), [t for t, _ in texts[args.n :]][: args.hooks])
+        return
     from ctxops_memory_store import Filters, MemoryStore, new_entry
 
     texts = docstrings(args.n + args.queries)
@@ -199,16 +206,42 @@ def main() -> None:
         f"CPU {spread(read_cpu)}"
     )
 
-    hook_wall, hook_cpu, bare_wall, bare_cpu = [], [], [], []
-    for i, q in enumerate(queries[: args.hooks]):
+    print(f"repository (reuse with --hooks-only): {root}")
+    time_hooks(root, queries[: args.hooks])
+
+
+Times = dict[str, list[tuple[float, float]]]  # label -> (wall ms, CPU ms) per run
+
+
+def _run(argv: list[str], data: str, env: dict[str, str], times: Times, label: str) -> str:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(argv, input=data, capture_output=True, text=True, env=env, check=True)
+    wall = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    times.setdefault(label, []).append((wall, cpu))
+    return done.stdout
+
+
+def time_hooks(root: Path, queries: list[str]) -> None:
+    """The inject hook as an agent runs it, interleaved with ``python -c pass``."""
+    # As an installed wheel runs: bytecode cached (this workspace exports PYTHONDONTWRITEBYTECODE=1).
+    env = {**os.environ, "CTXOPS_DATA_DIR": str(root.parent / "data")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    script = Path(sys.executable).with_name("ctx")
+    commands = {
+        "ctx hook claude-code": [str(script), "hook", "claude-code"],
+        "python -m ctxops_memory_inject hook": [sys.executable, "-m", "ctxops_memory_inject", "hook", "claude-code"],
+    }
+    times: Times = {}
+    for i, q in enumerate(queries):
         payload = {"hook_event_name": "UserPromptSubmit", "session_id": f"bench-{i}", "cwd": str(root), "prompt": q}
-        wall, cpu, out = run_child(hook, json.dumps(payload), env)
-        hook_wall.append(wall)
-        hook_cpu.append(cpu)
-        assert out == "" or json.loads(out)["hookSpecificOutput"]["additionalContext"]
-        wall, cpu, _ = run_child([sys.executable, "-c", "pass"], None, env)
-        bare_wall.append(wall)
-        bare_cpu.append(cpu)
+        for label, argv in commands.items():
+            data = json.dumps({**payload, "session_id": f"{label}-{i}"})
+            out = _run(argv, data, env, times, label)
+            assert out == "" or json.loads(out)["hookSpecificOutput"]["additionalContext"]
+        _run([sys.executable, "-c", "pass"], "", env, times, "python -c pass")
     probe = subprocess.run(
         [
             sys.executable,
@@ -224,13 +257,19 @@ def main() -> None:
         env=env,
         check=True,
     )
-    print(
-        f"inject hook (fresh process, {len(hook_wall)} prompts): wall {spread(hook_wall)}, CPU {spread(hook_cpu)}; "
-        f"bare python -c pass: wall {spread(bare_wall)}, CPU {spread(bare_cpu)}; CPU ratio p50 "
-        f"{statistics.median(hook_cpu) / statistics.median(bare_cpu):.1f}x, p95 {p95(hook_cpu) / p95(bare_cpu):.1f}x; "
-        f"{probe.stderr.strip()}"
-    )
-    print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    floor_wall = statistics.median(w for w, _ in times["python -c pass"])
+    floor_cpu = statistics.median(c for _, c in times["python -c pass"])
+    print(f"inject hook, fresh processes ({len(queries)} prompts each, interleaved); {probe.stderr.strip()}")
+    print(f"{'command':<38} {'wall p50/p95 ms':>16} {'x floor':>8} {'CPU p50/p95 ms':>16} {'x floor':>8}")
+    for label in ["python -c pass", *commands]:
+        wall = [w for w, _ in times[label]]
+        cpu = [c for _, c in times[label]]
+        wall_p50, cpu_p50 = statistics.median(wall), statistics.median(cpu)
+        print(
+            f"{label:<38} {wall_p50:>7.0f}/{p95(wall):<7.0f} {wall_p50 / floor_wall:>8.2f}"
+            f" {cpu_p50:>7.0f}/{p95(cpu):<7.0f} {cpu_p50 / floor_cpu:>8.2f}"
+        )
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from ctxops_memory_inject.ranking import RankConfig, language, rank
 from ctxops_memory_store import MemoryStore, new_entry
 from ctxops_memory_store.catalog import load_catalog
@@ -141,6 +142,28 @@ def bm25_order(records: list[dict[str, object]], query: str) -> list[tuple[str, 
         for r in records
     }
     return bm25.rank(documents, tokens(query))  # type: ignore[arg-type]
+
+
+def test_scope_globs_match_as_fnmatch_does() -> None:
+    """Usual scopes are settled without fnmatch on the hook path; the answers are fnmatch's."""
+    from fnmatch import fnmatchcase
+
+    from ctxops_memory_inject.ranking import _glob_matches
+
+    patterns = ["pkg3/**", "pkg3*", "pkg3/*", "README.md", "a/b", "*.py", "src/**/x.py", "a[bc]/d", "x?y", "", "**"]
+    paths = ["pkg3", "pkg3/a.py", "pkg3abc", "README.md", "a/b", "a/b/c", "x.py", "src/q/x.py", "ab/d", "xzy", ""]
+    for path in paths:
+        for pattern in patterns:
+            assert _glob_matches(path, pattern) == fnmatchcase(path, pattern), (path, pattern)
+
+
+def test_rank_config_is_immutable_and_compared_by_value() -> None:
+    config = RankConfig(min_relative=0.0)
+    assert config == RankConfig(min_relative=0.0) != RankConfig()
+    assert hash(config) == hash(RankConfig(min_relative=0.0))
+    assert (config.half_life_days, config.keep, config.vector_weight) == (30.0, 50, 0.4)
+    with pytest.raises(AttributeError):
+        config.keep = 3  # type: ignore[misc]
 
 
 def test_an_older_entry_opening_like_a_newer_one_ranks_below_it(repo: Path) -> None:

@@ -21,8 +21,6 @@ Stores of up to ``SMALL`` files always take the catalog path, which is as fast t
 
 from __future__ import annotations
 
-import json
-import logging
 import os
 import sqlite3
 import sys
@@ -30,9 +28,12 @@ import time
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
+from ctxops_contracts.shared import jsonlite
+from ctxops_contracts.shared.lazylog import get_logger
+
 from .catalog import FULL_CHECK_AFTER_NS, RACY_NS, SMALL, Catalog
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 NAME = "memory-inject.sqlite"
 SYNC_STARTED = "memory-inject.sync-started"
@@ -141,7 +142,7 @@ class Snapshot:
             for doc, length, entry in self.con.execute(
                 f"SELECT doc, length, entry FROM docs WHERE doc IN ({marks})", chunk
             ):
-                out.append({"entry": json.loads(entry), "terms": by_doc.get(int(doc), {}), "length": float(length)})
+                out.append({"entry": jsonlite.loads(entry), "terms": by_doc.get(int(doc), {}), "length": float(length)})
         return out, doc_freq
 
 
@@ -318,7 +319,7 @@ class SnapshotWriter:
                 1 if entry.get("pinned") else 0,
                 born(entry),
                 float(length),
-                json.dumps(entry, ensure_ascii=False),
+                jsonlite.dumps(entry, ensure_ascii=False),
             ),
         )
         if entry.get("kind") == "summary":

@@ -26,7 +26,6 @@ import sqlite3
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from datetime import datetime
 
 from ctxops_contracts.shared import jsonlite
 from ctxops_contracts.shared.lazylog import get_logger
@@ -63,6 +62,8 @@ def path_for(index_dir: str) -> str:
 
 def born(entry: Record) -> float:
     """When the entry became valid (``valid_from``, else ``created_at``) as a UNIX time; 0.0 when unknown."""
+    from datetime import datetime  # the writer's need only: not imported on the hook's path
+
     for key in ("valid_from", "created_at"):
         value = entry.get(key)
         if isinstance(value, str) and value:
@@ -126,7 +127,7 @@ class Snapshot:
                 params = [x for pair in weights for x in pair] + [K1 + 1, K1, B, B, avgdl, top]
                 for doc, _, tfs in self.con.execute(sql, params):
                     wanted.add(int(doc))
-                    by_doc[int(doc)] = {str(t): float(f) for t, f in json.loads(tfs).items()}
+                    by_doc[int(doc)] = {str(t): float(f) for t, f in jsonlite.loads(tfs).items()}
         rows = self.con.execute(
             "SELECT doc FROM docs WHERE pinned = 1 UNION "
             "SELECT doc FROM (SELECT doc FROM docs WHERE kind IN (?, ?, ?) ORDER BY born DESC LIMIT ?) UNION "

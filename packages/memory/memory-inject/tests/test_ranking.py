@@ -186,3 +186,26 @@ def test_an_older_entry_opening_like_a_newer_one_ranks_below_it(repo: Path) -> N
     ranked = [r.entry["id"] for r in rank(records, query, config=RankConfig(min_relative=0.0))]
     assert ranked.index(newer.entry.id) < ranked.index(older.entry.id)  # both stay, the newer first
     assert other.entry.id in ranked
+
+
+def test_a_chain_of_replacements_merged_from_branches_shows_only_the_newest(tmp_path: Path, repo: Path) -> None:
+    import shutil
+    from datetime import UTC, datetime, timedelta
+
+    # Three branches each decided the log format; merging them brings three active files no write compared.
+    titles = ["Logs are plain text lines", "Logs are structured JSON", "Logs are OpenTelemetry records"]
+    ids = []
+    for n, title in enumerate(titles):
+        branch = tmp_path / f"branch{n}"
+        (branch / ".git").mkdir(parents=True)
+        when = datetime.now(UTC) - timedelta(days=3 - n)
+        ids.append(MemoryStore(branch).put(new_entry(kind="decision", title=title, now=when), now=when).entry.id)
+        for path in (branch / ".meta" / "memory").glob("*.md"):
+            (repo / ".meta" / "memory").mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, repo / ".meta" / "memory" / path.name)
+    store = MemoryStore(repo)
+    assert [store.resolve(i).status for i in ids] == ["active"] * 3
+    store.save_catalog()
+    records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
+    ranked = [r.entry["id"] for r in rank(records, "are logs plain text lines", config=RankConfig(min_relative=0.0))]
+    assert ranked == [ids[2]]  # the oldest matched best; the newest of the chain takes its place, once

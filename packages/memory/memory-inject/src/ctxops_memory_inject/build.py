@@ -229,7 +229,10 @@ def build_injection(
         cross_language=cross_language,
         lexical_vectors=lexical_vectors,
     )
-    relevance = {str(r.entry.get("id")): r.score for r in ranked}
+    # Constants follow the ranking's order (a stale entry never above the newer one) and leave out the
+    # entries the ranking found replaced by a newer one (``ranking.resolve_conflicts``).
+    position = {str(r.entry.get("id")): n for n, r in enumerate(ranked)}
+    replaced = {i for r in ranked for i in r.replaces}
 
     constants: list[Record] = []
     if include_constants:
@@ -237,13 +240,15 @@ def build_injection(
             entry = record.get("entry")
             if not isinstance(entry, dict) or entry.get("status") != "active":
                 continue
+            if str(entry.get("id")) in replaced and not entry.get("pinned"):
+                continue
             if entry.get("pinned") or entry.get("kind") in CONSTANT_KINDS:
                 constants.append(entry)
         constants.sort(
             key=lambda e: (
                 not e.get("pinned"),
                 not scope_match(e, files),
-                -relevance.get(str(e.get("id")), 0.0),
+                position.get(str(e.get("id")), len(ranked)),
                 -born(e),
             )
         )

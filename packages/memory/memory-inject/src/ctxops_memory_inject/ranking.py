@@ -104,7 +104,7 @@ def _entry_language(entry: Record) -> str:
 class Ranked:
     """One ranked memory: its score, the relevance and factors it came from."""
 
-    __slots__ = ("entry", "factors", "relevance", "scope_match", "score", "seen_by_bm25")
+    __slots__ = ("covers", "entry", "factors", "relevance", "replaces", "scope_match", "score", "seen_by_bm25")
 
     def __init__(  # noqa: PLR0917 - the record's fields, positional as the dataclass took them
         self,
@@ -121,6 +121,8 @@ class Ranked:
         self.scope_match = scope_match
         self.factors: dict[str, float] = {} if factors is None else factors
         self.seen_by_bm25 = seen_by_bm25
+        self.replaces: tuple[str, ...] = ()  # older active entries the conflict check says this one replaces
+        self.covers: tuple[str, ...] = ()  # older entries it replaces or must rank above (it keeps their place)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Ranked):
@@ -251,9 +253,13 @@ def rank(
     # A lexical embedder's cosine alone (no BM25 hit) is weak evidence: such entries follow every BM25 hit.
     ranked.sort(key=lambda r: (lexical_vectors and not r.seen_by_bm25, -r.score, str(r.entry.get("id"))))
     if ranked:
+        # Conflicts are resolved before the floor: a newer entry below it that replaces (or must rank above)
+        # one over it takes that place instead of leaving the stale one alone in the list.
         floor = ranked[0].score * cfg.min_relative
-        ranked = [r for r in ranked if r.score >= floor][: cfg.keep]
-    return resolve_conflicts(ranked)
+        scores = {str(r.entry.get("id")): r.score for r in ranked[: cfg.keep]}
+        resolved = resolve_conflicts(ranked[: cfg.keep])
+        return [r for r in resolved if r.score >= floor or any(scores.get(i, 0.0) >= floor for i in r.covers)]
+    return ranked
 
 
 def fuse(
@@ -319,6 +325,7 @@ def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
             continue
         better = (candidate.scope_match, born(candidate.entry)) > (rival.scope_match, born(rival.entry))
         if better:
+            candidate.covers = (*candidate.covers, str(rival.entry.get("id")), *rival.covers)
             kept[kept.index(rival)] = candidate
     return _newer_first(_replaced_by_newer(kept))
 
@@ -345,8 +352,11 @@ def _newer_first(kept: list[Ranked]) -> list[Ranked]:
     for (kind, _, _), members in groups.items():
         if kind not in KINDS:
             continue
+        by_age = sorted(members, key=lambda r: -born(r.entry))
+        for n, newer in enumerate(by_age):
+            newer.covers = (*newer.covers, *(str(r.entry.get("id")) for r in by_age[n + 1 :]))
         floor = -1  # the lowest position of the newer members handled so far
-        for member in sorted(members, key=lambda r: -born(r.entry)):  # newest first: it keeps its place
+        for member in by_age:  # newest first: it keeps its place
             position = next(n for n, r in enumerate(out) if r is member)
             if position < floor:
                 out.insert(floor, out.pop(position))  # just below the lowest newer one
@@ -391,6 +401,10 @@ def _replaced_by_newer(kept: list[Ranked]) -> list[Ranked]:
         while current in newer_of and newer_of[current] not in seen:  # a chain of replacements: its newest
             current = newer_of[current]
             seen.add(current)
+        if current != position:
+            winner, stale = kept[current], kept[position]
+            winner.replaces = (*winner.replaces, str(stale.entry.get("id")), *stale.replaces)
+            winner.covers = (*winner.covers, str(stale.entry.get("id")), *stale.covers)
         if current not in placed:
             placed.add(current)
             out.append(kept[current])

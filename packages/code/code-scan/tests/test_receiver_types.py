@@ -297,3 +297,24 @@ def test_typescript_function_type_parameters_bind_nothing() -> None:
     src = b"function f(effect: (r: Reporter) => void) {\n  const r = new Reaction();\n  r.track();\n}\n"
     refs = extract(src, "src/a.ts", "typescript").references
     assert {r.line: r.receiver_type for r in refs if r.symbol_name == "track"} == {3: "Reaction"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (": Observable<T>", "Observable"),
+        ("Subscriber<T> | null", "Subscriber"),
+        ("Annotation | boolean", "Annotation"),
+        ("A | B", None),  # two classes: no one class
+        ("Item[]", "Item[]"),
+        ("Array<Item<T>>", "Item[]"),
+        ("readonly Item[]", "Item[]"),
+        ("this", "Self"),
+        ("(x: K) => void", None),
+        ("'a' | 'b'", None),
+    ],
+)
+def test_ts_type(text: str, expected: str | None) -> None:
+    from ctxops_code_scan.type_exprs import ts_type
+
+    assert ts_type(text) == expected

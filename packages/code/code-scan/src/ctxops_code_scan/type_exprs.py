@@ -29,6 +29,8 @@ _MEMBER = {
 }
 # Expressions whose value is their one child's: `await x`, `(x)`, TypeScript's `x!`
 _WRAPPERS = frozenset({"await", "await_expression", "parenthesized_expression", "non_null_expression"})
+# Members of a union that give no method of a class: `K | null`, `K | boolean` call K's methods.
+_NOT_A_CLASS = frozenset({"", "null", "undefined", "void", "boolean", "true", "false", "string", "number", "bigint"})
 _LITERALS = frozenset({"null", "undefined", "number", "string", "true", "false", "array", "object"})
 MAX_STEPS = 4
 MAX_DEPTH = 4  # locals defined through locals, at most this deep
@@ -136,11 +138,11 @@ def go_result(text: str) -> str | None:
 
 
 def ts_type(annotation: str) -> str | None:
-    """`: Observable<T>` -> `Observable`; `: this` -> `Self`; `K | null` (or `| undefined`) -> `K`; `K[]` and
+    """`: Observable<T>` -> `Observable`; `: this` -> `Self`; `K | null` (`| undefined`, `| boolean`) -> `K`; `K[]` and
     `Array<K>` -> `K[]` (the graph reads its element steps); None for other unions, literals, functions."""
     t = annotation.strip().lstrip(":").strip()
     if "|" in t:
-        parts = [p.strip() for p in t.split("|") if p.strip() not in ("", "null", "undefined")]
+        parts = [p.strip() for p in t.split("|") if p.strip() not in _NOT_A_CLASS]
         if len(parts) != 1:
             return None
         t = parts[0]

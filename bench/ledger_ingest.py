@@ -5,7 +5,8 @@
 Generates deterministic, realistic transcripts (one line per content block with repeated usage, tool
 results with their toolUseResult copy, request blobs, subagents) in a temporary directory, warms the page
 cache, then times side by side: ccusage@17 `daily --json --offline`, our first ingest, and a second ingest
-with nothing new. Checks that both report the same token totals. ccusage is installed with npm on first use.
+with nothing new. Checks that both report the same token totals, and per day and model the same tokens and
+(to 1e-6 USD) the same cost on every model both price. ccusage is installed with npm on first use.
 """
 
 from __future__ import annotations
@@ -81,6 +82,44 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, str]:
     return wall, done.stdout
 
 
+def _same_costs(ccusage: Path, env: dict[str, str], data: Path) -> tuple[bool, int]:
+    """Per (day, model): equal tokens, and USD within 1e-6 on every model both price (untimed runs).
+
+    Returns whether all agree and how many (day, model) rows had a price on both sides.
+    """
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    theirs_out = subprocess.run(
+        [str(ccusage), "daily", "--json", "--offline", "--breakdown", "--timezone", "UTC"],
+        capture_output=True,
+        text=True,
+        env={**base, **env},
+        check=True,
+    ).stdout
+    report = ["report", "day", "--breakdown", "--compat", "ccusage", "--json", "--data-dir", str(data)]
+    ours_out = subprocess.run(
+        [sys.executable, "-m", "ctxops_ledger_report", *report],
+        capture_output=True,
+        text=True,
+        env=base,
+        check=True,
+    ).stdout
+    theirs = {(d["date"], m["modelName"]): m for d in json.loads(theirs_out)["daily"] for m in d["modelBreakdowns"]}
+    ours = {(r["day"], r["model"]): r for r in json.loads(ours_out)["rows"]}
+    if set(theirs) != set(ours):
+        return False, 0
+    priced = 0
+    for key, peer in theirs.items():
+        row = ours[key]
+        tokens = (peer["inputTokens"], peer["outputTokens"], peer["cacheCreationTokens"], peer["cacheReadTokens"])
+        if tokens != (row["input_tokens"], row["output_tokens"], row["cache_write_tokens"], row["cache_read_tokens"]):
+            return False, priced
+        if peer["cost"] > 0 and row["cost_usd"] is not None:
+            priced += 1
+            if abs(peer["cost"] - row["cost_usd"]) > 1e-6:
+                return False, priced
+    return priced > 0, priced
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size-mb", type=int, default=520)
@@ -124,6 +163,7 @@ def main() -> int:
         )
         delta_s, _ = timed(ingest_cmd, {})
         delta_report_s, _ = timed(report_cmd, {})
+        costs_equal, compared = _same_costs(ccusage, env, data)
         peer = json.loads(peer_out)["totals"]
         ours = json.loads(totals_out)["total"]
         same = (
@@ -146,9 +186,11 @@ def main() -> int:
         steady = (delta_s + delta_report_s) / peer_s
         print(f"ratio (new-sessions ingest + report) / ccusage : {steady:6.3f} (target <= 0.25)")
         print(f"token totals equal ccusage's      : {same}  ({ours['calls']} calls)")
+        print(f"per day x model: tokens equal, USD within 1e-6 where both price : {costs_equal}  ({compared} rows)")
+        print(f"load average (1, 5, 15 min) at the end : {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         for name, seconds in CPU.items():
             print(f"cpu (user+sys) {name:<50}: {seconds:6.2f} s")
-        return 0 if same else 1
+        return 0 if same and costs_equal else 1
     finally:
         if args.keep:
             print(f"kept {work}")

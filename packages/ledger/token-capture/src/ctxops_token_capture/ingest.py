@@ -196,7 +196,11 @@ def ingest(
     report.files_seen = seen_files
     seen: dict[str, int] = {}
     batch = _Batch(root)
-    for source, payload, count, state in read_all(files, states, report, seen, compat=compat, workers=workers):
+    # While workers parse, the parent imports DuckDB for the load that follows (a cached no-op afterwards).
+    warm = _import_duckdb if load else None
+    for source, payload, count, state in read_all(
+        files, states, report, seen, compat=compat, workers=workers, while_waiting=warm
+    ):
         batch.add_encoded(payload, count)
         if state is not None:
             states[str(source.path)] = state
@@ -207,6 +211,10 @@ def ingest(
     if load:
         Ledger(root).load(report)
     return report
+
+
+def _import_duckdb() -> None:
+    import duckdb  # noqa: F401
 
 
 def _untouched(path: Path, state: FileState) -> bool:

@@ -14,7 +14,7 @@ import logging
 import multiprocessing
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
 from .estimate import preload
@@ -77,8 +77,12 @@ def read_all(
     *,
     compat: str = "exact",
     workers: int | None = None,
+    while_waiting: Callable[[], object] | None = None,
 ) -> Iterator[_Read]:
-    """Every file's new records (encoded), record count and new state, in ``files`` order."""
+    """Every file's new records (encoded), record count and new state, in ``files`` order.
+
+    ``while_waiting`` runs once the workers have started (the parent is idle until their first result).
+    """
     claude = [f for f in files if f.kind == "claude-code"]
     to_read = 0
     if workers != 1 and len(claude) > 1:
@@ -95,6 +99,8 @@ def read_all(
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=count, mp_context=context) as pool:
         parsed = pool.map(_parse_alone, jobs, chunksize=max(1, len(jobs) // (count * 16)))
+        if while_waiting is not None:
+            while_waiting()
         for source in files:
             previous = states.get(str(source.path))
             if source.kind != "claude-code":

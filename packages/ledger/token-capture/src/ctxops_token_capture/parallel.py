@@ -16,6 +16,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from .estimate import preload
 from .file_ingest import SourceFile, read_source
@@ -98,21 +99,33 @@ def read_all(
     jobs = [(source, states.get(str(source.path)), compat) for source in claude]
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=count, mp_context=context) as pool:
-        parsed = pool.map(_parse_alone, jobs, chunksize=max(1, len(jobs) // (count * 16)))
+        parsed: Iterator[_Parsed] | None = pool.map(_parse_alone, jobs, chunksize=max(1, len(jobs) // (count * 16)))
         if while_waiting is not None:
             while_waiting()
         for source in files:
             previous = states.get(str(source.path))
-            if source.kind != "claude-code":
+            done = _next(parsed) if parsed is not None and source.kind == "claude-code" else None
+            if done is None:
+                if source.kind == "claude-code":
+                    parsed = None  # the pool broke: this file and the rest are parsed here, in order
                 yield (source, *read_source(source, previous, report, seen, compat=compat))
                 continue
-            payload, n, state, own, own_seen, looked_up = next(parsed)
+            payload, n, state, own, own_seen, looked_up = done
             if seen.keys().isdisjoint(looked_up):
                 report.merge(own)
                 seen.update(own_seen)
                 yield source, payload, n, state
             else:  # a call an earlier file already had: only the run's ``seen`` gives the sequential answer
                 yield (source, *read_source(source, previous, report, seen, compat=compat))
+
+
+def _next(parsed: Iterator[_Parsed]) -> _Parsed | None:
+    """The next worker result, or None when a worker died (killed, out of memory): nothing is lost by that."""
+    try:
+        return next(parsed)
+    except BrokenProcessPool as exc:
+        log.warning("an ingest worker process died (%s); parsing the remaining files in this process", exc)
+        return None
 
 
 def _new_bytes(source: SourceFile, previous: FileState | None) -> int:

@@ -141,3 +141,25 @@ def bm25_order(records: list[dict[str, object]], query: str) -> list[tuple[str, 
         for r in records
     }
     return bm25.rank(documents, tokens(query))  # type: ignore[arg-type]
+
+
+def test_an_older_entry_opening_like_a_newer_one_ranks_below_it(repo: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from ctxops_memory_store.conflicts import likely_conflict
+
+    store = MemoryStore(repo)
+    day1 = datetime.now(UTC) - timedelta(days=2)
+    day2 = datetime.now(UTC) - timedelta(days=1)
+    old_title, new_title = "Release builds are signed on the CI runner", "Release builds are signed with a hardware key"
+    assert not likely_conflict(new_title, "", old_title, "")  # too little for the write-time check: both stay
+    older = store.put(new_entry(kind="convention", title=old_title, body="The CI key signs.", now=day1), now=day1)
+    newer = store.put(new_entry(kind="convention", title=new_title, body="A YubiKey.", now=day2), now=day2)
+    other = store.put(new_entry(kind="lesson", title="The CI runner caches wheels", now=day2), now=day2)
+    store.save_catalog()
+    records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
+    query = "how are release builds signed on the CI runner"
+    assert bm25_order(records, query)[0][0] == older.entry.id
+    ranked = [r.entry["id"] for r in rank(records, query, config=RankConfig(min_relative=0.0))]
+    assert ranked.index(newer.entry.id) < ranked.index(older.entry.id)  # both stay, the newer first
+    assert other.entry.id in ranked

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from ctxops_contracts.shared.regex import compile as re_compile
 from ctxops_memory_store import bm25
 from ctxops_memory_store.similarity import jaccard
-from ctxops_memory_store.terms import tokens
+from ctxops_memory_store.terms import STOPWORDS, tokens
 
 if TYPE_CHECKING:
     from ctxops_memory_store.conflicts import Features
@@ -55,6 +55,7 @@ class RankConfig:
 
 _CJK = re_compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _LATIN_WORD = re_compile(r"[A-Za-z]{2,}")
+_UNIT = re_compile("[\u3400-\u9fff]|[a-z0-9]+")  # title units, as the conflict check reads them
 
 
 def language(text: str) -> str:
@@ -234,6 +235,11 @@ def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
     conflict (``ctxops_memory_store.conflicts``: same kind and scope, a cue or the same subject frame with
     another value) both stay active when they arrived out of order (a merge of two branches, a hand-edited
     file, a store older than the rule). The newer one takes the older one's place; the older one goes.
+
+    Last, an older entry whose title opens like a newer one's (same kind and scope, the same first two
+    words: "Share links never expire", then "Share links expire after 30 days") is never placed above it.
+    The write-time check must not supersede on so little (complementary facts open alike too), but an
+    order costs nothing to get wrong: both entries stay, the newer first.
     """
     kept: list[Ranked] = []
     subjects: dict[int, tuple[object, list[str], set[str]]] = {}
@@ -246,7 +252,39 @@ def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
         better = (candidate.scope_match, born(candidate.entry)) > (rival.scope_match, born(rival.entry))
         if better:
             kept[kept.index(rival)] = candidate
-    return _replaced_by_newer(kept)
+    return _newer_first(_replaced_by_newer(kept))
+
+
+def _head(entry: Record) -> tuple[str, ...]:
+    units = tuple(_UNIT.findall(str(entry.get("title", "")).lower())[:2])
+    return units if len(units) == 2 and not all(u in STOPWORDS for u in units) else ()
+
+
+def _newer_first(kept: list[Ranked]) -> list[Ranked]:
+    """Sink an older entry opening like a newer one (same kind, scope and first two title words) below it."""
+    groups: dict[tuple[object, tuple[str, ...], tuple[str, ...]], list[Ranked]] = {}
+    for candidate in kept:
+        head = _head(candidate.entry)
+        if head:
+            key = (candidate.entry.get("kind"), tuple(sorted(_strings(candidate.entry, "scope"))), head)
+            groups.setdefault(key, []).append(candidate)
+    groups = {key: members for key, members in groups.items() if len(members) > 1}
+    if not groups:
+        return kept
+    from ctxops_memory_store.conflicts import KINDS
+
+    out = list(kept)
+    for (kind, _, _), members in groups.items():
+        if kind not in KINDS:
+            continue
+        floor = -1  # the lowest position of the newer members handled so far
+        for member in sorted(members, key=lambda r: -born(r.entry)):  # newest first: it keeps its place
+            position = next(n for n, r in enumerate(out) if r is member)
+            if position < floor:
+                out.insert(floor, out.pop(position))  # just below the lowest newer one
+                position = floor
+            floor = max(floor, position)
+    return out
 
 
 def _replaced_by_newer(kept: list[Ranked]) -> list[Ranked]:

@@ -11,12 +11,9 @@ the sequential reading gives. The parent alone writes (JSONL, then DuckDB).
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 
 from .estimate import preload
 from .file_ingest import SourceFile, read_source
@@ -55,7 +52,11 @@ def worker_count(to_read: int, files: int, requested: int | None = None) -> int:
             log.warning("%s=%r is not a number of workers; choosing automatically", WORKERS_ENV, env)
     if requested is None:
         requested = _cores() if to_read >= PARALLEL_MIN_BYTES else 1
-    if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if requested <= 1 or threading.active_count() > 1:
+        return 1
+    import multiprocessing  # here: a re-run with nothing to read never needs it
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     return max(1, min(requested, files, MAX_WORKERS))
 
@@ -97,6 +98,9 @@ def read_all(
     report.workers = count
     preload()  # the tokenizer, once, before the fork: every worker shares it
     jobs = [(source, states.get(str(source.path)), compat) for source in claude]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=count, mp_context=context) as pool:
         parsed: Iterator[_Parsed] | None = pool.map(_parse_alone, jobs, chunksize=max(1, len(jobs) // (count * 16)))
@@ -121,6 +125,8 @@ def read_all(
 
 def _next(parsed: Iterator[_Parsed]) -> _Parsed | None:
     """The next worker result, or None when a worker died (killed, out of memory): nothing is lost by that."""
+    from concurrent.futures.process import BrokenProcessPool  # loaded with the pool already
+
     try:
         return next(parsed)
     except BrokenProcessPool as exc:

@@ -124,6 +124,35 @@ def test_a_deleted_snapshot_is_rebuilt_by_the_next_write(store: MemoryStore, rep
     assert set(_rows(repo)[0]) == {*ids, later.id}
 
 
+def test_a_snapshot_of_an_older_format_is_rebuilt_in_this_format(
+    store: MemoryStore, repo: Path, small_is_tiny: None
+) -> None:
+    """An older format's tables (postings without the length column) are replaced, not written into."""
+    ids = _fill(store)
+    path = repo / ".meta" / "index" / snapshot.NAME
+    for leftover in (repo / ".meta" / "index").iterdir():
+        if leftover.name.startswith(snapshot.NAME):
+            leftover.unlink()
+    con = sqlite3.connect(path)
+    con.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('format', '2');"
+        "CREATE TABLE files (file TEXT PRIMARY KEY, ino INTEGER, mtime_ns INTEGER);"
+        "CREATE TABLE docs (doc INTEGER PRIMARY KEY, file TEXT UNIQUE, kind TEXT, pinned INTEGER, born REAL,"
+        " length REAL, entry TEXT);"
+        "CREATE TABLE postings (term TEXT, doc INTEGER, tf REAL);"
+    )
+    con.close()
+    command = [sys.executable, "-m", "ctxops_memory_store.snapshot", str(repo)]
+    done = subprocess.run(command, capture_output=True, check=False)
+    assert done.returncode == 0 and b"not synced" not in done.stderr, done.stderr
+    docs, _, meta = _rows(repo)
+    assert set(docs) == set(ids) and meta["format"] == snapshot.FORMAT
+    index_dir, memory_dir = _dirs(repo)
+    reader = snapshot.open_for_read(index_dir, memory_dir)
+    assert reader is not None
+    reader.close()
+
+
 def test_the_sync_command(repo: Path) -> None:
     command = [sys.executable, "-m", "ctxops_memory_store.snapshot"]
     usage = subprocess.run(command, capture_output=True, text=True, check=False)

@@ -288,7 +288,7 @@ _BRANCHES: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     "typed": (("typed_bases",), {"p2_typed": _EDGE_STUB}),
     "self": (("self_cls", "bases"), {"p1_inherited": _EDGE_STUB, "p1_self": _EDGE_STUB}),
     "go": (("go_recv",), {"p1_go_self": _EDGE_STUB, "p2_go_typed": _EDGE_STUB, "p2_go_promoted": _EDGE_STUB}),
-    "python": ((), {"p2_reexport": _EDGE_STUB, "p2_module_reexport": _EDGE_STUB, "p2_submodule": _EDGE_STUB}),
+    "reexport": ((), {"p2_reexport": _EDGE_STUB, "p2_module_reexport": _EDGE_STUB, "p2_submodule": _EDGE_STUB}),
 }
 _CTE_HEAD = re.compile(r"^(\w+)(?:\([^)]*\))? AS \(", re.MULTILINE)
 
@@ -464,12 +464,12 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
 
 def _needed(con: Any) -> frozenset[str]:
     """The branch groups the pending references can use."""
-    typed, selfish, go, python = con.execute(
+    typed, selfish, go, reexports = con.execute(
         "SELECT count(receiver_type) > 0,"
         " count(*) FILTER (WHERE qualifier IN ('self', 'cls', 'this', 'Self', 'super')) > 0,"
-        " count(*) FILTER (WHERE fam = 'go') > 0, count(*) FILTER (WHERE fam = 'python') > 0 FROM pending"
+        " count(*) FILTER (WHERE fam = 'go') > 0, count(*) FILTER (WHERE fam IN ('python', 'js')) > 0 FROM pending"
     ).fetchone()
-    flags = {"typed": typed, "self": selfish, "go": go, "python": python}
+    flags = {"typed": typed, "self": selfish, "go": go, "reexport": reexports}
     return frozenset(name for name, on in flags.items() if on)
 
 

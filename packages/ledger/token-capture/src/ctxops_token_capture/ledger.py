@@ -234,6 +234,7 @@ def load_pending(
         with os.fdopen(fd, "wb") as out:
             for path in record_files(root):
                 lines, result, state = iter_new_lines(path, states.get(str(path)))
+                parts: list[bytes] = []
                 for offset, line in lines:
                     if not line.strip():
                         continue
@@ -242,9 +243,12 @@ def load_pending(
                         report.refuse("invalid_json", f"{path}:{offset}", problem)
                         continue
                     # The line's position in this batch breaks ties: the first copy read wins.
-                    out.write(line.rstrip()[:-1])
-                    out.write(b',"_seq":%d}\n' % good)
+                    parts.append(b'%s,"_seq":%d}\n' % (line.rstrip()[:-1], good))
                     good += 1
+                    if len(parts) >= 4096:
+                        out.write(b"".join(parts))
+                        parts.clear()
+                out.write(b"".join(parts))
                 if result.pending_tail:
                     report.incomplete_tails += 1
                 new_states.append(state)

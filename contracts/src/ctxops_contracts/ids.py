@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import _thread  # not threading: the hook path does not pay for importing it
 import os
-import threading
 import time
 
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _DECODE = {c: i for i, c in enumerate(_ALPHABET)}
 _RANDOM_MAX = (1 << 80) - 1
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 _last_ms = -1
 _last_random = 0
 

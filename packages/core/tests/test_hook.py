@@ -156,3 +156,54 @@ def test_a_long_test_output_reaches_the_model_through_the_guard(repo: Path) -> N
     summary = answer["updatedToolOutput"]["stdout"]
     assert "test_rounding" in summary  # the failing test survives the summary
     assert len(summary) < len(failures) / 10
+
+
+def _imported(stderr: bytes) -> set[str]:
+    """Module names from ``python -X importtime``'s report (the hook ends without teardown, so it is read
+    from stderr rather than from sys.modules at exit)."""
+    names = set()
+    for line in stderr.decode("utf-8", "replace").splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip())
+    return names
+
+
+def test_a_small_tool_output_passes_on_the_light_path(repo: Path) -> None:
+    """The most frequent event: captured, left untouched, and decided without the heavy modules."""
+    base = {"session_id": "s-light", "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Bash"}
+    # what the `ctx` console script runs (`python -m` would add runpy's imports)
+    script = "import sys; from ctxops_core.cli import main; sys.exit(main())"
+    run = [sys.executable, "-X", "importtime", "-c", script, "hook", "claude-code"]
+    for step in ("1", "2"):  # the first run may fill the per-user regex cache
+        payload = {**base, "tool_use_id": f"t{step}", "tool_input": {"command": "pytest -q"}}
+        payload["tool_response"] = {"stdout": f"{step} passed in 0.1s", "stderr": ""}
+        done = subprocess.run(run, input=json.dumps(payload).encode(), capture_output=True, cwd=repo, check=False)
+        assert (done.returncode, done.stdout) == (0, b"")
+    assert [e["tool_use_id"] for e in events(repo) if e.get("kind") == "test_result"] == ["t1", "t2"]
+    loaded = _imported(done.stderr)
+    assert "ctxops_hooks_capture.capture" in loaded and "ctxops_memory_inject.guard.config" in loaded
+    idle_run = subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, check=True)
+    idle = _imported(idle_run.stderr)
+    heavy = {"re", "enum", "json", "datetime", "threading", "typing", "contextlib", "tomllib", "logging"}
+    heavy |= {"dataclasses", "msgspec", "importlib.util", "importlib.metadata", "pathlib", "hashlib"}
+    heavy |= {"ctxops_memory_inject.guard.classify", "ctxops_memory_inject.guard.summarize"}
+    assert not (heavy - idle) & loaded, sorted((heavy - idle) & loaded)
+
+
+def test_a_long_tool_output_still_takes_the_full_guard(repo: Path) -> None:
+    lines = [f"tests/test_mod.py::test_case_{i} PASSED" for i in range(300)]
+    lines += ["FAILED tests/test_mod.py::test_case_7 - AssertionError: boom", "1 failed, 299 passed in 2.0s"]
+    payload = {
+        "session_id": "s-long",
+        "cwd": str(repo),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_use_id": "long-1",
+        "tool_input": {"command": "pytest -v"},
+        "tool_response": {"stdout": "\n".join(lines), "stderr": "", "interrupted": False, "isImage": False},
+    }
+    done = hook("claude-code", payload, repo)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    replaced = answer["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+    assert "test_case_7" in replaced and "1 failed, 299 passed" in replaced and len(replaced) < 3000

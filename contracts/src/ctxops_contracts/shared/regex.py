@@ -10,13 +10,27 @@ Safe by construction: an entry is stored only after the pattern built from it co
 pattern, flags and opcodes: ``Pattern.__eq__``) to what ``re.compile`` returned in this interpreter, and
 any failure (an interpreter whose internals differ, an unreadable or corrupt cache file, a read-only
 directory) falls back to ``re.compile``. ``CTXOPS_REGEX_CACHE=0`` turns the cache off.
+
+``re`` itself is imported only when a pattern is not in the cache: importing it (with ``enum``, for its
+flags) costs ~10 ms of a fresh process. The flags are here as plain integers (``re``'s values, which a
+test checks) so callers need not import ``re`` for them.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
+
+TYPE_CHECKING = False  # typing and re are not imported on the hook path; type checkers treat this as True
+if TYPE_CHECKING:
+    import re
+
+# re's flag values (re.RegexFlag), as ints: a pattern's cache key is (source, int(flags)).
+IGNORECASE = 2
+MULTILINE = 8
+DOTALL = 16
+VERBOSE = 64
+ASCII = 256
 
 CACHE_ENV = "CTXOPS_REGEX_CACHE"
 CACHE_DIR_ENV = "CTXOPS_CACHE_DIR"
@@ -71,7 +85,12 @@ def compile(source: str, flags: int = 0) -> re.Pattern[str]:
         return pattern
     pattern = _from_cache(key) if enabled() else None
     if pattern is None:
-        pattern = _compile_and_remember(key) if enabled() else re.compile(source, flags)
+        if enabled():
+            pattern = _compile_and_remember(key)
+        else:
+            import re
+
+            pattern = re.compile(source, flags)
     _state.memo[key] = pattern
     return pattern
 
@@ -128,6 +147,8 @@ def _from_cache(key: tuple[str, int]) -> re.Pattern[str] | None:
 
 def _compile_and_remember(key: tuple[str, int]) -> re.Pattern[str]:
     """Compile with ``re``; keep the opcodes for later processes when rebuilding from them gives the same."""
+    import re
+
     source, flags = key
     compiled = re.compile(source, flags)
     try:

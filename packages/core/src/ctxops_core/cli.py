@@ -74,6 +74,17 @@ def main(argv: list[str] | None = None) -> int:
         from ctxops_ledger_report.entry import ledger_command
 
         return ledger_command(raw[1:])
+    if raw[:1] == ["hook"]:
+        # Every agent event runs `ctx hook` as a fresh process: straight to it, without importlib, and (as
+        # the process's own entry) out without the interpreter's teardown.
+        from .hook_cmd import main as hook_main
+
+        status = hook_main(raw[1:])
+        if argv is None:
+            from ctxops_contracts.shared.process_exit import exit_now
+
+            exit_now(status)
+        return status
     args = _common_options_first(raw)
     if not args or args[0] in {"-h", "--help", "help"}:
         print(_usage())

@@ -50,3 +50,94 @@ def test_without_vectors_cross_language_changes_nothing(repo: Path) -> None:
     plain = [r.entry["id"] for r in rank(records, "log line format")]
     aware = [r.entry["id"] for r in rank(records, "log line format", cross_language=True)]
     assert plain == aware and plain
+
+
+def _shop(repo: Path) -> tuple[list[dict[str, object]], dict[str, str]]:
+    store = MemoryStore(repo)
+    ids = {
+        "mailer": store.put(
+            new_entry(kind="convention", title="Emails are sent by the mailer worker", body="Never inline.")
+        ),
+        "newsletter": store.put(
+            new_entry(kind="preference", title="Marketing sends the newsletter on Tuesdays", body="At 10:00.")
+        ),
+        "stock": store.put(
+            new_entry(kind="decision", title="Reserve stock inside the order transaction", body="Avoids overselling.")
+        ),
+    }
+    store.save_catalog()
+    records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
+    return records, {k: v.entry.id for k, v in ids.items()}
+
+
+def test_a_lexical_embedder_never_lifts_an_entry_bm25_did_not_match(repo: Path) -> None:
+    records, ids = _shop(repo)
+    query = "stock transaction newsletter mail"
+    # The hashing embedder's cosines (recorded shape): the mailer entry shares fragments ("mail") but no word.
+    cosine = {ids["mailer"]: 0.45, ids["stock"]: 0.10, ids["newsletter"]: -0.02}
+    config = RankConfig(min_relative=0.0)
+    bm25_only = [r.entry["id"] for r in rank(records, query, config=config)]
+    assert bm25_only == [ids["stock"], ids["newsletter"]]
+    mixed = [r.entry["id"] for r in rank(records, query, vector_scores=cosine, config=config)]
+    lexical = rank(records, query, vector_scores=cosine, config=config, lexical_vectors=True)
+    # The plain mix lets the cosine alone outrank a weaker BM25 hit; with a lexical embedder BM25 leads and
+    # the cosine only fills the list after its hits.
+    assert mixed == [ids["stock"], ids["mailer"], ids["newsletter"]]
+    assert [r.entry["id"] for r in lexical] == [ids["stock"], ids["newsletter"], ids["mailer"]]
+    assert lexical[1].seen_by_bm25 and not lexical[2].seen_by_bm25
+
+
+def test_a_lexical_embedder_still_reorders_the_bm25_hits(repo: Path) -> None:
+    records, ids = _shop(repo)
+    query = "order stock newsletter"
+    config = RankConfig(min_relative=0.0)
+    plain = [r.entry["id"] for r in rank(records, query, config=config)]
+    assert set(plain) == {ids["stock"], ids["newsletter"]}
+    last = plain[-1]
+    cosine = {ids["mailer"]: 0.0, ids["newsletter"]: 0.0, ids["stock"]: 0.0, last: 0.9}
+    fused = [r.entry["id"] for r in rank(records, query, vector_scores=cosine, config=config, lexical_vectors=True)]
+    assert fused == [last, plain[0]]  # the mailer entry: no word, no cosine above the lowest, no place
+
+
+def test_a_stale_decision_never_outranks_the_newer_one(repo: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    store = MemoryStore(repo)
+    day1 = datetime.now(UTC) - timedelta(days=2)
+    day2 = datetime.now(UTC) - timedelta(days=1)
+    # Out of order, as after merging two branches: the newer decision is written first, so the write-time
+    # check (which looks at what the newly written text drops) never compares them the other way round.
+    newer = store.put(
+        new_entry(kind="decision", title="Drop GraphQL in favour of REST", body="Clients use REST.", now=day2),
+        now=day2,
+    ).entry
+    stale = store.put(
+        new_entry(kind="decision", title="Expose the API through GraphQL", body="A GraphQL gateway.", now=day1),
+        now=day1,
+    ).entry
+    loki = store.put(
+        new_entry(kind="decision", title="Logs are shipped to Loki", body="Through promtail.", now=day1), now=day1
+    ).entry
+    json_logs = store.put(
+        new_entry(kind="decision", title="Logs are structured JSON", body="One object per line.", now=day2), now=day2
+    ).entry
+    assert store.resolve(stale.id).status == "active" and store.resolve(newer.id).status == "active"
+    store.save_catalog()
+    records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
+    config = RankConfig(min_relative=0.0)
+    assert bm25_order(records, "graphql api gateway")[0][0] == stale.id  # the words favour the stale one
+    ranked = [r.entry["id"] for r in rank(records, "graphql api gateway", config=config)]
+    assert ranked[0] == newer.id and stale.id not in ranked  # its replacement takes its place
+    both = [r.entry["id"] for r in rank(records, "how are logs shipped and formatted", config=config)]
+    assert set(both) >= {loki.id, json_logs.id}  # complementary facts: both stay, in relevance order
+
+
+def bm25_order(records: list[dict[str, object]], query: str) -> list[tuple[str, float]]:
+    from ctxops_memory_store import bm25
+    from ctxops_memory_store.terms import tokens
+
+    documents = {
+        str(r["entry"]["id"]): (r["terms"], float(r["length"]))  # type: ignore[index,arg-type]
+        for r in records
+    }
+    return bm25.rank(documents, tokens(query))  # type: ignore[arg-type]

@@ -1,18 +1,31 @@
-"""The hook's SQLite read snapshot answers exactly as the catalog does, and steps aside when files change."""
+"""The hook's SQLite read snapshot: the store's writer keeps it in step, so the hook never rebuilds it.
+
+It answers exactly as the catalog does; a write (put, supersede, fold, archive) is in it when the write
+returns; files changed outside the store make the hook read the catalog and start a detached sync.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
-from ctxops_memory_inject import build, snapshot
+from ctxops_memory_inject import build
 from ctxops_memory_inject.build import build_injection
-from ctxops_memory_store import MemoryStore, new_entry
+from ctxops_memory_store import MemoryStore, new_entry, snapshot
+from ctxops_memory_store.entry_file import file_name, render_entry
+
+CATALOG = "memory-catalog.msgpack"
 
 
 @pytest.fixture
 def small_is_tiny(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The snapshot serves stores of more than SMALL files, past the racy window; shrink both for the test.
+    # The snapshot serves stores of more than SMALL files; shrink it (and the racy window) for the test.
     monkeypatch.setattr(build, "SMALL", 2)
     monkeypatch.setattr(snapshot, "SMALL", 2)
     monkeypatch.setattr(snapshot, "RACY_NS", 0)
@@ -28,29 +41,139 @@ def _fill(repo: Path) -> MemoryStore:
     return store
 
 
+def _no_catalog(*args: object, **kwargs: object) -> object:
+    raise AssertionError("the snapshot should have answered")
+
+
+def _dirs(repo: Path) -> tuple[str, str]:
+    return str(repo / ".meta" / "index"), str(repo / ".meta" / "memory")
+
+
 def test_the_snapshot_answers_like_the_catalog(
     repo: Path, small_is_tiny: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = _fill(repo)
-    store.save_catalog()
+    _fill(repo)
+    assert (repo / ".meta" / "index" / snapshot.NAME).exists()  # written by the store, not by a reader
     queries = ["API tests fail with no such table", "webhook retries in worker/queue.go", "log format", ""]
-    from_catalog = [build_injection(repo, q, budget=400) for q in queries]  # builds the snapshot
-    assert (repo / ".meta" / "index" / snapshot.NAME).exists()
-
-    def no_catalog(*args: object, **kwargs: object) -> object:
-        raise AssertionError("the trusted snapshot should have answered")
-
     with monkeypatch.context() as patch:
-        patch.setattr(build, "load_catalog", no_catalog)
+        patch.setattr(build.snapshot, "open_for_read", lambda *a: None)
+        from_catalog = [build_injection(repo, q, budget=400) for q in queries]
+    with monkeypatch.context() as patch:
+        patch.setattr(build, "load_catalog", _no_catalog)
         from_snapshot = [build_injection(repo, q, budget=400) for q in queries]
     assert [i.text for i in from_snapshot] == [i.text for i in from_catalog]
     assert [i.memory_ids for i in from_snapshot] == [i.memory_ids for i in from_catalog]
 
-    # A write changes the directory: the snapshot steps aside, the catalog answers and updates it.
+
+def test_every_write_is_in_the_snapshot_when_it_returns(
+    repo: Path, small_is_tiny: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = _fill(repo)
+    monkeypatch.setattr(build, "load_catalog", _no_catalog)  # every answer below comes from the snapshot
     added = MemoryStore(repo).put(new_entry(kind="lesson", title="Migrations need a fresh schema")).entry
-    assert snapshot.open_trusted(str(repo / ".meta" / "index"), str(repo / ".meta" / "memory")) is None
-    again = build_injection(repo, "migrations", budget=400)
-    assert added.id in again.memory_ids
-    with monkeypatch.context() as patch:
-        patch.setattr(build, "load_catalog", no_catalog)
-        assert added.id in build_injection(repo, "migrations", budget=400).memory_ids
+    assert added.id in build_injection(repo, "migrations fresh schema", budget=400).memory_ids
+
+    replacement = new_entry(kind="lesson", title="Migrations run in a transaction", body="fresh schema per test")
+    store.supersede(added.id, replacement)
+    ids = build_injection(repo, "migrations fresh schema transaction", budget=400).memory_ids
+    assert replacement.id in ids and added.id not in ids
+
+    store.forget(replacement.id, "wrong")
+    assert replacement.id not in build_injection(repo, "migrations transaction", budget=400).memory_ids
+
+    # A near-duplicate folds the older entry into the newer one: only the newer one is a document.
+    first = store.put(new_entry(kind="lesson", title="Webhook signatures use HMAC SHA256 of the raw body")).entry
+    second = store.put(new_entry(kind="lesson", title="Webhook signatures use HMAC SHA256 of the raw body bytes"))
+    assert second.folded == [first.id]
+    ids = build_injection(repo, "webhook signatures HMAC raw body", budget=400).memory_ids
+    assert second.entry.id in ids and first.id not in ids
+
+    con = sqlite3.connect(repo / ".meta" / "index" / snapshot.NAME)
+    statuses = {json.loads(e)["status"] for (e,) in con.execute("SELECT entry FROM docs")}
+    files = {f for (f,) in con.execute("SELECT file FROM files")}
+    con.close()
+    assert statuses == {"active"}
+    assert files == {p.name for p in (repo / ".meta" / "memory").glob("*.md")}
+
+
+def test_a_file_changed_outside_the_store_sends_the_hook_to_the_catalog(
+    repo: Path, small_is_tiny: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fill(repo)
+    index_dir, memory_dir = _dirs(repo)
+    assert snapshot.open_for_read(index_dir, memory_dir) is not None
+    by_hand = new_entry(kind="lesson", title="Vendored wheels live in third_party")
+    (repo / ".meta" / "memory" / file_name(by_hand)).write_text(render_entry(by_hand), encoding="utf-8")
+    assert snapshot.open_for_read(index_dir, memory_dir) is None  # the listing no longer matches
+    started: list[str] = []
+    monkeypatch.setattr(build.snapshot, "request_sync", lambda root, index: started.append(root))
+    assert by_hand.id in build_injection(repo, "vendored wheels third_party", budget=400).memory_ids
+    assert started == [str(repo)]
+
+    MemoryStore(repo).sync_snapshot()  # what the detached sync runs
+    opened = snapshot.open_for_read(index_dir, memory_dir)
+    assert opened is not None
+    opened.close()
+
+
+def test_the_detached_sync_brings_the_snapshot_in_step(repo: Path, small_is_tiny: None) -> None:
+    _fill(repo)
+    index_dir = _dirs(repo)[0]
+    by_hand = new_entry(kind="lesson", title="Vendored wheels live in third_party")
+    (repo / ".meta" / "memory" / file_name(by_hand)).write_text(render_entry(by_hand), encoding="utf-8")
+    assert snapshot.request_sync(str(repo), index_dir)
+    assert not snapshot.request_sync(str(repo), index_dir)  # one at a time
+    con = sqlite3.connect(Path(index_dir) / snapshot.NAME)
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            if con.execute("SELECT 1 FROM files WHERE file = ?", (file_name(by_hand),)).fetchone():
+                break
+            time.sleep(0.1)
+        docs = [json.loads(e)["id"] for (e,) in con.execute("SELECT entry FROM docs")]
+    finally:
+        con.close()
+    assert by_hand.id in docs
+
+
+def _large_store(repo: Path, count: int) -> None:
+    memory = repo / ".meta" / "memory"
+    memory.mkdir(parents=True)
+    for i in range(count):
+        entry = new_entry(kind="fact", title=f"Module m{i} exports f{i}", body=f"f{i} returns the {i}th value")
+        (memory / file_name(entry)).write_text(render_entry(entry), encoding="utf-8")
+
+
+def test_a_fresh_hook_reads_a_new_write_from_the_snapshot_without_a_rebuild(repo: Path, data_dir: Path) -> None:
+    """At the real size threshold, in fresh processes: the write updates the snapshot, the hook only reads it."""
+    from ctxops_memory_store.catalog import SMALL
+
+    _large_store(repo, SMALL + 1)
+    store = MemoryStore(repo)
+    old = store.put(new_entry(kind="lesson", title="Money amounts use float", body="round at the end")).entry
+    lesson = new_entry(kind="lesson", title="Money amounts use Decimal, never float", body="floats lose cents")
+    store.supersede(old.id, lesson)
+    index_dir = repo / ".meta" / "index"
+    (index_dir / CATALOG).unlink(missing_ok=True)  # a hook taking the catalog path would write it again
+    con = sqlite3.connect(index_dir / snapshot.NAME)
+    before = con.execute("SELECT count(*), max(doc) FROM docs").fetchone()
+    con.close()
+
+    payload = {"hook_event_name": "UserPromptSubmit", "session_id": "s2", "cwd": str(repo), "prompt": "money float"}
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxops_memory_inject", "hook", "claude-code"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CTXOPS_DATA_DIR": str(data_dir)},
+        check=True,
+        timeout=120,
+    )
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert lesson.id[-8:] in context
+    assert old.id[-8:] not in context  # superseded: never injected
+    assert not (index_dir / CATALOG).exists()  # the catalog was neither read nor rebuilt
+    assert not (index_dir / snapshot.SYNC_STARTED).exists()  # no sync was needed
+    con = sqlite3.connect(index_dir / snapshot.NAME)
+    assert con.execute("SELECT count(*), max(doc) FROM docs").fetchone() == before  # no rows rebuilt
+    con.close()

@@ -17,6 +17,8 @@ REPLACEMENTS = [
     ("Logs are shipped to Elasticsearch", "Logs are shipped to Loki"),
     ("日志使用纯文本", "日志使用结构化 JSON"),
     ("默认时区是柏林时间", "默认时区是 UTC"),
+    # Session 4: the value counted in content words ("next to the code they test" is three of them).
+    ("Tests live in the tests/ folder", "Tests live next to the code they test"),
 ]
 
 # Pairs that must both stay: complementary facts, other subjects, refinements, translations.
@@ -30,6 +32,7 @@ COMPLEMENTARY = [
     ("Tests use pytest", "Tests use pytest fixtures for the database"),
     ("Commit messages follow Conventional Commits", "Commit messages are written in English"),
     ("Deploys need a green CI run and a reviewer", "Deploys are announced in the release channel"),
+    ("Floats are fine for sensor readings", "Never use float for money"),  # a prohibition drops nothing
 ]
 
 
@@ -74,3 +77,33 @@ def test_a_chinese_cue_less_replacement_supersedes(store: MemoryStore) -> None:
     assert newer.superseded == [plain.id]
     english = store.put(new_entry(kind="convention", title="Logs are structured JSON", body="One object per line."))
     assert english.conflicts == []  # the same rule in the other language stays beside it
+
+
+# (older title, newer title, newer body): the newer text names a term of the older title as what it drops.
+DROPS = [
+    ("Expose the API through GraphQL", "Drop GraphQL in favour of REST", "The GraphQL gateway is removed."),
+    ("Money amounts are float", "Switch money amounts to Decimal", "Two places instead of float."),
+    ("Jobs are queued in Redis", "Jobs are rows in Postgres", "We stopped using Redis for the queue."),
+    ("CI 使用 Jenkins", "CI 迁到 GitHub Actions", "弃用 Jenkins，流水线写在 workflow 文件里。"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "body"), DROPS)
+def test_naming_what_it_drops_is_a_conflict(old: str, new: str, body: str) -> None:
+    assert likely_conflict(new, body, old, "")
+    assert not likely_conflict(old, "", new, body)  # the older text drops nothing
+
+
+def test_what_is_dropped_must_be_in_the_older_title() -> None:
+    assert not likely_conflict("Drop GraphQL in favour of REST", "", "Clients cache responses for 60 s", "")
+    assert not likely_conflict("Use httpx", "It was replaced by httpx.", "The HTTP client is requests", "")
+
+
+def test_the_graphql_pair_supersedes_at_write_time(store: MemoryStore) -> None:
+    old = store.put(new_entry(kind="decision", title="Expose the API through GraphQL", body="A gateway.")).entry
+    other = store.put(new_entry(kind="decision", title="Clients cache responses for 60 s")).entry
+    newer = store.put(
+        new_entry(kind="decision", title="Drop GraphQL in favour of REST", body="Clients use the REST endpoints.")
+    )
+    assert newer.superseded == [old.id]
+    assert store.resolve(other.id).status == "active"

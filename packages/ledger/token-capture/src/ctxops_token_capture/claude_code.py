@@ -17,7 +17,7 @@ import msgspec
 from ctxops_contracts import Attribution, UsageRecord
 
 from .counts import CountError, token_count
-from .estimate import estimate_tokens
+from .estimate import attribution_tokens
 from .ids import stable_ulid
 from .line_decode import decode_line
 from .report import IngestReport
@@ -129,6 +129,8 @@ class ClaudeCodeParser:
         self.pending: dict[str, list[list[Any]]] = state.setdefault("pending", {})
         self.report = report
         self.seen = seen
+        # Every dedupe key this file asks ``seen`` about, when a worker parses the file alone (``parallel``).
+        self.looked_up: set[str] | None = None
 
     def _chain(self, line: _Line) -> str:
         side = "side:" + (_str(line.agentId) or "") if line.isSidechain is True else "main"
@@ -156,7 +158,7 @@ class ClaudeCodeParser:
             name, files = self.tool_uses.pop(use_id, ["unknown", []])
             text = _result_text(block.content)
             size = len(text.encode("utf-8", "replace"))
-            tokens = estimate_tokens(text) if text else 0
+            tokens = attribution_tokens(text) if text else 0
             self.pending.setdefault(self._chain(line), []).append([name, files, size, tokens])
 
     def parse(self, offset: int, raw: bytes) -> UsageRecord | None:
@@ -186,6 +188,8 @@ class ClaudeCodeParser:
         message_id = _str(message.id)
         request_id = _str(line.requestId)
         key = dedupe_key(message_id, request_id, session_id, _str(line.uuid))
+        if self.looked_up is not None:
+            self.looked_up.add(key)
         known = self.seen.get(key)
         if known is None and key == self.state.get("last_key"):
             known = int(self.state.get("last_output", 0))
@@ -263,13 +267,24 @@ def first_timestamp(path: Path, limit: int = 1 << 16) -> str:
     """The first ``"timestamp"`` value in the head of a file (files are read oldest first, like ccusage)."""
     try:
         with path.open("rb") as handle:
-            head = handle.read(limit)
+            head = handle.read(4096)  # almost always holds it: read the rest of the head only when not
+            found = _first_timestamp_in(head)
+            if found is None and len(head) == 4096:
+                head += handle.read(limit - 4096)
+                found = _first_timestamp_in(head)
     except OSError:
         return "~"
-    for raw in head.split(b"\n"):
-        at = raw.find(b'"timestamp":"')
-        if at >= 0:
-            end = raw.find(b'"', at + 13)
-            if end > 0:
-                return raw[at + 13 : end].decode("ascii", "replace")
-    return "~"  # sorts after every date: files without timestamps go last
+    return "~" if found is None else found  # "~" sorts after every date: files without timestamps go last
+
+
+def _first_timestamp_in(head: bytes) -> str | None:
+    at = head.find(b'"timestamp":"')
+    while at >= 0:
+        end = head.find(b'"', at + 13)
+        if end < 0:
+            return None
+        newline = head.find(b"\n", at, end)
+        if newline < 0:
+            return head[at + 13 : end].decode("ascii", "replace")
+        at = head.find(b'"timestamp":"', newline)  # a value cut by the end of its line: look further on
+    return None

@@ -12,26 +12,21 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 import msgspec
-from ctxops_contracts import UsageRecord, encode_line
+from ctxops_contracts import UsageRecord
 
-from .claude_code import ClaudeCodeParser, first_timestamp
-from .codex import CodexParser
-from .gemini import GeminiParser
-from .incremental import FileState, iter_new_lines
+from .claude_code import first_timestamp
+from .file_ingest import SourceFile
+from .incremental import FileState
 from .jsonl_store import append_lines
 from .ledger import Ledger
+from .parallel import read_all
 from .paths import data_dir, default_claude_dirs, default_codex_home, default_gemini_dir
 from .report import IngestReport
 
 SOURCES_STATE = "state/sources.json"
 FLUSH_BYTES = 16 << 20
-
-
-class _Parser(Protocol):
-    def parse(self, offset: int, raw: bytes) -> UsageRecord | None: ...
 
 
 @dataclass
@@ -53,57 +48,62 @@ class Sources:
         )
 
 
-@dataclass(frozen=True)
-class SourceFile:
-    kind: str  # "claude-code" | "codex" | "gemini"
-    path: Path
-    session_hint: str = ""
-
-
 def discover(sources: Sources, keep: Callable[[Path], bool] | None = None) -> list[SourceFile]:
     """Transcript files under ``sources``, Claude Code ones oldest first; each real file once.
 
     ``keep`` filters before the files are ordered: ordering reads the head of each file, so a re-run that
     skips unchanged files first reads nothing of them (a no-op re-ingest costs a stat per file).
     """
-    claude: list[SourceFile] = []
     seen: set[Path] = set()
-    for base in sources.claude_dirs:
-        projects = base / "projects"
-        if not projects.is_dir():
-            raise FileNotFoundError(f"{base} has no projects/ directory (expected a Claude config directory)")
-        for path in _walk_jsonl(projects):
-            real = path.resolve()
-            if real not in seen and real.is_file():
-                seen.add(real)
-                if keep is None or keep(path):
-                    claude.append(SourceFile("claude-code", path))
+    claude = [
+        SourceFile("claude-code", path)
+        for _, path in _found(sources.claude_dirs, "projects", "a Claude config directory", seen, keep, ordered=False)
+    ]
     claude.sort(key=lambda f: (first_timestamp(f.path), str(f.path)))
-    codex: list[SourceFile] = []
-    for home in sources.codex_homes:
-        sessions = home / "sessions"
-        if not sessions.is_dir():
-            raise FileNotFoundError(f"{home} has no sessions/ directory (expected a Codex home)")
-        for path in sorted(p for p in _walk_jsonl(sessions) if p.name.startswith("rollout-")):
-            real = path.resolve()
-            if real not in seen and real.is_file():
-                seen.add(real)
-                if keep is None or keep(path):
-                    hint = path.relative_to(sessions).as_posix().removesuffix(".jsonl")
-                    codex.append(SourceFile("codex", path, hint))
-    gemini: list[SourceFile] = []
-    for base in sources.gemini_dirs:
-        tmp = base / "tmp"
-        if not tmp.is_dir():
-            raise FileNotFoundError(f"{base} has no tmp/ directory (expected a Gemini CLI .gemini directory)")
-        chats = (p for p in _walk_jsonl(tmp) if p.parent.name == "chats" and p.name.startswith("session-"))
-        for path in sorted(chats):
-            real = path.resolve()
-            if real not in seen and real.is_file():
-                seen.add(real)
-                if keep is None or keep(path):
-                    gemini.append(SourceFile("gemini", path, path.stem))
+    codex = [
+        SourceFile("codex", path, path.relative_to(top).as_posix().removesuffix(".jsonl"))
+        for top, path in _found(sources.codex_homes, "sessions", "a Codex home", seen, keep, accept=_is_rollout)
+    ]
+    gemini = [
+        SourceFile("gemini", path, path.stem)
+        for _, path in _found(sources.gemini_dirs, "tmp", "a Gemini CLI .gemini directory", seen, keep, accept=_is_chat)
+    ]
     return claude + codex + gemini
+
+
+def _is_rollout(path: Path) -> bool:
+    return path.name.startswith("rollout-")
+
+
+def _is_chat(path: Path) -> bool:
+    return path.parent.name == "chats" and path.name.startswith("session-")
+
+
+def _found(
+    bases: list[Path],
+    sub: str,
+    expected: str,
+    seen: set[Path],
+    keep: Callable[[Path], bool] | None,
+    *,
+    accept: Callable[[Path], bool] | None = None,
+    ordered: bool = True,
+) -> Iterator[tuple[Path, Path]]:
+    """(``base/sub``, file) for each transcript file under each base not met before (by real path).
+
+    ``accept`` picks the agent's files by name; ``ordered`` sorts them by path (else in walk order).
+    """
+    for base in bases:
+        top = base / sub
+        if not top.is_dir():
+            raise FileNotFoundError(f"{base} has no {sub}/ directory (expected {expected})")
+        paths = (path for path in _walk_jsonl(top) if accept is None or accept(path))
+        for path in sorted(paths) if ordered else paths:
+            real = path.resolve()
+            if real not in seen and real.is_file():
+                seen.add(real)
+                if keep is None or keep(path):
+                    yield top, path
 
 
 def _walk_jsonl(top: Path) -> Iterator[Path]:
@@ -151,11 +151,12 @@ class _Batch:
         self.size = 0
         self.count = 0
 
-    def add(self, record: UsageRecord) -> None:
-        line = encode_line(record)
-        self.parts.append(line)
-        self.size += len(line)
-        self.count += 1
+    def add_encoded(self, payload: bytes, count: int) -> None:
+        """Add ``count`` already-encoded records (whole JSONL lines)."""
+        if payload:
+            self.parts.append(payload)
+            self.size += len(payload)
+            self.count += count
         if self.size >= FLUSH_BYTES:
             self.flush()
 
@@ -165,11 +166,19 @@ class _Batch:
             self.parts, self.size = [], 0
 
 
-def ingest(sources: Sources, root: Path | None = None, *, load: bool = True, compat: str = "exact") -> IngestReport:
+def ingest(
+    sources: Sources,
+    root: Path | None = None,
+    *,
+    load: bool = True,
+    compat: str = "exact",
+    workers: int | None = None,
+) -> IngestReport:
     """Read what is new under ``sources`` into the ledger at ``root`` (default: the user data dir).
 
     ``compat="ccusage"`` keeps the first line of a message as ccusage@17 does, even when later lines carry a
-    larger output count (for side-by-side checks; use its own data dir).
+    larger output count (for side-by-side checks; use its own data dir). ``workers``: processes that parse
+    Claude Code files (None: one per core when there is enough to read, see ``parallel``; 1: none).
     """
     root = root or data_dir()
     report = IngestReport()
@@ -187,32 +196,10 @@ def ingest(sources: Sources, root: Path | None = None, *, load: bool = True, com
     report.files_seen = seen_files
     seen: dict[str, int] = {}
     batch = _Batch(root)
-    for source in files:
-        key = str(source.path)
-        previous = states.get(key)
-        try:
-            lines, result, state = iter_new_lines(source.path, previous)
-        except OSError as exc:  # vanished or unreadable since discovery: report it, keep going
-            report.refuse("rejected", str(source.path), f"unreadable file: {exc.strerror or exc}")
-            continue
-        parser: _Parser
-        if source.kind == "claude-code":
-            parser = ClaudeCodeParser(source.path, state.parser, report, seen, final_wins=compat != "ccusage")
-        elif source.kind == "gemini":
-            parser = GeminiParser(source.path, source.session_hint, state.parser, report, seen)
-        else:
-            parser = CodexParser(source.path, source.session_hint, state.parser, report, seen)
-        start = state.offset
-        for offset, raw in lines:
-            report.lines_read += 1
-            record = parser.parse(offset, raw)
-            if record is not None:
-                batch.add(record)
-        report.files_read += 1
-        report.bytes_read += state.offset - (0 if result.restarted else start)
-        report.files_restarted += int(result.restarted)
-        report.incomplete_tails += int(result.pending_tail > 0)
-        states[key] = state
+    for source, payload, count, state in read_all(files, states, report, seen, compat=compat, workers=workers):
+        batch.add_encoded(payload, count)
+        if state is not None:
+            states[str(source.path)] = state
     batch.flush()
     report.records = batch.count
     if files or not state_path.exists():  # nothing read: the saved states are still exact, leave the file be

@@ -129,17 +129,21 @@ CREATE TABLE IF NOT EXISTS jsonl_files (
 """ + "".join(f"ALTER TABLE usage ADD COLUMN IF NOT EXISTS {c} {COLUMNS[c]};\n" for c in ADDED_COLUMNS)
 
 
-def _merge_sql() -> str:
+def _merge_sql(unique: bool = False, empty: bool = False) -> str:
     """Fold the batch to one row per key, then merge each into the table.
 
     Within the batch and against the table alike: the best-ranked copy's token counts win (ties: the first
-    one read, as ccusage keeps the first), details come from the best copy that has them.
+    one read, as ccusage keeps the first), details come from the best copy that has them. ``unique``: every
+    key occurs once in the batch (the usual first ingest), so each fold is its row's own value and the
+    grouping is skipped; ``empty`` too: the table has no rows yet, so nothing can conflict.
     """
     names = list(COLUMNS)
     prio = "rank::BIGINT * 1000000000000 - _seq"
     folded = []
     for c in names:
-        if c == "dedupe_key":
+        if unique:
+            folded.append(_single(c))
+        elif c == "dedupe_key":
             folded.append(c)
         elif c == "output_tokens":
             # The best-ranked copy's count; among copies of one rank, the largest (a message's last line).
@@ -169,12 +173,24 @@ def _merge_sql() -> str:
         " THEN EXCLUDED.attribution ELSE usage.attribution END"
     )
     sets.append("rank = greatest(usage.rank, EXCLUDED.rank)")
-    return (
+    rank, group = ("rank", "") if unique else ("max(rank) AS rank", " GROUP BY dedupe_key")
+    insert = (
         f"INSERT INTO usage ({', '.join(names)}, rank) "
-        f"SELECT {', '.join(folded)}, max(rank) AS rank "
-        f"FROM (SELECT *, {RANK_SQL} AS rank FROM incoming) GROUP BY dedupe_key "
-        f"ON CONFLICT (dedupe_key) DO UPDATE SET {', '.join(sets)}"
+        f"SELECT {', '.join(folded)}, {rank} "
+        f"FROM (SELECT *, {RANK_SQL} AS rank FROM incoming){group}"
     )
+    if unique and empty:
+        return insert
+    return f"{insert} ON CONFLICT (dedupe_key) DO UPDATE SET {', '.join(sets)}"
+
+
+def _single(c: str) -> str:
+    """What ``_merge_sql``'s fold gives for column ``c`` of a key with one row in the batch."""
+    if c in COUNT_COLUMNS or c == "output_tokens":
+        return f"coalesce({c}, 0) AS {c}"
+    if c == "attribution":
+        return f"CASE WHEN len({c}) > 0 THEN {c} ELSE [] END AS {c}"
+    return c
 
 
 def _columns_literal() -> str:
@@ -236,7 +252,8 @@ def load_pending(
                 f"columns={_columns_literal()})",
                 [tmp_name],
             )
-            con.execute(_merge_sql())
+            unique = con.execute("SELECT count(*) = count(DISTINCT dedupe_key) FROM incoming").fetchone()[0]
+            con.execute(_merge_sql(unique=bool(unique), empty=before == 0))
             con.execute("DROP TABLE incoming")
         if persist_offsets:
             for state in new_states:

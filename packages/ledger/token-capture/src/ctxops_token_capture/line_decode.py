@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from functools import cache
 from typing import TypeVar
 
 import msgspec
@@ -16,14 +18,13 @@ def decode_line(
     raw: bytes, where: str, decoder: msgspec.json.Decoder[T], needles: tuple[bytes, ...], report: IngestReport
 ) -> T | None:
     """The decoded line, or None for a blank line, a line without any of ``needles``, or one refused."""
-    stripped = raw.strip()
-    if not stripped:
-        return None
-    # Most lines carry nothing a usage record needs; a substring test skips them without decoding.
-    if not any(needle in stripped for needle in needles):
-        if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
+    # Many lines carry nothing a usage record needs; one scan for the needles skips them without decoding.
+    if _needles(needles).search(raw) is None:
+        stripped = raw.strip()
+        if stripped and not (stripped.startswith(b"{") and stripped.endswith(b"}")):
             report.refuse("invalid_json", where, "not a JSON object (truncated or corrupt line)")
         return None
+    stripped = raw.strip()
     try:
         return decoder.decode(stripped)
     except msgspec.ValidationError as exc:
@@ -37,6 +38,11 @@ def decode_line(
                 pass
         report.refuse("invalid_json", where, f"invalid JSON: {exc}")
     return None
+
+
+@cache
+def _needles(needles: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    return re.compile(b"|".join(re.escape(needle) for needle in needles))
 
 
 def _repaired(raw: bytes) -> bytes | None:

@@ -24,6 +24,7 @@ class IngestReport:
     incomplete_tails: int = 0
     grown_outputs: int = 0
     loaded: int = 0
+    workers: int = 0  # processes that parsed files besides this one (0: all parsed here)
     reasons: Counter[str] = field(default_factory=Counter)
     examples: list[str] = field(default_factory=list)
 
@@ -74,6 +75,7 @@ class IngestReport:
             "incomplete_tails": self.incomplete_tails,
             "grown_outputs": self.grown_outputs,
             "loaded": self.loaded,
+            "workers": self.workers,
             "reasons": dict(self.reasons),
             "examples": list(self.examples),
         }

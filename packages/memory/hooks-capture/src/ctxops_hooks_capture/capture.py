@@ -9,7 +9,7 @@ events are built as plain records by ``event_record.agent_event`` and written wi
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
+import time
 
 from ctxops_contracts.ids import new_ulid
 from ctxops_contracts.shared.layout import ensure_meta
@@ -21,7 +21,7 @@ from . import text as textops
 from .adapters import get_adapter
 from .draft import Draft
 from .event_log import EVENTS_DIR, RAW_DIR, Deadline, append_events, append_raw, merge_spills
-from .event_record import agent_event
+from .event_record import agent_event, utc_now
 from .payload import PayloadError, parse_payload
 from .redact import redact, redact_value, window
 from .self_ignore import is_own_command, is_own_path
@@ -29,6 +29,7 @@ from .session_state import PendingTool, SessionState, SessionStore, now
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
+    from datetime import datetime
     from typing import Any
 
     from .event_record import EventRecord
@@ -109,15 +110,17 @@ def shrink(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def _timestamp(draft: Draft) -> datetime:
-    if draft.ts:
+def _timestamp(draft: Draft) -> datetime | str:
+    if draft.ts:  # only the generic form carries its own time: datetime is imported for it alone
+        from datetime import UTC, datetime
+
         try:
             parsed = datetime.fromisoformat(draft.ts.replace("Z", "+00:00"))
             if parsed.tzinfo is not None:
                 return parsed.astimezone(UTC)
         except ValueError:
             pass
-    return datetime.now(UTC)
+    return utc_now()
 
 
 class _Builder:
@@ -263,7 +266,7 @@ def capture(agent: str, data: bytes | str, *, cwd_fallback: str | None = None) -
     merge_spills(events_dir)
     session_id = next((d.session_id for d in drafts if d.session_id), None)
     store = SessionStore(events_dir, session_id)
-    event_day = datetime.now(UTC).strftime("%Y-%m-%d")
+    event_day = time.strftime("%Y-%m-%d", time.gmtime())
     raw_id = new_ulid()
     raw_ref = f"{RAW_DIR}/{event_day}.jsonl#{raw_id}"
     try:

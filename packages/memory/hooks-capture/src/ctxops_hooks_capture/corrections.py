@@ -8,7 +8,7 @@ the tests. Callers pass a bounded prefix: every pattern is anchored or linear.
 
 from __future__ import annotations
 
-import re
+from ctxops_contracts.shared import regex
 
 from .lazy_re import lazy
 
@@ -23,14 +23,14 @@ _EN_OPENERS = lazy(
     r"|that'?s (?:not|wrong|incorrect)|that is (?:not|wrong|incorrect)|this is (?:not|wrong|incorrect)"
     r"|you (?:broke|missed|misunderstood|forgot|deleted|removed|changed)\b"
     r")",
-    re.IGNORECASE,
+    regex.IGNORECASE,
 )
 # ...unless the opener is only politeness or a reminder.
 _EN_BENIGN = lazy(
     r"^(?:no (?:problem|worries|rush|need to (?:hurry|rush))|not bad|don'?t forget|do not forget|never forget"
     r"|never mind,? (?:continue|go on|carry on)|actually,? (?:that|this|it) (?:looks|is|was|works) "
     r"(?:good|great|fine|right|correct|perfect))\b",
-    re.IGNORECASE,
+    regex.IGNORECASE,
 )
 # Redirections anywhere in the prompt.
 _EN_ANYWHERE = lazy(
@@ -38,7 +38,7 @@ _EN_ANYWHERE = lazy(
     r"|you should(?:n'?t| not) have|that'?s not what i|not what i (?:asked|wanted|meant)|please don'?t(?! forget)"
     r"|why did you|shouldn'?t have|wrong (?:file|approach|function|place|module|directory|command|branch)"
     r"|you misunderstood|go back to the (?:previous|old|original))\b",
-    re.IGNORECASE,
+    regex.IGNORECASE,
 )
 _ZH = lazy(
     r"(?<!对)不对(?!劲吗)|不是这样|不是这个|不是我(?:想要|要|说|让你|想)|这不是我|我(?:说的是|要的是|不是让你|没让你)"

@@ -9,6 +9,8 @@ Readers get ``AgentEvent`` structs (``events_reader``), or ``ctxops_contracts.co
 
 from __future__ import annotations
 
+import time
+
 from ctxops_contracts.versioning import SCHEMA_VERSION
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
@@ -19,16 +21,29 @@ if TYPE_CHECKING:
     EventRecord = dict[str, Any]
 
 
-def rfc3339(ts: datetime) -> str:
-    """``ts`` (UTC) as msgspec writes it: ``2026-11-29T10:00:00Z``, microseconds only when non-zero."""
+def rfc3339(ts: datetime | str) -> str:
+    """``ts`` (UTC) as msgspec writes it: ``2026-11-29T10:00:00Z``, microseconds only when non-zero.
+
+    A string is taken as already written so (``utc_now``).
+    """
+    if isinstance(ts, str):
+        return ts
     text = ts.isoformat()
     return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def utc_now(now_ns: int | None = None) -> str:
+    """The current time as ``rfc3339`` writes it, without importing datetime (the hook path)."""
+    seconds, rest = divmod(time.time_ns() if now_ns is None else now_ns, 1_000_000_000)
+    micro = rest // 1000
+    text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+    return f"{text}.{micro:06d}Z" if micro else f"{text}Z"
 
 
 def agent_event(
     *,
     id: str,
-    ts: datetime,
+    ts: datetime | str,
     agent: str,
     kind: str,
     event_name: str | None = None,

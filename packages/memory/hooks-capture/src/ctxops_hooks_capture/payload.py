@@ -12,8 +12,6 @@ messages go to a log file.
 
 from __future__ import annotations
 
-import re
-
 from ctxops_contracts.shared.regex import compile as re_compile
 
 from . import jsontext
@@ -128,7 +126,7 @@ def close_prefix(text: str) -> str | None:
         # a string value cut mid-way: keep it, closed (a dangling escape is dropped first)
         body = tail[quote + 1 :]
         body = body[: len(body) - (len(body) - len(body.rstrip("\\"))) % 2]
-        body = re.sub(r"\\u[0-9a-fA-F]{0,3}$", "", body)
+        body = re_compile(r"\\u[0-9a-fA-F]{0,3}$").sub("", body)
         cut = text[: pos + quote + 1] + body + '"'
         return cut + "".join(_CLOSE[c] for c in reversed(stack))
     if best is None:

@@ -33,17 +33,28 @@ LABELS: tuple[str, ...] = (
 )
 
 
+# Every needle once: which are present is found in one pass over the list, then each rule asks a set (a
+# generator and any() per rule cost the hook path about a millisecond per event).
+_FORMAT_NEEDLES = tuple(dict.fromkeys(needle for _, needles, _ in FORMATS for needle in needles))
+_CONTEXT_NEEDLES = tuple(dict.fromkeys(needle for _, required, _, _ in CONTEXT_RULES for needle in required or ()))
+
+
 def redact(text: str) -> str:
     """``text`` with every secret the rules know replaced by a labelled marker. Idempotent."""
     if not text:
         return text
     text = private_keys(text)
+    present = {needle for needle in _FORMAT_NEEDLES if needle in text}
     for label, needles, pattern in FORMATS:
-        if any(needle in text for needle in needles):
-            text = pattern.sub(f"[REDACTED:{label}]", text)
+        if not present.isdisjoint(needles):
+            redacted = pattern.sub(f"[REDACTED:{label}]", text)
+            if redacted != text:  # the later rules look at the text as it is now
+                text = redacted
+                present = {needle for needle in _FORMAT_NEEDLES if needle in text}
     lowered = text.lower()  # context rules are gated on lower-case needles (a cheap C-level scan each)
+    found = {needle for needle in _CONTEXT_NEEDLES if needle in lowered}
     for _label, required, handler_pattern, handler in CONTEXT_RULES:
-        if required is None or any(needle in lowered for needle in required):
+        if required is None or not found.isdisjoint(required):
             text = scan(text, handler_pattern, handler)
     return text
 

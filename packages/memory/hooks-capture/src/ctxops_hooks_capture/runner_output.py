@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
+from ctxops_contracts.shared import regex
 from ctxops_contracts.shared.regex import compile as re_compile
+
+TYPE_CHECKING = False  # re is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    import re
 
 _TEST_COMMAND = re_compile(
     r"(?:^|[\s;&|/(])(?:pytest|py\.test|tox|nox|unittest|jest|vitest|mocha|ava|tap|phpunit|rspec|ctest"
@@ -12,16 +15,16 @@ _TEST_COMMAND = re_compile(
     r"|gradle\w*\s+test|mvn\w*\s+test|dotnet\s+test|mix\s+test|swift\s+test)(?=$|[\s;&|)])"
 )
 
-_PYTEST_SUMMARY = re_compile(r"^=*\s*(?P<body>(?:\d+ \w+(?:, )?)+)\s+in\s+[\d.]+m?s\b.*$", re.MULTILINE)
+_PYTEST_SUMMARY = re_compile(r"^=*\s*(?P<body>(?:\d+ \w+(?:, )?)+)\s+in\s+[\d.]+m?s\b.*$", regex.MULTILINE)
 _PYTEST_PART = re_compile(r"(\d+) (passed|failed|errors?|xpassed|xfailed|skipped|deselected|warnings?)")
-_UNITTEST_RAN = re_compile(r"^Ran (\d+) tests? in", re.MULTILINE)
-_UNITTEST_FAILED = re_compile(r"^FAILED \(([^)]*)\)", re.MULTILINE)
-_JEST = re_compile(r"^Tests:\s+(?P<body>.*\d+ total)", re.MULTILINE)
-_VITEST = re_compile(r"^\s*Tests\s+(?P<body>(?:\d+ \w+ ?\|? ?)+)\(\d+\)", re.MULTILINE)
+_UNITTEST_RAN = re_compile(r"^Ran (\d+) tests? in", regex.MULTILINE)
+_UNITTEST_FAILED = re_compile(r"^FAILED \(([^)]*)\)", regex.MULTILINE)
+_JEST = re_compile(r"^Tests:\s+(?P<body>.*\d+ total)", regex.MULTILINE)
+_VITEST = re_compile(r"^\s*Tests\s+(?P<body>(?:\d+ \w+ ?\|? ?)+)\(\d+\)", regex.MULTILINE)
 _CARGO = re_compile(r"test result: \w+\. (\d+) passed; (\d+) failed;")
-_GO_CASE = re_compile(r"^\s*--- (PASS|FAIL):", re.MULTILINE)
-_GO_PACKAGE = re_compile(r"^(ok|FAIL)\s+\S+", re.MULTILINE)
-_MOCHA = re_compile(r"^\s*(\d+) (passing|failing)\b", re.MULTILINE)
+_GO_CASE = re_compile(r"^\s*--- (PASS|FAIL):", regex.MULTILINE)
+_GO_PACKAGE = re_compile(r"^(ok|FAIL)\s+\S+", regex.MULTILINE)
+_MOCHA = re_compile(r"^\s*(\d+) (passing|failing)\b", regex.MULTILINE)
 
 
 def looks_like_test_command(command: str) -> bool:
@@ -50,20 +53,24 @@ def parse_counts(output: str) -> tuple[int, int] | None:
     if ran:
         total = int(ran[-1])
         failed_parts = _UNITTEST_FAILED.findall(output)
-        failed = sum(int(n) for n in re.findall(r"(?:failures|errors)=(\d+)", failed_parts[-1])) if failed_parts else 0
+        failed = (
+            sum(int(n) for n in re_compile(r"(?:failures|errors)=(\d+)").findall(failed_parts[-1]))
+            if failed_parts
+            else 0
+        )
         return total - failed, failed
     jest = _JEST.findall(output)
     if jest:
         body = jest[-1]
-        passed = sum(int(n) for n in re.findall(r"(\d+) passed", body))
-        failed = sum(int(n) for n in re.findall(r"(\d+) failed", body))
+        passed = sum(int(n) for n in re_compile(r"(\d+) passed").findall(body))
+        failed = sum(int(n) for n in re_compile(r"(\d+) failed").findall(body))
         return passed, failed
     vitest = _VITEST.findall(output)
     if vitest:
         body = vitest[-1]
         return (
-            sum(int(n) for n in re.findall(r"(\d+) passed", body)),
-            sum(int(n) for n in re.findall(r"(\d+) failed", body)),
+            sum(int(n) for n in re_compile(r"(\d+) passed").findall(body)),
+            sum(int(n) for n in re_compile(r"(\d+) failed").findall(body)),
         )
     cargo = _CARGO.findall(output)
     if cargo:

@@ -8,13 +8,15 @@ values hidden, so an event still says *which* secret a command used.
 from __future__ import annotations
 
 import math
-import re
+
+from ctxops_contracts.shared import regex
 
 from .lazy_re import lazy
 from .secret_names import is_placeholder, is_secret_name, is_secret_value, looks_like_credential
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
 
     # A handler gets the match and returns (replacement, end of the replaced span) or None to keep it.
@@ -54,10 +56,10 @@ def scan(text: str, pattern: re.Pattern[str], handler: Handler) -> str:
 _BARE_CLASS = r"[^\s'\"`,;()\[\]{}>&<" + _CJK_STOP + r"\\]"
 _BARE_VALUE = lazy(_BARE_CLASS + r"*+(?:\\(?![\"'])" + _BARE_CLASS + r"*+)*+")
 _PROSE_VALUE = lazy(r"[A-Za-z0-9!#$%*+\-./:=?@^_|~]*+")  # ASCII: it stops where Chinese text resumes
-# The inside of a quoted value, up to its closing quote (escapes skipped) or the end of the line.
+# The inside of a quoted value, up to its closing quote (escapes skipped) or the end of the line. No closing
+# quote is special inside a character class, so none needs escaping (re.escape would cost importing re).
 _QUOTED_VALUE = {
-    quote: lazy(r"[^" + re.escape(closer) + r"\\\n]*+(?:\\[^\n][^" + re.escape(closer) + r"\\\n]*+)*+")
-    for quote, closer in _QUOTES.items()
+    quote: lazy(r"[^" + closer + r"\\\n]*+(?:\\[^\n][^" + closer + r"\\\n]*+)*+") for quote, closer in _QUOTES.items()
 }
 
 
@@ -344,10 +346,10 @@ def _prose(match: re.Match[str]) -> tuple[str, int] | None:
 
 _PEM = lazy(
     r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)",
-    re.DOTALL,
+    regex.DOTALL,
 )
 _PEM_END = lazy(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PUTTY = lazy(r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC:[ \t]*[0-9a-fA-F]+|\Z)", re.DOTALL)
+_PUTTY = lazy(r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC:[ \t]*[0-9a-fA-F]+|\Z)", regex.DOTALL)
 
 
 def private_keys(text: str) -> str:

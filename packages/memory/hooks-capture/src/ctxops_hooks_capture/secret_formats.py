@@ -8,9 +8,11 @@ Publishable keys (Stripe ``pk_``, Mapbox ``pk.``) are public by design and are n
 
 from __future__ import annotations
 
-import re
-
 from .lazy_re import lazy
+
+TYPE_CHECKING = False  # re is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    import re
 
 _B = r"(?<![A-Za-z0-9_])"  # start boundary that CJK text next to the token does not defeat
 _E = r"(?![A-Za-z0-9])"  # end boundary for fixed-length formats

@@ -7,14 +7,13 @@ and a word ``ctx`` inside an argument (``git commit -m 'notes (ctx dir)'``) is j
 
 from __future__ import annotations
 
-import re
-
 from ctxops_contracts.shared.regex import compile as re_compile
 
 _OWN_PROGRAMS = frozenset({"ctx", "cq"})
 _LAUNCHERS = (("uv", "run"), ("uvx",), ("pipx", "run"), ("exec",), ("env",), ("command",), ("time",), ("nohup",))
 _FILTERS = frozenset({"head", "tail", "less", "more", "cat", "jq", "wc", "grep", "rg", "sort", "tee"})
 _ASSIGNMENT = re_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_PYTHON = re_compile(r"python[\d.]*")
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", "\n", "|&", ";;"})
 
 
@@ -50,7 +49,7 @@ def _is_own(words: list[str], *, after_pipe: bool) -> bool:
     program = rest[0].rsplit("/", 1)[-1]
     if program in _OWN_PROGRAMS:
         return True
-    if re.fullmatch(r"python[\d.]*", program) and len(rest) > 2 and rest[1] == "-m":
+    if _PYTHON.fullmatch(program) and len(rest) > 2 and rest[1] == "-m":
         return rest[2].startswith("ctxops_")
     return after_pipe and program in _FILTERS
 

@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ctxops_contracts.shared.layout import INDEX_DIR, MEMORY_DIR, meta_path
+from ctxops_memory_store import snapshot
 from ctxops_memory_store.catalog import SMALL, load_catalog
 from ctxops_memory_store.terms import tokens
 from ctxops_memory_store.usage import read_usage
 
-from . import snapshot
 from .ranking import RankConfig, Record, born, paths_in, rank, scope_match
 from .tokens import LineCounter
 
@@ -169,24 +169,29 @@ def build_injection(
     """
     base = os.fspath(root)
     memory_dir, index_dir = meta_path(base, MEMORY_DIR), meta_path(base, INDEX_DIR)
-    snap = snapshot.open_trusted(index_dir, memory_dir)
+    # A large store reads only what this prompt needs from the read snapshot, which the store's writer keeps
+    # in step; when files changed outside the store, the catalog answers and a detached sync (never waited
+    # for) brings the snapshot back in step.
+    snap = snapshot.open_for_read(index_dir, memory_dir)
     corpus: tuple[int, float] | None = None
     doc_freq: dict[str, int] | None = None
-    if snap is not None:  # a large store, unchanged since the snapshot: read only what this prompt needs
+    if snap is not None:
         try:
             (records, doc_freq), corpus = snap.records(tokens(task)), snap.corpus()
         finally:
-            snap.con.close()
+            snap.close()
+        if snap.full_check_due:  # edits in place are looked for now and then; this answer does not wait
+            snapshot.request_sync(base, index_dir)
     else:
         catalog = load_catalog(memory_dir, index_dir)
         records = catalog.readable()
         if len(catalog.records) > SMALL:
-            snapshot.update(index_dir, catalog)
+            snapshot.request_sync(base, index_dir)
     files = list(dict.fromkeys([*files_in_play, *paths_in(task), *session_files(base, session_id)]))
     summaries_excluded = [r for r in records if _kind(r) != "summary"]
-    cross_language = False
+    cross_language = lexical_vectors = False
     if vectors and vector_scores is None and task.strip():
-        vector_scores, cross_language = _vector_scores(base, task)
+        vector_scores, cross_language, lexical_vectors = _vector_scores(base, task)
     ranked = rank(
         summaries_excluded,  # digests are layer 3: as BM25 documents they would outrank every lesson
         task,
@@ -197,6 +202,7 @@ def build_injection(
         corpus=corpus,
         doc_freq=doc_freq,
         cross_language=cross_language,
+        lexical_vectors=lexical_vectors,
     )
     relevance = {str(r.entry.get("id")): r.score for r in ranked}
 
@@ -295,24 +301,26 @@ def build_injection(
     return Injection("\n".join(out) + "\n", ids, total, budget, omitted, layers, counter.name)
 
 
-def _vector_scores(root: str, task: str, limit: int = 50) -> tuple[dict[str, float] | None, bool]:
+def _vector_scores(root: str, task: str, limit: int = 50) -> tuple[dict[str, float] | None, bool, bool]:
     """Cosine similarity of the task to the nearest active entries, from memory-store's vector table, and
-    whether the embedder is multilingual (then ranking fuses BM25 only where it can see: same language)."""
+    whether the embedder is multilingual (then ranking fuses BM25 only where it can see: same language) or
+    lexical (then BM25 leads: see ``ranking``)."""
     from pathlib import Path
 
     from ctxops_memory_store import MemoryStore
 
     store = MemoryStore(Path(root))
     if not store.config.vector_enabled:
-        return None, False
+        return None, False, False
     try:
-        from ctxops_memory_store.vector import VectorTable, VectorUnavailable, is_multilingual
+        from ctxops_memory_store.vector import VectorTable, VectorUnavailable, is_lexical, is_multilingual
 
         table = VectorTable.for_store(store)
-        return dict(table.search(task, limit=limit)), is_multilingual(table.embedder)
+        scores = dict(table.search(task, limit=limit))
+        return scores, is_multilingual(table.embedder), is_lexical(table.embedder)
     except (VectorUnavailable, OSError, ValueError) as exc:
         log.warning("vectors unavailable, ranking by BM25 alone: %s", exc)
-        return None, False
+        return None, False, False
 
 
 def record_injection(

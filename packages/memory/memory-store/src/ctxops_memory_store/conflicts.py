@@ -8,7 +8,13 @@ Without a cue, one shape is still a replacement: the same subject frame with ano
 structured JSON" after "Logs are plain text lines": both titles start with the same words up to a slot word
 ("are", "use", "in", "with", 使用, 是 ...), then give different short values for that slot. Complementary
 facts do not have that shape: "Logs are shipped to Loki" opens a new predicate after the frame (a
-participle and its preposition), and "Service A ..." / "Service B ..." differ before any slot.
+participle and its preposition), and "Service A ..." / "Service B ..." differ before any slot. A value is
+counted in content words: "next to the code they test" is three of them, a place like "in the tests folder".
+
+A newer text may also name what it drops: "Drop GraphQL in favour of REST", "instead of float", "stop using
+Redis", 弃用 Jenkins (a prohibition, "never use float", states a rule, not a replacement). The dropped thing
+(the first content word after such a phrase) appearing in an older title of the same kind and scope
+("Expose the API through GraphQL") is a conflict, however little else the two texts share.
 """
 
 from __future__ import annotations
@@ -16,15 +22,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .similarity import jaccard
-from .terms import tokens
+from ctxops_contracts.shared.regex import compile as re_compile
 
-_CUES = re.compile(
+from .similarity import jaccard
+from .terms import STOPWORDS, tokens
+
+_CUES = re_compile(
     r"\b(?:switch(?:ed|es|ing)?(?: \w+){0,3} (?:to|from)|instead|no longer|not anymore|any ?more"
     r"|replac(?:e|ed|es|ing)|rather than|now (?:use|uses|we use)|stop(?:ped)? using|don'?t use|do not use"
     r"|never use|migrat(?:e|ed|es|ing) (?:to|from|away)|deprecat\w*|move[ds]? (?:to|away from)|supersed\w*"
     r"|drop(?:ped|s)? \w+ (?:for|in favou?r of)|in favou?r of)\b"
     r"|改用|不再|替换|换成|改为|弃用|废弃|不要用|别用|取代|代替",
+    re.IGNORECASE,
+)
+# Phrases followed by what the text drops: their first content word is the dropped thing.
+_DROPS = re_compile(
+    r"\b(?:instead of|rather than|no longer use[sd]?|stop(?:ped)? using"
+    r"|drop(?:ped|s)?(?= \S+ (?:for|in favou?r of)\b)|replac(?:e|es|ing)(?! by)|switch(?:ed|es|ing)? (?:away )?from"
+    r"|(?:migrat|mov)(?:e|ed|es|ing) away from|deprecat(?:e|ed|es|ing))"
+    r"\s+(?:(?:the|a|an|our|any|all)\s+)?([a-z0-9][\w.+-]*)"
+    r"|(?:弃用|不再使用|不再用|放弃|停用)\s*([a-z][\w.+-]*|[\u3400-\u9fff]{2})",
     re.IGNORECASE,
 )
 TITLE_SIMILARITY = 0.25
@@ -37,7 +54,20 @@ def replacement_cue(text: str) -> bool:
     return bool(_CUES.search(text))
 
 
-_CJK = re.compile("[\u3400-\u9fff]")
+def dropped_terms(text: str) -> frozenset[str]:
+    """Index terms of what ``text`` says it drops ("instead of float" -> float; 弃用 Jenkins -> jenkins)."""
+    out: set[str] = set()
+    for match in _DROPS.finditer(text):
+        word = match.group(1) or match.group(2)
+        terms = tokens(word)
+        if _CJK.match(word):
+            out.update(t for t in terms if len(t) == 2)  # a bigram: one character alone says too little
+        else:
+            out.update(terms[:1])
+    return frozenset(out)
+
+
+_CJK = re_compile("[\u3400-\u9fff]")
 # Words after which a title gives its value: the frame ends there ("logs are | JSON", "store timestamps in | UTC").
 SLOT_WORDS = frozenset(
     [
@@ -70,7 +100,7 @@ SLOT_CHARS = frozenset("用是为在于从以成")
 PREPOSITIONS = frozenset(["to", "for", "in", "on", "into", "by", "with", "from", "at", "via", "through"])
 MAX_VALUE_WORDS = 4  # a value is short; a longer rest is a statement of its own
 MAX_VALUE_CHARS = 8
-_UNIT = re.compile("[\u3400-\u9fff]|[a-z0-9]+")
+_UNIT = re_compile("[\u3400-\u9fff]|[a-z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -84,6 +114,7 @@ class Features:
     cue: bool
     title_units: tuple[str, ...] = ()
     head: tuple[str, ...] = ()  # the first two title units: a frame needs them equal (a cheap first check)
+    dropped: frozenset[str] = frozenset()  # what the text says it drops (``dropped_terms``)
 
 
 def features(title: str, body: str) -> Features:
@@ -96,6 +127,7 @@ def features(title: str, body: str) -> Features:
         cue=replacement_cue(f"{title}\n{body}"),
         title_units=(units := tuple(_UNIT.findall(title.lower()))),
         head=units[:2],
+        dropped=dropped_terms(f"{title}\n{body}"),
     )
 
 
@@ -111,7 +143,8 @@ def frame_prefix(f: Features) -> str | None:
 def _is_value(rest: tuple[str, ...]) -> bool:
     """Whether what follows the frame is a short value, not a new predicate ("shipped to Loki")."""
     cjk = bool(_CJK.match(rest[0]))
-    if len(rest) > (MAX_VALUE_CHARS if cjk else MAX_VALUE_WORDS):
+    size = len(rest) if cjk else sum(1 for unit in rest if unit not in STOPWORDS)
+    if size > (MAX_VALUE_CHARS if cjk else MAX_VALUE_WORDS):
         return False
     participle = rest[0].endswith(("ed", "en", "ing"))
     return not (participle and len(rest) > 1 and rest[1] in PREPOSITIONS)
@@ -145,14 +178,17 @@ def conflicts(new: Features, old: Features) -> bool:
     names most of the older title. Without a cue nothing is a conflict: "Service A must answer within
     100 ms" and "Service B must answer within 200 ms" share most words and are both true. One title in
     Chinese and the other not, naming the same things, is the same rule in two languages: no conflict.
-    Without a cue, only the same subject frame with another value (``other_value``) is a conflict.
+    Without a cue, only the same subject frame with another value (``other_value``) is a conflict. A newer
+    text that names a term of the older title as what it drops (``dropped_terms``) conflicts with it.
     """
-    if not new.cue:
-        return other_value(new, old)
     if new.cjk_title != old.cjk_title:
         a, b = new.latin_title_terms, old.latin_title_terms
         if a and b and (a <= b or b <= a):
             return False
+    if new.dropped & old.title_terms:
+        return True
+    if not new.cue:
+        return other_value(new, old)
     if jaccard(set(new.title_terms), set(old.title_terms)) >= TITLE_SIMILARITY:
         return True
     if old.title_terms and len(old.title_terms & new.terms) / len(old.title_terms) >= NAMED_SHARE:

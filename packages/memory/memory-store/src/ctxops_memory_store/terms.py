@@ -61,7 +61,19 @@ STOPWORDS = frozenset(
 )
 
 
+_STEMS: dict[str, str] = {}  # word -> stem: a write tokenizes dozens of entries, mostly the same words
+
+
 def _stem(word: str) -> str:
+    found = _STEMS.get(word)
+    if found is None:
+        if len(_STEMS) >= 1 << 17:
+            _STEMS.clear()
+        found = _STEMS[word] = _stem_of(word)
+    return found
+
+
+def _stem_of(word: str) -> str:
     for suffix, minimum in (("ies", 5), ("ing", 6), ("ed", 5), ("es", 5), ("s", 4)):
         if len(word) >= minimum and word.endswith(suffix) and not word.endswith("ss"):
             return word[: -len(suffix)] + ("y" if suffix == "ies" else "")

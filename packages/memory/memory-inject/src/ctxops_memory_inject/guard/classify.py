@@ -8,12 +8,11 @@ is split on ``&&``, ``||``, ``;``, ``|`` and newlines; wrappers (``uv run``, ``n
 
 from __future__ import annotations
 
-import re
-
 from ctxops_contracts.shared.regex import compile as re_compile
 
 _SPLIT = re_compile(r"&&|\|\||[;|\n]")
 _ASSIGN = re_compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_PYTHON = re_compile(r"(?:\S*/)?python[0-9.]*")
 _WRAPPERS = {"sudo", "time", "env", "nice", "command", "exec", "xargs"}
 _RUNNERS = {  # (tool, next word) pairs that only launch the real program
     ("uv", "run"),
@@ -117,7 +116,7 @@ def _words(segment: str) -> list[str]:
             words = words[2:]
         elif head in ("npx", "bunx", "pipx"):
             words = [w for w in words[1:] if not w.startswith("-")] if len(words) > 1 else []
-        elif re.fullmatch(r"(?:\S*/)?python[0-9.]*", head) and len(words) > 2 and words[1] == "-m":
+        elif _PYTHON.fullmatch(head) and len(words) > 2 and words[1] == "-m":
             words = words[2:]
         else:
             break

@@ -1,5 +1,5 @@
-# ruff: noqa: PTH116, PTH118
-# os.path on the hook path: pathlib is not imported there (startup time).
+# ruff: noqa: PTH116, PTH118, SIM105
+# os.path on the hook path: pathlib is not imported there (startup time); nor contextlib (suppress).
 """The guard's settings: the ``[guard]`` table of ``.meta/config.toml``, read with tomllib (cached as JSON).
 
 ```toml
@@ -25,9 +25,9 @@ git-diff = false
 
 from __future__ import annotations
 
-import contextlib
 import os
 
+from ctxops_contracts.shared import jsonlite
 from ctxops_contracts.shared.files import atomic_write
 
 TYPE_CHECKING = False
@@ -112,19 +112,19 @@ def load_config(root: str) -> GuardConfig:
         return GuardConfig()
     key = [stat.st_size, stat.st_mtime_ns]
     cache = os.path.join(root, ".meta", ".state", "guard", "config.json")
-    import json
-
     try:
         with open(cache, encoding="utf-8") as fh:
-            cached = json.load(fh)
+            cached = jsonlite.loads(fh.read())
         if cached.get("key") == key:
             table = cached.get("guard")
             return GuardConfig(table if isinstance(table, dict) else None)
     except (OSError, ValueError, AttributeError):
         pass
     table = _parse(path)
-    with contextlib.suppress(OSError):  # no cache: the next call parses again
-        atomic_write(cache, json.dumps({"key": key, "guard": table}), fsync=False)
+    try:
+        atomic_write(cache, jsonlite.dumps({"key": key, "guard": table}), fsync=False)
+    except OSError:  # no cache: the next call parses again
+        pass
     return GuardConfig(table)
 
 

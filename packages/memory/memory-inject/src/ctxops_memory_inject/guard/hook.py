@@ -18,13 +18,12 @@ Every handler returns None when it has nothing to change, and never raises (fail
 from __future__ import annotations
 
 import os
-import re
 import time
 
+from ctxops_contracts.shared import jsonlite, regex
 from ctxops_contracts.shared.layout import ensure_meta
 from ctxops_contracts.shared.regex import compile as re_compile
 
-from .classify import classify
 from .config import GuardConfig, load_config
 
 TYPE_CHECKING = False
@@ -48,7 +47,7 @@ WRAPPER = (
     "else cat {spool}; fi; printf '\\n[ctxops-exit %s {spool_id}]\\n' \"$__ctxops_s\""
 )
 _TRAILER_OUT = re_compile(r"\n?\[ctxops-exit (\d+)(?: ([0-9a-f]{8,32}))?\]\s*$")
-_WRAPPED_COMMAND = re_compile(r"^\{ (.*)\n\} > \S+ 2>&1; __ctxops_s=\$\?; ", re.S)
+_WRAPPED_COMMAND = re_compile(r"^\{ (.*)\n\} > \S+ 2>&1; __ctxops_s=\$\?; ", regex.DOTALL)
 SPOOL_MAX_AGE = 3600.0
 _ENDS_SHELL = re_compile(r"(?:^|[;&|{\s])(?:exit|exec|return|logout)(?:\s|;|$)")
 WRAPPED_KINDS = ("test", "check", "build")
@@ -79,8 +78,6 @@ def handle(
 ) -> GuardOutcome:
     """Core's entry (``ctx hook``): the payload bytes as the agent sent them. ``capture_event`` also
     stores the event through hooks-capture (core captures it itself and passes False)."""
-    import json
-
     if capture_event:
         try:
             from ctxops_hooks_capture.capture import capture
@@ -89,13 +86,13 @@ def handle(
         except Exception as exc:  # capture failing must not cost the agent its summary
             _log_failure({}, root, exc)
     try:
-        payload = json.loads(data or b"null")
+        payload = jsonlite.loads(data or b"null")
     except ValueError:
         return GuardOutcome()
     if not isinstance(payload, dict):
         return GuardOutcome()
     out = handle_event(payload, root, agent=agent, outline=outline)
-    return GuardOutcome(json.dumps(out, ensure_ascii=False) if out is not None else "")
+    return GuardOutcome(jsonlite.dumps(out, ensure_ascii=False) if out is not None else "")
 
 
 def handle_event(
@@ -138,6 +135,8 @@ def handle_pre_tool_use(payload: dict[str, Any], root: str | os.PathLike[str] | 
             return None
         if "__ctxops_s" in command or _ENDS_SHELL.search(command):
             return None  # already wrapped, or it may end the shell before the trailer prints
+        from .classify import classify
+
         family, kind = classify(command)
         if kind not in WRAPPED_KINDS:
             return None
@@ -212,13 +211,17 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
             if spooled is not None:
                 stdout, stderr = spooled, ""
     text = stdout + (("\n" if stdout and not stdout.endswith("\n") else "") + stderr if stderr else "")
-    if not exit_status and not stderr and cfg.read_dedupe and _CAT.match(command):
+    if not exit_status and not stderr and cfg.read_dedupe and len(stdout) >= _MIN_REREAD and _CAT.match(command):
         reread = _cat_reread(payload, command, stdout, root, cfg, agent, response)
         if reread is not None:
             return reread
-    family, kind = classify(command)
     untouched = {**response, "stdout": (f"Exit code {exit_status}\n" if exit_status else "") + stdout}
-    if len(text) < cfg.min_chars or not cfg.tool_on("Bash") or not cfg.family_on(family):
+    if len(text) < cfg.min_chars or not cfg.tool_on("Bash"):
+        return _post(untouched) if wrapped else None  # the common case: decided before any command table
+    from .classify import classify
+
+    family, kind = classify(command)
+    if not cfg.family_on(family):
         return _post(untouched) if wrapped else None
     from . import store
     from .summarize import summarize  # regex tables: only when there is something to summarize
@@ -261,7 +264,7 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
     return _post({**response, "stdout": summary, "stderr": ""})
 
 
-_ELSEWHERE = re.compile(
+_ELSEWHERE = regex.lazy(
     r"(?:^|[\s;&|(])(?:cd|pushd)\s|\s-C\s|--git-dir|--work-tree|--relative|--(?:src|dst)-prefix|--no-prefix"
 )
 
@@ -274,7 +277,7 @@ def _worktree(root: str, command: str) -> str | None:
     return root
 
 
-_CAT = re.compile(r"^\s*cat\s+(?:--\s+)?('[^']+'|\"[^\"$`\\]+\"|[^\s'\"|;&<>()$`*?\\]+)\s*$")
+_CAT = regex.lazy(r"^\s*cat\s+(?:--\s+)?('[^']+'|\"[^\"$`\\]+\"|[^\s'\"|;&<>()$`*?\\]+)\s*$")
 _MIN_REREAD = 400  # shorter than this, the note would cost about what it saves
 
 
@@ -422,8 +425,8 @@ def _shift(outline_text: str, start: int) -> str:
     """Outline line numbers count from the returned text; the file's numbers start at ``start``."""
     if start == 1:
         return outline_text
-    return re.sub(
-        r"^(\s*)(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + start - 1}", outline_text, flags=re.MULTILINE
+    return re_compile(r"^(\s*)(\d+)", regex.MULTILINE).sub(
+        lambda m: f"{m.group(1)}{int(m.group(2)) + start - 1}", outline_text
     )
 
 

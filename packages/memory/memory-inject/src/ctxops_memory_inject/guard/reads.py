@@ -11,11 +11,9 @@ the earlier text.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import re
 
+from ctxops_contracts.shared import jsonlite, regex
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import STATE_DIR, ensure_meta, meta_path
 
@@ -27,8 +25,8 @@ if TYPE_CHECKING:
     Outline = Callable[[str, str], "str | None"]  # (path, text) -> outline text, e.g. core's code-map brief
 
 
-_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
-_DEFINITION = re.compile(
+_SAFE = regex.compile(r"[^A-Za-z0-9_.-]")
+_DEFINITION = regex.lazy(
     r"^(?P<indent>[ \t]{0,8})"
     r"(?:export\s+(?:default\s+)?|pub(?:\(\w+\))?\s+|public\s+|private\s+|protected\s+|static\s+|async\s+|abstract\s+)*"
     r"(?:def|class|function\*?|func|interface|type|struct|enum|impl|fn|trait|module|namespace|object|"
@@ -48,7 +46,7 @@ class ReadState:
         self.reads: dict[str, list[Any]] = {}
         try:
             with open(self.path, encoding="utf-8") as fh:
-                data = json.load(fh)
+                data = jsonlite.loads(fh.read())
             self.step = int(data.get("step", 0))
             self.reads = dict(data.get("reads", {}))
         except (OSError, ValueError, TypeError, AttributeError):
@@ -57,7 +55,7 @@ class ReadState:
     def save(self) -> None:
         ensure_meta(self.root)
         # atomic: a parallel tool call's hook never reads half a file
-        atomic_write(self.path, json.dumps({"step": self.step, "reads": self.reads}), fsync=False)
+        atomic_write(self.path, jsonlite.dumps({"step": self.step, "reads": self.reads}), fsync=False)
 
     def seen(self, key: str, digest: str) -> int | None:
         """The step at which this region was read with this content, or None."""
@@ -89,7 +87,11 @@ def whole_key(real_path: str) -> str:
 
 
 def digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+    try:  # hashlib's own blake2b, without importing hashlib (and OpenSSL) on the hook path
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - an interpreter without the builtin module
+        from hashlib import blake2b
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
 def outline(path: str, text: str, outline_fn: Outline | None = None) -> str:

@@ -1,0 +1,131 @@
+"""Parsing in worker processes gives exactly what parsing in one process gives, in every ingest mode."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ctxops_token_capture import parallel
+from ctxops_token_capture.ingest import Sources, ingest
+from ctxops_token_capture.report import IngestReport
+from ctxops_token_capture.totals import totals
+from ledger_records import assistant_line, records_in, usage_dict
+from ledger_synthetic import write_claude_sessions
+
+TEXT = {"type": "text", "text": "Done."}
+TOOL = {"type": "tool_use", "id": "toolu_7", "name": "Read", "input": {"file_path": "/home/dev/shop/b.py"}}
+
+
+def _write(config: Path, name: str, lines: list[str]) -> Path:
+    folder = config / "projects" / "-home-dev-shop"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _result_line(tool_id: str, content: str, ts: str, session: str) -> str:
+    return json.dumps(
+        {
+            "type": "user",
+            "timestamp": ts,
+            "sessionId": session,
+            "uuid": f"r-{tool_id}-{session}",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": content}],
+            },
+        }
+    )
+
+
+def _corpus(config: Path) -> None:
+    """Generated sessions plus the cases where files depend on each other: a resumed session replays an
+    earlier file's calls (with and without requestId) and then answers on, and a message's lines grow."""
+    write_claude_sessions(config, sessions=6, turns=8, seed=31, subagent_every=2)
+    first = assistant_line("msg_a", "req_a", usage_dict(100, 10), ts="2026-11-29T10:00:00Z", block=TEXT, session="s-1")
+    bare = assistant_line("msg_b", None, usage_dict(50, 5), ts="2026-11-29T10:01:00Z", block=TOOL, session="s-1")
+    _write(config, "s-1.jsonl", [first, bare])
+    # The resumed session: the history again (same message ids), a tool result, a grown replay, new calls.
+    replay_a, replay_b = (line.replace('"sessionId": "s-1"', '"sessionId": "s-2"') for line in (first, bare))
+    grown_a = replay_a.replace('"output_tokens": 10', '"output_tokens": 40')
+    _write(
+        config,
+        "s-2.jsonl",
+        [
+            replay_b,
+            _result_line("toolu_7", "def b():\n    return 2\n" * 40, "2026-11-29T11:00:00Z", "s-2"),
+            replay_a,
+            grown_a,
+            assistant_line("msg_c", "req_c", usage_dict(7, 3), ts="2026-11-29T11:00:01Z", block=TEXT, session="s-2"),
+        ],
+    )
+
+
+def _outcome(root: Path, report: IngestReport) -> tuple[Any, ...]:
+    counts = {k: v for k, v in report.as_dict().items() if k != "workers"}
+    states = json.loads((root / "state" / "sources.json").read_text())
+    by_model = totals(["day", "model"], root=root).rows
+    return [r.dedupe_key for r in records_in(root)], records_in(root), counts, states, by_model
+
+
+@pytest.mark.parametrize("compat", ["exact", "ccusage"])
+def test_workers_give_the_sequential_result(tmp_path: Path, compat: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "claude"
+    _corpus(config)
+    alone = ingest(Sources(claude_dirs=[config]), tmp_path / "one", compat=compat, workers=1)
+    again: list[str] = []  # files the parent parsed itself (the workers' calls happen in their own processes)
+    read_source = parallel.read_source
+    monkeypatch.setattr(
+        parallel, "read_source", lambda source, *a, **k: again.append(source.path.name) or read_source(source, *a, **k)
+    )
+    spread = ingest(Sources(claude_dirs=[config]), tmp_path / "two", compat=compat, workers=2)
+    assert alone.workers == 0 and spread.workers == 2
+    assert again == ["s-2.jsonl"]  # only the file that replays an earlier file's calls
+    assert spread.duplicates > 0 and (spread.grown_outputs > 0) == (compat == "exact")
+    assert _outcome(tmp_path / "two", spread) == _outcome(tmp_path / "one", alone)
+    # The resumed session's tool result feeds the next call recorded after it (the grown replay when the last
+    # count wins, else the new call), once: replays that are dropped take nothing.
+    fed = [(r.message_id, a.tool) for r in records_in(tmp_path / "two") if r.session_id == "s-2" for a in r.attribution]
+    assert fed == [("msg_a" if compat == "exact" else "msg_c", "Read")]
+
+
+def test_workers_resume_where_the_last_run_stopped(tmp_path: Path) -> None:
+    config = tmp_path / "claude"
+    _corpus(config)
+    for root, workers in ((tmp_path / "one", 1), (tmp_path / "two", 2)):
+        ingest(Sources(claude_dirs=[config]), root, workers=workers)
+    more = assistant_line("msg_d", "req_d", usage_dict(9, 9), ts="2026-11-29T12:00:00Z", block=TEXT, session="s-2")
+    with (config / "projects" / "-home-dev-shop" / "s-2.jsonl").open("a") as handle:
+        handle.write(more + "\n")
+    write_claude_sessions(config, sessions=2, turns=3, seed=77)
+    alone = ingest(Sources(claude_dirs=[config]), tmp_path / "one", workers=1)
+    spread = ingest(Sources(claude_dirs=[config]), tmp_path / "two", workers=2)
+    assert spread.workers == 2 and spread.records == alone.records > 1
+    assert _outcome(tmp_path / "two", spread) == _outcome(tmp_path / "one", alone)
+
+
+def test_worker_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(parallel.WORKERS_ENV, raising=False)
+    monkeypatch.setattr(parallel, "_cores", lambda: 2)
+    big = parallel.PARALLEL_MIN_BYTES
+    assert parallel.worker_count(big, files=100) == 2
+    assert parallel.worker_count(big - 1, files=100) == 1  # a few new lines: not worth a process
+    assert parallel.worker_count(big, files=1) == 1
+    assert parallel.worker_count(0, files=100, requested=3) == 3
+    monkeypatch.setenv(parallel.WORKERS_ENV, "1")
+    assert parallel.worker_count(big, files=100) == 1
+    monkeypatch.setenv(parallel.WORKERS_ENV, "many")
+    assert parallel.worker_count(big, files=100) == 2  # not a number: logged, the automatic choice stands
+    ready, stop = threading.Event(), threading.Event()
+    other = threading.Thread(target=lambda: (ready.set(), stop.wait()))
+    other.start()
+    try:
+        ready.wait()
+        assert parallel.worker_count(big, files=100, requested=2) == 1  # never fork a threaded process
+    finally:
+        stop.set()
+        other.join()

@@ -1,0 +1,415 @@
+# ruff: noqa: PTH110, PTH116, PTH118
+# os.path on the hook path: the inject hook reads the snapshot without importing pathlib.
+"""The inject hook's read snapshot: SQLite (stdlib) with the active memories and their BM25 postings.
+
+``.meta/index/memory-inject.sqlite`` holds, indexed, what an injection needs: the postings of every term,
+the constants and the digests. Decoding the whole catalog costs ~0.3 s at 10,000 entries, building this
+file from it 2-3 s: neither may happen on the hook path. So the store's writer keeps it in step at write
+time, under the write lock: one file's rows per written file (put, supersede, fold, archive), in the
+same moment as the catalog learns of it (``MemoryStore._save``). Changes made outside the store (a
+``git pull``, a hand edit) are synced by a detached process, ``python -m ctxops_memory_store.snapshot
+ROOT``, which the hook starts and never waits for; until it has run, the hook reads the catalog.
+
+When the hook may trust it (``open_for_read``):
+- the memory directory's time is the one the snapshot recorded, and was recorded well after that time
+  (two changes inside one clock tick look like one: the catalog's "racy" rule); or
+- otherwise, the directory's listing (names and inodes, no stat) is exactly the snapshot's files: every
+  store write replaces a file (a new inode), so a file written, superseded or archived since shows here.
+Stores of up to ``SMALL`` files always take the catalog path, which is as fast there and stats every file
+(edits in place included). Derived data: delete it and the next write or sync rebuilds it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from .catalog import FULL_CHECK_AFTER_NS, RACY_NS, SMALL, Catalog
+
+log = logging.getLogger(__name__)
+
+NAME = "memory-inject.sqlite"
+SYNC_STARTED = "memory-inject.sync-started"
+SYNC_EVERY_S = 30.0  # at most one detached sync started per this many seconds
+FORMAT = "2"
+CONSTANT_KINDS = ("decision", "constraint", "convention")
+RECENT_CONSTANTS = 60  # non-pinned constants read besides the ones the prompt matches (newest first)
+
+Record = dict[str, object]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files (file TEXT PRIMARY KEY, ino INTEGER, mtime_ns INTEGER);
+CREATE TABLE IF NOT EXISTS docs (
+    doc INTEGER PRIMARY KEY, file TEXT UNIQUE, kind TEXT, pinned INTEGER, born REAL, length REAL, entry TEXT);
+CREATE TABLE IF NOT EXISTS postings (term TEXT, doc INTEGER, tf REAL);
+CREATE INDEX IF NOT EXISTS postings_term ON postings (term);
+CREATE INDEX IF NOT EXISTS postings_doc ON postings (doc);
+CREATE INDEX IF NOT EXISTS docs_kind ON docs (kind, born);
+"""
+
+
+def path_for(index_dir: str) -> str:
+    return os.path.join(index_dir, NAME)
+
+
+def born(entry: Record) -> float:
+    """When the entry became valid (``valid_from``, else ``created_at``) as a UNIX time; 0.0 when unknown."""
+    for key in ("valid_from", "created_at"):
+        value = entry.get(key)
+        if isinstance(value, str) and value:
+            try:
+                return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+            except ValueError:
+                continue
+    return 0.0
+
+
+# -- reading (the hook) ------------------------------------------------------------------------------
+
+
+class Snapshot:
+    """An open snapshot (read side). ``full_check_due``: in-place edits have not been looked for in
+    ``FULL_CHECK_AFTER`` (the reader still answers; the caller starts a detached sync)."""
+
+    def __init__(self, con: sqlite3.Connection, meta: dict[str, str], *, full_check_due: bool = False) -> None:
+        self.con = con
+        self.n = int(meta.get("n", "0"))
+        self.total = float(meta.get("total", "0"))
+        self.full_check_due = full_check_due
+
+    def close(self) -> None:
+        self.con.close()
+
+    def corpus(self) -> tuple[int, float]:
+        return self.n, (self.total / self.n if self.n else 1.0)
+
+    def records(self, terms: Sequence[str], top: int = 120) -> tuple[list[Record], dict[str, int]]:
+        """Catalog-like records and the query terms' document frequencies: the ``top`` documents by BM25
+        (scored in SQL, postings of the query's terms only), the pinned and the newest constants, and the
+        newest digests. Ranking multiplies BM25 by at most ~2, so the final few are among the top 200."""
+        from .bm25 import K1, B, idf
+
+        unique = sorted(set(terms))
+        doc_freq: dict[str, int] = {}
+        wanted: set[int] = set()
+        by_doc: dict[int, dict[str, float]] = {}
+        if unique and self.n:
+            marks = ",".join("?" * len(unique))
+            doc_freq = {
+                str(t): int(c)
+                for t, c in self.con.execute(
+                    f"SELECT term, count(*) FROM postings WHERE term IN ({marks}) GROUP BY term", unique
+                )
+            }
+            weights = [(t, idf(self.n, c)) for t, c in doc_freq.items()]
+            if weights:
+                values = ",".join("(?, ?)" for _ in weights)
+                avgdl = self.corpus()[1]
+                sql = (
+                    f"WITH q(term, w) AS (VALUES {values}) "
+                    "SELECT p.doc, sum(q.w * p.tf * ? / (p.tf + ? * (1 - ? + ? * d.length / ?))) AS score "
+                    "FROM postings p JOIN q ON p.term = q.term JOIN docs d ON d.doc = p.doc "
+                    "WHERE d.kind != 'summary' GROUP BY p.doc ORDER BY score DESC LIMIT ?"
+                )
+                params = [x for pair in weights for x in pair] + [K1 + 1, K1, B, B, avgdl, top]
+                wanted = {int(doc) for doc, _ in self.con.execute(sql, params)}
+        if wanted:
+            docs = sorted(wanted)
+            marks_d = ",".join("?" * len(docs))
+            marks_t = ",".join("?" * len(unique))
+            for term, doc, tf in self.con.execute(
+                f"SELECT term, doc, tf FROM postings WHERE doc IN ({marks_d}) AND term IN ({marks_t})", [*docs, *unique]
+            ):
+                by_doc.setdefault(int(doc), {})[str(term)] = float(tf)
+        rows = self.con.execute(
+            "SELECT doc FROM docs WHERE pinned = 1 UNION "
+            "SELECT doc FROM (SELECT doc FROM docs WHERE kind IN (?, ?, ?) ORDER BY born DESC LIMIT ?) UNION "
+            "SELECT doc FROM (SELECT doc FROM docs WHERE kind = 'summary' ORDER BY born DESC LIMIT 20)",
+            (*CONSTANT_KINDS, RECENT_CONSTANTS),
+        ).fetchall()
+        wanted |= {int(r[0]) for r in rows}
+        out: list[Record] = []
+        ids = sorted(wanted)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for doc, length, entry in self.con.execute(
+                f"SELECT doc, length, entry FROM docs WHERE doc IN ({marks})", chunk
+            ):
+                out.append({"entry": json.loads(entry), "terms": by_doc.get(int(doc), {}), "length": float(length)})
+        return out, doc_freq
+
+
+def _listing(memory_dir: str) -> dict[str, int] | None:
+    """Name -> inode of the memory files, as the catalog lists them (no stat: the inode is in the listing)."""
+    try:
+        with os.scandir(memory_dir) as it:
+            return {e.name: e.inode() for e in it if e.name.endswith(".md") and not e.name.startswith(".")}
+    except OSError:
+        return None
+
+
+def open_for_read(index_dir: str, memory_dir: str) -> Snapshot | None:
+    """The snapshot when it describes the memory directory (see the module docstring), else None."""
+    path = path_for(index_dir)
+    if not os.path.exists(path):
+        return None
+    try:
+        dir_mtime = os.stat(memory_dir).st_mtime_ns
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except (OSError, sqlite3.Error):
+        return None
+    try:
+        meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+        if meta.get("format") != FORMAT or meta.get("memory_dir") != memory_dir:
+            con.close()
+            return None
+        if int(meta.get("files", "0")) <= SMALL:
+            con.close()
+            return None
+        now = time.time_ns()
+        built_mtime, checked = int(meta["dir_mtime_ns"]), int(meta["checked_ns"])
+        if built_mtime != dir_mtime or checked - built_mtime < RACY_NS:
+            listing = _listing(memory_dir)
+            known = dict(con.execute("SELECT file, ino FROM files").fetchall())
+            if listing is None or listing != known:
+                con.close()
+                return None
+            if now - dir_mtime >= RACY_NS:
+                _note_checked(path, built_mtime, dir_mtime, now)
+        due = now - int(meta["full_check_ns"]) >= FULL_CHECK_AFTER_NS
+        return Snapshot(con, meta, full_check_due=due)
+    except (sqlite3.Error, KeyError, ValueError):
+        con.close()
+        return None
+
+
+def _note_checked(path: str, seen_mtime: str | int, dir_mtime: int, now: int) -> None:
+    """Record that the listing matched the snapshot at ``now`` (well after the directory's time), so the
+    next reader trusts it without listing. Only if no writer changed it meanwhile; never waits for a lock."""
+    try:
+        con = sqlite3.connect(path, timeout=0)
+        try:
+            with con:
+                row = con.execute("SELECT value FROM meta WHERE key = 'dir_mtime_ns'").fetchone()
+                if row is None or int(row[0]) != int(seen_mtime):
+                    return
+                con.executemany(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                    [("dir_mtime_ns", str(dir_mtime)), ("checked_ns", str(now))],
+                )
+        finally:
+            con.close()
+    except (sqlite3.Error, ValueError) as exc:
+        log.debug("snapshot check not recorded: %s", exc)
+
+
+# -- writing (the store, under its write lock) -------------------------------------------------------
+
+
+class SnapshotWriter:
+    """The writer's side, used under the store's write lock. One store write (a put with its folds and
+    supersedes, a pin, an archive) is one transaction: a reader sees all of it or none of it."""
+
+    def __init__(self, index_dir: str, memory_dir: str) -> None:
+        self.path = path_for(index_dir)
+        self.memory_dir = memory_dir
+        con = sqlite3.connect(self.path, timeout=5.0)
+        try:
+            con.execute("PRAGMA journal_mode=WAL")
+            # Derived data: a crash that damages it costs a rebuild from the files, never a memory; so
+            # no fsync here (the memory file written before it is the durable part).
+            con.execute("PRAGMA synchronous=OFF")
+            con.executescript(_SCHEMA)
+            self.ino = os.stat(self.path).st_ino
+        except (sqlite3.Error, OSError):
+            con.close()
+            raise
+        self.con = con
+        self.meta: dict[str, str] = {}
+
+    def current(self) -> bool:
+        """Whether the file this connection writes is still the snapshot (not deleted or replaced)."""
+        try:
+            return os.stat(self.path).st_ino == self.ino
+        except OSError:
+            return False
+
+    def begin(self) -> None:
+        """Start one store write: read what the last writer (maybe another process) recorded."""
+        self.meta = dict(self.con.execute("SELECT key, value FROM meta").fetchall())
+
+    def abort(self) -> None:
+        self.con.rollback()
+
+    def close(self) -> None:
+        self.con.close()
+
+    def in_step(self, generation: str, catalog: Catalog) -> bool:
+        """Whether the rows are those the last store write left, for the directory the catalog describes."""
+        meta = self.meta
+        return (
+            meta.get("format") == FORMAT
+            and meta.get("memory_dir") == self.memory_dir
+            and meta.get("generation") == generation
+            and meta.get("dir_mtime_ns") == str(catalog.dir_mtime_ns)
+        )
+
+    def sync(self, catalog: Catalog, generation: str) -> int:
+        """Bring every row in step with ``catalog`` (changed files only); returns how many files changed."""
+        con = self.con
+        meta = self.meta
+        if meta.get("format") != FORMAT or meta.get("memory_dir") != self.memory_dir:
+            with con:
+                con.executescript("DELETE FROM files; DELETE FROM docs; DELETE FROM postings; DELETE FROM meta;")
+            self.meta = {}
+        known = {str(f): (int(i), int(m)) for f, i, m in con.execute("SELECT file, ino, mtime_ns FROM files")}
+        current = catalog.records
+        changed = [n for n, r in current.items() if known.get(n) != (r.get("ino"), r.get("mtime_ns"))]
+        removed = [n for n in known if n not in current]
+        with con:
+            for name in removed:
+                self._drop(name)
+            for name in changed:
+                self._put(name, current[name], replace=name in known)
+            self._write_meta(catalog, generation, recount=True)
+        return len(changed) + len(removed)
+
+    def note(self, catalog: Catalog, name: str) -> None:
+        """The one file ``name`` the store just wrote (already in ``catalog``); committed by ``mark``."""
+        self._put(name, catalog.records[name], replace=True)
+
+    def mark(self, catalog: Catalog, generation: str) -> None:
+        """The store's write ended with ``generation``: commit it with the directory's state, so readers
+        trust it and the next writer knows the rows current."""
+        with self.con:
+            self._write_meta(catalog, generation)
+
+    def _drop(self, name: str) -> None:
+        con = self.con
+        row = con.execute("SELECT doc, kind, length FROM docs WHERE file = ?", (name,)).fetchone()
+        if row is not None:
+            con.execute("DELETE FROM postings WHERE doc = ?", (row[0],))
+            con.execute("DELETE FROM docs WHERE doc = ?", (row[0],))
+            if row[1] != "summary":
+                self._count(-1, -float(row[2]))
+        con.execute("DELETE FROM files WHERE file = ?", (name,))
+
+    def _put(self, name: str, record: Record, *, replace: bool) -> None:
+        if replace:
+            self._drop(name)
+        con = self.con
+        con.execute("INSERT INTO files VALUES (?, ?, ?)", (name, record.get("ino"), record.get("mtime_ns")))
+        entry, terms, length = record.get("entry"), record.get("terms"), record.get("length")
+        if not isinstance(entry, dict) or entry.get("status") != "active":
+            return  # superseded, folded, archived, pending, unreadable: a file, never a document
+        if not isinstance(terms, dict) or not isinstance(length, (int, float)):
+            return
+        cursor = con.execute(
+            "INSERT INTO docs (file, kind, pinned, born, length, entry) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                name,
+                entry.get("kind"),
+                1 if entry.get("pinned") else 0,
+                born(entry),
+                float(length),
+                json.dumps(entry, ensure_ascii=False),
+            ),
+        )
+        doc = cursor.lastrowid
+        rows: Iterable[tuple[str, int | None, float]] = ((str(t), doc, float(f)) for t, f in terms.items())
+        con.executemany("INSERT INTO postings VALUES (?, ?, ?)", rows)
+        if entry.get("kind") != "summary":
+            self._count(1, float(length))
+
+    def _count(self, docs: int, length: float) -> None:
+        self.meta["n"] = str(int(self.meta.get("n", "0")) + docs)
+        self.meta["total"] = str(float(self.meta.get("total", "0")) + length)
+
+    def _write_meta(self, catalog: Catalog, generation: str, *, recount: bool = False) -> None:
+        con = self.con
+        if recount:
+            n, total = con.execute(
+                "SELECT count(*), coalesce(sum(length), 0) FROM docs WHERE kind != 'summary'"
+            ).fetchone()
+            self.meta["n"], self.meta["total"] = str(n), str(float(total))
+        self.meta.update(
+            {
+                "format": FORMAT,
+                "memory_dir": self.memory_dir,
+                "generation": generation,
+                "dir_mtime_ns": str(catalog.dir_mtime_ns),
+                "checked_ns": str(catalog.checked_ns),
+                "full_check_ns": str(catalog.full_check_ns),
+                "files": str(len(catalog.records)),
+            }
+        )
+        con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(self.meta.items()))
+
+
+def wanted(index_dir: str, catalog: Catalog) -> bool:
+    """Whether the writer keeps a snapshot for this store: a large one, or one that already has it."""
+    return len(catalog.records) > SMALL or os.path.exists(path_for(index_dir))
+
+
+# -- the detached sync -------------------------------------------------------------------------------
+
+
+def request_sync(root: str, index_dir: str) -> bool:
+    """Start one detached ``python -m ctxops_memory_store.snapshot ROOT`` unless one started lately.
+
+    The caller (the hook) never waits for it: it answers from the catalog meanwhile."""
+    marker = os.path.join(index_dir, SYNC_STARTED)
+    now = time.time()
+    try:
+        if now - os.stat(marker).st_mtime < SYNC_EVERY_S:
+            return False
+    except OSError:
+        pass
+    try:
+        with open(marker, "w", encoding="utf-8"):
+            pass
+        os.utime(marker, (now, now))
+        command = [sys.executable, "-m", "ctxops_memory_store.snapshot", root]
+        null = os.devnull
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0),
+        ]
+        # Its own session and the null device for stdio: the agent's pipe is not held open by it.
+        os.posix_spawn(sys.executable, command, os.environ, file_actions=actions, setsid=True)
+    except (OSError, AttributeError) as exc:  # AttributeError: no posix_spawn (Windows); the next write syncs
+        log.warning("snapshot sync not started: %s", exc)
+        return False
+    return True
+
+
+def main(argv: list[str]) -> int:
+    """Sync the snapshot of the repository at ``argv[0]`` under the store's write lock (quietly)."""
+    from pathlib import Path
+
+    from ctxops_contracts.shared.locks import LockBusy
+
+    from .store import MemoryStore
+
+    if len(argv) != 1:
+        print("usage: python -m ctxops_memory_store.snapshot ROOT", file=sys.stderr)
+        return 2
+    try:
+        MemoryStore(Path(argv[0])).sync_snapshot()
+    except (OSError, sqlite3.Error, LockBusy) as exc:
+        log.warning("snapshot sync failed: %s", exc)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

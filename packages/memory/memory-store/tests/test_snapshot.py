@@ -1,0 +1,135 @@
+"""The read snapshot the store's writer keeps for the inject hook (``ctxops_memory_store.snapshot``)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ctxops_contracts.shared import files as shared_files
+from ctxops_memory_store import MemoryStore, new_entry, snapshot
+from ctxops_memory_store import store as store_module
+from ctxops_memory_store.entry_file import file_name, render_entry
+
+
+@pytest.fixture
+def small_is_tiny(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(snapshot, "SMALL", 0)
+
+
+def _dirs(repo: Path) -> tuple[str, str]:
+    return str(repo / ".meta" / "index"), str(repo / ".meta" / "memory")
+
+
+def _rows(repo: Path) -> tuple[dict[str, str], set[str], dict[str, str]]:
+    con = sqlite3.connect(repo / ".meta" / "index" / snapshot.NAME)
+    try:
+        docs = {json.loads(e)["id"]: json.loads(e)["status"] for (e,) in con.execute("SELECT entry FROM docs")}
+        files = {f for (f,) in con.execute("SELECT file FROM files")}
+        meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+    finally:
+        con.close()
+    return docs, files, meta
+
+
+def _fill(store: MemoryStore) -> list[str]:
+    titles = ["Money is decimal.Decimal", "Logs are structured JSON", "Retry webhooks with backoff"]
+    return [store.put(new_entry(kind="lesson", title=t)).entry.id for t in titles]
+
+
+def test_a_small_store_keeps_no_snapshot(store: MemoryStore, repo: Path) -> None:
+    _fill(store)
+    assert not (repo / ".meta" / "index" / snapshot.NAME).exists()  # the catalog path is as fast there
+
+
+def test_the_rows_follow_every_write(store: MemoryStore, repo: Path, small_is_tiny: None) -> None:
+    ids = _fill(store)
+    docs, files, meta = _rows(repo)
+    assert set(docs) == set(ids)
+    assert files == {p.name for p in (repo / ".meta" / "memory").glob("*.md")}
+    assert (int(meta["n"]), meta["files"]) == (3, "3")
+
+    store.forget(ids[0], "wrong")
+    replacement = store.supersede(ids[1], new_entry(kind="lesson", title="Logs are OpenTelemetry records")).entry
+    docs, files, meta = _rows(repo)
+    assert set(docs) == {ids[2], replacement.id}  # archived and superseded entries are files, not documents
+    assert len(files) == 4 and int(meta["n"]) == 2
+
+    opened = snapshot.open_for_read(*_dirs(repo))
+    assert opened is not None
+    records, freq = opened.records(["opentelemetry", "log"])
+    opened.close()
+    assert replacement.id in {r["entry"]["id"] for r in records}  # type: ignore[index]
+    assert freq == {"opentelemetry": 1, "log": 1}
+
+
+def test_the_listing_decides_when_the_directory_time_cannot(
+    store: MemoryStore, repo: Path, small_is_tiny: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fill(store)
+    index_dir, memory_dir = _dirs(repo)
+    # Just written: the directory time is inside the racy window, so the listing is compared.
+    assert snapshot.open_for_read(index_dir, memory_dir) is not None
+    by_hand = new_entry(kind="lesson", title="Vendored wheels live in third_party")
+    path = repo / ".meta" / "memory" / file_name(by_hand)
+    path.write_text(render_entry(by_hand), encoding="utf-8")
+    assert snapshot.open_for_read(index_dir, memory_dir) is None
+    path.unlink()
+    # Same files again, but the directory time moved: the listing matches, and the check is recorded
+    # once the directory time is old enough, so the next reader trusts it without listing.
+    monkeypatch.setattr(snapshot, "RACY_NS", 0)
+    opened = snapshot.open_for_read(index_dir, memory_dir)
+    assert opened is not None
+    opened.close()
+    assert _rows(repo)[2]["dir_mtime_ns"] == str(Path(memory_dir).stat().st_mtime_ns)
+    monkeypatch.setattr(snapshot, "_listing", lambda d: None)  # a listing now would fail the check
+    assert snapshot.open_for_read(index_dir, memory_dir) is not None
+
+
+def test_a_write_that_fails_midway_keeps_both_entries_active_and_the_rows_true(
+    store: MemoryStore, repo: Path, small_is_tiny: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = _fill(store)
+    calls = []
+    real = shared_files.atomic_write
+
+    def second_write_fails(path: object, data: object, **kwargs: object) -> None:
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        real(path, data, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store_module, "atomic_write", second_write_fails)
+    replacement = new_entry(kind="lesson", title="Money is integer cents")
+    with pytest.raises(OSError):
+        store.supersede(ids[0], replacement)
+    monkeypatch.setattr(store_module, "atomic_write", real)
+    fresh = MemoryStore(repo)
+    # The new entry was written first: the older one is still active, never pointing at a missing file.
+    assert fresh.resolve(replacement.id).status == "active"
+    assert fresh.resolve(ids[0]).status == "active"
+    docs, _, _ = _rows(repo)
+    assert replacement.id in docs and ids[0] in docs  # the rows match what reached the disk
+
+
+def test_a_deleted_snapshot_is_rebuilt_by_the_next_write(store: MemoryStore, repo: Path, small_is_tiny: None) -> None:
+    ids = _fill(store)
+    for path in (repo / ".meta" / "index").iterdir():
+        if path.name.startswith(snapshot.NAME):
+            path.unlink()
+    later = store.put(new_entry(kind="lesson", title="Feature flags live in flags.toml")).entry
+    assert set(_rows(repo)[0]) == {*ids, later.id}
+
+
+def test_the_sync_command(repo: Path) -> None:
+    command = [sys.executable, "-m", "ctxops_memory_store.snapshot"]
+    usage = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert usage.returncode == 2 and "usage" in usage.stderr
+    store = MemoryStore(repo)
+    store.put(new_entry(kind="lesson", title="Money is decimal.Decimal"))
+    done = subprocess.run([*command, str(repo)], capture_output=True, check=False)
+    assert done.returncode == 0
+    assert (repo / ".meta" / "index" / "memory-catalog.msgpack").exists()  # the catalog is saved by the sync

@@ -512,10 +512,11 @@ def insert_rows(con: Any, table: str, rows: Sequence[Sequence[Any]]) -> None:
 
 def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Sequence[str] = ()) -> None:
     """Turn references into edges: all of them, or those in `paths` or naming one of `names`."""
+    source = "refs"  # every reference (a full build reads them in place, no copy)
     if all_refs:
-        con.execute("CREATE OR REPLACE TEMP TABLE todo AS SELECT * FROM refs")
         con.execute("DELETE FROM edges")
     else:
+        source = "todo"
         con.execute("CREATE OR REPLACE TEMP TABLE todo_paths AS SELECT unnest($1::VARCHAR[]) AS path", [list(paths)])
         con.execute("CREATE OR REPLACE TEMP TABLE todo_names AS SELECT unnest($1::VARCHAR[]) AS name", [list(names)])
         con.execute(
@@ -530,7 +531,7 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
         con.execute(_REACHABLE_SYMBOLS_SQL)
     # Inheritance first: `self.x()` then finds `x` in base classes through the inherit edges just made.
     for which in ("role = 'inherit'", "role <> 'inherit'"):
-        con.execute(f"CREATE OR REPLACE TEMP TABLE pending AS SELECT * FROM todo WHERE {which}")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE pending AS SELECT * FROM {source} WHERE {which}")
         if not all_refs and con.execute("SELECT count(*) FROM pending").fetchone()[0] == 0:
             continue
         con.execute("CREATE OR REPLACE TEMP TABLE inh AS SELECT src, dst, confidence FROM edges WHERE kind = 'inherit'")

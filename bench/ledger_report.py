@@ -1,17 +1,22 @@
 """Ledger reports over 1M recorded calls, warm, each as a fresh `python -m ctxops_ledger_report` process.
 
-    uv run python bench/ledger_report.py [--records 1000000] [--keep]
+    uv run python bench/ledger_report.py [--records 1000000] [--keep] [--data DIR] [--phases]
 
 Writes --records UsageRecords (90 days, 40 repositories, 4,000 sessions, 6 models one of them unpriced,
 tool attribution on a third) as the JSONL truth token-capture appends, loads them once, then times each
-report twice and keeps the second (warm: page cache and DuckDB file hot). The peer, measured in the same
-run: DuckDB answering the same day-by-model sums straight from the JSONL with `read_json` (what a report
-without a ledger would cost). Target: every report <= 1 s warm.
+report twice and keeps the second (warm: page cache and DuckDB file hot), wall and CPU (user+sys of the
+child). Each report runs from the hourly roll-up (the default) and, beside it in the same round, from the
+calls themselves (`CTXOPS_LEDGER_ROLLUP=0`). The peers, measured in the same run: `python -c pass`, and
+DuckDB answering the day-by-model sums straight from the JSONL with `read_json` (what a report without a
+ledger would cost). Target: every report <= 1 s warm. `--phases` adds where one warm report's time goes,
+in-process (imports, opening the ledger, the query, the status-line snapshot, JSON). `--data DIR` reuses
+a data dir kept by `--keep`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -59,52 +64,119 @@ COPY (
     )
 
 
-def timed(command: list[str]) -> float:
-    started = time.perf_counter()
+def timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall and CPU (user+sys of the child) seconds of one run."""
     # Bytecode caching on, as in an installed package (this workspace exports PYTHONDONTWRITEBYTECODE=1).
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run(command, capture_output=True, check=True, env={**env, "CTXOPS_CONFIG": os.devnull})
-    return time.perf_counter() - started
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    before = os.times()
+    started = time.perf_counter()
+    subprocess.run(command, capture_output=True, check=True, env={**base, "CTXOPS_CONFIG": os.devnull, **(env or {})})
+    wall = time.perf_counter() - started
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return wall, cpu
+
+
+PHASES = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import duckdb
+t1 = time.perf_counter()
+from pathlib import Path
+from ctxops_contracts.shared.cli import dumps
+from ctxops_ledger_report.prices import PriceBook
+from ctxops_ledger_report.config import load_config
+from ctxops_ledger_report.reports import Filters, build
+from ctxops_ledger_report.snapshot import refresh_snapshot
+from ctxops_ledger_report.store import open_view
+t2 = time.perf_counter()
+data, kind = Path(sys.argv[1]), sys.argv[2]
+with open_view(data, book=PriceBook.bundled()) as view:
+    t3 = time.perf_counter()
+    report = build(view, kind, Filters(), breakdown=kind == "day")
+    t4 = time.perf_counter()
+    refresh_snapshot(view, load_config([]), data)
+    t5 = time.perf_counter()
+t6 = time.perf_counter()
+dumps(report.as_dict())
+t7 = time.perf_counter()
+print(json.dumps({"duckdb import": t1 - t0, "other imports": t2 - t1, "open + load check": t3 - t2,
+                  "query + rows": t4 - t3, "snapshot": t5 - t4, "close": t6 - t5, "JSON": t7 - t6}))
+"""
+
+
+def phases(data: Path, kinds: tuple[str, ...]) -> None:
+    print("\nwhere the time of one warm report goes (in-process, seconds; second run):")
+    header = None
+    for kind in kinds:
+        for label, env in (("roll-up", {}), ("calls", {"CTXOPS_LEDGER_ROLLUP": "0"})):
+            command = [sys.executable, "-c", PHASES, str(data), kind]
+            base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+            run_env = {**base, "CTXOPS_CONFIG": os.devnull, **env}
+            subprocess.run(command, capture_output=True, check=True, env=run_env)
+            out = subprocess.run(command, capture_output=True, check=True, env=run_env, text=True).stdout
+            parts = json.loads(out)
+            if header is None:
+                header = list(parts)
+                print(f"{'report':<16}" + "".join(f"{h:>18}" for h in header))
+            print(f"{kind + ' ' + label:<16}" + "".join(f"{parts[h]:>18.3f}" for h in header))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=1_000_000, help="calls to write (default 1,000,000)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary data directory")
+    parser.add_argument("--data", type=Path, help="a data dir kept by an earlier --keep run (skips writing)")
+    parser.add_argument("--phases", action="store_true", help="also show where one warm report's time goes")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="ctxops-bench-report-"))
-    data = work / "data"
+    work = Path(tempfile.mkdtemp(prefix="ctxops-bench-report-")) if args.data is None else args.data.parent
+    data = args.data or work / "data"
     try:
-        started = time.perf_counter()
-        write_records(data, args.records)
-        size = (data / "usage" / "transcript-2026-09.jsonl").stat().st_size
-        took = time.perf_counter() - started
-        print(f"records: {args.records:,} calls, {size / 2**20:.0f} MB of JSONL (written in {took:.1f} s)")
         base = [sys.executable, "-m", "ctxops_ledger_report"]
-        load = timed([*base, "totals", "--data-dir", str(data), "--json"])
-        print(f"first load into the ledger (validate + DuckDB): {load:.2f} s")
+        if args.data is None:
+            started = time.perf_counter()
+            write_records(data, args.records)
+            size = (data / "usage" / "transcript-2026-09.jsonl").stat().st_size
+            took = time.perf_counter() - started
+            print(f"records: {args.records:,} calls, {size / 2**20:.0f} MB of JSONL (written in {took:.1f} s)")
+            wall, cpu = timed([*base, "totals", "--data-dir", str(data), "--json"])
+            print(f"first load into the ledger (validate + DuckDB + roll-up): {wall:.2f} s ({cpu:.2f} CPU-s)")
+        print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         jsonl = str(data / "usage" / "*.jsonl")
         peer_sql = (
             f"SELECT strftime(ts, '%Y-%m-%d') d, model, count(*), sum(input_tokens), sum(output_tokens) "
             f"FROM read_json('{jsonl}', format='newline_delimited') GROUP BY ALL"
         )
         peer_cmd = [sys.executable, "-c", f"import duckdb; duckdb.sql({peer_sql!r}).fetchall()"]
-        timed(peer_cmd)
-        peer = timed(peer_cmd)
-        print(f"peer: DuckDB read_json day x model sums, warm : {peer:.2f} s")
-        worst = 0.0
-        for kind in ("day", "week", "month", "session", "task", "repo", "model", "block", "tool", "file"):
-            command = [*base, "report", kind, "--breakdown" if kind == "day" else "--json", "--data-dir", str(data)]
-            if kind == "day":
-                command.append("--json")
+        floor_cmd = [sys.executable, "-c", "pass"]
+        for command in (peer_cmd, floor_cmd):
             timed(command)
-            warm = timed(command)
-            worst = max(worst, warm)
-            print(f"ctx ledger report {kind:<6} warm: {warm:.2f} s   ratio to peer {warm / peer:.2f}")
+        peer, peer_cpu = timed(peer_cmd)
+        floor, floor_cpu = timed(floor_cmd)
+        print(f"peer: DuckDB read_json day x model sums, warm: {peer:.2f} s ({peer_cpu:.2f} CPU-s)")
+        print(f"floor: python -c pass: {floor:.3f} s ({floor_cpu:.3f} CPU-s)\n")
+        head = ("roll-up wall", "CPU", "calls wall", "CPU", "/ calls", "/ peer")
+        print(f"{'report':<8}" + "".join(f"{h:>13}" for h in head))
+        worst = 0.0
+        kinds = ("day", "week", "month", "session", "task", "repo", "model", "block", "tool", "file")
+        for kind in kinds:
+            command = [*base, "report", kind, "--json", "--data-dir", str(data)]
+            if kind == "day":
+                command.append("--breakdown")
+            results = []
+            for env in ({}, {"CTXOPS_LEDGER_ROLLUP": "0"}):
+                timed(command, env)
+                results.append(timed(command, env))
+            (wall, cpu), (raw, raw_cpu) = results
+            worst = max(worst, wall)
+            cells = (f"{wall:.2f} s", f"{cpu:.2f}", f"{raw:.2f} s", f"{raw_cpu:.2f}", f"{wall / raw:.2f}")
+            print(f"{kind:<8}" + "".join(f"{c:>13}" for c in (*cells, f"{wall / peer:.2f}")))
         print(f"slowest report: {worst:.2f} s (target <= 1.00 s)")
+        if args.phases:
+            phases(data, kinds[:8])
         return 0
     finally:
-        if args.keep:
+        if args.keep or args.data is not None:
             print(f"kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)

@@ -2,13 +2,19 @@
 packages (text nobody here wrote).
 
 Measures, side by side in one run:
-- add: ``MemoryStore.put`` one by one (dedupe, folding, conflicts, atomic file write), in-process, for the
-  last ``--measure`` memories (the first ones are written as files directly, then read once);
+- add: ``MemoryStore.put`` one by one (dedupe, folding, conflicts, atomic file write, the hook's read
+  snapshot kept in step), in-process, wall and CPU, for the last ``--measure`` memories (the first ones are
+  written as files directly, then read once; the first put builds the read snapshot, reported apart too);
 - search: ``MemoryStore.find`` (catalog BM25) against the DuckDB SQL BM25 of the same index (``index.search``);
-- the inject hook as an agent runs it: a fresh ``python -m ctxops_memory_inject hook claude-code`` process
-  (UserPromptSubmit), against a bare ``python -c pass`` start measured the same way; checks DuckDB is not imported.
+- the store's read path of the hook, in-process: ``build_injection`` (snapshot open, query, rank, block);
+- the first hook after the writes reads the snapshot as the writer left it: no catalog read, no rows rebuilt;
+- the inject hook as an agent runs it (UserPromptSubmit, fresh processes): ``ctx hook claude-code`` (the
+  console script ``ctx init`` writes) and the memory-only ``python -m ctxops_memory_inject hook claude-code``,
+  interleaved with a bare ``python -c pass``: p50/p95 of wall and CPU time (user + system of the child),
+  each as a ratio to ``python -c pass``; checks DuckDB is not imported.
 
-Run: uv run python bench/memory_inject_speed.py [--n 10000]
+Run: uv run python bench/memory_inject_speed.py [--n 10000] [--hooks-only REPO]
+(``--hooks-only`` times the hooks on a repository an earlier run built and left under /tmp.)
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ import argparse
 import ast
 import json
 import os
+import resource
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -52,7 +60,33 @@ def docstrings(limit: int) -> list[tuple[str, str]]:
 
 
 def p95(values: list[float]) -> float:
-    return sorted(values)[int(len(values) * 0.95) - 1]
+    return sorted(values)[max(0, int(len(values) * 0.95) - 1)]
+
+
+def spread(values: list[float]) -> str:
+    return f"p50 {statistics.median(values):.1f} ms, p95 {p95(values):.1f} ms"
+
+
+def run_child(command: list[str], payload: str | None, env: dict[str, str]) -> tuple[float, float, str]:
+    """Wall ms, CPU ms (user+sys of the child) and stdout of one fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, input=payload, capture_output=True, text=True, env=env, check=True)
+    wall = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    return wall, cpu, done.stdout
+
+
+def snapshot_rows(root: Path) -> tuple[int, int]:
+    from ctxops_memory_store import snapshot
+
+    con = sqlite3.connect(root / ".meta" / "index" / snapshot.NAME)
+    try:
+        count, last = con.execute("SELECT count(*), max(doc) FROM docs").fetchone()
+    finally:
+        con.close()
+    return int(count), int(last)
 
 
 def main() -> None:
@@ -61,7 +95,12 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--hooks", type=int, default=40)
     parser.add_argument("--measure", type=int, default=1000, help="memories added through put() and timed")
+    parser.add_argument("--hooks-only", type=Path, help="a repository an earlier run built: time the hooks only")
     args = parser.parse_args()
+    if args.hooks_only:
+        texts = docstrings(args.n + args.queries)
+        time_hooks(args.hooks_only.resolve(), [t for t, _ in texts[args.n :]][: args.hooks])
+        return
     from ctxops_memory_store import Filters, MemoryStore, new_entry
 
     texts = docstrings(args.n + args.queries)
@@ -81,53 +120,128 @@ def main() -> None:
     started = time.perf_counter()
     store.load()
     first_load = time.perf_counter() - started
-    adds = []
+    adds, add_cpu, floor = [], [], []
+    peer_dir = root.parent / "fsync-peer"
     for i, (title, body) in enumerate(memories[prefill:], prefill):
         entry = new_entry(kind=KINDS[i % len(KINDS)], title=title, body=body, scope=[f"pkg{i % 40}/**"])
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         store.put(entry)
         adds.append((time.perf_counter() - started) * 1000)
+        add_cpu.append((time.process_time() - cpu) * 1000)
+        # The peer: the one durable step a put cannot skip, alone (the same file, written, fsynced, renamed).
+        started = time.perf_counter()
+        atomic_write(peer_dir / f"{i}.md", render_entry(entry))
+        floor.append((time.perf_counter() - started) * 1000)
     store.save_catalog()
     print(
-        f"add (store growing {prefill} -> {len(memories)} memories, in-process): "
-        f"p50 {statistics.median(adds):.1f} ms, p95 {p95(adds):.1f} ms; "
-        f"first read of {prefill} files {first_load:.1f} s"
+        f"add (store growing {prefill} -> {len(memories)} memories, in-process): wall {spread(adds)}; "
+        f"CPU {spread(add_cpu)}; first read of {prefill} files {first_load:.1f} s; "
+        f"the first put, which built the read snapshot: {adds[0] / 1000:.1f} s"
     )
+    steady = adds[1:]
+    print(f"add without that first put: wall {spread(steady)}; CPU {spread(add_cpu[1:])}")
+    print(f"peer, the same file written with one fsync and renamed, after each put: wall {spread(floor)}")
+
+    # The first hook after the writes: it must read the snapshot the writer left, not the catalog, and
+    # rebuild nothing (asserted on what it read and wrote, not on time).
+    from ctxops_memory_store import snapshot
+
+    env = {**os.environ, "CTXOPS_DATA_DIR": str(root.parent / "data")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as an installed wheel runs: bytecode cached
+    catalog_file = root / ".meta" / "index" / "memory-catalog.msgpack"
+    catalog_file.unlink()
+    rows = snapshot_rows(root)
+    payload = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "first",
+        "cwd": str(root),
+        "prompt": memories[-1][0],
+    }
+    hook = [sys.executable, "-m", "ctxops_memory_inject", "hook", "claude-code"]
+    # Warm-up on a one-memory repository: bytecode written and the tokenizer's line cache in place there,
+    # so the figure below is the big store's read path, not a first compile.
+    small = root.parent / "small"
+    (small / ".git").mkdir(parents=True)
+    MemoryStore(small).put(new_entry(kind="lesson", title=memories[-1][0]))
+    run_child(hook, json.dumps({**payload, "cwd": str(small)}), env)
+    wall, cpu, out = run_child(hook, json.dumps(payload), env)
+    assert not catalog_file.exists(), "the first hook after the writes read the catalog"
+    assert not (root / ".meta" / "index" / snapshot.SYNC_STARTED).exists(), "the first hook started a sync"
+    assert snapshot_rows(root) == rows, "the first hook rebuilt snapshot rows"
+    assert json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    print(
+        f"first inject hook after the writes: wall {wall:.0f} ms, CPU {cpu:.0f} ms; snapshot as written, catalog unread"
+    )
+    store.catalog.dirty = True  # its file was removed above
+    store.save_catalog()
 
     store.rebuild_index(lock_timeout=30)
-    ours, sql = [], []
+    ours, ours_cpu, sql = [], [], []
     for q in queries:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         store.find(q, limit=10)  # the first query builds the postings (kept in step by later writes)
         ours.append((time.perf_counter() - started) * 1000)
+        ours_cpu.append((time.process_time() - cpu) * 1000)
         started = time.perf_counter()
         store.index.search(q, Filters(), 10)
         sql.append((time.perf_counter() - started) * 1000)
     print(
-        f"search ({len(queries)} queries): catalog p50 {statistics.median(ours):.1f} ms, p95 {p95(ours):.1f} ms; "
-        f"DuckDB SQL p50 {statistics.median(sql):.1f} ms, p95 {p95(sql):.1f} ms; ratio p95 {p95(sql) / p95(ours):.1f}x"
+        f"search ({len(queries)} queries): catalog wall {spread(ours)}, CPU {spread(ours_cpu)} (the first query "
+        f"builds the postings: {ours[0]:.0f} ms); "
+        f"DuckDB SQL {spread(sql)}; ratio p95 {p95(sql) / p95(ours):.1f}x"
     )
 
+    # The store's read path of the hook, in-process (process start-up and imports are not in it).
+    from ctxops_memory_inject.build import build_injection
+
+    build_injection(root, queries[0])  # imports and the token cache, as the hook's process has them
+    reads, read_cpu = [], []
+    for q in queries:
+        started, cpu = time.perf_counter(), time.process_time()
+        build_injection(root, q)
+        reads.append((time.perf_counter() - started) * 1000)
+        read_cpu.append((time.process_time() - cpu) * 1000)
+    print(
+        f"inject read path in-process (build_injection, {len(queries)} prompts): wall {spread(reads)}; "
+        f"CPU {spread(read_cpu)}"
+    )
+
+    print(f"repository (reuse with --hooks-only): {root}")
+    time_hooks(root, queries[: args.hooks])
+
+
+Times = dict[str, list[tuple[float, float]]]  # label -> (wall ms, CPU ms) per run
+
+
+def _run(argv: list[str], data: str, env: dict[str, str], times: Times, label: str) -> str:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(argv, input=data, capture_output=True, text=True, env=env, check=True)
+    wall = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    times.setdefault(label, []).append((wall, cpu))
+    return done.stdout
+
+
+def time_hooks(root: Path, queries: list[str]) -> None:
+    """The inject hook as an agent runs it, interleaved with ``python -c pass``."""
     # As an installed wheel runs: bytecode cached (this workspace exports PYTHONDONTWRITEBYTECODE=1).
     env = {**os.environ, "CTXOPS_DATA_DIR": str(root.parent / "data")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    hook_times, bare = [], []
-    for i, q in enumerate(queries[: args.hooks]):
+    script = Path(sys.executable).with_name("ctx")
+    commands = {
+        "ctx hook claude-code": [str(script), "hook", "claude-code"],
+        "python -m ctxops_memory_inject hook": [sys.executable, "-m", "ctxops_memory_inject", "hook", "claude-code"],
+    }
+    times: Times = {}
+    for i, q in enumerate(queries):
         payload = {"hook_event_name": "UserPromptSubmit", "session_id": f"bench-{i}", "cwd": str(root), "prompt": q}
-        started = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, "-m", "ctxops_memory_inject", "hook", "claude-code"],
-            input=json.dumps(payload),
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-        )
-        hook_times.append((time.perf_counter() - started) * 1000)
-        assert done.stdout == "" or json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True)
-        bare.append((time.perf_counter() - started) * 1000)
+        for label, argv in commands.items():
+            data = json.dumps({**payload, "session_id": f"{label}-{i}"})
+            out = _run(argv, data, env, times, label)
+            assert out == "" or json.loads(out)["hookSpecificOutput"]["additionalContext"]
+        _run([sys.executable, "-c", "pass"], "", env, times, "python -c pass")
     probe = subprocess.run(
         [
             sys.executable,
@@ -143,11 +257,19 @@ def main() -> None:
         env=env,
         check=True,
     )
-    print(
-        f"inject hook (fresh process, {len(hook_times)} prompts): p50 {statistics.median(hook_times):.0f} ms, "
-        f"p95 {p95(hook_times):.0f} ms; bare python start p50 {statistics.median(bare):.0f} ms, "
-        f"p95 {p95(bare):.0f} ms; {probe.stderr.strip()}"
-    )
+    floor_wall = statistics.median(w for w, _ in times["python -c pass"])
+    floor_cpu = statistics.median(c for _, c in times["python -c pass"])
+    print(f"inject hook, fresh processes ({len(queries)} prompts each, interleaved); {probe.stderr.strip()}")
+    print(f"{'command':<38} {'wall p50/p95 ms':>16} {'x floor':>8} {'CPU p50/p95 ms':>16} {'x floor':>8}")
+    for label in ["python -c pass", *commands]:
+        wall = [w for w, _ in times[label]]
+        cpu = [c for _, c in times[label]]
+        wall_p50, cpu_p50 = statistics.median(wall), statistics.median(cpu)
+        print(
+            f"{label:<38} {wall_p50:>7.0f}/{p95(wall):<7.0f} {wall_p50 / floor_wall:>8.2f}"
+            f" {cpu_p50:>7.0f}/{p95(cpu):<7.0f} {cpu_p50 / floor_cpu:>8.2f}"
+        )
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -224,10 +224,21 @@ def test_remove_of_a_json_edit_is_the_inverse_of_add(guard: bool) -> None:
             assert spec.remove(added, wiring) == expected, spec.path
 
 
-def test_ctx_argv_falls_back_to_this_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ctx_argv_takes_the_console_script_beside_the_interpreter(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Not on PATH, not run as the script: the environment's own `ctx` (no runpy on every hook), else -m."""
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.setattr(sys, "argv", ["pytest"])
-    assert init_cmd.ctx_argv() == (sys.executable, "-m", "ctxops_core")
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    python = bin_dir / "python"
+    monkeypatch.setattr(sys, "executable", str(python))
+    assert init_cmd.ctx_argv() == (str(python), "-m", "ctxops_core")
+    script = bin_dir / "ctx"
+    script.write_text("#!/bin/sh\n", encoding="utf-8")
+    script.chmod(0o755)
+    assert init_cmd.ctx_argv() == (str(script),)
 
 
 def test_remove_keeps_what_keeps_captured_data_out_of_git(repo: Path) -> None:

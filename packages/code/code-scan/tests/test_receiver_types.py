@@ -284,3 +284,67 @@ def test_parameter_test_reads_the_list_once_and_agrees_with_the_pattern() -> Non
         params = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
         for name in ("a", "ab", "x", "é", "_", "1", "a.b"):
             assert _binds(params, name) == pattern(params, name), (params, name)
+
+
+TS_CONTEXT = b"""export function operate(init: (this: X, source: Stream, sink: Sink<T> | null) => void, n: number) {}
+export class Holder {
+  constructor(private s: Scheduler, readonly xs: Item[], plain: Clock) {}
+  run(src: Stream, items: Item[]) {
+    operate((source, sink) => sink.error());
+    new Stream(function (inner) { inner.close(); });
+    src.subscribe((v) => v.next());
+    items.forEach((it) => it.use());
+    for (const item of items) { item.use(); }
+    const { s, xs: list } = this;
+    s.now();
+    list.pop();
+    const d = this.s ?? fallback;
+    d.now();
+    (src as Other<T>).go();
+    const later = () => src.close();
+    fn((w) => w.close());
+    let y = 1 - src!.done();
+    const made = new Stream();
+    made.close();
+  }
+}
+"""
+
+
+def test_typescript_contextual_facts() -> None:
+    """Callback parameters, closures, destructuring, `??`, `as`, `x!`, `for ... of`, parameter properties:
+    each receiver written as the type expression the code graph evaluates."""
+    out = extract(TS_CONTEXT, "src/h.ts", "typescript")
+    got = {(r.line, r.symbol_name): r.receiver_type for r in out.references if r.role == "call" and r.qualifier}
+    assert got[(5, "error")] == "&operate#0.1"  # the `this:` parameter does not count
+    assert got[(6, "close")] == "&Stream#0.0"
+    assert got[(7, "next")] == "Stream#subscribe&0.0"
+    assert got[(8, "use")] == "Item[]#forEach&0.0"
+    assert got[(9, "use")] == "Item[]#[]"
+    assert got[(11, "now")] == "Self#s"
+    assert got[(12, "pop")] == "Self#xs"
+    assert got[(14, "now")] == "Self#s"  # `this.s ?? fallback`
+    assert got[(15, "go")] == "Other"
+    assert got[(16, "close")] == "Stream"  # a closure sees `src`
+    assert got[(17, "close")] == "&fn#0.0"  # (the graph finds no function fn: no type)
+    assert got[(18, "done")] == "Stream"  # tree-sitter's `(1 - src)!`
+    assert got[(20, "close")] == "Stream"
+    types = {(owner.rsplit(" ", 1)[-1] if owner else None, name): expr for owner, name, expr in out.types}
+    assert types[("operate().", "&0.1")] == "Sink"  # `Sink<T> | null`
+    assert ("operate().", "&0.0") in types and ("operate().", "&1.0") not in types
+    assert types[("Holder#", "s")] == "Scheduler" and types[("Holder#", "xs")] == "Item[]"
+    assert ("Holder#", "plain") not in types  # a plain constructor parameter is no field
+
+
+def test_typescript_import_names_are_referenced_on_their_own_line() -> None:
+    """A multi-line `import { a,\n  b }` references each name on its line (where the compiler sees it)."""
+    out = extract(b"import {\n  a,\n  b as c,\n} from './m'\n", "src/x.ts", "typescript")
+    assert {(r.symbol_name, r.line) for r in out.references if r.role == "import"} == {("a", 2), ("b", 3)}
+    assert {(i.name, i.alias, i.line) for i in out.imports} == {("a", "a", 2), ("b", "c", 3)}
+
+
+def test_typescript_function_type_parameters_bind_nothing() -> None:
+    """`effect: (r: Reporter) => void` names a parameter of a function type: `r` in the body is another name."""
+    src = b"function f(effect: (r: Reporter) => void) {\n  const r = new Reaction();\n  r.track();\n}\n"
+    refs = extract(src, "src/a.ts", "typescript").references
+    assert {r.line: r.receiver_type for r in refs if r.symbol_name == "track"} == {3: "Reaction"}

@@ -63,12 +63,16 @@ def _read(path: Path) -> str | None:
 
 
 def ctx_argv() -> tuple[str, ...]:
-    """How agents and git hooks call ctx: ``ctx`` when it is on PATH, else this interpreter's module."""
+    """How agents and git hooks call ctx: ``ctx`` when it is on PATH, else the console script of this
+    environment, else this interpreter's module (``-m`` adds runpy's imports, a few ms on every hook)."""
     if shutil.which("ctx"):
         return ("ctx",)
     script = Path(sys.argv[0]).absolute() if sys.argv and sys.argv[0] else None
     if script is not None and script.name == "ctx" and os.access(script, os.X_OK):
         return (str(script),)
+    beside = Path(sys.executable).with_name("ctx")  # a venv's scripts sit beside its interpreter
+    if os.access(beside, os.X_OK):
+        return (str(beside),)
     return (sys.executable, "-m", "ctxops_core")
 
 

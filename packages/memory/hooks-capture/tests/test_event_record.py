@@ -136,3 +136,21 @@ def test_awkward_payloads_give_strictly_valid_events(repo: Path) -> None:
 def test_payloads_the_contract_reader_could_not_read_back_are_refused(data: bytes) -> None:
     with pytest.raises(PayloadError):
         parse_payload(data)
+
+
+def test_utc_now_writes_what_rfc3339_writes_for_the_same_instant() -> None:
+    """The capture path stamps events without datetime: the text must equal the datetime-based form."""
+    from datetime import UTC, datetime
+
+    from ctxops_hooks_capture.event_record import rfc3339, utc_now
+
+    for seconds, micro in [
+        (0, 0),
+        (1_764_547_200, 0),
+        (1_764_547_200, 1),
+        (1_798_761_599, 999_999),
+        (951_782_400, 500),
+    ]:
+        expected = rfc3339(datetime.fromtimestamp(seconds, UTC).replace(microsecond=micro))
+        assert utc_now(seconds * 1_000_000_000 + micro * 1000 + 999) == expected  # nanoseconds are dropped
+    assert rfc3339("2026-12-01T00:00:00Z") == "2026-12-01T00:00:00Z"  # already written: kept as it is

@@ -134,3 +134,20 @@ def test_context_records_decode_strictly_as_the_contract(repo: Path, data_dir: P
     record = decode(ContextRecord, path.read_bytes().splitlines()[0])
     assert record.action == "recall" and record.memory_ids == ["A", "B"] and record.tokens == 12
     assert record.agent is None and list(written) == list(ContextRecord.__struct_fields__)
+
+
+def test_constants_never_put_a_stale_decision_above_the_newer_one(repo: Path) -> None:
+    store = MemoryStore(repo)
+    day1, day2 = datetime.now(UTC) - timedelta(days=2), datetime.now(UTC) - timedelta(days=1)
+
+    def put(kind: str, title: str, when: datetime) -> str:
+        return store.put(new_entry(kind=kind, title=title, body="", now=when), now=when).entry.id
+
+    # Written newest first, as files arrive in a merge: the write-time check never compared them this way round.
+    rest = put("decision", "Drop GraphQL in favour of REST", day2)
+    graphql = put("decision", "Expose the API through GraphQL", day1)
+    key = put("convention", "Release builds are signed with a hardware key", day2)
+    runner = put("convention", "Release builds are signed on the CI runner", day1)
+    constants = build_injection(repo, "graphql api for release builds signed on the CI runner").layers["constants"]
+    assert rest in constants and graphql not in constants  # replaced: left out like a superseded entry
+    assert constants.index(key) < constants.index(runner)  # both stay, the newer first

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from ctxops_memory_inject.ranking import RankConfig, language, rank
 from ctxops_memory_store import MemoryStore, new_entry
 from ctxops_memory_store.catalog import load_catalog
@@ -141,3 +142,70 @@ def bm25_order(records: list[dict[str, object]], query: str) -> list[tuple[str, 
         for r in records
     }
     return bm25.rank(documents, tokens(query))  # type: ignore[arg-type]
+
+
+def test_scope_globs_match_as_fnmatch_does() -> None:
+    """Usual scopes are settled without fnmatch on the hook path; the answers are fnmatch's."""
+    from fnmatch import fnmatchcase
+
+    from ctxops_memory_inject.ranking import _glob_matches
+
+    patterns = ["pkg3/**", "pkg3*", "pkg3/*", "README.md", "a/b", "*.py", "src/**/x.py", "a[bc]/d", "x?y", "", "**"]
+    paths = ["pkg3", "pkg3/a.py", "pkg3abc", "README.md", "a/b", "a/b/c", "x.py", "src/q/x.py", "ab/d", "xzy", ""]
+    for path in paths:
+        for pattern in patterns:
+            assert _glob_matches(path, pattern) == fnmatchcase(path, pattern), (path, pattern)
+
+
+def test_rank_config_is_immutable_and_compared_by_value() -> None:
+    config = RankConfig(min_relative=0.0)
+    assert config == RankConfig(min_relative=0.0) != RankConfig()
+    assert hash(config) == hash(RankConfig(min_relative=0.0))
+    assert (config.half_life_days, config.keep, config.vector_weight) == (30.0, 50, 0.4)
+    with pytest.raises(AttributeError):
+        config.keep = 3  # type: ignore[misc]
+
+
+def test_an_older_entry_opening_like_a_newer_one_ranks_below_it(repo: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from ctxops_memory_store.conflicts import likely_conflict
+
+    store = MemoryStore(repo)
+    day1 = datetime.now(UTC) - timedelta(days=2)
+    day2 = datetime.now(UTC) - timedelta(days=1)
+    old_title, new_title = "Release builds are signed on the CI runner", "Release builds are signed with a hardware key"
+    assert not likely_conflict(new_title, "", old_title, "")  # too little for the write-time check: both stay
+    older = store.put(new_entry(kind="convention", title=old_title, body="The CI key signs.", now=day1), now=day1)
+    newer = store.put(new_entry(kind="convention", title=new_title, body="A YubiKey.", now=day2), now=day2)
+    other = store.put(new_entry(kind="lesson", title="The CI runner caches wheels", now=day2), now=day2)
+    store.save_catalog()
+    records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
+    query = "how are release builds signed on the CI runner"
+    assert bm25_order(records, query)[0][0] == older.entry.id
+    ranked = [r.entry["id"] for r in rank(records, query, config=RankConfig(min_relative=0.0))]
+    assert ranked.index(newer.entry.id) < ranked.index(older.entry.id)  # both stay, the newer first
+    assert other.entry.id in ranked
+
+
+def test_a_chain_of_replacements_merged_from_branches_shows_only_the_newest(tmp_path: Path, repo: Path) -> None:
+    import shutil
+    from datetime import UTC, datetime, timedelta
+
+    # Three branches each decided the log format; merging them brings three active files no write compared.
+    titles = ["Logs are plain text lines", "Logs are structured JSON", "Logs are OpenTelemetry records"]
+    ids = []
+    for n, title in enumerate(titles):
+        branch = tmp_path / f"branch{n}"
+        (branch / ".git").mkdir(parents=True)
+        when = datetime.now(UTC) - timedelta(days=3 - n)
+        ids.append(MemoryStore(branch).put(new_entry(kind="decision", title=title, now=when), now=when).entry.id)
+        for path in (branch / ".meta" / "memory").glob("*.md"):
+            (repo / ".meta" / "memory").mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, repo / ".meta" / "memory" / path.name)
+    store = MemoryStore(repo)
+    assert [store.resolve(i).status for i in ids] == ["active"] * 3
+    store.save_catalog()
+    records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
+    ranked = [r.entry["id"] for r in rank(records, "are logs plain text lines", config=RankConfig(min_relative=0.0))]
+    assert ranked == [ids[2]]  # the oldest matched best; the newest of the chain takes its place, once

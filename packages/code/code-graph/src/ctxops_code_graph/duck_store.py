@@ -205,7 +205,7 @@ JOIN syms s ON s.parent = k.id AND s.name = r.symbol_name
 """,
     ),
     (
-        "python",
+        "reexport",
         """
 -- `from pkg import f` where pkg/__init__.py re-exports f (`from .mod import f`): one level followed.
 INSERT INTO everything
@@ -221,7 +221,7 @@ JOIN syms s ON s.path = x.target_path AND s.parent IS NULL
 """,
     ),
     (
-        "python",
+        "reexport",
         """
 -- `import pkg; pkg.f()` where pkg/__init__.py re-exports f (by name, or through a star import).
 INSERT INTO everything
@@ -236,7 +236,7 @@ JOIN syms s ON s.path = x.target_path AND s.parent IS NULL AND s.name = m.symbol
 """,
     ),
     (
-        "python",
+        "reexport",
         """
 -- `import os` then `os.path.join()`: a module-valued name the imported module binds (`import x as path`).
 INSERT INTO everything
@@ -388,7 +388,7 @@ WHERE s.path <> e.path AND e.kind <> 'import' AND e.path IN (SELECT path FROM fe
 
 
 # The branch groups of `_RESOLVE_STEPS`: a batch of references leaves out the steps it cannot use.
-_GROUPS = frozenset({"typed", "self", "go", "python"})
+_GROUPS = frozenset({"typed", "self", "go", "reexport"})
 
 
 @cache
@@ -546,12 +546,12 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
 
 def _needed(con: Any) -> frozenset[str]:
     """The branch groups the pending references can use."""
-    typed, selfish, go, python = con.execute(
+    typed, selfish, go, reexports = con.execute(
         "SELECT count(receiver_type) > 0,"
         " count(*) FILTER (WHERE qualifier IN ('self', 'cls', 'this', 'Self', 'super')) > 0,"
-        " count(*) FILTER (WHERE fam = 'go') > 0, count(*) FILTER (WHERE fam = 'python') > 0 FROM pending"
+        " count(*) FILTER (WHERE fam = 'go') > 0, count(*) FILTER (WHERE fam IN ('python', 'js')) > 0 FROM pending"
     ).fetchone()
-    flags = {"typed": typed, "self": selfish, "go": go, "python": python}
+    flags = {"typed": typed, "self": selfish, "go": go, "reexport": reexports}
     return frozenset(name for name, on in flags.items() if on)
 
 

@@ -18,7 +18,14 @@ from typing import Any
 
 MAX_ROUNDS = 16  # hops: a name through an import is one, a class's method result two
 INHERIT_DEPTH = 6
-VIA = ("typed-receiver", "module-instance", "return-type", "fixture")  # weakest first
+VIA = ("typed-receiver", "module-instance", "return-type", "fixture", "callback-parameter")  # weakest first
+# Steps that give an element of an array `K[]`: `xs[i]`, `xs.pop()`, `for (x of xs)`, `xs.forEach((x) => ...)`
+_ELEMENT_METHODS = ("forEach", "map", "filter", "some", "every", "find", "findIndex", "flatMap")
+ELEMENT_STEPS = ("[]", "pop()", "shift()", "at()", "find()", "findLast()", *(f"{m}&0.0" for m in _ELEMENT_METHODS))
+_ELEMENT_LIST = ", ".join(f"'{s}'" for s in ELEMENT_STEPS)
+# ... and steps that give an array of the same elements: `xs.filter(...)`, `xs.slice()`
+_SAME_ARRAY_LIST = "'filter()', 'slice()', 'concat()', 'reverse()', 'sort()', 'toReversed()', 'toSorted()'"
+_REST = "substr({0}.steps, length(split_part({0}.steps, '#', 1)) + 2)"
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
 
 
@@ -27,9 +34,9 @@ def _parse(expr: str, steps: str) -> str:
     head = f"split_part({expr}, '#', 1)"
     own = f"CASE WHEN strpos({expr}, '#') > 0 THEN substr({expr}, strpos({expr}, '#') + 1) ELSE '' END"
     return (
-        f"CASE WHEN {head} = 'Self' THEN 'S' WHEN left({head}, 1) IN ('=', '^', '@') THEN left({head}, 1)"
+        f"CASE WHEN {head} = 'Self' THEN 'S' WHEN left({head}, 1) IN ('=', '^', '@', '&') THEN left({head}, 1)"
         f" ELSE '' END AS mk,"
-        f" CASE WHEN left({head}, 1) IN ('=', '^', '@') THEN substr({head}, 2) ELSE {head} END AS nm,"
+        f" CASE WHEN left({head}, 1) IN ('=', '^', '@', '&') THEN substr({head}, 2) ELSE {head} END AS nm,"
         f" CASE WHEN {own} = '' THEN {steps} WHEN {steps} = '' THEN {own} ELSE {own} || '#' || {steps} END AS steps"
     )
 
@@ -55,7 +62,7 @@ named AS (
   -- (a Go name: any file of the package, the directory)
   SELECT e.*, s.id AS sid, s.kind AS skind, s.path AS spath FROM e
   JOIN symbols s ON s.path = e.path AND s.name = e.nm AND (s.parent IS NULL OR s.parent = e.enc)
-  WHERE e.mk IN ('', '=', '^')
+  WHERE e.mk IN ('', '=', '^', '&')
   UNION ALL
   SELECT g.* EXCLUDE (edir), s.id, s.kind, s.path FROM (
     SELECT e.*, regexp_extract(e.path, '^(.*)/', 1) AS edir FROM e WHERE e.mk IN ('', '=', '^')
@@ -77,9 +84,17 @@ member AS (
   UNION ALL
   SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
          greatest(m.via, 2), m.d, m.cls, m.steps FROM mro m
-  JOIN symbols s ON s.parent = m.anc AND s.name = regexp_replace(split_part(m.steps, '#', 1), '\\(\\)$', '')
-   AND s.kind IN ('method', 'function')
+  JOIN symbols s ON s.parent = m.anc AND s.kind IN ('method', 'function')
+   AND s.name = regexp_replace(regexp_replace(split_part(m.steps, '#', 1), '\\(\\)$', ''), '^~', '#')
   JOIN types y ON y.owner = s.id AND y.name IS NULL
+  UNION ALL
+  -- TypeScript `K#m&i.j`: parameter j of the callback passed as argument i of K's method m (m's signature)
+  SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
+         greatest(m.via, 4), m.d, m.cls, m.steps FROM mro m
+  JOIN symbols s ON s.parent = m.anc AND s.kind IN ('method', 'function')
+   AND s.name = regexp_replace(split_part(split_part(m.steps, '#', 1), '&', 1), '^~', '#')
+  JOIN types y ON y.owner = s.id AND y.name = '&' || split_part(split_part(m.steps, '#', 1), '&', 2)
+  WHERE strpos(split_part(m.steps, '#', 1), '&') > 0
   UNION ALL
   -- Go: a method in another file of the type's package (no parent link across files)
   SELECT g.rid, s.path, y.expr, substr(g.steps, length(split_part(g.steps, '#', 1)) + 2), g.cls,
@@ -102,6 +117,23 @@ SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.
 JOIN types y ON y.owner = n.sid AND y.name IS NULL
 WHERE n.mk = '=' AND n.skind = 'function'
 UNION ALL
+-- `&f#i.j`: parameter j of the callback passed as argument i of f (f's signature), or of K's constructor
+SELECT n.rid, n.spath, {_parse("y.expr", _REST.format("n"))}, NULL, n.selfc, greatest(n.via, 4), NULL FROM named n
+JOIN types y ON y.owner = n.sid AND y.name = '&' || split_part(n.steps, '#', 1)
+WHERE n.mk = '&' AND n.skind = 'function'
+UNION ALL
+SELECT n.rid, n.spath, {_parse("y.expr", _REST.format("n"))}, NULL, n.selfc, greatest(n.via, 4), NULL FROM named n
+JOIN symbols k ON k.parent = n.sid AND k.name = 'constructor' AND k.kind = 'method'
+JOIN types y ON y.owner = k.id AND y.name = '&' || split_part(n.steps, '#', 1)
+WHERE n.mk = '&' AND n.skind IN {_TYPE_KINDS}
+UNION ALL
+-- an element of an array `K[]`: a K, named in the same file
+SELECT rid, path, '', left(nm, length(nm) - 2), {_REST.format("e")}, NULL, selfc, via, enc FROM e
+WHERE mk = '' AND ends_with(nm, '[]') AND split_part(steps, '#', 1) IN ({_ELEMENT_LIST})
+UNION ALL
+SELECT rid, path, '', nm, {_REST.format("e")}, NULL, selfc, via, enc FROM e
+WHERE mk = '' AND ends_with(nm, '[]') AND split_part(steps, '#', 1) IN ({_SAME_ARRAY_LIST})
+UNION ALL
 -- a module-level name of the file: its stated or constructed type
 SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 1), NULL FROM named n
 JOIN types y ON y.path = n.spath AND y.owner IS NULL AND y.name = n.nm
@@ -111,18 +143,18 @@ UNION ALL
 SELECT e.rid, i.target_path, e.mk, i.name, e.steps, NULL, e.selfc, e.via, NULL FROM e
 JOIN imports i ON i.path = e.path AND i.target_kind = 'name' AND i.alias = e.nm AND i.target_path IS NOT NULL
  AND i.target_path <> e.path
-WHERE e.mk IN ('', '=', '^')
+WHERE e.mk IN ('', '=', '^', '&')
 UNION ALL
 -- `mod.x` with `import mod` (or `import a.mod`): x in that module
 SELECT e.rid, i.target_path, e.mk, substr(e.nm, length(i.alias) + 2), e.steps, NULL, e.selfc, e.via, NULL FROM e
 JOIN imports i ON i.path = e.path AND i.target_kind = 'module' AND starts_with(e.nm, i.alias || '.')
  AND i.target_path IS NOT NULL
-WHERE e.mk IN ('', '=', '^') AND strpos(substr(e.nm, length(i.alias) + 2), '.') = 0
+WHERE e.mk IN ('', '=', '^', '&') AND strpos(substr(e.nm, length(i.alias) + 2), '.') = 0
 UNION ALL
 -- a name a star import brings (`from .globals import *`)
 SELECT e.rid, i.target_path, e.mk, e.nm, e.steps, NULL, e.selfc, e.via, NULL FROM e
 JOIN imports i ON i.path = e.path AND i.name = '*' AND i.target_path IS NOT NULL AND i.target_path <> e.path
-WHERE e.mk IN ('', '=', '^') AND strpos(e.nm, '.') = 0
+WHERE e.mk IN ('', '=', '^', '&') AND strpos(e.nm, '.') = 0
 UNION ALL
 -- the pytest fixture `nm`: the file's own, else the nearest conftest.py above it
 SELECT rid, path, mk, nm, steps, cls, selfc, via, enc FROM (

@@ -29,10 +29,11 @@ from .languages import ts_language, ts_query
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
-from .type_exprs import Chain, chain_of, fixture_params, is_fixture, is_fixture_file
+from .type_exprs import Chain, chain_of, fixture_params, is_fixture, is_fixture_file, join, ts_type
 
 MAX_SIGNATURE = 200
 _NOT_A_NAME = re.compile("[()\\[\\]{}\n\"'`]")  # a qualifier with these is an expression, not a (dotted) name
+_A_NAME = re.compile(r"[\w$#.]+")
 _ORDER = {"def": 0, "scope": 0, "import": 1, "bind": 1, "ref": 2}
 _NOT_TYPED = frozenset({"self", "cls", "this", "super", "?"})  # receivers resolved otherwise, or not at all
 _SCOPES = frozenset({"impl", "namespace"})  # naming scopes that are not symbols
@@ -114,12 +115,17 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     type_ids: dict[str, str] = {}
     facts = TypeFacts() if lang in _TYPED_LANGS else None
     # (index in out.references, function id, class, the receiver as a chain when it is no plain name)
-    typed_refs: list[tuple[int, str | None, str | None, Chain | None]] = []
+    typed_refs: list[tuple[int, str | None, str | None, Chain | None, int]] = []
     python = lang == "python"
     chained = lang in _TYPED_LANGS  # languages whose receivers may be chains of calls (type_exprs.py)
     if facts is not None and lang == "go":
         facts.package_scope = True
     fixture_file = python and is_fixture_file(path)
+    typescript = lang in ("typescript", "tsx")
+    callbacks: list[tuple[str, dict[str, list[Any]]]] = []  # (function id, captures): bound after the sweep
+    nested: list[tuple[str, str, int]] = []  # (function id, the function around it, where it starts)
+    this_binds: list[tuple[str, int, str]] = []  # TypeScript `this: K` parameters: (function id, where, K)
+    this_refs: list[tuple[int, str, int]] = []  # TypeScript `this.m()` outside a class: (ref index, function id, where)
 
     for start, _order, neg_end, _pattern, main, caps in items:
         while stack and stack[-1].end_byte <= start:
@@ -140,6 +146,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         qualifier = "self"
                     elif qualifier.startswith(top.receiver_var + "."):  # Go `e.x.Set()`: a field of the receiver
                         qualifier = "self" + qualifier[len(top.receiver_var) :]
+                if typescript and qualifier == "this" and sub == "call" and top is not None and top.symbol_id:
+                    this_refs.append((len(out.references), top.symbol_id, name_node.start_byte))
                 if facts is not None:
                     # `Client().get()`: the receiver is a constructor call, its class stated right there.
                     if qnode.type == "call":
@@ -154,6 +162,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                                     top.symbol_id if top else None,
                                     top.type_qualname if top else None,
                                     chain,
+                                    name_node.start_byte,
                                 )
                             )
             else:
@@ -193,11 +202,24 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if head == "bind" and sub == "local":
             if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
                 stated = caps.get("type")
-                if stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`)
+                if stated and typescript:  # `x: K`, `x: K | null`, `xs: K[]`
+                    if _own_param(caps["bind.local"][0]):
+                        facts.add_ts_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
+                elif stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`)
                     facts.add_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
                 else:
                     value = caps.get("value")
-                    facts.add_local(top.symbol_id, _text(caps["name"][0]), value[0] if value else None)
+                    if not (value and value[0].type in _FUNCTION_VALUES):  # (a function is a symbol of its own)
+                        facts.add_local(top.symbol_id, _text(caps["name"][0]), value[0] if value else None)
+            continue
+        if head == "bind" and sub in ("destructure", "element", "callback", "prop", "this"):
+            if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
+                if sub == "callback":
+                    callbacks.append((top.symbol_id, caps))
+                elif sub == "this":
+                    this_binds.append((top.symbol_id, start, _text(caps["type"][0])))
+                else:
+                    _bind_ts(facts, sub, top, caps)
             continue
         if head == "bind" and sub == "return":
             fid = top.symbol_id if top is not None and top.kind in ("function", "method") else None
@@ -249,6 +271,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             stated = caps.get("return")
             if stated and python:
                 facts.add_module_stated(name, _text(stated[0]))
+            elif stated and typescript:
+                facts.add_ts_module_stated(name, _text(stated[0]))
         if prefix:
             qualname = _join(top.qualname if top and top.kind in _SCOPES else None, prefix + "." + name)
             type_qualname: str | None = _join(top.qualname if top and top.kind in _SCOPES else None, prefix)
@@ -275,10 +299,16 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         facts.add_fixture_params(sid, fixture_params(params[0]))
                 elif lang == "go" and ret:
                     facts.add_go_result(sid, _text(ret[0]))
-                elif lang in ("typescript", "tsx"):
+                elif typescript:
                     facts.add_ts_result(sid, type_qualname, _text(ret[0]) if ret else None)
+                    facts.add_ts_callbacks(sid, params[0])
+                if top is not None and top.symbol_id and top.kind in ("function", "method"):
+                    facts.outer[sid] = top.symbol_id  # a closure sees the names of the function around it
+                    nested.append((sid, top.symbol_id, node.start_byte))
             elif kind == "class" and params and lang == "python":
                 facts.add_bases(qualname, _text(params[0]))
+            elif kind == "field" and ret and top is not None and typescript:
+                facts.add_ts_field(top.qualname, name, _text(ret[0]))
             elif kind == "field" and ret and top is not None:
                 facts.add_field(top.qualname, name, _text(ret[0]))
         out.symbols.append(
@@ -299,15 +329,20 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         )
         if kind in _TYPE_LIKE:
             type_ids.setdefault(qualname, sid)
-        if kind not in _LEAF_KINDS:
+        if kind not in _LEAF_KINDS or (kind == "type" and typescript):  # (a TS object type has members)
             own_type = qualname if kind in _TYPE_LIKE else type_qualname
             receiver_var = caps.get("receiver_var")
             stack.append(
                 _Open(node.end_byte, kind, qualname, sid, own_type, _text(receiver_var[0]) if receiver_var else None)
             )
 
+    scopes = _CallbackScopes()
+    if facts is not None and callbacks:
+        scopes.bind(facts, callbacks, nested)
+    if facts is not None and this_binds:
+        _this_types(out.references, facts, scopes, this_binds, this_refs)
     if facts is not None and typed_refs:
-        _add_receiver_types(out.references, typed_refs, facts, chained)
+        _add_receiver_types(out.references, typed_refs, facts, chained, scopes)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
     for index, type_qualname in pending_parents:
@@ -324,13 +359,15 @@ def _in_init(top: _Open) -> bool:
 
 def _add_receiver_types(
     refs: list[Reference],
-    typed: Sequence[tuple[int, str | None, str | None, Chain | None]],
+    typed: Sequence[tuple[int, str | None, str | None, Chain | None, int]],
     facts: TypeFacts,
     chained: bool,
+    scopes: _CallbackScopes,
 ) -> None:
     """After the sweep (an `__init__` may follow the methods using its attributes): receiver types."""
     roots = facts.typed_roots()
-    for index, function_id, class_qualname, chain in typed:
+    for index, fid, class_qualname, chain, at in typed:
+        function_id = scopes.at(fid, at) if fid is not None else None
         ref = refs[index]
         qualifier = ref.qualifier or ""
         typ = (
@@ -352,6 +389,136 @@ def _add_receiver_types(
 
 
 _TYPED_LANGS = frozenset({"python", "go", "typescript", "tsx"})
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
+# Array methods whose callback's first parameter is an element: `xs.forEach((x) => ...)` (the graph checks
+# that the receiver is an array `K[]`; a class's own method of that name is read from its signature).
+ELEMENT_CALLBACKS = frozenset({"forEach", "map", "filter", "some", "every", "find", "findIndex", "flatMap"})
+
+
+def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]]) -> None:
+    """TypeScript bindings the sweep meets: destructuring, `for ... of`, parameter properties."""
+    fid = top.symbol_id or ""
+    if sub == "prop":  # `constructor(private s: Scheduler)`: a field of the class
+        if top.type_qualname:
+            facts.add_ts_field(top.type_qualname, _text(caps["name"][0]), _text(caps["type"][0]))
+        return
+    base = chain_of(caps["value"][0])
+    if sub == "element":
+        facts.add_local_chain(fid, _text(caps["name"][0]), _step(base, "[]"))
+        return
+    for child in caps["pattern"][0].named_children:  # `const { a, b: c } = value`
+        if child.type == "shorthand_property_identifier_pattern":
+            facts.add_local_chain(fid, _text(child), _step(base, _text(child)))
+        elif child.type == "pair_pattern":
+            key, local = child.child_by_field_name("key"), child.child_by_field_name("value")
+            if key is not None and local is not None and local.type == "identifier":
+                facts.add_local_chain(fid, _text(local), _step(base, _text(key)))
+
+
+def _this_types(
+    refs: list[Reference],
+    facts: TypeFacts,
+    scopes: _CallbackScopes,
+    binds: list[tuple[str, int, str]],
+    this_refs: list[tuple[int, str, int]],
+) -> None:
+    """`function f(this: K) { this.m() }`: the receiver of `this.m()` is a K."""
+    for fid, at, written in binds:
+        typ = ts_type(written)
+        if typ is not None and typ != "Self":
+            facts.this_types[scopes.at(fid, at)] = typ
+    for index, fid, at in this_refs:
+        typ = facts.this_type(scopes.at(fid, at))
+        if typ is not None:
+            refs[index] = msgspec.structs.replace(refs[index], receiver_type=typ)
+
+
+def _own_param(node: Any) -> bool:
+    """False for a parameter of a function *type* (`f: (r: K) => void` binds no `r`) or of a callback (a scope
+    of its own, see `_CallbackScopes`)."""
+    if node.type not in ("required_parameter", "optional_parameter") or node.parent is None:
+        return True
+    holder = node.parent.parent
+    if holder is None:
+        return True
+    if holder.type in ("function_type", "constructor_type"):
+        return False
+    return not (holder.type in _FUNCTION_VALUES and holder.parent is not None and holder.parent.type == "arguments")
+
+
+def _step(chain: Chain | None, step: str) -> Chain | None:
+    return None if chain is None else (chain[0], chain[1], (*chain[2], step))
+
+
+class _CallbackScopes:
+    """TypeScript callbacks (`f((a, b) => ...)`) as scopes of their own inside the function that holds them:
+    a callback's parameters are typed by the callee's signature (`&f#i.j`, `<x>#m&i.j`) and seen only
+    inside it (and by what is nested in it); everything else it reads is the function's."""
+
+    def __init__(self) -> None:
+        self._by_fn: dict[str, list[tuple[int, int, str]]] = {}  # function id -> (start, end, scope id)
+
+    def at(self, function_id: str, byte: int) -> str:
+        """The innermost callback scope of `function_id` around `byte` (the function itself if none)."""
+        best: tuple[int, str] | None = None
+        for start, end, scope in self._by_fn.get(function_id, ()):
+            if start <= byte < end and (best is None or start > best[0]):
+                best = (start, scope)
+        return best[1] if best else function_id
+
+    def bind(
+        self, facts: TypeFacts, found: list[tuple[str, dict[str, list[Any]]]], nested: list[tuple[str, str, int]]
+    ) -> None:
+        for fid, caps in found:
+            fn = caps["fn"][0]
+            self._by_fn.setdefault(fid, []).append((fn.start_byte, fn.end_byte, f"{fid}@{fn.start_byte}"))
+        for fid, caps in found:
+            fn = caps["fn"][0]
+            scope = f"{fid}@{fn.start_byte}"
+            facts.outer[scope] = self.at(fid, fn.start_byte - 1)  # (the scope around starts before it)
+            facts.classes[scope] = facts.classes.get(fid)
+        for sid, fid, start in nested:
+            facts.outer[sid] = self.at(fid, start)
+        for fid, caps in found:  # in document order: a callback's receiver may be an outer callback's parameter
+            fn = caps["fn"][0]
+            args = [a for a in fn.parent.named_children if a.type != "comment"]
+            i = next(k for k, a in enumerate(args) if a.id == fn.id)
+            callee = _text(caps["callee"][0])
+            qual = caps.get("qual")
+            if qual is None:
+                base: str | None = "&" + callee
+                step = f"{i}."
+            else:
+                chain = chain_of(qual[0])
+                base = facts.expr(chain, self.at(fid, qual[0].start_byte)) if chain is not None else None
+                step = f"{callee}&{i}."
+            params = fn.child_by_field_name("parameters")
+            single = fn.child_by_field_name("parameter")
+            names = [(single, None)] if single is not None else ([] if params is None else _callback_params(params))
+            for j, (node, written) in enumerate(names):
+                if node is None:
+                    continue
+                if written is not None:  # `(x: K) => ...`: the parameter's own type
+                    expr = ts_type(written)
+                else:
+                    expr = join(base, (step + str(j),)) if base is not None else None
+                facts.add_callback_param(f"{fid}@{fn.start_byte}", _text(node), expr)
+
+
+def _callback_params(params: Any) -> list[tuple[Any, str | None]]:
+    """The positional parameters of a parameter list: (name node or None for a pattern, written type)."""
+    out: list[tuple[Any, str | None]] = []
+    for child in params.named_children:
+        if child.type not in ("required_parameter", "optional_parameter"):
+            continue
+        pattern = child.child_by_field_name("pattern")
+        if pattern is None or pattern.type == "this":
+            continue
+        typed = child.child_by_field_name("type")
+        out.append((pattern if pattern.type == "identifier" else None, _text(typed) if typed is not None else None))
+    return out
+
+
 _CLASS_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _TYPE_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
 _LEAF_KINDS = frozenset({"variable", "constant", "field", "type", "macro"})
@@ -387,7 +554,9 @@ def _qualifier(node: Any) -> str:
         return "super"  # Python's super().method(): looked up in the base classes
     if _NOT_A_NAME.search(text):
         return "?"
-    return "".join(text.split()).replace("::", ".").replace("->", ".")
+    name = "".join(text.split()).replace("::", ".").replace("->", ".")
+    name = name.replace("?.", ".").replace("!.", ".").rstrip("!")  # TypeScript `a?.b`, `a!.b`, `a!`
+    return name if _A_NAME.fullmatch(name) else "?"  # `a - b!` (how tree-sitter reads `a - b!.f()`): no name
 
 
 def _signature(params: Any, ret: Any) -> str | None:

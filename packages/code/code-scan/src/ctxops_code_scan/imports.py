@@ -81,11 +81,14 @@ def python_absolute_module(written: str, path: str) -> str:
 # JavaScript / TypeScript ----------------------------------------------------------------------------
 
 
-def _js(node: Any, path: str) -> Iterator[tuple[str, str | None, str | None]]:
+def _js(node: Any, path: str) -> Iterator[tuple[str, str | None, str | None] | tuple[str, str | None, str | None, int]]:
     source = node.child_by_field_name("source")
     if source is None:
         return
     module = js_module(_t(source).strip("\"'`"), path)
+    if node.type == "export_statement":  # a re-export: `export * from`, `export { a as b } from`, `export * as ns`
+        yield from _js_reexport(node, module)
+        return
     clause = next((c for c in node.named_children if c.type == "import_clause"), None)
     if clause is None:
         yield module, None, None
@@ -102,8 +105,24 @@ def _js(node: Any, path: str) -> Iterator[tuple[str, str | None, str | None]]:
                     continue
                 name = spec.child_by_field_name("name")
                 alias = spec.child_by_field_name("alias")
-                if name is not None:
-                    yield module, _t(name), _t(alias or name)
+                if name is not None:  # (on its own line of a multi-line import: referenced there)
+                    yield module, _t(name), _t(alias or name), name.start_point[0] + 1
+
+
+def _js_reexport(node: Any, module: str) -> Iterator[tuple[str, str | None, str | None, int]]:
+    clause = next((c for c in node.named_children if c.type in ("export_clause", "namespace_export")), None)
+    if clause is None:
+        yield module, "*", None, node.start_point[0] + 1
+    elif clause.type == "namespace_export":
+        ident = next((c for c in clause.named_children if c.type == "identifier"), None)
+        if ident is not None:
+            yield module, None, _t(ident), ident.start_point[0] + 1
+    else:
+        for spec in clause.named_children:
+            name = spec.child_by_field_name("name") if spec.type == "export_specifier" else None
+            if name is not None:
+                alias = spec.child_by_field_name("alias")
+                yield module, _t(name), _t(alias or name), name.start_point[0] + 1
 
 
 def js_module(spec: str, path: str) -> str:

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from .type_exprs import MAX_DEPTH, SELF_NAMES, Chain, chain_of, go_result, is_class_name, join, ts_type
+from .type_exprs import MAX_DEPTH, SELF_NAMES, Chain, chain_of, go_result, is_class_name, join, step_name, ts_type
+
+_NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = null`: the real value comes later
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _OPTIONAL = ("Optional[", "typing.Optional[", "t.Optional[")
@@ -133,6 +135,10 @@ class TypeFacts:
     imported: set[str] = field(default_factory=set)  # names bound by `from m import name`
     module_aliases: set[str] = field(default_factory=set)  # names bound by `import m` / `import m as x`
     package_scope: bool = False  # Go: a name no function binds may be a package-level name of another file
+    outer: dict[str, str] = field(default_factory=dict)  # nested function id -> the function it is defined in
+    # TypeScript: function id -> `&i.j` -> the stated type of parameter j of its callback parameter i
+    callbacks: dict[str, dict[str, str]] = field(default_factory=dict)
+    this_types: dict[str, str] = field(default_factory=dict)  # TypeScript: function id -> `this: K`
 
     def add_params(self, function_id: str, params: Any, signature: str | None) -> None:
         if signature and ":" in signature:  # cheap test first: most functions have no annotation
@@ -143,7 +149,7 @@ class TypeFacts:
             self.param_names[function_id] = signature
 
     def add_local(self, function_id: str, name: str, value: Any) -> None:
-        if value is not None and value.type == "none":
+        if value is not None and value.type in _NO_VALUE:
             return  # `x = None` first, the real value later: no type of its own
         typ = value_type(value)
         _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
@@ -155,6 +161,44 @@ class TypeFacts:
         # A written type holds for every use (it is the declared type), like an annotated parameter's.
         _bind(self.params.setdefault(function_id, {}), name, typ if _DOTTED.fullmatch(typ) else _CONFLICT)
 
+    def add_local_chain(self, function_id: str, name: str, chain: Chain | None) -> None:
+        """A local bound to a chain the file builds itself (`const {a} = v`: `v.a`; `for (x of xs)`: `xs[]`)."""
+        _bind(self.locals.setdefault(function_id, {}), name, _CONFLICT)
+        _bind_chain(self.chains.setdefault(function_id, {}), name, chain)
+
+    def add_ts_stated(self, function_id: str, name: str, written: str) -> None:
+        """TypeScript: a local or parameter of a written type (`K`, `K<T>`, `K | null`, `K[]`)."""
+        typ = ts_type(written)
+        _bind(self.params.setdefault(function_id, {}), name, typ if typ and typ != "Self" else _CONFLICT)
+
+    def add_callback_param(self, scope: str, name: str, expr: str | None) -> None:
+        """TypeScript: an untyped parameter of a callback (a scope of its own, see `outer`), typed by the
+        callee's signature (`expr`)."""
+        _bind(self.params.setdefault(scope, {}), name, expr or _CONFLICT)
+
+    def add_ts_callbacks(self, function_id: str, params: Any) -> None:
+        """TypeScript: `f(init: (source: Observable<T>, sub: Subscriber<R>) => void)`: `&0.1` is `Subscriber`."""
+        for i, param in enumerate(_ts_params(params)):
+            typ = param.child_by_field_name("type")
+            fn = typ.named_children[0] if typ is not None and typ.named_child_count else None
+            if fn is None or fn.type != "function_type":
+                continue
+            inner = fn.child_by_field_name("parameters")
+            for j, sub in enumerate(_ts_params(inner) if inner is not None else ()):
+                written = sub.child_by_field_name("type")
+                found = ts_type(_node_text(written)) if written is not None else None
+                if found is not None and found != "Self":
+                    self.callbacks.setdefault(function_id, {})[f"&{i}.{j}"] = found
+
+    def this_type(self, function_id: str | None) -> str | None:
+        """TypeScript: the `this: K` parameter of a function, or of the function a callback sits in."""
+        if function_id is None:
+            return None
+        found = self.this_types.get(function_id)
+        if found is None and "@" in function_id:  # a callback scope: an arrow function keeps the `this` around it
+            found = self.this_type(self.outer.get(function_id))
+        return found
+
     def add_module(self, name: str, value: Any) -> None:
         """A module-level `name = K(...)`: the type of `name` in the file's functions that do not bind it."""
         typ = value_type(value)
@@ -165,6 +209,18 @@ class TypeFacts:
         """`name: K = ...` at module level: the annotation is the type, whatever the value."""
         typ = plain_type(annotation)
         if typ is not None:
+            self.module_stated[name] = typ
+
+    def add_ts_field(self, class_qualname: str, name: str, annotation: str) -> None:
+        """TypeScript: a field `s: Subject<T>`, `s?: K | null`, `xs: K[]` (also a parameter property)."""
+        typ = ts_type(annotation)
+        if typ is not None and typ != "Self":
+            _bind(self.attrs.setdefault(class_qualname, {}), step_name(name), typ)
+
+    def add_ts_module_stated(self, name: str, annotation: str) -> None:
+        """TypeScript: `const name: K = ...` at module level."""
+        typ = ts_type(annotation)
+        if typ is not None and typ != "Self":
             self.module_stated[name] = typ
 
     def add_field(self, class_qualname: str, name: str, annotation: str) -> None:
@@ -222,7 +278,7 @@ class TypeFacts:
         if root in ("self", "cls", "this"):
             if class_qualname is None or not rest:
                 return None
-            typ = self._attr(class_qualname, rest[0])
+            typ = self._attr(class_qualname, step_name(rest[0]))
             rest = rest[1:]
         elif function_id is not None:
             local = self.locals.get(function_id, {})
@@ -241,7 +297,7 @@ class TypeFacts:
             return None
         if not rest:
             return typ
-        return f"{typ}#{rest[0]}" if len(rest) == 1 else None
+        return f"{typ}#{step_name(rest[0])}" if len(rest) == 1 else None
 
     # -- type expressions (evaluated by the code graph) ----------------------------------------------
 
@@ -286,8 +342,12 @@ class TypeFacts:
             if root == "cls" and cls:
                 return join("Self", steps)
             return join("=" + root, steps)  # a class's constructor or a function's result: the graph tells
+        if root == "this" and self.this_types and (stated := self.this_type(function_id)) is not None:
+            return join(stated, steps)
         if root in ("self", "cls", "this"):
             return join("Self", steps) if cls else None
+        if root.startswith(":"):  # `x as K`: the type the code states
+            return join(root[1:], steps)
         dotted = [root, *steps]
         for k in range(min(len(steps), 3), 0, -1):  # `flask.g.x`, `os.path.join()`: a module's member
             alias = ".".join(dotted[:k])
@@ -314,6 +374,9 @@ class TypeFacts:
                 return "@" + name
             if is_param:
                 return None
+            outer = self.outer.get(function_id)
+            if outer is not None and depth < MAX_DEPTH:  # a closure: the name of the function around it
+                return self._root(name, outer, depth + 1)
         if name in self.module_stated:
             return self.module_stated[name]
         if name in self.module_chains:
@@ -349,9 +412,27 @@ class TypeFacts:
                 expr = self.expr(found[1], found[0])
                 if expr is not None:
                     rows.append((owner, name, expr))
+        for fid, params in self.callbacks.items():
+            rows.extend((fid, key, typ) for key, typ in params.items())
         names = set(self.module_stated) | set(self.module_chains)
         for name in sorted(names):
             expr = self._root(name, None, 0) if name not in self.imported else None
             if expr is not None and not expr.startswith("^"):
                 rows.append((None, name, expr))
         return rows
+
+
+def _ts_params(params: Any) -> list[Any]:
+    """A TypeScript parameter list's positional parameters (a `this:` parameter is not one)."""
+    out = []
+    for child in params.named_children:
+        if child.type in ("required_parameter", "optional_parameter"):
+            pattern = child.child_by_field_name("pattern")
+            if pattern is not None and pattern.type != "this":
+                out.append(child)
+    return out
+
+
+def _node_text(node: Any) -> str:
+    data: bytes = node.text
+    return data.decode("utf-8", "replace")

@@ -29,6 +29,7 @@ _MEMBER = {
 }
 # Expressions whose value is their one child's: `await x`, `(x)`, TypeScript's `x!`
 _WRAPPERS = frozenset({"await", "await_expression", "parenthesized_expression", "non_null_expression"})
+_LITERALS = frozenset({"null", "undefined", "number", "string", "true", "false", "array", "object"})
 MAX_STEPS = 4
 MAX_DEPTH = 4  # locals defined through locals, at most this deep
 Chain = tuple[bool, str, tuple[str, ...]]  # (the root is called, root name, steps)
@@ -56,7 +57,7 @@ def chain_of(node: Any) -> Chain | None:
             attr = node.child_by_field_name("field" if kind == "selector_expression" else "property")
             if attr is None:
                 return None
-            steps.append(_text(attr))
+            steps.append(step_name(_text(attr)))
             node = node.child_by_field_name("operand" if kind == "selector_expression" else "object")
         elif kind in ("call", "call_expression"):
             fn = node.child_by_field_name("function")
@@ -72,13 +73,44 @@ def chain_of(node: Any) -> Chain | None:
             attr = fn.child_by_field_name(fields[0])
             if attr is None:
                 return None
-            steps.append(_text(attr) + "()")
+            steps.append(step_name(_text(attr)) + "()")
             node = fn.child_by_field_name(fields[1])
+        elif kind == "non_null_expression" and _is_binary(node):
+            # tree-sitter reads `a - b!.f()` as `(a - b)!`; `!` binds tighter than any operator: it is `b!`
+            node = node.named_children[0].child_by_field_name("right")
         elif kind in _WRAPPERS and node.named_child_count == 1:
             node = node.named_children[0]  # `await c.get()`: an async method's annotation is what await gives
+        elif kind == "binary_expression":  # TypeScript `a ?? b`, `a || b`: a default for a (of a's type)
+            op = node.child_by_field_name("operator")
+            if op is None or op.type not in ("??", "||"):
+                return None
+            left = node.child_by_field_name("left")
+            node = left if left is not None and left.type not in _LITERALS else node.child_by_field_name("right")
+        elif kind == "new_expression":  # `new K(...)`: an instance of K
+            ctor = node.child_by_field_name("constructor")
+            if ctor is None or ctor.type != "identifier" or len(steps) > MAX_STEPS:
+                return None
+            return True, _text(ctor), tuple(reversed(steps))
+        elif kind == "as_expression":  # `x as K`: what the code states
+            typ = ts_type(_text(node.named_children[-1])) if node.named_child_count == 2 else None
+            if typ is None or typ == "Self" or len(steps) > MAX_STEPS:
+                return None
+            return False, ":" + typ, tuple(reversed(steps))
+        elif kind == "subscript_expression":  # `xs[i]`: an element (the graph reads `K[]` element steps)
+            steps.append("[]")
+            node = node.child_by_field_name("object")
         else:
             return None
     return None
+
+
+def step_name(name: str) -> str:
+    """A member's name as a step: a private `#x` is `~x` ('#' separates steps)."""
+    return "~" + name[1:] if name.startswith("#") else name
+
+
+def _is_binary(node: Any) -> bool:
+    return bool(node.named_child_count == 1 and node.named_children[0].type == "binary_expression")
 
 
 def join(head: str, steps: tuple[str, ...] | list[str]) -> str | None:
@@ -104,12 +136,26 @@ def go_result(text: str) -> str | None:
 
 
 def ts_type(annotation: str) -> str | None:
-    """`: Observable<T>` -> `Observable`; `: this` -> `Self`; None for unions, arrays, literals."""
-    t = annotation.strip().lstrip(":").strip().split("<", 1)[0].strip()
+    """`: Observable<T>` -> `Observable`; `: this` -> `Self`; `K | null` (or `| undefined`) -> `K`; `K[]` and
+    `Array<K>` -> `K[]` (the graph reads its element steps); None for other unions, literals, functions."""
+    t = annotation.strip().lstrip(":").strip()
+    if "|" in t:
+        parts = [p.strip() for p in t.split("|") if p.strip() not in ("", "null", "undefined")]
+        if len(parts) != 1:
+            return None
+        t = parts[0]
+    array = t.endswith("[]")
+    if array:
+        t = t[:-2].strip()
+    elif t.startswith(("Array<", "ReadonlyArray<")) and t.endswith(">"):
+        t, array = t.split("<", 1)[1][:-1].strip(), True
+    t = t.removeprefix("readonly ").split("<", 1)[0].strip()
     if t == "this":
-        return "Self"
+        return None if array else "Self"
     parts = t.split(".")
-    return t if 1 <= len(parts) <= 2 and all(p.isidentifier() for p in parts) else None
+    if not (1 <= len(parts) <= 2 and all(p.isidentifier() for p in parts)):
+        return None
+    return t + "[]" if array else t
 
 
 def is_class_name(name: str) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 from ctxops_token_capture.timerange import TimeRange
 
 from .config import LedgerConfig
-from .reports import Filters, blocks
+from .reports import Filters, blocks, cost_between
 from .statusline import write_snapshot
 from .store import View
 
@@ -22,11 +22,8 @@ def build_snapshot(view: View, config: LedgerConfig, *, now: datetime | None = N
     days: dict[str, float] = {}
     for offset in (1, 0):
         start = today - timedelta(days=offset)
-        cost = view.con.execute(
-            "SELECT coalesce(sum(cost_usd), 0) FROM costed WHERE ts >= ? AND ts < ?",
-            [start.astimezone(UTC), (start + timedelta(days=1)).astimezone(UTC)],
-        ).fetchone()[0]
-        days[start.date().isoformat()] = round(float(cost), 6)
+        cost = cost_between(view, start.astimezone(UTC), (start + timedelta(days=1)).astimezone(UTC))
+        days[start.date().isoformat()] = round(cost, 6)
     recent = blocks(view, Filters(window=TimeRange(since=now - timedelta(hours=10))), now=now)
     active = recent.meta.get("active") or {}
     snapshot: dict[str, Any] = {

@@ -7,15 +7,19 @@ top of ``usage`` it creates, in the session's temp schema:
 - ``model_price``: the price of each model present (looked up once per distinct model, never guessed);
 - ``task_interval``: ``ctx task start/stop`` intervals (``ctxops_contracts.shared.tasks``);
 - ``costed``: every call with ``cost_usd`` (NULL when its model is unpriced), ``priced``, ``task`` and
-  ``task_source`` (``task`` = named with ``ctx task``, ``branch`` = the git branch, ``session`` = neither).
+  ``task_source`` (``task`` = named with ``ctx task``, ``branch`` = the git branch, ``session`` = neither);
+- ``costed_calls``: the same calls in the roll-up's shape (``calls`` = 1, ``first_ts`` = ``last_ts`` = ``ts``);
+- ``costed_rolled``: token-capture's hourly roll-up (``usage_hourly``) priced and attributed the same way,
+  its ``ts`` the hour's start. Reports read it where it answers exactly (see ``reports.source``).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +28,7 @@ from ctxops_contracts.shared.locks import LockBusy
 from ctxops_token_capture.ledger import Ledger, LedgerError, memory_ledger
 from ctxops_token_capture.paths import data_dir as default_data_dir
 from ctxops_token_capture.report import IngestReport
+from ctxops_token_capture.rollup import HOUR_SQL, KEYS, LONG_PROMPT, TABLE
 
 from .prices import PriceBook
 
@@ -42,14 +47,59 @@ RATES = (
 )
 
 
-def _cost_sql(mode: str) -> str:
-    i, o, cw, c1, cr = (
-        "u.input_tokens",
-        "u.output_tokens",
-        "u.cache_creation_tokens",
-        "least(coalesce(u.cache_creation_1h_tokens, 0), u.cache_creation_tokens)",
-        "u.cache_read_tokens",
-    )
+# Set to 0 to answer every report from the calls themselves (to compare with the roll-up, or to rule it out).
+ROLLUP_ENV = "CTXOPS_LEDGER_ROLLUP"
+# The columns both sources of a report have (``costed_calls`` and ``costed_rolled``).
+SOURCE_COLUMNS = (
+    "hour",
+    "on_hour",
+    "ts",
+    "session_id",
+    "model",
+    "repo",
+    "git_branch",
+    "task",
+    "task_source",
+    "priced",
+    "calls",
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_tokens",
+    "cache_read_tokens",
+    "cost_usd",
+    "first_ts",
+    "last_ts",
+)
+
+
+def _rolled_cost_sql(mode: str) -> str:
+    """The cost of a roll-up row: the per-call rule of :func:`_cost_sql`, summed.
+
+    Every per-call rule is linear once the call's long-context class is known (``long_prompt``, a key of
+    the roll-up) and, for ccusage's tiers, each kind's tokens above 200k (the ``*_over`` sums).
+    """
+    if mode == "ccusage":
+
+        def tier(tokens: str, over: str, base: str, above: str) -> str:
+            return (
+                f"(CASE WHEN p.{above} IS NOT NULL THEN (u.{tokens} - u.{over}) * p.{base} + u.{over} * p.{above} "
+                f"ELSE u.{tokens} * p.{base} END)"
+            )
+
+        return " + ".join(
+            (
+                tier("input_tokens", "input_over", "input", "input_long"),
+                tier("output_tokens", "output_over", "output", "output_long"),
+                tier("cache_creation_tokens", "cache_write_over", "cache_write", "cache_write_long"),
+                tier("cache_read_tokens", "cache_read_over", "cache_read", "cache_read_long"),
+            )
+        )
+    return _cost_sql(mode, long="(p.input_long IS NOT NULL AND u.long_prompt)", c1="u.cache_write_1h_tokens")
+
+
+def _cost_sql(mode: str, *, long: str | None = None, c1: str | None = None) -> str:
+    i, o, cw, cr = ("u.input_tokens", "u.output_tokens", "u.cache_creation_tokens", "u.cache_read_tokens")
+    c1 = c1 or "least(coalesce(u.cache_creation_1h_tokens, 0), u.cache_creation_tokens)"
     if mode == "ccusage":
 
         def tier(tokens: str, base: str, above: str) -> str:
@@ -66,7 +116,7 @@ def _cost_sql(mode: str) -> str:
                 tier(cr, "cache_read", "cache_read_long"),
             )
         )
-    long = f"(p.input_long IS NOT NULL AND {i} + {cw} + {cr} > p.long_context_threshold)"
+    long = long or f"(p.input_long IS NOT NULL AND {i} + {cw} + {cr} > p.long_context_threshold)"
 
     def rate(base: str, above: str) -> str:
         return f"(CASE WHEN {long} AND p.{above} IS NOT NULL THEN p.{above} ELSE p.{base} END)"
@@ -105,16 +155,25 @@ class View:
     book: PriceBook
     mode: str
     note: str = ""
+    rollup: bool = False  # ``costed_rolled`` exists and may be read
+    # Hours a ``ctx task`` interval starts or ends inside: the roll-up cannot split them, the calls can.
+    split_hours: frozenset[int] = frozenset()
+    # Models the roll-up cannot price (a long-context threshold other than the one it splits on).
+    raw_models: frozenset[str] = frozenset()
+    whole_hour_tz: dict[str, bool] = field(default_factory=dict)
 
 
-def _prepare(con: Any, book: PriceBook, mode: str, tasks_dir: str | None) -> None:
-    models = [row[0] for row in con.execute("SELECT DISTINCT model FROM usage").fetchall()]
+def _prepare(con: Any, book: PriceBook, mode: str, tasks_dir: str | None) -> View:
+    rollup = os.environ.get(ROLLUP_ENV, "1") != "0" and _has_rollup(con)
+    # The roll-up has every model of the calls in a few percent of the rows.
+    models = [row[0] for row in con.execute(f"SELECT DISTINCT model FROM {TABLE if rollup else 'usage'}").fetchall()]
     con.execute(
         "CREATE OR REPLACE TEMP TABLE model_price (model VARCHAR, "
         + ", ".join(f"{r} DOUBLE" for r in RATES)
         + ", long_context_threshold BIGINT, web_search_request DOUBLE, us_multiplier DOUBLE)"
     )
     rows = []
+    raw_models = set()
     for model in models:
         price = book.lookup(model)
         if price is not None:
@@ -123,6 +182,8 @@ def _prepare(con: Any, book: PriceBook, mode: str, tasks_dir: str | None) -> Non
                 rates = [None if r.endswith("_long") else v for r, v in zip(RATES, rates, strict=True)]
             extra = [price.web_search_request, price.geo_multiplier("us")]
             rows.append([model, *rates, price.long_context_threshold, *extra])
+            if rates[RATES.index("input_long")] is not None and price.long_context_threshold != LONG_PROMPT:
+                raw_models.add(model)
     if rows:
         con.executemany(f"INSERT INTO model_price VALUES ({', '.join('?' * (len(RATES) + 4))})", rows)
     con.execute(
@@ -146,6 +207,51 @@ LEFT JOIN model_price p ON p.model = u.model
 LEFT JOIN task_interval t ON t.repo = u.repo AND u.ts >= t.t0 AND (t.t1 IS NULL OR u.ts < t.t1)
 """
     )
+    calls = {
+        "hour": HOUR_SQL,
+        "on_hour": KEYS["on_hour"],
+        "calls": "1::BIGINT",
+        "first_ts": "ts",
+        "last_ts": "ts",
+    }
+    con.execute(
+        "CREATE OR REPLACE TEMP VIEW costed_calls AS SELECT "
+        + ", ".join(f"{calls[c]} AS {c}" if c in calls else c for c in SOURCE_COLUMNS)
+        + " FROM costed"
+    )
+    view = View(con, book, mode, raw_models=frozenset(raw_models))
+    if not rollup:
+        return view
+    hour_start = "to_timestamp(u.hour * 3600)"
+    rolled = {
+        "ts": hour_start,
+        "priced": "p.model IS NOT NULL",
+        "cost_usd": f"CASE WHEN p.model IS NULL THEN NULL ELSE {_rolled_cost_sql(mode)} END",
+        "task": TASK_SQL,
+        "task_source": TASK_SOURCE_SQL,
+    }
+    con.execute(
+        "CREATE OR REPLACE TEMP VIEW costed_rolled AS SELECT "
+        + ", ".join(f"{rolled[c]} AS {c}" if c in rolled else f"u.{c}" for c in SOURCE_COLUMNS)
+        + f" FROM {TABLE} u LEFT JOIN model_price p ON p.model = u.model "
+        f"LEFT JOIN task_interval t ON t.repo = u.repo AND {hour_start} >= t.t0 "
+        f"AND (t.t1 IS NULL OR {hour_start} < t.t1)"
+    )
+    view.rollup = True
+    view.split_hours = frozenset(
+        int(edge.timestamp()) // 3600
+        for i in found
+        for edge in (i.start, i.end)
+        if edge is not None and edge.timestamp() % 3600
+    )
+    return view
+
+
+def _has_rollup(con: Any) -> bool:
+    row = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'", [TABLE]
+    ).fetchone()
+    return bool(row and row[0])
 
 
 @contextmanager
@@ -172,5 +278,6 @@ def open_view(
             log.warning("%s", note)
             con = memory_ledger(root, report)
             stack.callback(con.close)
-        _prepare(con, book, mode, tasks_dir)
-        yield View(con, book, mode, note=note)
+        view = _prepare(con, book, mode, tasks_dir)
+        view.note = note
+        yield view

@@ -6,6 +6,15 @@ total). A turn's usage is ``last_token_usage``, else the growth of ``total_token
 cached input inside ``input_tokens`` and reasoning inside ``output_tokens``; records use the ledger's
 convention (input excludes cache reads, as Anthropic reports it). A ``token_count`` event that repeats the
 previous running total adds nothing and is skipped.
+
+Forks (Codex 0.171, recorded in ``tests/data/codex-0.171.0-fork``): the first ``session_meta`` of a file is
+its own session; ``forked_from_id`` (or ``parent_thread_id``) names the parent. A subagent spawned with the
+parent's history (``spawn_agent``, ``fork_turns="all"``) copies the parent's lines, its ``session_meta``
+included, ahead of its own, which start at ``subagent_history_start_ordinal`` (``codex exec fork`` copies
+nothing and starts at ``forked_from_ordinal_exclusive``). A later ``session_meta`` is such a copy and never
+renames the session; a ``token_count`` among the copied lines (an ``ordinal`` below the start) is the
+parent's turn and is counted once, under the parent, with the parent's own key. The child's turns carry the
+parent in ``parent_session_id``.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ class _Entry(msgspec.Struct):
     type: Any = None
     timestamp: Any = None
     payload: Any = None
+    ordinal: Any = None
 
 
 _decoder = msgspec.json.Decoder(_Entry)
@@ -82,13 +92,8 @@ class CodexParser:
             return None
         payload = entry.payload if isinstance(entry.payload, dict) else {}
         if entry.type == "session_meta":
-            if isinstance(payload.get("id"), str) and payload["id"]:
-                self.state["session_id"] = payload["id"]
-            if isinstance(payload.get("cwd"), str):
-                self.state["cwd"] = payload["cwd"]
-            git = payload.get("git")
-            if isinstance(git, dict) and isinstance(git.get("branch"), str):
-                self.state["git_branch"] = git["branch"]
+            if not self.state.get("meta_seen"):  # later ones are the parent's, copied with its history
+                self._session_meta(payload)
             return None
         if entry.type == "turn_context":
             model = _model_in(payload)
@@ -100,6 +105,28 @@ class CodexParser:
         if entry.type != "event_msg" or payload.get("type") != "token_count":
             return None
         return self._token_count(entry, payload, where)
+
+    def _session_meta(self, payload: dict[str, Any]) -> None:
+        self.state["meta_seen"] = True
+        if isinstance(payload.get("id"), str) and payload["id"]:
+            self.state["session_id"] = payload["id"]
+        parent = payload.get("forked_from_id") or payload.get("parent_thread_id")
+        if isinstance(parent, str) and parent and parent != self.state["session_id"]:
+            self.state["parent_session_id"] = parent
+            start = payload.get("subagent_history_start_ordinal", payload.get("forked_from_ordinal_exclusive"))
+            if isinstance(start, int) and not isinstance(start, bool):
+                self.state["own_from_ordinal"] = start
+        if isinstance(payload.get("cwd"), str):
+            self.state["cwd"] = payload["cwd"]
+        git = payload.get("git")
+        if isinstance(git, dict) and isinstance(git.get("branch"), str):
+            self.state["git_branch"] = git["branch"]
+
+    def _copied(self, entry: _Entry) -> bool:
+        """Whether ``entry`` is a line of the parent's history copied into this fork."""
+        start = self.state.get("own_from_ordinal")
+        ordinal = entry.ordinal
+        return start is not None and isinstance(ordinal, int) and not isinstance(ordinal, bool) and ordinal < start
 
     def _token_count(self, entry: _Entry, payload: dict[str, Any], where: str) -> UsageRecord | None:
         info = payload.get("info")
@@ -141,7 +168,11 @@ class CodexParser:
         if model is None:
             model = FALLBACK_MODEL
         self.state["model"] = model
-        session_id = str(self.state["session_id"])
+        copied = self._copied(entry)
+        parent = self.state.get("parent_session_id")
+        # A copied turn is the parent's: its own key (session and running total) is the one the parent's
+        # rollout gives it, so the ledger keeps it once.
+        session_id = str(parent if copied else self.state["session_id"])
         marker = (
             f"{total['total_tokens']}:{total['input_tokens']}:{total['output_tokens']}"
             if total is not None
@@ -160,6 +191,7 @@ class CodexParser:
             provider=PROVIDER,
             model=model,
             session_id=session_id,
+            parent_session_id=None if copied else parent,
             repo=repo_of(cwd),
             cwd=cwd,
             git_branch=self.state.get("git_branch"),

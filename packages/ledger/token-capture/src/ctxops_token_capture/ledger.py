@@ -23,6 +23,7 @@ import msgspec
 from ctxops_contracts import SCHEMA_MAJOR, UsageRecord
 from ctxops_contracts.shared.locks import file_lock
 
+from . import rollup
 from .incremental import FileState, iter_new_lines
 from .jsonl_store import record_files
 from .paths import data_dir
@@ -252,9 +253,11 @@ def load_pending(
                 f"columns={_columns_literal()})",
                 [tmp_name],
             )
+            rollup.note_touched(con, existing=before > 0)
             unique = con.execute("SELECT count(*) = count(DISTINCT dedupe_key) FROM incoming").fetchone()[0]
             con.execute(_merge_sql(unique=bool(unique), empty=before == 0))
             con.execute("DROP TABLE incoming")
+            rollup.update(con)
         if persist_offsets:
             for state in new_states:
                 con.execute(
@@ -327,6 +330,7 @@ class Ledger:
         con.execute("BEGIN")
         try:
             added, states = load_pending(con, self.root, report)
+            rollup.ensure(con)
         except BaseException:
             con.execute("ROLLBACK")
             raise
@@ -367,4 +371,5 @@ def memory_ledger(root: Path, report: IngestReport) -> Any:
     con = duckdb.connect(":memory:")
     con.execute(_schema_sql())
     load_pending(con, root, report, persist_offsets=False)
+    rollup.ensure(con)
     return con

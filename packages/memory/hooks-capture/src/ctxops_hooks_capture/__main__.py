@@ -1,5 +1,5 @@
-import sys
+from ctxops_contracts.shared.process_exit import exit_now
 
 from .cli import main
 
-sys.exit(main())
+exit_now(main())  # a hook process: out without the interpreter's teardown

@@ -7,8 +7,6 @@ values hidden, so an event still says *which* secret a command used.
 
 from __future__ import annotations
 
-import math
-
 from ctxops_contracts.shared import regex
 
 from .lazy_re import lazy
@@ -395,6 +393,8 @@ _IDENTIFIER_LIKE = lazy(r"[A-Za-z][a-z]+(?:[_.-]?[A-Za-z][a-z]+)*[0-9]{0,4}")
 
 def entropy(value: str) -> float:
     """Shannon entropy in bits per character."""
+    import math  # an extension module (a library load): only texts with a high-entropy candidate pay for it
+
     counts: dict[str, int] = {}
     for ch in value:
         counts[ch] = counts.get(ch, 0) + 1

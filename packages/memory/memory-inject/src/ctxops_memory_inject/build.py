@@ -12,13 +12,11 @@ did not fit is counted in one closing line. Nothing here opens DuckDB: it reads 
 
 from __future__ import annotations
 
-import json
-import logging
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 
+from ctxops_contracts.shared import jsonlite  # json's C code without json's imports (re, enum)
 from ctxops_contracts.shared.layout import INDEX_DIR, MEMORY_DIR, meta_path
+from ctxops_contracts.shared.lazylog import get_logger
 from ctxops_memory_store import snapshot
 from ctxops_memory_store.catalog import SMALL, load_catalog
 from ctxops_memory_store.terms import tokens
@@ -27,7 +25,11 @@ from ctxops_memory_store.usage import read_usage
 from .ranking import RankConfig, Record, born, paths_in, rank, scope_match
 from .tokens import LineCounter
 
-log = logging.getLogger(__name__)
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+log = get_logger(__name__)
 
 DEFAULT_BUDGET = 800
 CHAR_LIMIT = 9_500  # Claude Code caps additionalContext at 10,000 characters
@@ -39,17 +41,40 @@ HEADER = (
 )
 
 
-@dataclass
 class Injection:
-    """What to put into the agent's context, and what it cost."""
+    """What to put into the agent's context, and what it cost. (A plain class: the hook imports this module
+    in a fresh process, and dataclasses costs it ~5 ms of imports.)"""
 
-    text: str
-    memory_ids: list[str] = field(default_factory=list)
-    tokens: int = 0
-    budget: int = DEFAULT_BUDGET
-    omitted: int = 0
-    layers: dict[str, list[str]] = field(default_factory=dict)
-    tokenizer: str = "cl100k_base"
+    __slots__ = ("budget", "layers", "memory_ids", "omitted", "text", "tokenizer", "tokens")
+
+    def __init__(  # noqa: PLR0917 - the record's fields, positional as the dataclass took them
+        self,
+        text: str,
+        memory_ids: list[str] | None = None,
+        tokens: int = 0,
+        budget: int = DEFAULT_BUDGET,
+        omitted: int = 0,
+        layers: dict[str, list[str]] | None = None,
+        tokenizer: str = "cl100k_base",
+    ) -> None:
+        self.text = text
+        self.memory_ids: list[str] = [] if memory_ids is None else memory_ids
+        self.tokens = tokens
+        self.budget = budget
+        self.omitted = omitted
+        self.layers: dict[str, list[str]] = {} if layers is None else layers
+        self.tokenizer = tokenizer
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Injection):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"Injection({fields})"
 
 
 def short_id(entry_id: str) -> str:
@@ -106,7 +131,7 @@ def session_files(root: str, session_id: str | None, *, max_bytes: int = 4_000_0
             if needle not in line:
                 continue
             try:
-                event = json.loads(line)
+                event = jsonlite.loads(line)
             except ValueError:
                 continue
             if isinstance(event, dict) and event.get("session_id") == session_id:
@@ -204,7 +229,10 @@ def build_injection(
         cross_language=cross_language,
         lexical_vectors=lexical_vectors,
     )
-    relevance = {str(r.entry.get("id")): r.score for r in ranked}
+    # Constants follow the ranking's order (a stale entry never above the newer one) and leave out the
+    # entries the ranking found replaced by a newer one (``ranking.resolve_conflicts``).
+    position = {str(r.entry.get("id")): n for n, r in enumerate(ranked)}
+    replaced = {i for r in ranked for i in r.replaces}
 
     constants: list[Record] = []
     if include_constants:
@@ -212,13 +240,15 @@ def build_injection(
             entry = record.get("entry")
             if not isinstance(entry, dict) or entry.get("status") != "active":
                 continue
+            if str(entry.get("id")) in replaced and not entry.get("pinned"):
+                continue
             if entry.get("pinned") or entry.get("kind") in CONSTANT_KINDS:
                 constants.append(entry)
         constants.sort(
             key=lambda e: (
                 not e.get("pinned"),
                 not scope_match(e, files),
-                -relevance.get(str(e.get("id")), 0.0),
+                position.get(str(e.get("id")), len(ranked)),
                 -born(e),
             )
         )

@@ -17,14 +17,17 @@ status is always 0; failures go to ``.meta/logs/memory-inject.log``.
 
 from __future__ import annotations
 
-import json
-import logging
 import os
 import sys
-from dataclasses import dataclass
-from typing import Any
 
-log = logging.getLogger(__name__)
+from ctxops_contracts.shared import jsonlite  # json's C code without json's imports (re, enum)
+from ctxops_contracts.shared.lazylog import get_logger
+
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from typing import Any
+
+log = get_logger(__name__)
 
 INJECT_EVENTS = {
     "claude-code": {"SessionStart", "UserPromptSubmit"},
@@ -40,18 +43,31 @@ HOOK_BUDGET = 800
 LOG_NAME = "memory-inject.log"
 
 
-@dataclass
 class HookOutcome:
-    """What one hook call did; ``stdout`` is exactly what the agent reads."""
+    """What one hook call did; ``stdout`` is exactly what the agent reads. (A plain class: dataclasses costs
+    the hook ~5 ms of imports.)"""
 
-    stdout: str = ""
-    action: str = "none"  # "inject" | "digest" | "none"
-    memory_ids: tuple[str, ...] = ()
+    __slots__ = ("action", "memory_ids", "stdout")
+
+    def __init__(self, stdout: str = "", action: str = "none", memory_ids: tuple[str, ...] = ()) -> None:
+        self.stdout = stdout
+        self.action = action  # "inject" | "digest" | "none"
+        self.memory_ids = memory_ids
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HookOutcome):
+            return NotImplemented
+        return (self.stdout, self.action, self.memory_ids) == (other.stdout, other.action, other.memory_ids)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value (as the dataclass was)
+
+    def __repr__(self) -> str:
+        return f"HookOutcome(stdout={self.stdout!r}, action={self.action!r}, memory_ids={self.memory_ids!r})"
 
 
 def _payload(data: bytes) -> dict[str, Any]:
     try:
-        value = json.loads(data.decode("utf-8", "replace")) if data.strip() else {}
+        value = jsonlite.loads(data.decode("utf-8", "replace")) if data.strip() else {}
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
@@ -107,7 +123,7 @@ def handle(
         record_injection(root, injection, agent=family, session_id=session_id, hook=event)
         remember_given(root, session_id, [*given, *injection.memory_ids])
         output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": injection.text}}
-        return HookOutcome(json.dumps(output, ensure_ascii=False), "inject", tuple(injection.memory_ids))
+        return HookOutcome(jsonlite.dumps(output, ensure_ascii=False), "inject", tuple(injection.memory_ids))
     if event in DIGEST_EVENTS.get(family, set()) and session_id:
         from .digest import write_digest
 
@@ -117,11 +133,10 @@ def handle(
 
 
 def _given_path(root: str, session_id: str) -> str:
-    import hashlib
-
+    from ctxops_contracts.shared.digest import blake2b_hex
     from ctxops_contracts.shared.layout import STATE_DIR, meta_path
 
-    name = hashlib.blake2b(session_id.encode(), digest_size=8).hexdigest()
+    name = blake2b_hex(session_id.encode(), 8)
     return meta_path(root, STATE_DIR, "injected", f"{name}.json")
 
 
@@ -131,7 +146,7 @@ def session_given(root: str, session_id: str | None) -> list[str]:
         return []
     try:
         with open(_given_path(root, session_id), "rb") as fh:
-            value = json.loads(fh.read())
+            value = jsonlite.loads(fh.read())
     except (OSError, ValueError):
         return []
     return [str(v) for v in value] if isinstance(value, list) else []
@@ -145,7 +160,7 @@ def remember_given(root: str, session_id: str | None, ids: list[str]) -> None:
 
     try:
         ensure_meta(root)
-        atomic_write(_given_path(root, session_id), json.dumps(list(dict.fromkeys(ids))), fsync=False)
+        atomic_write(_given_path(root, session_id), jsonlite.dumps(list(dict.fromkeys(ids))), fsync=False)
     except OSError as exc:
         log.warning("could not note the injected memories: %s", exc)
 

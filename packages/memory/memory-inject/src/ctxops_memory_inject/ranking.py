@@ -25,18 +25,19 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
-from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING
 
 from ctxops_contracts.shared.regex import compile as re_compile
 from ctxops_memory_store import bm25
 from ctxops_memory_store.similarity import jaccard
-from ctxops_memory_store.terms import tokens
+from ctxops_memory_store.terms import STOPWORDS, tokens
 
+# The inject hook imports this module in a fresh process on every prompt: typing, dataclasses (with inspect)
+# and fnmatch (with re) are kept off that path, so the two records below are plain classes.
+TYPE_CHECKING = False  # type checkers treat this name as True
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
     from ctxops_memory_store.conflicts import Features
 
 Record = dict[str, object]
@@ -45,16 +46,49 @@ DAY = 86_400.0
 _PATHISH = re_compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
 
 
-@dataclass(frozen=True)
 class RankConfig:
-    half_life_days: float = 30.0
-    min_relative: float = 0.25  # a task memory scores at least this share of the best one
-    keep: int = 50  # candidates kept after ranking (a page of them is ever shown); conflicts are resolved among these
-    vector_weight: float = 0.4  # hybrid: share of the min-max normalised cosine (bench/memory_quality.py)
+    """Ranking settings (immutable, compared and hashed by value)."""
+
+    __slots__ = ("half_life_days", "keep", "min_relative", "vector_weight")
+    half_life_days: float
+    min_relative: float
+    keep: int
+    vector_weight: float
+
+    def __init__(
+        self,
+        half_life_days: float = 30.0,
+        min_relative: float = 0.25,  # a task memory scores at least this share of the best one
+        keep: int = 50,  # candidates kept after ranking (a page of them is ever shown); conflicts resolved among these
+        vector_weight: float = 0.4,  # hybrid: share of the min-max normalised cosine (bench/memory_quality.py)
+    ) -> None:
+        object.__setattr__(self, "half_life_days", half_life_days)
+        object.__setattr__(self, "min_relative", min_relative)
+        object.__setattr__(self, "keep", keep)
+        object.__setattr__(self, "vector_weight", vector_weight)
+
+    def _values(self) -> tuple[float, float, int, float]:
+        return (self.half_life_days, self.min_relative, self.keep, self.vector_weight)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"RankConfig is immutable: cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        return self._values() == other._values() if isinstance(other, RankConfig) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"RankConfig(half_life_days={self.half_life_days!r}, min_relative={self.min_relative!r}, "
+            f"keep={self.keep!r}, vector_weight={self.vector_weight!r})"
+        )
 
 
 _CJK = re_compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _LATIN_WORD = re_compile(r"[A-Za-z]{2,}")
+_UNIT = re_compile("[\u3400-\u9fff]|[a-z0-9]+")  # title units, as the conflict check reads them
 
 
 def language(text: str) -> str:
@@ -67,14 +101,38 @@ def _entry_language(entry: Record) -> str:
     return language(f"{entry.get('title', '')} {entry.get('body', '')}")
 
 
-@dataclass
 class Ranked:
-    entry: Record
-    score: float
-    relevance: float
-    scope_match: bool
-    factors: dict[str, float] = field(default_factory=dict)
-    seen_by_bm25: bool = True
+    """One ranked memory: its score, the relevance and factors it came from."""
+
+    __slots__ = ("covers", "entry", "factors", "relevance", "replaces", "scope_match", "score", "seen_by_bm25")
+
+    def __init__(  # noqa: PLR0917 - the record's fields, positional as the dataclass took them
+        self,
+        entry: Record,
+        score: float,
+        relevance: float,
+        scope_match: bool,
+        factors: dict[str, float] | None = None,
+        seen_by_bm25: bool = True,
+    ) -> None:
+        self.entry = entry
+        self.score = score
+        self.relevance = relevance
+        self.scope_match = scope_match
+        self.factors: dict[str, float] = {} if factors is None else factors
+        self.seen_by_bm25 = seen_by_bm25
+        self.replaces: tuple[str, ...] = ()  # older active entries the conflict check says this one replaces
+        self.covers: tuple[str, ...] = ()  # older entries it replaces or must rank above (it keeps their place)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Ranked):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __repr__(self) -> str:
+        return f"Ranked(entry={self.entry!r}, score={self.score!r}, relevance={self.relevance!r})"
 
 
 def paths_in(text: str) -> list[str]:
@@ -101,6 +159,17 @@ def _strings(entry: Record, key: str) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
+def _glob_matches(path: str, pattern: str) -> bool:
+    """``fnmatchcase(path, pattern)``; the usual scopes (``dir/**``, ``name*``, a plain path) are settled
+    without importing fnmatch (and re) on the hook path."""
+    stem = pattern.rstrip("*")
+    if not any(c in stem for c in "*?["):
+        return path.startswith(stem) if stem != pattern else path == pattern
+    from fnmatch import fnmatchcase
+
+    return fnmatchcase(path, pattern)
+
+
 def scope_match(entry: Record, files: Sequence[str]) -> bool:
     """Whether a file in play falls under the entry's scope globs or is one of its files."""
     if not files:
@@ -111,7 +180,9 @@ def scope_match(entry: Record, files: Sequence[str]) -> bool:
             return True
         for pattern in scope:
             prefix = pattern.rstrip("*").rstrip("/")
-            if fnmatchcase(path, pattern) or (prefix and (path == prefix or path.startswith(prefix + "/"))):
+            if prefix and (path == prefix or path.startswith(prefix + "/")):
+                return True
+            if _glob_matches(path, pattern):
                 return True
     return False
 
@@ -182,9 +253,13 @@ def rank(
     # A lexical embedder's cosine alone (no BM25 hit) is weak evidence: such entries follow every BM25 hit.
     ranked.sort(key=lambda r: (lexical_vectors and not r.seen_by_bm25, -r.score, str(r.entry.get("id"))))
     if ranked:
+        # Conflicts are resolved before the floor: a newer entry below it that replaces (or must rank above)
+        # one over it takes that place instead of leaving the stale one alone in the list.
         floor = ranked[0].score * cfg.min_relative
-        ranked = [r for r in ranked if r.score >= floor][: cfg.keep]
-    return resolve_conflicts(ranked)
+        scores = {str(r.entry.get("id")): r.score for r in ranked[: cfg.keep]}
+        resolved = resolve_conflicts(ranked[: cfg.keep])
+        return [r for r in resolved if r.score >= floor or any(scores.get(i, 0.0) >= floor for i in r.covers)]
+    return ranked
 
 
 def fuse(
@@ -234,6 +309,11 @@ def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
     conflict (``ctxops_memory_store.conflicts``: same kind and scope, a cue or the same subject frame with
     another value) both stay active when they arrived out of order (a merge of two branches, a hand-edited
     file, a store older than the rule). The newer one takes the older one's place; the older one goes.
+
+    Last, an older entry whose title opens like a newer one's (same kind and scope, the same first two
+    words: "Share links never expire", then "Share links expire after 30 days") is never placed above it.
+    The write-time check must not supersede on so little (complementary facts open alike too), but an
+    order costs nothing to get wrong: both entries stay, the newer first.
     """
     kept: list[Ranked] = []
     subjects: dict[int, tuple[object, list[str], set[str]]] = {}
@@ -245,8 +325,44 @@ def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
             continue
         better = (candidate.scope_match, born(candidate.entry)) > (rival.scope_match, born(rival.entry))
         if better:
+            candidate.covers = (*candidate.covers, str(rival.entry.get("id")), *rival.covers)
             kept[kept.index(rival)] = candidate
-    return _replaced_by_newer(kept)
+    return _newer_first(_replaced_by_newer(kept))
+
+
+def _head(entry: Record) -> tuple[str, ...]:
+    units = tuple(_UNIT.findall(str(entry.get("title", "")).lower())[:2])
+    return units if len(units) == 2 and not all(u in STOPWORDS for u in units) else ()
+
+
+def _newer_first(kept: list[Ranked]) -> list[Ranked]:
+    """Sink an older entry opening like a newer one (same kind, scope and first two title words) below it."""
+    groups: dict[tuple[object, tuple[str, ...], tuple[str, ...]], list[Ranked]] = {}
+    for candidate in kept:
+        head = _head(candidate.entry)
+        if head:
+            key = (candidate.entry.get("kind"), tuple(sorted(_strings(candidate.entry, "scope"))), head)
+            groups.setdefault(key, []).append(candidate)
+    groups = {key: members for key, members in groups.items() if len(members) > 1}
+    if not groups:
+        return kept
+    from ctxops_memory_store.conflicts import KINDS
+
+    out = list(kept)
+    for (kind, _, _), members in groups.items():
+        if kind not in KINDS:
+            continue
+        by_age = sorted(members, key=lambda r: -born(r.entry))
+        for n, newer in enumerate(by_age):
+            newer.covers = (*newer.covers, *(str(r.entry.get("id")) for r in by_age[n + 1 :]))
+        floor = -1  # the lowest position of the newer members handled so far
+        for member in by_age:  # newest first: it keeps its place
+            position = next(n for n, r in enumerate(out) if r is member)
+            if position < floor:
+                out.insert(floor, out.pop(position))  # just below the lowest newer one
+                position = floor
+            floor = max(floor, position)
+    return out
 
 
 def _replaced_by_newer(kept: list[Ranked]) -> list[Ranked]:
@@ -285,6 +401,10 @@ def _replaced_by_newer(kept: list[Ranked]) -> list[Ranked]:
         while current in newer_of and newer_of[current] not in seen:  # a chain of replacements: its newest
             current = newer_of[current]
             seen.add(current)
+        if current != position:
+            winner, stale = kept[current], kept[position]
+            winner.replaces = (*winner.replaces, str(stale.entry.get("id")), *stale.replaces)
+            winner.covers = (*winner.covers, str(stale.entry.get("id")), *stale.covers)
         if current not in placed:
             placed.add(current)
             out.append(kept[current])

@@ -8,20 +8,20 @@ Built as a plain dict with exactly the record's fields and written with ``json``
 
 from __future__ import annotations
 
-import json
-import logging
 import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from ctxops_contracts.ids import new_ulid
+from ctxops_contracts.shared import jsonlite
 from ctxops_contracts.shared.files import append_lines
 from ctxops_contracts.shared.layout import context_records_dir
+from ctxops_contracts.shared.lazylog import get_logger
 from ctxops_contracts.versioning import SCHEMA_VERSION
 
 AGENTS = frozenset({"claude-code", "codex", "gemini", "cursor", "generic"})
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 
 def records_path(now: datetime | None = None) -> str:
@@ -66,7 +66,7 @@ def record_context(
         "tokenizer": tokenizer,
     }
     try:
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        line = jsonlite.dumps(record, ensure_ascii=False, compact=True) + "\n"
         append_lines(records_path(now), line.encode("utf-8"))
     except OSError as exc:
         log.warning("context record not written: %s", exc)

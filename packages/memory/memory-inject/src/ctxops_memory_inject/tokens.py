@@ -10,17 +10,20 @@ newlines before merging, so the sum is the count of the joined block (tests chec
 
 from __future__ import annotations
 
-import hashlib
-import json
-import logging
 import os
-from typing import Any
 
+from ctxops_contracts.shared import jsonlite
 from ctxops_contracts.shared.bpe import TokenizerUnavailable
+from ctxops_contracts.shared.digest import blake2b_hex
+from ctxops_contracts.shared.lazylog import get_logger
 
 __all__ = ["ENCODING", "LineCounter", "TokenizerUnavailable", "count"]
 
-log = logging.getLogger(__name__)
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from typing import Any
+
+log = get_logger(__name__)
 
 ENCODING = "cl100k_base"
 CACHE_NAME = "inject-tokens.json"
@@ -50,14 +53,14 @@ class LineCounter:
         if self.path:
             try:
                 with open(self.path, "rb") as fh:
-                    loaded = json.loads(fh.read())
+                    loaded = jsonlite.loads(fh.read())
                 if isinstance(loaded, dict):
                     self.known = loaded
             except (OSError, ValueError):
                 pass
 
     def line(self, text: str) -> int:
-        key = hashlib.blake2b(text.encode("utf-8"), digest_size=10).hexdigest()
+        key = blake2b_hex(text.encode("utf-8"), 10)
         found = self.known.get(key)
         if found is None:
             found = self.known[key] = count(text + "\n")
@@ -73,7 +76,7 @@ class LineCounter:
         if len(known) > _CACHE_LIMIT:
             known = dict(list(known.items())[-_CACHE_LIMIT // 2 :])
         try:
-            atomic_write(self.path, json.dumps(known, separators=(",", ":")), fsync=False)
+            atomic_write(self.path, jsonlite.dumps(known, compact=True), fsync=False)
             self.dirty = False
         except OSError as exc:
             log.warning("token cache not saved: %s", exc)

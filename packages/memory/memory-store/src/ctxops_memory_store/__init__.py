@@ -3,7 +3,9 @@
 Names load on first use, so the inject hook, which needs only the catalog, imports nothing else.
 """
 
-from typing import Any
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from typing import Any
 
 _LAZY = {
     "Filters": "index",
@@ -26,7 +28,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     if name == "__version__":  # importlib.metadata costs more than the hook's own work: only on demand
         from importlib.metadata import PackageNotFoundError, version
 

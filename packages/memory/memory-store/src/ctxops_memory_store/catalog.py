@@ -19,16 +19,17 @@ hook reads it without building msgspec structs and without DuckDB.
 
 from __future__ import annotations
 
-import logging
 import os
 import time
 from datetime import date
 from datetime import time as dtime
 
+from ctxops_contracts.shared.lazylog import get_logger
+
 from .frontmatter import FrontMatterError, split
 from .terms import weighted_terms
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 CATALOG_NAME = "memory-catalog.msgpack"
 FORMAT = 2

@@ -19,9 +19,7 @@ Redis", 弃用 Jenkins (a prohibition, "never use float", states a rule, not a r
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
+from ctxops_contracts.shared import regex
 from ctxops_contracts.shared.regex import compile as re_compile
 
 from .similarity import jaccard
@@ -33,7 +31,7 @@ _CUES = re_compile(
     r"|never use|migrat(?:e|ed|es|ing) (?:to|from|away)|deprecat\w*|move[ds]? (?:to|away from)|supersed\w*"
     r"|drop(?:ped|s)? \w+ (?:for|in favou?r of)|in favou?r of)\b"
     r"|改用|不再|替换|换成|改为|弃用|废弃|不要用|别用|取代|代替",
-    re.IGNORECASE,
+    regex.IGNORECASE,
 )
 # Phrases followed by what the text drops: their first content word is the dropped thing.
 _DROPS = re_compile(
@@ -42,7 +40,7 @@ _DROPS = re_compile(
     r"|(?:migrat|mov)(?:e|ed|es|ing) away from|deprecat(?:e|ed|es|ing))"
     r"\s+(?:(?:the|a|an|our|any|all)\s+)?([a-z0-9][\w.+-]*)"
     r"|(?:弃用|不再使用|不再用|放弃|停用)\s*([a-z][\w.+-]*|[\u3400-\u9fff]{2})",
-    re.IGNORECASE,
+    regex.IGNORECASE,
 )
 TITLE_SIMILARITY = 0.25
 TEXT_SIMILARITY = 0.3
@@ -103,18 +101,55 @@ MAX_VALUE_CHARS = 8
 _UNIT = re_compile("[\u3400-\u9fff]|[a-z0-9]+")
 
 
-@dataclass(frozen=True)
 class Features:
-    """What the conflict check reads of one entry, computed once (a write compares with many entries)."""
+    """What the conflict check reads of one entry, computed once (a write compares with many entries).
 
+    Immutable. A plain class rather than a frozen dataclass: the inject hook resolves conflicts in a fresh
+    process, and dataclasses (with inspect) costs it ~5 ms of imports.
+    """
+
+    __slots__ = ("cjk_title", "cue", "dropped", "head", "latin_title_terms", "terms", "title_terms", "title_units")
     title_terms: frozenset[str]
     terms: frozenset[str]
     latin_title_terms: frozenset[str]
     cjk_title: bool
     cue: bool
-    title_units: tuple[str, ...] = ()
-    head: tuple[str, ...] = ()  # the first two title units: a frame needs them equal (a cheap first check)
-    dropped: frozenset[str] = frozenset()  # what the text says it drops (``dropped_terms``)
+    title_units: tuple[str, ...]
+    head: tuple[str, ...]  # the first two title units: a frame needs them equal (a cheap first check)
+    dropped: frozenset[str]  # what the text says it drops (``dropped_terms``)
+
+    def __init__(
+        self,
+        *,
+        title_terms: frozenset[str],
+        terms: frozenset[str],
+        latin_title_terms: frozenset[str],
+        cjk_title: bool,
+        cue: bool,
+        title_units: tuple[str, ...] = (),
+        head: tuple[str, ...] = (),
+        dropped: frozenset[str] = frozenset(),
+    ) -> None:
+        values = (title_terms, terms, latin_title_terms, cjk_title, cue, title_units, head, dropped)
+        for name, value in zip(_FEATURE_FIELDS, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Features is immutable: cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Features):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in _FEATURE_FIELDS)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, n) for n in _FEATURE_FIELDS))
+
+    def __repr__(self) -> str:
+        return "Features(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in _FEATURE_FIELDS) + ")"
+
+
+_FEATURE_FIELDS = ("title_terms", "terms", "latin_title_terms", "cjk_title", "cue", "title_units", "head", "dropped")
 
 
 def features(title: str, body: str) -> Features:

@@ -7,9 +7,12 @@ order, so what is written always reads back, and a change to one field is a smal
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from ctxops_contracts.shared.regex import compile as re_compile
+
+TYPE_CHECKING = False  # typing is not imported on the inject hook's path; type checkers treat this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 FENCE = "+++"
 _TOML_LINE = re_compile(r"at line (\d+)")

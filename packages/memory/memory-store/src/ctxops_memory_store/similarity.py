@@ -7,12 +7,10 @@ units: word trigrams in English, character trigrams in Chinese.
 
 from __future__ import annotations
 
-import hashlib
-import re
-
+from ctxops_contracts.shared import regex
 from ctxops_contracts.shared.regex import compile as re_compile
 
-_WORD = re_compile(r"\w+", re.UNICODE)
+_WORD = re_compile(r"\w+", regex.UNICODE)
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af"  # kana, CJK ideographs, hangul
 _UNIT = re_compile(f"[{_CJK}]|[^\\W{_CJK}]+")
 
@@ -29,6 +27,8 @@ def units(text: str) -> list[str]:
 def content_hash(kind: str, title: str, body: str, scope: list[str]) -> str:
     """A short, stable hash of what an entry says (case, punctuation and spacing ignored)."""
     key = "\x1f".join([kind, normalize(title), normalize(body), *sorted(scope)])
+    import hashlib  # only writes hash: the inject hook, which reads, does without it
+
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 

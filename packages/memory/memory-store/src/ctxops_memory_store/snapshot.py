@@ -21,23 +21,23 @@ Stores of up to ``SMALL`` files always take the catalog path, which is as fast t
 
 from __future__ import annotations
 
-import json
-import logging
 import os
 import sqlite3
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+
+from ctxops_contracts.shared import jsonlite
+from ctxops_contracts.shared.lazylog import get_logger
 
 from .catalog import FULL_CHECK_AFTER_NS, RACY_NS, SMALL, Catalog
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 NAME = "memory-inject.sqlite"
 SYNC_STARTED = "memory-inject.sync-started"
 SYNC_EVERY_S = 30.0  # at most one detached sync started per this many seconds
-FORMAT = "2"
+FORMAT = "3"
 CONSTANT_KINDS = ("decision", "constraint", "convention")
 RECENT_CONSTANTS = 60  # non-pinned constants read besides the ones the prompt matches (newest first)
 
@@ -48,10 +48,11 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (file TEXT PRIMARY KEY, ino INTEGER, mtime_ns INTEGER);
 CREATE TABLE IF NOT EXISTS docs (
     doc INTEGER PRIMARY KEY, file TEXT UNIQUE, kind TEXT, pinned INTEGER, born REAL, length REAL, entry TEXT);
-CREATE TABLE IF NOT EXISTS postings (term TEXT, doc INTEGER, tf REAL);
-CREATE INDEX IF NOT EXISTS postings_term ON postings (term);
+CREATE TABLE IF NOT EXISTS postings (
+    term TEXT, doc INTEGER, tf REAL, length REAL, PRIMARY KEY (term, doc)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS postings_doc ON postings (doc);
 CREATE INDEX IF NOT EXISTS docs_kind ON docs (kind, born);
+CREATE INDEX IF NOT EXISTS docs_pinned ON docs (pinned) WHERE pinned = 1;
 """
 
 
@@ -61,6 +62,8 @@ def path_for(index_dir: str) -> str:
 
 def born(entry: Record) -> float:
     """When the entry became valid (``valid_from``, else ``created_at``) as a UNIX time; 0.0 when unknown."""
+    from datetime import datetime  # the writer's need only: not imported on the hook's path
+
     for key in ("valid_from", "created_at"):
         value = entry.get(key)
         if isinstance(value, str) and value:
@@ -112,22 +115,19 @@ class Snapshot:
             if weights:
                 values = ",".join("(?, ?)" for _ in weights)
                 avgdl = self.corpus()[1]
+                # Postings are clustered by term and carry their document's length: a query reads the
+                # contiguous postings of its terms and nothing else (digests have none: they are not ranked).
                 sql = (
                     f"WITH q(term, w) AS (VALUES {values}) "
-                    "SELECT p.doc, sum(q.w * p.tf * ? / (p.tf + ? * (1 - ? + ? * d.length / ?))) AS score "
-                    "FROM postings p JOIN q ON p.term = q.term JOIN docs d ON d.doc = p.doc "
-                    "WHERE d.kind != 'summary' GROUP BY p.doc ORDER BY score DESC LIMIT ?"
+                    "SELECT p.doc, sum(q.w * p.tf * ? / (p.tf + ? * (1 - ? + ? * p.length / ?))) AS score, "
+                    "json_group_object(p.term, p.tf) "
+                    "FROM q JOIN postings p ON p.term = q.term "
+                    "GROUP BY p.doc ORDER BY score DESC LIMIT ?"
                 )
                 params = [x for pair in weights for x in pair] + [K1 + 1, K1, B, B, avgdl, top]
-                wanted = {int(doc) for doc, _ in self.con.execute(sql, params)}
-        if wanted:
-            docs = sorted(wanted)
-            marks_d = ",".join("?" * len(docs))
-            marks_t = ",".join("?" * len(unique))
-            for term, doc, tf in self.con.execute(
-                f"SELECT term, doc, tf FROM postings WHERE doc IN ({marks_d}) AND term IN ({marks_t})", [*docs, *unique]
-            ):
-                by_doc.setdefault(int(doc), {})[str(term)] = float(tf)
+                for doc, _, tfs in self.con.execute(sql, params):
+                    wanted.add(int(doc))
+                    by_doc[int(doc)] = {str(t): float(f) for t, f in jsonlite.loads(tfs).items()}
         rows = self.con.execute(
             "SELECT doc FROM docs WHERE pinned = 1 UNION "
             "SELECT doc FROM (SELECT doc FROM docs WHERE kind IN (?, ?, ?) ORDER BY born DESC LIMIT ?) UNION "
@@ -143,7 +143,7 @@ class Snapshot:
             for doc, length, entry in self.con.execute(
                 f"SELECT doc, length, entry FROM docs WHERE doc IN ({marks})", chunk
             ):
-                out.append({"entry": json.loads(entry), "terms": by_doc.get(int(doc), {}), "length": float(length)})
+                out.append({"entry": jsonlite.loads(entry), "terms": by_doc.get(int(doc), {}), "length": float(length)})
         return out, doc_freq
 
 
@@ -320,14 +320,15 @@ class SnapshotWriter:
                 1 if entry.get("pinned") else 0,
                 born(entry),
                 float(length),
-                json.dumps(entry, ensure_ascii=False),
+                jsonlite.dumps(entry, ensure_ascii=False),
             ),
         )
-        doc = cursor.lastrowid
-        rows: Iterable[tuple[str, int | None, float]] = ((str(t), doc, float(f)) for t, f in terms.items())
-        con.executemany("INSERT INTO postings VALUES (?, ?, ?)", rows)
-        if entry.get("kind") != "summary":
-            self._count(1, float(length))
+        if entry.get("kind") == "summary":
+            return  # digests are read newest first, never ranked by BM25 (as in the catalog path)
+        doc, size = cursor.lastrowid, float(length)
+        rows: Iterable[tuple[str, int | None, float, float]] = ((str(t), doc, float(f), size) for t, f in terms.items())
+        con.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", rows)
+        self._count(1, size)
 
     def _count(self, docs: int, length: float) -> None:
         self.meta["n"] = str(int(self.meta.get("n", "0")) + docs)

@@ -447,6 +447,12 @@ class MemoryStore:
 
     def _save(self, entry: MemoryEntry) -> Path:
         path = self.path_of(entry.id) or self.memory_dir / file_name(entry)
+        # Durability: exactly one fsync, of the file's data before its rename. Without it, a power loss
+        # can leave a renamed file empty or torn (delayed allocation on ext4 and XFS; ext4's rename-over
+        # heuristic does not cover a new name), i.e. not atomic. The directory is not fsynced: that
+        # would only make the newest name itself survive a power loss; losing the very last write is
+        # accepted (git's default too), a torn one never is. Everything derived (catalog, read snapshot,
+        # generation) is written without fsync: it is rebuilt from these files.
         atomic_write(path, render_entry(entry))
         self.catalog.note_written(path.name)
         self._note_snapshot(path.name)

@@ -6,17 +6,17 @@ Counting in the Markdown files would turn every prompt into a diff of ``.meta/me
 
 from __future__ import annotations
 
-import json
-import logging
 import os
 import time
 from collections.abc import Iterable
 
+from ctxops_contracts.shared import jsonlite
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import STATE_DIR, ensure_meta, meta_path
+from ctxops_contracts.shared.lazylog import get_logger
 from ctxops_contracts.shared.locks import LockBusy, file_lock
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 USAGE_FILE = "memory-usage.json"
 
 
@@ -28,7 +28,7 @@ def read_usage(root: str | os.PathLike[str]) -> dict[str, list[float]]:
     """Entry id -> [uses, last use as a UNIX time]; empty when nothing was counted yet."""
     try:
         with open(usage_path(root), "rb") as fh:
-            data = json.loads(fh.read())
+            data = jsonlite.loads(fh.read())
     except (OSError, ValueError):
         return {}
     return {str(k): v for k, v in data.items() if isinstance(v, list) and len(v) == 2} if isinstance(data, dict) else {}
@@ -48,6 +48,6 @@ def record_use(root: str | os.PathLike[str], entry_ids: Iterable[str], *, now: f
             for entry_id in ids:
                 uses = counts.get(entry_id, [0, 0.0])
                 counts[entry_id] = [int(uses[0]) + 1, stamp]
-            atomic_write(path, json.dumps(counts, separators=(",", ":")), fsync=False)
+            atomic_write(path, jsonlite.dumps(counts, compact=True), fsync=False)
     except (OSError, LockBusy) as exc:
         log.warning("memory usage not counted: %s", exc)

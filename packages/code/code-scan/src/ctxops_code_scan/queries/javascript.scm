@@ -23,3 +23,4 @@
 
 ; Imports -----------------------------------------------------------------
 (import_statement) @import
+(export_statement source: (_)) @import  ; a re-export (`export * from './x'`) imports what it re-exports

@@ -38,9 +38,9 @@
   value: [(arrow_function parameters: (formal_parameters) @params return_type: (_)? @return)
           (function_expression parameters: (formal_parameters) @params return_type: (_)? @return)]) @def.function
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function
-(program (lexical_declaration (variable_declarator name: (identifier) @name type: (_)? @return) @def.variable))
-(program (variable_declaration (variable_declarator name: (identifier) @name type: (_)? @return) @def.variable))
-(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name type: (_)? @return) @def.variable)))
+(program (lexical_declaration (variable_declarator name: (identifier) @name type: (_)? @return value: (_)? @value) @def.variable))
+(program (variable_declaration (variable_declarator name: (identifier) @name type: (_)? @return value: (_)? @value) @def.variable))
+(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name type: (_)? @return value: (_)? @value) @def.variable)))
 
 ; References --------------------------------------------------------------
 (call_expression function: (identifier) @name) @ref.call
@@ -58,25 +58,49 @@
 
 ; Imports -----------------------------------------------------------------
 (import_statement) @import
+(export_statement source: (_)) @import  ; a re-export (`export * from './x'`) imports what it re-exports
 
 ; Receiver types --------------------------------------------------------------
 ; A parameter or local whose class the code states (`x: Subject<T>`, `const y = new Subject()`); class
 ; fields (`private s: Scheduler`) come from the field definitions above. `x.m()` and `this.s.m()` then
 ; reach the class's (or interface's) method m (receiver_types.py, the graph).
 (required_parameter pattern: (identifier) @name
-  type: (type_annotation [(type_identifier) @type (generic_type name: (type_identifier) @type)])) @bind.local
+  type: (type_annotation [(type_identifier) @type (generic_type) @type])) @bind.local
 (optional_parameter pattern: (identifier) @name
-  type: (type_annotation [(type_identifier) @type (generic_type name: (type_identifier) @type)])) @bind.local
+  type: (type_annotation [(type_identifier) @type (generic_type) @type])) @bind.local
 (variable_declarator name: (identifier) @name
-  type: (type_annotation [(type_identifier) @type (generic_type name: (type_identifier) @type)])) @bind.local
+  type: (type_annotation [(type_identifier) @type (generic_type) @type])) @bind.local
 (variable_declarator name: (identifier) @name value: (new_expression constructor: (identifier) @type)) @bind.local
 ; ... also `T | null`, `T | undefined` (what is called on it, when it is called, is T's).
 (required_parameter pattern: (identifier) @name
-  type: (type_annotation (union_type [(type_identifier) @type (generic_type name: (type_identifier) @type)]
+  type: (type_annotation (union_type [(type_identifier) @type (generic_type) @type]
                                      (literal_type)))) @bind.local
 (optional_parameter pattern: (identifier) @name
-  type: (type_annotation (union_type [(type_identifier) @type (generic_type name: (type_identifier) @type)]
+  type: (type_annotation (union_type [(type_identifier) @type (generic_type) @type]
                                      (literal_type)))) @bind.local
 (variable_declarator name: (identifier) @name
-  type: (type_annotation (union_type [(type_identifier) @type (generic_type name: (type_identifier) @type)]
+  type: (type_annotation (union_type [(type_identifier) @type (generic_type) @type]
                                      (literal_type)))) @bind.local
+; ... also arrays `T[]` / `Array<T>` (what `xs[i]`, `xs.pop()`, `for (const x of xs)` and `xs.forEach((x) => ...)`
+; give is a T; the graph reads the element steps).
+(required_parameter pattern: (identifier) @name type: (type_annotation (array_type) @type)) @bind.local
+(optional_parameter pattern: (identifier) @name type: (type_annotation (array_type) @type)) @bind.local
+(variable_declarator name: (identifier) @name type: (type_annotation (array_type) @type)) @bind.local
+; A local without a written type: what its value is (a chain of names, calls and members; `new K()`;
+; `a ?? b`; `x as K`), evaluated across files by the graph (type_exprs.py).
+(variable_declarator name: (identifier) @name !type value: (_) @value) @bind.local
+; `const { a, b: c } = value`: the members of the value.
+(variable_declarator name: (object_pattern) @pattern value: (_) @value) @bind.destructure
+; `for (const x of xs)`: an element of xs.
+(for_in_statement left: (identifier) @name "of" right: (_) @value) @bind.element
+; A callback's parameters take their types from the callee's signature (contextual typing):
+; `operate((source, subscriber) => ...)`, `new Observable((subscriber) => ...)`, `xs.forEach((x) => ...)`.
+(call_expression function: (identifier) @callee arguments: (arguments [(arrow_function) (function_expression)] @fn)) @bind.callback
+(call_expression function: (member_expression object: (_) @qual property: (property_identifier) @callee)
+  arguments: (arguments [(arrow_function) (function_expression)] @fn)) @bind.callback
+(new_expression constructor: (identifier) @callee arguments: (arguments [(arrow_function) (function_expression)] @fn)) @bind.callback
+; Parameter properties: `constructor(private s: Scheduler)` declares the field `s`.
+(required_parameter (accessibility_modifier) pattern: (identifier) @name type: (type_annotation) @type) @bind.prop
+(required_parameter "readonly" pattern: (identifier) @name type: (type_annotation) @type) @bind.prop
+; `function f(this: K, ...)`: what `this` is inside (a function that is not a method).
+(required_parameter pattern: (this) type: (type_annotation) @type) @bind.this

@@ -36,4 +36,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    if sys.argv[1:2] == ["hook"]:  # a hook process: out without the interpreter's teardown
+        from ctxops_contracts.shared.process_exit import exit_now
+
+        exit_now(status)
+    sys.exit(status)

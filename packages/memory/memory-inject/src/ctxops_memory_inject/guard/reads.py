@@ -87,11 +87,9 @@ def whole_key(real_path: str) -> str:
 
 
 def digest(text: str) -> str:
-    try:  # hashlib's own blake2b, without importing hashlib (and OpenSSL) on the hook path
-        from _blake2 import blake2b
-    except ImportError:  # pragma: no cover - an interpreter without the builtin module
-        from hashlib import blake2b
-    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+    from ctxops_contracts.shared.digest import blake2b_hex
+
+    return blake2b_hex(text.encode("utf-8", "surrogatepass"), 12)
 
 
 def outline(path: str, text: str, outline_fn: Outline | None = None) -> str:

@@ -344,3 +344,18 @@ def test_web_searches_and_inference_geo_are_recorded_and_an_odd_count_keeps_the_
     by_id = {r.message_id: r for r in _records(tmp_path / "ledger")}
     assert (by_id["m1"].web_search_requests, by_id["m1"].inference_geo) == (3, "us")
     assert (by_id["m2"].input_tokens, by_id["m2"].web_search_requests, by_id["m2"].inference_geo) == (50, 0, None)
+
+
+def test_first_timestamp_reads_past_a_long_first_line_and_skips_a_value_cut_by_its_line(tmp_path: Path) -> None:
+    from ctxops_token_capture.claude_code import first_timestamp
+
+    long_head = tmp_path / "long.jsonl"
+    summary = json.dumps({"type": "summary", "summary": "x" * 9000})
+    long_head.write_text(summary + '\n{"type":"user","timestamp":"2026-11-02T10:00:00Z"}\n')  # compact, as Claude Code
+    assert first_timestamp(long_head) == "2026-11-02T10:00:00Z"
+    cut = tmp_path / "cut.jsonl"  # a line ending inside a value (a torn write), then a whole one
+    cut.write_bytes(b'{"timestamp":"2026-11-0\n{"timestamp":"2026-11-03T08:00:00Z"}\n')
+    assert first_timestamp(cut) == "2026-11-03T08:00:00Z"
+    none = tmp_path / "none.jsonl"
+    none.write_text(json.dumps({"type": "summary"}) + "\n")
+    assert first_timestamp(none) == "~" and first_timestamp(tmp_path / "missing.jsonl") == "~"

@@ -116,6 +116,18 @@ def test_a_file_changed_outside_the_store_sends_the_hook_to_the_catalog(
     opened.close()
 
 
+def test_an_old_full_check_still_answers_from_the_snapshot_and_starts_a_sync(
+    repo: Path, small_is_tiny: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fill(repo)
+    monkeypatch.setattr(snapshot, "FULL_CHECK_AFTER_NS", 0)  # edits in place not looked for since: due
+    monkeypatch.setattr(build, "load_catalog", _no_catalog)
+    started: list[str] = []
+    monkeypatch.setattr(build.snapshot, "request_sync", lambda root, index: started.append(root))
+    assert build_injection(repo, "API tests no such table", budget=400).memory_ids
+    assert started == [str(repo)]
+
+
 def test_the_detached_sync_brings_the_snapshot_in_step(repo: Path, small_is_tiny: None) -> None:
     _fill(repo)
     index_dir = _dirs(repo)[0]

@@ -124,6 +124,35 @@ def test_a_deleted_snapshot_is_rebuilt_by_the_next_write(store: MemoryStore, rep
     assert set(_rows(repo)[0]) == {*ids, later.id}
 
 
+def test_a_snapshot_of_an_older_format_is_rebuilt_in_this_format(
+    store: MemoryStore, repo: Path, small_is_tiny: None
+) -> None:
+    """An older format's tables (postings without the length column) are replaced, not written into."""
+    ids = _fill(store)
+    path = repo / ".meta" / "index" / snapshot.NAME
+    for leftover in (repo / ".meta" / "index").iterdir():
+        if leftover.name.startswith(snapshot.NAME):
+            leftover.unlink()
+    con = sqlite3.connect(path)
+    con.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('format', '2');"
+        "CREATE TABLE files (file TEXT PRIMARY KEY, ino INTEGER, mtime_ns INTEGER);"
+        "CREATE TABLE docs (doc INTEGER PRIMARY KEY, file TEXT UNIQUE, kind TEXT, pinned INTEGER, born REAL,"
+        " length REAL, entry TEXT);"
+        "CREATE TABLE postings (term TEXT, doc INTEGER, tf REAL);"
+    )
+    con.close()
+    command = [sys.executable, "-m", "ctxops_memory_store.snapshot", str(repo)]
+    done = subprocess.run(command, capture_output=True, check=False)
+    assert done.returncode == 0 and b"not synced" not in done.stderr, done.stderr
+    docs, _, meta = _rows(repo)
+    assert set(docs) == set(ids) and meta["format"] == snapshot.FORMAT
+    index_dir, memory_dir = _dirs(repo)
+    reader = snapshot.open_for_read(index_dir, memory_dir)
+    assert reader is not None
+    reader.close()
+
+
 def test_the_sync_command(repo: Path) -> None:
     command = [sys.executable, "-m", "ctxops_memory_store.snapshot"]
     usage = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -133,3 +162,22 @@ def test_the_sync_command(repo: Path) -> None:
     done = subprocess.run([*command, str(repo)], capture_output=True, check=False)
     assert done.returncode == 0
     assert (repo / ".meta" / "index" / "memory-catalog.msgpack").exists()  # the catalog is saved by the sync
+
+
+def test_the_sync_sees_an_edit_made_in_place(store: MemoryStore, repo: Path, small_is_tiny: None) -> None:
+    ids = _fill(store)
+    path = store.path_of(ids[2])
+    assert path is not None
+    inode = path.stat().st_ino
+    with path.open("r+", encoding="utf-8") as fh:  # an editor writing the file in place: same inode
+        text = fh.read().replace("Retry webhooks with backoff", "Retry webhooks with jittered backoff")
+        fh.seek(0)
+        fh.write(text)
+        fh.truncate()
+    assert path.stat().st_ino == inode
+    MemoryStore(repo).sync_snapshot()
+    con = sqlite3.connect(repo / ".meta" / "index" / snapshot.NAME)
+    titles = {json.loads(e)["title"] for (e,) in con.execute("SELECT entry FROM docs")}
+    con.close()
+    assert "Retry webhooks with jittered backoff" in titles
+    assert "Retry webhooks with backoff" not in titles

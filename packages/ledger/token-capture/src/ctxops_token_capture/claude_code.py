@@ -187,7 +187,7 @@ class ClaudeCodeParser:
         session_id = _str(line.sessionId)
         message_id = _str(message.id)
         request_id = _str(line.requestId)
-        key = dedupe_key(message_id, request_id, session_id, _str(line.uuid))
+        key = dedupe_key(message_id, request_id, session_id, None if message_id else _str(line.uuid))
         if self.looked_up is not None:
             self.looked_up.add(key)
         known = self.seen.get(key)

@@ -12,6 +12,8 @@ class CountError(ValueError):
 
 def token_count(raw: object, field: str, *, required: bool = False) -> int:
     """``raw`` as a checked token count; ``None`` is 0 unless the field is required."""
+    if type(raw) is int and 0 <= raw <= MAX_TOKENS_PER_CALL:  # the usual case, first
+        return raw
     if raw is None:
         if required:
             raise CountError(f"{field} missing")

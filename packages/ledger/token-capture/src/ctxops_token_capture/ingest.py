@@ -9,6 +9,7 @@ directories) the same copy is kept.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,70 +49,81 @@ class Sources:
         )
 
 
-def discover(sources: Sources, keep: Callable[[Path], bool] | None = None) -> list[SourceFile]:
+def discover(sources: Sources, keep: Callable[[str, os.stat_result], bool] | None = None) -> list[SourceFile]:
     """Transcript files under ``sources``, Claude Code ones oldest first; each real file once.
 
     ``keep`` filters before the files are ordered: ordering reads the head of each file, so a re-run that
     skips unchanged files first reads nothing of them (a no-op re-ingest costs a stat per file).
     """
-    seen: set[Path] = set()
+    seen: set[tuple[int, int]] = set()
     claude = [
-        SourceFile("claude-code", path)
+        SourceFile("claude-code", Path(path))
         for _, path in _found(sources.claude_dirs, "projects", "a Claude config directory", seen, keep, ordered=False)
     ]
     claude.sort(key=lambda f: (first_timestamp(f.path), str(f.path)))
     codex = [
-        SourceFile("codex", path, path.relative_to(top).as_posix().removesuffix(".jsonl"))
+        SourceFile("codex", Path(path), path[len(top) + 1 :].removesuffix(".jsonl"))
         for top, path in _found(sources.codex_homes, "sessions", "a Codex home", seen, keep, accept=_is_rollout)
     ]
     gemini = [
-        SourceFile("gemini", path, path.stem)
+        SourceFile("gemini", Path(path), path.rpartition(os.sep)[2].removesuffix(".jsonl"))
         for _, path in _found(sources.gemini_dirs, "tmp", "a Gemini CLI .gemini directory", seen, keep, accept=_is_chat)
     ]
     return claude + codex + gemini
 
 
-def _is_rollout(path: Path) -> bool:
-    return path.name.startswith("rollout-")
+def _is_rollout(path: str) -> bool:
+    return path.rpartition(os.sep)[2].startswith("rollout-")
 
 
-def _is_chat(path: Path) -> bool:
-    return path.parent.name == "chats" and path.name.startswith("session-")
+def _is_chat(path: str) -> bool:
+    parts = path.rsplit(os.sep, 2)
+    return len(parts) == 3 and parts[1] == "chats" and parts[2].startswith("session-")
 
 
 def _found(
     bases: list[Path],
     sub: str,
     expected: str,
-    seen: set[Path],
-    keep: Callable[[Path], bool] | None,
+    seen: set[tuple[int, int]],
+    keep: Callable[[str, os.stat_result], bool] | None,
     *,
-    accept: Callable[[Path], bool] | None = None,
+    accept: Callable[[str], bool] | None = None,
     ordered: bool = True,
-) -> Iterator[tuple[Path, Path]]:
-    """(``base/sub``, file) for each transcript file under each base not met before (by real path).
+) -> Iterator[tuple[str, str]]:
+    """(``base/sub``, file) for each transcript file under each base not met before (by device and inode,
+    so a file reached through a symlink counts once; one ``stat`` per file, which ``keep`` gets too).
 
-    ``accept`` picks the agent's files by name; ``ordered`` sorts them by path (else in walk order).
+    ``accept`` picks the agent's files by name; ``ordered`` sorts them by path (else in walk order). Paths
+    stay strings here: a re-run stats thousands of files and makes a ``Path`` only of those it reads.
     """
     for base in bases:
         top = base / sub
         if not top.is_dir():
             raise FileNotFoundError(f"{base} has no {sub}/ directory (expected {expected})")
-        paths = (path for path in _walk_jsonl(top) if accept is None or accept(path))
-        for path in sorted(paths) if ordered else paths:
-            real = path.resolve()
-            if real not in seen and real.is_file():
-                seen.add(real)
-                if keep is None or keep(path):
-                    yield top, path
+        paths = (path for path in _walk_jsonl(str(top)) if accept is None or accept(path))
+        for path in sorted(paths, key=_parts) if ordered else paths:
+            try:
+                st = os.stat(path)  # noqa: PTH116 - strings on purpose (see above)
+            except OSError:
+                continue  # a dangling link, or gone since the walk
+            if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                if keep is None or keep(path, st):
+                    yield str(top), path
 
 
-def _walk_jsonl(top: Path) -> Iterator[Path]:
+def _parts(path: str) -> list[str]:
+    """Sorts like ``Path`` (component by component) for the normalized paths a walk gives."""
+    return path.split(os.sep)  # noqa: PTH206
+
+
+def _walk_jsonl(top: str) -> Iterator[str]:
     """``*.jsonl`` files under ``top``, following symlinked directories, each directory once (cycle-safe)."""
     visited: set[tuple[int, int]] = set()
     for directory, subdirs, names in os.walk(top, followlinks=True):
         try:
-            st = Path(directory).stat()
+            st = os.stat(directory)  # noqa: PTH116
         except OSError:
             subdirs[:] = []
             continue
@@ -122,7 +134,7 @@ def _walk_jsonl(top: Path) -> Iterator[Path]:
         subdirs.sort()
         for name in sorted(names):
             if name.endswith(".jsonl"):
-                yield Path(directory) / name
+                yield os.path.join(directory, name)  # noqa: PTH118
 
 
 def _load_states(path: Path) -> dict[str, FileState]:
@@ -186,17 +198,21 @@ def ingest(
     states = _load_states(state_path)
     seen_files = 0
 
-    def changed(path: Path) -> bool:
+    def changed(path: str, st: os.stat_result) -> bool:
         nonlocal seen_files
         seen_files += 1
-        previous = states.get(str(path))
-        return previous is None or not _untouched(path, previous)
+        previous = states.get(path)
+        return previous is None or not _untouched(st, previous)
 
     files = discover(sources, keep=changed)
     report.files_seen = seen_files
     seen: dict[str, int] = {}
     batch = _Batch(root)
-    for source, payload, count, state in read_all(files, states, report, seen, compat=compat, workers=workers):
+    # While workers parse, the parent imports DuckDB for the load that follows (a cached no-op afterwards).
+    warm = _import_duckdb if load else None
+    for source, payload, count, state in read_all(
+        files, states, report, seen, compat=compat, workers=workers, while_waiting=warm
+    ):
         batch.add_encoded(payload, count)
         if state is not None:
             states[str(source.path)] = state
@@ -209,15 +225,15 @@ def ingest(
     return report
 
 
-def _untouched(path: Path, state: FileState) -> bool:
+def _import_duckdb() -> None:
+    import duckdb  # noqa: F401
+
+
+def _untouched(st: os.stat_result, state: FileState) -> bool:
     """Same inode, size and modification time as when last read: nothing to do (the common case on a re-run).
 
     The modification time catches a rewrite in place that kept the size.
     """
-    try:
-        st = path.stat()
-    except OSError:
-        return False
     same_file = st.st_ino == state.inode and st.st_dev == state.dev
     return same_file and st.st_size == state.size and st.st_mtime_ns == state.mtime_ns
 

@@ -30,6 +30,8 @@ from .paths import data_dir
 from .report import IngestReport
 
 LEDGER_FILE = "ledger.duckdb"
+# DuckDB draws a progress bar on stdout for any query over 2 s, even into a pipe: it would break `--json`.
+QUIET = "SET enable_progress_bar = false; SET enable_progress_bar_print = false"
 LOCK_FILE = "ledger.lock"
 LOADED_STATE = "state/loaded.json"
 
@@ -232,6 +234,7 @@ def load_pending(
         with os.fdopen(fd, "wb") as out:
             for path in record_files(root):
                 lines, result, state = iter_new_lines(path, states.get(str(path)))
+                parts: list[bytes] = []
                 for offset, line in lines:
                     if not line.strip():
                         continue
@@ -240,9 +243,12 @@ def load_pending(
                         report.refuse("invalid_json", f"{path}:{offset}", problem)
                         continue
                     # The line's position in this batch breaks ties: the first copy read wins.
-                    out.write(line.rstrip()[:-1])
-                    out.write(b',"_seq":%d}\n' % good)
+                    parts.append(b'%s,"_seq":%d}\n' % (line.rstrip()[:-1], good))
                     good += 1
+                    if len(parts) >= 4096:
+                        out.write(b"".join(parts))
+                        parts.clear()
+                out.write(b"".join(parts))
                 if result.pending_tail:
                     report.incomplete_tails += 1
                 new_states.append(state)
@@ -289,6 +295,7 @@ class Ledger:
         with file_lock(self.root / LOCK_FILE, timeout=self.lock_timeout):
             con = self._connect(duckdb)
             try:
+                con.execute(QUIET)
                 con.execute(_schema_sql())
                 yield con
             finally:
@@ -369,6 +376,7 @@ def memory_ledger(root: Path, report: IngestReport) -> Any:
     import duckdb
 
     con = duckdb.connect(":memory:")
+    con.execute(QUIET)
     con.execute(_schema_sql())
     load_pending(con, root, report, persist_offsets=False)
     rollup.ensure(con)

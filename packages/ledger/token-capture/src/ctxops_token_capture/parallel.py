@@ -11,11 +11,9 @@ the sequential reading gives. The parent alone writes (JSONL, then DuckDB).
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import threading
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator
 
 from .estimate import preload
 from .file_ingest import SourceFile, read_source
@@ -54,7 +52,11 @@ def worker_count(to_read: int, files: int, requested: int | None = None) -> int:
             log.warning("%s=%r is not a number of workers; choosing automatically", WORKERS_ENV, env)
     if requested is None:
         requested = _cores() if to_read >= PARALLEL_MIN_BYTES else 1
-    if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if requested <= 1 or threading.active_count() > 1:
+        return 1
+    import multiprocessing  # here: a re-run with nothing to read never needs it
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     return max(1, min(requested, files, MAX_WORKERS))
 
@@ -77,8 +79,12 @@ def read_all(
     *,
     compat: str = "exact",
     workers: int | None = None,
+    while_waiting: Callable[[], object] | None = None,
 ) -> Iterator[_Read]:
-    """Every file's new records (encoded), record count and new state, in ``files`` order."""
+    """Every file's new records (encoded), record count and new state, in ``files`` order.
+
+    ``while_waiting`` runs once the workers have started (the parent is idle until their first result).
+    """
     claude = [f for f in files if f.kind == "claude-code"]
     to_read = 0
     if workers != 1 and len(claude) > 1:
@@ -92,21 +98,40 @@ def read_all(
     report.workers = count
     preload()  # the tokenizer, once, before the fork: every worker shares it
     jobs = [(source, states.get(str(source.path)), compat) for source in claude]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=count, mp_context=context) as pool:
-        parsed = pool.map(_parse_alone, jobs, chunksize=max(1, len(jobs) // (count * 16)))
+        parsed: Iterator[_Parsed] | None = pool.map(_parse_alone, jobs, chunksize=max(1, len(jobs) // (count * 16)))
+        if while_waiting is not None:
+            while_waiting()
         for source in files:
             previous = states.get(str(source.path))
-            if source.kind != "claude-code":
+            done = _next(parsed) if parsed is not None and source.kind == "claude-code" else None
+            if done is None:
+                if source.kind == "claude-code":
+                    parsed = None  # the pool broke: this file and the rest are parsed here, in order
                 yield (source, *read_source(source, previous, report, seen, compat=compat))
                 continue
-            payload, n, state, own, own_seen, looked_up = next(parsed)
+            payload, n, state, own, own_seen, looked_up = done
             if seen.keys().isdisjoint(looked_up):
                 report.merge(own)
                 seen.update(own_seen)
                 yield source, payload, n, state
             else:  # a call an earlier file already had: only the run's ``seen`` gives the sequential answer
                 yield (source, *read_source(source, previous, report, seen, compat=compat))
+
+
+def _next(parsed: Iterator[_Parsed]) -> _Parsed | None:
+    """The next worker result, or None when a worker died (killed, out of memory): nothing is lost by that."""
+    from concurrent.futures.process import BrokenProcessPool  # loaded with the pool already
+
+    try:
+        return next(parsed)
+    except BrokenProcessPool as exc:
+        log.warning("an ingest worker process died (%s); parsing the remaining files in this process", exc)
+        return None
 
 
 def _new_bytes(source: SourceFile, previous: FileState | None) -> int:

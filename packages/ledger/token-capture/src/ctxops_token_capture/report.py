@@ -87,6 +87,8 @@ class IngestReport:
             f"{self.records} new records",
             f"{self.duplicates} duplicates skipped",
         ]
+        if self.workers:
+            parts.append(f"parsed by {self.workers} worker processes")
         if self.files_restarted:
             parts.append(f"{self.files_restarted} rewritten files re-read")
         if self.invalid_json:

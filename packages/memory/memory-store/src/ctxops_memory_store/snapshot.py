@@ -267,8 +267,12 @@ class SnapshotWriter:
         con = self.con
         meta = self.meta
         if meta.get("format") != FORMAT or meta.get("memory_dir") != self.memory_dir:
-            with con:
-                con.executescript("DELETE FROM files; DELETE FROM docs; DELETE FROM postings; DELETE FROM meta;")
+            # Another format's tables may have other columns (CREATE TABLE IF NOT EXISTS keeps them): start
+            # again from this format's schema.
+            con.executescript(
+                "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS postings; "
+                "DROP TABLE IF EXISTS meta;" + _SCHEMA
+            )
             self.meta = {}
         known = {str(f): (int(i), int(m)) for f, i, m in con.execute("SELECT file, ino, mtime_ns FROM files")}
         current = catalog.records

@@ -9,7 +9,8 @@ class and that has no steps left is done. Only stated facts are followed; what d
 within `MAX_ROUNDS` hops gives nothing (the reference stays a name-only candidate).
 
 The result is the temp table `typed_cls(rid, cls, via)`: `via` is the strongest inference used, which
-becomes the edge's resolution (`typed-receiver`, `module-instance`, `return-type`, `fixture`).
+becomes the edge's resolution (`typed-receiver`, `module-instance`, `return-type`, `fixture`,
+`callback-parameter`).
 """
 
 from __future__ import annotations

@@ -10,8 +10,14 @@ Such a statement is a *type expression*, a string the code graph evaluates acros
            | '^' name            the value of the module-level name `name` (of the file, or imported)
            | '@' name            the pytest fixture `name` (the file's own, or a conftest.py above it)
            | 'Self'              the class the expression is evaluated for (`self`, `cls(...)`, `-> Self`)
+           | '&' f '#' i.j       TypeScript: parameter j of the callback passed as argument i of function f
+                                 (or of class f's constructor), as f's signature states it
+           | Name '[]'           TypeScript: an array of Name (its element steps give a Name)
     step  := attr                an attribute (an annotated or assigned attribute, or a property)
            | method '()'         the result of calling a method
+           | method '&' i.j      TypeScript: parameter j of the callback passed as argument i of the method
+           | '[]'                an element (`xs[i]`, `for (x of xs)`)
+A private name `#x` is written `~x` in a step ('#' separates steps).
 
 `Holder#machine` (the annotated field `machine` of `Holder`) is the simplest case. Every hop needs a
 statement in the code (an annotation, a constructor call, a `return`); nothing is guessed from names.

@@ -8,7 +8,7 @@ report twice and keeps the second (warm: page cache and DuckDB file hot), wall a
 child). Each report runs from the hourly roll-up (the default) and, beside it in the same round, from the
 calls themselves (`CTXOPS_LEDGER_ROLLUP=0`). The peers, measured in the same run: `python -c pass`, and
 DuckDB answering the day-by-model sums straight from the JSONL with `read_json` (what a report without a
-ledger would cost). Target: every report <= 1 s warm. `--phases` adds where one warm report's time goes,
+ledger would cost). Target: every report <= 1 s warm. `--phases` adds where one warm report's CPU goes,
 in-process (imports, opening the ledger, the query, the status-line snapshot, JSON). `--data DIR` reuses
 a data dir kept by `--keep`.
 """
@@ -79,9 +79,9 @@ def timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float,
 
 PHASES = r"""
 import json, sys, time
-t0 = time.perf_counter()
+t0 = time.process_time()
 import duckdb
-t1 = time.perf_counter()
+t1 = time.process_time()
 from pathlib import Path
 from ctxops_contracts.shared.cli import dumps
 from ctxops_ledger_report.prices import PriceBook
@@ -89,24 +89,24 @@ from ctxops_ledger_report.config import load_config
 from ctxops_ledger_report.reports import Filters, build
 from ctxops_ledger_report.snapshot import refresh_snapshot
 from ctxops_ledger_report.store import open_view
-t2 = time.perf_counter()
+t2 = time.process_time()
 data, kind = Path(sys.argv[1]), sys.argv[2]
 with open_view(data, book=PriceBook.bundled()) as view:
-    t3 = time.perf_counter()
+    t3 = time.process_time()
     report = build(view, kind, Filters(), breakdown=kind == "day")
-    t4 = time.perf_counter()
+    t4 = time.process_time()
     refresh_snapshot(view, load_config([]), data)
-    t5 = time.perf_counter()
-t6 = time.perf_counter()
+    t5 = time.process_time()
+t6 = time.process_time()
 dumps(report.as_dict())
-t7 = time.perf_counter()
+t7 = time.process_time()
 print(json.dumps({"duckdb import": t1 - t0, "other imports": t2 - t1, "open + load check": t3 - t2,
                   "query + rows": t4 - t3, "snapshot": t5 - t4, "close": t6 - t5, "JSON": t7 - t6}))
 """
 
 
 def phases(data: Path, kinds: tuple[str, ...]) -> None:
-    print("\nwhere the time of one warm report goes (in-process, seconds; second run):")
+    print("\nwhere one warm report's CPU goes (in-process, CPU seconds of all its threads; second run):")
     header = None
     for kind in kinds:
         for label, env in (("roll-up", {}), ("calls", {"CTXOPS_LEDGER_ROLLUP": "0"})):

@@ -325,8 +325,10 @@ def test_locked_fd_holds_the_lock_for_the_block(tmp_path: Path) -> None:
 
 
 _EXIT_NOW = """
-import atexit, sys
-from ctxops_contracts.shared.process_exit import exit_now
+import atexit, gc, sys
+from ctxops_contracts.shared.process_exit import exit_now, short_lived
+short_lived()
+assert not gc.isenabled()
 atexit.register(lambda: open(sys.argv[1], "w").write("handler ran"))
 sys.stdout.write("buffered output")  # not flushed yet: exit_now must flush it
 exit_now(int(sys.argv[2]))

@@ -76,7 +76,11 @@ def main(argv: list[str] | None = None) -> int:
         return ledger_command(raw[1:])
     if raw[:1] == ["hook"]:
         # Every agent event runs `ctx hook` as a fresh process: straight to it, without importlib, and (as
-        # the process's own entry) out without the interpreter's teardown.
+        # the process's own entry) without cyclic GC and out without the interpreter's teardown.
+        if argv is None:
+            from ctxops_contracts.shared.process_exit import short_lived
+
+            short_lived()
         from .hook_cmd import main as hook_main
 
         status = hook_main(raw[1:])

@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from ctxops_token_capture.ingest import Sources, ingest
 from ctxops_token_capture.totals import totals
 from ledger_records import records_in
@@ -48,17 +49,22 @@ def test_a_spawned_childs_own_turn_is_the_childs(tmp_path: Path) -> None:
     assert by_session[PARENT].parent_session_id is None
 
 
-def test_copied_parent_turns_count_once_under_the_parent(tmp_path: Path) -> None:
+@pytest.mark.parametrize("ordinals", [True, False], ids=["by-ordinal", "no-ordinals-by-timestamp"])
+def test_copied_parent_turns_count_once_under_the_parent(tmp_path: Path, ordinals: bool) -> None:
     home, root = _home(tmp_path, "spawn"), tmp_path / "ledger"
     # A copy that carries the parent's first token_count among its history (ordinal below the child's own
-    # start, 16), as a fork that copies the whole history writes it.
+    # start, 16), as a fork that copies the whole history writes it; without ordinals (older rollouts) the
+    # copied line is known by its timestamp, older than the fork's session_meta.
     child = _child_file(home)
     (parent,) = home.glob(f"sessions/**/rollout-*{PARENT}.jsonl")
     first_count = next(line for line in parent.read_text().splitlines() if '"token_count"' in line)
-    lines = child.read_text().splitlines()
-    at = next(i for i, line in enumerate(lines) if json.loads(line)["ordinal"] == 12)
-    copied = json.loads(first_count) | {"ordinal": 12}
-    child.write_text("\n".join([*lines[:at], json.dumps(copied), *lines[at:]]) + "\n")
+    lines = [json.loads(line) for line in child.read_text().splitlines()]
+    at = next(i for i, entry in enumerate(lines) if entry["ordinal"] == 12)
+    lines.insert(at, json.loads(first_count) | {"ordinal": 12})
+    if not ordinals:
+        for entry in lines:
+            del entry["ordinal"]
+    child.write_text("".join(json.dumps(entry) + "\n" for entry in lines))
     ingest(Sources(codex_homes=[home]), root)
     rows = _sessions(root)
     assert rows[PARENT]["calls"] == 4 and rows[PARENT]["input_tokens"] == 11_000  # not 5 calls, 12,000

@@ -9,6 +9,7 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from ctxops_contracts import UsageRecord
 from ctxops_contracts.shared.locks import file_lock
 from ctxops_token_capture.ingest import Sources, ingest
@@ -129,3 +130,12 @@ def test_a_record_that_leaves_out_zero_counts_sums_as_zero(tmp_path: Path) -> No
     result = totals(["model"], root=root)
     assert result.total["input_tokens"] == 5 and result.total["cache_read_tokens"] == 0
     assert result.total["output_tokens"] == 0 and result.total["total_tokens"] == 5
+
+
+def test_a_slow_query_draws_no_progress_bar_on_stdout(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """DuckDB draws one on stdout (even into a pipe) for queries over `progress_bar_time`: `--json` breaks."""
+    ledger = Ledger(tmp_path / "ledger")
+    with ledger.writer() as con:
+        con.execute("SET progress_bar_time = 1")  # 1 ms instead of 2 s: every query here is "slow"
+        con.execute("SELECT count(*) FROM range(30000000) t(i) WHERE hash(i) % 7 = 3").fetchall()
+    assert capfd.readouterr().out == ""

@@ -12,13 +12,16 @@ its own session; ``forked_from_id`` (or ``parent_thread_id``) names the parent. 
 parent's history (``spawn_agent``, ``fork_turns="all"``) copies the parent's lines, its ``session_meta``
 included, ahead of its own, which start at ``subagent_history_start_ordinal`` (``codex exec fork`` copies
 nothing and starts at ``forked_from_ordinal_exclusive``). A later ``session_meta`` is such a copy and never
-renames the session; a ``token_count`` among the copied lines (an ``ordinal`` below the start) is the
-parent's turn and is counted once, under the parent, with the parent's own key. The child's turns carry the
-parent in ``parent_session_id``.
+renames the session; a ``token_count`` among the copied lines (an ``ordinal`` below the start or, in a
+file without ordinals, a timestamp older than the fork's ``session_meta``) is the parent's turn and is
+counted once, under the parent, with the parent's own key. The child's turns carry the parent in
+``parent_session_id``.
 """
 
 from __future__ import annotations
 
+import contextlib
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -116,17 +119,23 @@ class CodexParser:
             start = payload.get("subagent_history_start_ordinal", payload.get("forked_from_ordinal_exclusive"))
             if isinstance(start, int) and not isinstance(start, bool):
                 self.state["own_from_ordinal"] = start
+            with contextlib.suppress(TimestampError):  # the fork's creation: none of its own turns is older
+                self.state["forked_at"] = parse_timestamp(payload.get("timestamp"))[0].timestamp()
         if isinstance(payload.get("cwd"), str):
             self.state["cwd"] = payload["cwd"]
         git = payload.get("git")
         if isinstance(git, dict) and isinstance(git.get("branch"), str):
             self.state["git_branch"] = git["branch"]
 
-    def _copied(self, entry: _Entry) -> bool:
-        """Whether ``entry`` is a line of the parent's history copied into this fork."""
+    def _copied(self, entry: _Entry, ts: datetime) -> bool:
+        """Whether ``entry`` is a line of the parent's history copied into this fork: an ``ordinal`` below the
+        fork's own start, or (files without ordinals) a timestamp older than the fork itself."""
         start = self.state.get("own_from_ordinal")
         ordinal = entry.ordinal
-        return start is not None and isinstance(ordinal, int) and not isinstance(ordinal, bool) and ordinal < start
+        if start is not None and isinstance(ordinal, int) and not isinstance(ordinal, bool):
+            return bool(ordinal < start)
+        forked_at = self.state.get("forked_at")
+        return forked_at is not None and "parent_session_id" in self.state and ts.timestamp() < forked_at
 
     def _token_count(self, entry: _Entry, payload: dict[str, Any], where: str) -> UsageRecord | None:
         info = payload.get("info")
@@ -168,7 +177,7 @@ class CodexParser:
         if model is None:
             model = FALLBACK_MODEL
         self.state["model"] = model
-        copied = self._copied(entry)
+        copied = self._copied(entry, ts)
         parent = self.state.get("parent_session_id")
         # A copied turn is the parent's: its own key (session and running total) is the one the parent's
         # rollout gives it, so the ledger keeps it once.

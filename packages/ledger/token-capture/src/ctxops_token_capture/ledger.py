@@ -30,6 +30,8 @@ from .paths import data_dir
 from .report import IngestReport
 
 LEDGER_FILE = "ledger.duckdb"
+# DuckDB draws a progress bar on stdout for any query over 2 s, even into a pipe: it would break `--json`.
+QUIET = "SET enable_progress_bar = false; SET enable_progress_bar_print = false"
 LOCK_FILE = "ledger.lock"
 LOADED_STATE = "state/loaded.json"
 
@@ -293,6 +295,7 @@ class Ledger:
         with file_lock(self.root / LOCK_FILE, timeout=self.lock_timeout):
             con = self._connect(duckdb)
             try:
+                con.execute(QUIET)
                 con.execute(_schema_sql())
                 yield con
             finally:
@@ -373,6 +376,7 @@ def memory_ledger(root: Path, report: IngestReport) -> Any:
     import duckdb
 
     con = duckdb.connect(":memory:")
+    con.execute(QUIET)
     con.execute(_schema_sql())
     load_pending(con, root, report, persist_offsets=False)
     rollup.ensure(con)

@@ -36,9 +36,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    status = main()
-    if sys.argv[1:2] == ["hook"]:  # a hook process: out without the interpreter's teardown
-        from ctxops_contracts.shared.process_exit import exit_now
+    if sys.argv[1:2] == ["hook"]:  # a hook process: no cyclic GC, and out without the interpreter's teardown
+        from ctxops_contracts.shared.process_exit import exit_now, short_lived
 
-        exit_now(status)
-    sys.exit(status)
+        short_lived()
+        exit_now(main())
+    sys.exit(main())

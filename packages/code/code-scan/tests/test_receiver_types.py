@@ -235,6 +235,57 @@ def test_typescript_nullable_declared_types() -> None:
     assert got == {3: "Subscriber", 4: "SchedulerLike", 5: None}  # `A | B` names no one class
 
 
+def test_parameter_test_reads_the_list_once_and_agrees_with_the_pattern() -> None:
+    """`_binds` answers from the list's parameter words; it must agree with the per-name pattern it replaced,
+    on parameter lists as written (defaults, stars, annotations, odd spacing) and odd names."""
+    import random
+    import re
+
+    from ctxops_code_scan.receiver_types import _binds
+
+    def pattern(params: str, name: str) -> bool:
+        return re.search(rf"[(,*\s]{re.escape(name)}\s*[:=,)]", params) is not None
+
+    written = [
+        "(self, client: Client, *args, timeout=3, **kw)",
+        "(a,b)",
+        "(x = f(y, z), *, key)",
+        "(cls)",
+        "()",
+        "(é:int, _ß1)",
+        "(self,\n    request ,\tresponse)",
+    ]
+    names = [
+        "self",
+        "client",
+        "args",
+        "timeout",
+        "kw",
+        "a",
+        "b",
+        "x",
+        "y",
+        "z",
+        "key",
+        "cls",
+        "é",
+        "_ß1",
+        "f",
+        "a.b",
+        "",
+    ]
+    for params in written:
+        for name in names:
+            assert _binds(params, name) == pattern(params, name), (params, name)
+    assert _binds("(self, client: Client)", "client") and not _binds("(self, clients)", "client")
+    rng = random.Random(7)
+    alphabet = "ab_x(),*: =\t\n[]'\"é1"
+    for _ in range(20_000):
+        params = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        for name in ("a", "ab", "x", "é", "_", "1", "a.b"):
+            assert _binds(params, name) == pattern(params, name), (params, name)
+
+
 TS_CONTEXT = b"""export function operate(init: (this: X, source: Stream, sink: Sink<T> | null) => void, n: number) {}
 export class Holder {
   constructor(private s: Scheduler, readonly xs: Item[], plain: Clock) {}

@@ -85,11 +85,11 @@ class PythonRules(Rules):
         body = node.child_by_field_name("body")
         if body is None or body.named_child_count == 0:
             return None
-        first = body.named_children[0]
-        if first.type != "expression_statement" or first.named_child_count == 0:
+        first = body.named_child(0)  # (`named_children[0]` would build a node for every statement of the body)
+        if first is None or first.type != "expression_statement" or first.named_child_count == 0:
             return None
-        string = first.named_children[0]
-        if string.type != "string":
+        string = first.named_child(0)
+        if string is None or string.type != "string":
             return None
         return first_doc_line(string.text.decode("utf-8", "replace"))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import sys
@@ -119,7 +120,16 @@ def _encode_batch(outcomes: list[ScanResult | Skipped]) -> bytes:
 
 def _scan_chunk(args: tuple[str, list[tuple[str, str]], ScanConfig, Callable[[list[ScanResult | Skipped]], T]]) -> T:
     root, items, config, encode = args
-    return encode([scan_file(Path(root), rel, lang, config) for rel, lang in items])
+    # A worker's extraction makes millions of short-lived containers and no reference cycles worth chasing:
+    # the cyclic collector's passes over them were ~7% of its CPU. Off for the chunk, one pass after it.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return encode([scan_file(Path(root), rel, lang, config) for rel, lang in items])
+    finally:
+        if was_enabled:
+            gc.enable()
+            gc.collect(0)
 
 
 START_METHOD_ENV = "CTXOPS_START_METHOD"

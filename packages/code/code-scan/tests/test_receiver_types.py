@@ -348,3 +348,52 @@ def test_typescript_function_type_parameters_bind_nothing() -> None:
     src = b"function f(effect: (r: Reporter) => void) {\n  const r = new Reaction();\n  r.track();\n}\n"
     refs = extract(src, "src/a.ts", "typescript").references
     assert {r.line: r.receiver_type for r in refs if r.symbol_name == "track"} == {3: "Reaction"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (": Observable<T>", "Observable"),
+        ("Subscriber<T> | null", "Subscriber"),
+        ("Annotation | boolean", "Annotation"),
+        ("A | B", None),  # two classes: no one class
+        ("Item[]", "Item[]"),
+        ("Array<Item<T>>", "Item[]"),
+        ("readonly Item[]", "Item[]"),
+        ("this", "Self"),
+        ("(x: K) => void", None),
+        ("'a' | 'b'", None),
+    ],
+)
+def test_ts_type(text: str, expected: str | None) -> None:
+    from ctxops_code_scan.type_exprs import ts_type
+
+    assert ts_type(text) == expected
+
+
+def test_typescript_results_from_returns_and_dollar_names() -> None:
+    """A method without a stated result gives what all its own returns agree on (a callback's `return` is
+    the callback's); `$from` is a name like any other."""
+    src = b"""class Pos {
+  get parent() {
+    return this.node();
+  }
+  node(): Node {
+    return null;
+  }
+  both(flag: boolean) {
+    xs.map((x) => { return x; });
+    if (flag) return new Pos();
+    return undefined;
+  }
+  use() {
+    let $from = this.node();
+    $from.cut();
+  }
+}
+"""
+    out = extract(src, "src/p.ts", "typescript")
+    types = {(owner.rsplit(" ", 1)[-1] if owner else None, name): expr for owner, name, expr in out.types}
+    assert types[("Pos.parent().", None)] == "Self#node()"
+    assert types[("Pos.both().", None)] == "=Pos"
+    assert {r.line: r.receiver_type for r in out.references if r.symbol_name == "cut"} == {15: "Self#node()"}

@@ -150,3 +150,19 @@ def test_a_worker_that_dies_costs_nothing(tmp_path: Path, monkeypatch: pytest.Mo
     spread = ingest(Sources(claude_dirs=[config]), tmp_path / "two", workers=2)
     assert spread.workers == 2
     assert _outcome(tmp_path / "two", spread) == _outcome(tmp_path / "one", alone)
+
+
+def test_parsing_leaves_the_cyclic_collector_as_it_found_it(tmp_path: Path) -> None:
+    import gc
+
+    config = tmp_path / "claude"
+    write_claude_sessions(config, sessions=1, turns=2)
+    assert gc.isenabled()
+    ingest(Sources(claude_dirs=[config]), tmp_path / "one", workers=1, load=False)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        ingest(Sources(claude_dirs=[config]), tmp_path / "two", workers=1, load=False)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -9,7 +9,8 @@ class and that has no steps left is done. Only stated facts are followed; what d
 within `MAX_ROUNDS` hops gives nothing (the reference stays a name-only candidate).
 
 The result is the temp table `typed_cls(rid, cls, via)`: `via` is the strongest inference used, which
-becomes the edge's resolution (`typed-receiver`, `module-instance`, `return-type`, `fixture`).
+becomes the edge's resolution (`typed-receiver`, `module-instance`, `return-type`, `fixture`,
+`callback-parameter`).
 """
 
 from __future__ import annotations
@@ -151,10 +152,15 @@ JOIN imports i ON i.path = e.path AND i.target_kind = 'module' AND starts_with(e
  AND i.target_path IS NOT NULL
 WHERE e.mk IN ('', '=', '^', '&') AND strpos(substr(e.nm, length(i.alias) + 2), '.') = 0
 UNION ALL
--- a name a star import brings (`from .globals import *`)
+-- a name a star import brings (`from .globals import *`, `export * from './x'`): only into a file that
+-- defines it, imports it from a third file, or re-exports further (a barrel's modules import from the
+-- barrel: following those back would go round in circles until MAX_ROUNDS)
 SELECT e.rid, i.target_path, e.mk, e.nm, e.steps, NULL, e.selfc, e.via, NULL FROM e
 JOIN imports i ON i.path = e.path AND i.name = '*' AND i.target_path IS NOT NULL AND i.target_path <> e.path
 WHERE e.mk IN ('', '=', '^', '&') AND strpos(e.nm, '.') = 0
+ AND (EXISTS (SELECT 1 FROM symbols s WHERE s.path = i.target_path AND s.name = e.nm AND s.parent IS NULL)
+      OR EXISTS (SELECT 1 FROM imports x WHERE x.path = i.target_path AND (x.name = '*' OR
+                 (x.alias = e.nm AND x.target_path IS NOT NULL AND x.target_path <> e.path))))
 UNION ALL
 -- the pytest fixture `nm`: the file's own, else the nearest conftest.py above it
 SELECT rid, path, mk, nm, steps, cls, selfc, via, enc FROM (
@@ -179,13 +185,17 @@ def evaluate(con: Any) -> None:
     """`typed_cls(rid, cls, via)` for the pending references with a receiver type."""
     con.execute(_START)
     con.execute("CREATE OR REPLACE TEMP TABLE done (rid BIGINT, cls VARCHAR, via INTEGER)")
+    # Every state reached so far: a state met again has nothing new to give (names that go round in circles,
+    # such as a barrel's modules importing from the barrel, stop instead of running to MAX_ROUNDS).
+    con.execute(f"CREATE OR REPLACE TEMP TABLE seen AS SELECT {_COLS} FROM ts")
     for round_ in range(MAX_ROUNDS + 1):
         con.execute("INSERT INTO done SELECT rid, cls, via FROM ts WHERE cls IS NOT NULL AND steps = ''")
         con.execute("DELETE FROM ts WHERE cls IS NOT NULL AND steps = ''")
         if round_ == MAX_ROUNDS or con.execute("SELECT count(*) FROM ts").fetchone()[0] == 0:
             break
         con.execute(_STEP)
-        con.execute(f"CREATE OR REPLACE TEMP TABLE ts AS SELECT DISTINCT {_COLS} FROM nx")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ts AS SELECT {_COLS} FROM nx EXCEPT SELECT {_COLS} FROM seen")
+        con.execute(f"INSERT INTO seen SELECT {_COLS} FROM ts")
     labels = ", ".join(f"({i}, '{name}')" for i, name in enumerate(VIA))
     con.execute(
         "CREATE OR REPLACE TEMP TABLE typed_cls AS"

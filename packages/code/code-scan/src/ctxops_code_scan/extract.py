@@ -223,7 +223,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             continue
         if head == "bind" and sub == "return":
             fid = top.symbol_id if top is not None and top.kind in ("function", "method") else None
-            if facts is not None and fid and not _text(caps["bind.return"][0]).startswith("yield from"):
+            node = caps["bind.return"][0]
+            own = top is not None and (not typescript or _returns_from(node, top))  # (not a callback's return)
+            if facts is not None and fid and own and not _text(node).startswith("yield from"):
                 facts.add_return(fid, caps["value"][0])
             continue
         if head == "bind":
@@ -433,6 +435,26 @@ def _this_types(
             refs[index] = msgspec.structs.replace(refs[index], receiver_type=typ)
 
 
+_FUNCTION_NODES = frozenset(
+    {
+        "function_declaration",
+        "generator_function_declaration",
+        "method_definition",
+        "arrow_function",
+        "function_expression",
+        "function",
+    }
+)
+
+
+def _returns_from(node: Any, top: _Open) -> bool:
+    """True when a `return` belongs to the function `top` itself, not to a callback or nested arrow in it."""
+    holder = node.parent
+    while holder is not None and holder.type not in _FUNCTION_NODES:
+        holder = holder.parent
+    return holder is not None and holder.end_byte == top.end_byte
+
+
 def _own_param(node: Any) -> bool:
     """False for a parameter of a function *type* (`f: (r: K) => void` binds no `r`) or of a callback (a scope
     of its own, see `_CallbackScopes`)."""
@@ -525,9 +547,10 @@ _LEAF_KINDS = frozenset({"variable", "constant", "field", "type", "macro"})
 
 
 def _plain_chain(qualifier: str) -> Chain | None:
-    """`a.b.c` as a chain (no calls)."""
+    """`a.b.c` as a chain (no calls); JavaScript names may hold `$` (`$from`, `errors$`)."""
     root, *steps = qualifier.split(".")
-    return (False, root, tuple(steps)) if root.isidentifier() and all(s.isidentifier() for s in steps) else None
+    names = [root, *steps]
+    return (False, root, tuple(steps)) if all(n.replace("$", "_").isidentifier() for n in names) else None
 
 
 def _as_dict(sym: Symbol) -> dict[str, Any]:

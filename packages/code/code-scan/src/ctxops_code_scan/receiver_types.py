@@ -326,7 +326,7 @@ class TypeFacts:
 
     def add_return(self, function_id: str, value: Any) -> None:
         """`return value` / `yield value` in a function (a generator fixture yields its value)."""
-        if value.type == "none":
+        if value.type in _NO_VALUE:
             return  # `return None` beside `return K()` is Optional[K]: the K is still what calls get
         self.returns.setdefault(function_id, []).append(chain_of(value))
 

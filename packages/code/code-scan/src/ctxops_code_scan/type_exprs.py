@@ -10,8 +10,14 @@ Such a statement is a *type expression*, a string the code graph evaluates acros
            | '^' name            the value of the module-level name `name` (of the file, or imported)
            | '@' name            the pytest fixture `name` (the file's own, or a conftest.py above it)
            | 'Self'              the class the expression is evaluated for (`self`, `cls(...)`, `-> Self`)
+           | '&' f '#' i.j       TypeScript: parameter j of the callback passed as argument i of function f
+                                 (or of class f's constructor), as f's signature states it
+           | Name '[]'           TypeScript: an array of Name (its element steps give a Name)
     step  := attr                an attribute (an annotated or assigned attribute, or a property)
            | method '()'         the result of calling a method
+           | method '&' i.j      TypeScript: parameter j of the callback passed as argument i of the method
+           | '[]'                an element (`xs[i]`, `for (x of xs)`)
+A private name `#x` is written `~x` in a step ('#' separates steps).
 
 `Holder#machine` (the annotated field `machine` of `Holder`) is the simplest case. Every hop needs a
 statement in the code (an annotation, a constructor call, a `return`); nothing is guessed from names.
@@ -29,6 +35,8 @@ _MEMBER = {
 }
 # Expressions whose value is their one child's: `await x`, `(x)`, TypeScript's `x!`
 _WRAPPERS = frozenset({"await", "await_expression", "parenthesized_expression", "non_null_expression"})
+# Members of a union that give no method of a class: `K | null`, `K | boolean` call K's methods.
+_NOT_A_CLASS = frozenset({"", "null", "undefined", "void", "boolean", "true", "false", "string", "number", "bigint"})
 _LITERALS = frozenset({"null", "undefined", "number", "string", "true", "false", "array", "object"})
 MAX_STEPS = 4
 MAX_DEPTH = 4  # locals defined through locals, at most this deep
@@ -136,11 +144,11 @@ def go_result(text: str) -> str | None:
 
 
 def ts_type(annotation: str) -> str | None:
-    """`: Observable<T>` -> `Observable`; `: this` -> `Self`; `K | null` (or `| undefined`) -> `K`; `K[]` and
+    """`: Observable<T>` -> `Observable`; `: this` -> `Self`; `K | null` (`| undefined`, `| boolean`) -> `K`; `K[]` and
     `Array<K>` -> `K[]` (the graph reads its element steps); None for other unions, literals, functions."""
     t = annotation.strip().lstrip(":").strip()
     if "|" in t:
-        parts = [p.strip() for p in t.split("|") if p.strip() not in ("", "null", "undefined")]
+        parts = [p.strip() for p in t.split("|") if p.strip() not in _NOT_A_CLASS]
         if len(parts) != 1:
             return None
         t = parts[0]

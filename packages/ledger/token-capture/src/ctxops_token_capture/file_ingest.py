@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -56,11 +57,19 @@ def read_source(
         parser = CodexParser(source.path, source.session_hint, state.parser, report, seen)
     start = state.offset
     out: list[bytes] = []
-    for offset, raw in lines:
-        report.lines_read += 1
-        record = parser.parse(offset, raw)
-        if record is not None:
-            out.append(encode_line(record))
+    # Parsing makes a great many short-lived containers that reference counting frees; the cyclic collector's
+    # passes over them find nothing and cost ~10% of the parse, so it waits until the file is done.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for offset, raw in lines:
+            report.lines_read += 1
+            record = parser.parse(offset, raw)
+            if record is not None:
+                out.append(encode_line(record))
+    finally:
+        if collecting:
+            gc.enable()
     report.files_read += 1
     report.bytes_read += state.offset - (0 if result.restarted else start)
     report.files_restarted += int(result.restarted)

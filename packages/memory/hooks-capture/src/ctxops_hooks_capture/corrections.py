@@ -9,8 +9,7 @@ the tests. Callers pass a bounded prefix: every pattern is anchored or linear.
 from __future__ import annotations
 
 from ctxops_contracts.shared import regex
-
-from .lazy_re import lazy
+from ctxops_contracts.shared.regex import lazy
 
 # A prompt that opens with a negation, a stop or an undo corrects what came before it...
 _EN_OPENERS = lazy(

@@ -8,8 +8,8 @@ values hidden, so an event still says *which* secret a command used.
 from __future__ import annotations
 
 from ctxops_contracts.shared import regex
+from ctxops_contracts.shared.regex import lazy
 
-from .lazy_re import lazy
 from .secret_names import is_placeholder, is_secret_name, is_secret_value, looks_like_credential
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True

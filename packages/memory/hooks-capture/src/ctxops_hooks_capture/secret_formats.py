@@ -8,7 +8,7 @@ Publishable keys (Stripe ``pk_``, Mapbox ``pk.``) are public by design and are n
 
 from __future__ import annotations
 
-from .lazy_re import lazy
+from ctxops_contracts.shared.regex import lazy
 
 TYPE_CHECKING = False  # re is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:

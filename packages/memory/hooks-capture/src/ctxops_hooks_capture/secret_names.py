@@ -7,7 +7,7 @@ Names are split into words (``_ - . /``, camelCase) and judged by their last wor
 
 from __future__ import annotations
 
-from .lazy_re import lazy
+from ctxops_contracts.shared.regex import lazy
 
 # A last word that names a secret on its own.
 _SECRET_WORDS = frozenset(

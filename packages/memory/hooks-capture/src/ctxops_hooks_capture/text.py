@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ctxops_contracts.shared.regex import compile as re_compile
-
-from .lazy_re import lazy
+from ctxops_contracts.shared.regex import lazy
 
 # Control characters other than tab and newline; NUL and friends mark binary data.
 _CONTROL = re_compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")

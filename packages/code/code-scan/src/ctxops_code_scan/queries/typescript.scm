@@ -104,3 +104,5 @@
 (required_parameter "readonly" pattern: (identifier) @name type: (type_annotation) @type) @bind.prop
 ; `function f(this: K, ...)`: what `this` is inside (a function that is not a method).
 (required_parameter pattern: (this) type: (type_annotation) @type) @bind.this
+; `return value`: what a function without a stated result gives (when all its returns agree).
+(return_statement (_) @value) @bind.return

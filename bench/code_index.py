@@ -7,6 +7,7 @@ repository, plus the bundled example order service. Prints every figure and its 
     uv run python bench/code_index.py            # the whole standard library
     uv run python bench/code_index.py --quick    # a tenth of it, for a smoke run
     uv run python bench/code_index.py --full-only --rounds 3   # the cold build vs ctags only, alternated
+    uv run python bench/code_index.py --full-only --baseline ../before   # ... and another checkout's build
 
 Measures: cold full index wall time and peak RSS vs `ctags -R --languages=Python`; one changed file
 reflected in the index in-process (as the watcher does it) and end to end (edit, then a fresh process
@@ -93,15 +94,37 @@ def fmt_s(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
-def bench_full(root: Path, out: dict[str, object], rounds: int = 1) -> float:
-    """ctags and the full build, alternated `rounds` times (a shared machine's load drifts): medians."""
+def baseline_build(root: Path, checkout: Path) -> tuple[float, float, dict[str, float]]:
+    """The full build by another checkout's code (its code line and contracts first on PYTHONPATH)."""
+    srcs = ["contracts/src", "packages/code/code-scan/src", "packages/code/code-graph/src"]
+    saved = CHILD_ENV.get("PYTHONPATH")
+    CHILD_ENV["PYTHONPATH"] = os.pathsep.join(str(checkout / src) for src in srcs)
+    try:
+        seconds, _rss, stdout = peak_rss_of(
+            [sys.executable, "-m", "ctxops_code_graph", "index", str(root), "--full", "--json"]
+        )
+    finally:
+        if saved is None:
+            del CHILD_ENV["PYTHONPATH"]
+        else:
+            CHILD_ENV["PYTHONPATH"] = saved
+    return seconds, LAST_CPU[sys.executable], json.loads(stdout).get("phases_cpu", {})
+
+
+def bench_full(root: Path, out: dict[str, object], rounds: int = 1, baseline: Path | None = None) -> float:
+    """ctags and the full build, alternated `rounds` times (a shared machine's load drifts): medians. With
+    `baseline` (another checkout, say main before a change), its full build runs in each round too."""
     tags = root.parent / "tags"
     ctags_runs: list[tuple[float, float, int]] = []
     ours_runs: list[tuple[float, float, int]] = []
+    base_runs: list[tuple[float, float, dict[str, float]]] = []
     loads = [os.getloadavg()[0]]
     for i in range(rounds):
         ctags_s, ctags_rss, _ = peak_rss_of(["ctags", "-R", "--languages=Python", "-f", str(tags), str(root)])
         ctags_runs.append((ctags_s, LAST_CPU["ctags"], ctags_rss))
+        if baseline is not None:
+            base_runs.append(baseline_build(root, baseline))
+            print(f"  round {i + 1}: baseline {fmt_s(base_runs[-1][0])} / {base_runs[-1][1]:.1f} CPU-s")
         ours_s, ours_rss, stdout = peak_rss_of(
             [sys.executable, "-m", "ctxops_code_graph", "index", str(root), "--full", "--json"]
         )
@@ -119,6 +142,16 @@ def bench_full(root: Path, out: dict[str, object], rounds: int = 1) -> float:
     ctags_rss, ours_rss = max(r[2] for r in ctags_runs), max(r[2] for r in ours_runs)
     print(f"  load average (1 min) during the runs: {min(loads):.1f}-{max(loads):.1f}")
     out.update(load_average=[min(loads), max(loads)], rounds=rounds)
+    if base_runs:
+        base_s = statistics.median(r[0] for r in base_runs)
+        base_cpu = statistics.median(r[1] for r in base_runs)
+        print(
+            f"  baseline {baseline}: {fmt_s(base_s)} / {base_cpu:.1f} CPU-s"
+            f" ({base_s / statistics.median(r[0] for r in ctags_runs):.1f}x ctags wall,"
+            f" {base_cpu / LAST_CPU['ctags']:.1f}x CPU); phases CPU s: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in base_runs[-1][2].items())
+        )
+        out.update(baseline_s=base_s, baseline_cpu_s=base_cpu, baseline_phases_cpu=base_runs[-1][2])
     ctags_count = sum(1 for line in tags.read_text(errors="replace").splitlines() if not line.startswith("!_"))
     report = json.loads(stdout)
     status = report["status"]
@@ -371,6 +404,9 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--rounds", type=int, default=1, help="alternate ctags and the full build N times (medians)")
     parser.add_argument("--full-only", action="store_true", help="only the cold full build against ctags")
+    parser.add_argument(
+        "--baseline", type=Path, help="another checkout (say main before a change): its full build in each round too"
+    )
     args = parser.parse_args()
     if shutil.which("ctags") is None:
         print("universal-ctags is required (apt-get install universal-ctags)", file=sys.stderr)
@@ -383,7 +419,7 @@ def main() -> int:
         lines = sum(p.read_bytes().count(b"\n") for p in root.rglob("*.py"))
         print(f"corpus: {n} files, {lines} lines of the Python {out['python']} standard library, {out['cpus']} CPUs")
         out.update(corpus_files=n, corpus_lines=lines)
-        full_s = bench_full(root, out, max(1, args.rounds))
+        full_s = bench_full(root, out, max(1, args.rounds), args.baseline)
         if not args.full_only:
             bench_incremental(root, full_s, out)
             bench_lookup(root, out)

@@ -1,6 +1,6 @@
 """Ledger reports over 1M recorded calls, warm, each as a fresh `python -m ctxops_ledger_report` process.
 
-    uv run python bench/ledger_report.py [--records 1000000] [--keep] [--data DIR] [--phases]
+    uv run python bench/ledger_report.py [--records 1000000] [--keep] [--data DIR] [--phases] [--compare]
 
 Writes --records UsageRecords (90 days, 40 repositories, 4,000 sessions, 6 models one of them unpriced,
 tool attribution on a third) as the JSONL truth token-capture appends, loads them once, then times each
@@ -9,8 +9,10 @@ child). Each report runs from the hourly roll-up (the default) and, beside it in
 calls themselves (`CTXOPS_LEDGER_ROLLUP=0`). The peers, measured in the same run: `python -c pass`, and
 DuckDB answering the day-by-model sums straight from the JSONL with `read_json` (what a report without a
 ledger would cost). Target: every report <= 1 s warm. `--phases` adds where one warm report's CPU goes,
-in-process (imports, opening the ledger, the query, the status-line snapshot, JSON). `--data DIR` reuses
-a data dir kept by `--keep`.
+in-process (imports, opening the ledger, the query, the status-line snapshot, JSON). `--compare` checks, at
+this scale, that every grouping from the roll-up equals the same report from the calls (both pricing
+rules; all calls, a window whose bounds fall inside hours, Europe/Paris). `--data DIR` reuses a data dir
+kept by `--keep`.
 """
 
 from __future__ import annotations
@@ -105,6 +107,58 @@ print(json.dumps({"duckdb import": t1 - t0, "other imports": t2 - t1, "open + lo
 """
 
 
+COMPARE = r"""
+import math, sys
+from datetime import UTC, datetime
+from pathlib import Path
+from ctxops_ledger_report.prices import PriceBook
+from ctxops_ledger_report.reports import Filters, build
+from ctxops_ledger_report.store import open_view
+from ctxops_token_capture.timerange import TimeRange
+
+def same(a, b, where):
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for k in a:
+            same(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            same(x, y, f"{where}[{i}]")
+    elif isinstance(a, float) and isinstance(b, float):
+        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9), f"{where}: {a} != {b}"
+    else:
+        assert a == b, f"{where}: {a!r} != {b!r}"
+
+window = TimeRange(datetime(2026, 9, 10, 7, 13, tzinfo=UTC), datetime(2026, 10, 20, 18, 41, 5, tzinfo=UTC))
+cases = (
+    ("all", Filters(), "UTC"),
+    ("window", Filters(window=window), "UTC"),
+    ("Europe/Paris", Filters(), "Europe/Paris"),
+)
+for mode in ("exact", "ccusage"):
+    with open_view(Path(sys.argv[1]), book=PriceBook.bundled(), mode=mode) as view:
+        for kind in ("day", "week", "month", "session", "task", "repo", "model", "block"):
+            for label, filters, tz in cases:
+                view.rollup = True
+                rolled = build(view, kind, filters, tz=tz, breakdown=kind == "day").as_dict()
+                view.rollup = False
+                calls = build(view, kind, filters, tz=tz, breakdown=kind == "day").as_dict()
+                same(rolled, calls, f"{mode} {kind} {label}")
+                print(f"{mode:<8} {kind:<8} {label:<13} equal ({len(rolled['rows'])} rows)")
+"""
+
+
+def compare(data: Path) -> None:
+    print("\nroll-up vs calls, every grouping:")
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run(
+        [sys.executable, "-c", COMPARE, str(data)], env={**base, "CTXOPS_CONFIG": os.devnull}, text=True, check=False
+    )
+    if done.returncode:
+        raise SystemExit("the roll-up and the calls disagree (above)")
+
+
 def phases(data: Path, kinds: tuple[str, ...]) -> None:
     print("\nwhere one warm report's CPU goes (in-process, CPU seconds of all its threads; second run):")
     header = None
@@ -128,6 +182,7 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary data directory")
     parser.add_argument("--data", type=Path, help="a data dir kept by an earlier --keep run (skips writing)")
     parser.add_argument("--phases", action="store_true", help="also show where one warm report's time goes")
+    parser.add_argument("--compare", action="store_true", help="also check the roll-up against the calls")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ctxops-bench-report-")) if args.data is None else args.data.parent
     data = args.data or work / "data"
@@ -174,6 +229,8 @@ def main() -> int:
         print(f"slowest report: {worst:.2f} s (target <= 1.00 s)")
         if args.phases:
             phases(data, kinds[:8])
+        if args.compare:
+            compare(data)
         return 0
     finally:
         if args.keep or args.data is not None:

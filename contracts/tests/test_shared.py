@@ -344,3 +344,31 @@ def test_exit_now_flushes_runs_exit_handlers_and_keeps_the_status(tmp_path: Path
     )
     assert (done.returncode, done.stdout, done.stderr) == (status, "buffered output", "")
     assert marker.read_text() == "handler ran"
+
+
+def test_lazy_logger_imports_logging_on_first_use_and_logs_as_the_real_one() -> None:
+    probe = (
+        "import sys\n"
+        "from ctxops_contracts.shared.lazylog import get_logger\n"
+        "log = get_logger('ctxops.probe')\n"
+        "print('logging' in sys.modules)\n"
+        "import logging\n"
+        "logging.basicConfig(stream=sys.stdout, format='%(name)s %(levelname)s %(message)s')\n"
+        "log.warning('hello %s', 'there')\n"
+        "print(log.name, log.isEnabledFor(logging.WARNING), repr(log))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == [
+        "False",
+        "ctxops.probe WARNING hello there",
+        "ctxops.probe True <lazy logger ctxops.probe>",
+    ]
+
+
+def test_blake2b_hex_is_hashlibs() -> None:
+    import hashlib
+
+    from ctxops_contracts.shared.digest import blake2b_hex
+
+    for data, size in [(b"", 8), (b"session-1", 8), ("é".encode() * 1000, 12), (b"x", 10)]:
+        assert blake2b_hex(data, size) == hashlib.blake2b(data, digest_size=size).hexdigest()

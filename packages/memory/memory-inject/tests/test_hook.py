@@ -76,3 +76,22 @@ def test_ctx_mem_inject_prints_the_block_and_exits_1_when_empty(repo: Path, data
     assert done.returncode == 0 and done.stdout.endswith("recomputed by the API\n") and done.stderr == ""
     bad = subprocess.run([*cmd, "--budget", "10", "--json"], capture_output=True, text=True, env=env, check=False)
     assert bad.returncode == 2 and json.loads(bad.stdout)["error"]["fix"] == "use --budget 50 or more"
+
+
+def test_the_result_records_compare_and_print_by_value() -> None:
+    """Plain classes now (no dataclasses on the hook path): same fields, defaults, equality and repr."""
+    from ctxops_memory_inject.build import DEFAULT_BUDGET, Injection
+    from ctxops_memory_inject.hook import HookOutcome
+    from ctxops_memory_inject.ranking import Ranked
+
+    assert HookOutcome() == HookOutcome("", "none", ()) != HookOutcome("x")
+    assert repr(HookOutcome("{}", "inject", ("a",))) == "HookOutcome(stdout='{}', action='inject', memory_ids=('a',))"
+    made = Injection("text", ["m1"], 5)
+    assert (made.budget, made.omitted, made.layers, made.tokenizer) == (DEFAULT_BUDGET, 0, {}, "cl100k_base")
+    assert made == Injection("text", ["m1"], 5) != Injection("text", ["m2"], 5)
+    assert Injection("a").memory_ids is not Injection("a").memory_ids  # a fresh list each, as default_factory
+    assert "memory_ids=['m1']" in repr(made)
+    ranked = Ranked({"id": "x"}, 1.0, 0.5, False)
+    assert ranked.factors == {} and ranked.seen_by_bm25
+    assert ranked == Ranked({"id": "x"}, 1.0, 0.5, False) != Ranked({"id": "y"}, 1.0, 0.5, False)
+    assert repr(ranked).startswith("Ranked(entry={'id': 'x'}")

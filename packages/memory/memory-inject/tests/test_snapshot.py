@@ -161,6 +161,7 @@ def test_a_fresh_hook_reads_a_new_write_from_the_snapshot_without_a_rebuild(repo
     from ctxops_memory_store.catalog import SMALL
 
     _large_store(repo, SMALL + 1)
+    MemoryStore(repo).sync_snapshot()  # the first build: what the detached sync does for a large store
     store = MemoryStore(repo)
     old = store.put(new_entry(kind="lesson", title="Money amounts use float", body="round at the end")).entry
     lesson = new_entry(kind="lesson", title="Money amounts use Decimal, never float", body="floats lose cents")

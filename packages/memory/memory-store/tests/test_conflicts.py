@@ -107,3 +107,16 @@ def test_the_graphql_pair_supersedes_at_write_time(store: MemoryStore) -> None:
     )
     assert newer.superseded == [old.id]
     assert store.resolve(other.id).status == "active"
+
+
+def test_features_are_immutable_values() -> None:
+    """A plain class now (no dataclasses on the inject hook's path), still frozen and compared by value."""
+    from ctxops_memory_store.conflicts import features
+
+    first, again = features("Use Postgres", "instead of MySQL"), features("Use Postgres", "instead of MySQL")
+    assert first == again and hash(first) == hash(again)
+    assert first != features("Use SQLite", "for tests")
+    assert first.head == ("use", "postgres") and "mysql" in first.dropped
+    assert repr(first).startswith("Features(title_terms=")
+    with pytest.raises(AttributeError):
+        first.cue = False  # type: ignore[misc]

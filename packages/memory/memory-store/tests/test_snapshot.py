@@ -181,3 +181,39 @@ def test_the_sync_sees_an_edit_made_in_place(store: MemoryStore, repo: Path, sma
     con.close()
     assert "Retry webhooks with jittered backoff" in titles
     assert "Retry webhooks with backoff" not in titles
+
+
+def test_a_writer_far_behind_hands_the_catch_up_to_the_sync_which_works_in_steps(
+    repo: Path, small_is_tiny: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = repo / ".meta" / "memory"
+    memory.mkdir(parents=True)
+    for i in range(7):  # a pull brought files the snapshot has never seen
+        entry = new_entry(kind="fact", title=f"Module m{i} exports f{i}")
+        (memory / file_name(entry)).write_text(render_entry(entry), encoding="utf-8")
+    monkeypatch.setattr(store_module, "SNAPSHOT_BULK", 3)
+    requested: list[str] = []
+    monkeypatch.setattr(store_module, "request_sync", lambda root, index: requested.append(root))
+    store = MemoryStore(repo)
+    store.put(new_entry(kind="lesson", title="Money is decimal.Decimal"))
+    assert requested == [str(repo)]  # the write did not build it under its lock
+    assert snapshot.open_for_read(*_dirs(repo)) is None
+
+    steps: list[bool] = []
+    real_sync = snapshot.SnapshotWriter.sync
+
+    def counted(self: snapshot.SnapshotWriter, *args: object, **kwargs: object) -> bool:
+        done = real_sync(self, *args, **kwargs)  # type: ignore[arg-type]
+        steps.append(done)
+        return done
+
+    monkeypatch.setattr(snapshot.SnapshotWriter, "sync", counted)
+    MemoryStore(repo).sync_snapshot()
+    assert steps == [False, False, True]  # 8 files, 3 a step, the write lock released between steps
+    docs, files, _ = _rows(repo)
+    assert len(docs) == 8 and len(files) == 8
+    opened = snapshot.open_for_read(*_dirs(repo))
+    assert opened is not None
+    opened.close()
+    store.put(new_entry(kind="lesson", title="Retry webhooks with backoff"))  # in step: kept so by the write
+    assert len(_rows(repo)[0]) == 9 and len(requested) == 1

@@ -279,7 +279,9 @@ def grouped(view: View, kind: str, filters: Filters, *, tz: str = "UTC", breakdo
     select = ", ".join(f"{KEYS[k]} AS {k}" for k in keys)
     order = ", ".join(str(i + 1) for i in range(len(keys)))
     if kind in ("session", "task", "repo", "model") and not breakdown:
-        order = f"cost_usd DESC NULLS LAST, total_tokens DESC, {order}"
+        # Costs to the micro-dollar: equal costs summed in another order (roll-up or calls) differ in the last
+        # bits, and must not swap rows.
+        order = f"round(sum(cost_usd), 6) DESC NULLS LAST, total_tokens DESC, {order}"
     src = source(view, filters, tz=tz if kind in PERIODS or kind == "task" else None)
     sql = (
         f"SELECT {select}, {METRICS}{', ' + extra if extra else ''} FROM {src}{where} "

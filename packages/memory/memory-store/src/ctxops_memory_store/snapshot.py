@@ -37,6 +37,7 @@ log = get_logger(__name__)
 NAME = "memory-inject.sqlite"
 SYNC_STARTED = "memory-inject.sync-started"
 SYNC_EVERY_S = 30.0  # at most one detached sync started per this many seconds
+BULK = 500  # a writer catches up this many files itself; more are the detached sync's, in steps of this size
 FORMAT = "3"
 CONSTANT_KINDS = ("decision", "constraint", "convention")
 RECENT_CONSTANTS = 60  # non-pinned constants read besides the ones the prompt matches (newest first)
@@ -262,29 +263,38 @@ class SnapshotWriter:
             and meta.get("dir_mtime_ns") == str(catalog.dir_mtime_ns)
         )
 
-    def sync(self, catalog: Catalog, generation: str) -> int:
-        """Bring every row in step with ``catalog`` (changed files only); returns how many files changed."""
-        con = self.con
+    def behind(self, catalog: Catalog) -> tuple[list[str], list[str]]:
+        """The files whose rows differ from ``catalog`` (changed or new) and the ones gone from it."""
         meta = self.meta
-        if meta.get("format") != FORMAT or meta.get("memory_dir") != self.memory_dir:
+        if meta.get("format", FORMAT) != FORMAT or meta.get("memory_dir", self.memory_dir) != self.memory_dir:
             # Another format's tables may have other columns (CREATE TABLE IF NOT EXISTS keeps them): start
-            # again from this format's schema.
-            con.executescript(
+            # again from this format's schema. (No recorded format: a new file, or a build still in steps.)
+            self.con.executescript(
                 "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS postings; "
                 "DROP TABLE IF EXISTS meta;" + _SCHEMA
             )
             self.meta = {}
-        known = {str(f): (int(i), int(m)) for f, i, m in con.execute("SELECT file, ino, mtime_ns FROM files")}
+        known = {str(f): (int(i), int(m)) for f, i, m in self.con.execute("SELECT file, ino, mtime_ns FROM files")}
         current = catalog.records
         changed = [n for n, r in current.items() if known.get(n) != (r.get("ino"), r.get("mtime_ns"))]
-        removed = [n for n in known if n not in current]
-        with con:
-            for name in removed:
-                self._drop(name)
-            for name in changed:
-                self._put(name, current[name], replace=name in known)
-            self._write_meta(catalog, generation, recount=True)
-        return len(changed) + len(removed)
+        return changed, [n for n in known if n not in current]
+
+    def sync(self, catalog: Catalog, generation: str, *, limit: int | None = None) -> bool:
+        """Bring the rows in step with ``catalog``, at most ``limit`` files at a time; True when in step
+        (then committed with the directory's state), False when files remain (rows committed, the recorded
+        state left as it was, so no reader trusts the snapshot yet)."""
+        changed, removed = self.behind(catalog)
+        todo = [(n, False) for n in removed] + [(n, True) for n in changed]
+        done = limit is None or len(todo) <= limit
+        with self.con:
+            for name, present in todo if done else todo[:limit]:
+                if present:
+                    self._put(name, catalog.records[name], replace=True)
+                else:
+                    self._drop(name)
+            if done:
+                self._write_meta(catalog, generation, recount=True)
+        return done
 
     def note(self, catalog: Catalog, name: str) -> None:
         """The one file ``name`` the store just wrote (already in ``catalog``); committed by ``mark``."""

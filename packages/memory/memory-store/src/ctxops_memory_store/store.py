@@ -32,7 +32,8 @@ from .frontmatter import FrontMatterError
 from .index import Filters, MemoryIndex, scope_matches
 from .layout import INDEX_DIR, MEMORY_DIR
 from .similarity import content_hash, near_duplicate, normalize, shingles
-from .snapshot import SnapshotWriter
+from .snapshot import BULK as SNAPSHOT_BULK
+from .snapshot import SnapshotWriter, request_sync
 from .snapshot import wanted as snapshot_wanted
 from .terms import tokens
 
@@ -157,6 +158,8 @@ class MemoryStore:
         self._snapshot_writer: SnapshotWriter | None = None  # the hook's read snapshot, kept open
         self._snapshot: SnapshotWriter | None = None  # the same, while a write is in progress
         self._snapshot_stale = False  # the catalog learned of changes the snapshot may not have
+        self._sync_steps = False  # syncing in steps (the detached sync), not writing
+        self._sync_more = False  # a step left files for the next one
 
     # -- reading ---------------------------------------------------------------------------------------
 
@@ -390,7 +393,18 @@ class MemoryStore:
         try:
             writer.begin()
             if self._snapshot_stale or not writer.in_step(generation, self.catalog):
-                writer.sync(self.catalog, generation)
+                # A few files behind: caught up here. Far behind (a first build, a pull, a new format): the
+                # detached sync catches up in steps, never holding the write lock for seconds; this write
+                # leaves the snapshot alone, and the hook reads the catalog until it is in step.
+                limit = SNAPSHOT_BULK if self._sync_steps else None
+                if not self._sync_steps:
+                    changed, removed = writer.behind(self.catalog)
+                    if len(changed) + len(removed) > SNAPSHOT_BULK:
+                        request_sync(str(self.root), str(self.index_dir))
+                        return
+                if not writer.sync(self.catalog, generation, limit=limit):
+                    self._sync_more = True
+                    return  # rows of one step committed; the recorded state still says "behind"
             self._snapshot_stale = False
         except sqlite3.Error as exc:
             log.warning("memory snapshot not synced (the hook reads the catalog meanwhile): %s", exc)
@@ -430,8 +444,18 @@ class MemoryStore:
         """Re-check every file (edits in place too) and bring the hook's read snapshot and the catalog in step.
 
         What the inject hook starts, detached, when it finds the snapshot behind the files."""
-        with self._writing(full_check=True):
-            pass
+        self._sync_steps = True
+        try:
+            full_check = True
+            while True:
+                self._sync_more = False
+                with self._writing(full_check=full_check):  # the write lock for one step at a time
+                    pass
+                full_check = False
+                if not self._sync_more:
+                    break
+        finally:
+            self._sync_steps = False
         self.save_catalog()
 
     def _generation(self) -> str:

@@ -16,6 +16,16 @@ from ledger_records import assistant_line, records_in, usage_dict
 from ledger_synthetic import write_claude_sessions
 
 TEXT = {"type": "text", "text": "Done."}
+
+
+@pytest.fixture(autouse=True)
+def _only_our_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threads other tests left in this pytest process (LanceDB keeps an event-loop thread for the process's
+    life) must not turn the workers off here; the rule itself is checked with a thread of our own below."""
+    before = threading.active_count()
+    monkeypatch.setattr(parallel, "other_threads_running", lambda: threading.active_count() > before)
+
+
 TOOL = {"type": "tool_use", "id": "toolu_7", "name": "Read", "input": {"file_path": "/home/dev/shop/b.py"}}
 
 

@@ -38,6 +38,11 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+def other_threads_running() -> bool:
+    """Whether this process runs threads besides the main one (forking it could copy a held lock)."""
+    return threading.active_count() > 1
+
+
 def worker_count(to_read: int, files: int, requested: int | None = None) -> int:
     """How many worker processes to parse ``files`` holding ``to_read`` new bytes (1: parse in-process).
 
@@ -52,7 +57,7 @@ def worker_count(to_read: int, files: int, requested: int | None = None) -> int:
             log.warning("%s=%r is not a number of workers; choosing automatically", WORKERS_ENV, env)
     if requested is None:
         requested = _cores() if to_read >= PARALLEL_MIN_BYTES else 1
-    if requested <= 1 or threading.active_count() > 1:
+    if requested <= 1 or other_threads_running():
         return 1
     import multiprocessing  # here: a re-run with nothing to read never needs it
 

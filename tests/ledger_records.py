@@ -87,3 +87,12 @@ def usage_dict(inp: int, out: int, write: int = 0, read: int = 0, one_hour: int 
         "cache_read_input_tokens": read,
         "cache_creation": {"ephemeral_1h_input_tokens": one_hour, "ephemeral_5m_input_tokens": write - one_hour},
     }
+
+
+def write_transcript(config: Path, name: str, lines: list[str]) -> Path:
+    """A Claude Code transcript `name` of one project under the config directory `config`."""
+    folder = config / "projects" / "-home-dev-shop"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("\n".join(lines) + "\n")
+    return path

@@ -17,24 +17,17 @@ from ctxops_token_capture.totals import totals
 from ledger_records import assistant_line as _assistant
 from ledger_records import records_in as _records
 from ledger_records import usage_dict as _usage
+from ledger_records import write_transcript
 
 TEXT = {"type": "text", "text": "Reading the file."}
 THINK = {"type": "thinking", "thinking": "...", "signature": "x"}
 TOOL = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/home/dev/shop/a.py"}}
 
 
-def _write(config: Path, name: str, lines: list[str]) -> Path:
-    folder = config / "projects" / "-home-dev-shop"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
 def test_streamed_partials_the_last_line_counts_and_compat_keeps_the_first(tmp_path: Path) -> None:
     config = tmp_path / "claude"
     ts = "2026-11-29T10:00:0{}Z"
-    _write(
+    write_transcript(
         config,
         "s-1.jsonl",
         [
@@ -55,7 +48,7 @@ def test_streamed_partials_the_last_line_counts_and_compat_keeps_the_first(tmp_p
 
 def test_a_message_split_across_runs_still_takes_the_final_count(tmp_path: Path) -> None:
     config, root = tmp_path / "claude", tmp_path / "ledger"
-    path = _write(
+    path = write_transcript(
         config, "s-1.jsonl", [_assistant("msg_1", "req_1", _usage(5, 2), ts="2026-11-29T10:00:01Z", block=TEXT)]
     )
     ingest(Sources(claude_dirs=[config]), root)
@@ -69,11 +62,11 @@ def test_a_message_split_across_runs_still_takes_the_final_count(tmp_path: Path)
 def test_a_replay_without_request_id_under_a_new_session_counts_once(tmp_path: Path) -> None:
     config, root = tmp_path / "claude", tmp_path / "ledger"
     original = _assistant("msg_9", None, _usage(100, 10), ts="2026-11-29T10:00:00Z", block=TEXT, session="s-1")
-    _write(config, "s-1.jsonl", [original])
+    write_transcript(config, "s-1.jsonl", [original])
     # Resuming copies the history into a new file with the new session id.
     replay = original.replace('"sessionId": "s-1"', '"sessionId": "s-2"')
     fresh = _assistant("msg_10", None, _usage(7, 3), ts="2026-11-29T11:00:00Z", block=TEXT, session="s-2")
-    _write(config, "s-2.jsonl", [replay, fresh])
+    write_transcript(config, "s-2.jsonl", [replay, fresh])
     ingest(Sources(claude_dirs=[config]), root)
     result = totals(["model"], root=root)
     assert (result.total["calls"], result.total["input_tokens"]) == (2, 107)
@@ -89,7 +82,7 @@ def test_odd_fields_never_lose_a_calls_tokens(tmp_path: Path) -> None:
         _assistant("msg_b", "req_b", _usage(13, 1), ts="2026-11-29T10:00:01Z", block=numeric_id),
         _assistant("msg_c", "req_c", _usage(17, 1), ts="2026-11-29T10:00:02Z", block=surrogate),
     ]
-    path = _write(config, "s-1.jsonl", lines)
+    path = write_transcript(config, "s-1.jsonl", lines)
     # Invalid UTF-8 in cwd (bytes written raw).
     bad_cwd = _assistant("msg_d", "req_d", _usage(19, 1), ts="2026-11-29T10:00:03Z", block=TEXT).encode()
     bad_cwd = bad_cwd.replace(b"/home/dev/shop", b"/home/dev/\xff\xfeshop")
@@ -104,7 +97,7 @@ def test_synthetic_lines_are_not_a_model_row(tmp_path: Path) -> None:
     config, root = tmp_path / "claude", tmp_path / "ledger"
     synthetic = _assistant("msg_s", None, _usage(0, 0), ts="2026-11-29T10:00:00Z", block=TEXT, model="<synthetic>")
     real = _assistant("msg_r", "req_r", _usage(5, 5), ts="2026-11-29T10:00:01Z", block=TEXT)
-    _write(config, "s-1.jsonl", [synthetic, real])
+    write_transcript(config, "s-1.jsonl", [synthetic, real])
     ingest(Sources(claude_dirs=[config]), root)
     assert [r["model"] for r in totals(["model"], root=root).rows] == ["claude-opus-5-5"]
     assert all(r.model != "<synthetic>" for r in _records(root))
@@ -113,7 +106,7 @@ def test_synthetic_lines_are_not_a_model_row(tmp_path: Path) -> None:
 def test_same_size_rewrite_in_place_is_detected(tmp_path: Path) -> None:
     config, root = tmp_path / "claude", tmp_path / "ledger"
     first = _assistant("msg_1", "req_1", _usage(111, 1), ts="2026-11-29T10:00:00Z", block=TEXT)
-    path = _write(config, "s-1.jsonl", [first])
+    path = write_transcript(config, "s-1.jsonl", [first])
     ingest(Sources(claude_dirs=[config]), root)
     rewritten = (
         first.replace("msg_1", "msg_7").replace("req_1", "req_7").replace('"input_tokens": 111', '"input_tokens": 222')
@@ -133,7 +126,9 @@ def test_symlinked_project_directories_are_followed_once_without_looping(tmp_pat
     (elsewhere / "s-9.jsonl").write_text(
         _assistant("msg_9", "req_9", _usage(9, 1), ts="2026-11-29T10:00:00Z", block=TEXT) + "\n"
     )
-    _write(config, "s-1.jsonl", [_assistant("msg_1", "req_1", _usage(1, 1), ts="2026-11-29T10:00:00Z", block=TEXT)])
+    write_transcript(
+        config, "s-1.jsonl", [_assistant("msg_1", "req_1", _usage(1, 1), ts="2026-11-29T10:00:00Z", block=TEXT)]
+    )
     (config / "projects" / "-home-dev-other").symlink_to(elsewhere, target_is_directory=True)
     (elsewhere / "loop").symlink_to(config / "projects", target_is_directory=True)  # a cycle back
     ingest(Sources(claude_dirs=[config]), root)

@@ -12,7 +12,7 @@ from ctxops_token_capture import parallel
 from ctxops_token_capture.ingest import Sources, ingest
 from ctxops_token_capture.report import IngestReport
 from ctxops_token_capture.totals import totals
-from ledger_records import assistant_line, records_in, usage_dict
+from ledger_records import assistant_line, records_in, usage_dict, write_transcript
 from ledger_synthetic import write_claude_sessions
 
 TEXT = {"type": "text", "text": "Done."}
@@ -27,14 +27,6 @@ def _only_our_threads(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 TOOL = {"type": "tool_use", "id": "toolu_7", "name": "Read", "input": {"file_path": "/home/dev/shop/b.py"}}
-
-
-def _write(config: Path, name: str, lines: list[str]) -> Path:
-    folder = config / "projects" / "-home-dev-shop"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 def _result_line(tool_id: str, content: str, ts: str, session: str) -> str:
@@ -58,11 +50,11 @@ def _corpus(config: Path) -> None:
     write_claude_sessions(config, sessions=6, turns=8, seed=31, subagent_every=2)
     first = assistant_line("msg_a", "req_a", usage_dict(100, 10), ts="2026-11-29T10:00:00Z", block=TEXT, session="s-1")
     bare = assistant_line("msg_b", None, usage_dict(50, 5), ts="2026-11-29T10:01:00Z", block=TOOL, session="s-1")
-    _write(config, "s-1.jsonl", [first, bare])
+    write_transcript(config, "s-1.jsonl", [first, bare])
     # The resumed session: the history again (same message ids), a tool result, a grown replay, new calls.
     replay_a, replay_b = (line.replace('"sessionId": "s-1"', '"sessionId": "s-2"') for line in (first, bare))
     grown_a = replay_a.replace('"output_tokens": 10', '"output_tokens": 40')
-    _write(
+    write_transcript(
         config,
         "s-2.jsonl",
         [

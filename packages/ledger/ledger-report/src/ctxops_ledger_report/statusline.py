@@ -124,30 +124,14 @@ def _claim_refresh(root: str, now: float) -> bool:
 
 
 def _refresh_in_background(explicit: str | None) -> None:
-    """Start one detached refresh (own session, stdio on the null device so the agent's pipe is not held)."""
-    command = [sys.executable, "-m", "ctxops_ledger_report", "refresh"]
+    """Start one detached refresh (its own session; the agent's pipe is not held)."""
+    from ctxops_contracts.shared.detach import python_module_argv, spawn_detached
+
+    command = python_module_argv("ctxops_ledger_report", "refresh")
     if explicit:
         command += ["--data-dir", explicit]
     try:
-        if hasattr(os, "posix_spawn"):
-            null = os.devnull
-            actions = [
-                (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
-                (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0),
-            ]
-            os.posix_spawn(sys.executable, command, os.environ, file_actions=actions, setsid=True)
-        else:  # pragma: no cover - Windows
-            import subprocess
-
-            subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                close_fds=True,
-                creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
-            )
+        spawn_detached(command)
     except OSError:
         return
 

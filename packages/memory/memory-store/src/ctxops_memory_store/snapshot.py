@@ -392,16 +392,10 @@ def request_sync(root: str, index_dir: str) -> bool:
         with open(marker, "w", encoding="utf-8"):
             pass
         os.utime(marker, (now, now))
-        command = [sys.executable, "-m", "ctxops_memory_store.snapshot", root]
-        null = os.devnull
-        actions = [
-            (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
-            (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
-            (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0),
-        ]
-        # Its own session and the null device for stdio: the agent's pipe is not held open by it.
-        os.posix_spawn(sys.executable, command, os.environ, file_actions=actions, setsid=True)
-    except (OSError, AttributeError) as exc:  # AttributeError: no posix_spawn (Windows); the next write syncs
+        from ctxops_contracts.shared.detach import python_module_argv, spawn_detached
+
+        spawn_detached(python_module_argv("ctxops_memory_store.snapshot", root))
+    except OSError as exc:
         log.warning("snapshot sync not started: %s", exc)
         return False
     return True

@@ -1,0 +1,40 @@
+"""Start a background process that outlives its parent and holds none of the parent's pipes.
+
+Hooks and status lines start follow-up work (a snapshot sync, a ledger refresh) and must exit at once: the
+agent waits for its hook's stdout to close, so the child gets its own session and the null device for
+stdin, stdout and stderr. ``posix_spawn`` costs far less than importing ``subprocess`` on a hook path.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+
+def spawn_detached(argv: Sequence[str]) -> None:
+    """Run ``argv`` (``argv[0]`` an executable path) detached; raises OSError when it cannot start."""
+    if hasattr(os, "posix_spawn"):
+        null = os.devnull
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0),
+        ]
+        os.posix_spawn(argv[0], list(argv), os.environ, file_actions=actions, setsid=True)
+        return
+    import subprocess  # pragma: no cover - Windows
+
+    subprocess.Popen(  # pragma: no cover - Windows
+        list(argv),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        close_fds=True,
+        creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
+    )
+
+
+def python_module_argv(module: str, *args: str) -> list[str]:
+    """``[this interpreter, "-m", module, *args]``: the detached child runs in the same environment."""
+    return [sys.executable, "-m", module, *args]

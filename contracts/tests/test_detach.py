@@ -1,0 +1,36 @@
+"""A detached child runs on, in its own session, holding none of the parent's pipes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from ctxops_contracts.shared.detach import python_module_argv, spawn_detached
+
+
+def test_the_child_runs_in_its_own_session_and_the_parents_pipe_closes(tmp_path: Path) -> None:
+    out = tmp_path / "child.txt"
+    child = f"import os, time; time.sleep(2); open({str(out)!r}, 'w').write(str(os.getsid(0) == os.getpid()))"
+    parent = (
+        "from ctxops_contracts.shared.detach import spawn_detached; import sys; "
+        f"spawn_detached([sys.executable, '-c', {child!r}]); print('parent done')"
+    )
+    done = subprocess.run([sys.executable, "-c", parent], capture_output=True, text=True, timeout=60, check=True)
+    # capture_output returned: the parent's stdout closed although the child still runs (it sleeps first).
+    assert done.stdout == "parent done\n" and not out.exists()
+    deadline = time.monotonic() + 60
+    while not out.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert out.read_text() == "True"  # the session leader of a session of its own
+
+
+def test_python_module_argv_runs_this_interpreter() -> None:
+    assert python_module_argv("pkg.mod", "a", "b") == [sys.executable, "-m", "pkg.mod", "a", "b"]
+
+
+def test_a_missing_executable_raises_oserror(tmp_path: Path) -> None:
+    with pytest.raises(OSError):
+        spawn_detached([str(tmp_path / "no-such-program")])

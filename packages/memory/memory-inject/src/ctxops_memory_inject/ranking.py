@@ -15,10 +15,15 @@ relevant it is. For such an entry BM25's silence is not a vote against it, and i
 cosine share alone; same-language entries keep the mix.
 
 With a lexical embedder (the default offline hashing embedder, ``lexical_vectors=True``) it is the other
-way round: its vector holds the words BM25 indexes plus their character trigrams, so it sees nothing BM25
-cannot see except shared word fragments. Where BM25 found no word of the query in an entry, the entry's
-cosine comes from fragments and hash collisions; such an entry ranks after every BM25 hit (ordered by its
-cosine, filling a short list), while the mix still reorders the BM25 hits among themselves.
+way round: its vector holds the words BM25 indexes plus their character trigrams, so the prompt's cosine to
+an entry repeats BM25 with less precision (no IDF, a prompt of a few words, fragments and hash collisions).
+What such vectors do add is the similarity of two *entries*: two long texts that share their identifiers
+and rare words (a rule and its Chinese translation naming the same tools, a lesson and the decision it led
+to). So the vector channel's query is BM25's best hit, not the prompt (pseudo-relevance feedback): each
+entry's cosine to that entry (``neighbours``) is mixed with its BM25 share, as the multilingual fusion
+mixes the prompt's cosine, and a neighbour BM25 did not match may enter. The prompt's own cosine only
+fills the list after these (an entry with neither a BM25 hit nor a place among the neighbours; it is all
+there is when BM25 finds nothing, e.g. a misspelt prompt).
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from ctxops_memory_store.terms import STOPWORDS, tokens
 # and fnmatch (with re) are kept off that path, so the two records below are plain classes.
 TYPE_CHECKING = False  # type checkers treat this name as True
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from ctxops_memory_store.conflicts import Features
 
@@ -211,13 +216,14 @@ def rank(
     doc_freq: dict[str, int] | None = None,
     cross_language: bool = False,
     lexical_vectors: bool = False,
+    neighbours: Callable[[Record], dict[str, float]] | None = None,
 ) -> list[Ranked]:
     """Active entries relevant to ``query``, best first, one per subject (see ``resolve_conflicts``).
 
     ``records`` are catalog records (``entry``, ``terms``, ``length``); ``corpus`` (count, average length)
     when they are only the candidates of a larger set (the hook's snapshot). ``cross_language``: the
-    ``vector_scores`` come from a multilingual embedder; ``lexical_vectors``: from a lexical one (see the
-    module docstring).
+    ``vector_scores`` come from a multilingual embedder; ``lexical_vectors``: from a lexical one, whose
+    ``neighbours(entry)`` gives the cosines of the entries nearest to an entry (see the module docstring).
     """
     cfg = config or RankConfig()
     stamp = now or time.time()
@@ -234,8 +240,12 @@ def rank(
             documents[entry_id] = (terms, float(length))
             entries[entry_id] = entry
     lexical = dict(bm25.rank(documents, tokens(query), corpus=corpus, doc_freq=doc_freq))
-    query_language = language(query) if cross_language else None
-    relevance = fuse(lexical, vector_scores or {}, entries, cfg, query_language)
+    led: set[str] | None = None  # with a lexical embedder: entries found on lexical evidence (the rest follow)
+    if lexical_vectors:
+        relevance, led = _lexical_fusion(lexical, vector_scores or {}, entries, cfg, neighbours)
+    else:
+        query_language = language(query) if cross_language else None
+        relevance = fuse(lexical, vector_scores or {}, entries, cfg, query_language)
     ranked = []
     for entry_id, rel in relevance.items():
         if rel <= 0:
@@ -250,8 +260,8 @@ def rank(
         }
         score = math.prod(factors.values())
         ranked.append(Ranked(entry, score, rel, matched, factors, seen_by_bm25=entry_id in lexical))
-    # A lexical embedder's cosine alone (no BM25 hit) is weak evidence: such entries follow every BM25 hit.
-    ranked.sort(key=lambda r: (lexical_vectors and not r.seen_by_bm25, -r.score, str(r.entry.get("id"))))
+    # A lexical embedder's cosine to the prompt alone is weak evidence: such entries follow the others.
+    ranked.sort(key=lambda r: (led is not None and str(r.entry.get("id")) not in led, -r.score, str(r.entry.get("id"))))
     if ranked:
         # Conflicts are resolved before the floor: a newer entry below it that replaces (or must rank above)
         # one over it takes that place instead of leaving the stale one alone in the list.
@@ -287,6 +297,40 @@ def fuse(
         else:
             relevance[entry_id] = (1 - weight) * relevance.get(entry_id, 0.0) + weight * semantic
     return relevance
+
+
+def _lexical_fusion(
+    lexical: dict[str, float],
+    vector_scores: dict[str, float],
+    entries: dict[str, Record],
+    cfg: RankConfig,
+    neighbours: Callable[[Record], dict[str, float]] | None,
+) -> tuple[dict[str, float], set[str]]:
+    """Relevance with a lexical embedder (see the module docstring), and the entries it found on lexical
+    evidence: BM25's hits and the neighbours of its best hit. The rest get the prompt's cosine share, only
+    to fill the list after those."""
+    top = max(lexical.values(), default=0.0)
+    relevance = {entry_id: (score / top if top else 0.0) for entry_id, score in lexical.items()}
+    near: dict[str, float] = {}
+    if lexical and neighbours is not None:
+        best = min(lexical, key=lambda i: (-lexical[i], i))
+        near = {i: s for i, s in neighbours(entries[best]).items() if i in entries}
+    weight = cfg.vector_weight
+    if near:
+        low, high = min(near.values()), max(near.values())
+        spread = (high - low) or 1.0
+        for entry_id in relevance.keys() | near.keys():
+            semantic = (near[entry_id] - low) / spread if entry_id in near else 0.0
+            relevance[entry_id] = (1 - weight) * relevance.get(entry_id, 0.0) + weight * semantic
+    led = set(relevance)
+    known = {i: s for i, s in vector_scores.items() if i in entries}
+    if known:
+        low, high = min(known.values()), max(known.values())
+        spread = (high - low) or 1.0
+        for entry_id, cosine in known.items():
+            if entry_id not in led:
+                relevance[entry_id] = weight * (cosine - low) / spread
+    return relevance, led
 
 
 def _subject(entry: Record) -> tuple[object, list[str], set[str]]:

@@ -125,6 +125,9 @@ def respond(agent: str, payload: dict[str, Any], root: str, data: bytes) -> str:
     """
     event = str(payload.get("hook_event_name") or "")
     if event in GUARD or event in GUARD_RESET:
+        passes = _line("ctxops_memory_inject.guard.gate", "passes") if event == "PostToolUse" else None
+        if passes is not None and passes(payload, root, agent=agent):
+            return ""  # a small output: decided without importing the guard's handlers
         guard = _line("ctxops_memory_inject.guard", "handle_event")
         answer = guard(payload, root, agent=agent, outline=outline_from_code_map(root)) if guard else None
         if event in GUARD:

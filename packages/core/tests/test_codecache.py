@@ -37,10 +37,10 @@ print(json.dumps(report))
 """
 
 
-def probe(tmp_path: Path, cache_dir: Path, *extra: str) -> dict[str, object]:
+def probe(tmp_path: Path, cache_dir: Path, *extra: str, flags: tuple[str, ...] = ()) -> dict[str, object]:
     env = {**os.environ, "CTXOPS_CACHE_DIR": str(cache_dir)}
     env.pop("CTXOPS_CODE_CACHE", None)
-    argv = [sys.executable, "-c", PROBE, str(tmp_path / "src"), *extra]
+    argv = [sys.executable, *flags, "-c", PROBE, str(tmp_path / "src"), *extra]
     done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 0, done.stderr
     report: dict[str, object] = json.loads(done.stdout)
@@ -52,7 +52,7 @@ def pkg(tmp_path: Path) -> Path:
     root = tmp_path / "src" / "pkgx"
     root.mkdir(parents=True)
     (root / "__init__.py").write_text("")
-    (root / "mod.py").write_text("VALUE = 1\n\n\ndef where():\n    return 0\n")
+    (root / "mod.py").write_text("VALUE = 1 if __debug__ else -1\n\n\ndef where():\n    return 0\n")
     (root / "sub.py").write_text("VALUE = 'sub'\n")
     return root
 
@@ -88,6 +88,14 @@ def test_an_edited_module_is_imported_from_its_source(tmp_path: Path, pkg: Path)
     assert (same_size["value"], same_size["loaders"]["pkgx.mod"]) == (33, "SourceFileLoader")
 
 
+def test_code_compiled_for_another_optimization_level_is_not_used(tmp_path: Path, pkg: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    probe(tmp_path, cache_dir)
+    assert probe(tmp_path, cache_dir)["loaders"]["pkgx.mod"] == "_Loader"
+    assert probe(tmp_path, cache_dir, flags=("-O",))["value"] == -1  # `python -O`: __debug__ is False
+    assert probe(tmp_path, cache_dir)["value"] == 1
+
+
 def test_a_package_from_the_cache_still_finds_submodules_it_has_not_seen(tmp_path: Path, pkg: Path) -> None:
     cache_dir = tmp_path / "cache"
     probe(tmp_path, cache_dir)
@@ -107,7 +115,7 @@ def test_a_file_mostly_unused_is_cut_to_what_the_run_imported(tmp_path: Path, pk
     assert set(marshal.loads(path.read_bytes())[1]) == {"pkgx", "pkgx.mod", "pkgx.sub"}
     probe(tmp_path, cache_dir)  # a run that does not import pkgx.sub
     assert set(marshal.loads(path.read_bytes())[1]) == {"pkgx", "pkgx.mod"}
-    assert (fmt, set(entries)) == (1, {"pkgx", "pkgx.mod", "pkgx.sub"})
+    assert (fmt, set(entries)) == (codecache.FORMAT, {"pkgx", "pkgx.mod", "pkgx.sub"})
 
 
 def test_a_corrupt_cache_file_is_ignored_and_written_again(tmp_path: Path, pkg: Path) -> None:
@@ -115,9 +123,14 @@ def test_a_corrupt_cache_file_is_ignored_and_written_again(tmp_path: Path, pkg: 
     probe(tmp_path, cache_dir)
     path = next(cache_dir.glob("code-*-t.marshal"))
     stat = (pkg / "mod.py").stat()
-    not_code = (str(pkg / "mod.py"), stat.st_mtime_ns, stat.st_size, False, marshal.dumps(5))
-    garbage_files = [b"", b"\x00not marshal", marshal.dumps((99, {})), marshal.dumps((1, {"pkgx.mod": "bad"}))]
-    garbage_files.append(marshal.dumps((1, {"pkgx.mod": not_code})))
+    not_code = (str(pkg / "mod.py"), stat.st_mtime_ns, stat.st_size, False, marshal.dumps(5), str(pkg), None)
+    garbage_files = [
+        b"",
+        b"\x00not marshal",
+        marshal.dumps((99, {})),
+        marshal.dumps((codecache.FORMAT, {"pkgx.mod": "bad"})),
+    ]
+    garbage_files.append(marshal.dumps((codecache.FORMAT, {"pkgx.mod": not_code})))
     for garbage in garbage_files:
         path.write_bytes(garbage)
         report = probe(tmp_path, cache_dir)

@@ -24,7 +24,8 @@ Safe by construction, as Python's own ``.pyc`` files are:
 
 from __future__ import annotations
 
-import _frozen_importlib_external as _external  # the import system itself: loaded at interpreter start
+import _frozen_importlib as _bootstrap  # the import system itself: loaded at interpreter start
+import _frozen_importlib_external as _external
 import _imp
 import marshal
 import os
@@ -37,11 +38,11 @@ if TYPE_CHECKING:
 
 CACHE_ENV = "CTXOPS_CODE_CACHE"
 CACHE_DIR_ENV = "CTXOPS_CACHE_DIR"  # the same directory as the regex cache (ctxops_contracts.shared.regex)
-FORMAT = 1
+FORMAT = 2
 _HASH_KEY = 0x63747870  # any fixed key: the file name must be the same in every process
 
-# name -> (source path, st_mtime_ns, st_size, is a package, marshalled code)
-_Entry = tuple[str, int, int, bool, bytes]
+# name -> (source path, st_mtime_ns, st_size, is a package, marshalled code, its directory, its .pyc path)
+_Entry = tuple[str, int, int, bool, bytes, str, str | None]
 
 
 def enabled() -> bool:
@@ -67,7 +68,8 @@ def cache_dir() -> str:
 
 def cache_file(kind: str, path: Sequence[str] | None = None) -> str:
     """The file for one kind of run of this interpreter on this ``sys.path``."""
-    key = "\0".join([sys.executable, sys.version, str(FORMAT), *(sys.path if path is None else path)])
+    interpreter = [sys.executable, sys.version, str(FORMAT), str(sys.flags.optimize), str(sys.pycache_prefix)]
+    key = "\0".join([*interpreter, *(sys.path if path is None else path)])
     # the keyed SipHash Python uses for hash-based .pyc files (C, already loaded; hashlib costs ~1 ms)
     digest = _imp.source_hash(_HASH_KEY, key.encode("utf-8", "surrogateescape"))
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in kind[:40]) or "default"
@@ -112,16 +114,18 @@ class CodeCache:
         if entry is None:
             return None
         try:
-            origin, mtime_ns, size, package, code = entry
-            where = os.path.dirname(origin)
-            if path is not None and (os.path.dirname(where) if package else where) not in path:
+            origin, mtime_ns, size, package, code, where, cached = entry
+            if path is not None and (where.rpartition(os.sep)[0] if package else where) not in path:
                 return None  # another parent package than the one the entry was found under
             st = os.stat(origin)
             if st.st_mtime_ns != mtime_ns or st.st_size != size:
                 return None
-            loader = _Loader(name, origin, code)
-            locations = [where] if package else None
-            spec = _external.spec_from_file_location(name, origin, loader=loader, submodule_search_locations=locations)
+            # what spec_from_file_location builds, with the directory and .pyc path stored rather than computed
+            spec = _bootstrap.ModuleSpec(name, _Loader(name, origin, code), origin=origin, is_package=package)
+            spec.has_location = True
+            spec.cached = cached
+            if package:
+                spec.submodule_search_locations = [where]
             self.served.add(name)
             return spec
         except Exception:  # never stand in the way of an import: the ordinary finders take over
@@ -154,7 +158,9 @@ class CodeCache:
                 if code is None or (after.st_mtime_ns, after.st_size) != (st.st_mtime_ns, st.st_size):
                     continue
                 package = getattr(spec, "submodule_search_locations", None) is not None
-                fresh[name] = (origin, st.st_mtime_ns, st.st_size, package, marshal.dumps(code))
+                cached = getattr(spec, "cached", None)
+                where = os.path.dirname(origin)
+                fresh[name] = (origin, st.st_mtime_ns, st.st_size, package, marshal.dumps(code), where, cached)
             except Exception:
                 continue
         return fresh

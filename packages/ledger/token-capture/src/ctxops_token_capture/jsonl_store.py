@@ -16,22 +16,11 @@ from ctxops_contracts.shared.files import append_lines as append_lines_to
 from ctxops_contracts.shared.locks import LockBusy
 from ctxops_contracts.shared.retry import retry
 
-from .paths import data_dir
+from .usage_files import USAGE_DIR, record_files, usage_dir
 
-USAGE_DIR = "usage"
+__all__ = ["USAGE_DIR", "append_lines", "append_records", "record_files", "usage_dir"]
+
 LOCK_TIMEOUT = 2.0
-
-
-def usage_dir(root: Path | None = None) -> Path:
-    return (root or data_dir()) / USAGE_DIR
-
-
-def record_files(root: Path | None = None) -> list[Path]:
-    """Every JSONL file of records, oldest name first."""
-    directory = usage_dir(root)
-    if not directory.is_dir():
-        return []
-    return sorted(p for p in directory.iterdir() if p.suffix == ".jsonl" and p.is_file())
 
 
 def append_records(records: Iterable[UsageRecord], origin: str, root: Path | None = None) -> int:

@@ -8,7 +8,6 @@ Only one process writes the file: every write happens under ``ledger.lock`` with
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
@@ -25,15 +24,13 @@ from ctxops_contracts.shared.locks import file_lock
 
 from . import rollup
 from .incremental import FileState, iter_new_lines
-from .jsonl_store import record_files
 from .paths import data_dir
 from .report import IngestReport
+from .usage_files import LEDGER_FILE, LOADED_STATE, fingerprint, record_files, remember_loaded, up_to_date
 
-LEDGER_FILE = "ledger.duckdb"
 # DuckDB draws a progress bar on stdout for any query over 2 s, even into a pipe: it would break `--json`.
 QUIET = "SET enable_progress_bar = false; SET enable_progress_bar_print = false"
 LOCK_FILE = "ledger.lock"
-LOADED_STATE = "state/loaded.json"
 
 COLUMNS: dict[str, str] = {
     "dedupe_key": "VARCHAR",
@@ -346,29 +343,14 @@ class Ledger:
         return added
 
     def _fingerprint(self) -> dict[str, list[int]]:
-        out = {}
-        for path in record_files(self.root):
-            st = path.stat()
-            out[str(path)] = [st.st_ino, st.st_size]
-        return out
+        return fingerprint(self.root)
 
     def up_to_date(self) -> bool:
-        state_file = self.root / LOADED_STATE
-        if not self.path.exists() or not state_file.exists():
-            return False
-        try:
-            saved = json.loads(state_file.read_text())
-        except (OSError, ValueError):
-            return False
-        return bool(saved == self._fingerprint())
+        return up_to_date(self.root)
 
     def _remember_loaded(self, loaded: dict[str, list[int]]) -> None:
         """Record (inode, bytes loaded) per file: equal to (inode, size) on disk means nothing is pending."""
-        state_file = self.root / LOADED_STATE
-        state_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = state_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(loaded))
-        tmp.replace(state_file)
+        remember_loaded(self.root, loaded)
 
 
 def memory_ledger(root: Path, report: IngestReport) -> Any:

@@ -207,7 +207,9 @@ def _recorded(states: dict[str, FileState], path: str) -> tuple[int, int, int, i
 
 
 def _import_duckdb() -> None:
-    import duckdb  # noqa: F401
+    from .duck import duckdb_module
+
+    duckdb_module()
 
 
 def _untouched(st: os.stat_result, state: FileState) -> bool:

@@ -23,6 +23,7 @@ from ctxops_contracts import SCHEMA_MAJOR, UsageRecord
 from ctxops_contracts.shared.locks import file_lock
 
 from . import rollup
+from .duck import duckdb_module
 from .incremental import FileState, iter_new_lines, resume_matching
 from .paths import data_dir
 from .report import IngestReport
@@ -334,7 +335,7 @@ class Ledger:
     @contextmanager
     def writer(self) -> Iterator[Any]:
         """A connection to the ledger file, held under the lock, closed on exit."""
-        import duckdb
+        duckdb = duckdb_module()
 
         self.root.mkdir(parents=True, exist_ok=True)
         with file_lock(self.root / LOCK_FILE, timeout=self.lock_timeout):
@@ -404,9 +405,7 @@ class Ledger:
 
 def memory_ledger(root: Path, report: IngestReport) -> Any:
     """An in-memory ledger loaded straight from the JSONL truth (used when the file is busy)."""
-    import duckdb
-
-    con = duckdb.connect(":memory:")
+    con = duckdb_module().connect(":memory:")
     con.execute(QUIET)
     con.execute(_schema_sql())
     load_pending(con, root, report, persist_offsets=False)

@@ -135,6 +135,25 @@ def main() -> None:
     sums: dict[tuple[str, str], list[float]] = {}
     above = dict.fromkeys(names, 0)  # queries whose topic's replaced decision ranks above every current entry
     left_active = {i for i in replaced.values() if i in set(ids)}
+    # Possible replacements queued for review (``may-replace:ID`` tags of active entries): of a replaced
+    # decision left active (found), or of an entry that is current (a review item for nothing).
+    queued = {
+        str(t)[len("may-replace:") :]
+        for r in active
+        for t in r["entry"].get("tags", [])  # type: ignore[index,union-attr]
+        if str(t).startswith("may-replace:")
+    }
+    current_ids = set().union(*gold.values()) if gold else set()
+    # A current entry (a topic's English or Chinese title) superseded by an entry of another topic.
+    topic_of = {title: t[0] for t in TOPICS for title in (t[3], t[5])}
+    by_entry_id = {str(r["entry"]["id"]): r["entry"] for r in records}  # type: ignore[index]
+    wrongly_superseded = 0
+    for r in records:
+        entry = r["entry"]
+        if entry["status"] != "superseded" or entry["title"] not in topic_of:  # type: ignore[index]
+            continue
+        newer = by_entry_id.get(str(entry.get("superseded_by")))  # type: ignore[union-attr]
+        wrongly_superseded += newer is None or topic_of.get(newer["title"]) != topic_of[entry["title"]]  # type: ignore[index]
     for key, query, lang in queries:
         half = "dev" if topic_index[key] % 2 == 0 else "held-out"
         relevant = gold.get(key, set())
@@ -176,7 +195,9 @@ def main() -> None:
         f"gold set {args.gold}: {written} memories written ({len(active)} active after folding and superseding, "
         f"{len(stale)} stale), {len(queries)} queries ({len(TOPICS)} English, {len(TOPICS)} Chinese); "
         f"embedder {embedder.name} (multilingual: {cross}); {len(left_active)} of {len(replaced)} replaced "
-        "decisions left active"
+        f"decisions left active, {len(left_active & queued)} of them queued for review; "
+        f"{len(queued & current_ids)} review items name a current entry; "
+        f"{wrongly_superseded} current entries superseded by another topic's entry"
     )
     parts = ("all", "en", "zh", "dev", "held-out")
     print(

@@ -272,3 +272,28 @@ def test_a_chain_of_replacements_merged_from_branches_shows_only_the_newest(tmp_
     records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
     ranked = [r.entry["id"] for r in rank(records, "are logs plain text lines", config=RankConfig(min_relative=0.0))]
     assert ranked == [ids[2]]  # the oldest matched best; the newest of the chain takes its place, once
+
+
+def test_a_possible_replacement_queued_at_write_time_ranks_above_the_older_entry(repo: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from ctxops_memory_store.terms import subject_of
+
+    store = MemoryStore(repo)
+    day1 = datetime.now(UTC) - timedelta(days=2)
+    day2 = datetime.now(UTC) - timedelta(days=1)
+    old_title, new_title = "Nightly database backups go to tape", "Backups of the database are uploaded nightly to B2"
+    assert subject_of(old_title) != subject_of(new_title)  # not the same opening: only the queue links them
+    older = store.put(new_entry(kind="decision", title=old_title, body="The tape robot.", now=day1), now=day1)
+    newer = store.put(new_entry(kind="decision", title=new_title, body="Object storage.", now=day2), now=day2)
+    assert newer.review == [older.entry.id]
+    store.save_catalog()
+    records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
+    query = "where do nightly database backups go, tape"
+    assert bm25_order(records, query)[0][0] == older.entry.id
+    ranked = [r.entry["id"] for r in rank(records, query, config=RankConfig(min_relative=0.0))]
+    assert ranked[:2] == [newer.entry.id, older.entry.id]  # both stay, the newer first
+    store.reject(newer.entry.id)  # reviewed: both are true, no longer linked
+    records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
+    ranked = [r.entry["id"] for r in rank(records, query, config=RankConfig(min_relative=0.0))]
+    assert ranked[:2] == [older.entry.id, newer.entry.id]

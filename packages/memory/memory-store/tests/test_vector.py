@@ -12,7 +12,7 @@ from ctxops_memory_store.vector import HashingEmbedder, VectorUnavailable, cosin
 
 def test_hashing_embedder_is_deterministic_and_normalised() -> None:
     embedder = embedder_from_name("hashing:64")
-    assert embedder.name == "memory-hashing-v1-64" and embedder.dimensions == 64
+    assert embedder.name == "memory-hashing-v2-64" and embedder.dimensions == 64
     a, b, c = embedder.embed(["webhook retries with backoff", "webhook retries with backoff", "cart totals in TS"])
     assert a == b and len(a) == 64
     assert abs(sum(x * x for x in a) - 1.0) < 1e-9

@@ -35,7 +35,7 @@ from datetime import datetime
 from ctxops_contracts.shared.regex import compile as re_compile
 from ctxops_memory_store import bm25
 from ctxops_memory_store.similarity import jaccard
-from ctxops_memory_store.terms import STOPWORDS, tokens
+from ctxops_memory_store.terms import subject_of, tokens
 
 # The inject hook imports this module in a fresh process on every prompt: typing, dataclasses (with inspect)
 # and fnmatch (with re) are kept off that path, so the two records below are plain classes.
@@ -93,7 +93,6 @@ class RankConfig:
 
 _CJK = re_compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _LATIN_WORD = re_compile(r"[A-Za-z]{2,}")
-_UNIT = re_compile("[\u3400-\u9fff]|[a-z0-9]+")  # title units, as the conflict check reads them
 
 
 def language(text: str) -> str:
@@ -354,10 +353,11 @@ def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
     another value) both stay active when they arrived out of order (a merge of two branches, a hand-edited
     file, a store older than the rule). The newer one takes the older one's place; the older one goes.
 
-    Last, an older entry whose title opens like a newer one's (same kind and scope, the same first two
-    words: "Share links never expire", then "Share links expire after 30 days") is never placed above it.
-    The write-time check must not supersede on so little (complementary facts open alike too), but an
-    order costs nothing to get wrong: both entries stay, the newer first.
+    Last, an older entry on the same subject as a newer one (same kind and scope, the same ``subject_of``
+    title: "Share links never expire", then "Share links expire after 30 days"; or named by the newer one
+    as a possible replacement queued for review) is never placed above it. The write-time check must not
+    supersede on so little (complementary facts share subjects too), but an order costs little to get
+    wrong: both entries stay, the newer first.
     """
     kept: list[Ranked] = []
     subjects: dict[int, tuple[object, list[str], set[str]]] = {}
@@ -374,29 +374,53 @@ def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
     return _newer_first(_replaced_by_newer(kept))
 
 
-def _head(entry: Record) -> tuple[str, ...]:
-    units = tuple(_UNIT.findall(str(entry.get("title", "")).lower())[:2])
-    return units if len(units) == 2 and not all(u in STOPWORDS for u in units) else ()
+MAY_REPLACE = "may-replace:"  # memory-store's tag of a possible replacement queued for review
 
 
 def _newer_first(kept: list[Ranked]) -> list[Ranked]:
-    """Sink an older entry opening like a newer one (same kind, scope and first two title words) below it."""
-    groups: dict[tuple[object, tuple[str, ...], tuple[str, ...]], list[Ranked]] = {}
-    for candidate in kept:
-        head = _head(candidate.entry)
-        if head:
-            key = (candidate.entry.get("kind"), tuple(sorted(_strings(candidate.entry, "scope"))), head)
-            groups.setdefault(key, []).append(candidate)
-    groups = {key: members for key, members in groups.items() if len(members) > 1}
-    if not groups:
+    """Sink an older entry below a newer one on the same subject: same kind and scope and the same
+    ``subject_of`` title ("Share links never expire", then "Share links expire after 30 days"), or named by
+    the newer one as a possible replacement (``may-replace:ID``: queued for review at write time)."""
+    groups: dict[object, list[int]] = {}
+    by_id: dict[str, int] = {}
+    for n, candidate in enumerate(kept):
+        entry = candidate.entry
+        by_id[str(entry.get("id"))] = n
+        subject = subject_of(str(entry.get("title", "")))
+        if subject:
+            key = (entry.get("kind"), tuple(sorted(_strings(entry, "scope"))), subject)
+            groups.setdefault(key, []).append(n)
+    group_of = list(range(len(kept)))  # union-find over positions: a group is a set of entries on one subject
+
+    def find(n: int) -> int:
+        while group_of[n] != n:
+            group_of[n] = group_of[group_of[n]]
+            n = group_of[n]
+        return n
+
+    linked = False
+    for members in groups.values():
+        for n in members[1:]:
+            group_of[find(n)] = find(members[0])
+            linked = True
+    for n, candidate in enumerate(kept):
+        for tag in _strings(candidate.entry, "tags"):
+            other = by_id.get(tag[len(MAY_REPLACE) :]) if tag.startswith(MAY_REPLACE) else None
+            if other is not None and kept[other].entry.get("kind") == candidate.entry.get("kind"):
+                group_of[find(other)] = find(n)
+                linked = True
+    if not linked:
         return kept
     from ctxops_memory_store.conflicts import KINDS
 
+    merged: dict[int, list[Ranked]] = {}
+    for n, candidate in enumerate(kept):
+        merged.setdefault(find(n), []).append(candidate)
     out = list(kept)
-    for (kind, _, _), members in groups.items():
-        if kind not in KINDS:
+    for group in merged.values():
+        if len(group) < 2 or group[0].entry.get("kind") not in KINDS:
             continue
-        by_age = sorted(members, key=lambda r: -born(r.entry))
+        by_age = sorted(group, key=lambda r: -born(r.entry))
         for n, newer in enumerate(by_age):
             newer.covers = (*newer.covers, *(str(r.entry.get("id")) for r in by_age[n + 1 :]))
         floor = -1  # the lowest position of the newer members handled so far

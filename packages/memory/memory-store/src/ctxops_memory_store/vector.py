@@ -35,7 +35,7 @@ class HashingEmbedder:
 
     def __init__(self, dimensions: int = 256) -> None:
         self.dimensions = dimensions
-        self.name = f"memory-hashing-v1-{dimensions}"  # code-query's hashing embedder is another algorithm
+        self.name = f"memory-hashing-v2-{dimensions}"  # v2: the session-5 stemmer; code-query's is another algorithm
         self.multilingual = False  # hashed words: a Chinese text and its English translation share nothing
         self.lexical = True  # it sees the words BM25 sees (plus their trigrams): no meaning beyond them
 

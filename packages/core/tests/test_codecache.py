@@ -1,0 +1,210 @@
+"""The hook's code cache: modules come from one file while their sources are unchanged, and from their
+sources as soon as they change; a missing, corrupt or unwritable cache costs speed, never the hook."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ctxops_contracts.shared import regex
+from ctxops_core import codecache
+from ctxops_core.codecache import event_kind
+
+# A process that installs the cache for kind "t", imports pkgx.mod (and pkgx.sub when asked), reports where
+# each module's code came from, and saves the cache, as `ctx hook` does.
+PROBE = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from ctxops_core.codecache import install
+cache = install("t")
+import pkgx.mod
+report = {"value": pkgx.mod.VALUE, "loaders": {}, "file": pkgx.mod.__file__, "cached": pkgx.mod.__cached__}
+report["co_filename"] = pkgx.mod.where.__code__.co_filename
+if len(sys.argv) > 2:
+    import pkgx.sub
+    report["sub"] = pkgx.sub.VALUE
+    report["path"] = list(pkgx.__path__)
+for name in ("pkgx", "pkgx.mod", "pkgx.sub"):
+    if name in sys.modules:
+        report["loaders"][name] = type(sys.modules[name].__spec__.loader).__name__
+cache.save()
+print(json.dumps(report))
+"""
+
+
+def probe(tmp_path: Path, cache_dir: Path, *extra: str, flags: tuple[str, ...] = ()) -> dict[str, object]:
+    env = {**os.environ, "CTXOPS_CACHE_DIR": str(cache_dir)}
+    env.pop("CTXOPS_CODE_CACHE", None)
+    argv = [sys.executable, *flags, "-c", PROBE, str(tmp_path / "src"), *extra]
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    report: dict[str, object] = json.loads(done.stdout)
+    return report
+
+
+@pytest.fixture
+def pkg(tmp_path: Path) -> Path:
+    root = tmp_path / "src" / "pkgx"
+    root.mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    (root / "mod.py").write_text("VALUE = 1 if __debug__ else -1\n\n\ndef where():\n    return 0\n")
+    (root / "sub.py").write_text("VALUE = 'sub'\n")
+    return root
+
+
+def test_a_second_process_imports_from_the_cache_with_the_files_own_attributes(tmp_path: Path, pkg: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    first = probe(tmp_path, cache_dir)
+    assert first["loaders"] == {"pkgx": "SourceFileLoader", "pkgx.mod": "SourceFileLoader"}
+    assert len(list(cache_dir.glob("code-*-t.marshal"))) == 1
+    second = probe(tmp_path, cache_dir)
+    assert second["loaders"] == {"pkgx": "_Loader", "pkgx.mod": "_Loader"}
+    assert second["value"] == 1
+    # what the module says about itself is its file's: tracebacks, __file__, __cached__
+    assert (second["file"], second["cached"], second["co_filename"]) == (first["file"], first["cached"], first["file"])
+    assert second["co_filename"] == str(pkg / "mod.py")
+
+
+def test_an_edited_module_is_imported_from_its_source(tmp_path: Path, pkg: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    probe(tmp_path, cache_dir)
+    assert probe(tmp_path, cache_dir)["loaders"] == {"pkgx": "_Loader", "pkgx.mod": "_Loader"}
+    source = pkg / "mod.py"
+    source.write_text("VALUE = 22\n\n\ndef where():\n    return 0\n")  # another size
+    changed = probe(tmp_path, cache_dir)
+    assert (changed["value"], changed["loaders"]["pkgx.mod"]) == (22, "SourceFileLoader")
+    assert probe(tmp_path, cache_dir)["value"] == 22  # and the cache now holds the new code
+    # same size, another modification time (Python's own .pyc check would need another second)
+    stat = source.stat()
+    source.write_text("VALUE = 33\n\n\ndef where():\n    return 0\n")
+    os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1000))
+    assert source.stat().st_size == stat.st_size
+    same_size = probe(tmp_path, cache_dir)
+    assert (same_size["value"], same_size["loaders"]["pkgx.mod"]) == (33, "SourceFileLoader")
+
+
+def test_code_compiled_for_another_optimization_level_is_not_used(tmp_path: Path, pkg: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    probe(tmp_path, cache_dir)
+    assert probe(tmp_path, cache_dir)["loaders"]["pkgx.mod"] == "_Loader"
+    assert probe(tmp_path, cache_dir, flags=("-O",))["value"] == -1  # `python -O`: __debug__ is False
+    assert probe(tmp_path, cache_dir)["value"] == 1
+
+
+def test_a_package_from_the_cache_still_finds_submodules_it_has_not_seen(tmp_path: Path, pkg: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    probe(tmp_path, cache_dir)
+    both = probe(tmp_path, cache_dir, "sub")  # pkgx from the cache, pkgx.sub found the ordinary way
+    assert both["loaders"] == {"pkgx": "_Loader", "pkgx.mod": "_Loader", "pkgx.sub": "SourceFileLoader"}
+    assert (both["sub"], both["path"]) == ("sub", [str(pkg)])
+    assert probe(tmp_path, cache_dir, "sub")["loaders"]["pkgx.sub"] == "_Loader"
+
+
+def test_a_file_mostly_unused_is_cut_to_what_the_run_imported(tmp_path: Path, pkg: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    probe(tmp_path, cache_dir, "sub")
+    path = next(cache_dir.glob("code-*-t.marshal"))
+    fmt, entries = marshal.loads(path.read_bytes())
+    (pkg / "sub.py").write_text("VALUE = 'sub'\n" + "X = 'padding'\n" * 2000)  # sub's entry outweighs the rest
+    probe(tmp_path, cache_dir, "sub")
+    assert set(marshal.loads(path.read_bytes())[1]) == {"pkgx", "pkgx.mod", "pkgx.sub"}
+    probe(tmp_path, cache_dir)  # a run that does not import pkgx.sub
+    assert set(marshal.loads(path.read_bytes())[1]) == {"pkgx", "pkgx.mod"}
+    assert (fmt, set(entries)) == (codecache.FORMAT, {"pkgx", "pkgx.mod", "pkgx.sub"})
+
+
+def test_a_corrupt_cache_file_is_ignored_and_written_again(tmp_path: Path, pkg: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    probe(tmp_path, cache_dir)
+    path = next(cache_dir.glob("code-*-t.marshal"))
+    stat = (pkg / "mod.py").stat()
+    not_code = (str(pkg / "mod.py"), stat.st_mtime_ns, stat.st_size, False, marshal.dumps(5), str(pkg), None)
+    garbage_files = [
+        b"",
+        b"\x00not marshal",
+        marshal.dumps((99, {})),
+        marshal.dumps((codecache.FORMAT, {"pkgx.mod": "bad"})),
+    ]
+    garbage_files.append(marshal.dumps((codecache.FORMAT, {"pkgx.mod": not_code})))
+    for garbage in garbage_files:
+        path.write_bytes(garbage)
+        report = probe(tmp_path, cache_dir)
+        assert report["value"] == 1
+        assert probe(tmp_path, cache_dir)["loaders"]["pkgx.mod"] == "_Loader"
+        entry = marshal.loads(path.read_bytes())[1]["pkgx.mod"]
+        assert marshal.loads(entry[4]).co_filename == str(pkg / "mod.py")  # every bad entry was replaced
+
+
+def hook(repo: Path, payload: dict[str, object], **env: str) -> subprocess.CompletedProcess[bytes]:
+    script = "import sys; from ctxops_core.cli import main; sys.exit(main())"  # what the console script runs
+    return subprocess.run(
+        [sys.executable, "-c", script, "hook", "claude-code"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        cwd=repo,
+        env={**os.environ, **env},
+        check=False,
+    )
+
+
+def test_ctx_hook_answers_the_same_with_the_cache_off_cold_warm_and_unwritable(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    lines = [f"tests/test_mod.py::test_case_{i} PASSED" for i in range(300)]
+    lines += ["FAILED tests/test_mod.py::test_case_7 - AssertionError: boom", "1 failed, 299 passed in 2.0s"]
+    base = {"session_id": "s", "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Bash"}
+    base |= {"tool_input": {"command": "pytest -v"}}
+    base |= {"tool_response": {"stdout": "\n".join(lines), "stderr": "", "interrupted": False, "isImage": False}}
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    cache = str(tmp_path / "cache")
+    answers = []
+    for n, env in enumerate(
+        [
+            {"CTXOPS_CODE_CACHE": "0"},
+            {"CTXOPS_CACHE_DIR": cache},  # cold: writes the file
+            {"CTXOPS_CACHE_DIR": cache},  # warm
+            {"CTXOPS_CACHE_DIR": str(blocked / "cache")},  # cannot be written
+        ]
+    ):
+        done = hook(repo, {**base, "tool_use_id": f"t{n}"}, **env)
+        assert (done.returncode, done.stderr) == (0, b"")
+        replaced = json.loads(done.stdout)["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+        answers.append(replaced.split("[full output:")[0])
+    assert len(set(answers)) == 1 and "test_case_7" in answers[0]
+    assert list(Path(cache).glob("code-*-claude-code-PostToolUse.marshal"))
+    captured = [json.loads(line) for f in sorted((repo / ".meta" / "events").glob("*.jsonl")) for line in f.open()]
+    assert [e["tool_use_id"] for e in captured if e.get("event_name") == "PostToolUse"] == ["t0", "t1", "t2", "t3"]
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [
+        (b'{"session_id": "s", "hook_event_name": "PostToolUse", "x": 1}', "claude-code-PostToolUse"),
+        (b'{"hook_event_name":"Stop"}', "claude-code-Stop"),
+        (b"{}", "claude-code"),
+        (b"", "claude-code"),
+        (b'{"hook_event_name": null, "x": "y"}', "claude-code"),
+        (b'{"hook_event_name": "' + b"A" * 80 + b'"}', "claude-code"),
+        (b'{"hook_event_name": "unterminated', "claude-code"),
+    ],
+)
+def test_the_kind_of_event_is_read_without_parsing_the_json(data: bytes, kind: str) -> None:
+    assert event_kind("claude-code", data) == kind
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{}, {"CTXOPS_CACHE_DIR": "~/elsewhere"}, {"XDG_CACHE_HOME": "/tmp/xdg"}, {"XDG_CACHE_HOME": " "}],
+)
+def test_the_cache_directory_is_the_regex_caches(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
+    for name in ("CTXOPS_CACHE_DIR", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert codecache.cache_dir() == regex.cache_dir()

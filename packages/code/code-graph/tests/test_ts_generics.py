@@ -96,6 +96,18 @@ export function nfa(): number {
 export function outside(): number {
   return node()
 }
+
+export function plugin(): unknown {
+  class Draft {
+    set(): number {
+      return prepare()
+    }
+  }
+  function prepare(): number {
+    return 2
+  }
+  return Draft
+}
 """
 NESTED_PY = """def edge():
     return 0
@@ -191,6 +203,8 @@ def test_closures_call_each_other_by_bare_name(index: CodeIndex) -> None:
         _line("return compile(n - 1)", NFA),
         _line("compile(3) + node()", NFA),
     }
+    # a method of a class defined in a function sees the function's names
+    assert _sites(index, "typescript lib/nfa.ts plugin.prepare().", "lib/nfa.ts") == {_line("return prepare()", NFA)}
     py_inner = _sites(index, "python lib/nfa.py nfa.edge().", "lib/nfa.py")
     assert py_inner == {_line("return edge()", NESTED_PY)}  # from a closure two levels down
     assert _sites(index, "python lib/nfa.py edge().", "lib/nfa.py") == set()

@@ -8,6 +8,7 @@ import marshal
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -116,6 +117,28 @@ def test_a_file_mostly_unused_is_cut_to_what_the_run_imported(tmp_path: Path, pk
     probe(tmp_path, cache_dir)  # a run that does not import pkgx.sub
     assert set(marshal.loads(path.read_bytes())[1]) == {"pkgx", "pkgx.mod"}
     assert (fmt, set(entries)) == (codecache.FORMAT, {"pkgx", "pkgx.mod", "pkgx.sub"})
+
+
+def test_a_file_in_use_is_kept_and_files_unused_for_a_month_are_removed(tmp_path: Path, pkg: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    month = time.time() - codecache.UNUSED_S - 3600
+    gone, kept = cache_dir / "code-0000-other.marshal", cache_dir / "code-1111-other.marshal"
+    leftover, foreign = cache_dir / "code-2222-t.marshal.123.tmp", cache_dir / "notes.txt"
+    for path in (gone, kept, leftover, foreign):
+        path.write_bytes(b"x")
+    for path in (gone, leftover, foreign):
+        os.utime(path, (month, month))
+    probe(tmp_path, cache_dir)  # a cold run writes its file, and looks around
+    assert sorted(p.name for p in cache_dir.iterdir() if p.name.startswith("code-")) == sorted(
+        [kept.name, next(cache_dir.glob("code-*-t.marshal")).name]
+    )
+    assert foreign.exists()  # not a cache file: never touched
+    ours = next(cache_dir.glob("code-*-t.marshal"))
+    week = time.time() - codecache.REFRESH_S - 3600
+    os.utime(ours, (week, week))
+    assert probe(tmp_path, cache_dir)["loaders"]["pkgx.mod"] == "_Loader"
+    assert time.time() - ours.stat().st_mtime < 600  # in use: written again, so it never looks unused
 
 
 def test_a_corrupt_cache_file_is_ignored_and_written_again(tmp_path: Path, pkg: Path) -> None:

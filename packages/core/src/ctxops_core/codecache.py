@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH105, PTH111, PTH116, PTH118, PTH120
+# ruff: noqa: PTH103, PTH105, PTH108, PTH111, PTH116, PTH118, PTH120, PTH208
 # os.path on the hook path: `ctx hook` runs on every agent event as a fresh process; pathlib is not needed.
 """The compiled code of a hook's modules, read from one file instead of one file per module.
 
@@ -30,6 +30,7 @@ import _imp
 import marshal
 import os
 import sys
+import time
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -39,6 +40,10 @@ if TYPE_CHECKING:
 CACHE_ENV = "CTXOPS_CODE_CACHE"
 CACHE_DIR_ENV = "CTXOPS_CACHE_DIR"  # the same directory as the regex cache (ctxops_contracts.shared.regex)
 FORMAT = 2
+# A file in use is written again once a week (its age says it is in use); a writer removes other cache files
+# of this kind untouched for a month (an interpreter, venv or checkout that is gone).
+REFRESH_S = 7 * 86400
+UNUSED_S = 30 * 86400
 _HASH_KEY = 0x63747870  # any fixed key: the file name must be the same in every process
 
 # name -> (source path, st_mtime_ns, st_size, is a package, marshalled code, its directory, its .pyc path)
@@ -108,6 +113,7 @@ class CodeCache:
         self.entries = entries
         self.start = start  # modules loaded before the cache was installed: not its business
         self.served: set[str] = set()
+        self.refresh = False  # the file is old: write it again even when nothing changed
 
     def find_spec(self, name: str, path: Sequence[str] | None = None, target: object = None) -> Any:
         entry = self.entries.get(name)
@@ -177,6 +183,8 @@ class CodeCache:
                 len(entry[4]) for entry in self.entries.values()
             ):
                 entries = {name: self.entries[name] for name in self.served}
+            elif self.refresh:
+                entries = self.entries
             else:
                 return
             directory = os.path.dirname(self.path)
@@ -185,8 +193,22 @@ class CodeCache:
             with open(temporary, "wb") as handle:
                 handle.write(marshal.dumps((FORMAT, entries)))
             os.replace(temporary, self.path)
+            _remove_unused(directory)
         except Exception:  # a cache that cannot be written costs speed, never the hook
             return
+
+
+def _remove_unused(directory: str) -> None:
+    """Remove code cache files (and temporary files) nobody has written for ``UNUSED_S``."""
+    now = time.time()
+    for name in os.listdir(directory):
+        if name.startswith("code-") and name.endswith((".marshal", ".tmp")):
+            path = os.path.join(directory, name)
+            try:
+                if now - os.stat(path).st_mtime > UNUSED_S:
+                    os.unlink(path)
+            except OSError:
+                continue
 
 
 def install(kind: str) -> CodeCache | None:
@@ -196,14 +218,17 @@ def install(kind: str) -> CodeCache | None:
     try:
         path = cache_file(kind)
         entries: dict[str, _Entry] = {}
+        old = False
         try:
             with open(path, "rb") as handle:
+                old = time.time() - os.fstat(handle.fileno()).st_mtime > REFRESH_S
                 loaded = marshal.loads(handle.read())
             if isinstance(loaded, tuple) and len(loaded) == 2 and loaded[0] == FORMAT and isinstance(loaded[1], dict):
                 entries = loaded[1]
         except (OSError, EOFError, ValueError, TypeError):
             pass  # none yet, or unreadable: this run imports as usual and writes it
         cache = CodeCache(path, entries, frozenset(sys.modules))
+        cache.refresh = old
         sys.meta_path.insert(0, cache)
         return cache
     except Exception:

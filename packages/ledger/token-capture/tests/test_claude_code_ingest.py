@@ -409,7 +409,8 @@ def test_a_no_op_reingest_imports_no_parser_msgspec_or_duckdb(tmp_path: Path) ->
         "import sys\n"
         "from ctxops_token_capture.cli import main\n"
         f"code = main(['ingest', '--claude-dir', {str(config)!r}, '--data-dir', {str(root)!r}, '--json'])\n"
-        "heavy = ('msgspec', 'duckdb', 'dataclasses', 'ctxops_token_capture.claude_code', 'ctxops_contracts.records')\n"
+        "heavy = ('msgspec', 'duckdb', '_duckdb', 'dataclasses', 'ctxops_token_capture.claude_code',"
+        " 'ctxops_contracts.records')\n"
         "print(code, sorted(name for name in heavy if name in sys.modules), file=sys.stderr)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

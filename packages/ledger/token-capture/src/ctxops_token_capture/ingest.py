@@ -9,6 +9,7 @@ directories) the same copy is kept.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -91,13 +92,19 @@ def _save_states(path: Path, states: dict[str, FileState]) -> None:
 
 
 class _Batch:
-    """Encoded records waiting to be appended, flushed in large blocks."""
+    """Encoded records waiting to be appended, flushed in large blocks.
 
-    def __init__(self, root: Path) -> None:
+    With ``copy`` (a file name), every payload is also written there as it arrives, so the ledger's load can
+    take this run's lines from it instead of reading and checking them again (``ledger.load_pending``).
+    """
+
+    def __init__(self, root: Path, copy: Path | None = None) -> None:
         self.root = root
         self.parts: list[bytes] = []
         self.size = 0
         self.count = 0
+        self.files: set[Path] = set()
+        self.copy = copy.open("wb") if copy is not None else None
 
     def add_encoded(self, payload: bytes, count: int) -> None:
         """Add ``count`` already-encoded records (whole JSONL lines)."""
@@ -105,15 +112,28 @@ class _Batch:
             self.parts.append(payload)
             self.size += len(payload)
             self.count += count
+            if self.copy is not None:
+                self.copy.write(payload)
         if self.size >= FLUSH_BYTES:
             self.flush()
 
     def flush(self) -> None:
         if self.parts:
-            from .jsonl_store import append_lines
+            from .jsonl_store import append_lines, month_file
 
+            self.files.add(month_file("transcript", self.root))
             append_lines(b"".join(self.parts), "transcript", self.root)
             self.parts, self.size = [], 0
+
+    def close(self) -> tuple[Path, Path] | None:
+        """Flush; then (the record file appended to, the copy) when all went to one file, for the load."""
+        self.flush()
+        if self.copy is None:
+            return None
+        self.copy.close()
+        if len(self.files) != 1:
+            return None
+        return next(iter(self.files)), Path(self.copy.name)
 
 
 def ingest(
@@ -148,25 +168,37 @@ def ingest(
 
     files = discover(sources, keep=changed, found=found)
     seen: dict[str, int] = {}
-    batch = _Batch(root)
-    # While workers parse, the parent imports DuckDB for the load that follows (a cached no-op afterwards).
-    warm = _import_duckdb if load else None
-    for source, payload, count, state in read_all(
-        files, states, report, seen, compat=compat, workers=workers, while_waiting=warm
-    ):
-        batch.add_encoded(payload, count)
-        if state is not None:
-            states[str(source.path)] = state
-    batch.flush()
-    report.records = batch.count
-    if files or not state_path.exists():  # nothing read: the saved states are still exact, leave the file be
-        _save_states(state_path, states)
-    save_signature(signature_path, signature_of_states(found, state_path, lambda path: _recorded(states, path)))
-    if load:
-        from .ledger import Ledger
+    copy = _copy_name(root) if load and files else None
+    try:
+        batch = _Batch(root, copy)
+        # While workers parse, the parent imports DuckDB for the load that follows (a cached no-op afterwards).
+        warm = _import_duckdb if load else None
+        for source, payload, count, state in read_all(
+            files, states, report, seen, compat=compat, workers=workers, while_waiting=warm
+        ):
+            batch.add_encoded(payload, count)
+            if state is not None:
+                states[str(source.path)] = state
+        own = batch.close()
+        report.records = batch.count
+        if files or not state_path.exists():  # nothing read: the saved states are still exact, leave the file be
+            _save_states(state_path, states)
+        save_signature(signature_path, signature_of_states(found, state_path, lambda path: _recorded(states, path)))
+        if load:
+            from .ledger import Ledger
 
-        Ledger(root).load(report)
+            Ledger(root).load(report, own=own)
+    finally:
+        if copy is not None:
+            copy.unlink(missing_ok=True)
     return report
+
+
+def _copy_name(root: Path) -> Path:
+    """A file of this run's own for the copy of what it appends (``_Batch``)."""
+    tmp = root / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    return tmp / f"ingest-{os.getpid()}-{time.time_ns()}.jsonl"
 
 
 def _recorded(states: dict[str, FileState], path: str) -> tuple[int, int, int, int] | None:
@@ -175,7 +207,9 @@ def _recorded(states: dict[str, FileState], path: str) -> tuple[int, int, int, i
 
 
 def _import_duckdb() -> None:
-    import duckdb  # noqa: F401
+    from .duck import duckdb_module
+
+    duckdb_module()
 
 
 def _untouched(st: os.stat_result, state: FileState) -> bool:

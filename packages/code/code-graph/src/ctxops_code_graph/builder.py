@@ -222,20 +222,24 @@ class IndexWriter:
         for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
             stale.unlink(missing_ok=True)
         con = duck_store.connect(tmp, memory_limit=FULL_BUILD_MEMORY)
+        load: bulk_load.ChunkLoader | None = None
         try:
             duck_store.create_tables(con)
             # Each chunk is loaded into DuckDB as it arrives, while the workers scan the next ones (on one
             # DuckDB thread: the workers have the cores).
             con.execute("SET threads TO 1")
-            load = bulk_load.ChunkLoader(con, self.layout.index_dir / "code-building.load")
+            # The workers also write the snapshot's `refs` rows, keyed as the snapshot will key its files.
+            keys = bulk_load.SnapshotKeys.for_paths([c.path for c in disc.files], self.config.max_file_bytes)
+            load = bulk_load.ChunkLoader(con, self.layout.index_dir / "code-building.load", keys)
             try:
                 for chunk in scan_chunks(
                     self.root, [(c.path, c.lang) for c in disc.files], load.writer(), self.config, workers
                 ):
                     load.add(chunk)
                 load.close()
-            finally:
+            except BaseException:
                 load.remove()
+                raise
             con.execute("RESET threads")
             phase("scan")
             skipped = load.skipped + [(s.path, s.reason, s.size) for s in disc.skipped]
@@ -252,7 +256,7 @@ class IndexWriter:
             del import_rows
             phase("load")
             # The snapshot's tables that resolution does not change are copied while it runs.
-            snap = lookup_db.GenerationWriter(self.layout, con)
+            snap = lookup_db.GenerationWriter(self.layout, con, keys, load.shards)
             try:
                 snap.start()
                 duck_store.resolve(con, all_refs=True)
@@ -271,6 +275,8 @@ class IndexWriter:
             con.execute("CHECKPOINT")
         finally:
             con.close()
+            if load is not None:
+                load.remove()
         # Both stores of the new generation are complete: swap them in (a kill before this keeps the old).
         tmp.replace(self.layout.duckdb_path)
         self.layout.duckdb_path.with_name("code.duckdb.wal").unlink(missing_ok=True)

@@ -1,14 +1,22 @@
 """`ctx hook claude-code` (core's composed hook) as an agent runs it, beside `python -c pass` and capture alone.
 
-Usage: uv run python bench/ctx_hook.py [--runs N]
+Usage: uv run python bench/ctx_hook.py [--runs N] [--venv dev|wheel|both]
 
 A git repository of the bundled example with its code index built and a few memories; each event type
 goes through a fresh process N times as `ctx hook claude-code` (capture, then injection / guard / digest
 as installed, with files in play from the code index), interleaved with a bare `python -c pass` and with
 `python -m ctxops_hooks_capture claude-code` (capture only), so machine load hits all alike. For every
 hook kind it prints p50 and p95 of wall time and of CPU time (user + system of the child, less sensitive
-to a loaded machine than wall time), each also as a ratio to `python -c pass` measured beside it.
-Bytecode is compiled first and PYTHONDONTWRITEBYTECODE is dropped for the children, as a wheel install runs.
+to a loaded machine than wall time), each also as a ratio to `python -c pass` of the same environment
+measured beside it.
+
+Two environments (``--venv both``, the default), measured interleaved: ``dev``, this workspace's virtual
+environment (editable installs: one ``.pth`` file and one ``sys.path`` entry per package), and ``wheel``,
+the workspace's wheels (``uv build --all-packages --wheel``) installed with ``uv pip install
+--compile-bytecode`` into a fresh ``uv venv`` of the same Python, as a user gets them. Each is compared
+with its own floor. Bytecode is compiled first and PYTHONDONTWRITEBYTECODE is dropped for the children, as
+a wheel install runs. The children use a fresh per-run cache directory (``CTXOPS_CACHE_DIR``: the regex
+and code caches), filled by one warm-up round that is not counted, as a user's first event fills it.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -86,6 +95,20 @@ def timed(argv: list[str], stdin: bytes, cwd: Path, label: str = "") -> float:
     return elapsed
 
 
+def wheel_venv(tmp: Path) -> Path:
+    """The workspace's wheels installed into a fresh venv of this Python; its bin directory."""
+    uv = shutil.which("uv")
+    if uv is None:
+        raise SystemExit("--venv wheel needs uv on PATH (./dev uv ... puts it there)")
+    wheels, venv = tmp / "wheels", tmp / "wheel-venv"
+    build = [uv, "build", "--all-packages", "--wheel", "--out-dir", str(wheels), "-q"]
+    subprocess.run(build, cwd=ROOT, capture_output=True, check=True, env=ENV)
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], capture_output=True, check=True, env=ENV)
+    install = [uv, "pip", "install", "-q", "--compile-bytecode", "--python", str(venv / "bin" / "python")]
+    subprocess.run([*install, *map(str, sorted(wheels.glob("*.whl")))], capture_output=True, check=True, env=ENV)
+    return venv / "bin"
+
+
 def p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -94,6 +117,12 @@ def p95(values: list[float]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30, help="fresh processes per event and command")
+    parser.add_argument(
+        "--venv",
+        choices=("dev", "wheel", "both"),
+        default="both",
+        help="the workspace's editable venv, the wheels installed in a fresh venv, or both (default)",
+    )
     args = parser.parse_args()
     subprocess.run(
         [sys.executable, "-m", "compileall", "-q", str(ROOT / "packages"), str(ROOT / "contracts")],
@@ -102,6 +131,7 @@ def main() -> int:
         check=False,
     )
     with tempfile.TemporaryDirectory(prefix="ctx-hook-bench-") as tmp:
+        ENV["CTXOPS_CACHE_DIR"] = str(Path(tmp) / "cache")
         repo = Path(tmp) / "order-service"
         subprocess.run(
             [sys.executable, str(ROOT / "examples" / "make_history.py"), str(repo)], check=True, capture_output=True
@@ -116,33 +146,48 @@ def main() -> int:
                 check=True,
                 capture_output=True,
             )
-        script = Path(sys.executable).with_name("ctx")  # what `ctx init` writes: the console script
-        composed = [
-            str(script) if script.exists() else sys.executable,
-            *([] if script.exists() else ["-m", "ctxops_core"]),
-            "hook",
-            "claude-code",
-        ]
-        capture = [sys.executable, "-m", "ctxops_hooks_capture", "claude-code"]
-        floor = [sys.executable, "-c", "pass"]
-        print(f"{args.runs} fresh processes per event and command, interleaved; Python {sys.version.split()[0]}")
+        bins: dict[str, Path] = {}
+        if args.venv in ("dev", "both"):
+            bins["dev"] = Path(sys.executable).parent
+        if args.venv in ("wheel", "both"):
+            bins["wheel"] = wheel_venv(Path(tmp))
+        commands: dict[str, dict[str, list[str]]] = {}
+        for env, bin_dir in bins.items():
+            python = str(bin_dir / Path(sys.executable).name)
+            script = bin_dir / "ctx"  # what `ctx init` writes: the console script
+            commands[env] = {
+                "ctx hook": [str(script), "hook", "claude-code"],
+                "capture": [python, "-m", "ctxops_hooks_capture", "claude-code"],
+                "python -c pass": [python, "-c", "pass"],
+            }
+        print(
+            f"{args.runs} fresh processes per event and command, interleaved; Python {sys.version.split()[0]};"
+            f" environments: {', '.join(bins)}"
+        )
         wall: dict[str, list[float]] = {}
         events = payloads(repo)
-        for round_ in range(args.runs):
+        for round_ in range(-1, args.runs):  # round -1 warms the caches and is not counted
             for name, payload in events.items():
                 data = json.dumps({**payload, "tool_use_id": f"bench-{round_}"}).encode()
-                wall.setdefault(f"ctx hook: {name}", []).append(timed(composed, data, repo, f"ctx hook: {name}"))
-                wall.setdefault(f"capture: {name}", []).append(timed(capture, data, repo, f"capture: {name}"))
-                wall.setdefault("python -c pass", []).append(timed(floor, b"", repo, "python -c pass"))
-        base_wall = statistics.median(wall["python -c pass"])
-        base_cpu = statistics.median(CPU["python -c pass"])
-        print(f"{'command':<52} {'wall p50/p95 ms':>16} {'x floor':>8} {'CPU p50/p95 ms':>16} {'x floor':>8}")
-        for label in sorted(wall, key=lambda k: (k != "python -c pass", not k.startswith("ctx"), k)):
-            w, c = wall[label], CPU[label]
-            print(
-                f"{label:<52} {statistics.median(w):>7.1f}/{p95(w):<7.1f} {statistics.median(w) / base_wall:>8.2f}"
-                f" {statistics.median(c):>7.1f}/{p95(c):<7.1f} {statistics.median(c) / base_cpu:>8.2f}"
-            )
+                for env, cmds in commands.items():
+                    for kind, argv in cmds.items():
+                        label = f"{env}: {kind}" + ("" if kind == "python -c pass" else f": {name}")
+                        elapsed = timed(argv, b"" if kind == "python -c pass" else data, repo, label)
+                        if round_ < 0:
+                            CPU[label].pop()
+                            continue
+                        wall.setdefault(label, []).append(elapsed)
+        print(f"{'command':<60} {'wall p50/p95 ms':>16} {'x floor':>8} {'CPU p50/p95 ms':>16} {'x floor':>8}")
+        for env in commands:
+            floor = f"{env}: python -c pass"
+            base_wall, base_cpu = statistics.median(wall[floor]), statistics.median(CPU[floor])
+            mine = [k for k in wall if k.startswith(f"{env}: ")]
+            for label in sorted(mine, key=lambda k: (k != floor, "ctx hook" not in k, k)):
+                w, c = wall[label], CPU[label]
+                print(
+                    f"{label:<60} {statistics.median(w):>7.1f}/{p95(w):<7.1f} {statistics.median(w) / base_wall:>8.2f}"
+                    f" {statistics.median(c):>7.1f}/{p95(c):<7.1f} {statistics.median(c) / base_cpu:>8.2f}"
+                )
         print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         # The code line's share of an injection: files in play for a prompt, imports included, in a fresh
         # process (it runs only when memory-inject offers a hook handler, so it is timed on its own here).

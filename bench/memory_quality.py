@@ -8,8 +8,9 @@ entries (its English and Chinese memories). Stale entries are counted when they 
 - BM25: ``ctxops_memory_inject.ranking.rank`` without vectors;
 - vectors: cosine with the configured embedder (default: memory-store's offline hashing embedder);
 - hybrid: ``rank`` with the vector scores fused in (``RankConfig.vector_weight``), language-aware when the
-  embedder is multilingual (an entry in the other language than the query gets no BM25 vote against it),
-  BM25-led when it is lexical (the hashing embedder: an entry BM25 did not match follows every BM25 hit);
+  embedder is multilingual (an entry in the other language than the query gets no BM25 vote against it);
+  when it is lexical (the hashing embedder) the vector channel's query is BM25's best hit, not the prompt
+  (each entry's cosine to that entry, top 50: session 5; the prompt's cosine only fills the list);
 - hybrid-mix: the plain mix (every entry (1 - w) * BM25 + w * cosine), for comparison.
 
 The main gold set is split by topic: even topics are the development half (the only one looked at while
@@ -116,6 +117,16 @@ def main() -> None:
     ]
     vectors = embedder.embed(texts)
     ids = [str(r["entry"]["id"]) for r in active]  # type: ignore[index]
+    by_id = dict(zip(ids, vectors, strict=True))
+
+    def neighbours(entry: dict[str, object], limit: int = 50) -> dict[str, float]:
+        """The entries nearest to ``entry`` (as build.py's LanceDB search by that entry's vector: top 50)."""
+        mine = by_id.get(str(entry["id"]))
+        if mine is None:
+            return {}
+        near = sorted(((sum(a * b for a, b in zip(mine, v, strict=True)), i) for i, v in by_id.items()), reverse=True)
+        return {i: c for c, i in near[:limit]}
+
     topic_index = {t[0]: n for n, t in enumerate(TOPICS)}
     queries = [(t[0], t[9], "en") for t in TOPICS] + [(t[0], t[10], "zh") for t in TOPICS]
     config = RankConfig(min_relative=0.0)
@@ -124,6 +135,25 @@ def main() -> None:
     sums: dict[tuple[str, str], list[float]] = {}
     above = dict.fromkeys(names, 0)  # queries whose topic's replaced decision ranks above every current entry
     left_active = {i for i in replaced.values() if i in set(ids)}
+    # Possible replacements queued for review (``may-replace:ID`` tags of active entries): of a replaced
+    # decision left active (found), or of an entry that is current (a review item for nothing).
+    queued = {
+        str(t)[len("may-replace:") :]
+        for r in active
+        for t in r["entry"].get("tags", [])  # type: ignore[index,union-attr]
+        if str(t).startswith("may-replace:")
+    }
+    current_ids = set().union(*gold.values()) if gold else set()
+    # A current entry (a topic's English or Chinese title) superseded by an entry of another topic.
+    topic_of = {title: t[0] for t in TOPICS for title in (t[3], t[5])}
+    by_entry_id = {str(r["entry"]["id"]): r["entry"] for r in records}  # type: ignore[index]
+    wrongly_superseded = 0
+    for r in records:
+        entry = r["entry"]
+        if entry["status"] != "superseded" or entry["title"] not in topic_of:  # type: ignore[index]
+            continue
+        newer = by_entry_id.get(str(entry.get("superseded_by")))  # type: ignore[union-attr]
+        wrongly_superseded += newer is None or topic_of.get(newer["title"]) != topic_of[entry["title"]]  # type: ignore[index]
     for key, query, lang in queries:
         half = "dev" if topic_index[key] % 2 == 0 else "held-out"
         relevant = gold.get(key, set())
@@ -135,7 +165,13 @@ def main() -> None:
             "hybrid": [
                 str(r.entry["id"])
                 for r in rank(
-                    records, query, vector_scores=cosine, config=config, cross_language=cross, lexical_vectors=lexical
+                    records,
+                    query,
+                    vector_scores=cosine,
+                    config=config,
+                    cross_language=cross,
+                    lexical_vectors=lexical,
+                    neighbours=neighbours if lexical else None,
                 )
             ],
             "hybrid-mix": [str(r.entry["id"]) for r in rank(records, query, vector_scores=cosine, config=config)],
@@ -159,7 +195,9 @@ def main() -> None:
         f"gold set {args.gold}: {written} memories written ({len(active)} active after folding and superseding, "
         f"{len(stale)} stale), {len(queries)} queries ({len(TOPICS)} English, {len(TOPICS)} Chinese); "
         f"embedder {embedder.name} (multilingual: {cross}); {len(left_active)} of {len(replaced)} replaced "
-        "decisions left active"
+        f"decisions left active, {len(left_active & queued)} of them queued for review; "
+        f"{len(queued & current_ids)} review items name a current entry; "
+        f"{wrongly_superseded} current entries superseded by another topic's entry"
     )
     parts = ("all", "en", "zh", "dev", "held-out")
     print(

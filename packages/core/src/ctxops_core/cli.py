@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 BUILTINS = {
     "init": "wire this repository and its agents (hooks, MCP, status line); --remove undoes it",
     "hook": "the command agents run on every hook event: capture, inject memories, guard outputs",
@@ -66,6 +70,42 @@ def _common_options_first(args: list[str]) -> list[str]:
     return [*args, *leading] if args else []
 
 
+def _hook_process(args: list[str]) -> NoReturn:
+    """`ctx hook ARGS` as the process's own entry; the event's kind picks the cached code to import."""
+    import gc
+
+    gc.disable()  # a hook lives for milliseconds (ctxops_contracts.shared.process_exit.short_lived)
+    data: bytes | None = None
+    cache = None
+    if args and args[0] not in {"-h", "--help", "help"}:
+        data = _hook_input(args)
+        from .codecache import event_kind, install
+
+        cache = install(event_kind(args[0], data))
+    from .hook_cmd import main as hook_main
+
+    status = hook_main(args, data=data)
+    if cache is not None:
+        cache.save()  # after the answer is out, and only when this run imported modules the ordinary way
+    from ctxops_contracts.shared.process_exit import exit_now
+
+    exit_now(status)
+
+
+def _hook_input(args: list[str]) -> bytes:
+    """The event as the agent sent it: the last argument for codex-notify, else stdin ("" when unreadable:
+    the hook then captures nothing and says nothing)."""
+    if args[0] == "codex-notify" and len(args) > 1:
+        return args[-1].encode("utf-8", "surrogateescape")
+    try:
+        stream = sys.stdin
+        if stream is None or stream.closed or stream.isatty():
+            return b""
+        return stream.buffer.read()
+    except (OSError, ValueError):
+        return b""
+
+
 def main(argv: list[str] | None = None) -> int:
     raw = list(sys.argv[1:] if argv is None else argv)
     if raw[:2] == ["ledger", "statusline"]:
@@ -76,19 +116,13 @@ def main(argv: list[str] | None = None) -> int:
         return ledger_command(raw[1:])
     if raw[:1] == ["hook"]:
         # Every agent event runs `ctx hook` as a fresh process: straight to it, without importlib, and (as
-        # the process's own entry) without cyclic GC and out without the interpreter's teardown.
+        # the process's own entry) its modules' code from one cached file, without cyclic GC and out
+        # without the interpreter's teardown.
         if argv is None:
-            from ctxops_contracts.shared.process_exit import short_lived
-
-            short_lived()
+            _hook_process(raw[1:])
         from .hook_cmd import main as hook_main
 
-        status = hook_main(raw[1:])
-        if argv is None:
-            from ctxops_contracts.shared.process_exit import exit_now
-
-            exit_now(status)
-        return status
+        return hook_main(raw[1:])
     args = _common_options_first(raw)
     if not args or args[0] in {"-h", "--help", "help"}:
         print(_usage())

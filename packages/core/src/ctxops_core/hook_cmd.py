@@ -54,15 +54,17 @@ def _read_stdin() -> bytes:
     return stream.buffer.read()
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, data: bytes | None = None) -> int:
+    """Run one hook event; ``data`` is the payload when the caller has read it already."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in {"-h", "--help", "help"}:
         (sys.stdout if args else sys.stderr).write(USAGE)
         return 0
-    agent, rest = args[0], args[1:]
+    agent = args[0]
     root: str | None = None
     try:
-        data = rest[-1].encode("utf-8", "surrogateescape") if agent == "codex-notify" and rest else _read_stdin()
+        if data is None:
+            data = read_payload(args)
         root = _capture(agent, data)
         payload = _payload(data)
         if payload is None or root is None:
@@ -75,6 +77,12 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # never fail the agent: log, say nothing on stdout, exit 0
         _log(root, agent, exc)
     return 0
+
+
+def read_payload(args: list[str]) -> bytes:
+    """The event as the agent sent it: the last argument for codex-notify, else stdin."""
+    agent, rest = args[0], args[1:]
+    return rest[-1].encode("utf-8", "surrogateescape") if agent == "codex-notify" and rest else _read_stdin()
 
 
 def _capture(agent: str, data: bytes) -> str | None:
@@ -117,6 +125,9 @@ def respond(agent: str, payload: dict[str, Any], root: str, data: bytes) -> str:
     """
     event = str(payload.get("hook_event_name") or "")
     if event in GUARD or event in GUARD_RESET:
+        passes = _line("ctxops_memory_inject.guard.gate", "passes") if event == "PostToolUse" else None
+        if passes is not None and passes(payload, root, agent=agent):
+            return ""  # a small output: decided without importing the guard's handlers
         guard = _line("ctxops_memory_inject.guard", "handle_event")
         answer = guard(payload, root, agent=agent, outline=outline_from_code_map(root)) if guard else None
         if event in GUARD:

@@ -122,7 +122,7 @@ def test_statusline_fresh_process_reads_stdin_prints_one_line_without_duckdb(dat
         "sys.argv = ['ctxops_ledger_report', 'statusline']\n"
         "try:\n    runpy.run_module('ctxops_ledger_report', run_name='__main__')\n"
         "except SystemExit:\n    pass\n"
-        "sys.stderr.write('duckdb' if 'duckdb' in sys.modules else 'clean')\n"
+        "sys.stderr.write('duckdb' if {'duckdb', '_duckdb'} & set(sys.modules) else 'clean')\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], input=json.dumps(STATUS_PAYLOAD), capture_output=True, text=True, check=True

@@ -305,3 +305,31 @@ def test_a_ledger_file_from_before_the_search_and_geo_columns_gains_them(
     write(data_dir, [record(T0, session_id="searched", web_search_requests=2)])
     rows = _json(capsys, ["report", "session", "--json"])["rows"]
     assert rows[0]["cost_usd"] == pytest.approx(100 * 3e-6 + 50 * 15e-6 + 2 * 0.01)
+
+
+def test_a_report_loads_only_when_records_are_pending(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxops_token_capture import ledger as ledger_module
+    from ctxops_token_capture.rollup import TABLE
+
+    loads: list[int] = []
+    real = ledger_module.Ledger.load_into
+
+    def counted(self: ledger_module.Ledger, con: object, report: object, **kw: object) -> int:
+        loads.append(1)
+        return real(self, con, report, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ledger_module.Ledger, "load_into", counted)
+    write(data_dir, [record(T0, input_tokens=7)])
+    assert main(["report", "day", "--json"]) == 0 and len(loads) == 1
+    assert main(["report", "day", "--json"]) == 0 and len(loads) == 1  # nothing pending: no load
+    write(data_dir, [record(T0 + timedelta(hours=1), input_tokens=5)])
+    assert main(["report", "day", "--json"]) == 0 and len(loads) == 2
+    # A roll-up of another definition is rebuilt even when nothing is pending.
+    con = duckdb.connect(str(data_dir / "ledger.duckdb"))
+    con.execute("UPDATE usage_hourly_state SET version = version + 1")
+    con.execute(f"DELETE FROM {TABLE}")
+    con.close()
+    assert main(["report", "day", "--json"]) == 0 and len(loads) == 3
+    con = duckdb.connect(str(data_dir / "ledger.duckdb"), read_only=True)
+    assert con.execute(f"SELECT sum(calls) FROM {TABLE}").fetchone()[0] == 2
+    con.close()

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -296,19 +300,21 @@ def test_per_session_and_per_day_totals_equal_the_generated_truth(tmp_path: Path
 
 def test_a_file_that_vanishes_before_it_is_read_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from ctxops_token_capture import ingest as ingest_module
+    from ctxops_token_capture.file_ingest import SourceFile
 
     config, root = tmp_path / "claude", tmp_path / "ledger"
     truth = write_claude_sessions(config, sessions=2, turns=3)
-    found = ingest_module.discover(Sources(claude_dirs=[config]))
-    gone = ingest_module.SourceFile("claude-code", config / "projects" / "p" / "gone.jsonl")
-    monkeypatch.setattr(ingest_module, "discover", lambda sources, keep=None: [gone, *found])  # deleted after listing
+    listed = ingest_module.discover(Sources(claude_dirs=[config]))
+    gone = SourceFile("claude-code", config / "projects" / "p" / "gone.jsonl")
+    # deleted after listing
+    monkeypatch.setattr(ingest_module, "discover", lambda sources, keep=None, found=None: [gone, *listed])
     report = ingest(Sources(claude_dirs=[config]), root)
     assert report.records == truth.calls and report.rejected == 1
     assert "unreadable file" in report.examples[0]
 
 
 def test_a_no_op_reingest_opens_no_transcript(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ctxops_token_capture import ingest as ingest_module
+    from ctxops_token_capture import claude_code
 
     config, root = tmp_path / "claude", tmp_path / "ledger"
     write_claude_sessions(config, sessions=4, turns=3)
@@ -316,8 +322,8 @@ def test_a_no_op_reingest_opens_no_transcript(tmp_path: Path, monkeypatch: pytes
     state = root / "state" / "sources.json"
     written = state.stat().st_mtime_ns
     heads: list[Path] = []
-    real_first = ingest_module.first_timestamp
-    monkeypatch.setattr(ingest_module, "first_timestamp", lambda path: heads.append(path) or real_first(path))
+    real_first = claude_code.first_timestamp
+    monkeypatch.setattr(claude_code, "first_timestamp", lambda path: heads.append(path) or real_first(path))
     again = ingest(Sources(claude_dirs=[config]), root)
     assert again.files_seen > 0 and again.files_read == 0 and heads == []
     assert state.stat().st_mtime_ns == written  # the state file is not rewritten when nothing changed
@@ -359,3 +365,54 @@ def test_first_timestamp_reads_past_a_long_first_line_and_skips_a_value_cut_by_i
     none = tmp_path / "none.jsonl"
     none.write_text(json.dumps({"type": "summary"}) + "\n")
     assert first_timestamp(none) == "~" and first_timestamp(tmp_path / "missing.jsonl") == "~"
+
+
+def test_the_no_op_signature_never_hides_a_change(tmp_path: Path) -> None:
+    """A re-run with nothing new compares one signature; each kind of change still takes the usual path."""
+    from ctxops_token_capture.jsonl_store import append_records
+    from ledger_records import record
+
+    config, root = tmp_path / "claude", tmp_path / "ledger"
+    truth = write_claude_sessions(config, sessions=3, turns=3)
+    files = sorted((config / "projects").rglob("*.jsonl"))
+    assert ingest(Sources(claude_dirs=[config]), root).files_read == len(files)
+    assert (root / "state" / "sources.sig").exists()
+    assert ingest(Sources(claude_dirs=[config]), root).files_read == 0
+    # The state file gone: every file is read again (loading is idempotent).
+    (root / "state" / "sources.json").unlink()
+    again = ingest(Sources(claude_dirs=[config]), root)
+    assert again.files_read == len(files) and again.loaded == 0
+    # Touched without a change of size: read again (from where it stopped; nothing new in it).
+    os.utime(files[0], ns=(files[0].stat().st_atime_ns, files[0].stat().st_mtime_ns + 1_000_000))
+    assert ingest(Sources(claude_dirs=[config]), root).files_read == 1
+    # A file removed: nothing to read, and the next run is a no-op again.
+    files[-1].unlink()
+    assert ingest(Sources(claude_dirs=[config]), root).files_read == 0
+    assert ingest(Sources(claude_dirs=[config]), root).files_read == 0
+    # Another origin's records since the last run: no transcript to read, but they reach the ledger.
+    append_records([record(datetime(2026, 11, 30, tzinfo=UTC), origin="proxy", dedupe_key="proxy-1")], "proxy", root)
+    assert ingest(Sources(claude_dirs=[config]), root).loaded == 1
+    assert totals(["day"], root=root).total["calls"] == truth.calls + 1
+    # Another source directory: its files are found and read.
+    other = tmp_path / "other"
+    write_claude_sessions(other, sessions=1, turns=2, seed=77)
+    both = ingest(Sources(claude_dirs=[config, other]), root)
+    assert both.files_read == len(list((other / "projects").rglob("*.jsonl")))
+
+
+@pytest.mark.skipif(bool(os.environ.get("COVERAGE_PROCESS_CONFIG")), reason="coverage tracing loads modules of its own")
+def test_a_no_op_reingest_imports_no_parser_msgspec_or_duckdb(tmp_path: Path) -> None:
+    config, root = tmp_path / "claude", tmp_path / "ledger"
+    write_claude_sessions(config, sessions=2, turns=3)
+    ingest(Sources(claude_dirs=[config]), root)
+    probe = (
+        "import sys\n"
+        "from ctxops_token_capture.cli import main\n"
+        f"code = main(['ingest', '--claude-dir', {str(config)!r}, '--data-dir', {str(root)!r}, '--json'])\n"
+        "heavy = ('msgspec', 'duckdb', '_duckdb', 'dataclasses', 'ctxops_token_capture.claude_code',"
+        " 'ctxops_contracts.records')\n"
+        "print(code, sorted(name for name in heavy if name in sys.modules), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stderr.strip() == "0 []"
+    assert json.loads(done.stdout)["files_read"] == 0

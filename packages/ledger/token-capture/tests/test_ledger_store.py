@@ -139,3 +139,81 @@ def test_a_slow_query_draws_no_progress_bar_on_stdout(tmp_path: Path, capfd: pyt
         con.execute("SET progress_bar_time = 1")  # 1 ms instead of 2 s: every query here is "slow"
         con.execute("SELECT count(*) FROM range(30000000) t(i) WHERE hash(i) % 7 = 3").fetchall()
     assert capfd.readouterr().out == ""
+
+
+def test_of_two_copies_of_a_call_in_one_load_the_first_read_wins(tmp_path: Path) -> None:
+    """Ties at one rank go to the copy read first, across row groups and across record files (the order is
+    the files' and their lines', which DuckDB keeps as it reads them in parallel)."""
+    from ctxops_contracts import encode_line
+
+    root = tmp_path / "ledger"
+    usage = root / "usage"
+    usage.mkdir(parents=True)
+    filler = [_record(f"fill-{n}", input_tokens=n % 7) for n in range(150_000)]
+    older = [_record("k-a", model="claude-first-a", output_tokens=5), *filler[:75_000]]
+    newer = [
+        *filler[75_000:],
+        _record("k-a", model="claude-second-a", output_tokens=9),  # same rank, read later: not its model
+        _record("k-b", model="claude-first-b", output_tokens=3),
+        _record("k-b", model="claude-second-b", output_tokens=2),
+    ]
+    (usage / "transcript-2026-10.jsonl").write_bytes(b"".join(encode_line(r) for r in older))
+    (usage / "transcript-2026-11.jsonl").write_bytes(b"".join(encode_line(r) for r in newer))
+    assert Ledger(root).load(IngestReport()) == 150_002
+    with Ledger(root).writer() as con:
+        rows = con.execute(
+            "SELECT dedupe_key, model, output_tokens FROM usage WHERE dedupe_key IN ('k-a', 'k-b') ORDER BY 1"
+        ).fetchall()
+    # The first copy's details; the output count is the largest (a message's last line), as always.
+    assert rows == [("k-a", "claude-first-a", 9), ("k-b", "claude-first-b", 3)]
+
+
+def test_an_ingest_loads_its_own_lines_from_its_copy_unless_another_writer_came_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxops_token_capture import ledger as ledger_module
+
+    checked: list[bytes] = []
+    real_check = ledger_module._valid_line
+    monkeypatch.setattr(ledger_module, "_valid_line", lambda line: checked.append(line) or real_check(line))
+    config, root = tmp_path / "claude", tmp_path / "ledger"
+    truth = write_claude_sessions(config, sessions=3, turns=4)
+    report = ingest(Sources(claude_dirs=[config]), root)
+    assert report.loaded == truth.calls and checked == []  # taken from the copy, not checked line by line
+    assert not list((root / "tmp").iterdir())  # the copy is removed
+    # Another writer appends to the same record file between this run's append and its load.
+    more = write_claude_sessions(config, sessions=1, turns=3, seed=5, start=datetime(2026, 11, 30, tzinfo=UTC))
+    real_load = Ledger.load
+
+    def load_after_a_stranger(self: Ledger, report: IngestReport, **kwargs: object) -> int:
+        append_records([_record("stranger", input_tokens=4)], "transcript", root)
+        return real_load(self, report, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Ledger, "load", load_after_a_stranger)
+    again = ingest(Sources(claude_dirs=[config]), root)
+    assert again.loaded == more.calls + 1 and len(checked) == more.calls + 1  # every pending line checked
+    assert totals(["day"], root=root).total["calls"] == truth.calls + more.calls + 1
+
+
+def test_resume_matching_accepts_only_exactly_the_appended_bytes(tmp_path: Path) -> None:
+    from ctxops_token_capture.incremental import iter_new_lines, resume_matching
+
+    path, copy = tmp_path / "records.jsonl", tmp_path / "copy.jsonl"
+    path.write_bytes(b'{"a":1}\n{"a":2}\n')
+    lines, _, first = iter_new_lines(path, None)
+    list(lines)
+    ours = b'{"b":1}\n{"b":22}\n'
+    copy.write_bytes(ours)
+    with path.open("ab") as handle:
+        handle.write(ours)
+    resumed = resume_matching(path, first, copy)
+    lines, _, read = iter_new_lines(path, first)
+    assert [line for _, line in lines] == [b'{"b":1}', b'{"b":22}']
+    assert resumed == read  # the same state as reading the lines one by one
+    copy.write_bytes(b'{"b":1}\n{"b":23}\n')  # same length, other bytes
+    assert resume_matching(path, first, copy) is None
+    copy.write_bytes(ours[:-1])  # shorter
+    assert resume_matching(path, first, copy) is None
+    path.write_bytes(b'{"a":1}\n{"a":3}\n' + ours)  # the last line read has changed: a rewrite
+    copy.write_bytes(ours)
+    assert resume_matching(path, first, copy) is None

@@ -124,6 +124,24 @@ def test_vectors_find_what_bm25_misses(repo: Path) -> None:
     assert with_vectors.layers["task"][0] == entry.id
 
 
+def test_a_lexical_embedder_adds_the_best_hits_neighbours(repo: Path) -> None:
+    pytest.importorskip("lancedb")
+    (repo / ".meta").mkdir(exist_ok=True)
+    (repo / ".meta" / "config.toml").write_text('[memory.vector]\nenabled = true\nembedder = "hashing"\n')
+    store = MemoryStore(repo)
+    en = store.put(
+        new_entry(kind="lesson", title="Money is Decimal", body="price_cents via decimal.Decimal, never float")
+    )
+    zh = store.put(
+        new_entry(kind="lesson", title="金额用 Decimal", body="price_cents 用 decimal.Decimal，不要用 float")
+    )
+    store.put(new_entry(kind="lesson", title="Cache invalidation after deploys", body="Purge the CDN."))
+    assert store.rebuild_index()
+    query = "rounding money"
+    assert build_injection(repo, query).layers["task"] == [en.entry.id]
+    assert build_injection(repo, query, vectors=True).layers["task"] == [en.entry.id, zh.entry.id]
+
+
 def test_context_records_decode_strictly_as_the_contract(repo: Path, data_dir: Path) -> None:
     from ctxops_contracts import ContextRecord, decode
     from ctxops_memory_inject.records import record_context

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -88,7 +89,7 @@ def test_a_lexical_embedder_never_lifts_an_entry_bm25_did_not_match(repo: Path) 
     assert lexical[1].seen_by_bm25 and not lexical[2].seen_by_bm25
 
 
-def test_a_lexical_embedder_still_reorders_the_bm25_hits(repo: Path) -> None:
+def test_a_lexical_embedders_prompt_cosine_no_longer_reorders_the_bm25_hits(repo: Path) -> None:
     records, ids = _shop(repo)
     query = "order stock newsletter"
     config = RankConfig(min_relative=0.0)
@@ -96,8 +97,70 @@ def test_a_lexical_embedder_still_reorders_the_bm25_hits(repo: Path) -> None:
     assert set(plain) == {ids["stock"], ids["newsletter"]}
     last = plain[-1]
     cosine = {ids["mailer"]: 0.0, ids["newsletter"]: 0.0, ids["stock"]: 0.0, last: 0.9}
+    mixed = [r.entry["id"] for r in rank(records, query, vector_scores=cosine, config=config)]
+    assert mixed == [last, plain[0]]  # the plain mix: the prompt's cosine (no IDF, fragments) reorders
     fused = [r.entry["id"] for r in rank(records, query, vector_scores=cosine, config=config, lexical_vectors=True)]
-    assert fused == [last, plain[0]]  # the mailer entry: no word, no cosine above the lowest, no place
+    assert fused == plain  # lexical: BM25's order; the mailer entry has no word and no cosine above the lowest
+
+
+def _neighbours_of(records: list[dict[str, object]]) -> Callable[[dict[str, object]], dict[str, float]]:
+    """Entry-to-entry cosines with the real hashing embedder, as build.py gets them from the vector table."""
+    from ctxops_memory_store.vector import HashingEmbedder, record_text
+
+    embedder = HashingEmbedder()
+    active = [r["entry"] for r in records if isinstance(r["entry"], dict) and r["entry"].get("status") == "active"]
+    vectors = dict(zip([str(e["id"]) for e in active], embedder.embed([record_text(e) for e in active]), strict=True))
+
+    def neighbours(entry: dict[str, object]) -> dict[str, float]:
+        mine = embedder.embed([record_text(entry)])[0]
+        return {i: sum(a * b for a, b in zip(mine, v, strict=True)) for i, v in vectors.items()}
+
+    return neighbours
+
+
+def test_a_lexical_embedder_brings_up_the_neighbours_of_bm25s_best_hit(repo: Path) -> None:
+    store = MemoryStore(repo)
+
+    def put(kind: str, title: str, body: str) -> str:
+        return store.put(new_entry(kind=kind, title=title, body=body)).entry.id
+
+    en = put("lesson", "Retry failed webhook deliveries", "Celery retries webhook_dispatch with exponential backoff.")
+    zh = put("lesson", "Webhook 投递失败要重试", "Celery 任务 webhook_dispatch 按指数退避重试。")
+    for title, body in [
+        ("Failed payments are refunded by hand", "Finance reviews each refund on Fridays."),
+        ("Deliveries to customers ship from the Leeds warehouse", "Parcels leave at 16:00."),
+        ("Use ruff for linting", "ruff check runs in CI before the tests."),
+        ("Secrets live in Vault", "Never commit .env files."),
+        ("Dates are stored in UTC", "Convert to local time at the edge."),
+    ]:
+        put("convention", title, body)
+    store.save_catalog()
+    records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
+    config = RankConfig(min_relative=0.0)
+    query = "exponential backoff"  # words of the English lesson only
+    assert [r.entry["id"] for r in rank(records, query, config=config)] == [en]
+    neighbours = _neighbours_of(records)
+    fused = rank(records, query, config=config, lexical_vectors=True, neighbours=neighbours)
+    # The translation shares the best hit's identifiers (Celery, webhook_dispatch), not the prompt's words:
+    # the channel whose query is that entry finds it first among the rest.
+    assert [r.entry["id"] for r in fused][:2] == [en, zh]
+    assert not fused[1].seen_by_bm25
+    assert [r.entry["id"] for r in rank(records, query, config=config, lexical_vectors=True)] == [en]
+
+
+def test_without_a_bm25_hit_the_prompts_cosine_fills_the_list(repo: Path) -> None:
+    records, ids = _shop(repo)
+    asked: list[object] = []
+
+    def neighbours(entry: dict[str, object]) -> dict[str, float]:
+        asked.append(entry["id"])
+        return {}
+
+    cosine = {ids["mailer"]: 0.30, ids["stock"]: 0.05, ids["newsletter"]: 0.10}
+    config = RankConfig(min_relative=0.0)
+    found = rank(records, "zzz qqq", vector_scores=cosine, config=config, lexical_vectors=True, neighbours=neighbours)
+    assert [r.entry["id"] for r in found] == [ids["mailer"], ids["newsletter"]]  # the lowest cosine scores 0
+    assert asked == []  # no BM25 hit: no best hit to ask about
 
 
 def test_a_stale_decision_never_outranks_the_newer_one(repo: Path) -> None:
@@ -209,3 +272,28 @@ def test_a_chain_of_replacements_merged_from_branches_shows_only_the_newest(tmp_
     records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
     ranked = [r.entry["id"] for r in rank(records, "are logs plain text lines", config=RankConfig(min_relative=0.0))]
     assert ranked == [ids[2]]  # the oldest matched best; the newest of the chain takes its place, once
+
+
+def test_a_possible_replacement_queued_at_write_time_ranks_above_the_older_entry(repo: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from ctxops_memory_store.terms import subject_of
+
+    store = MemoryStore(repo)
+    day1 = datetime.now(UTC) - timedelta(days=2)
+    day2 = datetime.now(UTC) - timedelta(days=1)
+    old_title, new_title = "Nightly database backups go to tape", "Backups of the database are uploaded nightly to B2"
+    assert subject_of(old_title) != subject_of(new_title)  # not the same opening: only the queue links them
+    older = store.put(new_entry(kind="decision", title=old_title, body="The tape robot.", now=day1), now=day1)
+    newer = store.put(new_entry(kind="decision", title=new_title, body="Object storage.", now=day2), now=day2)
+    assert newer.review == [older.entry.id]
+    store.save_catalog()
+    records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
+    query = "where do nightly database backups go, tape"
+    assert bm25_order(records, query)[0][0] == older.entry.id
+    ranked = [r.entry["id"] for r in rank(records, query, config=RankConfig(min_relative=0.0))]
+    assert ranked[:2] == [newer.entry.id, older.entry.id]  # both stay, the newer first
+    store.reject(newer.entry.id)  # reviewed: both are true, no longer linked
+    records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
+    ranked = [r.entry["id"] for r in rank(records, query, config=RankConfig(min_relative=0.0))]
+    assert ranked[:2] == [older.entry.id, newer.entry.id]

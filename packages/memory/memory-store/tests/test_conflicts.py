@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from ctxops_memory_store.conflicts import likely_conflict
-from ctxops_memory_store.store import MemoryStore, new_entry
+from ctxops_memory_store.store import InvalidTransition, MemoryStore, new_entry
 
 # (older title, newer title): recorded from the quality gold sets and from real project memories.
 REPLACEMENTS = [
@@ -120,3 +120,109 @@ def test_features_are_immutable_values() -> None:
     assert repr(first).startswith("Features(title_terms=")
     with pytest.raises(AttributeError):
         first.cue = False  # type: ignore[misc]
+
+
+# (older title, newer title): the same subject, another statement; no cue, no frame: worth a review.
+POSSIBLE = [
+    ("API tokens never expire", "API tokens expire after 90 days"),
+    ("Nightly backups go to tape", "Nightly backups are uploaded to B2"),
+    ("Feature flags live in LaunchDarkly", "Feature flags are read from Unleash"),
+    ("Release builds are signed on the CI runner", "Release builds are signed with a hardware key"),
+    ("接口令牌永不过期", "接口令牌 90 天后过期"),
+]
+# Neither certain nor possible: other subjects, a refinement, a translation.
+UNRELATED = [
+    ("Logs are structured JSON", "Logs are shipped to Loki"),
+    ("Logs are shipped to Loki", "Logs are kept for 30 days"),
+    ("Tests use pytest", "Tests use pytest fixtures for the database"),
+    ("API tokens never expire", "接口令牌永不过期"),
+    ("Never use float for money", "Never use sleep in tests"),
+    ("Store timestamps in UTC", "Store prices in cents"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), POSSIBLE)
+def test_the_same_subject_is_a_possible_conflict_not_a_certain_one(old: str, new: str) -> None:
+    from ctxops_memory_store.conflicts import features, possible_conflict
+
+    assert possible_conflict(features(new, ""), features(old, ""))
+    assert not likely_conflict(new, "", old, "")  # too little to supersede on
+
+
+@pytest.mark.parametrize(("old", "new"), UNRELATED)
+def test_other_subjects_refinements_and_translations_are_not_possible_conflicts(old: str, new: str) -> None:
+    from ctxops_memory_store.conflicts import features, possible_conflict
+
+    assert not possible_conflict(features(new, ""), features(old, ""))
+
+
+def test_a_cue_about_the_same_subject_supersedes() -> None:
+    old = "API tokens never expire"
+    assert likely_conflict("API tokens expire after 90 days", "They no longer live forever.", old, "")
+
+
+def test_a_possible_replacement_is_queued_and_both_stay(store: MemoryStore) -> None:
+    old = store.put(new_entry(kind="decision", title="API tokens never expire", body="Revoked by hand.")).entry
+    other = store.put(new_entry(kind="decision", title="Logs are shipped to Loki")).entry
+    newer = store.put(new_entry(kind="decision", title="API tokens expire after 90 days", body="Rotated by CI."))
+    assert newer.review == [old.id] and newer.superseded == [] and newer.conflicts == []
+    assert f"may-replace:{old.id}" in newer.entry.tags
+    assert store.resolve(old.id).status == "active" and store.resolve(other.id).status == "active"
+    # The tag is a pointer, not words: it does not make the entry a hit for "replace" or "may".
+    assert store.search("may replace") == []
+
+
+def test_review_accepts_a_possible_replacement_or_keeps_both(store: MemoryStore) -> None:
+    old = store.put(new_entry(kind="decision", title="API tokens never expire", pinned=True)).entry
+    newer = store.put(new_entry(kind="decision", title="API tokens expire after 90 days")).entry
+    accepted = store.accept(newer.id)
+    assert accepted.superseded == [old.id] and accepted.entry.pinned  # the pin moves to the newer entry
+    assert store.resolve(old.id).status == "superseded" and store.resolve(old.id).superseded_by == newer.id
+    assert not any(t.startswith("may-replace:") for t in store.resolve(newer.id).tags)
+    backups = store.put(new_entry(kind="decision", title="Nightly backups go to tape")).entry
+    b2 = store.put(new_entry(kind="decision", title="Nightly backups are uploaded to B2")).entry
+    kept = store.reject(b2.id)
+    assert kept.status == "active" and kept.tags == [] and store.resolve(backups.id).status == "active"
+    with pytest.raises(InvalidTransition):
+        store.reject(b2.id)  # off the queue: nothing left to review
+
+
+def test_review_lists_possible_replacements(repo) -> None:
+    import json
+    import subprocess
+    import sys
+
+    store = MemoryStore(repo)
+    old = store.put(new_entry(kind="decision", title="API tokens never expire")).entry
+    newer = store.put(new_entry(kind="decision", title="API tokens expire after 90 days")).entry
+
+    def ctx(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "ctxops_memory_store", "--root", str(repo), *args]
+        return subprocess.run(command, capture_output=True, text=True, check=False)
+
+    listed = ctx("review", "--no-harvest")
+    assert listed.returncode == 0 and f"may replace {old.id[-8:]}" in listed.stdout
+    data = json.loads(ctx("--json", "review", "--no-harvest").stdout)
+    assert data["possible_replacements"][0]["may_replace"] == [old.id]
+    assert data["possible_replacements"][0]["entry"]["id"] == newer.id
+    done = ctx("review", "--accept", newer.id)
+    assert done.returncode == 0 and f"superseded {old.id[-8:]}" in done.stdout
+    assert "possible replacements" not in ctx("review", "--no-harvest").stdout
+
+
+def test_a_possible_replacement_names_at_most_three_entries(store: MemoryStore) -> None:
+    from ctxops_memory_store.store import MAX_REVIEW
+
+    titles = [
+        "Release builds are signed by Jenkins",
+        "Release builds are reproducible",
+        "Release builds run nightly",
+        "Release builds take twenty minutes",
+        "Release builds upload to S3",
+        "Release builds are signed with a hardware key stored in the office safe",
+    ]
+    olds = [store.put(new_entry(kind="convention", title=t, body=f"Note {n}.")).entry.id for n, t in enumerate(titles)]
+    newer = store.put(new_entry(kind="convention", title="Release builds are signed with a YubiKey", body="Tap it."))
+    assert len(newer.review) == MAX_REVIEW == 3 and set(newer.review) <= set(olds)
+    assert newer.review[0] == olds[0]  # the largest share of title words in common first ("signed by Jenkins")
+    assert all(store.resolve(i).status == "active" for i in olds)

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from ctxops_memory_store.index import Filters
@@ -183,3 +184,47 @@ def test_parallel_rebuilds_and_searches(store: MemoryStore, gold: dict[str, str]
     ]
     outputs = [p.communicate(timeout=120) for p in procs]
     assert all(p.returncode == 0 for p in procs), [o[1].decode()[-500:] for o in outputs]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["queue", "queues", "queued", "queueing"],
+        ["image", "images"],
+        ["retry", "retries", "retried"],
+        ["device", "devices"],
+        ["box", "boxes"],
+        ["ship", "shipped", "shipping"],
+        ["status", "statuses"],
+        ["agree", "agreed"],
+    ],
+)
+def test_word_forms_share_one_term(words: list[str]) -> None:
+    from ctxops_memory_store.terms import tokens
+
+    assert len({tokens(w)[0] for w in words}) == 1, {w: tokens(w) for w in words}
+
+
+def test_different_words_stay_apart() -> None:
+    from ctxops_memory_store.terms import tokens
+
+    assert len({tokens(w)[0] for w in ["class", "glass", "pass", "redis", "bus", "code", "tree"]}) == 7
+
+
+def test_a_catalog_of_the_previous_format_is_rebuilt(repo: Path) -> None:
+    """Format 2 stored the old stemmer's terms ("queued" -> queu, "queue" -> queue): a reader of this
+    version must not trust them, or "queue" would never find "queued"."""
+    import msgspec
+    from ctxops_memory_store import catalog as catalog_module
+
+    store = MemoryStore(repo)
+    jobs = store.put(new_entry(kind="decision", title="Background jobs are queued in Postgres")).entry
+    store.save_catalog()
+    path = repo / ".meta" / "index" / catalog_module.CATALOG_NAME
+    data = msgspec.msgpack.decode(path.read_bytes())
+    assert data["format"] == catalog_module.FORMAT != 2
+    for record in data["records"]:  # what the previous version stored for this entry
+        record["terms"] = {"background": 2.0, "job": 2.0, "queu": 2.0, "postgr": 2.0}
+    data["format"] = 2
+    path.write_bytes(msgspec.msgpack.encode(data))
+    assert [e.id for e in MemoryStore(repo).search("which queue do jobs use")] == [jobs.id]

@@ -217,3 +217,18 @@ def test_a_writer_far_behind_hands_the_catch_up_to_the_sync_which_works_in_steps
     opened.close()
     store.put(new_entry(kind="lesson", title="Retry webhooks with backoff"))  # in step: kept so by the write
     assert len(_rows(repo)[0]) == 9 and len(requested) == 1
+
+
+def test_a_snapshot_of_the_previous_stemmer_is_not_read(store: MemoryStore, repo: Path, small_is_tiny: None) -> None:
+    """Format 3 held the previous stemmer's postings: the hook must not read them (the catalog answers and
+    the detached sync rebuilds the rows)."""
+    _fill(store)
+    index_dir, memory_dir = _dirs(repo)
+    reader = snapshot.open_for_read(index_dir, memory_dir)
+    assert reader is not None and snapshot.FORMAT == "4"
+    reader.close()
+    con = sqlite3.connect(repo / ".meta" / "index" / snapshot.NAME)
+    con.execute("UPDATE meta SET value = '3' WHERE key = 'format'")
+    con.commit()
+    con.close()
+    assert snapshot.open_for_read(index_dir, memory_dir) is None

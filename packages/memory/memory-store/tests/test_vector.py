@@ -12,7 +12,7 @@ from ctxops_memory_store.vector import HashingEmbedder, VectorUnavailable, cosin
 
 def test_hashing_embedder_is_deterministic_and_normalised() -> None:
     embedder = embedder_from_name("hashing:64")
-    assert embedder.name == "memory-hashing-v1-64" and embedder.dimensions == 64
+    assert embedder.name == "memory-hashing-v2-64" and embedder.dimensions == 64
     a, b, c = embedder.embed(["webhook retries with backoff", "webhook retries with backoff", "cart totals in TS"])
     assert a == b and len(a) == 64
     assert abs(sum(x * x for x in a) - 1.0) < 1e-9
@@ -60,6 +60,28 @@ def test_lancedb_table_is_written_and_searched(repo) -> None:
     assert hits[0][0] == retry.id
     assert all(i != retry.id or score > 0.2 for i, score in hits)
     assert len(hits) == 2  # the pending candidate is filtered out
+
+
+@pytest.mark.skipif(lancedb_missing, reason="the `vector` extra (lancedb) is not installed")
+def test_an_entrys_neighbours_come_from_its_stored_text(repo) -> None:
+    from ctxops_memory_store.catalog import load_catalog
+    from ctxops_memory_store.vector import VectorTable
+
+    store = MemoryStore(repo, MemoryConfig(vector_enabled=True))
+    en = store.put(
+        new_entry(kind="lesson", title="Retry failed webhooks", body="Celery runs webhook_dispatch with backoff.")
+    ).entry
+    zh = store.put(
+        new_entry(kind="lesson", title="Webhook 失败要重试", body="Celery 任务 webhook_dispatch 退避重试。")
+    ).entry
+    store.put(new_entry(kind="fact", title="Cart totals are computed in web/src/cart.ts", body="Line items summed."))
+    assert store.rebuild_index()
+    store.save_catalog()
+    records = load_catalog(str(store.memory_dir), str(store.index_dir)).readable()
+    record = next(r["entry"] for r in records if r["entry"]["id"] == en.id)
+    near = VectorTable.for_store(store).neighbours(record, limit=3)
+    assert [i for i, _ in near[:2]] == [en.id, zh.id]
+    assert near[0][1] > 0.999  # its own stored vector: the record's text is the text it was embedded from
 
 
 def test_which_embedders_are_lexical() -> None:

@@ -295,7 +295,9 @@ def grouped(view: View, kind: str, filters: Filters, *, tz: str = "UTC", breakdo
     return Report(kind=kind, keys=keys, columns=columns, rows=rows, total=total, notes=_notes(view, total))
 
 
-def blocks(view: View, filters: Filters, *, now: datetime | None = None, hours: int = SESSION_HOURS) -> Report:
+def blocks(
+    view: View, filters: Filters, *, now: datetime | None = None, hours: int = SESSION_HOURS, totals: bool = True
+) -> Report:
     """5-hour billing blocks as ``ccusage blocks`` draws them, with the active block's burn rate and projection.
 
     A block starts at the hour of its first call and lasts ``hours``; a call more than ``hours`` after the
@@ -303,7 +305,8 @@ def blocks(view: View, filters: Filters, *, now: datetime | None = None, hours: 
     it runs in Python over buckets of calls that always share a block: per UTC hour, the calls exactly on
     the hour apart from the rest (a block's end is on the hour, and a call there is not "more than" it; two
     calls within one hour are never ``hours`` apart). The sums per block are one SQL aggregate over an ASOF
-    join of those rows to the block starts.
+    join of those rows to the block starts. ``totals=False`` leaves the report's total empty (one query less,
+    for the status line's snapshot, which reads only the active block).
     """
     now = now or datetime.now(UTC)
     where, params = filters.sql()
@@ -378,7 +381,7 @@ def blocks(view: View, filters: Filters, *, now: datetime | None = None, hours: 
                     "projected_tokens",
                 )
             }
-    total = _totals(view, filters)
+    total = _totals(view, filters) if totals else {}
     columns = [
         "block",
         "end",

@@ -24,7 +24,7 @@ def build_snapshot(view: View, config: LedgerConfig, *, now: datetime | None = N
         start = today - timedelta(days=offset)
         cost = cost_between(view, start.astimezone(UTC), (start + timedelta(days=1)).astimezone(UTC))
         days[start.date().isoformat()] = round(cost, 6)
-    recent = blocks(view, Filters(window=TimeRange(since=now - timedelta(hours=10))), now=now)
+    recent = blocks(view, Filters(window=TimeRange(since=now - timedelta(hours=10))), now=now, totals=False)
     active = recent.meta.get("active") or {}
     snapshot: dict[str, Any] = {
         "updated_epoch": time.time(),

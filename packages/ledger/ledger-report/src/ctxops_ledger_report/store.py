@@ -25,6 +25,7 @@ from typing import Any
 
 from ctxops_contracts.shared import tasks
 from ctxops_contracts.shared.locks import LockBusy
+from ctxops_token_capture import rollup
 from ctxops_token_capture.ledger import Ledger, LedgerError, memory_ledger
 from ctxops_token_capture.paths import data_dir as default_data_dir
 from ctxops_token_capture.report import IngestReport
@@ -271,7 +272,8 @@ def open_view(
     with ExitStack() as stack:
         try:
             con = stack.enter_context(ledger.writer())
-            ledger.load_into(con, report)
+            if not (ledger.up_to_date() and rollup.is_current(con)):  # else nothing to load or roll up
+                ledger.load_into(con, report)
             note = ""
         except (LockBusy, LedgerError) as exc:  # busy: answer from the truth rather than block
             note = f"ledger busy ({exc}); answered from the JSONL records in memory"

@@ -26,8 +26,6 @@ from ctxops_contracts.shared.cli import (
     report_error,
 )
 
-from .timerange import TimeRange, check_tz
-
 PROG = "python -m ctxops_token_capture"
 Handler = Callable[[argparse.Namespace], int]
 
@@ -114,6 +112,7 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def _cmd_totals(args: argparse.Namespace) -> int:
+    from .timerange import TimeRange, check_tz
     from .totals import format_table, parse_groups, totals
 
     try:

@@ -9,135 +9,70 @@ directories) the same copy is kept.
 from __future__ import annotations
 
 import os
-import stat
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import msgspec
-from ctxops_contracts import UsageRecord
-
-from .claude_code import first_timestamp
-from .file_ingest import SourceFile
-from .incremental import FileState
-from .jsonl_store import append_lines
-from .ledger import Ledger
-from .parallel import read_all
-from .paths import data_dir, default_claude_dirs, default_codex_home, default_gemini_dir
+from .paths import data_dir
 from .report import IngestReport
+from .sources import (
+    Found,
+    Sources,
+    save_signature,
+    scan,
+    signature_of_states,
+    unchanged_since_saved,
+)
+from .usage_files import up_to_date
+
+if TYPE_CHECKING:
+    from ctxops_contracts import UsageRecord
+
+    from .file_ingest import SourceFile
+    from .incremental import FileState
+
+__all__ = ["SOURCES_SIGNATURE", "SOURCES_STATE", "Sources", "discover", "ingest", "ingest_records"]
 
 SOURCES_STATE = "state/sources.json"
+SOURCES_SIGNATURE = "state/sources.sig"
 FLUSH_BYTES = 16 << 20
 
 
-@dataclass
-class Sources:
-    """Where to look: Claude config directories (holding ``projects/``), Codex homes (holding ``sessions/``)
-    and Gemini CLI directories (``.gemini``, holding ``tmp/<project>/chats/``)."""
-
-    claude_dirs: list[Path] = field(default_factory=list)
-    codex_homes: list[Path] = field(default_factory=list)
-    gemini_dirs: list[Path] = field(default_factory=list)
-
-    @classmethod
-    def defaults(cls) -> Sources:
-        codex, gemini = default_codex_home(), default_gemini_dir()
-        return cls(
-            claude_dirs=default_claude_dirs(),
-            codex_homes=[codex] if codex else [],
-            gemini_dirs=[gemini] if gemini else [],
-        )
-
-
-def discover(sources: Sources, keep: Callable[[str, os.stat_result], bool] | None = None) -> list[SourceFile]:
+def discover(
+    sources: Sources,
+    keep: Callable[[str, os.stat_result], bool] | None = None,
+    *,
+    found: list[Found] | None = None,
+) -> list[SourceFile]:
     """Transcript files under ``sources``, Claude Code ones oldest first; each real file once.
 
     ``keep`` filters before the files are ordered: ordering reads the head of each file, so a re-run that
-    skips unchanged files first reads nothing of them (a no-op re-ingest costs a stat per file).
+    skips unchanged files first reads nothing of them. ``found``: the walk already made (``sources.scan``).
     """
-    seen: set[tuple[int, int]] = set()
-    claude = [
-        SourceFile("claude-code", Path(path))
-        for _, path in _found(sources.claude_dirs, "projects", "a Claude config directory", seen, keep, ordered=False)
-    ]
+    from .claude_code import first_timestamp
+    from .file_ingest import SourceFile
+
+    claude: list[SourceFile] = []
+    others: list[SourceFile] = []
+    for kind, top, path, st in scan(sources) if found is None else found:
+        if keep is not None and not keep(path, st):
+            continue
+        if kind == "claude-code":
+            claude.append(SourceFile(kind, Path(path)))
+        elif kind == "codex":
+            others.append(SourceFile(kind, Path(path), path[len(top) + 1 :].removesuffix(".jsonl")))
+        else:
+            others.append(SourceFile(kind, Path(path), path.rpartition(os.sep)[2].removesuffix(".jsonl")))
     claude.sort(key=lambda f: (first_timestamp(f.path), str(f.path)))
-    codex = [
-        SourceFile("codex", Path(path), path[len(top) + 1 :].removesuffix(".jsonl"))
-        for top, path in _found(sources.codex_homes, "sessions", "a Codex home", seen, keep, accept=_is_rollout)
-    ]
-    gemini = [
-        SourceFile("gemini", Path(path), path.rpartition(os.sep)[2].removesuffix(".jsonl"))
-        for _, path in _found(sources.gemini_dirs, "tmp", "a Gemini CLI .gemini directory", seen, keep, accept=_is_chat)
-    ]
-    return claude + codex + gemini
-
-
-def _is_rollout(path: str) -> bool:
-    return path.rpartition(os.sep)[2].startswith("rollout-")
-
-
-def _is_chat(path: str) -> bool:
-    parts = path.rsplit(os.sep, 2)
-    return len(parts) == 3 and parts[1] == "chats" and parts[2].startswith("session-")
-
-
-def _found(
-    bases: list[Path],
-    sub: str,
-    expected: str,
-    seen: set[tuple[int, int]],
-    keep: Callable[[str, os.stat_result], bool] | None,
-    *,
-    accept: Callable[[str], bool] | None = None,
-    ordered: bool = True,
-) -> Iterator[tuple[str, str]]:
-    """(``base/sub``, file) for each transcript file under each base not met before (by device and inode,
-    so a file reached through a symlink counts once; one ``stat`` per file, which ``keep`` gets too).
-
-    ``accept`` picks the agent's files by name; ``ordered`` sorts them by path (else in walk order). Paths
-    stay strings here: a re-run stats thousands of files and makes a ``Path`` only of those it reads.
-    """
-    for base in bases:
-        top = base / sub
-        if not top.is_dir():
-            raise FileNotFoundError(f"{base} has no {sub}/ directory (expected {expected})")
-        paths = (path for path in _walk_jsonl(str(top)) if accept is None or accept(path))
-        for path in sorted(paths, key=_parts) if ordered else paths:
-            try:
-                st = os.stat(path)  # noqa: PTH116 - strings on purpose (see above)
-            except OSError:
-                continue  # a dangling link, or gone since the walk
-            if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) not in seen:
-                seen.add((st.st_dev, st.st_ino))
-                if keep is None or keep(path, st):
-                    yield str(top), path
-
-
-def _parts(path: str) -> list[str]:
-    """Sorts like ``Path`` (component by component) for the normalized paths a walk gives."""
-    return path.split(os.sep)  # noqa: PTH206
-
-
-def _walk_jsonl(top: str) -> Iterator[str]:
-    """``*.jsonl`` files under ``top``, following symlinked directories, each directory once (cycle-safe)."""
-    visited: set[tuple[int, int]] = set()
-    for directory, subdirs, names in os.walk(top, followlinks=True):
-        try:
-            st = os.stat(directory)  # noqa: PTH116
-        except OSError:
-            subdirs[:] = []
-            continue
-        if (st.st_dev, st.st_ino) in visited:
-            subdirs[:] = []  # reached again through a link: already walked
-            continue
-        visited.add((st.st_dev, st.st_ino))
-        subdirs.sort()
-        for name in sorted(names):
-            if name.endswith(".jsonl"):
-                yield os.path.join(directory, name)  # noqa: PTH118
+    return claude + others
 
 
 def _load_states(path: Path) -> dict[str, FileState]:
+    import msgspec
+
+    from .incremental import FileState
+
     if not path.exists():
         return {}
     try:
@@ -148,6 +83,8 @@ def _load_states(path: Path) -> dict[str, FileState]:
 
 
 def _save_states(path: Path, states: dict[str, FileState]) -> None:
+    import msgspec
+
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_bytes(msgspec.json.encode(states))
@@ -155,13 +92,19 @@ def _save_states(path: Path, states: dict[str, FileState]) -> None:
 
 
 class _Batch:
-    """Encoded records waiting to be appended, flushed in large blocks."""
+    """Encoded records waiting to be appended, flushed in large blocks.
 
-    def __init__(self, root: Path) -> None:
+    With ``copy`` (a file name), every payload is also written there as it arrives, so the ledger's load can
+    take this run's lines from it instead of reading and checking them again (``ledger.load_pending``).
+    """
+
+    def __init__(self, root: Path, copy: Path | None = None) -> None:
         self.root = root
         self.parts: list[bytes] = []
         self.size = 0
         self.count = 0
+        self.files: set[Path] = set()
+        self.copy = copy.open("wb") if copy is not None else None
 
     def add_encoded(self, payload: bytes, count: int) -> None:
         """Add ``count`` already-encoded records (whole JSONL lines)."""
@@ -169,13 +112,28 @@ class _Batch:
             self.parts.append(payload)
             self.size += len(payload)
             self.count += count
+            if self.copy is not None:
+                self.copy.write(payload)
         if self.size >= FLUSH_BYTES:
             self.flush()
 
     def flush(self) -> None:
         if self.parts:
+            from .jsonl_store import append_lines, month_file
+
+            self.files.add(month_file("transcript", self.root))
             append_lines(b"".join(self.parts), "transcript", self.root)
             self.parts, self.size = [], 0
+
+    def close(self) -> tuple[Path, Path] | None:
+        """Flush; then (the record file appended to, the copy) when all went to one file, for the load."""
+        self.flush()
+        if self.copy is None:
+            return None
+        self.copy.close()
+        if len(self.files) != 1:
+            return None
+        return next(iter(self.files)), Path(self.copy.name)
 
 
 def ingest(
@@ -195,38 +153,63 @@ def ingest(
     root = root or data_dir()
     report = IngestReport()
     state_path = root / SOURCES_STATE
+    signature_path = root / SOURCES_SIGNATURE
+    found = scan(sources)
+    report.files_seen = len(found)
+    if unchanged_since_saved(found, state_path, signature_path) and (not load or up_to_date(root)):
+        return report  # the common re-run: a stat per file, nothing opened, nothing imported
+    from .parallel import read_all
+
     states = _load_states(state_path)
-    seen_files = 0
 
     def changed(path: str, st: os.stat_result) -> bool:
-        nonlocal seen_files
-        seen_files += 1
         previous = states.get(path)
         return previous is None or not _untouched(st, previous)
 
-    files = discover(sources, keep=changed)
-    report.files_seen = seen_files
+    files = discover(sources, keep=changed, found=found)
     seen: dict[str, int] = {}
-    batch = _Batch(root)
-    # While workers parse, the parent imports DuckDB for the load that follows (a cached no-op afterwards).
-    warm = _import_duckdb if load else None
-    for source, payload, count, state in read_all(
-        files, states, report, seen, compat=compat, workers=workers, while_waiting=warm
-    ):
-        batch.add_encoded(payload, count)
-        if state is not None:
-            states[str(source.path)] = state
-    batch.flush()
-    report.records = batch.count
-    if files or not state_path.exists():  # nothing read: the saved states are still exact, leave the file be
-        _save_states(state_path, states)
-    if load:
-        Ledger(root).load(report)
+    copy = _copy_name(root) if load and files else None
+    try:
+        batch = _Batch(root, copy)
+        # While workers parse, the parent imports DuckDB for the load that follows (a cached no-op afterwards).
+        warm = _import_duckdb if load else None
+        for source, payload, count, state in read_all(
+            files, states, report, seen, compat=compat, workers=workers, while_waiting=warm
+        ):
+            batch.add_encoded(payload, count)
+            if state is not None:
+                states[str(source.path)] = state
+        own = batch.close()
+        report.records = batch.count
+        if files or not state_path.exists():  # nothing read: the saved states are still exact, leave the file be
+            _save_states(state_path, states)
+        save_signature(signature_path, signature_of_states(found, state_path, lambda path: _recorded(states, path)))
+        if load:
+            from .ledger import Ledger
+
+            Ledger(root).load(report, own=own)
+    finally:
+        if copy is not None:
+            copy.unlink(missing_ok=True)
     return report
 
 
+def _copy_name(root: Path) -> Path:
+    """A file of this run's own for the copy of what it appends (``_Batch``)."""
+    tmp = root / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    return tmp / f"ingest-{os.getpid()}-{time.time_ns()}.jsonl"
+
+
+def _recorded(states: dict[str, FileState], path: str) -> tuple[int, int, int, int] | None:
+    state = states.get(path)
+    return None if state is None else (state.dev, state.inode, state.size, state.mtime_ns)
+
+
 def _import_duckdb() -> None:
-    import duckdb  # noqa: F401
+    from .duck import duckdb_module
+
+    duckdb_module()
 
 
 def _untouched(st: os.stat_result, state: FileState) -> bool:

@@ -16,22 +16,11 @@ from ctxops_contracts.shared.files import append_lines as append_lines_to
 from ctxops_contracts.shared.locks import LockBusy
 from ctxops_contracts.shared.retry import retry
 
-from .paths import data_dir
+from .usage_files import USAGE_DIR, record_files, usage_dir
 
-USAGE_DIR = "usage"
+__all__ = ["USAGE_DIR", "append_lines", "append_records", "month_file", "record_files", "usage_dir"]
+
 LOCK_TIMEOUT = 2.0
-
-
-def usage_dir(root: Path | None = None) -> Path:
-    return (root or data_dir()) / USAGE_DIR
-
-
-def record_files(root: Path | None = None) -> list[Path]:
-    """Every JSONL file of records, oldest name first."""
-    directory = usage_dir(root)
-    if not directory.is_dir():
-        return []
-    return sorted(p for p in directory.iterdir() if p.suffix == ".jsonl" and p.is_file())
 
 
 def append_records(records: Iterable[UsageRecord], origin: str, root: Path | None = None) -> int:
@@ -42,14 +31,19 @@ def append_records(records: Iterable[UsageRecord], origin: str, root: Path | Non
     return append_lines(payload, origin, root)
 
 
+def month_file(origin: str, root: Path | None = None) -> Path:
+    """This month's record file for ``origin`` (where :func:`append_lines` writes now)."""
+    return usage_dir(root) / f"{origin}-{datetime.now(UTC):%Y-%m}.jsonl"
+
+
 def append_lines(payload: bytes, origin: str, root: Path | None = None) -> int:
     """Append already-encoded JSONL lines (each newline-terminated) to this month's file for ``origin``.
 
     The shared whole-line append: under the file's lock, fsynced, rolled back when the disk is full. A
     writer killed mid-line leaves no newline: ours start on a fresh line so they stay whole.
     """
-    directory = usage_dir(root)
-    path = directory / f"{origin}-{datetime.now(UTC):%Y-%m}.jsonl"
+    path = month_file(origin, root)
+    directory = path.parent
 
     def attempt() -> int:
         directory.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,6 @@ Only one process writes the file: every write happens under ``ledger.lock`` with
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
@@ -24,16 +23,15 @@ from ctxops_contracts import SCHEMA_MAJOR, UsageRecord
 from ctxops_contracts.shared.locks import file_lock
 
 from . import rollup
-from .incremental import FileState, iter_new_lines
-from .jsonl_store import record_files
+from .duck import duckdb_module
+from .incremental import FileState, iter_new_lines, resume_matching
 from .paths import data_dir
 from .report import IngestReport
+from .usage_files import LEDGER_FILE, LOADED_STATE, fingerprint, record_files, remember_loaded, up_to_date
 
-LEDGER_FILE = "ledger.duckdb"
 # DuckDB draws a progress bar on stdout for any query over 2 s, even into a pipe: it would break `--json`.
 QUIET = "SET enable_progress_bar = false; SET enable_progress_bar_print = false"
 LOCK_FILE = "ledger.lock"
-LOADED_STATE = "state/loaded.json"
 
 COLUMNS: dict[str, str] = {
     "dedupe_key": "VARCHAR",
@@ -180,7 +178,7 @@ def _merge_sql(unique: bool = False, empty: bool = False) -> str:
     insert = (
         f"INSERT INTO usage ({', '.join(names)}, rank) "
         f"SELECT {', '.join(folded)}, {rank} "
-        f"FROM (SELECT *, {RANK_SQL} AS rank FROM incoming){group}"
+        f"FROM (SELECT *, {RANK_SQL} AS rank, rowid AS _seq FROM incoming){group}"
     )
     if unique and empty:
         return insert
@@ -197,8 +195,7 @@ def _single(c: str) -> str:
 
 
 def _columns_literal() -> str:
-    columns = {**COLUMNS, "_seq": "BIGINT"}
-    return "{" + ", ".join(f"'{k}': '{v}'" for k, v in columns.items()) + "}"
+    return "{" + ", ".join(f"'{k}': '{v}'" for k, v in COLUMNS.items()) + "}"
 
 
 class LedgerError(RuntimeError):
@@ -218,46 +215,58 @@ def _valid_line(line: bytes) -> str | None:
 
 
 def load_pending(
-    con: Any, root: Path, report: IngestReport, *, persist_offsets: bool = True
+    con: Any,
+    root: Path,
+    report: IngestReport,
+    *,
+    persist_offsets: bool = True,
+    own: tuple[Path, Path] | None = None,
 ) -> tuple[int, list[FileState]]:
-    """Load every JSONL line not yet in the ledger; return how many new calls it added, and the files' states."""
+    """Load every JSONL line not yet in the ledger; return how many new calls it added, and the files' states.
+
+    ``own``: (record file, copy) when this process appended lines to that record file during this run and
+    kept a copy of them. When everything pending in the file is exactly that copy (no other writer came in
+    between), DuckDB reads the copy as it is: those lines were encoded from records here, so they are not
+    decoded and checked one by one again. Otherwise the file is read like any other.
+    """
     states: dict[str, FileState] = {}
+    saved: dict[str, str] = {}
     if persist_offsets:
         for path, raw in con.execute("SELECT path, state FROM jsonl_files").fetchall():
             states[path] = msgspec.json.decode(raw, type=FileState)
+            saved[path] = raw
     tmp_dir = root / "tmp"
     tmp_dir.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix="load-", suffix=".jsonl", dir=tmp_dir)
     new_states: list[FileState] = []
+    sources: list[str] = []  # files DuckDB reads, in the order the lines were written (ties: the first wins)
+    made: list[str] = []
     good = 0
     try:
-        with os.fdopen(fd, "wb") as out:
-            for path in record_files(root):
-                lines, result, state = iter_new_lines(path, states.get(str(path)))
-                parts: list[bytes] = []
-                for offset, line in lines:
-                    if not line.strip():
-                        continue
-                    problem = _valid_line(line)
-                    if problem:
-                        report.refuse("invalid_json", f"{path}:{offset}", problem)
-                        continue
-                    # The line's position in this batch breaks ties: the first copy read wins.
-                    parts.append(b'%s,"_seq":%d}\n' % (line.rstrip()[:-1], good))
+        for path in record_files(root):
+            previous = states.get(str(path))
+            if own is not None and persist_offsets and path == own[0]:
+                state = resume_matching(path, previous, own[1])
+                if state is not None:
+                    sources.append(str(own[1]))
                     good += 1
-                    if len(parts) >= 4096:
-                        out.write(b"".join(parts))
-                        parts.clear()
-                out.write(b"".join(parts))
-                if result.pending_tail:
-                    report.incomplete_tails += 1
-                new_states.append(state)
+                    new_states.append(state)
+                    continue
+            lines, result, state = iter_new_lines(path, previous)
+            written = _copy_valid_lines(path, lines, report, tmp_dir, made)
+            if written:
+                sources.append(made[-1])
+                good += written
+            if result.pending_tail:
+                report.incomplete_tails += 1
+            new_states.append(state)
         before = con.execute("SELECT count(*) FROM usage").fetchone()[0]
         if good:
+            # Insertion order is kept (DuckDB's default): a row's ``rowid`` in ``incoming`` is its position in
+            # the order the files were listed and their lines written, which breaks ties (see _merge_sql).
             con.execute(
                 f"CREATE OR REPLACE TEMP TABLE incoming AS SELECT * FROM read_json(?, format='newline_delimited', "
                 f"columns={_columns_literal()})",
-                [tmp_name],
+                [sources],
             )
             rollup.note_touched(con, existing=before > 0)
             unique = con.execute("SELECT count(*) = count(DISTINCT dedupe_key) FROM incoming").fetchone()[0]
@@ -266,16 +275,53 @@ def load_pending(
             rollup.update(con)
         if persist_offsets:
             for state in new_states:
-                con.execute(
-                    "INSERT OR REPLACE INTO jsonl_files VALUES (?, ?)",
-                    [state.path, msgspec.json.encode(state).decode()],
-                )
+                encoded = msgspec.json.encode(state).decode()
+                if saved.get(state.path) != encoded:  # nothing new in a file: no write
+                    con.execute("INSERT OR REPLACE INTO jsonl_files VALUES (?, ?)", [state.path, encoded])
         after = con.execute("SELECT count(*) FROM usage").fetchone()[0]
     finally:
-        Path(tmp_name).unlink(missing_ok=True)
+        for name in made:
+            Path(name).unlink(missing_ok=True)
     added = int(after - before)
     report.loaded += added
     return added, new_states
+
+
+def _copy_valid_lines(
+    path: Path, lines: Iterator[tuple[int, bytes]], report: IngestReport, tmp_dir: Path, made: list[str]
+) -> int:
+    """Write the valid records among ``lines`` to a new temporary file (its name appended to ``made`` once
+    there is one); refuse the others. Returns how many were written."""
+    out = None
+    written = 0
+    parts: list[bytes] = []
+    try:
+        for offset, line in lines:
+            if not line.strip():
+                continue
+            problem = _valid_line(line)
+            if problem:
+                report.refuse("invalid_json", f"{path}:{offset}", problem)
+                continue
+            parts.append(line)
+            written += 1
+            if len(parts) >= 4096:
+                out = out or _new_temp(tmp_dir, made)
+                out.write(b"\n".join(parts) + b"\n")
+                parts.clear()
+        if parts:
+            out = out or _new_temp(tmp_dir, made)
+            out.write(b"\n".join(parts) + b"\n")
+    finally:
+        if out is not None:
+            out.close()
+    return written
+
+
+def _new_temp(tmp_dir: Path, made: list[str]) -> Any:
+    fd, name = tempfile.mkstemp(prefix="load-", suffix=".jsonl", dir=tmp_dir)
+    made.append(name)
+    return os.fdopen(fd, "wb")
 
 
 class Ledger:
@@ -289,7 +335,7 @@ class Ledger:
     @contextmanager
     def writer(self) -> Iterator[Any]:
         """A connection to the ledger file, held under the lock, closed on exit."""
-        import duckdb
+        duckdb = duckdb_module()
 
         self.root.mkdir(parents=True, exist_ok=True)
         with file_lock(self.root / LOCK_FILE, timeout=self.lock_timeout):
@@ -325,18 +371,19 @@ class Ledger:
         log.warning("%s could not be opened (%s); moved to %s, rebuilding from JSONL", self.path, exc, aside)
         return duckdb.connect(str(self.path))
 
-    def load(self, report: IngestReport) -> int:
-        """Load pending JSONL lines (skipped without opening DuckDB when nothing changed)."""
+    def load(self, report: IngestReport, *, own: tuple[Path, Path] | None = None) -> int:
+        """Load pending JSONL lines (skipped without opening DuckDB when nothing changed); ``own``: see
+        :func:`load_pending`."""
         if self.up_to_date():
             return 0
         with self.writer() as con:
-            return self.load_into(con, report)
+            return self.load_into(con, report, own=own)
 
-    def load_into(self, con: Any, report: IngestReport) -> int:
+    def load_into(self, con: Any, report: IngestReport, *, own: tuple[Path, Path] | None = None) -> int:
         """Load pending JSONL lines through ``con`` (a writer connection), in one transaction."""
         con.execute("BEGIN")
         try:
-            added, states = load_pending(con, self.root, report)
+            added, states = load_pending(con, self.root, report, own=own)
             rollup.ensure(con)
         except BaseException:
             con.execute("ROLLBACK")
@@ -346,36 +393,19 @@ class Ledger:
         return added
 
     def _fingerprint(self) -> dict[str, list[int]]:
-        out = {}
-        for path in record_files(self.root):
-            st = path.stat()
-            out[str(path)] = [st.st_ino, st.st_size]
-        return out
+        return fingerprint(self.root)
 
     def up_to_date(self) -> bool:
-        state_file = self.root / LOADED_STATE
-        if not self.path.exists() or not state_file.exists():
-            return False
-        try:
-            saved = json.loads(state_file.read_text())
-        except (OSError, ValueError):
-            return False
-        return bool(saved == self._fingerprint())
+        return up_to_date(self.root)
 
     def _remember_loaded(self, loaded: dict[str, list[int]]) -> None:
         """Record (inode, bytes loaded) per file: equal to (inode, size) on disk means nothing is pending."""
-        state_file = self.root / LOADED_STATE
-        state_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = state_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(loaded))
-        tmp.replace(state_file)
+        remember_loaded(self.root, loaded)
 
 
 def memory_ledger(root: Path, report: IngestReport) -> Any:
     """An in-memory ledger loaded straight from the JSONL truth (used when the file is busy)."""
-    import duckdb
-
-    con = duckdb.connect(":memory:")
+    con = duckdb_module().connect(":memory:")
     con.execute(QUIET)
     con.execute(_schema_sql())
     load_pending(con, root, report, persist_offsets=False)

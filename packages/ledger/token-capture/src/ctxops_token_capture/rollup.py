@@ -130,6 +130,15 @@ def _current(con: Any) -> bool:
     return bool(row and row[0] == VERSION)
 
 
+def is_current(con: Any) -> bool:
+    """Whether the table exists in this version's definition (read-only: nothing is created)."""
+    row = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' AND table_name IN (?, 'usage_hourly_state')",
+        [TABLE],
+    ).fetchone()
+    return bool(row and row[0] == 2) and _current(con)
+
+
 def ensure(con: Any) -> bool:
     """Rebuild the table when it is missing, of another version, or its calls do not add up to ``usage``'s
     (a ledger written by a version without it). True when it was rebuilt."""

@@ -13,6 +13,7 @@ messages go to a log file.
 from __future__ import annotations
 
 from ctxops_contracts.shared.regex import compile as re_compile
+from ctxops_contracts.shared.regex import lazy
 
 from . import jsontext
 
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
 FULL_PARSE_LIMIT = 2 * 1024 * 1024
 PREFIX_LIMIT = 256 * 1024
 TOKEN_LIMIT = 400_000
-_STRUCTURE = re_compile(r'[\[\]{},:"]')
-_STRING = re_compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
+_STRUCTURE = lazy(r'[\[\]{},:"]')
+_STRING = lazy(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
 MAX_DEPTH = 200
 _CLOSE = {"{": "}", "[": "]"}
 

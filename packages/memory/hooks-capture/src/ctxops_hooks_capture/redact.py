@@ -33,10 +33,25 @@ LABELS: tuple[str, ...] = (
 )
 
 
-# Every needle once: which are present is found in one pass over the list, then each rule asks a set (a
-# generator and any() per rule cost the hook path about a millisecond per event).
+# Every needle once: which are present is found in one pass over the list; then only the rules one of them
+# gates are visited, in the rules' order (a generator and any() per rule cost the hook path about a
+# millisecond per event; asking each of the ~100 rules whether the set meets its needles, ~0.1 ms).
 _FORMAT_NEEDLES = tuple(dict.fromkeys(needle for _, needles, _ in FORMATS for needle in needles))
 _CONTEXT_NEEDLES = tuple(dict.fromkeys(needle for _, required, _, _ in CONTEXT_RULES for needle in required or ()))
+_FORMATS_OF: dict[str, list[int]] = {}  # needle -> the formats it gates, by index
+for _index, (_label, _needles, _pattern) in enumerate(FORMATS):
+    for _needle in dict.fromkeys(_needles):
+        _FORMATS_OF.setdefault(_needle, []).append(_index)
+_CONTEXT_OF: dict[str, list[int]] = {}  # needle -> the context rules it gates, by index
+for _index, (_label, _required, _pattern, _handler) in enumerate(CONTEXT_RULES):
+    for _needle in dict.fromkeys(_required or ()):
+        _CONTEXT_OF.setdefault(_needle, []).append(_index)
+_ALWAYS = [i for i, (_, required, _, _) in enumerate(CONTEXT_RULES) if required is None]
+
+
+def _gated(present: set[str], rules_of: dict[str, list[int]], start: int = 0) -> list[int]:
+    """Indexes (from ``start``, ascending) of the rules that a needle in ``present`` gates."""
+    return sorted({i for needle in present for i in rules_of[needle] if i >= start})
 
 
 def redact(text: str) -> str:
@@ -44,18 +59,22 @@ def redact(text: str) -> str:
     if not text:
         return text
     text = private_keys(text)
-    present = {needle for needle in _FORMAT_NEEDLES if needle in text}
-    for label, needles, pattern in FORMATS:
-        if not present.isdisjoint(needles):
-            redacted = pattern.sub(f"[REDACTED:{label}]", text)
-            if redacted != text:  # the later rules look at the text as it is now
-                text = redacted
-                present = {needle for needle in _FORMAT_NEEDLES if needle in text}
+    todo = _gated({needle for needle in _FORMAT_NEEDLES if needle in text}, _FORMATS_OF)
+    at = 0
+    while at < len(todo):
+        index = todo[at]
+        at += 1
+        label, _, pattern = FORMATS[index]
+        redacted = pattern.sub(f"[REDACTED:{label}]", text)
+        if redacted != text:  # the later rules look at the text as it is now
+            text = redacted
+            todo = _gated({needle for needle in _FORMAT_NEEDLES if needle in text}, _FORMATS_OF, index + 1)
+            at = 0
     lowered = text.lower()  # context rules are gated on lower-case needles (a cheap C-level scan each)
     found = {needle for needle in _CONTEXT_NEEDLES if needle in lowered}
-    for _label, required, handler_pattern, handler in CONTEXT_RULES:
-        if required is None or not found.isdisjoint(required):
-            text = scan(text, handler_pattern, handler)
+    for index in sorted({*_ALWAYS, *_gated(found, _CONTEXT_OF)}):
+        _label, _required, handler_pattern, handler = CONTEXT_RULES[index]
+        text = scan(text, handler_pattern, handler)
     return text
 
 

@@ -4,27 +4,29 @@ from __future__ import annotations
 
 from ctxops_contracts.shared import regex
 from ctxops_contracts.shared.regex import compile as re_compile
+from ctxops_contracts.shared.regex import lazy
 
 TYPE_CHECKING = False  # re is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
     import re
 
+# Every Bash event asks for the test command; a runner's summary patterns are built when one is looked for.
 _TEST_COMMAND = re_compile(
     r"(?:^|[\s;&|/(])(?:pytest|py\.test|tox|nox|unittest|jest|vitest|mocha|ava|tap|phpunit|rspec|ctest"
     r"|go\s+test|cargo\s+(?:test|nextest)|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test|make\s+(?:test|check)"
     r"|gradle\w*\s+test|mvn\w*\s+test|dotnet\s+test|mix\s+test|swift\s+test)(?=$|[\s;&|)])"
 )
 
-_PYTEST_SUMMARY = re_compile(r"^=*\s*(?P<body>(?:\d+ \w+(?:, )?)+)\s+in\s+[\d.]+m?s\b.*$", regex.MULTILINE)
-_PYTEST_PART = re_compile(r"(\d+) (passed|failed|errors?|xpassed|xfailed|skipped|deselected|warnings?)")
-_UNITTEST_RAN = re_compile(r"^Ran (\d+) tests? in", regex.MULTILINE)
-_UNITTEST_FAILED = re_compile(r"^FAILED \(([^)]*)\)", regex.MULTILINE)
-_JEST = re_compile(r"^Tests:\s+(?P<body>.*\d+ total)", regex.MULTILINE)
-_VITEST = re_compile(r"^\s*Tests\s+(?P<body>(?:\d+ \w+ ?\|? ?)+)\(\d+\)", regex.MULTILINE)
-_CARGO = re_compile(r"test result: \w+\. (\d+) passed; (\d+) failed;")
-_GO_CASE = re_compile(r"^\s*--- (PASS|FAIL):", regex.MULTILINE)
-_GO_PACKAGE = re_compile(r"^(ok|FAIL)\s+\S+", regex.MULTILINE)
-_MOCHA = re_compile(r"^\s*(\d+) (passing|failing)\b", regex.MULTILINE)
+_PYTEST_SUMMARY = lazy(r"^=*\s*(?P<body>(?:\d+ \w+(?:, )?)+)\s+in\s+[\d.]+m?s\b.*$", regex.MULTILINE)
+_PYTEST_PART = lazy(r"(\d+) (passed|failed|errors?|xpassed|xfailed|skipped|deselected|warnings?)")
+_UNITTEST_RAN = lazy(r"^Ran (\d+) tests? in", regex.MULTILINE)
+_UNITTEST_FAILED = lazy(r"^FAILED \(([^)]*)\)", regex.MULTILINE)
+_JEST = lazy(r"^Tests:\s+(?P<body>.*\d+ total)", regex.MULTILINE)
+_VITEST = lazy(r"^\s*Tests\s+(?P<body>(?:\d+ \w+ ?\|? ?)+)\(\d+\)", regex.MULTILINE)
+_CARGO = lazy(r"test result: \w+\. (\d+) passed; (\d+) failed;")
+_GO_CASE = lazy(r"^\s*--- (PASS|FAIL):", regex.MULTILINE)
+_GO_PACKAGE = lazy(r"^(ok|FAIL)\s+\S+", regex.MULTILINE)
+_MOCHA = lazy(r"^\s*(\d+) (passing|failing)\b", regex.MULTILINE)
 
 
 def looks_like_test_command(command: str) -> bool:

@@ -27,7 +27,7 @@ from .tokens import LineCounter
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 log = get_logger(__name__)
 
@@ -215,8 +215,10 @@ def build_injection(
     files = list(dict.fromkeys([*files_in_play, *paths_in(task), *session_files(base, session_id)]))
     summaries_excluded = [r for r in records if _kind(r) != "summary"]
     cross_language = lexical_vectors = False
+    neighbours = None
     if vectors and vector_scores is None and task.strip():
-        vector_scores, cross_language, lexical_vectors = _vector_scores(base, task)
+        vector_scores, cross_language, neighbours = _vector_scores(base, task)
+        lexical_vectors = neighbours is not None
     ranked = rank(
         summaries_excluded,  # digests are layer 3: as BM25 documents they would outrank every lesson
         task,
@@ -228,6 +230,7 @@ def build_injection(
         doc_freq=doc_freq,
         cross_language=cross_language,
         lexical_vectors=lexical_vectors,
+        neighbours=neighbours,
     )
     # Constants follow the ranking's order (a stale entry never above the newer one) and leave out the
     # entries the ranking found replaced by a newer one (``ranking.resolve_conflicts``).
@@ -331,26 +334,39 @@ def build_injection(
     return Injection("\n".join(out) + "\n", ids, total, budget, omitted, layers, counter.name)
 
 
-def _vector_scores(root: str, task: str, limit: int = 50) -> tuple[dict[str, float] | None, bool, bool]:
-    """Cosine similarity of the task to the nearest active entries, from memory-store's vector table, and
-    whether the embedder is multilingual (then ranking fuses BM25 only where it can see: same language) or
-    lexical (then BM25 leads: see ``ranking``)."""
+def _vector_scores(
+    root: str, task: str, limit: int = 50
+) -> tuple[dict[str, float] | None, bool, Callable[[Record], dict[str, float]] | None]:
+    """Cosine similarity of the task to the nearest active entries, from memory-store's vector table;
+    whether the embedder is multilingual (then ranking fuses BM25 only where it can see: same language);
+    and, when it is lexical, the nearest entries of an entry (then the vector channel's query is BM25's best
+    hit: see ``ranking``)."""
     from pathlib import Path
 
     from ctxops_memory_store import MemoryStore
 
     store = MemoryStore(Path(root))
     if not store.config.vector_enabled:
-        return None, False, False
+        return None, False, None
     try:
         from ctxops_memory_store.vector import VectorTable, VectorUnavailable, is_lexical, is_multilingual
 
         table = VectorTable.for_store(store)
         scores = dict(table.search(task, limit=limit))
-        return scores, is_multilingual(table.embedder), is_lexical(table.embedder)
     except (VectorUnavailable, OSError, ValueError) as exc:
         log.warning("vectors unavailable, ranking by BM25 alone: %s", exc)
-        return None, False, False
+        return None, False, None
+    if not is_lexical(table.embedder):
+        return scores, is_multilingual(table.embedder), None
+
+    def neighbours(entry: Record) -> dict[str, float]:
+        try:
+            return dict(table.neighbours(entry, limit=limit))
+        except (VectorUnavailable, OSError, ValueError) as exc:
+            log.warning("vector neighbours unavailable, ranking by BM25 alone: %s", exc)
+            return {}
+
+    return scores, False, neighbours
 
 
 def record_injection(

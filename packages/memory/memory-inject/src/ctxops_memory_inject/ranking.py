@@ -15,10 +15,15 @@ relevant it is. For such an entry BM25's silence is not a vote against it, and i
 cosine share alone; same-language entries keep the mix.
 
 With a lexical embedder (the default offline hashing embedder, ``lexical_vectors=True``) it is the other
-way round: its vector holds the words BM25 indexes plus their character trigrams, so it sees nothing BM25
-cannot see except shared word fragments. Where BM25 found no word of the query in an entry, the entry's
-cosine comes from fragments and hash collisions; such an entry ranks after every BM25 hit (ordered by its
-cosine, filling a short list), while the mix still reorders the BM25 hits among themselves.
+way round: its vector holds the words BM25 indexes plus their character trigrams, so the prompt's cosine to
+an entry repeats BM25 with less precision (no IDF, a prompt of a few words, fragments and hash collisions).
+What such vectors do add is the similarity of two *entries*: two long texts that share their identifiers
+and rare words (a rule and its Chinese translation naming the same tools, a lesson and the decision it led
+to). So the vector channel's query is BM25's best hit, not the prompt (pseudo-relevance feedback): each
+entry's cosine to that entry (``neighbours``) is mixed with its BM25 share, as the multilingual fusion
+mixes the prompt's cosine, and a neighbour BM25 did not match may enter. The prompt's own cosine only
+fills the list after these (an entry with neither a BM25 hit nor a place among the neighbours; it is all
+there is when BM25 finds nothing, e.g. a misspelt prompt).
 """
 
 from __future__ import annotations
@@ -30,13 +35,13 @@ from datetime import datetime
 from ctxops_contracts.shared.regex import compile as re_compile
 from ctxops_memory_store import bm25
 from ctxops_memory_store.similarity import jaccard
-from ctxops_memory_store.terms import STOPWORDS, tokens
+from ctxops_memory_store.terms import subject_of, tokens
 
 # The inject hook imports this module in a fresh process on every prompt: typing, dataclasses (with inspect)
 # and fnmatch (with re) are kept off that path, so the two records below are plain classes.
 TYPE_CHECKING = False  # type checkers treat this name as True
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from ctxops_memory_store.conflicts import Features
 
@@ -88,7 +93,6 @@ class RankConfig:
 
 _CJK = re_compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _LATIN_WORD = re_compile(r"[A-Za-z]{2,}")
-_UNIT = re_compile("[\u3400-\u9fff]|[a-z0-9]+")  # title units, as the conflict check reads them
 
 
 def language(text: str) -> str:
@@ -211,13 +215,14 @@ def rank(
     doc_freq: dict[str, int] | None = None,
     cross_language: bool = False,
     lexical_vectors: bool = False,
+    neighbours: Callable[[Record], dict[str, float]] | None = None,
 ) -> list[Ranked]:
     """Active entries relevant to ``query``, best first, one per subject (see ``resolve_conflicts``).
 
     ``records`` are catalog records (``entry``, ``terms``, ``length``); ``corpus`` (count, average length)
     when they are only the candidates of a larger set (the hook's snapshot). ``cross_language``: the
-    ``vector_scores`` come from a multilingual embedder; ``lexical_vectors``: from a lexical one (see the
-    module docstring).
+    ``vector_scores`` come from a multilingual embedder; ``lexical_vectors``: from a lexical one, whose
+    ``neighbours(entry)`` gives the cosines of the entries nearest to an entry (see the module docstring).
     """
     cfg = config or RankConfig()
     stamp = now or time.time()
@@ -234,8 +239,12 @@ def rank(
             documents[entry_id] = (terms, float(length))
             entries[entry_id] = entry
     lexical = dict(bm25.rank(documents, tokens(query), corpus=corpus, doc_freq=doc_freq))
-    query_language = language(query) if cross_language else None
-    relevance = fuse(lexical, vector_scores or {}, entries, cfg, query_language)
+    led: set[str] | None = None  # with a lexical embedder: entries found on lexical evidence (the rest follow)
+    if lexical_vectors:
+        relevance, led = _lexical_fusion(lexical, vector_scores or {}, entries, cfg, neighbours)
+    else:
+        query_language = language(query) if cross_language else None
+        relevance = fuse(lexical, vector_scores or {}, entries, cfg, query_language)
     ranked = []
     for entry_id, rel in relevance.items():
         if rel <= 0:
@@ -250,8 +259,8 @@ def rank(
         }
         score = math.prod(factors.values())
         ranked.append(Ranked(entry, score, rel, matched, factors, seen_by_bm25=entry_id in lexical))
-    # A lexical embedder's cosine alone (no BM25 hit) is weak evidence: such entries follow every BM25 hit.
-    ranked.sort(key=lambda r: (lexical_vectors and not r.seen_by_bm25, -r.score, str(r.entry.get("id"))))
+    # A lexical embedder's cosine to the prompt alone is weak evidence: such entries follow the others.
+    ranked.sort(key=lambda r: (led is not None and str(r.entry.get("id")) not in led, -r.score, str(r.entry.get("id"))))
     if ranked:
         # Conflicts are resolved before the floor: a newer entry below it that replaces (or must rank above)
         # one over it takes that place instead of leaving the stale one alone in the list.
@@ -289,6 +298,40 @@ def fuse(
     return relevance
 
 
+def _lexical_fusion(
+    lexical: dict[str, float],
+    vector_scores: dict[str, float],
+    entries: dict[str, Record],
+    cfg: RankConfig,
+    neighbours: Callable[[Record], dict[str, float]] | None,
+) -> tuple[dict[str, float], set[str]]:
+    """Relevance with a lexical embedder (see the module docstring), and the entries it found on lexical
+    evidence: BM25's hits and the neighbours of its best hit. The rest get the prompt's cosine share, only
+    to fill the list after those."""
+    top = max(lexical.values(), default=0.0)
+    relevance = {entry_id: (score / top if top else 0.0) for entry_id, score in lexical.items()}
+    near: dict[str, float] = {}
+    if lexical and neighbours is not None:
+        best = min(lexical, key=lambda i: (-lexical[i], i))
+        near = {i: s for i, s in neighbours(entries[best]).items() if i in entries}
+    weight = cfg.vector_weight
+    if near:
+        low, high = min(near.values()), max(near.values())
+        spread = (high - low) or 1.0
+        for entry_id in relevance.keys() | near.keys():
+            semantic = (near[entry_id] - low) / spread if entry_id in near else 0.0
+            relevance[entry_id] = (1 - weight) * relevance.get(entry_id, 0.0) + weight * semantic
+    led = set(relevance)
+    known = {i: s for i, s in vector_scores.items() if i in entries}
+    if known:
+        low, high = min(known.values()), max(known.values())
+        spread = (high - low) or 1.0
+        for entry_id, cosine in known.items():
+            if entry_id not in led:
+                relevance[entry_id] = weight * (cosine - low) / spread
+    return relevance, led
+
+
 def _subject(entry: Record) -> tuple[object, list[str], set[str]]:
     return entry.get("kind"), sorted(_strings(entry, "scope")), set(tokens(str(entry.get("title", ""))))
 
@@ -310,10 +353,11 @@ def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
     another value) both stay active when they arrived out of order (a merge of two branches, a hand-edited
     file, a store older than the rule). The newer one takes the older one's place; the older one goes.
 
-    Last, an older entry whose title opens like a newer one's (same kind and scope, the same first two
-    words: "Share links never expire", then "Share links expire after 30 days") is never placed above it.
-    The write-time check must not supersede on so little (complementary facts open alike too), but an
-    order costs nothing to get wrong: both entries stay, the newer first.
+    Last, an older entry on the same subject as a newer one (same kind and scope, the same ``subject_of``
+    title: "Share links never expire", then "Share links expire after 30 days"; or named by the newer one
+    as a possible replacement queued for review) is never placed above it. The write-time check must not
+    supersede on so little (complementary facts share subjects too), but an order costs little to get
+    wrong: both entries stay, the newer first.
     """
     kept: list[Ranked] = []
     subjects: dict[int, tuple[object, list[str], set[str]]] = {}
@@ -330,29 +374,53 @@ def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
     return _newer_first(_replaced_by_newer(kept))
 
 
-def _head(entry: Record) -> tuple[str, ...]:
-    units = tuple(_UNIT.findall(str(entry.get("title", "")).lower())[:2])
-    return units if len(units) == 2 and not all(u in STOPWORDS for u in units) else ()
+MAY_REPLACE = "may-replace:"  # memory-store's tag of a possible replacement queued for review
 
 
 def _newer_first(kept: list[Ranked]) -> list[Ranked]:
-    """Sink an older entry opening like a newer one (same kind, scope and first two title words) below it."""
-    groups: dict[tuple[object, tuple[str, ...], tuple[str, ...]], list[Ranked]] = {}
-    for candidate in kept:
-        head = _head(candidate.entry)
-        if head:
-            key = (candidate.entry.get("kind"), tuple(sorted(_strings(candidate.entry, "scope"))), head)
-            groups.setdefault(key, []).append(candidate)
-    groups = {key: members for key, members in groups.items() if len(members) > 1}
-    if not groups:
+    """Sink an older entry below a newer one on the same subject: same kind and scope and the same
+    ``subject_of`` title ("Share links never expire", then "Share links expire after 30 days"), or named by
+    the newer one as a possible replacement (``may-replace:ID``: queued for review at write time)."""
+    groups: dict[object, list[int]] = {}
+    by_id: dict[str, int] = {}
+    for n, candidate in enumerate(kept):
+        entry = candidate.entry
+        by_id[str(entry.get("id"))] = n
+        subject = subject_of(str(entry.get("title", "")))
+        if subject:
+            key = (entry.get("kind"), tuple(sorted(_strings(entry, "scope"))), subject)
+            groups.setdefault(key, []).append(n)
+    group_of = list(range(len(kept)))  # union-find over positions: a group is a set of entries on one subject
+
+    def find(n: int) -> int:
+        while group_of[n] != n:
+            group_of[n] = group_of[group_of[n]]
+            n = group_of[n]
+        return n
+
+    linked = False
+    for members in groups.values():
+        for n in members[1:]:
+            group_of[find(n)] = find(members[0])
+            linked = True
+    for n, candidate in enumerate(kept):
+        for tag in _strings(candidate.entry, "tags"):
+            other = by_id.get(tag[len(MAY_REPLACE) :]) if tag.startswith(MAY_REPLACE) else None
+            if other is not None and kept[other].entry.get("kind") == candidate.entry.get("kind"):
+                group_of[find(other)] = find(n)
+                linked = True
+    if not linked:
         return kept
     from ctxops_memory_store.conflicts import KINDS
 
+    merged: dict[int, list[Ranked]] = {}
+    for n, candidate in enumerate(kept):
+        merged.setdefault(find(n), []).append(candidate)
     out = list(kept)
-    for (kind, _, _), members in groups.items():
-        if kind not in KINDS:
+    for group in merged.values():
+        if len(group) < 2 or group[0].entry.get("kind") not in KINDS:
             continue
-        by_age = sorted(members, key=lambda r: -born(r.entry))
+        by_age = sorted(group, key=lambda r: -born(r.entry))
         for n, newer in enumerate(by_age):
             newer.covers = (*newer.covers, *(str(r.entry.get("id")) for r in by_age[n + 1 :]))
         floor = -1  # the lowest position of the newer members handled so far

@@ -32,7 +32,7 @@ from .terms import weighted_terms
 log = get_logger(__name__)
 
 CATALOG_NAME = "memory-catalog.msgpack"
-FORMAT = 2
+FORMAT = 3  # 3: the stemmer drops a final "e" and more (session 5); machine tags are not indexed
 RACY_NS = 2_000_000_000  # a directory time this close to the check may hide a second write in the same tick
 FULL_CHECK_AFTER_NS = 600 * 1_000_000_000
 SMALL = 2000  # up to this many files a stat of each costs a few milliseconds: always check them all

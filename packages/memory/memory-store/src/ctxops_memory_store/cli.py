@@ -28,7 +28,7 @@ from .config import ConfigError
 from .entry_file import render_entry
 from .index import Filters
 from .layout import NotARepository, repository_root
-from .store import AddResult, EntryNotFound, InvalidTransition, MemoryStore, new_entry
+from .store import AddResult, EntryNotFound, InvalidTransition, MemoryStore, may_replace, new_entry
 
 KINDS = ("decision", "constraint", "convention", "lesson", "preference", "fact", "summary")
 STATUSES = ("pending", "active", "folded", "superseded", "archived", "rejected")
@@ -130,6 +130,7 @@ def _result_json(result: AddResult) -> dict[str, Any]:
         "folded": result.folded,
         "superseded": result.superseded,
         "pinned_near_duplicates": result.pinned_near_duplicates,
+        "review": result.review,
     }
 
 
@@ -138,6 +139,7 @@ def _result_lines(result: AddResult) -> list[str]:
     lines += [f"  folded {i[-8:]} into it (near-duplicate)" for i in result.folded]
     lines += [f"  superseded {i[-8:]} (same subject and scope)" for i in result.superseded]
     lines += [f"  kept pinned near-duplicate {i[-8:]}" for i in result.pinned_near_duplicates]
+    lines += [f"  may replace {i[-8:]} (same subject; both kept, queued for review)" for i in result.review]
     return lines
 
 
@@ -252,13 +254,24 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
             _emit(args, reviewed, lines)
             return 0
         pending = store.list_entries(statuses=["pending"])
+        possible = [e for e in store.list_entries(statuses=["active"]) if may_replace(e)]
         lines = (
             [f"harvested {harvested.events_read} events, {len(harvested.new_entries)} new entries"] if harvested else []
         )
         lines += [_line(e) for e in pending] or ["no candidates waiting for review"]
         if pending:
             lines.append("accept with `review --accept ID`, reject with `review --reject ID`")
-        _emit(args, {"pending": [to_builtins(e) for e in pending]}, lines)
+        if possible:
+            lines.append("possible replacements (both active; the newer ranks first):")
+            for entry in possible:
+                lines.append(f"  {_line(entry)}")
+                lines += [f"    may replace {i[-8:]}" for i in may_replace(entry)]
+            lines.append("supersede the older with `review --accept ID`, keep both with `review --reject ID`")
+        reply = {
+            "pending": [to_builtins(e) for e in pending],
+            "possible_replacements": [{"entry": to_builtins(e), "may_replace": may_replace(e)} for e in possible],
+        }
+        _emit(args, reply, lines)
         return 0
     if cmd == "harvest":
         from .candidates import harvest

@@ -15,6 +15,13 @@ A newer text may also name what it drops: "Drop GraphQL in favour of REST", "ins
 Redis", 弃用 Jenkins (a prohibition, "never use float", states a rule, not a replacement). The dropped thing
 (the first content word after such a phrase) appearing in an older title of the same kind and scope
 ("Expose the API through GraphQL") is a conflict, however little else the two texts share.
+
+Those are certain enough to supersede; so is a cue in a newer text about the same subject (``subject_of``:
+the title's first content words). Short of that, a pair is a *possible* conflict (``possible_conflict``)
+when the titles are about the same subject or share most of their words ("Share links never expire",
+then "Share links expire after 30 days"): the writer queues it for review, both stay active, and ranking
+puts the newer one first. A translation (one title Chinese) and a refinement (one title's words inside
+the other's) are neither.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from ctxops_contracts.shared import regex
 from ctxops_contracts.shared.regex import compile as re_compile
 
 from .similarity import jaccard
-from .terms import STOPWORDS, tokens
+from .terms import STOPWORDS, subject_of, tokens
 
 _CUES = re_compile(
     r"\b(?:switch(?:ed|es|ing)?(?: \w+){0,3} (?:to|from)|instead|no longer|not anymore|any ?more"
@@ -108,7 +115,17 @@ class Features:
     process, and dataclasses (with inspect) costs it ~5 ms of imports.
     """
 
-    __slots__ = ("cjk_title", "cue", "dropped", "head", "latin_title_terms", "terms", "title_terms", "title_units")
+    __slots__ = (
+        "cjk_title",
+        "cue",
+        "dropped",
+        "head",
+        "latin_title_terms",
+        "subject",
+        "terms",
+        "title_terms",
+        "title_units",
+    )
     title_terms: frozenset[str]
     terms: frozenset[str]
     latin_title_terms: frozenset[str]
@@ -117,6 +134,7 @@ class Features:
     title_units: tuple[str, ...]
     head: tuple[str, ...]  # the first two title units: a frame needs them equal (a cheap first check)
     dropped: frozenset[str]  # what the text says it drops (``dropped_terms``)
+    subject: tuple[str, ...]  # what the title is about (``terms.subject_of``)
 
     def __init__(
         self,
@@ -129,8 +147,9 @@ class Features:
         title_units: tuple[str, ...] = (),
         head: tuple[str, ...] = (),
         dropped: frozenset[str] = frozenset(),
+        subject: tuple[str, ...] = (),
     ) -> None:
-        values = (title_terms, terms, latin_title_terms, cjk_title, cue, title_units, head, dropped)
+        values = (title_terms, terms, latin_title_terms, cjk_title, cue, title_units, head, dropped, subject)
         for name, value in zip(_FEATURE_FIELDS, values, strict=True):
             object.__setattr__(self, name, value)
 
@@ -149,7 +168,17 @@ class Features:
         return "Features(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in _FEATURE_FIELDS) + ")"
 
 
-_FEATURE_FIELDS = ("title_terms", "terms", "latin_title_terms", "cjk_title", "cue", "title_units", "head", "dropped")
+_FEATURE_FIELDS = (
+    "title_terms",
+    "terms",
+    "latin_title_terms",
+    "cjk_title",
+    "cue",
+    "title_units",
+    "head",
+    "dropped",
+    "subject",
+)
 
 
 def features(title: str, body: str) -> Features:
@@ -163,6 +192,7 @@ def features(title: str, body: str) -> Features:
         title_units=(units := tuple(_UNIT.findall(title.lower()))),
         head=units[:2],
         dropped=dropped_terms(f"{title}\n{body}"),
+        subject=subject_of(title),
     )
 
 
@@ -224,11 +254,36 @@ def conflicts(new: Features, old: Features) -> bool:
         return True
     if not new.cue:
         return other_value(new, old)
+    if new.subject and new.subject == old.subject and not _translation_or_refinement(new, old):
+        return True
     if jaccard(set(new.title_terms), set(old.title_terms)) >= TITLE_SIMILARITY:
         return True
     if old.title_terms and len(old.title_terms & new.terms) / len(old.title_terms) >= NAMED_SHARE:
         return True
     return jaccard(set(new.terms), set(old.terms)) >= TEXT_SIMILARITY
+
+
+SHARED_TITLE = 0.5  # a possible conflict: the titles share at least this share of the shorter one's terms
+
+
+def _translation_or_refinement(new: Features, old: Features) -> bool:
+    if new.cjk_title != old.cjk_title:
+        return True  # one title Chinese, the other not: the same rule in two languages, as a rule
+    a, b = new.title_terms, old.title_terms
+    return a <= b or b <= a  # one title is the other with words added: folding's business
+
+
+def possible_conflict(new: Features, old: Features) -> bool:
+    """Whether the newer entry may replace the older one, short of ``conflicts`` (callers check kind and
+    scope, and ``conflicts`` first): the titles are about the same subject (``subject_of``), or share at least
+    two terms and half of the shorter title's; not a translation, not a refinement. Worth a review, not
+    certain: "Logs are shipped to Loki" and "Logs are kept for 30 days" are both true."""
+    if _translation_or_refinement(new, old):
+        return False
+    if new.subject and new.subject == old.subject:
+        return True
+    shared = len(new.title_terms & old.title_terms)
+    return shared >= 2 and shared >= SHARED_TITLE * min(len(new.title_terms), len(old.title_terms))
 
 
 def likely_conflict(new_title: str, new_body: str, old_title: str, old_body: str) -> bool:

@@ -25,7 +25,7 @@ from .terms import tokens, weighted_terms
 
 INDEX_NAME = "memory.duckdb"
 LOCK_NAME = "memory.lock"
-INDEX_FORMAT = "1"
+INDEX_FORMAT = "2"  # 2: the session-5 stemmer (see terms._stem_of)
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ NAME = "memory-inject.sqlite"
 SYNC_STARTED = "memory-inject.sync-started"
 SYNC_EVERY_S = 30.0  # at most one detached sync started per this many seconds
 BULK = 500  # a writer catches up this many files itself; more are the detached sync's, in steps of this size
-FORMAT = "3"
+FORMAT = "4"  # 4: the session-5 stemmer changed every term
 CONSTANT_KINDS = ("decision", "constraint", "convention")
 RECENT_CONSTANTS = 60  # non-pinned constants read besides the ones the prompt matches (newest first)
 

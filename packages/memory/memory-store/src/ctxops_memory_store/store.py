@@ -26,7 +26,7 @@ from . import bm25
 from .catalog import Catalog
 from .config import MemoryConfig, load_config
 from .conflicts import KINDS as CONFLICT_KINDS
-from .conflicts import Features, conflicts, features, frame_prefix
+from .conflicts import Features, conflicts, features, frame_prefix, possible_conflict
 from .entry_file import LoadResult, file_name, render_entry
 from .frontmatter import FrontMatterError
 from .index import Filters, MemoryIndex, scope_matches
@@ -35,7 +35,7 @@ from .similarity import content_hash, near_duplicate, normalize, shingles
 from .snapshot import BULK as SNAPSHOT_BULK
 from .snapshot import SnapshotWriter, request_sync
 from .snapshot import wanted as snapshot_wanted
-from .terms import tokens
+from .terms import subject_of, tokens
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,7 @@ class AddResult:
     superseded: list[str] = field(default_factory=list)
     pinned_near_duplicates: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)  # likely conflicts found (superseded, or queued for review)
+    review: list[str] = field(default_factory=list)  # possible conflicts: both stay active, queued for review
 
 
 @dataclass
@@ -121,6 +122,17 @@ def _with(entry: MemoryEntry, **changes: Any) -> MemoryEntry:
 _normal_title = functools.lru_cache(maxsize=1 << 16)(normalize)
 
 
+MAY_REPLACE = "may-replace:"  # a tag of an active entry: a possible replacement of that entry, queued for review
+
+
+MAX_REVIEW = 3  # possible replacements a new entry names at most
+
+
+def may_replace(entry: MemoryEntry) -> list[str]:
+    """The ids an active entry may replace (queued for review: ``ctx mem review``)."""
+    return [t[len(MAY_REPLACE) :] for t in entry.tags if t.startswith(MAY_REPLACE)]
+
+
 def _hash(entry: MemoryEntry) -> str:
     return content_hash(entry.kind, entry.title, entry.body, entry.scope)
 
@@ -152,6 +164,7 @@ class MemoryStore:
         self._postings: bm25.Postings | None = None  # built on the first search, then kept in step
         self._shingles: dict[str, set[str]] = {}
         self._features: dict[str, Features] = {}
+        self._titles: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}  # title -> (subject, title terms)
         self._buckets: dict[tuple[str, tuple[str, ...]], set[str]] = {}  # (kind, scope) -> active entry ids
         self._known_generation: str | None = None
         self._dirty_generation = False
@@ -533,6 +546,20 @@ class MemoryStore:
             found = self._features[key] = features(entry.title, entry.body)
         return found
 
+    def _title_key(self, title: str) -> tuple[tuple[str, ...], frozenset[str]]:
+        found = self._titles.get(title)
+        if found is None:
+            if len(self._titles) >= 1 << 16:
+                self._titles.clear()
+            found = self._titles[title] = (subject_of(title), frozenset(tokens(title)))
+        return found
+
+    def _maybe_same_subject(self, mine: tuple[tuple[str, ...], frozenset[str]], title: str) -> bool:
+        """A string-level first look for ``possible_conflict``: the same subject, or two shared title terms
+        (spares a write the features of every other entry of its kind and scope)."""
+        subject, terms = self._title_key(title)
+        return bool(mine[0] and mine[0] == subject) or len(mine[1] & terms) >= 2
+
     def add(self, entry: MemoryEntry) -> MemoryEntry:
         """``MemoryRepository.add``: store ``entry`` (deduped, folded, superseding as it applies)."""
         return self.put(entry).entry
@@ -579,6 +606,7 @@ class MemoryStore:
         pinned = new.pinned
         similar = self._vector_similarity(new)
         prefix = frame_prefix(new_features)  # a cue-less conflict needs a title that starts alike
+        mine = self._title_key(new.title)
         replaced: list[MemoryEntry] = []
         table = self.load().entries
         for old_id in sorted(self._buckets.get((new.kind, scope), ())):
@@ -622,14 +650,41 @@ class MemoryStore:
                     replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
                     pinned = pinned or old.pinned
                     result.superseded.append(old.id)
+            elif (
+                new.kind in CONFLICT_KINDS
+                and self._maybe_same_subject(mine, old.title)
+                and possible_conflict(new_features, self._features_of(old))
+            ):
+                result.review.append(old.id)  # both stay; the newer one names it, for review and for ranking
         if result.conflicts and on_conflict == "review":
             tags = list(dict.fromkeys([*new.tags, *(f"conflicts-with:{i}" for i in result.conflicts)]))
             result.entry = _with(new, status="pending", tags=tags)
             result.action = "queued"
-            result.folded, result.superseded, result.pinned_near_duplicates = [], [], []
+            result.folded, result.superseded, result.pinned_near_duplicates, result.review = [], [], [], []
             return result, []
-        result.entry = _with(new, history=list(dict.fromkeys(history)), pinned=pinned, valid_from=new.valid_from or now)
+        tags = new.tags
+        if result.review:
+            result.review = self._closest(new_features, result.review)
+            tags = list(dict.fromkeys([*new.tags, *(f"{MAY_REPLACE}{i}" for i in result.review)]))
+        result.entry = _with(
+            new, history=list(dict.fromkeys(history)), pinned=pinned, valid_from=new.valid_from or now, tags=tags
+        )
         return result, replaced
+
+    def _closest(self, new: Features, ids: list[str]) -> list[str]:
+        """The ``MAX_REVIEW`` possible replacements whose titles share most with the new one (then the newest):
+        a review item naming dozens of entries (titles that all open "__init__: Initialize") says nothing."""
+        if len(ids) <= MAX_REVIEW:
+            return ids
+        table = self.load().entries
+
+        def closeness(entry_id: str) -> tuple[float, float, str]:
+            old = table[entry_id][0]
+            terms = self._features_of(old).title_terms
+            shared = len(terms & new.title_terms) / (len(terms | new.title_terms) or 1)
+            return (-shared, -old.created_at.timestamp(), entry_id)
+
+        return sorted(ids, key=closeness)[:MAX_REVIEW]
 
     def _vector_similarity(self, new: MemoryEntry) -> dict[str, float]:
         if not self.config.vector_enabled:
@@ -701,10 +756,15 @@ class MemoryStore:
         return AddResult(new, "superseded", superseded=[old.id])
 
     def accept(self, id_or_prefix: str, *, now: datetime | None = None) -> AddResult:
-        """Turn a pending candidate into an active entry (folding and superseding as a new entry would)."""
+        """Turn a pending candidate into an active entry (folding and superseding as a new entry would).
+
+        An active entry queued for review as a possible replacement (``may-replace:ID`` tags) supersedes the
+        entries it names that are still active, and leaves the queue."""
         stamp = now or utcnow()
         with self._writing():
             entry = self.resolve(id_or_prefix)
+            if entry.status == "active" and may_replace(entry):
+                return self._accept_replacement(entry, stamp)
             if entry.status != "pending":
                 raise InvalidTransition(f"{entry.id} is {entry.status}, not pending: only candidates are reviewed")
             tags = [t for t in entry.tags if not t.startswith("conflicts-with:")]
@@ -715,8 +775,24 @@ class MemoryStore:
             self._save_all(result.entry, replaced)
         return result
 
+    def _accept_replacement(self, entry: MemoryEntry, now: datetime) -> AddResult:
+        olds = [self.resolve(i) for i in may_replace(entry) if i in self.load().entries]
+        olds = [o for o in olds if o.status == "active"]
+        pinned = entry.pinned or any(o.pinned for o in olds)
+        kept = _with(entry, tags=[t for t in entry.tags if not t.startswith(MAY_REPLACE)], pinned=pinned)
+        replaced = [_with(o, status="superseded", superseded_by=entry.id, valid_until=now) for o in olds]
+        self._save_all(kept, replaced)
+        return AddResult(kept, "accepted", superseded=[o.id for o in olds])
+
     def reject(self, id_or_prefix: str, reason: str = "rejected in review") -> MemoryEntry:
-        entry = self.resolve(id_or_prefix)
+        """Reject a pending candidate; for an active entry queued as a possible replacement, keep both
+        entries and take it off the queue (the reason is not kept: nothing was rejected)."""
+        with self._writing():  # read and written under the lock, as ``supersede``
+            entry = self.resolve(id_or_prefix)
+            if entry.status == "active" and may_replace(entry):
+                kept = _with(entry, tags=[t for t in entry.tags if not t.startswith(MAY_REPLACE)])
+                self._save(kept)
+                return kept
         if entry.status != "pending":
             raise InvalidTransition(f"{entry.id} is {entry.status}, not pending: only candidates are reviewed")
         return self._update(entry.id, status="rejected", archive_reason=redact(reason.strip()))

@@ -35,7 +35,7 @@ class HashingEmbedder:
 
     def __init__(self, dimensions: int = 256) -> None:
         self.dimensions = dimensions
-        self.name = f"memory-hashing-v1-{dimensions}"  # code-query's hashing embedder is another algorithm
+        self.name = f"memory-hashing-v2-{dimensions}"  # v2: the session-5 stemmer; code-query's is another algorithm
         self.multilingual = False  # hashed words: a Chinese text and its English translation share nothing
         self.lexical = True  # it sees the words BM25 sees (plus their trigrams): no meaning beyond them
 
@@ -140,6 +140,14 @@ def entry_text(entry: MemoryEntry) -> str:
     return " ".join([entry.title, entry.body, *entry.tags, *entry.scope])
 
 
+def record_text(entry: dict[str, object]) -> str:
+    """``entry_text`` of a catalog record's entry (a plain dict): the text its stored vector was made from."""
+    lists = [
+        [str(v) for v in value] if isinstance(value, list) else [] for value in (entry.get("tags"), entry.get("scope"))
+    ]
+    return " ".join([str(entry.get("title", "")), str(entry.get("body", "")), *lists[0], *lists[1]])
+
+
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return sum(x * y for x, y in zip(a, b, strict=False))  # embeddings are normalised
 
@@ -197,8 +205,23 @@ class VectorTable:
         db = lancedb.connect(str(self.directory))
         if TABLE_NAME not in _table_names(db):
             return []
+        return self._nearest(db, embed_query(self.embedder, query), limit, statuses)
+
+    def neighbours(
+        self, entry: dict[str, object], *, limit: int = 10, statuses: Sequence[str] = ("active",)
+    ) -> list[tuple[str, float]]:
+        """(entry id, cosine similarity) of the entries nearest to ``entry`` (a catalog record's entry, itself
+        included), most similar first: the entry's own text is the query (embedded as a passage)."""
+        lancedb = _lancedb()
+        if not self.directory.exists():
+            return []
+        db = lancedb.connect(str(self.directory))
+        if TABLE_NAME not in _table_names(db):
+            return []
+        return self._nearest(db, self.embedder.embed([record_text(entry)])[0], limit, statuses)
+
+    def _nearest(self, db: Any, vector: list[float], limit: int, statuses: Sequence[str]) -> list[tuple[str, float]]:
         table = db.open_table(TABLE_NAME)
-        vector = embed_query(self.embedder, query)
         wanted = ", ".join("'" + s.replace("'", "") + "'" for s in statuses)
         where = f"embedder = '{self.embedder.name}'" + (f" AND status IN ({wanted})" if statuses else "")
         rows = table.search(vector).metric("cosine").where(where, prefilter=True).limit(limit).to_list()

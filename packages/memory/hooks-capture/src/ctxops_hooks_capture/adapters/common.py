@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxops_contracts.shared import regex
-from ctxops_contracts.shared.regex import compile as re_compile
+from ctxops_contracts.shared.regex import lazy
 
 from ctxops_hooks_capture import jsontext
 from ctxops_hooks_capture.draft import Draft
@@ -36,11 +36,11 @@ READ_TOOLS = frozenset({"read", "read_file", "read_many_files", "notebookread", 
 
 _PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "absolute_path", "target_file", "filename")
 _PATHS_KEYS = ("paths", "file_paths", "files")
-_PATCH_FILE = re_compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", regex.MULTILINE)
-_EXIT_LINE = re_compile(r"^\s*(?:Exit code|exit code|exit status|Exit status)[:\s]+(-?\d+)")
+_PATCH_FILE = lazy(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", regex.MULTILINE)
+_EXIT_LINE = lazy(r"^\s*(?:Exit code|exit code|exit status|Exit status)[:\s]+(-?\d+)")
 # Gemini CLI's shell tool reports a finished command's status as a line of its ``llmContent``
 # ("Exit Code: 2"); its ``error`` field is only for a command that could not start.
-_EXIT_CODE_LINE = re_compile(r"^[ \t]*Exit Code:[ \t]*(-?\d+)[ \t]*$", regex.MULTILINE)
+_EXIT_CODE_LINE = lazy(r"^[ \t]*Exit Code:[ \t]*(-?\d+)[ \t]*$", regex.MULTILINE)
 
 
 def tool_class(tool_name: str | None) -> str:

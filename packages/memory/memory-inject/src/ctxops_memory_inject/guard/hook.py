@@ -25,6 +25,7 @@ from ctxops_contracts.shared.layout import ensure_meta
 from ctxops_contracts.shared.regex import compile as re_compile
 
 from .config import GuardConfig, load_config
+from .gate import MIN_REREAD, SUPPORTED_AGENTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,11 +53,6 @@ SPOOL_MAX_AGE = 3600.0
 _ENDS_SHELL = re_compile(r"(?:^|[;&|{\s])(?:exit|exec|return|logout)(?:\s|;|$)")
 WRAPPED_KINDS = ("test", "check", "build")
 WORTH_IT = 0.8  # a summary must be at most this share of the original, or the original stays
-
-
-# Agents whose hook output can replace a tool's result in its own shape (docs/agent-integration.md): Codex
-# 0.171 and Gemini CLI 0.61 cannot, so the guard answers nothing for them.
-SUPPORTED_AGENTS = ("claude-code",)
 
 
 class GuardOutcome:
@@ -278,7 +274,7 @@ def _worktree(root: str, command: str) -> str | None:
 
 
 _CAT = regex.lazy(r"^\s*cat\s+(?:--\s+)?('[^']+'|\"[^\"$`\\]+\"|[^\s'\"|;&<>()$`*?\\]+)\s*$")
-_MIN_REREAD = 400  # shorter than this, the note would cost about what it saves
+_MIN_REREAD = MIN_REREAD  # shorter than this, the note would cost about what it saves (gate.py decides first)
 
 
 def _cat_reread(  # noqa: PLR0917 - the event's fields, passed straight through

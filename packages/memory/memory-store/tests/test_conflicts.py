@@ -208,3 +208,21 @@ def test_review_lists_possible_replacements(repo) -> None:
     done = ctx("review", "--accept", newer.id)
     assert done.returncode == 0 and f"superseded {old.id[-8:]}" in done.stdout
     assert "possible replacements" not in ctx("review", "--no-harvest").stdout
+
+
+def test_a_possible_replacement_names_at_most_three_entries(store: MemoryStore) -> None:
+    from ctxops_memory_store.store import MAX_REVIEW
+
+    titles = [
+        "Release builds are signed by Jenkins",
+        "Release builds are reproducible",
+        "Release builds run nightly",
+        "Release builds take twenty minutes",
+        "Release builds upload to S3",
+        "Release builds are signed with a hardware key stored in the office safe",
+    ]
+    olds = [store.put(new_entry(kind="convention", title=t, body=f"Note {n}.")).entry.id for n, t in enumerate(titles)]
+    newer = store.put(new_entry(kind="convention", title="Release builds are signed with a YubiKey", body="Tap it."))
+    assert len(newer.review) == MAX_REVIEW == 3 and set(newer.review) <= set(olds)
+    assert newer.review[0] == olds[0]  # the largest share of title words in common first ("signed by Jenkins")
+    assert all(store.resolve(i).status == "active" for i in olds)

@@ -125,6 +125,9 @@ _normal_title = functools.lru_cache(maxsize=1 << 16)(normalize)
 MAY_REPLACE = "may-replace:"  # a tag of an active entry: a possible replacement of that entry, queued for review
 
 
+MAX_REVIEW = 3  # possible replacements a new entry names at most
+
+
 def may_replace(entry: MemoryEntry) -> list[str]:
     """The ids an active entry may replace (queued for review: ``ctx mem review``)."""
     return [t[len(MAY_REPLACE) :] for t in entry.tags if t.startswith(MAY_REPLACE)]
@@ -661,11 +664,27 @@ class MemoryStore:
             return result, []
         tags = new.tags
         if result.review:
+            result.review = self._closest(new_features, result.review)
             tags = list(dict.fromkeys([*new.tags, *(f"{MAY_REPLACE}{i}" for i in result.review)]))
         result.entry = _with(
             new, history=list(dict.fromkeys(history)), pinned=pinned, valid_from=new.valid_from or now, tags=tags
         )
         return result, replaced
+
+    def _closest(self, new: Features, ids: list[str]) -> list[str]:
+        """The ``MAX_REVIEW`` possible replacements whose titles share most with the new one (then the newest):
+        a review item naming dozens of entries (titles that all open "__init__: Initialize") says nothing."""
+        if len(ids) <= MAX_REVIEW:
+            return ids
+        table = self.load().entries
+
+        def closeness(entry_id: str) -> tuple[float, float, str]:
+            old = table[entry_id][0]
+            terms = self._features_of(old).title_terms
+            shared = len(terms & new.title_terms) / (len(terms | new.title_terms) or 1)
+            return (-shared, -old.created_at.timestamp(), entry_id)
+
+        return sorted(ids, key=closeness)[:MAX_REVIEW]
 
     def _vector_similarity(self, new: MemoryEntry) -> dict[str, float]:
         if not self.config.vector_enabled:

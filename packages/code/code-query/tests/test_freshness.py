@@ -51,13 +51,21 @@ def test_an_update_slower_than_the_deadline_answers_now_and_commits_for_the_next
         found = cq(repo, "def", "cancel", "--json")
         assert found.returncode == 0, found.stdout + found.stderr
         assert [h["path"] for h in json.loads(found.stdout)["hits"]] == ["shop/orders.py"]
-        # A scoped name goes through the index: answered from the snapshot, the file reported stale.
+        # A scoped name goes through the index, with the saved file laid over the snapshot: found too.
         first = cq(repo, "def", "shop/orders.py:cancel", "--deadline", "4", "--no-cache", "--json")
         # The process answered and exited while the update still waits: it never kept `cq` alive.
-        assert first.returncode == 1, first.stdout + first.stderr  # answered from the snapshot, not expired
+        assert first.returncode == 0, first.stdout + first.stderr
         result = json.loads(first.stdout)
         assert not result["partial"]
-        assert result["stale_files"] == ["shop/orders.py"]
+        assert [h["line"] for h in result["hits"]] == [5] and result["stale_files"] == []
+        # More saved files than an overlay stands for: answered from the snapshot, the files reported stale.
+        for i in range(9):
+            (repo / "shop" / f"more{i}.py").write_text(f"def more{i}():\n    return {i}\n")
+        many = cq(repo, "def", "shop/orders.py:cancel", "--deadline", "4", "--no-cache", "--json")
+        assert many.returncode == 1, many.stdout + many.stderr  # answered from the snapshot, not expired
+        result = json.loads(many.stdout)
+        assert not result["partial"]
+        assert result["stale_files"] == ["shop/orders.py", "shop/"]
     finally:
         writer.release()
     # The detached update goes on after that process exited and commits: the next query sees it.

@@ -232,7 +232,7 @@ def test_typescript_nullable_declared_types() -> None:
     src += b"  a.unsubscribe();\n  s.now();\n  t.now();\n}\n"
     refs = extract(src, "src/a.ts", "typescript").references
     got = {r.line: r.receiver_type for r in refs if r.role == "call" and r.qualifier}
-    assert got == {3: "Subscriber", 4: "SchedulerLike", 5: None}  # `A | B` names no one class
+    assert got == {3: "Subscriber", 4: "SchedulerLike", 5: "A|B"}  # the graph reads each member
 
 
 def test_parameter_test_reads_the_list_once_and_agrees_with_the_pattern() -> None:
@@ -356,7 +356,16 @@ def test_typescript_function_type_parameters_bind_nothing() -> None:
         (": Observable<T>", "Observable"),
         ("Subscriber<T> | null", "Subscriber"),
         ("Annotation | boolean", "Annotation"),
-        ("A | B", None),  # two classes: no one class
+        ("A | B", "A|B"),  # the graph reads each member
+        ("A<T> | B | null | A", "A|B"),
+        ("K[] | K", "K[]|K"),
+        ("K | (() => void)", "K"),  # a function type has no methods of a class
+        ("A | { m(): void }", None),  # an object type: members the graph cannot read
+        ("A | this", None),
+        ("Map<string, Item<T>>", "Item{}"),
+        ("ReadonlyMap<K, V[]>", None),  # a map of arrays: no element steps for it
+        ("Set<Item>", "Item[]"),
+        ("Map<K>", None),
         ("Item[]", "Item[]"),
         ("Array<Item<T>>", "Item[]"),
         ("readonly Item[]", "Item[]"),

@@ -13,11 +13,14 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import reader
 from .layout import IndexLayout
 from .schema import SQLITE_DDL, SQLITE_INDEXES
+
+if TYPE_CHECKING:
+    from .bulk_load import SnapshotKeys
 
 Row = tuple[Any, ...]
 
@@ -87,7 +90,15 @@ class GenerationWriter:
     the rest, builds the indexes and renames the file into place; nothing is current until `publish`.
     """
 
-    def __init__(self, layout: IndexLayout, duck: Any) -> None:
+    def __init__(
+        self,
+        layout: IndexLayout,
+        duck: Any,
+        keys: SnapshotKeys | None = None,
+        shards: Sequence[tuple[str, int]] = (),
+    ) -> None:
+        """`keys` and `shards` (a full build's scan wrote the `refs` rows itself, keyed by `keys`): the
+        references are copied from the shards, every other table from the build store, keyed alike."""
         layout.index_dir.mkdir(parents=True, exist_ok=True)
         current = layout.current_lookup()
         generation = _generation_of(current) + 1 if current else 1
@@ -95,19 +106,36 @@ class GenerationWriter:
         self.tmp = self.final.with_name(self.final.name + ".tmp")
         self.tmp.unlink(missing_ok=True)
         self._duck = duck
+        self._keys = keys
+        self._shards = list(shards)
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
         self._con = sqlite3.connect(self.tmp, check_same_thread=False)
 
     def start(self) -> None:
         # Real tables, not TEMP ones: a temp table is private to the connection that made it.
-        self._duck.execute(
-            "CREATE OR REPLACE TABLE snap_fk AS SELECT path, row_number() OVER (ORDER BY path) AS fk FROM files"
-        )
-        self._duck.execute(
-            "CREATE OR REPLACE TABLE snap_sk AS"
-            " SELECT id, row_number() OVER (ORDER BY path, line, id) AS sk FROM symbols"
-        )
+        if self._keys is None:
+            self._duck.execute(
+                "CREATE OR REPLACE TABLE snap_fk AS SELECT path, row_number() OVER (ORDER BY path) AS fk FROM files"
+            )
+            self._duck.execute(
+                "CREATE OR REPLACE TABLE snap_sk AS"
+                " SELECT id, row_number() OVER (ORDER BY path, line, id) AS sk FROM symbols"
+            )
+        else:  # as the scan keyed the shards' rows (bulk_load.SnapshotKeys)
+            self._duck.execute("CREATE OR REPLACE TABLE snap_fk (path VARCHAR, fk BIGINT)")
+            keyed = sorted(self._keys.fks.items())
+            self._duck.execute(
+                "INSERT INTO snap_fk SELECT * FROM (SELECT unnest($1::VARCHAR[]) AS path, unnest($2::BIGINT[]) AS fk)"
+                " WHERE path IN (SELECT path FROM files)",
+                [[p for p, _ in keyed], [k for _, k in keyed]],
+            )
+            self._duck.execute(
+                "CREATE OR REPLACE TABLE snap_sk AS SELECT s.id, (f.fk << $1)"
+                " + row_number() OVER (PARTITION BY s.path ORDER BY s.line, s.id) - 1 AS sk"
+                " FROM symbols s JOIN snap_fk f USING (path)",
+                [self._keys.shift],
+            )
         self._con.execute("PRAGMA journal_mode=OFF")  # a private temp file until the rename: no journal needed
         self._con.execute("PRAGMA synchronous=OFF")
         for statement in SQLITE_DDL:
@@ -117,13 +145,33 @@ class GenerationWriter:
 
     def _copy_early(self, cursor: Any) -> None:
         try:
-            self._copy(cursor, _EARLY_FROM_DUCKDB)
+            if self._keys is not None:
+                self._copy_shards()
+                self._copy(cursor, {t: q for t, q in _EARLY_FROM_DUCKDB.items() if t != "refs"})
+            else:
+                self._copy(cursor, _EARLY_FROM_DUCKDB)
             for statement in _indexes(early=True):
                 self._con.execute(statement)
         except BaseException as exc:  # re-raised by finish()
             self._error = exc
         finally:
             cursor.close()
+
+    def _copy_shards(self) -> None:
+        """The scan's `refs` shards, in rid order, each in one statement (SQLite's C, not a Python loop)."""
+        self._con.commit()  # ATTACH cannot run inside a transaction
+        for path, first_rid in self._shards:
+            self._con.execute("ATTACH DATABASE ? AS shard", (path,))
+            try:
+                self._con.execute(
+                    "INSERT INTO refs SELECT rid + ?, symbol_name, fk, line, col, role, enclosing_sk, qualifier"
+                    " FROM shard.refs ORDER BY rid",
+                    (first_rid,),
+                )
+                self._con.commit()
+            finally:
+                self._con.execute("DETACH DATABASE shard")
+            Path(path).unlink(missing_ok=True)
 
     def _copy(self, duck: Any, queries: dict[str, str]) -> None:
         for table, query in queries.items():

@@ -25,7 +25,11 @@ _ELEMENT_METHODS = ("forEach", "map", "filter", "some", "every", "find", "findIn
 ELEMENT_STEPS = ("[]", "pop()", "shift()", "at()", "find()", "findLast()", *(f"{m}&0.0" for m in _ELEMENT_METHODS))
 _ELEMENT_LIST = ", ".join(f"'{s}'" for s in ELEMENT_STEPS)
 # ... and steps that give an array of the same elements: `xs.filter(...)`, `xs.slice()`
-_SAME_ARRAY_LIST = "'filter()', 'slice()', 'concat()', 'reverse()', 'sort()', 'toReversed()', 'toSorted()'"
+_SAME_ARRAY_LIST = "'filter()', 'slice()', 'concat()', 'reverse()', 'sort()', 'toReversed()', 'toSorted()', 'values()'"
+# Steps that give a value of a map `K{}` (`Map<_, K>`): `m.get(k)`, `m.forEach((v) => ...)`; `m.values()`
+# gives their sequence (`K[]`)
+MAP_VALUE_STEPS = ("get()", "forEach&0.0")
+_MAP_VALUE_LIST = ", ".join(f"'{s}'" for s in MAP_VALUE_STEPS)
 _REST = "substr({0}.steps, length(split_part({0}.steps, '#', 1)) + 2)"
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
 
@@ -130,10 +134,17 @@ WHERE n.mk = '&' AND n.skind IN {_TYPE_KINDS}
 UNION ALL
 -- an element of an array `K[]`: a K, named in the same file
 SELECT rid, path, '', left(nm, length(nm) - 2), {_REST.format("e")}, NULL, selfc, via, enc FROM e
-WHERE mk = '' AND ends_with(nm, '[]') AND split_part(steps, '#', 1) IN ({_ELEMENT_LIST})
+WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '[]') AND split_part(steps, '#', 1) IN ({_ELEMENT_LIST})
 UNION ALL
 SELECT rid, path, '', nm, {_REST.format("e")}, NULL, selfc, via, enc FROM e
-WHERE mk = '' AND ends_with(nm, '[]') AND split_part(steps, '#', 1) IN ({_SAME_ARRAY_LIST})
+WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '[]') AND split_part(steps, '#', 1) IN ({_SAME_ARRAY_LIST})
+UNION ALL
+-- a value of a map `K{{}}`: a K, named in the same file; its values: `K[]`
+SELECT rid, path, '', left(nm, length(nm) - 2), {_REST.format("e")}, NULL, selfc, via, enc FROM e
+WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND split_part(steps, '#', 1) IN ({_MAP_VALUE_LIST})
+UNION ALL
+SELECT rid, path, '', left(nm, length(nm) - 2) || '[]', {_REST.format("e")}, NULL, selfc, via, enc FROM e
+WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND split_part(steps, '#', 1) = 'values()'
 UNION ALL
 -- a module-level name of the file: its stated or constructed type
 SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 1), NULL FROM named n
@@ -181,9 +192,53 @@ SELECT n.rid, n.path, {_parse("n.expr", "n.rest")}, NULL, n.selfc, n.via, NULL F
 """
 
 
+# A union `A|B` (TypeScript) is read member by member. The compiler accepts `u.m()` only when every member
+# of `u`'s type there has `m`: members without it were narrowed away before the call (`Array.isArray`, a
+# type guard), and the call is each remaining member's `m`. So the reference keeps the classes that have
+# the method (themselves or a base) when every member gave a class or interface, and at least one has it;
+# a member that gave nothing, or a type alias without the method (`type U = Set<T> | T[]`, members the
+# index does not know), could be the one called: then it stays a name-only candidate.
+_SPLIT_UNIONS = f"""
+INSERT INTO unions
+SELECT rid, len(list_distinct(string_split(regexp_replace(nm, '(\\[\\]|\\{{\\}})(\\||$)', '\\2', 'g'), '|')))
+FROM ts WHERE cls IS NULL AND mk = '' AND strpos(nm, '|') > 0;
+CREATE OR REPLACE TEMP TABLE ts AS
+SELECT rid, path, mk, unnest(string_split(nm, '|')) AS nm, steps, cls, selfc, via, enc FROM ts
+WHERE cls IS NULL AND mk = '' AND strpos(nm, '|') > 0
+UNION ALL
+SELECT {_COLS} FROM ts WHERE NOT (cls IS NULL AND mk = '' AND strpos(nm, '|') > 0)
+"""
+_WHOLE_UNIONS = f"""
+CREATE OR REPLACE TEMP TABLE union_bad AS
+WITH RECURSIVE
+u AS (SELECT rid, any_value(n) AS n FROM unions GROUP BY rid HAVING count(*) = 1),
+got AS (
+  SELECT DISTINCT d.rid, d.cls, r.symbol_name, k.kind FROM done d JOIN u USING (rid) JOIN pending r USING (rid)
+  JOIN symbols k ON k.id = d.cls
+),
+up(rid, cls, anc, name, depth) AS (
+  SELECT rid, cls, cls, symbol_name, 0 FROM got
+  UNION ALL
+  SELECT up.rid, up.cls, i.dst, up.name, up.depth + 1 FROM up JOIN inh i ON i.src = up.anc
+  WHERE up.depth < {INHERIT_DEPTH} AND i.confidence <> 'name-only'
+),
+has AS (SELECT DISTINCT up.rid, up.cls FROM up JOIN symbols s ON s.parent = up.anc AND s.name = up.name),
+judged AS (
+  SELECT g.rid, count(*) AS n_got, count(h.cls) AS n_has,
+         count(*) FILTER (WHERE h.cls IS NULL AND g.kind NOT IN ('class', 'interface', 'struct')) AS n_unknown
+  FROM got g LEFT JOIN has h ON h.rid = g.rid AND h.cls = g.cls GROUP BY g.rid
+)
+SELECT rid FROM unions GROUP BY rid HAVING count(*) > 1
+UNION
+SELECT u.rid FROM u LEFT JOIN judged j USING (rid)
+WHERE coalesce(j.n_got, 0) < u.n OR j.n_has = 0 OR j.n_unknown > 0
+"""
+
+
 def evaluate(con: Any) -> None:
     """`typed_cls(rid, cls, via)` for the pending references with a receiver type."""
     con.execute(_START)
+    con.execute("CREATE OR REPLACE TEMP TABLE unions (rid BIGINT, n INTEGER)")
     con.execute("CREATE OR REPLACE TEMP TABLE done (rid BIGINT, cls VARCHAR, via INTEGER)")
     # Every state reached so far: a state met again has nothing new to give (names that go round in circles,
     # such as a barrel's modules importing from the barrel, stop instead of running to MAX_ROUNDS).
@@ -193,9 +248,14 @@ def evaluate(con: Any) -> None:
         con.execute("DELETE FROM ts WHERE cls IS NOT NULL AND steps = ''")
         if round_ == MAX_ROUNDS or con.execute("SELECT count(*) FROM ts").fetchone()[0] == 0:
             break
+        if con.execute("SELECT count(*) FROM ts WHERE strpos(nm, '|') > 0").fetchone()[0]:
+            con.execute(_SPLIT_UNIONS)
         con.execute(_STEP)
         con.execute(f"CREATE OR REPLACE TEMP TABLE ts AS SELECT {_COLS} FROM nx EXCEPT SELECT {_COLS} FROM seen")
         con.execute(f"INSERT INTO seen SELECT {_COLS} FROM ts")
+    if con.execute("SELECT count(*) FROM unions").fetchone()[0]:
+        con.execute(_WHOLE_UNIONS)
+        con.execute("DELETE FROM done WHERE rid IN (SELECT rid FROM union_bad)")
     labels = ", ".join(f"({i}, '{name}')" for i, name in enumerate(VIA))
     con.execute(
         "CREATE OR REPLACE TEMP TABLE typed_cls AS"

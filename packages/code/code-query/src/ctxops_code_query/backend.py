@@ -53,6 +53,10 @@ class CodeIndex(Protocol):
 
     def stale_files(self) -> list[str]: ...
 
+    def saved_files(self) -> list[str]:
+        """Files saved since the index that this query reads directly (its answers include them)."""
+        ...
+
     def freshen(self, wait: float | None) -> list[str]:
         """Check freshness and reindex what changed, waiting at most ``wait`` seconds for it."""
         ...

@@ -169,6 +169,20 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
                 saved_rows = None
             if saved_rows is not None:
                 break
+        elif (
+            stale is not None
+            and not waited
+            and (deadline is None or deadline > 0)
+            and not stale.head_changed
+            and len(stale.modified) <= _MAX_SAVED
+        ):
+            # A qualified name or a new file: the full path lays the saved files over the snapshot
+            # (`overlay.SavedFiles`); waiting here for the update would only delay it.
+            from ctxops_code_graph.background import start_early
+
+            con.close()
+            start_early(root)
+            return None
         con.close()
         if fresh is None or meta.get("format") != INDEX_FORMAT:
             return None  # the full path rebuilds it

@@ -77,6 +77,9 @@ class ProvisionalIndex:
     def stale_files(self) -> list[str]:
         return []
 
+    def saved_files(self) -> list[str]:
+        return []
+
     def freshen(self, wait: float | None) -> list[str]:
         return []
 

@@ -29,7 +29,7 @@ from .languages import ts_language, ts_query
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
-from .type_exprs import Chain, chain_of, fixture_params, is_fixture, is_fixture_file, join, ts_type
+from .type_exprs import Chain, chain_of, fixture_params, is_fixture, is_fixture_file, join, ts_narrowed, ts_type
 
 MAX_SIGNATURE = 200
 _NOT_A_NAME = re.compile("[()\\[\\]{}\n\"'`]")  # a qualifier with these is an expression, not a (dotted) name
@@ -86,11 +86,39 @@ def _parser(lang: str) -> Any:
     return tree_sitter.Parser(ts_language(lang))
 
 
+# tree-sitter-typescript reads a generic call signature on its own line (`<T>(fn: T): T` in an interface
+# without `;` separators) as type arguments of the line before, and the error can swallow the whole
+# file. TypeScript's own parser ends the member at the line break. The repair puts a `;` in place of one
+# space of the next line's indentation (byte offsets and lines unchanged); it is kept only when the
+# file then parses with less error.
+_GENERIC_SIGNATURE = re.compile(
+    rb"(?<=[\w$)\]>?])([ \t]*(?://[^\n]*)?\n(?:[ \t]*(?://[^\n]*)?\n)*)[ \t]"
+    rb"(?=[ \t]*<[A-Za-z_$][\w$]*\s*(?:extends\b|=|,|>))"
+)
+
+
+def _error_bytes(node: Any) -> int:
+    if node.type == "ERROR" or node.is_missing:
+        return max(1, int(node.end_byte) - int(node.start_byte))
+    return sum(_error_bytes(c) for c in node.children if c.has_error or c.is_missing)
+
+
+def _repaired(source: bytes, tree: Any) -> Any:
+    """The tree of `source` with generic call signatures separated, when that parses with less error."""
+    fixed = _GENERIC_SIGNATURE.sub(lambda m: m.group(1) + b";", source)
+    if fixed == source:
+        return tree
+    again = _parser("typescript").parse(fixed)
+    return again if _error_bytes(again.root_node) < _error_bytes(tree.root_node) else tree
+
+
 def extract(source: bytes, path: str, lang: str) -> Extraction:
     """Symbols, references and imports of one file in a tree-sitter language."""
     import tree_sitter
 
     tree = _parser(lang).parse(source)
+    if lang == "typescript" and tree.root_node.has_error:
+        tree = _repaired(source, tree)
     cursor = tree_sitter.QueryCursor(ts_query(lang))
     mains = _main_captures(lang)
     items: list[tuple[int, int, int, int, str, dict[str, list[Any]]]] = []
@@ -152,7 +180,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     # `Client().get()`: the receiver is a constructor call, its class stated right there.
                     if qnode.type == "call":
                         direct = constructor_type(qnode)
-                    if sub == "call":
+                    elif typescript and qnode.type == "identifier" and sub == "call":
+                        direct = ts_narrowed(qnode, qualifier)  # `if (x instanceof K) x.m()`
+                    if sub == "call" and not (typescript and direct):
                         if chained and qualifier == "?":
                             chain = chain_of(qnode)
                         if qualifier not in _NOT_TYPED or chain:
@@ -292,6 +322,15 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         ret = caps.get("return")
         start_line = node.start_point[0] + 1
         signature = _signature(params[0] if params else None, ret[0] if ret else None)
+        if facts is not None and typescript and kind in ("function", "method", "class", "interface", "type"):
+            generic = node.child_by_field_name("type_parameters")
+            if generic is None and node.type == "variable_declarator":
+                fn = node.child_by_field_name("value")
+                generic = fn.child_by_field_name("type_parameters") if fn is not None else None
+            if generic is not None:
+                facts.add_ts_generics(sid if kind in ("function", "method") else qualname, generic)
+            if kind in ("function", "method") and top is not None and top.symbol_id and top.kind in _FUNCTIONS:
+                facts.outer[sid] = top.symbol_id  # (before its result and parameters: they may use its generics)
         if facts is not None:
             if kind in ("function", "method") and params:
                 facts.add_params(sid, params[0], signature)
@@ -392,6 +431,7 @@ def _add_receiver_types(
 
 _TYPED_LANGS = frozenset({"python", "go", "typescript", "tsx"})
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
+_FUNCTIONS = ("function", "method")
 # Array methods whose callback's first parameter is an element: `xs.forEach((x) => ...)` (the graph checks
 # that the receiver is an array `K[]`; a class's own method of that name is read from its signature).
 ELEMENT_CALLBACKS = frozenset({"forEach", "map", "filter", "some", "every", "find", "findIndex", "flatMap"})

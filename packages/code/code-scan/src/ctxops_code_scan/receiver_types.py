@@ -139,6 +139,9 @@ class TypeFacts:
     # TypeScript: function id -> `&i.j` -> the stated type of parameter j of its callback parameter i
     callbacks: dict[str, dict[str, str]] = field(default_factory=dict)
     this_types: dict[str, str] = field(default_factory=dict)  # TypeScript: function id -> `this: K`
+    # TypeScript: function id or class qualname -> type parameter -> its constraint (`T extends K`: `K`;
+    # "" when it has none: a `T` then names no class)
+    generics: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def add_params(self, function_id: str, params: Any, signature: str | None) -> None:
         if signature and ":" in signature:  # cheap test first: most functions have no annotation
@@ -166,9 +169,45 @@ class TypeFacts:
         _bind(self.locals.setdefault(function_id, {}), name, _CONFLICT)
         _bind_chain(self.chains.setdefault(function_id, {}), name, chain)
 
+    def add_ts_generics(self, key: str, type_parameters: Any) -> None:
+        """TypeScript: the type parameters of a function or class (`<T extends K, U>`)."""
+        table = self.generics.setdefault(key, {})
+        for param in type_parameters.named_children:
+            name = param.child_by_field_name("name")
+            if param.type != "type_parameter" or name is None:
+                continue
+            constraint = param.child_by_field_name("constraint")
+            bound = constraint.named_children[-1] if constraint is not None and constraint.named_child_count else None
+            table[_node_text(name)] = (ts_type(_node_text(bound)) or "") if bound is not None else ""
+
+    def ts_generic(self, typ: str | None, *keys: str | None) -> str | None:
+        """`typ` with a type parameter of the functions or classes `keys` (innermost first, then the
+        functions around them and their classes) read as its constraint: `T` -> `K`, `T[]` -> `K[]`."""
+        if not typ or not self.generics:
+            return typ
+        if "|" in typ:
+            members = [self.ts_generic(m, *keys) for m in typ.split("|")]
+            return None if any(m is None or "|" in m for m in members) else "|".join(dict.fromkeys(members))  # type: ignore[arg-type]
+        base, suffix = (typ[:-2], typ[-2:]) if typ.endswith(("[]", "{}")) else (typ, "")
+        todo = [k for k in keys if k]
+        seen: set[str] = set()
+        while todo:
+            key = todo.pop(0)
+            if key in seen:
+                continue
+            seen.add(key)
+            table = self.generics.get(key)
+            if table is not None and base in table:
+                bound = table[base]
+                if not bound or (suffix and bound.endswith(("[]", "{}"))):
+                    return None
+                return bound + suffix
+            todo.extend(k for k in (self.classes.get(key), self.outer.get(key)) if k)
+        return typ
+
     def add_ts_stated(self, function_id: str, name: str, written: str) -> None:
         """TypeScript: a local or parameter of a written type (`K`, `K<T>`, `K | null`, `K[]`)."""
-        typ = ts_type(written)
+        typ = self.ts_generic(ts_type(written), function_id)
         _bind(self.params.setdefault(function_id, {}), name, typ if typ and typ != "Self" else _CONFLICT)
 
     def add_callback_param(self, scope: str, name: str, expr: str | None) -> None:
@@ -186,7 +225,7 @@ class TypeFacts:
             inner = fn.child_by_field_name("parameters")
             for j, sub in enumerate(_ts_params(inner) if inner is not None else ()):
                 written = sub.child_by_field_name("type")
-                found = ts_type(_node_text(written)) if written is not None else None
+                found = self.ts_generic(ts_type(_node_text(written)), function_id) if written is not None else None
                 if found is not None and found != "Self":
                     self.callbacks.setdefault(function_id, {})[f"&{i}.{j}"] = found
 
@@ -213,7 +252,7 @@ class TypeFacts:
 
     def add_ts_field(self, class_qualname: str, name: str, annotation: str) -> None:
         """TypeScript: a field `s: Subject<T>`, `s?: K | null`, `xs: K[]` (also a parameter property)."""
-        typ = ts_type(annotation)
+        typ = self.ts_generic(ts_type(annotation), class_qualname)
         if typ is not None and typ != "Self":
             _bind(self.attrs.setdefault(class_qualname, {}), step_name(name), typ)
 
@@ -313,7 +352,7 @@ class TypeFacts:
     def add_ts_result(self, function_id: str, class_qualname: str | None, result: str | None) -> None:
         """TypeScript: a function's or method's stated result (`m(): Observable<T>`, `: this`)."""
         self.classes[function_id] = class_qualname
-        typ = ts_type(result) if result else None
+        typ = self.ts_generic(ts_type(result), function_id, class_qualname) if result else None
         if typ is not None and (typ != "Self" or class_qualname):
             self.stated_returns[function_id] = typ
 

@@ -143,27 +143,139 @@ def go_result(text: str) -> str | None:
     return t if 1 <= len(parts) <= 2 and all(p.isidentifier() for p in parts) else None
 
 
+# Containers of the standard library: what an element (`Set<K>`, read as `K[]`) or a value (`Map<_, K>`,
+# read as `K{}`: `get()`, `forEach` and `values()` give a K) is.
+_TS_SETS = ("Set", "ReadonlySet", "WeakSet", "Iterable", "IterableIterator")
+_TS_MAPS = ("Map", "ReadonlyMap", "WeakMap")
+
+
+def _type_args(t: str) -> list[str] | None:
+    """`Map<K, V<X>>` -> ['K', 'V<X>'] (top-level commas only); None when `t` has no type arguments."""
+    if "<" not in t or not t.endswith(">"):
+        return None
+    inner = t.split("<", 1)[1][:-1]
+    args, depth, start = [], 0, 0
+    for i, ch in enumerate(inner):
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(inner[start:i].strip())
+            start = i + 1
+    args.append(inner[start:].strip())
+    return args
+
+
 def ts_type(annotation: str) -> str | None:
-    """`: Observable<T>` -> `Observable`; `: this` -> `Self`; `K | null` (`| undefined`, `| boolean`) -> `K`; `K[]` and
-    `Array<K>` -> `K[]` (the graph reads its element steps); None for other unions, literals, functions."""
+    """`: Observable<T>` -> `Observable`; `: this` -> `Self`; `K | null` (`| undefined`, `| boolean`) -> `K`; `K[]`,
+    `Array<K>` and `Set<K>` -> `K[]`, `Map<_, K>` -> `K{}` (the graph reads their element steps); None for other
+    unions, literals, functions."""
     t = annotation.strip().lstrip(":").strip()
     if "|" in t:
-        parts = [p.strip() for p in t.split("|") if p.strip() not in _NOT_A_CLASS]
-        if len(parts) != 1:
+        parts = [p for p in _union_parts(t) if p not in _NOT_A_CLASS and not _is_function_type(p)]
+        if len(parts) > 1:
+            # `A | B`: a method called on it is each member's (the graph reads every member)
+            members = [ts_type(p) for p in parts]
+            if any(m is None or m == "Self" or "|" in m for m in members):
+                return None
+            return "|".join(dict.fromkeys(m for m in members if m))
+        if not parts:
             return None
         t = parts[0]
-    array = t.endswith("[]")
-    if array:
-        t = t[:-2].strip()
-    elif t.startswith(("Array<", "ReadonlyArray<")) and t.endswith(">"):
-        t, array = t.split("<", 1)[1][:-1].strip(), True
-    t = t.removeprefix("readonly ").split("<", 1)[0].strip()
+    t = t.removeprefix("readonly ").strip()
+    suffix = ""
+    if t.endswith("[]"):
+        t, suffix = t[:-2].strip(), "[]"
+    else:
+        generic = t.split("<", 1)[0].strip()
+        args = _type_args(t) if generic in ("Array", "ReadonlyArray", *_TS_SETS, *_TS_MAPS) else None
+        if args is not None:
+            if len(args) != (2 if generic in _TS_MAPS else 1):
+                return None
+            t, suffix = args[-1], "{}" if generic in _TS_MAPS else "[]"
+            if t.endswith("[]") or t.split("<", 1)[0].strip() in ("Array", "ReadonlyArray", *_TS_SETS, *_TS_MAPS):
+                return None  # (a container of containers: no element steps for it)
+    t = t.split("<", 1)[0].strip()
     if t == "this":
-        return None if array else "Self"
+        return None if suffix else "Self"
     parts = t.split(".")
     if not (1 <= len(parts) <= 2 and all(p.isidentifier() for p in parts)):
         return None
-    return t + "[]" if array else t
+    return t + suffix
+
+
+def _union_parts(t: str) -> list[str]:
+    """The members of a union type as written (`|` at the top level only)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(t):
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}" and not (ch == ">" and t[i - 1 : i] == "="):
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(t[start:i].strip())
+            start = i + 1
+    parts.append(t[start:].strip())
+    return [p for p in parts if p]
+
+
+def _is_function_type(t: str) -> bool:
+    """`(() => void)`, `(x: T) => U`: a function has no methods of a class (its own: call, apply, bind)."""
+    return "=>" in t and t.startswith("(")
+
+
+# Nodes that start a function: narrowing (below) does not reach into one (TypeScript resets it there for
+# anything but constants).
+_TS_FUNCTIONS = frozenset(
+    {
+        "function_declaration",
+        "function_expression",
+        "arrow_function",
+        "method_definition",
+        "generator_function",
+        "generator_function_declaration",
+        "class_body",
+    }
+)
+
+
+def ts_narrowed(node: Any, name: str) -> str | None:
+    """TypeScript: the class `name` is narrowed to where `node` is: `if (name instanceof K) { ... }`,
+    `name instanceof K && ...`, `name instanceof K ? ... : ...` (in the consequence, within one function)."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type not in _TS_FUNCTIONS:
+        cond = None
+        if parent.type in ("if_statement", "ternary_expression") and child == parent.child_by_field_name("consequence"):
+            cond = parent.child_by_field_name("condition")
+        elif parent.type == "binary_expression" and child == parent.child_by_field_name("right"):
+            op = parent.child_by_field_name("operator")
+            if op is not None and op.type == "&&":
+                cond = parent.child_by_field_name("left")
+        found = _instance_of(cond, name) if cond is not None else None
+        if found is not None:
+            return found
+        child, parent = parent, parent.parent
+    return None
+
+
+def _instance_of(cond: Any, name: str) -> str | None:
+    """K when condition `cond` holds only if `name instanceof K` (alone or in a chain of `&&`)."""
+    while cond.type == "parenthesized_expression" and cond.named_child_count == 1:
+        cond = cond.named_children[0]
+    if cond.type != "binary_expression":
+        return None
+    op = cond.child_by_field_name("operator")
+    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    if op is None or left is None or right is None:
+        return None
+    if op.type == "instanceof":
+        if left.type == "identifier" and _text(left) == name and right.type == "identifier":
+            return _text(right)
+        return None
+    if op.type == "&&":
+        return _instance_of(left, name) or _instance_of(right, name)
+    return None
 
 
 def is_class_name(name: str) -> bool:

@@ -71,16 +71,11 @@
 (variable_declarator name: (identifier) @name
   type: (type_annotation [(type_identifier) @type (generic_type) @type])) @bind.local
 (variable_declarator name: (identifier) @name value: (new_expression constructor: (identifier) @type)) @bind.local
-; ... also `T | null`, `T | undefined` (what is called on it, when it is called, is T's).
-(required_parameter pattern: (identifier) @name
-  type: (type_annotation (union_type [(type_identifier) @type (generic_type) @type]
-                                     (literal_type)))) @bind.local
-(optional_parameter pattern: (identifier) @name
-  type: (type_annotation (union_type [(type_identifier) @type (generic_type) @type]
-                                     (literal_type)))) @bind.local
-(variable_declarator name: (identifier) @name
-  type: (type_annotation (union_type [(type_identifier) @type (generic_type) @type]
-                                     (literal_type)))) @bind.local
+; ... also unions: `T | null`, `T | undefined` (what is called on it, when it is called, is T's), `A | B` (each
+; member's method).
+(required_parameter pattern: (identifier) @name type: (type_annotation (union_type) @type)) @bind.local
+(optional_parameter pattern: (identifier) @name type: (type_annotation (union_type) @type)) @bind.local
+(variable_declarator name: (identifier) @name type: (type_annotation (union_type) @type)) @bind.local
 ; ... also arrays `T[]` / `Array<T>` (what `xs[i]`, `xs.pop()`, `for (const x of xs)` and `xs.forEach((x) => ...)`
 ; give is a T; the graph reads the element steps).
 (required_parameter pattern: (identifier) @name type: (type_annotation (array_type) @type)) @bind.local

@@ -1,0 +1,153 @@
+"""The first `cq refs` / `cq callers` / `cq brief` of a fresh process after a save answers from the saved
+files (real files, real `cq` processes, a real index): new names and uses found, deleted ones never
+returned as current, while the index update runs in the background."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from ctxops_code_query.graph_backend import build_index
+
+ORDERS = "def place(order):\n    return order\n\n\nclass Cart:\n    def add(self, x):\n        return x\n"
+BILLING = "from shop.orders import place, Cart\n\n\ndef bill(o):\n    return place(o)\n"
+# The save: `bill` renamed `invoice`, a new function calling place and Cart.add, and a method of its own.
+BILLING_SAVED = (
+    "from shop.orders import place, Cart\n\n\ndef invoice(o):\n    return place(o)\n\n\n"
+    "def refund(o):\n    cart = Cart()\n    cart.add(o)\n    return place(o)\n\n\n"
+    "class Ledger:\n    def post(self, o):\n        return self.check(o)\n\n    def check(self, o):\n        return o\n"
+)
+
+
+def cq(root: Path, *args: str, deadline: float = 30) -> subprocess.CompletedProcess[str]:
+    """`cq` as users run it, in a fresh process (an ample deadline: no load can expire it)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CQ_ROOT", "CQ_NO_SERVER")}
+    env["CQ_NO_SERVER"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "ctxops_code_query", *args, "--root", str(root), "--no-cache", f"--deadline={deadline}"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        env=env,
+    )
+
+
+def answer(root: Path, *args: str, rc: int = 0) -> dict[str, object]:
+    done = cq(root, *args, "--json")
+    assert done.returncode == rc, done.stdout + done.stderr
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def sites(result: dict[str, object]) -> set[tuple[str, int]]:
+    return {(h["path"], h["line"]) for h in result["hits"]}  # type: ignore[index, union-attr]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "shop").mkdir()
+    (root / "shop" / "orders.py").write_text(ORDERS)
+    (root / "shop" / "billing.py").write_text(BILLING)
+    build_index(root)
+    return root
+
+
+@contextmanager
+def update_held(root: Path) -> Iterator[None]:
+    """Another writer holds the index: no update can commit, so every answer comes from the overlay."""
+    from ctxops_code_graph.layout import IndexLayout
+    from ctxops_code_graph.lock import WriterLock
+
+    writer = WriterLock(IndexLayout(root).lock_path, timeout=5.0)
+    writer.acquire()
+    try:
+        yield
+    finally:
+        writer.release()
+
+
+def _wait_for_update(root: Path) -> None:
+    from ctxops_code_graph.layout import IndexLayout
+    from ctxops_contracts.shared import locks
+
+    with locks.file_lock(IndexLayout(root).update_lock_path, timeout=120.0):
+        pass
+
+
+def test_refs_callers_and_brief_answer_from_the_saved_file(repo: Path) -> None:
+    (repo / "shop" / "billing.py").write_text(BILLING_SAVED)
+    with update_held(repo):
+        callers = answer(repo, "callers", "place")
+        assert sites(callers) == {("shop/billing.py", 5), ("shop/billing.py", 11)}
+        texts = " ".join(h["text"] for h in callers["hits"])  # type: ignore[union-attr]
+        assert "invoice" in texts and "refund" in texts and "bill " not in texts
+        assert callers["stale_files"] == []
+        text = cq(repo, "callers", "place").stdout
+        assert "read from the saved files shop/billing.py; the index update runs in the background" in text
+        refs = answer(repo, "refs", "place")
+        assert ("shop/billing.py", 11) in sites(refs)
+        # A method call the saved file resolves itself: `self.check()` in a new class.
+        assert sites(answer(repo, "callers", "Ledger.check")) == {("shop/billing.py", 16)}
+        brief = cq(repo, "brief", "shop/billing.py")
+        assert brief.returncode == 0 and "refund" in brief.stdout and "Ledger" in brief.stdout
+        assert "function bill" not in brief.stdout
+        # The deleted name is gone, never answered as current.
+        assert answer(repo, "callers", "bill", rc=1)["hits"] == []
+        assert answer(repo, "def", "shop/billing.py:bill", rc=1)["hits"] == []
+        assert sites(answer(repo, "def", "shop/billing.py:invoice")) == {("shop/billing.py", 4)}
+    # Once the update commits, the index answers the same.
+    _wait_for_update(repo)
+    from ctxops_code_graph import CodeIndex
+
+    CodeIndex(repo).update(bound=None)
+    after = answer(repo, "callers", "place")
+    assert sites(after) == sites(callers) and after["stale_files"] == []
+    assert "saved files" not in cq(repo, "callers", "place").stdout
+
+
+def test_a_new_file_and_a_deleted_file(repo: Path) -> None:
+    (repo / "shop" / "returns.py").write_text("from shop.orders import place\n\n\ndef back(o):\n    return place(o)\n")
+    (repo / "shop" / "billing.py").unlink()
+    with update_held(repo):
+        callers = answer(repo, "callers", "place")
+        assert sites(callers) == {("shop/returns.py", 5)}  # the new file's call; none from the deleted one
+        assert answer(repo, "callers", "bill", rc=1)["hits"] == []
+        brief = cq(repo, "brief", "shop/returns.py")
+        assert brief.returncode == 0 and "back" in brief.stdout
+        assert sites(answer(repo, "impact", "place")) == {("shop/returns.py", 5)}
+    _wait_for_update(repo)
+
+
+def test_a_use_nothing_resolves_stays_possible_by_name_only(repo: Path) -> None:
+    (repo / "shop" / "billing.py").write_text(BILLING + "\n\ndef later(thing):\n    return thing.add(1)\n")
+    with update_held(repo):
+        result = answer(repo, "callers", "Cart.add")
+        hits = result["hits"]
+        assert [(h["path"], h["line"], h["confidence"]) for h in hits] == [  # type: ignore[union-attr]
+            ("shop/billing.py", 9, "name-only")
+        ]
+        assert result["possible"] == 1 and result["certain"] == 0
+    _wait_for_update(repo)
+
+
+def test_too_many_saved_files_wait_for_the_update_as_before(repo: Path) -> None:
+    from ctxops_code_query.overlay import MAX_SAVED
+
+    for i in range(MAX_SAVED + 1):
+        (repo / "shop" / f"extra{i}.py").write_text(f"from shop.orders import place\n\n\ndef f{i}():\n    place(1)\n")
+    with update_held(repo):
+        done = cq(repo, "callers", "place", "--json", deadline=2)
+        result = json.loads(done.stdout)
+        assert sites(result) == {("shop/billing.py", 5)}  # the snapshot's answer, its staleness said
+        assert result["stale_files"]
+        assert "saved files" not in cq(repo, "callers", "place", deadline=2).stdout
+    _wait_for_update(repo)

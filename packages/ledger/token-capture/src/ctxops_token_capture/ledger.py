@@ -10,21 +10,17 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
-from ctxops_contracts import SCHEMA_MAJOR, UsageRecord
 from ctxops_contracts.shared.locks import file_lock
 
 from . import rollup
 from .duck import duckdb_module
-from .incremental import FileState, iter_new_lines, resume_matching
 from .paths import data_dir
 from .report import IngestReport
 from .usage_files import LEDGER_FILE, LOADED_STATE, fingerprint, record_files, remember_loaded, up_to_date
@@ -112,7 +108,17 @@ RANK_SQL = (
 
 log = logging.getLogger(__name__)
 
-_record_decoder = msgspec.json.Decoder(UsageRecord)
+if TYPE_CHECKING:
+    from .incremental import FileState
+
+
+@cache
+def _record_decoder() -> Any:
+    """The UsageRecord decoder, made on first use: a report with nothing to load never imports msgspec."""
+    import msgspec
+    from ctxops_contracts import UsageRecord
+
+    return msgspec.json.Decoder(UsageRecord)
 
 
 def _schema_sql() -> str:
@@ -205,8 +211,11 @@ class LedgerError(RuntimeError):
 
 def _valid_line(line: bytes) -> str | None:
     """None when ``line`` is a UsageRecord this reader understands; else why not."""
+    import msgspec
+    from ctxops_contracts import SCHEMA_MAJOR
+
     try:
-        record = _record_decoder.decode(line)
+        record = _record_decoder().decode(line)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         return f"invalid UsageRecord: {exc}"
     major = record.schema_version.split(".", 1)[0]
@@ -235,6 +244,10 @@ def load_pending(
     all that is pending (else raises :class:`NotOnlyOwnLines`, and the caller rolls back) and records the
     states.
     """
+    import msgspec
+
+    from .incremental import FileState, iter_new_lines, resume_matching
+
     states: dict[str, FileState] = {}
     saved: dict[str, str] = {}
     if persist_offsets:
@@ -335,6 +348,8 @@ def _copy_valid_lines(
 
 
 def _new_temp(tmp_dir: Path, made: list[str]) -> Any:
+    import tempfile
+
     fd, name = tempfile.mkstemp(prefix="load-", suffix=".jsonl", dir=tmp_dir)
     made.append(name)
     return os.fdopen(fd, "wb")
@@ -384,6 +399,8 @@ class Ledger:
 
     def _rebuild(self, duckdb: Any, exc: Exception) -> Any:
         aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+        import shutil
+
         shutil.move(str(self.path), aside)
         for suffix in (".wal",):
             Path(str(self.path) + suffix).unlink(missing_ok=True)

@@ -151,7 +151,7 @@ class GenerationWriter:
         try:
             if self._keys is not None:
                 self._copy_shards()
-                self._copy(cursor, {t: q for t, q in _EARLY_FROM_DUCKDB.items() if t != "refs"})
+                self._copy(cursor, {t: q for t, q in _EARLY_FROM_DUCKDB.items() if t not in ("refs", "symbols")})
             else:
                 self._copy(cursor, _EARLY_FROM_DUCKDB)
             for statement in _indexes_on(_EARLY_FROM_DUCKDB):
@@ -183,7 +183,7 @@ class GenerationWriter:
             cursor.close()
 
     def _copy_shards(self) -> None:
-        """The scan's `refs` shards, in rid order, each in one statement (SQLite's C, not a Python loop)."""
+        """The scan's shards: `refs` in rid order, `symbols` (SQLite's C, not a Python loop)."""
         self._con.commit()  # ATTACH cannot run inside a transaction
         for path, first_rid in self._shards:
             self._con.execute("ATTACH DATABASE ? AS shard", (path,))
@@ -193,6 +193,7 @@ class GenerationWriter:
                     " FROM shard.refs ORDER BY rid",
                     (first_rid,),
                 )
+                self._con.execute("INSERT INTO symbols SELECT * FROM shard.symbols ORDER BY sk")
                 self._con.commit()
             finally:
                 self._con.execute("DETACH DATABASE shard")

@@ -45,6 +45,12 @@ def payloads(repo: Path) -> dict[str, dict[str, object]]:
             "hook_event_name": "UserPromptSubmit",
             "prompt": "why does OrderStateMachine.transition reject _apply_refunded callbacks?",
         },
+        "PreToolUse Bash (test command: wrapped)": {
+            **base,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "pytest -q"},
+        },
         "PostToolUse Bash": {
             **base,
             "hook_event_name": "PostToolUse",

@@ -154,24 +154,23 @@ class CodeCache:
     def invalidate_caches(self) -> None:
         return None
 
-    def _fresh(self) -> dict[str, tuple[_Entry, bytes]]:
-        """Entries (with their code) for the pure-Python modules this run imported the ordinary way."""
-        fresh: dict[str, tuple[_Entry, bytes]] = {}
+    def _candidates(self) -> list[tuple[str, Any, str]]:
+        """(name, spec, source path) of the ctxops modules this run imported the ordinary way."""
+        found: list[tuple[str, Any, str]] = []
         modules = sys.modules
         for name in modules.keys() - self.start - self.served:  # few: extension and built-in modules, new ones
             if not name.startswith(PACKAGES):
                 continue
             spec = getattr(modules.get(name), "__spec__", None)
-            loader = getattr(spec, "loader", None)
             origin = getattr(spec, "origin", None)
-            if not isinstance(origin, str) or type(loader) is not _external.SourceFileLoader:
-                continue  # not plain source (extension, built-in, frozen, zip, namespace)
-            fresh.update(self._entry(name, spec, origin))
+            if isinstance(origin, str) and type(getattr(spec, "loader", None)) is _external.SourceFileLoader:
+                found.append((name, spec, origin))  # plain source (not an extension, frozen, zip or namespace)
         for name in self.served:
-            loader = getattr(getattr(modules.get(name), "__spec__", None), "loader", None)
+            spec = getattr(modules.get(name), "__spec__", None)
+            loader = getattr(spec, "loader", None)
             if type(loader) is _Loader and loader.fell_back:
-                fresh.update(self._entry(name, modules[name].__spec__, self.entries[name][0]))
-        return fresh
+                found.append((name, spec, self.entries[name][0]))
+        return found
 
     def _entry(self, name: str, spec: Any, origin: str) -> dict[str, tuple[_Entry, bytes]]:
         try:
@@ -194,7 +193,16 @@ class CodeCache:
         """Write the file again when this run imported modules the ordinary way (or it is a week old);
         never raises."""
         try:
-            fresh = self._fresh()
+            candidates = self._candidates()
+            if not candidates and not self.refresh:
+                return
+            directory = os.path.dirname(self.path)
+            os.makedirs(directory, exist_ok=True)
+            if not os.access(directory, os.W_OK):
+                return  # not the place to compile anything for: this run costs what an ordinary import does
+            fresh: dict[str, tuple[_Entry, bytes]] = {}
+            for name, spec, origin in candidates:
+                fresh.update(self._entry(name, spec, origin))
             if not fresh and not self.refresh:
                 return
             keep: dict[str, tuple[_Entry, bytes]] = {}
@@ -206,7 +214,7 @@ class CodeCache:
             if len(self.blob) > MAX_BYTES:
                 keep = {name: keep[name] for name in self.served if name in keep}
             write(self.path, {**keep, **fresh})
-            _remove_unused(os.path.dirname(self.path))
+            _remove_unused(directory)
         except Exception:  # a cache that cannot be written costs speed, never the hook
             return
 

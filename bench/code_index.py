@@ -122,17 +122,22 @@ def bench_full(root: Path, out: dict[str, object], rounds: int = 1, baseline: Pa
     for i in range(rounds):
         ctags_s, ctags_rss, _ = peak_rss_of(["ctags", "-R", "--languages=Python", "-f", str(tags), str(root)])
         ctags_runs.append((ctags_s, LAST_CPU["ctags"], ctags_rss))
-        if baseline is not None:
+        # With a baseline, the two builds swap places every round (ABBA): a load that drifts during the run
+        # weighs on both alike.
+        if baseline is not None and i % 2 == 0:
             base_runs.append(baseline_build(root, baseline))
             print(f"  round {i + 1}: baseline {fmt_s(base_runs[-1][0])} / {base_runs[-1][1]:.1f} CPU-s")
         ours_s, ours_rss, stdout = peak_rss_of(
             [sys.executable, "-m", "ctxops_code_graph", "index", str(root), "--full", "--json"]
         )
         ours_runs.append((ours_s, LAST_CPU[sys.executable], ours_rss))
+        if baseline is not None and i % 2 == 1:
+            base_runs.append(baseline_build(root, baseline))
+            print(f"  round {i + 1}: baseline {fmt_s(base_runs[-1][0])} / {base_runs[-1][1]:.1f} CPU-s")
         loads.append(os.getloadavg()[0])
         if rounds > 1:
             print(
-                f"  round {i + 1}: ctxops {fmt_s(ours_s)} / {LAST_CPU[sys.executable]:.1f} CPU-s,"
+                f"  round {i + 1}: ctxops {fmt_s(ours_s)} / {ours_runs[-1][1]:.1f} CPU-s,"
                 f" ctags {fmt_s(ctags_s)} / {LAST_CPU['ctags']:.2f} CPU-s, load {loads[-1]:.1f}"
             )
     ctags_s = statistics.median(r[0] for r in ctags_runs)

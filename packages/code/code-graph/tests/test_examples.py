@@ -132,3 +132,47 @@ def test_parallel_and_serial_full_builds_agree(index: CodeIndex, tmp_path: Path)
     assert len(parallel["refs"]) > 2000 and len(parallel["edges"]) > 1000
     for table in parallel:
         assert parallel[table] == serial[table], table
+
+
+def _key_orders(ix: CodeIndex) -> dict[str, list[tuple[object, ...]]]:
+    import sqlite3
+
+    from ctxops_code_graph.layout import IndexLayout
+
+    current = IndexLayout(ix.root).current_lookup()
+    assert current is not None
+    con = sqlite3.connect(current)
+    try:
+        return {
+            "symbols by sk": con.execute("SELECT id FROM symbols ORDER BY sk").fetchall(),
+            "files by fk": con.execute("SELECT path FROM files ORDER BY fk").fetchall(),
+            "refs by rid": con.execute(
+                "SELECT r.rid, f.path, r.line, r.col, r.symbol_name, r.role FROM refs r JOIN files f USING (fk)"
+                " ORDER BY r.rid"
+            ).fetchall(),
+        }
+    finally:
+        con.close()
+
+
+def test_the_scan_keyed_snapshot_equals_one_copied_from_the_build_store(index: CodeIndex) -> None:
+    """A full build's snapshot (references written by the scan workers into shards, keys taken from the
+    discovered files) holds the same facts in the same key order as one copied from the build store alone."""
+    from ctxops_code_graph import duck_store, lookup_db
+    from ctxops_code_graph.builder import IndexWriter
+    from ctxops_code_graph.layout import IndexLayout
+
+    IndexWriter(index.root).build(full=True, workers=2)
+    built, built_orders = _snapshot_facts(index), _key_orders(index)
+    layout = IndexLayout(index.root)
+    con = duck_store.connect(layout.duckdb_path)
+    try:
+        lookup_db.publish(layout, lookup_db.write_generation(layout, con))
+    finally:
+        con.close()
+    copied, copied_orders = _snapshot_facts(index), _key_orders(index)
+    assert len(built["refs"]) > 2000
+    assert built == copied
+    assert built_orders == copied_orders
+    assert [p for (p,) in built_orders["files by fk"]] == sorted(p for (p,) in built_orders["files by fk"])
+    assert not list(layout.index_dir.glob("code-building.load*")), "scratch files left behind"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from ctxops_token_capture.ingest import Sources, ingest
 from ctxops_token_capture.totals import totals
 from ledger_records import assistant_line as _assistant
@@ -135,3 +136,36 @@ def test_symlinked_project_directories_are_followed_once_without_looping(tmp_pat
     result = totals(["model"], root=root)
     assert (result.total["calls"], result.total["input_tokens"]) == (2, 10)
     assert json.loads(json.dumps(result.as_dict()))["total"]["calls"] == 2
+
+
+def test_stable_ulid_is_the_crockford_ulid_of_time_and_key_hash() -> None:
+    """Against a plain bit-by-bit ULID writer: 48 bits of milliseconds, 80 bits of the key's blake2b."""
+    import hashlib
+    import random
+
+    from ctxops_token_capture.ids import stable_ulid
+
+    def reference(ts_ms: int, key: str) -> str:
+        value = (max(ts_ms, 0) << 80) | int.from_bytes(hashlib.blake2b(key.encode(), digest_size=10).digest(), "big")
+        return "".join("0123456789ABCDEFGHJKMNPQRSTVWXYZ"[(value >> (5 * i)) & 31] for i in reversed(range(26)))
+
+    rng = random.Random(5)
+    cases = [(rng.randrange(1 << 48), f"anthropic:msg_{n}:req_{n}") for n in range(2000)]
+    cases += [(0, ""), (-1, "x"), ((1 << 48) - 1, "é")]
+    assert all(stable_ulid(ts, key) == reference(ts, key) for ts, key in cases)
+    assert len(stable_ulid(1_764_547_200_000, "k")) == 26
+
+
+def test_timestamps_in_every_accepted_form() -> None:
+    from datetime import UTC, datetime
+
+    from ctxops_token_capture.timestamps import TimestampError, parse_timestamp
+
+    utc = datetime(2026, 11, 29, 10, 0, 0, 123000, tzinfo=UTC)
+    for text in ("2026-11-29T10:00:00.123Z", "2026-11-29T10:00:00.123z", " 2026-11-29T10:00:00.123+00:00 "):
+        assert parse_timestamp(text) == (utc, False)
+    assert parse_timestamp("2026-11-29T11:00:00.123+01:00") == (utc, False)
+    assert parse_timestamp("2026-11-29T10:00:00.123") == (utc, True)  # no zone: UTC, and said so
+    for bad in ("", "yesterday", 17, None):
+        with pytest.raises(TimestampError):
+            parse_timestamp(bad)

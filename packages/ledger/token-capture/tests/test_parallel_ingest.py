@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from ctxops_token_capture import parallel
 from ctxops_token_capture.ingest import Sources, ingest
+from ctxops_token_capture.jsonl_store import append_records
 from ctxops_token_capture.report import IngestReport
 from ctxops_token_capture.totals import totals
-from ledger_records import assistant_line, records_in, usage_dict, write_transcript
+from ledger_records import T0, assistant_line, records_in, usage_dict, write_transcript
 from ledger_synthetic import write_claude_sessions
 
 TEXT = {"type": "text", "text": "Done."}
@@ -168,3 +170,82 @@ def test_parsing_leaves_the_cyclic_collector_as_it_found_it(tmp_path: Path) -> N
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _table(root: Path) -> list[tuple[Any, ...]]:
+    import duckdb
+
+    con = duckdb.connect(str(root / "ledger.duckdb"), read_only=True)
+    try:
+        usage = con.execute("SELECT * EXCLUDE (rank) FROM usage ORDER BY dedupe_key").fetchall()
+        hourly = con.execute("SELECT * FROM usage_hourly ORDER BY ALL").fetchall()
+        files = con.execute("SELECT path, state FROM jsonl_files ORDER BY path").fetchall()
+    finally:
+        con.close()
+    read = ("offset", "size", "last_line_start", "last_line_hash", "parser")  # what was read, not which inode
+    states = [(Path(path).name, {k: v for k, v in json.loads(state).items() if k in read}) for path, state in files]
+    return [*usage, *hourly, *states]
+
+
+def _counting_loads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    from ctxops_token_capture.ledger import Ledger
+
+    loads: list[int] = []
+    real = Ledger.load_into
+
+    def counted(self: Ledger, con: Any, report: IngestReport, **kwargs: Any) -> int:
+        loads.append(1)
+        return real(self, con, report, **kwargs)
+
+    monkeypatch.setattr(Ledger, "load_into", counted)
+    return loads
+
+
+def test_a_first_parallel_ingest_loads_while_parsing_and_equals_the_sequential_ledger(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxops_token_capture import ledger
+
+    config = tmp_path / "claude"
+    write_claude_sessions(config, sessions=8, turns=6, seed=3, subagent_every=2)
+    alone = ingest(Sources(claude_dirs=[config]), tmp_path / "one", workers=1)
+    monkeypatch.setattr(ledger.Preload, "CHUNK", 4096)  # many inserts while the workers parse
+    loads = _counting_loads(monkeypatch)
+    spread = ingest(Sources(claude_dirs=[config]), tmp_path / "two", workers=2)
+    assert spread.workers == 2 and spread.grown_outputs == 0
+    assert loads == []  # loaded while parsing: the usual load never ran
+    assert spread.loaded == alone.loaded == alone.records
+    assert _table(tmp_path / "two") == _table(tmp_path / "one")
+    assert _outcome(tmp_path / "two", spread) == _outcome(tmp_path / "one", alone)
+
+
+def test_loading_while_parsing_gives_way_to_the_usual_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grown message (its key inserted twice), another origin's pending records, a ledger with rows: each
+    takes the usual load, with the same result as one process."""
+    from ctxops_token_capture import ledger
+    from ledger_records import record
+
+    monkeypatch.setattr(ledger.Preload, "CHUNK", 4096)
+    loads = _counting_loads(monkeypatch)
+    config = tmp_path / "claude"
+    _corpus(config)  # has a message whose replayed line grew
+    alone = ingest(Sources(claude_dirs=[config]), tmp_path / "one", workers=1)
+    spread = ingest(Sources(claude_dirs=[config]), tmp_path / "two", workers=2)
+    assert spread.grown_outputs > 0 and loads == [1, 1]
+    assert _table(tmp_path / "two") == _table(tmp_path / "one")
+    # Another origin's records are pending when a first ingest loads.
+    proxied = record(T0, origin="proxy", dedupe_key="proxy-1")
+    for name in ("three", "four"):
+        append_records([proxied], "proxy", tmp_path / name)
+    other = tmp_path / "other"
+    write_claude_sessions(other, sessions=6, turns=5, seed=9)
+    alone = ingest(Sources(claude_dirs=[other]), tmp_path / "three", workers=1)
+    spread = ingest(Sources(claude_dirs=[other]), tmp_path / "four", workers=2)
+    assert spread.loaded == alone.loaded == alone.records + 1 and len(loads) == 4
+    assert _table(tmp_path / "four") == _table(tmp_path / "three")
+    # A ledger that has rows already: the usual load through the connection opened while parsing.
+    write_claude_sessions(other, sessions=3, turns=5, seed=10, start=datetime(2026, 11, 30, tzinfo=UTC))
+    alone = ingest(Sources(claude_dirs=[other]), tmp_path / "three", workers=1)
+    spread = ingest(Sources(claude_dirs=[other]), tmp_path / "four", workers=2)
+    assert spread.workers == 2 and spread.loaded == alone.loaded > 0 and len(loads) == 6
+    assert _table(tmp_path / "four") == _table(tmp_path / "three")

@@ -54,3 +54,20 @@ def test_a_damaged_state_starts_afresh(tmp_path: Path, content: bytes) -> None:
     state = store.load()
     assert (state.seen_tool_use_ids, state.pending, state.last_step_id) == ([], {}, None)
     assert isinstance(state, SessionState)
+
+
+def test_a_shorter_state_replaces_a_longer_one_whole(tmp_path: Path) -> None:
+    store = SessionStore(str(tmp_path), "s")
+    state = store.load()
+    for n in range(50):
+        state.remember(f"tool-use-{n}")
+    state.pending["p"] = PendingTool("Bash", 1.0, "x" * 500)
+    store.save(state)
+    longer = Path(store.path).stat().st_size
+    short = SessionState()
+    short.remember("only")
+    store.save(short)
+    assert Path(store.path).stat().st_size < longer
+    again = store.load()
+    assert (again.seen_tool_use_ids, again.pending) == (["only"], {})
+    assert [p.name for p in tmp_path.joinpath(".state").iterdir()] == ["s.json"]  # no temporary file left

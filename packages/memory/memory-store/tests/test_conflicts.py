@@ -208,6 +208,11 @@ def test_review_lists_possible_replacements(repo) -> None:
     done = ctx("review", "--accept", newer.id)
     assert done.returncode == 0 and f"superseded {old.id[-8:]}" in done.stdout
     assert "possible replacements" not in ctx("review", "--no-harvest").stdout
+    backups = store.put(new_entry(kind="decision", title="Nightly backups go to tape")).entry
+    b2 = store.put(new_entry(kind="decision", title="Nightly backups are uploaded to B2")).entry
+    kept = ctx("review", "--reject", b2.id)
+    assert kept.returncode == 0 and "kept both" in kept.stdout
+    assert MemoryStore(repo).resolve(backups.id).status == "active"
 
 
 def test_a_possible_replacement_names_at_most_three_entries(store: MemoryStore) -> None:

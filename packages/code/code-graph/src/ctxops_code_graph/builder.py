@@ -218,13 +218,29 @@ class IndexWriter:
         disc = discover(self.root, self.config)
         phase("discover")
         self.layout.index_dir.mkdir(parents=True, exist_ok=True)
-        load = bulk_load.LoadFiles(self.layout.index_dir / "code-building.load")
+        tmp = self.layout.duckdb_path.with_name("code-building.duckdb")
+        for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
+            stale.unlink(missing_ok=True)
+        con = duck_store.connect(tmp, memory_limit=FULL_BUILD_MEMORY)
+        load: bulk_load.ChunkLoader | None = None
         try:
-            for blob in scan_chunks(
-                self.root, [(c.path, c.lang) for c in disc.files], bulk_load.encode_chunk, self.config, workers
-            ):
-                load.add(blob)
-            load.close()
+            duck_store.create_tables(con)
+            # Each chunk is loaded into DuckDB as it arrives, while the workers scan the next ones (on one
+            # DuckDB thread: the workers have the cores).
+            con.execute("SET threads TO 1")
+            # The workers also write the snapshot's `refs` rows, keyed as the snapshot will key its files.
+            keys = bulk_load.SnapshotKeys.for_paths([c.path for c in disc.files], self.config.max_file_bytes)
+            load = bulk_load.ChunkLoader(con, self.layout.index_dir / "code-building.load", keys)
+            try:
+                for chunk in scan_chunks(
+                    self.root, [(c.path, c.lang) for c in disc.files], load.writer(), self.config, workers
+                ):
+                    load.add(chunk)
+                load.close()
+            except BaseException:
+                load.remove()
+                raise
+            con.execute("RESET threads")
             phase("scan")
             skipped = load.skipped + [(s.path, s.reason, s.size) for s in disc.skipped]
             files = [(f[0], f[1]) for f in load.files]
@@ -233,44 +249,35 @@ class IndexWriter:
             facts = git_facts(self.root)
             generation = 1
             meta = self._meta(generation, load.n_refs + 1, facts)
-
-            tmp = self.layout.duckdb_path.with_name("code-building.duckdb")
-            for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
-                stale.unlink(missing_ok=True)
-            con = duck_store.connect(tmp, memory_limit=FULL_BUILD_MEMORY)
+            duck_store.insert_rows(con, "skipped", skipped)
+            duck_store.insert_rows(con, "dirs", sorted(disc.dirs.items()))
+            duck_store.insert_rows(con, "imports", import_rows)
+            duck_store.insert_rows(con, "types", load.types)
+            del import_rows
+            phase("load")
+            # The snapshot's tables that resolution does not change are copied while it runs.
+            snap = lookup_db.GenerationWriter(self.layout, con, keys, load.shards)
             try:
-                duck_store.create_tables(con)
-                duck_store.insert_rows(con, "files", load.files)
-                duck_store.insert_rows(con, "skipped", skipped)
-                bulk_load.load_into(con, load)
-                load.remove()
-                duck_store.insert_rows(con, "dirs", sorted(disc.dirs.items()))
-                duck_store.insert_rows(con, "imports", import_rows)
-                duck_store.insert_rows(con, "types", load.types)
-                del import_rows
-                phase("load")
-                # The snapshot's tables that resolution does not change are copied while it runs.
-                snap = lookup_db.GenerationWriter(self.layout, con)
-                try:
-                    snap.start()
-                    duck_store.resolve(con, all_refs=True)
-                    phase("resolve")
-                    duck_store.rebuild_file_edges(con)
-                    ranks = _ranks([f[0] for f in files], duck_store.all_file_edges(con))
-                    duck_store.insert_rows(con, "ranks", ranks)
-                    duck_store.insert_rows(con, "meta", meta)
-                    self._modules = (frozenset(files), modules)
-                    phase("rank")
-                    snapshot = snap.finish()
-                except BaseException:
-                    snap.abort()
-                    raise
-                phase("snapshot")
-                con.execute("CHECKPOINT")
-            finally:
-                con.close()
+                snap.start()
+                duck_store.resolve(con, all_refs=True)
+                phase("resolve")
+                snap.copy_edges()  # while the files are ranked
+                duck_store.rebuild_file_edges(con)
+                ranks = _ranks([f[0] for f in files], duck_store.all_file_edges(con))
+                duck_store.insert_rows(con, "ranks", ranks)
+                duck_store.insert_rows(con, "meta", meta)
+                self._modules = (frozenset(files), modules)
+                phase("rank")
+                snapshot = snap.finish()
+            except BaseException:
+                snap.abort()
+                raise
+            phase("snapshot")
+            con.execute("CHECKPOINT")
         finally:
-            load.remove()
+            con.close()
+            if load is not None:
+                load.remove()
         # Both stores of the new generation are complete: swap them in (a kill before this keeps the old).
         tmp.replace(self.layout.duckdb_path)
         self.layout.duckdb_path.with_name("code.duckdb.wal").unlink(missing_ok=True)

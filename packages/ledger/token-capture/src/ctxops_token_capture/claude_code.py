@@ -19,13 +19,14 @@ from ctxops_contracts import Attribution, UsageRecord
 from .counts import CountError, token_count
 from .estimate import attribution_tokens
 from .ids import stable_ulid
-from .line_decode import decode_line
+from .line_decode import decode_at, needle_pattern
 from .report import IngestReport
 from .repos import repo_of
 from .timestamps import TimestampError, parse_timestamp
 
 PROVIDER = "anthropic"
 _NEEDLES = (b'"usage"', b'"tool_use"', b'"tool_result"', b'"assistant"')
+_NEEDLE_PATTERN = needle_pattern(_NEEDLES)
 FILE_KEYS = ("file_path", "notebook_path", "path")
 MAX_OPEN_TOOL_USES = 512
 SYNTHETIC_MODEL = "<synthetic>"
@@ -157,13 +158,13 @@ class ClaudeCodeParser:
             use_id = str(block.tool_use_id) if isinstance(block.tool_use_id, str | int) else ""
             name, files = self.tool_uses.pop(use_id, ["unknown", []])
             text = _result_text(block.content)
-            size = len(text.encode("utf-8", "replace"))
+            # Bytes in UTF-8: an ASCII text (most tool output; ``isascii`` is a flag lookup) is its length.
+            size = len(text) if text.isascii() else len(text.encode("utf-8", "replace"))
             tokens = attribution_tokens(text) if text else 0
             self.pending.setdefault(self._chain(line), []).append([name, files, size, tokens])
 
     def parse(self, offset: int, raw: bytes) -> UsageRecord | None:
-        where = f"{self.path}:{offset}"
-        line = decode_line(raw, where, _decoder, _NEEDLES, self.report)
+        line = decode_at(raw, self.path, offset, _decoder, _NEEDLE_PATTERN, report=self.report)
         if line is None:
             return None
         message = line.message
@@ -181,13 +182,18 @@ class ClaudeCodeParser:
             return None
         if message.model == SYNTHETIC_MODEL:  # Claude Code's own notices (errors, interruptions): no model call
             return None
-        return self._record(line, message, message.usage, where)
+        return self._record(line, message, message.usage, offset)
 
-    def _record(self, line: _Line, message: _Message, usage: _Usage, where: str) -> UsageRecord | None:
-        session_id = _str(line.sessionId)
-        message_id = _str(message.id)
-        request_id = _str(line.requestId)
-        key = dedupe_key(message_id, request_id, session_id, None if message_id else _str(line.uuid))
+    def _record(self, line: _Line, message: _Message, usage: _Usage, offset: int) -> UsageRecord | None:
+        session_id, message_id, request_id = line.sessionId, message.id, line.requestId
+        # ``_str`` inlined (twice per call, on every line of a message): a non-empty string, else None.
+        session_id = session_id if type(session_id) is str and session_id else _str(session_id)
+        message_id = message_id if type(message_id) is str and message_id else _str(message_id)
+        request_id = request_id if type(request_id) is str and request_id else _str(request_id)
+        if message_id and request_id:
+            key = f"anthropic:{message_id}:{request_id}"  # dedupe_key's first case, the usual one
+        else:
+            key = dedupe_key(message_id, request_id, session_id, None if message_id else _str(line.uuid))
         if self.looked_up is not None:
             self.looked_up.add(key)
         known = self.seen.get(key)
@@ -213,7 +219,7 @@ class ClaudeCodeParser:
             cache_creation = token_count(usage.cache_creation_input_tokens, "cache_creation_input_tokens")
             cache_read = token_count(usage.cache_read_input_tokens, "cache_read_input_tokens")
         except (TimestampError, CountError) as exc:
-            self.report.refuse("rejected", where, str(exc))
+            self.report.refuse("rejected", f"{self.path}:{offset}", str(exc))
             return None
         try:  # an odd search count must not cost the call its tokens: it counts as none
             web_searches = token_count(

@@ -61,13 +61,16 @@ def read_source(
     # passes over them find nothing and cost ~10% of the parse, so it waits until the file is done.
     collecting = gc.isenabled()
     gc.disable()
+    parse = parser.parse
+    read = 0
     try:
         for offset, raw in lines:
-            report.lines_read += 1
-            record = parser.parse(offset, raw)
+            read += 1
+            record = parse(offset, raw)
             if record is not None:
                 out.append(encode_line(record))
     finally:
+        report.lines_read += read
         if collecting:
             gc.enable()
     report.files_read += 1

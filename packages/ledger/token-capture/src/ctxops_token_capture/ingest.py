@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from .file_ingest import SourceFile
     from .incremental import FileState
+    from .ledger import Preload
 
 __all__ = ["SOURCES_SIGNATURE", "SOURCES_STATE", "Sources", "discover", "ingest", "ingest_records"]
 
@@ -169,14 +170,23 @@ def ingest(
     files = discover(sources, keep=changed, found=found)
     seen: dict[str, int] = {}
     copy = _copy_name(root) if load and files else None
+    preload: list[Preload] = []
+
+    def while_parsing() -> None:
+        """Once the workers are forked (DuckDB's threads must not be copied into them): start loading what they
+        parse into an empty ledger as it comes (``ledger.Preload``)."""
+        from .ledger import Ledger, Preload
+
+        preload.append(Preload(Ledger(root)))
+
     try:
         batch = _Batch(root, copy)
-        # While workers parse, the parent imports DuckDB for the load that follows (a cached no-op afterwards).
-        warm = _import_duckdb if load else None
         for source, payload, count, state in read_all(
-            files, states, report, seen, compat=compat, workers=workers, while_waiting=warm
+            files, states, report, seen, compat=compat, workers=workers, while_waiting=while_parsing if load else None
         ):
             batch.add_encoded(payload, count)
+            if preload:
+                preload[0].add(payload)
             if state is not None:
                 states[str(source.path)] = state
         own = batch.close()
@@ -184,11 +194,15 @@ def ingest(
         if files or not state_path.exists():  # nothing read: the saved states are still exact, leave the file be
             _save_states(state_path, states)
         save_signature(signature_path, signature_of_states(found, state_path, lambda path: _recorded(states, path)))
-        if load:
+        if preload:
+            preload.pop().finish(report, own)
+        elif load:
             from .ledger import Ledger
 
             Ledger(root).load(report, own=own)
     finally:
+        for unfinished in preload:
+            unfinished.close()
         if copy is not None:
             copy.unlink(missing_ok=True)
     return report
@@ -204,12 +218,6 @@ def _copy_name(root: Path) -> Path:
 def _recorded(states: dict[str, FileState], path: str) -> tuple[int, int, int, int] | None:
     state = states.get(path)
     return None if state is None else (state.dev, state.inode, state.size, state.mtime_ns)
-
-
-def _import_duckdb() -> None:
-    from .duck import duckdb_module
-
-    duckdb_module()
 
 
 def _untouched(st: os.stat_result, state: FileState) -> bool:

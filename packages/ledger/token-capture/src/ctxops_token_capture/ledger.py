@@ -10,21 +10,17 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
-from ctxops_contracts import SCHEMA_MAJOR, UsageRecord
 from ctxops_contracts.shared.locks import file_lock
 
 from . import rollup
 from .duck import duckdb_module
-from .incremental import FileState, iter_new_lines, resume_matching
 from .paths import data_dir
 from .report import IngestReport
 from .usage_files import LEDGER_FILE, LOADED_STATE, fingerprint, record_files, remember_loaded, up_to_date
@@ -112,7 +108,17 @@ RANK_SQL = (
 
 log = logging.getLogger(__name__)
 
-_record_decoder = msgspec.json.Decoder(UsageRecord)
+if TYPE_CHECKING:
+    from .incremental import FileState
+
+
+@cache
+def _record_decoder() -> Any:
+    """The UsageRecord decoder, made on first use: a report with nothing to load never imports msgspec."""
+    import msgspec
+    from ctxops_contracts import UsageRecord
+
+    return msgspec.json.Decoder(UsageRecord)
 
 
 def _schema_sql() -> str:
@@ -130,13 +136,14 @@ CREATE TABLE IF NOT EXISTS jsonl_files (
 """ + "".join(f"ALTER TABLE usage ADD COLUMN IF NOT EXISTS {c} {COLUMNS[c]};\n" for c in ADDED_COLUMNS)
 
 
-def _merge_sql(unique: bool = False, empty: bool = False) -> str:
+def _merge_sql(unique: bool = False, empty: bool = False, source: str = "incoming") -> str:
     """Fold the batch to one row per key, then merge each into the table.
 
     Within the batch and against the table alike: the best-ranked copy's token counts win (ties: the first
     one read, as ccusage keeps the first), details come from the best copy that has them. ``unique``: every
     key occurs once in the batch (the usual first ingest), so each fold is its row's own value and the
-    grouping is skipped; ``empty`` too: the table has no rows yet, so nothing can conflict.
+    grouping is skipped; ``empty`` too: the table has no rows yet, so nothing can conflict. ``source``: the
+    table (or table function) the batch is read from; only a table has the ``rowid`` that breaks ties.
     """
     names = list(COLUMNS)
     prio = "rank::BIGINT * 1000000000000 - _seq"
@@ -178,7 +185,7 @@ def _merge_sql(unique: bool = False, empty: bool = False) -> str:
     insert = (
         f"INSERT INTO usage ({', '.join(names)}, rank) "
         f"SELECT {', '.join(folded)}, {rank} "
-        f"FROM (SELECT *, {RANK_SQL} AS rank, rowid AS _seq FROM incoming){group}"
+        f"FROM (SELECT *, {RANK_SQL} AS rank{'' if unique else ', rowid AS _seq'} FROM {source}){group}"
     )
     if unique and empty:
         return insert
@@ -204,8 +211,11 @@ class LedgerError(RuntimeError):
 
 def _valid_line(line: bytes) -> str | None:
     """None when ``line`` is a UsageRecord this reader understands; else why not."""
+    import msgspec
+    from ctxops_contracts import SCHEMA_MAJOR
+
     try:
-        record = _record_decoder.decode(line)
+        record = _record_decoder().decode(line)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         return f"invalid UsageRecord: {exc}"
     major = record.schema_version.split(".", 1)[0]
@@ -221,6 +231,7 @@ def load_pending(
     *,
     persist_offsets: bool = True,
     own: tuple[Path, Path] | None = None,
+    preloaded: bool = False,
 ) -> tuple[int, list[FileState]]:
     """Load every JSONL line not yet in the ledger; return how many new calls it added, and the files' states.
 
@@ -228,7 +239,15 @@ def load_pending(
     kept a copy of them. When everything pending in the file is exactly that copy (no other writer came in
     between), DuckDB reads the copy as it is: those lines were encoded from records here, so they are not
     decoded and checked one by one again. Otherwise the file is read like any other.
+
+    ``preloaded``: those lines are already in ``usage`` (see :class:`Preload`); this only checks that they are
+    all that is pending (else raises :class:`NotOnlyOwnLines`, and the caller rolls back) and records the
+    states.
     """
+    import msgspec
+
+    from .incremental import FileState, iter_new_lines, resume_matching
+
     states: dict[str, FileState] = {}
     saved: dict[str, str] = {}
     if persist_offsets:
@@ -247,11 +266,19 @@ def load_pending(
             if own is not None and persist_offsets and path == own[0]:
                 state = resume_matching(path, previous, own[1])
                 if state is not None:
-                    sources.append(str(own[1]))
-                    good += 1
+                    if not preloaded:
+                        sources.append(str(own[1]))
+                        good += 1
                     new_states.append(state)
                     continue
             lines, result, state = iter_new_lines(path, previous)
+            if preloaded:
+                if own is None or path == own[0] or next(lines, None) is not None:
+                    raise NotOnlyOwnLines(str(path))
+                if result.pending_tail:
+                    report.incomplete_tails += 1
+                new_states.append(state)
+                continue
             written = _copy_valid_lines(path, lines, report, tmp_dir, made)
             if written:
                 sources.append(made[-1])
@@ -259,7 +286,9 @@ def load_pending(
             if result.pending_tail:
                 report.incomplete_tails += 1
             new_states.append(state)
-        before = con.execute("SELECT count(*) FROM usage").fetchone()[0]
+        before = 0 if preloaded else con.execute("SELECT count(*) FROM usage").fetchone()[0]
+        if preloaded:
+            rollup.rebuild(con)  # the table was empty: every hour is new
         if good:
             # Insertion order is kept (DuckDB's default): a row's ``rowid`` in ``incoming`` is its position in
             # the order the files were listed and their lines written, which breaks ties (see _merge_sql).
@@ -319,9 +348,15 @@ def _copy_valid_lines(
 
 
 def _new_temp(tmp_dir: Path, made: list[str]) -> Any:
+    import tempfile
+
     fd, name = tempfile.mkstemp(prefix="load-", suffix=".jsonl", dir=tmp_dir)
     made.append(name)
     return os.fdopen(fd, "wb")
+
+
+class NotOnlyOwnLines(Exception):
+    """A preloaded load found record lines it did not insert itself pending (see :class:`Preload`)."""
 
 
 class Ledger:
@@ -364,6 +399,8 @@ class Ledger:
 
     def _rebuild(self, duckdb: Any, exc: Exception) -> Any:
         aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+        import shutil
+
         shutil.move(str(self.path), aside)
         for suffix in (".wal",):
             Path(str(self.path) + suffix).unlink(missing_ok=True)
@@ -401,6 +438,91 @@ class Ledger:
     def _remember_loaded(self, loaded: dict[str, list[int]]) -> None:
         """Record (inode, bytes loaded) per file: equal to (inode, size) on disk means nothing is pending."""
         remember_loaded(self.root, loaded)
+
+
+class Preload:
+    """Inserts an ingest's own lines into an empty ledger as they are parsed, while the parse goes on.
+
+    A first ingest parses in worker processes while this process waits; meanwhile it can load what is already
+    parsed, so what is left after the last file is a check and the commit instead of the whole load. Opened
+    only after the workers are forked (a DuckDB connection runs threads). It applies when ``usage`` is empty;
+    the rows go in, in one open transaction, in the order the lines are appended, with a plain insert (every
+    key of a run is new, except a message whose later lines grew: the key's second insert fails, and
+    :meth:`finish` rolls back and loads as usual). :meth:`finish` commits only when everything pending in
+    the record files is exactly those lines (``load_pending(..., preloaded=True)``); else it rolls back and
+    loads the usual way, through the same connection.
+    """
+
+    CHUNK = 4 << 20
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self._stack = ExitStack()
+        self.con = self._stack.enter_context(ledger.writer())
+        self.active = self.con.execute("SELECT count(*) FROM usage").fetchone()[0] == 0
+        if self.active:
+            self.con.execute("BEGIN")
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._insert = _merge_sql(
+            unique=True,
+            empty=True,
+            source=f"read_json(?, format='newline_delimited', columns={_columns_literal()})",
+        )
+        self._tmp = ledger.root / "tmp"
+
+    def add(self, payload: bytes) -> None:
+        """Lines just appended to the record file (whole, encoded here)."""
+        if not self.active or not payload:
+            return
+        self._parts.append(payload)
+        self._size += len(payload)
+        if self._size >= self.CHUNK:
+            self._insert_parts()
+
+    def _insert_parts(self) -> None:
+        if not self._parts:
+            return
+        data, self._parts, self._size = b"".join(self._parts), [], 0
+        made: list[str] = []
+        try:
+            with _new_temp(self._tmp, made) as out:
+                out.write(data)
+            self.con.execute(self._insert, [made[0]])
+        except duckdb_module().Error as exc:  # a key inserted twice (a grown message): load the usual way
+            log.info("preloading stopped (%s); the load reads the records after the parse", exc)
+            self.con.execute("ROLLBACK")
+            self.active = False
+        finally:
+            for name in made:
+                Path(name).unlink(missing_ok=True)
+
+    def finish(self, report: IngestReport, own: tuple[Path, Path] | None) -> int:
+        """Check, record and commit what was inserted (or load the usual way); close the connection."""
+        with self._stack:
+            if self.active:
+                self._insert_parts()
+            if self.active:
+                try:
+                    added, states = load_pending(self.con, self.ledger.root, report, own=own, preloaded=True)
+                except NotOnlyOwnLines as exc:
+                    log.info("other records are pending too (%s); loading them all the usual way", exc)
+                    self.con.execute("ROLLBACK")
+                except BaseException:
+                    self.con.execute("ROLLBACK")
+                    raise
+                else:
+                    self.con.execute("COMMIT")
+                    self.ledger._remember_loaded({s.path: [s.inode, s.offset] for s in states})
+                    return added
+            return self.ledger.load_into(self.con, report, own=own)
+
+    def close(self) -> None:
+        """Give up (the ingest failed): roll back and close."""
+        with self._stack:
+            if self.active:
+                self.con.execute("ROLLBACK")
+                self.active = False
 
 
 def memory_ledger(root: Path, report: IngestReport) -> Any:

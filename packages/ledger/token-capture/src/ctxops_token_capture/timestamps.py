@@ -11,6 +11,14 @@ class TimestampError(ValueError):
 
 def parse_timestamp(value: object) -> tuple[datetime, bool]:
     """Parse ``value`` into an aware UTC datetime; the flag says the zone was missing and UTC assumed."""
+    if type(value) is str:  # the usual case first: RFC 3339 in UTC ("Z" or "+00:00"), read as it is
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            pass
+        else:
+            if parsed.tzinfo is UTC:
+                return parsed, False
     if not isinstance(value, str) or not value:
         raise TimestampError(f"timestamp missing or not a string: {value!r}")
     text = value.strip()

@@ -246,7 +246,10 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
         rejected = [store.reject(i, args.reason) for i in args.reject]
         if args.accept or args.reject:
             lines = [line for r in results for line in _result_lines(r)]
-            lines += [f"rejected: {_line(e)}" for e in rejected]
+            lines += [
+                f"rejected: {_line(e)}" if e.status == "rejected" else f"kept both (off the review list): {_line(e)}"
+                for e in rejected
+            ]
             reviewed: Any = {
                 "accepted": [_result_json(r) for r in results],
                 "rejected": [to_builtins(e) for e in rejected],

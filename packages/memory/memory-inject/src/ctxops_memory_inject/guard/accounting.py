@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH104, PTH108, PTH118, PTH208, PTH120
+# ruff: noqa: PTH103, PTH104, PTH108, PTH118, PTH208, PTH120, SIM105
 # os.path on the hook path: pathlib is not imported there (startup time).
 """Savings measured, not estimated: each guard event's tokens before and after, counted with the offline
 cl100k tokenizer (bpe-openai), appended as a ``ContextRecord`` (action ``guard``) to
@@ -12,14 +12,15 @@ left behind by a killed counter is picked up by the next run.
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import json
 import os
 import sys
 
+from ctxops_contracts.shared import jsonlite
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import STATE_DIR, meta_path
+
+# On the hook's side (``submit``) this module imports no ``json``, ``re``, ``subprocess``, ``contextlib`` or
+# ``functools``: a guard answer (a summary, an unchanged re-read) pays for this module on every such event.
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,23 +48,16 @@ def submit(root: str, job: dict[str, Any], mode: str) -> None:
     folder = pending_dir(root)
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"{job['id']}.json")
-    atomic_write(path, json.dumps(job), fsync=False)  # the counter never sees a half-written job
+    atomic_write(path, jsonlite.dumps(job), fsync=False)  # the counter never sees a half-written job
     if mode == "inline":
         process(root)
         return
     if counter_running(root):
         return  # the running counter drains the queue, this job included (or the next event's counter does)
-    import subprocess
+    from ctxops_contracts.shared.detach import python_module_argv, spawn_detached
 
-    try:
-        subprocess.Popen(  # detached: the hook returns while the counter loads the tokenizer
-            [sys.executable, "-m", "ctxops_memory_inject.guard.accounting", root],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            close_fds=True,
-        )
+    try:  # detached (own session, null stdio): the hook returns while the counter loads the tokenizer
+        spawn_detached(python_module_argv("ctxops_memory_inject.guard.accounting", root))
     except OSError:
         _log().exception("could not start the guard's token counter; the job stays in %s", folder)
 
@@ -95,11 +89,15 @@ def _count(text: str) -> int:
     return len(_encoding().encode_ordinary(text))
 
 
-@functools.cache
-def _encoding() -> Any:
-    import bpe_openai
+_ENCODING: list[Any] = []  # the tokenizer, loaded once per counter process
 
-    return bpe_openai.get_encoding(TOKENIZER)
+
+def _encoding() -> Any:
+    if not _ENCODING:
+        import bpe_openai
+
+        _ENCODING.append(bpe_openai.get_encoding(TOKENIZER))
+    return _ENCODING[0]
 
 
 def records_path(ts: float) -> str:
@@ -113,6 +111,8 @@ def records_path(ts: float) -> str:
 
 def process(root: str) -> int:
     """Count and record every pending job of ``root``; return how many were recorded."""
+    import json
+
     from . import store
 
     store.finalize_all(root)
@@ -137,8 +137,10 @@ def process(root: str) -> int:
         except Exception:  # a bad job must not stop the others; it is logged and dropped
             _log().exception("guard accounting: job %s failed", name)
         finally:
-            with contextlib.suppress(FileNotFoundError):
+            try:
                 os.unlink(claimed)
+            except FileNotFoundError:
+                pass
     return done
 
 

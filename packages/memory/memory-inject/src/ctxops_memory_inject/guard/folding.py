@@ -3,23 +3,24 @@ and how a kept-line set is printed with the gaps folded into counted markers."""
 
 from __future__ import annotations
 
-import re
+from ctxops_contracts.shared import regex
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\r(?!\n)")
+ANSI = regex.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\r(?!\n)")
 # file:line in the forms runners print: a.py:12, a.go:12:3, a.ts(12,5), File "a.py", line 12, --> a.rs:4:5
-LOCATION = re.compile(
+LOCATION = regex.compile(
     r"(?:[A-Za-z]:)?[\w./\\@+~-]*[\w-]\.[A-Za-z][\w]{0,9}(?::\d+(?::\d+)?|\(\d+,\d+\))|File \"[^\"]+\", line \d+"
 )
-FAILURE = re.compile(
+FAILURE = regex.compile(
     r"\b(?:FAIL(?:ED|URES?)?|ERRORS?|[Ee]rror(?:s|\[\w+\])?|panic|Traceback|[A-Za-z]*Exception|fatal|FATAL"
     r"|Assertion\w*|[Ee]xpected|[Rr]eceived|Segmentation fault|Killed|Abort(?:ed)?)\b|[✕✗×●✘]|^E\s"
 )
-WARNING = re.compile(r"\bwarn(?:ing)?s?\b|\bWARN\b|\bdeprecat", re.IGNORECASE)
-SUMMARY = re.compile(
+_DIGITS = regex.compile(r"\d+")
+WARNING = regex.compile(r"\bwarn(?:ing)?s?\b|\bWARN\b|\bdeprecat", regex.IGNORECASE)
+SUMMARY = regex.compile(
     r"\b\d+ (?:passed|failed|errors?|warnings?|skipped|xfailed|xpassed|deselected|tests?|problems?|"
     r"files?|suites?|packages?|issues?|fixable)\b|^\s*(?:Tests|Test Suites|Test Files|Snapshots|Time|Duration|"
     r"Ran|test result):|^(?:ok|FAIL|PASS)\s|^Found \d+|^Success:|^All checks passed|^OK\b|^=+ .* =+$",
-    re.IGNORECASE,
+    regex.IGNORECASE,
 )
 
 
@@ -86,7 +87,7 @@ def collapse_repeats(lines: list[str]) -> list[str]:
     key_prev: str | None = None
     count = 0
     for line in lines:
-        key = re.sub(r"\d+", "#", line).strip()
+        key = _DIGITS.sub("#", line).strip()
         if key == key_prev and key:
             count += 1
             continue

@@ -12,10 +12,11 @@ undecodable text, a missing newline that differs) leaves the hunk as it is.
 from __future__ import annotations
 
 import os
-import re
 
-_DIFF_HEAD = re.compile(r"^diff --git a/(\S+) b/(\S+)$")
-_NEW_HUNK = re.compile(r"^@@ -0,0 \+1(?:,(\d+))? @@")
+from ctxops_contracts.shared import regex
+
+_DIFF_HEAD = regex.compile(r"^diff --git a/(\S+) b/(\S+)$")
+_NEW_HUNK = regex.compile(r"^@@ -0,0 \+1(?:,(\d+))? @@")
 _NO_NEWLINE = "\\ No newline at end of file"
 MIN_LINES = 8  # shorter additions cost about as much as the line that would name them
 MAX_DIFFERENT = 3  # more lines differing than this: the patch is kept as it is

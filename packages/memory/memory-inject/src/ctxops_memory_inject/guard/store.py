@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH108, PTH110, PTH118, PTH208
+# ruff: noqa: PTH103, PTH108, PTH110, PTH118, PTH208, SIM105
 # os.path on the hook path: pathlib is not imported there (startup time).
 """Saved originals: the full text of each summarized tool output, redacted, under ``.meta/outputs/``.
 
@@ -8,15 +8,19 @@ git-ignored through ``ensure_meta`` and rotated: past ``max_outputs`` files the 
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import re
 import time
 
+from ctxops_contracts.shared import jsonlite, regex
 from ctxops_contracts.shared.layout import OUTPUTS_DIR, STATE_DIR, ensure_meta, meta_path
 
-_ID = re.compile(r"^[0-9a-f]{8,16}$")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+# The hook saves outputs through this module: no json, re or contextlib imports here (~10 ms of a fresh
+# process); the counter and `ctx out` import json where they read.
+_ID = regex.lazy(r"^[0-9a-f]{8,16}$")
 
 
 class OutputNotFound(LookupError):
@@ -66,10 +70,20 @@ def save(
     raw = os.path.join(staging, f"{output_id}.raw")
     fd = os.open(raw, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:
-        fh.write(json.dumps(info, default=str) + "\n" + body)
+        fh.write(_dumps(info) + "\n" + body)
     if not defer:
         finalize(root, output_id)
     return output_id
+
+
+def _dumps(info: dict[str, object]) -> str:
+    """``json.dumps(info, default=str)``, through jsonlite when every value is JSON already."""
+    try:
+        return jsonlite.dumps(info)
+    except (TypeError, ValueError):
+        import json
+
+        return json.dumps(info, default=str)
 
 
 def staging_dir(root: str) -> str:
@@ -88,16 +102,20 @@ def finalize(root: str, output_id: str) -> bool:
     except FileNotFoundError:
         return False
     try:
-        info = json.loads(header)
+        info = jsonlite.loads(header)
     except ValueError:
+        info = {"id": output_id}
+    if not isinstance(info, dict):
         info = {"id": output_id}
     folder = outputs_dir(root)
     os.makedirs(folder, exist_ok=True)
     max_outputs = int(info.pop("max_outputs", 200))
     atomic_write(os.path.join(folder, f"{output_id}.txt"), redact(body), fsync=False)
-    atomic_write(os.path.join(folder, f"{output_id}.json"), json.dumps(redact_value(info), default=str), fsync=False)
-    with contextlib.suppress(FileNotFoundError):
+    atomic_write(os.path.join(folder, f"{output_id}.json"), _dumps(redact_value(info)), fsync=False)
+    try:
         os.unlink(raw)
+    except FileNotFoundError:
+        pass
     rotate(folder, max_outputs)
     return True
 
@@ -123,8 +141,10 @@ def rotate(folder: str, max_outputs: int) -> int:
     removed = 0
     for entry in entries[: len(entries) - max_outputs]:
         for suffix in (".txt", ".json"):
-            with contextlib.suppress(FileNotFoundError):
+            try:
                 os.unlink(os.path.join(folder, entry.name[:-4] + suffix))
+            except FileNotFoundError:
+                pass
         removed += 1
     return removed
 
@@ -148,7 +168,7 @@ def load(root: str, output_id: str) -> str:
 def load_meta(root: str, output_id: str) -> dict[str, object]:
     try:
         with open(_path(root, output_id, ".json"), encoding="utf-8") as fh:
-            data = json.load(fh)
+            data = jsonlite.loads(fh.read())
     except (FileNotFoundError, ValueError):
         return {"id": output_id}
     return data if isinstance(data, dict) else {"id": output_id}

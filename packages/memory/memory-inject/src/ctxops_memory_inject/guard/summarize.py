@@ -3,32 +3,35 @@ status and the summary line; fold passing noise, progress and code frames into c
 
 from __future__ import annotations
 
-import json
-import re
+from ctxops_contracts.shared import jsonlite, regex
 
 from .folding import FAILURE, LOCATION, SUMMARY, WARNING, clean_lines, clip, collapse_repeats, is_signal, render
 
+TYPE_CHECKING = False  # re is not imported: patterns come from the regex cache (ctxops_contracts.shared.regex)
+if TYPE_CHECKING:
+    import re
+
 # -- test runners ------------------------------------------------------------------------------------------
 
-_PASS = re.compile(
+_PASS = regex.compile(
     r"\bPASSED\b|^\s*[✓✔√]|--- PASS|^=== (?:RUN|PAUSE|CONT|NAME)\b|^\s*PASS\s|\.\.\. ok$|^test .* \.\.\. ok$"
     r"|^\s*ok \d+ |^\s*# (?:Subtest|pass)\b"
 )
 # lines that open one failure's report: its body (assertion, expected/received) follows
-_BLOCK = re.compile(
+_BLOCK = regex.compile(
     r"^_{3,} .+ _{3,}$|^\s*● |^--- FAIL|^---- .+ stdout ----$|^(?:FAIL|ERROR): test|^\s*not ok \d+|^\s*[✕×✗] "
     r"|^\s*FAIL\s+\S+\s*>|^Traceback"
 )
-_PASSED_MARK = re.compile(r"^\s*[✓✔√] ")  # a passing test line, whatever words its name has
-_PROGRESS = re.compile(r"^[.sxFEX]+\s*(?:\[\s*\d+%\])?$")
+_PASSED_MARK = regex.compile(r"^\s*[✓✔√] ")  # a passing test line, whatever words its name has
+_PROGRESS = regex.compile(r"^[.sxFEX]+\s*(?:\[\s*\d+%\])?$")
 _BODY_LINES = 10
 
 
-_PYTEST_SECTION = re.compile(
+_PYTEST_SECTION = regex.compile(
     r"^=+ (FAILURES|ERRORS|short test summary info|warnings summary|.*(?:passed|failed|error).*) =+$|^=+ [\w ]+ =+$"
 )
-_PYTEST_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
-_PYTEST_WHERE = re.compile(r"^(?:[\w./-]+\.py):\d+: \S")
+_PYTEST_BLOCK = regex.compile(r"^_{3,} (.+?) _{3,}$")
+_PYTEST_WHERE = regex.compile(r"^(?:[\w./-]+\.py):\d+: \S")
 _E_LINES = 3
 
 
@@ -111,7 +114,7 @@ def summarize_pytest(lines: list[str]) -> list[str]:
     return ["(pytest: per failure its header, first E lines and raising location; tracebacks folded)", *out]
 
 
-_SHORT_FAILED = re.compile(r"^FAILED (\S+?::(\S+)) - ")
+_SHORT_FAILED = regex.compile(r"^FAILED (\S+?::(\S+)) - ")
 
 
 def _without_repeated_reason(line: str, named: set[str]) -> str:
@@ -167,7 +170,7 @@ def _go_json(lines: list[str]) -> list[str] | None:
     packages: list[str] = []
     for line in lines:
         try:
-            event = json.loads(line)
+            event = jsonlite.loads(line)
         except ValueError:
             continue
         pkg, test, action = event.get("Package", ""), event.get("Test", ""), event.get("Action")
@@ -191,11 +194,11 @@ def _go_json(lines: list[str]) -> list[str] | None:
 
 # -- type checkers and linters --------------------------------------------------------------------------------
 
-_ESLINT_FILE = re.compile(r"^(?:[A-Za-z]:)?[/\w.@+~-][^\s:]*\.\w+$")
-_ESLINT_ROW = re.compile(r"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}(\S+))?\s*$")
-_ARROW = re.compile(r"^\s*-->\s*(\S+)")
-_FRAME = re.compile(r"^\s*(?:\d+\s*)?\|")
-_CODE = re.compile(
+_ESLINT_FILE = regex.compile(r"^(?:[A-Za-z]:)?[/\w.@+~-][^\s:]*\.\w+$")
+_ESLINT_ROW = regex.compile(r"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}(\S+))?\s*$")
+_ARROW = regex.compile(r"^\s*-->\s*(\S+)")
+_FRAME = regex.compile(r"^\s*(?:\d+\s*)?\|")
+_CODE = regex.compile(
     r"\b(TS\d{3,5}|[A-Z]{1,4}\d{2,4}|E\d{4})\b|\[([\w-]+)\]\s*$|\s(@?[\w-]+/[\w-]+|[a-z]+(?:-[a-z]+)+)\s*$"
 )
 _GROUP_AT = 60  # more diagnostics than this: grouped by rule/code, every location still listed
@@ -267,7 +270,7 @@ def _group(diagnostics: list[tuple[str, str]]) -> list[str]:
 
 # -- installs and builds --------------------------------------------------------------------------------------
 
-_NOISE = re.compile(
+_NOISE = regex.compile(
     r"^\s*(?:Collecting|Downloading|Using cached|Requirement already satisfied|Obtaining|Installing collected|"
     r"Building wheels? for|Created wheel|Stored in directory|Preparing metadata|Getting requirements|"
     r"Resolved|Prepared|Audited|Installed \d+|Uninstalled|Built |Compiling|Fetching|Downloaded|Checking|"
@@ -339,13 +342,13 @@ def _diff_stat(lines: list[str]) -> str:
     return f"{files} file{'s' if files != 1 else ''} changed, +{plus} -{minus}"
 
 
-_COMMIT = re.compile(r"^commit ([0-9a-f]{7,40})")
+_COMMIT = regex.compile(r"^commit ([0-9a-f]{7,40})")
 
 
-_STAT = re.compile(r"^\s*\d+ files? changed")
+_STAT = regex.compile(r"^\s*\d+ files? changed")
 
 
-_FILE_STAT = re.compile(r"^ (\S.*?)\s+\|\s+(\d+)(?: ([+-]+))?$")
+_FILE_STAT = regex.compile(r"^ (\S.*?)\s+\|\s+(\d+)(?: ([+-]+))?$")
 
 
 def _compact_stats(lines: list[str]) -> list[str]:
@@ -446,8 +449,8 @@ def summarize_status(text: str) -> list[str]:
 
 # -- search floods ------------------------------------------------------------------------------------------
 
-_HIT = re.compile(r"^((?:[A-Za-z]:)?[^:\s][^:]*?):(\d+)[:-](.*)$")
-_FILE_HIT = re.compile(r"^((?:[A-Za-z]:)?[^:\s][^:]*?):(.*)$")
+_HIT = regex.compile(r"^((?:[A-Za-z]:)?[^:\s][^:]*?):(\d+)[:-](.*)$")
+_FILE_HIT = regex.compile(r"^((?:[A-Za-z]:)?[^:\s][^:]*?):(.*)$")
 
 
 def summarize_search(text: str, max_hits: int = 10, max_paths: int = 40) -> list[str]:

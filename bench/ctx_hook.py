@@ -103,9 +103,9 @@ def timed(argv: list[str], stdin: bytes, cwd: Path, label: str = "") -> float:
 
 def wheel_venv(tmp: Path) -> Path:
     """The workspace's wheels installed into a fresh venv of this Python; its bin directory."""
-    uv = shutil.which("uv")
+    uv = os.environ.get("UV") or shutil.which("uv")  # `uv run` names itself in $UV
     if uv is None:
-        raise SystemExit("--venv wheel needs uv on PATH (./dev uv ... puts it there)")
+        raise SystemExit("--venv wheel needs uv: run the bench with `uv run` or `./dev uv run`")
     wheels, venv = tmp / "wheels", tmp / "wheel-venv"
     build = [uv, "build", "--all-packages", "--wheel", "--out-dir", str(wheels), "-q"]
     subprocess.run(build, cwd=ROOT, capture_output=True, check=True, env=ENV)

@@ -82,13 +82,13 @@ def _hook_process(args: list[str]) -> NoReturn:
         from .codecache import event_kind, install
 
         cache = install(event_kind(args[0], data))
+    from ctxops_contracts.shared.process_exit import exit_now  # before save: in the cache like the rest
+
     from .hook_cmd import main as hook_main
 
     status = hook_main(args, data=data)
     if cache is not None:
         cache.save()  # after the answer is out, and only when this run imported modules the ordinary way
-    from ctxops_contracts.shared.process_exit import exit_now
-
     exit_now(status)
 
 

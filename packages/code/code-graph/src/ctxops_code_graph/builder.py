@@ -261,6 +261,7 @@ class IndexWriter:
                 snap.start()
                 duck_store.resolve(con, all_refs=True)
                 phase("resolve")
+                snap.copy_edges()  # while the files are ranked
                 duck_store.rebuild_file_edges(con)
                 ranks = _ranks([f[0] for f in files], duck_store.all_file_edges(con))
                 duck_store.insert_rows(con, "ranks", ranks)

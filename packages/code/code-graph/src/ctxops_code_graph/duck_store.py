@@ -531,7 +531,9 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
         con.execute(_REACHABLE_SYMBOLS_SQL)
     # Inheritance first: `self.x()` then finds `x` in base classes through the inherit edges just made.
     for which in ("role = 'inherit'", "role <> 'inherit'"):
-        con.execute(f"CREATE OR REPLACE TEMP TABLE pending AS SELECT * FROM {source} WHERE {which}")
+        # A full build's pending references are a view of `refs` (a copy of 590k rows cost ~0.35 CPU-s).
+        kind = "VIEW" if all_refs else "TABLE"
+        con.execute(f"CREATE OR REPLACE TEMP {kind} pending AS SELECT * FROM {source} WHERE {which}")
         if not all_refs and con.execute("SELECT count(*) FROM pending").fetchone()[0] == 0:
             continue
         con.execute("CREATE OR REPLACE TEMP TABLE inh AS SELECT src, dst, confidence FROM edges WHERE kind = 'inherit'")

@@ -73,10 +73,13 @@ _LATE_FROM_DUCKDB = {
     "meta": "SELECT key, value FROM meta",
     "files": "SELECT k.fk, f.path, f.lang, f.size, f.mtime_ns, f.content_hash, f.parse_status, f.error,"
     " coalesce(r.rank, 0) FROM files f JOIN snap_fk k USING (path) LEFT JOIN ranks r USING (path) ORDER BY k.fk",
-    "edges": "SELECT e.rid, a.sk, b.sk, e.kind, e.confidence, f.fk, e.line, e.resolution FROM edges e"
-    " JOIN snap_sk b ON b.id = e.dst LEFT JOIN snap_sk a ON a.id = e.src JOIN snap_fk f ON f.path = e.path",
     "file_edges": "SELECT a.fk, b.fk, e.kind, e.weight FROM file_edges e JOIN snap_fk a ON a.path = e.src"
     " JOIN snap_fk b ON b.path = e.dst",
+}
+# ... and the edges, copied as soon as resolution is done (`copy_edges`), or with the rest.
+_EDGES_FROM_DUCKDB = {
+    "edges": "SELECT e.rid, a.sk, b.sk, e.kind, e.confidence, f.fk, e.line, e.resolution FROM edges e"
+    " JOIN snap_sk b ON b.id = e.dst LEFT JOIN snap_sk a ON a.id = e.src JOIN snap_fk f ON f.path = e.path",
 }
 _BATCH = 50_000
 
@@ -108,6 +111,7 @@ class GenerationWriter:
         self._duck = duck
         self._keys = keys
         self._shards = list(shards)
+        self._edges_copied = False
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
         self._con = sqlite3.connect(self.tmp, check_same_thread=False)
@@ -147,18 +151,39 @@ class GenerationWriter:
         try:
             if self._keys is not None:
                 self._copy_shards()
-                self._copy(cursor, {t: q for t, q in _EARLY_FROM_DUCKDB.items() if t != "refs"})
+                self._copy(cursor, {t: q for t, q in _EARLY_FROM_DUCKDB.items() if t not in ("refs", "symbols")})
             else:
                 self._copy(cursor, _EARLY_FROM_DUCKDB)
-            for statement in _indexes(early=True):
+            for statement in _indexes_on(_EARLY_FROM_DUCKDB):
                 self._con.execute(statement)
         except BaseException as exc:  # re-raised by finish()
             self._error = exc
         finally:
             cursor.close()
 
+    def copy_edges(self) -> None:
+        """Once resolution has made the edges: copy them (and index them) in the background, after the
+        early tables, while the caller ranks the files."""
+        previous = self._thread
+        self._thread = threading.Thread(target=self._copy_edges, args=(self._duck.cursor(), previous), daemon=True)
+        self._thread.start()
+        self._edges_copied = True
+
+    def _copy_edges(self, cursor: Any, previous: threading.Thread | None) -> None:
+        try:
+            if previous is not None:
+                previous.join()  # (one SQLite connection: the early copy must be done with it)
+            if self._error is None:
+                self._copy(cursor, _EDGES_FROM_DUCKDB)
+                for statement in _indexes_on(_EDGES_FROM_DUCKDB):
+                    self._con.execute(statement)
+        except BaseException as exc:  # re-raised by finish()
+            self._error = exc
+        finally:
+            cursor.close()
+
     def _copy_shards(self) -> None:
-        """The scan's `refs` shards, in rid order, each in one statement (SQLite's C, not a Python loop)."""
+        """The scan's shards: `refs` in rid order, `symbols` (SQLite's C, not a Python loop)."""
         self._con.commit()  # ATTACH cannot run inside a transaction
         for path, first_rid in self._shards:
             self._con.execute("ATTACH DATABASE ? AS shard", (path,))
@@ -168,6 +193,7 @@ class GenerationWriter:
                     " FROM shard.refs ORDER BY rid",
                     (first_rid,),
                 )
+                self._con.execute("INSERT INTO symbols SELECT * FROM shard.symbols ORDER BY sk")
                 self._con.commit()
             finally:
                 self._con.execute("DETACH DATABASE shard")
@@ -190,10 +216,11 @@ class GenerationWriter:
 
     def finish(self) -> Path:
         self._join()
-        self._copy(self._duck, _LATE_FROM_DUCKDB)
+        late = dict(_LATE_FROM_DUCKDB) if self._edges_copied else {**_LATE_FROM_DUCKDB, **_EDGES_FROM_DUCKDB}
+        self._copy(self._duck, late)
         self._duck.execute("DROP TABLE snap_fk")
         self._duck.execute("DROP TABLE snap_sk")
-        for statement in _indexes(early=False):
+        for statement in _indexes_on(late):
             self._con.execute(statement)
         self._con.commit()
         self._con.execute("PRAGMA journal_mode=WAL")
@@ -210,9 +237,9 @@ class GenerationWriter:
         self.tmp.unlink(missing_ok=True)
 
 
-def _indexes(early: bool) -> list[str]:
-    """The snapshot's indexes on the tables copied early (built in the copy thread) or on the rest."""
-    return [s for s in SQLITE_INDEXES if (s.split(" ON ", 1)[1].split("(", 1)[0] in _EARLY_FROM_DUCKDB) == early]
+def _indexes_on(tables: dict[str, str]) -> list[str]:
+    """The snapshot's indexes on these tables."""
+    return [s for s in SQLITE_INDEXES if s.split(" ON ", 1)[1].split("(", 1)[0] in tables]
 
 
 def write_generation(layout: IndexLayout, duck: Any) -> Path:

@@ -1,12 +1,17 @@
 """Ledger ingest vs ccusage@17 on a large, generated Claude Code corpus (>= 500 MB by default).
 
-    uv run python bench/ledger_ingest.py [--size-mb 520] [--keep]
+    uv run python bench/ledger_ingest.py [--size-mb 520] [--keep] [--rounds 3] [--against CHECKOUT]
 
 Generates deterministic, realistic transcripts (one line per content block with repeated usage, tool
 results with their toolUseResult copy, request blobs, subagents) in a temporary directory, warms the page
 cache, then times side by side: ccusage@17 `daily --json --offline`, our first ingest, and a second ingest
 with nothing new. Checks that both report the same token totals, and per day and model the same tokens and
 (to 1e-6 USD) the same cost on every model both price. ccusage is installed with npm on first use.
+
+``--against CHECKOUT`` (a checkout of another commit, e.g. ``git worktree add --detach /tmp/before REV``)
+also times that build's first ingest + ``report day`` and no-op re-ingest in every round, alternating with
+this one (its token-capture, ledger-report and contracts sources first on ``PYTHONPATH``), so a before/after
+comparison on a shared machine is of runs seconds apart.
 """
 
 from __future__ import annotations
@@ -121,6 +126,22 @@ def _same_costs(ccusage: Path, env: dict[str, str], data: Path) -> tuple[bool, i
     return priced > 0, priced
 
 
+def _time_build(checkout: Path, ingest_cmd: list[str], report_cmd: list[str], data: Path) -> tuple[float, ...]:
+    """First ingest, ``report day`` and a no-op re-ingest of the build at ``checkout`` (wall and CPU)."""
+    paths = ("packages/ledger/token-capture/src", "packages/ledger/ledger-report/src", "contracts/src")
+    env = {"PYTHONPATH": os.pathsep.join(str(checkout.resolve() / p) for p in paths)}
+    ours = dict(CPU)  # this build's CPU list (printed at the end) leaves the other build's runs out
+    shutil.rmtree(data, ignore_errors=True)
+    first_s, _ = timed(ingest_cmd, env)
+    first_cpu = LAST_CPU[0]
+    report_s, _ = timed(report_cmd, env)
+    report_cpu = LAST_CPU[0]
+    noop_s, _ = timed(ingest_cmd, env)
+    CPU.clear()
+    CPU.update(ours)
+    return first_s, first_cpu, report_s, report_cpu, noop_s
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size-mb", type=int, default=520)
@@ -128,6 +149,7 @@ def main() -> int:
     parser.add_argument(
         "--rounds", type=int, default=3, help="alternate ccusage and a first ingest this many times (median ratio)"
     )
+    parser.add_argument("--against", type=Path, help="a checkout of another build to time alternately (see above)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ctxops-bench-ledger-"))
     try:
@@ -155,19 +177,31 @@ def main() -> int:
         # A shared machine's load changes by the minute: the peer and a first ingest alternate, each round's
         # ratio is of runs seconds apart, and the median round is the figure.
         rounds: list[tuple[float, float, float, float, float, float]] = []
-        for _ in range(max(1, args.rounds)):
+        other: list[tuple[float, float, float, float, float]] = []  # --against: first, cpu, report, cpu, no-op
+        for number in range(max(1, args.rounds)):
             peer_s, peer_out = timed([str(ccusage), "daily", "--json", "--offline", "--timezone", "UTC"], env)
             peer_cpu = LAST_CPU[0]
+            if args.against and number % 2 == 0:
+                other.append(_time_build(args.against, ingest_cmd, report_cmd, data))
             shutil.rmtree(data, ignore_errors=True)
             first_s, first_out = timed(ingest_cmd, {})
             first_cpu = LAST_CPU[0]
             report_first_s, _ = timed(report_cmd, {})
             rounds.append((peer_s, peer_cpu, first_s, first_cpu, report_first_s, LAST_CPU[0]))
+            if args.against and number % 2 == 1:
+                other.append(_time_build(args.against, ingest_cmd, report_cmd, data))
         for number, (p_s, p_cpu, f_s, f_cpu, r_s, r_cpu) in enumerate(rounds, 1):
             print(
                 f"round {number}: ccusage {p_s:6.2f} s ({p_cpu:5.2f} cpu), first ingest {f_s:6.2f} s ({f_cpu:5.2f} cpu)"
                 f" + report day {r_s:5.2f} s ({r_cpu:4.2f} cpu): ratio {(f_s + r_s) / p_s:5.3f} wall,"
                 f" {(f_cpu + r_cpu) / p_cpu:5.3f} cpu"
+            )
+        for number, ((p_s, p_cpu, *_), (o_f, o_fc, o_r, o_rc, o_n)) in enumerate(zip(rounds, other, strict=False), 1):
+            print(
+                f"round {number}, --against build: first ingest {o_f:6.2f} s ({o_fc:5.2f} cpu)"
+                f" + report day {o_r:5.2f} s ({o_rc:4.2f} cpu): ratio {(o_f + o_r) / p_s:5.3f} wall,"
+                f" {(o_fc + o_rc) / p_cpu:5.3f} cpu;"
+                f" no-op {o_n:5.3f} s ({o_n / o_f:5.3f} of its first)"
             )
         by_wall = sorted(rounds, key=lambda r: (r[2] + r[4]) / r[0])
         peer_s, _, first_s, _, report_first_s, _ = by_wall[len(by_wall) // 2]

@@ -24,7 +24,6 @@ from ctxops_contracts.shared.cli import (
     plural,
 )
 from ctxops_token_capture.cli import add_capture_commands, add_ledger_options, data_dir_of, repo_filter, run
-from ctxops_token_capture.timerange import TimeRange, check_tz
 
 PROG = "python -m ctxops_ledger_report"
 DESCRIPTION = "What the tokens cost, where they went, and whether a budget is exceeded."
@@ -58,6 +57,8 @@ def _book_and_config(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def _filters(args: argparse.Namespace) -> Any:
+    from ctxops_token_capture.timerange import TimeRange, check_tz
+
     from .reports import Filters
 
     check_tz(args.tz)
@@ -218,6 +219,8 @@ def _cmd_prices(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    from ctxops_token_capture.timerange import check_tz
+
     from .check import run_checks
     from .store import open_view
 

@@ -461,6 +461,8 @@ class Preload:
         self.con = self._stack.enter_context(ledger.writer())
         self.active = self.con.execute("SELECT count(*) FROM usage").fetchone()[0] == 0
         if self.active:
+            # The workers keep every core busy meanwhile: one DuckDB thread does the same work for less CPU.
+            self.con.execute("SET threads = 1")
             self.con.execute("BEGIN")
         self._parts: list[bytes] = []
         self._size = 0
@@ -502,6 +504,7 @@ class Preload:
         with self._stack:
             if self.active:
                 self._insert_parts()
+            self.con.execute("RESET threads")  # the parse is over: the check, commit or usual load may use all
             if self.active:
                 try:
                     added, states = load_pending(self.con, self.ledger.root, report, own=own, preloaded=True)

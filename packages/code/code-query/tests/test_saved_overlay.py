@@ -25,12 +25,13 @@ BILLING_SAVED = (
 )
 
 
-def cq(root: Path, *args: str, deadline: float = 30) -> subprocess.CompletedProcess[str]:
+def cq(root: Path, *args: str, deadline: float = 30, cache: bool = False) -> subprocess.CompletedProcess[str]:
     """`cq` as users run it, in a fresh process (an ample deadline: no load can expire it)."""
     env = {k: v for k, v in os.environ.items() if k not in ("CQ_ROOT", "CQ_NO_SERVER")}
     env["CQ_NO_SERVER"] = "1"
+    flags = [] if cache else ["--no-cache"]
     return subprocess.run(
-        [sys.executable, "-m", "ctxops_code_query", *args, "--root", str(root), "--no-cache", f"--deadline={deadline}"],
+        [sys.executable, "-m", "ctxops_code_query", *args, "--root", str(root), *flags, f"--deadline={deadline}"],
         capture_output=True,
         text=True,
         check=False,
@@ -150,4 +151,24 @@ def test_too_many_saved_files_wait_for_the_update_as_before(repo: Path) -> None:
         assert sites(result) == {("shop/billing.py", 5)}  # the snapshot's answer, its staleness said
         assert result["stale_files"]
         assert "saved files" not in cq(repo, "callers", "place", deadline=2).stdout
+    _wait_for_update(repo)
+
+
+def test_callees_impact_and_cached_answers_follow_each_save(repo: Path) -> None:
+    (repo / "shop" / "billing.py").write_text(BILLING_SAVED)
+    with update_held(repo):
+        callees = answer(repo, "callees", "refund")
+        texts = [h["text"] for h in callees["hits"]]  # type: ignore[union-attr]
+        assert any("place(" in t for t in texts) and any("Cart" in t for t in texts), texts
+        impact = answer(repo, "impact", "Ledger.check")  # defined only in the saved file
+        assert sites(impact) == {("shop/billing.py", 16)}  # the call in Ledger.post
+        assert answer(repo, "def", "Ledger.check")["hits"]
+        # Cached answers are keyed by the saved files' state: another save is answered afresh.
+        first = json.loads(cq(repo, "callers", "place", "--json", cache=True).stdout)
+        again = json.loads(cq(repo, "callers", "place", "--json", cache=True).stdout)
+        assert sites(first) == sites(again) == {("shop/billing.py", 5), ("shop/billing.py", 11)}
+        no_refund_call = BILLING_SAVED.replace("    return place(o)\n\n\nclass", "    return o\n\n\nclass")
+        (repo / "shop" / "billing.py").write_text(no_refund_call)
+        after = json.loads(cq(repo, "callers", "place", "--json", cache=True).stdout)
+        assert sites(after) == {("shop/billing.py", 5)}
     _wait_for_update(repo)

@@ -1,6 +1,7 @@
 """TypeScript receivers typed through generics and unions: `T extends K` parameters and fields,
-`Map<_, K>` / `Set<K>` containers, `A | B` unions, `instanceof` narrowing; and files with generic call
-signatures that tree-sitter misreads unless they are separated. What nothing states stays name-only."""
+`Map<_, K>` / `Set<K>` containers, `A | B` unions, `instanceof` narrowing; files with generic call
+signatures that tree-sitter misreads unless they are separated; closures calling each other (TypeScript
+and Python). What nothing states stays name-only."""
 
 from __future__ import annotations
 
@@ -75,7 +76,59 @@ function finish(x: any): any {
 }
 """
 
+# Functions nested in a function call each other and themselves by their bare names (lexical scope); a
+# top-level function of the same name is not what they call.
+NFA = """export function node(): number {
+  return 0
+}
+
+export function nfa(): number {
+  function node(): number {
+    return 1
+  }
+  function compile(n: number): number {
+    if (n > 0) return compile(n - 1)
+    return node()
+  }
+  return compile(3) + node()
+}
+
+export function outside(): number {
+  return node()
+}
+
+export function plugin(): unknown {
+  class Draft {
+    set(): number {
+      return prepare()
+    }
+  }
+  function prepare(): number {
+    return 2
+  }
+  return Draft
+}
+"""
+NESTED_PY = """def edge():
+    return 0
+
+
+def nfa():
+    def edge():
+        return 1
+
+    def compile(n):
+        def inner():
+            return edge()
+
+        return compile(n - 1) if n else inner()
+
+    return compile(3)
+"""
+
 FILES = {
+    "lib/nfa.ts": NFA,
+    "lib/nfa.py": NESTED_PY,
     "lib/sink.ts": "export class Base {\n  close(): void {}\n}\nexport class Sink extends Base {\n"
     "  error(err: unknown): void {}\n  close(): void {}\n}\nexport class Other {\n  error(err: unknown): void {}\n}\n",
     "lib/factory.ts": FACTORY,
@@ -139,3 +192,20 @@ def test_generic_call_signatures_do_not_hide_the_file(index: CodeIndex) -> None:
     names = {s.name for s in index.symbols_in_file("lib/factory.ts")}
     assert {"Factory", "makeFactory", "finish", "bound"} <= names
     assert _line("return finish(a)", FACTORY) in _sites(index, "typescript lib/factory.ts finish().", "lib/factory.ts")
+
+
+def test_closures_call_each_other_by_bare_name(index: CodeIndex) -> None:
+    inner = _sites(index, "typescript lib/nfa.ts nfa.node().", "lib/nfa.ts")
+    top = _sites(index, "typescript lib/nfa.ts node().", "lib/nfa.ts")
+    assert inner == {_line("return node()", NFA, 0), _line("compile(3) + node()", NFA)}
+    assert top == {_line("return node()", NFA, 1)}  # only `outside` calls the top-level one
+    assert _sites(index, "typescript lib/nfa.ts nfa.compile().", "lib/nfa.ts") == {
+        _line("return compile(n - 1)", NFA),
+        _line("compile(3) + node()", NFA),
+    }
+    # a method of a class defined in a function sees the function's names
+    assert _sites(index, "typescript lib/nfa.ts plugin.prepare().", "lib/nfa.ts") == {_line("return prepare()", NFA)}
+    py_inner = _sites(index, "python lib/nfa.py nfa.edge().", "lib/nfa.py")
+    assert py_inner == {_line("return edge()", NESTED_PY)}  # from a closure two levels down
+    assert _sites(index, "python lib/nfa.py edge().", "lib/nfa.py") == set()
+    assert _line("return compile(n - 1)", NESTED_PY) in _sites(index, "python lib/nfa.py nfa.compile().", "lib/nfa.py")

@@ -126,10 +126,44 @@ WHERE c.qualifier IN ('self', 'cls', 'this', 'Self')
     (
         None,
         """
+-- (a definition inside the enclosing one is nearer than a top-level one of the same name)
 INSERT INTO everything
-SELECT r.rid, s.id, 10, 'exact', 'local' FROM pending r
+SELECT r.rid, s.id, CASE WHEN s.parent IS NULL THEN 10 ELSE 8 END, 'exact', 'local' FROM pending r
 JOIN syms s ON s.path = r.path AND s.name = r.symbol_name
 WHERE r.qualifier IS NULL AND r.role <> 'import' AND (s.parent IS NULL OR s.parent = r.enclosing)
+""",
+    ),
+    (
+        None,
+        f"""
+-- A function nested in a function (a closure) is seen, by its bare name, from every function nested in
+-- that one and from itself, also through a class defined in the function (its methods see the
+-- function's names; a class's own members are never reached by a bare name). Lexical scope: the nearest
+-- definition wins over a top-level one.
+INSERT INTO everything
+WITH RECURSIVE up(rid, anc, depth) AS (
+  SELECT r.rid, e.parent, 1 FROM pending r
+  JOIN syms e ON e.id = r.enclosing AND e.kind IN ('function', 'method')
+  JOIN syms p ON p.id = e.parent AND p.kind IN ('function', 'method')
+  WHERE r.qualifier IS NULL AND r.role <> 'import'
+  UNION ALL
+  -- (a method of a class defined in a function: from the function on)
+  SELECT r.rid, p.parent, 2 FROM pending r
+  JOIN syms e ON e.id = r.enclosing AND e.kind IN ('function', 'method')
+  JOIN syms p ON p.id = e.parent AND p.kind = 'class'
+  JOIN syms q ON q.id = p.parent AND q.kind IN ('function', 'method')
+  WHERE r.qualifier IS NULL AND r.role <> 'import'
+  UNION ALL
+  SELECT up.rid, a.parent, up.depth + 1 FROM up
+  JOIN syms a ON a.id = up.anc
+  JOIN syms p ON p.id = a.parent AND p.kind IN ('function', 'method', 'class')
+  WHERE up.depth < {INHERIT_DEPTH}
+)
+SELECT r.rid, s.id, 9, 'exact', 'local' FROM up
+JOIN pending r ON r.rid = up.rid
+JOIN syms a ON a.id = up.anc AND a.kind IN ('function', 'method')
+JOIN syms s ON s.parent = up.anc AND s.name = r.symbol_name AND s.kind = 'function'
+QUALIFY up.depth = min(up.depth) OVER (PARTITION BY r.rid)
 """,
     ),
     (

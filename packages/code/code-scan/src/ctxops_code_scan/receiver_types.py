@@ -225,7 +225,9 @@ class TypeFacts:
             inner = fn.child_by_field_name("parameters")
             for j, sub in enumerate(_ts_params(inner) if inner is not None else ()):
                 written = sub.child_by_field_name("type")
-                found = self.ts_generic(ts_type(_node_text(written)), function_id) if written is not None else None
+                found = ts_type(_node_text(written)) if written is not None else None
+                if found is not None and self.ts_generic(found, function_id) != found:
+                    continue  # a type parameter: the caller's instantiation, not its constraint, types the callback
                 if found is not None and found != "Self":
                     self.callbacks.setdefault(function_id, {})[f"&{i}.{j}"] = found
 

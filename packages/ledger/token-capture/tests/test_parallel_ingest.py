@@ -243,9 +243,25 @@ def test_loading_while_parsing_gives_way_to_the_usual_load(tmp_path: Path, monke
     spread = ingest(Sources(claude_dirs=[other]), tmp_path / "four", workers=2)
     assert spread.loaded == alone.loaded == alone.records + 1 and len(loads) == 4
     assert _table(tmp_path / "four") == _table(tmp_path / "three")
+    # Another origin's record arrives while the workers parse (after chunks were committed): the usual load.
+    late = record(T0, origin="proxy", dedupe_key="proxy-late")
+    real_finish = ledger.Preload.finish
+
+    def finish_after_a_proxy_call(self: ledger.Preload, report: IngestReport, own: Any) -> int:
+        assert self.committed > 0  # chunks went in while the workers parsed
+        append_records([late], "proxy", self.ledger.root)
+        return real_finish(self, report, own)
+
+    monkeypatch.setattr(ledger.Preload, "finish", finish_after_a_proxy_call)
+    append_records([late], "proxy", tmp_path / "five")
+    alone = ingest(Sources(claude_dirs=[other]), tmp_path / "five", workers=1)
+    spread = ingest(Sources(claude_dirs=[other]), tmp_path / "six", workers=2)
+    assert spread.loaded == alone.loaded == alone.records + 1 and len(loads) == 6
+    assert _table(tmp_path / "six") == _table(tmp_path / "five")
+    monkeypatch.setattr(ledger.Preload, "finish", real_finish)
     # A ledger that has rows already: the usual load through the connection opened while parsing.
     write_claude_sessions(other, sessions=3, turns=5, seed=10, start=datetime(2026, 11, 30, tzinfo=UTC))
     alone = ingest(Sources(claude_dirs=[other]), tmp_path / "three", workers=1)
     spread = ingest(Sources(claude_dirs=[other]), tmp_path / "four", workers=2)
-    assert spread.workers == 2 and spread.loaded == alone.loaded > 0 and len(loads) == 6
+    assert spread.workers == 2 and spread.loaded == alone.loaded > 0 and len(loads) == 8
     assert _table(tmp_path / "four") == _table(tmp_path / "three")

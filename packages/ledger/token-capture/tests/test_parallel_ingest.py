@@ -265,3 +265,39 @@ def test_loading_while_parsing_gives_way_to_the_usual_load(tmp_path: Path, monke
     spread = ingest(Sources(claude_dirs=[other]), tmp_path / "four", workers=2)
     assert spread.workers == 2 and spread.loaded == alone.loaded > 0 and len(loads) == 8
     assert _table(tmp_path / "four") == _table(tmp_path / "three")
+
+
+def test_a_busy_ledger_is_loaded_after_the_parse_not_waited_for_during_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import sys
+
+    from ctxops_token_capture.ledger import LOCK_FILE
+
+    config, root = tmp_path / "claude", tmp_path / "ledger"
+    write_claude_sessions(config, sessions=6, turns=5, seed=4)
+    alone = ingest(Sources(claude_dirs=[config]), tmp_path / "one", workers=1)
+    root.mkdir()
+    holder = subprocess.Popen(  # another process holds the ledger for a second (a thread here would stop the forks)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from ctxops_contracts.shared.locks import file_lock\n"
+            f"with file_lock({str(root / LOCK_FILE)!r}, timeout=5):\n"
+            "    print('held', flush=True)\n"
+            "    time.sleep(1.5)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    loads = _counting_loads(monkeypatch)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        spread = ingest(Sources(claude_dirs=[config]), root, workers=2)
+    finally:
+        holder.wait(10)
+    assert spread.workers == 2 and spread.loaded == alone.loaded == alone.records
+    assert loads == [1]  # not loaded while parsing (the lock was not waited for), loaded after
+    assert _table(root) == _table(tmp_path / "one")

@@ -243,9 +243,61 @@ def test_loading_while_parsing_gives_way_to_the_usual_load(tmp_path: Path, monke
     spread = ingest(Sources(claude_dirs=[other]), tmp_path / "four", workers=2)
     assert spread.loaded == alone.loaded == alone.records + 1 and len(loads) == 4
     assert _table(tmp_path / "four") == _table(tmp_path / "three")
+    # Another origin's record arrives while the workers parse (after chunks were committed): the usual load.
+    late = record(T0, origin="proxy", dedupe_key="proxy-late")
+    real_finish = ledger.Preload.finish
+
+    def finish_after_a_proxy_call(self: ledger.Preload, report: IngestReport, own: Any) -> int:
+        assert self.committed > 0  # chunks went in while the workers parsed
+        append_records([late], "proxy", self.ledger.root)
+        return real_finish(self, report, own)
+
+    monkeypatch.setattr(ledger.Preload, "finish", finish_after_a_proxy_call)
+    append_records([late], "proxy", tmp_path / "five")
+    alone = ingest(Sources(claude_dirs=[other]), tmp_path / "five", workers=1)
+    spread = ingest(Sources(claude_dirs=[other]), tmp_path / "six", workers=2)
+    assert spread.loaded == alone.loaded == alone.records + 1 and len(loads) == 6
+    assert _table(tmp_path / "six") == _table(tmp_path / "five")
+    monkeypatch.setattr(ledger.Preload, "finish", real_finish)
     # A ledger that has rows already: the usual load through the connection opened while parsing.
     write_claude_sessions(other, sessions=3, turns=5, seed=10, start=datetime(2026, 11, 30, tzinfo=UTC))
     alone = ingest(Sources(claude_dirs=[other]), tmp_path / "three", workers=1)
     spread = ingest(Sources(claude_dirs=[other]), tmp_path / "four", workers=2)
-    assert spread.workers == 2 and spread.loaded == alone.loaded > 0 and len(loads) == 6
+    assert spread.workers == 2 and spread.loaded == alone.loaded > 0 and len(loads) == 8
     assert _table(tmp_path / "four") == _table(tmp_path / "three")
+
+
+def test_a_busy_ledger_is_loaded_after_the_parse_not_waited_for_during_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import sys
+
+    from ctxops_token_capture.ledger import LOCK_FILE
+
+    config, root = tmp_path / "claude", tmp_path / "ledger"
+    write_claude_sessions(config, sessions=6, turns=5, seed=4)
+    alone = ingest(Sources(claude_dirs=[config]), tmp_path / "one", workers=1)
+    root.mkdir()
+    holder = subprocess.Popen(  # another process holds the ledger for a second (a thread here would stop the forks)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from ctxops_contracts.shared.locks import file_lock\n"
+            f"with file_lock({str(root / LOCK_FILE)!r}, timeout=5):\n"
+            "    print('held', flush=True)\n"
+            "    time.sleep(1.5)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    loads = _counting_loads(monkeypatch)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        spread = ingest(Sources(claude_dirs=[config]), root, workers=2)
+    finally:
+        holder.wait(10)
+    assert spread.workers == 2 and spread.loaded == alone.loaded == alone.records
+    assert loads == [1]  # not loaded while parsing (the lock was not waited for), loaded after
+    assert _table(root) == _table(tmp_path / "one")

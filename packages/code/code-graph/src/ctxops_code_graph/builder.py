@@ -221,25 +221,30 @@ class IndexWriter:
         tmp = self.layout.duckdb_path.with_name("code-building.duckdb")
         for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
             stale.unlink(missing_ok=True)
-        con = duck_store.connect(tmp, memory_limit=FULL_BUILD_MEMORY)
-        load: bulk_load.ChunkLoader | None = None
-        try:
+
+        def open_store() -> Any:
+            # Opened once the first chunk is back: the scan workers are forked by then (DuckDB's threads
+            # must not be running when a process forks). One DuckDB thread while the workers have the cores.
+            con = duck_store.connect(tmp, memory_limit=FULL_BUILD_MEMORY)
             duck_store.create_tables(con)
-            # Each chunk is loaded into DuckDB as it arrives, while the workers scan the next ones (on one
-            # DuckDB thread: the workers have the cores).
             con.execute("SET threads TO 1")
-            # The workers also write the snapshot's `refs` rows, keyed as the snapshot will key its files.
-            keys = bulk_load.SnapshotKeys.for_paths([c.path for c in disc.files], self.config.max_file_bytes)
-            load = bulk_load.ChunkLoader(con, self.layout.index_dir / "code-building.load", keys)
-            try:
-                for chunk in scan_chunks(
-                    self.root, [(c.path, c.lang) for c in disc.files], load.writer(), self.config, workers
-                ):
-                    load.add(chunk)
-                load.close()
-            except BaseException:
-                load.remove()
-                raise
+            return con
+
+        # Each chunk is loaded into DuckDB as it arrives, while the workers scan the next ones; the workers
+        # also write the snapshot's `refs` and `symbols` rows, keyed as the snapshot keys its files.
+        keys = bulk_load.SnapshotKeys.for_paths([c.path for c in disc.files], self.config.max_file_bytes)
+        load = bulk_load.ChunkLoader(open_store, self.layout.index_dir / "code-building.load", keys)
+        try:
+            for chunk in scan_chunks(
+                self.root, [(c.path, c.lang) for c in disc.files], load.writer(), self.config, workers
+            ):
+                load.add(chunk)
+            load.close()
+        except BaseException:
+            load.abandon()
+            raise
+        con = load.connection()
+        try:
             con.execute("RESET threads")
             phase("scan")
             skipped = load.skipped + [(s.path, s.reason, s.size) for s in disc.skipped]
@@ -276,8 +281,7 @@ class IndexWriter:
             con.execute("CHECKPOINT")
         finally:
             con.close()
-            if load is not None:
-                load.remove()
+            load.remove()
         # Both stores of the new generation are complete: swap them in (a kill before this keeps the old).
         tmp.replace(self.layout.duckdb_path)
         self.layout.duckdb_path.with_name("code.duckdb.wal").unlink(missing_ok=True)

@@ -24,6 +24,7 @@ import os
 import queue
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,7 +174,7 @@ class ChunkLoader:
     in the order the chunks are added, and keeps the small row lists for what the build does after the scan.
     The tables must exist; `close()` waits for the last chunk and re-raises a failed load."""
 
-    con: Any
+    connect: Callable[[], Any]  # opens the build store, tables made (called at the first chunk)
     directory: Path
     keys: SnapshotKeys | None = None
     first_rid: int = 1
@@ -189,6 +190,13 @@ class ChunkLoader:
         self._queue: queue.Queue[tuple[Chunk, int] | None] = queue.Queue()
         self._error: BaseException | None = None
         self._thread: threading.Thread | None = None
+        self._con: Any = None
+
+    def connection(self) -> Any:
+        """The build store (opened now if no chunk came back)."""
+        if self._con is None:
+            self._con = self.connect()
+        return self._con
 
     def writer(self) -> ChunkWriter:
         return ChunkWriter(str(self.directory), self.keys)
@@ -201,7 +209,7 @@ class ChunkLoader:
             Import(path=i[0], lang=i[1], module=i[2], name=i[3], alias=i[4], line=i[5]) for i in chunk.imports
         )
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, args=(self.con.cursor(),), daemon=True)
+            self._thread = threading.Thread(target=self._run, args=(self.connection().cursor(),), daemon=True)
             self._thread.start()
         self._queue.put((chunk, self.first_rid + self.n_refs))
         if chunk.shard is not None:
@@ -230,6 +238,14 @@ class ChunkLoader:
         if self._error is not None:
             error, self._error = self._error, None
             raise error
+
+    def abandon(self) -> None:
+        """After a failed scan: stop loading, close the build store if it was opened, delete the files."""
+        self.remove()
+        if self._con is not None:
+            with contextlib.suppress(BaseException):
+                self._con.close()
+            self._con = None
 
     def remove(self) -> None:
         """Stop loading (after a failure, quietly) and delete the chunk files and shards."""

@@ -8,6 +8,7 @@ directories) the same copy is kept.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable
@@ -38,6 +39,7 @@ __all__ = ["SOURCES_SIGNATURE", "SOURCES_STATE", "Sources", "discover", "ingest"
 SOURCES_STATE = "state/sources.json"
 SOURCES_SIGNATURE = "state/sources.sig"
 FLUSH_BYTES = 16 << 20
+PRELOAD_LOCK_WAIT = 0.2  # seconds a first ingest waits for the ledger before loading while it parses
 
 
 def discover(
@@ -175,9 +177,13 @@ def ingest(
     def while_parsing() -> None:
         """Once the workers are forked (DuckDB's threads must not be copied into them): start loading what they
         parse into an empty ledger as it comes (``ledger.Preload``)."""
-        from .ledger import Ledger, Preload
+        from ctxops_contracts.shared.locks import LockBusy
 
-        preload.append(Preload(Ledger(root)))
+        from .ledger import Ledger, LedgerError, Preload
+
+        # A ledger busy right now is not waited for here: the usual load after the parse waits for it.
+        with contextlib.suppress(LockBusy, LedgerError):
+            preload.append(Preload(Ledger(root, lock_timeout=PRELOAD_LOCK_WAIT)))
 
     try:
         batch = _Batch(root, copy)

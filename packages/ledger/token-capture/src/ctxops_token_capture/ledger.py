@@ -441,16 +441,21 @@ class Ledger:
 
 
 class Preload:
-    """Inserts an ingest's own lines into an empty ledger as they are parsed, while the parse goes on.
+    """Inserts an ingest's own lines into a new ledger as they are parsed, while the parse goes on.
 
     A first ingest parses in worker processes while this process waits; meanwhile it can load what is already
-    parsed, so what is left after the last file is a check and the commit instead of the whole load. Opened
-    only after the workers are forked (a DuckDB connection runs threads). It applies when ``usage`` is empty;
-    the rows go in, in one open transaction, in the order the lines are appended, with a plain insert (every
-    key of a run is new, except a message whose later lines grew: the key's second insert fails, and
-    :meth:`finish` rolls back and loads as usual). :meth:`finish` commits only when everything pending in
-    the record files is exactly those lines (``load_pending(..., preloaded=True)``); else it rolls back and
-    loads the usual way, through the same connection.
+    parsed, so what is left after the last file is a check and a small commit instead of the whole load.
+    Opened only after the workers are forked (a DuckDB connection runs threads). It applies to a new ledger:
+    ``usage`` empty and no record file yet, so nothing but this run's lines can be pending. Each 4 MB of lines
+    goes in with a plain insert and its own commit, in the order the lines are appended (every key of a run
+    is new, except a message whose later lines grew: that key's second insert fails, the chunk rolls back,
+    and :meth:`finish` loads the usual way). The last chunk, the file states and the hourly roll-up commit
+    together, and only when everything pending in the record files is exactly this run's lines
+    (``load_pending(..., preloaded=True)``); else that transaction rolls back and the usual load merges
+    everything pending, this run's lines again included. That equals one load of them all: the rows already
+    in are the first copies of their keys in read order, which is what the merge keeps (other writers' lines
+    in a new ledger are other origins, whose rank decides, or copies of the same transcript lines). A crash
+    in between leaves rows whose lines the next load merges again, the same way.
     """
 
     CHUNK = 4 << 20
@@ -459,11 +464,12 @@ class Preload:
         self.ledger = ledger
         self._stack = ExitStack()
         self.con = self._stack.enter_context(ledger.writer())
-        self.active = self.con.execute("SELECT count(*) FROM usage").fetchone()[0] == 0
+        empty = self.con.execute("SELECT count(*) FROM usage").fetchone()[0] == 0
+        self.active = empty and not record_files(ledger.root)
+        self.committed = 0  # rows inserted by the chunks committed so far
         if self.active:
             # The workers keep every core busy meanwhile: one DuckDB thread does the same work for less CPU.
             self.con.execute("SET threads = 1")
-            self.con.execute("BEGIN")
         self._parts: list[bytes] = []
         self._size = 0
         self._insert = _merge_sql(
@@ -480,52 +486,60 @@ class Preload:
         self._parts.append(payload)
         self._size += len(payload)
         if self._size >= self.CHUNK:
-            self._insert_parts()
+            self.con.execute("BEGIN")
+            if self._insert_parts():
+                self.con.execute("COMMIT")
 
-    def _insert_parts(self) -> None:
-        if not self._parts:
-            return
+    def _insert_parts(self) -> bool:
+        """Insert the lines gathered so far in the open transaction; on a key inserted twice, roll it back."""
         data, self._parts, self._size = b"".join(self._parts), [], 0
+        if not data:
+            return True
         made: list[str] = []
         try:
             with _new_temp(self._tmp, made) as out:
                 out.write(data)
             self.con.execute(self._insert, [made[0]])
+            self.committed += data.count(b"\n")
         except duckdb_module().Error as exc:  # a key inserted twice (a grown message): load the usual way
             log.info("preloading stopped (%s); the load reads the records after the parse", exc)
             self.con.execute("ROLLBACK")
             self.active = False
+            return False
         finally:
             for name in made:
                 Path(name).unlink(missing_ok=True)
+        return True
 
     def finish(self, report: IngestReport, own: tuple[Path, Path] | None) -> int:
         """Check, record and commit what was inserted (or load the usual way); close the connection."""
         with self._stack:
-            if self.active:
-                self._insert_parts()
             self.con.execute("RESET threads")  # the parse is over: the check, commit or usual load may use all
             if self.active:
-                try:
-                    added, states = load_pending(self.con, self.ledger.root, report, own=own, preloaded=True)
-                except NotOnlyOwnLines as exc:
-                    log.info("other records are pending too (%s); loading them all the usual way", exc)
-                    self.con.execute("ROLLBACK")
-                except BaseException:
-                    self.con.execute("ROLLBACK")
-                    raise
-                else:
-                    self.con.execute("COMMIT")
-                    self.ledger._remember_loaded({s.path: [s.inode, s.offset] for s in states})
-                    return added
-            return self.ledger.load_into(self.con, report, own=own)
+                self.con.execute("BEGIN")
+                pending = self.committed
+                if self._insert_parts():
+                    try:
+                        added, states = load_pending(self.con, self.ledger.root, report, own=own, preloaded=True)
+                    except NotOnlyOwnLines as exc:
+                        log.info("other records are pending too (%s); loading them all the usual way", exc)
+                        self.con.execute("ROLLBACK")
+                        self.committed = pending
+                    except BaseException:
+                        self.con.execute("ROLLBACK")
+                        raise
+                    else:
+                        self.con.execute("COMMIT")
+                        self.ledger._remember_loaded({s.path: [s.inode, s.offset] for s in states})
+                        return added
+            # The rows committed above are new calls of this run: the usual load merges their lines again.
+            report.loaded += self.committed
+            return self.committed + self.ledger.load_into(self.con, report, own=own)
 
     def close(self) -> None:
-        """Give up (the ingest failed): roll back and close."""
+        """Give up (the ingest failed): close (committed chunks are merged again by the next load)."""
         with self._stack:
-            if self.active:
-                self.con.execute("ROLLBACK")
-                self.active = False
+            self.active = False
 
 
 def memory_ledger(root: Path, report: IngestReport) -> Any:

@@ -127,6 +127,17 @@ def nfa():
 """
 
 FILES = {
+    # re-exports several levels deep: an alias re-export from a barrel, a barrel of barrels (TypeScript and Python)
+    "lib/core/api.ts": "export function _lte(v: number): number {\n  return v\n}\n",
+    "lib/core/index.ts": "export * from './api';\n",
+    "lib/classic/checks.ts": "export {\n  _lte as lte,\n} from '../core/index';\n",
+    "app/checks_use.ts": "import * as checks from '../lib/classic/checks';\n"
+    "import { lte } from '../lib/classic/checks';\n\n"
+    "export function use(): number {\n  return checks.lte(1) + lte(2);\n}\n",
+    "pkg/__init__.py": "from .sub import *\n",
+    "pkg/sub/__init__.py": "from .mod import helper\n",
+    "pkg/sub/mod.py": "def helper():\n    return 1\n",
+    "app/pyuse.py": "from pkg import helper\nimport pkg\n\n\ndef go():\n    return helper() + pkg.helper()\n",
     "lib/nfa.ts": NFA,
     "lib/nfa.py": NESTED_PY,
     "lib/sink.ts": "export class Base {\n  close(): void {}\n}\nexport class Sink extends Base {\n"
@@ -209,3 +220,14 @@ def test_closures_call_each_other_by_bare_name(index: CodeIndex) -> None:
     assert py_inner == {_line("return edge()", NESTED_PY)}  # from a closure two levels down
     assert _sites(index, "python lib/nfa.py edge().", "lib/nfa.py") == set()
     assert _line("return compile(n - 1)", NESTED_PY) in _sites(index, "python lib/nfa.py nfa.compile().", "lib/nfa.py")
+
+
+def test_re_exports_are_followed_several_levels(index: CodeIndex) -> None:
+    ts = index.callers("typescript lib/core/api.ts _lte().", 1, certain_only=True)
+    assert {(h.edge.path, h.edge.line, h.edge.resolution) for h in ts} == {
+        ("app/checks_use.ts", 5, "import"),  # `lte` from checks.ts: `_lte as lte` from a barrel's `export *`
+        ("app/checks_use.ts", 5, "module-qualified"),  # `checks.lte` through the namespace import
+    }
+    py = index.callers("python pkg/sub/mod.py helper().", 1, certain_only=True)
+    assert {(h.edge.path, h.edge.line) for h in py} == {("app/pyuse.py", 6)}
+    assert {h.edge.resolution for h in py} == {"import", "module-qualified"}

@@ -20,6 +20,7 @@ NAME_ONLY_CAP = 4  # a bare name defined in more places than this gives no edge:
 NAME_ONLY_FILE_WEIGHT = 0.25  # name-only edges count for less in the file graph's ranking
 INSERT_SLICE = 20_000
 INHERIT_DEPTH = 6  # how far up a class hierarchy `self.x()` is looked for
+REEXPORT_DEPTH = 4  # re-export hops followed from an imported module to the definition
 
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
 _CALLABLE_KINDS = "('function','method','class','struct','macro')"
@@ -267,6 +268,41 @@ UNION ALL
 SELECT m.rid, s.id, 21, 'import-resolved', 'module-qualified' FROM via_module m
 JOIN imports x ON x.path = m.target_path AND x.name = '*' AND x.target_path <> x.path
 JOIN syms s ON s.path = x.target_path AND s.parent IS NULL AND s.name = m.symbol_name
+""",
+    ),
+    (
+        "reexport",
+        f"""
+-- Re-exports followed further than one level: `export {{ _lte as lte }} from './index'` where index.ts has
+-- `export * from './api'`, or a barrel of barrels; each (file, name) asked for once, a few levels at most.
+INSERT INTO everything
+WITH RECURSIVE
+asked AS (
+  SELECT DISTINCT target_path AS path, name FROM imports
+  WHERE target_kind = 'name' AND name IS NOT NULL AND name NOT IN ('*', 'default') AND target_path IS NOT NULL
+  UNION
+  SELECT DISTINCT target_path, symbol_name FROM via_module WHERE target_path IS NOT NULL
+),
+hop(start, sname, path, name, depth) AS (
+  SELECT path, name, path, name, 0 FROM asked
+  UNION ALL
+  SELECT h.start, h.sname, x.target_path, CASE WHEN x.name = '*' THEN h.name ELSE x.name END, h.depth + 1
+  FROM hop h JOIN imports x ON x.path = h.path AND x.target_path IS NOT NULL AND x.target_path <> x.path
+   AND (x.name = '*' OR (x.target_kind = 'name' AND x.alias = h.name AND x.name <> 'default'))
+  WHERE h.depth < {REEXPORT_DEPTH}
+),
+found AS (
+  SELECT h.start, h.sname, s.id, min(h.depth) AS depth FROM hop h
+  JOIN syms s ON s.path = h.path AND s.parent IS NULL AND s.name = h.name
+  WHERE h.depth >= 2 GROUP BY ALL
+)
+SELECT r.rid, f.id, 20 + f.depth, 'import-resolved', 'import' FROM pending r
+JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND r.role <> 'import' AND r.qualifier IS NULL
+ AND i.alias = r.symbol_name
+JOIN found f ON f.start = i.target_path AND f.sname = i.name
+UNION ALL
+SELECT m.rid, f.id, 20 + f.depth, 'import-resolved', 'module-qualified' FROM via_module m
+JOIN found f ON f.start = m.target_path AND f.sname = m.symbol_name
 """,
     ),
     (

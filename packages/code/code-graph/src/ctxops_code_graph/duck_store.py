@@ -36,6 +36,21 @@ _CALLABLE_KINDS = "('function','method','class','struct','macro')"
 # few typed receivers (12M rows; 10 s of a 14 s resolve on the stdlib). The joins that must start from a
 # small table (typed receivers, module imports) start from one materialized first.
 # Each step: (group, SQL); a step whose group the pending references cannot use is left out (`_needed`).
+# How sure and how direct each label is, surest first: the order ties at one priority are broken in.
+_CONF_ORDER = ("exact", "import-resolved", "name-only")
+_RES_ORDER = (
+    "local", "self", "import", "module-qualified", "typed-receiver", "module-instance", "return-type",
+    "fixture", "callback-parameter", "inheritance", "constructor", "name-only",
+)  # fmt: skip
+
+
+def _rank(column: str, order: tuple[str, ...]) -> str:
+    whens = " ".join(f"WHEN '{label}' THEN {i}" for i, label in enumerate(order))
+    return f"CASE {column} {whens} ELSE {len(order)} END"
+
+
+_TIE = f"(prio, {_rank('conf', _CONF_ORDER)}, {_rank('res', _RES_ORDER)}, res)"
+
 _RESOLVE_STEPS: list[tuple[str | None, str]] = [
     (
         None,
@@ -403,9 +418,12 @@ WHERE r.role NOT IN ('import', 'read')  -- a value use is only recorded when it 
     ),
     (
         None,
-        """
+        f"""
+-- Ties at the best priority go to the surest, most direct label ({_TIE}), so conf and res come from one
+-- row and a rebuild labels every edge the same way (a bare arg_min over prio picks any tied row).
 CREATE OR REPLACE TEMP TABLE cand AS
-SELECT rid, dst, min(prio) AS prio, arg_min(conf, prio) AS conf, arg_min(res, prio) AS res FROM everything
+SELECT rid, dst, min(prio) AS prio, arg_min(conf, {_TIE}) AS conf, arg_min(res, {_TIE}) AS res
+FROM everything
 GROUP BY rid, dst
 QUALIFY min(prio) = min(min(prio)) OVER (PARTITION BY rid)
 """,

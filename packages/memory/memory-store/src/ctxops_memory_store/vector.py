@@ -199,11 +199,8 @@ class VectorTable:
 
     def search(self, query: str, *, limit: int = 10, statuses: Sequence[str] = ("active",)) -> list[tuple[str, float]]:
         """(entry id, cosine similarity), most similar first; rows of another embedder are ignored."""
-        lancedb = _lancedb()
-        if not self.directory.exists():
-            return []
-        db = lancedb.connect(str(self.directory))
-        if TABLE_NAME not in _table_names(db):
+        db = self._open_table_db()
+        if db is None:
             return []
         return self._nearest(db, embed_query(self.embedder, query), limit, statuses)
 
@@ -212,13 +209,17 @@ class VectorTable:
     ) -> list[tuple[str, float]]:
         """(entry id, cosine similarity) of the entries nearest to ``entry`` (a catalog record's entry, itself
         included), most similar first: the entry's own text is the query (embedded as a passage)."""
-        lancedb = _lancedb()
-        if not self.directory.exists():
-            return []
-        db = lancedb.connect(str(self.directory))
-        if TABLE_NAME not in _table_names(db):
+        db = self._open_table_db()
+        if db is None:
             return []
         return self._nearest(db, self.embedder.embed([record_text(entry)])[0], limit, statuses)
+
+    def _open_table_db(self) -> Any:
+        """The LanceDB connection when the vector table exists, else None (nothing embedded yet)."""
+        if not self.directory.exists():
+            return None
+        db = _lancedb().connect(str(self.directory))
+        return db if TABLE_NAME in _table_names(db) else None
 
     def _nearest(self, db: Any, vector: list[float], limit: int, statuses: Sequence[str]) -> list[tuple[str, float]]:
         table = db.open_table(TABLE_NAME)

@@ -224,6 +224,13 @@ class QueryResult(_Record, frozen=True, kw_only=True):
         NonNegative | None,
         Meta(description="refs/callers/impact: how many more are possible by name only (listed after, labelled)"),
     ] = None
+    notes: Annotated[
+        list[str],
+        Meta(
+            description="What the text answer says above its hits: counts, an outline's size, external imports,"
+            " answers read from files saved since the index was built (added in 1.2)"
+        ),
+    ] = field(default_factory=list)
 
 
 class Attribution(_Record, frozen=True, kw_only=True):

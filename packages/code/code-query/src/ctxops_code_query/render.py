@@ -239,6 +239,7 @@ RESULT_FIELDS = (
     "hint",
     "certain",
     "possible",
+    "notes",
 )
 
 
@@ -279,5 +280,6 @@ def _result(
         hint=("did you mean: " + ", ".join(answer.suggestions) if not shown and answer.suggestions else answer.hint),
         certain=answer.certain,
         possible=answer.possible,
+        notes=list(answer.notes),
     )
     return result

@@ -286,15 +286,7 @@ class GraphBackend:
         kept = [h for h in hops if not saved.covers(h.edge.path) and not (h.symbol and saved.covers(h.symbol.path))]
         if symbol_id in saved.by_id or self.symbol(symbol_id) is not None:
             for ref, confidence, resolution in saved.uses_of(symbol_id, kinds):
-                edge = Edge(
-                    src=ref.enclosing or ref.path,
-                    dst=symbol_id,
-                    kind=ref.role,
-                    confidence=confidence,  # type: ignore[arg-type]
-                    path=ref.path,
-                    line=ref.line,
-                    resolution=resolution,
-                )
+                edge = _saved_edge(ref, ref.enclosing or ref.path, symbol_id, confidence, resolution)
                 caller = saved.by_id.get(ref.enclosing) if ref.enclosing else None
                 kept.append(Hop(edge=edge, depth=1, symbol=caller))
         if not certain:
@@ -336,15 +328,7 @@ class GraphBackend:
         # A definition of a saved file: what its body uses now (one hop).
         hops = []
         for ref, dst, confidence, resolution in saved.uses_in(symbol_id, ("call",)):
-            edge = Edge(
-                src=symbol_id,
-                dst=dst,
-                kind=ref.role,
-                confidence=confidence,  # type: ignore[arg-type]
-                path=ref.path,
-                line=ref.line,
-                resolution=resolution,
-            )
+            edge = _saved_edge(ref, symbol_id, dst, confidence, resolution)
             hops.append(Hop(edge=edge, depth=1, symbol=self.symbol(dst)))
         return hops
 
@@ -396,3 +380,16 @@ class GraphBackend:
 
 def open_index(root: Path) -> GraphBackend:
     return GraphBackend(root)
+
+
+def _saved_edge(ref: Reference, src: str, dst: str, confidence: str, resolution: str | None) -> Edge:
+    """The edge of a use in a saved file (`overlay.SavedFiles`), as the index would have stored it."""
+    return Edge(
+        src=src,
+        dst=dst,
+        kind=ref.role,
+        confidence=confidence,  # type: ignore[arg-type]
+        path=ref.path,
+        line=ref.line,
+        resolution=resolution,
+    )

@@ -40,7 +40,9 @@ def test_claude_code_events_are_captured_redacted_and_harvested(
     ws = agent_workspace
     project = _project(ws)
     app = project / "app.py"
-    pytest_cmd = f"{PY} -m pytest -q -p no:cacheprovider test_app.py"
+    # -B: the Edit keeps app.py's size and can land in the same second as the first run, so a .pyc that
+    # run wrote would pass its (mtime, size) check and the second run would test the old code.
+    pytest_cmd = f"{PY} -B -m pytest -q -p no:cacheprovider test_app.py"
     scenario = Scenario(
         [
             turn("Reading the code.", tool_use("Read", {"file_path": str(app)})),

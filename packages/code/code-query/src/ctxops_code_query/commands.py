@@ -42,6 +42,9 @@ def _no_definition(ctx: QueryContext, answer: Answer, name: str) -> Answer:
     wanted = plain if plain else name
     answer.suggestions = suggest(wanted, ctx.index.names(near=wanted))
     answer.hint = f"cq search {name!r} for a fuzzy match, or cq grep {plain!r}"
+    if ctx.index.revision() == "provisional":  # provisional.PROVISIONAL (not imported: subprocess)
+        # A scan of the files that mention the name: a miss here is not yet a miss of the repository.
+        answer.empty_reason = "in the provisional scan; the full index is still being built, retry in a few seconds"
     return answer
 
 

@@ -103,16 +103,20 @@ class ProvisionalIndex:
         if sep and ("/" in path_part or "." in path_part):
             return [s for s in self._scan(path_part) if rest in (s.name, s.qualname)]
         query = name.replace("::", ".").strip(".")
-        last = query.rpartition(".")[2]
+        qualifier, _, last = query.rpartition(".")
         if not last:
             return []
         pattern = _DEFINING.format(name=re.escape(last))
         found = run_grep(self.root, GrepOptions(pattern=pattern, keep=2000), timeout=self.deadline_s)
-        paths = list(dict.fromkeys(m.path for m in found.kept))[:CANDIDATE_FILES]
+        paths = list(dict.fromkeys(m.path for m in found.kept))
+        if qualifier:
+            # `json.loads`: the files whose module path holds the qualifier go first, so a common last
+            # name (hundreds of `loads`) does not push the module's own file past the candidate cap.
+            paths.sort(key=lambda rel: not _mentions_module(rel, qualifier))
         hits = []
-        for rel in paths:
+        for rel in paths[:CANDIDATE_FILES]:
             for s in self._scan(rel):
-                if s.name == last and (query in (last, s.qualname) or s.qualname.endswith("." + query)):
+                if s.name == last and _names(query, s, rel):
                     hits.append(s)
         return hits
 
@@ -140,3 +144,31 @@ class ProvisionalIndex:
 
     def close(self) -> None:
         return None
+
+
+def module_path(rel: str) -> str:
+    """A file's dotted module path as imports spell it: `json/__init__.py` is `json`, `a/b/index.ts` is `a.b`."""
+    stem = rel.rsplit(".", 1)[0] if "." in rel.rpartition("/")[2] else rel
+    parts = stem.split("/")
+    if len(parts) > 1 and parts[-1] in ("__init__", "index", "mod"):
+        parts.pop()
+    return ".".join(parts)
+
+
+def _mentions_module(rel: str, qualifier: str) -> bool:
+    """Whether a leading part of the qualifier (`http.client` of `http.client.HTTPConnection`) is in the
+    file's module path."""
+    module = "." + module_path(rel) + "."
+    parts = qualifier.split(".")
+    return any("." + ".".join(parts[:i]) + "." in module for i in range(len(parts), 0, -1))
+
+
+def _names(query: str, symbol: Symbol, rel: str) -> bool:
+    """Whether `query` names this symbol: bare, by qualified name, or through its file's module path
+    (`json.loads`, `http.client.HTTPConnection.request`); a Go symbol also through its package directory."""
+    if query in (symbol.name, symbol.qualname) or symbol.qualname.endswith("." + query):
+        return True
+    modules = [module_path(rel)]
+    if rel.endswith(".go"):
+        modules.append(rel.rpartition("/")[0].replace("/", "."))
+    return any(("." + m + "." + symbol.qualname).endswith("." + query) for m in modules if m)

@@ -38,6 +38,20 @@ def test_an_unwired_repository_is_a_problem_with_its_fix(repo: Path) -> None:
     assert "fix: ctx code index" in done.stdout
 
 
+def test_a_first_build_in_progress_is_reported_not_a_problem(repo: Path) -> None:
+    init = [sys.executable, "-m", "ctxops_core", "init", "--root", str(repo), "--no-index"]
+    subprocess.run(init, check=True, capture_output=True)
+    from ctxops_code_graph.layout import IndexLayout
+
+    # The writer lock held, no index yet: what a background first build (`ctx init`, a first `cq`) looks like.
+    with file_lock(IndexLayout(repo.resolve()).lock_path, write_pid=True):
+        building = doctor(repo)
+    assert "code index   being built" in building.stdout
+    assert "no code index yet" not in building.stdout
+    idle = doctor(repo)
+    assert "code index   not built" in idle.stdout and "fix: ctx code index" in idle.stdout
+
+
 def test_a_wired_and_indexed_repository_is_healthy_and_json_names_the_lock_holder(repo: Path) -> None:
     subprocess.run([sys.executable, "-m", "ctxops_core", "init", "--root", str(repo)], check=True, capture_output=True)
     subprocess.run(

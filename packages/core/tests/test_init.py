@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,8 @@ def snapshot(repo: Path) -> dict[str, bytes]:
     files = {}
     for path in sorted(repo.rglob("*")):
         rel = path.relative_to(repo).as_posix()
+        if rel.startswith(".meta/index/"):
+            continue  # the code index the first run starts building in the background: data, not wiring
         if path.is_file() and (not rel.startswith(".git/") or rel.startswith(".git/hooks/")):
             files[rel] = path.read_bytes()
     return files
@@ -91,7 +94,8 @@ def test_remove_restores_every_file_exactly(repo: Path) -> None:
     hook.chmod(0o755)
     before = snapshot(repo)
     status = git(repo, "status", "--porcelain")
-    assert run(repo, "--agent", "all").returncode == 0
+    # --no-index: nothing but wiring is written (a code index, like captured events, stays after --remove)
+    assert run(repo, "--agent", "all", "--no-index").returncode == 0
     assert snapshot(repo) != before
     assert textblocks.has_block(hook.read_text(encoding="utf-8"))
     removed = run(repo, "--remove")
@@ -326,3 +330,27 @@ def test_a_rerun_takes_out_hooks_earlier_versions_wired(agent: str, retired: str
     assert new["hooks"][retired] == [{**group, "hooks": [theirs]}] and new["model"] == "x"
     assert spec.add(new, wiring) == new  # and a second run changes nothing
     assert retired not in spec.add({}, wiring)["hooks"]
+
+
+def test_init_starts_the_first_code_index_build_in_the_background(repo: Path) -> None:
+    from ctxops_code_graph import rebuild_reason
+
+    done = run(repo)
+    assert done.returncode == 0, done.stderr
+    assert "note: no code index yet: building it in the background" in done.stdout
+    deadline = time.monotonic() + 120
+    while rebuild_reason(repo) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert rebuild_reason(repo) == ""
+    again = run(repo)
+    assert "building it in the background" not in again.stdout  # an index exists: nothing to start
+
+
+def test_init_no_index_leaves_the_code_index_to_the_first_query(repo: Path) -> None:
+    from ctxops_code_graph import rebuild_reason
+
+    done = run(repo, "--no-index")
+    assert done.returncode == 0, done.stderr
+    assert "code index" not in done.stdout
+    time.sleep(1.0)
+    assert rebuild_reason(repo) == "no code index yet"

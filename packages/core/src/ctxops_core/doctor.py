@@ -156,8 +156,12 @@ def check_code_index(root: Path, report: Report) -> None:
             stale = index.stale_files()
             revision = index.revision
     except IndexNotBuilt:
-        report.code_index = {"installed": True, "built": False}
-        report.problem("code index", "no code index yet", "ctx code index")
+        from ctxops_code_graph.background import build_running
+
+        building = build_running(root)
+        report.code_index = {"installed": True, "built": False, "building": building}
+        if not building:  # a first build in progress (`ctx init` or a first `cq` started it) is not a problem
+            report.problem("code index", "no code index yet", "ctx code index")
         return
     except Exception as exc:  # an unreadable or locked index is reported, not fatal to the doctor
         report.code_index = {"installed": True, "built": None, "error": str(exc)}
@@ -249,7 +253,8 @@ def render(report: Report) -> str:
     if ci.get("built"):
         lines.append(f"  code index   revision {ci['revision']}, {grammar.plural(ci['stale_files'], 'stale file')}")
     else:
-        lines.append(f"  code index   {'not installed' if not ci.get('installed') else 'not built'}")
+        state = "not installed" if not ci.get("installed") else "being built" if ci.get("building") else "not built"
+        lines.append(f"  code index   {state}")
     watch = f"running (pid {report.watch['pid']})" if report.watch.get("running") else "not running"
     lines.append(f"  watch        {watch}")
     held = [lock for lock in report.locks if lock["held"]]

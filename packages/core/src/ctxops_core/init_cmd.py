@@ -334,6 +334,26 @@ def _prune_meta(root: Path) -> None:
         meta.rmdir()
 
 
+def start_code_index(root: Path) -> str | None:
+    """Start the first code index build in the background (the code line installed, no usable index yet),
+    so the agent's first `cq` answers from the index rather than from a provisional scan."""
+    try:
+        from ctxops_code_graph import rebuild_reason
+        from ctxops_code_graph.background import start_full_build
+    except ModuleNotFoundError:
+        return None
+    reason = rebuild_reason(root)
+    if not reason:
+        return None
+    try:
+        started = start_full_build(root)
+    except OSError as exc:
+        return f"could not start the code index build ({exc}); run `ctx code index`"
+    if not started:
+        return "the code index is being built in the background already (`ctx doctor` shows when it is ready)"
+    return f"{reason}: building it in the background (`ctx doctor` shows when it is ready)"
+
+
 def main(argv: list[str]) -> int:
     parser = grammar.Parser(
         prog="ctx init",
@@ -348,6 +368,9 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--dry-run", action="store_true", help="print the diff of what would change; write nothing")
     parser.add_argument("--remove", action="store_true", help="restore every file `ctx init` touched")
+    parser.add_argument(
+        "--no-index", action="store_true", help="do not start the first code index build in the background"
+    )
     args = parser.parse_args(argv)
     try:
         root = Path(find_root(explicit=args.root))
@@ -363,6 +386,9 @@ def main(argv: list[str]) -> int:
             changes = [c for c in plan.changes if c.changed]
             if not args.dry_run:
                 changes = apply_init(root, plan)
+                started = None if args.no_index else start_code_index(root)
+                if started:
+                    notes.append(started)
     except NotARepository as exc:
         return grammar.report_error(grammar.CliError(exc.message, exc.fix), prog="ctx init", json_mode=args.json)
     except grammar.CliError as exc:

@@ -26,6 +26,24 @@ from .results import BuildReport
 log = logging.getLogger(__name__)
 
 
+def build_running(root: str | os.PathLike[str]) -> bool:
+    """True while some process holds the index's writer lock (a full build, or an update, in progress)."""
+    from .lock import WriterLock
+
+    return WriterLock(IndexLayout(Path(root).resolve()).lock_path).held_elsewhere()
+
+
+def start_full_build(root: str | os.PathLike[str]) -> bool:
+    """Start `python -m ctxops_code_graph index ROOT` detached (its own session, no pipes), so the caller
+    exits at once; False when a build or update already holds the writer lock."""
+    from ctxops_contracts.shared.detach import spawn_detached
+
+    if build_running(root):
+        return False
+    spawn_detached([sys.executable, "-m", "ctxops_code_graph", "index", str(Path(root).resolve())])
+    return True
+
+
 def update_queued(layout: IndexLayout) -> bool:
     """True while some process's detached update holds the update lock (queued or running)."""
     if not layout.update_lock_path.exists():

@@ -11,8 +11,6 @@ index is being built. Every provisional answer is marked: its revision reads `pr
 from __future__ import annotations
 
 import logging
-import subprocess
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -33,26 +31,9 @@ _DEFINING = (
 
 def start_build(root: Path) -> bool:
     """Start the full build in a detached process; False when one is already running (its lock held)."""
-    from ctxops_code_graph.layout import IndexLayout
-    from ctxops_code_graph.lock import WriterLock
+    from ctxops_code_graph.background import start_full_build
 
-    layout = IndexLayout(root)
-    if WriterLock(layout.lock_path).held_elsewhere():
-        return False
-    options: dict[str, Any] = {}
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        options["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.DETACHED_PROCESS
-    else:
-        options["start_new_session"] = True
-    subprocess.Popen(
-        [sys.executable, "-m", "ctxops_code_graph", "index", str(root)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        close_fds=True,
-        **options,
-    )
-    return True
+    return start_full_build(root)
 
 
 class ProvisionalIndex:

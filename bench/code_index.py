@@ -8,6 +8,7 @@ repository, plus the bundled example order service. Prints every figure and its 
     uv run python bench/code_index.py --quick    # a tenth of it, for a smoke run
     uv run python bench/code_index.py --full-only --rounds 3   # the cold build vs ctags only, alternated
     uv run python bench/code_index.py --full-only --baseline ../before   # ... and another checkout's build
+    uv run python bench/code_index.py --full-only --rounds 3 --floor     # ... and the parse + query floor
 
 Measures: cold full index wall time and peak RSS vs `ctags -R --languages=Python`; one changed file
 reflected in the index in-process (as the watcher does it) and end to end (edit, then a fresh process
@@ -111,13 +112,17 @@ def baseline_build(root: Path, checkout: Path) -> tuple[float, float, dict[str, 
     return seconds, LAST_CPU[sys.executable], json.loads(stdout).get("phases_cpu", {})
 
 
-def bench_full(root: Path, out: dict[str, object], rounds: int = 1, baseline: Path | None = None) -> float:
+def bench_full(
+    root: Path, out: dict[str, object], rounds: int = 1, baseline: Path | None = None, floor: bool = False
+) -> float:
     """ctags and the full build, alternated `rounds` times (a shared machine's load drifts): medians. With
-    `baseline` (another checkout, say main before a change), its full build runs in each round too."""
+    `baseline` (another checkout, say main before a change), its full build runs in each round too; with
+    `floor`, so does tree-sitter's parse and tags query alone (bench/parse_floor.py)."""
     tags = root.parent / "tags"
     ctags_runs: list[tuple[float, float, int]] = []
     ours_runs: list[tuple[float, float, int]] = []
     base_runs: list[tuple[float, float, dict[str, float]]] = []
+    floor_runs: list[tuple[float, float]] = []
     loads = [os.getloadavg()[0]]
     for i in range(rounds):
         ctags_s, ctags_rss, _ = peak_rss_of(["ctags", "-R", "--languages=Python", "-f", str(tags), str(root)])
@@ -134,6 +139,9 @@ def bench_full(root: Path, out: dict[str, object], rounds: int = 1, baseline: Pa
         if baseline is not None and i % 2 == 1:
             base_runs.append(baseline_build(root, baseline))
             print(f"  round {i + 1}: baseline {fmt_s(base_runs[-1][0])} / {base_runs[-1][1]:.1f} CPU-s")
+        if floor:
+            floor_s, _rss, _out = peak_rss_of([sys.executable, str(HERE / "parse_floor.py"), str(root)])
+            floor_runs.append((floor_s, LAST_CPU[sys.executable]))
         loads.append(os.getloadavg()[0])
         if rounds > 1:
             print(
@@ -144,6 +152,15 @@ def bench_full(root: Path, out: dict[str, object], rounds: int = 1, baseline: Pa
     ours_s = statistics.median(r[0] for r in ours_runs)
     LAST_CPU["ctags"] = statistics.median(r[1] for r in ctags_runs)
     LAST_CPU[sys.executable] = statistics.median(r[1] for r in ours_runs)
+    if floor_runs:
+        floor_s = statistics.median(r[0] for r in floor_runs)
+        floor_cpu = statistics.median(r[1] for r in floor_runs)
+        print(
+            f"  floor (tree-sitter parse + tags query only, {os.cpu_count()} processes): {fmt_s(floor_s)} /"
+            f" {floor_cpu:.1f} CPU-s = {floor_s / ctags_s:.1f}x ctags wall, {floor_cpu / LAST_CPU['ctags']:.1f}x CPU;"
+            f" the build is {ours_s / floor_s:.1f}x the floor"
+        )
+        out.update(floor_s=floor_s, floor_cpu_s=floor_cpu, floor_ratio=floor_s / ctags_s)
     ctags_rss, ours_rss = max(r[2] for r in ctags_runs), max(r[2] for r in ours_runs)
     print(f"  load average (1 min) during the runs: {min(loads):.1f}-{max(loads):.1f}")
     out.update(load_average=[min(loads), max(loads)], rounds=rounds)
@@ -412,6 +429,9 @@ def main() -> int:
     parser.add_argument(
         "--baseline", type=Path, help="another checkout (say main before a change): its full build in each round too"
     )
+    parser.add_argument(
+        "--floor", action="store_true", help="also time tree-sitter's parse + tags query alone in each round"
+    )
     args = parser.parse_args()
     if shutil.which("ctags") is None:
         print("universal-ctags is required (apt-get install universal-ctags)", file=sys.stderr)
@@ -424,7 +444,7 @@ def main() -> int:
         lines = sum(p.read_bytes().count(b"\n") for p in root.rglob("*.py"))
         print(f"corpus: {n} files, {lines} lines of the Python {out['python']} standard library, {out['cpus']} CPUs")
         out.update(corpus_files=n, corpus_lines=lines)
-        full_s = bench_full(root, out, max(1, args.rounds), args.baseline)
+        full_s = bench_full(root, out, max(1, args.rounds), args.baseline, args.floor)
         if not args.full_only:
             bench_incremental(root, full_s, out)
             bench_lookup(root, out)

@@ -51,6 +51,12 @@
 (extends_clause value: (member_expression object: (_) @qual property: (property_identifier) @name)) @ref.inherit
 (implements_clause (type_identifier) @name) @ref.inherit
 (extends_type_clause type: (type_identifier) @name) @ref.inherit
+; ... also generic and namespaced bases: `interface A extends B<T>, ns.C<T>, ns.D`, `implements I<T>` (the
+; name of a generic base is not also a `type` reference: see extract.py)
+(extends_type_clause type: (generic_type name: (type_identifier) @name)) @ref.inherit
+(extends_type_clause type: (generic_type name: (nested_type_identifier module: (_) @qual name: (type_identifier) @name))) @ref.inherit
+(extends_type_clause type: (nested_type_identifier module: (_) @qual name: (type_identifier) @name)) @ref.inherit
+(implements_clause (generic_type name: (type_identifier) @name)) @ref.inherit
 (type_annotation (type_identifier) @name) @ref.type
 (generic_type name: (type_identifier) @name) @ref.type
 (type_arguments (type_identifier) @name) @ref.type

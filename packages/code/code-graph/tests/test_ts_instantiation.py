@@ -1,7 +1,9 @@
 """TypeScript callback parameters typed by the callee's own type parameter (`<T>(init: (inst: T) => void)`):
 each call instantiates T, from an explicit type argument, from an argument of type T, or from the type the
 call's value is declared with (`const K: Maker<K> = maker(...)`, a stated result), in the compiler's order;
-callbacks at module level; generic interface bases (`interface A extends B<T>`). What the call does not
+callbacks at module level; generic interface bases (`interface A extends B<T>`); `K.m()` where K is both an
+interface and a value (the value's method); a namespace re-exported by name (`import { util }` of an
+`export * as util`). What the call does not
 state, or states in a way not followed (`T[]`, a callback's result), stays name-only."""
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ export function later<T>(fn: (v: T) => T): T {
 """
 
 SHAPES = """import * as core from '../lib/index';
-import { tap, both, later } from '../lib/index';
+import { tap, both, later, util } from '../lib/index';
 
 export interface Shape extends core.Trait {
   check(): void
@@ -65,6 +67,16 @@ export class Cube extends Square {
     return 2
   }
 }
+export class Dice extends Cube {
+  static roll(): Dice {
+    return new Dice()
+  }
+}
+export function viaValues(x: unknown, d: unknown): void {
+  Shape.init(x as any, d);
+  Dice.roll();
+  util.assign();
+}
 export function viaArguments(s: Square): void {
   tap(s, (v) => v.side());
   tap(new Cube(), (v) => v.side());
@@ -76,7 +88,8 @@ export function viaArguments(s: Square): void {
 
 FILES = {
     "lib/core.ts": CORE,
-    "lib/index.ts": "export * from './core';\n",
+    "lib/index.ts": "export * from './core';\nexport * as util from './util';\n",
+    "lib/util.ts": "export function assign(): void {}\n",
     "app/shapes.ts": SHAPES,
 }
 
@@ -130,3 +143,13 @@ def test_inferences_not_followed_stay_name_only(index: CodeIndex) -> None:
 def test_generic_bases_are_inherit_references(index: CodeIndex) -> None:
     refs = [r for r in index.references("Round") if r.line == _line("export interface Circle")]
     assert [r.role for r in refs] == ["inherit"]  # not also a `type` reference
+
+
+def test_a_name_in_value_position_is_the_value(index: CodeIndex) -> None:
+    init = _sites(index, "typescript lib/core.ts Maker.init().")
+    assert init.get(_line("Shape.init(x as any")) == "module-instance"  # the const, not the interface Shape
+    assert _line("Dice.roll()") in _sites(index, "typescript app/shapes.ts Dice.roll().")  # a class: its static
+    assign = index.callers("typescript lib/util.ts assign().", 1, certain_only=True)
+    assert {(h.edge.path, h.edge.line, h.edge.resolution) for h in assign} == {
+        ("app/shapes.ts", _line("util.assign()"), "module-qualified")
+    }

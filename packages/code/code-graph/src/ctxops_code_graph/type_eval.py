@@ -147,9 +147,10 @@ decided AS (
   FROM offered GROUP BY rid, path, nm, steps
   HAVING count(DISTINCT expr) = 1 AND NOT bool_or(unknown) AND any_value(expr) <> '?'
 )
--- a class named in the file (its own, or one in the enclosing function): an instance of it
+-- a class named in the file (its own, or one in the enclosing function): an instance of it; the value of a
+-- class's name is the class (its methods are what `K.m()` calls; an interface of that name is no value)
 SELECT rid, path, mk, nm, steps, sid AS cls, selfc, via, enc FROM named
-WHERE mk IN ('', '=') AND skind IN {_TYPE_KINDS}
+WHERE (mk IN ('', '=') AND skind IN {_TYPE_KINDS}) OR (mk = '^' AND skind = 'class')
 UNION ALL
 -- a call of a function of the file: its result, read in its file
 SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 2), NULL FROM named n

@@ -402,7 +402,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     if facts is not None and this_binds:
         _this_types(out.references, facts, scopes, this_binds, this_refs)
     if facts is not None and typed_refs:
-        _add_receiver_types(out.references, typed_refs, facts, chained, scopes)
+        _add_receiver_types(out.references, typed_refs, facts, chained, scopes, values=typescript)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
     for index, type_qualname in pending_parents:
@@ -423,8 +423,12 @@ def _add_receiver_types(
     facts: TypeFacts,
     chained: bool,
     scopes: _CallbackScopes,
+    *,
+    values: bool = False,
 ) -> None:
-    """After the sweep (an `__init__` may follow the methods using its attributes): receiver types."""
+    """After the sweep (an `__init__` may follow the methods using its attributes): receiver types.
+    `values`: a class-named receiver is the value of that name (TypeScript: `K.init()` where K is both an
+    interface and a `const K: Maker<K>` calls the const's method; a class's value is the class)."""
     roots = facts.typed_roots()
     for index, fid, class_qualname, chain, at in typed:
         function_id = scopes.at(fid if fid is not None else "", at) or None  # ("": module level)
@@ -439,7 +443,7 @@ def _add_receiver_types(
         if typ is None and class_named and _CLASS_NAME.fullmatch(qualifier):
             # `View.as_view()`, `flask.Blueprint.m()`: a class-named receiver, looked up on the class and its
             # bases (the graph keeps it only if the name resolves to a class).
-            typ = qualifier
+            typ = "^" + qualifier if values else qualifier
         if typ is None and chained:
             # What the file cannot settle, the graph may: a method's result, a fixture, an imported instance.
             found = chain or _plain_chain(qualifier)

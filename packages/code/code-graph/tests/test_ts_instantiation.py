@@ -29,6 +29,9 @@ export function tap<T>(value: T, fn: (v: T) => void): T {
   return value
 }
 export function both<T>(a: T, b: T[], fn: (v: T) => void): void {}
+export class Registry {
+  on<T>(value: T, fn: (v: T) => void): void {}
+}
 export function later<T>(fn: (v: T) => T): T {
   return null as any
 }
@@ -77,12 +80,13 @@ export function viaValues(x: unknown, d: unknown): void {
   Dice.roll();
   util.assign();
 }
-export function viaArguments(s: Square): void {
+export function viaArguments(s: Square, reg: core.Registry): void {
   tap(s, (v) => v.side());
   tap(new Cube(), (v) => v.side());
   tap<Cube>(s as any, (v) => v.side());
   both(s, [], (w) => w.side());
   later((u) => u.side());
+  reg.on(new Cube(), (c) => c.side());
 }
 """
 
@@ -131,6 +135,7 @@ def test_arguments_and_explicit_type_arguments_instantiate(index: CodeIndex) -> 
     assert _line("tap(s, (v)") not in cube
     assert _line("tap(new Cube()") in cube and _line("tap(new Cube()") not in square
     assert _line("tap<Cube>") in cube and _line("tap<Cube>") not in square  # the written argument wins
+    assert _line("reg.on(new Cube()") in cube  # a method's own type parameter
 
 
 def test_inferences_not_followed_stay_name_only(index: CodeIndex) -> None:

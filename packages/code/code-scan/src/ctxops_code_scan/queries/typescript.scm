@@ -71,11 +71,11 @@
 ; fields (`private s: Scheduler`) come from the field definitions above. `x.m()` and `this.s.m()` then
 ; reach the class's (or interface's) method m (receiver_types.py, the graph).
 (required_parameter pattern: (identifier) @name
-  type: (type_annotation [(type_identifier) @type (generic_type) @type])) @bind.local
+  type: (type_annotation [(type_identifier) @type (generic_type) @type (nested_type_identifier) @type])) @bind.local
 (optional_parameter pattern: (identifier) @name
-  type: (type_annotation [(type_identifier) @type (generic_type) @type])) @bind.local
+  type: (type_annotation [(type_identifier) @type (generic_type) @type (nested_type_identifier) @type])) @bind.local
 (variable_declarator name: (identifier) @name
-  type: (type_annotation [(type_identifier) @type (generic_type) @type])) @bind.local
+  type: (type_annotation [(type_identifier) @type (generic_type) @type (nested_type_identifier) @type])) @bind.local
 (variable_declarator name: (identifier) @name value: (new_expression constructor: (identifier) @type)) @bind.local
 ; ... also unions: `T | null`, `T | undefined` (what is called on it, when it is called, is T's), `A | B` (each
 ; member's method).

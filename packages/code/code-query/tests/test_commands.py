@@ -167,6 +167,20 @@ def test_brief_runs_of_top_level_variables_share_a_line(tmp_path: Path, capsys: 
     assert "Inner:14 Inner.m:15" in out  # nested members named relative to the top-level symbol
 
 
+def test_brief_lists_a_method_written_above_its_type_under_the_type(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "server.go").write_text(
+        "package srv\n\nfunc (s *Server) early() int {\n\treturn 1\n}\n\nfunc Free() {}\n\n"
+        "type Server struct {\n\tAddr string\n}\n\nfunc (s *Server) Late() {}\n"
+    )
+    code, out, _ = run(capsys, tmp_path, "brief", "server.go")
+    assert code == 0
+    tops = [line.split(None, 2)[1:] for line in out.splitlines() if line[:8].strip().isdigit()]
+    assert [entry[1].split("(")[0] for entry in tops] == ["Free", "Server"], out  # no top-level `early`
+    assert "early:3" in out and "Addr:10" in out and "Late:13" in out
+
+
 def test_deps_of_a_file_and_of_a_symbol(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
     code, result = run_json(
         capsys, example_repo, "deps", "api/orders/state_machine.py", "--max", "50", "--budget", "3000"

@@ -181,6 +181,26 @@ def test_brief_lists_a_method_written_above_its_type_under_the_type(
     assert "early:3" in out and "Addr:10" in out and "Late:13" in out
 
 
+def test_a_call_to_an_overloaded_function_is_one_caller(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "lib.ts").write_text(
+        "export function pick(a: string): string;\nexport function pick(a: number): number;\n"
+        "export function pick(a: any): any {\n  return a;\n}\n"
+    )
+    (tmp_path / "app.ts").write_text(
+        "import { pick } from './lib';\n\nexport function useIt() {\n  const n = pick(1);\n"
+        "  return pick('x') + n;\n}\n\nexport function other() {\n  return pick(2);\n}\n"
+    )
+    from ctxops_code_query.graph_backend import build_index
+
+    build_index(tmp_path)
+    code, result = run_json(capsys, tmp_path, "callers", "pick")
+    assert code == 0
+    assert sorted((h.path, h.line) for h in result.hits) == [("app.ts", 4), ("app.ts", 5), ("app.ts", 9)]
+    code, out, _ = run(capsys, tmp_path, "impact", "pick")
+    # the importing file, useIt and other: each once, not once per declaration of pick
+    assert code == 0 and "impact of pick (depth <= 3): 3 callers, " in out, out
+
+
 def test_deps_of_a_file_and_of_a_symbol(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
     code, result = run_json(
         capsys, example_repo, "deps", "api/orders/state_machine.py", "--max", "50", "--budget", "3000"

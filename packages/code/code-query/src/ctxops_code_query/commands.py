@@ -92,6 +92,14 @@ def candidates(ctx: QueryContext, symbols: list[Symbol], roles: tuple[str, ...])
     return out
 
 
+def overloads_as_one(symbol_id: str) -> str:
+    """The id of a function's first declaration for any of its overloads (`f(+2).` -> `f().`): a call site
+    resolved to every overload of a TypeScript function is one call, not one per declaration."""
+    head, sep, tail = symbol_id.rpartition("(+")
+    digits, close, rest = tail.partition(")")
+    return f"{head}(){rest}" if sep and close and digits.isdigit() else symbol_id
+
+
 def _possible_note(n: int) -> str:
     return f", {n} more possible by name only" if n else ""
 
@@ -192,7 +200,7 @@ def _hops(ctx: QueryContext, command: str, name: str, depth: int) -> Answer:
         else:
             found = ctx.index.callees(symbol.id, depth)
         for hop in found:
-            key = (hop.edge.src, hop.edge.dst, hop.edge.line)
+            key = (hop.edge.src, overloads_as_one(hop.edge.dst), hop.edge.line)
             if key not in seen:
                 seen.add(key)
                 hops.append(hop)
@@ -484,8 +492,9 @@ def cmd_impact(ctx: QueryContext, name: str, depth: int = 3) -> Answer:
     tests_sorted = sorted(tests)
     sites = {(h.edge.path, h.edge.line) for h in callers}
     possible = [h for h in _callers_by_name(ctx, symbols) if (h.edge.path, h.edge.line) not in sites]
+    distinct = {overloads_as_one(h.symbol.id if h.symbol else h.edge.src) for h in callers}
     answer.notes.append(
-        f"impact of {symbols[0].qualname} (depth <= {depth}): {len(callers)} callers, "
+        f"impact of {symbols[0].qualname} (depth <= {depth}): {len(distinct)} callers, "
         f"{len(files)} files, {len(tests_sorted)} tests" + _possible_note(len(possible))
     )
     if tests_sorted:
@@ -493,14 +502,14 @@ def cmd_impact(ctx: QueryContext, name: str, depth: int = 3) -> Answer:
         answer.notes.append(f"tests to run: {shown}")
     seen: set[str] = set()
     for hop in sorted(callers, key=lambda h: (h.depth, _RANK.get(h.edge.confidence, 3), h.edge.path or "")):
-        key = hop.symbol.id if hop.symbol else hop.edge.src
+        key = overloads_as_one(hop.symbol.id if hop.symbol else hop.edge.src)
         if key in seen:
             continue
         seen.add(key)
         answer.add(_hop_hit(hop, "callers"))
     answer.certain = len(answer.hits)
     for hop in possible:
-        key = hop.symbol.id if hop.symbol else hop.edge.src
+        key = overloads_as_one(hop.symbol.id if hop.symbol else hop.edge.src)
         if key in seen:
             continue
         seen.add(key)

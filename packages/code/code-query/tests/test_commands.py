@@ -199,6 +199,9 @@ def test_a_call_to_an_overloaded_function_is_one_caller(tmp_path: Path, capsys: 
     code, out, _ = run(capsys, tmp_path, "impact", "pick")
     # the importing file, useIt and other: each once, not once per declaration of pick
     assert code == 0 and "impact of pick (depth <= 3): 3 callers, " in out, out
+    code, found = run_json(capsys, tmp_path, "search", "pick")
+    assert code == 0
+    assert [h.symbol_id for h in found.hits if h.path == "lib.ts"] == ["typescript lib.ts pick()."]
 
 
 def test_deps_of_a_file_and_of_a_symbol(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:

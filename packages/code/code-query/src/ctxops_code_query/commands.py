@@ -10,7 +10,7 @@ from ctxops_contracts import QueryHit, Reference, Symbol
 from .answer import Answer
 from .backend import FileDeps, Hop
 from .context import QueryContext
-from .defs import BODY_PREVIEW_HITS, definition_text, describe, with_signature
+from .defs import BODY_PREVIEW_HITS, definition_text, describe, overloads_as_one, with_signature
 from .defs import body_preview as _body_preview
 from .errors import UsageError
 from .suggest import suggest
@@ -90,14 +90,6 @@ def candidates(ctx: QueryContext, symbols: list[Symbol], roles: tuple[str, ...])
             continue
         out.append(ref)
     return out
-
-
-def overloads_as_one(symbol_id: str) -> str:
-    """The id of a function's first declaration for any of its overloads (`f(+2).` -> `f().`): a call site
-    resolved to every overload of a TypeScript function is one call, not one per declaration."""
-    head, sep, tail = symbol_id.rpartition("(+")
-    digits, close, rest = tail.partition(")")
-    return f"{head}(){rest}" if sep and close and digits.isdigit() else symbol_id
 
 
 def _possible_note(n: int) -> str:

@@ -5,7 +5,9 @@ A pending reference's `receiver_type` is an expression such as `@client#get()` (
 symbol it means in its file (its own definition, an import, a re-export), a function to its result's
 expression (`types` rows, read in the function's own file), a class attribute or method to the
 attribute's type or the method's result (searched up the class's bases). An expression whose head is a
-class and that has no steps left is done. Only stated facts are followed; what does not resolve
+class and that has no steps left is done. A TypeScript callback parameter that is the callee's own type
+parameter (a `%sources` recipe) is read back in the calling file: the type the call instantiates it with
+(`offered`, `decided`). Only stated facts are followed; what does not resolve
 within `MAX_ROUNDS` hops gives nothing (the reference stays a name-only candidate).
 
 The result is the temp table `typed_cls(rid, cls, via)`: `via` is the strongest inference used, which

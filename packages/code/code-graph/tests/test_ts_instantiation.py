@@ -94,6 +94,11 @@ FILES = {
     "lib/core.ts": CORE,
     "lib/index.ts": "export * from './core';\nexport * as util from './util';\n",
     "lib/util.ts": "export function assign(): void {}\n",
+    # the same in Python: a module bound by name in a package module, a class's name as a value
+    "pyk/context.py": "from . import reduction\n",
+    "pyk/reduction.py": "def dump():\n    return 1\n\n\nclass Handle:\n    def close(self):\n        return 2\n",
+    "pyk/user.py": "from .context import reduction\nimport pyk.reduction\n\n\ndef go(h):\n"
+    "    reduction.dump()\n    pyk.reduction.Handle.close(h)\n",
     "app/shapes.ts": SHAPES,
 }
 
@@ -158,3 +163,10 @@ def test_a_name_in_value_position_is_the_value(index: CodeIndex) -> None:
     assert {(h.edge.path, h.edge.line, h.edge.resolution) for h in assign} == {
         ("app/shapes.ts", _line("util.assign()"), "module-qualified")
     }
+
+
+def test_python_module_bound_by_name_and_class_values(index: CodeIndex) -> None:
+    dump = index.callers("python pyk/reduction.py dump().", 1, certain_only=True)
+    assert {(h.edge.path, h.edge.line, h.edge.resolution) for h in dump} == {("pyk/user.py", 6, "module-qualified")}
+    close = index.callers("python pyk/reduction.py Handle.close().", 1, certain_only=True)
+    assert {(h.edge.path, h.edge.line) for h in close} == {("pyk/user.py", 7)}  # `mod.K.m(h)`: K's method

@@ -53,16 +53,16 @@ def _first(alias: str) -> str:
     return f"split_part(split_part({alias}.steps, '#', 1), '%', 1)"
 
 
-def _callback(steps: str, expr: str, path: str, rest: str) -> str:
-    """SQL: (path, mk, nm, steps) of the state a callee's row (`expr`, in the file `path`) for the callback
-    parameter named by the first of `steps` gives. A recipe `%sources` (the parameter is one of the callee's
-    type parameters) goes back to the call site's file, to the call's context that the step's
-    `%<byte>@<path>` names (a `%` head, read by `offered`)."""
+def _callback(steps: str, expr: str, path: str) -> str:
+    """SQL: (path, expr) of the state a callee's row (`expr`, in the file `path`) gives for the callback
+    parameter named by the first of `steps`. A recipe `%sources` (the parameter is one of the callee's type
+    parameters) goes back to the call site's file, to the call's context that the step's `%<byte>@<path>`
+    names (a `%` head, read by `offered`)."""
     key = f"split_part(split_part({steps}, '#', 1), '%', 2)"
     recipe = f"left({expr}, 1) = '%' AND {key} <> ''"
     at = f"CASE WHEN {recipe} THEN {expr} || '!' || split_part({key}, '@', 1) ELSE {expr} END"
     where = f"CASE WHEN {recipe} THEN substr({key}, strpos({key}, '@') + 1) ELSE {path} END"
-    return f"{where}, {_parse(at, rest)}"
+    return f"{where} AS path, {at} AS expr"
 
 
 _COLS = "rid, path, mk, nm, steps, cls, selfc, via, enc"
@@ -132,16 +132,32 @@ member AS (
   JOIN types y ON y.owner = s.id AND y.name IS NULL
 ),
 nearest AS (SELECT * FROM member QUALIFY d = min(d) OVER (PARTITION BY rid, cls, src_steps)),
+-- the callee's row for a callback's parameter: `&f#i.j` (f's signature, or K's constructor's), `K#m&i.j`
+called AS (
+  SELECT n.rid, n.selfc, greatest(n.via, 4) AS via, {_REST.format("n")} AS rest,
+         {_callback("n.steps", "y.expr", "n.spath")}
+  FROM named n
+  JOIN types y ON y.owner = n.sid AND y.name = '&' || {_first("n")}
+  WHERE n.mk = '&' AND n.skind = 'function'
+  UNION ALL
+  SELECT n.rid, n.selfc, greatest(n.via, 4), {_REST.format("n")}, {_callback("n.steps", "y.expr", "n.spath")}
+  FROM named n
+  JOIN symbols k ON k.parent = n.sid AND k.name = 'constructor' AND k.kind = 'method'
+  JOIN types y ON y.owner = k.id AND y.name = '&' || {_first("n")}
+  WHERE n.mk = '&' AND n.skind IN {_TYPE_KINDS}
+  UNION ALL
+  SELECT n.rid, n.selfc, n.via, n.rest, {_callback("n.src_steps", "n.expr", "n.path")} FROM nearest n
+  WHERE strpos(n.src_steps, '%') > 0
+),
 -- `%sources!byte`: what the call at byte (rows of its file) states, from the first kind of source it has,
 -- in the compiler's order: an explicit type argument, else the arguments (all that the call passes must
 -- agree; `u<k>`, an inference not followed, with argument k there gives nothing), else the declared type
 offered AS (
   SELECT e.rid, e.path, e.nm, e.steps, e.selfc, e.via, c.expr, starts_with(src.s, 'u') AS unknown,
          CASE left(src.s, 1) WHEN 't' THEN 0 WHEN 'r' THEN 2 ELSE 1 END AS g
-  FROM e, unnest(string_split(split_part(e.nm, '!', 1), ',')) AS src(s)
-  JOIN types c ON c.path = e.path AND c.owner IS NULL
+  FROM (SELECT * FROM e WHERE mk = '%') e, unnest(string_split(split_part(e.nm, '!', 1), ',')) AS src(s)
+  JOIN calls c ON c.path = e.path
    AND c.name = '%' || split_part(e.nm, '!', 2) || '.' || regexp_replace(src.s, '^u', 'a')
-  WHERE e.mk = '%'
   QUALIFY g = min(g) OVER (PARTITION BY e.rid, e.path, e.nm, e.steps)
 ),
 decided AS (
@@ -160,16 +176,7 @@ JOIN types y ON y.owner = n.sid AND y.name IS NULL
 WHERE n.mk = '=' AND n.skind = 'function'
 UNION ALL
 -- `&f#i.j`: parameter j of the callback passed as argument i of f (f's signature), or of K's constructor
-SELECT n.rid, {_callback("n.steps", "y.expr", "n.spath", _REST.format("n"))}, NULL, n.selfc, greatest(n.via, 4), NULL
-FROM named n
-JOIN types y ON y.owner = n.sid AND y.name = '&' || {_first("n")}
-WHERE n.mk = '&' AND n.skind = 'function'
-UNION ALL
-SELECT n.rid, {_callback("n.steps", "y.expr", "n.spath", _REST.format("n"))}, NULL, n.selfc, greatest(n.via, 4), NULL
-FROM named n
-JOIN symbols k ON k.parent = n.sid AND k.name = 'constructor' AND k.kind = 'method'
-JOIN types y ON y.owner = k.id AND y.name = '&' || {_first("n")}
-WHERE n.mk = '&' AND n.skind IN {_TYPE_KINDS}
+SELECT c.rid, c.path, {_parse("c.expr", "c.rest")}, NULL, c.selfc, c.via, NULL FROM called c
 UNION ALL
 -- a callee's type parameter, as the call instantiates it: read in the call's file
 SELECT o.rid, o.path, {_parse("o.expr", "o.steps")}, NULL, o.selfc, greatest(o.via, 4), NULL FROM decided o
@@ -230,7 +237,8 @@ UNION ALL
 -- `Self`: the class the expression is read for
 SELECT rid, path, '', '', steps, selfc, selfc, via, NULL FROM e WHERE mk = 'S' AND selfc IS NOT NULL
 UNION ALL
-SELECT n.rid, {_callback("n.src_steps", "n.expr", "n.path", "n.rest")}, NULL, n.selfc, n.via, NULL FROM nearest n
+SELECT n.rid, n.path, {_parse("n.expr", "n.rest")}, NULL, n.selfc, n.via, NULL FROM nearest n
+WHERE strpos(n.src_steps, '%') = 0
 """
 
 
@@ -280,6 +288,11 @@ WHERE coalesce(j.n_got, 0) < u.n OR j.n_has = 0 OR j.n_unknown > 0
 def evaluate(con: Any) -> None:
     """`typed_cls(rid, cls, via)` for the pending references with a receiver type."""
     con.execute(_START)
+    # What TypeScript calls state about their callees' type parameters (`%<byte>.<source>` rows), apart
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE calls AS SELECT path, name, expr FROM types"
+        " WHERE owner IS NULL AND starts_with(name, '%')"
+    )
     con.execute("CREATE OR REPLACE TEMP TABLE unions (rid BIGINT, n INTEGER)")
     con.execute("CREATE OR REPLACE TEMP TABLE done (rid BIGINT, cls VARCHAR, via INTEGER)")
     # Every state reached so far: a state met again has nothing new to give (names that go round in circles,

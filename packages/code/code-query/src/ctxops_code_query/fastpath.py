@@ -160,8 +160,6 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
         ):
             # Files saved since the index: their definitions are read from them now (the update still runs
             # detached and commits for the next query and every other command).
-            from pathlib import Path
-
             from ctxops_code_graph.background import start_early
 
             from .overlay import definition_rows, scan_saved
@@ -169,7 +167,7 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
             start_early(root)
             try:
                 saved_paths = sorted(stale.modified)
-                saved_scans = scan_saved(Path(root), saved_paths)
+                saved_scans = scan_saved(root, saved_paths)
                 saved_rows = definition_rows(con, opts["name"], saved_paths, saved_scans)
             except Exception:  # a broken .meta/config.toml, say: the full path reports it properly
                 saved_rows = None

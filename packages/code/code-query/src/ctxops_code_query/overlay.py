@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ctxops_contracts import Reference, Symbol
 
 
-def scan_saved(root: Path, paths: Iterable[str]) -> dict[str, ScanResult]:
+def scan_saved(root: str | Path, paths: Iterable[str]) -> dict[str, ScanResult]:
     """The saved files extracted as the update will extract them (one tree-sitter parse each), by path; a
     file deleted, or skipped by rule now, has none (the update removes it from the index)."""
     from ctxops_code_scan.config import ScanConfig
@@ -30,6 +30,7 @@ def scan_saved(root: Path, paths: Iterable[str]) -> dict[str, ScanResult]:
     from ctxops_code_scan.records import ScanResult as Scanned
     from ctxops_code_scan.scan import scan_file
 
+    root = Path(root)
     config = ScanConfig.load(root)
     scans: dict[str, ScanResult] = {}
     for path in sorted(paths):
@@ -120,6 +121,10 @@ def saved_note(paths: Sequence[str]) -> str:
     """What an answer that read saved files says about it (text and `--json` notes)."""
     shown = ", ".join(paths[:3]) + (f" (+{len(paths) - 3})" if len(paths) > 3 else "")
     return f"read from the saved files {shown}; the index update runs in the background"
+
+
+# What `cq map` over saved files cannot count yet (`SavedFiles.file_edges`).
+MAP_NOTE = "the saved files' uses by name only count in this ranking once the update commits"
 
 
 def _paths_in(paths: Collection[str]) -> str:

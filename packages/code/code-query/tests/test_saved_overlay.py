@@ -107,6 +107,12 @@ def test_refs_callers_and_brief_answer_from_the_saved_file(repo: Path) -> None:
         assert answer(repo, "callers", "bill", rc=1)["hits"] == []
         assert answer(repo, "def", "shop/billing.py:bill", rc=1)["hits"] == []
         assert sites(answer(repo, "def", "shop/billing.py:invoice")) == {("shop/billing.py", 4)}
+        # No file added or removed: `cq deps` and `cq map` keep the snapshot's other imports.
+        assert deps(repo, "shop/orders.py")[:2] == (set(), {"shop/billing.py"})
+        assert deps(repo, "shop/billing.py")[:2] == ({"shop/orders.py"}, set())
+        order, symbols, _notes = ranked(repo)
+        assert order == ["shop/orders.py", "shop/billing.py"]
+        assert symbols["shop/billing.py"].split(", ")[:1] == ["invoice"] and "Ledger" in symbols["shop/billing.py"]
     # Once the update commits, the index answers the same.
     _wait_for_update(repo)
     from ctxops_code_graph import CodeIndex

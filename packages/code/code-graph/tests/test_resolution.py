@@ -181,6 +181,28 @@ def test_go_imports_and_definitions(tmp_path: Path) -> None:
     idx.close()
 
 
+def test_go_imports_never_reach_test_files_or_testdata(tmp_path: Path) -> None:
+    files = {
+        **GO,
+        # a package's tests (internal and external) and its testdata: never part of what `import` names
+        "util/util_test.go": "package util\n\nfunc Do(x any) {}\n\nfunc helper() {}\n",
+        "util/x_test.go": "package util_test\n\nfunc Example() {}\n",
+        "util/testdata/fake.go": "package fake\n\nfunc Do(x any) {}\n",
+        "shapes/t_test.go": 'package shapes\n\nimport "example.com/app/util"\n\nfunc g() { util.Do(1) }\n',
+    }
+    root = make_repo(tmp_path / "gotests", files)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    targets = {(i.module, i.target) for i in idx.file_deps("main.go").imports}
+    assert ("example.com/app/util", "util/util.go") in targets
+    assert not {t for _m, t in targets if t and (t.endswith("_test.go") or "/testdata/" in t)}
+    # A test file may import the package; its call still reaches the package's own definition.
+    do = idx.callers("go util/util.go Do().", 1, certain_only=True)
+    assert {h.edge.path for h in do} == {"main.go", "shapes/t_test.go"}
+    assert idx.callers("go util/util_test.go Do().", 1, certain_only=True) == []
+    idx.close()
+
+
 def test_classes_defined_in_a_function_reach_their_bases(tmp_path: Path) -> None:
     root = make_repo(
         tmp_path / "nested",

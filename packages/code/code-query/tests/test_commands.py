@@ -167,6 +167,43 @@ def test_brief_runs_of_top_level_variables_share_a_line(tmp_path: Path, capsys: 
     assert "Inner:14 Inner.m:15" in out  # nested members named relative to the top-level symbol
 
 
+def test_brief_lists_a_method_written_above_its_type_under_the_type(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "server.go").write_text(
+        "package srv\n\nfunc (s *Server) early() int {\n\treturn 1\n}\n\nfunc Free() {}\n\n"
+        "type Server struct {\n\tAddr string\n}\n\nfunc (s *Server) Late() {}\n"
+    )
+    code, out, _ = run(capsys, tmp_path, "brief", "server.go")
+    assert code == 0
+    tops = [line.split(None, 2)[1:] for line in out.splitlines() if line[:8].strip().isdigit()]
+    assert [entry[1].split("(")[0] for entry in tops] == ["Free", "Server"], out  # no top-level `early`
+    assert "early:3" in out and "Addr:10" in out and "Late:13" in out
+
+
+def test_a_call_to_an_overloaded_function_is_one_caller(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "lib.ts").write_text(
+        "export function pick(a: string): string;\nexport function pick(a: number): number;\n"
+        "export function pick(a: any): any {\n  return a;\n}\n"
+    )
+    (tmp_path / "app.ts").write_text(
+        "import { pick } from './lib';\n\nexport function useIt() {\n  const n = pick(1);\n"
+        "  return pick('x') + n;\n}\n\nexport function other() {\n  return pick(2);\n}\n"
+    )
+    from ctxops_code_query.graph_backend import build_index
+
+    build_index(tmp_path)
+    code, result = run_json(capsys, tmp_path, "callers", "pick")
+    assert code == 0
+    assert sorted((h.path, h.line) for h in result.hits) == [("app.ts", 4), ("app.ts", 5), ("app.ts", 9)]
+    code, out, _ = run(capsys, tmp_path, "impact", "pick")
+    # the importing file, useIt and other: each once, not once per declaration of pick
+    assert code == 0 and "impact of pick (depth <= 3): 3 callers, " in out, out
+    code, found = run_json(capsys, tmp_path, "search", "pick")
+    assert code == 0
+    assert [h.symbol_id for h in found.hits if h.path == "lib.ts"] == ["typescript lib.ts pick()."]
+
+
 def test_deps_of_a_file_and_of_a_symbol(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
     code, result = run_json(
         capsys, example_repo, "deps", "api/orders/state_machine.py", "--max", "50", "--budget", "3000"

@@ -406,3 +406,29 @@ def test_typescript_results_from_returns_and_dollar_names() -> None:
     assert types[("Pos.parent().", None)] == "Self#node()"
     assert types[("Pos.both().", None)] == "=Pos"
     assert {r.line: r.receiver_type for r in out.references if r.symbol_name == "cut"} == {15: "Self#node()"}
+
+
+TS_GENERIC = b"""import * as core from './core';
+export function make<T, D = T>(name: string, init: (inst: T, def: D) => void): core.$Maker<T, D> {}
+export function tap<T>(value: T, extra: T[], fn: (v: T) => T): void {}
+export const Thing: core.$Maker<Thing> = core.make<Thing>("t", (inst) => inst.check());
+tap(new Cube(), [], (v) => v.side());
+"""
+
+
+def test_typescript_instantiation_facts() -> None:
+    """A callback parameter typed by the callee's own type parameter is a recipe naming where a call takes
+    it from; a call states those sources in rows of its file, and its callbacks' steps name the call."""
+    out = extract(TS_GENERIC, "src/g.ts", "typescript")
+    types = {(owner.rsplit(" ", 1)[-1] if owner else None, name): expr for owner, name, expr in out.types}
+    assert types[("make().", "&1.0")] == "%t0,r:$Maker:0"  # explicit, else the declared `$Maker<K, _>`
+    assert types[("make().", "&1.1")] == "%t1,r:$Maker:1"
+    assert types[("tap().", "&2.0")] == "%t0,u2,a0,u1"  # the callback's own result and `T[]`: not followed
+    got = {(r.line, r.symbol_name): r.receiver_type for r in out.references if r.role == "call" and r.qualifier}
+    at = TS_GENERIC.index(b'core.make<Thing>("t"')
+    assert got[(4, "check")] == f"&core.make#1.0%{at}@src/g.ts"  # a namespace's function, at module level
+    assert types[(None, f"%{at}.t0")] == "Thing" and types[(None, f"%{at}.r:$Maker:0")] == "Thing"
+    assert types[(None, f"%{at}.a0")] == "?" and types[(None, f"%{at}.r")] == "core.$Maker"
+    tap = TS_GENERIC.index(b"tap(new Cube()")
+    assert got[(5, "side")] == f"&tap#2.0%{tap}@src/g.ts"
+    assert types[(None, f"%{tap}.a0")] == "=Cube" and types[(None, f"%{tap}.a1")] == "?"

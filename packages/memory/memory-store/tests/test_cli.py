@@ -152,3 +152,12 @@ def test_add_control_characters_and_secrets_as_the_issue_reported(repo: Path) ->
     assert lesson.returncode == 0, lesson.stderr
     on_disk = "".join(p.read_text() for p in (repo / ".meta" / "memory").glob("*.md"))
     assert secret not in on_disk and "token rotated" in on_disk
+
+
+def test_add_takes_the_body_as_a_positional_argument_too(repo: Path) -> None:
+    added = mem(repo, "add", "--kind", "lesson", "--title", "Rounding", "Round half-even at the end.", "--json")
+    assert added.returncode == 0, added.stderr
+    shown = mem(repo, "show", json.loads(added.stdout)["entry"]["id"], "--json")
+    assert json.loads(shown.stdout)["body"] == "Round half-even at the end."
+    twice = mem(repo, "add", "--title", "T", "--body", "a", "b")
+    assert twice.returncode == 2 and "given twice" in twice.stderr and "Traceback" not in twice.stderr

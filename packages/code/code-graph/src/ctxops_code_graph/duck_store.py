@@ -323,6 +323,22 @@ JOIN found f ON f.start = m.target_path AND f.sname = m.symbol_name
     (
         "reexport",
         """
+-- `import { util } from './index'` where index.ts binds util to one module (`export * as util from './util'`;
+-- Python `from pkg import mod` where pkg has `import x as mod`): `util.f()` is f of that module.
+INSERT INTO everything
+SELECT r.rid, s.id, 21, 'import-resolved', 'module-qualified' FROM pending r
+JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.alias = r.qualifier AND i.name IS NOT NULL
+JOIN (
+  SELECT path, alias, any_value(target_path) AS target_path FROM imports
+  WHERE target_kind = 'module' AND target_path IS NOT NULL GROUP BY path, alias
+  HAVING count(DISTINCT target_path) = 1
+) x ON x.path = i.target_path AND x.alias = i.name AND x.target_path <> r.path
+JOIN syms s ON s.path = x.target_path AND s.parent IS NULL AND s.name = r.symbol_name
+""",
+    ),
+    (
+        "reexport",
+        """
 -- `import os` then `os.path.join()`: a module-valued name the imported module binds (`import x as path`).
 INSERT INTO everything
 SELECT r.rid, s.id, 22, 'import-resolved', 'module-qualified' FROM pending r

@@ -223,6 +223,10 @@ def _file_keys(path: str, lang: str) -> list[tuple[str, int]]:
             keys.append(("/".join(parts[:-1]), 1))
         return keys
     if fam == "go":
+        # An import path names a package's non-test files: `_test.go` files (package x or x_test) are
+        # compiled only into that directory's tests, and the go tool never imports from `testdata/`.
+        if path.endswith("_test.go") or "testdata" in parts[:-1]:
+            return []
         dirs = parts[:-1]
         return _suffixes(dirs, "/") if dirs else [("", 0)]
     if fam == "java":

@@ -39,11 +39,28 @@ def _parse(expr: str, steps: str) -> str:
     head = f"split_part({expr}, '#', 1)"
     own = f"CASE WHEN strpos({expr}, '#') > 0 THEN substr({expr}, strpos({expr}, '#') + 1) ELSE '' END"
     return (
-        f"CASE WHEN {head} = 'Self' THEN 'S' WHEN left({head}, 1) IN ('=', '^', '@', '&') THEN left({head}, 1)"
+        f"CASE WHEN {head} = 'Self' THEN 'S' WHEN left({head}, 1) IN ('=', '^', '@', '&', '%') THEN left({head}, 1)"
         f" ELSE '' END AS mk,"
-        f" CASE WHEN left({head}, 1) IN ('=', '^', '@', '&') THEN substr({head}, 2) ELSE {head} END AS nm,"
+        f" CASE WHEN left({head}, 1) IN ('=', '^', '@', '&', '%') THEN substr({head}, 2) ELSE {head} END AS nm,"
         f" CASE WHEN {own} = '' THEN {steps} WHEN {steps} = '' THEN {own} ELSE {own} || '#' || {steps} END AS steps"
     )
+
+
+def _first(alias: str) -> str:
+    """SQL: the first step of `alias.steps` without the call site's context (`1.0%<byte>@<path>` -> `1.0`)."""
+    return f"split_part(split_part({alias}.steps, '#', 1), '%', 1)"
+
+
+def _callback(steps: str, expr: str, path: str, rest: str) -> str:
+    """SQL: (path, mk, nm, steps) of the state a callee's row (`expr`, in the file `path`) for the callback
+    parameter named by the first of `steps` gives. A recipe `%sources` (the parameter is one of the callee's
+    type parameters) goes back to the call site's file, to the call's context that the step's
+    `%<byte>@<path>` names (a `%` head, read by `offered`)."""
+    key = f"split_part(split_part({steps}, '#', 1), '%', 2)"
+    recipe = f"left({expr}, 1) = '%' AND {key} <> ''"
+    at = f"CASE WHEN {recipe} THEN {expr} || '!' || split_part({key}, '@', 1) ELSE {expr} END"
+    where = f"CASE WHEN {recipe} THEN substr({key}, strpos({key}, '@') + 1) ELSE {path} END"
+    return f"{where}, {_parse(at, rest)}"
 
 
 _COLS = "rid, path, mk, nm, steps, cls, selfc, via, enc"
@@ -98,7 +115,7 @@ member AS (
          greatest(m.via, 4), m.d, m.cls, m.steps FROM mro m
   JOIN symbols s ON s.parent = m.anc AND s.kind IN ('method', 'function')
    AND s.name = regexp_replace(split_part(split_part(m.steps, '#', 1), '&', 1), '^~', '#')
-  JOIN types y ON y.owner = s.id AND y.name = '&' || split_part(split_part(m.steps, '#', 1), '&', 2)
+  JOIN types y ON y.owner = s.id AND y.name = '&' || split_part({_first("m")}, '&', 2)
   WHERE strpos(split_part(m.steps, '#', 1), '&') > 0
   UNION ALL
   -- Go: a method in another file of the type's package (no parent link across files)
@@ -112,10 +129,28 @@ member AS (
    AND regexp_extract(s.path, '^(.*)/', 1) = g.kdir
   JOIN types y ON y.owner = s.id AND y.name IS NULL
 ),
-nearest AS (SELECT * FROM member QUALIFY d = min(d) OVER (PARTITION BY rid, cls, src_steps))
--- a class named in the file (its own, or one in the enclosing function): an instance of it
+nearest AS (SELECT * FROM member QUALIFY d = min(d) OVER (PARTITION BY rid, cls, src_steps)),
+-- `%sources!byte`: what the call at byte (rows of its file) states, from the first kind of source it has,
+-- in the compiler's order: an explicit type argument, else the arguments (all that the call passes must
+-- agree; `u<k>`, an inference not followed, with argument k there gives nothing), else the declared type
+offered AS (
+  SELECT e.rid, e.path, e.nm, e.steps, e.selfc, e.via, c.expr, starts_with(src.s, 'u') AS unknown,
+         CASE left(src.s, 1) WHEN 't' THEN 0 WHEN 'r' THEN 2 ELSE 1 END AS g
+  FROM e, unnest(string_split(split_part(e.nm, '!', 1), ',')) AS src(s)
+  JOIN types c ON c.path = e.path AND c.owner IS NULL
+   AND c.name = '%' || split_part(e.nm, '!', 2) || '.' || regexp_replace(src.s, '^u', 'a')
+  WHERE e.mk = '%'
+  QUALIFY g = min(g) OVER (PARTITION BY e.rid, e.path, e.nm, e.steps)
+),
+decided AS (
+  SELECT rid, path, steps, any_value(selfc) AS selfc, any_value(via) AS via, any_value(expr) AS expr
+  FROM offered GROUP BY rid, path, nm, steps
+  HAVING count(DISTINCT expr) = 1 AND NOT bool_or(unknown) AND any_value(expr) <> '?'
+)
+-- a class named in the file (its own, or one in the enclosing function): an instance of it; the value of a
+-- class's name is the class (its methods are what `K.m()` calls; an interface of that name is no value)
 SELECT rid, path, mk, nm, steps, sid AS cls, selfc, via, enc FROM named
-WHERE mk IN ('', '=') AND skind IN {_TYPE_KINDS}
+WHERE (mk IN ('', '=') AND skind IN {_TYPE_KINDS}) OR (mk = '^' AND skind = 'class')
 UNION ALL
 -- a call of a function of the file: its result, read in its file
 SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 2), NULL FROM named n
@@ -123,28 +158,33 @@ JOIN types y ON y.owner = n.sid AND y.name IS NULL
 WHERE n.mk = '=' AND n.skind = 'function'
 UNION ALL
 -- `&f#i.j`: parameter j of the callback passed as argument i of f (f's signature), or of K's constructor
-SELECT n.rid, n.spath, {_parse("y.expr", _REST.format("n"))}, NULL, n.selfc, greatest(n.via, 4), NULL FROM named n
-JOIN types y ON y.owner = n.sid AND y.name = '&' || split_part(n.steps, '#', 1)
+SELECT n.rid, {_callback("n.steps", "y.expr", "n.spath", _REST.format("n"))}, NULL, n.selfc, greatest(n.via, 4), NULL
+FROM named n
+JOIN types y ON y.owner = n.sid AND y.name = '&' || {_first("n")}
 WHERE n.mk = '&' AND n.skind = 'function'
 UNION ALL
-SELECT n.rid, n.spath, {_parse("y.expr", _REST.format("n"))}, NULL, n.selfc, greatest(n.via, 4), NULL FROM named n
+SELECT n.rid, {_callback("n.steps", "y.expr", "n.spath", _REST.format("n"))}, NULL, n.selfc, greatest(n.via, 4), NULL
+FROM named n
 JOIN symbols k ON k.parent = n.sid AND k.name = 'constructor' AND k.kind = 'method'
-JOIN types y ON y.owner = k.id AND y.name = '&' || split_part(n.steps, '#', 1)
+JOIN types y ON y.owner = k.id AND y.name = '&' || {_first("n")}
 WHERE n.mk = '&' AND n.skind IN {_TYPE_KINDS}
+UNION ALL
+-- a callee's type parameter, as the call instantiates it: read in the call's file
+SELECT o.rid, o.path, {_parse("o.expr", "o.steps")}, NULL, o.selfc, greatest(o.via, 4), NULL FROM decided o
 UNION ALL
 -- an element of an array `K[]`: a K, named in the same file
 SELECT rid, path, '', left(nm, length(nm) - 2), {_REST.format("e")}, NULL, selfc, via, enc FROM e
-WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '[]') AND split_part(steps, '#', 1) IN ({_ELEMENT_LIST})
+WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '[]') AND {_first("e")} IN ({_ELEMENT_LIST})
 UNION ALL
 SELECT rid, path, '', nm, {_REST.format("e")}, NULL, selfc, via, enc FROM e
-WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '[]') AND split_part(steps, '#', 1) IN ({_SAME_ARRAY_LIST})
+WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '[]') AND {_first("e")} IN ({_SAME_ARRAY_LIST})
 UNION ALL
 -- a value of a map `K{{}}`: a K, named in the same file; its values: `K[]`
 SELECT rid, path, '', left(nm, length(nm) - 2), {_REST.format("e")}, NULL, selfc, via, enc FROM e
-WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND split_part(steps, '#', 1) IN ({_MAP_VALUE_LIST})
+WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND {_first("e")} IN ({_MAP_VALUE_LIST})
 UNION ALL
 SELECT rid, path, '', left(nm, length(nm) - 2) || '[]', {_REST.format("e")}, NULL, selfc, via, enc FROM e
-WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND split_part(steps, '#', 1) = 'values()'
+WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND {_first("e")} = 'values()'
 UNION ALL
 -- a module-level name of the file: its stated or constructed type
 SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 1), NULL FROM named n
@@ -188,7 +228,7 @@ UNION ALL
 -- `Self`: the class the expression is read for
 SELECT rid, path, '', '', steps, selfc, selfc, via, NULL FROM e WHERE mk = 'S' AND selfc IS NOT NULL
 UNION ALL
-SELECT n.rid, n.path, {_parse("n.expr", "n.rest")}, NULL, n.selfc, n.via, NULL FROM nearest n
+SELECT n.rid, {_callback("n.src_steps", "n.expr", "n.path", "n.rest")}, NULL, n.selfc, n.via, NULL FROM nearest n
 """
 
 

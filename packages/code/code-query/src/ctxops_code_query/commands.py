@@ -10,7 +10,7 @@ from ctxops_contracts import QueryHit, Reference, Symbol
 from .answer import Answer
 from .backend import FileDeps, Hop
 from .context import QueryContext
-from .defs import BODY_PREVIEW_HITS, definition_text, describe, with_signature
+from .defs import BODY_PREVIEW_HITS, definition_text, describe, overloads_as_one, with_signature
 from .defs import body_preview as _body_preview
 from .errors import UsageError
 from .suggest import suggest
@@ -192,7 +192,7 @@ def _hops(ctx: QueryContext, command: str, name: str, depth: int) -> Answer:
         else:
             found = ctx.index.callees(symbol.id, depth)
         for hop in found:
-            key = (hop.edge.src, hop.edge.dst, hop.edge.line)
+            key = (hop.edge.src, overloads_as_one(hop.edge.dst), hop.edge.line)
             if key not in seen:
                 seen.add(key)
                 hops.append(hop)
@@ -356,25 +356,37 @@ def _outline(symbols: list[Symbol]) -> list[tuple[list[Symbol], list[tuple[str, 
     """Top-level entries in line order, each with its descendants named relative to it.
 
     An entry is a run of consecutive top-level variables/constants of one kind (no members), or one
-    other top-level symbol with its members."""
+    other top-level symbol with its members. A member written before its parent (a Go method above its
+    type) is still listed under the parent, never as a top-level entry of its own."""
     by_id = {s.id: s for s in symbols}
+
+    def top(s: Symbol) -> Symbol:
+        seen = {s.id}
+        while s.parent and s.parent in by_id and s.parent not in seen:
+            s = by_id[s.parent]
+            seen.add(s.id)
+        return s
+
+    tops = {s.id: top(s) for s in symbols}
+    with_members = {t.id for sid, t in tops.items() if t.id != sid}
     entries: list[tuple[list[Symbol], list[tuple[str, Symbol]]]] = []
-    top_of: dict[str, int] = {}
+    index_of: dict[str, int] = {}
     for s in symbols:
-        parent = by_id.get(s.parent) if s.parent else None
-        if parent is None or parent.id not in top_of:
-            last = entries[-1][0] if entries else None
-            if last and s.kind in COLLAPSED_KINDS and last[0].kind == s.kind and not entries[-1][1]:
-                last.append(s)
-            else:
-                entries.append(([s], []))
-            top_of[s.id] = len(entries) - 1
+        if tops[s.id] is not s:
             continue
-        index = top_of[parent.id]
-        top_of[s.id] = index
-        top = entries[index][0][0]
-        rel = s.qualname.removeprefix(top.qualname + ".") if s.qualname.startswith(top.qualname + ".") else s.name
-        entries[index][1].append((rel, s))
+        last = entries[-1][0] if entries else None
+        collapsible = s.kind in COLLAPSED_KINDS and s.id not in with_members
+        if last and collapsible and last[0].kind == s.kind and not any(x.id in with_members for x in last):
+            last.append(s)
+        else:
+            entries.append(([s], []))
+        index_of[s.id] = len(entries) - 1
+    for s in symbols:
+        first = tops[s.id]
+        if first is s:
+            continue
+        rel = s.qualname.removeprefix(first.qualname + ".") if s.qualname.startswith(first.qualname + ".") else s.name
+        entries[index_of[first.id]][1].append((rel, s))
     return entries
 
 
@@ -472,8 +484,9 @@ def cmd_impact(ctx: QueryContext, name: str, depth: int = 3) -> Answer:
     tests_sorted = sorted(tests)
     sites = {(h.edge.path, h.edge.line) for h in callers}
     possible = [h for h in _callers_by_name(ctx, symbols) if (h.edge.path, h.edge.line) not in sites]
+    distinct = {overloads_as_one(h.symbol.id if h.symbol else h.edge.src) for h in callers}
     answer.notes.append(
-        f"impact of {symbols[0].qualname} (depth <= {depth}): {len(callers)} callers, "
+        f"impact of {symbols[0].qualname} (depth <= {depth}): {len(distinct)} callers, "
         f"{len(files)} files, {len(tests_sorted)} tests" + _possible_note(len(possible))
     )
     if tests_sorted:
@@ -481,14 +494,14 @@ def cmd_impact(ctx: QueryContext, name: str, depth: int = 3) -> Answer:
         answer.notes.append(f"tests to run: {shown}")
     seen: set[str] = set()
     for hop in sorted(callers, key=lambda h: (h.depth, _RANK.get(h.edge.confidence, 3), h.edge.path or "")):
-        key = hop.symbol.id if hop.symbol else hop.edge.src
+        key = overloads_as_one(hop.symbol.id if hop.symbol else hop.edge.src)
         if key in seen:
             continue
         seen.add(key)
         answer.add(_hop_hit(hop, "callers"))
     answer.certain = len(answer.hits)
     for hop in possible:
-        key = hop.symbol.id if hop.symbol else hop.edge.src
+        key = overloads_as_one(hop.symbol.id if hop.symbol else hop.edge.src)
         if key in seen:
             continue
         seen.add(key)

@@ -29,7 +29,7 @@ from ctxops_contracts.shared.files import atomic_write
 from .answer import Answer
 from .commands import _base
 from .context import QueryContext
-from .defs import CALLABLE_KINDS, describe
+from .defs import CALLABLE_KINDS, describe, overloads_as_one
 from .errors import UsageError
 from .path_kinds import demotion
 from .repo import index_dir
@@ -190,6 +190,15 @@ def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int
             if s.kind not in CALLABLE_KINDS:
                 fused[i] *= 0.7  # ... and rarely a constant or a variable that shares a word with it
     order = sorted(fused, key=lambda i: (-fused[i], chunks[i].path, chunks[i].line))
+    # One hit per function: a TypeScript function's overload declarations are its signatures, not more code.
+    functions: set[str] = set()
+    distinct: list[int] = []
+    for i in order:
+        function = overloads_as_one(chunks[i].id)
+        if function not in functions:
+            functions.add(function)
+            distinct.append(i)
+    order = distinct
     answer.total = len(order)
     for i in order:
         s = chunks[i]

@@ -29,7 +29,17 @@ from .languages import ts_language, ts_query
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
-from .type_exprs import Chain, chain_of, fixture_params, is_fixture, is_fixture_file, join, ts_narrowed, ts_type
+from .type_exprs import (
+    Chain,
+    chain_of,
+    fixture_params,
+    is_fixture,
+    is_fixture_file,
+    join,
+    ts_call_context,
+    ts_narrowed,
+    ts_type,
+)
 
 MAX_SIGNATURE = 200
 _NOT_A_NAME = re.compile("[()\\[\\]{}\n\"'`]")  # a qualifier with these is an expression, not a (dotted) name
@@ -154,6 +164,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     nested: list[tuple[str, str, int]] = []  # (function id, the function around it, where it starts)
     this_binds: list[tuple[str, int, str]] = []  # TypeScript `this: K` parameters: (function id, where, K)
     this_refs: list[tuple[int, str, int]] = []  # TypeScript `this.m()` outside a class: (ref index, function id, where)
+    inherit_starts: set[int] = set()  # TypeScript: names read as bases
 
     for start, _order, neg_end, _pattern, main, caps in items:
         while stack and stack[-1].end_byte <= start:
@@ -164,6 +175,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             name_node = caps["name"][0]
             if name_node.start_byte in def_name_starts:
                 continue
+            if typescript:  # a generic base `extends B<T>` is an `inherit` reference, not also a `type` one
+                if sub == "inherit":
+                    inherit_starts.add(name_node.start_byte)
+                elif sub == "type" and name_node.start_byte in inherit_starts:
+                    continue
             qual = caps.get("qual")
             direct = chain = None
             if qual:
@@ -241,6 +257,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     value = caps.get("value")
                     if not (value and value[0].type in _FUNCTION_VALUES):  # (a function is a symbol of its own)
                         facts.add_local(top.symbol_id, _text(caps["name"][0]), value[0] if value else None)
+            continue
+        if head == "bind" and sub == "callback" and facts is not None and top is None:
+            callbacks.append(("", caps))  # a callback at module level (`const K = make((inst) => ...)`)
             continue
         if head == "bind" and sub in ("destructure", "element", "callback", "prop", "this"):
             if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
@@ -342,7 +361,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     facts.add_go_result(sid, _text(ret[0]))
                 elif typescript:
                     facts.add_ts_result(sid, type_qualname, _text(ret[0]) if ret else None)
-                    facts.add_ts_callbacks(sid, params[0])
+                    facts.add_ts_callbacks(sid, params[0], _text(ret[0]) if ret else None)
                 if top is not None and top.symbol_id and top.kind in ("function", "method"):
                     facts.outer[sid] = top.symbol_id  # a closure sees the names of the function around it
                     nested.append((sid, top.symbol_id, node.start_byte))
@@ -379,11 +398,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
 
     scopes = _CallbackScopes()
     if facts is not None and callbacks:
-        scopes.bind(facts, callbacks, nested)
+        scopes.bind(facts, callbacks, nested, path)
     if facts is not None and this_binds:
         _this_types(out.references, facts, scopes, this_binds, this_refs)
     if facts is not None and typed_refs:
-        _add_receiver_types(out.references, typed_refs, facts, chained, scopes)
+        _add_receiver_types(out.references, typed_refs, facts, chained, scopes, values=typescript)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
     for index, type_qualname in pending_parents:
@@ -404,11 +423,15 @@ def _add_receiver_types(
     facts: TypeFacts,
     chained: bool,
     scopes: _CallbackScopes,
+    *,
+    values: bool = False,
 ) -> None:
-    """After the sweep (an `__init__` may follow the methods using its attributes): receiver types."""
+    """After the sweep (an `__init__` may follow the methods using its attributes): receiver types.
+    `values`: a class-named receiver is the value of that name (TypeScript: `K.init()` where K is both an
+    interface and a `const K: Maker<K>` calls the const's method; a class's value is the class)."""
     roots = facts.typed_roots()
     for index, fid, class_qualname, chain, at in typed:
-        function_id = scopes.at(fid, at) if fid is not None else None
+        function_id = scopes.at(fid if fid is not None else "", at) or None  # ("": module level)
         ref = refs[index]
         qualifier = ref.qualifier or ""
         typ = (
@@ -420,7 +443,7 @@ def _add_receiver_types(
         if typ is None and class_named and _CLASS_NAME.fullmatch(qualifier):
             # `View.as_view()`, `flask.Blueprint.m()`: a class-named receiver, looked up on the class and its
             # bases (the graph keeps it only if the name resolves to a class).
-            typ = qualifier
+            typ = "^" + qualifier if values else qualifier
         if typ is None and chained:
             # What the file cannot settle, the graph may: a method's result, a fixture, an imported instance.
             found = chain or _plain_chain(qualifier)
@@ -529,18 +552,26 @@ class _CallbackScopes:
         return best[1] if best else function_id
 
     def bind(
-        self, facts: TypeFacts, found: list[tuple[str, dict[str, list[Any]]]], nested: list[tuple[str, str, int]]
+        self,
+        facts: TypeFacts,
+        found: list[tuple[str, dict[str, list[Any]]]],
+        nested: list[tuple[str, str, int]],
+        path: str,
     ) -> None:
+        """`fid` "" is a callback at module level (its scope has no function around it)."""
         for fid, caps in found:
             fn = caps["fn"][0]
             self._by_fn.setdefault(fid, []).append((fn.start_byte, fn.end_byte, f"{fid}@{fn.start_byte}"))
         for fid, caps in found:
             fn = caps["fn"][0]
             scope = f"{fid}@{fn.start_byte}"
-            facts.outer[scope] = self.at(fid, fn.start_byte - 1)  # (the scope around starts before it)
+            around = self.at(fid, fn.start_byte - 1)  # (the scope around starts before it)
+            if around:
+                facts.outer[scope] = around
             facts.classes[scope] = facts.classes.get(fid)
         for sid, fid, start in nested:
             facts.outer[sid] = self.at(fid, start)
+        contexts: dict[int, str] = {}
         for fid, caps in found:  # in document order: a callback's receiver may be an outer callback's parameter
             fn = caps["fn"][0]
             args = [a for a in fn.parent.named_children if a.type != "comment"]
@@ -550,10 +581,16 @@ class _CallbackScopes:
             if qual is None:
                 base: str | None = "&" + callee
                 step = f"{i}."
+            elif qual[0].type == "identifier" and _text(qual[0]) in facts.module_aliases:
+                base = "&" + _text(qual[0]) + "." + callee  # `core.make(...)`, `import * as core`
+                step = f"{i}."
             else:
                 chain = chain_of(qual[0])
-                base = facts.expr(chain, self.at(fid, qual[0].start_byte)) if chain is not None else None
+                base = facts.expr(chain, self.at(fid, qual[0].start_byte) or None) if chain is not None else None
                 step = f"{callee}&{i}."
+            call = fn.parent.parent
+            if call.start_byte not in contexts:
+                contexts[call.start_byte] = self._context(facts, fid, call, args, path)
             params = fn.child_by_field_name("parameters")
             single = fn.child_by_field_name("parameter")
             names = [(single, None)] if single is not None else ([] if params is None else _callback_params(params))
@@ -563,8 +600,20 @@ class _CallbackScopes:
                 if written is not None:  # `(x: K) => ...`: the parameter's own type
                     expr = ts_type(written)
                 else:
-                    expr = join(base, (step + str(j),)) if base is not None else None
+                    expr = join(base, (step + str(j) + contexts[call.start_byte],)) if base is not None else None
                 facts.add_callback_param(f"{fid}@{fn.start_byte}", _text(node), expr)
+
+    def _context(self, facts: TypeFacts, fid: str, call: Any, args: list[Any], path: str) -> str:
+        """What the call at `call` instantiates its callee's type parameters with (`ts_call_context`), stored
+        as rows of the file; the suffix `%<byte>@<path>` a callback parameter's step names them by."""
+        if "#" in path or "%" in path or any(a.type == "spread_element" for a in args):
+            return ""  # (arguments after a spread have no known position)
+        found = ts_call_context(call, args, lambda chain, at: facts.expr(chain, self.at(fid, at) or None))
+        if all(expr == "?" for expr in found.values()):
+            return ""  # (nothing to instantiate with: `xs.forEach((x) => ...)`, `operate((a, b) => ...)`)
+        for key, expr in found.items():
+            facts.contexts[f"%{call.start_byte}.{key}"] = expr
+        return f"%{call.start_byte}@{path}"
 
 
 def _callback_params(params: Any) -> list[tuple[Any, str | None]]:

@@ -15,7 +15,18 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from .type_exprs import MAX_DEPTH, SELF_NAMES, Chain, chain_of, go_result, is_class_name, join, step_name, ts_type
+from .type_exprs import (
+    MAX_DEPTH,
+    SELF_NAMES,
+    Chain,
+    chain_of,
+    go_result,
+    is_class_name,
+    join,
+    step_name,
+    ts_type,
+    type_args,
+)
 
 _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = null`: the real value comes later
 
@@ -142,6 +153,8 @@ class TypeFacts:
     # TypeScript: function id or class qualname -> type parameter -> its constraint (`T extends K`: `K`;
     # "" when it has none: a `T` then names no class)
     generics: dict[str, dict[str, str]] = field(default_factory=dict)
+    # TypeScript: `%<byte>.<source>` -> what the call at byte states about its callee's type parameters
+    contexts: dict[str, str] = field(default_factory=dict)
 
     def add_params(self, function_id: str, params: Any, signature: str | None) -> None:
         if signature and ":" in signature:  # cheap test first: most functions have no annotation
@@ -215,9 +228,13 @@ class TypeFacts:
         callee's signature (`expr`)."""
         _bind(self.params.setdefault(scope, {}), name, expr or _CONFLICT)
 
-    def add_ts_callbacks(self, function_id: str, params: Any) -> None:
-        """TypeScript: `f(init: (source: Observable<T>, sub: Subscriber<R>) => void)`: `&0.1` is `Subscriber`."""
-        for i, param in enumerate(_ts_params(params)):
+    def add_ts_callbacks(self, function_id: str, params: Any, result: str | None = None) -> None:
+        """TypeScript: `f(init: (source: Observable<T>, sub: Subscriber<R>) => void)`: `&0.1` is `Subscriber`.
+        A parameter typed by one of f's own type parameters (`<T>(init: (inst: T) => void)`) is what each
+        call instantiates T with: `&0.0` is then a recipe `%sources` (see `_ts_recipe`)."""
+        listed = _ts_params(params)
+        own = self.generics.get(function_id, {})
+        for i, param in enumerate(listed):
             typ = param.child_by_field_name("type")
             fn = typ.named_children[0] if typ is not None and typ.named_child_count else None
             if fn is None or fn.type != "function_type":
@@ -227,7 +244,11 @@ class TypeFacts:
                 written = sub.child_by_field_name("type")
                 found = ts_type(_node_text(written)) if written is not None else None
                 if found is not None and self.ts_generic(found, function_id) != found:
-                    continue  # a type parameter: the caller's instantiation, not its constraint, types the callback
+                    # a type parameter: the caller's instantiation, not its constraint, types the callback
+                    if found in own:
+                        recipe = _ts_recipe(found, list(own), listed, i, fn, result=result)
+                        self.callbacks.setdefault(function_id, {})[f"&{i}.{j}"] = recipe
+                    continue
                 if found is not None and found != "Self":
                     self.callbacks.setdefault(function_id, {})[f"&{i}.{j}"] = found
 
@@ -455,12 +476,50 @@ class TypeFacts:
                     rows.append((owner, name, expr))
         for fid, params in self.callbacks.items():
             rows.extend((fid, key, typ) for key, typ in params.items())
+        rows.extend((None, key, expr) for key, expr in self.contexts.items())
         names = set(self.module_stated) | set(self.module_chains)
         for name in sorted(names):
             expr = self._root(name, None, 0) if name not in self.imported else None
             if expr is not None and not expr.startswith("^"):
                 rows.append((None, name, expr))
         return rows
+
+
+def _ts_recipe(tp: str, own: list[str], listed: list[Any], i: int, fn: Any, *, result: str | None) -> str:
+    """Where a call takes the type parameter `tp` of the function from, in the compiler's order (a call
+    site's `ts_call_context` names the same sources): `%t<p>` an explicit type argument (`f<K>(...)`, p the
+    parameter's position), then the arguments: `a<k>` the value of argument k when parameter k is `tp`
+    itself, `u<k>` when parameter k mentions `tp` otherwise (an inference this does not follow: when the
+    call passes argument k, nothing is known); last `r:<R>:<q>` (or `r`) the type the call's value is
+    declared with (`const x: R<K> = f(...)`) when f's result is `R<..., tp, ...>` (or `tp`). The first kind
+    of source the call has decides (the graph's type_eval.py: arguments it passes must all agree)."""
+    word = re.compile(rf"(?<![\w$.]){re.escape(tp)}(?![\w$])")
+    sources = [f"t{own.index(tp)}"]
+    ret = fn.child_by_field_name("return_type")
+    if ret is not None and word.search(_node_text(ret)):
+        sources.append(f"u{i}")  # the callback's own result: inferred from what it returns
+    for k, param in enumerate(listed):
+        typ = param.child_by_field_name("type")
+        written = _node_text(typ).lstrip(":").strip() if typ is not None else ""
+        if k == i or not word.search(written):
+            continue
+        pattern = param.child_by_field_name("pattern")
+        plain = [p for p in _union_words(written) if p not in ("undefined", "null")]
+        exact = plain == [tp] and pattern is not None and pattern.type != "rest_pattern"
+        sources.append(f"a{k}" if exact else f"u{k}")
+    stated = (result or "").lstrip(":").strip()
+    if stated == tp:
+        sources.append("r")
+    elif word.search(stated):
+        args = type_args(stated)
+        base = stated.split("<", 1)[0].strip().rpartition(".")[2]
+        if args is not None and tp in args and base.replace("$", "_").isidentifier():
+            sources.append(f"r:{base}:{args.index(tp)}")
+    return "%" + ",".join(sources)
+
+
+def _union_words(written: str) -> list[str]:
+    return [p.strip() for p in written.split("|")]
 
 
 def _ts_params(params: Any) -> list[Any]:

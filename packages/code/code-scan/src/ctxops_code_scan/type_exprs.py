@@ -13,9 +13,14 @@ Such a statement is a *type expression*, a string the code graph evaluates acros
            | '&' f '#' i.j       TypeScript: parameter j of the callback passed as argument i of function f
                                  (or of class f's constructor), as f's signature states it
            | Name '[]'           TypeScript: an array of Name (its element steps give a Name)
+           | '%' sources         TypeScript, a callee's row only: its callback's parameter is its own type
+                                 parameter, which each call instantiates (receiver_types.py `_ts_recipe`)
     step  := attr                an attribute (an annotated or assigned attribute, or a property)
            | method '()'         the result of calling a method
            | method '&' i.j      TypeScript: parameter j of the callback passed as argument i of the method
+A callback's step `i.j` / `method&i.j` may end in `%<byte>@<path>`: the call at that byte of that file,
+whose context (`ts_call_context`: type arguments, arguments, declared type) rows `%<byte>.<source>` of
+the file hold.
            | '[]'                an element (`xs[i]`, `for (x of xs)`)
 A private name `#x` is written `~x` in a step ('#' separates steps).
 
@@ -149,7 +154,7 @@ _TS_SETS = ("Set", "ReadonlySet", "WeakSet", "Iterable", "IterableIterator")
 _TS_MAPS = ("Map", "ReadonlyMap", "WeakMap")
 
 
-def _type_args(t: str) -> list[str] | None:
+def type_args(t: str) -> list[str] | None:
     """`Map<K, V<X>>` -> ['K', 'V<X>'] (top-level commas only); None when `t` has no type arguments."""
     if "<" not in t or not t.endswith(">"):
         return None
@@ -189,7 +194,7 @@ def ts_type(annotation: str) -> str | None:
         t, suffix = t[:-2].strip(), "[]"
     else:
         generic = t.split("<", 1)[0].strip()
-        args = _type_args(t) if generic in ("Array", "ReadonlyArray", *_TS_SETS, *_TS_MAPS) else None
+        args = type_args(t) if generic in ("Array", "ReadonlyArray", *_TS_SETS, *_TS_MAPS) else None
         if args is not None:
             if len(args) != (2 if generic in _TS_MAPS else 1):
                 return None
@@ -200,9 +205,57 @@ def ts_type(annotation: str) -> str | None:
     if t == "this":
         return None if suffix else "Self"
     parts = t.split(".")
-    if not (1 <= len(parts) <= 2 and all(p.isidentifier() for p in parts)):
-        return None
+    if not (1 <= len(parts) <= 2 and all(p.replace("$", "_").isidentifier() for p in parts)):
+        return None  # (JavaScript names may hold `$`: `core.$constructor`)
     return t + suffix
+
+
+def ts_call_context(call: Any, args: list[Any], expr_of: Any) -> dict[str, str]:
+    """TypeScript: what a call states about its callee's type parameters, by source (the keys a callee's
+    recipe names, receiver_types.py `_ts_recipe`): `t<p>` the explicit type argument p (`f<K>(...)`),
+    `a<k>` argument k's type expression (`expr_of(chain, byte)`), `r` and `r:<R>:<q>` the type the call's
+    value is declared with (`const x: R<K> = f(...)`, `return f(...)` in a function stated to give `R<K>`)
+    and its type argument q. '?' where the source is there but says nothing this can follow."""
+    out: dict[str, str] = {}
+    written = call.child_by_field_name("type_arguments")
+    if written is not None:
+        for p, arg in enumerate(a for a in written.named_children if a.type != "comment"):
+            out[f"t{p}"] = _plain(ts_type(_text(arg)))
+    for k, arg in enumerate(args):
+        chain = chain_of(arg) if arg.type not in ("arrow_function", "function_expression", "function") else None
+        found = expr_of(chain, arg.start_byte) if chain is not None else None
+        out[f"a{k}"] = found if found and "%" not in found else "?"
+    stated = _declared(call)
+    if stated is not None:
+        out["r"] = _plain(ts_type(stated))
+        base = stated.split("<", 1)[0].strip().rpartition(".")[2]
+        for q, arg in enumerate(type_args(stated) or ()):
+            out[f"r:{base}:{q}"] = _plain(ts_type(arg))
+    return out
+
+
+def _plain(typ: str | None) -> str:
+    return typ if typ and typ != "Self" else "?"
+
+
+def _declared(call: Any) -> str | None:
+    """The type a call's value is declared with, as written: `const x: R<K> = call`, or the stated result of
+    the function a `return call` is in."""
+    node, parent = call, call.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        node, parent = parent, parent.parent
+    if parent is None:
+        return None
+    if parent.type == "variable_declarator" and parent.child_by_field_name("value") == node:
+        typ = parent.child_by_field_name("type")
+        return _text(typ).lstrip(":").strip() if typ is not None else None
+    if parent.type == "return_statement":
+        holder = parent.parent
+        while holder is not None and holder.type not in _TS_FUNCTIONS:
+            holder = holder.parent
+        typ = holder.child_by_field_name("return_type") if holder is not None else None
+        return _text(typ).lstrip(":").strip() if typ is not None else None
+    return None
 
 
 def _union_parts(t: str) -> list[str]:

@@ -52,6 +52,7 @@ def _parser(prog: str = PROG) -> argparse.ArgumentParser:
     add.add_argument("--kind", choices=KINDS, default="fact", help="what sort of memory (default: fact)")
     add.add_argument("--title", required=True, help="one line saying what the entry is about")
     add.add_argument("--body", help="the entry's text ('-' reads stdin)")
+    add.add_argument("text", nargs="?", metavar="BODY", help="the entry's text, as --body")
     add.add_argument("--scope", action="append", default=[], help="path glob the entry applies to (repeatable)")
     add.add_argument("--file", action="append", default=[], dest="files", help="related file (repeatable)")
     add.add_argument("--tag", action="append", default=[], dest="tags", help="a tag (repeatable)")
@@ -160,7 +161,10 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, store: MemoryStore) -> int:
     cmd = args.command
     if cmd == "add":
-        body = sys.stdin.read() if args.body == "-" else (args.body or "")
+        if args.text is not None and args.body is not None:
+            raise CliError("the body was given twice (as BODY and as --body)", "give it once")
+        given = args.body if args.body is not None else args.text
+        body = sys.stdin.read() if given == "-" else (given or "")
         entry = new_entry(
             kind=args.kind,
             title=args.title,

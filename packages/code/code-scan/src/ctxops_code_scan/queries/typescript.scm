@@ -51,6 +51,12 @@
 (extends_clause value: (member_expression object: (_) @qual property: (property_identifier) @name)) @ref.inherit
 (implements_clause (type_identifier) @name) @ref.inherit
 (extends_type_clause type: (type_identifier) @name) @ref.inherit
+; ... also generic and namespaced bases: `interface A extends B<T>, ns.C<T>, ns.D`, `implements I<T>` (the
+; name of a generic base is not also a `type` reference: see extract.py)
+(extends_type_clause type: (generic_type name: (type_identifier) @name)) @ref.inherit
+(extends_type_clause type: (generic_type name: (nested_type_identifier module: (_) @qual name: (type_identifier) @name))) @ref.inherit
+(extends_type_clause type: (nested_type_identifier module: (_) @qual name: (type_identifier) @name)) @ref.inherit
+(implements_clause (generic_type name: (type_identifier) @name)) @ref.inherit
 (type_annotation (type_identifier) @name) @ref.type
 (generic_type name: (type_identifier) @name) @ref.type
 (type_arguments (type_identifier) @name) @ref.type
@@ -65,11 +71,11 @@
 ; fields (`private s: Scheduler`) come from the field definitions above. `x.m()` and `this.s.m()` then
 ; reach the class's (or interface's) method m (receiver_types.py, the graph).
 (required_parameter pattern: (identifier) @name
-  type: (type_annotation [(type_identifier) @type (generic_type) @type])) @bind.local
+  type: (type_annotation [(type_identifier) @type (generic_type) @type (nested_type_identifier) @type])) @bind.local
 (optional_parameter pattern: (identifier) @name
-  type: (type_annotation [(type_identifier) @type (generic_type) @type])) @bind.local
+  type: (type_annotation [(type_identifier) @type (generic_type) @type (nested_type_identifier) @type])) @bind.local
 (variable_declarator name: (identifier) @name
-  type: (type_annotation [(type_identifier) @type (generic_type) @type])) @bind.local
+  type: (type_annotation [(type_identifier) @type (generic_type) @type (nested_type_identifier) @type])) @bind.local
 (variable_declarator name: (identifier) @name value: (new_expression constructor: (identifier) @type)) @bind.local
 ; ... also unions: `T | null`, `T | undefined` (what is called on it, when it is called, is T's), `A | B` (each
 ; member's method).

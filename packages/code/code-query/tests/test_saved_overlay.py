@@ -205,6 +205,9 @@ def test_a_miss_suggests_the_saved_names(repo: Path) -> None:
         full = answer(repo, "callers", "bil", rc=1)  # the full path (`GraphBackend.names`)
         assert "bills" in suggestions(full) and "bill" not in suggestions(full), full
         assert sites(answer(repo, "def", "bills")) == {("shop/billing.py", 4)}
+        # It uses the same files as before: `cq map` keeps the index's ranks, with the key symbols of now.
+        order, symbols, _notes = ranked(repo)
+        assert order == ["shop/orders.py", "shop/billing.py"] and symbols["shop/billing.py"] == "bills"
     _wait_for_update(repo)
 
 

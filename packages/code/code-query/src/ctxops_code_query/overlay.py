@@ -333,21 +333,50 @@ class SavedFiles:
                 )
                 if src not in self.paths and dst in files and not (moved and kind == "import")
             ]
-            counts: dict[tuple[str, str], float] = {}
-            links = self.import_links() if moved else [x for p in self.scans for x in self._saved_links(p)]
-            for src, _module, dst in links:
-                if dst is not None and dst != src:
-                    counts[(src, dst)] = counts.get((src, dst), 0.0) + 1.0
-            for ref, dst_id, _conf, _res in self.edges():
-                dst_path = self._path_of(dst_id)
-                if ref.role != "import" and dst_path is not None and dst_path != ref.path:
-                    counts[(ref.path, dst_path)] = counts.get((ref.path, dst_path), 0.0) + 1.0
+            counts = self._saved_out()
+            if moved:  # every other file's imports, resolved again
+                for src, _module, dst in self.import_links():
+                    if src not in self.paths and dst is not None and dst != src:
+                        counts[(src, dst)] = counts.get((src, dst), 0.0) + 1.0
             edges.extend((src, dst, weight) for (src, dst), weight in counts.items())
             self._file_edges = edges
         return self._file_edges
 
+    def _saved_out(self) -> dict[tuple[str, str], float]:
+        """(file, file it uses) -> weight of the saved files' imports and certain uses, as they are now."""
+        counts: dict[tuple[str, str], float] = {}
+        for src, _module, dst in (x for p in self.scans for x in self._saved_links(p)):
+            if dst is not None and dst != src:
+                counts[(src, dst)] = counts.get((src, dst), 0.0) + 1.0
+        for ref, dst_id, _conf, _res in self.edges():
+            dst_path = self._path_of(dst_id)
+            if ref.role != "import" and dst_path is not None and dst_path != ref.path:
+                counts[(ref.path, dst_path)] = counts.get((ref.path, dst_path), 0.0) + 1.0
+        return counts
+
+    def _saved_out_before(self) -> dict[tuple[str, str], float]:
+        """`_saved_out` of the saved files as the snapshot holds them (before the save)."""
+        counts: dict[tuple[str, str], float] = {}
+        marks = _paths_in(self.paths)
+        rows = self._con.execute(
+            "SELECT f.path, t.path FROM imports i JOIN files f ON f.fk = i.fk JOIN files t ON t.fk = i.target_fk"
+            f" WHERE {marks} UNION ALL SELECT f.path, df.path FROM edges x JOIN files f ON f.fk = x.fk"
+            " JOIN symbols d ON d.sk = x.dst_sk JOIN files df ON df.fk = d.fk"
+            f" WHERE {marks} AND x.confidence <> 'name-only' AND x.kind <> 'import'",
+            [*self.paths, *self.paths],
+        )
+        for src, dst in rows:
+            if dst != src:
+                counts[(src, dst)] = counts.get((src, dst), 0.0) + 1.0
+        return counts
+
     def file_ranks(self) -> dict[str, float]:
-        """PageRank over `file_edges` (the index's own ranks are of the graph before the save)."""
+        """The index's ranks when the saved files import and use the same files as before (no file added or
+        removed); otherwise PageRank over `file_edges` (the index's are of the graph before the save)."""
+        if not self.files_moved() and self._saved_out() == self._saved_out_before():
+            from ctxops_code_graph import lookup_queries
+
+            return lookup_queries.file_ranks(self._con)
         from ctxops_code_graph.rank import pagerank
 
         return pagerank(self.file_langs().keys(), self.file_edges())

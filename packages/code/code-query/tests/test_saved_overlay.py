@@ -330,8 +330,8 @@ def test_map_drops_the_uses_of_a_deleted_definition(tmp_path: Path, git_commit: 
         return [(h["path"], h["score"]) for h in answer(root, "map")["hits"]]  # type: ignore[union-attr, index]
 
     before = scores()
-    # `place` deleted: billing's call to it is gone from the file graph, its import of orders stays.
-    (root / "shop" / "orders.py").write_text(ORDERS.split("class Cart")[0].replace("def place", "def placed"))
+    # `place` renamed (and Cart deleted): billing's call to it is gone from the file graph, its import stays.
+    (root / "shop" / "orders.py").write_text("def placed(order):\n    return order\n")
     with update_held(root):
         overlay = scores()
         assert overlay != before, (overlay, before)

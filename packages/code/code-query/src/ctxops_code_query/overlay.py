@@ -298,7 +298,28 @@ class SavedFiles:
         return sorted(found - {path})
 
     def _saved_links(self, path: str) -> list[tuple[str, str, str | None]]:
-        return [link for imp in self.scans[path].imports for link in self._link(path, imp.lang, imp.module, imp.name)]
+        known = self._known_targets(path)
+        out: list[tuple[str, str, str | None]] = []
+        for imp in self.scans[path].imports:
+            targets = known.get((imp.module, imp.name))
+            if targets is None:
+                out.extend(self._link(path, imp.lang, imp.module, imp.name))
+            else:
+                out.extend((path, imp.module, t) for t in dict.fromkeys(targets))
+        return out
+
+    def _known_targets(self, path: str) -> dict[tuple[str, str | None], list[str | None]]:
+        """(module, name) -> the snapshot's targets of that import of a saved file before the save (None:
+        outside the repository); nothing once files were added or removed (any may point elsewhere now)."""
+        known: dict[tuple[str, str | None], list[str | None]] = {}
+        if not self.files_moved():
+            for module, name, target in self._con.execute(
+                "SELECT i.module, i.name, t.path FROM imports i JOIN files f ON f.fk = i.fk"
+                " LEFT JOIN files t ON t.fk = i.target_fk WHERE f.path = ? ORDER BY i.rowid",
+                (path,),
+            ):
+                known.setdefault((module, name), []).append(target)
+        return known
 
     def _link(self, importer: str, lang: str, module: str, name: str | None) -> list[tuple[str, str, str | None]]:
         if self._modules is None:
@@ -472,23 +493,15 @@ class SavedFiles:
         """Local name -> (the file it comes from, the name imported there; None: the module itself), for the
         saved file's imports: the snapshot's target for the same import before the save, a new one (or any,
         once files were added or removed) resolved as the update will (`import_links`)."""
-        known: dict[tuple[str, str | None], str | None] = {
-            (module, name): target
-            for module, name, target in self._con.execute(
-                "SELECT i.module, i.name, t.path FROM imports i JOIN files f ON f.fk = i.fk"
-                " LEFT JOIN files t ON t.fk = i.target_fk WHERE f.path = ?",
-                (path,),
-            )
-        }
-        moved = self.files_moved()
+        known = self._known_targets(path)
         out: dict[str, tuple[str, str | None]] = {}
         for imp in self.scans[path].imports:
             if not imp.alias or imp.name == "*":
                 continue
-            if moved or (imp.module, imp.name) not in known:
-                target = next((t for _p, _m, t in self._link(path, imp.lang, imp.module, imp.name) if t), None)
-            else:
-                target = known[(imp.module, imp.name)]
+            targets = known.get((imp.module, imp.name))
+            if targets is None:
+                targets = [t for _p, _m, t in self._link(path, imp.lang, imp.module, imp.name)]
+            target = next((t for t in reversed(targets) if t), None)
             if target is not None:
                 out[imp.alias] = (target, imp.name)
         return out

@@ -292,7 +292,7 @@ def test_map_ranks_the_saved_files(repo: Path) -> None:
         assert set(order) == {"shop/orders.py", "shop/billing.py", "shop/money.py", "shop/ledger.py"}
         assert order.index("shop/money.py") < order.index("shop/billing.py")  # imported by two files
         assert "invoice" in symbols["shop/billing.py"] and "bill" not in symbols["shop/billing.py"].split(", ")
-        assert SAVED_NOTE in notes and "uses by name only count in this ranking once the update commits" in notes
+        assert SAVED_NOTE in notes and "count in this ranking once the update commits" in notes
         focused = ranked(repo, "cents")[0]
         assert focused[0] == "shop/money.py", focused
         # The new imports resolve calls for certain, as the update will (and so count in the ranking).
@@ -313,3 +313,30 @@ def test_map_leaves_a_deleted_file_out(repo: Path) -> None:
         assert order == ["shop/orders.py"] and SAVED_NOTE in notes
         assert "shop/billing.py" not in ranked(repo, "bill")[0]
     _wait_for_update(repo)
+
+
+def test_map_drops_the_uses_of_a_deleted_definition(tmp_path: Path, git_commit: Callable[[Path], None]) -> None:
+    root = tmp_path / "repo"
+    (root / "shop").mkdir(parents=True)
+    (root / "shop" / "orders.py").write_text(ORDERS)
+    (root / "shop" / "money.py").write_text("def cents(x):\n    return x\n")
+    (root / "shop" / "billing.py").write_text(
+        "from shop.orders import place\nfrom shop.money import cents\n\n\ndef bill(o):\n    return cents(place(o))\n"
+    )
+    git_commit(root)
+    build_index(root)
+
+    def scores() -> list[tuple[str, float]]:
+        return [(h["path"], h["score"]) for h in answer(root, "map")["hits"]]  # type: ignore[union-attr, index]
+
+    before = scores()
+    # `place` renamed (and Cart deleted): billing's call to it is gone from the file graph, its import stays.
+    (root / "shop" / "orders.py").write_text("def placed(order):\n    return order\n")
+    with update_held(root):
+        overlay = scores()
+        assert overlay != before, (overlay, before)
+    _wait_for_update(root)
+    from ctxops_code_graph import CodeIndex
+
+    CodeIndex(root).update(bound=None)
+    assert scores() == overlay, (overlay, before)  # the index ranks them the same once the update commits

@@ -124,11 +124,14 @@ def saved_note(paths: Sequence[str]) -> str:
 
 
 # What `cq map` over saved files cannot count yet (`SavedFiles.file_edges`).
-MAP_NOTE = "the saved files' uses by name only count in this ranking once the update commits"
+MAP_NOTE = (
+    "the saved files' uses by name only, and such uses of their new definitions, count in this ranking once"
+    " the update commits"
+)
 
 
-def _paths_in(paths: Collection[str]) -> str:
-    return "f.path IN (" + ", ".join("?" for _ in paths) + ")" if paths else "0"
+def _paths_in(paths: Collection[str], column: str = "f.path") -> str:
+    return f"{column} IN (" + ", ".join("?" for _ in paths) + ")" if paths else "0"
 
 
 # -- every other index question: the saved files over the snapshot ---------------------------------------
@@ -295,7 +298,28 @@ class SavedFiles:
         return sorted(found - {path})
 
     def _saved_links(self, path: str) -> list[tuple[str, str, str | None]]:
-        return [link for imp in self.scans[path].imports for link in self._link(path, imp.lang, imp.module, imp.name)]
+        known = self._known_targets(path)
+        out: list[tuple[str, str, str | None]] = []
+        for imp in self.scans[path].imports:
+            targets = known.get((imp.module, imp.name))
+            if targets is None:
+                out.extend(self._link(path, imp.lang, imp.module, imp.name))
+            else:
+                out.extend((path, imp.module, t) for t in dict.fromkeys(targets))
+        return out
+
+    def _known_targets(self, path: str) -> dict[tuple[str, str | None], list[str | None]]:
+        """(module, name) -> the snapshot's targets of that import of a saved file before the save (None:
+        outside the repository); nothing once files were added or removed (any may point elsewhere now)."""
+        known: dict[tuple[str, str | None], list[str | None]] = {}
+        if not self.files_moved():
+            for module, name, target in self._con.execute(
+                "SELECT i.module, i.name, t.path FROM imports i JOIN files f ON f.fk = i.fk"
+                " LEFT JOIN files t ON t.fk = i.target_fk WHERE f.path = ? ORDER BY i.rowid",
+                (path,),
+            ):
+                known.setdefault((module, name), []).append(target)
+        return known
 
     def _link(self, importer: str, lang: str, module: str, name: str | None) -> list[tuple[str, str, str | None]]:
         if self._modules is None:
@@ -331,16 +355,37 @@ class SavedFiles:
                     "SELECT a.path, b.path, e.kind, e.weight FROM file_edges e JOIN files a ON a.fk = e.src_fk"
                     " JOIN files b ON b.fk = e.dst_fk"
                 )
-                if src not in self.paths and dst in files and not (moved and kind == "import")
+                if src not in self.paths
+                and dst in files
+                and not (moved and kind == "import")
+                and not (dst in self.paths and kind != "import")  # uses of a saved file: below
             ]
             counts = self._saved_out()
+            # Other files' uses of a saved file's definitions, while the definition is still there.
+            from ctxops_code_graph.duck_store import NAME_ONLY_FILE_WEIGHT
+
+            for user, dst_id, used, confidence in self._uses_of_saved():
+                if dst_id in self.by_id:
+                    weight = NAME_ONLY_FILE_WEIGHT if confidence == "name-only" else 1.0
+                    counts[(user, used)] = counts.get((user, used), 0.0) + weight
             if moved:  # every other file's imports, resolved again
-                for src, _module, dst in self.import_links():
-                    if src not in self.paths and dst is not None and dst != src:
-                        counts[(src, dst)] = counts.get((src, dst), 0.0) + 1.0
+                for importer, _module, target in self.import_links():
+                    if importer not in self.paths and target is not None and target != importer:
+                        counts[(importer, target)] = counts.get((importer, target), 0.0) + 1.0
             edges.extend((src, dst, weight) for (src, dst), weight in counts.items())
             self._file_edges = edges
         return self._file_edges
+
+    def _uses_of_saved(self) -> list[tuple[str, str, str, str]]:
+        """(file, symbol id, its file, confidence) of the snapshot's uses of the saved files' definitions
+        from other files."""
+        rows = self._con.execute(
+            "SELECT f.path, d.id, df.path, x.confidence FROM edges x JOIN files f ON f.fk = x.fk"
+            " JOIN symbols d ON d.sk = x.dst_sk JOIN files df ON df.fk = d.fk"
+            f" WHERE {_paths_in(self.paths, 'df.path')} AND x.kind <> 'import'",
+            [*self.paths],
+        ).fetchall()
+        return [r for r in rows if r[0] not in self.paths]
 
     def _saved_out(self) -> dict[tuple[str, str], float]:
         """(file, file it uses) -> weight of the saved files' imports and certain uses, as they are now."""
@@ -371,9 +416,14 @@ class SavedFiles:
         return counts
 
     def file_ranks(self) -> dict[str, float]:
-        """The index's ranks when the saved files import and use the same files as before (no file added or
-        removed); otherwise PageRank over `file_edges` (the index's are of the graph before the save)."""
-        if not self.files_moved() and self._saved_out() == self._saved_out_before():
+        """The index's ranks when the saved files import and use the same files as before and keep every
+        definition other files use (no file added or removed); otherwise PageRank over `file_edges` (the
+        index's are of the graph before the save)."""
+        if (
+            not self.files_moved()
+            and self._saved_out() == self._saved_out_before()
+            and all(dst_id in self.by_id for _src, dst_id, _dst, _conf in self._uses_of_saved())
+        ):
             from ctxops_code_graph import lookup_queries
 
             return lookup_queries.file_ranks(self._con)
@@ -443,23 +493,15 @@ class SavedFiles:
         """Local name -> (the file it comes from, the name imported there; None: the module itself), for the
         saved file's imports: the snapshot's target for the same import before the save, a new one (or any,
         once files were added or removed) resolved as the update will (`import_links`)."""
-        known: dict[tuple[str, str | None], str | None] = {
-            (module, name): target
-            for module, name, target in self._con.execute(
-                "SELECT i.module, i.name, t.path FROM imports i JOIN files f ON f.fk = i.fk"
-                " LEFT JOIN files t ON t.fk = i.target_fk WHERE f.path = ?",
-                (path,),
-            )
-        }
-        moved = self.files_moved()
+        known = self._known_targets(path)
         out: dict[str, tuple[str, str | None]] = {}
         for imp in self.scans[path].imports:
             if not imp.alias or imp.name == "*":
                 continue
-            if moved or (imp.module, imp.name) not in known:
-                target = next((t for _p, _m, t in self._link(path, imp.lang, imp.module, imp.name) if t), None)
-            else:
-                target = known[(imp.module, imp.name)]
+            targets = known.get((imp.module, imp.name))
+            if targets is None:
+                targets = [t for _p, _m, t in self._link(path, imp.lang, imp.module, imp.name)]
+            target = next((t for t in reversed(targets) if t), None)
             if target is not None:
                 out[imp.alias] = (target, imp.name)
         return out

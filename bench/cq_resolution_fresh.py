@@ -10,6 +10,9 @@ function that calls one of the file's own functions, wait for nothing, and run f
 function on that first query. Then undo the edit and ask again: the new call and function must be gone.
 Each query is the first after its own save (the index is brought up to date before each save), and is
 checked and timed (wall, median) against the full build (issue 9: edit-then-fresh-query <= 5% of it).
+The same for a miss (`cq def` of the new name less its last letter: the new name must be suggested, and
+not after the undo), `cq deps FILE` (an import added, then removed) and `cq map WORDS` (a file added, then
+deleted: listed, then gone).
 `--busy` holds the index writer lock through each query, as a watcher's or a slow update does: no update
 can commit within the deadline, so only what the query reads itself can make it fresh.
 """
@@ -35,6 +38,8 @@ CQ = [sys.executable, "-m", "ctxops_code_query"]
 # (file, a top-level function of it that the appended function calls)
 EDITS = [("textwrap.py", "dedent"), ("difflib.py", "get_close_matches"), ("shlex.py", "quote")]
 NEW = "bench_fresh_caller_xyz"
+IMPORTED = "fnmatch.py"  # a module none of EDITS imports: the import a save adds (`cq deps FILE`)
+NEW_FILE, NEW_MAP = "bench_fresh_new_xyz.py", "bench_fresh_map_xyz"  # a file added, then deleted (`cq map`)
 
 
 def cq(root: Path, *args: str) -> tuple[float, int, dict[str, object] | str]:
@@ -105,11 +110,21 @@ def main() -> int:
             holder.kill()
             holder.wait()
 
-    def first_query(text: str, what: str, argv: list[str], found: Callable[[dict[str, object] | str], bool]) -> None:
-        """Save `text` into the file, then time the first (fresh process) query after the save."""
+    def first_query(
+        text: str | None,
+        what: str,
+        argv: list[str],
+        found: Callable[[dict[str, object] | str], bool],
+        path: Path | None = None,
+    ) -> None:
+        """Save `text` into the file (None: delete it), then time the first (fresh process) query after the save."""
         holder = held()
         try:
-            target.write_text(text)
+            saved = target if path is None else path
+            if text is None:
+                saved.unlink()
+            else:
+                saved.write_text(text)
             wall, _rc, res = cq(root, *argv, "--json", "--max", "2000", "--budget", "200000")
             note(what, wall, found(res))
         finally:
@@ -127,25 +142,47 @@ def main() -> int:
         def has_new(res: dict[str, object] | str) -> bool:
             return NEW in json.dumps(res)
 
+        def has_import(res: dict[str, object] | str) -> bool:
+            return IMPORTED in {p for p, _line in sites(res)}
+
+        def has_file(res: dict[str, object] | str) -> bool:
+            return NEW_FILE in {p for p, _line in sites(res)}
+
         callers, refs, brief = ["callers", f"{rel}:{callee}"], ["refs", f"{rel}:{callee}"], ["brief", rel]
+        # A miss's suggestions (`did you mean`), `cq deps FILE` and `cq map WORDS` (issue 9 item 5's rest).
+        miss, deps, ranked = ["def", NEW[:-1]], ["deps", rel], ["map", NEW_MAP]
+        with_import = edited + f"\nimport {IMPORTED.removesuffix('.py')}\n"
+        new_file = root / NEW_FILE
+        new_text = f"import {rel.removesuffix('.py')}\n\n\ndef {NEW_MAP}():\n    return {callee}('x')\n"
         try:
-            for what, argv, check in (
-                ("callers: new call listed", callers, has_call),
-                ("refs: new call listed", refs, has_call),
-                ("brief: new function listed", brief, has_new),
+            for what, argv, check, text in (
+                ("callers: new call listed", callers, has_call, edited),
+                ("refs: new call listed", refs, has_call, edited),
+                ("brief: new function listed", brief, has_new, edited),
+                ("def miss: new name suggested", miss, has_new, edited),
+                ("deps: new import listed", deps, has_import, with_import),
             ):
                 target.write_text(original)
                 settle()
-                first_query(edited, what, argv, check)
-            for what, argv, check in (
-                ("callers after undo: call gone", callers, has_call),
-                ("brief after undo: function gone", brief, has_new),
+                first_query(text, what, argv, check)
+            for what, argv, check, text in (
+                ("callers after undo: call gone", callers, has_call, edited),
+                ("brief after undo: function gone", brief, has_new, edited),
+                ("def miss after undo: name not suggested", miss, has_new, edited),
+                ("deps after undo: import gone", deps, has_import, with_import),
             ):
-                target.write_text(edited)
+                target.write_text(text)
                 settle()  # the index holds the new function and its call
                 first_query(original + "\n", what, argv, _gone(check))
+            target.write_text(original)
+            new_file.unlink(missing_ok=True)
+            settle()
+            first_query(new_text, "map: new file listed", ranked, has_file, path=new_file)
+            settle()
+            first_query(None, "map after delete: file gone", ranked, _gone(has_file), path=new_file)
         finally:
             target.write_text(original)
+            new_file.unlink(missing_ok=True)
     settle()
     for what, runs in rows.items():
         wall = statistics.median(w for w, _ in runs)

@@ -203,6 +203,29 @@ def test_go_imports_never_reach_test_files_or_testdata(tmp_path: Path) -> None:
     idx.close()
 
 
+def test_an_import_inside_a_function_binds_the_name_there(tmp_path: Path) -> None:
+    root = make_repo(
+        tmp_path / "localimport",
+        {
+            "app/__init__.py": "",
+            "app/core.py": "def main(args=None):\n    return 0\n",
+            "app/__main__.py": "def main():\n    from app.core import main\n    return main()\n\n\n"
+            "def again():\n    return main()\n\n\nif __name__ == '__main__':\n    main()\n",
+        },
+    )
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+
+    def sites(symbol_id: str) -> set[tuple[str | None, int | None, str | None]]:
+        return {(h.edge.path, h.edge.line, h.edge.resolution) for h in idx.callers(symbol_id, 1, certain_only=True)}
+
+    # Line 3 is inside the function that imported `main`: app.core's. Lines 7 and 11 see the module's own.
+    assert sites("python app/core.py main().") == {("app/__main__.py", 3, "import")}
+    own = {("app/__main__.py", 7, "local"), ("app/__main__.py", 11, "local")}
+    assert sites("python app/__main__.py main().") == own
+    idx.close()
+
+
 def test_classes_defined_in_a_function_reach_their_bases(tmp_path: Path) -> None:
     root = make_repo(
         tmp_path / "nested",

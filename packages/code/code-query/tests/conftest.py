@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,19 @@ def fresh_example(tmp_path: Path) -> Path:
     dest = tmp_path / "order-service"
     subprocess.run([sys.executable, str(_make_history()), str(dest)], check=True, capture_output=True, timeout=120)
     return dest
+
+
+@pytest.fixture
+def git_commit() -> Callable[[Path], None]:
+    """Make a directory a real git repository with every file committed (pygit2, no `git` binary)."""
+
+    def commit(root: Path) -> None:
+        import pygit2
+
+        repo = pygit2.init_repository(str(root))
+        repo.index.add_all()
+        repo.index.write()
+        author = pygit2.Signature("test", "test@example.invalid")
+        repo.create_commit("HEAD", author, author, "files", repo.index.write_tree(), [])
+
+    return commit

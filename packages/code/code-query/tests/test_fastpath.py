@@ -162,7 +162,8 @@ def test_fast_path_declines_without_an_index_and_when_files_changed(example_repo
     from ctxops_code_graph import CodeIndex
 
     target.write_text("\n\n" + original + "\n\ndef added_later():\n    return 1\n")
-    CodeIndex(repo).update(bound=None)
+    # A detached update the queries above started may hold the writer lock: wait for it, not 2 s.
+    CodeIndex(repo, lock_wait=120.0).update(bound=None)
     after = fastpath.answer_def(["def", "transition", "--root", str(repo), "--json"])
     assert during is not None and after is not None
     assert [(h["path"], h["line"], h["text"]) for h in json.loads(during[0])["hits"]] == [

@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -52,12 +52,13 @@ def sites(result: dict[str, object]) -> set[tuple[str, int]]:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def repo(tmp_path: Path, git_commit: Callable[[Path], None]) -> Path:
+    """The shop as a real git repository, committed and indexed."""
     root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    (root / "shop").mkdir()
+    (root / "shop").mkdir(parents=True)
     (root / "shop" / "orders.py").write_text(ORDERS)
     (root / "shop" / "billing.py").write_text(BILLING)
+    git_commit(root)
     build_index(root)
     return root
 
@@ -106,6 +107,12 @@ def test_refs_callers_and_brief_answer_from_the_saved_file(repo: Path) -> None:
         assert answer(repo, "callers", "bill", rc=1)["hits"] == []
         assert answer(repo, "def", "shop/billing.py:bill", rc=1)["hits"] == []
         assert sites(answer(repo, "def", "shop/billing.py:invoice")) == {("shop/billing.py", 4)}
+        # No file added or removed: `cq deps` and `cq map` keep the snapshot's other imports.
+        assert deps(repo, "shop/orders.py")[:2] == (set(), {"shop/billing.py"})
+        assert deps(repo, "shop/billing.py")[:2] == ({"shop/orders.py"}, set())
+        order, symbols, _notes = ranked(repo)
+        assert order == ["shop/orders.py", "shop/billing.py"]
+        assert symbols["shop/billing.py"].split(", ")[:1] == ["invoice"] and "Ledger" in symbols["shop/billing.py"]
     # Once the update commits, the index answers the same.
     _wait_for_update(repo)
     from ctxops_code_graph import CodeIndex
@@ -174,3 +181,162 @@ def test_callees_impact_and_cached_answers_follow_each_save(repo: Path) -> None:
         after = json.loads(cq(repo, "callers", "place", "--json", cache=True).stdout)
         assert sites(after) == {("shop/billing.py", 5)}
     _wait_for_update(repo)
+
+
+# -- suggestions, `cq deps` and `cq map` right after a save (names, file_deps, ranked_files) ------------------
+
+SAVED_NOTE = "read from the saved files"
+
+
+def suggestions(result: dict[str, object]) -> list[str]:
+    """The names of a miss's `did you mean: ...` (`--json` carries them in its hint)."""
+    hint = str(result["hint"])
+    return hint.removeprefix("did you mean: ").split(", ") if hint.startswith("did you mean: ") else []
+
+
+def test_a_miss_suggests_the_saved_names(repo: Path) -> None:
+    # `bill` renamed `bills`: the new name is suggested, the deleted one no longer.
+    (repo / "shop" / "billing.py").write_text(BILLING.replace("def bill(", "def bills("))
+    with update_held(repo):
+        fast = answer(repo, "def", "bil", rc=1)  # the fast path (a plain name, one file modified)
+        assert "bills" in suggestions(fast) and "bill" not in suggestions(fast), fast
+        assert any(SAVED_NOTE in n for n in fast["notes"])  # type: ignore[union-attr]
+        assert SAVED_NOTE in cq(repo, "def", "bil").stdout
+        full = answer(repo, "callers", "bil", rc=1)  # the full path (`GraphBackend.names`)
+        assert "bills" in suggestions(full) and "bill" not in suggestions(full), full
+        assert sites(answer(repo, "def", "bills")) == {("shop/billing.py", 4)}
+        # It uses the same files as before: `cq map` keeps the index's ranks, with the key symbols of now.
+        order, symbols, _notes = ranked(repo)
+        assert order == ["shop/orders.py", "shop/billing.py"] and symbols["shop/billing.py"] == "bills"
+    _wait_for_update(repo)
+
+
+def test_a_miss_after_a_file_is_added_and_one_deleted(repo: Path) -> None:
+    (repo / "shop" / "returns.py").write_text("def refund_order(o):\n    return o\n")
+    (repo / "shop" / "billing.py").unlink()
+    with update_held(repo):
+        result = answer(repo, "def", "refund_ordr", rc=1)  # a new file: the full path
+        assert suggestions(result) == ["refund_order"]
+        assert any(SAVED_NOTE in n for n in result["notes"])  # type: ignore[union-attr]
+        assert "bill" not in suggestions(answer(repo, "def", "bil", rc=1))  # only the deleted file had it
+        # In-process, every name (`names()` without a query) as the update will hold them.
+        from ctxops_code_query.graph_backend import GraphBackend
+
+        backend = GraphBackend(repo)
+        try:
+            backend.freshen(30.0)
+            assert backend.saved_files() == ["shop/billing.py", "shop/returns.py"]
+            every = set(backend.names())
+            assert {"refund_order", "place", "Cart.add"} <= every and "bill" not in every
+        finally:
+            backend.close()
+    _wait_for_update(repo)
+
+
+def deps(root: Path, path: str) -> tuple[set[str], set[str], str]:
+    """(imports, importers, notes and text) of `cq deps FILE` in a fresh process."""
+    result = answer(root, "deps", path)
+    hits = result["hits"]
+    imports = {h["path"] for h in hits if h["role"] == "import"}  # type: ignore[union-attr, index]
+    importers = {h["path"] for h in hits if h["role"] == "imported-by"}  # type: ignore[union-attr, index]
+    return imports, importers, " | ".join(result["notes"])  # type: ignore[arg-type]
+
+
+def test_deps_follow_added_removed_imports_and_files(tmp_path: Path, git_commit: Callable[[Path], None]) -> None:
+    root = tmp_path / "repo"
+    (root / "shop").mkdir(parents=True)
+    (root / "shop" / "orders.py").write_text(ORDERS)
+    (root / "shop" / "billing.py").write_text(BILLING)
+    (root / "shop" / "audit.py").write_text("from shop.orders import Cart\n\n\ndef check(c):\n    return c\n")
+    git_commit(root)
+    build_index(root)
+    # billing now imports a new file (and the standard library) instead of orders; audit is deleted.
+    (root / "shop" / "returns.py").write_text("from shop.orders import place\n\n\ndef back(o):\n    return place(o)\n")
+    billing = "import json\nfrom shop.returns import back\n\n\ndef bill(o):\n    return back(o)\n"
+    (root / "shop" / "billing.py").write_text(billing)
+    (root / "shop" / "audit.py").unlink()
+    with update_held(root):
+        imports, importers, notes = deps(root, "shop/billing.py")
+        assert imports == {"shop/returns.py"} and importers == set()
+        assert "external: json" in notes and SAVED_NOTE in notes
+        assert deps(root, "shop/returns.py")[:2] == ({"shop/orders.py"}, {"shop/billing.py"})
+        assert deps(root, "shop/orders.py")[:2] == (set(), {"shop/returns.py"})  # neither billing nor audit
+        overlay = [deps(root, p)[:2] for p in ("shop/billing.py", "shop/returns.py", "shop/orders.py")]
+    # Once the update commits, the index answers the same.
+    _wait_for_update(root)
+    from ctxops_code_graph import CodeIndex
+
+    CodeIndex(root).update(bound=None)
+    after = [deps(root, p) for p in ("shop/billing.py", "shop/returns.py", "shop/orders.py")]
+    assert [a[:2] for a in after] == overlay
+    assert not any(SAVED_NOTE in a[2] for a in after)
+
+
+def ranked(root: Path, *words: str) -> tuple[list[str], dict[str, str], str]:
+    """(files in order, each file's key symbols, notes) of `cq map` in a fresh process."""
+    result = answer(root, "map", *words)
+    hits = result["hits"]
+    order = [h["path"] for h in hits]  # type: ignore[union-attr, index]
+    return order, {h["path"]: h["text"] for h in hits}, " | ".join(result["notes"])  # type: ignore[union-attr, index, arg-type]
+
+
+def test_map_ranks_the_saved_files(repo: Path) -> None:
+    # A new file that billing now imports (a hub of two files), a new name in billing, orders unchanged.
+    (repo / "shop" / "money.py").write_text("def cents(x):\n    return x\n")
+    (repo / "shop" / "billing.py").write_text(
+        "from shop.orders import place\nfrom shop.money import cents\n\n\ndef invoice(o):\n    return cents(place(o))\n"
+    )
+    (repo / "shop" / "ledger.py").write_text("from shop.money import cents\n\n\ndef post(x):\n    return cents(x)\n")
+    with update_held(repo):
+        order, symbols, notes = ranked(repo)
+        assert set(order) == {"shop/orders.py", "shop/billing.py", "shop/money.py", "shop/ledger.py"}
+        assert order.index("shop/money.py") < order.index("shop/billing.py")  # imported by two files
+        assert "invoice" in symbols["shop/billing.py"] and "bill" not in symbols["shop/billing.py"].split(", ")
+        assert SAVED_NOTE in notes and "count in this ranking once the update commits" in notes
+        focused = ranked(repo, "cents")[0]
+        assert focused[0] == "shop/money.py", focused
+        # The new imports resolve calls for certain, as the update will (and so count in the ranking).
+        callers = answer(repo, "callers", "cents")
+        assert sites(callers) == {("shop/billing.py", 6), ("shop/ledger.py", 5)} and callers["certain"] == 2
+        before = (order, ranked(repo, "invoice")[0])
+    _wait_for_update(repo)
+    from ctxops_code_graph import CodeIndex
+
+    CodeIndex(repo).update(bound=None)
+    assert (ranked(repo)[0], ranked(repo, "invoice")[0]) == before  # the index ranks them the same
+
+
+def test_map_leaves_a_deleted_file_out(repo: Path) -> None:
+    (repo / "shop" / "billing.py").unlink()
+    with update_held(repo):
+        order, _symbols, notes = ranked(repo)
+        assert order == ["shop/orders.py"] and SAVED_NOTE in notes
+        assert "shop/billing.py" not in ranked(repo, "bill")[0]
+    _wait_for_update(repo)
+
+
+def test_map_drops_the_uses_of_a_deleted_definition(tmp_path: Path, git_commit: Callable[[Path], None]) -> None:
+    root = tmp_path / "repo"
+    (root / "shop").mkdir(parents=True)
+    (root / "shop" / "orders.py").write_text(ORDERS)
+    (root / "shop" / "money.py").write_text("def cents(x):\n    return x\n")
+    (root / "shop" / "billing.py").write_text(
+        "from shop.orders import place\nfrom shop.money import cents\n\n\ndef bill(o):\n    return cents(place(o))\n"
+    )
+    git_commit(root)
+    build_index(root)
+
+    def scores() -> list[tuple[str, float]]:
+        return [(h["path"], h["score"]) for h in answer(root, "map")["hits"]]  # type: ignore[union-attr, index]
+
+    before = scores()
+    # `place` renamed (and Cart deleted): billing's call to it is gone from the file graph, its import stays.
+    (root / "shop" / "orders.py").write_text("def placed(order):\n    return order\n")
+    with update_held(root):
+        overlay = scores()
+        assert overlay != before, (overlay, before)
+    _wait_for_update(root)
+    from ctxops_code_graph import CodeIndex
+
+    CodeIndex(root).update(bound=None)
+    assert scores() == overlay, (overlay, before)  # the index ranks them the same once the update commits

@@ -218,11 +218,17 @@ WHERE r.qualifier IS NOT NULL
     (
         None,
         """
+-- An import inside the function that uses the name binds it there, before any definition of the file:
+-- `def main(): from app.core import main; main()` calls app.core's main, not itself.
 INSERT INTO everything
-SELECT r.rid, s.id, 20, 'import-resolved', 'import' FROM pending r
+SELECT r.rid, s.id,
+       CASE WHEN e.kind IN ('function', 'method') AND i.line > e.line AND i.line <= e.end_line AND r.line > i.line
+            THEN 7 ELSE 20 END,
+       'import-resolved', 'import' FROM pending r
 JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.name IS NOT NULL
  AND ((r.role <> 'import' AND r.qualifier IS NULL AND i.alias = r.symbol_name)
       OR (r.role = 'import' AND i.line = r.line AND i.name = r.symbol_name))
+LEFT JOIN syms e ON e.id = r.enclosing
 JOIN syms s ON s.path = i.target_path AND s.parent IS NULL
  AND s.name = CASE WHEN i.name = 'default' THEN i.alias ELSE i.name END
 """,

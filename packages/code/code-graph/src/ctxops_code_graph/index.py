@@ -14,7 +14,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ctxops_contracts import Edge, FileRecord, Reference, Symbol
 
@@ -319,15 +319,19 @@ class CodeIndex:
         files_in_play: Sequence[str] = (),
         limit: int = 20,
         symbols_per_file: int = 5,
+        facts: FileFacts | None = None,
     ) -> list[RankedFile]:
-        """Files by PageRank over the dependency graph, personalized toward query terms and files in play."""
-        con = self._ready()
-        langs = lookup_queries.file_langs(con)
+        """Files by PageRank over the dependency graph, personalized toward query terms and files in play.
+
+        ``facts``: what the ranking reads (the snapshot's files, file graph and symbols by default; code-query
+        lays the files saved since the snapshot over them)."""
+        facts = SnapshotFacts(self._ready()) if facts is None else facts
+        langs = facts.file_langs()
         personal: dict[str, float] = {}
         for term in (t.lower() for t in query_terms if t.strip()):
-            for path in lookup_queries.paths_matching(con, term):
+            for path in facts.paths_matching(term):
                 personal[path] = personal.get(path, 0.0) + 2.0
-            for path, count in lookup_queries.symbol_matches_by_file(con, term):
+            for path, count in facts.symbol_matches_by_file(term):
                 personal[path] = personal.get(path, 0.0) + min(count, 5)
         for path in files_in_play:
             p = _norm(path)
@@ -336,23 +340,21 @@ class CodeIndex:
         if personal:
             from .rank import pagerank
 
-            edges = lookup_queries.file_edges(con)
-            ppr = pagerank(langs.keys(), edges, personalization=personal)
+            ppr = pagerank(langs.keys(), facts.file_edges(), personalization=personal)
             # Half graph position (personalized PageRank), half direct relevance: the matched files come
             # first, then the hubs they lean on, instead of the global hubs drowning the query.
             top_rank = max(ppr.values(), default=0.0) or 1.0
             top_match = max(personal.values())
             scores = {p: 0.5 * ppr.get(p, 0.0) / top_rank + 0.5 * personal.get(p, 0.0) / top_match for p in langs}
         else:
-            scores = lookup_queries.file_ranks(con)
+            scores = facts.file_ranks()
         top = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
         from .results import RankedFile
 
-        out = []
-        for path, score in top:
-            rows = lookup_queries.key_symbols(con, path, symbols_per_file)
-            out.append(RankedFile(path=path, score=score, lang=langs.get(path), symbols=[_symbol(r) for r in rows]))
-        return out
+        return [
+            RankedFile(path=path, score=score, lang=langs.get(path), symbols=facts.key_symbols(path, symbols_per_file))
+            for path, score in top
+        ]
 
     def file(self, path: str) -> FileRecord | None:
         row = lookup_queries.file_row(self._ready(), _norm(path))
@@ -484,6 +486,55 @@ def _dir_marker(path: str) -> str:
 
 
 _norm = reader.norm_path
+
+
+class FileFacts(Protocol):
+    """What `CodeIndex.ranked_files` reads: the files, the file graph, the symbols."""
+
+    def file_langs(self) -> dict[str, str | None]: ...
+
+    def paths_matching(self, term: str) -> list[str]:
+        """Files whose path contains ``term`` (lower case)."""
+        ...
+
+    def symbol_matches_by_file(self, term: str) -> list[tuple[str, int]]:
+        """(path, count) of the symbols whose name contains ``term`` (lower case)."""
+        ...
+
+    def file_edges(self) -> list[tuple[str, str, float]]: ...
+
+    def file_ranks(self) -> dict[str, float]:
+        """Every file's PageRank over the whole file graph."""
+        ...
+
+    def key_symbols(self, path: str, limit: int) -> list[Symbol]:
+        """The top-level symbols of ``path`` most used from elsewhere."""
+        ...
+
+
+class SnapshotFacts:
+    """`FileFacts` of the lookup snapshot."""
+
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.con = con
+
+    def file_langs(self) -> dict[str, str | None]:
+        return lookup_queries.file_langs(self.con)
+
+    def paths_matching(self, term: str) -> list[str]:
+        return lookup_queries.paths_matching(self.con, term)
+
+    def symbol_matches_by_file(self, term: str) -> list[tuple[str, int]]:
+        return lookup_queries.symbol_matches_by_file(self.con, term)
+
+    def file_edges(self) -> list[tuple[str, str, float]]:
+        return lookup_queries.file_edges(self.con)
+
+    def file_ranks(self) -> dict[str, float]:
+        return lookup_queries.file_ranks(self.con)
+
+    def key_symbols(self, path: str, limit: int) -> list[Symbol]:
+        return [_symbol(r) for r in lookup_queries.key_symbols(self.con, path, limit)]
 
 
 def _symbol(r: Sequence[Any]) -> Symbol:

@@ -182,14 +182,27 @@ def names_near(con: sqlite3.Connection, query: str, limit: int = 5000) -> list[s
     q = query.strip()
     if not q:
         return []
-    n = len(q)
-    upper, lower = q[0].upper(), q[0].lower()
+    upper, lower, shortest, longest = _near_bounds(q)
     rows = con.execute(
         "SELECT DISTINCT name FROM symbols WHERE ((name >= ?1 AND name < ?2) OR (name >= ?3 AND name < ?4))"
         " AND length(name) BETWEEN ?5 AND ?6 LIMIT ?7",
-        (upper, chr(ord(upper) + 1), lower, chr(ord(lower) + 1), max(1, int(n * 0.53)), int(n / 0.53) + 1, limit),
+        (upper, chr(ord(upper) + 1), lower, chr(ord(lower) + 1), shortest, longest, limit),
     )
     return [r[0] for r in rows]
+
+
+def is_near(query: str, name: str) -> bool:
+    """True when `names_near` would offer ``name`` for ``query`` (for names not in the index yet)."""
+    q = query.strip()
+    if not q or not name:
+        return False
+    upper, lower, shortest, longest = _near_bounds(q)
+    return name[0] in (upper, lower) and shortest <= len(name) <= longest
+
+
+def _near_bounds(q: str) -> tuple[str, str, int, int]:
+    n = len(q)
+    return q[0].upper(), q[0].lower(), max(1, int(n * 0.53)), int(n / 0.53) + 1
 
 
 def norm_path(path: str) -> str:

@@ -129,6 +129,8 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
 
     suggestions: list[str] | None = None
     saved_rows: list[tuple[Any, ...]] | None = None
+    saved_scans: dict[str, Any] = {}  # the saved files read for `saved_rows` (`overlay.scan_saved`)
+    saved_paths: list[str] = []
     waited = False
     while True:
         snapshot = reader.current_snapshot(root)
@@ -160,11 +162,13 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
             # detached and commits for the next query and every other command).
             from ctxops_code_graph.background import start_early
 
-            from .overlay import definition_rows
+            from .overlay import definition_rows, scan_saved
 
             start_early(root)
             try:
-                saved_rows = definition_rows(root, con, opts["name"], stale.modified)
+                saved_paths = sorted(stale.modified)
+                saved_scans = scan_saved(root, saved_paths)
+                saved_rows = definition_rows(con, opts["name"], saved_paths, saved_scans)
             except Exception:  # a broken .meta/config.toml, say: the full path reports it properly
                 saved_rows = None
             if saved_rows is not None:
@@ -205,10 +209,17 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
             if not rows:
                 if not opts["name"].isidentifier():
                     return None  # a qualified or scoped name: the full path tries its other readings
-                # A miss costs what a hit does: the suggestions come from one indexed query.
+                # A miss costs what a hit does: the suggestions come from one indexed query (and the saved
+                # files' names, laid over it as their definitions are).
                 from .suggest import suggest
 
-                suggestions = suggest(opts["name"], reader.names_near(con, opts["name"]))
+                if saved_rows is None:
+                    near = reader.names_near(con, opts["name"])
+                else:
+                    from .overlay import names
+
+                    near = names(con, saved_paths, saved_scans, opts["name"])
+                suggestions = suggest(opts["name"], near)
         finally:
             con.close()
     except (sqlite3.Error, OSError):
@@ -219,6 +230,10 @@ def answer_def(argv: list[str]) -> tuple[str, int] | None:
 
     answer = Answer(command="def", query=opts["name"], index_revision=meta.get("revision") or None)
     answer.hint = _DEF_HINT
+    if saved_rows is not None:  # as `service` says it for the other commands
+        from .overlay import saved_note
+
+        answer.notes.append(saved_note(saved_paths))
     if suggestions is not None:  # as `commands._no_definition` words it
         answer.suggestions = suggestions
         answer.hint = f"cq search {opts['name']!r} for a fuzzy match, or cq grep {opts['name']!r}"

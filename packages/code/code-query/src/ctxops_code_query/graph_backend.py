@@ -346,18 +346,32 @@ class GraphBackend:
         return ImpactReport(callers=hops, files=files, tests=[f for f in files if f in raw.tests or is_test(f)])
 
     def file_deps(self, path: str) -> FileDeps:
-        raw = self._call(self._index.file_deps, path)
-        inside = sorted({i.target for i in raw.imports if i.target and i.target != raw.path})
-        outside = sorted({i.module for i in raw.imports if not i.target and i.module})
-        return FileDeps(imports=inside, external=outside, imported_by=list(raw.imported_by))
+        saved = self._saved
+        if saved is not None:  # the saved files' imports read from them, resolved as the update will
+            from ctxops_code_graph.reader import norm_path
+
+            path = norm_path(path)
+            links = [(module, target) for _p, module, target in saved.import_links(path)]
+            importers = saved.importers(path)
+        else:
+            raw = self._call(self._index.file_deps, path)
+            path, links, importers = raw.path, [(i.module, i.target) for i in raw.imports], raw.imported_by
+        inside = sorted({target for _m, target in links if target and target != path})
+        outside = sorted({module for module, target in links if not target and module})
+        return FileDeps(imports=inside, external=outside, imported_by=list(importers))
 
     def ranked_files(self, query: str | None, limit: int) -> list[RankedFile]:
         terms = sorted(set(words(query))) if query else []
-        raw = self._call(self._index.ranked_files, query_terms=terms, limit=limit, symbols_per_file=6)
+        # With saved files: their imports and uses laid over the file graph (`SavedFiles.file_edges`).
+        raw = self._call(
+            self._index.ranked_files, query_terms=terms, limit=limit, symbols_per_file=6, facts=self._saved
+        )
         return [RankedFile(path=r.path, score=r.score, symbols=list(r.symbols)) for r in raw]
 
     def names(self, near: str | None = None) -> Iterable[str]:
         """Symbol names; with ``near``, the few candidates for suggestions about it (one indexed query)."""
+        if self._saved is not None:
+            return self._saved.names(near)
         found: list[str] = self._call(self._index.names, near)
         return found
 

@@ -144,8 +144,11 @@ def execute(root: Path, request: Request, *, open_index: Callable[[Path], Any] |
         answer.partial = True
     saved: list[str] = getattr(ctx.index, "saved_files", list)() if request.command in INDEX_COMMANDS else []
     if saved:  # answered from files saved since the snapshot (`overlay.SavedFiles`)
-        shown = ", ".join(saved[:3]) + (f" (+{len(saved) - 3})" if len(saved) > 3 else "")
-        answer.notes.append(f"read from the saved files {shown}; the index update runs in the background")
+        from .overlay import MAP_NOTE, saved_note
+
+        answer.notes.append(saved_note(saved))
+        if request.command == "map":
+            answer.notes.append(MAP_NOTE)
     rendered = render(answer, limits, elapsed_ms=(time.perf_counter() - started) * 1000)
     if cache is not None and rendered.exit_code != EXIT_DEADLINE:
         cache.put(request.command, cache_args, _rendered_to_cache(rendered))

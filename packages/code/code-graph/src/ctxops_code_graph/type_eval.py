@@ -76,8 +76,41 @@ FROM pending r LEFT JOIN syms e ON e.id = r.enclosing LEFT JOIN symbols p ON p.i
 WHERE r.receiver_type IS NOT NULL
 """
 
-# One hop of every open expression in `ts` into `nx`.
-_STEP = f"""
+
+def _as_written(steps: str, expr: str, path: str) -> str:
+    """`_callback` where no call states a context: the callee's row as it is."""
+    return f"{path} AS path, {expr} AS expr"
+
+
+_OFFERED = """-- `%sources!byte`: what the call at byte (rows of its file) states, from the first kind of source it has,
+-- in the compiler's order: an explicit type argument, else the arguments (all that the call passes must
+-- agree; `u<k>`, an inference not followed, with argument k there gives nothing), else the declared type
+offered AS (
+  SELECT e.rid, e.path, e.nm, e.steps, e.selfc, e.via, c.expr, starts_with(src.s, 'u') AS unknown,
+         CASE left(src.s, 1) WHEN 't' THEN 0 WHEN 'r' THEN 2 ELSE 1 END AS g
+  FROM (SELECT * FROM e WHERE mk = '%') e, unnest(string_split(split_part(e.nm, '!', 1), ',')) AS src(s)
+  JOIN calls c ON c.path = e.path
+   AND c.name = '%' || split_part(e.nm, '!', 2) || '.' || regexp_replace(src.s, '^u', 'a')
+  QUALIFY g = min(g) OVER (PARTITION BY e.rid, e.path, e.nm, e.steps)
+),
+decided AS (
+  SELECT rid, path, steps, any_value(selfc) AS selfc, any_value(via) AS via, any_value(expr) AS expr
+  FROM offered GROUP BY rid, path, nm, steps
+  HAVING count(DISTINCT expr) = 1 AND NOT bool_or(unknown) AND any_value(expr) <> '?'
+)"""
+_DECIDED = f"""UNION ALL
+-- a callee's type parameter, as the call instantiates it: read in the call's file
+SELECT o.rid, o.path, {_parse("o.expr", "o.steps")}, NULL, o.selfc, greatest(o.via, 4), NULL FROM decided o
+"""
+
+
+# One hop of every open expression in `ts` into `nx`; `_step(True)` also instantiates callees' type parameters
+# from their calls' context (TypeScript), left out where no call states any (it costs each round a little).
+def _step(instantiate: bool) -> str:
+    cb = _callback if instantiate else _as_written
+    _INSTANTIATE = f",\n{_OFFERED}" if instantiate else ""
+    _INSTANTIATED = _DECIDED if instantiate else ""
+    return f"""
 CREATE OR REPLACE TEMP TABLE nx AS
 WITH RECURSIVE
 e AS (SELECT * FROM ts WHERE cls IS NULL),
@@ -131,40 +164,24 @@ member AS (
    AND regexp_extract(s.path, '^(.*)/', 1) = g.kdir
   JOIN types y ON y.owner = s.id AND y.name IS NULL
 ),
-nearest AS (SELECT * FROM member QUALIFY d = min(d) OVER (PARTITION BY rid, cls, src_steps)),
+nearest AS (
+  SELECT rid, rest, selfc, via, {cb("src_steps", "expr", "path")} FROM member
+  QUALIFY d = min(d) OVER (PARTITION BY rid, cls, src_steps)
+),
 -- the callee's row for a callback's parameter: `&f#i.j` (f's signature, or K's constructor's), `K#m&i.j`
 called AS (
   SELECT n.rid, n.selfc, greatest(n.via, 4) AS via, {_REST.format("n")} AS rest,
-         {_callback("n.steps", "y.expr", "n.spath")}
+         {cb("n.steps", "y.expr", "n.spath")}
   FROM named n
   JOIN types y ON y.owner = n.sid AND y.name = '&' || {_first("n")}
   WHERE n.mk = '&' AND n.skind = 'function'
   UNION ALL
-  SELECT n.rid, n.selfc, greatest(n.via, 4), {_REST.format("n")}, {_callback("n.steps", "y.expr", "n.spath")}
+  SELECT n.rid, n.selfc, greatest(n.via, 4), {_REST.format("n")}, {cb("n.steps", "y.expr", "n.spath")}
   FROM named n
   JOIN symbols k ON k.parent = n.sid AND k.name = 'constructor' AND k.kind = 'method'
   JOIN types y ON y.owner = k.id AND y.name = '&' || {_first("n")}
   WHERE n.mk = '&' AND n.skind IN {_TYPE_KINDS}
-  UNION ALL
-  SELECT n.rid, n.selfc, n.via, n.rest, {_callback("n.src_steps", "n.expr", "n.path")} FROM nearest n
-  WHERE strpos(n.src_steps, '%') > 0
-),
--- `%sources!byte`: what the call at byte (rows of its file) states, from the first kind of source it has,
--- in the compiler's order: an explicit type argument, else the arguments (all that the call passes must
--- agree; `u<k>`, an inference not followed, with argument k there gives nothing), else the declared type
-offered AS (
-  SELECT e.rid, e.path, e.nm, e.steps, e.selfc, e.via, c.expr, starts_with(src.s, 'u') AS unknown,
-         CASE left(src.s, 1) WHEN 't' THEN 0 WHEN 'r' THEN 2 ELSE 1 END AS g
-  FROM (SELECT * FROM e WHERE mk = '%') e, unnest(string_split(split_part(e.nm, '!', 1), ',')) AS src(s)
-  JOIN calls c ON c.path = e.path
-   AND c.name = '%' || split_part(e.nm, '!', 2) || '.' || regexp_replace(src.s, '^u', 'a')
-  QUALIFY g = min(g) OVER (PARTITION BY e.rid, e.path, e.nm, e.steps)
-),
-decided AS (
-  SELECT rid, path, steps, any_value(selfc) AS selfc, any_value(via) AS via, any_value(expr) AS expr
-  FROM offered GROUP BY rid, path, nm, steps
-  HAVING count(DISTINCT expr) = 1 AND NOT bool_or(unknown) AND any_value(expr) <> '?'
-)
+){_INSTANTIATE}
 -- a class named in the file (its own, or one in the enclosing function): an instance of it; the value of a
 -- class's name is the class (its methods are what `K.m()` calls; an interface of that name is no value)
 SELECT rid, path, mk, nm, steps, sid AS cls, selfc, via, enc FROM named
@@ -177,10 +194,7 @@ WHERE n.mk = '=' AND n.skind = 'function'
 UNION ALL
 -- `&f#i.j`: parameter j of the callback passed as argument i of f (f's signature), or of K's constructor
 SELECT c.rid, c.path, {_parse("c.expr", "c.rest")}, NULL, c.selfc, c.via, NULL FROM called c
-UNION ALL
--- a callee's type parameter, as the call instantiates it: read in the call's file
-SELECT o.rid, o.path, {_parse("o.expr", "o.steps")}, NULL, o.selfc, greatest(o.via, 4), NULL FROM decided o
-UNION ALL
+{_INSTANTIATED}UNION ALL
 -- an element of an array `K[]`: a K, named in the same file
 SELECT rid, path, '', left(nm, length(nm) - 2), {_REST.format("e")}, NULL, selfc, via, enc FROM e
 WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '[]') AND {_first("e")} IN ({_ELEMENT_LIST})
@@ -238,8 +252,11 @@ UNION ALL
 SELECT rid, path, '', '', steps, selfc, selfc, via, NULL FROM e WHERE mk = 'S' AND selfc IS NOT NULL
 UNION ALL
 SELECT n.rid, n.path, {_parse("n.expr", "n.rest")}, NULL, n.selfc, n.via, NULL FROM nearest n
-WHERE strpos(n.src_steps, '%') = 0
 """
+
+
+_STEP = _step(instantiate=True)
+_STEP_PLAIN = _step(instantiate=False)
 
 
 # A union `A|B` (TypeScript) is read member by member. The compiler accepts `u.m()` only when every member
@@ -295,6 +312,8 @@ def evaluate(con: Any) -> None:
     )
     con.execute("CREATE OR REPLACE TEMP TABLE unions (rid BIGINT, n INTEGER)")
     con.execute("CREATE OR REPLACE TEMP TABLE done (rid BIGINT, cls VARCHAR, via INTEGER)")
+    contexts = con.execute("SELECT count(*) FROM calls").fetchone()[0]
+    step = _STEP if contexts else _STEP_PLAIN
     # Every state reached so far: a state met again has nothing new to give (names that go round in circles,
     # such as a barrel's modules importing from the barrel, stop instead of running to MAX_ROUNDS).
     con.execute(f"CREATE OR REPLACE TEMP TABLE seen AS SELECT {_COLS} FROM ts")
@@ -305,7 +324,7 @@ def evaluate(con: Any) -> None:
             break
         if con.execute("SELECT count(*) FROM ts WHERE strpos(nm, '|') > 0").fetchone()[0]:
             con.execute(_SPLIT_UNIONS)
-        con.execute(_STEP)
+        con.execute(step)
         con.execute(f"CREATE OR REPLACE TEMP TABLE ts AS SELECT {_COLS} FROM nx EXCEPT SELECT {_COLS} FROM seen")
         con.execute(f"INSERT INTO seen SELECT {_COLS} FROM ts")
     if con.execute("SELECT count(*) FROM unions").fetchone()[0]:

@@ -41,14 +41,16 @@ def pagerank(
     else:
         teleport = [1.0 / n] * n
     rank = list(teleport)
-    in_lists = [incoming.get(j, []) for j in range(n)]
+    # Each edge's share of its source's rank, divided once rather than on every iteration.
+    in_lists = [[(i, w / out_weight[i]) for i, w in incoming.get(j, [])] for j in range(n)]
+    dangling_nodes = [i for i in range(n) if out_weight[i] == 0.0]
     for _ in range(iterations):
-        dangling = sum(rank[i] for i in range(n) if out_weight[i] == 0.0)
+        dangling = sum(rank[i] for i in dangling_nodes)
         new = [0.0] * n
         for j in range(n):
             acc = 0.0
-            for i, w in in_lists[j]:
-                acc += rank[i] * w / out_weight[i]
+            for i, share in in_lists[j]:
+                acc += rank[i] * share
             new[j] = damping * (acc + dangling * teleport[j]) + (1.0 - damping) * teleport[j]
         delta = sum(abs(a - b) for a, b in zip(new, rank, strict=True))
         rank = new

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+
+from ctxops_code_graph import CodeIndex
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",
@@ -41,6 +44,19 @@ def make_repo(root: Path, files: dict[str, str | bytes], commit: bool = True) ->
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", "initial")
     return root
+
+
+def built_index(root: Path, files: dict[str, str | bytes]) -> Iterator[CodeIndex]:
+    """A module fixture's body: the repository, fully indexed, closed after the module's tests."""
+    idx = CodeIndex(make_repo(root, files), auto_update=False)
+    idx.build(full=True)
+    yield idx
+    idx.close()
+
+
+def certain_sites(idx: CodeIndex, symbol_id: str, path: str) -> dict[int | None, str | None]:
+    """The certain call sites of a symbol in one file: line -> how each was resolved."""
+    return {h.edge.line: h.edge.resolution for h in idx.callers(symbol_id, 1, certain_only=True) if h.edge.path == path}
 
 
 ORDERS_PY = {

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from ctxops_code_graph import CodeIndex
-from repo_fixtures import make_repo
+from repo_fixtures import built_index, certain_sites
 
 USE = """import { Sink, Other, Base } from '../lib/sink';
 
@@ -156,15 +156,11 @@ def _line(needle: str, text: str = USE, nth: int = 0) -> int:
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CodeIndex]:
-    root = make_repo(tmp_path_factory.mktemp("tsg") / "generics", FILES)
-    idx = CodeIndex(root, auto_update=False)
-    idx.build(full=True)
-    yield idx
-    idx.close()
+    yield from built_index(tmp_path_factory.mktemp("tsg") / "generics", FILES)
 
 
 def _sites(idx: CodeIndex, symbol_id: str, path: str = "app/use.ts") -> set[int | None]:
-    return {h.edge.line for h in idx.callers(symbol_id, 1, certain_only=True) if h.edge.path == path}
+    return set(certain_sites(idx, symbol_id, path))
 
 
 def test_type_parameters_are_their_constraints(index: CodeIndex) -> None:

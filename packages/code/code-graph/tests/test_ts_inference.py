@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from ctxops_code_graph import CodeIndex
-from repo_fixtures import make_repo
+from repo_fixtures import built_index, certain_sites
 
 USE = """import { Sink, Other } from '../lib/sink';
 import { Clock, Scheduler, systemClock } from '../lib/clock';
@@ -107,19 +107,11 @@ def _line(needle: str) -> int:
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CodeIndex]:
-    root = make_repo(tmp_path_factory.mktemp("ts") / "stream", FILES)
-    idx = CodeIndex(root, auto_update=False)
-    idx.build(full=True)
-    yield idx
-    idx.close()
+    yield from built_index(tmp_path_factory.mktemp("ts") / "stream", FILES)
 
 
 def _sites(idx: CodeIndex, symbol_id: str) -> dict[int | None, str | None]:
-    return {
-        h.edge.line: h.edge.resolution
-        for h in idx.callers(symbol_id, 1, certain_only=True)
-        if h.edge.path == "app/use.ts"
-    }
+    return certain_sites(idx, symbol_id, "app/use.ts")
 
 
 def test_callback_parameters_take_the_callee_signature(index: CodeIndex) -> None:

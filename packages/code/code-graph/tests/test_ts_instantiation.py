@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from ctxops_code_graph import CodeIndex
-from repo_fixtures import make_repo
+from repo_fixtures import built_index, certain_sites
 
 CORE = """export interface Trait {
   def: unknown
@@ -109,19 +109,11 @@ def _line(needle: str, nth: int = 0) -> int:
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CodeIndex]:
-    root = make_repo(tmp_path_factory.mktemp("tsi") / "shapes", FILES)
-    idx = CodeIndex(root, auto_update=False)
-    idx.build(full=True)
-    yield idx
-    idx.close()
+    yield from built_index(tmp_path_factory.mktemp("tsi") / "shapes", FILES)
 
 
 def _sites(idx: CodeIndex, symbol_id: str) -> dict[int | None, str | None]:
-    return {
-        h.edge.line: h.edge.resolution
-        for h in idx.callers(symbol_id, 1, certain_only=True)
-        if h.edge.path == "app/shapes.ts"
-    }
+    return certain_sites(idx, symbol_id, "app/shapes.ts")
 
 
 def test_declared_type_instantiates_the_callback_parameter(index: CodeIndex) -> None:

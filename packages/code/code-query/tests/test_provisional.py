@@ -5,23 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ctxops_code_query.provisional import ProvisionalIndex, module_path
+from ctxops_code_query.provisional import ProvisionalIndex
 from ctxops_code_query.service import Request, execute
-
-
-@pytest.mark.parametrize(
-    ("rel", "module"),
-    [
-        ("json/__init__.py", "json"),
-        ("http/client.py", "http.client"),
-        ("api/orders/state_machine.py", "api.orders.state_machine"),
-        ("web/src/index.ts", "web.src"),
-        ("setup.py", "setup"),
-        ("Makefile", "Makefile"),
-    ],
-)
-def test_module_path_spells_a_file_as_imports_do(rel: str, module: str) -> None:
-    assert module_path(rel) == module
 
 
 @pytest.mark.parametrize(
@@ -36,6 +21,16 @@ def test_module_path_spells_a_file_as_imports_do(rel: str, module: str) -> None:
 def test_provisional_definitions_accept_module_qualified_names(fresh_example: Path, name: str) -> None:
     found = ProvisionalIndex(fresh_example).definitions(name)
     assert [(s.path, s.qualname) for s in found] == [("api/orders/state_machine.py", "OrderStateMachine.transition")]
+
+
+def test_a_go_function_is_named_through_its_package(tmp_path: Path) -> None:
+    (tmp_path / "encoding" / "json").mkdir(parents=True)
+    (tmp_path / "encoding" / "json" / "decode.go").write_text(
+        "package json\n\nfunc Unmarshal(b []byte) error {\n\treturn nil\n}\n"
+    )
+    found = ProvisionalIndex(tmp_path).definitions("json.Unmarshal")
+    assert [(s.path, s.name) for s in found] == [("encoding/json/decode.go", "Unmarshal")]
+    assert ProvisionalIndex(tmp_path).definitions("xml.Unmarshal") == []
 
 
 def test_a_wrong_qualifier_does_not_match(fresh_example: Path) -> None:

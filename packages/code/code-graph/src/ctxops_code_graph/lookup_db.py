@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -148,7 +148,7 @@ class GenerationWriter:
         self._thread.start()
 
     def _copy_early(self, cursor: Any) -> None:
-        try:
+        def work() -> None:
             if self._keys is not None:
                 self._copy_shards()
                 self._copy(cursor, {t: q for t, q in _EARLY_FROM_DUCKDB.items() if t not in ("refs", "symbols")})
@@ -156,10 +156,8 @@ class GenerationWriter:
                 self._copy(cursor, _EARLY_FROM_DUCKDB)
             for statement in _indexes_on(_EARLY_FROM_DUCKDB):
                 self._con.execute(statement)
-        except BaseException as exc:  # re-raised by finish()
-            self._error = exc
-        finally:
-            cursor.close()
+
+        self._in_background(cursor, work)
 
     def copy_edges(self) -> None:
         """Once resolution has made the edges: copy them (and index them) in the background, after the
@@ -170,14 +168,21 @@ class GenerationWriter:
         self._edges_copied = True
 
     def _copy_edges(self, cursor: Any, previous: threading.Thread | None) -> None:
-        try:
+        def work() -> None:
             if previous is not None:
                 previous.join()  # (one SQLite connection: the early copy must be done with it)
             if self._error is None:
                 self._copy(cursor, _EDGES_FROM_DUCKDB)
                 for statement in _indexes_on(_EDGES_FROM_DUCKDB):
                     self._con.execute(statement)
-        except BaseException as exc:  # re-raised by finish()
+
+        self._in_background(cursor, work)
+
+    def _in_background(self, cursor: Any, work: Callable[[], None]) -> None:
+        """A copy thread's body: its failure is kept for finish() to raise; its DuckDB cursor is closed."""
+        try:
+            work()
+        except BaseException as exc:
             self._error = exc
         finally:
             cursor.close()

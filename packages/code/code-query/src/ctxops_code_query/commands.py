@@ -10,7 +10,7 @@ from ctxops_contracts import QueryHit, Reference, Symbol
 from .answer import Answer
 from .backend import FileDeps, Hop
 from .context import QueryContext
-from .defs import BODY_PREVIEW_HITS, definition_text, describe, overloads_as_one, with_signature
+from .defs import BODY_PREVIEW_HITS, definition_text, describe, with_signature
 from .defs import body_preview as _body_preview
 from .errors import UsageError
 from .suggest import suggest
@@ -184,6 +184,8 @@ def _hops(ctx: QueryContext, command: str, name: str, depth: int) -> Answer:
     if not symbols:
         return _no_definition(ctx, answer, name)
     answer.hint = "qualify the name, lower --depth, or raise --max"
+    from ctxops_code_scan.symbol_ids import first_definition  # (not at the top: cq grep and open never need it)
+
     hops: list[Hop] = []
     seen: set[tuple[str, str, int | None]] = set()
     for symbol in symbols:
@@ -192,7 +194,7 @@ def _hops(ctx: QueryContext, command: str, name: str, depth: int) -> Answer:
         else:
             found = ctx.index.callees(symbol.id, depth)
         for hop in found:
-            key = (hop.edge.src, overloads_as_one(hop.edge.dst), hop.edge.line)
+            key = (hop.edge.src, first_definition(hop.edge.dst), hop.edge.line)
             if key not in seen:
                 seen.add(key)
                 hops.append(hop)
@@ -470,6 +472,8 @@ def cmd_impact(ctx: QueryContext, name: str, depth: int = 3) -> Answer:
     symbols = resolve(ctx, name)
     if not symbols:
         return _no_definition(ctx, answer, name)
+    from ctxops_code_scan.symbol_ids import first_definition
+
     callers: list[Hop] = []
     files: set[str] = set()
     tests: set[str] = set()
@@ -484,7 +488,7 @@ def cmd_impact(ctx: QueryContext, name: str, depth: int = 3) -> Answer:
     tests_sorted = sorted(tests)
     sites = {(h.edge.path, h.edge.line) for h in callers}
     possible = [h for h in _callers_by_name(ctx, symbols) if (h.edge.path, h.edge.line) not in sites]
-    distinct = {overloads_as_one(h.symbol.id if h.symbol else h.edge.src) for h in callers}
+    distinct = {first_definition(h.symbol.id if h.symbol else h.edge.src) for h in callers}
     answer.notes.append(
         f"impact of {symbols[0].qualname} (depth <= {depth}): {len(distinct)} callers, "
         f"{len(files)} files, {len(tests_sorted)} tests" + _possible_note(len(possible))
@@ -494,14 +498,14 @@ def cmd_impact(ctx: QueryContext, name: str, depth: int = 3) -> Answer:
         answer.notes.append(f"tests to run: {shown}")
     seen: set[str] = set()
     for hop in sorted(callers, key=lambda h: (h.depth, _RANK.get(h.edge.confidence, 3), h.edge.path or "")):
-        key = overloads_as_one(hop.symbol.id if hop.symbol else hop.edge.src)
+        key = first_definition(hop.symbol.id if hop.symbol else hop.edge.src)
         if key in seen:
             continue
         seen.add(key)
         answer.add(_hop_hit(hop, "callers"))
     answer.certain = len(answer.hits)
     for hop in possible:
-        key = overloads_as_one(hop.symbol.id if hop.symbol else hop.edge.src)
+        key = first_definition(hop.symbol.id if hop.symbol else hop.edge.src)
         if key in seen:
             continue
         seen.add(key)

@@ -37,14 +37,6 @@ CALLABLE_KINDS = frozenset({"function", "method", "class", "struct", "interface"
 _VALUE_KINDS = frozenset({"field", "variable", "constant", "property"})
 
 
-def overloads_as_one(symbol_id: str) -> str:
-    """The id of a function's first declaration for any of its overloads (`f(+2).` -> `f().`): a call site
-    resolved to every overload of a TypeScript function is one call, not one per declaration."""
-    head, sep, tail = symbol_id.rpartition("(+")
-    digits, close, rest = tail.partition(")")
-    return f"{head}(){rest}" if sep and close and digits.isdigit() else symbol_id
-
-
 def with_signature(shown: str, name: str, signature: str | None, kind: str | None = None) -> str:
     """``name(params) -> ret`` for callables, the class header for classes, ``name: type`` otherwise."""
     sig = (signature or "").strip()

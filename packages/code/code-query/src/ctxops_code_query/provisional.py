@@ -127,29 +127,21 @@ class ProvisionalIndex:
         return None
 
 
-def module_path(rel: str) -> str:
-    """A file's dotted module path as imports spell it: `json/__init__.py` is `json`, `a/b/index.ts` is `a.b`."""
-    stem = rel.rsplit(".", 1)[0] if "." in rel.rpartition("/")[2] else rel
-    parts = stem.split("/")
-    if len(parts) > 1 and parts[-1] in ("__init__", "index", "mod"):
-        parts.pop()
-    return ".".join(parts)
-
-
 def _mentions_module(rel: str, qualifier: str) -> bool:
-    """Whether a leading part of the qualifier (`http.client` of `http.client.HTTPConnection`) is in the
-    file's module path."""
-    module = "." + module_path(rel) + "."
-    parts = qualifier.split(".")
-    return any("." + ".".join(parts[:i]) + "." in module for i in range(len(parts), 0, -1))
+    """Whether a leading part of the qualifier (`http.client` of `http.client.HTTPConnection`) ends the
+    file's module path, as the index's module-qualified lookup reads it (`reader.module_key`)."""
+    from ctxops_code_graph.reader import module_key
+
+    module, parts = module_key(rel), qualifier.split(".")
+    return any(module[-k:] == parts[:k] for k in range(len(parts), 0, -1) if len(module) >= k)
 
 
 def _names(query: str, symbol: Symbol, rel: str) -> bool:
-    """Whether `query` names this symbol: bare, by qualified name, or through its file's module path
-    (`json.loads`, `http.client.HTTPConnection.request`); a Go symbol also through its package directory."""
+    """Whether `query` names this symbol: bare, by qualified name, or through its file's module
+    (`json.loads`, `http.client.HTTPConnection.request`, Go's `json.Unmarshal` through its package)."""
+    from ctxops_code_graph.reader import module_key
+
     if query in (symbol.name, symbol.qualname) or symbol.qualname.endswith("." + query):
         return True
-    modules = [module_path(rel)]
-    if rel.endswith(".go"):
-        modules.append(rel.rpartition("/")[0].replace("/", "."))
-    return any(("." + m + "." + symbol.qualname).endswith("." + query) for m in modules if m)
+    dotted = ".".join([*module_key(rel), symbol.qualname])
+    return ("." + dotted).endswith("." + query)

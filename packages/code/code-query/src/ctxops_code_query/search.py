@@ -23,13 +23,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+from ctxops_code_scan.symbol_ids import first_definition
 from ctxops_contracts import QueryHit, Symbol
 from ctxops_contracts.shared.files import atomic_write
 
 from .answer import Answer
 from .commands import _base
 from .context import QueryContext
-from .defs import CALLABLE_KINDS, describe, overloads_as_one
+from .defs import CALLABLE_KINDS, describe
 from .errors import UsageError
 from .path_kinds import demotion
 from .repo import index_dir
@@ -194,7 +195,7 @@ def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int
     functions: set[str] = set()
     distinct: list[int] = []
     for i in order:
-        function = overloads_as_one(chunks[i].id)
+        function = first_definition(chunks[i].id)
         if function not in functions:
             functions.add(function)
             distinct.append(i)

@@ -38,6 +38,17 @@ def symbol_id(lang: str, path: str, qualname: str, kind: str, duplicate: int = 0
     return f"{lang} {escape_path(path)} {qualname}{suffix}"
 
 
+def first_definition(symbol_id: str) -> str:
+    """The id of a name's first definition in its file, for any later duplicate (`f(+2).` -> `f().`,
+    `K(+1)#` -> `K#`): a call resolved to every overload or redefinition of a function is one call.
+    `(+N).` is read as a function's (a variable's duplicate has the same spelling)."""
+    head, sep, tail = symbol_id.rpartition("(+")
+    digits, close, rest = tail.partition(")")
+    if not (sep and close and digits.isdigit() and rest in ("#", "/", "!", ".")):
+        return symbol_id
+    return head + ("()." if rest == "." else rest)
+
+
 class IdAllocator:
     """Hands out ids for one file in document order, numbering duplicates deterministically."""
 

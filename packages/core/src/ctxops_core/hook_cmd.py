@@ -45,6 +45,9 @@ DIGEST = {"PreCompact", "SessionEnd", "Stop", "PreCompress", "preCompact", "stop
 # How long finding files in play may take before injection goes on without them (seconds).
 FILES_IN_PLAY_BUDGET = 0.05
 MAX_IDENTIFIERS = 6
+# Identifiers are looked for in a prompt's first MAX_PROMPT_SCAN characters (an input cap before any
+# pattern runs: docs/security.md, promise 2); a pasted log of megabytes names nothing useful further on.
+MAX_PROMPT_SCAN = 20_000
 
 
 def _read_stdin() -> bytes:
@@ -192,7 +195,7 @@ def identifiers(prompt: str) -> list[str]:
     for match in re_compile(
         r"`([^`\s]{2,80})`|\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\b|"
         r"\b(_*[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b"
-    ).finditer(prompt):
+    ).finditer(prompt[:MAX_PROMPT_SCAN]):
         name = next(g for g in match.groups() if g)
         if name not in found:
             found.append(name)

@@ -25,7 +25,9 @@ FULL_PARSE_LIMIT = 2 * 1024 * 1024
 PREFIX_LIMIT = 256 * 1024
 TOKEN_LIMIT = 400_000
 _STRUCTURE = lazy(r'[\[\]{},:"]')
-_STRING = lazy(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
+# A JSON string from its opening quote. The lookbehind (a quote after a backslash is inside a string,
+# never an opening one) keeps a search linear: after one unterminated string every later quote is escaped.
+_STRING = lazy(r'(?<!\\)"[^"\\]*+(?:\\.[^"\\]*+)*+"')
 MAX_DEPTH = 200
 _CLOSE = {"{": "}", "[": "]"}
 

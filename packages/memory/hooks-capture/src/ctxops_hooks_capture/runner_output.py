@@ -17,16 +17,24 @@ _TEST_COMMAND = re_compile(
     r"|gradle\w*\s+test|mvn\w*\s+test|dotnet\s+test|mix\s+test|swift\s+test)(?=$|[\s;&|)])"
 )
 
-_PYTEST_SUMMARY = lazy(r"^=*\s*(?P<body>(?:\d+ \w+(?:, )?)+)\s+in\s+[\d.]+m?s\b.*$", regex.MULTILINE)
-_PYTEST_PART = lazy(r"(\d+) (passed|failed|errors?|xpassed|xfailed|skipped|deselected|warnings?)")
+# Linear on any output: leading blanks stay on their line ([^\S\n], not \s, which would rescan a run of empty
+# lines from each of them), a number is matched from its first digit ((?<!\d)), and repeats are possessive
+# where a shorter take could never help.
+_SPACE = r"[^\S\n]"
+_PYTEST_SUMMARY = lazy(
+    rf"^=*+{_SPACE}*+(?P<body>(?:\d++ \w++(?:, )?)++){_SPACE}++in{_SPACE}++[\d.]++m?s\b.*$", regex.MULTILINE
+)
+_PYTEST_PART = lazy(r"(?<!\d)(\d+) (passed|failed|errors?|xpassed|xfailed|skipped|deselected|warnings?)")
 _UNITTEST_RAN = lazy(r"^Ran (\d+) tests? in", regex.MULTILINE)
 _UNITTEST_FAILED = lazy(r"^FAILED \(([^)]*)\)", regex.MULTILINE)
-_JEST = lazy(r"^Tests:\s+(?P<body>.*\d+ total)", regex.MULTILINE)
-_VITEST = lazy(r"^\s*Tests\s+(?P<body>(?:\d+ \w+ ?\|? ?)+)\(\d+\)", regex.MULTILINE)
+_JEST = lazy(r"^Tests:\s++(?P<body>.*(?<!\d)\d+ total)", regex.MULTILINE)
+_VITEST = lazy(rf"^{_SPACE}*+Tests{_SPACE}++(?P<body>(?:\d++ \w++ ?+\|?+ ?+)++)\(\d+\)", regex.MULTILINE)
 _CARGO = lazy(r"test result: \w+\. (\d+) passed; (\d+) failed;")
-_GO_CASE = lazy(r"^\s*--- (PASS|FAIL):", regex.MULTILINE)
+_GO_CASE = lazy(rf"^{_SPACE}*+--- (PASS|FAIL):", regex.MULTILINE)
 _GO_PACKAGE = lazy(r"^(ok|FAIL)\s+\S+", regex.MULTILINE)
-_MOCHA = lazy(r"^\s*(\d+) (passing|failing)\b", regex.MULTILINE)
+_MOCHA = lazy(rf"^{_SPACE}*+(\d+) (passing|failing)\b", regex.MULTILINE)
+_PASSED_COUNT = r"(?<!\d)(\d+) passed"
+_FAILED_COUNT = r"(?<!\d)(\d+) failed"
 
 
 def looks_like_test_command(command: str) -> bool:
@@ -64,15 +72,15 @@ def parse_counts(output: str) -> tuple[int, int] | None:
     jest = _JEST.findall(output)
     if jest:
         body = jest[-1]
-        passed = sum(int(n) for n in re_compile(r"(\d+) passed").findall(body))
-        failed = sum(int(n) for n in re_compile(r"(\d+) failed").findall(body))
+        passed = sum(int(n) for n in re_compile(_PASSED_COUNT).findall(body))
+        failed = sum(int(n) for n in re_compile(_FAILED_COUNT).findall(body))
         return passed, failed
     vitest = _VITEST.findall(output)
     if vitest:
         body = vitest[-1]
         return (
-            sum(int(n) for n in re_compile(r"(\d+) passed").findall(body)),
-            sum(int(n) for n in re_compile(r"(\d+) failed").findall(body)),
+            sum(int(n) for n in re_compile(_PASSED_COUNT).findall(body)),
+            sum(int(n) for n in re_compile(_FAILED_COUNT).findall(body)),
         )
     cargo = _CARGO.findall(output)
     if cargo:

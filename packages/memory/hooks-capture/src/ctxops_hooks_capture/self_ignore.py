@@ -12,7 +12,8 @@ from ctxops_contracts.shared.regex import compile as re_compile
 _OWN_PROGRAMS = frozenset({"ctx", "cq"})
 _LAUNCHERS = (("uv", "run"), ("uvx",), ("pipx", "run"), ("exec",), ("env",), ("command",), ("time",), ("nohup",))
 _FILTERS = frozenset({"head", "tail", "less", "more", "cat", "jq", "wc", "grep", "rg", "sort", "tee"})
-_ASSIGNMENT = re_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# match on one word; the lookbehind makes a search enter a run of name characters once, from its start
+_ASSIGNMENT = re_compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*+=")
 _PYTHON = re_compile(r"python[\d.]*")
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", "\n", "|&", ";;"})
 

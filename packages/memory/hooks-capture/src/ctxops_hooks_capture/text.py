@@ -7,12 +7,21 @@ from ctxops_contracts.shared.regex import lazy
 
 # Control characters other than tab and newline; NUL and friends mark binary data.
 _CONTROL = re_compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_ANSI = re_compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+# CSI and OSC sequences (an OSC ends at BEL or ST; an ESC inside ends the scan, so a run of unterminated
+# openers is not rescanned from each one: linear time, docs/security.md promise 2).
+_ANSI = re_compile(r"\x1b\[[0-9;?]*+[ -/]*+[@-~]|\x1b\][^\x07\x1b]*+(?:\x07|\x1b\\)")
+# A progress line. Linear on any line, and the same lines as `\s*[\[(|]?BAR{6,}[\])|]?\s*NN%` where BAR
+# includes the space: a bar after an opener; a bar from the first of the spaces that end the indent (the
+# indent up to its last other blank taken first); a bar of spaces only (looked for ahead, lazily, from
+# the start only). Each part is possessive: nothing after a bar or a number could use what it gave back.
+_BAR = r"[=#>\-.\u2588-\u258f\u2591-\u2593 ]{6,}+"
+_PERCENT = r"\s*+\d{1,3}(?:\.\d+)?%.*"
 _PROGRESS = lazy(
-    r"^\s*(?:"
-    r"[\[(|]?[=#>\-.\u2588-\u258f\u2591-\u2593 ]{6,}[\])|]?\s*\d{1,3}(?:\.\d+)?%.*"  # [=====>   ] 45%
-    r"|\d{1,3}(?:\.\d+)?%\s*\|[^|]*\|.*"  # 45%|█████     | 12/30 (tqdm)
-    r"|[⠁-⣿◐◓◑◒|/\\-]\s.{0,80}\.\.\.\s*"  # spinners
+    r"^(?:"
+    rf"(?:\s*+[\[(|]{_BAR}|(?:[ ]*+[^\S ])*+{_BAR})[\])|]?+{_PERCENT}"  # [=====>   ] 45%
+    rf"|(?=\s*?[ ]{{6}}){_PERCENT}|(?=\s*?[ ]{{6}}[\])|])\s*+[\])|]{_PERCENT}"  # a bar of spaces
+    r"|\s*+\d{1,3}(?:\.\d+)?%\s*+\|[^|]*+\|.*"  # 45%|█████     | 12/30 (tqdm)
+    r"|\s*+[⠁-⣿◐◓◑◒|/\\-]\s.{0,80}\.\.\.\s*"  # spinners
     r")$"
 )
 _BINARY_RATIO = 0.1

@@ -40,6 +40,8 @@ DIGEST_EVENTS = {
     "gemini": {"PreCompress", "SessionEnd", "AfterAgent"},
 }
 HOOK_BUDGET = 800
+# What ranking reads of a prompt (docs/security.md, promise 2: an input cap before any pattern runs).
+MAX_PROMPT_SCAN = 20_000
 LOG_NAME = "memory-inject.log"
 
 
@@ -107,6 +109,7 @@ def handle(
         from .build import build_injection, record_injection
 
         prompt = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
+        prompt = prompt[:MAX_PROMPT_SCAN]  # ranking reads the prompt's head: an input cap before any pattern
         # A (re)start, a /clear or a compaction empties the context: everything may be given again.
         given = [] if event == "SessionStart" else session_given(root, session_id)
         injection = build_injection(

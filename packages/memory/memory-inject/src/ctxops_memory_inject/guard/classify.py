@@ -12,7 +12,8 @@ from ctxops_contracts.shared.regex import compile as re_compile
 
 _SPLIT = re_compile(r"&&|\|\||[;|\n]")
 _ASSIGN = re_compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_PYTHON = re_compile(r"(?:\S*/)?python[0-9.]*")
+# fullmatch on one word; the lookbehind makes a search enter a run of non-spaces once, from its start
+_PYTHON = re_compile(r"(?<!\S)(?:\S*/)?python[0-9.]*+")
 _WRAPPERS = {"sudo", "time", "env", "nice", "command", "exec", "xargs"}
 _RUNNERS = {  # (tool, next word) pairs that only launch the real program
     ("uv", "run"),

@@ -1,14 +1,28 @@
 """Line-level machinery every summarizer shares: what looks like an error, a location or a summary line,
-and how a kept-line set is printed with the gaps folded into counted markers."""
+and how a kept-line set is printed with the gaps folded into counted markers.
+
+Linear time on any input (docs/security.md, promise 2): an output is scanned in a bounded window
+(``bounded``: its head and tail, the middle counted with ``str.count``), each line is cut to ``MAX_LINE``
+characters before any pattern sees it (``clean_lines``), and every pattern here runs in linear time on
+any line (tests/security/test_linear_regexes.py feeds each one megabyte strings built to make it
+backtrack): a run that a pattern scans is entered at most once, from its start.
+"""
 
 from __future__ import annotations
 
 from ctxops_contracts.shared import regex
 
-ANSI = regex.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\r(?!\n)")
-# file:line in the forms runners print: a.py:12, a.go:12:3, a.ts(12,5), File "a.py", line 12, --> a.rs:4:5
+# Terminal codes: CSI sequences, OSC sequences (ended by BEL or ST; an ESC inside ends the scan, so a run
+# of unterminated OSC openers is not rescanned from each one), and carriage-return redraws.
+ANSI = regex.compile(r"\x1b\[[0-9;?]*+[ -/]*+[@-~]|\x1b\][^\x07\x1b]*+(?:\x07|\x1b\\)|\r(?!\n)")
+# file:line in the forms runners print: a.py:12, a.go:12:3, a.ts(12,5), File "a.py", line 12, --> a.rs:4:5.
+# A path starts where a run of path characters starts (the lookbehind): a match inside the run would also
+# match from its start, so the leftmost match is the same, and a long run without a dot (a base64 line) is
+# scanned once instead of once from each of its characters.
+_PATH_CHAR = r"[\w./\\@+~-]"
 LOCATION = regex.compile(
-    r"(?:[A-Za-z]:)?[\w./\\@+~-]*[\w-]\.[A-Za-z][\w]{0,9}(?::\d+(?::\d+)?|\(\d+,\d+\))|File \"[^\"]+\", line \d+"
+    rf"(?:[A-Za-z]:|(?<!{_PATH_CHAR})){_PATH_CHAR}*[\w-]\.[A-Za-z][\w]{{0,9}}(?::\d+(?::\d+)?|\(\d+,\d+\))"
+    r"|File \"[^\"]++\", line \d+"
 )
 FAILURE = regex.compile(
     r"\b(?:FAIL(?:ED|URES?)?|ERRORS?|[Ee]rror(?:s|\[\w+\])?|panic|Traceback|[A-Za-z]*Exception|fatal|FATAL"
@@ -24,9 +38,36 @@ SUMMARY = regex.compile(
 )
 
 
+# Input caps: what the summarizers scan of one output, and of one line. The full output is saved as it
+# came (store.save); the summary says what was not scanned.
+MAX_SCAN_HEAD = 600_000
+MAX_SCAN_TAIL = 400_000
+MAX_LINE = 4_000
+_CUT = " …["
+_CUT_END = " chars cut]"
+
+
+def bounded(text: str, head: int = MAX_SCAN_HEAD, tail: int = MAX_SCAN_TAIL) -> tuple[str, int, int]:
+    """``(window, lines, chars)``: ``text`` when it is at most ``head + tail`` characters, else its first
+    ``head`` and last ``tail`` characters cut at line ends, with how many lines and characters of the
+    middle were left out (counted in C, no pattern runs on them)."""
+    if len(text) <= head + tail:
+        return text, 0, 0
+    start = text.rfind("\n", head // 2, head) + 1 or head  # the head ends at a line end when one is near
+    end = text.find("\n", len(text) - tail, len(text) - tail // 2)
+    end = len(text) - tail if end < 0 else end + 1
+    return text[:start] + text[end:], text.count("\n", start, end), end - start
+
+
+def cap_line(line: str, width: int = MAX_LINE) -> str:
+    """One line cut to ``width`` characters before any pattern sees it, saying how much was cut."""
+    return line if len(line) <= width else f"{line[:width]}{_CUT}{len(line) - width}{_CUT_END}"
+
+
 def clean_lines(text: str) -> list[str]:
-    """Lines without terminal colour codes or carriage-return progress redraws."""
-    return [ANSI.sub("", line) for line in text.splitlines()]
+    """Lines without terminal colour codes or carriage-return progress redraws, each at most ``MAX_LINE``
+    characters (plus the cut marker)."""
+    return [ANSI.sub("", cap_line(line)) for line in text.splitlines()]
 
 
 def is_signal(line: str) -> bool:
@@ -35,8 +76,17 @@ def is_signal(line: str) -> bool:
 
 
 def clip(line: str, width: int = 400) -> str:
-    """One line at most ``width`` characters (minified or base64 lines are the usual offenders)."""
-    return line if len(line) <= width else f"{line[:width]} …[{len(line) - width} chars cut]"
+    """One line at most ``width`` characters (minified or base64 lines are the usual offenders); a line
+    ``cap_line`` cut already counts what it lost there too."""
+    if len(line) <= width:
+        return line
+    earlier = 0
+    if line.endswith(_CUT_END):
+        kept, cut, count = line.rpartition(_CUT)
+        number = count[: -len(_CUT_END)]
+        if cut and number.isdigit():
+            line, earlier = kept, int(number)
+    return f"{line[:width]}{_CUT}{len(line) - width + earlier}{_CUT_END}"
 
 
 def render(lines: list[str], keep: set[int], *, why: str = "", count_blank: bool = False) -> list[str]:

@@ -50,6 +50,11 @@ WRAPPER = (
 _TRAILER_OUT = re_compile(r"\n?\[ctxops-exit (\d+)(?: ([0-9a-f]{8,32}))?\]\s*$")
 _WRAPPED_COMMAND = re_compile(r"^\{ (.*)\n\} > \S+ 2>&1; __ctxops_s=\$\?; ", regex.DOTALL)
 SPOOL_MAX_AGE = 3600.0
+# Input caps (docs/security.md, promise 2): a command is looked at in its first MAX_COMMAND characters; the
+# exit trailer is searched for in the last _TRAILER_SPAN characters of the output; outputs are summarized
+# in a bounded window (summarize.summarize).
+MAX_COMMAND = 100_000
+_TRAILER_SPAN = 80
 _ENDS_SHELL = re_compile(r"(?:^|[;&|{\s])(?:exit|exec|return|logout)(?:\s|;|$)")
 WRAPPED_KINDS = ("test", "check", "build")
 WORTH_IT = 0.8  # a summary must be at most this share of the original, or the original stays
@@ -129,7 +134,7 @@ def handle_pre_tool_use(payload: dict[str, Any], root: str | os.PathLike[str] | 
         command = tool_input.get("command")
         if not isinstance(command, str) or not command.strip() or tool_input.get("run_in_background"):
             return None
-        if "__ctxops_s" in command or _ENDS_SHELL.search(command):
+        if "__ctxops_s" in command or len(command) > MAX_COMMAND or _ENDS_SHELL.search(command):
             return None  # already wrapped, or it may end the shell before the trailer prints
         from .classify import classify
 
@@ -194,10 +199,13 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
     tool_input = payload.get("tool_input")
     command = str(tool_input.get("command") or "") if isinstance(tool_input, dict) else ""
     stdout, stderr = response["stdout"], str(response.get("stderr") or "")
+    command = command[:MAX_COMMAND]  # what the patterns and the classifier see of a command
     unwrapped = _WRAPPED_COMMAND.match(command)
     if unwrapped:
         command = unwrapped.group(1)
-    match = _TRAILER_OUT.search(stdout)
+    # the trailer ends the output: only its last characters are searched, whatever the output's size
+    end = stdout[-4096:]
+    match = _TRAILER_OUT.search(stdout, max(0, len(stdout) - len(end) + len(end.rstrip()) - _TRAILER_SPAN))
     wrapped = match is not None
     exit_status = int(match.group(1)) if match else 0
     if match:
@@ -421,7 +429,7 @@ def _shift(outline_text: str, start: int) -> str:
     """Outline line numbers count from the returned text; the file's numbers start at ``start``."""
     if start == 1:
         return outline_text
-    return re_compile(r"^(\s*)(\d+)", regex.MULTILINE).sub(
+    return re_compile(r"^([^\S\n]*+)(\d+)", regex.MULTILINE).sub(
         lambda m: f"{m.group(1)}{int(m.group(2)) + start - 1}", outline_text
     )
 
@@ -440,9 +448,9 @@ def _search_tool(
     content = response.get("content")
     filenames = response.get("filenames")
     if isinstance(content, str) and len(content) >= cfg.min_chars:
-        from .summarize import summarize_search
+        from .summarize import summarize
 
-        lines = summarize_search(content, cfg.search_max_hits, cfg.search_max_paths)
+        lines = summarize("search", "search", content, max_hits=cfg.search_max_hits, max_paths=cfg.search_max_paths)
         output_id = store.save(
             root, content, {"tool_name": tool, "command": _describe(payload)}, max_outputs=cfg.max_outputs
         )

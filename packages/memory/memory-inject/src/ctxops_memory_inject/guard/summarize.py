@@ -5,7 +5,18 @@ from __future__ import annotations
 
 from ctxops_contracts.shared import jsonlite, regex
 
-from .folding import FAILURE, LOCATION, SUMMARY, WARNING, clean_lines, clip, collapse_repeats, is_signal, render
+from .folding import (
+    FAILURE,
+    LOCATION,
+    SUMMARY,
+    WARNING,
+    bounded,
+    clean_lines,
+    clip,
+    collapse_repeats,
+    is_signal,
+    render,
+)
 
 TYPE_CHECKING = False  # re is not imported: patterns come from the regex cache (ctxops_contracts.shared.regex)
 if TYPE_CHECKING:
@@ -277,7 +288,7 @@ _NOISE = regex.compile(
     r"Updating|Locking|Blocking|Progress|Reading|Unpacking|Selecting|Setting up|Processing|Get:|Hit:|"
     r"npm (?:http|timing|sill|verb)|reify|idealTree|\+ |- |added \d+|removed \d+|changed \d+|up to date|"
     r"packages are looking for funding|run `npm fund`|#\d+ (?:\[|sha256|DONE|CACHED|transferring|resolve))"
-    r"|[━█▓▒░⣿]{3,}|\d+%\s*\||\[\d+/\d+\]"
+    r"|[━█▓▒░⣿]{3,}|(?<!\d)\d+%\s*\||\[\d+/\d+\]"  # a number from its first digit: digit runs scanned once
 )
 
 
@@ -532,7 +543,21 @@ def summarize(
     kind: str, family: str, text: str, *, max_hits: int = 10, max_paths: int = 40, worktree: str | None = None
 ) -> list[str]:
     """The summary lines of ``text`` for a command of ``family``/``kind`` (see classify); ``worktree`` is
-    the git top level the command ran in, when known (patches of files it holds unchanged are named)."""
+    the git top level the command ran in, when known (patches of files it holds unchanged are named).
+
+    Only a bounded window of ``text`` is scanned (``folding.bounded``: its head and tail); a first line says
+    how much of the middle was not, and the full output stays one call away (the caller saves it)."""
+    window, lines, chars = bounded(text)
+    summary = _summarize(kind, family, window, max_hits=max_hits, max_paths=max_paths, worktree=worktree)
+    if chars:
+        note = f"(output of {len(text):,} characters: the middle {lines:,} lines ({chars:,} characters) not scanned)"
+        return [note, *summary]
+    return summary
+
+
+def _summarize(
+    kind: str, family: str, text: str, *, max_hits: int = 10, max_paths: int = 40, worktree: str | None = None
+) -> list[str]:
     if kind == "test":
         return summarize_test(text)
     if kind == "check":

@@ -13,9 +13,12 @@ fresh `ctx hook claude-code` process, interleaved with a bare `python -c pass` o
   guard's spool and prints its head, tail and the exit trailer; then the PostToolUse hook gets that
   stdout and reads the spool in full.
 
-Prints, per size and route, the median wall time and its ratio to `python -c pass` (target: at most 25x
-for 50 MB). ``--venv DIR`` runs another environment's ``ctx`` (e.g. a checkout before a change); a run
-longer than ``--timeout`` seconds is stopped and reported as such.
+Prints, per size and route, the median wall time and CPU time (user + system) of the PostToolUse hook,
+each with its ratio to `python -c pass` measured beside it (target: at most 25x for 50 MB; on a machine
+busy with other work, the CPU ratio is the steadier one). ``--venv DIR`` runs another environment's
+``ctx`` (e.g. a checkout before a change); a run longer than ``--timeout`` seconds is stopped and reported
+as such. ``--accounting inline`` also redacts the saved original inside the hook (the default,
+``background``, leaves it to a detached process).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -57,13 +61,21 @@ def repo(tmp: Path, accounting: str) -> Path:
     return where
 
 
+CPU: list[float] = []  # CPU time (user + system) of each child run, beside its wall time
+
+
 def run(argv: list[str], data: bytes, env: dict[str, str], timeout: float) -> tuple[float, bytes]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     try:
         done = subprocess.run(argv, input=data, capture_output=True, env=env, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
+        CPU.append(float("inf"))
         return float("inf"), b""
-    return time.perf_counter() - started, done.stdout
+    took = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return took, done.stdout
 
 
 def post(where: Path, command: str, stdout: str) -> bytes:
@@ -141,25 +153,35 @@ def main() -> None:
             blob = tmp / "blob.b64"
             blob.write_bytes(line)
             times: dict[str, list[float]] = {"python -c pass": [], **{r: [] for r in routes}}
+            cpu: dict[str, list[float]] = {name: [] for name in times}
             notes: dict[str, str] = {}
             for _ in range(args.runs):
                 times["python -c pass"].append(run([python, "-c", "pass"], b"", env, 60)[0])
+                cpu["python -c pass"].append(CPU[-1])
                 for route in routes:
                     if route == "payload":
                         took, note = payload_route(ctx, where, line, env, args.timeout)
                     else:
                         took, note = spool_route(ctx, where, blob, env, args.timeout)
                     times[route].append(took)
+                    cpu[route].append(CPU[-1])  # the PostToolUse hook's (the last child run)
                     notes[route] = note
                 if any(t == float("inf") for r in routes for t in times[r]):
                     break  # one run over the timeout says enough
-            floor = statistics.median(times["python -c pass"])
-            print(f"\n{size_text} single line ({size:,} bytes); python -c pass {floor * 1000:.1f} ms")
+            floor, cpu_floor = statistics.median(times["python -c pass"]), statistics.median(cpu["python -c pass"])
+            print(
+                f"\n{size_text} single line ({size:,} bytes); python -c pass {floor * 1000:.1f} ms wall, "
+                f"{cpu_floor * 1000:.1f} ms CPU"
+            )
             for route in routes:
-                t = statistics.median(times[route])
-                shown = f">{args.timeout:.0f} s (stopped)" if t == float("inf") else f"{t * 1000:,.0f} ms"
-                ratio = "" if t == float("inf") else f"  {t / floor:5.1f}x python -c pass"
-                print(f"  {route:8} {shown:>14}{ratio}  ({notes.get(route, '')})")
+                t, c = statistics.median(times[route]), statistics.median(cpu[route])
+                if t == float("inf"):
+                    print(f"  {route:8} >{args.timeout:.0f} s (stopped)")
+                    continue
+                print(
+                    f"  {route:8} {t * 1000:>8,.0f} ms wall {t / floor:6.1f}x   {c * 1000:>7,.0f} ms CPU "
+                    f"{c / cpu_floor:6.1f}x python -c pass  ({notes.get(route, '')})"
+                )
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -68,8 +68,8 @@ def main(argv: list[str] | None = None, *, data: bytes | None = None) -> int:
     try:
         if data is None:
             data = read_payload(args)
-        root = _capture(agent, data)
-        payload = _payload(data)
+        payload = _payload(data)  # parsed once: capture and the lines read the same value
+        root = _capture(agent, data, payload)
         if payload is None or root is None:
             return 0
         response = respond(agent, payload, root, data)
@@ -88,33 +88,45 @@ def read_payload(args: list[str]) -> bytes:
     return rest[-1].encode("utf-8", "surrogateescape") if agent == "codex-notify" and rest else _read_stdin()
 
 
-def _capture(agent: str, data: bytes) -> str | None:
+def _capture(agent: str, data: bytes, payload: dict[str, Any] | None) -> str | None:
     """Store the event (hooks-capture); the repository root, or None when there is none."""
     try:
         from ctxops_hooks_capture.capture import capture
     except ModuleNotFoundError:
-        return _root_from(data)
+        return _root_from(payload)
     try:
-        result = capture(agent, data, cwd_fallback=os.getcwd())
+        result = capture(agent, data, cwd_fallback=os.getcwd(), parsed=payload)
     except Exception as exc:  # a capture failure must not stop injection
-        root = _root_from(data)
+        root = _root_from(payload)
         _log(root, agent, exc)
         return root
-    return result.root or _root_from(data)
+    return result.root or _root_from(payload)
 
 
 def _payload(data: bytes) -> dict[str, Any] | None:
+    """The payload object, or None. Through hooks-capture's reader when it is installed: its time is
+    bounded whatever the payload holds (a huge one is read from a prefix)."""
     try:
-        value = jsonlite.loads(data or b"null")
-    except ValueError:
+        from ctxops_hooks_capture.payload import parse_payload
+    except ModuleNotFoundError:
+        try:
+            value = jsonlite.loads(data or b"null")
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+    try:
+        value, truncated = parse_payload(data)
+    except ValueError:  # PayloadError: capture logs it
         return None
-    return value if isinstance(value, dict) else None
+    if truncated:
+        value["ctxops_truncated_bytes"] = truncated
+    return value
 
 
-def _root_from(data: bytes) -> str | None:
+def _root_from(payload: dict[str, Any] | None) -> str | None:
     from ctxops_contracts.shared.repo import try_find_root
 
-    payload = _payload(data) or {}
+    payload = payload or {}
     cwd = payload.get("cwd")
     roots = payload.get("workspace_roots")
     start = cwd if isinstance(cwd, str) else (roots[0] if isinstance(roots, list) and roots else os.getcwd())

@@ -239,7 +239,9 @@ def safe_payload(payload: dict[str, Any]) -> dict[str, Any]:
     return safe if isinstance(safe, dict) else {}
 
 
-def capture(agent: str, data: bytes | str, *, cwd_fallback: str | None = None) -> CaptureResult:
+def capture(
+    agent: str, data: bytes | str, *, cwd_fallback: str | None = None, parsed: dict[str, Any] | None = None
+) -> CaptureResult:
     """Capture one payload of ``agent``: store its events under the repository's ``.meta/events/``.
 
     Raises PayloadError, NoRepository, ValueError (unknown agent) or OSError; the CLI turns every one
@@ -248,7 +250,10 @@ def capture(agent: str, data: bytes | str, *, cwd_fallback: str | None = None) -
     a spill file that a later capture merges.
     """
     adapter = get_adapter(agent)
-    payload, truncated = parse_payload(data)
+    if parsed is None:
+        payload, truncated = parse_payload(data)
+    else:  # ``data`` as the caller read it with parse_payload already (core's `ctx hook`): not parsed twice
+        payload, truncated = parsed, int(parsed.get("ctxops_truncated_bytes") or 0)
     safe = safe_payload(payload)
     if truncated:
         safe["ctxops_truncated_bytes"] = truncated

@@ -108,8 +108,9 @@ def handle(
     if event in INJECT_EVENTS.get(family, set()):
         from .build import build_injection, record_injection
 
-        prompt = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
-        prompt = prompt[:MAX_PROMPT_SCAN]  # ranking reads the prompt's head: an input cap before any pattern
+        prompt = payload.get("prompt")
+        # ranking reads the prompt's head: an input cap before any pattern runs
+        prompt = prompt[:MAX_PROMPT_SCAN] if isinstance(prompt, str) else ""
         # A (re)start, a /clear or a compaction empties the context: everything may be given again.
         given = [] if event == "SessionStart" else session_given(root, session_id)
         injection = build_injection(

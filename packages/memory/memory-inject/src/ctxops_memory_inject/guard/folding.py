@@ -42,20 +42,47 @@ SUMMARY = regex.compile(
 # came (store.save); the summary says what was not scanned.
 MAX_SCAN_HEAD = 600_000
 MAX_SCAN_TAIL = 400_000
+MAX_SCAN_HEAD_LINES = 12_000
+MAX_SCAN_TAIL_LINES = 8_000
 MAX_LINE = 4_000
 _CUT = " …["
 _CUT_END = " chars cut]"
 
 
-def bounded(text: str, head: int = MAX_SCAN_HEAD, tail: int = MAX_SCAN_TAIL) -> tuple[str, int, int]:
-    """``(window, lines, chars)``: ``text`` when it is at most ``head + tail`` characters, else its first
-    ``head`` and last ``tail`` characters cut at line ends, with how many lines and characters of the
-    middle were left out (counted in C, no pattern runs on them)."""
-    if len(text) <= head + tail:
+def bounded(
+    text: str,
+    head: int = MAX_SCAN_HEAD,
+    tail: int = MAX_SCAN_TAIL,
+    head_lines: int = MAX_SCAN_HEAD_LINES,
+    tail_lines: int = MAX_SCAN_TAIL_LINES,
+) -> tuple[str, int, int]:
+    """``(window, lines, chars)``: ``text`` when it is short, else its head (at most ``head`` characters and
+    ``head_lines`` lines) and tail (``tail`` characters, ``tail_lines`` lines), cut at line ends, with how
+    many lines and characters of the middle were left out (found and counted in C: no pattern sees them)."""
+    if len(text) <= head + tail and text.count("\n", 0, head + tail) <= head_lines + tail_lines:
         return text, 0, 0
-    start = text.rfind("\n", head // 2, head) + 1 or head  # the head ends at a line end when one is near
-    end = text.find("\n", len(text) - tail, len(text) - tail // 2)
-    end = len(text) - tail if end < 0 else end + 1
+    start = len(text)
+    end = 0
+    if len(text) > head + tail:  # a head that ends at a line end when one is near
+        start = text.rfind("\n", head // 2, head) + 1 or head
+        cut = text.find("\n", len(text) - tail, len(text) - tail // 2)
+        end = len(text) - tail if cut < 0 else cut + 1
+    at = -1
+    for _ in range(head_lines):  # after the head_lines-th line end: a few thousand finds, each in C
+        at = text.find("\n", at + 1, start)
+        if at < 0:
+            break
+    else:
+        start = at + 1
+    at = len(text) - 1  # a final line end closes the last line; it does not start one
+    for _ in range(tail_lines):
+        at = text.rfind("\n", end, at)
+        if at < 0:
+            break
+    else:
+        end = at + 1
+    if start >= end:
+        return text, 0, 0
     return text[:start] + text[end:], text.count("\n", start, end), end - start
 
 

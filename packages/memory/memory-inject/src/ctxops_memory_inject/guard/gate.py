@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 # shorter than MIN_REREAD is never answered as a re-read.
 TRAILER = "[ctxops-exit"
 MIN_REREAD = 400
+_TRAILER_SPAN = 4_400  # at least what hook.py searches: the last 4,096 characters and the trailer before them
 # Agents whose hook output can replace a tool's result in its own shape (docs/agent-integration.md): Codex
 # 0.171 and Gemini CLI 0.61 cannot, so the guard answers nothing for them.
 SUPPORTED_AGENTS = ("claude-code",)
@@ -38,7 +39,7 @@ def passes(payload: dict[str, Any], root: str, *, agent: str = "claude-code") ->
             return True
         stdout: str = response["stdout"]
         stderr = str(response.get("stderr") or "")
-        if TRAILER in stdout:
+        if TRAILER in stdout[-_TRAILER_SPAN:]:  # the trailer ends the output (hook.py looks no further)
             return False
         cfg = load_config(root)
         if not stderr and cfg.read_dedupe and len(stdout) >= MIN_REREAD:

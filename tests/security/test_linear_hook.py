@@ -158,3 +158,15 @@ def test_a_line_is_cut_before_the_patterns_and_keeps_its_length() -> None:
     assert clip(capped) == f"{'E' * 400} …[{len(line) - 400} chars cut]"  # what the reader sees counts it all
     assert clip("short") == "short" and cap_line("short") == "short"
     assert clip("x" * 500) == f"{'x' * 400} …[100 chars cut]"
+
+
+@pytest.mark.slow
+def test_a_payload_of_millions_of_tokens_is_read_from_its_prefix_and_left_alone(repo: Path) -> None:
+    """Parsing costs by tokens: a payload of a million short strings is read from its first 256 kB (in bounded
+    time), and the guard does not answer from a payload it did not read whole (a re-read's digest, a
+    summary, would describe a part as the whole): the output stays as the tool gave it."""
+    payload = post(repo, "pytest -q", '"x", ' * 200_000 + "FAILED x", "t-tokens")
+    payload["tool_response"] = {**payload["tool_response"], "lines": ["x"] * 1_000_000}  # type: ignore[dict-item]
+    done, wall, cpu = ctx_hook(payload, repo)
+    assert assert_fast_and_quiet(done, wall, cpu, repo) == ""
+    assert list((repo / ".meta" / "events").glob("*.jsonl"))  # captured all the same

@@ -139,6 +139,8 @@ def respond(agent: str, payload: dict[str, Any], root: str, data: bytes) -> str:
     ``data`` is the payload as the agent sent it: memory-inject's handler reads it as its own command does.
     """
     event = str(payload.get("hook_event_name") or "")
+    if event in GUARD and payload.get("ctxops_truncated_bytes"):
+        return ""  # read from a prefix (a huge payload of many tokens): the tool's output is left as it is
     if event in GUARD or event in GUARD_RESET:
         passes = _line("ctxops_memory_inject.guard.gate", "passes") if event == "PostToolUse" else None
         if passes is not None and passes(payload, root, agent=agent):

@@ -94,7 +94,7 @@ def cap_line(line: str, width: int = MAX_LINE) -> str:
 def clean_lines(text: str) -> list[str]:
     """Lines without terminal colour codes or carriage-return progress redraws, each at most ``MAX_LINE``
     characters (plus the cut marker)."""
-    return [ANSI.sub("", cap_line(line)) for line in text.splitlines()]
+    return [cap_line(ANSI.sub("", line)) for line in text.splitlines()]  # ANSI is linear; the window bounds it
 
 
 def is_signal(line: str) -> bool:

@@ -43,6 +43,7 @@ class Report:
     watch: dict[str, Any] = field(default_factory=dict)
     locks: list[dict[str, Any]] = field(default_factory=list)
     ledger: dict[str, Any] = field(default_factory=dict)
+    memory_trust: dict[str, Any] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
     def problem(self, area: str, message: str, fix: str) -> None:
@@ -285,6 +286,17 @@ def check_ledger(report: Report) -> None:
     }
 
 
+def check_memory_trust(root: Path, report: Report) -> None:
+    """Memories held back from injection (they came through git, unreviewed): said, not a problem."""
+    try:
+        from ctxops_memory_store import MemoryStore, trust
+    except ModuleNotFoundError:
+        return
+    trusted = trust.repository_trusted(root)
+    held = [] if trusted else MemoryStore(root).held_back()
+    report.memory_trust = {"trusted": trusted, "held_back": len(held), "record": trust.trust_dir()}
+
+
 def diagnose(root: Path) -> Report:
     report = Report(root=str(root))
     report.versions = installed_versions()
@@ -295,6 +307,7 @@ def diagnose(root: Path) -> Report:
     check_code_index(root, report)
     check_locks(root, report)
     check_ledger(report)
+    check_memory_trust(root, report)
     return report
 
 
@@ -329,6 +342,16 @@ def render(report: Report) -> str:
     if report.ledger.get("installed"):
         kinds = ", ".join(f"{grammar.plural(n, k + ' transcript')}" for k, n in report.ledger["transcripts"].items())
         lines.append(f"  ledger       {kinds or 'no transcripts found'} (ledger at {report.ledger['data_dir']})")
+    trust = report.memory_trust
+    if trust:
+        if trust["trusted"]:
+            state = "repository trusted: every memory is injected (`ctx trust --revoke`)"
+        elif trust["held_back"]:
+            held = grammar.plural(trust["held_back"], "memory", "memories")
+            state = f"{held} from git held back until reviewed (`ctx mem review`) or trusted (`ctx trust`)"
+        else:
+            state = "memories written or accepted here are injected; none held back"
+        lines.append(f"  memory       {state}")
     if report.problems:
         lines.append(f"{grammar.plural(len(report.problems), 'problem')}:")
         for p in report.problems:

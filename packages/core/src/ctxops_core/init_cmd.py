@@ -394,6 +394,25 @@ def start_code_index(root: Path) -> str | None:
     return f"{reason}: building it in the background (`ctx doctor` shows when it is ready)"
 
 
+def memory_trust_note(root: Path, *, trust_now: bool = False) -> str | None:
+    """What ``ctx init`` says about memories that came with the repository (held back from injection until
+    reviewed or trusted: ``ctx trust``); with ``trust_now`` (``--trust``), trust it first."""
+    try:
+        from ctxops_memory_store import MemoryStore, trust
+    except ModuleNotFoundError:
+        return None
+    if trust_now:
+        trust.trust_repository(root)
+        return "trusted this repository: every memory in .meta/memory/ is injected (`ctx trust --revoke` undoes it)"
+    held = MemoryStore(root).held_back()
+    if not held:
+        return None
+    return (
+        f"{grammar.plural(len(held), 'memory', 'memories')} in .meta/memory/ came with the repository and "
+        "are not injected until you review them (`ctx mem review`) or trust the repository (`ctx trust`)"
+    )
+
+
 def main(argv: list[str]) -> int:
     parser = grammar.Parser(
         prog="ctx init",
@@ -410,6 +429,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--remove", action="store_true", help="restore every file `ctx init` touched")
     parser.add_argument(
         "--no-index", action="store_true", help="do not start the first code index build in the background"
+    )
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="also inject the memories that came with this repository, now and after pulls (= `ctx trust`)",
     )
     args = parser.parse_args(argv)
     try:
@@ -429,6 +453,9 @@ def main(argv: list[str]) -> int:
                 started = None if args.no_index else start_code_index(root)
                 if started:
                     notes.append(started)
+            trusted = memory_trust_note(root, trust_now=args.trust and not args.dry_run)
+            if trusted:
+                notes.append(trusted)
     except NotARepository as exc:
         return grammar.report_error(grammar.CliError(exc.message, exc.fix), prog="ctx init", json_mode=args.json)
     except grammar.CliError as exc:

@@ -274,6 +274,10 @@ def apply_init(root: Path, plan: Plan) -> list[Change]:
         if record is None:
             files[change.path] = {"before": change.before, "after": change.after}
         else:
+            if change.before != record["after"]:
+                # Edited since the last `ctx init` (the user's entries, or an upgrade of ours): restoring the
+                # content before the first run would lose the user's part; --remove takes out only ours.
+                record["edited"] = True
             record["after"] = change.after
         written.append(change)
     if written or not (root / MANIFEST).exists():
@@ -322,7 +326,7 @@ def run_remove(root: Path, *, dry_run: bool) -> tuple[list[Change], list[str]]:
             notes.append(".meta/ holds captured data: .meta/.gitignore kept so it stays out of git")
             continue
         target: str | None
-        if current == record["after"]:
+        if current == record["after"] and not record.get("edited"):
             target = record["before"]
         elif rel in meta_owned:
             notes.append(f"{rel}: you changed it since `ctx init`; kept")

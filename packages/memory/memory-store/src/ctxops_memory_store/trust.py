@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH118, PTH120
+# ruff: noqa: PTH118, PTH120
 # os.path on the hook path: the inject hook asks this module which memories it may inject, without pathlib.
 """Which memories may be injected: the ones this machine wrote or a person here accepted, or every memory of
 a repository its user trusts (``ctx trust``).
@@ -144,7 +144,16 @@ class Verdict:
 
 
 def _private_dir(path: str) -> None:
-    os.makedirs(path, mode=0o700, exist_ok=True)
+    """``path`` (the trust directory or one below it) and every level from the trust directory down: 0700
+    (``os.makedirs`` gives the intermediate levels the default mode). Write paths only: pathlib is fine."""
+    from pathlib import Path
+
+    top = Path(trust_dir())
+    top.parent.mkdir(parents=True, exist_ok=True)
+    for level in [top] + ([Path(path)] if Path(path) != top else []):
+        level.mkdir(mode=0o700, exist_ok=True)
+        if level.stat().st_mode & 0o077:
+            level.chmod(0o700)
 
 
 def record_hashes(

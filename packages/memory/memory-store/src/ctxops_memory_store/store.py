@@ -543,7 +543,7 @@ class MemoryStore:
         hashes = [trust.entry_hash(e) for e in entries if isinstance(e, dict)]
         try:
             trust.record_hashes(self.root, hashes, live=self._live_hashes)
-        except OSError as exc:  # the memory is written; only its injection waits for a review
+        except (OSError, LockBusy) as exc:  # the memory is written; only its injection waits for a review
             log.warning("could not record the memory as written here (%s): `ctx mem review` accepts it", exc)
 
     def _live_hashes(self) -> list[str]:

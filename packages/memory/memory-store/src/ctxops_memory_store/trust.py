@@ -102,7 +102,12 @@ def known_hashes(root: str | os.PathLike[str]) -> set[str]:
             data = fh.read()
     except OSError:
         return set()
-    return {line.decode("ascii", "replace") for line in data.split() if not line.startswith(b"#")}
+    return _hashes_in(data)
+
+
+def _hashes_in(data: bytes) -> set[str]:
+    lines = (line.strip() for line in data.splitlines())
+    return {line.decode("ascii", "replace") for line in lines if line and not line.startswith(b"#")}
 
 
 class Verdict:
@@ -167,34 +172,33 @@ def record_hashes(
         return
     path = _memories_path(root)
     _private_dir(os.path.dirname(path))
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        if os.fstat(fd).st_size == 0:
-            header = f"# ctxops: memories vouched for in {repository_key(root)}\n"
-            new_text = header + "".join(h + "\n" for h in new)
-        else:
-            new_text = "".join(h + "\n" for h in new)
-        os.write(fd, new_text.encode("utf-8", "surrogateescape"))
-        size = os.fstat(fd).st_size
-    finally:
-        os.close(fd)
-    if live is not None and size > COMPACT_AFTER_BYTES:
-        _compact(root, path, set(live()))
+    from ctxops_contracts.shared.locks import file_lock
+
+    with file_lock(path + ".lock", timeout=5.0):  # the compaction's rewrite never loses an append
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            header = "" if os.fstat(fd).st_size else f"# ctxops: memories vouched for in {repository_key(root)}\n"
+            os.write(fd, (header + "".join(h + "\n" for h in new)).encode("utf-8", "surrogateescape"))
+            size = os.fstat(fd).st_size
+        finally:
+            os.close(fd)
+        if live is not None and size > COMPACT_AFTER_BYTES:
+            _compact(root, path, set(live()))
 
 
 def _compact(root: str | os.PathLike[str], path: str, live: set[str]) -> None:
     from ctxops_contracts.shared.files import atomic_write
-    from ctxops_contracts.shared.locks import LockBusy, file_lock
 
-    try:
-        with file_lock(path + ".lock", timeout=0.5):
-            with open(path, "rb") as fh:
-                lines = [line.decode("ascii", "replace") for line in fh.read().split() if not line.startswith(b"#")]
-            newest = set(lines[-KEEP_NEWEST:])
-            kept = [h for h in dict.fromkeys(lines) if h in live or h in newest]
-            header = f"# ctxops: memories vouched for in {repository_key(root)}\n"
-            atomic_write(path, header + "".join(h + "\n" for h in kept), mode=0o600, fsync=False)
-    except (OSError, LockBusy) as exc:
+    try:  # under record_hashes's lock
+        with open(path, "rb") as fh:
+            data = fh.read()
+        lines = [line.strip().decode("ascii", "replace") for line in data.splitlines()]
+        lines = [line for line in lines if line and not line.startswith("#")]
+        newest = set(lines[-KEEP_NEWEST:])
+        kept = [h for h in dict.fromkeys(lines) if h in live or h in newest]
+        header = f"# ctxops: memories vouched for in {repository_key(root)}\n"
+        atomic_write(path, header + "".join(h + "\n" for h in kept), mode=0o600, fsync=False)
+    except OSError as exc:
         log.warning("trust record not compacted: %s", exc)
 
 

@@ -25,7 +25,22 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE_CTX = Path(sys.executable).with_name("ctx")
-WORDS = "refund order cart payment invoice ledger token cache index retry queue worker schema migration".split()
+WORDS = [
+    "refund",
+    "order",
+    "cart",
+    "payment",
+    "invoice",
+    "ledger",
+    "token",
+    "cache",
+    "index",
+    "retry",
+    "queue",
+    "worker",
+    "schema",
+    "migration",
+]
 
 
 def build(repo: Path, n: int, data: Path) -> None:
@@ -85,7 +100,7 @@ def main() -> int:
                 for name, (ctx, data) in arms.items():
                     payload = {
                         "hook_event_name": "UserPromptSubmit",
-                        "session_id": f"bench-{run}",  # a new session each time: nothing was given yet
+                        "session_id": f"bench-{name}-{run}",  # a new session each time: nothing was given yet
                         "cwd": str(repo),
                         "prompt": "the refund payment retry keeps the ledger idempotent?",
                     }

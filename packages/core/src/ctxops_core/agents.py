@@ -182,15 +182,15 @@ def _add_grouped_hooks(
         if not isinstance(groups, list):
             raise ValueError(f'"hooks.{event}" is not a list')
         found = False
-        for n, group in enumerate(groups):
-            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+        for n, existing in enumerate(groups):
+            if isinstance(existing, dict) and isinstance(existing.get("hooks"), list):
                 if found:  # an earlier ctx init's handler in a second group: one is enough
-                    kept = [h for h in group["hooks"] if not _is_ours(h, command)]
-                    if len(kept) != len(group["hooks"]):
-                        groups[n] = {**group, "hooks": kept} if kept else None
+                    kept = [h for h in existing["hooks"] if not _is_ours(h, command)]
+                    if len(kept) != len(existing["hooks"]):
+                        groups[n] = {**existing, "hooks": kept} if kept else None
                     continue
-                if any(_is_ours(h, command) for h in group["hooks"]):
-                    groups[n] = {**group, "hooks": _upgrade_handlers(group["hooks"], command)}
+                if any(_is_ours(h, command) for h in existing["hooks"]):
+                    groups[n] = {**existing, "hooks": _upgrade_handlers(existing["hooks"], command)}
                     found = True
         groups[:] = [g for g in groups if g is not None]
         if found:

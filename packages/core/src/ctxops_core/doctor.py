@@ -144,9 +144,9 @@ def check_agents(root: Path, report: Report) -> None:
             text = config.read_text(encoding="utf-8") if config.exists() else ""
             if f"[mcp_servers.{agents.MCP_NAME}]" in text:
                 info["mcp"] = True
-                problem = _codex_mcp_problem(text)
-                if problem:
-                    report.problem(agent, f".codex/config.toml: {problem}", REWIRE.format(agent=agent))
+                codex_problem = _codex_mcp_problem(text)
+                if codex_problem:
+                    report.problem(agent, f".codex/config.toml: {codex_problem}", REWIRE.format(agent=agent))
         if info["files"] and not info["wired"]:
             report.problem(
                 agent, f"{agent} has project settings but ctxops's hooks are not in them", f"ctx init --agent {agent}"
@@ -347,8 +347,8 @@ def render(report: Report) -> str:
         if trust["trusted"]:
             state = "repository trusted: every memory is injected (`ctx trust --revoke`)"
         elif trust["held_back"]:
-            held = grammar.plural(trust["held_back"], "memory", "memories")
-            state = f"{held} from git held back until reviewed (`ctx mem review`) or trusted (`ctx trust`)"
+            count = grammar.plural(trust["held_back"], "memory", "memories")
+            state = f"{count} from git held back until reviewed (`ctx mem review`) or trusted (`ctx trust`)"
         else:
             state = "memories written or accepted here are injected; none held back"
         lines.append(f"  memory       {state}")

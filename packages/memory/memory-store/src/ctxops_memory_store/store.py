@@ -547,7 +547,8 @@ class MemoryStore:
             log.warning("could not record the memory as written here (%s): `ctx mem review` accepts it", exc)
 
     def _live_hashes(self) -> list[str]:
-        return [trust.entry_hash(r["entry"]) for r in self.catalog.records.values() if isinstance(r.get("entry"), dict)]
+        entries = (r.get("entry") for r in self.catalog.records.values())
+        return [trust.entry_hash(e) for e in entries if isinstance(e, dict)]
 
     def trusted(self, entry: MemoryEntry, verdict: trust.Verdict | None = None) -> bool:
         """Whether injection may show this entry (written or accepted here, or the repository trusted)."""

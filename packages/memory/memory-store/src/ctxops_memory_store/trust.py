@@ -81,9 +81,8 @@ def _read_repositories() -> dict[str, object]:
             data = jsonlite.loads(fh.read())
     except (OSError, ValueError):
         return {}
-    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("trusted"), dict):
-        return {}
-    return data["trusted"]
+    trusted = data.get("trusted") if isinstance(data, dict) and data.get("format") == FORMAT else None
+    return trusted if isinstance(trusted, dict) else {}
 
 
 def repository_trusted(root: str | os.PathLike[str]) -> bool:

@@ -137,9 +137,11 @@ class Verdict:
             entry = record.get("entry")
             if not isinstance(entry, dict):
                 continue
-            if self.entry_trusted(entry):
+            if entry.get("status") not in INJECTED_STATUSES:
+                kept.append(record)  # never shown (superseded, folded, archived, pending): no hash needed
+            elif self.entry_trusted(entry):
                 kept.append(record)
-            elif entry.get("status") in INJECTED_STATUSES:
+            else:
                 held += 1
         return kept, held
 

@@ -26,9 +26,7 @@ pytestmark = [
 
 
 def _ctx(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(BIN / "ctx"), *args], cwd=root, capture_output=True, text=True, timeout=120, check=False
-    )
+    return subprocess.run([str(BIN / "ctx"), *args], cwd=root, capture_output=True, text=True, timeout=120, check=False)
 
 
 def _processes() -> dict[int, tuple[int, bytes]]:

@@ -9,6 +9,7 @@ wrapped command, and of the detached finalizer of a deferred save.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -313,7 +314,7 @@ def test_deferred_save_stages_nothing_raw_even_when_its_finalizer_is_killed(
     noise = string.ascii_letters + string.digits
     lines = [f"cc -c src/file{i}.c -o build/{_token(noise, 40)}.o" for i in range(6000)]
     lines[3000:3000] = [f"export GITHUB_TOKEN={values['github']}", f"AWS_ACCESS_KEY_ID={values['aws']}"]
-    lines += values["pem"].splitlines() + ["make: *** [all] Error 2"]
+    lines += [*values["pem"].splitlines(), "make: *** [all] Error 2"]
     stdout = "\n".join(lines)
     out = json.loads(_post(project, env, "make", stdout))
     assert "ctx out show" in out["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
@@ -323,10 +324,8 @@ def test_deferred_save_stages_nothing_raw_even_when_its_finalizer_is_killed(
     assert not _raw_on_disk(needles, *roots)
     pid = int(marks[0].read_text().strip() or 0)
     if pid:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     time.sleep(0.2)
     assert not _raw_on_disk(needles, *roots)
     _post(project, env, "make", "make: Nothing to be done for 'all'.\n" * 200)  # the next save sweeps

@@ -218,9 +218,8 @@ def _where(exc: BaseException, name: str) -> str:
     full (or not writable)."""
     tb, paths = exc.__traceback__, []
     while tb is not None:
-        for value in tb.tb_frame.f_locals.values():
-            if isinstance(value, os.PathLike):
-                value = os.fspath(value)
+        for local in tb.tb_frame.f_locals.values():
+            value = os.fspath(local) if isinstance(local, os.PathLike) else local
             if isinstance(value, str) and value.startswith(os.sep) and "\n" not in value and len(value) < 4096:
                 paths.append(value)
                 break

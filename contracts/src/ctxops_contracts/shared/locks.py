@@ -146,7 +146,7 @@ def _forget_in_child() -> None:
     for lock in list(_HELD.values()):
         fd, lock.fd = lock.fd, -1
         if fd >= 0:
-            try:
+            try:  # noqa: SIM105 - no contextlib on the hook path
                 os.close(fd)
             except OSError:
                 pass

@@ -8,6 +8,7 @@ running daemon sees the ref move itself.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -84,10 +85,8 @@ def stop(root: str, wait: float = 10.0) -> int | None:
         if not running_pid(root):
             return pid
         time.sleep(0.05)
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)  # it did not stop in time; the lock dies with it (its workers too)
-    except ProcessLookupError:
-        pass
     return pid
 
 

@@ -10,8 +10,9 @@
 It holds ``.meta/.state/watch.lock`` (with its pid and start time) for its whole life: one daemon per
 repository. A ``kill -9`` releases the lock with the process: its scan workers die with it
 (``PR_SET_PDEATHSIG`` and a parent check in code-scan) and close their copies of every lock at the fork
-(``ctxops_contracts.shared.locks``); a lock still held when its recorded holder is gone is taken over. Each index's own writes are transactional, so a restart
-after a crash resumes by reconciling. Between events it sleeps on a condition: idle CPU is near zero.
+(``ctxops_contracts.shared.locks``); a lock still held when its recorded holder is gone is taken over.
+Each index's own writes are transactional, so a restart after a crash resumes by reconciling. Between
+events it sleeps on a condition: idle CPU is near zero.
 """
 
 from __future__ import annotations
@@ -96,10 +97,7 @@ def take_over(path: str) -> bool:
     with file_lock(path + ".guard", timeout=5.0):
         if holder_alive(path) is not False:
             return False
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
+        Path(path).unlink(missing_ok=True)
         log.info("took over %s: its holder is gone", path)
         return True
 

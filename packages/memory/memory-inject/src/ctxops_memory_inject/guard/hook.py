@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH108, PTH110, PTH118, PTH120, SIM105, PTH109
+# ruff: noqa: PTH101, PTH103, PTH108, PTH109, PTH110, PTH116, PTH118, SIM105
 # os.path on the hook path: pathlib is not imported there (startup time).
 """The guard's hook handlers: one Claude Code hook payload in, the agent's output JSON (or None) out.
 

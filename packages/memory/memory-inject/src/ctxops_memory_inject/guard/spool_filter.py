@@ -1,4 +1,4 @@
-# ruff: noqa: PTH108, PTH110, PTH118, SIM105
+# ruff: noqa: PTH105, PTH108, PTH110, PTH118, SIM105
 """The redacting writer of a wrapped command's spool: ``python -P -m ctxops_memory_inject.guard.spool_filter
 DIR ID``, started by the PreToolUse wrapper (``hook.WRAPPER``) beside the command.
 

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH108, PTH110, PTH118, PTH208, SIM105
+# ruff: noqa: PTH103, PTH108, PTH110, PTH118, SIM105
 # os.path on the hook path: pathlib is not imported there (startup time).
 """Saved originals: the full text of each summarized tool output, redacted, under ``.meta/outputs/``.
 
@@ -127,7 +127,7 @@ def _hand_off(root: str, output_id: str, payload: str) -> bool:
     try:
         try:
             if len(data) > 65_536:
-                fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, len(data))  # type: ignore[attr-defined]
+                fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, len(data))
             os.set_blocking(write_end, False)
             view = memoryview(data)
             while view:

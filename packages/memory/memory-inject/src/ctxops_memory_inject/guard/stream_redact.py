@@ -1,4 +1,3 @@
-# ruff: noqa: PLR2004
 """Redaction of a stream: text arrives in pieces, redacted text leaves, no secret slips through a seam.
 
 ``redact`` works on whole texts. A stream is cut into chunks, and a secret (a token, a ``password:`` line

@@ -95,6 +95,8 @@ def _pump(source: int, sink: int, done: str) -> None:
         redactor: StreamRedactor | None = StreamRedactor()
     except Exception:  # no redactor: nothing of the output may be written
         redactor = None
+    # (the engine itself is imported with the first text to redact; if that import fails, the text is
+    # withheld like any text redaction fails on)
     withheld = 0
     poller = select.poll()
     poller.register(source, select.POLLIN | select.POLLHUP)

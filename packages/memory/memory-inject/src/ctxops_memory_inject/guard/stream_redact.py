@@ -24,10 +24,16 @@ MAX_BUFFER = 1_048_576
 _TRIES = 8
 
 
-def _default_redact() -> Callable[[str], str]:
-    from ctxops_hooks_capture.redact import redact
+_ENGINE: list[Callable[[str], str]] = []
 
-    return redact
+
+def _lazy_redact(text: str) -> str:
+    """``redact``, imported on first use: a command with no output pays nothing for the engine."""
+    if not _ENGINE:
+        from ctxops_hooks_capture.redact import redact
+
+        _ENGINE.append(redact)
+    return _ENGINE[0](text)
 
 
 class StreamRedactor:
@@ -41,7 +47,7 @@ class StreamRedactor:
         overlap: int = OVERLAP,
         max_buffer: int = MAX_BUFFER,
     ) -> None:
-        self._redact = redact or _default_redact()
+        self._redact = redact or _lazy_redact
         self.chunk, self.overlap, self.max_buffer = chunk, overlap, max(max_buffer, chunk + 2 * overlap)
         self._buf = ""
         self.withheld = 0

@@ -53,6 +53,8 @@ def main() -> int:
         root = Path(tmp)
         subprocess.run(["git", "init", "-q", str(root)], check=True)
         spool = root / "old.log"
+        baseline = _median([sys.executable, "-c", "pass"], root, args.runs)
+        print(f"python -c pass: {baseline * 1000:.0f} ms (the unit: added cost / this = start-ups' worth)")
         print(f"{'case':26} {'unwrapped':>10} {'raw tee':>10} {'redacted':>10} {'added':>10}")
         for name, command in CASES.items():
             plain = _median(["bash", "-c", command], root, args.runs)
@@ -69,8 +71,10 @@ def main() -> int:
                 for leftover in (root / ".meta" / ".state" / "guard" / "spool").glob("*.log"):
                     os.unlink(leftover)
             new = statistics.median(new_times)
+            added = new - old
             print(
-                f"{name:26} {plain * 1000:8.0f}ms {old * 1000:8.0f}ms {new * 1000:8.0f}ms {(new - old) * 1000:+8.0f}ms"
+                f"{name:26} {plain * 1000:8.0f}ms {old * 1000:8.0f}ms {new * 1000:8.0f}ms {added * 1000:+8.0f}ms"
+                f"  ({added / baseline:.1f}x python -c pass)"
             )
     return 0
 

@@ -110,6 +110,13 @@ def _pump(source: int, sink: int, done: str) -> None:
                 draining = True
                 os.set_blocking(source, False)
             if not ready:
+                if redactor is not None:  # a pause in the output: redact what is safe to now
+                    try:
+                        _write(sink, redactor.idle())
+                    except OSError:
+                        sink = -1
+                    except Exception:
+                        redactor, withheld = None, withheld + len(redactor._buf)
                 continue
         try:
             data = os.read(source, READ)

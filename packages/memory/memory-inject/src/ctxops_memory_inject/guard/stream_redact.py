@@ -66,17 +66,30 @@ class StreamRedactor:
             self._buf = self._buf[cut:]
         return "".join(out)
 
+    def idle(self) -> str:
+        """The input paused: emit what can be emitted safely now (all but the last ``overlap`` characters,
+        at a safe cut), so a command that prints and then works does not leave it all for :meth:`finish`."""
+        if len(self._buf) < 2 * self.overlap + 1:
+            return ""
+        cut = self._safe_cut(min_piece=1)
+        if cut is None:
+            return ""
+        out = self._redact(self._buf[:cut])
+        self._buf = self._buf[cut:]
+        return out
+
     def finish(self) -> str:
         rest, self._buf = self._buf, ""
         return self._redact(rest) if rest else ""
 
     # -- cuts ------------------------------------------------------------------------------------------
 
-    def _candidates(self) -> list[int]:
+    def _candidates(self, min_piece: int | None = None) -> list[int]:
         """Cut positions to try, best first: line ends, then whitespace, then plain offsets, each at least
         ``overlap`` characters from the buffer's end (so the window's right half is all there)."""
         buf, limit = self._buf, len(self._buf) - self.overlap
-        low = max(self.overlap, limit - self.chunk)  # keep each emitted piece at least ~a chunk long
+        # keep each emitted piece at least ~a chunk long (fewer window checks), unless asked otherwise
+        low = max(self.overlap, limit - self.chunk) if min_piece is None else max(min_piece, self.overlap // 8)
         seen: list[int] = []
         for sep in ("\n", " ", "\t"):
             end = limit
@@ -102,8 +115,8 @@ class StreamRedactor:
             return True  # nothing secret near the seam: nothing can straddle it
         return redacted == self._redact(left) + self._redact(right)
 
-    def _safe_cut(self) -> int | None:
-        for cut in self._candidates():
+    def _safe_cut(self, min_piece: int | None = None) -> int | None:
+        for cut in self._candidates(min_piece):
             if self._safe(cut):
                 return cut
         return None

@@ -10,7 +10,6 @@ and `spool_filter`, redacted before the first byte is written). Prints medians a
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -31,7 +30,7 @@ OLD = (
 CASES = {
     "no output (true)": "pytest() { :; }; pytest",
     "100 lines": "pytest() { seq 1 100 | sed 's/^/tests\\/t.py::test_ PASSED /'; }; pytest",
-    "20k lines (~0.9 MB)": "pytest() { seq 1 20000 | sed 's/^/tests\\/test_mod.py::test_case PASSED [ 50%] /'; }; pytest",
+    "20k lines (~0.9 MB)": "pytest() { seq 1 20000 | sed 's/^/tests\\/test_m.py::test_case PASSED [ 50%] /'; }; pytest",
     "0.5 s sleep, 2k lines": "pytest() { seq 1 2000 | sed 's/^/tests\\/t.py::test_ PASSED /'; sleep 0.5; }; pytest",
 }
 
@@ -69,7 +68,7 @@ def main() -> int:
                 subprocess.run(["bash", "-c", wrapped], cwd=root, stdout=subprocess.DEVNULL, check=False)
                 new_times.append(time.perf_counter() - started)
                 for leftover in (root / ".meta" / ".state" / "guard" / "spool").glob("*.log"):
-                    os.unlink(leftover)
+                    leftover.unlink()
             new = statistics.median(new_times)
             added = new - old
             print(

@@ -137,14 +137,16 @@ _PR_SET_PDEATHSIG = 1
 _PARENT_POLL = 0.5
 
 
-def _die_with(parent: int) -> None:
+def _die_with(creator: int, forked: bool) -> None:
     """A scan worker's initializer: the worker ends when the process that started it ends.
 
     A ``kill -9`` of that process (``ctx watch``, ``cq index``) must not leave workers behind: forked, they
     share its open files (lock files included) and would keep them, and the index, busy. On Linux the
     kernel sends SIGKILL at the parent's death (``PR_SET_PDEATHSIG``); everywhere a daemon thread checks
-    the parent twice a second, and a parent already gone before this ran ends the worker at once.
+    the parent twice a second, and a parent already gone before this ran ends the worker at once. Under
+    ``forkserver`` the parent is the fork server, which ends when the process that started it does.
     """
+    parent = creator if forked else os.getppid()
     if sys.platform == "linux":
         try:
             import ctypes
@@ -199,7 +201,10 @@ def scan_chunks(
     method = os.environ.get(START_METHOD_ENV) or ("fork" if sys.platform == "linux" else None)
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_die_with, initargs=(os.getpid(),)
+        max_workers=workers,
+        mp_context=context,
+        initializer=_die_with,
+        initargs=(os.getpid(), context.get_start_method() == "fork"),
     ) as pool:
         yield from pool.map(_scan_chunk, [(str(root), chunk, config, encode) for chunk in chunks if chunk])
 

@@ -233,6 +233,22 @@ def test_the_commands_behaviour_is_kept(repo: tuple[Path, dict[str, str]]) -> No
         assert "[ctxops-exit 7 " in done.stdout and done.stdout.rstrip().endswith(f"cwd={project / 'sub'}")
 
 
+def test_a_background_process_holding_the_output_does_not_hang_the_wrapper(
+    repo: tuple[Path, dict[str, str]],
+) -> None:
+    """A build that leaves a server running with the command's output open: the wrapper still ends (the
+    spool filter stops reading when the command has ended instead of waiting for the pipe's EOF)."""
+    project, env = repo
+    wrapped = _wrap(project, env, "pytest() { echo started; (sleep 20; echo late) & }; pytest")
+    out = project.parent / "out.txt"
+    started = time.monotonic()
+    with out.open("wb") as sink:  # a file, not a pipe: the shell's exit is what is timed
+        subprocess.run(["bash", "-c", wrapped], cwd=project, env=env, stdout=sink, timeout=60, check=False)
+    assert time.monotonic() - started < 10
+    text = out.read_text(encoding="utf-8")
+    assert "started" in text and "[ctxops-exit 0 " in text
+
+
 def _filter_pid(spool_id: str) -> int | None:
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():

@@ -50,7 +50,7 @@ WRAPPER = (
     "if [ -p {fifo} ]; then {python} -P -m ctxops_memory_inject.guard.spool_filter {folder} {spool_id} "
     "</dev/null >/dev/null 2>&1 & __ctxops_f=$!; exec 9>{fifo}; else __ctxops_f=; exec 9>&1; fi; "
     "{{ {command}\n}} >&9 2>&1; __ctxops_s=$?; exec 9>&-; "
-    'if [ -n "$__ctxops_f" ]; then kill -0 "$__ctxops_f" 2>/dev/null && : > {done}; wait "$__ctxops_f"; '
+    'if [ -n "$__ctxops_f" ]; then kill -s URG "$__ctxops_f" 2>/dev/null; wait "$__ctxops_f"; '
     'if [ ! -f {spool} ]; then :; elif [ "$(wc -c < {spool})" -gt {twice} ]; then head -c {excerpt} {spool}; '
     "printf '\\n[ctxops: %s bytes, middle cut]\\n' \"$(wc -c < {spool})\"; tail -c {excerpt} {spool}; "
     "else cat {spool}; fi; fi; printf '\\n[ctxops-exit %s {spool_id}]\\n' \"$__ctxops_s\""
@@ -167,7 +167,6 @@ def handle_pre_tool_use(payload: dict[str, Any], root: str | os.PathLike[str] | 
             folder=_quote(folder),
             fifo=_quote(base + ".fifo"),
             spool=_quote(base + ".log"),
-            done=_quote(base + ".done"),
             spool_id=spool_id,
             excerpt=_EXCERPT,
             twice=2 * _EXCERPT,
@@ -392,7 +391,7 @@ FIFO_MAX_AGE = 86_400.0
 def sweep(root: str) -> int:
     """Remove what wrapped runs left in the spool directory: partial spools no live ``spool_filter``
     holds (its writer was killed), finished spools whose PostToolUse never came (after ``SPOOL_GRACE``),
-    stale FIFOs and "done" marks. Runs on every PreToolUse wrap and every guard CLI start; returns how many
+    stale FIFOs. Runs on every PreToolUse wrap and every guard CLI start; returns how many
     entries were removed. Every spool is redacted already: this is hygiene, not the defence."""
     folder = spool_dir(root)
     now = time.time()
@@ -411,7 +410,7 @@ def sweep(root: str) -> int:
                 stale = not _writer_alive(entry.path)
             elif name.endswith(".log"):  # complete, its PostToolUse due
                 stale = age > SPOOL_GRACE
-            else:  # ".done" marks, and anything else a wrapper or an older version left
+            else:  # anything else a wrapper or an older version left
                 stale = age > SPOOL_GRACE
             if stale:
                 os.unlink(entry.path)

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH105, PTH108, PTH110, PTH118, SIM105
+# ruff: noqa: PTH105, PTH108, PTH118, SIM105
 """The redacting writer of a wrapped command's spool: ``python -P -m ctxops_memory_inject.guard.spool_filter
 DIR ID``, started by the PreToolUse wrapper (``hook.WRAPPER``) beside the command.
 
@@ -11,8 +11,8 @@ sweeper can tell a live writer from a dead one); a finished spool is renamed ``I
 The FIFO is opened before anything else is imported: the shell's ``exec 9>FIFO`` blocks until a reader
 opens it. The command ends → EOF → the rest is redacted and the process exits; the wrapper waits for it.
 A background process that keeps the command's output open (a server started by a build) would hold the
-FIFO forever: the wrapper then creates ``DIR/ID.done`` and this process, between reads, drains what the
-pipe holds and stops.
+FIFO forever: when the command ends, the wrapper sends SIGURG (ignored by default, so an early one is
+harmless) and this process drains what the pipe holds and stops. No file but the spool is written.
 """
 
 from __future__ import annotations
@@ -21,19 +21,25 @@ import os
 import sys
 
 READ = 65_536
-IDLE = 0.1  # seconds between looks for the wrapper's "done" mark while no output arrives
+IDLE = 0.1  # seconds between looks for the wrapper's "the command ended" signal while no output arrives
 
 
-def paths(folder: str, spool_id: str) -> tuple[str, str, str, str]:
-    """(fifo, partial spool, finished spool, done mark) of one wrapped run."""
+def paths(folder: str, spool_id: str) -> tuple[str, str, str]:
+    """(fifo, partial spool, finished spool) of one wrapped run."""
     base = os.path.join(folder, spool_id)
-    return base + ".fifo", base + ".part", base + ".log", base + ".done"
+    return base + ".fifo", base + ".part", base + ".log"
 
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         return 2
-    fifo, part, log, done = paths(argv[0], argv[1])
+    fifo, part, log = paths(argv[0], argv[1])
+    import signal
+
+    # Before the FIFO is opened: the shell's open returns with ours, the command may end a moment later,
+    # and its "ended" signal must find the handler (SIGURG is ignored by default: an early one is lost).
+    ended: list[int] = []
+    signal.signal(signal.SIGURG, lambda signum, frame: ended.append(signum))
     try:
         source = os.open(fifo, os.O_RDONLY | os.O_CLOEXEC)  # blocks until the shell opens its end
     except OSError:
@@ -42,8 +48,6 @@ def main(argv: list[str]) -> int:
         os.unlink(fifo)  # both ends are open: the name is no longer needed
     except OSError:
         pass
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt ends the command; we finish its output
     try:
         sink = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
@@ -52,17 +56,13 @@ def main(argv: list[str]) -> int:
     try:
         if sink >= 0:
             _lock(sink)
-        _pump(source, sink, done)
+        _pump(source, sink, ended)
         if sink >= 0:
             os.replace(part, log)  # finished: the wrapper shows it, the PostToolUse hook reads it
     finally:
         os.close(source)
         if sink >= 0:
             os.close(sink)
-        try:
-            os.unlink(done)
-        except OSError:
-            pass
     return 0
 
 
@@ -83,7 +83,7 @@ def _write(fd: int, text: str) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _pump(source: int, sink: int, done: str) -> None:
+def _pump(source: int, sink: int, ended: list[int]) -> None:
     import codecs
     import select
     import time
@@ -106,7 +106,7 @@ def _pump(source: int, sink: int, done: str) -> None:
         ready = draining or bool(poller.poll(IDLE * 1000))
         if not draining and (not ready or time.monotonic() - looked > IDLE):
             looked = time.monotonic()
-            if os.path.exists(done):  # the command ended; a background process keeps the pipe open
+            if ended:  # the command ended; a background process may keep the pipe open
                 draining = True
                 os.set_blocking(source, False)
             if not ready:

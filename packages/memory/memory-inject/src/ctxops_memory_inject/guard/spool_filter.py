@@ -116,7 +116,8 @@ def _pump(source: int, sink: int, ended: list[int]) -> None:
                     except OSError:
                         sink = -1
                     except Exception:
-                        redactor, withheld = None, withheld + len(redactor._buf)
+                        withheld += redactor.buffered
+                        redactor = None
                 continue
         try:
             data = os.read(source, READ)

@@ -66,6 +66,11 @@ class StreamRedactor:
             self._buf = self._buf[cut:]
         return "".join(out)
 
+    @property
+    def buffered(self) -> int:
+        """Characters held back, not yet emitted."""
+        return len(self._buf)
+
     def idle(self) -> str:
         """The input paused: emit what can be emitted safely now (all but the last ``overlap`` characters,
         at a safe cut), so a command that prints and then works does not leave it all for :meth:`finish`."""

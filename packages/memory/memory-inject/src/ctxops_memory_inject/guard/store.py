@@ -132,8 +132,8 @@ def _hand_off(root: str, output_id: str, payload: str) -> bool:
             view = memoryview(data)
             while view:
                 view = view[os.write(write_end, view) :]
-        except OSError:  # larger than a pipe may be (/proc/sys/fs/pipe-max-size, 1 MiB by default)
-            return False
+        except (OSError, AttributeError):  # larger than a pipe may be (Linux: pipe-max-size, 1 MiB by
+            return False  # default; no F_SETPIPE_SZ elsewhere, where a pipe holds 64 kB)
         finally:
             os.close(write_end)
         mark = os.path.join(staging_dir(root), f"{output_id}.wait")

@@ -31,6 +31,7 @@ SPILL_DIR = ".spill"
 _SEP = "__"  # a spill file's name: [raw__]YYYY-MM-DD.jsonl.<pid>.<nanoseconds>.spill (see spill_target)
 SPILL_LIMIT = 8 << 20  # one capture's lines are a few hundred KB at most; a bigger "spill" is not ours
 TAIL_BYTES = 1 << 20  # how much of a day file a merge reads back to skip lines already merged
+STALE_TMP_S = 3600.0  # a spill's temporary file older than this was left by a killed writer
 MERGE_LIMIT = 64  # spills merged per capture: a directory of thousands never makes one hook slow
 
 
@@ -126,6 +127,9 @@ def merge_spills(events_dir: str, *, limit: int = MERGE_LIMIT) -> int:
     merged = 0
     for name in names[:limit]:
         path = os.path.join(directory, name)
+        if name.startswith("."):
+            _discard_stale(path)  # atomic_write's temporary file of a spill being written right now
+            continue
         relative = spill_target(name)
         if relative is None:
             _discard(path)
@@ -173,6 +177,15 @@ def _discard(path: str) -> None:
     """Remove what is not a spill of ours (a symlink is removed, not followed); leave a directory."""
     try:
         os.unlink(path)
+    except OSError:
+        pass
+
+
+def _discard_stale(path: str) -> None:
+    """Remove a temporary file left by a writer killed mid-spill (an hour old), never a live one."""
+    try:
+        if time.time() - os.lstat(path).st_mtime > STALE_TMP_S:
+            os.unlink(path)
     except OSError:
         pass
 

@@ -143,6 +143,30 @@ def ensure_dir(path: str | os.PathLike[str], mode: int = DIR_MODE) -> str:
     return name
 
 
+def checked_dir(path: str | os.PathLike[str]) -> bool:
+    """Whether the directory ``path`` exists, checked like :func:`ensure_dir` (for readers: nothing made).
+
+    False when a level is missing; :class:`UnsafePath` when a level from ``.meta`` down is a symlink, a
+    file, or another user's directory.
+    """
+    name = os.path.abspath(os.fspath(path))
+    parts = name.split(os.sep)
+    at = _meta_index(parts)
+    if at < 0:
+        return os.path.isdir(name)
+    current = os.sep.join(parts[:at]) or os.sep
+    for part in parts[at:]:
+        if not part:
+            continue
+        current = os.path.join(current, part)
+        try:
+            st = os.lstat(current)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        _check_dir(current, st)
+    return True
+
+
 def _makedirs(name: str, mode: int) -> None:
     """``os.makedirs(name, mode, exist_ok=True)`` with ``mode`` on every directory it creates."""
     if os.path.isdir(name):

@@ -126,9 +126,7 @@ def _truncate_quietly(fd: int, size: int) -> None:
         pass
 
 
-def atomic_write(
-    path: str | os.PathLike[str], data: bytes | str, *, mode: int = FILE_MODE, fsync: bool = True
-) -> None:
+def atomic_write(path: str | os.PathLike[str], data: bytes | str, *, mode: int = FILE_MODE, fsync: bool = True) -> None:
     """Replace the file at ``path`` with ``data`` in one step (temporary file + ``os.replace``).
 
     Private (0600) unless ``mode`` says otherwise (files meant to be committed pass 0644). Missing

@@ -1,4 +1,3 @@
-# ruff: noqa: PTH103, PTH118
 # os.path on the hook path: the capture command does without importing pathlib.
 """The capture pipeline: payload -> adapter drafts -> filters -> redaction and caps -> AgentEvent JSONL.
 
@@ -8,7 +7,6 @@ events are built as plain records by ``event_record.agent_event`` and written wi
 
 from __future__ import annotations
 
-import os
 import time
 
 from ctxops_contracts.ids import new_ulid

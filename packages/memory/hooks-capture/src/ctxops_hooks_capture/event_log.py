@@ -1,5 +1,5 @@
-# ruff: noqa: PTH108, PTH118, PTH208
-# os.path on the hook path: the capture command does without importing pathlib.
+# ruff: noqa: PTH108, PTH118, PTH208, SIM105
+# os.path on the hook path: the capture command does without importing pathlib (nor contextlib: try/except).
 """The event store's write side: JSONL by day under ``.meta/events/``, whole lines only.
 
 Appends go through ``ctxops_contracts.shared.files.append_lines`` (the file's lock, fsync, rolled back when

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH118
+# ruff: noqa: PTH118
 # os.path on the hook path: the capture command does without importing pathlib.
 """Per-session memory of the capture command between events (one small JSON file per session).
 

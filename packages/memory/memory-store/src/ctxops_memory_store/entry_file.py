@@ -46,7 +46,9 @@ def slug(title: str, limit: int = 48) -> str:
 
 def file_name(entry: MemoryEntry) -> str:
     """``<kind>-<slug>-<last 6 of id>.md``: readable, sorted by kind, unique by id, stable after edits."""
-    return f"{entry.kind}-{slug(entry.title)}-{entry.id[-6:].lower()}.md"
+    # The id and kind come from front matter a repository may have written: only [a-z0-9-] reach the name.
+    tail = _SLUG.sub("-", entry.id[-6:].lower()).strip("-") or "x"
+    return f"{slug(entry.kind, 24)}-{slug(entry.title)}-{tail}.md"
 
 
 def render_entry(entry: MemoryEntry) -> str:

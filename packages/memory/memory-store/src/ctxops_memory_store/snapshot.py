@@ -28,6 +28,7 @@ import time
 from collections.abc import Iterable, Sequence
 
 from ctxops_contracts.shared import jsonlite
+from ctxops_contracts.shared.confine import open_regular
 from ctxops_contracts.shared.lazylog import get_logger
 
 from .catalog import FULL_CHECK_AFTER_NS, RACY_NS, SMALL, Catalog
@@ -389,8 +390,7 @@ def request_sync(root: str, index_dir: str) -> bool:
     except OSError:
         pass
     try:
-        with open(marker, "w", encoding="utf-8"):
-            pass
+        os.close(open_regular(marker, os.O_WRONLY | os.O_CREAT, 0o600))  # never through a planted symlink
         os.utime(marker, (now, now))
         from ctxops_contracts.shared.detach import python_module_argv, spawn_detached
 

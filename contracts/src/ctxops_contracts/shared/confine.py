@@ -233,6 +233,28 @@ def open_regular(path: str, flags: int = os.O_RDONLY, mode: int = FILE_MODE) -> 
     return fd
 
 
+def create_private(path: str) -> int:
+    """A new, empty file at ``path`` (mode 0600) opened for writing; whatever was there is removed first.
+
+    For derived files whose old content does not matter: a symlink, FIFO or file a repository put at the
+    name is unlinked (never followed), then the file is created exclusively. A directory there raises.
+    """
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC | _BINARY, FILE_MODE)
+
+
+def refuse_symlink(path: str | os.PathLike[str]) -> str:
+    """``path``, unless it is a symlink (:class:`UnsafePath`): for files opened by a library (DuckDB,
+    SQLite, LanceDB) that would follow one out of ``.meta``."""
+    name = os.fspath(path)
+    if os.path.islink(name):
+        raise UnsafePath(name, "a symlink")
+    return name
+
+
 def read_regular(path: str, limit: int) -> bytes:
     """The first ``limit`` bytes of the regular file at ``path`` (see :func:`open_regular`)."""
     fd = open_regular(path)

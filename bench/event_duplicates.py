@@ -63,7 +63,9 @@ def run(python: str, writers: int, events: int, kill: bool) -> dict[str, int]:
 
         def writer(w: int) -> None:
             for n in range(events):
-                proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                proc = subprocess.Popen(
+                    cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                )
                 proc.communicate(payload(repo, w, n))
                 completed["done"] += 1
 
@@ -71,7 +73,9 @@ def run(python: str, writers: int, events: int, kill: bool) -> dict[str, int]:
             rng = random.Random(7)
             n = 0
             while not stop.is_set():
-                proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                proc = subprocess.Popen(
+                    cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                )
                 assert proc.stdin is not None
                 proc.stdin.write(payload(repo, 999, n))
                 proc.stdin.close()

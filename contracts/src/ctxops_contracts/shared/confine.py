@@ -272,6 +272,22 @@ def read_regular(path: str, limit: int) -> bytes:
         os.close(fd)
 
 
+CONFIG_LIMIT = 1_000_000
+
+
+def read_config_text(path: str, limit: int = CONFIG_LIMIT) -> str:
+    """A configuration file (``.meta/config.toml``) as text: a regular file only, at most ``limit`` bytes.
+
+    ``FileNotFoundError`` when absent, :class:`UnsafePath` for a symlink, FIFO or device (a repository
+    commits its config: ``config.toml -> /dev/zero`` must not hang a hook), ``ValueError`` when larger
+    than ``limit``, ``UnicodeDecodeError`` when not UTF-8.
+    """
+    data = read_regular(path, limit + 1)
+    if len(data) > limit:
+        raise UnsafePath(path, f"larger than {limit} bytes")
+    return data.decode("utf-8")
+
+
 def is_regular(path: str) -> bool:
     """Whether ``path`` is a regular file itself (not a symlink to one, not a FIFO or device)."""
     try:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ctxops_contracts.shared.confine import read_config_text
 from ctxops_contracts.shared.layout import ensure_meta, meta_path
 from ctxops_contracts.shared.locks import LockBusy, file_lock
 
@@ -37,7 +38,7 @@ def lock_path(root: str) -> str:
 
 def reconcile_seconds(root: Path) -> float:
     try:
-        data = tomllib.loads((root / ".meta" / "config.toml").read_text(encoding="utf-8"))
+        data = tomllib.loads(read_config_text(str(root / ".meta" / "config.toml")))
         value = float(data.get("watch", {}).get("reconcile_seconds", DEFAULT_RECONCILE))
     except (OSError, ValueError, tomllib.TOMLDecodeError, AttributeError):
         return DEFAULT_RECONCILE

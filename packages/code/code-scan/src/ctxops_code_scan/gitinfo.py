@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+from ctxops_contracts.shared.confine import read_regular
+
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs a fresh process milliseconds
 
 if TYPE_CHECKING:
@@ -44,8 +46,7 @@ class GitFacts:
 
 
 def _read(path: str) -> str:
-    with open(path, encoding="utf-8") as fh:
-        return fh.read().strip()
+    return read_regular(path, 1_000_000).decode("utf-8").strip()  # never a FIFO or a symlink to /dev/zero
 
 
 def git_dir(root: str | Path) -> str | None:

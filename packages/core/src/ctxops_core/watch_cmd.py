@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from ctxops_contracts.shared import cli as grammar
-from ctxops_contracts.shared.layout import ensure_meta, meta_path
+from ctxops_contracts.shared.layout import meta_path
 from ctxops_contracts.shared.locks import LockBusy, file_lock, holder_pid
 from ctxops_contracts.shared.repo import NotARepository, find_root
 
@@ -40,9 +40,13 @@ def start(root: str, wait: float = 10.0) -> tuple[int | None, bool]:
     pid = running_pid(root)
     if pid:
         return pid, False
-    ensure_meta(root)
-    Path(meta_path(root, "logs")).mkdir(parents=True, exist_ok=True)
-    with open(meta_path(root, "logs", "watch.log"), "ab") as log:
+    from ctxops_contracts.shared.confine import open_regular
+    from ctxops_contracts.shared.layout import meta_subdir
+
+    meta_subdir(root, "logs")  # a symlinked .meta or .meta/logs is refused (UnsafePath): nothing written
+    # Never through a symlink a repository planted at the log's name, never into a FIFO; private.
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    with open(open_regular(meta_path(root, "logs", "watch.log"), flags, 0o600), "ab") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "ctxops_core.watch_daemon", root],
             stdin=subprocess.DEVNULL,

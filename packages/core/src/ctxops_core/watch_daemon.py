@@ -15,6 +15,7 @@ after a crash resumes by reconciling. Between events it sleeps on a condition: i
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 import threading
@@ -23,8 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ctxops_contracts.shared.confine import read_config_text
-from ctxops_contracts.shared.layout import ensure_meta, meta_path
+from ctxops_contracts.shared.confine import open_regular, read_config_text
+from ctxops_contracts.shared.layout import meta_path, meta_subdir
 from ctxops_contracts.shared.locks import LockBusy, file_lock
 
 LOCK = (".state", "watch.lock")
@@ -152,8 +153,7 @@ class Daemon:
             self._repo_watcher.start()
         except ModuleNotFoundError:
             log.info("code line not installed: no code index watching")
-        memory = self.root / ".meta" / "memory"
-        memory.mkdir(parents=True, exist_ok=True)
+        memory = Path(meta_subdir(str(self.root), "memory"))  # a symlinked .meta/memory is refused
         self._watch_dir(memory, Debounced("memory index", self.rebuild_memory, 0.5))
         try:
             from ctxops_token_capture.ingest import Sources
@@ -186,10 +186,11 @@ class Daemon:
 
 def serve(root: Path) -> int:
     """Run the daemon in this process until SIGTERM/SIGINT; exit 3 when another daemon holds the lock."""
-    ensure_meta(str(root))
-    Path(meta_path(str(root), "logs")).mkdir(parents=True, exist_ok=True)
+    meta_subdir(str(root), "logs")  # a symlinked .meta or .meta/logs is refused (UnsafePath)
+    log_path = meta_path(str(root), "logs", "watch.log")
+    os.close(open_regular(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))  # never a planted symlink
     logging.basicConfig(
-        filename=meta_path(str(root), "logs", "watch.log"),
+        filename=log_path,
         level=logging.INFO,
         format="%(asctime)s %(process)d %(levelname)s %(message)s",
     )

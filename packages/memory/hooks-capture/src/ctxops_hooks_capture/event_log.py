@@ -127,7 +127,7 @@ def merge_spills(events_dir: str, *, limit: int = MERGE_LIMIT) -> int:
     merged = 0
     for name in names[:limit]:
         path = os.path.join(directory, name)
-        if name.startswith("."):
+        if name.startswith(".") and name.endswith(".tmp") and spill_target(name[1:].rsplit(".", 3)[0]):
             _discard_stale(path)  # atomic_write's temporary file of a spill being written right now
             continue
         relative = spill_target(name)

@@ -72,7 +72,7 @@ class World:
         path = self.origin / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         if link is not None:
-            os.symlink(link, path)
+            path.symlink_to(link)
         else:
             path.write_bytes(content.encode() if isinstance(content, str) else content)
 

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH108, PTH110, PTH118, PTH120, SIM105, PTH109
+# ruff: noqa: PTH108, PTH110, PTH118, PTH120, SIM105, PTH109
 # os.path on the hook path: pathlib is not imported there (startup time).
 """The guard's hook handlers: one Claude Code hook payload in, the agent's output JSON (or None) out.
 
@@ -147,7 +147,9 @@ def handle_pre_tool_use(payload: dict[str, Any], root: str | os.PathLike[str] | 
         spool_id = store.new_id() + store.new_id()
         ensure_meta(where)
         spool = spool_path(where, spool_id)
-        os.makedirs(os.path.dirname(spool), exist_ok=True)
+        from ctxops_contracts.shared.confine import ensure_dir
+
+        ensure_dir(os.path.dirname(spool))  # 0700; a symlinked .meta/.state is refused (UnsafePath)
         _sweep_spool(os.path.dirname(spool))
         wrapped = WRAPPER.format(
             command=command.rstrip(), spool=_quote(spool), spool_id=spool_id, excerpt=_EXCERPT, twice=2 * _EXCERPT

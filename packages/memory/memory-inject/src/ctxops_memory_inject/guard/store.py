@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH108, PTH118, PTH208, SIM105
+# ruff: noqa: PTH108, PTH118, PTH208, SIM105
 # os.path on the hook path: pathlib is not imported there (startup time).
 """Saved originals: the full text of each summarized tool output, redacted, under ``.meta/outputs/``.
 
@@ -67,8 +67,7 @@ def save(
         "max_outputs": max_outputs,
         **meta,
     }
-    staging = staging_dir(root)
-    os.makedirs(staging, exist_ok=True)
+    staging = ensure_dir(staging_dir(root))  # 0700; a symlinked .meta/.state is refused
     raw = os.path.join(staging, f"{output_id}.raw")
     fd = os.open(raw, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:

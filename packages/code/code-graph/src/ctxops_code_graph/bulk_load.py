@@ -140,6 +140,7 @@ class ChunkWriter:
 
     def _shard(self, name: str, refs: list[tuple[Any, ...]], symbols: list[tuple[Any, ...]]) -> str:
         path = str(Path(self.directory, name + ".sqlite"))
+        os.close(create_private(path))  # a fresh scratch file: never a link a repository planted there
         con = sqlite3.connect(path)
         try:
             con.execute("PRAGMA journal_mode=OFF")  # a private scratch file

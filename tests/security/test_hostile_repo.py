@@ -446,6 +446,43 @@ def test_fifos_devices_and_huge_files_never_block_or_exhaust(world: World, kind:
         path.write_bytes(real_head)
 
 
+def test_repository_files_that_are_links_fifos_or_huge_are_never_read(world: World) -> None:
+    """Source files of the repository itself (what `cq index`, the guard and the hook read): a symlink to a
+    file outside, to /dev/zero, a FIFO and a 200 MB sparse file are skipped, never read or blocked on."""
+    world.plant("src/leak.py", link=world.sentinel / "secret.txt")
+    world.plant("src/zero.py", link="/dev/zero")
+    world.clone_it()
+    os.mkfifo(world.clone / "src" / "pipe.py")
+    with (world.clone / "src" / "big.py").open("wb") as fh:
+        fh.truncate(200 * 1024 * 1024)
+    started = time.monotonic()
+    assert world.run("cq", "index", timeout=HOOK_SECONDS * 3).returncode == 0
+    queries = [("search", "sentinel content"), ("grep", "SENTINEL.CONTENT"), ("outline", "src/leak.py")]
+    for argv in [("cq", *query) for query in queries]:
+        done = world.run(*argv, timeout=HOOK_SECONDS * 3)
+        assert b"TOP-SECRET" not in done.stdout + done.stderr, argv
+    for name in ("pipe.py", "zero.py", "leak.py", "big.py"):
+        path = str(world.clone / "src" / name)
+        world.hook(
+            "PostToolUse",
+            tool_name="Read",
+            tool_input={"file_path": path},
+            tool_response={"file": {"filePath": path, "content": "x = 1\n" * 400}},
+            tool_use_id=f"r-{name}",
+        )
+    world.hook(
+        "PostToolUse",
+        tool_name="Bash",
+        tool_input={"command": "cat src/pipe.py"},
+        tool_response={"stdout": "y = 2\n" * 2000, "stderr": ""},
+        tool_use_id="cat-1",
+    )
+    assert time.monotonic() - started < HOOK_SECONDS * 6
+    world.assert_untouched()
+    index = world.clone / ".meta" / "index"
+    assert not any(b"TOP-SECRET" in p.read_bytes() for p in index.rglob("*") if p.is_file() and not p.is_symlink())
+
+
 # -- modes --------------------------------------------------------------------------------------------------
 
 

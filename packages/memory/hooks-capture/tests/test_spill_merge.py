@@ -104,6 +104,19 @@ def test_a_spill_that_is_a_symlink_fifo_or_huge_is_removed_unread(tmp_path: Path
     assert not day.exists() or b"do not copy" not in day.read_bytes()
 
 
+def test_junk_in_the_spill_directory_never_crowds_out_spills(tmp_path: Path) -> None:
+    """Directories (which cannot be removed) and junk named to sort first are counted apart from spills."""
+    events = tmp_path / ".meta" / "events"
+    spills = events / SPILL_DIR
+    spills.mkdir(parents=True)
+    for n in range(10):
+        (spills / f"0000-junk-{n}").mkdir()
+        (spills / f"0001-junk-{n}.spill").write_bytes(b"x\n")
+    (spills / f"{DAY}.jsonl.1.2.spill").write_bytes(_line("01REAL"))
+    assert merge_spills(str(events), limit=4) == 1
+    assert (events / f"{DAY}.jsonl").read_bytes() == _line("01REAL")
+
+
 def test_a_symlinked_spill_directory_is_refused(tmp_path: Path) -> None:
     events = tmp_path / ".meta" / "events"
     events.mkdir(parents=True)

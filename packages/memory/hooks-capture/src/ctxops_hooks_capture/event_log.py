@@ -109,7 +109,8 @@ def spill_target(name: str) -> str | None:
 
 
 def merge_spills(events_dir: str, *, limit: int = MERGE_LIMIT) -> int:
-    """Append spilled lines to their day files; return spills merged (``limit`` names looked at per call).
+    """Append spilled lines to their day files; return spills merged (at most ``limit``
+    tried, and ``limit`` foreign names removed, per call).
 
     Each spill is read, checked against the tail of its day file and removed while that file's lock is
     held, so two captures never merge one spill twice, and lines a merge killed between append and
@@ -124,16 +125,24 @@ def merge_spills(events_dir: str, *, limit: int = MERGE_LIMIT) -> int:
         return 0
     ensure_dir(directory)  # a symlinked .spill is refused (UnsafePath): nothing read, nothing written
     names = sorted(os.listdir(directory))
-    merged = 0
-    for name in names[:limit]:
+    merged = tried = discarded = 0
+    for name in names:
+        if tried >= limit and discarded >= limit:
+            break
         path = os.path.join(directory, name)
         if name.startswith(".") and name.endswith(".tmp") and spill_target(name[1:].rsplit(".", 3)[0]):
             _discard_stale(path)  # atomic_write's temporary file of a spill being written right now
             continue
         relative = spill_target(name)
         if relative is None:
-            _discard(path)
+            # Counted apart: a repository's junk (directories cannot even be removed) never crowds out spills.
+            if discarded < limit:
+                discarded += 1
+                _discard(path)
             continue
+        if tried >= limit:
+            continue
+        tried += 1
         try:
             with locked_append(os.path.join(events_dir, relative), lock_timeout=0.0) as out:
                 try:

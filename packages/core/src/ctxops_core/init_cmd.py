@@ -22,7 +22,7 @@ from typing import Any
 
 from ctxops_contracts.shared import cli as grammar
 from ctxops_contracts.shared.files import atomic_write
-from ctxops_contracts.shared.layout import ensure_meta
+from ctxops_contracts.shared.layout import COMMITTED_FILE_MODE, ensure_meta
 from ctxops_contracts.shared.repo import NotARepository, find_root
 
 from . import agents, jsonc, textblocks
@@ -255,7 +255,10 @@ def _write(root: Path, change: Change, created_dirs: list[str]) -> None:
     for directory in reversed(missing):
         directory.mkdir()
         created_dirs.append(os.path.relpath(directory, root).replace(os.sep, "/"))
-    atomic_write(str(path), change.after)
+    # Agent settings, .mcp.json, git hooks and .meta/config.toml are the user's and meant to be committed:
+    # an existing file keeps its mode, a new one is 0644 (atomic_write's default is private, 0600).
+    mode = path.stat().st_mode & 0o777 if path.is_file() else COMMITTED_FILE_MODE
+    atomic_write(str(path), change.after, mode=mode)
     if change.executable:
         mode = path.stat().st_mode
         path.chmod(mode | 0o111)

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from ctxops_contracts.shared import cli as grammar
-from ctxops_contracts.shared.layout import ensure_meta, meta_path
+from ctxops_contracts.shared.layout import meta_path
 from ctxops_contracts.shared.locks import LockBusy, file_lock
 from ctxops_contracts.shared.repo import NotARepository, find_root
 
@@ -49,9 +49,13 @@ def start(root: str, wait: float = 10.0) -> tuple[int | None, bool]:
     path = lock_path(root)
     if Path(path).exists() and holder_alive(path) is False:
         take_over(path)  # held by what outlived a killed daemon: the new daemon gets a new lock file
-    ensure_meta(root)
-    Path(meta_path(root, "logs")).mkdir(parents=True, exist_ok=True)
-    with open(meta_path(root, "logs", "watch.log"), "ab") as log:
+    from ctxops_contracts.shared.confine import open_regular
+    from ctxops_contracts.shared.layout import meta_subdir
+
+    meta_subdir(root, "logs")  # a symlinked .meta or .meta/logs is refused (UnsafePath): nothing written
+    # Never through a symlink a repository planted at the log's name, never into a FIFO; private.
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    with open(open_regular(meta_path(root, "logs", "watch.log"), flags, 0o600), "ab") as log:
         proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "ctxops_core.watch_daemon", root],  # -P: nothing from the cwd
             stdin=subprocess.DEVNULL,

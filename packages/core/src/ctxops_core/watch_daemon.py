@@ -27,7 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ctxops_contracts.shared.layout import ensure_meta, meta_path
+from ctxops_contracts.shared.confine import open_regular, read_config_text
+from ctxops_contracts.shared.layout import meta_path, meta_subdir
 from ctxops_contracts.shared.locks import LockBusy, file_lock
 
 LOCK = (".state", "watch.lock")
@@ -110,7 +111,7 @@ def _record_holder(fd: int) -> None:
 
 def reconcile_seconds(root: Path) -> float:
     try:
-        data = tomllib.loads((root / ".meta" / "config.toml").read_text(encoding="utf-8"))
+        data = tomllib.loads(read_config_text(str(root / ".meta" / "config.toml")))
         value = float(data.get("watch", {}).get("reconcile_seconds", DEFAULT_RECONCILE))
     except (OSError, ValueError, tomllib.TOMLDecodeError, AttributeError):
         return DEFAULT_RECONCILE
@@ -224,8 +225,7 @@ class Daemon:
             self._repo_watcher.start()
         except ModuleNotFoundError:
             log.info("code line not installed: no code index watching")
-        memory = self.root / ".meta" / "memory"
-        memory.mkdir(parents=True, exist_ok=True)
+        memory = Path(meta_subdir(str(self.root), "memory"))  # a symlinked .meta/memory is refused
         self._watch_dir(memory, Debounced("memory index", self.rebuild_memory, 0.5))
         try:
             from ctxops_token_capture.ingest import Sources
@@ -258,10 +258,11 @@ class Daemon:
 
 def serve(root: Path) -> int:
     """Run the daemon in this process until SIGTERM/SIGINT; exit 3 when another daemon holds the lock."""
-    ensure_meta(str(root))
-    Path(meta_path(str(root), "logs")).mkdir(parents=True, exist_ok=True)
+    meta_subdir(str(root), "logs")  # a symlinked .meta or .meta/logs is refused (UnsafePath)
+    log_path = meta_path(str(root), "logs", "watch.log")
+    os.close(open_regular(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))  # never a planted symlink
     logging.basicConfig(
-        filename=meta_path(str(root), "logs", "watch.log"),
+        filename=log_path,
         level=logging.INFO,
         format="%(asctime)s %(process)d %(levelname)s %(message)s",
     )

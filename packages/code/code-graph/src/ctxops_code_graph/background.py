@@ -116,7 +116,7 @@ class DetachedUpdate:
         if update_queued(self.layout):
             self._joined = True
             return
-        self.layout.index_dir.mkdir(parents=True, exist_ok=True)
+        self.layout.ensure_index_dir()
         argv = [sys.executable, "-P", "-m", "ctxops_code_graph", "update", str(self.layout.root)]  # not from cwd
         argv += ["--lock-wait", str(self.lock_wait)]
         if self.bound is not None:

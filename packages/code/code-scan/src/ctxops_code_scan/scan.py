@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -37,6 +38,10 @@ def scan_file(root: Path, rel: str, lang: str, config: ScanConfig | None = None)
     abs_path = root / rel
     try:
         st = abs_path.stat(follow_symlinks=False)
+        if not stat.S_ISREG(st.st_mode):
+            # A symlink (its target is indexed under its own path, or is outside), a FIFO (open would block),
+            # a device: a path handed in by a watcher or a diff is checked like discover checks it.
+            return Skipped(path=rel, reason="symlink" if stat.S_ISLNK(st.st_mode) else "not-a-file")
         if st.st_size > config.max_file_bytes:
             return Skipped(path=rel, reason="too-large", size=st.st_size)
         with open(abs_path, "rb") as fh:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 
 from ctxops_contracts.shared import jsonlite  # json's C code without json's imports (re, enum)
+from ctxops_contracts.shared.confine import checked_dir, open_regular, read_regular
 from ctxops_contracts.shared.layout import INDEX_DIR, MEMORY_DIR, meta_path
 from ctxops_contracts.shared.lazylog import get_logger
 from ctxops_memory_store import snapshot, trust
@@ -141,8 +142,7 @@ def _tags(entry: Record) -> list[str]:
 def current_branch(root: str) -> str | None:
     """The checked-out branch, read from ``.git/HEAD`` (no git process on the hook path)."""
     try:
-        with open(os.path.join(root, ".git", "HEAD"), encoding="utf-8") as fh:
-            head = fh.read().strip()
+        head = read_regular(os.path.join(root, ".git", "HEAD"), 4096).decode("utf-8", "replace").strip()
     except OSError:
         return None
     return head.removeprefix("ref: refs/heads/") if head.startswith("ref: ") else None
@@ -155,15 +155,18 @@ def session_files(root: str, session_id: str | None, *, max_bytes: int = 4_000_0
     events = meta_path(root, "events")
     try:
         names = sorted((n for n in os.listdir(events) if n.endswith(".jsonl")), reverse=True)[:2]
+        if not checked_dir(events):
+            return []
     except OSError:
         return []
     found: list[str] = []
     needle = session_id.encode()
     for name in names:
         try:
-            with open(os.path.join(events, name), "rb") as fh:
+            fd = open_regular(os.path.join(events, name))  # never a FIFO or a symlink to /dev/zero
+            with os.fdopen(fd, "rb") as fh:
                 fh.seek(max(0, os.fstat(fh.fileno()).st_size - max_bytes))
-                data = fh.read()
+                data = fh.read(max_bytes)
         except OSError:
             continue
         for line in data.splitlines():

@@ -17,8 +17,9 @@ from typing import Any
 
 import msgspec
 from ctxops_contracts import ContractError, MemoryEntry, UnsupportedSchemaVersion, convert, new_ulid
+from ctxops_contracts.shared.confine import confined, ensure_dir, open_regular, read_regular
 from ctxops_contracts.shared.files import atomic_write
-from ctxops_contracts.shared.layout import ensure_meta
+from ctxops_contracts.shared.layout import COMMITTED_FILE_MODE, ensure_meta
 from ctxops_contracts.shared.locks import LockBusy, file_lock
 from ctxops_hooks_capture.redact import redact
 
@@ -371,7 +372,7 @@ class MemoryStore:
     def _writing(self, *, full_check: bool = False) -> Iterator[None]:
         """One writer of the memory files at a time; everything read inside is read under the lock."""
         ensure_meta(str(self.root))
-        self.index_dir.mkdir(parents=True, exist_ok=True)
+        ensure_dir(self.index_dir)  # 0700; a symlinked .meta/index is refused (UnsafePath)
         with file_lock(self.index_dir / WRITE_LOCK, timeout=10.0, write_pid=True):
             generation = self._generation()
             # Every store write bumps the generation under this lock: when it is the one this process left,
@@ -483,14 +484,14 @@ class MemoryStore:
 
     def _generation(self) -> str:
         try:
-            return (self.index_dir / GENERATION).read_text(encoding="ascii").strip()
+            return read_regular(str(self.index_dir / GENERATION), 256).decode("ascii").strip()
         except (OSError, UnicodeDecodeError):
             return ""
 
     def _bump_generation(self) -> str:
         # Read and written only under the write lock, so an in-place write cannot be seen half done.
         value = f"{os.getpid()}-{time.monotonic_ns()}"
-        fd = os.open(self.index_dir / GENERATION, os.O_WRONLY | os.O_CREAT, 0o644)
+        fd = open_regular(str(self.index_dir / GENERATION), os.O_WRONLY | os.O_CREAT, 0o600)
         try:
             data = value.encode("ascii")
             os.pwrite(fd, data, 0)
@@ -504,14 +505,15 @@ class MemoryStore:
         vouched for on this machine (``trust``); a change of status alone (superseded, folded, pinned,
         archived) is not, so an entry that came through git stays held back. ``vouch=True``: a review
         accepted the entry as it is."""
-        path = self.path_of(entry.id) or self.memory_dir / file_name(entry)
+        # A name derived from the entry (title, id) stays a file directly under .meta/memory/ (confined).
+        path = self.path_of(entry.id) or Path(confined(str(self.memory_dir), file_name(entry)))
         # Durability: exactly one fsync, of the file's data before its rename. Without it, a power loss
         # can leave a renamed file empty or torn (delayed allocation on ext4 and XFS; ext4's rename-over
         # heuristic does not cover a new name), i.e. not atomic. The directory is not fsynced: that
         # would only make the newest name itself survive a power loss; losing the very last write is
         # accepted (git's default too), a torn one never is. Everything derived (catalog, read snapshot,
         # generation) is written without fsync: it is rebuilt from these files.
-        atomic_write(path, render_entry(entry))
+        atomic_write(path, render_entry(entry), mode=COMMITTED_FILE_MODE)  # committed: 0644, as git checks it out
         self.catalog.note_written(path.name)
         self._note_snapshot(path.name)
         assert self._loaded is not None

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH101, PTH103, PTH108, PTH109, PTH110, PTH116, PTH118, SIM105
+# ruff: noqa: PTH101, PTH108, PTH109, PTH110, PTH116, PTH118, SIM105
 # os.path on the hook path: pathlib is not imported there (startup time).
 """The guard's hook handlers: one Claude Code hook payload in, the agent's output JSON (or None) out.
 
@@ -310,9 +310,10 @@ def _cat_reread(  # noqa: PLR0917 - the event's fields, passed straight through
     name = match.group(1).strip("'\"")
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else root
     path = os.path.realpath(os.path.join(str(cwd), name))
-    try:
-        with open(path, encoding="utf-8") as fh:
-            on_disk = fh.read()
+    from ctxops_contracts.shared.confine import read_regular
+
+    try:  # a regular file only (a FIFO would block, /dev/zero never ends), no longer than what cat printed
+        on_disk = read_regular(path, len(stdout.encode("utf-8", "replace")) + 1).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
     if on_disk != stdout:
@@ -351,9 +352,11 @@ def unwrap(command: str) -> str:
 
 
 def spool_dir(root: str) -> str:
-    """``.meta/.state/guard/spool``, created 0700 (an existing one is made 0700)."""
-    folder = os.path.join(root, ".meta", ".state", "guard", "spool")
-    os.makedirs(folder, mode=0o700, exist_ok=True)
+    """``.meta/.state/guard/spool``, created 0700 (an existing one is made 0700); a symlinked ``.meta``,
+    ``.meta/.state`` or any level below is refused (``UnsafePath``)."""
+    from ctxops_contracts.shared.confine import ensure_dir
+
+    folder = ensure_dir(os.path.join(root, ".meta", ".state", "guard", "spool"))
     try:
         if os.stat(folder).st_mode & 0o077:
             os.chmod(folder, 0o700)
@@ -621,11 +624,11 @@ def _log_failure(payload: dict[str, Any], root: str | os.PathLike[str] | None, e
         where = _root(payload, root)
         if where is None:
             return
-        folder = os.path.join(where, ".meta", "logs")
-        os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, "guard.log"), "a", encoding="utf-8") as fh:
-            fh.write(
-                f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {payload.get('hook_event_name')}: {exc!r}\n"
-            )
+        from ctxops_contracts.shared.files import append_lines
+        from ctxops_contracts.shared.layout import meta_subdir
+
+        folder = meta_subdir(str(where), "logs")  # a symlinked .meta or .meta/logs: refused, nothing written
+        line = f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {payload.get('hook_event_name')}: {exc!r}"
+        append_lines(os.path.join(folder, "guard.log"), (line.replace("\n", " ") + "\n").encode(), fsync=False)
     except Exception:
         logging.getLogger(__name__).debug("could not write the guard log", exc_info=True)

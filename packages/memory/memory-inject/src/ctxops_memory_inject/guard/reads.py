@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 from ctxops_contracts.shared import jsonlite, regex
+from ctxops_contracts.shared.confine import read_regular
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import STATE_DIR, ensure_meta, meta_path
 
@@ -45,8 +46,7 @@ class ReadState:
         self.step = 0
         self.reads: dict[str, list[Any]] = {}
         try:
-            with open(self.path, encoding="utf-8") as fh:
-                data = jsonlite.loads(fh.read())
+            data = jsonlite.loads(read_regular(self.path, 16_000_000))
             self.step = int(data.get("step", 0))
             self.reads = dict(data.get("reads", {}))
         except (OSError, ValueError, TypeError, AttributeError):

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH108, PTH110, PTH118, SIM105
+# ruff: noqa: PTH108, PTH110, PTH118, SIM105
 # os.path on the hook path: pathlib is not imported there (startup time).
 """Saved originals: the full text of each summarized tool output, redacted, under ``.meta/outputs/``.
 
@@ -15,6 +15,7 @@ import os
 import time
 
 from ctxops_contracts.shared import jsonlite, regex
+from ctxops_contracts.shared.confine import checked_dir, ensure_dir, read_regular
 from ctxops_contracts.shared.layout import OUTPUTS_DIR, STATE_DIR, ensure_meta, meta_path
 
 TYPE_CHECKING = False
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 # The hook saves outputs through this module: no json, re or contextlib imports here (~10 ms of a fresh
 # process); the counter and `ctx out` import json where they read.
 _ID = regex.lazy(r"^[0-9a-f]{8,16}$")
+MAX_OUTPUT_BYTES = 64_000_000  # a saved output is what one tool printed; a bigger file is read only this far
 
 
 class OutputNotFound(LookupError):
@@ -95,9 +97,7 @@ def _dumps(info: dict[str, object]) -> str:
 
 def staging_dir(root: str) -> str:
     """``.meta/.state/guard/pending`` (0700): the finalizers' marks and the token counter's jobs."""
-    folder = meta_path(root, STATE_DIR, "guard", "pending")
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    return folder
+    return ensure_dir(meta_path(root, STATE_DIR, "guard", "pending"))  # a symlinked .meta/.state is refused
 
 
 def write_output(root: str, output_id: str, body: str, info: dict[str, object]) -> None:
@@ -105,8 +105,7 @@ def write_output(root: str, output_id: str, body: str, info: dict[str, object]) 
     from ctxops_contracts.shared.files import atomic_write
     from ctxops_hooks_capture.redact import redact_value
 
-    folder = outputs_dir(root)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
+    folder = ensure_dir(outputs_dir(root))  # 0700; a symlinked .meta/outputs is refused
     max_outputs = int(str(info.pop("max_outputs", 200)))
     atomic_write(os.path.join(folder, f"{output_id}.txt"), body, fsync=False, mode=0o600)
     atomic_write(os.path.join(folder, f"{output_id}.json"), _dumps(redact_value(info)), fsync=False, mode=0o600)
@@ -242,10 +241,14 @@ def finalize(root: str, output_id: str) -> bool:
     there is none under the id."""
     from ctxops_hooks_capture.redact import redact
 
+    if not _ID.match(output_id):
+        return False  # not a name the guard stages under (a repository can put files there)
     raw = os.path.join(staging_dir(root), f"{output_id}.raw")
-    try:
-        with open(raw, encoding="utf-8", errors="replace") as fh:
-            header, _, body = fh.read().partition("\n")
+    try:  # a regular file only, capped: never a symlink, FIFO or device a repository put there
+        if not checked_dir(staging_dir(root)):
+            return False
+        text = read_regular(raw, MAX_OUTPUT_BYTES).decode("utf-8", "replace")
+        header, _, body = text.partition("\n")
     except FileNotFoundError:
         return False
     try:
@@ -306,21 +309,27 @@ def _path(root: str, output_id: str, suffix: str) -> str:
     return os.path.join(outputs_dir(root), output_id + suffix)
 
 
+def _read(root: str, output_id: str, suffix: str) -> str:
+    """A saved file, read only as a regular file directly in a real ``.meta/outputs`` (UnsafePath else)."""
+    path = _path(root, output_id, suffix)
+    if not checked_dir(outputs_dir(root)):
+        raise FileNotFoundError(path)
+    return read_regular(path, MAX_OUTPUT_BYTES).decode("utf-8", "replace")
+
+
 def load(root: str, output_id: str) -> str:
-    if _ID.match(output_id) and not os.path.exists(_path(root, output_id, ".txt")):
+    if _ID.match(output_id) and not os.path.lexists(_path(root, output_id, ".txt")):
         wait_pending(root, output_id)  # its finalizer is still redacting it
         finalize(root, output_id)  # staged by an older version
     try:
-        with open(_path(root, output_id, ".txt"), encoding="utf-8", errors="replace") as fh:
-            return fh.read()
+        return _read(root, output_id, ".txt")
     except FileNotFoundError:
         raise OutputNotFound(output_id) from None
 
 
 def load_meta(root: str, output_id: str) -> dict[str, object]:
     try:
-        with open(_path(root, output_id, ".json"), encoding="utf-8") as fh:
-            data = jsonlite.loads(fh.read())
+        data = jsonlite.loads(_read(root, output_id, ".json"))
     except (FileNotFoundError, ValueError):
         return {"id": output_id}
     return data if isinstance(data, dict) else {"id": output_id}

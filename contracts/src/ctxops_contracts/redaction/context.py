@@ -388,7 +388,8 @@ _NEAR_WORD = lazy(
 )
 _HEX = lazy(r"[0-9a-f]+|[0-9A-F]+")
 _UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_IDENTIFIER_LIKE = lazy(r"[A-Za-z][a-z]+(?:[_.-]?[A-Za-z][a-z]+)*[0-9]{0,4}")
+# possessive: a long lower-case run that fails at its end is not split every way (exponential otherwise)
+_IDENTIFIER_LIKE = lazy(r"[A-Za-z][a-z]++(?:[_.-]?+[A-Za-z][a-z]++)*+[0-9]{0,4}")
 
 
 def entropy(value: str) -> float:

@@ -171,7 +171,7 @@ _DOTTED = lazy(rf"{_WORD}(?:\.{_WORD})+")
 _HAS_DIGIT = lazy(r"[0-9]")
 _HAS_SPECIAL = lazy(r"[^A-Za-z0-9\s_.-]")
 _MIXED = lazy(r"[a-z].*[A-Z]|[A-Z].*[a-z]")
-_CAMEL_WORDS = lazy(r"(?:[A-Z]?[a-z]+)+|[A-Z][A-Z_]*")  # AuthenticationMiddleware, CONSTANT_NAME
+_CAMEL_WORDS = lazy(r"(?:[A-Z]?+[a-z]++)++|[A-Z][A-Z_]*+")  # possessive: linear on aaaa...B  # AuthenticationMiddleware, CONSTANT_NAME
 _PLAIN_WORDS = lazy(r"[a-z]+(?: [a-z]+){2,}")  # prose: "password to use with username"
 _PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "secrets"})
 

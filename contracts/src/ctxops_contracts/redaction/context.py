@@ -10,7 +10,14 @@ from __future__ import annotations
 from ctxops_contracts.shared import regex
 from ctxops_contracts.shared.regex import lazy
 
-from .names import is_placeholder, is_secret_name, is_secret_value, looks_like_credential
+from .names import (
+    is_key_name,
+    is_placeholder,
+    is_random_token,
+    is_secret_name,
+    is_secret_value,
+    looks_like_credential,
+)
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -26,8 +33,11 @@ _QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "「": "」", "『": "』
 _MAX_VALUE = 400
 
 
-def scan(text: str, pattern: re.Pattern[str], handler: Handler) -> str:
-    """Replace what ``handler`` says to replace at each match of ``pattern``, left to right, in one pass."""
+def scan(text: str, pattern: re.Pattern[str], handler: Handler, hidden: list[str] | None = None) -> str:
+    """Replace what ``handler`` says to replace at each match of ``pattern``, left to right, in one pass.
+
+    Each value hidden (what a marker replaced) is appended to ``hidden``, so the caller can hide its other
+    copies in the text too (``token = 'x' ... echo 'x'``)."""
     out: list[str] = []
     last = pos = 0
     search = pattern.search
@@ -40,6 +50,13 @@ def scan(text: str, pattern: re.Pattern[str], handler: Handler) -> str:
             pos = match.end() if match.end() > match.start() else match.start() + 1
             continue
         replacement, end = verdict
+        if hidden is not None:
+            cut = replacement.find("[REDACTED")
+            begin = match.start() + cut
+            if cut >= 0 and text[match.start() : begin] == replacement[:cut]:
+                value = text[begin:end].strip("'\"` \t")
+                if len(value) >= 8 and "\n" not in value:
+                    hidden.append(value)
         out.append(text[last : match.start()])
         out.append(replacement)
         last = pos = max(end, match.end())
@@ -103,7 +120,8 @@ _ASSIGN = lazy(
     r"(?<![A-Za-z0-9_.$@\\-])"
     r"([A-Za-z_][A-Za-z0-9_.-]{0,80}+)"  # the name (possessive: never re-scanned)
     r"((?:\\?[\"'])?\]?)"  # the closing quote of a JSON key or a subscript: "password": / ["DB_PASSWORD"]=
-    r"([ \t]{0,8}+(?::=|=>|=(?!=)|:(?![:/])|：|＝)[ \t]{0,8}+)"
+    r"((?:[ \t]++(?:string|String|str|&str|\[\]byte|char\*?|bytes))?+"  # Go/C#/Rust: var xToken string = "..."
+    r"[ \t]{0,8}+(?::{1,3}+=|\?=|\.=|\+=|\?\?=|=>|=(?!=)|:(?![:/])|：|＝)[ \t]{0,8}+)"
 )
 _BLOCK_SCALAR = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
 
@@ -111,7 +129,7 @@ _BLOCK_SCALAR = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
 def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
     name = match.group(1)
     if not is_secret_name(name):
-        return None
+        return _lone_key(match) if is_key_name(name) else None
     text = match.string
     start, end, quoted = read_value(text, match.end())
     value = text[start:end]
@@ -141,6 +159,17 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
     return head + SECRET, end
 
 
+def _lone_key(match: re.Match[str]) -> tuple[str, int] | None:
+    """``Key=<random>``, ``key: '<random>'``: a bare "key" (or "secret id") holds a secret only when its value
+    is token-shaped and random (``key: app.kubernetes.io/name`` and ``key=value`` stay)."""
+    text = match.string
+    start, end, _quoted = read_value(text, match.end())
+    value = text[start:end]
+    if not is_random_token(value):
+        return None
+    return text[match.start() : start] + SECRET, end
+
+
 def _block_scalar(text: str, match: re.Match[str], end: int) -> tuple[str, int] | None:
     """``password: |`` followed by indented lines: the lines are the value."""
     line_begin = text.rfind("\n", 0, match.start()) + 1
@@ -167,15 +196,69 @@ def _block_scalar(text: str, match: re.Match[str], end: int) -> tuple[str, int] 
     return text[match.start() : pos + 1] + " " * (indent + 2) + SECRET, stop
 
 
-_XML = lazy(r"<([A-Za-z_][A-Za-z0-9_.:-]{0,60}+)>([^<\n]{1,300}+)</\1>")
+_XML = lazy(r"<([A-Za-z_][A-Za-z0-9_.:-]{0,60}+)>([^<]{1,400}+)</\1>")
 
 
 def _xml(match: re.Match[str]) -> tuple[str, int] | None:
-    """``<password>value</password>``."""
+    """``<password>value</password>``, the value on the same line or on its own lines between the tags."""
     name = match.group(1)
-    if not is_secret_name(name) or not is_secret_value(name, match.group(2), quoted=True):
+    inner = match.group(2)
+    value = inner.strip()
+    if not value or "\n" in value or not is_secret_name(name) or not is_secret_value(name, value, quoted=True):
         return None
-    return f"<{name}>{SECRET}</{name}>", match.end()
+    lead = inner[: len(inner) - len(inner.lstrip())]
+    trail = inner[len(inner.rstrip()) :]
+    return f"<{name}>{lead}{SECRET}{trail}</{name}>", match.end()
+
+
+# <add key="ClearTextPassword" value="..."/> (NuGet), <entry name="apiToken" value="..."/>, <param name= value=>
+_XML_PAIR = lazy(
+    r"(?i)\b(?:key|name)[ \t]*=[ \t]*([\"'])([A-Za-z_][A-Za-z0-9_.:-]{0,80}+)\1[ \t]++value[ \t]*=[ \t]*([\"'])"
+)
+
+
+def _xml_pair(match: re.Match[str]) -> tuple[str, int] | None:
+    name = match.group(2)
+    if not is_secret_name(name):
+        return None
+    text = match.string
+    start, end, quoted = read_value(text, match.end() - 1)
+    if not is_secret_value(name, text[start:end], quoted=quoted):
+        return None
+    return text[match.start() : start] + SECRET, end
+
+
+# A secret-named string, a comma, a value: System.setProperty("X_TOKEN", "..."), os.environ.setdefault(...),
+# config.put("password", "..."), ["apiKey", "..."]. The value must look like a credential (a tuple of names
+# such as ("username", "password", "email") stays).
+_PAIR_ARGS = lazy(r"([\"'])([A-Za-z_][A-Za-z0-9_.-]{0,80}+)\1[ \t]*+,[ \t]*+(?=[\"'])")
+
+
+def _pair_args(match: re.Match[str]) -> tuple[str, int] | None:
+    name = match.group(2)
+    if not is_secret_name(name):
+        return None
+    text = match.string
+    start, end, quoted = read_value(text, match.end())
+    if not is_secret_value(name, text[start:end], quoted=quoted, strict=True):
+        return None
+    return text[match.start() : start] + SECRET, end
+
+
+# PHP: $apiToken = "..." / $apiToken .= "..." / $apiToken ??= "..." (a quoted value only: ``$TOKEN`` in a
+# shell is a reference, which the assignment rule leaves alone).
+_PHP_VAR = lazy(r"\$([A-Za-z_][A-Za-z0-9_]{0,80}+)[ \t]*+(?:\.=|\?\?=|=(?![=>]))[ \t]*+(?=[\"'])")
+
+
+def _php_var(match: re.Match[str]) -> tuple[str, int] | None:
+    name = match.group(1)
+    if not is_secret_name(name):
+        return None
+    text = match.string
+    start, end, quoted = read_value(text, match.end())
+    if not is_secret_value(name, text[start:end], quoted=quoted):
+        return None
+    return text[match.start() : start] + SECRET, end
 
 
 # --- command-line flags and commands that take a secret ------------------------------------------------
@@ -222,7 +305,7 @@ _COMMANDS: list[re.Pattern[str]] = [
         _CMD
         + r"(?:curl|wget|http|https|xh|httpie|lftp|ftp)\b"
         + _GAP
-        + r"\s(?:-u|--user|-U|--proxy-user|-x)(?:[ \t]+|=)['\"]?[^\s:'\"]*:(?P<v>[^\s'\"@]{1,300}+)"
+        + r"\s(?:-u|--user|-U|--proxy-user|-x)(?:[ \t]+|=|(?=[^\s=-]))['\"]?[^\s:'\"]*:(?P<v>[^\s'\"@]{1,300}+)"
     ),
     lazy(_CMD + r"smbclient\b" + _GAP + r"\s-U[ \t]+['\"]?[^\s%'\"]+%(?P<v>[^\s'\"]{1,300}+)"),
     lazy(
@@ -276,8 +359,10 @@ _TOKEN_CHARS = lazy(r"[0-9+/=._~:-]")
 
 def _auth_scheme(match: re.Match[str]) -> tuple[str, int] | None:
     value = match.group(3)
-    if not _TOKEN_CHARS.search(value) or value.startswith("[REDACTED"):
+    if value.startswith("[REDACTED") or is_placeholder(value):
         return None
+    if not _TOKEN_CHARS.search(value) and not (match.group(1).lower() == "bearer" and looks_like_credential(value)):
+        return None  # ``Bearer <letters only>`` is a token when its case is mixed like one
     return match.group(1) + match.group(2) + "[REDACTED:bearer-token]", match.end()
 
 
@@ -473,6 +558,9 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("password-flag", ("-",), _FLAG, _flag),
     ("secret-assignment", _NAME_NEEDLES, _ASSIGN, _assignment),
     ("xml-secret", ("</",), _XML, _xml),
+    ("xml-secret", ("value",), _XML_PAIR, _xml_pair),
+    ("secret-argument", _NAME_NEEDLES, _PAIR_ARGS, _pair_args),
+    ("secret-assignment", ("$",), _PHP_VAR, _php_var),
     (
         "prose-secret",
         (

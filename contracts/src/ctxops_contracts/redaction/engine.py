@@ -18,10 +18,12 @@ from __future__ import annotations
 from .context import RULES as CONTEXT_RULES
 from .context import is_key_begin, is_key_end, private_keys, scan
 from .formats import FORMATS
-from .names import is_placeholder, is_secret_name
+from .names import is_placeholder, is_placeholder_token, is_secret_name
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
     from typing import Any
 
 SECRET = "[REDACTED:secret]"
@@ -54,6 +56,16 @@ def _gated(present: set[str], rules_of: dict[str, list[int]], start: int = 0) ->
     return sorted({i for needle in present for i in rules_of[needle] if i >= start})
 
 
+def _marker(marker: str) -> Callable[[re.Match[str]], str]:
+    """The replacement of a provider format's match: the marker, unless the match is a documentation sample."""
+
+    def replace(match: re.Match[str]) -> str:
+        token = match.group(0)
+        return token if is_placeholder_token(token) else marker
+
+    return replace
+
+
 def redact(text: str) -> str:
     """``text`` with every secret the rules know replaced by a labelled marker. Idempotent."""
     if not text:
@@ -65,16 +77,20 @@ def redact(text: str) -> str:
         index = todo[at]
         at += 1
         label, _, pattern = FORMATS[index]
-        redacted = pattern.sub(f"[REDACTED:{label}]", text)
+        redacted = pattern.sub(_marker(f"[REDACTED:{label}]"), text)
         if redacted != text:  # the later rules look at the text as it is now
             text = redacted
             todo = _gated({needle for needle in _FORMAT_NEEDLES if needle in text}, _FORMATS_OF, index + 1)
             at = 0
     lowered = text.lower()  # context rules are gated on lower-case needles (a cheap C-level scan each)
     found = {needle for needle in _CONTEXT_NEEDLES if needle in lowered}
+    hidden: list[str] = []
     for index in sorted({*_ALWAYS, *_gated(found, _CONTEXT_OF)}):
         _label, _required, handler_pattern, handler = CONTEXT_RULES[index]
-        text = scan(text, handler_pattern, handler)
+        text = scan(text, handler_pattern, handler, hidden)
+    for value in dict.fromkeys(hidden):  # a value hidden once is hidden wherever else it appears
+        if value in text and not is_placeholder(value):
+            text = text.replace(value, SECRET)
     return text
 
 

@@ -83,7 +83,7 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     ("airtable-token", ("pat",), _B + r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _E),
     ("figma-token", ("figd_",), _B + r"figd_[A-Za-z0-9_-]{30,}+"),
     ("grafana-token", ("glc_", "glsa_"), _B + r"(?:glc_[A-Za-z0-9+/]{32,}+={0,2}|glsa_[A-Za-z0-9]{32}_[a-f0-9]{8})"),
-    ("newrelic-key", ("NRAK-", "NRII-", "NRJS-", "NRAA-"), _B + r"NR(?:AK|II|JS|AA)-[A-Za-z0-9]{20,}+"),
+    ("newrelic-key", ("NRAK-", "NRII-", "NRJS-", "NRAA-"), _B + r"NR(?:AK|II|JS|AA)-[A-Za-z0-9]{19,}+"),
     ("doppler-token", ("dp.",), _B + r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,30}\.)?[A-Za-z0-9]{40,}+"),
     ("pulumi-token", ("pul-",), _B + r"pul-[a-f0-9]{40}" + _E),
     ("flyio-token", ("fm1", "fm2_", "fo1_"), _B + r"(?:fm[12][ar]?_|fo1_)[A-Za-z0-9+/=_-]{30,}+"),
@@ -97,7 +97,7 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     ("square-token", ("sq0", "EAAA"), _B + r"(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}+|EAAA[A-Za-z0-9_-]{60,}+)"),
     ("facebook-token", ("EAA",), _B + r"EAA[A-Za-z0-9]{90,}+"),
     ("planetscale-token", ("pscale_",), _B + r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}+"),
-    ("dynatrace-token", ("dt0c01.",), _B + r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}" + _E),
+    ("dynatrace-token", ("dt0c01.",), _B + r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}" + _E),
     ("sourcegraph-token", ("sgp_",), _B + r"sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}" + _E),
     ("prefect-key", ("pnu_",), _B + r"pnu_[A-Za-z0-9]{36}" + _E),
     ("contentful-token", ("CFPAT-",), _B + r"CFPAT-[A-Za-z0-9_-]{43}" + _E),
@@ -122,6 +122,79 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     ("docker-hub-token", ("dckr_",), _B + r"dckr_(?:pat|oat)_[A-Za-z0-9_-]{24,}+"),
     ("frameio-token", ("fio-u-",), _B + r"fio-u-[A-Za-z0-9_=-]{64}" + _E),
     ("asana-token", ("/",), _B + r"[12]/\d{10,20}/\d{10,20}:[a-f0-9]{32}" + _E),
+    # --- session 7 (issue 21): formats from each provider's documentation of its keys -------------------
+    # Adobe I/O OAuth client secrets: "p8e-" and 32 alphanumerics.
+    ("adobe-client-secret", ("p8e-",), _B + r"p8e-[A-Za-z0-9]{32}" + _E),
+    # Brevo (Sendinblue) API and SMTP keys: xkeysib-/xsmtpsib-, 64 hex, "-", 16 alphanumerics.
+    ("brevo-key", ("xkeysib-", "xsmtpsib-"), _B + r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}" + _E),
+    # OpenShift OAuth access tokens: "sha256~" and 43 base64url characters.
+    ("openshift-token", ("sha256~",), r"sha256~[A-Za-z0-9_-]{43}" + _E),
+    # Amazon Bedrock API keys: long-lived "ABSK" + base64; short-term "bedrock-api-key-" + base64.
+    (
+        "bedrock-api-key",
+        ("ABSK", "bedrock-api-key-"),
+        _B + r"(?:ABSK[A-Za-z0-9+/]{100,}+={0,2}|bedrock-api-key-[A-Za-z0-9+/]{60,}+={0,2})",
+    ),
+    # LaunchDarkly SDK, mobile and API access keys: sdk-/mob-/api- and a lower-case UUID-shaped body.
+    (
+        "launchdarkly-key",
+        ("sdk-", "mob-", "api-"),
+        _B + r"(?:sdk|mob|api)-[a-z0-9]{8}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{12}" + _E,
+    ),
+    # Facebook app access tokens: "<app id>|<app secret>" (digits, a bar, 32 hex or a 27-character token).
+    ("facebook-app-token", ("|",), r"(?<![0-9])[0-9]{13,17}\|(?:[a-f0-9]{32}|[A-Za-z0-9_-]{27})" + _E),
+    # A JWT as base64 (Docker auths, Kubernetes secrets): base64("eyJ") is "ZXlK".
+    ("jwt-base64", ("ZXlK",), _B + r"ZXlK[A-Za-z0-9+/_-]{60,}+={0,2}"),
+    # Grafana API keys (legacy): base64 of {"k":"...
+    ("grafana-api-key", ("eyJrIjoi",), _B + r"eyJrIjoi[A-Za-z0-9+/_-]{30,}+={0,2}"),
+    # 1Password account secret keys: A3-XXXXXX-XXXXXXXXXXX-XXXXX-XXXXX-XXXXX (or the 6-5 split).
+    (
+        "onepassword-secret-key",
+        ("A3-",),
+        _B + r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}" + _E,
+    ),
+    # SettleMint application, personal and service access tokens: sm_aat_/sm_pat_/sm_sat_ and 16.
+    ("settlemint-token", ("sm_",), _B + r"sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}" + _E),
+    # Pinecone API keys "pcsk_"; Portainer "ptr_"; pganalyze "pgar_"/"pgaw_"; Apify "apify_api_";
+    # Alchemy "alcht_"; PhotoRoom "sk_pr_"; TruffleHog Enterprise "thog-key-"/"thog-secret-".
+    ("pinecone-key", ("pcsk_",), _B + r"pcsk_[A-Za-z0-9_]{40,}+"),
+    ("portainer-token", ("ptr_",), _B + r"ptr_[A-Za-z0-9+/=_-]{30,}+"),
+    ("pganalyze-key", ("pga",), _B + r"pga[rw]_[A-Za-z0-9]{20,}+"),
+    ("apify-token", ("apify_api_",), _B + r"apify_api_[A-Za-z0-9]{30,}+"),
+    ("alchemy-token", ("alcht_",), _B + r"alcht_[A-Za-z0-9]{20,}+"),
+    ("photoroom-key", ("sk_pr_",), _B + r"sk_pr_[A-Za-z0-9_]{20,}+"),
+    ("trufflehog-enterprise-key", ("thog-",), _B + r"thog-(?:key|secret)-[a-f0-9]{16,}+"),
+    # AWS AppSync API keys: "da2-" and 26 lower-case alphanumerics.
+    ("appsync-key", ("da2-",), _B + r"da2-[a-z0-9]{26}" + _E),
+    # Harness PATs and SATs: pat./sat.<account>.<24 hex>.<20 alphanumerics>.
+    ("harness-token", ("pat.", "sat."), _B + r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[a-f0-9]{24}\.[A-Za-z0-9]{20}" + _E),
+    # Zoho OAuth tokens: 1000.<32 hex>.<32 hex>.
+    ("zoho-token", ("1000.",), _B + r"1000\.[a-f0-9]{32}\.[a-f0-9]{32}" + _E),
+    # Yandex Cloud IAM tokens (t1.), API keys (AQVN...) and static access keys (YC...).
+    (
+        "yandex-token",
+        ("t1.", "AQVN", "YC"),
+        _B + r"(?:t1\.[A-Za-z0-9_-]{10,}+={0,2}\.[A-Za-z0-9_-]{60,}+={0,2}|AQVN[A-Za-z0-9_-]{35,38}|YC[A-Za-z0-9_-]{38})" + _E,
+    ),
+    # Mailgun HTTP webhook signing keys: 32 hex, then two groups of 8 hex.
+    ("mailgun-signing-key", ("-",), _B + r"[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}" + _E),
+    # Twitter/X access tokens: the user id, "-", 20 to 40 alphanumerics.
+    ("twitter-access-token", ("-",), _B + r"[0-9]{15,25}-[A-Za-z0-9]{20,40}" + _E),
+    # GoCardless live access tokens; Lob live/test API keys.
+    ("gocardless-token", ("live_",), _B + r"live_[A-Za-z0-9_=-]{40}" + _E),
+    ("lob-key", ("live_", "test_"), _B + r"(?:live|test)_(?:pub_)?[a-f0-9]{31,35}" + _E),
+    # JFrog: API keys "AKCp" + 69; reference tokens base64("reftkn") = "cmVmdGtu".
+    ("jfrog-token", ("AKCp", "cmVmdGtu"), _B + r"(?:AKCp[A-Za-z0-9]{60,}+|cmVmdGtu[A-Za-z0-9]{56,}+)"),
+    # PlanetScale passwords (pscale_pw_) may hold = and -; Dropbox short-lived "sl." tokens (above).
+    ("planetscale-password", ("pscale_pw_",), _B + r"pscale_pw_[A-Za-z0-9_.=-]{32,}+"),
+    # Settle: "tfp_"/"tfr_" etc. covered above; Octopus Deploy API keys: "API-" and 25+ upper-case.
+    ("octopus-key", ("API-",), _B + r"API-[A-Z0-9]{25,}+" + _E),
+    # Kraken, Coinbase-style base64 secrets are caught by context; Linear/Slack config tokens:
+    ("slack-config-token", ("xoxe",), _B + r"xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}+"),
+    # Doppler service account and CLI tokens "dp.sa."/"dp.ct." (above); Scaleway secret keys are UUIDs.
+    # Hugging Face, GitHub (above). GitLab session cookies:
+    ("gitlab-session", ("_gitlab_session=",), r"(?<=_gitlab_session=)[a-z0-9]{32}" + _E),
+    # Azure Entra refresh tokens, Microsoft Teams: covered by context. Sentry DSNs carry a key in userinfo.
     ("jwt", ("eyJ",), _B + r"eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+"),
     ("zapier-webhook", ("hooks.zapier.com",), r"hooks\.zapier\.com/hooks/catch/\d+/[A-Za-z0-9]{5,}+"),
     ("teams-webhook", (".webhook.office.com",), r"[a-z0-9-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{40,}+"),

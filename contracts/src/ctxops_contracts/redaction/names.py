@@ -177,8 +177,36 @@ _PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pw
 
 
 def is_placeholder(value: str) -> bool:
-    """True for values that stand in for a secret: ``$VAR``, ``${X}``, ``<token>``, ``***``, ``changeme``."""
-    return bool(_PLACEHOLDER.match(value.strip().strip("'\"“”「」")))
+    """True for values that stand in for a secret: ``$VAR``, ``${X}``, ``<token>``, ``***``, ``changeme``,
+    and tokens that are documentation samples (``is_placeholder_token``)."""
+    value = value.strip().strip("'\"“”「」")
+    return bool(_PLACEHOLDER.match(value)) or is_placeholder_token(value, ascending=False)
+
+
+# Inside a token: a documentation word, a run of x/X/*/0/#/. (6+) or of any one character (8+).
+_SAMPLE_WORD = lazy(r"EXAMPLE|(?i:example|sample|placeholder|changeme|redacted|your[_-]?(?:api|token|key|secret))")
+_FILLER_RUN = lazy(r"([xX*0#.•])\1{5}|([^\s])\2{7}")
+_ASCENDING = "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789"
+
+
+def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
+    """A token-shaped sample, not a key: ``AKIAIOSFODNN7EXAMPLE``, ``ghp_xxxx...``, ``glc_1111...``, a run of the
+    alphabet (``...klmnopqrstuvwx...``). Random keys hold none of these (a run of 6 equal characters or 6 letters
+    in alphabet order turns up in a random 40-character token about once in a million). ``ascending`` is off
+    for values a person chose (a password ``abc123456`` is weak, not a sample)."""
+    if _SAMPLE_WORD.search(value) or _FILLER_RUN.search(value):
+        return True
+    if not ascending:
+        return False
+    run = 1
+    for a, b in zip(value, value[1:]):
+        if ord(b) == ord(a) + 1 and b != " " and (a + b) in _ASCENDING:
+            run += 1
+            if run >= 6:
+                return True
+        else:
+            run = 1
+    return False
 
 
 def is_password_class(name: str) -> bool:
@@ -227,3 +255,27 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
             return False  # a module or attribute path: ``'Cookie': 'http.cookies'``
         return (quoted and len(text) >= 6 and not strict) or looks_like_credential(text)
     return True
+
+
+# A name that is only "key" (``Key=``, ``key:``, ``"key":``), or "id" words that name a secret id.
+_KEY_NAMES = frozenset({"key", "keys", "secretid", "secret_id", "apiid"})
+_TOKEN_SHAPE = lazy(r"[A-Za-z0-9+/=_.~:*!@#$%^&-]{16,300}")
+_HAS_LETTER = lazy(r"[A-Za-z]")
+
+
+def is_key_name(name: str) -> bool:
+    """A bare "key": a secret only when its value is a random token (``is_random_token``)."""
+    parts = words(name)
+    return len(parts) == 1 and parts[0] in _KEY_NAMES
+
+
+def is_random_token(value: str) -> bool:
+    """16+ token characters, letters and digits, random enough (no run of words, no path, no placeholder)."""
+    value = value.strip().strip("'\"")
+    if not _TOKEN_SHAPE.fullmatch(value) or is_placeholder(value):
+        return False
+    if not _HAS_DIGIT.search(value) or not _HAS_LETTER.search(value) or value.count("/") >= 2:
+        return False
+    if value.count(".") >= 2 and _DOTTED.fullmatch(value):
+        return False
+    return len(set(value)) >= 10

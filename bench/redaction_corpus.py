@@ -591,7 +591,9 @@ def trufflehog_samples(gitdir: str, gen: Gen) -> tuple[list[Sample], list[str]]:
                 if isinstance(text, str) and text.strip() and wants != "?":
                     found = True
                     if isinstance(wants, list) and wants:
-                        secrets = [p for w in wants if isinstance(w, str) for p in _pieces(w, text)[:1]]
+                        secrets = [
+                            max(_pieces(w, text), key=len) for w in wants if isinstance(w, str) and _pieces(w, text)
+                        ]
                         secrets = [s for s in secrets if len(s) >= 6]
                         if secrets:
                             samples.append(Sample("trufflehog", detector, text, secrets))
@@ -638,11 +640,18 @@ def _timed(redact: Any, text: str, hangs: list[str], sample: Sample) -> str:
 
 
 def measure(samples: list[Sample], redact: Any) -> dict[str, Any]:
+    """Misses, look-alikes redacted and placeholders kept. A true positive whose secret is a documentation
+    sample (``EXAMPLE``, ``xxxx``, a run of one character or of the alphabet: the same test the redactor
+    uses, ``is_placeholder_token``) is counted with the placeholders, which are to be kept, not as a miss."""
+    from ctxops_contracts.redaction.names import is_placeholder_token
+
     tp = [s for s in samples if s.secrets]
     fp = [s for s in samples if not s.secrets]
     miss_formats: dict[str, list[str]] = defaultdict(list)
     miss = 0
     hangs: list[str] = []
+    placeholder_tps = [s for s in tp if any(is_placeholder_token(x) for x in s.secrets)]
+    tp = [s for s in tp if s not in placeholder_tps]
     for s in tp:
         out = _timed(redact, s.text, hangs, s)
         bad = [x for x in s.secrets if leaked(x, out)]
@@ -664,6 +673,8 @@ def measure(samples: list[Sample], redact: Any) -> dict[str, Any]:
         "placeholders": len(placeholders),
         "placeholders_kept": len(kept),
         "hangs": sorted(set(hangs)),
+        "placeholder_secrets": len(placeholder_tps),
+        "placeholder_secrets_kept": sum(1 for s in placeholder_tps if _timed(redact, s.text, hangs, s) == s.text),
         "misses": dict(sorted(miss_formats.items())),
         "fp_examples": [f"{s.source}:{s.fmt}: {s.text[:200]}" for s in fp_changed],
     }
@@ -749,7 +760,12 @@ def _events_for(agent: str, cwd: str, secret_text: str, path_secret: str, n: int
             },
         ]
     return [
-        {"conversation_id": sid, "workspace_roots": [cwd], "hook_event_name": "beforeSubmitPrompt", "prompt": secret_text},
+        {
+            "conversation_id": sid,
+            "workspace_roots": [cwd],
+            "hook_event_name": "beforeSubmitPrompt",
+            "prompt": secret_text,
+        },
         {
             "conversation_id": sid,
             "workspace_roots": [cwd],
@@ -838,7 +854,13 @@ def channel_check(chosen: list[Sample], ctx: str) -> dict[str, Any]:
             for full, blob in blobs:
                 if any(needle in blob for needle in needles):
                     leaks[f"{sample.source}:{sample.fmt}"].append(full.replace(root, ""))
-    return {"samples": len(chosen), "processes": procs, "files": len(blobs), "leaked_formats": dict(leaks), "root": root}
+    return {
+        "samples": len(chosen),
+        "processes": procs,
+        "files": len(blobs),
+        "leaked_formats": dict(leaks),
+        "root": root,
+    }
 
 
 def _transcript_line(n: int, repo: str, text: str, path_secret: str) -> dict[str, Any]:
@@ -854,7 +876,12 @@ def _transcript_line(n: int, repo: str, text: str, path_secret: str) -> dict[str
             "model": "claude-sonnet-4-5",
             "role": "assistant",
             "content": [
-                {"type": "tool_use", "id": f"t{n}", "name": "Read", "input": {"file_path": f"{repo}/notes/{path_secret}.txt"}},
+                {
+                    "type": "tool_use",
+                    "id": f"t{n}",
+                    "name": "Read",
+                    "input": {"file_path": f"{repo}/notes/{path_secret}.txt"},
+                },
                 {"type": "tool_use", "id": f"c{n}", "name": "Bash", "input": {"command": text}},
             ],
             "usage": {"input_tokens": 10, "output_tokens": 5},
@@ -910,7 +937,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{half:9} secrets {r['secrets']:5} in {r['formats']:4} formats: missed {r['missed_secrets']:4} "
             f"({100 * r['missed_secrets'] / max(1, r['secrets']):.1f}%) in {r['missed_formats']} formats; "
             f"look-alikes redacted {r['lookalikes_redacted']}/{r['lookalikes']} ({r['lookalikes_redacted_pct']}%); "
-            f"placeholders kept {r['placeholders_kept']}/{r['placeholders']}; hangs {len(r['hangs'])}"
+            f"placeholders kept {r['placeholders_kept']}/{r['placeholders']} "
+            f"(+ samples with a placeholder secret kept {r['placeholder_secrets_kept']}/{r['placeholder_secrets']}); "
+            f"hangs {len(r['hangs'])}"
         )
         for source in ("gitleaks", "trufflehog"):
             s = r[source]

@@ -359,8 +359,8 @@ _TOKEN_CHARS = lazy(r"[0-9+/=._~:-]")
 
 def _auth_scheme(match: re.Match[str]) -> tuple[str, int] | None:
     value = match.group(3)
-    if value.startswith("[REDACTED") or is_placeholder(value):
-        return None
+    if value.startswith("[REDACTED") or is_placeholder(value) or "://" in value:
+        return None  # ``Token https://...``: prose before a URL
     if not _TOKEN_CHARS.search(value) and not (match.group(1).lower() == "bearer" and looks_like_credential(value)):
         return None  # ``Bearer <letters only>`` is a token when its case is mixed like one
     return match.group(1) + match.group(2) + "[REDACTED:bearer-token]", match.end()
@@ -435,6 +435,16 @@ _PEM_END = lazy(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PUTTY = lazy(r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC:[ \t]*[0-9a-fA-F]+|\Z)", regex.DOTALL)
 
 
+_PEM_BODY = lazy(r"[A-Za-z0-9+/=]{16}")
+
+
+def _pem_block(match: re.Match[str]) -> str:
+    """A PEM private key block, unless its body holds no key material (``anything``, nothing, ``...``)."""
+    block = match.group(0)
+    body = block[block.find("-----", 10) + 5 :]
+    return "[REDACTED:private-key]" if _PEM_BODY.search(body) else block
+
+
 def private_keys(text: str) -> str:
     """PEM and PuTTY private keys, as whole blocks; an END line with no BEGIN before it (a cut-off key)
     hides everything before it."""
@@ -443,7 +453,7 @@ def private_keys(text: str) -> str:
         begin = text.find("-----BEGIN")
         if end is not None and (begin < 0 or begin > end.start()):
             text = "[REDACTED:private-key]" + text[end.end() :]
-        text = _PEM.sub("[REDACTED:private-key]", text)
+        text = _PEM.sub(_pem_block, text)
     if "PuTTY-User-Key-File" in text:
         text = _PUTTY.sub("[REDACTED:private-key]", text)
     return text
@@ -472,6 +482,7 @@ _NEAR_WORD = lazy(
     r"|密码|口令|密钥|秘钥|令牌|凭证)[^\n]{0,40}$"
 )
 _HEX = lazy(r"[0-9a-f]+|[0-9A-F]+")
+_HAS_DIGIT_CTX = lazy(r"[0-9]")
 _UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 # possessive: a long lower-case run that fails at its end is not split every way (exponential otherwise)
 _IDENTIFIER_LIKE = lazy(r"[A-Za-z][a-z]++(?:[_.-]?+[A-Za-z][a-z]++)*+[0-9]{0,4}")
@@ -492,7 +503,7 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     text = match.string
     before = text[max(0, match.start() - 48) : match.start()]
     if _NEAR_WORD.search(before) is None:
-        return None
+        return _random_alone(match, before)
     value = match.group(1).strip("./=")
     if len(value) < 20 or value.startswith("[REDACTED") or "REDACTED" in value:
         return None
@@ -509,6 +520,34 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
             return None
         threshold = 3.7
     if entropy(value) < threshold:
+        return None
+    return "[REDACTED:high-entropy]", match.end(1)
+
+
+_UPPER = lazy(r"[A-Z]")
+_LOWER = lazy(r"[a-z]")
+_DIGEST_BEFORE = lazy(r"(?i)(?:sha\d{0,3}|md5|sri|integrity|hash|digest|checksum|nonce|base64,)[-:=\"' ]{0,4}$")
+
+
+def _random_alone(match: re.Match[str], before: str) -> tuple[str, int] | None:
+    """A token with no secret word near it: hidden only when it is unmistakably random (20 to 200 characters
+    of upper and lower case letters and digits, at most one ``/`` and one ``.``, few separators, entropy near
+    the maximum for its length) and not a digest (``sha512-...``, ``integrity=``)."""
+    value = match.group(1).strip("./=")
+    size = len(value)
+    if size < 20 or size > 200 or "REDACTED" in value:
+        return None
+    if value.count("/") > 1 or value.count(".") > 1 or value.count("-") + value.count("_") > 3:
+        return None
+    if not (_UPPER.search(value) and _LOWER.search(value) and _HAS_DIGIT_CTX.search(value)):
+        return None
+    if _IDENTIFIER_LIKE.fullmatch(value) or is_placeholder(value) or _DIGEST_BEFORE.search(before):
+        return None
+    if value.startswith(("pk_", "pk.")):
+        return None  # publishable keys (Stripe, Mapbox) are public by design
+    import math
+
+    if entropy(value) < min(4.2, math.log2(size) - 0.55):
         return None
     return "[REDACTED:high-entropy]", match.end(1)
 

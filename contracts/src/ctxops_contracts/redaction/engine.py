@@ -61,7 +61,8 @@ def _marker(marker: str) -> Callable[[re.Match[str]], str]:
 
     def replace(match: re.Match[str]) -> str:
         token = match.group(0)
-        return token if is_placeholder_token(token) else marker
+        truncated = match.string[match.end() : match.end() + 3] in {"...", "…"}  # ``ops_eyJzaWdu...`` in docs
+        return token if truncated or is_placeholder_token(token) else marker
 
     return replace
 

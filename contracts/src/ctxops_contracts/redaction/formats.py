@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 _B = r"(?<![A-Za-z0-9_])"  # start boundary that CJK text next to the token does not defeat
 _E = r"(?![A-Za-z0-9])"  # end boundary for fixed-length formats
+_BP = r"(?<![A-Za-z0-9_./-])"  # for short prefixes that also occur in file names and URL paths (ico-, API-, xoxo-)
 
 # (label, needles: any of these substrings must be present, pattern)
 _TABLE: list[tuple[str, tuple[str, ...], str]] = [
@@ -43,7 +44,7 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     ("google-api-key", ("AIza",), _B + r"AIza[0-9A-Za-z_-]{35}" + _E),
     ("google-oauth-secret", ("GOCSPX-",), _B + r"GOCSPX-[A-Za-z0-9_-]{24,}+"),
     ("google-oauth-token", ("ya29.", "1//0"), _B + r"(?:ya29\.[A-Za-z0-9_-]{30,}+|1//0[A-Za-z0-9_-]{40,}+)"),
-    ("slack-token", ("xox", "xapp-"), _B + r"(?:xox[abposre]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9-]{10,}+"),
+    ("slack-token", ("xox", "xapp-"), _BP + r"(?:xox[abposre]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9-]{10,}+"),
     (
         "slack-webhook",
         ("hooks.slack.com",),
@@ -58,7 +59,11 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     ("telegram-bot-token", (":AA",), _B + r"\d{8,10}:AA[A-Za-z0-9_-]{33}" + _E),
     ("stripe-key", ("_live_", "_test_"), _B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}+"),
     ("stripe-webhook-secret", ("whsec_",), _B + r"whsec_[A-Za-z0-9+/=]{24,}+"),
-    ("huggingface-token", ("hf_", "api_org_"), _B + r"(?:hf_[A-Za-z0-9]{30,}+|api_org_[A-Za-z0-9]{30,}+)"),
+    (
+        "huggingface-token",
+        ("hf_", "api_org_"),
+        _B + r"(?:hf_(?=[A-Za-z]{0,40}+[0-9])[A-Za-z0-9]{30,}+|api_org_[A-Za-z0-9]{30,}+)",
+    ),
     ("npm-token", ("npm_",), _B + r"npm_[A-Za-z0-9]{36}" + _E),
     ("pypi-token", ("pypi-",), _B + r"pypi-AgE[A-Za-z0-9_-]{40,}+"),
     ("sendgrid-key", ("SG.",), _B + r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,}+"),
@@ -104,10 +109,10 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     ("easypost-key", ("EZAK", "EZTK"), _B + r"EZ[AT]K[a-z0-9]{54}" + _E),
     ("shippo-token", ("shippo_",), _B + r"shippo_(?:live|test)_[a-f0-9]{40}" + _E),
     ("flutterwave-key", ("FLWSECK",), _B + r"FLWSECK(?:_TEST)?-[a-h0-9]{32}-X"),
-    ("alibaba-access-key", ("LTAI",), _B + r"LTAI[A-Za-z0-9]{20}" + _E),
+    ("alibaba-access-key", ("LTAI",), _B + r"LTAI[A-Za-z0-9]{12,22}" + _E),
     ("tailscale-key", ("tskey-",), _B + r"tskey-(?:api|auth|client|webhook|scim)-[A-Za-z0-9]{6,}+-[A-Za-z0-9]{10,}+"),
     ("onepassword-token", ("ops_ey",), _B + r"ops_eyJ[A-Za-z0-9+/=_-]{50,}+"),
-    ("infracost-key", ("ico-",), _B + r"ico-[A-Za-z0-9]{32}" + _E),
+    ("infracost-key", ("ico-",), _BP + r"ico-[A-Za-z0-9]{32}" + _E),
     ("scalingo-token", ("tk-us-",), _B + r"tk-us-[A-Za-z0-9_-]{48}" + _E),
     ("buildkite-token", ("bkua_",), _B + r"bkua_[a-f0-9]{40}" + _E),
     ("clojars-token", ("CLOJARS_",), _B + r"CLOJARS_[a-z0-9]{60}" + _E),
@@ -174,7 +179,9 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     (
         "yandex-token",
         ("t1.", "AQVN", "YC"),
-        _B + r"(?:t1\.[A-Za-z0-9_-]{10,}+={0,2}\.[A-Za-z0-9_-]{60,}+={0,2}|AQVN[A-Za-z0-9_-]{35,38}|YC[A-Za-z0-9_-]{38})" + _E,
+        _B
+        + r"(?:t1\.[A-Za-z0-9_-]{10,}+={0,2}\.[A-Za-z0-9_-]{60,}+={0,2}|AQVN[A-Za-z0-9_-]{35,38}|YC[A-Za-z0-9_-]{38})"
+        + _E,
     ),
     # Mailgun HTTP webhook signing keys: 32 hex, then two groups of 8 hex.
     ("mailgun-signing-key", ("-",), _B + r"[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}" + _E),
@@ -188,7 +195,7 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     # PlanetScale passwords (pscale_pw_) may hold = and -; Dropbox short-lived "sl." tokens (above).
     ("planetscale-password", ("pscale_pw_",), _B + r"pscale_pw_[A-Za-z0-9_.=-]{32,}+"),
     # Settle: "tfp_"/"tfr_" etc. covered above; Octopus Deploy API keys: "API-" and 25+ upper-case.
-    ("octopus-key", ("API-",), _B + r"API-[A-Z0-9]{25,}+" + _E),
+    ("octopus-key", ("API-",), _BP + r"API-[A-Z0-9]{25,}+" + _E),
     # Kraken, Coinbase-style base64 secrets are caught by context; Linear/Slack config tokens:
     ("slack-config-token", ("xoxe",), _B + r"xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}+"),
     # Doppler service account and CLI tokens "dp.sa."/"dp.ct." (above); Scaleway secret keys are UUIDs.

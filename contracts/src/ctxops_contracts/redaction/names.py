@@ -118,7 +118,7 @@ _QUALIFIERS = frozenset(
     }
 )
 # Words that name a secret inside one glued word: ``PGPASSWORD``, ``APITOKEN`` (``bypass`` is not one).
-_GLUED_SUFFIXES = ("password", "passwd", "passphrase", "secret", "token", "apikey", "authtoken", "accesskey")
+_GLUED_SUFFIXES = ("password", "passwd", "passphrase", "secret", "token", "apikey", "authtoken", "accesskey", "pwd")
 _NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd", "tokens", "bypass", "compass", "passport"})
 _CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPLIT = lazy(r"[^A-Za-z0-9]+")
@@ -171,7 +171,9 @@ _DOTTED = lazy(rf"{_WORD}(?:\.{_WORD})+")
 _HAS_DIGIT = lazy(r"[0-9]")
 _HAS_SPECIAL = lazy(r"[^A-Za-z0-9\s_.-]")
 _MIXED = lazy(r"[a-z].*[A-Z]|[A-Z].*[a-z]")
-_CAMEL_WORDS = lazy(r"(?:[A-Z]?+[a-z]++)++|[A-Z][A-Z_]*+")  # possessive: linear on aaaa...B  # AuthenticationMiddleware, CONSTANT_NAME
+_CAMEL_WORDS = lazy(
+    r"(?:[A-Z]?+[a-z]++)++|[A-Z][A-Z_]*+"
+)  # possessive: linear on aaaa...B  # AuthenticationMiddleware, CONSTANT_NAME
 _PLAIN_WORDS = lazy(r"[a-z]+(?: [a-z]+){2,}")  # prose: "password to use with username"
 _PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "secrets"})
 
@@ -180,11 +182,15 @@ def is_placeholder(value: str) -> bool:
     """True for values that stand in for a secret: ``$VAR``, ``${X}``, ``<token>``, ``***``, ``changeme``,
     and tokens that are documentation samples (``is_placeholder_token``)."""
     value = value.strip().strip("'\"“”「」")
+    if value.endswith(("...", "…")):
+        return True  # a sample cut short in documentation: ``ops_eyJzaWdu...``
     return bool(_PLACEHOLDER.match(value)) or is_placeholder_token(value, ascending=False)
 
 
 # Inside a token: a documentation word, a run of x/X/*/0/#/. (6+) or of any one character (8+).
-_SAMPLE_WORD = lazy(r"EXAMPLE|(?i:example|sample|placeholder|changeme|redacted|your[_-]?(?:api|token|key|secret))")
+_SAMPLE_WORD = lazy(
+    r"EXAMPLE|(?:HERE|Here)(?![a-z])|(?i:example|sample|placeholder|changeme|redacted|your[_-]?(?:api|token|key|secret))"
+)
 _FILLER_RUN = lazy(r"([xX*0#.•])\1{5}|([^\s])\2{7}")
 _ASCENDING = "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789"
 
@@ -264,9 +270,10 @@ _HAS_LETTER = lazy(r"[A-Za-z]")
 
 
 def is_key_name(name: str) -> bool:
-    """A bare "key": a secret only when its value is a random token (``is_random_token``)."""
+    """A bare "key" or any ``*_key`` (``geocodio_key``, ``Key``): a secret only when its value is a random
+    token (``is_random_token``), so ``key: app.kubernetes.io/name`` and ``cache_key = build-2024`` stay."""
     parts = words(name)
-    return len(parts) == 1 and parts[0] in _KEY_NAMES
+    return bool(parts) and (parts[-1] in _KEY_NAMES or (len(parts) == 1 and parts[0].endswith("key")))
 
 
 def is_random_token(value: str) -> bool:

@@ -829,7 +829,7 @@ def channel_check(chosen: list[Sample], ctx: str) -> dict[str, Any]:
         lines.append(_transcript_line(n, repo, text, path_safe(secret)))
     with open(transcript, "w") as handle:
         handle.write("\n".join(json.dumps(line) for line in lines) + "\n")
-    subprocess.run([ctx, "ledger", "ingest", "--claude-dir", os.path.dirname(os.path.dirname(transcript))],
+    subprocess.run([ctx, "ledger", "ingest", "--claude-dir", os.path.join(root, "home", ".claude")],
                    cwd=repo, env=env, capture_output=True)  # fmt: skip
     procs += 1
     leaks: dict[str, list[str]] = defaultdict(list)

@@ -263,7 +263,7 @@ def _php_var(match: re.Match[str]) -> tuple[str, int] | None:
 
 # --- command-line flags and commands that take a secret ------------------------------------------------
 
-_FLAG = lazy(r"(?<![^\s'\"(=])(--?[A-Za-z][A-Za-z0-9_-]{0,40}+)(=|[ \t]+)(?!-)")
+_FLAG = lazy(r"(?:(?<![^\s'\"(=])|(?<=\\[nrt]))(--?[A-Za-z][A-Za-z0-9_-]{0,40}+)(=|[ \t]+)(?!-)")
 _FLAG_EXTRA = frozenset({"storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass"})
 _BOOLEAN_FIRST = frozenset({"ask", "no", "prompt", "use", "with", "skip", "require", "show", "reset", "change"})
 
@@ -282,7 +282,7 @@ def _flag(match: re.Match[str]) -> tuple[str, int] | None:
     return text[match.start() : start] + SECRET, end
 
 
-_CMD = r"(?<![A-Za-z0-9_.-])"
+_CMD = r"(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrt]))"  # also after an escaped newline: a command in JSON text
 _GAP = r"[^\n|;&]{0,300}?"
 _VALUE = r"(?P<v>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|[^\s'\"]{2,300}+)"
 _COMMANDS: list[re.Pattern[str]] = [
@@ -500,6 +500,8 @@ def entropy(value: str) -> float:
 
 
 def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
+    if match.group(1).count("/") >= 2:
+        return _path_segments(match)
     text = match.string
     before = text[max(0, match.start() - 48) : match.start()]
     if _NEAR_WORD.search(before) is None:
@@ -530,26 +532,48 @@ _DIGEST_BEFORE = lazy(r"(?i)(?:sha\d{0,3}|md5|sri|integrity|hash|digest|checksum
 
 
 def _random_alone(match: re.Match[str], before: str) -> tuple[str, int] | None:
-    """A token with no secret word near it: hidden only when it is unmistakably random (20 to 200 characters
-    of upper and lower case letters and digits, at most one ``/`` and one ``.``, few separators, entropy near
-    the maximum for its length) and not a digest (``sha512-...``, ``integrity=``)."""
+    """A token with no secret word near it: hidden only when it is unmistakably random (``_is_random``)."""
     value = match.group(1).strip("./=")
-    size = len(value)
-    if size < 20 or size > 200 or "REDACTED" in value:
-        return None
-    if value.count("/") > 1 or value.count(".") > 1 or value.count("-") + value.count("_") > 3:
-        return None
-    if not (_UPPER.search(value) and _LOWER.search(value) and _HAS_DIGIT_CTX.search(value)):
-        return None
-    if _IDENTIFIER_LIKE.fullmatch(value) or is_placeholder(value) or _DIGEST_BEFORE.search(before):
-        return None
-    if value.startswith(("pk_", "pk.")):
-        return None  # publishable keys (Stripe, Mapbox) are public by design
-    import math
-
-    if entropy(value) < min(4.2, math.log2(size) - 0.55):
+    if not _is_random(value) or _DIGEST_BEFORE.search(before):
         return None
     return "[REDACTED:high-entropy]", match.end(1)
+
+
+def _is_random(value: str) -> bool:
+    """20 to 200 characters of upper and lower case letters and digits, at most one ``/`` and one ``.``, few
+    separators, entropy near the maximum for its length; not a word, a placeholder or a publishable key."""
+    size = len(value)
+    if size < 20 or size > 200 or "REDACTED" in value:
+        return False
+    if value.count("/") > 1 or value.count(".") > 1 or value.count("-") + value.count("_") > 3:
+        return False
+    if not (_UPPER.search(value) and _LOWER.search(value) and _HAS_DIGIT_CTX.search(value)):
+        return False
+    if _IDENTIFIER_LIKE.fullmatch(value) or is_placeholder(value):
+        return False
+    if value.startswith(("pk_", "pk.")):
+        return False  # publishable keys (Stripe, Mapbox) are public by design
+    import math
+
+    return entropy(value) >= min(4.2, math.log2(size) - 0.55)
+
+
+def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
+    """A path (``/repo/notes/<token>.txt``): each file or directory name that is a random token is hidden,
+    its extension kept."""
+    path = match.group(1)
+    parts = path.split("/")
+    changed = False
+    for i, part in enumerate(parts):
+        stem, dot, ext = part.rpartition(".")
+        if not dot or len(ext) > 6 or not stem:
+            stem, dot, ext = part, "", ""
+        if _is_random(stem):
+            parts[i] = f"[REDACTED:path-token]{dot}{ext}"
+            changed = True
+    if not changed:
+        return None
+    return "/".join(parts), match.end(1)
 
 
 # Substrings (lower case) of which one must be in the lower-cased text for the command rules to run, in

@@ -18,7 +18,7 @@ from __future__ import annotations
 from .context import RULES as CONTEXT_RULES
 from .context import is_key_begin, is_key_end, private_keys, scan
 from .formats import FORMATS
-from .names import is_placeholder, is_placeholder_token, is_secret_name
+from .names import is_placeholder, is_placeholder_token, is_secret_name, path_token
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -95,6 +95,17 @@ def redact(text: str) -> str:
     return text
 
 
+def _path_segment(part: str) -> str:
+    """One file or directory name: redacted as text, then as a token with its extension kept."""
+    hidden = redact(part)
+    if hidden != part:
+        return hidden
+    stem, dot, ext = part.rpartition(".")
+    if not dot or len(ext) > 6 or not stem:
+        stem, ext, dot = part, "", ""
+    return f"[REDACTED:path-token]{dot}{ext}" if path_token(stem) else part
+
+
 def redact_path(path: str, *, keyed: bool = False) -> str:
     """A file path (or a glob, a scope, a source reference) with any secret in it hidden.
 
@@ -106,6 +117,11 @@ def redact_path(path: str, *, keyed: bool = False) -> str:
     if not path:
         return path
     hidden = redact(path)
+    if hidden == path:  # then each segment alone: a token is a whole file or directory name
+        parts = path.replace("\\", "/").split("/") if ("/" in path or "\\" in path) else [path]
+        if len(parts) > 1 or path_token(path):
+            sep = "\\" if "\\" in path and "/" not in path else "/"
+            hidden = sep.join(_path_segment(part) for part in parts)
     if hidden == path or not keyed:
         return hidden
     import hashlib  # only a path that held a secret pays for it

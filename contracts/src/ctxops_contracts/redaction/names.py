@@ -286,3 +286,20 @@ def is_random_token(value: str) -> bool:
     if value.count(".") >= 2 and _DOTTED.fullmatch(value):
         return False
     return len(set(value)) >= 10
+
+
+_PATH_TOKEN = lazy(r"[A-Za-z0-9_+=~-]{20,200}")
+_HEXISH = lazy(r"[0-9a-fA-F_-]+")
+
+
+def path_token(name: str) -> bool:
+    """A file or directory name that is a key: 20+ token characters, letters and digits, 12+ distinct,
+    neither a hex digest (``.git/objects``, caches) nor a UUID nor words (``test_payment_provider_2``)."""
+    if not _PATH_TOKEN.fullmatch(name) or _HEXISH.fullmatch(name) or is_placeholder(name):
+        return False
+    if not _HAS_DIGIT.search(name) or not _HAS_LETTER.search(name) or len(set(name)) < 12:
+        return False
+    if name.count("_") + name.count("-") > 3:
+        return False  # words joined: a slug, not a token
+    letters = sum(ch.isalpha() for ch in name)
+    return sum(ch.isdigit() for ch in name) >= 2 and letters >= 6

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from ctxops_contracts import UsageRecord, new_ulid
+from ctxops_contracts.redaction import redact
 
 from .wire import Api, Observed, RequestInfo, settle_usage
 
@@ -48,7 +49,7 @@ def call_record(
         message_count=request.message_count,
         latency_ms=round(latency_ms, 3),
         status=status,
-        error=error or seen.error,
+        error=redact(error or seen.error) if (error or seen.error) else None,  # an upstream error may echo the key
         source="estimated" if estimated else "provider-reported",
         origin="proxy" if origin == "proxy" else "sdk",
         dedupe_key=key,

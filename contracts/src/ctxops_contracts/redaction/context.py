@@ -13,6 +13,7 @@ from ctxops_contracts.shared.regex import lazy
 from .names import (
     is_key_name,
     is_placeholder,
+    is_placeholder_token,
     is_random_token,
     is_secret_name,
     is_secret_value,
@@ -549,7 +550,7 @@ def _is_random(value: str) -> bool:
         return False
     if not (_UPPER.search(value) and _LOWER.search(value) and _HAS_DIGIT_CTX.search(value)):
         return False
-    if _IDENTIFIER_LIKE.fullmatch(value) or is_placeholder(value):
+    if _IDENTIFIER_LIKE.fullmatch(value) or is_placeholder(value) or is_placeholder_token(value):
         return False
     if value.startswith(("pk_", "pk.")):
         return False  # publishable keys (Stripe, Mapbox) are public by design

@@ -96,14 +96,11 @@ def redact(text: str) -> str:
 
 
 def _path_segment(part: str) -> str:
-    """One file or directory name: redacted as text, then as a token with its extension kept."""
-    hidden = redact(part)
-    if hidden != part:
-        return hidden
+    """One file or directory name: a token (its extension kept), else redacted as text."""
     stem, dot, ext = part.rpartition(".")
     if not dot or len(ext) > 6 or not stem:
         stem, ext, dot = part, "", ""
-    return f"[REDACTED:path-token]{dot}{ext}" if path_token(stem) else part
+    return f"[REDACTED:path-token]{dot}{ext}" if path_token(stem) else redact(part)
 
 
 def redact_path(path: str, *, keyed: bool = False) -> str:
@@ -116,12 +113,11 @@ def redact_path(path: str, *, keyed: bool = False) -> str:
     """
     if not path:
         return path
-    hidden = redact(path)
-    if hidden == path:  # then each segment alone: a token is a whole file or directory name
-        parts = path.replace("\\", "/").split("/") if ("/" in path or "\\" in path) else [path]
-        if len(parts) > 1 or path_token(path):
-            sep = "\\" if "\\" in path and "/" not in path else "/"
-            hidden = sep.join(_path_segment(part) for part in parts)
+    if "://" in path:  # a URL: credentials in its user part, tokens in its query
+        hidden = redact(path)
+    else:  # each file or directory name alone: a token is a whole name
+        sep = "\\" if "\\" in path and "/" not in path else "/"
+        hidden = sep.join(_path_segment(part) for part in path.split(sep))
     if hidden == path or not keyed:
         return hidden
     import hashlib  # only a path that held a secret pays for it

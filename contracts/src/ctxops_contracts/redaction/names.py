@@ -204,8 +204,10 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
         return True
     if not ascending:
         return False
+    from itertools import pairwise  # a built-in module: no import cost
+
     run = 1
-    for a, b in zip(value, value[1:]):
+    for a, b in pairwise(value):
         if ord(b) == ord(a) + 1 and b != " " and (a + b) in _ASCENDING:
             run += 1
             if run >= 6:

@@ -147,7 +147,9 @@ class _Builder:
             "tool_name": draft.tool_name,
             "tool_use_id": draft.tool_use_id,
             "text": prepare(draft.text, PROMPT_LIMIT if draft.prompt else TEXT_LIMIT),
-            "files": [redact_path(repo_relative(self.root, f, draft.cwd)) for f in draft.files],  # names hold secrets too
+            "files": [
+                redact_path(repo_relative(self.root, f, draft.cwd)) for f in draft.files
+            ],  # names hold secrets too
             "command": prepare(draft.command, COMMAND_LIMIT),
             "exit_status": draft.exit_status,
             "raw_ref": self.raw_ref,

@@ -549,6 +549,15 @@ def _pieces(want: str, text: str) -> list[str]:
     return out
 
 
+_NOT_SECRET = re.compile(r"://|@|\.[a-z]{2,6}(?::\d+)?$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def _the_secret(pieces: list[str]) -> str:
+    """Of the pieces of a result (an id, a host, a key), the longest that is not a URL, host or e-mail."""
+    keys = [p for p in pieces if not _NOT_SECRET.search(p)]
+    return max(keys or pieces, key=len)
+
+
 def trufflehog_samples(gitdir: str, gen: Gen) -> tuple[list[Sample], list[str]]:
     samples: list[Sample] = []
     skipped: list[str] = []
@@ -593,9 +602,8 @@ def trufflehog_samples(gitdir: str, gen: Gen) -> tuple[list[Sample], list[str]]:
                 if isinstance(text, str) and text.strip() and wants != "?":
                     found = True
                     if isinstance(wants, list) and wants:
-                        secrets = [
-                            max(_pieces(w, text), key=len) for w in wants if isinstance(w, str) and _pieces(w, text)
-                        ]
+                        found_pieces = [_pieces(w, text) for w in wants if isinstance(w, str)]
+                        secrets = [_the_secret(p) for p in found_pieces if p]
                         secrets = [s for s in secrets if len(s) >= 6]
                         if secrets:
                             samples.append(Sample("trufflehog", detector, text, secrets))

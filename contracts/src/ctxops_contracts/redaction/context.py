@@ -32,6 +32,7 @@ SECRET = "[REDACTED:secret]"
 _CJK_STOP = "，。；、）」』”’：！？　"
 _QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "「": "」", "『": "』", "‘": "’"}
 _MAX_VALUE = 400
+_LONG_VALUE = 20_000  # how far a quoted value longer than _MAX_VALUE may run to its closing quote
 
 
 def scan(text: str, pattern: re.Pattern[str], handler: Handler, hidden: list[str] | None = None) -> str:
@@ -98,6 +99,10 @@ def read_value(text: str, at: int) -> tuple[int, int, bool]:
             return start, line if line >= 0 else min(len(text), start + _MAX_VALUE), True
         body = _QUOTED_VALUE[opener].match(text, start, start + _MAX_VALUE)
         end = body.end() if body else start
+        if end == start + _MAX_VALUE:  # longer than a value usually is: run on to its closing quote
+            stop = text.find(closer, end, end + _LONG_VALUE)
+            line = text.find("\n", end, end + _LONG_VALUE)
+            end = stop if stop >= 0 and (line < 0 or stop < line) else (line if line >= 0 else end)
         return start, end, True
     match = _BARE_VALUE.match(text, at, at + _MAX_VALUE)
     return at, match.end() if match else at, False
@@ -397,7 +402,8 @@ def _cookie(match: re.Match[str]) -> tuple[str, int] | None:
 _PROSE = lazy(
     r"(?i)(?<![A-Za-z0-9_])(passwords?|passwd|passphrase|api[ _-]?key|secret(?:[ _-]?key)?|access[ _-]?key"
     r"|auth[ _-]?token|access[ _-]?token|token|credentials?|密码|口令|密钥|秘钥|私钥|令牌|凭证|凭据|授权码|暗号)"
-    r"([ \t]{1,4}+(?:is|was|are|:)[ \t]{1,4}+|[ \t]{0,4}+(?:是|为|為|设为|設為|改为|改成|设置为|：|＝|:|=)[ \t]{0,4}+)"
+    r"([ \t]{1,4}+(?:is|was|are|:|-)[ \t]{1,4}+"
+    r"|[ \t]{0,4}+(?:是|为|為|设为|設為|改为|改成|设置为|：|＝|:|=)[ \t]{0,4}+)"
     r"(?=[^\s\u3000-\u9fff\uff00-\uff0f\uff1a-\uff20])"  # a value follows, not more Chinese text
 )
 _CJK_NAMES = {"密码": "password", "口令": "password", "暗号": "password"}
@@ -406,8 +412,10 @@ _CJK_NAMES = {"密码": "password", "口令": "password", "暗号": "password"}
 def _prose(match: re.Match[str]) -> tuple[str, int] | None:
     word = match.group(1)
     sep = match.group(2).strip().lower()
-    if word.isascii() and " " not in word and sep not in {"is", "was", "are"}:
+    if word.isascii() and " " not in word and sep not in {"is", "was", "are", "-"}:
         return None  # ``token = x``: an assignment, judged by the assignment rule
+    if sep == "-" and match.string[match.end() : match.end() + 1] not in _QUOTES:
+        return None  # ``token - 'x'`` (a log line) holds a quoted value; ``token - 1`` is arithmetic
     name = _CJK_NAMES.get(word, word if word.isascii() else "token").replace(" ", "_")
     text = match.string
     at = match.end()

@@ -124,9 +124,17 @@ _CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPLIT = lazy(r"[^A-Za-z0-9]+")
 
 
+_WORDS: dict[str, list[str]] = {}  # names repeat (every ``self``, ``path``, ``value`` of a source file)
+
+
 def words(name: str) -> list[str]:
     """The lower-case words of an identifier: ``awsSecretAccessKey`` -> aws, secret, access, key."""
-    return [w.lower() for w in _SPLIT.split(_CAMEL.sub("_", name[-120:])) if w]
+    found = _WORDS.get(name)
+    if found is None:
+        found = [w.lower() for w in _SPLIT.split(_CAMEL.sub("_", name[-120:])) if w]
+        if len(_WORDS) < 4096:
+            _WORDS[name] = found
+    return list(found)
 
 
 def is_secret_name(name: str) -> bool:
@@ -274,6 +282,8 @@ _HAS_LETTER = lazy(r"[A-Za-z]")
 def is_key_name(name: str) -> bool:
     """A bare "key" or any ``*_key`` (``geocodio_key``, ``Key``): a secret only when its value is a random
     token (``is_random_token``), so ``key: app.kubernetes.io/name`` and ``cache_key = build-2024`` stay."""
+    if not name.lower().endswith(("key", "keys", "id")):
+        return False
     parts = words(name)
     return bool(parts) and (parts[-1] in _KEY_NAMES or (len(parts) == 1 and parts[0].endswith("key")))
 

@@ -15,6 +15,7 @@ BUILTINS = {
     "mcp": "one MCP server (stdio) with the code, memory and ledger tools that are installed",
     "watch": "start|stop|status the per-repository daemon that keeps the indexes current",
     "doctor": "check the wiring, versions, indexes, locks and ledger sources; say how to fix problems",
+    "trust": "inject this repository's memories that came through git (--revoke, --status)",
     "demo": "run the whole toolchain on the bundled example, in a temporary copy",
     "version": "print the versions of the installed ctxops packages",
 }
@@ -26,6 +27,7 @@ _BUILTIN_MAIN = {
     "mcp": "ctxops_core.mcp_cmd",
     "watch": "ctxops_core.watch_cmd",
     "doctor": "ctxops_core.doctor",
+    "trust": "ctxops_core.trust_cmd",
     "demo": "ctxops_core.demo",
 }
 

@@ -41,6 +41,7 @@ DIGEST_EVENTS = {
 }
 HOOK_BUDGET = 800
 LOG_NAME = "memory-inject.log"
+NOTICE_GIVEN = "~review-notice"  # in a session's given list: memories held back for review were mentioned
 
 
 class HookOutcome:
@@ -117,11 +118,13 @@ def handle(
             files_in_play=files_in_play,
             budget=budget,
             exclude_ids=given,
+            notice=NOTICE_GIVEN not in given,  # memories held back for review: said once a session
         )
         if not injection.text:
             return HookOutcome(action="inject")
         record_injection(root, injection, agent=family, session_id=session_id, hook=event)
-        remember_given(root, session_id, [*given, *injection.memory_ids])
+        said = [NOTICE_GIVEN] if injection.held_back and NOTICE_GIVEN not in given else []
+        remember_given(root, session_id, [*given, *injection.memory_ids, *said])
         output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": injection.text}}
         return HookOutcome(jsonlite.dumps(output, ensure_ascii=False), "inject", tuple(injection.memory_ids))
     if event in DIGEST_EVENTS.get(family, set()) and session_id:

@@ -22,7 +22,7 @@ from ctxops_contracts.shared.layout import ensure_meta
 from ctxops_contracts.shared.locks import LockBusy, file_lock
 from ctxops_hooks_capture.redact import redact, redact_path
 
-from . import bm25
+from . import bm25, trust
 from .catalog import Catalog
 from .config import MemoryConfig, load_config
 from .conflicts import KINDS as CONFLICT_KINDS
@@ -135,6 +135,16 @@ def may_replace(entry: MemoryEntry) -> list[str]:
 
 def _hash(entry: MemoryEntry) -> str:
     return content_hash(entry.kind, entry.title, entry.body, entry.scope)
+
+
+def _shown(entry: MemoryEntry) -> tuple[str, str, str, list[str]]:
+    """What injection shows of an entry: a write that changes it writes new text (``trust``)."""
+    return (entry.kind, entry.title, entry.body, list(entry.scope))
+
+
+def trust_view(entry: MemoryEntry) -> dict[str, object]:
+    """The fields ``trust.entry_hash`` covers, from an entry (a catalog record's ``entry`` has the same)."""
+    return {"kind": entry.kind, "title": entry.title, "body": entry.body, "scope": list(entry.scope)}
 
 
 def _redacted(entry: MemoryEntry) -> MemoryEntry:
@@ -499,7 +509,11 @@ class MemoryStore:
             os.close(fd)
         return value
 
-    def _save(self, entry: MemoryEntry) -> Path:
+    def _save(self, entry: MemoryEntry, *, vouch: bool | None = None) -> Path:
+        """Write one entry's file. Text this process writes (a new entry, or new text for an existing one) is
+        vouched for on this machine (``trust``); a change of status alone (superseded, folded, pinned,
+        archived) is not, so an entry that came through git stays held back. ``vouch=True``: a review
+        accepted the entry as it is."""
         path = self.path_of(entry.id) or self.memory_dir / file_name(entry)
         # Durability: exactly one fsync, of the file's data before its rename. Without it, a power loss
         # can leave a renamed file empty or torn (delayed allocation on ext4 and XFS; ext4's rename-over
@@ -512,6 +526,10 @@ class MemoryStore:
         self._note_snapshot(path.name)
         assert self._loaded is not None
         previous = self._loaded.entries.get(entry.id)
+        if vouch is None:
+            vouch = previous is None or _shown(previous[0]) != _shown(entry)
+        if vouch:
+            self._vouch([self.catalog.records[path.name].get("entry")])
         if previous is not None:
             self._buckets.get((previous[0].kind, tuple(sorted(previous[0].scope))), set()).discard(entry.id)
         if entry.status == "active":
@@ -529,6 +547,36 @@ class MemoryStore:
         if self._postings is not None and isinstance(terms, dict) and isinstance(length, (int, float)):
             self._postings.add(entry.id, terms, float(length))
         return path
+
+    def _vouch(self, entries: Iterable[object]) -> None:
+        """Record these entries (catalog ``entry`` mappings) as written or accepted on this machine."""
+        hashes = [trust.entry_hash(e) for e in entries if isinstance(e, dict)]
+        try:
+            trust.record_hashes(self.root, hashes, live=self._live_hashes)
+        except (OSError, LockBusy) as exc:  # the memory is written; only its injection waits for a review
+            log.warning("could not record the memory as written here (%s): `ctx mem review` accepts it", exc)
+
+    def _live_hashes(self) -> list[str]:
+        entries = (r.get("entry") for r in self.catalog.records.values())
+        return [trust.entry_hash(e) for e in entries if isinstance(e, dict)]
+
+    def trusted(self, entry: MemoryEntry, verdict: trust.Verdict | None = None) -> bool:
+        """Whether injection may show this entry (written or accepted here, or the repository trusted)."""
+        return (verdict or trust.Verdict(self.root)).entry_trusted(trust_view(entry))
+
+    def held_back(self) -> list[MemoryEntry]:
+        """Active entries that came through git and are not injected until reviewed or the repository trusted."""
+        verdict = trust.Verdict(self.root)
+        if verdict.repository_trusted:
+            return []
+        return [e for e in self.list_entries(statuses=["active"]) if not self.trusted(e, verdict)]
+
+    def vouch(self, id_or_prefix: str) -> MemoryEntry:
+        """Accept an entry that came through git, as it is now: injection shows it from now on (until its text
+        changes). Nothing in the repository changes."""
+        entry = self.resolve(id_or_prefix)
+        self._vouch([trust_view(entry)])
+        return entry
 
     def _key(self, entry: MemoryEntry) -> str:
         """The cache key of an entry's text: its stored hash, else the one computed when it was loaded
@@ -584,7 +632,10 @@ class MemoryStore:
         with self._writing():
             duplicate = self._hashes.get(entry.content_hash)
             if duplicate is not None and duplicate in self.load().entries:
-                return AddResult(self.load().entries[duplicate][0], "duplicate")
+                existing = self.load().entries[duplicate][0]
+                if _shown(existing) == _shown(entry):  # the very text written here: it is this machine's too
+                    self._vouch([trust_view(existing)])
+                return AddResult(existing, "duplicate")
             result = AddResult(entry, "added")
             replaced: list[MemoryEntry] = []
             if entry.status == "active":
@@ -592,10 +643,10 @@ class MemoryStore:
             self._save_all(result.entry, replaced)
         return result
 
-    def _save_all(self, new: MemoryEntry, replaced: list[MemoryEntry]) -> None:
+    def _save_all(self, new: MemoryEntry, replaced: list[MemoryEntry], *, vouch: bool | None = None) -> None:
         """The new entry first, then the older ones it folds or supersedes: a crash in between leaves both
         active (the next write settles them), never an older entry pointing at a file that was not written."""
-        self._save(new)
+        self._save(new, vouch=vouch)
         for old in replaced:
             self._save(old)
 
@@ -782,7 +833,7 @@ class MemoryStore:
             result, replaced = self._settle(candidate, stamp, AddResult(entry, "accepted"), on_conflict="supersede")
             if result.action != "folded":
                 result.action = "accepted"
-            self._save_all(result.entry, replaced)
+            self._save_all(result.entry, replaced, vouch=True)
         return result
 
     def _accept_replacement(self, entry: MemoryEntry, now: datetime) -> AddResult:
@@ -791,7 +842,7 @@ class MemoryStore:
         pinned = entry.pinned or any(o.pinned for o in olds)
         kept = _with(entry, tags=[t for t in entry.tags if not t.startswith(MAY_REPLACE)], pinned=pinned)
         replaced = [_with(o, status="superseded", superseded_by=entry.id, valid_until=now) for o in olds]
-        self._save_all(kept, replaced)
+        self._save_all(kept, replaced, vouch=True)  # reviewed: the replacement as it stands
         return AddResult(kept, "accepted", superseded=[o.id for o in olds])
 
     def reject(self, id_or_prefix: str, reason: str = "rejected in review") -> MemoryEntry:

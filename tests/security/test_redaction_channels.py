@@ -416,8 +416,16 @@ class _EchoingUpstream:
         self.loop = None
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.ready = threading.Event()
+        self.failure: BaseException | None = None
 
     def _run(self) -> None:
+        try:
+            self._serve()
+        except BaseException as exc:  # reported by start(), not lost in the thread
+            self.failure = exc
+            self.ready.set()
+
+    def _serve(self) -> None:
         import asyncio
 
         from aiohttp import web
@@ -450,7 +458,8 @@ class _EchoingUpstream:
 
     def start(self) -> None:
         self.thread.start()
-        assert self.ready.wait(10)
+        assert self.ready.wait(120), "the upstream did not start"
+        assert self.failure is None, repr(self.failure)
 
 
 @pytest.fixture(scope="module")

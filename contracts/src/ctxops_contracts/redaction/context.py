@@ -18,6 +18,7 @@ from .names import (
     is_secret_name,
     is_secret_value,
     looks_like_credential,
+    path_token,
 )
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
@@ -577,7 +578,7 @@ def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
         stem, dot, ext = part.rpartition(".")
         if not dot or len(ext) > 6 or not stem:
             stem, dot, ext = part, "", ""
-        if _is_random(stem):
+        if _is_random(stem) or (i > 0 and path_token(stem)):  # a name inside a path: the path test
             parts[i] = f"[REDACTED:path-token]{dot}{ext}"
             changed = True
     if not changed:

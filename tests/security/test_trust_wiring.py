@@ -112,7 +112,7 @@ def test_the_planted_ctx_never_runs_from_any_command_init_wrote(hostile: tuple[P
         for command in dict.fromkeys(found):
             words = shlex.split(command)
             assert Path(words[0]).is_absolute(), command
-            assert Path(words[0]).samefile(CTX) or words[1:3] == ["-m", "ctxops_core"], command
+            assert Path(words[0]).samefile(CTX) or words[1:4] == ["-P", "-m", "ctxops_core"], command
             payload = {**PAYLOADS[agent], "cwd": str(repo)}
             run = subprocess.run(
                 ["/bin/sh", "-c", command],

@@ -238,7 +238,7 @@ def test_ctx_argv_takes_the_console_script_beside_the_interpreter(
     bin_dir.mkdir(parents=True)
     python = bin_dir / "python"
     monkeypatch.setattr(sys, "executable", str(python))
-    assert init_cmd.ctx_argv() == (str(python), "-m", "ctxops_core")
+    assert init_cmd.ctx_argv() == (str(python), "-P", "-m", "ctxops_core")
     script = bin_dir / "ctx"
     script.write_text("#!/bin/sh\n", encoding="utf-8")
     script.chmod(0o755)
@@ -375,3 +375,15 @@ def test_legacy_entries_are_recognised_in_every_form() -> None:
     assert not agents.runs_ctx("my-wrapper ctx hook codex", "hook", "codex")
     assert not agents.runs_ctx("ctx hook codex --extra", "hook", "codex")
     assert not agents.runs_ctx("ctxx hook codex", "hook", "codex")
+
+
+def test_every_form_of_the_ctx_command_is_recognised_as_ours() -> None:
+    """Bare, absolute, and both interpreter forms: a re-run upgrades each, --remove finds each."""
+    from ctxops_core.agents import ctx_prefix
+
+    assert ctx_prefix(["ctx", "hook"]) == 1
+    assert ctx_prefix(["/opt/v/bin/ctx", "hook"]) == 1
+    assert ctx_prefix(["/usr/bin/python3", "-m", "ctxops_core", "hook"]) == 3
+    assert ctx_prefix(["/usr/bin/python3", "-P", "-m", "ctxops_core", "hook"]) == 4
+    assert ctx_prefix(["/usr/bin/python3", "-m", "ctxops_other"]) == 0
+    assert ctx_prefix(["node_modules/.bin/ctxx"]) == 0

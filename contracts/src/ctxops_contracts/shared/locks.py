@@ -105,6 +105,7 @@ class file_lock:
         self.fd = -1
 
     def __enter__(self) -> int:
+        _HELD[id(self)] = self  # before the lock is taken: a fork meanwhile must not inherit it either
         parent = os.path.dirname(self.name)
         if parent:
             os.makedirs(parent, exist_ok=True)
@@ -112,21 +113,48 @@ class file_lock:
         try:
             acquire_fd(fd, timeout=self.timeout, path=self.name)
         except BaseException:
+            _HELD.pop(id(self), None)
             os.close(fd)
             raise
+        self.fd = fd
         try:
             if self.write_pid:
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         except BaseException:
+            self.fd = -1
+            _HELD.pop(id(self), None)
             _release_and_close(fd, self.write_pid)
             raise
-        self.fd = fd
         return fd
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         fd, self.fd = self.fd, -1
+        _HELD.pop(id(self), None)
+        if fd < 0:
+            return  # a forked child's copy: its descriptor was closed at the fork, the parent holds the lock
         _release_and_close(fd, self.write_pid)
+
+
+# Locks held by this process, by id: a forked child (a scan worker) closes its copies of their descriptors
+# at once, so it never holds a lock past its parent (an flock belongs to the open file, which a fork
+# shares; closing a copy releases nothing while the parent keeps its own).
+_HELD: dict[int, file_lock] = {}
+
+
+def _forget_in_child() -> None:
+    for lock in list(_HELD.values()):
+        fd, lock.fd = lock.fd, -1
+        if fd >= 0:
+            try:  # noqa: SIM105 - no contextlib on the hook path
+                os.close(fd)
+            except OSError:
+                pass
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def _release_and_close(fd: int, clear_pid: bool) -> None:

@@ -65,7 +65,7 @@ CURSOR_EVENTS = (
 class Wiring:
     """What the written entries run: the ``ctx`` command, by absolute path."""
 
-    argv: tuple[str, ...]  # (/abs/bin/ctx,) or (/abs/python, "-m", "ctxops_core")
+    argv: tuple[str, ...]  # (/abs/bin/ctx,) or (/abs/python, "-P", "-m", "ctxops_core")
     statusline: bool  # ledger-report is installed: Claude Code gets a status line
     guard: bool = False  # memory-inject's context guard is installed: PreToolUse and PostCompact too
     # `enableAllProjectMcpServers: true` in .claude/settings.json was written by an earlier `ctx init` (it was
@@ -105,11 +105,13 @@ class JsonFile:
 
 def ctx_prefix(words: list[str]) -> int:
     """How many leading words of an argv call ctx: 1 for any path (or bare word) named ``ctx``, 3 for
-    ``PYTHON -m ctxops_core``; 0 when the argv is something else."""
+    ``PYTHON -m ctxops_core``, 4 for ``PYTHON -P -m ctxops_core``; 0 when the argv is something else."""
     if words and words[0].replace("\\", "/").rsplit("/", 1)[-1] == "ctx":
         return 1
     if len(words) >= 3 and words[1] == "-m" and words[2] == "ctxops_core":
         return 3
+    if len(words) >= 4 and words[1] == "-P" and words[2] == "-m" and words[3] == "ctxops_core":
+        return 4
     return 0
 
 

@@ -125,6 +125,13 @@ def main(argv: list[str] | None = None) -> int:
         from .hook_cmd import main as hook_main
 
         return hook_main(raw[1:])
+    from ctxops_contracts.shared.cli import run_guarded
+
+    words = [a for i, a in enumerate(raw) if not a.startswith("-") and (i == 0 or raw[i - 1] != "--root")][:2]
+    return run_guarded(_dispatch, raw, prog=" ".join(["ctx", *words]))
+
+
+def _dispatch(raw: list[str]) -> int:
     args = _common_options_first(raw)
     if not args or args[0] in {"-h", "--help", "help"}:
         print(_usage())

@@ -68,14 +68,15 @@ def ctx_argv() -> tuple[str, ...]:
 
     The script beside this interpreter (a venv, pipx, ``uv tool``: the interpreter's own path is kept, not
     resolved, so a venv stays a venv), else the script this process was started as, else this interpreter
-    with ``-m ctxops_core`` (runpy's imports cost a few ms on every hook)."""
+    with ``-P -m ctxops_core`` (runpy's imports cost a few ms on every hook; ``-P`` because the agent runs
+    the command in the repository, whose own ``ctxops_core/`` folder would otherwise be imported)."""
     python = Path(sys.executable).absolute() if sys.executable else None  # absolute(): symlinks kept
     if python is not None and _is_executable_file(python.with_name("ctx")):
         return (str(python.with_name("ctx")),)
     started = Path(sys.argv[0]).absolute() if sys.argv and sys.argv[0] else None
     if started is not None and started.name == "ctx" and _is_executable_file(started):
         return (str(started.resolve()),)
-    return (str(python) if python is not None else "python3", "-m", "ctxops_core")
+    return (str(python) if python is not None else "python3", "-P", "-m", "ctxops_core")
 
 
 def _is_executable_file(path: Path) -> bool:
@@ -313,7 +314,12 @@ def run_remove(root: Path, *, dry_run: bool) -> tuple[list[Change], list[str]]:
     notes: list[str] = []
     changes: list[Change] = []
     # Any form of ours is recognised (agents.runs_ctx); these are the exact forms for the rest.
-    argv_candidates = [ctx_argv(), ("ctx",), (sys.executable, "-m", "ctxops_core")]
+    argv_candidates = [
+        ctx_argv(),
+        ("ctx",),
+        (sys.executable, "-m", "ctxops_core"),
+        (sys.executable, "-P", "-m", "ctxops_core"),
+    ]
     drop_enable_all = _enable_all_was_ours(root)
     meta_owned = {".meta/.gitignore", ".meta/config.toml"}
     for rel, record in files.items():

@@ -42,13 +42,21 @@ def pending_dir(root: str) -> str:
 
 def submit(root: str, job: dict[str, Any], mode: str) -> None:
     """Record one guard event: ``job`` has ``id``, ``ts``, ``tool_name``, ``command``, ``session_id``,
-    ``agent``, ``after`` (the text the model got) and ``before`` or ``before_output`` (a saved output id)."""
+    ``agent``, ``after`` (the text the model got) and ``before`` or ``before_output`` (a saved output id).
+    Its texts are redacted before the job is written, unless ``job["redacted"]`` says they are already
+    (counts are of the redacted text: a marker costs a few tokens more or less than the secret it hides)."""
     if mode == "off":
         return
+    if not job.pop("redacted", False):  # the job file is on disk until counted: no raw text in it either
+        from ctxops_hooks_capture.redact import redact
+
+        for field in ("after", "before", "command"):
+            if isinstance(job.get(field), str):
+                job[field] = redact(job[field])
     folder = pending_dir(root)
-    os.makedirs(folder, exist_ok=True)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
     path = os.path.join(folder, f"{job['id']}.json")
-    atomic_write(path, jsonlite.dumps(job), fsync=False)  # the counter never sees a half-written job
+    atomic_write(path, jsonlite.dumps(job), fsync=False, mode=0o600)  # the counter never sees a half-written job
     if mode == "inline":
         process(root)
         return
@@ -57,7 +65,7 @@ def submit(root: str, job: dict[str, Any], mode: str) -> None:
     from ctxops_contracts.shared.detach import python_module_argv, spawn_detached
 
     try:  # detached (own session, null stdio): the hook returns while the counter loads the tokenizer
-        spawn_detached(python_module_argv("ctxops_memory_inject.guard.accounting", root))
+        spawn_detached(python_module_argv("ctxops_memory_inject.guard.accounting", root))  # -P: not from cwd
     except OSError:
         _log().exception("could not start the guard's token counter; the job stays in %s", folder)
 
@@ -71,7 +79,7 @@ def counter_running(root: str) -> bool:
     from ctxops_contracts.shared.locks import LockBusy, acquire_fd, release_fd
 
     try:
-        fd = os.open(_lock_path(root), os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(_lock_path(root), os.O_RDWR | os.O_CREAT, 0o600)
     except OSError:
         return False
     try:

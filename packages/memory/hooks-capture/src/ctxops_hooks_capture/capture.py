@@ -22,7 +22,7 @@ from .draft import Draft
 from .event_log import RAW_DIR, Deadline, append_events, append_raw, merge_spills
 from .event_record import agent_event, utc_now
 from .payload import PayloadError, parse_payload
-from .redact import redact, redact_value, window
+from .redact import redact, redact_path, redact_value, window
 from .self_ignore import is_own_command, is_own_path
 from .session_state import PendingTool, SessionState, SessionStore, now
 
@@ -146,7 +146,9 @@ class _Builder:
             "tool_name": draft.tool_name,
             "tool_use_id": draft.tool_use_id,
             "text": prepare(draft.text, PROMPT_LIMIT if draft.prompt else TEXT_LIMIT),
-            "files": [repo_relative(self.root, f, draft.cwd) for f in draft.files],
+            "files": [
+                redact_path(repo_relative(self.root, f, draft.cwd)) for f in draft.files
+            ],  # names hold secrets too
             "command": prepare(draft.command, COMMAND_LIMIT),
             "exit_status": draft.exit_status,
             "raw_ref": self.raw_ref,

@@ -21,7 +21,7 @@ from ctxops_contracts.shared.confine import confined, ensure_dir, open_regular, 
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import COMMITTED_FILE_MODE, ensure_meta
 from ctxops_contracts.shared.locks import LockBusy, file_lock
-from ctxops_hooks_capture.redact import redact
+from ctxops_hooks_capture.redact import redact, redact_path
 
 from . import bm25, trust
 from .catalog import Catalog
@@ -102,10 +102,10 @@ def new_entry(
             "kind": kind,
             "title": redact(title.strip()),
             "body": redact(body.strip()),
-            "scope": list(scope),
-            "files": list(files),
-            "tags": list(tags),
-            "source": list(source),
+            "scope": [redact_path(s) for s in scope],  # paths and references hold secrets too
+            "files": [redact_path(f) for f in files],
+            "tags": [redact(t) for t in tags],
+            "source": [redact_path(s) for s in source],
             "created_at": stamp,
             "pinned": pinned,
             "status": status,
@@ -152,9 +152,19 @@ def _redacted(entry: MemoryEntry) -> MemoryEntry:
     """Every write path redacts: an entry built elsewhere (MCP, harvest, a library caller) too."""
     title, body = redact(entry.title), redact(entry.body)
     tags = [redact(t) for t in entry.tags]
-    if (title, body, tags) == (entry.title, entry.body, entry.tags):
+    scope = [redact_path(s) for s in entry.scope]
+    files = [redact_path(f) for f in entry.files]
+    source = [redact_path(s) for s in entry.source]
+    if (title, body, tags, scope, files, source) == (
+        entry.title,
+        entry.body,
+        entry.tags,
+        entry.scope,
+        entry.files,
+        entry.source,
+    ):
         return entry
-    return _with(entry, title=title, body=body, tags=tags)
+    return _with(entry, title=title, body=body, tags=tags, scope=scope, files=files, source=source)
 
 
 class MemoryStore:

@@ -59,13 +59,19 @@ class ReadState:
 
     def seen(self, key: str, digest: str) -> int | None:
         """The step at which this region was read with this content, or None."""
-        entry = self.reads.get(key)
+        entry = self.reads.get(_stored(key))
         if entry and entry[0] == digest:
             return int(entry[1])
         return None
 
     def remember(self, key: str, digest: str) -> None:
-        self.reads[key] = [digest, self.step]
+        self.reads[_stored(key)] = [digest, self.step]
+
+
+def _stored(key: str) -> str:
+    """The key as stored: a digest of the path and region, never the path itself (a file name can be a
+    secret, and this state file is written on every read)."""
+    return "k" + digest(key)
 
 
 def reset(root: str, session_id: str) -> None:

@@ -155,7 +155,9 @@ def _private_dir(path: str) -> None:
     from pathlib import Path
 
     top = Path(trust_dir())
-    top.parent.mkdir(parents=True, exist_ok=True)
+    from ctxops_contracts.shared.confine import ensure_dir
+
+    ensure_dir(str(top.parent))  # the per-user data directory: created 0700, as every level it adds
     for level in [top] + ([Path(path)] if Path(path) != top else []):
         level.mkdir(mode=0o700, exist_ok=True)
         if level.stat().st_mode & 0o077:

@@ -28,7 +28,20 @@ def test_the_child_runs_in_its_own_session_and_the_parents_pipe_closes(tmp_path:
 
 
 def test_python_module_argv_runs_this_interpreter() -> None:
-    assert python_module_argv("pkg.mod", "a", "b") == [sys.executable, "-m", "pkg.mod", "a", "b"]
+    assert python_module_argv("pkg.mod", "a", "b") == [sys.executable, "-P", "-m", "pkg.mod", "a", "b"]
+
+
+def test_a_detached_module_is_never_taken_from_the_working_directory(tmp_path: Path) -> None:
+    """A cloned repository (the hook's cwd) holding a package of the same name must not be run."""
+    import subprocess
+
+    fake = tmp_path / "json"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise SystemExit('the repository ran')\n", encoding="utf-8")
+    (fake / "tool.py").write_text("", encoding="utf-8")
+    argv = python_module_argv("json.tool", "--help")
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "the repository ran" not in done.stderr
 
 
 def test_a_missing_executable_raises_oserror(tmp_path: Path) -> None:

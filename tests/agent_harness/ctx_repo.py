@@ -70,6 +70,11 @@ class CtxRepo:
         return {"PATH": self.env["PATH"], "CTXOPS_DATA_DIR": str(self.data_dir)}
 
 
+def hook_command(agent: str) -> str:
+    """The hook command `ctx init` writes for `agent`: this installation's ctx by absolute path, never PATH's."""
+    return f"{shlex.quote(str(BIN / 'ctx'))} hook {agent}"
+
+
 def example_repo(where: Path) -> CtxRepo:
     """A fresh git repository of the example under `where` (with history), and the environment to run `ctx`."""
     project = where / "order-service"

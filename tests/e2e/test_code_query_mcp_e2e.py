@@ -37,7 +37,8 @@ def _make_project(dest: Path) -> Path:
     write_mcp_config(dest, {"cq": {"command": str(cq), "args": ["mcp", "--root", str(dest)]}})
     settings = dest / ".claude" / "settings.json"  # a user approves the project's servers the same way
     settings.parent.mkdir()
-    settings.write_text(json.dumps({"enableAllProjectMcpServers": True}) + "\n", encoding="utf-8")
+    # By name, as `ctx init` approves its own: never `enableAllProjectMcpServers` (docs/security.md, promise 5).
+    settings.write_text(json.dumps({"enabledMcpjsonServers": ["cq"]}) + "\n", encoding="utf-8")
     _git(dest, "add", ".mcp.json", ".claude/settings.json")
     _git(dest, "commit", "-q", "-m", "Wire the cq code map into Claude Code")
     return dest

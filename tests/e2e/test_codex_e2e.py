@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from agent_harness import Scenario, ScriptedModelServer, freeform_tool, tool_use, turn
 from agent_harness.codex_cli import ensure_codex, rollouts, run_codex, write_codex_config
-from agent_harness.ctx_repo import FAILING, LESSON, PROMPT, wired_example
+from agent_harness.ctx_repo import FAILING, LESSON, PROMPT, hook_command, wired_example
 from agent_harness.responses_wire import function_outputs, request_text
 
 pytestmark = pytest.mark.e2e
@@ -33,7 +33,7 @@ def codex_executable() -> Path:
 def test_ctx_init_wires_a_real_codex_end_to_end(codex_executable: Path, tmp_path: Path) -> None:
     repo, tracked_before = wired_example(tmp_path, "codex")
     hooks = json.loads((repo.project / ".codex" / "hooks.json").read_text(encoding="utf-8"))
-    assert hooks["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == "ctx hook codex"
+    assert hooks["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == hook_command("codex")
     code_tools = "code" in {ep.name for ep in entry_points(group="ctxops.mcp_tools")}
 
     turns = []

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from agent_harness import Scenario, ScriptedModelServer, tool_use, turn
-from agent_harness.ctx_repo import FAILING, LESSON, PROMPT, wired_example
+from agent_harness.ctx_repo import FAILING, LESSON, PROMPT, hook_command, wired_example
 from agent_harness.gemini_cli import ensure_gemini_cli, run_gemini, session_files, write_gemini_user_settings
 from agent_harness.gemini_wire import declared_tools, function_responses, request_text
 
@@ -31,7 +31,7 @@ def gemini_executable() -> Path:
 def test_ctx_init_wires_a_real_gemini_cli_end_to_end(gemini_executable: Path, tmp_path: Path) -> None:
     repo, tracked_before = wired_example(tmp_path, "gemini")
     settings = json.loads((repo.project / ".gemini" / "settings.json").read_text(encoding="utf-8"))
-    assert settings["hooks"]["BeforeAgent"][0]["hooks"][0]["command"] == "ctx hook gemini"
+    assert settings["hooks"]["BeforeAgent"][0]["hooks"][0]["command"] == hook_command("gemini")
     code_tools = "code" in {ep.name for ep in entry_points(group="ctxops.mcp_tools")}
 
     turns = []

@@ -238,7 +238,7 @@ def test_ctx_argv_takes_the_console_script_beside_the_interpreter(
     bin_dir.mkdir(parents=True)
     python = bin_dir / "python"
     monkeypatch.setattr(sys, "executable", str(python))
-    assert init_cmd.ctx_argv() == (str(python), "-m", "ctxops_core")
+    assert init_cmd.ctx_argv() == (str(python), "-P", "-m", "ctxops_core")
     script = bin_dir / "ctx"
     script.write_text("#!/bin/sh\n", encoding="utf-8")
     script.chmod(0o755)
@@ -354,3 +354,36 @@ def test_init_no_index_leaves_the_code_index_to_the_first_query(repo: Path) -> N
     assert "code index" not in done.stdout
     time.sleep(1.0)
     assert rebuild_reason(repo) == "no code index yet"
+
+
+def test_ctx_argv_never_takes_a_ctx_from_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A `ctx` first on PATH (a repository's node_modules/.bin) is not this installation: never written."""
+    planted = tmp_path / "node_modules" / ".bin"
+    planted.mkdir(parents=True)
+    (planted / "ctx").write_text("#!/bin/sh\n", encoding="utf-8")
+    (planted / "ctx").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{planted}{os.pathsep}{os.environ.get('PATH', '')}")
+    argv = init_cmd.ctx_argv()
+    assert Path(argv[0]).is_absolute() and not argv[0].startswith(str(planted))
+    assert argv == (str(Path(sys.executable).absolute().with_name("ctx")),)
+
+
+def test_legacy_entries_are_recognised_in_every_form() -> None:
+    assert agents.runs_ctx("ctx hook codex", "hook", "codex")
+    assert agents.runs_ctx("'/opt/My Tools/bin/ctx' hook codex", "hook", "codex")
+    assert agents.runs_ctx("/usr/bin/python3 -m ctxops_core hook codex", "hook", "codex")
+    assert not agents.runs_ctx("my-wrapper ctx hook codex", "hook", "codex")
+    assert not agents.runs_ctx("ctx hook codex --extra", "hook", "codex")
+    assert not agents.runs_ctx("ctxx hook codex", "hook", "codex")
+
+
+def test_every_form_of_the_ctx_command_is_recognised_as_ours() -> None:
+    """Bare, absolute, and both interpreter forms: a re-run upgrades each, --remove finds each."""
+    from ctxops_core.agents import ctx_prefix
+
+    assert ctx_prefix(["ctx", "hook"]) == 1
+    assert ctx_prefix(["/opt/v/bin/ctx", "hook"]) == 1
+    assert ctx_prefix(["/usr/bin/python3", "-m", "ctxops_core", "hook"]) == 3
+    assert ctx_prefix(["/usr/bin/python3", "-P", "-m", "ctxops_core", "hook"]) == 4
+    assert ctx_prefix(["/usr/bin/python3", "-m", "ctxops_other"]) == 0
+    assert ctx_prefix(["node_modules/.bin/ctxx"]) == 0

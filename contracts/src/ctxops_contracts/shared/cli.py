@@ -5,7 +5,9 @@
   used, and outside one the command fails with exit 2 naming the fix.
 - ``--json`` prints one compact JSON document on stdout, errors included (``{"error": {...}}``).
 - Exit codes: 0 an answer, 1 an empty answer, 2 a usage or environment error (the message names the
-  fix), 3 a deadline expired (partial answer), 4 a check failed (a budget exceeded, a problem found).
+  fix), 3 a deadline expired (partial answer), 4 a check failed (a budget exceeded, a problem found) or
+  the disk refused a write (full, over quota, read-only, no permission: one line naming the path and the
+  fix, see :func:`disk_error`).
 - ``--since``/``--until`` take RFC 3339, a date, or an age (``90m``, ``12h``, ``7d``, ``2w``).
 """
 
@@ -25,6 +27,7 @@ EXIT_EMPTY = 1
 EXIT_USAGE = 2
 EXIT_TIMEOUT = 3
 EXIT_CHECK_FAILED = 4
+EXIT_DISK = 4  # the disk refused a write (full, over quota, read-only, no permission): one line names path and fix
 
 TIME_FORMATS = "RFC 3339 (2026-11-30T14:00:00Z), a date (2026-11-30), an age (90m, 12h, 7d, 2w), today or yesterday"
 
@@ -160,3 +163,118 @@ def parse_time(value: str, *, option: str = "--since", now: datetime | None = No
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     """``1 hit``, ``2 hits``: counts in plain words."""
     return f"{count} {noun if count == 1 else (plural_form or noun + 's')}"
+
+
+# -- the disk refused a write ----------------------------------------------------------------------------
+
+_DISK_ERRNOS = {
+    "ENOSPC": ("no space left on the device", "free space on that filesystem (df -h) and run it again"),
+    "EDQUOT": ("disk quota exceeded", "free space within your quota (quota -s) and run it again"),
+    "EFBIG": ("file too large for this filesystem or limit", "raise the file size limit (ulimit -f) or move it"),
+    "EROFS": ("read-only filesystem", "run it where the filesystem is writable (or remount it read-write)"),
+    "EACCES": ("permission denied", "make it writable by you (ls -ld; chmod u+w or chown)"),
+    "EPERM": ("operation not permitted", "make it writable by you (ls -ld; chmod u+w or chown)"),
+}
+# Libraries that wrap the OS error in their own type (DuckDB's IOException, sqlite3's OperationalError)
+# keep its words in their message.
+_DISK_WORDS = (
+    ("No space left on device", "ENOSPC"),
+    ("database or disk is full", "ENOSPC"),
+    ("Disk quota exceeded", "EDQUOT"),
+    ("Read-only file system", "EROFS"),
+    ("File too large", "EFBIG"),
+)
+
+
+def disk_error(exc: BaseException) -> CliError | None:
+    """A :class:`CliError` (exit 4) when ``exc``, or what caused it, is the disk refusing a write; else None.
+
+    The message is one line: what the disk said, the path, and the fix. Every CLI entry point passes the
+    exceptions it did not expect through this before letting a traceback out (:func:`run_guarded`).
+    """
+    import errno
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        name = errno.errorcode.get(current.errno, "") if isinstance(current, OSError) and current.errno else ""
+        path = getattr(current, "filename", None) if isinstance(current, OSError) else None
+        if not name:
+            text = str(current)
+            name = next((code for words, code in _DISK_WORDS if words in text), "")
+        if name in _DISK_ERRNOS:
+            what, fix = _DISK_ERRNOS[name]
+            named = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else None
+            where = f" writing {named}" if named else _where(exc, name)
+            return CliError(f"{what}{where} [{name}]; fix: {fix}", code=EXIT_DISK)
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _where(exc: BaseException, name: str) -> str:
+    """Where the write went, when the error does not say (``write(2)`` errors carry no file name): the
+    innermost frame's local that is an absolute path, else the place ctxops writes whose filesystem is
+    full (or not writable)."""
+    tb, paths = exc.__traceback__, []
+    while tb is not None:
+        for local in tb.tb_frame.f_locals.values():
+            value = os.fspath(local) if isinstance(local, os.PathLike) else local
+            if isinstance(value, str) and value.startswith(os.sep) and "\n" not in value and len(value) < 4096:
+                paths.append(value)
+                break
+        tb = tb.tb_next
+    if paths:
+        return f" writing {paths[-1]}"
+    from .layout import user_data_dir
+
+    candidates = [os.getcwd(), user_data_dir()]
+    if name in ("ENOSPC", "EDQUOT"):
+        free = {place: _free_bytes(place) for place in candidates}
+        place = min(free, key=lambda p: free[p])
+        return f" writing under {place} ({free[place] // 1024} kB free there)"
+    place = next((p for p in candidates if not os.access(_existing(p), os.W_OK)), candidates[0])
+    return f" writing under {place}"
+
+
+def _existing(path: str) -> str:
+    while path and not os.path.exists(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return path or os.sep
+
+
+def _free_bytes(path: str) -> int:
+    try:
+        st = os.statvfs(_existing(path))
+    except (OSError, AttributeError):
+        return 1 << 62
+    return st.f_bavail * st.f_frsize
+
+
+def report_disk_error(exc: BaseException, *, prog: str, json_mode: bool = False) -> int | None:
+    """Report ``exc`` in one line and return exit 4 when it is a disk error; None when it is not."""
+    error = disk_error(exc)
+    if error is None:
+        return None
+    if json_mode:
+        emit_json(error.to_json())
+    else:
+        sys.stderr.write(f"{prog}: error: {error.message}\n")
+    return error.code
+
+
+def run_guarded(main: Any, argv: Sequence[str], *, prog: str) -> int:
+    """``main(argv)``, with a disk refusing a write reported in one line (exit 4) instead of a traceback."""
+    try:
+        result: int = main(argv)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:
+        code = report_disk_error(exc, prog=prog, json_mode=json_requested(argv))
+        if code is None:
+            raise
+        return code
+    return result

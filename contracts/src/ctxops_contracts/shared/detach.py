@@ -39,5 +39,9 @@ def spawn_detached(argv: Sequence[str]) -> None:
 
 
 def python_module_argv(module: str, *args: str) -> list[str]:
-    """``[this interpreter, "-m", module, *args]``: the detached child runs in the same environment."""
-    return [sys.executable, "-m", module, *args]
+    """``[this interpreter, "-P", "-m", module, *args]``: the detached child runs in the same environment.
+
+    ``-P``: the working directory (a hook's is the repository) is not put on ``sys.path``, so a cloned
+    repository's ``ctxops_memory_inject/`` cannot stand in for the installed package.
+    """
+    return [sys.executable, "-P", "-m", module, *args]

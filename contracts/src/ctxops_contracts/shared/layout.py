@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import sys
 
+from .confine import check_meta, ensure_dir
+
 META_DIR = ".meta"
 MEMORY_DIR = "memory"
 EVENTS_DIR = "events"
@@ -28,6 +30,13 @@ GITIGNORE_TEXT = (
 
 DATA_DIR_ENV = "CTXOPS_DATA_DIR"
 
+# Modes: what ctxops creates under .meta/ and the per-user data directory is private (0600 files, 0700
+# directories); the files meant to be committed and shared (.meta/memory/*.md, .meta/config.toml,
+# .meta/.gitignore) are 0644, as git would check them out. git records no other mode bit than +x.
+PRIVATE_FILE_MODE = 0o600
+PRIVATE_DIR_MODE = 0o700
+COMMITTED_FILE_MODE = 0o644
+
 
 def meta_dir(root: str) -> str:
     return os.path.join(root, META_DIR)
@@ -38,17 +47,20 @@ def meta_path(root: str, *parts: str) -> str:
 
 
 def ensure_meta(root: str) -> str:
-    """Create ``<root>/.meta`` and its ``.gitignore`` when missing; return the ``.meta`` path.
+    """Create ``<root>/.meta`` (mode 0700) and its ``.gitignore`` when missing; return the ``.meta`` path.
 
-    An existing ``.meta/.gitignore`` is left as the user has it.
+    ``.meta`` must be a real directory owned by the current user: a symlink (``ln -s ~ .meta`` in a cloned
+    repository), a file, or another user's directory raises
+    :class:`~ctxops_contracts.shared.confine.UnsafePath` and nothing is written. An existing
+    ``.meta/.gitignore`` is left as the user has it (a symlink there is left too, never written through).
     """
-    meta = meta_dir(root)
+    meta = check_meta(root, create=True)
     ignore = os.path.join(meta, ".gitignore")
-    if os.path.exists(ignore):
+    if os.path.lexists(ignore):
         return meta
-    os.makedirs(meta, exist_ok=True)
     try:  # exclusive create: a file another process or the user wrote meanwhile is never overwritten
-        fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        # 0644: .meta/.gitignore is meant to be committed, like memory/*.md and config.toml.
+        fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, COMMITTED_FILE_MODE)
     except FileExistsError:
         return meta
     try:
@@ -56,6 +68,16 @@ def ensure_meta(root: str) -> str:
     finally:
         os.close(fd)
     return meta
+
+
+def meta_subdir(root: str, *parts: str) -> str:
+    """``<root>/.meta/<parts...>`` created (0700) and checked: no symlink or foreign directory on the way.
+
+    ``parts`` are ctxops's own layout names (``events``, ``index``, ...), never content: join a name read
+    from a repository with :func:`~ctxops_contracts.shared.confine.confined`.
+    """
+    ensure_meta(root)
+    return ensure_dir(os.path.join(root, META_DIR, *parts))
 
 
 def user_data_dir() -> str:

@@ -13,6 +13,8 @@ import os
 import sys
 import time
 
+from .confine import ensure_dir, open_regular, read_regular
+
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
     from types import TracebackType
@@ -90,7 +92,8 @@ class locked_fd:
 
 
 class file_lock:
-    """Hold an exclusive lock on the file at ``path`` (created with its parents when missing).
+    """Hold an exclusive lock on the file at ``path`` (created 0600 with its parents, 0700, when missing;
+    never through a symlink or into a FIFO: ``confine``).
 
     With ``write_pid`` the holder's pid is written into the file, so ``ctx doctor`` and error messages
     can say who holds it (:func:`holder_pid`). ``with`` gives the descriptor.
@@ -105,28 +108,56 @@ class file_lock:
         self.fd = -1
 
     def __enter__(self) -> int:
+        _HELD[id(self)] = self  # before the lock is taken: a fork meanwhile must not inherit it either
         parent = os.path.dirname(self.name)
         if parent:
-            os.makedirs(parent, exist_ok=True)
-        fd = os.open(self.name, os.O_RDWR | os.O_CREAT, 0o644)
+            ensure_dir(parent)
+        fd = open_regular(self.name, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             acquire_fd(fd, timeout=self.timeout, path=self.name)
         except BaseException:
+            _HELD.pop(id(self), None)
             os.close(fd)
             raise
+        self.fd = fd
         try:
             if self.write_pid:
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         except BaseException:
+            self.fd = -1
+            _HELD.pop(id(self), None)
             _release_and_close(fd, self.write_pid)
             raise
-        self.fd = fd
         return fd
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         fd, self.fd = self.fd, -1
+        _HELD.pop(id(self), None)
+        if fd < 0:
+            return  # a forked child's copy: its descriptor was closed at the fork, the parent holds the lock
         _release_and_close(fd, self.write_pid)
+
+
+# Locks held by this process, by id: a forked child (a scan worker) closes its copies of their descriptors
+# at once, so it never holds a lock past its parent (an flock belongs to the open file, which a fork
+# shares; closing a copy releases nothing while the parent keeps its own).
+_HELD: dict[int, file_lock] = {}
+
+
+def _forget_in_child() -> None:
+    for lock in list(_HELD.values()):
+        fd, lock.fd = lock.fd, -1
+        if fd >= 0:
+            try:  # noqa: SIM105 - no contextlib on the hook path
+                os.close(fd)
+            except OSError:
+                pass
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def _release_and_close(fd: int, clear_pid: bool) -> None:
@@ -143,8 +174,7 @@ def _release_and_close(fd: int, clear_pid: bool) -> None:
 def holder_pid(path: str | os.PathLike[str]) -> int | None:
     """The pid written by the current holder of a ``write_pid`` lock, if any (best effort)."""
     try:
-        with open(path, "rb") as fh:
-            text = fh.read(32).decode("ascii", "replace").strip()
+        text = read_regular(os.fspath(path), 32).decode("ascii", "replace").strip()
     except OSError:
         return None
     return int(text) if text.isdigit() else None

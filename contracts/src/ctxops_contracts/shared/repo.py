@@ -3,6 +3,9 @@
 The root is the nearest directory at or above the start that holds ``.git`` or ``.meta``, with symlinks
 resolved once (``os.path.realpath``), so the memory line, the code map and the ledger name a symlinked
 checkout the same way and core can join their records. ``$CTXOPS_ROOT`` overrides the search.
+
+:func:`find_root` (every CLI's) also refuses a root whose ``.meta`` is a symlink, not a directory, or
+another user's (``confine.UnsafePath``, a :class:`NotARepository`: one line, exit 2).
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ def find_root(start: str | os.PathLike[str] | None = None, *, explicit: str | os
         real = os.path.realpath(given)
         found = try_find_root(real) if not os.environ.get(ROOT_ENV) else None
         # --root inside a repository names that repository; a plain directory is its own root.
-        return found if found is not None else real
+        return _checked(found if found is not None else real)
     root = try_find_root(start)
     if root is None:
         where = os.fspath(start) if start is not None else os.getcwd()
@@ -67,6 +70,14 @@ def find_root(start: str | os.PathLike[str] | None = None, *, explicit: str | os
             f"{where} is not inside a repository (no .git or .meta above it)",
             "run the command inside a git repository, or pass --root DIR",
         )
+    return _checked(root)
+
+
+def _checked(root: str) -> str:
+    """``root``, once its ``.meta`` (when there is one) is a real directory the current user owns."""
+    from .confine import check_meta  # confine imports this module
+
+    check_meta(root)
     return root
 
 

@@ -4,6 +4,11 @@ Formats and hook names were checked against each agent's own documentation (vers
 docs/agent-integration.md). Every edit is a pure function of the parsed file: ``add`` puts ctxops's
 entries in (leaving the user's entries, unknown keys and their order alone; a second call changes
 nothing) and ``remove`` takes exactly those entries out again.
+
+Every command names the installed ctx by its absolute path (``init_cmd.ctx_argv``): a bare ``ctx`` is
+looked up on PATH, where a repository's ``node_modules/.bin/ctx`` may come first. An entry is ctxops's in
+any of the forms earlier versions wrote (bare ``ctx``, another path to a ``ctx``, ``python -m
+ctxops_core``), so a re-run upgrades it in place and ``--remove`` finds it.
 """
 
 from __future__ import annotations
@@ -58,11 +63,14 @@ CURSOR_EVENTS = (
 
 @dataclass(frozen=True)
 class Wiring:
-    """What the written entries run: the ``ctx`` command (a word on PATH or an absolute path)."""
+    """What the written entries run: the ``ctx`` command, by absolute path."""
 
-    argv: tuple[str, ...]  # ("ctx",) or, when ctx is not on PATH, (python, "-m", "ctxops_core")
+    argv: tuple[str, ...]  # (/abs/bin/ctx,) or (/abs/python, "-P", "-m", "ctxops_core")
     statusline: bool  # ledger-report is installed: Claude Code gets a status line
     guard: bool = False  # memory-inject's context guard is installed: PreToolUse and PostCompact too
+    # `enableAllProjectMcpServers: true` in .claude/settings.json was written by an earlier `ctx init` (it was
+    # absent before ctxops first touched the file, says the init manifest): a re-run takes it out.
+    drop_enable_all: bool = False
 
     @property
     def ctx(self) -> str:
@@ -92,11 +100,76 @@ class JsonFile:
     remove: Edit
 
 
+# --- which commands are ctxops's
+
+
+def ctx_prefix(words: list[str]) -> int:
+    """How many leading words of an argv call ctx: 1 for any path (or bare word) named ``ctx``, 3 for
+    ``PYTHON -m ctxops_core``, 4 for ``PYTHON -P -m ctxops_core``; 0 when the argv is something else."""
+    if words and words[0].replace("\\", "/").rsplit("/", 1)[-1] == "ctx":
+        return 1
+    if len(words) >= 3 and words[1] == "-m" and words[2] == "ctxops_core":
+        return 3
+    if len(words) >= 4 and words[1] == "-P" and words[2] == "-m" and words[3] == "ctxops_core":
+        return 4
+    return 0
+
+
+def split_command(command: str) -> list[str] | None:
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return None
+
+
+def runs_ctx(command: object, *tail: str) -> bool:
+    """Whether a shell command string is ``<ctx> TAIL...`` in any form ctxops ever wrote."""
+    if not isinstance(command, str):
+        return False
+    words = split_command(command)
+    if words is None:
+        return False
+    n = ctx_prefix(words)
+    return n > 0 and tuple(words[n:]) == tail
+
+
+def _mcp_is_ours(entry: object) -> bool:
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        return False
+    args = entry.get("args", [])
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return False
+    words = [entry["command"], *args]
+    n = ctx_prefix(words)
+    return n > 0 and words[n:] == ["mcp"]
+
+
 # --- hooks in Claude Code's shape (also Codex's and Gemini's): event -> [ {matcher?, hooks: [handler]} ]
 
 
 def _is_ours(handler: Any, command: str) -> bool:
-    return isinstance(handler, dict) and handler.get("command") == command
+    """``handler`` runs ``command`` (``<ctx> hook AGENT``), in this or any earlier form of the ctx part."""
+    if not isinstance(handler, dict):
+        return False
+    words = split_command(command) or []
+    n = ctx_prefix(words)
+    return handler.get("command") == command or (n > 0 and runs_ctx(handler.get("command"), *words[n:]))
+
+
+def _upgrade_handlers(handlers: list[Any], command: str) -> list[Any]:
+    """ctxops's handlers in ``handlers`` rewritten to run ``command`` (an earlier form is upgraded in place);
+    a second one of ours in the same list is dropped."""
+    out: list[Any] = []
+    seen = False
+    for handler in handlers:
+        if _is_ours(handler, command):
+            if seen:
+                continue
+            seen = True
+            out.append({**handler, "command": command} if handler.get("command") != command else handler)
+            continue
+        out.append(handler)
+    return out
 
 
 def _add_grouped_hooks(
@@ -110,7 +183,19 @@ def _add_grouped_hooks(
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise ValueError(f'"hooks.{event}" is not a list')
-        if any(_is_ours(h, command) for g in groups if isinstance(g, dict) for h in g.get("hooks", []) or []):
+        found = False
+        for n, existing in enumerate(groups):
+            if isinstance(existing, dict) and isinstance(existing.get("hooks"), list):
+                if found:  # an earlier ctx init's handler in a second group: one is enough
+                    kept = [h for h in existing["hooks"] if not _is_ours(h, command)]
+                    if len(kept) != len(existing["hooks"]):
+                        groups[n] = {**existing, "hooks": kept} if kept else None
+                    continue
+                if any(_is_ours(h, command) for h in existing["hooks"]):
+                    groups[n] = {**existing, "hooks": _upgrade_handlers(existing["hooks"], command)}
+                    found = True
+        groups[:] = [g for g in groups if g is not None]
+        if found:
             continue
         handler: dict[str, Any] = {"name": MCP_NAME} if named else {}
         handler.update({"type": "command", "command": command})
@@ -151,18 +236,24 @@ def _remove_grouped_hooks(doc: Doc, command: str, events: tuple[str, ...] | None
 
 
 def _add_mcp(doc: Doc, entry: dict[str, Any]) -> Doc:
+    """The ctxops server added; one an earlier ``ctx init`` wrote (``ctx mcp`` in another form) upgraded to
+    ``entry``'s command, its other keys (env, ...) kept; a ``ctxops`` server of the user's own left alone."""
     out = copy.deepcopy(doc)
     servers = out.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise ValueError('"mcpServers" is not an object')
-    servers.setdefault(MCP_NAME, entry)
+    current = servers.get(MCP_NAME)
+    if current is None:
+        servers[MCP_NAME] = entry
+    elif _mcp_is_ours(current) and (current.get("command"), current.get("args")) != (entry["command"], entry["args"]):
+        servers[MCP_NAME] = {**current, "command": entry["command"], "args": entry["args"]}
     return out
 
 
 def _remove_mcp(doc: Doc, entry: dict[str, Any]) -> Doc:
     out = copy.deepcopy(doc)
     servers = out.get("mcpServers")
-    if isinstance(servers, dict) and servers.get(MCP_NAME) == entry:
+    if isinstance(servers, dict) and (servers.get(MCP_NAME) == entry or _mcp_is_ours(servers.get(MCP_NAME))):
         del servers[MCP_NAME]
         if not servers:
             del out["mcpServers"]
@@ -172,22 +263,44 @@ def _remove_mcp(doc: Doc, entry: dict[str, Any]) -> Doc:
 # --- Claude Code
 
 
+# Claude Code (settings reference): `enabledMcpjsonServers` approves the named servers of .mcp.json;
+# `enableAllProjectMcpServers: true` would approve every server any later commit adds there.
+APPROVE_KEY = "enabledMcpjsonServers"
+APPROVE_ALL_KEY = "enableAllProjectMcpServers"
+
+
 def _claude_settings_add(doc: Doc, w: Wiring) -> Doc:
     events = CLAUDE_EVENTS + (CLAUDE_GUARD_EVENTS if w.guard else ())
     out = _add_grouped_hooks(doc, events, CLAUDE_TOOL_EVENTS, w.hook("claude-code"), named=False, any_tool="*")
-    if w.statusline and "statusLine" not in out:
-        out["statusLine"] = {"type": "command", "command": f"{w.ctx} ledger statusline"}
-    out.setdefault("enableAllProjectMcpServers", True)
+    statusline = f"{w.ctx} ledger statusline"
+    line = out.get("statusLine")
+    if isinstance(line, dict) and runs_ctx(line.get("command"), "ledger", "statusline"):
+        if line.get("command") != statusline:
+            out["statusLine"] = {**line, "command": statusline}  # an earlier form of ours, upgraded
+    elif w.statusline and "statusLine" not in out:
+        out["statusLine"] = {"type": "command", "command": statusline}
+    approved = out.setdefault(APPROVE_KEY, [])
+    if not isinstance(approved, list):
+        raise ValueError(f'"{APPROVE_KEY}" is not a list')
+    if MCP_NAME not in approved:
+        approved.append(MCP_NAME)
+    if w.drop_enable_all and out.get(APPROVE_ALL_KEY) is True:
+        del out[APPROVE_ALL_KEY]
     return out
 
 
 def _claude_settings_remove(doc: Doc, w: Wiring) -> Doc:
     out = _remove_grouped_hooks(doc, w.hook("claude-code"))
     line = out.get("statusLine")
-    if isinstance(line, dict) and line.get("command") == f"{w.ctx} ledger statusline":
+    if isinstance(line, dict) and runs_ctx(line.get("command"), "ledger", "statusline"):
         del out["statusLine"]
-    if out.get("enableAllProjectMcpServers") is True:
-        del out["enableAllProjectMcpServers"]
+    approved = out.get(APPROVE_KEY)
+    if isinstance(approved, list) and MCP_NAME in approved:
+        approved.remove(MCP_NAME)
+        if not approved:
+            del out[APPROVE_KEY]
+    if w.drop_enable_all and out.get(APPROVE_ALL_KEY) is True:  # an earlier `ctx init` wrote it
+        del out[APPROVE_ALL_KEY]
     return out
 
 
@@ -205,7 +318,9 @@ def _cursor_add(doc: Doc, w: Wiring) -> Doc:
         entries = hooks.setdefault(event, [])
         if not isinstance(entries, list):
             raise ValueError(f'"hooks.{event}" is not a list')
-        if not any(_is_ours(e, command) for e in entries):
+        if any(_is_ours(e, command) for e in entries):
+            entries[:] = _upgrade_handlers(entries, command)
+        else:
             entries.append({"command": command})
     return out
 

@@ -15,6 +15,7 @@ BUILTINS = {
     "mcp": "one MCP server (stdio) with the code, memory and ledger tools that are installed",
     "watch": "start|stop|status the per-repository daemon that keeps the indexes current",
     "doctor": "check the wiring, versions, indexes, locks and ledger sources; say how to fix problems",
+    "trust": "inject this repository's memories that came through git (--revoke, --status)",
     "demo": "run the whole toolchain on the bundled example, in a temporary copy",
     "version": "print the versions of the installed ctxops packages",
 }
@@ -26,6 +27,7 @@ _BUILTIN_MAIN = {
     "mcp": "ctxops_core.mcp_cmd",
     "watch": "ctxops_core.watch_cmd",
     "doctor": "ctxops_core.doctor",
+    "trust": "ctxops_core.trust_cmd",
     "demo": "ctxops_core.demo",
 }
 
@@ -123,6 +125,13 @@ def main(argv: list[str] | None = None) -> int:
         from .hook_cmd import main as hook_main
 
         return hook_main(raw[1:])
+    from ctxops_contracts.shared.cli import run_guarded
+
+    words = [a for i, a in enumerate(raw) if not a.startswith("-") and (i == 0 or raw[i - 1] != "--root")][:2]
+    return run_guarded(_dispatch, raw, prog=" ".join(["ctx", *words]))
+
+
+def _dispatch(raw: list[str]) -> int:
     args = _common_options_first(raw)
     if not args or args[0] in {"-h", "--help", "help"}:
         print(_usage())

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH105, PTH108, PTH111, PTH116, PTH118, PTH120, PTH208
+# ruff: noqa: PTH103, PTH105, PTH108, PTH111, PTH116, PTH118, PTH120, PTH208, SIM105
 # os.path on the hook path: `ctx hook` runs on every agent event as a fresh process; pathlib is not needed.
 """The compiled code of a hook's modules, read from one file instead of one file per module.
 
@@ -197,7 +197,7 @@ class CodeCache:
             if not candidates and not self.refresh:
                 return
             directory = os.path.dirname(self.path)
-            os.makedirs(directory, exist_ok=True)
+            os.makedirs(directory, mode=0o700, exist_ok=True)
             if not os.access(directory, os.W_OK):
                 return  # not the place to compile anything for: this run costs what an ordinary import does
             fresh: dict[str, tuple[_Entry, bytes]] = {}
@@ -228,9 +228,15 @@ def write(path: str, modules: dict[str, tuple[_Entry, bytes]]) -> None:
         offset += len(code)
     header = marshal.dumps((FORMAT, index))
     directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "wb") as handle:
+    # Private (0600), created fresh: the file holds code this process will run; never through a symlink.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        os.unlink(temporary)  # a stale one of a killed writer with this pid
+    except FileNotFoundError:
+        pass
+    with open(os.open(temporary, flags, 0o600), "wb") as handle:
         handle.write(MAGIC + len(header).to_bytes(8, "little") + header)
         for _entry, code in modules.values():
             handle.write(code)

@@ -7,7 +7,9 @@ which lock, and the ledger's transcript sources. Exit 0 when nothing is wrong, 4
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import shutil
 import subprocess
 from dataclasses import asdict, dataclass, field
@@ -41,6 +43,7 @@ class Report:
     watch: dict[str, Any] = field(default_factory=dict)
     locks: list[dict[str, Any]] = field(default_factory=list)
     ledger: dict[str, Any] = field(default_factory=dict)
+    memory_trust: dict[str, Any] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
     def problem(self, area: str, message: str, fix: str) -> None:
@@ -62,14 +65,23 @@ def _commands_in(doc: Any) -> list[str]:
     return found
 
 
-def _reachable(command: str) -> bool:
-    import shlex
+def command_problem(command: str) -> str | None:
+    """What is wrong with a command ``ctx init`` wrote: a program looked up on PATH (which the repository may
+    lead: ``node_modules/.bin/ctx``), or a path where nothing runs any more; None when it is sound."""
+    words = agents.split_command(command)
+    if not words:
+        return f"`{command}` cannot be parsed"
+    word = words[0]
+    if not Path(word).is_absolute():
+        found = shutil.which(word)
+        where = f" (now {found})" if found else " (not found now)"
+        return f"`{command}` runs whatever `{word}` PATH finds first{where}: a repository's node_modules/.bin/ctx too"
+    if not (Path(word).is_file() and os.access(word, os.X_OK)):
+        return f"`{word}` does not exist or is not executable (ctxops moved or was uninstalled)"
+    return None
 
-    try:
-        word = shlex.split(command)[0]
-    except (ValueError, IndexError):
-        return False
-    return bool(shutil.which(word)) or (Path(word).is_absolute() and os.access(word, os.X_OK))
+
+REWIRE = "run `ctx init --agent {agent}` from the installation agents should run (it writes its absolute path)"
 
 
 def check_agents(root: Path, report: Report) -> None:
@@ -83,34 +95,58 @@ def check_agents(root: Path, report: Report) -> None:
             try:
                 doc = jsonc.load(path.read_text(encoding="utf-8"), path=spec.path, allow_comments=spec.allow_comments)
             except jsonc.HasComments:
-                import json
-
                 doc = json.loads(jsonc.strip_comments(path.read_text(encoding="utf-8"))[0])
             except (jsonc.BadJson, OSError) as exc:
                 report.problem(agent, str(exc), f"fix {spec.path} by hand, then `ctx init --agent {agent}`")
                 continue
             commands = _commands_in(doc)
-            hooks = [c for c in commands if c.endswith(f" hook {agent}")]
+            hooks = [c for c in commands if agents.runs_ctx(c, "hook", agent)]
+            ours = hooks + [c for c in commands if agents.runs_ctx(c, "ledger", "statusline")]
             if hooks:
                 info["wired"] = True
                 info["hook_command"] = hooks[0]
-                info["hooks_reachable"] = all(_reachable(c) for c in hooks)
-                if not info["hooks_reachable"]:
-                    report.problem(
-                        agent,
-                        f"the hook command `{hooks[0]}` is not on PATH for this shell",
-                        "put ctx on PATH (pip install ctxops) or run `ctx init` again from the environment agents use",
-                    )
             servers = doc.get("mcpServers") if isinstance(doc, dict) else None
             if isinstance(servers, dict) and agents.MCP_NAME in servers:
                 info["mcp"] = True
+                server = servers[agents.MCP_NAME]
+                if agents._mcp_is_ours(server):
+                    ours.append(" ".join(shlex.quote(w) for w in [server["command"], *server.get("args", [])]))
+            problems = list(dict.fromkeys(p for p in map(command_problem, ours) if p))
+            if hooks:
+                info["hooks_reachable"] = not any(command_problem(c) for c in hooks)
+            for problem in problems:
+                report.problem(agent, f"{spec.path}: {problem}", REWIRE.format(agent=agent))
+            if agent == "claude-code" and isinstance(doc, dict) and doc.get(agents.APPROVE_ALL_KEY) is True:
+                report.problem(
+                    agent,
+                    f"{spec.path} sets {agents.APPROVE_ALL_KEY}: true, which approves every MCP server a later "
+                    "commit adds to .mcp.json",
+                    f'remove it; `ctx init` approves only its own server ("{agents.APPROVE_KEY}": ["ctxops"])',
+                )
+        if agent == "claude-code":
+            local = root / ".claude" / "settings.local.json"
+            try:
+                local_doc = json.loads(local.read_text(encoding="utf-8")) if local.exists() else None
+            except (OSError, ValueError):
+                local_doc = None
+            if isinstance(local_doc, dict) and local_doc.get(agents.APPROVE_ALL_KEY) is True:
+                report.problem(
+                    agent,
+                    f".claude/settings.local.json sets {agents.APPROVE_ALL_KEY}: true, which approves every MCP "
+                    "server a later commit adds to .mcp.json",
+                    f'remove it; list the servers you approve in "{agents.APPROVE_KEY}"',
+                )
         if agent == "codex":
             # Codex 0.171 skips a new or changed project hook until the user trusts it in /hooks; nothing in
             # the repository tells whether that happened, so doctor says it instead of guessing.
             info["trust"] = "Codex runs them once trusted in its /hooks"
             config = root / ".codex" / "config.toml"
-            if config.exists() and f"[mcp_servers.{agents.MCP_NAME}]" in config.read_text(encoding="utf-8"):
+            text = config.read_text(encoding="utf-8") if config.exists() else ""
+            if f"[mcp_servers.{agents.MCP_NAME}]" in text:
                 info["mcp"] = True
+                codex_problem = _codex_mcp_problem(text)
+                if codex_problem:
+                    report.problem(agent, f".codex/config.toml: {codex_problem}", REWIRE.format(agent=agent))
         if info["files"] and not info["wired"]:
             report.problem(
                 agent, f"{agent} has project settings but ctxops's hooks are not in them", f"ctx init --agent {agent}"
@@ -122,15 +158,45 @@ def check_agents(root: Path, report: Report) -> None:
         )
 
 
+def _codex_mcp_problem(text: str) -> str | None:
+    import tomllib
+
+    try:
+        server = tomllib.loads(text).get("mcp_servers", {}).get(agents.MCP_NAME)
+    except tomllib.TOMLDecodeError:
+        return None
+    if not agents._mcp_is_ours(server):
+        return None
+    return command_problem(" ".join(shlex.quote(w) for w in [server["command"], *server.get("args", [])]))
+
+
+def _git_hook_problem(text: str) -> str | None:
+    """What is wrong with the command in ctxops's block of a git hook (see ``init_cmd.git_hook_body``)."""
+    start = text.find(textblocks.BEGIN)
+    end = text.find(textblocks.END, start)
+    for line in text[start:end].splitlines()[1:]:
+        command = line.strip()
+        if command.startswith("command -v ") or command.startswith("[ -x "):
+            command = command.split("&& ", 1)[-1]
+        command = command.lstrip("(").split(" watch kick", 1)[0]
+        if command:
+            return command_problem(command + " watch kick")
+    return None
+
+
 def check_git_hooks(root: Path, report: Report) -> None:
     where, _ = hooks_dir(root)
     for hook in GIT_HOOKS:
         path = where / hook
         try:
-            ours = textblocks.has_block(path.read_text(encoding="utf-8")) and os.access(path, os.X_OK)
+            text = path.read_text(encoding="utf-8")
+            ours = textblocks.has_block(text) and os.access(path, os.X_OK)
         except (OSError, UnicodeDecodeError):
             ours = False
         report.git_hooks[hook] = ours
+        problem = _git_hook_problem(text) if ours else None
+        if problem:
+            report.problem("git hooks", f"{hook}: {problem}", "run `ctx init` from the installation to use")
     missing = [h for h, ok in report.git_hooks.items() if not ok]
     if missing and (root / MANIFEST).exists():
         report.problem("git hooks", f"missing or not executable: {', '.join(missing)}", "ctx init")
@@ -220,6 +286,17 @@ def check_ledger(report: Report) -> None:
     }
 
 
+def check_memory_trust(root: Path, report: Report) -> None:
+    """Memories held back from injection (they came through git, unreviewed): said, not a problem."""
+    try:
+        from ctxops_memory_store import MemoryStore, trust
+    except ModuleNotFoundError:
+        return
+    trusted = trust.repository_trusted(root)
+    held = [] if trusted else MemoryStore(root).held_back()
+    report.memory_trust = {"trusted": trusted, "held_back": len(held), "record": trust.trust_dir()}
+
+
 def diagnose(root: Path) -> Report:
     report = Report(root=str(root))
     report.versions = installed_versions()
@@ -230,6 +307,7 @@ def diagnose(root: Path) -> Report:
     check_code_index(root, report)
     check_locks(root, report)
     check_ledger(report)
+    check_memory_trust(root, report)
     return report
 
 
@@ -264,6 +342,16 @@ def render(report: Report) -> str:
     if report.ledger.get("installed"):
         kinds = ", ".join(f"{grammar.plural(n, k + ' transcript')}" for k, n in report.ledger["transcripts"].items())
         lines.append(f"  ledger       {kinds or 'no transcripts found'} (ledger at {report.ledger['data_dir']})")
+    trust = report.memory_trust
+    if trust:
+        if trust["trusted"]:
+            state = "repository trusted: every memory is injected (`ctx trust --revoke`)"
+        elif trust["held_back"]:
+            count = grammar.plural(trust["held_back"], "memory", "memories")
+            state = f"{count} from git held back until reviewed (`ctx mem review`) or trusted (`ctx trust`)"
+        else:
+            state = "memories written or accepted here are injected; none held back"
+        lines.append(f"  memory       {state}")
     if report.problems:
         lines.append(f"{grammar.plural(len(report.problems), 'problem')}:")
         for p in report.problems:

@@ -72,6 +72,10 @@ def main(argv: list[str] | None = None, *, data: bytes | None = None) -> int:
         root = _capture(agent, data, payload)
         if payload is None or root is None:
             return 0
+        from ctxops_contracts.shared.confine import meta_is_safe  # loaded by capture already
+
+        if not meta_is_safe(root):
+            return 0  # a symlinked or foreign .meta (capture logged it elsewhere): no injection, no guard
         response = respond(agent, payload, root, data)
         if response:
             jsonlite.loads(response)  # only the agent's JSON ever reaches stdout

@@ -14,7 +14,6 @@ import difflib
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from typing import Any
 
 from ctxops_contracts.shared import cli as grammar
 from ctxops_contracts.shared.files import atomic_write
-from ctxops_contracts.shared.layout import ensure_meta
+from ctxops_contracts.shared.layout import COMMITTED_FILE_MODE, ensure_meta
 from ctxops_contracts.shared.repo import NotARepository, find_root
 
 from . import agents, jsonc, textblocks
@@ -63,17 +62,25 @@ def _read(path: Path) -> str | None:
 
 
 def ctx_argv() -> tuple[str, ...]:
-    """How agents and git hooks call ctx: ``ctx`` when it is on PATH, else the console script of this
-    environment, else this interpreter's module (``-m`` adds runpy's imports, a few ms on every hook)."""
-    if shutil.which("ctx"):
-        return ("ctx",)
-    script = Path(sys.argv[0]).absolute() if sys.argv and sys.argv[0] else None
-    if script is not None and script.name == "ctx" and os.access(script, os.X_OK):
-        return (str(script),)
-    beside = Path(sys.executable).with_name("ctx")  # a venv's scripts sit beside its interpreter
-    if os.access(beside, os.X_OK):
-        return (str(beside),)
-    return (sys.executable, "-m", "ctxops_core")
+    """How agents and git hooks call ctx: the absolute path of this installation's ``ctx`` console script,
+    never the word ``ctx`` (PATH is the repository's to prepend to: ``node_modules/.bin`` comes first in
+    npm scripts, direnv adds ``./bin``, and a cloned repository may ship either).
+
+    The script beside this interpreter (a venv, pipx, ``uv tool``: the interpreter's own path is kept, not
+    resolved, so a venv stays a venv), else the script this process was started as, else this interpreter
+    with ``-P -m ctxops_core`` (runpy's imports cost a few ms on every hook; ``-P`` because the agent runs
+    the command in the repository, whose own ``ctxops_core/`` folder would otherwise be imported)."""
+    python = Path(sys.executable).absolute() if sys.executable else None  # absolute(): symlinks kept
+    if python is not None and _is_executable_file(python.with_name("ctx")):
+        return (str(python.with_name("ctx")),)
+    started = Path(sys.argv[0]).absolute() if sys.argv and sys.argv[0] else None
+    if started is not None and started.name == "ctx" and _is_executable_file(started):
+        return (str(started.resolve()),)
+    return (str(python) if python is not None else "python3", "-P", "-m", "ctxops_core")
+
+
+def _is_executable_file(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
 
 
 def guard_available() -> bool:
@@ -112,16 +119,42 @@ def git_hook_body(argv: tuple[str, ...], hook: str) -> str:
     import shlex
 
     ctx = shlex.join(argv)
-    probe = f"command -v {shlex.quote(argv[0])} >/dev/null 2>&1 && " if argv == ("ctx",) else ""
+    # Nothing to run once ctxops is uninstalled: the hook stays silent (and `ctx doctor` says so).
+    probe = f"[ -x {shlex.quote(argv[0])} ] && " if Path(argv[0]).is_absolute() else ""
     # In the background and silent: a commit or checkout never waits for the index, never fails on it.
     return f"{probe}({ctx} watch kick --git-hook {hook} >/dev/null 2>&1 </dev/null &)"
+
+
+def _enable_all_was_ours(root: Path) -> bool:
+    """Whether ``enableAllProjectMcpServers`` in .claude/settings.json came from an earlier ``ctx init``: the
+    init manifest shows the file without it before ctxops first wrote it."""
+    text = _read(root / MANIFEST)
+    if not text:
+        return False
+    try:
+        record = json.loads(text)["files"][".claude/settings.json"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    before = record.get("before") if isinstance(record, dict) else None
+    if before is None:
+        return True  # the file did not exist: every key in it came from ctxops or later from the user
+    try:
+        doc = json.loads(before)
+    except ValueError:
+        return False
+    return isinstance(doc, dict) and agents.APPROVE_ALL_KEY not in doc
 
 
 def plan_init(
     root: Path, selected: list[str], argv: tuple[str, ...], statusline: bool, guard: bool | None = None
 ) -> Plan:
     plan = Plan()
-    wiring = agents.Wiring(argv=argv, statusline=statusline, guard=guard_available() if guard is None else guard)
+    wiring = agents.Wiring(
+        argv=argv,
+        statusline=statusline,
+        guard=guard_available() if guard is None else guard,
+        drop_enable_all=_enable_all_was_ours(root),
+    )
     meta_ignore = root / ".meta" / ".gitignore"
     if not meta_ignore.exists():
         from ctxops_contracts.shared.layout import GITIGNORE_TEXT
@@ -146,7 +179,8 @@ def plan_init(
             )
             continue
         else:
-            after = textblocks.insert_after_shebang(before, body)
+            # An earlier block (a bare `ctx`, another installation's path) is replaced where it stands.
+            after = textblocks.insert_after_shebang(textblocks.remove(before), body)
         plan.changes.append(Change(rel, before, after, executable=True))
 
     for agent in selected:
@@ -168,7 +202,9 @@ def plan_init(
             rel = ".codex/config.toml"
             before = _read(root / rel)
             text = before or ""
-            wired = textblocks.has_block(text) or f"[mcp_servers.{agents.MCP_NAME}]" in text
+            if textblocks.has_block(text):  # ours: written again, so an earlier form of the command is upgraded
+                text = textblocks.remove(text)
+            wired = f"[mcp_servers.{agents.MCP_NAME}]" in text  # a table of the user's own stays theirs
             toml = before
             if not wired:
                 toml = textblocks.append(text, agents.codex_mcp_block(wiring))
@@ -219,7 +255,10 @@ def _write(root: Path, change: Change, created_dirs: list[str]) -> None:
     for directory in reversed(missing):
         directory.mkdir()
         created_dirs.append(os.path.relpath(directory, root).replace(os.sep, "/"))
-    atomic_write(str(path), change.after)
+    # Agent settings, .mcp.json, git hooks and .meta/config.toml are the user's and meant to be committed:
+    # an existing file keeps its mode, a new one is 0644 (atomic_write's default is private, 0600).
+    mode = path.stat().st_mode & 0o777 if path.is_file() else COMMITTED_FILE_MODE
+    atomic_write(str(path), change.after, mode=mode)
     if change.executable:
         mode = path.stat().st_mode
         path.chmod(mode | 0o111)
@@ -239,6 +278,10 @@ def apply_init(root: Path, plan: Plan) -> list[Change]:
         if record is None:
             files[change.path] = {"before": change.before, "after": change.after}
         else:
+            if change.before != record["after"]:
+                # Edited since the last `ctx init` (the user's entries, or an upgrade of ours): restoring the
+                # content before the first run would lose the user's part; --remove takes out only ours.
+                record["edited"] = True
             record["after"] = change.after
         written.append(change)
     if written or not (root / MANIFEST).exists():
@@ -246,7 +289,9 @@ def apply_init(root: Path, plan: Plan) -> list[Change]:
     return written
 
 
-def _surgical(rel: str, current: str, argv_candidates: list[tuple[str, ...]]) -> str | None:
+def _surgical(
+    rel: str, current: str, argv_candidates: list[tuple[str, ...]], *, drop_enable_all: bool = False
+) -> str | None:
     """``current`` with ctxops's entries taken out, for a file the user changed after ``ctx init``."""
     if textblocks.has_block(current):
         return textblocks.remove(current)
@@ -260,7 +305,8 @@ def _surgical(rel: str, current: str, argv_candidates: list[tuple[str, ...]]) ->
                 return None
             for argv in argv_candidates:
                 for statusline in (True, False):
-                    doc = spec.remove(doc, agents.Wiring(argv=argv, statusline=statusline))
+                    wiring = agents.Wiring(argv=argv, statusline=statusline, drop_enable_all=drop_enable_all)
+                    doc = spec.remove(doc, wiring)
             return jsonc.dump(doc, jsonc.indent_of(current))
     return None
 
@@ -270,7 +316,14 @@ def run_remove(root: Path, *, dry_run: bool) -> tuple[list[Change], list[str]]:
     files: dict[str, Any] = manifest["files"]
     notes: list[str] = []
     changes: list[Change] = []
-    argv_candidates = [ctx_argv(), ("ctx",), (sys.executable, "-m", "ctxops_core")]
+    # Any form of ours is recognised (agents.runs_ctx); these are the exact forms for the rest.
+    argv_candidates = [
+        ctx_argv(),
+        ("ctx",),
+        (sys.executable, "-m", "ctxops_core"),
+        (sys.executable, "-P", "-m", "ctxops_core"),
+    ]
+    drop_enable_all = _enable_all_was_ours(root)
     meta_owned = {".meta/.gitignore", ".meta/config.toml"}
     for rel, record in files.items():
         current = _read(root / rel)
@@ -282,13 +335,13 @@ def run_remove(root: Path, *, dry_run: bool) -> tuple[list[Change], list[str]]:
             notes.append(".meta/ holds captured data: .meta/.gitignore kept so it stays out of git")
             continue
         target: str | None
-        if current == record["after"]:
+        if current == record["after"] and not record.get("edited"):
             target = record["before"]
         elif rel in meta_owned:
             notes.append(f"{rel}: you changed it since `ctx init`; kept")
             continue
         else:
-            target = _surgical(rel, current, argv_candidates)
+            target = _surgical(rel, current, argv_candidates, drop_enable_all=drop_enable_all)
             if target is None:
                 notes.append(
                     f"{rel}: changed since `ctx init` and not machine-readable; take ctxops's entries out by hand"
@@ -354,6 +407,25 @@ def start_code_index(root: Path) -> str | None:
     return f"{reason}: building it in the background (`ctx doctor` shows when it is ready)"
 
 
+def memory_trust_note(root: Path, *, trust_now: bool = False) -> str | None:
+    """What ``ctx init`` says about memories that came with the repository (held back from injection until
+    reviewed or trusted: ``ctx trust``); with ``trust_now`` (``--trust``), trust it first."""
+    try:
+        from ctxops_memory_store import MemoryStore, trust
+    except ModuleNotFoundError:
+        return None
+    if trust_now:
+        trust.trust_repository(root)
+        return "trusted this repository: every memory in .meta/memory/ is injected (`ctx trust --revoke` undoes it)"
+    held = MemoryStore(root).held_back()
+    if not held:
+        return None
+    return (
+        f"{grammar.plural(len(held), 'memory', 'memories')} in .meta/memory/ came with the repository and "
+        "are not injected until you review them (`ctx mem review`) or trust the repository (`ctx trust`)"
+    )
+
+
 def main(argv: list[str]) -> int:
     parser = grammar.Parser(
         prog="ctx init",
@@ -370,6 +442,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--remove", action="store_true", help="restore every file `ctx init` touched")
     parser.add_argument(
         "--no-index", action="store_true", help="do not start the first code index build in the background"
+    )
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="also inject the memories that came with this repository, now and after pulls (= `ctx trust`)",
     )
     args = parser.parse_args(argv)
     try:
@@ -389,6 +466,9 @@ def main(argv: list[str]) -> int:
                 started = None if args.no_index else start_code_index(root)
                 if started:
                     notes.append(started)
+            trusted = memory_trust_note(root, trust_now=args.trust and not args.dry_run)
+            if trusted:
+                notes.append(trusted)
     except NotARepository as exc:
         return grammar.report_error(grammar.CliError(exc.message, exc.fix), prog="ctx init", json_mode=args.json)
     except grammar.CliError as exc:

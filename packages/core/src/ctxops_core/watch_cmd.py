@@ -8,6 +8,7 @@ running daemon sees the ref move itself.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -16,15 +17,16 @@ import time
 from pathlib import Path
 
 from ctxops_contracts.shared import cli as grammar
-from ctxops_contracts.shared.layout import ensure_meta, meta_path
-from ctxops_contracts.shared.locks import LockBusy, file_lock, holder_pid
+from ctxops_contracts.shared.layout import meta_path
+from ctxops_contracts.shared.locks import LockBusy, file_lock
 from ctxops_contracts.shared.repo import NotARepository, find_root
 
-from .watch_daemon import lock_path
+from .watch_daemon import holder, holder_alive, lock_path, take_over
 
 
 def running_pid(root: str) -> int | None:
-    """The daemon's pid when one holds the lock, else None (a stale pid in the file is not a daemon)."""
+    """The daemon's pid when one holds the lock and is alive, else None: a stale pid in the file, or a lock
+    held only by processes that outlived a killed daemon, is not a daemon."""
     path = lock_path(root)
     if not Path(path).exists():
         return None
@@ -32,7 +34,11 @@ def running_pid(root: str) -> int | None:
         with file_lock(path, timeout=0.0):
             return None  # we got the lock: nobody holds it
     except LockBusy:
-        return holder_pid(path) or -1
+        alive = holder_alive(path)
+        if alive is False:
+            return None
+        record = holder(path)
+        return record[0] if record else -1
 
 
 def start(root: str, wait: float = 10.0) -> tuple[int | None, bool]:
@@ -40,11 +46,18 @@ def start(root: str, wait: float = 10.0) -> tuple[int | None, bool]:
     pid = running_pid(root)
     if pid:
         return pid, False
-    ensure_meta(root)
-    Path(meta_path(root, "logs")).mkdir(parents=True, exist_ok=True)
-    with open(meta_path(root, "logs", "watch.log"), "ab") as log:
+    path = lock_path(root)
+    if Path(path).exists() and holder_alive(path) is False:
+        take_over(path)  # held by what outlived a killed daemon: the new daemon gets a new lock file
+    from ctxops_contracts.shared.confine import open_regular
+    from ctxops_contracts.shared.layout import meta_subdir
+
+    meta_subdir(root, "logs")  # a symlinked .meta or .meta/logs is refused (UnsafePath): nothing written
+    # Never through a symlink a repository planted at the log's name, never into a FIFO; private.
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    with open(open_regular(meta_path(root, "logs", "watch.log"), flags, 0o600), "ab") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "ctxops_core.watch_daemon", root],
+            [sys.executable, "-P", "-m", "ctxops_core.watch_daemon", root],  # -P: nothing from the cwd
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
@@ -67,13 +80,17 @@ def stop(root: str, wait: float = 10.0) -> int | None:
     pid = running_pid(root)
     if not pid or pid < 0:
         return None
-    os.kill(pid, signal.SIGTERM)
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return None
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if not running_pid(root):
             return pid
         time.sleep(0.05)
-    os.kill(pid, signal.SIGKILL)  # it did not stop in time; the lock dies with it
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)  # it did not stop in time; the lock dies with it (its workers too)
     return pid
 
 

@@ -7,14 +7,18 @@
 - ledger: a change under the agents' transcript directories ingests what is new (token-capture);
 - a periodic full reconciliation catches whatever a watcher missed.
 
-It holds ``.meta/.state/watch.lock`` (with its pid) for its whole life: one daemon per repository, and a
-``kill -9`` releases the lock with the process. Each index's own writes are transactional, so a restart
-after a crash resumes by reconciling. Between events it sleeps on a condition: idle CPU is near zero.
+It holds ``.meta/.state/watch.lock`` (with its pid and start time) for its whole life: one daemon per
+repository. A ``kill -9`` releases the lock with the process: its scan workers die with it
+(``PR_SET_PDEATHSIG`` and a parent check in code-scan) and close their copies of every lock at the fork
+(``ctxops_contracts.shared.locks``); a lock still held when its recorded holder is gone is taken over.
+Each index's own writes are transactional, so a restart after a crash resumes by reconciling. Between
+events it sleeps on a condition: idle CPU is near zero.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 import threading
@@ -23,7 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ctxops_contracts.shared.layout import ensure_meta, meta_path
+from ctxops_contracts.shared.confine import open_regular, read_config_text
+from ctxops_contracts.shared.layout import meta_path, meta_subdir
 from ctxops_contracts.shared.locks import LockBusy, file_lock
 
 LOCK = (".state", "watch.lock")
@@ -35,9 +40,78 @@ def lock_path(root: str) -> str:
     return meta_path(root, *LOCK)
 
 
+# -- the holder of the lock: pid and start time, so a dead holder is told from a live one ----------------
+
+
+def process_start(pid: int) -> str | None:
+    """An id of the process ``pid``'s start (Linux: its start time in clock ticks after boot); None when
+    there is no such process; "" when the platform does not tell (then the pid alone is compared)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rpartition(b")")[2].split()
+    except FileNotFoundError:
+        return None if sys.platform == "linux" else ""
+    except OSError:
+        return ""
+    if fields and fields[0] == b"Z":
+        return None  # exited, not yet reaped
+    return fields[19].decode() if len(fields) > 19 else ""
+
+
+def holder(path: str) -> tuple[int, str] | None:
+    """The (pid, start) the daemon wrote into its lock file, if any."""
+    try:
+        with open(path, "rb") as fh:
+            words = fh.read(64).decode("ascii", "replace").split()
+    except OSError:
+        return None
+    if not words or not words[0].isdigit():
+        return None
+    return int(words[0]), words[1] if len(words) > 1 else ""
+
+
+def holder_alive(path: str) -> bool | None:
+    """True when the recorded holder is that very process, still running; False when it is gone (its pid
+    dead or reused by another process); None when nothing is recorded (a holder between lock and write)."""
+    record = holder(path)
+    if record is None:
+        return None
+    pid, start = record
+    now = process_start(pid)
+    return now is not None and (not start or not now or now == start)
+
+
+def take_over(path: str) -> bool:
+    """Replace a lock file whose recorded holder is gone; True when it was replaced.
+
+    The lock is held by the open file, so processes that inherited it (workers of a daemon killed with -9
+    on a platform without ``PR_SET_PDEATHSIG``, or stuck in the kernel) keep it after the daemon died. A
+    new file at the same path is a new lock: the orphans keep the old one, which nothing asks for again.
+    Under a short guard lock, so two starters cannot both replace it.
+    """
+    with file_lock(path + ".guard", timeout=5.0):
+        if holder_alive(path) is not False:
+            return False
+        Path(path).unlink(missing_ok=True)
+        log.info("took over %s: its holder is gone", path)
+        return True
+
+
+def _record_holder(fd: int) -> None:
+    me = os.getpid()
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{me} {process_start(me) or ''}\n".encode(), 0)
+
+
 def reconcile_seconds(root: Path) -> float:
     try:
-        data = tomllib.loads((root / ".meta" / "config.toml").read_text(encoding="utf-8"))
+        data = tomllib.loads(read_config_text(str(root / ".meta" / "config.toml")))
         value = float(data.get("watch", {}).get("reconcile_seconds", DEFAULT_RECONCILE))
     except (OSError, ValueError, tomllib.TOMLDecodeError, AttributeError):
         return DEFAULT_RECONCILE
@@ -151,8 +225,7 @@ class Daemon:
             self._repo_watcher.start()
         except ModuleNotFoundError:
             log.info("code line not installed: no code index watching")
-        memory = self.root / ".meta" / "memory"
-        memory.mkdir(parents=True, exist_ok=True)
+        memory = Path(meta_subdir(str(self.root), "memory"))  # a symlinked .meta/memory is refused
         self._watch_dir(memory, Debounced("memory index", self.rebuild_memory, 0.5))
         try:
             from ctxops_token_capture.ingest import Sources
@@ -185,15 +258,26 @@ class Daemon:
 
 def serve(root: Path) -> int:
     """Run the daemon in this process until SIGTERM/SIGINT; exit 3 when another daemon holds the lock."""
-    ensure_meta(str(root))
-    Path(meta_path(str(root), "logs")).mkdir(parents=True, exist_ok=True)
+    meta_subdir(str(root), "logs")  # a symlinked .meta or .meta/logs is refused (UnsafePath)
+    log_path = meta_path(str(root), "logs", "watch.log")
+    os.close(open_regular(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))  # never a planted symlink
     logging.basicConfig(
-        filename=meta_path(str(root), "logs", "watch.log"),
+        filename=log_path,
         level=logging.INFO,
         format="%(asctime)s %(process)d %(levelname)s %(message)s",
     )
+    path = lock_path(str(root))
     try:
-        with file_lock(lock_path(str(root)), timeout=0.0, write_pid=True):
+        try:
+            lock = file_lock(path, timeout=0.0, write_pid=True)
+            fd = lock.__enter__()
+        except LockBusy:
+            if not take_over(path):
+                raise
+            lock = file_lock(path, timeout=0.0, write_pid=True)
+            fd = lock.__enter__()
+        try:
+            _record_holder(fd)
             daemon = Daemon(root)
 
             def on_signal(signum: int, frame: object) -> None:
@@ -204,6 +288,8 @@ def serve(root: Path) -> int:
             log.info("watching %s (reconcile every %.0f s)", root, daemon.reconcile)
             daemon.run()
             log.info("stopped")
+        finally:
+            lock.__exit__(None, None, None)
     except LockBusy as exc:
         log.info("another daemon runs: %s", exc)
         return 3

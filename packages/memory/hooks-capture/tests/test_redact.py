@@ -10,16 +10,16 @@ SECRETS = {
         "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
         "-----END OPENSSH PRIVATE KEY-----"
     ),
-    "anthropic-key": "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "anthropic-key": "sk-ant-api03-q8Vd2LmXr4Tz9KpW7nBs1YfH3cJ6gA0e",
     "openai-key": "sk-proj-SECRETSECRET123",
-    "github-token": "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+    "github-token": "ghp_" + "q8Vd2LmXr4Tz9KpW7nBs1YfH3cJ6gA0eUw5R",
     "gitlab-token": "glpat-" + "xYz123AbC456dEf789Gh",
-    "aws-access-key": "AKIA" + "IOSFODNN7EXAMPLE",
-    "google-api-key": "AIza" + "SyD-1234567890abcdefghijklmnopqrstu",
-    "slack-token": "xoxb-" + "123456789012-abcdefABCDEF",
+    "aws-access-key": "AKIA" + "Q7ZR4WJ2M5HXK3TN",
+    "google-api-key": "AIza" + "SyD-q8Vd2LmXr4Tz9KpW7nBs1YfH3cJ6gA0",
+    "slack-token": "xoxb-" + "481902736514-q8Vd2LmXr4Tz",
     "stripe-key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
-    "huggingface-token": "hf_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH",
-    "npm-token": "npm_" + "abcdefghijklmnopqrstuvwxyz0123456789",
+    "huggingface-token": "hf_" + "q8Vd2LmXr4Tz9KpW7nBs1YfH3cJ6gA0eUw",
+    "npm-token": "npm_" + "q8Vd2LmXr4Tz9KpW7nBs1YfH3cJ6gA0eUw5R",
     "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
 }
 
@@ -49,7 +49,7 @@ def test_labels_are_unique_and_named() -> None:
         ("mysql -u root -pTopSecret99 orders", "mysql -u root -p", "TopSecret99"),
         ("export OPENAI_API_KEY=abc123def456ghi", "OPENAI_API_KEY=", "abc123def456ghi"),
         ('DB_PASSWORD="correct horse"', "DB_PASSWORD=", "correct"),
-        ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AWS_SECRET_ACCESS_KEY=", "wJalrXUtnFEMI"),
+        ("AWS_SECRET_ACCESS_KEY=wJ4lrXUtnFqMI/K7MDENG/bPxRfiCYz9w2LKj0", "AWS_SECRET_ACCESS_KEY=", "wJ4lrXUtnFqMI"),
         ("password: hunter22", "password: ", "hunter22"),
         ("client_secret = 'Zx9_long_value'", "client_secret = ", "Zx9_long_value"),
     ],
@@ -159,7 +159,7 @@ def test_a_private_key_split_across_list_items_is_hidden_as_a_block() -> None:
 
 
 def test_bounded_windows_drop_a_token_cut_in_half() -> None:
-    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    token = "ghp_" + "q8Vd2LmXr4Tz9KpW7nBs1YfH3cJ6gA0eUw5R"
     text = "a " * 4000 + token + " b" * 4000
     out = redact_value({"x": text}, max_string=8000)["x"]
     assert "A1b2C3d4" not in out and "O5p6Q7r8" not in out

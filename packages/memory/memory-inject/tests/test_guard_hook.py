@@ -118,7 +118,8 @@ def test_pre_tool_use_wraps_known_families_only(repo: Path) -> None:
     out = handle_pre_tool_use(base | {"tool_input": {"command": "cd api && uv run pytest -q", "timeout": 5}})
     assert out is not None
     updated = out["hookSpecificOutput"]["updatedInput"]
-    assert updated["timeout"] == 5 and updated["command"].startswith("{ cd api && uv run pytest -q\n} > ")
+    assert updated["timeout"] == 5 and updated["command"].startswith("if [ -p ")
+    assert "; fi; { cd api && uv run pytest -q\n} >&9 2>&1; __ctxops_s=$?; " in updated["command"]
     assert handle_pre_tool_use(base | {"tool_input": {"command": "ls -la"}}) is None
     assert handle_pre_tool_use(base | {"tool_input": {"command": "pytest || exit 1"}}) is None
     assert handle_pre_tool_use(base | {"tool_input": {"command": "pytest", "run_in_background": True}}) is None
@@ -135,7 +136,8 @@ def test_pre_tool_use_wraps_known_families_only(repo: Path) -> None:
     assert "FAILED at x.py:3" in summary and "line 5000" in summary
     output_id = summary.rsplit("ctx out show ", 1)[1].split()[0]
     assert "line 2500" in store.load(str(repo), output_id)  # the middle the shell's excerpt cut
-    assert not list((repo / ".meta" / ".state" / "guard" / "spool").iterdir())  # spool removed
+    left = [p for p in (repo / ".meta" / ".state" / "guard" / "spool").iterdir() if not p.is_fifo()]
+    assert not left  # spool removed (the FIFO of the first wrap, never run, stays: it holds nothing)
     records_cmd = json.loads((repo / ".meta" / "outputs" / f"{output_id}.json").read_text())["command"]
     assert records_cmd == f"pytest; {script}"
 
@@ -329,7 +331,7 @@ def test_config_cache_follows_the_file(repo: Path) -> None:
 
 
 def test_failure_is_logged_and_output_left_alone(repo: Path) -> None:
-    (repo / ".meta" / ".state").write_text("not a directory", encoding="utf-8")  # staging must fail
+    (repo / ".meta" / "outputs").write_text("not a directory", encoding="utf-8")  # saving must fail
     text = (RUNS / "mypy.out").read_text(encoding="utf-8")
     assert handle_post_tool_use(bash_payload(repo, "mypy --strict api", text)) is None
     assert "PostToolUse" in (repo / ".meta" / "logs" / "guard.log").read_text(encoding="utf-8")

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from ctxops_memory_inject.build import HEADER, build_injection
+from ctxops_memory_inject.build import FRAME_CLOSE, FRAME_OPEN, HEADER, build_injection
 from ctxops_memory_inject.ranking import paths_in
 from ctxops_memory_inject.tokens import count
 from ctxops_memory_store import MemoryStore, new_entry
@@ -45,7 +45,7 @@ def test_three_layers_index_first(repo: Path) -> None:
     ).entry
     injection = build_injection(repo, "the API tests fail with no such table", session_id="other")
     lines = injection.text.splitlines()
-    assert lines[0] == HEADER
+    assert lines[:2] == [FRAME_OPEN, HEADER] and lines[-1] == FRAME_CLOSE
     assert injection.layers["constants"][:1] == [ids["pin"]] and ids["conv"] in injection.layers["constants"]
     assert injection.layers["task"][0] == ids["mig"] and ids["race"] not in injection.layers["task"]
     assert injection.layers["digest"] == [digest.id]
@@ -59,7 +59,7 @@ def test_the_budget_is_never_exceeded_and_the_rest_is_counted(repo: Path) -> Non
     store = MemoryStore(repo)
     for n in range(60):
         store.put(new_entry(kind="constraint", title=f"Service {n} must answer within {n + 10} ms on the {n}th route"))
-    for budget in (90, 150, 400):
+    for budget in (110, 150, 400):
         injection = build_injection(repo, "service route latency", budget=budget)
         assert injection.tokens == count(injection.text) and injection.tokens <= budget
         assert injection.omitted > 0 and f"{injection.omitted} more memories did not fit" in injection.text

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from ctxops_memory_inject import build
 from ctxops_memory_inject.build import build_injection
-from ctxops_memory_store import MemoryStore, new_entry, snapshot
+from ctxops_memory_store import MemoryStore, new_entry, snapshot, trust
 from ctxops_memory_store.entry_file import file_name, render_entry
 
 CATALOG = "memory-catalog.msgpack"
@@ -104,6 +104,7 @@ def test_a_file_changed_outside_the_store_sends_the_hook_to_the_catalog(
     assert snapshot.open_for_read(index_dir, memory_dir) is not None
     by_hand = new_entry(kind="lesson", title="Vendored wheels live in third_party")
     (repo / ".meta" / "memory" / file_name(by_hand)).write_text(render_entry(by_hand), encoding="utf-8")
+    trust.trust_repository(repo)  # a file written outside the store is held back otherwise (test_trust_memories)
     assert snapshot.open_for_read(index_dir, memory_dir) is None  # the listing no longer matches
     started: list[str] = []
     monkeypatch.setattr(build.snapshot, "request_sync", lambda root, index: started.append(root))
@@ -133,6 +134,7 @@ def test_the_detached_sync_brings_the_snapshot_in_step(repo: Path, small_is_tiny
     index_dir = _dirs(repo)[0]
     by_hand = new_entry(kind="lesson", title="Vendored wheels live in third_party")
     (repo / ".meta" / "memory" / file_name(by_hand)).write_text(render_entry(by_hand), encoding="utf-8")
+    trust.trust_repository(repo)  # a file written outside the store is held back otherwise (test_trust_memories)
     assert snapshot.request_sync(str(repo), index_dir)
     assert not snapshot.request_sync(str(repo), index_dir)  # one at a time
     con = sqlite3.connect(Path(index_dir) / snapshot.NAME)

@@ -174,7 +174,7 @@ def test_every_write_path_redacts(store: MemoryStore) -> None:
     from ctxops_contracts import MemoryEntry
     from ctxops_memory_store.store import _with
 
-    secret = "sk-proj-MEMSECRETabcdef1234567890"
+    secret = "sk-proj-MEMSECRETq8Vd2LmXr4Tz9KpW"
     added = store.put(new_entry(kind="lesson", title=f"key {secret}", body=f"export OPENAI_API_KEY={secret}")).entry
     raw: MemoryEntry = _with(new_entry(kind="fact", title="plain"), title=f"built elsewhere {secret}")
     store.put(raw)

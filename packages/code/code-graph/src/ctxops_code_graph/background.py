@@ -40,7 +40,7 @@ def start_full_build(root: str | os.PathLike[str]) -> bool:
 
     if build_running(root):
         return False
-    spawn_detached([sys.executable, "-m", "ctxops_code_graph", "index", str(Path(root).resolve())])
+    spawn_detached([sys.executable, "-P", "-m", "ctxops_code_graph", "index", str(Path(root).resolve())])
     return True
 
 
@@ -116,8 +116,8 @@ class DetachedUpdate:
         if update_queued(self.layout):
             self._joined = True
             return
-        self.layout.index_dir.mkdir(parents=True, exist_ok=True)
-        argv = [sys.executable, "-m", "ctxops_code_graph", "update", str(self.layout.root)]
+        self.layout.ensure_index_dir()
+        argv = [sys.executable, "-P", "-m", "ctxops_code_graph", "update", str(self.layout.root)]  # not from cwd
         argv += ["--lock-wait", str(self.lock_wait)]
         if self.bound is not None:
             argv += ["--bound", str(self.bound)]

@@ -217,7 +217,7 @@ class IndexWriter:
 
         disc = discover(self.root, self.config)
         phase("discover")
-        self.layout.index_dir.mkdir(parents=True, exist_ok=True)
+        self.layout.ensure_index_dir()
         tmp = self.layout.duckdb_path.with_name("code-building.duckdb")
         for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
             stale.unlink(missing_ok=True)
@@ -283,6 +283,7 @@ class IndexWriter:
             con.close()
             load.remove()
         # Both stores of the new generation are complete: swap them in (a kill before this keeps the old).
+        tmp.chmod(0o600)  # DuckDB creates its file with the umask's mode: the index is private
         tmp.replace(self.layout.duckdb_path)
         self.layout.duckdb_path.with_name("code.duckdb.wal").unlink(missing_ok=True)
         lookup_db.publish(self.layout, snapshot)

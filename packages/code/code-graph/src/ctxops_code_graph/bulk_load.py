@@ -32,6 +32,7 @@ from typing import Any
 import msgspec
 from ctxops_code_scan.languages import BY_NAME, family
 from ctxops_code_scan.records import Import, ScanResult, Skipped
+from ctxops_contracts.shared.confine import create_private, ensure_dir
 
 from .schema import SQLITE_DDL, TABLES
 
@@ -139,6 +140,7 @@ class ChunkWriter:
 
     def _shard(self, name: str, refs: list[tuple[Any, ...]], symbols: list[tuple[Any, ...]]) -> str:
         path = str(Path(self.directory, name + ".sqlite"))
+        os.close(create_private(path))  # a fresh scratch file: never a link a repository planted there
         con = sqlite3.connect(path)
         try:
             con.execute("PRAGMA journal_mode=OFF")  # a private scratch file
@@ -156,7 +158,8 @@ class ChunkWriter:
         if not data:
             return None
         path = Path(self.directory, name + ".jsonl")
-        path.write_bytes(data)
+        with open(create_private(str(path)), "wb") as fh:  # never through a symlink a repository planted
+            fh.write(data)
         return str(path)
 
 
@@ -186,7 +189,7 @@ class ChunkLoader:
     shards: list[tuple[str, int]] = field(default_factory=list)  # (snapshot shard, its first rid), in rid order
 
     def __post_init__(self) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
+        ensure_dir(self.directory)  # 0700; a symlinked directory under .meta is refused
         self._queue: queue.Queue[tuple[Chunk, int] | None] = queue.Queue()
         self._error: BaseException | None = None
         self._thread: threading.Thread | None = None

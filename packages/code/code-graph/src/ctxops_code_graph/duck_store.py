@@ -12,6 +12,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ctxops_contracts.shared.confine import refuse_symlink
+
 from . import type_eval
 from .lock import IndexBusy
 from .schema import TABLES, columns
@@ -538,7 +540,7 @@ def connect(path: Path, memory_limit: str | None = None, wait: float = 0.0) -> A
     delay = 0.02
     while True:
         try:
-            return duckdb.connect(str(path), config=config)
+            return duckdb.connect(refuse_symlink(path), config=config)
         except duckdb.IOException as exc:
             if not is_lock_conflict(exc):
                 raise

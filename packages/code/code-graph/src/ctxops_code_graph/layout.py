@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from ctxops_contracts.shared.confine import ensure_dir, is_regular, read_regular
+from ctxops_contracts.shared.layout import ensure_meta
 
 
 @dataclass(frozen=True)
@@ -30,12 +34,25 @@ class IndexLayout:
     def lookup_path(self, generation: int) -> Path:
         return self.index_dir / f"code-lookup.{generation}.sqlite"
 
+    def ensure_index_dir(self) -> Path:
+        """``.meta/index`` created (0700) and checked: a symlinked ``.meta`` or ``.meta/index`` raises
+        ``UnsafePath`` (a repository decides what ``.meta`` holds)."""
+        ensure_meta(str(self.root))
+        ensure_dir(self.index_dir)
+        return self.index_dir
+
     def current_lookup(self) -> Path | None:
+        """The lookup snapshot the pointer names: only a ``code-lookup.<n>.sqlite`` regular file in the
+        index directory (the pointer is a file a repository could have written)."""
         try:
-            name = self.pointer_path.read_text("utf-8").strip()
-        except OSError:
+            name = read_regular(str(self.pointer_path), 4096).decode("utf-8").strip()
+        except (OSError, UnicodeDecodeError):
             return None
-        return self.index_dir / name if name else None
+        middle = name[len("code-lookup.") : -len(".sqlite")]
+        if not (name.startswith("code-lookup.") and name.endswith(".sqlite") and middle.isascii() and middle.isdigit()):
+            return None
+        path = self.index_dir / name
+        return path if is_regular(str(path)) or not os.path.lexists(path) else None
 
     @property
     def update_lock_path(self) -> Path:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ctxops_contracts.shared.files import atomic_write
+
 from . import reader
 from .layout import IndexLayout
 from .schema import SQLITE_DDL, SQLITE_INDEXES
@@ -102,7 +104,7 @@ class GenerationWriter:
     ) -> None:
         """`keys` and `shards` (a full build's scan wrote the `refs` rows itself, keyed by `keys`): the
         references are copied from the shards, every other table from the build store, keyed alike."""
-        layout.index_dir.mkdir(parents=True, exist_ok=True)
+        layout.ensure_index_dir()
         current = layout.current_lookup()
         generation = _generation_of(current) + 1 if current else 1
         self.final = layout.lookup_path(generation)
@@ -230,6 +232,7 @@ class GenerationWriter:
         self._con.commit()
         self._con.execute("PRAGMA journal_mode=WAL")
         self._con.close()
+        self.tmp.chmod(0o600)  # SQLite creates its file with the umask's mode: the index is private
         self.tmp.replace(self.final)
         return self.final
 
@@ -260,9 +263,8 @@ def write_generation(layout: IndexLayout, duck: Any) -> Path:
 
 def publish(layout: IndexLayout, final: Path) -> None:
     """Make a written generation the current one, then drop the older ones."""
-    pointer_tmp = layout.pointer_path.with_name(layout.pointer_path.name + ".tmp")
-    pointer_tmp.write_text(final.name + "\n", "utf-8")
-    pointer_tmp.replace(layout.pointer_path)
+    # A temporary file of our own (exclusive create) renamed over: never written through a planted symlink.
+    atomic_write(layout.pointer_path, final.name + "\n", fsync=False)
     _remove_old_generations(layout, keep=final)
 
 

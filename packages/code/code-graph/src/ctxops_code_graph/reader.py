@@ -9,13 +9,17 @@ imports neither the contracts (msgspec), pathlib nor dataclasses. Paths are plai
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs a fresh process milliseconds
 
 if TYPE_CHECKING:
     from .freshness import Staleness
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 INDEX_DIR = ".meta/index"
 POINTER = "code-lookup.current"
 SYMBOL_SELECT = (
@@ -27,12 +31,27 @@ SYMBOL_SELECT = (
 def current_snapshot(root: str) -> str | None:
     """The path of the current lookup snapshot of the repository at ``root``; None when not built."""
     index_dir = f"{root}/{INDEX_DIR}"
+    try:  # the pointer is a file a repository could have committed: a regular file, never blocking, capped
+        fd = os.open(f"{index_dir}/{POINTER}", os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            name = os.read(fd, 4096).decode("utf-8").strip()
+        finally:
+            os.close(fd)
+    except (OSError, UnicodeDecodeError):
+        return None
+    # Only the names the builder writes (``code-lookup.<n>.sqlite``): never ``..``, an absolute path or a link.
+    number = name[len("code-lookup.") : -len(".sqlite")]
+    if not (name.startswith("code-lookup.") and name.endswith(".sqlite") and number.isascii() and number.isdigit()):
+        return None
+    path = f"{index_dir}/{name}"
     try:
-        with open(f"{index_dir}/{POINTER}", encoding="utf-8") as fh:
-            name = fh.read().strip()
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
     except OSError:
         return None
-    return f"{index_dir}/{name}" if name else None
+    return path
 
 
 def connect(path: str) -> sqlite3.Connection:

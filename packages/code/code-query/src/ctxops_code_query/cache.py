@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ctxops_contracts.shared.confine import ensure_dir, read_regular
+
 TTL_S = 30 * 60
 _GENERATION_FILE = "GENERATION"
 
@@ -33,15 +35,17 @@ class ResultCache:
         self._checked = True
         marker = self.directory / _GENERATION_FILE
         try:
-            current = marker.read_text(encoding="utf-8")
+            current = read_regular(str(marker), 4096).decode("utf-8", "replace")
         except OSError:
             current = None
         if current == self.generation:
             return
-        if self.directory.exists():
+        if self.directory.is_symlink():
+            self.directory.unlink()  # a link a repository planted: removed, never followed (rmtree refuses it)
+        elif self.directory.exists():
             shutil.rmtree(self.directory, ignore_errors=True)
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            ensure_dir(self.directory)  # 0700; a symlinked .meta or .meta/index is refused
             _atomic_write(marker, self.generation.encode())
         except OSError:
             pass  # a read-only checkout: the cache is an optimisation only
@@ -57,7 +61,7 @@ class ResultCache:
             if time.time() - path.stat().st_mtime > self.ttl_s:
                 path.unlink(missing_ok=True)
                 return None
-            entry = json.loads(path.read_bytes())
+            entry = json.loads(read_regular(str(path), 64_000_000))  # never a FIFO or a symlink
         except (OSError, ValueError):
             return None
         if not isinstance(entry, dict) or entry.get("generation") != self.generation:

@@ -174,6 +174,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("cq: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a full or read-only disk: one line (exit 4), not a traceback
+        from ctxops_contracts.shared.cli import report_disk_error
+
+        code = report_disk_error(exc, prog=f"cq {args.command}", json_mode=bool(getattr(args, "json", False)))
+        if code is None:
+            raise
+        return code
 
 
 def _error(args: argparse.Namespace, exc: Any) -> None:

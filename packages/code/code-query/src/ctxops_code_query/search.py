@@ -17,14 +17,15 @@ not rebuild them.
 from __future__ import annotations
 
 import contextlib
-import pickle
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+import msgspec
 from ctxops_code_scan.symbol_ids import first_definition
 from ctxops_contracts import QueryHit, Symbol
+from ctxops_contracts.shared.confine import read_regular
 from ctxops_contracts.shared.files import atomic_write
 
 from .answer import Answer
@@ -55,14 +56,25 @@ class FileDocs:
     hashes: dict[str, str | None]
 
 
-_DOCS_FILE = "cq-search-docs.pickle"
+# msgpack decoded into a fixed shape, never pickle: `.meta/index/` is a directory a cloned repository can
+# fill, and unpickling its file ran any code it held (cq search in a hostile clone; issue 21).
+_DOCS_FILE = "cq-search-docs.msgpack"
+_DOCS_LIMIT = 512_000_000
+
+
+class _StoredDocs(msgspec.Struct):
+    generation: str
+    paths: list[str]
+    docs: list[list[str]]
+    hashes: dict[str, str | None]
 
 
 def _load_docs(ctx: QueryContext) -> FileDocs | None:
-    with contextlib.suppress(OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError):
-        cached = pickle.loads((index_dir(ctx.root) / _DOCS_FILE).read_bytes())
-        if isinstance(cached, FileDocs) and isinstance(getattr(cached, "hashes", None), dict):
-            return cached  # (a file written by an older cq lacks fields and is rebuilt)
+    with contextlib.suppress(OSError, msgspec.DecodeError, UnicodeDecodeError):
+        data = read_regular(str(index_dir(ctx.root) / _DOCS_FILE), _DOCS_LIMIT)
+        stored = msgspec.msgpack.decode(data, type=_StoredDocs)
+        if len(stored.paths) == len(stored.docs):
+            return FileDocs(generation=stored.generation, paths=stored.paths, docs=stored.docs, hashes=stored.hashes)
     return None
 
 
@@ -118,7 +130,8 @@ def prepare(ctx: QueryContext) -> FileDocs:
     fresh = FileDocs(generation=generation, paths=paths, docs=docs, hashes=hashes)
     with contextlib.suppress(OSError):
         target = index_dir(ctx.root) / _DOCS_FILE
-        atomic_write(target, pickle.dumps(fresh, protocol=pickle.HIGHEST_PROTOCOL), fsync=False)
+        stored = _StoredDocs(generation=fresh.generation, paths=fresh.paths, docs=fresh.docs, hashes=fresh.hashes)
+        atomic_write(target, msgspec.msgpack.encode(stored), fsync=False)
     ctx.derived["search-docs"] = fresh
     return fresh
 

@@ -9,7 +9,7 @@ mode 0600 inside the repository's `.meta/index/`; the server exits after an idle
 """
 
 # The client half runs before anything else in a `cq` process: os.path, not pathlib (~5 ms to import).
-# ruff: noqa: PTH100, PTH103, PTH108, PTH109, PTH110, PTH112, PTH118, PTH120
+# ruff: noqa: PTH100, PTH108, PTH109, PTH110, PTH112, PTH118, PTH120
 
 from __future__ import annotations
 
@@ -73,7 +73,9 @@ def serve(root: Path, *, idle_s: float = DEFAULT_IDLE_S) -> int:
 
     share_open_indexes()
     path = socket_path(root)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    from ctxops_contracts.shared.confine import ensure_dir
+
+    ensure_dir(os.path.dirname(path))  # 0700; a symlinked .meta or .meta/index is refused
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)  # a socket left by a server that died
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -58,7 +58,9 @@ class VectorStore:
                 "vector search needs the `vector` extra",
                 fix="pip install 'ctxops-code-query[vector]' (or search without --vector)",
             ) from exc
-        directory.mkdir(parents=True, exist_ok=True)
+        from ctxops_contracts.shared.confine import ensure_dir
+
+        ensure_dir(directory)  # 0700; a symlinked .meta or .meta/index is refused
         self.embedder = embedder
         self._db: Any = lancedb.connect(str(directory))
         self.table_name = "chunks_" + re.sub(r"[^A-Za-z0-9_]", "_", embedder.name)

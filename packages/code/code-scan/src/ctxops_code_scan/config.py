@@ -6,6 +6,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ctxops_contracts.shared.confine import read_config_text
+
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 VENDORED_DIRS = frozenset(
     {"node_modules", "vendor", "third_party", "third-party", "bower_components", "site-packages", "Pods", "_vendor"}
@@ -27,7 +29,7 @@ class ScanConfig:
     def load(cls, root: Path) -> ScanConfig:
         path = root / ".meta" / "config.toml"
         try:
-            data = tomllib.loads(path.read_text("utf-8"))
+            data = tomllib.loads(read_config_text(str(path)))
         except FileNotFoundError:
             return cls()
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 import os
+import stat
 
+_MAX_GIT_FILE = 4_000_000  # HEAD, a ref, packed-refs: a repository with more refs than this is read in part
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs a fresh process milliseconds
 
 if TYPE_CHECKING:
@@ -44,8 +46,15 @@ class GitFacts:
 
 
 def _read(path: str) -> str:
-    with open(path, encoding="utf-8") as fh:
-        return fh.read().strip()
+    # A regular file only, capped, opened without blocking (a FIFO at .git/HEAD must not hang `cq def`); the
+    # contracts' confine helpers do this too, but this module stays free of them (the lean `cq def` path).
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        return os.read(fd, _MAX_GIT_FILE).decode("utf-8").strip()
+    finally:
+        os.close(fd)
 
 
 def git_dir(root: str | Path) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -37,6 +38,10 @@ def scan_file(root: Path, rel: str, lang: str, config: ScanConfig | None = None)
     abs_path = root / rel
     try:
         st = abs_path.stat(follow_symlinks=False)
+        if not stat.S_ISREG(st.st_mode):
+            # A symlink (its target is indexed under its own path, or is outside), a FIFO (open would block),
+            # a device: a path handed in by a watcher or a diff is checked like discover checks it.
+            return Skipped(path=rel, reason="symlink" if stat.S_ISLNK(st.st_mode) else "not-a-file")
         if st.st_size > config.max_file_bytes:
             return Skipped(path=rel, reason="too-large", size=st.st_size)
         with open(abs_path, "rb") as fh:
@@ -133,6 +138,42 @@ def _scan_chunk(args: tuple[str, list[tuple[str, str]], ScanConfig, Callable[[li
 
 
 START_METHOD_ENV = "CTXOPS_START_METHOD"
+_PR_SET_PDEATHSIG = 1
+_PARENT_POLL = 0.5
+
+
+def _die_with(creator: int, forked: bool) -> None:
+    """A scan worker's initializer: the worker ends when the process that started it ends.
+
+    A ``kill -9`` of that process (``ctx watch``, ``cq index``) must not leave workers behind: forked, they
+    share its open files (lock files included) and would keep them, and the index, busy. On Linux the
+    kernel sends SIGKILL at the parent's death (``PR_SET_PDEATHSIG``); everywhere a daemon thread checks
+    the parent twice a second, and a parent already gone before this ran ends the worker at once. Under
+    ``forkserver`` the parent is the fork server, which ends when the process that started it does.
+    """
+    parent = creator if forked else os.getppid()
+    if sys.platform == "linux":
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+            pass
+    if os.getppid() != parent:
+        os._exit(1)  # the parent died before the signal was armed
+
+    def watch() -> None:
+        import time
+
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL)
+        os._exit(1)
+
+    import threading
+
+    threading.Thread(target=watch, name="ctxops-parent-watch", daemon=True).start()
 
 
 def scan_chunks(
@@ -164,7 +205,12 @@ def scan_chunks(
     # the workers need nothing inherited: everything they use travels in the task (tested under spawn).
     method = os.environ.get(START_METHOD_ENV) or ("fork" if sys.platform == "linux" else None)
     context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_die_with,
+        initargs=(os.getpid(), context.get_start_method() == "fork"),
+    ) as pool:
         yield from pool.map(_scan_chunk, [(str(root), chunk, config, encode) for chunk in chunks if chunk])
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ctxops_contracts.shared.confine import read_config_text
 from ctxops_contracts.shared.layout import CONFIG_FILE, meta_path
 
 CONFIG_ENV = "CTXOPS_CONFIG"
@@ -62,7 +63,10 @@ class LedgerConfig:
 
 def _ledger_section(path: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        # A repository's .meta/config.toml is read as a regular file only (capped); the user's own config
+        # may be a symlink (dotfile managers).
+        text = read_config_text(str(path)) if ".meta" in path.parts else path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except FileNotFoundError:
         return {}
     except tomllib.TOMLDecodeError as exc:

@@ -12,7 +12,7 @@ background refresh is started with ``os.posix_spawn``).
 """
 
 # os.path, not pathlib: importing pathlib costs this fresh process milliseconds.
-# ruff: noqa: PTH103, PTH111, PTH116, PTH118, PTH120
+# ruff: noqa: PTH111, PTH116, PTH118, PTH120
 from __future__ import annotations
 
 import json
@@ -54,7 +54,6 @@ def write_snapshot(root: str | Path, snapshot: dict[str, Any]) -> None:
     from ctxops_contracts.shared.files import atomic_write
 
     target = Path(root) / SNAPSHOT
-    target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(target, json.dumps(snapshot, separators=(",", ":")), fsync=False)
 
 
@@ -114,9 +113,10 @@ def _claim_refresh(root: str, now: float) -> bool:
     except OSError:
         pass
     try:
-        os.makedirs(os.path.dirname(marker), exist_ok=True)
-        with open(marker, "w", encoding="utf-8"):
-            pass
+        from ctxops_contracts.shared.confine import ensure_dir, open_regular
+
+        ensure_dir(os.path.dirname(marker))  # 0700: the per-user data directory is private
+        os.close(open_regular(marker, os.O_WRONLY | os.O_CREAT, 0o600))
         os.utime(marker, (now, now))
     except OSError:
         return False

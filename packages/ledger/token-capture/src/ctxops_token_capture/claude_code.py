@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 from ctxops_contracts import Attribution, UsageRecord
+from ctxops_contracts.redaction import redact_path
 
 from .counts import CountError, token_count
 from .estimate import attribution_tokens
@@ -145,7 +146,7 @@ class ClaudeCodeParser:
                     for key in FILE_KEYS:
                         value = block.input.get(key)
                         if isinstance(value, str) and value:
-                            files.append(value)
+                            files.append(redact_path(value))  # a file name can hold a secret too
                             break
                 self.tool_uses[str(block.id)] = [_str(block.name) or "unknown", files]
         while len(self.tool_uses) > MAX_OPEN_TOOL_USES:  # results that never came: forget the oldest

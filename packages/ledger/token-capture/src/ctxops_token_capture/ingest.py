@@ -87,11 +87,9 @@ def _load_states(path: Path) -> dict[str, FileState]:
 
 def _save_states(path: Path, states: dict[str, FileState]) -> None:
     import msgspec
+    from ctxops_contracts.shared.files import atomic_write
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(msgspec.json.encode(states))
-    tmp.replace(path)
+    atomic_write(path, msgspec.json.encode(states), fsync=False)  # 0600 in a 0700 directory
 
 
 class _Batch:
@@ -217,7 +215,9 @@ def ingest(
 def _copy_name(root: Path) -> Path:
     """A file of this run's own for the copy of what it appends (``_Batch``)."""
     tmp = root / "tmp"
-    tmp.mkdir(parents=True, exist_ok=True)
+    from ctxops_contracts.shared.confine import ensure_dir
+
+    ensure_dir(tmp)  # 0700: the per-user data directory is private
     return tmp / f"ingest-{os.getpid()}-{time.time_ns()}.jsonl"
 
 

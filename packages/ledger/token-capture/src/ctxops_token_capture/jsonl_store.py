@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ctxops_contracts import UsageRecord, encode_line
+from ctxops_contracts.shared.confine import ensure_dir
 from ctxops_contracts.shared.files import append_lines as append_lines_to
 from ctxops_contracts.shared.locks import LockBusy
 from ctxops_contracts.shared.retry import retry
@@ -46,7 +47,7 @@ def append_lines(payload: bytes, origin: str, root: Path | None = None) -> int:
     directory = path.parent
 
     def attempt() -> int:
-        directory.mkdir(parents=True, exist_ok=True)
+        ensure_dir(directory)  # 0700: the per-user data directory is private
         data = payload
         # Checked before the lock: a live writer only ever leaves whole lines, so at worst a race adds
         # an empty line (skipped on load); a killed writer's partial line is what this guards against.

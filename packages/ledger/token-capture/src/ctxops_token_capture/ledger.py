@@ -8,6 +8,7 @@ Only one process writes the file: every write happens under ``ledger.lock`` with
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -17,6 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ctxops_contracts.shared.confine import ensure_dir
 from ctxops_contracts.shared.locks import file_lock
 
 from . import rollup
@@ -255,7 +257,7 @@ def load_pending(
             states[path] = msgspec.json.decode(raw, type=FileState)
             saved[path] = raw
     tmp_dir = root / "tmp"
-    tmp_dir.mkdir(parents=True, exist_ok=True)
+    ensure_dir(tmp_dir)  # 0700: the per-user data directory is private
     new_states: list[FileState] = []
     sources: list[str] = []  # files DuckDB reads, in the order the lines were written (ties: the first wins)
     made: list[str] = []
@@ -372,9 +374,11 @@ class Ledger:
         """A connection to the ledger file, held under the lock, closed on exit."""
         duckdb = duckdb_module()
 
-        self.root.mkdir(parents=True, exist_ok=True)
+        ensure_dir(self.root)  # 0700: the per-user data directory is private
         with file_lock(self.root / LOCK_FILE, timeout=self.lock_timeout):
             con = self._connect(duckdb)
+            with contextlib.suppress(OSError):
+                self.path.chmod(0o600)  # DuckDB creates its file with the umask's mode
             try:
                 con.execute(QUIET)
                 con.execute(_schema_sql())

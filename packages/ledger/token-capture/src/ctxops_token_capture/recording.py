@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from ctxops_contracts import UsageRecord, new_ulid
+from ctxops_contracts.redaction import redact
 
 from .wire import Api, Observed, RequestInfo, settle_usage
 
@@ -31,6 +32,7 @@ def call_record(
     record_id = new_ulid()
     known = seen.message_id and request_id
     key = f"{provider}:{seen.message_id}:{request_id}" if known else f"{origin}:{record_id}"
+    problem = error or seen.error
     return UsageRecord(
         id=record_id,
         ts=started.astimezone(UTC),
@@ -48,7 +50,7 @@ def call_record(
         message_count=request.message_count,
         latency_ms=round(latency_ms, 3),
         status=status,
-        error=error or seen.error,
+        error=redact(problem) if problem else None,  # an upstream error may echo the caller's key
         source="estimated" if estimated else "provider-reported",
         origin="proxy" if origin == "proxy" else "sdk",
         dedupe_key=key,

@@ -202,7 +202,6 @@ def save_signature(signature_file: Path, signature: bytes | None) -> None:
     if signature is None:
         signature_file.unlink(missing_ok=True)
         return
-    signature_file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = signature_file.with_suffix(".sig-tmp")
-    tmp.write_bytes(signature)
-    tmp.replace(signature_file)
+    from ctxops_contracts.shared.files import atomic_write
+
+    atomic_write(signature_file, signature, fsync=False)  # 0600 in a 0700 directory

@@ -52,7 +52,6 @@ def up_to_date(root: Path) -> bool:
 def remember_loaded(root: Path, loaded: dict[str, list[int]]) -> None:
     """Record (inode, bytes loaded) per file: equal to (inode, size) on disk means nothing is pending."""
     state_file = root / LOADED_STATE
-    state_file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = state_file.with_suffix(".tmp")
-    tmp.write_text(json.dumps(loaded))
-    tmp.replace(state_file)
+    from ctxops_contracts.shared.files import atomic_write
+
+    atomic_write(state_file, json.dumps(loaded), fsync=False)  # 0600 in a 0700 directory

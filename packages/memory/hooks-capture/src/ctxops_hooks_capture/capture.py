@@ -1,4 +1,3 @@
-# ruff: noqa: PTH103, PTH118
 # os.path on the hook path: the capture command does without importing pathlib.
 """The capture pipeline: payload -> adapter drafts -> filters -> redaction and caps -> AgentEvent JSONL.
 
@@ -8,11 +7,11 @@ events are built as plain records by ``event_record.agent_event`` and written wi
 
 from __future__ import annotations
 
-import os
 import time
 
 from ctxops_contracts.ids import new_ulid
-from ctxops_contracts.shared.layout import ensure_meta
+from ctxops_contracts.shared.layout import EVENTS_DIR as EVENTS_SUBDIR
+from ctxops_contracts.shared.layout import meta_subdir
 from ctxops_contracts.shared.locks import LockBusy, file_lock
 from ctxops_contracts.shared.repo import repo_relative, try_find_root
 
@@ -20,10 +19,10 @@ from . import jsontext
 from . import text as textops
 from .adapters import get_adapter
 from .draft import Draft
-from .event_log import EVENTS_DIR, RAW_DIR, Deadline, append_events, append_raw, merge_spills
+from .event_log import RAW_DIR, Deadline, append_events, append_raw, merge_spills
 from .event_record import agent_event, utc_now
 from .payload import PayloadError, parse_payload
-from .redact import redact, redact_value, window
+from .redact import redact, redact_path, redact_value, window
 from .self_ignore import is_own_command, is_own_path
 from .session_state import PendingTool, SessionState, SessionStore, now
 
@@ -147,7 +146,9 @@ class _Builder:
             "tool_name": draft.tool_name,
             "tool_use_id": draft.tool_use_id,
             "text": prepare(draft.text, PROMPT_LIMIT if draft.prompt else TEXT_LIMIT),
-            "files": [repo_relative(self.root, f, draft.cwd) for f in draft.files],
+            "files": [
+                redact_path(repo_relative(self.root, f, draft.cwd)) for f in draft.files
+            ],  # names hold secrets too
             "command": prepare(draft.command, COMMAND_LIMIT),
             "exit_status": draft.exit_status,
             "raw_ref": self.raw_ref,
@@ -264,9 +265,8 @@ def capture(
     if root is None:
         raise NoRepository("no .git or .meta at or above the working directory; nothing captured")
     result.root = root
-    ensure_meta(root)
-    events_dir = os.path.join(root, EVENTS_DIR)
-    os.makedirs(events_dir, exist_ok=True)
+    # .meta and .meta/events are real directories of this user, or nothing is written (UnsafePath).
+    events_dir = meta_subdir(root, EVENTS_SUBDIR)
     deadline = Deadline(LOCK_BUDGET_S)
     merge_spills(events_dir)
     session_id = next((d.session_id for d in drafts if d.session_id), None)

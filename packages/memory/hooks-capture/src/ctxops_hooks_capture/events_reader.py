@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 from ctxops_contracts import AgentEvent, ContractError, UnsupportedSchemaVersion, decode
+from ctxops_contracts.shared.confine import UnsafePath, checked_dir, open_regular
 
-from .event_log import EVENTS_DIR
+from .event_log import EVENTS_DIR, spill_target
 
 
 @dataclass
@@ -20,8 +22,17 @@ class ReadReport:
 
 
 def iter_file(path: Path, report: ReadReport | None = None) -> Iterator[AgentEvent]:
-    """Events of one JSONL file; undecodable lines (a truncated tail, garbage) are skipped and reported."""
-    with path.open("rb") as fh:
+    """Events of one JSONL file; undecodable lines (a truncated tail, garbage) are skipped and reported.
+
+    Only a regular file is read: a symlink (to ``/dev/zero``, say), a FIFO or a device is reported and
+    skipped."""
+    try:
+        fd = open_regular(str(path))
+    except UnsafePath as exc:
+        if report is not None:
+            report.bad_lines.append(str(exc))
+        return
+    with os.fdopen(fd, "rb") as fh:
         for number, line in enumerate(fh, 1):
             if not line.strip():
                 continue
@@ -37,7 +48,7 @@ def read_events(
 ) -> Iterator[AgentEvent]:
     """Every captured event of the repository at ``root`` (optionally only the given ``YYYY-MM-DD`` days)."""
     events_dir = Path(root) / EVENTS_DIR
-    if not events_dir.is_dir():
+    if not checked_dir(events_dir):  # a symlinked .meta or .meta/events raises UnsafePath
         return
     wanted = set(days) if days is not None else None
     for path in sorted(events_dir.glob("*.jsonl")):
@@ -48,10 +59,15 @@ def read_events(
 def read_raw(root: str | Path, raw_ref: str) -> dict[str, object] | None:
     """The stored raw payload behind an event's ``raw_ref`` (``raw/<day>.jsonl#<event id>``)."""
     name, _, event_id = raw_ref.partition("#")
-    path = Path(root) / EVENTS_DIR / name
-    if not event_id or not path.is_file():
+    # raw_ref is read from an event line: only ``raw/YYYY-MM-DD.jsonl`` names a file (never a path).
+    if not event_id or spill_target(f"{name.replace('/', '__')}.0.0.spill") != name or not name.startswith("raw/"):
         return None
-    with path.open("rb") as fh:
+    path = Path(root) / EVENTS_DIR / name
+    try:
+        fd = open_regular(str(path))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
         for line in fh:
             try:
                 record = msgspec.json.decode(line)
@@ -68,7 +84,7 @@ def read_new(path: Path, offset: int, report: ReadReport | None = None) -> tuple
 
     A line still being written (no newline yet) is left for the next call.
     """
-    with path.open("rb") as fh:
+    with os.fdopen(open_regular(str(path)), "rb") as fh:  # never a FIFO or a symlink to /dev/zero
         fh.seek(offset)
         data = fh.read()
     end = data.rfind(b"\n") + 1

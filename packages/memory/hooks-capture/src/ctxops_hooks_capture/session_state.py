@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH118
+# ruff: noqa: PTH118
 # os.path on the hook path: the capture command does without importing pathlib.
 """Per-session memory of the capture command between events (one small JSON file per session).
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 
+from ctxops_contracts.shared.confine import confined, ensure_dir, open_regular, read_regular
 from ctxops_contracts.shared.regex import compile as re_compile
 
 from . import jsontext
@@ -20,6 +21,7 @@ STATE_DIR = ".state"
 _SEEN_LIMIT = 256
 _PENDING_MAX_AGE_S = 3600.0
 _SAFE = re_compile(r"[^A-Za-z0-9._-]")
+_STATE_LIMIT = 1 << 20  # 256 ids and a few pending tools: far below this
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -106,18 +108,19 @@ class SessionStore:
     """Load, change and save one session's state under a lock (hooks for one session may run at once)."""
 
     def __init__(self, events_dir: str, session_id: str | None) -> None:
+        # The session id comes from the payload: letters, digits, '.', '_' and '-' only, then confined.
         name = _SAFE.sub("_", session_id or "no-session")[:120]
-        directory = os.path.join(events_dir, STATE_DIR)
-        os.makedirs(directory, exist_ok=True)
-        self.path = os.path.join(directory, f"{name}.json")
+        directory = ensure_dir(os.path.join(events_dir, STATE_DIR))
+        self.path = confined(directory, f"{name}.json")
         self.lock_path = self.path + ".lock"
 
     def load(self) -> SessionState:
         try:
-            with open(self.path, "rb") as fh:
-                return SessionState.from_json(jsontext.parse(fh.read().decode("utf-8", "replace")))
-        except (FileNotFoundError, ValueError):
-            return SessionState()  # a lost or damaged state only weakens dedupe for a moment
+            data = read_regular(self.path, _STATE_LIMIT)
+            return SessionState.from_json(jsontext.parse(data.decode("utf-8", "replace")))
+        except (OSError, ValueError):
+            # A lost or damaged state (or a FIFO, a symlink a repository put there) only weakens dedupe.
+            return SessionState()
 
     def save(self, state: SessionState) -> None:
         """Rewrite the state in place; the caller holds the session's lock (every writer takes it).
@@ -128,7 +131,7 @@ class SessionStore:
         state is a cache, and losing it only weakens dedupe for a moment.
         """
         data = jsontext.line(state.to_json())
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)
+        fd = open_regular(self.path, os.O_WRONLY | os.O_CREAT, 0o600)
         try:
             written = 0
             while written < len(data):

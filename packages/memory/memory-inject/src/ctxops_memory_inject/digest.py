@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ctxops_contracts import AgentEvent
+from ctxops_contracts.shared.confine import checked_dir, open_regular
 from ctxops_memory_store import MemoryStore, new_entry
 
 from .build import DIGEST_TAG, current_branch
@@ -89,8 +90,14 @@ def session_events(root: str, session_id: str) -> list[AgentEvent]:
     directory = Path(root) / EVENTS_DIR
     if not directory.is_dir():
         return events
+    if not checked_dir(directory):  # a symlinked .meta/events is refused (UnsafePath)
+        return events
     for path in sorted(directory.glob("*.jsonl")):
-        with path.open("rb") as fh:
+        try:
+            fd = open_regular(str(path))  # never a FIFO or a symlink to /dev/zero
+        except OSError:
+            continue
+        with os.fdopen(fd, "rb") as fh:
             for line in fh:
                 if needle not in line:
                     continue

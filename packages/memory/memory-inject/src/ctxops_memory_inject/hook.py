@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH109, PTH120
+# ruff: noqa: PTH109
 # os.path on the hook path: the hook command does without importing pathlib.
 """``python -m ctxops_memory_inject hook AGENT``: capture the event, then inject memories or write a digest.
 
@@ -43,6 +43,7 @@ HOOK_BUDGET = 800
 # What ranking reads of a prompt (docs/security.md, promise 2: an input cap before any pattern runs).
 MAX_PROMPT_SCAN = 20_000
 LOG_NAME = "memory-inject.log"
+NOTICE_GIVEN = "~review-notice"  # in a session's given list: memories held back for review were mentioned
 
 
 class HookOutcome:
@@ -104,6 +105,11 @@ def handle(
     root = _root(payload)
     if root is None:
         return HookOutcome()
+    from ctxops_contracts.shared.confine import meta_is_safe
+
+    if not meta_is_safe(root):  # a symlinked or foreign .meta: nothing read from it, nothing written
+        log.warning("%s/.meta is a symlink or not yours: no memories injected", root)
+        return HookOutcome()
     session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
     if event in INJECT_EVENTS.get(family, set()):
         from .build import build_injection, record_injection
@@ -121,11 +127,13 @@ def handle(
             files_in_play=files_in_play,
             budget=budget,
             exclude_ids=given,
+            notice=NOTICE_GIVEN not in given,  # memories held back for review: said once a session
         )
         if not injection.text:
             return HookOutcome(action="inject")
         record_injection(root, injection, agent=family, session_id=session_id, hook=event)
-        remember_given(root, session_id, [*given, *injection.memory_ids])
+        said = [NOTICE_GIVEN] if injection.held_back and NOTICE_GIVEN not in given else []
+        remember_given(root, session_id, [*given, *injection.memory_ids, *said])
         output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": injection.text}}
         return HookOutcome(jsonlite.dumps(output, ensure_ascii=False), "inject", tuple(injection.memory_ids))
     if event in DIGEST_EVENTS.get(family, set()) and session_id:
@@ -148,9 +156,10 @@ def session_given(root: str, session_id: str | None) -> list[str]:
     """Memories already put into this session's context (not repeated on the next prompt)."""
     if not session_id:
         return []
-    try:
-        with open(_given_path(root, session_id), "rb") as fh:
-            value = jsonlite.loads(fh.read())
+    from ctxops_contracts.shared.confine import read_regular
+
+    try:  # a regular file only (never a FIFO or a symlink a repository put there), capped
+        value = jsonlite.loads(read_regular(_given_path(root, session_id), 4_000_000))
     except (OSError, ValueError):
         return []
     return [str(v) for v in value] if isinstance(value, list) else []
@@ -172,18 +181,17 @@ def remember_given(root: str, session_id: str | None, ids: list[str]) -> None:
 def _log_failure(agent: str, exc: BaseException) -> None:
     from datetime import UTC, datetime
 
-    from ctxops_contracts.shared.layout import LOGS_DIR, ensure_meta, meta_path
+    from ctxops_contracts.shared.files import append_lines
+    from ctxops_contracts.shared.layout import LOGS_DIR, meta_path, meta_subdir
     from ctxops_contracts.shared.repo import try_find_root
 
     root = try_find_root()
     if root is None:
         return
     try:
-        ensure_meta(root)
-        path = meta_path(root, LOGS_DIR, LOG_NAME)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(f"{datetime.now(UTC).isoformat()} {agent}: {type(exc).__name__}: {exc}\n")
+        meta_subdir(root, LOGS_DIR)  # a symlinked .meta or .meta/logs is refused: nothing written
+        line = f"{datetime.now(UTC).isoformat()} {agent}: {type(exc).__name__}: {exc}".replace("\n", " ") + "\n"
+        append_lines(meta_path(root, LOGS_DIR, LOG_NAME), line.encode("utf-8", "replace"), fsync=False)
     except OSError:
         pass
 

@@ -52,8 +52,9 @@ class LineCounter:
         self.dirty = False
         if self.path:
             try:
-                with open(self.path, "rb") as fh:
-                    loaded = jsonlite.loads(fh.read())
+                from ctxops_contracts.shared.confine import read_regular
+
+                loaded = jsonlite.loads(read_regular(self.path, 16_000_000))
                 if isinstance(loaded, dict):
                     self.known = loaded
             except (OSError, ValueError):

@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 from ctxops_contracts import AgentEvent
+from ctxops_contracts.shared.confine import ensure_dir, read_regular
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.regex import compile as re_compile
 from ctxops_hooks_capture.event_log import EVENTS_DIR
@@ -88,8 +89,8 @@ class Harvester:
 
     def _load(self) -> _Checkpoint:
         try:
-            return msgspec.json.decode(self.path.read_bytes(), type=_Checkpoint)
-        except (FileNotFoundError, msgspec.DecodeError, msgspec.ValidationError):
+            return msgspec.json.decode(read_regular(str(self.path), 64_000_000), type=_Checkpoint)
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
             return _Checkpoint()  # content hashes keep a re-read from duplicating entries
 
     def harvest(self) -> HarvestReport:
@@ -109,7 +110,7 @@ class Harvester:
                     report.results += self._consider(event, state)
         if len(state.steps) > 500:  # keep the checkpoint small: recent steps are what corrections point at
             state.steps = dict(list(state.steps.items())[-500:])
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_dir(self.path.parent)
         atomic_write(self.path, msgspec.json.encode(state))
         return report
 

@@ -24,6 +24,7 @@ import time
 from datetime import date
 from datetime import time as dtime
 
+from ctxops_contracts.shared.confine import checked_dir, read_regular
 from ctxops_contracts.shared.lazylog import get_logger
 
 from .frontmatter import FrontMatterError, split
@@ -35,6 +36,8 @@ CATALOG_NAME = "memory-catalog.msgpack"
 FORMAT = 3  # 3: the stemmer drops a final "e" and more (session 5); machine tags are not indexed
 RACY_NS = 2_000_000_000  # a directory time this close to the check may hide a second write in the same tick
 FULL_CHECK_AFTER_NS = 600 * 1_000_000_000
+MAX_FILE_BYTES = 1_000_000  # a memory is a paragraph or two; a bigger file (or a 200 MB trap) is not read
+MAX_CATALOG_BYTES = 64_000_000  # the stored snapshot of 10,000 entries is a few MB
 SMALL = 2000  # up to this many files a stat of each costs a few milliseconds: always check them all
 
 Record = dict[str, object]
@@ -49,12 +52,18 @@ def _jsonable(value: object) -> object:
 
 
 def parse_file(path: str, name: str) -> Record:
-    """One file as a catalog record: the entry's fields as JSON values plus its BM25 terms, or its error."""
-    stat = os.stat(path)
+    """One file as a catalog record: the entry's fields as JSON values plus its BM25 terms, or its error.
+
+    Only a regular file is read (a symlink, a FIFO or a device a repository committed raises
+    ``UnsafePath``, an ``OSError``), and one larger than ``MAX_FILE_BYTES`` is an error record, unread.
+    """
+    stat = os.lstat(path)
     record: Record = {"file": name, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "ino": stat.st_ino}
+    if stat.st_size > MAX_FILE_BYTES:
+        record["error"] = [1, f"larger than {MAX_FILE_BYTES // 1_000_000} MB: not read"]
+        return record
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        text = read_regular(path, MAX_FILE_BYTES).decode("utf-8")
         data, body, _ = split(text, path)
     except UnicodeDecodeError as exc:
         record["error"] = [1, f"not UTF-8 text ({exc.reason})"]
@@ -96,8 +105,7 @@ class Catalog:
         import msgspec
 
         try:
-            with open(self.path, "rb") as fh:
-                data = msgspec.msgpack.decode(fh.read())
+            data = msgspec.msgpack.decode(read_regular(self.path, MAX_CATALOG_BYTES))
             if data.get("format") != FORMAT or data.get("memory_dir") != self.memory_dir:
                 return self
             self.records = {r["file"]: r for r in data["records"]}
@@ -155,8 +163,14 @@ class Catalog:
         stat_all = full or started - self.full_check_ns >= FULL_CHECK_AFTER_NS
         changed = False
         seen: set[str] = set()
+        # A symlinked .meta/memory is refused (UnsafePath) rather than listed; a missing one lists nothing.
+        exists = checked_dir(self.memory_dir)
         try:
-            listing = [e for e in os.scandir(self.memory_dir) if e.name.endswith(".md") and not e.name.startswith(".")]
+            listing = [
+                e
+                for e in (os.scandir(self.memory_dir) if exists else ())
+                if e.name.endswith(".md") and not e.name.startswith(".") and e.is_file(follow_symlinks=False)
+            ]
         except OSError:
             listing = []
         for item in listing:
@@ -168,7 +182,7 @@ class Catalog:
             if old is not None and old.get("ino") == item.inode() and not stat_all:
                 continue
             try:
-                stat = item.stat()
+                stat = item.stat(follow_symlinks=False)
             except OSError:
                 continue
             if (

@@ -95,9 +95,13 @@ def _parser(prog: str = PROG) -> argparse.ArgumentParser:
     target.add_argument("--title", help="title of a new entry that replaces it (same kind and scope)")
     supersede.add_argument("--body", default="", help="body of the new entry")
 
-    review = command("review", "harvest new events, then list candidates or accept/reject them")
-    review.add_argument("--accept", action="append", default=[], metavar="ID", help="accept a candidate")
-    review.add_argument("--reject", action="append", default=[], metavar="ID", help="reject a candidate")
+    review = command("review", "harvest new events, then list candidates and memories from git, or accept/reject them")
+    review.add_argument(
+        "--accept", action="append", default=[], metavar="ID", help="accept a candidate or a memory from git"
+    )
+    review.add_argument(
+        "--reject", action="append", default=[], metavar="ID", help="reject a candidate (a memory from git: archive it)"
+    )
     review.add_argument("--reason", default="rejected in review", help="why a candidate was rejected")
     review.add_argument("--no-harvest", action="store_true", help="do not read new events first")
 
@@ -246,20 +250,39 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
             from .candidates import harvest
 
             harvested = harvest(store)
-        results = [store.accept(i) for i in args.accept]
-        rejected = [store.reject(i, args.reason) for i in args.reject]
+        held_ids = {e.id for e in store.held_back()} if args.accept or args.reject else set()
+        results: list[AddResult] = []
+        vouched: list[MemoryEntry] = []
+        for wanted in args.accept:
+            entry = store.resolve(wanted)
+            if entry.id in held_ids and entry.status == "active" and not may_replace(entry):
+                vouched.append(store.vouch(entry.id))  # from git: let it through as it is now
+            else:
+                results.append(store.accept(entry.id))
+        rejected = []
+        for wanted in args.reject:
+            entry = store.resolve(wanted)
+            if entry.id in held_ids and entry.status == "active" and not may_replace(entry):
+                rejected.append(store.forget(entry.id, args.reason))
+            else:
+                rejected.append(store.reject(entry.id, args.reason))
         if args.accept or args.reject:
             lines = [line for r in results for line in _result_lines(r)]
+            lines += [f"accepted (injected from now on): {_line(e)}" for e in vouched]
             lines += [
-                f"rejected: {_line(e)}" if e.status == "rejected" else f"kept both (off the review list): {_line(e)}"
+                f"rejected: {_line(e)}"
+                if e.status in {"rejected", "archived"}
+                else f"kept both (off the review list): {_line(e)}"
                 for e in rejected
             ]
             reviewed: Any = {
-                "accepted": [_result_json(r) for r in results],
+                "accepted": [_result_json(r) for r in results]
+                + [_result_json(AddResult(e, "accepted")) for e in vouched],
                 "rejected": [to_builtins(e) for e in rejected],
             }
             _emit(args, reviewed, lines)
             return 0
+        held = store.held_back()
         pending = store.list_entries(statuses=["pending"])
         possible = [e for e in store.list_entries(statuses=["active"]) if may_replace(e)]
         lines = (
@@ -274,7 +297,17 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
                 lines.append(f"  {_line(entry)}")
                 lines += [f"    may replace {i[-8:]}" for i in may_replace(entry)]
             lines.append("supersede the older with `review --accept ID`, keep both with `review --reject ID`")
+        if held:
+            lines.append(f"came with the repository, not injected until accepted ({len(held)}):")
+            for entry in held:
+                lines.append(f"  {_line(entry)}")
+                lines += [f"      {text}" for text in entry.body.splitlines()[:3] if text.strip()]
+            lines.append(
+                "read them (`show ID`); let one through with `review --accept ID`, archive it with"
+                " `review --reject ID`, or trust every memory of this repository with `ctx trust`"
+            )
         reply = {
+            "held_back": [to_builtins(e) for e in held],
             "pending": [to_builtins(e) for e in pending],
             "possible_replacements": [{"entry": to_builtins(e), "may_replace": may_replace(e)} for e in possible],
         }

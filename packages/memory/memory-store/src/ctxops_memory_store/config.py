@@ -6,6 +6,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxops_contracts.shared.confine import read_config_text
+
 from .layout import CONFIG_FILE
 
 
@@ -36,8 +38,8 @@ def load_config(root: Path) -> MemoryConfig:
     if not path.is_file():
         return MemoryConfig()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        data = tomllib.loads(read_config_text(str(path)))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
     memory = data.get("memory", {})
     vector = memory.get("vector", {}) if isinstance(memory, dict) else {}

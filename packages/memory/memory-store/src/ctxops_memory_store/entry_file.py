@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxops_contracts import ContractError, MemoryEntry, UnsupportedSchemaVersion, convert
+from ctxops_contracts.shared.confine import checked_dir, read_regular
 from ctxops_contracts.shared.regex import compile as re_compile
 
 from .frontmatter import FrontMatterError, render, split
@@ -37,6 +38,7 @@ FIELD_ORDER = (
 )
 _DEFAULTS: dict[str, Any] = {"hits": 0, "history": [], "files": [], "tags": [], "source": [], "scope": []}
 _SLUG = re_compile(r"[^a-z0-9]+")
+MAX_ENTRY_BYTES = 1_000_000  # as the catalog: a memory is a paragraph or two
 
 
 def slug(title: str, limit: int = 48) -> str:
@@ -46,7 +48,9 @@ def slug(title: str, limit: int = 48) -> str:
 
 def file_name(entry: MemoryEntry) -> str:
     """``<kind>-<slug>-<last 6 of id>.md``: readable, sorted by kind, unique by id, stable after edits."""
-    return f"{entry.kind}-{slug(entry.title)}-{entry.id[-6:].lower()}.md"
+    # The id and kind come from front matter a repository may have written: only [a-z0-9-] reach the name.
+    tail = _SLUG.sub("-", entry.id[-6:].lower()).strip("-") or "x"
+    return f"{slug(entry.kind, 24)}-{slug(entry.title)}-{tail}.md"
 
 
 def render_entry(entry: MemoryEntry) -> str:
@@ -90,13 +94,22 @@ def load_directory(directory: Path) -> LoadResult:
     """Every ``*.md`` entry under ``directory``; a broken file is reported and the rest still load."""
     entries: dict[str, tuple[MemoryEntry, Path]] = {}
     errors: list[FrontMatterError] = []
-    if not directory.is_dir():
+    if not checked_dir(directory):  # a symlinked .meta or .meta/memory raises UnsafePath
         return LoadResult(entries, errors)
     for path in sorted(directory.glob("*.md")):
+        if path.is_symlink() or not path.is_file():
+            errors.append(FrontMatterError(str(path), 1, "not a regular file (a symlink, FIFO or device): not read"))
+            continue
+        if path.stat().st_size > MAX_ENTRY_BYTES:
+            errors.append(FrontMatterError(str(path), 1, f"larger than {MAX_ENTRY_BYTES // 1_000_000} MB: not read"))
+            continue
         try:
-            entry = parse_entry(path.read_text(encoding="utf-8"), str(path))
+            entry = parse_entry(read_regular(str(path), MAX_ENTRY_BYTES).decode("utf-8"), str(path))
         except UnicodeDecodeError as exc:
             errors.append(FrontMatterError(str(path), 1, f"not UTF-8 text ({exc.reason})"))
+            continue
+        except OSError as exc:
+            errors.append(FrontMatterError(str(path), 1, f"unreadable ({exc})"))
             continue
         except FrontMatterError as exc:
             errors.append(exc)

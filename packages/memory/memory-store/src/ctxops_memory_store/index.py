@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ctxops_contracts import MemoryEntry
+from ctxops_contracts.shared.confine import ensure_dir
 from ctxops_contracts.shared.locks import LockBusy, file_lock
 
 from . import bm25
@@ -100,7 +101,7 @@ class MemoryIndex:
         """Build a new index from ``entries`` and swap it in; False when another writer holds the lock."""
         import duckdb
 
-        self.index_dir.mkdir(parents=True, exist_ok=True)
+        ensure_dir(self.index_dir)  # 0700; a symlinked .meta/index is refused
         signature = files_signature(self.memory_dir)
         try:
             with file_lock(self.index_dir / LOCK_NAME, timeout=lock_timeout):
@@ -113,6 +114,7 @@ class MemoryIndex:
                     con.execute("CHECKPOINT")
                 finally:
                     con.close()
+                tmp.chmod(0o600)  # DuckDB creates its file with the umask's mode
                 Path(str(tmp) + ".wal").unlink(missing_ok=True)
                 tmp.replace(self.path)
                 return True

@@ -28,6 +28,7 @@ import time
 from collections.abc import Iterable, Sequence
 
 from ctxops_contracts.shared import jsonlite
+from ctxops_contracts.shared.confine import open_regular, refuse_symlink
 from ctxops_contracts.shared.lazylog import get_logger
 
 from .catalog import FULL_CHECK_AFTER_NS, RACY_NS, SMALL, Catalog
@@ -164,7 +165,7 @@ def open_for_read(index_dir: str, memory_dir: str) -> Snapshot | None:
         return None
     try:
         dir_mtime = os.stat(memory_dir).st_mtime_ns
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        con = sqlite3.connect(f"file:{refuse_symlink(path)}?mode=ro", uri=True)  # SQLite follows links
     except (OSError, sqlite3.Error):
         return None
     try:
@@ -196,7 +197,7 @@ def _note_checked(path: str, seen_mtime: str | int, dir_mtime: int, now: int) ->
     """Record that the listing matched the snapshot at ``now`` (well after the directory's time), so the
     next reader trusts it without listing. Only if no writer changed it meanwhile; never waits for a lock."""
     try:
-        con = sqlite3.connect(path, timeout=0)
+        con = sqlite3.connect(refuse_symlink(path), timeout=0)
         try:
             with con:
                 row = con.execute("SELECT value FROM meta WHERE key = 'dir_mtime_ns'").fetchone()
@@ -208,7 +209,7 @@ def _note_checked(path: str, seen_mtime: str | int, dir_mtime: int, now: int) ->
                 )
         finally:
             con.close()
-    except (sqlite3.Error, ValueError) as exc:
+    except (sqlite3.Error, ValueError, OSError) as exc:
         log.debug("snapshot check not recorded: %s", exc)
 
 
@@ -222,7 +223,8 @@ class SnapshotWriter:
     def __init__(self, index_dir: str, memory_dir: str) -> None:
         self.path = path_for(index_dir)
         self.memory_dir = memory_dir
-        con = sqlite3.connect(self.path, timeout=5.0)
+        # A symlink a repository planted at the snapshot's name is refused (SQLite would write through it).
+        con = sqlite3.connect(refuse_symlink(self.path), timeout=5.0)
         try:
             con.execute("PRAGMA journal_mode=WAL")
             # Derived data: a crash that damages it costs a rebuild from the files, never a memory; so
@@ -389,8 +391,7 @@ def request_sync(root: str, index_dir: str) -> bool:
     except OSError:
         pass
     try:
-        with open(marker, "w", encoding="utf-8"):
-            pass
+        os.close(open_regular(marker, os.O_WRONLY | os.O_CREAT, 0o600))  # never through a planted symlink
         os.utime(marker, (now, now))
         from ctxops_contracts.shared.detach import python_module_argv, spawn_detached
 

@@ -17,12 +17,13 @@ from typing import Any
 
 import msgspec
 from ctxops_contracts import ContractError, MemoryEntry, UnsupportedSchemaVersion, convert, new_ulid
+from ctxops_contracts.shared.confine import confined, ensure_dir, open_regular, read_regular
 from ctxops_contracts.shared.files import atomic_write
-from ctxops_contracts.shared.layout import ensure_meta
+from ctxops_contracts.shared.layout import COMMITTED_FILE_MODE, ensure_meta
 from ctxops_contracts.shared.locks import LockBusy, file_lock
-from ctxops_hooks_capture.redact import redact
+from ctxops_hooks_capture.redact import redact, redact_path
 
-from . import bm25
+from . import bm25, trust
 from .catalog import Catalog
 from .config import MemoryConfig, load_config
 from .conflicts import KINDS as CONFLICT_KINDS
@@ -101,10 +102,10 @@ def new_entry(
             "kind": kind,
             "title": redact(title.strip()),
             "body": redact(body.strip()),
-            "scope": list(scope),
-            "files": list(files),
-            "tags": list(tags),
-            "source": list(source),
+            "scope": [redact_path(s) for s in scope],  # paths and references hold secrets too
+            "files": [redact_path(f) for f in files],
+            "tags": [redact(t) for t in tags],
+            "source": [redact_path(s) for s in source],
             "created_at": stamp,
             "pinned": pinned,
             "status": status,
@@ -137,13 +138,33 @@ def _hash(entry: MemoryEntry) -> str:
     return content_hash(entry.kind, entry.title, entry.body, entry.scope)
 
 
+def _shown(entry: MemoryEntry) -> tuple[str, str, str, list[str]]:
+    """What injection shows of an entry: a write that changes it writes new text (``trust``)."""
+    return (entry.kind, entry.title, entry.body, list(entry.scope))
+
+
+def trust_view(entry: MemoryEntry) -> dict[str, object]:
+    """The fields ``trust.entry_hash`` covers, from an entry (a catalog record's ``entry`` has the same)."""
+    return {"kind": entry.kind, "title": entry.title, "body": entry.body, "scope": list(entry.scope)}
+
+
 def _redacted(entry: MemoryEntry) -> MemoryEntry:
     """Every write path redacts: an entry built elsewhere (MCP, harvest, a library caller) too."""
     title, body = redact(entry.title), redact(entry.body)
     tags = [redact(t) for t in entry.tags]
-    if (title, body, tags) == (entry.title, entry.body, entry.tags):
+    scope = [redact_path(s) for s in entry.scope]
+    files = [redact_path(f) for f in entry.files]
+    source = [redact_path(s) for s in entry.source]
+    if (title, body, tags, scope, files, source) == (
+        entry.title,
+        entry.body,
+        entry.tags,
+        entry.scope,
+        entry.files,
+        entry.source,
+    ):
         return entry
-    return _with(entry, title=title, body=body, tags=tags)
+    return _with(entry, title=title, body=body, tags=tags, scope=scope, files=files, source=source)
 
 
 class MemoryStore:
@@ -361,7 +382,7 @@ class MemoryStore:
     def _writing(self, *, full_check: bool = False) -> Iterator[None]:
         """One writer of the memory files at a time; everything read inside is read under the lock."""
         ensure_meta(str(self.root))
-        self.index_dir.mkdir(parents=True, exist_ok=True)
+        ensure_dir(self.index_dir)  # 0700; a symlinked .meta/index is refused (UnsafePath)
         with file_lock(self.index_dir / WRITE_LOCK, timeout=10.0, write_pid=True):
             generation = self._generation()
             # Every store write bumps the generation under this lock: when it is the one this process left,
@@ -473,14 +494,14 @@ class MemoryStore:
 
     def _generation(self) -> str:
         try:
-            return (self.index_dir / GENERATION).read_text(encoding="ascii").strip()
+            return read_regular(str(self.index_dir / GENERATION), 256).decode("ascii").strip()
         except (OSError, UnicodeDecodeError):
             return ""
 
     def _bump_generation(self) -> str:
         # Read and written only under the write lock, so an in-place write cannot be seen half done.
         value = f"{os.getpid()}-{time.monotonic_ns()}"
-        fd = os.open(self.index_dir / GENERATION, os.O_WRONLY | os.O_CREAT, 0o644)
+        fd = open_regular(str(self.index_dir / GENERATION), os.O_WRONLY | os.O_CREAT, 0o600)
         try:
             data = value.encode("ascii")
             os.pwrite(fd, data, 0)
@@ -489,19 +510,28 @@ class MemoryStore:
             os.close(fd)
         return value
 
-    def _save(self, entry: MemoryEntry) -> Path:
-        path = self.path_of(entry.id) or self.memory_dir / file_name(entry)
+    def _save(self, entry: MemoryEntry, *, vouch: bool | None = None) -> Path:
+        """Write one entry's file. Text this process writes (a new entry, or new text for an existing one) is
+        vouched for on this machine (``trust``); a change of status alone (superseded, folded, pinned,
+        archived) is not, so an entry that came through git stays held back. ``vouch=True``: a review
+        accepted the entry as it is."""
+        # A name derived from the entry (title, id) stays a file directly under .meta/memory/ (confined).
+        path = self.path_of(entry.id) or Path(confined(str(self.memory_dir), file_name(entry)))
         # Durability: exactly one fsync, of the file's data before its rename. Without it, a power loss
         # can leave a renamed file empty or torn (delayed allocation on ext4 and XFS; ext4's rename-over
         # heuristic does not cover a new name), i.e. not atomic. The directory is not fsynced: that
         # would only make the newest name itself survive a power loss; losing the very last write is
         # accepted (git's default too), a torn one never is. Everything derived (catalog, read snapshot,
         # generation) is written without fsync: it is rebuilt from these files.
-        atomic_write(path, render_entry(entry))
+        atomic_write(path, render_entry(entry), mode=COMMITTED_FILE_MODE)  # committed: 0644, as git checks it out
         self.catalog.note_written(path.name)
         self._note_snapshot(path.name)
         assert self._loaded is not None
         previous = self._loaded.entries.get(entry.id)
+        if vouch is None:
+            vouch = previous is None or _shown(previous[0]) != _shown(entry)
+        if vouch:
+            self._vouch([self.catalog.records[path.name].get("entry")])
         if previous is not None:
             self._buckets.get((previous[0].kind, tuple(sorted(previous[0].scope))), set()).discard(entry.id)
         if entry.status == "active":
@@ -519,6 +549,36 @@ class MemoryStore:
         if self._postings is not None and isinstance(terms, dict) and isinstance(length, (int, float)):
             self._postings.add(entry.id, terms, float(length))
         return path
+
+    def _vouch(self, entries: Iterable[object]) -> None:
+        """Record these entries (catalog ``entry`` mappings) as written or accepted on this machine."""
+        hashes = [trust.entry_hash(e) for e in entries if isinstance(e, dict)]
+        try:
+            trust.record_hashes(self.root, hashes, live=self._live_hashes)
+        except (OSError, LockBusy) as exc:  # the memory is written; only its injection waits for a review
+            log.warning("could not record the memory as written here (%s): `ctx mem review` accepts it", exc)
+
+    def _live_hashes(self) -> list[str]:
+        entries = (r.get("entry") for r in self.catalog.records.values())
+        return [trust.entry_hash(e) for e in entries if isinstance(e, dict)]
+
+    def trusted(self, entry: MemoryEntry, verdict: trust.Verdict | None = None) -> bool:
+        """Whether injection may show this entry (written or accepted here, or the repository trusted)."""
+        return (verdict or trust.Verdict(self.root)).entry_trusted(trust_view(entry))
+
+    def held_back(self) -> list[MemoryEntry]:
+        """Active entries that came through git and are not injected until reviewed or the repository trusted."""
+        verdict = trust.Verdict(self.root)
+        if verdict.repository_trusted:
+            return []
+        return [e for e in self.list_entries(statuses=["active"]) if not self.trusted(e, verdict)]
+
+    def vouch(self, id_or_prefix: str) -> MemoryEntry:
+        """Accept an entry that came through git, as it is now: injection shows it from now on (until its text
+        changes). Nothing in the repository changes."""
+        entry = self.resolve(id_or_prefix)
+        self._vouch([trust_view(entry)])
+        return entry
 
     def _key(self, entry: MemoryEntry) -> str:
         """The cache key of an entry's text: its stored hash, else the one computed when it was loaded
@@ -574,7 +634,10 @@ class MemoryStore:
         with self._writing():
             duplicate = self._hashes.get(entry.content_hash)
             if duplicate is not None and duplicate in self.load().entries:
-                return AddResult(self.load().entries[duplicate][0], "duplicate")
+                existing = self.load().entries[duplicate][0]
+                if _shown(existing) == _shown(entry):  # the very text written here: it is this machine's too
+                    self._vouch([trust_view(existing)])
+                return AddResult(existing, "duplicate")
             result = AddResult(entry, "added")
             replaced: list[MemoryEntry] = []
             if entry.status == "active":
@@ -582,10 +645,10 @@ class MemoryStore:
             self._save_all(result.entry, replaced)
         return result
 
-    def _save_all(self, new: MemoryEntry, replaced: list[MemoryEntry]) -> None:
+    def _save_all(self, new: MemoryEntry, replaced: list[MemoryEntry], *, vouch: bool | None = None) -> None:
         """The new entry first, then the older ones it folds or supersedes: a crash in between leaves both
         active (the next write settles them), never an older entry pointing at a file that was not written."""
-        self._save(new)
+        self._save(new, vouch=vouch)
         for old in replaced:
             self._save(old)
 
@@ -772,7 +835,7 @@ class MemoryStore:
             result, replaced = self._settle(candidate, stamp, AddResult(entry, "accepted"), on_conflict="supersede")
             if result.action != "folded":
                 result.action = "accepted"
-            self._save_all(result.entry, replaced)
+            self._save_all(result.entry, replaced, vouch=True)
         return result
 
     def _accept_replacement(self, entry: MemoryEntry, now: datetime) -> AddResult:
@@ -781,7 +844,7 @@ class MemoryStore:
         pinned = entry.pinned or any(o.pinned for o in olds)
         kept = _with(entry, tags=[t for t in entry.tags if not t.startswith(MAY_REPLACE)], pinned=pinned)
         replaced = [_with(o, status="superseded", superseded_by=entry.id, valid_until=now) for o in olds]
-        self._save_all(kept, replaced)
+        self._save_all(kept, replaced, vouch=True)  # reviewed: the replacement as it stands
         return AddResult(kept, "accepted", superseded=[o.id for o in olds])
 
     def reject(self, id_or_prefix: str, reason: str = "rejected in review") -> MemoryEntry:

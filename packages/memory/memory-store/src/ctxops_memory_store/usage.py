@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterable
 
 from ctxops_contracts.shared import jsonlite
+from ctxops_contracts.shared.confine import read_regular
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import STATE_DIR, ensure_meta, meta_path
 from ctxops_contracts.shared.lazylog import get_logger
@@ -27,8 +28,7 @@ def usage_path(root: str | os.PathLike[str]) -> str:
 def read_usage(root: str | os.PathLike[str]) -> dict[str, list[float]]:
     """Entry id -> [uses, last use as a UNIX time]; empty when nothing was counted yet."""
     try:
-        with open(usage_path(root), "rb") as fh:
-            data = jsonlite.loads(fh.read())
+        data = jsonlite.loads(read_regular(usage_path(root), 16_000_000))
     except (OSError, ValueError):
         return {}
     return {str(k): v for k, v in data.items() if isinstance(v, list) and len(v) == 2} if isinstance(data, dict) else {}

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ctxops_contracts import Embedder, MemoryEntry
+from ctxops_contracts.shared.confine import ensure_dir
 
 from .terms import tokens
 
@@ -183,7 +184,7 @@ class VectorTable:
     def sync(self, entries: list[MemoryEntry]) -> int:
         """Rewrite the table from ``entries``; returns the number of rows."""
         lancedb = _lancedb()
-        self.directory.mkdir(parents=True, exist_ok=True)
+        ensure_dir(self.directory)  # 0700; a symlinked .meta/index is refused
         db = lancedb.connect(str(self.directory))
         vectors = self.embedder.embed([entry_text(e) for e in entries]) if entries else []
         rows = [

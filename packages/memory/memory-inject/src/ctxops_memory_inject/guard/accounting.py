@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH104, PTH108, PTH118, PTH208, PTH120, SIM105
+# ruff: noqa: PTH104, PTH108, PTH118, PTH208, PTH120, SIM105
 # os.path on the hook path: pathlib is not imported there (startup time).
 """Savings measured, not estimated: each guard event's tokens before and after, counted with the offline
 cl100k tokenizer (bpe-openai), appended as a ``ContextRecord`` (action ``guard``) to
@@ -16,6 +16,7 @@ import os
 import sys
 
 from ctxops_contracts.shared import jsonlite
+from ctxops_contracts.shared.confine import ensure_dir, open_regular, read_regular
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import STATE_DIR, meta_path
 
@@ -40,15 +41,26 @@ def pending_dir(root: str) -> str:
     return meta_path(root, STATE_DIR, "guard", "pending")
 
 
+MAX_JOB_BYTES = 64_000_000  # a job holds one tool output at most
+MAX_FILE_BYTES = 64_000_000
+
+
 def submit(root: str, job: dict[str, Any], mode: str) -> None:
     """Record one guard event: ``job`` has ``id``, ``ts``, ``tool_name``, ``command``, ``session_id``,
-    ``agent``, ``after`` (the text the model got) and ``before`` or ``before_output`` (a saved output id)."""
+    ``agent``, ``after`` (the text the model got) and ``before`` or ``before_output`` (a saved output id).
+    Its texts are redacted before the job is written, unless ``job["redacted"]`` says they are already
+    (counts are of the redacted text: a marker costs a few tokens more or less than the secret it hides)."""
     if mode == "off":
         return
-    folder = pending_dir(root)
-    os.makedirs(folder, exist_ok=True)
+    if not job.pop("redacted", False):  # the job file is on disk until counted: no raw text in it either
+        from ctxops_hooks_capture.redact import redact
+
+        for field in ("after", "before", "command"):
+            if isinstance(job.get(field), str):
+                job[field] = redact(job[field])
+    folder = ensure_dir(pending_dir(root))  # 0700; a symlinked .meta/.state is refused
     path = os.path.join(folder, f"{job['id']}.json")
-    atomic_write(path, jsonlite.dumps(job), fsync=False)  # the counter never sees a half-written job
+    atomic_write(path, jsonlite.dumps(job), fsync=False, mode=0o600)  # the counter never sees a half-written job
     if mode == "inline":
         process(root)
         return
@@ -57,7 +69,7 @@ def submit(root: str, job: dict[str, Any], mode: str) -> None:
     from ctxops_contracts.shared.detach import python_module_argv, spawn_detached
 
     try:  # detached (own session, null stdio): the hook returns while the counter loads the tokenizer
-        spawn_detached(python_module_argv("ctxops_memory_inject.guard.accounting", root))
+        spawn_detached(python_module_argv("ctxops_memory_inject.guard.accounting", root))  # -P: not from cwd
     except OSError:
         _log().exception("could not start the guard's token counter; the job stays in %s", folder)
 
@@ -71,7 +83,7 @@ def counter_running(root: str) -> bool:
     from ctxops_contracts.shared.locks import LockBusy, acquire_fd, release_fd
 
     try:
-        fd = os.open(_lock_path(root), os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_regular(_lock_path(root), os.O_RDWR | os.O_CREAT, 0o600)
     except OSError:
         return False
     try:
@@ -130,8 +142,7 @@ def process(root: str) -> int:
         except OSError:
             continue
         try:
-            with open(claimed, encoding="utf-8") as fh:
-                job = json.load(fh)
+            job = json.loads(read_regular(claimed, MAX_JOB_BYTES))  # never a FIFO or a symlink
             _record(root, job)
             done += 1
         except Exception:  # a bad job must not stop the others; it is logged and dropped
@@ -159,7 +170,7 @@ def _record(root: str, job: dict[str, Any]) -> None:
     if before_text is None and job.get("before_output"):
         before_text = store.load(root, str(job["before_output"]))
     if before_text is None and job.get("before_file"):
-        before_text = _file_region(job)
+        before_text = _file_region(root, job)
         if before_text is None:
             _log().info("guard accounting: %s changed before it was counted; event not recorded", job["before_file"])
             return
@@ -197,14 +208,17 @@ def drain(root: str) -> int:
         return total  # another counter is draining
 
 
-def _file_region(job: dict[str, Any]) -> str | None:
+def _file_region(root: str, job: dict[str, Any]) -> str | None:
     """The Read region the job names, if the file still holds what the model was spared."""
     from .reads import digest
 
     start, count = int(job.get("before_start", 1)), int(job.get("before_lines", 0))
-    try:
-        with open(str(job["before_file"]), encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().splitlines(keepends=True)
+    try:  # a job names a file of its repository: refused outside it, read only as a regular file, capped
+        real = os.path.realpath(str(job["before_file"]))
+        top = os.path.realpath(root)
+        if not real.startswith(top.rstrip(os.sep) + os.sep):
+            return None
+        lines = read_regular(real, MAX_FILE_BYTES).decode("utf-8", "replace").splitlines(keepends=True)
     except OSError:
         return None
     text = "".join(lines[start - 1 : start - 1 + count])

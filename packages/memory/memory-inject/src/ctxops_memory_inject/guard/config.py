@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 
 from ctxops_contracts.shared import jsonlite
+from ctxops_contracts.shared.confine import read_regular
 from ctxops_contracts.shared.files import atomic_write
 
 TYPE_CHECKING = False
@@ -113,8 +114,7 @@ def load_config(root: str) -> GuardConfig:
     key = [stat.st_size, stat.st_mtime_ns]
     cache = os.path.join(root, ".meta", ".state", "guard", "config.json")
     try:
-        with open(cache, encoding="utf-8") as fh:
-            cached = jsonlite.loads(fh.read())
+        cached = jsonlite.loads(read_regular(cache, 1_000_000))
         if cached.get("key") == key:
             table = cached.get("guard")
             return GuardConfig(table if isinstance(table, dict) else None)
@@ -130,8 +130,7 @@ def load_config(root: str) -> GuardConfig:
 
 def _parse(path: str) -> dict[str, Any] | None:
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        raw = read_regular(path, 1_000_000)  # a symlink to /dev/zero or a FIFO is refused, not read
     except OSError:
         return None
     import tomllib

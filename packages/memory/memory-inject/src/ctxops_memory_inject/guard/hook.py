@@ -1,4 +1,4 @@
-# ruff: noqa: PTH103, PTH108, PTH110, PTH118, PTH120, SIM105, PTH109
+# ruff: noqa: PTH101, PTH108, PTH109, PTH110, PTH116, PTH118, SIM105
 # os.path on the hook path: pathlib is not imported there (startup time).
 """The guard's hook handlers: one Claude Code hook payload in, the agent's output JSON (or None) out.
 
@@ -38,18 +38,27 @@ if TYPE_CHECKING:
 
 # The wrapped command's output goes to a spool file the PostToolUse hook reads in full: Claude Code cuts
 # Bash output at 30,000 characters before hooks see it, which would drop a test run's summary lines.
-# What the shell prints is the head and tail of the spool (a fallback the model can still use if the
-# PostToolUse hook does not run), then the exit status and the spool id.
+# No raw byte of it touches disk: the shell writes into a FIFO the PreToolUse hook created (0600, in a
+# 0700 directory), and `spool_filter` (started beside the command) redacts what it reads, chunk by chunk
+# with overlapping seams, into the spool. The command runs in the current shell (`cd` and variables
+# persist, as unwrapped), with its exit status kept. What the shell prints is the head and tail of the
+# (redacted) spool, a fallback the model can still use if the PostToolUse hook does not run, then the
+# exit status and the spool id. POSIX sh: bash, zsh and dash run it alike. When the FIFO is gone (swept
+# after a day-long permission prompt), the command's output goes straight to the terminal, unspooled.
 _EXCERPT = 8000
 WRAPPER = (
-    "{{ {command}\n}} > {spool} 2>&1; __ctxops_s=$?; "
-    'if [ "$(wc -c < {spool})" -gt {twice} ]; then head -c {excerpt} {spool}; '
+    "if [ -p {fifo} ]; then {python} -P -m ctxops_memory_inject.guard.spool_filter {folder} {spool_id} "
+    "</dev/null >/dev/null 2>&1 & __ctxops_f=$!; exec 9>{fifo}; else __ctxops_f=; exec 9>&1; fi; "
+    "{{ {command}\n}} >&9 2>&1; __ctxops_s=$?; exec 9>&-; "
+    'if [ -n "$__ctxops_f" ]; then kill -s URG "$__ctxops_f" 2>/dev/null; wait "$__ctxops_f"; '
+    'if [ ! -f {spool} ]; then :; elif [ "$(wc -c < {spool})" -gt {twice} ]; then head -c {excerpt} {spool}; '
     "printf '\\n[ctxops: %s bytes, middle cut]\\n' \"$(wc -c < {spool})\"; tail -c {excerpt} {spool}; "
-    "else cat {spool}; fi; printf '\\n[ctxops-exit %s {spool_id}]\\n' \"$__ctxops_s\""
+    "else cat {spool}; fi; fi; printf '\\n[ctxops-exit %s {spool_id}]\\n' \"$__ctxops_s\""
 )
+_WRAPPED_HEAD = "if [ -p "
+_WRAPPED_OPEN = "; fi; { "
+_WRAPPED_CLOSE = "\n} >&9 2>&1; __ctxops_s=$?; "
 _TRAILER_OUT = re_compile(r"\n?\[ctxops-exit (\d+)(?: ([0-9a-f]{8,32}))?\]\s*$")
-_WRAPPED_COMMAND = re_compile(r"^\{ (.*)\n\} > \S+ 2>&1; __ctxops_s=\$\?; ", regex.DOTALL)
-SPOOL_MAX_AGE = 3600.0
 # Input caps (docs/security.md, promise 2): a command is looked at in its first MAX_COMMAND characters; the
 # exit trailer is searched for in the last _TRAILER_SPAN characters of the output; outputs are summarized
 # in a bounded window (summarize.summarize).
@@ -147,15 +156,25 @@ def handle_pre_tool_use(payload: dict[str, Any], root: str | os.PathLike[str] | 
         cfg = load_config(where)
         if not (cfg.wrap_bash and cfg.tool_on("Bash") and cfg.family_on(family)):
             return None
+        import sys
+
         from . import store
 
         spool_id = store.new_id() + store.new_id()
         ensure_meta(where)
-        spool = spool_path(where, spool_id)
-        os.makedirs(os.path.dirname(spool), exist_ok=True)
-        _sweep_spool(os.path.dirname(spool))
+        folder = spool_dir(where)
+        sweep(where)
+        os.mkfifo(os.path.join(folder, f"{spool_id}.fifo"), 0o600)
+        base = os.path.join(folder, spool_id)
         wrapped = WRAPPER.format(
-            command=command.rstrip(), spool=_quote(spool), spool_id=spool_id, excerpt=_EXCERPT, twice=2 * _EXCERPT
+            command=command.rstrip(),
+            python=_quote(sys.executable),
+            folder=_quote(folder),
+            fifo=_quote(base + ".fifo"),
+            spool=_quote(base + ".log"),
+            spool_id=spool_id,
+            excerpt=_EXCERPT,
+            twice=2 * _EXCERPT,
         )
         updated = {**tool_input, "command": wrapped}
         return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": updated}}
@@ -199,21 +218,19 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
     tool_input = payload.get("tool_input")
     command = str(tool_input.get("command") or "") if isinstance(tool_input, dict) else ""
     stdout, stderr = response["stdout"], str(response.get("stderr") or "")
-    command = command[:MAX_COMMAND]  # what the patterns and the classifier see of a command
-    unwrapped = _WRAPPED_COMMAND.match(command)
-    if unwrapped:
-        command = unwrapped.group(1)
+    command = unwrap(command)[:MAX_COMMAND]  # what the patterns and the classifier see of a command
     # the trailer ends the output: only its last characters are searched, whatever the output's size
     end = stdout[-4096:]
     match = _TRAILER_OUT.search(stdout, max(0, len(stdout) - len(end) + len(end.rstrip()) - _TRAILER_SPAN))
     wrapped = match is not None
     exit_status = int(match.group(1)) if match else 0
+    from_spool = False  # a spool is redacted already (spool_filter): saved as it is
     if match:
         stdout = stdout[: match.start()]
         if match.group(2):
             spooled = _read_spool(root, match.group(2))
             if spooled is not None:
-                stdout, stderr = spooled, ""
+                stdout, stderr, from_spool = spooled, "", True
     text = stdout + (("\n" if stdout and not stdout.endswith("\n") else "") + stderr if stderr else "")
     if not exit_status and not stderr and cfg.read_dedupe and len(stdout) >= _MIN_REREAD and _CAT.match(command):
         reread = _cat_reread(payload, command, stdout, root, cfg, agent, response)
@@ -254,6 +271,7 @@ def _bash(payload: dict[str, Any], response: Any, root: str, cfg: GuardConfig, a
         max_outputs=cfg.max_outputs,
         max_bytes=cfg.max_output_bytes,
         defer=cfg.accounting == "background",
+        redacted=from_spool,
     )
     total = text.count("\n") + 1
     status = f"exit status {exit_status}" if wrapped or exit_status else "exit status 0"
@@ -299,9 +317,10 @@ def _cat_reread(  # noqa: PLR0917 - the event's fields, passed straight through
     name = match.group(1).strip("'\"")
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else root
     path = os.path.realpath(os.path.join(str(cwd), name))
-    try:
-        with open(path, encoding="utf-8") as fh:
-            on_disk = fh.read()
+    from ctxops_contracts.shared.confine import read_regular
+
+    try:  # a regular file only (a FIFO would block, /dev/zero never ends), no longer than what cat printed
+        on_disk = read_regular(path, len(stdout.encode("utf-8", "replace")) + 1).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
     if on_disk != stdout:
@@ -328,12 +347,37 @@ def _quote(path: str) -> str:
     return "'" + path.replace("'", "'\"'\"'") + "'"
 
 
+def unwrap(command: str) -> str:
+    """The agent's own command inside a ``WRAPPER``-wrapped one (string search: linear on any input)."""
+    if not command.startswith(_WRAPPED_HEAD):
+        return command
+    start = command.find(_WRAPPED_OPEN)
+    end = command.rfind(_WRAPPED_CLOSE)
+    if start < 0 or end < start:
+        return command
+    return command[start + len(_WRAPPED_OPEN) : end]
+
+
+def spool_dir(root: str) -> str:
+    """``.meta/.state/guard/spool``, created 0700 (an existing one is made 0700); a symlinked ``.meta``,
+    ``.meta/.state`` or any level below is refused (``UnsafePath``)."""
+    from ctxops_contracts.shared.confine import ensure_dir
+
+    folder = ensure_dir(os.path.join(root, ".meta", ".state", "guard", "spool"))
+    try:
+        if os.stat(folder).st_mode & 0o077:
+            os.chmod(folder, 0o700)
+    except OSError:
+        pass
+    return folder
+
+
 def spool_path(root: str, spool_id: str) -> str:
     return os.path.join(root, ".meta", ".state", "guard", "spool", f"{spool_id}.log")
 
 
 def _read_spool(root: str, spool_id: str) -> str | None:
-    """The wrapped command's full output; the spool file is removed once read."""
+    """The wrapped command's full output (redacted by ``spool_filter``); the spool is removed once read."""
     path = spool_path(root, spool_id)
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
@@ -347,19 +391,62 @@ def _read_spool(root: str, spool_id: str) -> str | None:
     return text
 
 
-def _sweep_spool(folder: str) -> None:
-    """Spool files older than an hour belong to runs whose PostToolUse never came: remove them."""
-    cutoff = time.time() - SPOOL_MAX_AGE
+# A finished spool waits for its PostToolUse (milliseconds); one unclaimed for this long never will be. A
+# FIFO waits for its command, which may sit behind a permission prompt: kept a day (it holds no data; a
+# wrapper that finds its FIFO gone runs the command unspooled rather than write a plain file).
+SPOOL_GRACE = 120.0
+FIFO_MAX_AGE = 86_400.0
+
+
+def sweep(root: str) -> int:
+    """Remove what wrapped runs left in the spool directory: partial spools no live ``spool_filter``
+    holds (its writer was killed), finished spools whose PostToolUse never came (after ``SPOOL_GRACE``),
+    stale FIFOs. Runs on every PreToolUse wrap and every guard CLI start; returns how many
+    entries were removed. Every spool is redacted already: this is hygiene, not the defence."""
+    folder = spool_dir(root)
+    now = time.time()
     try:
         entries = list(os.scandir(folder))
     except OSError:
-        return
+        return 0
+    removed = 0
     for entry in entries:
         try:
-            if entry.stat().st_mtime < cutoff:
+            age = now - entry.stat(follow_symlinks=False).st_mtime
+            name = entry.name
+            if name.endswith(".fifo"):
+                stale = age > FIFO_MAX_AGE
+            elif name.endswith(".part"):  # being written, or its writer was killed
+                stale = not _writer_alive(entry.path)
+            elif name.endswith(".log"):  # complete, its PostToolUse due
+                stale = age > SPOOL_GRACE
+            else:  # anything else a wrapper or an older version left
+                stale = age > SPOOL_GRACE
+            if stale:
                 os.unlink(entry.path)
+                removed += 1
         except OSError:
             continue
+    return removed
+
+
+def _writer_alive(path: str) -> bool:
+    """Whether a ``spool_filter`` still holds the spool's lock (a non-blocking probe)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no wrapper there
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 # -- Read ---------------------------------------------------------------------------------------------------
@@ -544,11 +631,11 @@ def _log_failure(payload: dict[str, Any], root: str | os.PathLike[str] | None, e
         where = _root(payload, root)
         if where is None:
             return
-        folder = os.path.join(where, ".meta", "logs")
-        os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, "guard.log"), "a", encoding="utf-8") as fh:
-            fh.write(
-                f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {payload.get('hook_event_name')}: {exc!r}\n"
-            )
+        from ctxops_contracts.shared.files import append_lines
+        from ctxops_contracts.shared.layout import meta_subdir
+
+        folder = meta_subdir(str(where), "logs")  # a symlinked .meta or .meta/logs: refused, nothing written
+        line = f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {payload.get('hook_event_name')}: {exc!r}"
+        append_lines(os.path.join(folder, "guard.log"), (line.replace("\n", " ") + "\n").encode(), fsync=False)
     except Exception:
         logging.getLogger(__name__).debug("could not write the guard log", exc_info=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 from ctxops_contracts.shared import jsonlite, regex
+from ctxops_contracts.shared.confine import read_regular
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import STATE_DIR, ensure_meta, meta_path
 
@@ -45,8 +46,7 @@ class ReadState:
         self.step = 0
         self.reads: dict[str, list[Any]] = {}
         try:
-            with open(self.path, encoding="utf-8") as fh:
-                data = jsonlite.loads(fh.read())
+            data = jsonlite.loads(read_regular(self.path, 16_000_000))
             self.step = int(data.get("step", 0))
             self.reads = dict(data.get("reads", {}))
         except (OSError, ValueError, TypeError, AttributeError):
@@ -59,13 +59,19 @@ class ReadState:
 
     def seen(self, key: str, digest: str) -> int | None:
         """The step at which this region was read with this content, or None."""
-        entry = self.reads.get(key)
+        entry = self.reads.get(_stored(key))
         if entry and entry[0] == digest:
             return int(entry[1])
         return None
 
     def remember(self, key: str, digest: str) -> None:
-        self.reads[key] = [digest, self.step]
+        self.reads[_stored(key)] = [digest, self.step]
+
+
+def _stored(key: str) -> str:
+    """The key as stored: a digest of the path and region, never the path itself (a file name can be a
+    secret, and this state file is written on every read)."""
+    return "k" + digest(key)
 
 
 def reset(root: str, session_id: str) -> None:

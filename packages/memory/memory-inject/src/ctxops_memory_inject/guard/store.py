@@ -1,6 +1,9 @@
-# ruff: noqa: PTH103, PTH108, PTH110, PTH118, PTH208, SIM105
+# ruff: noqa: PTH108, PTH110, PTH118, SIM105
 # os.path on the hook path: pathlib is not imported there (startup time).
 """Saved originals: the full text of each summarized tool output, redacted, under ``.meta/outputs/``.
+
+No raw text is ever written, not even for a moment: it is redacted in this process, or handed to a
+detached finalizer through a pipe (see :func:`save`).
 
 One file per output (``<id>.txt``) plus a small ``<id>.json`` with what produced it. The directory is
 git-ignored through ``ensure_meta`` and rotated: past ``max_outputs`` files the oldest are removed.
@@ -12,6 +15,7 @@ import os
 import time
 
 from ctxops_contracts.shared import jsonlite, regex
+from ctxops_contracts.shared.confine import checked_dir, ensure_dir, read_regular
 from ctxops_contracts.shared.layout import OUTPUTS_DIR, STATE_DIR, ensure_meta, meta_path
 
 TYPE_CHECKING = False
@@ -21,6 +25,7 @@ if TYPE_CHECKING:
 # The hook saves outputs through this module: no json, re or contextlib imports here (~10 ms of a fresh
 # process); the counter and `ctx out` import json where they read.
 _ID = regex.lazy(r"^[0-9a-f]{8,16}$")
+MAX_OUTPUT_BYTES = 64_000_000  # a saved output is what one tool printed; a bigger file is read only this far
 
 
 class OutputNotFound(LookupError):
@@ -43,21 +48,26 @@ def save(
     max_outputs: int = 200,
     max_bytes: int = 2_000_000,
     defer: bool = False,
+    redacted: bool = False,
 ) -> str:
     """Keep ``text`` (redacted) and return its id; outputs beyond ``max_outputs`` are rotated away.
 
-    With ``defer`` the text is only staged (``.meta/.state/guard/pending/<id>.raw``, mode 0600) and the
-    guard's background counter redacts it into ``.meta/outputs/``: redacting 100 kB costs more than the
-    hook's whole budget. :func:`load` finalizes a staged output on demand, so the id works at once.
+    ``redacted`` says the text is redacted already (a wrapped command's spool): it is written as it is.
+    Otherwise it is redacted before its first byte is written. With ``defer`` that happens in a detached
+    process (redacting 100 kB costs more than the hook's whole budget): the raw text travels to it through
+    a pipe (kernel memory), never a file; only an empty mark, ``.meta/.state/guard/pending/<id>.wait``
+    (0600, the finalizer's pid), is on disk meanwhile. :func:`load` waits for a pending output, so the id
+    works at once; a finalizer killed before it wrote leaves no text anywhere, and its mark is swept.
     """
     ensure_meta(root)
+    sweep(root)
     output_id = new_id()
     body = (
         text
         if len(text) <= max_bytes
         else text[:max_bytes] + f"\n[ctxops: cut at {max_bytes} characters of {len(text)}]\n"
     )
-    info = {
+    info: dict[str, object] = {
         "id": output_id,
         "ts": time.time(),
         "lines": body.count("\n") + 1,
@@ -65,14 +75,13 @@ def save(
         "max_outputs": max_outputs,
         **meta,
     }
-    staging = staging_dir(root)
-    os.makedirs(staging, exist_ok=True)
-    raw = os.path.join(staging, f"{output_id}.raw")
-    fd = os.open(raw, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:
-        fh.write(_dumps(info) + "\n" + body)
-    if not defer:
-        finalize(root, output_id)
+    if not redacted and defer and _hand_off(root, output_id, _dumps(info) + "\n" + body):
+        return output_id
+    if not redacted:
+        from ctxops_hooks_capture.redact import redact
+
+        body = redact(body)
+    write_output(root, output_id, body, info)
     return output_id
 
 
@@ -87,18 +96,159 @@ def _dumps(info: dict[str, object]) -> str:
 
 
 def staging_dir(root: str) -> str:
-    return meta_path(root, STATE_DIR, "guard", "pending")
+    """``.meta/.state/guard/pending`` (0700): the finalizers' marks and the token counter's jobs."""
+    return ensure_dir(meta_path(root, STATE_DIR, "guard", "pending"))  # a symlinked .meta/.state is refused
+
+
+def write_output(root: str, output_id: str, body: str, info: dict[str, object]) -> None:
+    """Write a redacted ``body`` and its ``info`` (redacted here) to ``.meta/outputs/`` (0600); rotate."""
+    from ctxops_contracts.shared.files import atomic_write
+    from ctxops_hooks_capture.redact import redact_value
+
+    folder = ensure_dir(outputs_dir(root))  # 0700; a symlinked .meta/outputs is refused
+    max_outputs = int(str(info.pop("max_outputs", 200)))
+    atomic_write(os.path.join(folder, f"{output_id}.txt"), body, fsync=False, mode=0o600)
+    atomic_write(os.path.join(folder, f"{output_id}.json"), _dumps(redact_value(info)), fsync=False, mode=0o600)
+    rotate(folder, max_outputs)
+
+
+def _hand_off(root: str, output_id: str, payload: str) -> bool:
+    """Start a detached finalizer with ``payload`` already in its stdin pipe; False when the pipe cannot
+    hold it all (the caller redacts in process) or the process cannot start."""
+    data = payload.encode("utf-8", "replace")
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no posix_spawn either
+        return False
+    if not hasattr(os, "posix_spawn"):  # pragma: no cover
+        return False
+    read_end, write_end = os.pipe()  # both close-on-exec; the child gets the read end as its stdin
+    try:
+        try:
+            if len(data) > 65_536:
+                fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, len(data))
+            os.set_blocking(write_end, False)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_end, view) :]
+        except (OSError, AttributeError):  # larger than a pipe may be (Linux: pipe-max-size, 1 MiB by
+            return False  # default; no F_SETPIPE_SZ elsewhere, where a pipe holds 64 kB)
+        finally:
+            os.close(write_end)
+        mark = os.path.join(staging_dir(root), f"{output_id}.wait")
+        fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        try:
+            import sys
+
+            argv = [sys.executable, "-P", "-m", "ctxops_memory_inject.guard.store", root, output_id]
+            actions = [
+                (os.POSIX_SPAWN_DUP2, read_end, 0),
+                (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            ]
+            try:
+                pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions, setsid=True)
+            except OSError:
+                os.unlink(mark)
+                return False
+            os.write(fd, f"{pid}\n".encode())
+        finally:
+            os.close(fd)
+        return True
+    finally:
+        os.close(read_end)
+
+
+def _finalize_stdin(root: str, output_id: str) -> int:
+    """The detached finalizer: read the payload from stdin, redact it, write it, drop the mark."""
+    import sys
+
+    from ctxops_hooks_capture.redact import redact
+
+    mark = os.path.join(staging_dir(root), f"{output_id}.wait")
+    try:
+        data = sys.stdin.buffer.read().decode("utf-8", "replace")
+        header, _, body = data.partition("\n")
+        try:
+            info = jsonlite.loads(header)
+        except ValueError:
+            info = None
+        write_output(root, output_id, redact(body), info if isinstance(info, dict) else {"id": output_id})
+    finally:
+        try:
+            os.unlink(mark)
+        except FileNotFoundError:
+            pass
+    return 0
+
+
+def _pending_pid(mark: str) -> int | None:
+    try:
+        with open(mark, "rb") as fh:
+            text = fh.read(32).strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie (exited, not reaped: the hook that spawned it is still running) is not alive
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rpartition(b")")[2].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+_MARK_GRACE = 30.0  # a mark without a pid yet: its hook is between creating it and starting the finalizer
+
+
+def sweep(root: str) -> int:
+    """Clear what killed processes left in the staging directory: marks of finalizers that are gone, and
+    raw text staged by versions before 0.3 (redacted into ``.meta/outputs/`` now). Runs on every save and
+    every counter start; returns how many entries it cleared."""
+    try:
+        entries = list(os.scandir(staging_dir(root)))
+    except OSError:
+        return 0
+    cleared = 0
+    for entry in entries:
+        name = entry.name
+        try:
+            if name.endswith(".wait"):
+                pid = _pending_pid(entry.path)
+                if pid is None and time.time() - entry.stat().st_mtime < _MARK_GRACE:
+                    continue
+                if not _alive(pid):
+                    os.unlink(entry.path)
+                    cleared += 1
+            elif name.endswith(".raw"):
+                cleared += finalize(root, name[:-4])
+        except OSError:
+            continue
+    return cleared
 
 
 def finalize(root: str, output_id: str) -> bool:
-    """Redact a staged output into ``.meta/outputs/``; False when there is nothing staged under the id."""
-    from ctxops_contracts.shared.files import atomic_write
-    from ctxops_hooks_capture.redact import redact, redact_value
+    """Redact raw text an older version staged (``pending/<id>.raw``) into ``.meta/outputs/``; False when
+    there is none under the id."""
+    from ctxops_hooks_capture.redact import redact
 
+    if not _ID.match(output_id):
+        return False  # not a name the guard stages under (a repository can put files there)
     raw = os.path.join(staging_dir(root), f"{output_id}.raw")
-    try:
-        with open(raw, encoding="utf-8", errors="replace") as fh:
-            header, _, body = fh.read().partition("\n")
+    try:  # a regular file only, capped: never a symlink, FIFO or device a repository put there
+        if not checked_dir(staging_dir(root)):
+            return False
+        text = read_regular(raw, MAX_OUTPUT_BYTES).decode("utf-8", "replace")
+        header, _, body = text.partition("\n")
     except FileNotFoundError:
         return False
     try:
@@ -107,26 +257,30 @@ def finalize(root: str, output_id: str) -> bool:
         info = {"id": output_id}
     if not isinstance(info, dict):
         info = {"id": output_id}
-    folder = outputs_dir(root)
-    os.makedirs(folder, exist_ok=True)
-    max_outputs = int(info.pop("max_outputs", 200))
-    atomic_write(os.path.join(folder, f"{output_id}.txt"), redact(body), fsync=False)
-    atomic_write(os.path.join(folder, f"{output_id}.json"), _dumps(redact_value(info)), fsync=False)
+    write_output(root, output_id, redact(body), info)
     try:
         os.unlink(raw)
     except FileNotFoundError:
         pass
-    rotate(folder, max_outputs)
     return True
 
 
 def finalize_all(root: str) -> int:
-    """Finalize every staged output (the background counter's first step)."""
-    try:
-        names = [n for n in os.listdir(staging_dir(root)) if n.endswith(".raw")]
-    except FileNotFoundError:
-        return 0
-    return sum(1 for name in names if finalize(root, name[:-4]))
+    """Sweep the staging directory (the background counter's first step)."""
+    return sweep(root)
+
+
+def wait_pending(root: str, output_id: str, timeout: float = 30.0) -> None:
+    """Wait while a detached finalizer of ``output_id`` runs (at most ``timeout`` s)."""
+    mark = os.path.join(staging_dir(root), f"{output_id}.wait")
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while os.path.exists(mark) and time.monotonic() < deadline:
+        pid = _pending_pid(mark)
+        if pid is not None and not _alive(pid):
+            break
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
 
 
 def rotate(folder: str, max_outputs: int) -> int:
@@ -155,20 +309,27 @@ def _path(root: str, output_id: str, suffix: str) -> str:
     return os.path.join(outputs_dir(root), output_id + suffix)
 
 
+def _read(root: str, output_id: str, suffix: str) -> str:
+    """A saved file, read only as a regular file directly in a real ``.meta/outputs`` (UnsafePath else)."""
+    path = _path(root, output_id, suffix)
+    if not checked_dir(outputs_dir(root)):
+        raise FileNotFoundError(path)
+    return read_regular(path, MAX_OUTPUT_BYTES).decode("utf-8", "replace")
+
+
 def load(root: str, output_id: str) -> str:
-    if _ID.match(output_id) and not os.path.exists(_path(root, output_id, ".txt")):
-        finalize(root, output_id)  # staged, the counter has not got to it yet
+    if _ID.match(output_id) and not os.path.lexists(_path(root, output_id, ".txt")):
+        wait_pending(root, output_id)  # its finalizer is still redacting it
+        finalize(root, output_id)  # staged by an older version
     try:
-        with open(_path(root, output_id, ".txt"), encoding="utf-8", errors="replace") as fh:
-            return fh.read()
+        return _read(root, output_id, ".txt")
     except FileNotFoundError:
         raise OutputNotFound(output_id) from None
 
 
 def load_meta(root: str, output_id: str) -> dict[str, object]:
     try:
-        with open(_path(root, output_id, ".json"), encoding="utf-8") as fh:
-            data = jsonlite.loads(fh.read())
+        data = jsonlite.loads(_read(root, output_id, ".json"))
     except (FileNotFoundError, ValueError):
         return {"id": output_id}
     return data if isinstance(data, dict) else {"id": output_id}
@@ -185,3 +346,9 @@ def select(
     if grep is not None:
         numbered = [(n, line) for n, line in numbered if grep.search(line)]
     return numbered
+
+
+if __name__ == "__main__":  # the detached finalizer: python -P -m ctxops_memory_inject.guard.store ROOT ID
+    import sys
+
+    sys.exit(_finalize_stdin(sys.argv[1], sys.argv[2]) if len(sys.argv) == 3 else 2)

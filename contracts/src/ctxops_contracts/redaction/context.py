@@ -1,0 +1,659 @@
+"""Secrets found by their context rather than their shape: assignments, flags, URLs, headers, prose, PEM blocks.
+
+Each rule is a scan (``scan``) that finds a candidate with a linear-time pattern and lets a small handler
+decide, by the name and the value's shape (``secret_names``), whether and what to hide. Names are kept and
+values hidden, so an event still says *which* secret a command used.
+"""
+
+from __future__ import annotations
+
+from ctxops_contracts.shared import regex
+from ctxops_contracts.shared.regex import lazy
+
+from .names import (
+    is_key_name,
+    is_placeholder,
+    is_placeholder_token,
+    is_random_token,
+    is_secret_name,
+    is_secret_value,
+    looks_like_credential,
+    path_token,
+)
+
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+
+    # A handler gets the match and returns (replacement, end of the replaced span) or None to keep it.
+    Handler = Callable[[re.Match[str]], tuple[str, int] | None]
+
+SECRET = "[REDACTED:secret]"
+_CJK_STOP = "，。；、）」』”’：！？　"
+_QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "「": "」", "『": "』", "‘": "’"}
+_MAX_VALUE = 400
+_LONG_VALUE = 20_000  # how far a quoted value longer than _MAX_VALUE may run to its closing quote
+
+
+def scan(text: str, pattern: re.Pattern[str], handler: Handler, hidden: list[str] | None = None) -> str:
+    """Replace what ``handler`` says to replace at each match of ``pattern``, left to right, in one pass.
+
+    Each value hidden (what a marker replaced) is appended to ``hidden``, so the caller can hide its other
+    copies in the text too (``token = 'x' ... echo 'x'``)."""
+    out: list[str] = []
+    last = pos = 0
+    search = pattern.search
+    while True:
+        match = search(text, pos)
+        if match is None:
+            break
+        verdict = handler(match)
+        if verdict is None:
+            pos = match.end() if match.end() > match.start() else match.start() + 1
+            continue
+        replacement, end = verdict
+        if hidden is not None:
+            cut = replacement.find("[REDACTED")
+            begin = match.start() + cut
+            if cut >= 0 and text[match.start() : begin] == replacement[:cut]:
+                value = text[begin:end].strip("'\"` \t")
+                if len(value) >= 8 and "\n" not in value:
+                    hidden.append(value)
+        out.append(text[last : match.start()])
+        out.append(replacement)
+        last = pos = max(end, match.end())
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
+
+
+# A bare value ends at whitespace, a quote, a bracket, a separator or CJK punctuation (and at \" in JSON).
+# Matched with ``endpos`` = start + 400: possessive loops, no bounded alternation (it is ~10x slower).
+_BARE_CLASS = r"[^\s'\"`,;()\[\]{}>&<" + _CJK_STOP + r"\\]"
+_BARE_VALUE = lazy(_BARE_CLASS + r"*+(?:\\(?![\"'])" + _BARE_CLASS + r"*+)*+")
+_PROSE_VALUE = lazy(r"[A-Za-z0-9!#$%*+\-./:=?@^_|~]*+")  # ASCII: it stops where Chinese text resumes
+# The inside of a quoted value, up to its closing quote (escapes skipped) or the end of the line. No closing
+# quote is special inside a character class, so none needs escaping (re.escape would cost importing re).
+_QUOTED_VALUE = {
+    quote: lazy(r"[^" + closer + r"\\\n]*+(?:\\[^\n][^" + closer + r"\\\n]*+)*+") for quote, closer in _QUOTES.items()
+}
+
+
+def read_value(text: str, at: int) -> tuple[int, int, bool]:
+    """The value starting at ``at``: (start, end, quoted). A quoted value runs to its closing quote on the line;
+    an unclosed one to the end of the line (or 400 characters)."""
+    if at >= len(text):
+        return at, at, False
+    first = text[at]
+    escaped = first == "\\" and text[at + 1 : at + 2] in {'"', "'"}
+    opener = text[at + 1] if escaped else first
+    closer = _QUOTES.get(opener)
+    if closer is not None:
+        start = at + (2 if escaped else 1)
+        if escaped:  # JSON inside JSON: the value ends at the next \" (its content has no bare quote)
+            stop = text.find("\\" + closer, start, start + _MAX_VALUE)
+            line = text.find("\n", start, start + _MAX_VALUE)
+            if stop >= 0 and (line < 0 or stop < line):
+                return start, stop, True
+            return start, line if line >= 0 else min(len(text), start + _MAX_VALUE), True
+        body = _QUOTED_VALUE[opener].match(text, start, start + _MAX_VALUE)
+        end = body.end() if body else start
+        if end == start + _MAX_VALUE:  # longer than a value usually is: run on to its closing quote
+            stop = text.find(closer, end, end + _LONG_VALUE)
+            line = text.find("\n", end, end + _LONG_VALUE)
+            end = stop if stop >= 0 and (line < 0 or stop < line) else (line if line >= 0 else end)
+        return start, end, True
+    match = _BARE_VALUE.match(text, at, at + _MAX_VALUE)
+    return at, match.end() if match else at, False
+
+
+def _line_start(text: str, at: int) -> bool:
+    """True when only indentation or ``export``/``set``/``- `` precede ``at`` on its line."""
+    begin = max(0, at - 24)
+    head = text[begin:at]
+    cut = head.rfind("\n")
+    if cut >= 0:
+        head = head[cut + 1 :]
+    elif begin > 0:
+        return False
+    return head.strip() in {"", "export", "set", "-", "+", "setenv", "declare -x", "env"}  # "+": a diff line
+
+
+# --- name = value ------------------------------------------------------------------------------------
+
+_ASSIGN = lazy(
+    r"(?<![A-Za-z0-9_.$@\\-])"
+    r"([A-Za-z_][A-Za-z0-9_.-]{0,80}+)"  # the name (possessive: never re-scanned)
+    r"((?:\\?[\"'])?\]?)"  # the closing quote of a JSON key or a subscript: "password": / ["DB_PASSWORD"]=
+    r"((?:[ \t]++(?:string|String|str|&str|\[\]byte|char\*?|bytes))?+"  # Go/C#/Rust: var xToken string = "..."
+    r"[ \t]{0,8}+(?::{1,3}+=|\?=|\.=|\+=|\?\?=|=>|=(?!=)|:(?![:/])|：|＝)[ \t]{0,8}+)"
+)
+_BLOCK_SCALAR = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
+
+
+def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
+    name = match.group(1)
+    if not is_secret_name(name):
+        return _lone_key(match) if is_key_name(name) else None
+    text = match.string
+    start, end, quoted = read_value(text, match.end())
+    value = text[start:end]
+    head = text[match.start() : start]
+    if not quoted and value in _BLOCK_SCALAR:
+        return _block_scalar(text, match, end)
+    if not quoted and end < len(text) and text[end : end + 1] in {"(", "["}:
+        return None  # a call or a subscript: code, not a value
+    after = text[end : end + 3].lstrip(" ")
+    if not quoted and after.startswith("=") and not after.startswith("=="):
+        return None  # a chained assignment: ``passwd = acct = ''``
+    sep = match.group(3)
+    spaced = sep != sep.strip() or sep.strip() in {":", "："}  # ``key = value`` or ``key: value``, not ``NAME=value``
+    if not quoted and value and spaced and _line_start(text, match.start()) and sep.strip() in {"=", ":", "：", "＝"}:
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end < 0 else line_end
+        rest = text[end:line_end]
+        comment = rest.find(" #")
+        rest = rest[:comment] if comment >= 0 else rest
+        if rest.strip() and not rest.lstrip().startswith(("#", "//", "&&", "||", ";", "|")):
+            rest = rest.rstrip()
+            if len(rest) <= _MAX_VALUE and not any(ch in rest for ch in "\"'`"):
+                end += len(rest)
+                value = text[start:end]
+    if not is_secret_value(name, value, quoted=quoted):
+        return None
+    return head + SECRET, end
+
+
+def _lone_key(match: re.Match[str]) -> tuple[str, int] | None:
+    """``Key=<random>``, ``key: '<random>'``: a bare "key" (or "secret id") holds a secret only when its value
+    is token-shaped and random (``key: app.kubernetes.io/name`` and ``key=value`` stay)."""
+    text = match.string
+    start, end, _quoted = read_value(text, match.end())
+    value = text[start:end]
+    if not is_random_token(value):
+        return None
+    return text[match.start() : start] + SECRET, end
+
+
+def _block_scalar(text: str, match: re.Match[str], end: int) -> tuple[str, int] | None:
+    """``password: |`` followed by indented lines: the lines are the value."""
+    line_begin = text.rfind("\n", 0, match.start()) + 1
+    marker = text[line_begin] if text[line_begin] in "+-" else ""  # a diff line: "+secret: |"
+    first = text[line_begin + len(marker) : match.start()]
+    indent = len(first) - len(first.lstrip())
+    pos = text.find("\n", end)
+    if pos < 0:
+        return None
+    stop = pos
+    while stop < len(text):
+        nxt = text.find("\n", stop + 1)
+        nxt = len(text) if nxt < 0 else nxt
+        line = text[stop + 1 : nxt]
+        if marker and line.startswith(marker):
+            line = line[1:]
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        stop = nxt
+        if stop - pos > 20_000:
+            break
+    if stop == pos:
+        return None
+    return text[match.start() : pos + 1] + " " * (indent + 2) + SECRET, stop
+
+
+_XML = lazy(r"<([A-Za-z_][A-Za-z0-9_.:-]{0,60}+)>([^<]{1,400}+)</\1>")
+
+
+def _xml(match: re.Match[str]) -> tuple[str, int] | None:
+    """``<password>value</password>``, the value on the same line or on its own lines between the tags."""
+    name = match.group(1)
+    inner = match.group(2)
+    value = inner.strip()
+    if not value or "\n" in value or not is_secret_name(name) or not is_secret_value(name, value, quoted=True):
+        return None
+    lead = inner[: len(inner) - len(inner.lstrip())]
+    trail = inner[len(inner.rstrip()) :]
+    return f"<{name}>{lead}{SECRET}{trail}</{name}>", match.end()
+
+
+# <add key="ClearTextPassword" value="..."/> (NuGet), <entry name="apiToken" value="..."/>, <param name= value=>
+_XML_PAIR = lazy(
+    r"(?i)\b(?:key|name)[ \t]*=[ \t]*([\"'])([A-Za-z_][A-Za-z0-9_.:-]{0,80}+)\1[ \t]++value[ \t]*=[ \t]*([\"'])"
+)
+
+
+def _xml_pair(match: re.Match[str]) -> tuple[str, int] | None:
+    name = match.group(2)
+    if not is_secret_name(name):
+        return None
+    text = match.string
+    start, end, quoted = read_value(text, match.end() - 1)
+    if not is_secret_value(name, text[start:end], quoted=quoted):
+        return None
+    return text[match.start() : start] + SECRET, end
+
+
+# A secret-named string, a comma, a value: System.setProperty("X_TOKEN", "..."), os.environ.setdefault(...),
+# config.put("password", "..."), ["apiKey", "..."]. The value must look like a credential (a tuple of names
+# such as ("username", "password", "email") stays).
+_PAIR_ARGS = lazy(r"([\"'])([A-Za-z_][A-Za-z0-9_.-]{0,80}+)\1[ \t]*+,[ \t]*+(?=[\"'])")
+
+
+def _pair_args(match: re.Match[str]) -> tuple[str, int] | None:
+    name = match.group(2)
+    if not is_secret_name(name):
+        return None
+    text = match.string
+    start, end, quoted = read_value(text, match.end())
+    if not is_secret_value(name, text[start:end], quoted=quoted, strict=True):
+        return None
+    return text[match.start() : start] + SECRET, end
+
+
+# PHP: $apiToken = "..." / $apiToken .= "..." / $apiToken ??= "..." (a quoted value only: ``$TOKEN`` in a
+# shell is a reference, which the assignment rule leaves alone).
+_PHP_VAR = lazy(r"\$([A-Za-z_][A-Za-z0-9_]{0,80}+)[ \t]*+(?:\.=|\?\?=|=(?![=>]))[ \t]*+(?=[\"'])")
+
+
+def _php_var(match: re.Match[str]) -> tuple[str, int] | None:
+    name = match.group(1)
+    if not is_secret_name(name):
+        return None
+    text = match.string
+    start, end, quoted = read_value(text, match.end())
+    if not is_secret_value(name, text[start:end], quoted=quoted):
+        return None
+    return text[match.start() : start] + SECRET, end
+
+
+# --- command-line flags and commands that take a secret ------------------------------------------------
+
+_FLAG = lazy(r"(?:(?<![^\s'\"(=])|(?<=\\[nrt]))(--?[A-Za-z][A-Za-z0-9_-]{0,40}+)(=|[ \t]+)(?!-)")
+_FLAG_EXTRA = frozenset({"storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass"})
+_BOOLEAN_FIRST = frozenset({"ask", "no", "prompt", "use", "with", "skip", "require", "show", "reset", "change"})
+
+
+def _flag(match: re.Match[str]) -> tuple[str, int] | None:
+    flag = match.group(1)
+    bare = flag.lstrip("-").lower()
+    boolean = bare.replace("_", "-").split("-", 1)[0] in _BOOLEAN_FIRST
+    if bare not in _FLAG_EXTRA and (boolean or not is_secret_name(flag)):
+        return None
+    text = match.string
+    start, end, quoted = read_value(text, match.end())
+    value = text[start:end]
+    if not is_secret_value(flag if bare not in _FLAG_EXTRA else "password", value, quoted=quoted):
+        return None
+    return text[match.start() : start] + SECRET, end
+
+
+_CMD = r"(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrt]))"  # also after an escaped newline: a command in JSON text
+_GAP = r"[^\n|;&]{0,300}?"
+_VALUE = r"(?P<v>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|[^\s'\"]{2,300}+)"
+_COMMANDS: list[re.Pattern[str]] = [
+    lazy(
+        _CMD
+        + r"(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport)\b"
+        + _GAP
+        + r"\s-p(?P<v>[^\s-][^\s]{0,300}+)"
+    ),
+    lazy(
+        _CMD + r"(?:sshpass|(?:docker|podman|buildah|skopeo|oras|nerdctl)\s+login|helm\s+registry\s+login|twine"
+        r"|mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|sqlcmd|bcp|zip|unzip)\b"
+        + _GAP
+        + r"\s-[pP][ \t]+"
+        + _VALUE
+    ),
+    lazy(_CMD + r"7za?\b" + _GAP + r"\s-p(?P<v>[^\s]{1,300}+)"),
+    lazy(_CMD + r"redis-cli\b" + _GAP + r"\s-a[ \t]+" + _VALUE),
+    lazy(
+        _CMD
+        + r"(?:curl|wget|http|https|xh|httpie|lftp|ftp)\b"
+        + _GAP
+        + r"\s(?:-u|--user|-U|--proxy-user|-x)(?:[ \t]+|=|(?=[^\s=-]))['\"]?[^\s:'\"]*:(?P<v>[^\s'\"@]{1,300}+)"
+    ),
+    lazy(_CMD + r"smbclient\b" + _GAP + r"\s-U[ \t]+['\"]?[^\s%'\"]+%(?P<v>[^\s'\"]{1,300}+)"),
+    lazy(
+        _CMD + r"htpasswd[ \t]+(?:-[A-Za-z]+[ \t]+)*?-[A-Za-z]*b[A-Za-z]*[ \t]+(?:-[A-Za-z]+[ \t]+)*"
+        r"[^\s]+[ \t]+[^\s]+[ \t]+" + _VALUE
+    ),
+    lazy(_CMD + r"(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?" + _VALUE + r"[ \t]*\|[^\n;&]{0,200}?--password-stdin"),
+    lazy(r"(?<![A-Za-z0-9])-pass(?:in|out)?[ \t]+['\"]?pass:(?P<v>[^\s'\"]{1,300}+)"),
+    lazy(_CMD + r"security[ \t]+add-(?:generic|internet)-password\b" + _GAP + r"\s-w[ \t]+" + _VALUE),
+    lazy(_CMD + r"gh[ \t]+secret[ \t]+set[ \t]+\S+" + _GAP + r"\s(?:-b|--body)(?:[ \t]+|=)" + _VALUE),
+]
+_CONFIG_SET = lazy(
+    _CMD + r"(?:config|configure|config:set|secrets?|kv)[ \t]+(?:set|put|add)[ \t]+(?:--?\S+[ \t]+)*?"
+    r"([A-Za-z0-9_./:@-]{1,100}+)[ \t]+" + _VALUE
+)
+
+
+def _command(match: re.Match[str]) -> tuple[str, int] | None:
+    value = match.group("v").strip("'\"")
+    if len(value) < 2 or is_placeholder(value):
+        return None
+    text = match.string
+    return text[match.start() : match.start("v")] + SECRET, match.end("v")
+
+
+def _config_set(match: re.Match[str]) -> tuple[str, int] | None:
+    if not is_secret_name(match.group(1)):
+        return None
+    return _command(match)
+
+
+# --- URLs, headers, cookies ---------------------------------------------------------------------------
+
+_URL_CREDS = lazy(r"[a-zA-Z][a-zA-Z0-9+.-]{1,30}+://[^\s:/@'\"<>]{0,100}+:([^\s@'\"<>]{1,200}+)@")
+_PORT_PATH = lazy(r"\d{1,5}(?:/.*)?")
+
+
+def _url(match: re.Match[str]) -> tuple[str, int] | None:
+    password = match.group(1)
+    if _PORT_PATH.fullmatch(password) or is_placeholder(password) or password.startswith("[REDACTED"):
+        return None
+    text = match.string
+    return text[match.start() : match.start(1)] + "[REDACTED:password]@", match.end()
+
+
+_AUTH_SCHEME = lazy(
+    r"(?i)(?<![A-Za-z0-9_])(bearer|basic|token|digest|bot|apikey|sso-key)([ \t]+)([A-Za-z0-9._~+/=:-]{12,}+)"
+)
+_TOKEN_CHARS = lazy(r"[0-9+/=._~:-]")
+
+
+def _auth_scheme(match: re.Match[str]) -> tuple[str, int] | None:
+    value = match.group(3)
+    if value.startswith("[REDACTED") or is_placeholder(value) or "://" in value:
+        return None  # ``Token https://...``: prose before a URL
+    if not _TOKEN_CHARS.search(value) and not (match.group(1).lower() == "bearer" and looks_like_credential(value)):
+        return None  # ``Bearer <letters only>`` is a token when its case is mixed like one
+    return match.group(1) + match.group(2) + "[REDACTED:bearer-token]", match.end()
+
+
+_COOKIE = lazy(r"(?i)(?<![A-Za-z0-9_-])((?:set-)?cookie[ \t]*[:=][ \t]*)")
+_COOKIE_PAIR = lazy(r"([^=;\s]{1,100}+)=([^;\"'\n]*)")
+_COOKIE_ATTRS = frozenset({"path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority"})
+
+
+def _cookie(match: re.Match[str]) -> tuple[str, int] | None:
+    text = match.string
+    start = match.end()
+    end = start
+    limit = min(len(text), start + 4096)
+    while end < limit and text[end] not in "\n\"'":
+        end += 1
+    header = text[start:end]
+
+    def pair(m: re.Match[str]) -> str:
+        if m.group(1).lower() in _COOKIE_ATTRS or not m.group(2).strip():
+            return m.group(0)
+        return f"{m.group(1)}=[REDACTED:cookie]"
+
+    hidden = _COOKIE_PAIR.sub(pair, header)
+    if hidden == header:
+        return None
+    return match.group(1) + hidden, end
+
+
+# --- prose: "the password is X", 密码是 X ---------------------------------------------------------------
+
+_PROSE = lazy(
+    r"(?i)(?<![A-Za-z0-9_])(passwords?|passwd|passphrase|api[ _-]?key|secret(?:[ _-]?key)?|access[ _-]?key"
+    r"|auth[ _-]?token|access[ _-]?token|token|credentials?|密码|口令|密钥|秘钥|私钥|令牌|凭证|凭据|授权码|暗号)"
+    r"([ \t]{1,4}+(?:is|was|are|:|-)[ \t]{1,4}+"
+    r"|[ \t]{0,4}+(?:是|为|為|设为|設為|改为|改成|设置为|：|＝|:|=)[ \t]{0,4}+)"
+    r"(?=[^\s\u3000-\u9fff\uff00-\uff0f\uff1a-\uff20])"  # a value follows, not more Chinese text
+)
+_CJK_NAMES = {"密码": "password", "口令": "password", "暗号": "password"}
+
+
+def _prose(match: re.Match[str]) -> tuple[str, int] | None:
+    word = match.group(1)
+    sep = match.group(2).strip().lower()
+    if word.isascii() and " " not in word and sep not in {"is", "was", "are", "-"}:
+        return None  # ``token = x``: an assignment, judged by the assignment rule
+    if sep == "-" and match.string[match.end() : match.end() + 1] not in _QUOTES:
+        return None  # ``token - 'x'`` (a log line) holds a quoted value; ``token - 1`` is arithmetic
+    name = _CJK_NAMES.get(word, word if word.isascii() else "token").replace(" ", "_")
+    text = match.string
+    at = match.end()
+    if text[at : at + 1] in _QUOTES or text[at : at + 2] in {'\\"', "\\'"}:
+        start, end, quoted = read_value(text, at)
+    else:  # a bare value stops at CJK text: 密码是hunter2别告诉别人
+        value_match = _PROSE_VALUE.match(text, at, at + _MAX_VALUE)
+        start, end, quoted = at, value_match.end() if value_match else at, False
+    if not quoted and text[end : end + 1] in {"(", "["}:
+        return None
+    value = text[start:end].rstrip(".")
+    end = start + len(value)
+    strict = sep in {"is", "was", "are"}
+    if not is_secret_value(name, value, quoted=quoted, strict=strict):
+        return None
+    return text[match.start() : start] + SECRET, end
+
+
+# --- private keys -------------------------------------------------------------------------------------
+
+_PEM = lazy(
+    r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    regex.DOTALL,
+)
+_PEM_END = lazy(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PUTTY = lazy(r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC:[ \t]*[0-9a-fA-F]+|\Z)", regex.DOTALL)
+
+
+_PEM_BODY = lazy(r"[A-Za-z0-9+/=]{16}")
+
+
+def _pem_block(match: re.Match[str]) -> str:
+    """A PEM private key block, unless its body holds no key material (``anything``, nothing, ``...``)."""
+    block = match.group(0)
+    body = block[block.find("-----", 10) + 5 :]
+    return "[REDACTED:private-key]" if _PEM_BODY.search(body) else block
+
+
+def private_keys(text: str) -> str:
+    """PEM and PuTTY private keys, as whole blocks; an END line with no BEGIN before it (a cut-off key)
+    hides everything before it."""
+    if "PRIVATE KEY" in text:
+        end = _PEM_END.search(text)
+        begin = text.find("-----BEGIN")
+        if end is not None and (begin < 0 or begin > end.start()):
+            text = "[REDACTED:private-key]" + text[end.end() :]
+        text = _PEM.sub(_pem_block, text)
+    if "PuTTY-User-Key-File" in text:
+        text = _PUTTY.sub("[REDACTED:private-key]", text)
+    return text
+
+
+def is_key_begin(text: str) -> bool:
+    """A line that opens a private key whose end is on a later line."""
+    if "PuTTY-User-Key-File" in text:
+        return "Private-MAC:" not in text
+    return "PRIVATE KEY" in text and "-----BEGIN" in text and _PEM_END.search(text) is None
+
+
+def is_key_end(text: str) -> bool:
+    """A line that closes a private key opened on an earlier line."""
+    if "Private-MAC:" in text:
+        return "PuTTY-User-Key-File" not in text
+    return _PEM_END.search(text) is not None and "-----BEGIN" not in text
+
+
+# --- high-entropy strings next to secret-like words ----------------------------------------------------
+
+# Candidates first (long runs of token characters are rare in prose), then a look back for a secret word.
+_CANDIDATE = lazy(r"(?<![A-Za-z0-9+/_=.-])([A-Za-z0-9+/_=.-]{20,300}+)(?![A-Za-z0-9+/_=.-])")
+_NEAR_WORD = lazy(
+    r"(?i)(?:pass(?:word|wd|phrase)?|secret|token|api[ _-]?key|key|credential|auth|bearer"
+    r"|密码|口令|密钥|秘钥|令牌|凭证)[^\n]{0,40}$"
+)
+_HEX = lazy(r"[0-9a-f]+|[0-9A-F]+")
+_HAS_DIGIT_CTX = lazy(r"[0-9]")
+_UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+# possessive: a long lower-case run that fails at its end is not split every way (exponential otherwise)
+_IDENTIFIER_LIKE = lazy(r"[A-Za-z][a-z]++(?:[_.-]?+[A-Za-z][a-z]++)*+[0-9]{0,4}")
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    import math  # an extension module (a library load): only texts with a high-entropy candidate pay for it
+
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    size = len(value)
+    return -sum(n / size * math.log2(n / size) for n in counts.values())
+
+
+def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
+    if match.group(1).count("/") >= 2:
+        return _path_segments(match)
+    text = match.string
+    before = text[max(0, match.start() - 48) : match.start()]
+    if _NEAR_WORD.search(before) is None:
+        return _random_alone(match, before)
+    value = match.group(1).strip("./=")
+    if len(value) < 20 or value.startswith("[REDACTED") or "REDACTED" in value:
+        return None
+    if _UUID.fullmatch(value) or _IDENTIFIER_LIKE.fullmatch(value) or "/" in value.strip("/").replace("+", "")[:1]:
+        return None
+    if value.count("/") >= 2 or (value.count(".") >= 2 and not value.startswith("eyJ")):
+        return None  # a path or a dotted name
+    if _HEX.fullmatch(value):
+        if len(value) in {40, 64} or len(value) < 32:
+            return None  # git and sha256 digests
+        threshold = 3.0
+    else:
+        if not looks_like_credential(value) or not any(c.isdigit() for c in value):
+            return None
+        threshold = 3.7
+    if entropy(value) < threshold:
+        return None
+    return "[REDACTED:high-entropy]", match.end(1)
+
+
+_UPPER = lazy(r"[A-Z]")
+_LOWER = lazy(r"[a-z]")
+_DIGEST_BEFORE = lazy(r"(?i)(?:sha\d{0,3}|md5|sri|integrity|hash|digest|checksum|nonce|base64,)[-:=\"' ]{0,4}$")
+
+
+def _random_alone(match: re.Match[str], before: str) -> tuple[str, int] | None:
+    """A token with no secret word near it: hidden only when it is unmistakably random (``_is_random``)."""
+    value = match.group(1).strip("./=")
+    if not _is_random(value) or _DIGEST_BEFORE.search(before):
+        return None
+    return "[REDACTED:high-entropy]", match.end(1)
+
+
+def _is_random(value: str) -> bool:
+    """20 to 200 characters of upper and lower case letters and digits, at most one ``/`` and one ``.``, few
+    separators, entropy near the maximum for its length; not a word, a placeholder or a publishable key."""
+    size = len(value)
+    if size < 20 or size > 200 or "REDACTED" in value:
+        return False
+    if value.count("/") > 1 or value.count(".") > 1 or value.count("-") + value.count("_") > 3:
+        return False
+    if not (_UPPER.search(value) and _LOWER.search(value) and _HAS_DIGIT_CTX.search(value)):
+        return False
+    if _IDENTIFIER_LIKE.fullmatch(value) or is_placeholder(value) or is_placeholder_token(value):
+        return False
+    if value.startswith(("pk_", "pk.")):
+        return False  # publishable keys (Stripe, Mapbox) are public by design
+    import math
+
+    return entropy(value) >= min(4.2, math.log2(size) - 0.55)
+
+
+def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
+    """A path (``/repo/notes/<token>.txt``): each file or directory name that is a random token is hidden,
+    its extension kept."""
+    path = match.group(1)
+    parts = path.split("/")
+    changed = False
+    for i, part in enumerate(parts):
+        stem, dot, ext = part.rpartition(".")
+        if not dot or len(ext) > 6 or not stem:
+            stem, dot, ext = part, "", ""
+        if _is_random(stem) or (i > 0 and path_token(stem)):  # a name inside a path: the path test
+            parts[i] = f"[REDACTED:path-token]{dot}{ext}"
+            changed = True
+    if not changed:
+        return None
+    return "/".join(parts), match.end(1)
+
+
+# Substrings (lower case) of which one must be in the lower-cased text for the command rules to run, in
+# the order of _COMMANDS.
+_COMMAND_NEEDLES: list[tuple[str, ...]] = [
+    ("mysql", "mariadb"),
+    ("sshpass", "login", "twine", "mongo", "sqlcmd", "bcp", "zip"),
+    ("7z",),
+    ("redis-cli",),
+    ("curl", "wget", "http", "xh", "ftp"),
+    ("smbclient",),
+    ("htpasswd",),
+    ("password-stdin",),
+    ("pass:",),
+    ("security",),
+    ("gh",),
+]
+_NAME_NEEDLES = (
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+    "cred",
+    "cookie",
+    "auth",
+    "sig",
+    "session",
+    "dsn",
+    "sas",
+    "pat",
+)
+
+RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
+    # (label, lower-case substrings of which one must be in the lower-cased text (None: always run),
+    #  pattern, handler)
+    ("url-password", ("://",), _URL_CREDS, _url),
+    ("cookie", ("cookie",), _COOKIE, _cookie),
+    ("bearer-token", ("bearer", "basic", "token", "digest", "bot", "apikey", "sso-key"), _AUTH_SCHEME, _auth_scheme),
+    *(
+        ("command-password", needles, pattern, _command)
+        for needles, pattern in zip(_COMMAND_NEEDLES, _COMMANDS, strict=True)
+    ),
+    ("config-set", (" set ",), _CONFIG_SET, _config_set),
+    ("password-flag", ("-",), _FLAG, _flag),
+    ("secret-assignment", _NAME_NEEDLES, _ASSIGN, _assignment),
+    ("xml-secret", ("</",), _XML, _xml),
+    ("xml-secret", ("value",), _XML_PAIR, _xml_pair),
+    ("secret-argument", _NAME_NEEDLES, _PAIR_ARGS, _pair_args),
+    ("secret-assignment", ("$",), _PHP_VAR, _php_var),
+    (
+        "prose-secret",
+        (
+            "pass",
+            "key",
+            "secret",
+            "token",
+            "cred",
+            "密码",
+            "口令",
+            "密钥",
+            "秘钥",
+            "私钥",
+            "令牌",
+            "凭",
+            "授权码",
+            "暗号",
+        ),
+        _PROSE,
+        _prose,
+    ),
+    ("high-entropy", None, _CANDIDATE, _entropy),
+]

@@ -1,0 +1,280 @@
+"""Secret redaction, applied before anything touches disk: ``redact(text)`` and ``redact_value(json_value)``.
+
+Three layers, cheapest first:
+
+- provider formats (``secret_formats``): tokens whose shape gives them away (``ghp_...``, ``AKIA...``);
+- context (``secret_context``): a value assigned to a secret-named variable, key, flag, query parameter or
+  header (JSON, YAML, TOML, HCL, INI, ``.env``, shell), URLs with credentials, PEM blocks, prose such as
+  "密码是 X", and long random strings next to a secret-like word;
+- structure (``redact_value``): JSON keys named like secrets hide their value whatever its shape, and a
+  private key split across list items (a diff's lines) is hidden as a block.
+
+Each marker names what it hid (``[REDACTED:github-token]``). Every pattern runs in linear time; callers
+on the hook path bound the input first (``redact_value(..., max_string=...)``, ``window``).
+"""
+
+from __future__ import annotations
+
+from .context import RULES as CONTEXT_RULES
+from .context import is_key_begin, is_key_end, private_keys, scan
+from .formats import FORMATS
+from .names import is_placeholder, is_placeholder_token, is_secret_name, path_token
+
+TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+    from typing import Any
+
+SECRET = "[REDACTED:secret]"
+KEY_MARKER = "[REDACTED:private-key]"
+LABELS: tuple[str, ...] = (
+    "private-key",
+    *(label for label, _, _ in FORMATS),
+    *dict.fromkeys(label for label, _, _, _ in CONTEXT_RULES),
+)
+
+
+# Every needle once: which are present is found in one pass over the list; then only the rules one of them
+# gates are visited, in the rules' order (a generator and any() per rule cost the hook path about a
+# millisecond per event; asking each of the ~100 rules whether the set meets its needles, ~0.1 ms).
+_FORMAT_NEEDLES = tuple(dict.fromkeys(needle for _, needles, _ in FORMATS for needle in needles))
+_CONTEXT_NEEDLES = tuple(dict.fromkeys(needle for _, required, _, _ in CONTEXT_RULES for needle in required or ()))
+_FORMATS_OF: dict[str, list[int]] = {}  # needle -> the formats it gates, by index
+for _index, (_label, _needles, _pattern) in enumerate(FORMATS):
+    for _needle in dict.fromkeys(_needles):
+        _FORMATS_OF.setdefault(_needle, []).append(_index)
+_CONTEXT_OF: dict[str, list[int]] = {}  # needle -> the context rules it gates, by index
+for _index, (_label, _required, _pattern, _handler) in enumerate(CONTEXT_RULES):
+    for _needle in dict.fromkeys(_required or ()):
+        _CONTEXT_OF.setdefault(_needle, []).append(_index)
+_ALWAYS = [i for i, (_, required, _, _) in enumerate(CONTEXT_RULES) if required is None]
+
+
+def _gated(present: set[str], rules_of: dict[str, list[int]], start: int = 0) -> list[int]:
+    """Indexes (from ``start``, ascending) of the rules that a needle in ``present`` gates."""
+    return sorted({i for needle in present for i in rules_of[needle] if i >= start})
+
+
+def _marker(marker: str) -> Callable[[re.Match[str]], str]:
+    """The replacement of a provider format's match: the marker, unless the match is a documentation sample."""
+
+    def replace(match: re.Match[str]) -> str:
+        token = match.group(0)
+        truncated = match.string[match.end() : match.end() + 3] in {"...", "…"}  # ``ops_eyJzaWdu...`` in docs
+        return token if truncated or is_placeholder_token(token) else marker
+
+    return replace
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret the rules know replaced by a labelled marker. Idempotent."""
+    if not text:
+        return text
+    text = private_keys(text)
+    todo = _gated({needle for needle in _FORMAT_NEEDLES if needle in text}, _FORMATS_OF)
+    at = 0
+    while at < len(todo):
+        index = todo[at]
+        at += 1
+        label, _, pattern = FORMATS[index]
+        redacted = pattern.sub(_marker(f"[REDACTED:{label}]"), text)
+        if redacted != text:  # the later rules look at the text as it is now
+            text = redacted
+            todo = _gated({needle for needle in _FORMAT_NEEDLES if needle in text}, _FORMATS_OF, index + 1)
+            at = 0
+    lowered = text.lower()  # context rules are gated on lower-case needles (a cheap C-level scan each)
+    found = {needle for needle in _CONTEXT_NEEDLES if needle in lowered}
+    hidden: list[str] = []
+    for index in sorted({*_ALWAYS, *_gated(found, _CONTEXT_OF)}):
+        _label, _required, handler_pattern, handler = CONTEXT_RULES[index]
+        text = scan(text, handler_pattern, handler, hidden)
+    for value in dict.fromkeys(hidden):  # a value hidden once is hidden wherever else it appears
+        if value in text and not is_placeholder(value):
+            text = text.replace(value, SECRET)
+    return text
+
+
+def _path_segment(part: str) -> str:
+    """One file or directory name: a token (its extension kept), else redacted as text."""
+    stem, dot, ext = part.rpartition(".")
+    if not dot or len(ext) > 6 or not stem:
+        stem, ext, dot = part, "", ""
+    return f"[REDACTED:path-token]{dot}{ext}" if path_token(stem) else redact(part)
+
+
+def redact_path(path: str, *, keyed: bool = False) -> str:
+    """A file path (or a glob, a scope, a source reference) with any secret in it hidden.
+
+    A path is text like any other: a token in a file name (``notes/ghp_....txt``), an assignment used as a
+    directory name, credentials in a URL. With ``keyed``, a path that changed gets ``#`` and a short digest
+    of the original appended, so two different secret-bearing paths stay two keys (the guard's read
+    bookkeeping) without either being stored.
+    """
+    if not path:
+        return path
+    if "://" in path:  # a URL: credentials in its user part, tokens in its query
+        hidden = redact(path)
+    else:  # each file or directory name alone: a token is a whole name
+        sep = "\\" if "\\" in path and "/" not in path else "/"
+        hidden = sep.join(_path_segment(part) for part in path.split(sep))
+    if hidden == path or not keyed:
+        return hidden
+    import hashlib  # only a path that held a secret pays for it
+
+    return f"{hidden}#{hashlib.sha256(path.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
+
+
+# --- bounded windows ----------------------------------------------------------------------------------
+
+_EDGE = 256  # how far back a cut looks for whitespace, so no token is left half-visible at the edge
+
+
+def _cut_head(text: str, size: int) -> str:
+    """The first ``size`` characters, ending at whitespace (a token cut in half is dropped whole)."""
+    piece = text[:size]
+    space = max(piece.rfind(" ", size - _EDGE), piece.rfind("\n", size - _EDGE), piece.rfind("\t", size - _EDGE))
+    return piece[: space + 1] if space >= 0 else piece[: max(0, size - _EDGE)]
+
+
+def _cut_tail(text: str, size: int) -> str:
+    """The last ``size`` characters, starting after whitespace."""
+    piece = text[-size:]
+    limit = min(len(piece), _EDGE)
+    cuts = [i for i in (piece.find(" ", 0, limit), piece.find("\n", 0, limit), piece.find("\t", 0, limit)) if i >= 0]
+    return piece[min(cuts) + 1 :] if cuts else piece[limit:]
+
+
+def window(text: str, head: int, tail: int = 0) -> str:
+    """``text`` when it is short, else its first ``head`` and last ``tail`` characters around a marker.
+
+    Taken *before* redaction so huge text stays cheap; the cuts fall on whitespace, so a secret crossing
+    a cut is dropped rather than stored as an unrecognisable fragment.
+    """
+    if len(text) <= head + tail + 64:
+        return text
+    first = _cut_head(text, head)
+    last = _cut_tail(text, tail) if tail else ""
+    omitted = len(text) - len(first) - len(last)
+    return (
+        f"{first}\n[... {omitted} characters omitted ...]\n{last}"
+        if last
+        else f"{first}\n[... {omitted} more characters]"
+    )
+
+
+# --- structure ----------------------------------------------------------------------------------------
+
+
+class _Budget:
+    """How much a bounded walk may still look at: characters of text and nodes."""
+
+    __slots__ = ("chars", "nodes")
+
+    def __init__(self, chars: int, nodes: int) -> None:
+        self.chars = chars
+        self.nodes = nodes
+
+
+def _hide(item: Any) -> Any:
+    """The value of a secret-named key: hidden whatever its shape; empty values and placeholders stay."""
+    if item is None or isinstance(item, bool) or (isinstance(item, (str, list, dict)) and not item):
+        return item
+    if isinstance(item, str) and (is_placeholder(item) or item.startswith("[REDACTED")):
+        return item
+    return SECRET
+
+
+def _lines_with_keys(items: list[Any]) -> list[Any]:
+    """A list whose string items split a private key (``-----BEGIN``, body lines, ``-----END``): the whole
+    block becomes markers, keeping a diff line's leading ``+``/``-``/space so line counts still add up."""
+    inside = False
+    out = list(items)
+    ends = {i for i, item in enumerate(items) if isinstance(item, str) and is_key_end(item)}
+    begins = {i for i, item in enumerate(items) if isinstance(item, str) and is_key_begin(item)}
+    if not ends and not begins:
+        return out
+    if ends and (not begins or min(ends) < min(begins)):
+        inside = True  # the list starts inside a key (its BEGIN was cut off)
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            continue
+        if i in begins:
+            inside = True
+        if inside:
+            lead = item[:1] if item[:1] in {"+", "-", " "} and not item.startswith("-----") else ""
+            out[i] = lead + KEY_MARKER
+        if i in ends:
+            inside = False
+    return out
+
+
+def _as_lines(items: list[str]) -> list[str]:
+    """Items that are lines of one text (a diff hunk, output lines): redacted together as well, so a secret
+    spanning lines (a YAML block, a multi-line assignment) is found. When that changes the number of
+    lines, the list becomes the redacted text's lines: losing a line count beats keeping a secret."""
+    joined = "\n".join(items)
+    hidden = redact(joined)
+    return items if hidden == joined else hidden.split("\n")
+
+
+def redact_value(
+    value: Any,
+    *,
+    max_string: int | None = None,
+    max_items: int | None = None,
+    max_depth: int | None = None,
+    max_chars: int | None = None,
+) -> Any:
+    """A copy of a JSON-like value with every secret hidden.
+
+    Strings are redacted; a value under a secret-named key (``password``, ``SecretAccessKey``, ``auth``,
+    ``client_token``...) is hidden whatever its shape; a private key split across list items is hidden as
+    a block. The bounds (all optional) make the walk's cost independent of the input's size: strings are
+    windowed to ``max_string`` characters (head and tail) *before* redaction, lists and objects keep
+    ``max_items`` entries, nesting stops at ``max_depth``, and after ``max_chars`` characters of text in
+    all, further strings are omitted.
+    """
+    budget = _Budget(max_chars if max_chars is not None else -1, -1)
+    return _walk(value, 0, budget, max_string=max_string, max_items=max_items, max_depth=max_depth)
+
+
+def _walk(
+    value: Any, depth: int, budget: _Budget, *, max_string: int | None, max_items: int | None, max_depth: int | None
+) -> Any:
+    if isinstance(value, str):
+        if max_string is not None:
+            value = window(value, max_string, max_string // 2)
+        if budget.chars >= 0:
+            if budget.chars == 0:
+                return f"[{len(value)} characters omitted: size limit]"
+            budget.chars = max(0, budget.chars - len(value))
+        return redact(value)
+    if not isinstance(value, (dict, list)):
+        return value
+    if max_depth is not None and depth >= max_depth:
+        return f"[{type(value).__name__} nested too deep]"
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for n, (key, item) in enumerate(value.items()):
+            if max_items is not None and n >= max_items:
+                out["[more]"] = f"{len(value) - max_items} more keys"
+                break
+            name = key if isinstance(key, str) else str(key)
+            if is_secret_name(name):
+                out[redact(name) if len(name) > 12 else name] = _hide(item)
+            else:
+                out[redact(name) if len(name) > 12 else name] = _walk(
+                    item, depth + 1, budget, max_string=max_string, max_items=max_items, max_depth=max_depth
+                )
+        return out
+    items = _lines_with_keys(value if max_items is None else value[:max_items])
+    walked = [
+        _walk(item, depth + 1, budget, max_string=max_string, max_items=max_items, max_depth=max_depth)
+        for item in items
+    ]
+    if len(walked) > 1 and all(isinstance(item, str) for item in walked):
+        walked = _as_lines(walked)
+    if max_items is not None and len(value) > max_items:
+        walked.append(f"[{len(value) - max_items} more items]")
+    return walked

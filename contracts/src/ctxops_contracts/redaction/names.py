@@ -1,0 +1,317 @@
+"""Is a name (a JSON key, a variable, a flag, a query parameter) the name of a secret? Is a value a real one?
+
+Names are split into words (``_ - . /``, camelCase) and judged by their last word, so ``DB_PASSWORD``,
+``SecretAccessKey`` and ``_authToken`` are secrets while ``max_tokens``, ``password_reset_url`` and
+``session_id`` are not. Values are judged by shape: placeholders, type names and code are not secrets.
+"""
+
+from __future__ import annotations
+
+from ctxops_contracts.shared.regex import lazy
+
+# A last word that names a secret on its own.
+_SECRET_WORDS = frozenset(
+    {
+        "password",
+        "passwd",
+        "passphrase",
+        "passcode",
+        "pwd",
+        "pass",
+        "secret",
+        "secrets",
+        "token",
+        "credential",
+        "credentials",
+        "cred",
+        "creds",
+        "cookie",
+        "auth",
+        "authorization",
+        "signature",
+        "sig",
+        "apikey",
+        "secretkey",
+        "accesskey",
+        "privatekey",
+        "authtoken",
+        "sessionid",
+        "sessiontoken",
+        "pat",
+        "dsn",
+        "sas",
+    }
+)
+# ``*_key`` is a secret when the word before says which kind of key.
+_KEY_KINDS = frozenset(
+    {
+        "api",
+        "secret",
+        "private",
+        "access",
+        "account",
+        "app",
+        "application",
+        "encryption",
+        "master",
+        "signing",
+        "auth",
+        "client",
+        "license",
+        "licence",
+        "service",
+        "ssh",
+        "session",
+        "deploy",
+        "webhook",
+        "shared",
+        "storage",
+        "subscription",
+        "admin",
+        "consumer",
+        "crypt",
+        "cipher",
+        "hmac",
+        "jwt",
+        "sas",
+        "sendgrid",
+        "stripe",
+        "mailgun",
+        "twilio",
+        "openai",
+        "anthropic",
+        "gemini",
+        "google",
+        "write",
+        "ingest",
+        "instrumentation",
+        "primary",
+        "secondary",
+    }
+)
+# ``SECRET_KEY_BASE``, ``password_confirmation``: a secret word followed by a word that only qualifies it.
+_QUALIFIERS = frozenset(
+    {
+        "base",
+        "value",
+        "val",
+        "str",
+        "string",
+        "data",
+        "b64",
+        "base64",
+        "hex",
+        "raw",
+        "plain",
+        "plaintext",
+        "text",
+        "enc",
+        "encrypted",
+        "confirm",
+        "confirmation",
+        "again",
+        "repeat",
+        "new",
+        "old",
+        "current",
+        "override",
+    }
+)
+# Words that name a secret inside one glued word: ``PGPASSWORD``, ``APITOKEN`` (``bypass`` is not one).
+_GLUED_SUFFIXES = ("password", "passwd", "passphrase", "secret", "token", "apikey", "authtoken", "accesskey", "pwd")
+_NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd", "tokens", "bypass", "compass", "passport"})
+_CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SPLIT = lazy(r"[^A-Za-z0-9]+")
+
+
+_WORDS: dict[str, list[str]] = {}  # names repeat (every ``self``, ``path``, ``value`` of a source file)
+
+
+def words(name: str) -> list[str]:
+    """The lower-case words of an identifier: ``awsSecretAccessKey`` -> aws, secret, access, key."""
+    found = _WORDS.get(name)
+    if found is None:
+        found = [w.lower() for w in _SPLIT.split(_CAMEL.sub("_", name[-120:])) if w]
+        if len(_WORDS) < 4096:
+            _WORDS[name] = found
+    return list(found)
+
+
+def is_secret_name(name: str) -> bool:
+    """True when ``name`` names a secret (``DB_PASSWORD``, ``x-api-key``, ``SecretAccessKey``, ``auth``)."""
+    parts = words(name)
+    if not parts:
+        return False
+    if len(parts) == 1 and parts[0] in _NOT_SECRET_NAMES:
+        return False
+    last = parts[-1]
+    if last in _QUALIFIERS and len(parts) > 1:
+        return any(_names_secret(parts[:i]) for i in range(len(parts) - 1, 0, -1))
+    return _names_secret(parts)
+
+
+def _names_secret(parts: list[str]) -> bool:
+    last = parts[-1]
+    if last in _SECRET_WORDS:
+        return True
+    if last == "key" and len(parts) > 1 and parts[-2] in _KEY_KINDS:
+        return True
+    return last not in _NOT_SECRET_NAMES and last.endswith(_GLUED_SUFFIXES)
+
+
+# Values that are references or placeholders, not secrets.
+_PLACEHOLDER = lazy(
+    r"(?:\$|%\(|%[A-Za-z_]|<|\{\{|\*{3}|\.\.\.|…|\[REDACTED|x{3,}$|X{3,}$|#{3,}$|-{3,}$|_{3,}$)"
+    r"|(?i:(?:true|false|null|nil|none|undefined|changeme|change[_-]?me|redacted|hidden|masked|example|your[_ -].*"
+    r"|placeholder|todo|tbd|secret|password|token|required|optional|empty|unset|default|not[_ -]?set"
+    r"|dummy|foo|bar|test|xxx+|\*+)$)"
+)
+# Type annotations: ``password: string;``, ``token: Optional[str] = None``.
+_TYPE_WORD = lazy(
+    r"(?i)(?:string|str|number|int|integer|float|bool|boolean|bytes|bytearray|any|unknown|object|char|text|varchar"
+    r"|secretstr|secretbytes|optional|list|dict|array|void|never|date|datetime|uuid|url|email|field|column)"
+    r"(?:$|[\[<(|?;,=]|\s*\|)"
+)
+# Code, not a value: ``self.password``, ``request.session.session_key``, ``config.token``.
+# Each part a word (``self``, ``session_key``, ``SECRET_KEY``, ``ApiClient``), not random characters.
+_WORD = r"(?:[a-z_][a-z_]*[0-9]?|[A-Z][A-Z_]*[0-9]?|(?:[A-Z][a-z]+)+[0-9]?)"
+_DOTTED = lazy(rf"{_WORD}(?:\.{_WORD})+")
+_HAS_DIGIT = lazy(r"[0-9]")
+_HAS_SPECIAL = lazy(r"[^A-Za-z0-9\s_.-]")
+_MIXED = lazy(r"[a-z].*[A-Z]|[A-Z].*[a-z]")
+_CAMEL_WORDS = lazy(
+    r"(?:[A-Z]?+[a-z]++)++|[A-Z][A-Z_]*+"
+)  # possessive: linear on aaaa...B  # AuthenticationMiddleware, CONSTANT_NAME
+_PLAIN_WORDS = lazy(r"[a-z]+(?: [a-z]+){2,}")  # prose: "password to use with username"
+_PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "secrets"})
+
+
+def is_placeholder(value: str) -> bool:
+    """True for values that stand in for a secret: ``$VAR``, ``${X}``, ``<token>``, ``***``, ``changeme``,
+    and tokens that are documentation samples (``is_placeholder_token``)."""
+    value = value.strip().strip("'\"“”「」")
+    if value.endswith(("...", "…")):
+        return True  # a sample cut short in documentation: ``ops_eyJzaWdu...``
+    return bool(_PLACEHOLDER.match(value)) or is_placeholder_token(value, ascending=False)
+
+
+# Inside a token: a documentation word, a run of x/X/*/0/#/. (6+) or of any one character (8+).
+_SAMPLE_WORD = lazy(
+    r"EXAMPLE|(?:HERE|Here)(?![a-z])|(?i:example|sample|placeholder|changeme|redacted|your[_-]?(?:api|token|key|secret))"
+)
+_FILLER_RUN = lazy(r"([xX*0#.•])\1{5}|([^\s])\2{7}")
+_ASCENDING = "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789"
+
+
+def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
+    """A token-shaped sample, not a key: ``AKIAIOSFODNN7EXAMPLE``, ``ghp_xxxx...``, ``glc_1111...``, a run of the
+    alphabet (``...klmnopqrstuvwx...``). Random keys hold none of these (a run of 6 equal characters or 6 letters
+    in alphabet order turns up in a random 40-character token about once in a million). ``ascending`` is off
+    for values a person chose (a password ``abc123456`` is weak, not a sample)."""
+    if _SAMPLE_WORD.search(value) or _FILLER_RUN.search(value):
+        return True
+    if not ascending:
+        return False
+    from itertools import pairwise  # a built-in module: no import cost
+
+    run = 1
+    for a, b in pairwise(value):
+        if ord(b) == ord(a) + 1 and b != " " and (a + b) in _ASCENDING:
+            run += 1
+            if run >= 6:
+                return True
+        else:
+            run = 1
+    return False
+
+
+def is_password_class(name: str) -> bool:
+    parts = words(name)
+    return bool(parts) and (
+        parts[-1] in _PASSWORD_CLASS or parts[-1].endswith(("password", "passwd")) or parts[-1] in _QUALIFIERS
+    )
+
+
+def looks_like_credential(value: str) -> bool:
+    """A value random enough to be a key or token: 8+ characters with a digit, a symbol or mixed case."""
+    value = value.strip()
+    if len(value) < 8:
+        return False
+    if _HAS_DIGIT.search(value) or _HAS_SPECIAL.search(value):
+        return True
+    # mixed case, unless it is only CamelCase words: ``AuthenticationMiddleware``, ``current_token``
+    return bool(_MIXED.search(value)) and not all(_CAMEL_WORDS.fullmatch(part) for part in value.split("_") if part)
+
+
+def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False) -> bool:
+    """Whether ``value``, assigned to the secret-named ``name``, is worth hiding.
+
+    Password-like names take any value of 4+ characters that is not a placeholder, a type or code; other
+    names (token, key, auth, ...) and ``strict`` contexts (prose such as "the password is ...") need a
+    value that looks like a credential, so ``token: expired`` stays.
+    """
+    text = value.strip()
+    if len(text) < 4 or is_placeholder(text) or "[REDACTED" in text:
+        return False
+    if quoted and value[:1] in {" ", ",", "+", ")", ";"}:
+        return False  # the quote closed a string around the name: ``"token=" + repr(x)``
+    if _PLAIN_WORDS.fullmatch(text):
+        return False  # prose after a name: "password: password to use with username"
+    if not quoted:
+        if _TYPE_WORD.match(text) or _DOTTED.fullmatch(text.rstrip(";,")):
+            return False
+        if words(text) == words(name):  # ``password = password``
+            return False
+        if text.startswith(("/", "~/", "./")) and words(name)[-1:] in (["pwd"], ["dir"], ["path"]):
+            return False
+    if strict or not is_password_class(name):
+        if quoted and " " in text:
+            return False  # keys, tokens and signatures hold no spaces: ``sig = "at least %d"``
+        if quoted and _DOTTED.fullmatch(text):
+            return False  # a module or attribute path: ``'Cookie': 'http.cookies'``
+        return (quoted and len(text) >= 6 and not strict) or looks_like_credential(text)
+    return True
+
+
+# A name that is only "key" (``Key=``, ``key:``, ``"key":``), or "id" words that name a secret id.
+_KEY_NAMES = frozenset({"key", "keys", "secretid", "secret_id", "apiid"})
+_TOKEN_SHAPE = lazy(r"[A-Za-z0-9+/=_.~:*!@#$%^&-]{16,300}")
+_HAS_LETTER = lazy(r"[A-Za-z]")
+
+
+def is_key_name(name: str) -> bool:
+    """A bare "key" or any ``*_key`` (``geocodio_key``, ``Key``): a secret only when its value is a random
+    token (``is_random_token``), so ``key: app.kubernetes.io/name`` and ``cache_key = build-2024`` stay."""
+    if not name.lower().endswith(("key", "keys", "id")):
+        return False
+    parts = words(name)
+    return bool(parts) and (parts[-1] in _KEY_NAMES or (len(parts) == 1 and parts[0].endswith("key")))
+
+
+def is_random_token(value: str) -> bool:
+    """16+ token characters, letters and digits, random enough (no run of words, no path, no placeholder)."""
+    value = value.strip().strip("'\"")
+    if not _TOKEN_SHAPE.fullmatch(value) or is_placeholder(value):
+        return False
+    if not _HAS_DIGIT.search(value) or not _HAS_LETTER.search(value) or value.count("/") >= 2:
+        return False
+    if value.count(".") >= 2 and _DOTTED.fullmatch(value):
+        return False
+    return len(set(value)) >= 10
+
+
+_PATH_TOKEN = lazy(r"[A-Za-z0-9_+=~-]{20,200}")
+_HEXISH = lazy(r"[0-9a-fA-F_-]+")
+
+
+def path_token(name: str) -> bool:
+    """A file or directory name that is a key: 20+ token characters, letters and digits, 12+ distinct,
+    neither a hex digest (``.git/objects``, caches) nor a UUID nor words (``test_payment_provider_2``)."""
+    if not _PATH_TOKEN.fullmatch(name) or _HEXISH.fullmatch(name) or is_placeholder(name):
+        return False
+    if not _HAS_DIGIT.search(name) or not _HAS_LETTER.search(name) or len(set(name)) < 12:
+        return False
+    if name.count("_") + name.count("-") > 2:
+        return False  # words joined: a slug (``ctxops-redaction-bench-1a0w8eb0``), not a token
+    letters = sum(ch.isalpha() for ch in name)
+    return sum(ch.isdigit() for ch in name) >= 2 and letters >= 6

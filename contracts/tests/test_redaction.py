@@ -1,0 +1,201 @@
+"""The redaction engine in contracts: formats written from providers' documentation, context forms, placeholders.
+
+Every sample is built here from the documented shape (prefix, length, alphabet) with a seeded generator,
+never taken from the outside corpus the rules are measured against (``bench/redaction_corpus.py``).
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import string
+import time
+
+import pytest
+from ctxops_contracts.redaction import redact, redact_path, redact_value
+
+_rng = random.Random(7)
+ALNUM = string.ascii_letters + string.digits
+LOWER = string.ascii_lowercase + string.digits
+UPPER = string.ascii_uppercase + string.digits
+HEX = "0123456789abcdef"
+B64 = ALNUM + "+/"
+B64URL = ALNUM + "-_"
+
+
+def r(n: int, alphabet: str = ALNUM) -> str:
+    while True:
+        value = "".join(_rng.choice(alphabet) for _ in range(n))
+        mixed = any(c.isdigit() for c in alphabet) and any(c.isalpha() for c in alphabet)
+        if not mixed or (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+            return value
+
+
+def uuidish(alphabet: str = LOWER) -> str:
+    return "-".join(r(n, alphabet) for n in (8, 4, 4, 4, 12))
+
+
+# (label, token): the documented shape of each provider's key.
+FORMATS = [
+    ("adobe-client-secret", "p8e-" + r(32)),  # Adobe I/O OAuth client secret
+    ("brevo-key", "xkeysib-" + r(64, HEX) + "-" + r(16)),  # Brevo (Sendinblue) API key
+    ("brevo-key", "xsmtpsib-" + r(64, HEX) + "-" + r(16)),  # Brevo SMTP key
+    ("openshift-token", "sha256~" + r(43, B64URL)),  # OpenShift OAuth access token
+    ("bedrock-api-key", "ABSK" + r(132, B64) + "="),  # Amazon Bedrock long-term API key
+    ("launchdarkly-key", "sdk-" + uuidish()),  # LaunchDarkly SDK key
+    ("launchdarkly-key", "api-" + uuidish()),  # LaunchDarkly API access token
+    ("launchdarkly-key", "mob-" + uuidish()),  # LaunchDarkly mobile key
+    ("facebook-app-token", r(15, string.digits) + "|" + r(32, HEX)),  # app id | app secret
+    (
+        "jwt-base64",
+        base64.b64encode(("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOi" + r(40) + "." + r(43, B64URL)).encode()).decode(),
+    ),
+    ("grafana-api-key", "eyJrIjoi" + r(40, B64)),
+    (
+        "onepassword-secret-key",
+        "A3-" + r(6, UPPER) + "-" + r(11, UPPER) + "-" + "-".join(r(5, UPPER) for _ in range(3)),
+    ),
+    ("settlemint-token", "sm_pat_" + r(16, LOWER)),
+    ("pinecone-key", "pcsk_" + r(6) + "_" + r(60)),
+    ("appsync-key", "da2-" + r(26, LOWER)),
+    ("harness-token", "pat." + r(22, B64URL) + "." + r(24, HEX) + "." + r(20)),
+    ("zoho-token", "1000." + r(32, HEX) + "." + r(32, HEX)),
+    ("yandex-token", "AQVN" + r(36, B64URL)),
+    ("jfrog-token", "AKCp" + r(69)),
+    ("dynatrace-token", "dt0c01." + r(24, LOWER) + "." + r(64, LOWER)),
+]
+
+
+@pytest.mark.parametrize(("label", "token"), FORMATS, ids=[f"{label}-{i}" for i, (label, _) in enumerate(FORMATS)])
+def test_provider_formats_from_their_documentation(label: str, token: str) -> None:
+    out = redact(f"before {token} after")
+    assert token not in out
+    assert f"[REDACTED:{label}]" in out, out
+    assert out.startswith("before ") and out.endswith(" after")
+
+
+SECRET = "k9" + r(20) + "Q7"
+CONTEXT_FORMS = [
+    f'var apiToken string = "{SECRET}"',  # Go, with a type
+    f'API_TOKEN ?= "{SECRET}"',  # Make: conditional
+    f'API_TOKEN ::= "{SECRET}"',  # Make: POSIX simple
+    f'API_TOKEN :::= "{SECRET}"',  # Make: immediate-with-escape
+    f"API_TOKEN := {SECRET}",  # Make / Go short
+    f'$apiToken .= "{SECRET}";',  # PHP concatenation
+    f'$apiToken = "{SECRET}";',  # PHP
+    f'System.setProperty("API_TOKEN", "{SECRET}")',  # Java
+    f'config.put("client_secret", "{SECRET}");',
+    f"<apiToken>\n    {SECRET}\n</apiToken>",  # XML, the value on its own line
+    f'<add key="ClearTextPassword" value="{SECRET}" />',  # NuGet.Config
+    f'<entry name="apiToken" value="{SECRET}"/>',
+    "Authorization: Bearer " + r(28, string.ascii_letters),  # a bearer token of letters only
+    f"curl -u admin:{SECRET} https://api.example.test",
+    f"curl --user=admin:{SECRET} https://api.example.test",
+    f"curl -uadmin:{SECRET} https://api.example.test",
+    f"curl -u 'admin:{SECRET}' https://api.example.test",
+    f"git clone https://deploy:{SECRET}@git.example.test/repo.git",  # URL userinfo
+    f"Using Key={SECRET}",  # a bare "key" with a random value
+    f'"geocoder_key": "{SECRET}"',
+]
+
+
+@pytest.mark.parametrize("text", CONTEXT_FORMS)
+def test_context_forms(text: str) -> None:
+    secret = next(part for part in (SECRET, text.rsplit("Bearer ", maxsplit=1)[-1]) if part in text)
+    out = redact(text)
+    assert secret not in out, out
+    assert "[REDACTED:" in out
+
+
+def test_a_value_hidden_once_is_hidden_everywhere_in_the_text() -> None:
+    out = redact(f"token = '{SECRET}' and later: '{SECRET}'")
+    assert SECRET not in out
+    assert out.count("[REDACTED:") == 2
+
+
+PLACEHOLDERS = [
+    "AKIAIOSFODNN7EXAMPLE",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "ghp_" + "x" * 36,
+    "GITHUB_TOKEN=ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
+    "glc_" + "1" * 40,
+    "npm_" + "0" * 36,
+    "token: <your-token>",
+    "password: ${DB_PASSWORD}",
+    "password = changeme",
+    "api_key = '********'",
+    "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD",  # the alphabet in order: a sample
+    "export OP_SERVICE_ACCOUNT_TOKEN=ops_eyJzaWduSW5BZGRyZXNzIjoiaHR0cHM6...",  # cut short in docs
+    "xoxe.xoxp-1-RANDOMSTRINGHERE",
+    "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
+]
+
+
+@pytest.mark.parametrize("text", PLACEHOLDERS)
+def test_placeholders_are_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+LOOKALIKES = [
+    "commit 3f9a1c0d2b4e6f8a0c1e3d5f7b9a2c4e6d8f0a1b",  # a git digest
+    "request 123e4567-e89b-12d3-a456-426614174000 done",  # a UUID
+    'integrity="sha512-' + r(86, B64) + '=="',  # a subresource digest
+    "see src/ctxops_core/hook_cmd.py and AbstractSingletonProxyFactoryBean",
+    "01M8SS3EM80AYVY6Z4BR5ANN0F",  # a ULID: upper case and digits only
+    "pk_test_" + r(24),  # a publishable key is public
+    "- (id)hf_requiredCharacteristicTypesForDisplayMetadata;",
+]
+
+
+@pytest.mark.parametrize("text", LOOKALIKES)
+def test_lookalikes_are_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_a_random_token_with_no_word_near_it() -> None:
+    token = r(40)
+    out = redact(f"the value {token} came back")
+    assert token not in out and "[REDACTED:high-entropy]" in out
+
+
+def test_paths_hide_token_names_and_keep_the_rest() -> None:
+    token = r(40)
+    lower = r(32, LOWER)
+    assert redact_path(f"notes/{token}.txt") == "notes/[REDACTED:path-token].txt"
+    assert redact_path(f"/home/u/.cache/{lower}/config") == "/home/u/.cache/[REDACTED:path-token]/config"
+    assert redact_path("src/ctxops_core/hook_cmd.py") == "src/ctxops_core/hook_cmd.py"
+    assert redact_path(".git/objects/3f/9a1c0d2b4e6f8a0c1e3d5f7b9a2c4e6d8f0a1b") == (
+        ".git/objects/3f/9a1c0d2b4e6f8a0c1e3d5f7b9a2c4e6d8f0a1b"
+    )
+    gh = "ghp_" + r(36)
+    assert gh not in redact_path(f"keys/{gh}/id")
+    assert redact(f"cat /repo/notes/{token}.txt") == "cat /repo/notes/[REDACTED:path-token].txt"
+
+
+def test_keyed_paths_stay_distinct_and_hold_no_secret() -> None:
+    one, two = r(40), r(40)
+    a, b = redact_path(f"n/{one}.txt", keyed=True), redact_path(f"n/{two}.txt", keyed=True)
+    assert a != b and one not in a and two not in b
+    assert redact_path("n/plain.txt", keyed=True) == "n/plain.txt"
+
+
+def test_redact_value_walks_json() -> None:
+    token = "p8e-" + r(32)
+    out = redact_value({"cmd": f"use {token}", "nested": [{"password": "hunter22"}]})
+    assert token not in str(out) and "hunter22" not in str(out)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token " + "a" * 50_000 + "B",  # a long lower-case run that fails at its end
+        "password: " + "aB" * 30_000,
+        "x=" + "Ab1" * 40_000,
+        "<apiToken>" + " " * 50_000,
+        "/" + "a1B/" * 20_000,
+    ],
+)
+def test_no_input_makes_it_slow(text: str) -> None:
+    started = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - started < 2.0

@@ -54,24 +54,10 @@ NOT_HOOK_PATH = ("ctxops_memory_inject.cli", "ctxops_memory_inject.guard.cli", "
 # Super-linear patterns of the redaction rules (hooks-capture secret_*.py, owned by the redaction work of
 # issue 21, which is rewriting them): marked, not fixed here. Each is reported with its input; once the
 # rewrite replaces the pattern, its entry matches nothing and the new pattern is checked like any other.
-_WORD = r"(?:[a-z_][a-z_]*[0-9]?|[A-Z][A-Z_]*[0-9]?|(?:[A-Z][a-z]+)+[0-9]?)"
 KNOWN_REDACTION: dict[str, str] = {
-    # secret_formats.FORMATS
+    # secret_formats.FORMATS (the rewrite of promise 4 made the other six this file found linear)
     r"(?<![A-Za-z0-9_])eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+": "'eyJ-' repeated (jwt)",
     r"[a-z0-9-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{40,}+": "a run of 'e' (unanchored [a-z0-9-]+)",
-    # secret_context.RULES: linear, but a lazy window of 300 characters from each start (3.8 s per MB)
-    r"(?<![A-Za-z0-9_.-])7za?\b[^\n|;&]{0,300}?\s-p(?P<v>[^\s]{1,300}+)": "'7z ' repeated: 300 steps a start",
-    r"(?<![A-Za-z0-9_.-])(?:curl|wget|http|https|xh|httpie|lftp|ftp)\b[^\n|;&]{0,300}?\s(?:-u|--user|-U|--proxy-user|-x)"
-    r"(?:[ \t]+|=)['\"]?[^\s:'\"]*:(?P<v>[^\s'\"@]{1,300}+)": "'xh ' repeated: 300 steps a start",
-    # secret_names
-    r"[a-z].*[A-Z]|[A-Z].*[a-z]": "a run of lower-case letters (_MIXED, searched in values)",
-    r"[a-z]+(?: [a-z]+){2,}": "a run of letters (_PLAIN_WORDS; fullmatch only)",
-    rf"{_WORD}(?:\.{_WORD})+": "a run of letters (_DOTTED; fullmatch only)",
-    r"(?:\$|%\(|%[A-Za-z_]|<|\{\{|\*{3}|\.\.\.|…|\[REDACTED|x{3,}$|X{3,}$|#{3,}$|-{3,}$|_{3,}$)|(?i:(?:true|false|null"
-    r"|nil|none|undefined|changeme|change[_-]?me|redacted|hidden|masked|example|your[_ -].*|placeholder|todo|tbd|secret"
-    r"|password|token|required|optional|empty|unset|default|not[_ -]?set|dummy|foo|bar|test|xxx+|\*+)$)": (
-        "a run of 'x' then another character (_PLACEHOLDER; match only)"
-    ),
 }
 
 SMALL, MEDIUM, LARGE = 4_000, 100_000, 1_000_000
@@ -381,7 +367,7 @@ def test_discovery_finds_the_hook_path_patterns() -> None:
     sources = {p.pattern for p in PATTERNS.values()}
     assert "ctxops_memory_inject.guard.folding.LOCATION" in wheres
     assert any(w.startswith("ctxops_hooks_capture.corrections.") for w in wheres)  # lazy ones
-    assert any(w.startswith("ctxops_hooks_capture.redact.") for w in wheres)  # FORMATS / CONTEXT_RULES tables
+    assert any(w.startswith("ctxops_hooks_capture.secret_formats.FORMATS") for w in wheres)  # tables of (lazy) patterns
     assert any(w == "ctxops_core.hook_cmd:inline" for w in wheres)  # identifiers in prompts
     assert any(w == "ctxops_hooks_capture.runner_output:inline" for w in wheres)
     from ctxops_hooks_capture.secret_formats import FORMATS

@@ -117,7 +117,7 @@ def test_a_megabyte_line_through_the_guards_spool(repo: Path, tmp_path: Path) ->
     """The PreToolUse wrapper tees the output to the spool; PostToolUse reads it in full: still seconds."""
     blob = tmp_path / "line.b64"
     blob.write_text(_b64(MB - 1000) + "\n" + "FAILED tests/test_x.py::test_y - AssertionError\n", encoding="utf-8")
-    pre = {
+    pre: dict[str, object] = {
         "session_id": "s-linear",
         "cwd": str(repo),
         "hook_event_name": "PreToolUse",

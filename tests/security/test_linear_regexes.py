@@ -51,15 +51,6 @@ MODULES = (
 # Not on the hook path: commands a person types (their arguments are theirs), and the MCP tools.
 NOT_HOOK_PATH = ("ctxops_memory_inject.cli", "ctxops_memory_inject.guard.cli", "ctxops_memory_store.cli")
 
-# Super-linear patterns of the redaction rules (hooks-capture secret_*.py, owned by the redaction work of
-# issue 21, which is rewriting them): marked, not fixed here. Each is reported with its input; once the
-# rewrite replaces the pattern, its entry matches nothing and the new pattern is checked like any other.
-KNOWN_REDACTION: dict[str, str] = {
-    # secret_formats.FORMATS (the rewrite of promise 4 made the other six this file found linear)
-    r"(?<![A-Za-z0-9_])eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+": "'eyJ-' repeated (jwt)",
-    r"[a-z0-9-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{40,}+": "a run of 'e' (unanchored [a-z0-9-]+)",
-}
-
 SMALL, MEDIUM, LARGE = 4_000, 100_000, 1_000_000
 SCREEN_LIMIT = 0.25  # CPU seconds for 4 kB: a linear pattern takes a millisecond or two
 RATIO = 25  # 10x the input may cost at most this many times the time
@@ -388,9 +379,7 @@ def test_the_inputs_catch_the_patterns_that_hung_hooks() -> None:
 
 
 def _param(where: str, pattern: re.Pattern[str]) -> Any:
-    known = KNOWN_REDACTION.get(pattern.pattern)
-    marks = [pytest.mark.xfail(reason=f"redaction rule, super-linear on {known}", strict=False)] if known else []
-    return pytest.param(pattern, id=where, marks=marks)
+    return pytest.param(pattern, id=where)
 
 
 @pytest.mark.slow

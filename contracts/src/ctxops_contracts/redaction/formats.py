@@ -202,9 +202,14 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     # Hugging Face, GitHub (above). GitLab session cookies:
     ("gitlab-session", ("_gitlab_session=",), r"(?<=_gitlab_session=)[a-z0-9]{32}" + _E),
     # Azure Entra refresh tokens, Microsoft Teams: covered by context. Sentry DSNs carry a key in userinfo.
-    ("jwt", ("eyJ",), _B + r"eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+"),
+    # Starts only where a run of token characters starts ('-' included): 'eyJ-eyJ-…' is scanned once.
+    ("jwt", ("eyJ",), r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+"),
     ("zapier-webhook", ("hooks.zapier.com",), r"hooks\.zapier\.com/hooks/catch/\d+/[A-Za-z0-9]{5,}+"),
-    ("teams-webhook", (".webhook.office.com",), r"[a-z0-9-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{40,}+"),
+    (
+        "teams-webhook",
+        (".webhook.office.com",),
+        r"(?<![a-z0-9-])[a-z0-9-]++\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{40,}+",
+    ),
     (
         "azure-storage-key",
         ("AccountKey=", "SharedAccessKey="),

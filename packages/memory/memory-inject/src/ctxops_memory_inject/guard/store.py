@@ -113,28 +113,19 @@ def write_output(root: str, output_id: str, body: str, info: dict[str, object]) 
 
 
 def _hand_off(root: str, output_id: str, payload: str) -> bool:
-    """Start a detached finalizer with ``payload`` already in its stdin pipe; False when the pipe cannot
-    hold it all (the caller redacts in process) or the process cannot start."""
+    """Start a detached finalizer and hand it ``payload`` through its stdin pipe; False when the process
+    cannot start or dies before it has read it all (the caller then redacts in process).
+
+    The finalizer starts first and the payload is written after: what fits the pipe (up to
+    ``pipe-max-size``, 1 MiB by default on Linux) returns at once, a larger payload only waits for the
+    finalizer to read it (its start-up, ~50 ms), never for the redaction itself."""
     data = payload.encode("utf-8", "replace")
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: no posix_spawn either
-        return False
-    if not hasattr(os, "posix_spawn"):  # pragma: no cover
+    if not hasattr(os, "posix_spawn"):  # pragma: no cover - Windows
         return False
     read_end, write_end = os.pipe()  # both close-on-exec; the child gets the read end as its stdin
     try:
-        try:
-            if len(data) > 65_536:
-                fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, len(data))
-            os.set_blocking(write_end, False)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(write_end, view) :]
-        except (OSError, AttributeError):  # larger than a pipe may be (Linux: pipe-max-size, 1 MiB by
-            return False  # default; no F_SETPIPE_SZ elsewhere, where a pipe holds 64 kB)
-        finally:
-            os.close(write_end)
+        if len(data) > 65_536:
+            _grow_pipe(write_end, len(data))
         mark = os.path.join(staging_dir(root), f"{output_id}.wait")
         fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:
@@ -154,9 +145,39 @@ def _hand_off(root: str, output_id: str, payload: str) -> bool:
             os.write(fd, f"{pid}\n".encode())
         finally:
             os.close(fd)
+        os.close(read_end)
+        read_end = -1
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_end, view) :]
+        except OSError:  # the finalizer died before reading it all (EPIPE): nothing of it was written
+            try:
+                os.unlink(mark)
+            except FileNotFoundError:
+                pass
+            return False
         return True
     finally:
-        os.close(read_end)
+        os.close(write_end)
+        if read_end >= 0:
+            os.close(read_end)
+
+
+def _grow_pipe(fd: int, size: int) -> None:
+    """Make the pipe hold ``size`` bytes where the system allows (Linux ``F_SETPIPE_SZ``), else what it can."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)
+    except (ImportError, AttributeError, OSError):  # no such call (macOS), or above pipe-max-size
+        try:
+            import fcntl
+
+            with open("/proc/sys/fs/pipe-max-size", "rb") as fh:
+                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, min(size, int(fh.read().strip() or 0)))
+        except (ImportError, AttributeError, OSError, ValueError):
+            pass
 
 
 def _finalize_stdin(root: str, output_id: str) -> int:

@@ -250,3 +250,14 @@ def test_a_full_disk_writes_whole_lines_or_nothing(small_disk: Path, tmp_path: P
     log = (tmp_path / "state" / "ctxops" / "logs" / "hooks-capture.log").read_text(encoding="utf-8")
     assert "No space left on device" in log
     assert secret not in log and "zzzz" not in log  # the error log never holds payload bytes
+
+
+def test_a_working_directory_that_reads_like_a_token_is_still_found(tmp_path: Path, kit) -> None:
+    """A directory name with a random part (mkdtemp, worktrees, hashes) may look like a secret to the
+    redactor; the repository is found through it all the same, and the event is captured."""
+    repo = tmp_path / "ctxops-full-71xp0ivf" / "proj"
+    (repo / ".git").mkdir(parents=True)
+    done = kit.run_hook("claude-code", _prompt(repo, "hello there"), cwd=repo)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    day = next((repo / ".meta" / "events").glob("*.jsonl"))
+    assert "hello there" in day.read_text(encoding="utf-8")

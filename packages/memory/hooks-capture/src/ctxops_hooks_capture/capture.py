@@ -240,6 +240,21 @@ def safe_payload(payload: dict[str, Any]) -> dict[str, Any]:
     return safe if isinstance(safe, dict) else {}
 
 
+# Where the agent runs: the user's own directories, stored as given like the repository root itself. A
+# redacted working directory (a path segment such as `proj-71xp0ivf` reads as a token) names no directory,
+# so the repository would not be found and nothing captured.
+_LOCATION_KEYS = ("cwd", "workspace_roots")
+
+
+def _keep_location(payload: dict[str, Any], safe: dict[str, Any]) -> None:
+    for key in _LOCATION_KEYS:
+        value = payload.get(key)
+        if isinstance(value, str) and len(value) <= 4096:
+            safe[key] = value
+        elif isinstance(value, list) and value and all(isinstance(v, str) and len(v) <= 4096 for v in value[:16]):
+            safe[key] = value[:16]
+
+
 def capture(
     agent: str, data: bytes | str, *, cwd_fallback: str | None = None, parsed: dict[str, Any] | None = None
 ) -> CaptureResult:
@@ -256,6 +271,7 @@ def capture(
     else:  # ``data`` as the caller read it with parse_payload already (core's `ctx hook`): not parsed twice
         payload, truncated = parsed, int(parsed.get("ctxops_truncated_bytes") or 0)
     safe = safe_payload(payload)
+    _keep_location(payload, safe)
     if truncated:
         safe["ctxops_truncated_bytes"] = truncated
     drafts = adapter(safe)

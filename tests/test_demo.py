@@ -74,7 +74,8 @@ def test_demo_runs_every_step_and_its_figures_are_right() -> None:
     # Memory: every hook call stored its events, the secret never reached disk, the lesson ranks first.
     events = re.search(r"(\d+) agent events through `ctx hook claude-code`.* -> (\d+) stored events", out)
     assert events and int(events.group(1)) == int(events.group(2)) == 8
-    assert "LEAKED" not in out and "[REDACTED:openai-key]" in out
+    # The demo's key is short for its provider's documented format: the assignment context hides it.
+    assert "LEAKED" not in out and "redacted before disk: export OPENAI_API_KEY=[REDACTED:" in out
     found = re.search(r"finds (\d+) memor(?:y|ies), the lesson at rank (\d+)", out)
     assert found and 1 <= int(found.group(2)) <= int(found.group(1))
 

@@ -86,7 +86,7 @@ def test_claude_code_events_are_captured_redacted_and_harvested(
     tests = [e for e in events if e.kind == "test_result"]
     assert [(t.tests_passed, t.tests_failed) for t in tests] == [(0, 1), (1, 0)]
     assert tests[0].exit_status == 1 and tests[1].exit_status == 0
-    assert "[REDACTED:openai-key]" in (tests[1].command or "")
+    assert "OPENAI_API_KEY=[REDACTED:" in (tests[1].command or "") and SECRET not in (tests[1].command or "")
 
     correction = next(e for e in events if e.kind == "user_correction")
     assert correction.text == CORRECTION

@@ -18,6 +18,18 @@ from ledger_records import record, write
 NOW = datetime.now(UTC)
 
 
+def earlier_today(minutes: float) -> datetime:
+    """NOW minus ``minutes``, squeezed after midnight (UTC and local) so a run just past midnight stays in 'today'."""
+    midnight = max(
+        NOW.replace(hour=0, minute=0, second=0, microsecond=0),
+        NOW.astimezone().replace(hour=0, minute=0, second=0, microsecond=0).astimezone(UTC),
+    )
+    since_midnight = NOW - midnight
+    if since_midnight > timedelta(hours=1):
+        return NOW - timedelta(minutes=minutes)
+    return NOW - since_midnight * (minutes / 60)
+
+
 def _config(tmp_path: Path, text: str) -> None:
     Path(os.environ["CTXOPS_CONFIG"]).write_text(text)
 
@@ -28,8 +40,8 @@ def test_check_passes_without_budgets_and_fails_with_what_burned_it(
     write(
         data_dir,
         [
-            record(NOW - timedelta(minutes=30), session_id="big", model="claude-opus-4-8", output_tokens=200_000),
-            record(NOW - timedelta(minutes=20), session_id="small", output_tokens=1_000),
+            record(earlier_today(30), session_id="big", model="claude-opus-4-8", output_tokens=200_000),
+            record(earlier_today(20), session_id="small", output_tokens=1_000),
         ],
     )
     assert main(["check"]) == 0
@@ -92,7 +104,7 @@ def test_statusline_line_from_the_documented_payload_and_the_snapshot(
 ) -> None:
     assert status_line(STATUS_PAYLOAD, refresh=False) == "ctx session $0.42"
     _config(tmp_path, "[ledger.budgets]\nday = 10.0\n")
-    write(data_dir, [record(NOW - timedelta(minutes=50), output_tokens=100_000), record(NOW - timedelta(minutes=10))])
+    write(data_dir, [record(earlier_today(50), output_tokens=100_000), record(earlier_today(10))])
     assert main(["report", "day", "--json"]) == 0  # any ledger command refreshes the snapshot
     capsys.readouterr()
     line = status_line(STATUS_PAYLOAD, refresh=False)

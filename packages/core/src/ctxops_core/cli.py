@@ -17,6 +17,7 @@ BUILTINS = {
     "doctor": "check the wiring, versions, indexes, locks and ledger sources; say how to fix problems",
     "trust": "inject this repository's memories that came through git (--revoke, --status)",
     "demo": "run the whole toolchain on the bundled example, in a temporary copy",
+    "bench": "run your agent on your tasks with and without each ctxops line; report the measured cost",
     "version": "print the versions of the installed ctxops packages",
 }
 # Built-in commands, imported only when run (startup stays cheap). A builtin takes precedence over a
@@ -29,6 +30,7 @@ _BUILTIN_MAIN = {
     "doctor": "ctxops_core.doctor",
     "trust": "ctxops_core.trust_cmd",
     "demo": "ctxops_core.demo",
+    "bench": "ctxops_core.bench_cmd",
 }
 
 

@@ -145,21 +145,24 @@ def respond(agent: str, payload: dict[str, Any], root: str, data: bytes) -> str:
     event = str(payload.get("hook_event_name") or "")
     if event in GUARD and payload.get("ctxops_truncated_bytes"):
         return ""  # read from a prefix (a huge payload of many tokens): the tool's output is left as it is
-    if event in GUARD or event in GUARD_RESET:
+    from .lines import is_on
+
+    if (event in GUARD or event in GUARD_RESET) and is_on(root, "guard"):
         passes = _line("ctxops_memory_inject.guard.gate", "passes") if event == "PostToolUse" else None
         if passes is not None and passes(payload, root, agent=agent):
             return ""  # a small output: decided without importing the guard's handlers
         guard = _line("ctxops_memory_inject.guard", "handle_event")
-        answer = guard(payload, root, agent=agent, outline=outline_from_code_map(root)) if guard else None
+        outline = outline_from_code_map(root) if is_on(root, "map") else None
+        answer = guard(payload, root, agent=agent, outline=outline) if guard else None
         if event in GUARD:
             return jsonlite.dumps(answer, ensure_ascii=False) if answer else ""
-    if event not in INJECT and event not in DIGEST:
+    if (event not in INJECT and event not in DIGEST) or not is_on(root, "memory"):
         return ""
     handle = _line("ctxops_memory_inject.hook", "handle")
     if handle is None:
         return ""
     prompt = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
-    files = files_in_play(root, prompt) if event in INJECT and prompt else []
+    files = files_in_play(root, prompt) if event in INJECT and prompt and is_on(root, "map") else []
     # memory-inject decides by event: inject (its JSON on stdout) or write the digest (nothing printed).
     outcome = handle(agent, data, files_in_play=tuple(files), capture_event=False)
     return str(getattr(outcome, "stdout", "") or "")

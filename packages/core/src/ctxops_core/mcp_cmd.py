@@ -56,7 +56,7 @@ def build_server(root: Path, registrars: Iterable[tuple[str, Registrar]] | None 
     )
     failed: list[str] = []
     if registrars is None:
-        registrars = _load_all(failed)
+        registrars = _load_all(failed, root)
     for name, register in registrars:
         try:
             register(server, root)
@@ -67,9 +67,25 @@ def build_server(root: Path, registrars: Iterable[tuple[str, Registrar]] | None 
     return server, failed
 
 
-def _load_all(failed: list[str]) -> list[tuple[str, Registrar]]:
+def switched_on(found: list[Contribution], on: frozenset[str]) -> list[Contribution]:
+    """The contributions of the lines that are on (``lines``); shared tools only when every line is."""
+    from .lines import LINES, MCP_CONTRIBUTIONS
+
+    if on >= set(LINES):
+        return found
+    return [c for c in found if MCP_CONTRIBUTIONS.get(c.name) in on]
+
+
+def _load_all(failed: list[str], root: Path | None = None) -> list[tuple[str, Registrar]]:
+    from .lines import LinesError, enabled
+
     loaded: list[tuple[str, Registrar]] = []
-    for contribution in contributions():
+    found = contributions()
+    try:
+        found = switched_on(found, enabled(str(root) if root else None))
+    except LinesError as exc:
+        sys.stderr.write(f"ctx mcp: {exc}; every line's tools are listed\n")
+    for contribution in found:
         try:
             loaded.append((contribution.name, contribution.load()))
         except Exception as exc:

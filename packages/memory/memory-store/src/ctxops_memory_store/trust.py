@@ -244,3 +244,12 @@ def held_back(root: str | os.PathLike[str], entries: Iterable[Mapping[str, objec
     """The active entries injection holds back in this repository (none when it is trusted)."""
     verdict = Verdict(root)
     return [e for e in entries if e.get("status") in INJECTED_STATUSES and not verdict.entry_trusted(e)]
+
+
+def forget_repository(root: str | os.PathLike[str]) -> None:
+    """Drop every record of vouching for ``root`` (a throwaway checkout such as a `ctx bench` worktree)."""
+    revoke_repository(root)
+    try:
+        os.unlink(_memories_path(root))  # noqa: PTH108 (os on the hook path's module, as above)
+    except FileNotFoundError:
+        return

@@ -1,0 +1,1 @@
+"""`ctx bench`: the same agent on the same tasks, with and without each ctxops line, priced by the ledger."""

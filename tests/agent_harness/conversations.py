@@ -100,6 +100,7 @@ class Router:
         self._seed = seed
         self._aux_count = 0
         self.main = Thread("main", tuple(scenario.turns), scenario.final_text)
+        self.responder = scenario.responder
         self.subagents: dict[str, Thread] = {}  # subagent prompt -> thread
         self._unscripted_subagent = Thread("subagent-unscripted", (), "Subagent finished.")
 
@@ -107,6 +108,7 @@ class Router:
         """Replace the main script (e.g. before a resumed run); subagent threads are kept."""
         with self._lock:
             self.main = Thread("main", tuple(scenario.turns), scenario.final_text)
+            self.responder = scenario.responder
 
     def route(self, body: dict[str, Any]) -> Routed:
         with self._lock:
@@ -157,8 +159,13 @@ class Router:
         results = _tool_result_ids(last.get("content")) if last.get("role") == "user" else set()
         if results and not results & thread.last_tool_ids:
             note = f"tool_result ids {sorted(results)} do not answer the previous turn {sorted(thread.last_tool_ids)}"
-        if thread.position < len(thread.turns):
+        answer = self.responder(body, thread.position) if self.responder and thread is self.main else None
+        if answer is not None:
             index: int | None = thread.position
+            scripted = answer
+            thread.position += 1
+        elif thread.position < len(thread.turns) and not (self.responder and thread is self.main):
+            index = thread.position
             scripted = thread.turns[thread.position]
             thread.position += 1
         else:

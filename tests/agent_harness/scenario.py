@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,6 +91,10 @@ class Scenario:
 
     turns: list[Turn] = field(default_factory=list)
     final_text: str = "All done."
+    # When set, the main conversation's turns come from here instead of `turns`: called with the request
+    # body and the turn's index, it returns the turn (None: the final text). Replies that depend on what a
+    # request holds (which tools it offers, what it read) make arms of a bench differ for real.
+    responder: Callable[[dict[str, Any], int], Turn | None] | None = None
 
     def __post_init__(self) -> None:
         for i, t in enumerate(self.turns):

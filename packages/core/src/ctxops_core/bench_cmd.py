@@ -94,6 +94,7 @@ def _run(root: Path, args: Any) -> int:
     doc = report.build(header, runs)
     doc["stopped"] = stopped
     doc["results"] = str(path)
+    report.write_latest(root, doc)
     if args.json:
         grammar.emit_json(doc)
     else:

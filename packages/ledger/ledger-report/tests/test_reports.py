@@ -333,3 +333,36 @@ def test_a_report_loads_only_when_records_are_pending(data_dir: Path, monkeypatc
     con = duckdb.connect(str(data_dir / "ledger.duckdb"), read_only=True)
     assert con.execute(f"SELECT sum(calls) FROM {TABLE}").fetchone()[0] == 2
     con.close()
+
+
+def test_savings_show_the_latest_bench_as_measured_and_the_records_as_estimated(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = Path(_repo(tmp_path, "benched"))
+    monkeypatch.chdir(repo)
+    doc = _json(capsys, ["savings", "--json"], code=1)
+    assert doc["notes"][0].startswith("estimated: ") and "measured: no bench in this repository" in doc["notes"][-1]
+    bench = repo / ".meta" / "bench"
+    bench.mkdir(parents=True)
+    cost = {"pairs": 3, "median": -0.02, "ci95": [-0.03, -0.01], "relative": -0.2}
+    overall = [
+        {"arm": "off", "runs": 3, "vs_off": None, "flags": None},
+        {"arm": "all", "runs": 3, "vs_off": {"cost_usd": cost, "input_tokens": {"relative": -0.25}}, "flags": []},
+        {
+            "arm": "memory",
+            "runs": 3,
+            "vs_off": {"cost_usd": {**cost, "relative": 0.1}},
+            "flags": ["loss: costs more than off"],
+        },
+    ]
+    latest = {"format": 1, "bench": "b1", "agent": "claude-code", "overall": overall}
+    (bench / "latest.json").write_text(json.dumps(latest), encoding="utf-8")
+    doc = _json(capsys, ["savings", "--json"], code=1)
+    assert doc["meta"]["measured"]["bench"] == "b1"
+    measured = [n for n in doc["notes"] if n.startswith("measured")]
+    assert measured[0].startswith("measured (ctx bench b1, claude-code, arm all vs off, 3 pairs): cost -20.0%")
+    assert (
+        "input tokens -25.0%" in measured[0] and "+10.0%" in measured[1] and "loss: costs more than off" in measured[1]
+    )
+    (bench / "latest.json").write_text("{not json", encoding="utf-8")  # a broken file is no bench, never an error
+    assert "measured: no bench" in _json(capsys, ["savings", "--json"], code=1)["notes"][-1]

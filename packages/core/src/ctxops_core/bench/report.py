@@ -135,6 +135,31 @@ def _pool(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**r, "rep": tasks.index(r["task"]) * 100_000 + int(r["rep"])} for r in runs]
 
 
+LATEST = "latest.json"
+# The keys of an overall row that `ctx ledger savings` shows as measured (format 1 of .meta/bench/latest.json).
+LATEST_KEYS = ("arm", "runs", "success_rate", "median_cost_usd", "median_input_tokens", "vs_off", "flags")
+
+
+def write_latest(root: Path, doc: dict[str, Any]) -> Path:
+    """``.meta/bench/latest.json``: the newest bench's pooled rows, for ``ctx ledger savings`` to show as
+    measured beside its estimates (the ledger reads the file; it never imports core)."""
+    from ctxops_contracts.shared.files import atomic_write
+
+    header = doc["header"]
+    summary = {
+        "format": 1,
+        "bench": doc["bench"],
+        "agent": header.get("agent"),
+        "commit": header.get("commit"),
+        "repeat": header.get("repeat"),
+        "tasks": header.get("tasks"),
+        "overall": [{k: row.get(k) for k in LATEST_KEYS} for row in doc["overall"]],
+    }
+    path = root / ".meta" / "bench" / LATEST
+    atomic_write(str(path), json.dumps(summary, indent=1) + "\n")
+    return path
+
+
 def _money(value: Any) -> str:
     return "-" if value is None else f"${value:,.4f}"
 

@@ -1,0 +1,131 @@
+"""`ctx bench` with a real Claude Code against a scripted model whose replies depend on what it is sent.
+
+The scripted model answers "where is apply_discount?" the way a model would with what it has: with the code
+map's `code_def` when the request offers it, else by reading the whole file. It reports usage computed from
+the request it got (~4 characters a token), so every arm costs what its context really holds. The truth is
+the server's own log: the bench must recover, per run, exactly the tokens the server sent for that run's
+requests; the map arm must come out cheaper (a few hundred tokens instead of a 40 kB file) and the memory arm,
+whose injected memories change nothing, must come out as a loss.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agent_harness import Scenario, ScriptedModelServer, Usage, tool_use, turn
+from agent_harness.claude_code import claude_env
+from agent_harness.ctx_repo import BIN
+from agent_harness.scenario import Turn
+
+pytestmark = pytest.mark.e2e
+
+CWD = re.compile(r"Primary working directory: (\S+)|Working directory: (\S+)")
+RUN_DIR = re.compile(r"ctxops-bench-[^/\s\"']+/([A-Za-z0-9._-]+)")
+FILLER = "\n".join(f"def helper_{n}(value):\n    return value * {n} + {n % 7}\n" for n in range(900))
+DISCOUNT = "def apply_discount(total, percent):\n    return total * (1 - percent / 100)\n"
+SOURCE = f'"""Pricing."""\n\n\n{DISCOUNT}\n{FILLER}\n'
+
+
+def _text_of(body: dict[str, Any]) -> str:
+    return json.dumps(body, ensure_ascii=False)
+
+
+def _responder(body: dict[str, Any], index: int) -> Turn | None:
+    usage = Usage(input_tokens=max(1, len(_text_of(body)) // 4), output_tokens=20)
+    if index > 0:
+        return turn("apply_discount is defined in pricing.py.", usage=usage)
+    tools = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+    if "mcp__ctxops__code_def" in tools:
+        return turn(tool_use("mcp__ctxops__code_def", {"name": "apply_discount"}), usage=usage)
+    found = CWD.search(_text_of(body))
+    cwd = next(g for g in found.groups() if g) if found else "."
+    cwd = cwd.replace("\\n", "").rstrip("\\")
+    return turn(tool_use("Read", {"file_path": f"{cwd}/pricing.py"}), usage=usage)
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture
+def bench_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "pricing.py").write_text(SOURCE, encoding="utf-8")
+    (repo / "TASKS.toml").write_text(
+        '[[task]]\nname = "find-discount"\nprompt = "Where is apply_discount defined?"\ncheck = "test -f pricing.py"\n',
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env["CTXOPS_DATA_DIR"] = str(tmp_path / "data")
+    env.pop("CTXOPS_ROOT", None)
+    added = subprocess.run(
+        [str(BIN / "ctx"), "mem", "add", "--kind", "constraint", "--title", "Prices are quoted in euros",
+         "--body", "Every price in the catalogue is in EUR with VAT included; invoices round to cents. " * 8],
+        cwd=repo, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stdout + added.stderr
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "shop")
+    return repo, env
+
+
+def test_bench_recovers_the_servers_tokens_and_reports_a_loss(
+    bench_repo: tuple[Path, dict[str, str]], claude_executable: Path, tmp_path: Path
+) -> None:
+    repo, env = bench_repo
+    home = tmp_path / "home"
+    home.mkdir()
+    with ScriptedModelServer(Scenario(responder=_responder), seed=3, log_path=tmp_path / "server.jsonl") as server:
+        path = f"{claude_executable.parent}{os.pathsep}{env['PATH']}"
+        run_env = {**env, **claude_env(home, server.url), "PATH": path}
+        done = subprocess.run(
+            [str(BIN / "ctx"), "bench", "run", "TASKS.toml", "--agent", "claude-code", "--arms", "off,map,memory",
+             "--repeat", "2", "--seed", "7", "--max-seconds", "240", "--json"],
+            cwd=repo, env=run_env, capture_output=True, text=True, timeout=1500, check=False,
+        )  # fmt: skip
+        requests = {r["seq"]: r for r in server.requests()}
+        responses = server.responses("main")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    doc = json.loads(done.stdout)
+
+    # Truth: what the server sent for each run's main-conversation requests (the worktree names the run).
+    truth: dict[str, int] = {}
+    for response in responses:
+        found = RUN_DIR.search(_text_of(requests[response["seq"]]["body"]))
+        assert found, "a main request that names no bench worktree"
+        truth[found.group(1)] = truth.get(found.group(1), 0) + response["usage"]["input_tokens"]
+    runs = [json.loads(line) for line in Path(doc["results"]).read_text().splitlines()[1:]]
+    assert len(runs) == 6 and not any(r["discarded"] for r in runs), runs
+    for run in runs:
+        name = f"{run['task']}-{run['arm']}-{run['rep']}"
+        assert run["input_tokens"] + run["cache_read_tokens"] + run["cache_write_tokens"] == truth[name], name
+        assert run["calls"] == 2 and run["output_tokens"] == 40, (run, truth)
+        assert run["success"] and run["contamination"] == []
+
+    rows = {row["arm"]: row for row in doc["rows"]}
+    for arm in ("off", "map", "memory"):
+        assert rows[arm]["runs"] == 2 and rows[arm]["success_rate"] == 1.0
+        assert set(rows[arm]) >= {"arm", "runs", "median_input_tokens", "median_cost_usd", "success_rate"}
+    expected_map = sorted(truth[f"find-discount-map-{r}"] - truth[f"find-discount-off-{r}"] for r in (1, 2))
+    assert rows["map"]["vs_off"]["input_tokens"]["median"] == sum(expected_map) / 2
+    assert rows["map"]["vs_off"]["input_tokens"]["median"] < 0, "the map must save tokens on a whole-file read"
+    assert "loss: costs more than off" not in rows["map"]["flags"]
+    assert rows["memory"]["vs_off"]["input_tokens"]["median"] > 0
+    assert "loss: costs more than off" in rows["memory"]["flags"]
+
+    # Nothing left behind: no worktree, no scratch directory; `report` gives the same figures again.
+    assert _git(repo, "worktree", "list").count("\n") == 1
+    assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("ctxops-bench-*/find-discount-*"))
+    again = subprocess.run(
+        [str(BIN / "ctx"), "bench", "report", "--json"], cwd=repo, env=env, capture_output=True, text=True, check=False
+    )
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["rows"] == doc["rows"]

@@ -150,7 +150,10 @@ class Router:
     def _advance(self, thread: Thread, body: dict[str, Any]) -> Routed:
         role = "main" if thread is self.main else "subagent"
         messages = conversation_messages(body)
-        key = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
+        # With a responder the answer depends on the whole request (its tools, its system prompt), so only a
+        # request identical in everything is a retry.
+        keyed: Any = body if self.responder and thread is self.main else messages
+        key = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()
         if key in thread.answered:  # a retry of a request already answered: same answer
             message = thread.answered[key]
             return Routed(role, thread.name, None, message, note="retry")

@@ -51,17 +51,31 @@ def executable(agent: str, override: str | None = None) -> str:
     return found
 
 
-def command(agent: str, exe: str, prompt: str, *, wired: bool) -> list[str]:
-    """The headless command line: tools approved (the worktree is throwaway), machine-readable output."""
+def command(agent: str, exe: str, prompt: str, *, wired: bool, worktree: str) -> list[str]:
+    """The headless command line: tools approved (the worktree is throwaway), machine-readable output.
+
+    A new worktree is a folder the agent has never been told to trust; the trust a user gives their checkout
+    once is given to it here, in every arm alike (Codex: the project's trust level as a `-c` override, so the
+    user's config.toml is not touched; Gemini: ``GEMINI_CLI_TRUST_WORKSPACE``, set by :func:`environment`).
+    """
     if agent == "claude-code":
         return [exe, "-p", prompt, "--output-format", "json", "--permission-mode", "bypassPermissions"]
     if agent == "codex":
-        argv = [exe, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox"]
+        trust = f"projects.{json.dumps(worktree)}.trust_level=" + json.dumps("trusted")
+        argv = [exe, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "-c", trust]
         # A wired arm's hooks need the review a user gives once in the TUI (/hooks); headless, this flag is it.
         return [*argv, *(["--dangerously-bypass-hook-trust"] if wired else []), prompt]
     if agent == "gemini":
         return [exe, "-p", prompt, "--yolo", "--output-format", "json"]
     raise ValueError(agent)
+
+
+def environment(agent: str, base: Mapping[str, str]) -> dict[str, str]:
+    """The caller's environment for the agent, with the folder trust of :func:`command`."""
+    env = dict(base)
+    if agent == "gemini":
+        env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
+    return env
 
 
 def _parse(agent: str, stdout: str, run: AgentRun) -> None:

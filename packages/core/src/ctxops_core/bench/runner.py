@@ -199,8 +199,11 @@ def run_one(
         task_name = f"bench {bench_id} {task.name} {arm.name} #{rep}"
         task_log.start(repo, task_name, data_dir=str(options.data_dir) if options.data_dir else None)
         try:
-            argv = agent_cli.command(options.agent, exe, task.prompt, wired=arm.name != "off")
-            result = agent_cli.run(options.agent, argv, path, env, task.timeout or options.max_seconds)
+            argv = agent_cli.command(
+                options.agent, exe, task.prompt, wired=arm.name != "off", worktree=str(path.resolve())
+            )
+            agent_env = agent_cli.environment(options.agent, env)
+            result = agent_cli.run(options.agent, argv, path, agent_env, task.timeout or options.max_seconds)
         finally:
             task_log.stop(repo, data_dir=str(options.data_dir) if options.data_dir else None)
         record.seconds = round(result.seconds, 3)

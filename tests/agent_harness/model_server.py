@@ -243,7 +243,7 @@ class _Handler(BaseHTTPRequestHandler):
             model = scripted.model or str(body.get("model", "unknown"))
             return responses_wire.OutgoingResponse(new_id("resp_"), model, blocks, usage)
 
-        answer = self.owner.turn_script.answer(responses_wire.input_items(body), build)
+        answer = self.owner.turn_script.answer(responses_wire.input_items(body), build, body)
         response = answer.message
         entry = {"kind": "response", "seq": seq, "time": time.time(), "request_id": request_id}
         entry |= {"wire": "openai-responses", "message_id": response.response_id, "model": response.model}

@@ -40,16 +40,25 @@ class TurnScript:
         self._final = scenario.final_text
         self._position = 0
         self._answered: dict[str, Answer[Any]] = {}
+        self._responder = scenario.responder
 
-    def answer(self, history: Any, build: Callable[[Turn, Usage], T]) -> Answer[T]:
-        """The answer to a request whose conversation so far is `history`; `build` materialises a turn."""
-        key = conversation_key(history)
+    def answer(self, history: Any, build: Callable[[Turn, Usage], T], body: Any = None) -> Answer[T]:
+        """The answer to a request whose conversation so far is `history`; `build` materialises a turn.
+
+        With the scenario's responder, the turn comes from the whole request `body` (and only a request
+        identical in everything is a retry)."""
+        responder = self._responder if body is not None else None
+        key = conversation_key(body if responder else history)
         with self._lock:
             if key in self._answered:
                 done = self._answered[key]
                 return Answer(done.message, done.turn_index, retry=True)
             index: int | None
-            if self._position < len(self._turns):
+            decided = responder(body, self._position) if responder else None
+            if decided is not None:
+                index, scripted = self._position, decided
+                self._position += 1
+            elif self._position < len(self._turns) and not responder:
                 index, scripted = self._position, self._turns[self._position]
                 self._position += 1
             else:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from agent_harness import Scenario, ScriptedModelServer, Usage, tool_use, turn
+from agent_harness.bench_workspace import RUN_DIR, bench_runs, git, make_bench_repo, strings
 from agent_harness.claude_code import claude_env
 from agent_harness.ctx_repo import BIN
 from agent_harness.scenario import Turn
@@ -27,27 +28,12 @@ from agent_harness.scenario import Turn
 pytestmark = pytest.mark.e2e
 
 CWD = re.compile(r"Primary working directory: (\S+)|Working directory: (\S+)")
-RUN_DIR = re.compile(r"ctxops-bench-[^/\s\"']+/([A-Za-z0-9._-]+)")
-FILLER = "\n".join(f"def helper_{n}(value): return value * {n} + {n % 7}  # rounding rule {n}" for n in range(1000))
-DISCOUNT = "def apply_discount(total, percent):\n    return total * (1 - percent / 100)\n"
-SOURCE = f'"""Pricing."""\n\n\n{DISCOUNT}\n{FILLER}\n'
 DEF_TOOL = "mcp__ctxops__code_def"
-MAX_SEARCHES = 5
+MAX_SEARCHES = 8
 
 
 def _text_of(body: dict[str, Any]) -> str:
     return json.dumps(body, ensure_ascii=False)
-
-
-def _strings(value: Any) -> list[str]:
-    """Every string in a request (system prompt, messages, reminders), decoded."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
 
 
 def _called(body: dict[str, Any]) -> list[str]:
@@ -71,12 +57,12 @@ def _responder(body: dict[str, Any], _index: int) -> Turn | None:
     if DEF_TOOL in tools:
         return turn(tool_use(DEF_TOOL, {"name": "apply_discount"}), usage=usage)
     text = _text_of(body)
-    plain = "\n".join(_strings(body))
+    plain = "\n".join(strings(body))
     connecting = plain.find("MCP servers are still connecting")
     deferred = DEF_TOOL in text or (connecting >= 0 and "\nctxops\n" in plain[connecting : connecting + 400])
     searches = called.count("ToolSearch")
     last = (body.get("messages") or [{}])[-1]
-    waiting = searches and "still connecting" in "\n".join(_strings(last))
+    waiting = searches and "still connecting" in "\n".join(strings(last))
     if deferred and "ToolSearch" in tools and (not searches or (waiting and searches < MAX_SEARCHES)):
         if searches:
             time.sleep(3)  # told to "try searching again": a model's turn takes time; the server gets it
@@ -87,32 +73,9 @@ def _responder(body: dict[str, Any], _index: int) -> Turn | None:
     return turn(tool_use("Read", {"file_path": f"{cwd}/pricing.py"}), usage=usage)
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
-
-
 @pytest.fixture
 def bench_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    repo = tmp_path / "shop"
-    repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main")
-    (repo / "pricing.py").write_text(SOURCE, encoding="utf-8")
-    (repo / "TASKS.toml").write_text(
-        '[[task]]\nname = "find-discount"\nprompt = "Where is apply_discount defined?"\ncheck = "test -f pricing.py"\n',
-        encoding="utf-8",
-    )
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    env["CTXOPS_DATA_DIR"] = str(tmp_path / "data")
-    env.pop("CTXOPS_ROOT", None)
-    added = subprocess.run(
-        [str(BIN / "ctx"), "mem", "add", "--kind", "constraint", "--title", "Prices are quoted in euros",
-         "--body", "Every price in the catalogue is in EUR with VAT included; invoices round to cents. " * 8],
-        cwd=repo, env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert added.returncode == 0, added.stdout + added.stderr
-    _git(repo, "add", "-A")
-    _git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "shop")
-    return repo, env
+    return make_bench_repo(tmp_path)
 
 
 def test_bench_recovers_the_servers_tokens_and_reports_a_loss(
@@ -144,7 +107,7 @@ def test_bench_recovers_the_servers_tokens_and_reports_a_loss(
         truth[found.group(1)] = truth.get(found.group(1), 0) + response["usage"]["input_tokens"]
         calls[found.group(1)] = calls.get(found.group(1), 0) + 1
         used.setdefault(found.group(1), set()).update(_called(requests[response["seq"]]["body"]))
-    runs = [json.loads(line) for line in Path(doc["results"]).read_text().splitlines()[1:]]
+    runs = bench_runs(doc["results"])
     assert len(runs) == 6 and not any(r["discarded"] for r in runs), runs
     for run in runs:
         name = f"{run['task']}-{run['arm']}-{run['rep']}"
@@ -167,13 +130,26 @@ def test_bench_recovers_the_servers_tokens_and_reports_a_loss(
     # Injected memories that change nothing only add tokens: the bench must show that as a loss.
     assert rows["memory"]["vs_off"]["input_tokens"]["median"] > 0
     assert "loss: costs more than off" in rows["memory"]["flags"]
+    # Each run is a task of its own in the ledger: `ctx ledger report task` names task, arm and repetition.
+    tasks = subprocess.run(
+        [str(BIN / "ctx"), "ledger", "report", "task", "--json"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    by_task = {row["task"]: row for row in json.loads(tasks.stdout)["rows"]}
+    for run in runs:
+        row = by_task[f"bench {doc['bench']} find-discount {run['arm']} #{run['rep']}"]
+        assert row["calls"] == run["calls"] and row["cost_usd"] == pytest.approx(run["cost_usd"])
     measured = subprocess.run(
         [str(BIN / "ctx"), "ledger", "savings"], cwd=repo, env=env, capture_output=True, text=True, check=False
     )
     assert f"measured (ctx bench {doc['bench']}, claude-code, arm memory vs off, 2 pairs): cost +" in measured.stdout
 
     # Nothing left behind: no worktree, no scratch directory; `report` gives the same figures again.
-    assert _git(repo, "worktree", "list").count("\n") == 1
+    assert git(repo, "worktree", "list").count("\n") == 1
     assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("ctxops-bench-*/find-discount-*"))
     again = subprocess.run(
         [str(BIN / "ctx"), "bench", "report", "--json"], cwd=repo, env=env, capture_output=True, text=True, check=False

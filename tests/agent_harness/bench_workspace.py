@@ -11,7 +11,7 @@ from typing import Any
 
 from .ctx_repo import BIN
 
-# A bench run's worktree is <tmp>/ctxops-bench-XXXX/<task>-<arm>-<rep>: every request of the run names it.
+# A bench run's checkout is <tmp>/ctxops-bench-XXXX/<task>-<arm>-<rep>: every request of the run names it.
 RUN_DIR = re.compile(r"ctxops-bench-[^/\s\"'<>\\]+/([A-Za-z0-9._-]+)")
 FILLER = "\n".join(f"def helper_{n}(value): return value * {n} + {n % 7}  # rounding rule {n}" for n in range(1000))
 DISCOUNT = "def apply_discount(total, percent):\n    return total * (1 - percent / 100)\n"
@@ -57,11 +57,11 @@ def strings(value: Any) -> list[str]:
 
 
 def truth_per_run(requests: dict[int, dict[str, Any]], responses: list[dict[str, Any]]) -> dict[str, list[int]]:
-    """Per bench run (its worktree's name): the input tokens of each main response the server sent it."""
+    """Per bench run (its checkout's name): the input tokens of each main response the server sent it."""
     found: dict[str, list[int]] = {}
     for response in responses:
         named = RUN_DIR.search(json.dumps(requests[response["seq"]]["body"], ensure_ascii=False))
-        assert named, "a main request that names no bench worktree"
+        assert named, "a main request that names no bench checkout"
         found.setdefault(named.group(1), []).append(int(response["usage"]["input_tokens"]))
     return found
 
@@ -72,7 +72,7 @@ def bench_runs(results: str) -> list[dict[str, Any]]:
 
 
 def texts_per_run(requests: dict[int, dict[str, Any]]) -> dict[str, list[str]]:
-    """Per bench run: the text of every request that names its worktree."""
+    """Per bench run: the text of every request that names its checkout."""
     found: dict[str, list[str]] = {}
     for request in requests.values():
         text = json.dumps(request.get("body"), ensure_ascii=False)

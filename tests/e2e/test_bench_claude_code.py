@@ -97,13 +97,13 @@ def test_bench_recovers_the_servers_tokens_and_reports_a_loss(
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     doc = json.loads(done.stdout)
 
-    # Truth: what the server sent for each run's main-conversation requests (the worktree names the run).
+    # Truth: what the server sent for each run's main-conversation requests (the checkout names the run).
     truth: dict[str, int] = {}
     calls: dict[str, int] = {}
     used: dict[str, set[str]] = {}
     for response in responses:
         found = RUN_DIR.search(_text_of(requests[response["seq"]]["body"]))
-        assert found, "a main request that names no bench worktree"
+        assert found, "a main request that names no bench checkout"
         truth[found.group(1)] = truth.get(found.group(1), 0) + response["usage"]["input_tokens"]
         calls[found.group(1)] = calls.get(found.group(1), 0) + 1
         used.setdefault(found.group(1), set()).update(_called(requests[response["seq"]]["body"]))
@@ -148,8 +148,8 @@ def test_bench_recovers_the_servers_tokens_and_reports_a_loss(
     )
     assert f"measured (ctx bench {doc['bench']}, claude-code, arm memory vs off, 2 pairs): cost +" in measured.stdout
 
-    # Nothing left behind: no worktree, no scratch directory; `report` gives the same figures again.
-    assert git(repo, "worktree", "list").count("\n") == 1
+    # Nothing left behind: no scratch checkout; the repository untouched; `report` gives the same figures again.
+    assert git(repo, "worktree", "list").count("\n") == 1 and not git(repo, "status", "--porcelain").strip()
     assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("ctxops-bench-*/find-discount-*"))
     again = subprocess.run(
         [str(BIN / "ctx"), "bench", "report", "--json"], cwd=repo, env=env, capture_output=True, text=True, check=False

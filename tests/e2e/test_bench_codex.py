@@ -42,7 +42,7 @@ def test_bench_with_codex_recovers_the_servers_tokens(codex_executable: Path, tm
     home, codex_home = tmp_path / "home", tmp_path / "codex-home"
     home.mkdir()
     with ScriptedModelServer(Scenario(responder=_responder), seed=5, log_path=tmp_path / "server.jsonl") as server:
-        write_codex_config(codex_home, server.url, tmp_path / "elsewhere")  # the worktrees are not trusted here
+        write_codex_config(codex_home, server.url, tmp_path / "elsewhere")  # the checkouts are not trusted here
         run_env = {**env, "HOME": str(home), "CODEX_HOME": str(codex_home), API_KEY_ENV: "sk-test-not-a-real-key"}
         run_env["PATH"] = f"{codex_executable.parent}{os.pathsep}{env['PATH']}"
         done = subprocess.run(
@@ -63,10 +63,10 @@ def test_bench_with_codex_recovers_the_servers_tokens(codex_executable: Path, tm
         prompt = run["input_tokens"] + run["cache_read_tokens"] + run["cache_write_tokens"]
         assert (prompt, run["calls"]) == (sum(truth[name]), len(truth[name])), (run, truth)
         assert run["success"] and run["contamination"] == []
-        if run["arm"] == "memory":  # the worktree was trusted for the run: Codex ran the hooks, which injected
+        if run["arm"] == "memory":  # the checkout was trusted for the run: Codex ran the hooks, which injected
             assert any("Prices are quoted in euros" in t for t in requests_of[name]), name
     rows = {row["arm"]: row for row in doc["rows"]}
     expected = sorted(sum(truth[f"find-discount-memory-{r}"]) - sum(truth[f"find-discount-off-{r}"]) for r in (1, 2))
     assert rows["memory"]["vs_off"]["input_tokens"]["median"] == sum(expected) / 2 > 0
     assert "loss: costs more than off" in rows["memory"]["flags"]
-    assert git(repo, "worktree", "list").count("\n") == 1
+    assert git(repo, "worktree", "list").count("\n") == 1 and not git(repo, "status", "--porcelain").strip()

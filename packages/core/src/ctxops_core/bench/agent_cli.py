@@ -51,10 +51,10 @@ def executable(agent: str, override: str | None = None) -> str:
     return found
 
 
-def command(agent: str, exe: str, prompt: str, *, wired: bool, worktree: str) -> list[str]:
-    """The headless command line: tools approved (the worktree is throwaway), machine-readable output.
+def command(agent: str, exe: str, prompt: str, *, wired: bool, checkout: str) -> list[str]:
+    """The headless command line: tools approved (the checkout is throwaway), machine-readable output.
 
-    A new worktree is a folder the agent has never been told to trust; the trust a user gives their checkout
+    A new checkout is a folder the agent has never been told to trust; the trust a user gives their checkout
     once is given to it here, in every arm alike (Codex: the project's trust level as a `-c` override for this
     run only, so the user's config.toml is not touched; Gemini: ``GEMINI_CLI_TRUST_WORKSPACE``, set by
     :func:`environment`).
@@ -64,7 +64,7 @@ def command(agent: str, exe: str, prompt: str, *, wired: bool, worktree: str) ->
     if agent == "codex":
         # An inline table (the dotted form `projects."P".trust_level` is not applied by Codex 0.171, and
         # `codex exec --trust` would write the throwaway path into the user's config.toml for good).
-        trust = "projects={" + json.dumps(worktree) + '={trust_level="trusted"}}'
+        trust = "projects={" + json.dumps(checkout) + '={trust_level="trusted"}}'
         argv = [exe, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "-c", trust]
         # A wired arm's hooks need the review a user gives once in the TUI (/hooks); headless, this flag is it.
         return [*argv, *(["--dangerously-bypass-hook-trust"] if wired else []), prompt]

@@ -1,4 +1,4 @@
-"""The arms of a bench: what ctxops is wired to do in a run's worktree.
+"""The arms of a bench: what ctxops is wired to do in a run's checkout.
 
 ``off`` wires nothing. Every other arm is wired by the code of ``ctx init`` (so an arm is exactly what a user
 who ran it would have) and then narrowed with the ``[lines]`` switch (``ctxops_core.lines``): ``all`` keeps
@@ -51,35 +51,35 @@ def parse_agent(name: str) -> str:
         raise ArmError(f"--agent: {name!r} is not one of claude-code, codex, gemini") from None
 
 
-def wire(worktree: Path, arm: Arm, agent: str, source_root: Path) -> list[str]:
-    """Wire ``arm`` for ``agent`` in ``worktree`` as ``ctx init`` does; notes for the run's record."""
+def wire(checkout: Path, arm: Arm, agent: str, source_root: Path) -> list[str]:
+    """Wire ``arm`` for ``agent`` in ``checkout`` as ``ctx init`` does; notes for the run's record."""
     if arm.name == "off":
         return []
     from ctxops_core.init_cmd import apply_init, ctx_argv, plan_init, statusline_available
 
-    plan = plan_init(worktree, [agent], ctx_argv(), statusline_available())
-    # A worktree shares the git hooks of the user's checkout: wiring them would reach outside the run (and
-    # they only keep the code index current on commits, which a run does not need).
+    plan = plan_init(checkout, [agent], ctx_argv(), statusline_available())
+    # Nothing outside the run's checkout is written (git hooks live inside a clone; a `core.hooksPath` that
+    # points elsewhere would reach the user's files).
     plan.changes = [c for c in plan.changes if not c.path.startswith("../") and not c.path.startswith("/")]
-    apply_init(worktree, plan)
-    config = worktree / ".meta" / "config.toml"
+    apply_init(checkout, plan)
+    config = checkout / ".meta" / "config.toml"
     text = config.read_text(encoding="utf-8") if config.exists() else ""
     config.write_text(text + ("\n" if text and not text.endswith("\n") else "") + config_block(arm.lines))
     notes = list(plan.notes)
     if "map" in arm.lines:
-        notes += _build_code_index(worktree)
+        notes += _build_code_index(checkout)
     if "memory" in arm.lines:
-        notes += _vouch_like(source_root, worktree)
+        notes += _vouch_like(source_root, checkout)
     return notes
 
 
-def _build_code_index(worktree: Path) -> list[str]:
+def _build_code_index(checkout: Path) -> list[str]:
     """The code map is built before the agent starts, so the build's time is not the agent's."""
     from ctxops_core.init_cmd import ctx_argv
 
     done = subprocess.run(
-        [*ctx_argv(), "code", "index", "--root", str(worktree)],
-        cwd=worktree,
+        [*ctx_argv(), "code", "index", "--root", str(checkout)],
+        cwd=checkout,
         capture_output=True,
         text=True,
         check=False,
@@ -91,23 +91,23 @@ def _build_code_index(worktree: Path) -> list[str]:
     return []
 
 
-def _vouch_like(source_root: Path, worktree: Path) -> list[str]:
-    """The worktree's memories are injected exactly when the user's own checkout would inject them."""
+def _vouch_like(source_root: Path, checkout: Path) -> list[str]:
+    """The checkout's memories are injected exactly when the user's own checkout would inject them."""
     try:
         from ctxops_memory_store import trust
     except ModuleNotFoundError:
         return []
     if trust.repository_trusted(source_root):
-        trust.trust_repository(worktree)
+        trust.trust_repository(checkout)
     else:
-        trust.record_hashes(worktree, trust.known_hashes(source_root))
+        trust.record_hashes(checkout, trust.known_hashes(source_root))
     return []
 
 
-def unvouch(worktree: Path) -> None:
-    """Take back what :func:`_vouch_like` recorded for a worktree that is going away."""
+def unvouch(checkout: Path) -> None:
+    """Take back what :func:`_vouch_like` recorded for a checkout that is going away."""
     try:
         from ctxops_memory_store import trust
     except ModuleNotFoundError:
         return
-    trust.forget_repository(worktree)
+    trust.forget_repository(checkout)

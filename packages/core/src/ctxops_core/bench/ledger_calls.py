@@ -1,4 +1,4 @@
-"""A run's calls, from the ledger: everything the agent's transcripts (or the proxy) recorded for its worktree."""
+"""A run's calls, from the ledger: everything the agent's transcripts (or the proxy) recorded for its checkout."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def ingest(ctx_argv: tuple[str, ...], data_dir: Path | None) -> str | None:
 
 
 def usage_of(repo: str, session_id: str | None, data_dir: Path | None) -> RunUsage:
-    """The calls made in ``repo`` (the worktree's root, as the ledger names it); by session when none match."""
+    """The calls made in ``repo`` (the checkout's root, as the ledger names it); by session when none match."""
     try:
         from ctxops_ledger_report.store import open_view
     except ModuleNotFoundError:

@@ -1,9 +1,9 @@
-"""`ctx bench run`: every task x arm x repetition, in randomized interleaved order, one fresh worktree each.
+"""`ctx bench run`: every task x arm x repetition, in randomized interleaved order, one fresh checkout each.
 
-A run: ``git worktree add --detach`` of the commit the bench started on; the task's ``setup``; the arm's
+A run: a fresh checkout (``git clone --shared``) of the commit the bench started on; the task's ``setup``; the arm's
 wiring (``arms.wire``: ``ctx init``'s own code); the agent, headless, under a named ledger task
 (``bench <id> <task> <arm> #<rep>``); the task's ``check``; the ledger ingested and the run's calls read
-back by its worktree; the worktree removed. Each finished run is appended to
+back by its checkout; the checkout removed. Each finished run is appended to
 ``.meta/bench/<id>.jsonl`` at once, so a Ctrl-C or a cap keeps every run that finished.
 """
 
@@ -29,7 +29,7 @@ from .tasks_file import Task
 
 BENCH_DIR = ("bench",)  # under .meta/
 SETUP_TIMEOUT = 900.0
-# What a run of the `off` arm must not leave in its worktree: any of them means ctxops ran in it.
+# What a run of the `off` arm must not leave in its checkout: any of them means ctxops ran in it.
 CTXOPS_TRACES = ("events", "index", "logs", "raw", "guard")
 
 
@@ -106,19 +106,28 @@ def _git(root: Path, *args: str) -> str:
 
 
 @contextmanager
-def worktree(root: Path, commit: str, scratch: Path, name: str) -> Iterator[Path]:
-    """A detached worktree of ``commit``; removed on every way out (a timeout, an error, Ctrl-C)."""
+def checkout(root: Path, commit: str, scratch: Path, name: str) -> Iterator[Path]:
+    """A fresh checkout of ``commit``, removed on every way out (a timeout, an error, Ctrl-C).
+
+    A clone sharing the repository's objects (``git clone --shared``: nothing copied), not a ``git worktree``:
+    to the agent it is a repository like the user's own. Claude Code tells the model "this is a git worktree"
+    (a different prompt from the user's), and Codex 0.171 does not run a worktree's project hooks.
+    """
     path = scratch / name
-    _git(root, "worktree", "add", "--detach", "--quiet", str(path), commit)
+    done = subprocess.run(
+        ["git", "clone", "--quiet", "--shared", "--no-checkout", str(root), str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"git clone of {root} for a run failed: {done.stderr.strip()}")
     try:
+        _git(path, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit)
         yield path
     finally:
         arms.unvouch(path)
-        subprocess.run(
-            ["git", "-C", str(root), "worktree", "remove", "--force", str(path)], capture_output=True, check=False
-        )
         shutil.rmtree(path, ignore_errors=True)
-        subprocess.run(["git", "-C", str(root), "worktree", "prune"], capture_output=True, check=False)
 
 
 def _shell(command: str, cwd: Path, env: Mapping[str, str], timeout: float) -> tuple[int | None, str]:
@@ -151,7 +160,7 @@ def contamination(path: Path, before: set[str]) -> list[str]:
     meta = path / ".meta"
     for name in CTXOPS_TRACES:
         if (meta / name).exists() and name not in before:
-            found.append(f".meta/{name} appeared (a ctxops hook, MCP server or cq ran in this worktree)")
+            found.append(f".meta/{name} appeared (a ctxops hook, MCP server or cq ran in this checkout)")
     return found
 
 
@@ -184,9 +193,9 @@ def run_one(
         started=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     env = dict(os.environ)
-    env.pop("CTXOPS_LINES", None)  # the arm decides, through the worktree's config, as a user's would
+    env.pop("CTXOPS_LINES", None)  # the arm decides, through the checkout's config, as a user's would
     env.pop("CTXOPS_ROOT", None)
-    with worktree(root, commit, scratch, f"{task.name}-{arm.name}-{rep}") as path:
+    with checkout(root, commit, scratch, f"{task.name}-{arm.name}-{rep}") as path:
         repo = try_find_root(str(path)) or str(path)
         if task.setup:
             code, out = _shell(task.setup, path, env, SETUP_TIMEOUT)
@@ -200,7 +209,7 @@ def run_one(
         task_log.start(repo, task_name, data_dir=str(options.data_dir) if options.data_dir else None)
         try:
             argv = agent_cli.command(
-                options.agent, exe, task.prompt, wired=arm.name != "off", worktree=str(path.resolve())
+                options.agent, exe, task.prompt, wired=arm.name != "off", checkout=str(path.resolve())
             )
             agent_env = agent_cli.environment(options.agent, env)
             result = agent_cli.run(options.agent, argv, path, agent_env, task.timeout or options.max_seconds)
@@ -232,7 +241,7 @@ def run_one(
         record.cost_usd = round(usage.cost_usd, 9)
         record.resident_tokens = usage.resident_tokens
         if usage.calls == 0:
-            record.notes.append("the ledger holds no call of this run (no transcript found for its worktree)")
+            record.notes.append("the ledger holds no call of this run (no transcript found for its checkout)")
         if arm.name == "off":
             record.contamination = contamination(path, before)
             record.discarded = bool(record.contamination)
@@ -305,5 +314,4 @@ def run_bench(
     finally:
         signal.signal(signal.SIGTERM, previous)
         shutil.rmtree(scratch, ignore_errors=True)
-        subprocess.run(["git", "-C", str(root), "worktree", "prune"], capture_output=True, check=False)
     return bench_id, out, records, stopped

@@ -4,7 +4,7 @@
 [[task]]
 name = "fix-parser"                      # unique, [A-Za-z0-9._-]
 prompt = "Make tests/test_parser.py pass"
-setup = "pip install -e . -q"            # optional, run in the fresh worktree before the agent
+setup = "pip install -e . -q"            # optional, run in the fresh checkout before the agent
 check = "pytest -q tests/test_parser.py" # optional: exit 0 = success; without it success is the agent's exit
 timeout = 600                            # optional, seconds for the agent (default: --max-seconds)
 ```

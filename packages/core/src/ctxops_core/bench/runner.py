@@ -93,9 +93,15 @@ def schedule(tasks: list[Task], arm_list: list[arms.Arm], repeat: int, seed: int
 
 
 def bench_dir(root: Path) -> Path:
+    """``.meta/bench/``, ignored by git (results are per machine; delete its .gitignore to commit them)."""
     from ctxops_contracts.shared.confine import ensure_dir
+    from ctxops_contracts.shared.files import atomic_write
 
-    return Path(ensure_dir(root / ".meta" / "bench"))
+    path = Path(ensure_dir(root / ".meta" / "bench"))
+    ignore = path / ".gitignore"
+    if not ignore.exists():
+        atomic_write(str(ignore), "# written by ctx bench: results stay out of git unless you delete this file\n*\n")
+    return path
 
 
 def _git(root: Path, *args: str) -> str:

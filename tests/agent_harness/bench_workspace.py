@@ -62,7 +62,8 @@ def truth_per_run(requests: dict[int, dict[str, Any]], responses: list[dict[str,
     for response in responses:
         named = RUN_DIR.search(json.dumps(requests[response["seq"]]["body"], ensure_ascii=False))
         assert named, "a main request that names no bench checkout"
-        found.setdefault(named.group(1), []).append(int(response["usage"]["input_tokens"]))
+        usage = response["usage"]  # Anthropic and OpenAI: input_tokens (all of the prompt); Gemini: promptTokenCount
+        found.setdefault(named.group(1), []).append(int(usage.get("input_tokens", usage.get("promptTokenCount", 0))))
     return found
 
 

@@ -279,7 +279,7 @@ class _Handler(BaseHTTPRequestHandler):
                 )
                 return gemini_wire.OutgoingCandidate(new_id("resp_"), scripted.model or model, blocks, usage)
 
-            answer = self.owner.turn_script.answer(body.get("contents"), build)
+            answer = self.owner.turn_script.answer(body.get("contents"), build, body)
             candidate, role, index = answer.message, "main", answer.turn_index
             note = "retry" if answer.retry else None
         stream = method == gemini_wire.STREAM

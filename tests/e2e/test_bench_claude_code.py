@@ -114,6 +114,10 @@ def test_bench_recovers_the_servers_tokens_and_reports_a_loss(
         assert run["input_tokens"] + run["cache_read_tokens"] + run["cache_write_tokens"] == truth[name], name
         assert run["calls"] == calls[name] and run["output_tokens"] == 20 * calls[name], (run, truth)
         assert run["success"] and run["contamination"] == []
+        # What each line left in the context, from the transcript: only the arm's own line, never off.
+        split = run["resident_by_line"]
+        assert split is not None and sum(split.values()) == split.get(run["arm"], 0), run
+        assert (split.get(run["arm"], 0) > 0) == (run["arm"] == "memory" or DEF_TOOL in used[name]), run
 
     rows = {row["arm"]: row for row in doc["rows"]}
     for arm in ("off", "map", "memory"):

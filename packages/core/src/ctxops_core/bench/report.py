@@ -65,6 +65,12 @@ def _cell(runs: list[dict[str, Any]], off: list[dict[str, Any]] | None, seed: in
     out["turns"] = stats.summary([float(r["turns"]) for r in kept if r.get("turns") is not None], seed=seed)
     out["seconds"] = stats.summary([float(r.get("seconds", 0.0)) for r in kept], seed=seed)
     out["resident_tokens"] = stats.summary([float(r.get("resident_tokens", 0)) for r in kept], seed=seed)
+    split = [r["resident_by_line"] for r in kept if isinstance(r.get("resident_by_line"), dict)]
+    out["resident_by_line"] = (
+        {line: stats.summary([float(s.get(line, 0)) for s in split], seed=seed) for line in ("map", "memory", "guard")}
+        if split
+        else None
+    )
     reported = [float(r["reported_cost_usd"]) for r in kept if r.get("reported_cost_usd") is not None]
     out["agent_reported_cost_usd"] = stats.summary(reported, seed=seed) if reported else None
     if off is not None:

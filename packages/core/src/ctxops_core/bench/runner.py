@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from . import agent_cli, arms, ledger_calls
+from . import agent_cli, arms, ledger_calls, resident
 from .tasks_file import Task
 
 BENCH_DIR = ("bench",)  # under .meta/
@@ -72,6 +72,7 @@ class RunRecord:
     cache_write_tokens: int = 0
     cost_usd: float = 0.0
     resident_tokens: int = 0
+    resident_by_line: dict[str, int] | None = None  # what ctxops left in the context (Claude Code transcripts)
     contamination: list[str] = field(default_factory=list)
     discarded: bool = False
     notes: list[str] = field(default_factory=list)
@@ -246,6 +247,7 @@ def run_one(
         record.cache_write_tokens = usage.cache_write_tokens
         record.cost_usd = round(usage.cost_usd, 9)
         record.resident_tokens = usage.resident_tokens
+        record.resident_by_line = resident.components(options.agent, result.session_id)
         if usage.calls == 0:
             record.notes.append("the ledger holds no call of this run (no transcript found for its checkout)")
         if arm.name == "off":

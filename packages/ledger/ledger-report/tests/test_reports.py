@@ -364,5 +364,11 @@ def test_savings_show_the_latest_bench_as_measured_and_the_records_as_estimated(
     assert (
         "input tokens -25.0%" in measured[0] and "+10.0%" in measured[1] and "loss: costs more than off" in measured[1]
     )
+    write(data_dir, [record(T0)])
+    page = tmp_path / "ledger.html"
+    assert main(["report", "--html", str(page)]) == 0
+    capsys.readouterr()
+    html = page.read_text(encoding="utf-8")
+    assert "Measured with ctx bench (b1)" in html and "arm memory vs off, 3 pairs): cost +10.0%" in html
     (bench / "latest.json").write_text("{not json", encoding="utf-8")  # a broken file is no bench, never an error
     assert "measured: no bench" in _json(capsys, ["savings", "--json"], code=1)["notes"][-1]

@@ -102,7 +102,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
             from .html import render, report_set
 
             reports = report_set(lambda k: build(view, k, filters, tz=args.tz, context_dir=context_dir))
-            page = render(reports, title="ctxops token ledger", price_date=book.date)
+            from .measured import latest
+
+            measured = latest(_config_repo(args))
+            page = render(reports, title="ctxops token ledger", price_date=book.date, measured=measured)
             Path(args.html).expanduser().write_text(page, encoding="utf-8")
             _snapshot(view, config, args)
             calls = reports["day"].total.get("calls", 0)

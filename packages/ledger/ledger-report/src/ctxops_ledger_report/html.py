@@ -116,8 +116,26 @@ def _section(title: str, chart: str, count: int) -> str:
     return f"<section><h2>{escape(title)}</h2>{body}</section>"
 
 
-def render(reports: dict[str, Report], *, title: str, price_date: str, generated: datetime | None = None) -> str:
-    """The page, from the day, model, task, session, tool and file reports."""
+def _measured_section(doc: dict[str, Any]) -> str:
+    """The repository's latest `ctx bench`: each arm against off, measured (not the guard's estimate)."""
+    from .measured import lines
+
+    rows = "".join(f"<li>{escape(line)}</li>" for line in lines(doc))
+    return (
+        f"<section><h2>Measured with ctx bench ({escape(str(doc.get('bench')))})</h2>"
+        f"<ul>{rows or '<li>no arm to compare with off</li>'}</ul></section>"
+    )
+
+
+def render(
+    reports: dict[str, Report],
+    *,
+    title: str,
+    price_date: str,
+    generated: datetime | None = None,
+    measured: dict[str, Any] | None = None,
+) -> str:
+    """The page, from the day, model, task, session, tool and file reports (and a bench's measured savings)."""
     generated = generated or datetime.now(UTC)
     day, model, task, session = reports["day"], reports["model"], reports["task"], reports["session"]
     tool, files = reports["tool"], reports["file"]
@@ -157,6 +175,8 @@ def render(reports: dict[str, Report], *, title: str, price_date: str, generated
             "Top files by tokens fed", bar_chart("chart-file-tokens", "Top files", by_file, "tokens"), len(by_file)
         ),
     ]
+    if measured:
+        sections.append(_measured_section(measured))
     notes = "".join(f'<p class="note">{escape(n)}</p>' for n in day.notes)
     card_html = "".join(f'<div class="card">{escape(k)}<b>{escape(v)}</b></div>' for k, v in cards)
     return (

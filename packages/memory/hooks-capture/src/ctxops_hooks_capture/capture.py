@@ -270,6 +270,13 @@ def capture(
         payload, truncated = parse_payload(data)
     else:  # ``data`` as the caller read it with parse_payload already (core's `ctx hook`): not parsed twice
         payload, truncated = parsed, int(parsed.get("ctxops_truncated_bytes") or 0)
+    prompt = payload.get("prompt")
+    if isinstance(prompt, str) and prompt:
+        # ctxops's own blocks out of the whole prompt before the window cuts it (a block cut in half
+        # would be half-kept); the adapters strip again what reaches them another way.
+        from .injected import strip_injected
+
+        payload = {**payload, "prompt": strip_injected(prompt)}
     safe = safe_payload(payload)
     _keep_location(payload, safe)
     if truncated:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ctxops_hooks_capture.draft import Draft
 
 from .claude_code import adapt_hook_family
-from .common import as_str, exit_status_of
+from .common import as_str, exit_status_of, prompt_text
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -40,7 +40,8 @@ def adapt_notify(payload: dict[str, Any]) -> list[Draft]:
         return [Draft(kind="unknown", event_name=kind or None, text=as_str(payload), **base)]
     drafts: list[Draft] = []
     inputs = payload.get("input-messages") or payload.get("input_messages") or []
-    prompts = [m for m in inputs if isinstance(m, str) and m.strip()] if isinstance(inputs, list) else []
+    texts = [prompt_text(m) for m in inputs if isinstance(m, str)] if isinstance(inputs, list) else []
+    prompts = [m for m in texts if m.strip()]
     if prompts:
         drafts.append(Draft(kind="user_message", event_name=kind, text="\n\n".join(prompts), prompt=True, **base))
     message = as_str(payload.get("last-assistant-message") or payload.get("last_assistant_message"))

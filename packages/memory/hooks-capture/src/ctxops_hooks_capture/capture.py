@@ -243,7 +243,8 @@ def safe_payload(payload: dict[str, Any]) -> dict[str, Any]:
 # Where the agent runs: the user's own directories, stored as given like the repository root itself. A
 # redacted working directory (a path segment such as `proj-71xp0ivf` reads as a token) names no directory,
 # so the repository would not be found and nothing captured.
-_LOCATION_KEYS = ("cwd", "workspace_roots")
+# Codex's and Gemini's transcript_path (the agent's own session file, read for a command's exit code) too.
+_LOCATION_KEYS = ("cwd", "workspace_roots", "transcript_path")
 
 
 def _keep_location(payload: dict[str, Any], safe: dict[str, Any]) -> None:

@@ -8,7 +8,7 @@ stores the event; then, by event:
 | agent | inject (``additionalContext``) | digest |
 |---|---|---|
 | claude-code | SessionStart, UserPromptSubmit | PreCompact, SessionEnd, Stop |
-| codex | SessionStart, UserPromptSubmit | PreCompact, Stop |
+| codex | SessionStart, UserPromptSubmit | PreCompact, Stop, SessionEnd |
 | gemini | SessionStart, BeforeAgent | PreCompress, SessionEnd, AfterAgent |
 
 stdout carries only the agent's JSON (``hookSpecificOutput.additionalContext``) or nothing; the exit
@@ -36,7 +36,7 @@ INJECT_EVENTS = {
 }
 DIGEST_EVENTS = {
     "claude-code": {"PreCompact", "SessionEnd", "Stop"},
-    "codex": {"PreCompact", "Stop"},
+    "codex": {"PreCompact", "Stop", "SessionEnd"},
     "gemini": {"PreCompress", "SessionEnd", "AfterAgent"},
 }
 HOOK_BUDGET = 800

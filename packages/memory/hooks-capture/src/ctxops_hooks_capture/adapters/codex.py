@@ -17,10 +17,15 @@ def adapt(payload: dict[str, Any]) -> list[Draft]:
     drafts = adapt_hook_family(payload, task_key="turn_id")
     response = payload.get("tool_response")
     if payload.get("hook_event_name") == "PostToolUse" and isinstance(response, str):
-        # Codex 0.171 sends a shell command's output alone (no exit code): the status is unknown, not 0.
+        # Codex 0.171 sends a shell command's output alone (no exit code): the status is read from the
+        # rollout Codex names in the payload (codex_rollout), and is unknown, not 0, when it is not there.
         for draft in drafts:
             if draft.kind == "command_execution" and exit_status_of(response) is None:
-                draft.exit_status = None
+                from .codex_rollout import rollout_exit_code
+
+                draft.exit_status = rollout_exit_code(
+                    as_str(payload.get("transcript_path")), as_str(payload.get("tool_use_id"))
+                )
     model = as_str(payload.get("model"))
     for draft in drafts:
         if draft.kind == "session_start" and model and "model" not in (draft.text or ""):

@@ -49,6 +49,9 @@ def gemini_first_prompt(context: str, prompt: str) -> str:
         (f"<ctxops-memory>\n{LEGACY}\n{CORRECTION}", CORRECTION),
         (f"{CORRECTION}</ctxops-memory>", CORRECTION),
         (f"</hook_context>{CORRECTION}</hook_context>", CORRECTION),
+        # the block as Gemini CLI shows it to the model (HTML-escaped inside its hook_context), pasted back
+        (f"&lt;ctxops-memory&gt;\n{FRAME[16:-18]}\n&lt;/ctxops-memory&gt;\n\n{CORRECTION}", CORRECTION),
+        ("Tom &amp; Jerry & co <3", None),
         # the user's own text on an open tag's line is kept; only the tag goes
         ("<ctxops-memory> please fix the refund path", "please fix the refund path"),
         # nothing of ctxops: returned as it is (same object)
@@ -81,6 +84,8 @@ def test_strip_all_drops_what_was_only_injected() -> None:
         "\nctxops memory:\n- x" * 40_000,
         "x ctxops memory:" * 40_000,
         "<" * 500_000,
+        "&" * 250_000 + "<" * 250_000,
+        "&lt;hook_context&gt;" * 30_000,
         "<hook_context>" + " " * 500_000,
         "ctxops memory:" + "\n" * 500_000 + "x",
     ],

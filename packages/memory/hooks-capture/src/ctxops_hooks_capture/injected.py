@@ -27,8 +27,10 @@ is on the hook path.
 
 from __future__ import annotations
 
-OPEN_TAGS = ("<hook_context>", "<ctxops-memory>")
-CLOSE_TAGS = ("</hook_context>", "</ctxops-memory>")
+# Gemini CLI 0.61 hands the block to the model HTML-escaped inside its <hook_context>: a copy of that is
+# caught too.
+OPEN_TAGS = ("<hook_context>", "<ctxops-memory>", "&lt;hook_context&gt;", "&lt;ctxops-memory&gt;")
+CLOSE_TAGS = ("</hook_context>", "</ctxops-memory>", "&lt;/hook_context&gt;", "&lt;/ctxops-memory&gt;")
 # The first line of ctxops's block, in the forms memory-inject has written (current first).
 HEADERS = ("Notes ctxops recorded in earlier sessions", "ctxops memory:")
 # Lines that continue a ctxops block: entries, indented digest bodies, section headings, notices.
@@ -44,6 +46,26 @@ def _tag_at(text: str, at: int) -> tuple[int, int]:
         if text.startswith(tag, at):
             return -1, len(tag)
     return 0, 0
+
+
+class _Marks:
+    """The next ``<`` or ``&`` at or after a position that only grows: each ``find`` result is kept until
+    the position passes it, so the whole scan reads the text once (no rescans: linear time)."""
+
+    __slots__ = ("amp", "lt", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lt = -2
+        self.amp = -2 if "&lt;" in text else -1
+
+    def next(self, start: int) -> int:
+        if self.lt != -1 and self.lt < start:
+            self.lt = self.text.find("<", start)
+        if self.amp != -1 and self.amp < start:
+            self.amp = self.text.find("&", start)
+        found = [at for at in (self.lt, self.amp) if at >= 0]
+        return min(found) if found else -1
 
 
 def _is_header(text: str, at: int) -> bool:
@@ -118,14 +140,15 @@ def _unclosed_end(text: str, after: int) -> int:
 def strip_injected(text: str) -> str:
     """``text`` without ctxops's injected blocks (see the module's docstring); whitespace left at either
     end is trimmed when something was removed. Returns ``text`` itself when it holds no tag or header."""
-    if not text or ("<" not in text and not any(header in text for header in HEADERS)):
+    if not text or ("<" not in text and "&lt;" not in text and not any(header in text for header in HEADERS)):
         return text
     if not any(tag in text for tag in OPEN_TAGS) and not any(tag in text for tag in CLOSE_TAGS):
         stripped = _strip_headers(text)
         return stripped.strip() if stripped != text else text
     cuts: list[tuple[int, int]] = []  # spans to remove: nested or disjoint
     opens: list[tuple[int, int]] = []  # (start, end) of open tags not closed yet
-    scan = text.find("<")
+    marks = _Marks(text)
+    scan = marks.next(0)
     while scan >= 0:
         kind, length = _tag_at(text, scan)
         if kind > 0:
@@ -133,7 +156,7 @@ def strip_injected(text: str) -> str:
         elif kind < 0:
             start = opens.pop()[0] if opens else scan  # a close tag without an open one goes alone
             cuts.append((start, scan + length))
-        scan = text.find("<", scan + (length or 1))
+        scan = marks.next(scan + (length or 1))
     covered = 0
     for start, tag_end in opens:  # open tags never closed: each with the block lines after it
         if start >= covered:  # one inside an earlier one's lines goes with them (each line read once)

@@ -123,7 +123,6 @@ def rollouts(codex_home: Path) -> list[Path]:
     return sorted((codex_home / "sessions").rglob("rollout-*.jsonl"))
 
 
-
 def project_hooks(
     project: Path, home: Path, *, trust: bool = False, executable: Path | None = None
 ) -> list[dict[str, Any]]:

@@ -4,8 +4,9 @@ Claude Code (the oldest supported, 2.1.197, and the pinned newest), Codex CLI an
 the scripted model server, in a fresh git repository of the example with `[memory] accept_corrections`:
 
 - session 1 opens with a correction: it is stored as `user_correction` under every client (Gemini hands
-  SessionStart's injected block back inside that prompt: it is stripped first), the code map's MCP tool is
-  called (through Codex's `tool_search`, where Codex defers MCP tools) and answered, events are captured;
+  SessionStart's injected block back inside that prompt: it is stripped first); after a shell command the
+  code map's MCP tool is called (through Codex's `tool_search`, where Codex defers MCP tools) and answered
+  (whether the server is ready at the very first request is issue 22 item 2's test, not this one's);
 - session 2: its first model request carries the correction, now a lesson, in full and once; its stored
   prompt is the user's alone, and no stored prompt or memory file holds a ctxops block (the loop where an
   injected block is stored, digested and injected again is closed);
@@ -61,8 +62,8 @@ def _claude(version: str) -> Client:
         agent="claude-code",
         executable=lambda: ensure_claude_code(version),
         session_1=lambda: [
-            turn("Asking the code map.", tool_use("mcp__ctxops__code_def", {"name": "OrderStateMachine.transition"})),
             turn(tool_use("Bash", {"command": "git log --oneline | head -3", "description": "history"})),
+            turn("Asking the code map.", tool_use("mcp__ctxops__code_def", {"name": "OrderStateMachine.transition"})),
             turn("Done."),
         ],
         run=run,
@@ -80,9 +81,9 @@ def _codex() -> Client:
         agent="codex",
         executable=ensure_codex,
         session_1=lambda: [
+            turn(tool_use("exec_command", {"cmd": "git log --oneline | head -3"})),
             turn("Looking for the code map.", tool_use("tool_search", {"query": "code definition symbol", "limit": 5})),
             turn(tool_use("code_def", {"name": "OrderStateMachine.transition"}, namespace="mcp__ctxops")),
-            turn(tool_use("exec_command", {"cmd": "git log --oneline | head -3"})),
             turn("Done."),
         ],
         run=run,

@@ -111,7 +111,7 @@ def gemini_trust(root: Path, env: dict[str, str] | None = None) -> TrustState:
     for rule_path, rule_level in rules.items():
         if not isinstance(rule_path, str) or rule_level not in {"TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST"}:
             continue
-        effective = os.path.dirname(rule_path) if rule_level == "TRUST_PARENT" else rule_path
+        effective = str(Path(rule_path).parent) if rule_level == "TRUST_PARENT" else rule_path
         if _is_subpath(_real(effective), location) and len(rule_path) > best:
             best, level = len(rule_path), rule_level
     if level == "DO_NOT_TRUST":

@@ -17,6 +17,8 @@ What is removed:
 - an open tag never closed (a cut copy) goes with the run of lines after it that read like ctxops's block
   (its header, ``- id kind: title`` entries, indented digest lines, ``## `` headings, ``(…)`` notices,
   blank lines); the user's text after that run stays;
+- a prompt holding more than ``MAX_TAGS`` tags (hostile: no agent frames a prompt that often) loses the
+  tags only, in a few C-speed passes;
 - the same run of lines when it starts with ctxops's header but has no frame at all (the legacy
   ``ctxops memory: one line per memory …`` block of earlier versions, or a frame whose tags were lost).
 
@@ -31,6 +33,8 @@ from __future__ import annotations
 # caught too.
 OPEN_TAGS = ("<hook_context>", "<ctxops-memory>", "&lt;hook_context&gt;", "&lt;ctxops-memory&gt;")
 CLOSE_TAGS = ("</hook_context>", "</ctxops-memory>", "&lt;/hook_context&gt;", "&lt;/ctxops-memory&gt;")
+# More tags than this in one prompt is not an agent's doing: see strip_injected.
+MAX_TAGS = 64
 # The first line of ctxops's block, in the forms memory-inject has written (current first).
 HEADERS = ("Notes ctxops recorded in earlier sessions", "ctxops memory:")
 # Lines that continue a ctxops block: entries, indented digest bodies, section headings, notices.
@@ -145,6 +149,12 @@ def strip_injected(text: str) -> str:
     if not any(tag in text for tag in OPEN_TAGS) and not any(tag in text for tag in CLOSE_TAGS):
         stripped = _strip_headers(text)
         return stripped.strip() if stripped != text else text
+    if sum(text.count(tag) for tag in (*OPEN_TAGS, *CLOSE_TAGS)) > MAX_TAGS:
+        # No agent writes hundreds of frames into one prompt: a hostile one loses its tags in C-speed
+        # passes (what they framed stays, as text) instead of a Python step per tag.
+        for tag in (*OPEN_TAGS, *CLOSE_TAGS):
+            text = text.replace(tag, "")
+        return _strip_headers(text).strip()
     cuts: list[tuple[int, int]] = []  # spans to remove: nested or disjoint
     opens: list[tuple[int, int]] = []  # (start, end) of open tags not closed yet
     marks = _Marks(text)

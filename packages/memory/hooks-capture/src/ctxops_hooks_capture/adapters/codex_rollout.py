@@ -43,11 +43,15 @@ def rollout_exit_code(transcript_path: str | None, call_id: str | None) -> int |
         os.close(fd)
     needle = jsontext.line(call_id).strip()  # the id as JSON writes it, quotes included
     end = len(data)
-    while end > 0:  # newest lines first: the item was written last
-        begin = data.rfind(b"\n", 0, end - 1) + 1
-        line = data[begin:end]
-        end = begin - 1 if begin else 0
-        if _MARK not in line or needle not in line:
+    while end > 0:  # the lines naming the call, newest first (found by C-speed searches, not line by line)
+        at = data.rfind(needle, 0, end)
+        if at < 0:
+            return None
+        begin = data.rfind(b"\n", 0, at) + 1
+        stop = data.find(b"\n", at)
+        line = data[begin : len(data) if stop < 0 else stop]
+        end = begin
+        if _MARK not in line:
             continue
         try:
             record = jsontext.parse(line.decode("utf-8", "replace"))

@@ -163,15 +163,14 @@ def codex_trust(root: Path, env: dict[str, str] | None = None) -> TrustState:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         return TrustState(None, str(config_path), f"cannot read {config_path}: {exc}", "fix it by hand")
     keys = codex_hook_keys(root)
-    projects = config.get("projects") if isinstance(config.get("projects"), dict) else {}
+    projects: dict[str, Any] = _table(config, "projects")
     location = _real(root)
     project_level = None
     best = -1
     for path, entry in projects.items():
         if isinstance(entry, dict) and _is_subpath(_real(path), location) and len(path) > best:
             best, project_level = len(path), entry.get("trust_level")
-    hooks = config.get("hooks") if isinstance(config.get("hooks"), dict) else {}
-    states = hooks.get("state") if isinstance(hooks.get("state"), dict) else {}
+    states: dict[str, Any] = _table(_table(config, "hooks"), "state")
     untrusted = [k for k in keys if not (isinstance(states.get(k), dict) and states[k].get("trusted_hash"))]
     disabled = [k for k in keys if isinstance(states.get(k), dict) and states[k].get("enabled") is False]
     details = {"project_trust": project_level, "hooks": len(keys), "untrusted_hooks": len(untrusted)}
@@ -200,6 +199,11 @@ def codex_trust(root: Path, env: dict[str, str] | None = None) -> TrustState:
             details,
         )
     return TrustState(True, str(config_path), details=details)
+
+
+def _table(doc: dict[str, Any], key: str) -> dict[str, Any]:
+    value = doc.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def _json(path: Path) -> Any:

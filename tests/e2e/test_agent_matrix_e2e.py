@@ -63,6 +63,8 @@ def _claude(version: str) -> Client:
         executable=lambda: ensure_claude_code(version),
         session_1=lambda: [
             turn(tool_use("Bash", {"command": "git log --oneline | head -3", "description": "history"})),
+            # what a model does when the server is still connecting (both versions offer the tool)
+            turn(tool_use("WaitForMcpServers", {"servers": ["ctxops"]})),
             turn("Asking the code map.", tool_use("mcp__ctxops__code_def", {"name": "OrderStateMachine.transition"})),
             turn("Done."),
         ],
@@ -83,6 +85,8 @@ def _codex() -> Client:
         session_1=lambda: [
             turn(tool_use("exec_command", {"cmd": "git log --oneline | head -3"})),
             turn("Looking for the code map.", tool_use("tool_search", {"query": "code definition symbol", "limit": 5})),
+            # searched again, as a model does when the first search found nothing (a server still starting)
+            turn(tool_use("tool_search", {"query": "code definition symbol", "limit": 5})),
             turn(tool_use("code_def", {"name": "OrderStateMachine.transition"}, namespace="mcp__ctxops")),
             turn("Done."),
         ],

@@ -23,9 +23,8 @@ def adapt(payload: dict[str, Any]) -> list[Draft]:
             if draft.kind == "command_execution" and exit_status_of(response) is None:
                 from .codex_rollout import rollout_exit_code
 
-                draft.exit_status = rollout_exit_code(
-                    as_str(payload.get("transcript_path")), as_str(payload.get("tool_use_id"))
-                )
+                transcript = payload.get("ctxops_transcript_path") or payload.get("transcript_path")
+                draft.exit_status = rollout_exit_code(as_str(transcript), as_str(payload.get("tool_use_id")))
     model = as_str(payload.get("model"))
     for draft in drafts:
         if draft.kind == "session_start" and model and "model" not in (draft.text or ""):

@@ -10,6 +10,7 @@ no TUI, so `run_codex` passes `--dangerously-bypass-hook-trust` in its place.
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,8 +99,10 @@ def run_codex(
     env: Mapping[str, str | None] | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     executable: Path | None = None,
+    bypass_hook_trust: bool = True,
 ) -> CodexRun:
-    """`codex exec --json PROMPT` in `project`, approvals and sandbox bypassed, hooks trusted (see module doc)."""
+    """`codex exec --json PROMPT` in `project`, approvals and sandbox bypassed, hooks trusted (see module doc)
+    unless ``bypass_hook_trust`` is False: then Codex runs only the hooks trusted in its config.toml."""
     codex = executable or ensure_codex()
     codex_home = codex_home or home / ".codex"
     command = [
@@ -107,7 +110,7 @@ def run_codex(
         "exec",
         "--json",
         "--dangerously-bypass-approvals-and-sandbox",
-        "--dangerously-bypass-hook-trust",
+        *(["--dangerously-bypass-hook-trust"] if bypass_hook_trust else []),
         *extra_args,
         prompt,
     ]
@@ -118,3 +121,51 @@ def run_codex(
 def rollouts(codex_home: Path) -> list[Path]:
     """Every rollout file Codex wrote under `codex_home/sessions`, sorted."""
     return sorted((codex_home / "sessions").rglob("rollout-*.jsonl"))
+
+
+def project_hooks(
+    project: Path, home: Path, *, trust: bool = False, executable: Path | None = None
+) -> list[dict[str, Any]]:
+    """Codex's own `hooks/list` for `project` (key, eventName, currentHash, trustStatus per hook), through its
+    app server; with `trust`, first every hook is trusted as the user does in `/hooks`: their current
+    hashes upserted under `hooks.state` with `config/batchWrite` (Codex writes `$CODEX_HOME/config.toml`)."""
+    codex = executable or ensure_codex()
+    proc = subprocess.Popen(
+        [str(codex), "app-server"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=project,
+        env=codex_env(home, home / ".codex"),
+    )
+    stdin, stdout = proc.stdin, proc.stdout
+    assert stdin is not None and stdout is not None
+
+    def send(message: dict[str, Any]) -> None:
+        stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        stdin.flush()
+
+    def call(request_id: int, method: str, params: dict[str, Any]) -> Any:
+        send({"id": request_id, "method": method, "params": params})
+        for line in stdout:
+            message = json.loads(line)
+            if message.get("id") == request_id:
+                if "error" in message:
+                    raise AssertionError(f"codex app-server {method}: {message['error']}")
+                return message["result"]
+        raise AssertionError(f"codex app-server ended before answering {method}")
+
+    try:
+        call(1, "initialize", {"clientInfo": {"name": "ctxops-tests", "version": "1"}})
+        send({"method": "initialized"})
+        hooks = call(2, "hooks/list", {"cwds": [str(project)]})["data"][0]["hooks"]
+        if trust:
+            state = {h["key"]: {"trusted_hash": h["currentHash"]} for h in hooks}
+            edit = {"keyPath": "hooks.state", "value": state, "mergeStrategy": "upsert"}
+            call(3, "config/batchWrite", {"edits": [edit]})
+            hooks = call(4, "hooks/list", {"cwds": [str(project)]})["data"][0]["hooks"]
+        return list(hooks)
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)

@@ -54,7 +54,7 @@ def test_ctx_init_wires_a_real_gemini_cli_end_to_end(gemini_executable: Path, tm
     # (a) Hooks: Gemini CLI ran `ctx hook gemini`; the payloads it sent and the events captured from them.
     payloads = repo.raw_payloads()
     names = [p["hook_event_name"] for p in payloads]
-    assert set(names) == {"SessionStart", "BeforeAgent", "AfterTool", "SessionEnd"}, names  # what init wires
+    assert set(names) == {"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "SessionEnd"}, names  # init wires
     (session,) = {p["session_id"] for p in payloads}
     shell = [p for p in payloads if p["hook_event_name"] == "AfterTool" and p["tool_name"] == "run_shell_command"]
     assert [p["tool_input"]["command"] for p in shell] == ["git log --oneline | head -3", FAILING]
@@ -67,6 +67,8 @@ def test_ctx_init_wires_a_real_gemini_cli_end_to_end(gemini_executable: Path, tm
     assert [commands[c]["exit_status"] for c in ("git log --oneline | head -3", FAILING)] == [0, 3]
     assert not [e for e in events if e["kind"] == "compaction"]  # its per-turn "auto" PreCompress is not wired
     assert [e["kind"] for e in events][-1] == "session_end"
+    # AfterAgent: the answer is captured, so the digest does not list the prompt as unanswered.
+    assert any(e["kind"] == "agent_message" and e["event_name"] == "AfterAgent" for e in events)
 
     # (b) Memory: the lesson is in the first request the model received, with the prompt.
     first = server.requests()[0]["body"]

@@ -39,13 +39,16 @@ CLAUDE_GUARD_EVENTS = ("PreToolUse", "PostCompact")
 # Codex CLI hooks.json (developers.openai.com/codex/hooks): same shape as Claude Code's; run with Codex 0.171
 # (tests/e2e/test_codex_e2e.py). No PreToolUse even with the context guard: Codex cannot take a replaced
 # tool output, so the guard answers nothing there and the hook would only cost a process per tool call.
-CODEX_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "Stop")
+# PostCompact and SessionEnd are in Codex 0.171's own hook schemas (post-compact / session-end.command.input):
+# handled as Claude Code's (PostCompact: a compaction event; SessionEnd: the session digest).
+CODEX_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "PostCompact", "Stop", "SessionEnd")
 CODEX_TOOL_EVENTS = {"PostToolUse"}
 CODEX_RETIRED = ("PreToolUse",)  # wired by earlier versions of `ctx init`: a re-run takes them out
 # Gemini CLI settings.json hooks (geminicli.com/docs/hooks/reference); run with Gemini CLI 0.61
 # (tests/e2e/test_gemini_e2e.py). No PreCompress: 0.61 fires it ("auto") before every model turn, before it
-# checks whether to compress at all, so it would cost a process and write a digest per turn.
-GEMINI_EVENTS = ("SessionStart", "BeforeAgent", "AfterTool", "SessionEnd")
+# checks whether to compress at all, so it would cost a process and write a digest per turn. AfterAgent
+# carries the answer (prompt_response): without it a digest reads every prompt as unanswered.
+GEMINI_EVENTS = ("SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "SessionEnd")
 GEMINI_TOOL_EVENTS = {"AfterTool"}
 GEMINI_RETIRED = ("PreCompress",)  # wired by earlier versions of `ctx init`: a re-run takes them out
 # Cursor hooks.json version 1 (cursor.com/docs/agent/hooks).

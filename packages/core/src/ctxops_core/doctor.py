@@ -21,7 +21,7 @@ from ctxops_contracts.shared.layout import meta_path, user_data_dir
 from ctxops_contracts.shared.locks import LockBusy, file_lock, holder_pid
 from ctxops_contracts.shared.repo import NotARepository, find_root
 
-from . import agents, jsonc, textblocks
+from . import agent_trust, agents, jsonc, textblocks
 from .init_cmd import GIT_HOOKS, MANIFEST, hooks_dir
 from .versions import installed_versions
 
@@ -136,10 +136,14 @@ def check_agents(root: Path, report: Report) -> None:
                     "server a later commit adds to .mcp.json",
                     f'remove it; list the servers you approve in "{agents.APPROVE_KEY}"',
                 )
+        if info["wired"] and agent in {"gemini", "codex"}:
+            # Gemini runs a project's settings only in a trusted folder, Codex only a trusted project's
+            # trusted hooks: read from the files each client keeps its trust in (agent_trust).
+            trust = agent_trust.gemini_trust(root) if agent == "gemini" else agent_trust.codex_trust(root)
+            info["trust"] = {"trusted": trust.trusted, "source": trust.source, **trust.details}
+            if trust.problem:
+                report.problem(agent, trust.problem, trust.fix or "")
         if agent == "codex":
-            # Codex 0.171 skips a new or changed project hook until the user trusts it in /hooks; nothing in
-            # the repository tells whether that happened, so doctor says it instead of guessing.
-            info["trust"] = "Codex runs them once trusted in its /hooks"
             config = root / ".codex" / "config.toml"
             text = config.read_text(encoding="utf-8") if config.exists() else ""
             if f"[mcp_servers.{agents.MCP_NAME}]" in text:
@@ -319,8 +323,9 @@ def render(report: Report) -> str:
         else:
             reach = "hooks reachable" if info["hooks_reachable"] else "hook command NOT reachable"
             state = f"wired ({reach}; MCP {'yes' if info['mcp'] else 'no'})"
-            if info.get("trust"):
-                state += f"; {info['trust']}"
+            trust = info.get("trust")
+            if isinstance(trust, dict) and trust.get("trusted") is not None:
+                state += f"; {'trusted' if trust['trusted'] else 'NOT trusted'} ({trust['source']})"
         lines.append(f"  {agent:<12} {state}")
     hooks = ", ".join(h for h, ok in report.git_hooks.items() if ok) or "none"
     lines.append(f"  git hooks    {hooks}")

@@ -40,7 +40,7 @@ INJECT = {"SessionStart", "UserPromptSubmit", "BeforeAgent", "sessionStart", "be
 # The context guard answers tool events and forgets what was read when the context is emptied.
 GUARD = {"PreToolUse", "PostToolUse", "AfterTool", "postToolUse", "afterShellExecution", "afterMCPExecution"}
 GUARD_RESET = {"SessionStart", "PreCompact", "PostCompact"}
-DIGEST = {"PreCompact", "SessionEnd", "Stop", "PreCompress", "preCompact", "stop", "sessionEnd"}
+DIGEST = {"PreCompact", "SessionEnd", "Stop", "PreCompress", "AfterAgent", "preCompact", "stop", "sessionEnd"}
 
 # How long finding files in play may take before injection goes on without them (seconds).
 FILES_IN_PLAY_BUDGET = 0.05

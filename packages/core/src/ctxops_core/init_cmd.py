@@ -25,7 +25,7 @@ from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import COMMITTED_FILE_MODE, ensure_meta
 from ctxops_contracts.shared.repo import NotARepository, find_root
 
-from . import agents, jsonc, textblocks
+from . import agent_trust, agents, jsonc, textblocks
 from .config_defaults import CONFIG_TEXT
 
 GIT_HOOKS = ("post-commit", "post-checkout", "post-merge", "post-rewrite")
@@ -211,10 +211,6 @@ def plan_init(
                 if agents.CODEX_MCP_GRACE_KEY not in text:  # a key of its own stays the user's
                     toml = textblocks.prepend(toml, agents.codex_grace_block())
             plan.changes.append(Change(rel, before, toml))
-            plan.notes.append(
-                "Codex runs these hooks only in a trusted project and after you review them: "
-                "start `codex` here and trust the ctxops hooks in /hooks"
-            )
         if agent == "claude-code" and not statusline:
             plan.notes.append("statusLine not written: ctxops-ledger-report (ctx ledger statusline) is not installed")
     return plan
@@ -459,7 +455,7 @@ def main(argv: list[str]) -> int:
             chosen = args.agent or ["claude-code"]
             selected = list(agents.AGENT_NAMES) if "all" in chosen else list(dict.fromkeys(chosen))
             plan = plan_init(root, selected, ctx_argv(), statusline_available())
-            notes = plan.notes
+            notes = plan.notes + agent_trust.init_notes(selected)  # trust screens the user must pass
             changes = [c for c in plan.changes if c.changed]
             if not args.dry_run:
                 changes = apply_init(root, plan)

@@ -244,6 +244,9 @@ def safe_payload(payload: dict[str, Any]) -> dict[str, Any]:
 # redacted working directory (a path segment such as `proj-71xp0ivf` reads as a token) names no directory,
 # so the repository would not be found and nothing captured.
 _LOCATION_KEYS = ("cwd", "workspace_roots")
+# The agent's own session file as given (Codex's rollout, read for a command's exit code): for the adapter
+# only, under a key of ours; the stored raw payload keeps the redacted `transcript_path` alone.
+TRANSCRIPT_KEY = "ctxops_transcript_path"
 
 
 def _keep_location(payload: dict[str, Any], safe: dict[str, Any]) -> None:
@@ -270,8 +273,20 @@ def capture(
         payload, truncated = parse_payload(data)
     else:  # ``data`` as the caller read it with parse_payload already (core's `ctx hook`): not parsed twice
         payload, truncated = parsed, int(parsed.get("ctxops_truncated_bytes") or 0)
+    prompt = payload.get("prompt")
+    if isinstance(prompt, str) and prompt:
+        # ctxops's own blocks out of the whole prompt before the window cuts it (a block cut in half
+        # would be half-kept); the adapters strip again what reaches them another way.
+        from .injected import strip_injected
+
+        payload = {**payload, "prompt": strip_injected(prompt)}
     safe = safe_payload(payload)
     _keep_location(payload, safe)
+    transcript = payload.get("transcript_path")
+    # only where the Codex adapter reads it (never in an unknown event's text)
+    codex_tool = agent == "codex" and payload.get("hook_event_name") == "PostToolUse"
+    if codex_tool and isinstance(transcript, str) and len(transcript) <= 4096:
+        safe[TRANSCRIPT_KEY] = transcript
     if truncated:
         safe["ctxops_truncated_bytes"] = truncated
     drafts = adapter(safe)
@@ -344,6 +359,7 @@ def _store(
     for draft in drafts:
         result.events.extend(builder.build(draft))
     if result.events:
-        raw_line = jsontext.line({"id": raw_id, "agent": agent, "payload": shrink(safe)})
+        stored = {k: v for k, v in safe.items() if k != TRANSCRIPT_KEY}
+        raw_line = jsontext.line({"id": raw_id, "agent": agent, "payload": shrink(stored)})
         append_raw(events_dir, event_day, raw_line, deadline)
         append_events(events_dir, result.events, deadline)

@@ -8,7 +8,7 @@ stores the event; then, by event:
 | agent | inject (``additionalContext``) | digest |
 |---|---|---|
 | claude-code | SessionStart, UserPromptSubmit | PreCompact, SessionEnd, Stop |
-| codex | SessionStart, UserPromptSubmit | PreCompact, Stop |
+| codex | SessionStart, UserPromptSubmit | PreCompact, Stop, SessionEnd |
 | gemini | SessionStart, BeforeAgent | PreCompress, SessionEnd, AfterAgent |
 
 stdout carries only the agent's JSON (``hookSpecificOutput.additionalContext``) or nothing; the exit
@@ -36,7 +36,7 @@ INJECT_EVENTS = {
 }
 DIGEST_EVENTS = {
     "claude-code": {"PreCompact", "SessionEnd", "Stop"},
-    "codex": {"PreCompact", "Stop"},
+    "codex": {"PreCompact", "Stop", "SessionEnd"},
     "gemini": {"PreCompress", "SessionEnd", "AfterAgent"},
 }
 HOOK_BUDGET = 800
@@ -115,8 +115,13 @@ def handle(
         from .build import build_injection, record_injection
 
         prompt = payload.get("prompt")
-        # ranking reads the prompt's head: an input cap before any pattern runs
-        prompt = prompt[:MAX_PROMPT_SCAN] if isinstance(prompt, str) else ""
+        # ranking reads the prompt's head: an input cap before any pattern runs; ctxops's own block handed
+        # back inside the prompt (Gemini's <hook_context>) is not the user's words and ranks nothing
+        prompt = prompt[: MAX_PROMPT_SCAN * 2] if isinstance(prompt, str) else ""
+        if prompt:
+            from ctxops_hooks_capture.injected import strip_injected
+
+            prompt = strip_injected(prompt)[:MAX_PROMPT_SCAN]
         # A (re)start, a /clear or a compaction empties the context: everything may be given again.
         given = [] if event == "SessionStart" else session_given(root, session_id)
         injection = build_injection(

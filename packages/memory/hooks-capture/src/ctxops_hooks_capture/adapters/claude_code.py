@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ctxops_hooks_capture.draft import Draft
 
-from .common import as_str, command_from_input, tool_drafts
+from .common import as_str, command_from_input, prompt_text, tool_drafts
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def adapt_hook_family(payload: dict[str, Any], *, task_key: str) -> list[Draft]:
         return [Draft(kind="session_start", event_name=event, text=text, **base)]
     if event == "UserPromptSubmit":
         return [
-            Draft(kind="user_message", event_name=event, text=as_str(payload.get("prompt")) or "", prompt=True, **base)
+            Draft(kind="user_message", event_name=event, text=prompt_text(payload.get("prompt")), prompt=True, **base)
         ]
     if event == "PreToolUse":
         return [

@@ -69,6 +69,13 @@ def as_str(value: Any) -> str | None:
     return jsontext.dumps(value)
 
 
+def prompt_text(value: Any) -> str:
+    """A prompt as the user wrote it: ctxops's own injected blocks taken out (``injected.strip_injected``)."""
+    from ctxops_hooks_capture.injected import strip_injected
+
+    return strip_injected(as_str(value) or "")
+
+
 def paths_from_input(tool_input: Any) -> list[str]:
     """File paths named by a tool's arguments (including those inside an ``apply_patch`` body)."""
     found: list[str] = []

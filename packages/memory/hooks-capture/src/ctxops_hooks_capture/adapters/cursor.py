@@ -5,7 +5,7 @@ from __future__ import annotations
 from ctxops_hooks_capture.draft import Draft
 
 from .claude_code import unknown
-from .common import as_str, tool_class, tool_drafts
+from .common import as_str, prompt_text, tool_class, tool_drafts
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def adapt(payload: dict[str, Any]) -> list[Draft]:
         return [Draft(kind="session_end", event_name=event, text=as_str(payload.get("reason")) or "", **base)]
     if event == "beforeSubmitPrompt":
         return [
-            Draft(kind="user_message", event_name=event, text=as_str(payload.get("prompt")) or "", prompt=True, **base)
+            Draft(kind="user_message", event_name=event, text=prompt_text(payload.get("prompt")), prompt=True, **base)
         ]
     if event in {"afterAgentResponse", "subagentStop"}:
         return [Draft(kind="agent_message", event_name=event, text=as_str(payload.get("text")) or "", **base)]

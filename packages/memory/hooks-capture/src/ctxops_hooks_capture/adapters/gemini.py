@@ -5,7 +5,7 @@ from __future__ import annotations
 from ctxops_hooks_capture.draft import Draft
 
 from .claude_code import unknown
-from .common import as_dict, as_str, tool_drafts
+from .common import as_dict, as_str, prompt_text, tool_drafts
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def adapt(payload: dict[str, Any]) -> list[Draft]:
         ]
     if event == "BeforeAgent":
         return [
-            Draft(kind="user_message", event_name=event, text=as_str(payload.get("prompt")) or "", prompt=True, **base)
+            Draft(kind="user_message", event_name=event, text=prompt_text(payload.get("prompt")), prompt=True, **base)
         ]
     if event == "AfterAgent":
         return [

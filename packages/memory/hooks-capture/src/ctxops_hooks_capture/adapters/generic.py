@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ctxops_hooks_capture.draft import Draft
 
-from .common import as_str
+from .common import as_str, prompt_text
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def adapt(payload: dict[str, Any]) -> list[Draft]:
         cwd=as_str(payload.get("cwd")),
         tool_name=as_str(payload.get("tool_name")),
         tool_use_id=as_str(payload.get("tool_use_id")),
-        text=prompt if prompt is not None else as_str(payload.get("text")),
+        text=prompt_text(prompt) if prompt is not None else as_str(payload.get("text")),
         output=as_str(payload.get("output")),
         files=[f for f in files if isinstance(f, str)] if isinstance(files, list) else [],
         command=as_str(payload.get("command")),

@@ -22,16 +22,20 @@ PERIODS = {
     "week": "strftime(date_trunc('week', timezone(?, ts)), '%Y-%m-%d')",
     "month": "strftime(timezone(?, ts), '%Y-%m')",
 }
+# Weeks start on Monday (ISO, DuckDB's ``date_trunc``) unless ``week_start="sunday"`` (ccusage's weeks).
+SUNDAY_WEEK = "strftime(date_trunc('week', timezone(?, ts) + INTERVAL 1 DAY) - INTERVAL 1 DAY, '%Y-%m-%d')"
+WEEK_STARTS = ("monday", "sunday")
 KEYS = {
     **PERIODS,
     "session": "coalesce(session_id, '-')",
     "task": "task",
-    "repo": "coalesce(repo, '-')",
+    "repo": "coalesce(project, '-')",  # the git root, else the working directory
+    "cwd": "coalesce(cwd, '-')",
     "model": "model",
 }
 KINDS = (*KEYS, "block", "tool", "file", "memory", "savings")
 ALIASES = {"daily": "day", "weekly": "week", "monthly": "month", "blocks": "block", "sessions": "session"}
-ALIASES.update({"tasks": "task", "repos": "repo", "repository": "repo", "models": "model", "tools": "tool"})
+ALIASES.update({"tasks": "task", "repos": "repo", "repository": "repo", "project": "repo", "projects": "repo", "models": "model", "tools": "tool"})
 ALIASES.update({"files": "file", "memories": "memory"})
 
 TOKENS = "input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens"
@@ -70,7 +74,7 @@ def _utc(expr: str) -> str:
 # A session's repository is the first by name if it ran in several; a task's source is the strongest
 # ("task" over "session" over "branch"): both the same whichever rows hold the calls.
 EXTRA = {
-    "session": f"{_utc('min(first_ts)')} AS first, {_utc('max(last_ts)')} AS last, min(repo) AS repo_path, "
+    "session": f"{_utc('min(first_ts)')} AS first, {_utc('max(last_ts)')} AS last, min(project) AS repo_path, "
     "list(DISTINCT model ORDER BY model) AS models",
     "task": "max(task_source) AS source, count(DISTINCT session_id) AS sessions, "
     "count(DISTINCT strftime(timezone(?, ts), '%Y-%m-%d')) AS days, "
@@ -95,7 +99,7 @@ class Filters:
     def sql(self) -> tuple[str, list[Any]]:
         where, params = self.window.sql()
         for column, value in (
-            ("repo", self.repo),
+            ("project", self.repo),
             ("session_id", self.session),
             ("task", self.task),
             ("model", self.model),
@@ -268,17 +272,22 @@ def _notes(view: View, total: dict[str, Any]) -> list[str]:
     return notes
 
 
-def grouped(view: View, kind: str, filters: Filters, *, tz: str = "UTC", breakdown: bool = False) -> Report:
+def grouped(
+    view: View, kind: str, filters: Filters, *, tz: str = "UTC", breakdown: bool = False, week_start: str = "monday"
+) -> Report:
     """Sums per period, session, task, repository or model (and per model within it with ``breakdown``)."""
+    if week_start not in WEEK_STARTS:
+        raise ReportError(f"--week-start {week_start!r}: one of {', '.join(WEEK_STARTS)}")
     keys = [kind] + (["model"] if breakdown and kind != "model" else [])
     where, params = filters.sql()
     select_params: list[Any] = [tz for k in keys if k in PERIODS]
     extra = EXTRA.get(kind, "")
     if kind == "task":
         select_params.append(tz)
-    select = ", ".join(f"{KEYS[k]} AS {k}" for k in keys)
+    exprs = {**KEYS, "week": SUNDAY_WEEK} if week_start == "sunday" else KEYS
+    select = ", ".join(f"{exprs[k]} AS {k}" for k in keys)
     order = ", ".join(str(i + 1) for i in range(len(keys)))
-    if kind in ("session", "task", "repo", "model") and not breakdown:
+    if kind in ("session", "task", "repo", "cwd", "model") and not breakdown:
         # Costs to the micro-dollar: equal costs summed in another order (roll-up or calls) differ in the last
         # bits, and must not swap rows.
         order = f"round(sum(cost_usd), 6) DESC NULLS LAST, total_tokens DESC, {order}"
@@ -547,6 +556,7 @@ def build(
     context_dir: str = "",
     now: datetime | None = None,
     savings_by: str = "tool",
+    week_start: str = "monday",
 ) -> Report:
     kind = canonical(kind)
     if kind == "block":
@@ -557,4 +567,4 @@ def build(
         return memories(view, filters, context_dir)
     if kind == "savings":
         return savings(view, filters, context_dir, by=savings_by, tz=tz)
-    return grouped(view, kind, filters, tz=tz, breakdown=breakdown)
+    return grouped(view, kind, filters, tz=tz, breakdown=breakdown, week_start=week_start)

@@ -86,6 +86,10 @@ class Usage:
     cache_creation_1h_tokens: int = 0
     cache_read_tokens: int = 0
     reasoning_tokens: int = 0
+    web_search_requests: int = 0  # server tools billed per request (Anthropic's usage.server_tool_use)
+    web_fetch_requests: int = 0
+    inference_geo: str | None = None
+    service_tier: str | None = None
 
 
 @dataclass
@@ -126,6 +130,14 @@ def _anthropic_usage(raw: Any, into: Usage) -> bool:
         into.cache_creation_1h_tokens = token_count(split["ephemeral_1h_input_tokens"], "ephemeral_1h_input_tokens")
     if raw.get("output_tokens") is not None:
         into.output_tokens = token_count(raw["output_tokens"], "output_tokens")
+    server = raw.get("server_tool_use")
+    if isinstance(server, dict):  # message_delta repeats the running totals: the largest is the call's
+        for name in ("web_search_requests", "web_fetch_requests"):
+            if server.get(name) is not None:
+                setattr(into, name, max(getattr(into, name), token_count(server[name], f"server_tool_use.{name}")))
+    for name in ("inference_geo", "service_tier"):
+        if isinstance(raw.get(name), str) and raw[name]:
+            setattr(into, name, raw[name])
     return True
 
 

@@ -49,6 +49,8 @@ def run(command: list[str], env: dict[str, str], timeout: float) -> tuple[str, f
     child.returncode = os.waitstatus_to_exitcode(code)
     if status == "ok" and child.returncode != 0:
         status = f"exit {child.returncode}"
+        tail = (child.stderr.read() if child.stderr else b"").decode("utf-8", "replace").strip().splitlines()
+        print(f"  ({command[0].rsplit('/', 1)[-1]} said: {tail[-1] if tail else ''})", file=sys.stderr)
     wall = time.perf_counter() - started
     return status, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 

@@ -188,7 +188,9 @@ def test_statusline_without_a_snapshot_starts_a_detached_refresh_that_writes_it(
     assert isinstance(snapshot.get("updated_epoch"), float) and "days" in snapshot
 
 
-def test_statusline_transcript_price_counts_web_searches_and_no_us_inference_multiplier(data_dir: Path, tmp_path: Path) -> None:
+def test_statusline_transcript_price_counts_web_searches_and_no_us_inference_multiplier(
+    data_dir: Path, tmp_path: Path
+) -> None:
     transcript = tmp_path / "t.jsonl"
     usage = {
         "input_tokens": 100_000,

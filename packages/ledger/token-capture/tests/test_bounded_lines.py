@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -103,4 +102,4 @@ def test_memory_stays_flat_on_a_file_without_newlines(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
     peak_mb = int(out.stdout) / 1024
     assert peak_mb < 64 + 2 * CHUNK / (1 << 20) + 80, peak_mb  # the cap, a chunk in flight, the interpreter
-    os.unlink(path)
+    path.unlink()

@@ -35,7 +35,17 @@ KEYS = {
 }
 KINDS = (*KEYS, "block", "tool", "file", "memory", "savings")
 ALIASES = {"daily": "day", "weekly": "week", "monthly": "month", "blocks": "block", "sessions": "session"}
-ALIASES.update({"tasks": "task", "repos": "repo", "repository": "repo", "project": "repo", "projects": "repo", "models": "model", "tools": "tool"})
+ALIASES.update(
+    {
+        "tasks": "task",
+        "repos": "repo",
+        "repository": "repo",
+        "project": "repo",
+        "projects": "repo",
+        "models": "model",
+        "tools": "tool",
+    }
+)
 ALIASES.update({"files": "file", "memories": "memory"})
 
 TOKENS = "input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens"

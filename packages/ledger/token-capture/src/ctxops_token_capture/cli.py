@@ -267,4 +267,13 @@ def proxy_command(argv: list[str]) -> int:
     return run(parser, argv)
 
 
-__all__ = ["EXIT_USAGE", "add_capture_commands", "add_ledger_options", "add_no_ingest", "live_note", "build_parser", "main", "proxy_command"]
+__all__ = [
+    "EXIT_USAGE",
+    "add_capture_commands",
+    "add_ledger_options",
+    "add_no_ingest",
+    "build_parser",
+    "live_note",
+    "main",
+    "proxy_command",
+]

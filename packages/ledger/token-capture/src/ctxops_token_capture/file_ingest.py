@@ -79,7 +79,9 @@ def read_source(
         report.refuse("rejected", f"{source.path}:{offset}", f"line longer than {MAX_LINE} bytes: skipped unread")
     for offset in result.not_json:
         report.refuse(
-            "invalid_json", f"{source.path}:{offset}", f"not a JSON object (over {NOT_JSON_AFTER} bytes): skipped unread"
+            "invalid_json",
+            f"{source.path}:{offset}",
+            f"not a JSON object (over {NOT_JSON_AFTER} bytes): skipped unread",
         )
     report.files_read += 1
     report.bytes_read += state.offset - (0 if result.restarted else start)

@@ -188,9 +188,7 @@ def test_statusline_without_a_snapshot_starts_a_detached_refresh_that_writes_it(
     assert isinstance(snapshot.get("updated_epoch"), float) and "days" in snapshot
 
 
-def test_statusline_transcript_price_counts_web_searches_and_no_us_inference_multiplier(
-    data_dir: Path, tmp_path: Path
-) -> None:
+def test_statusline_transcript_price_counts_web_searches_and_us_only_inference(data_dir: Path, tmp_path: Path) -> None:
     transcript = tmp_path / "t.jsonl"
     usage = {
         "input_tokens": 100_000,
@@ -202,5 +200,5 @@ def test_statusline_transcript_price_counts_web_searches_and_no_us_inference_mul
     transcript.write_text(json.dumps(line) + "\n")
     payload = {**STATUS_PAYLOAD, "transcript_path": str(transcript)}
     payload.pop("cost")
-    expected = 100_000 * 5e-6 + 100 * 25e-6 + 2 * 0.01  # $0.52, as Claude Code's total_cost_usd ($0.57 with 1.1x)
+    expected = (100_000 * 5e-6 + 100 * 25e-6) * 1.1 + 2 * 0.01  # $0.57; $0.52 without the 1.1x
     assert status_line(payload, refresh=False) == f"ctx session ${expected:,.2f}"

@@ -102,7 +102,7 @@ def test_week_start_sunday_or_monday(data_dir: Path, capsys: pytest.CaptureFixtu
     assert sunday == ["2026-11-01"]
 
 
-def test_a_zero_from_the_proxy_never_replaces_the_transcripts_web_searches(
+def test_a_zero_or_nothing_from_the_proxy_never_replaces_the_transcripts_searches_or_geography(
     data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     at = datetime(2026, 11, 1, 12, tzinfo=UTC)
@@ -112,7 +112,7 @@ def test_a_zero_from_the_proxy_never_replaces_the_transcripts_web_searches(
     row = _report(capsys, ["report", "session"])["rows"][0]
     tokens = 100 * 3e-6 + 50 * 15e-6
     assert row["calls"] == 1
-    assert row["cost_usd"] == pytest.approx(tokens + 2 * 0.01)
+    assert row["cost_usd"] == pytest.approx(tokens * 1.1 + 2 * 0.01)  # "us" inference: 1.1x the tokens
 
 
 def test_a_closed_pipe_ends_the_report_quietly(data_dir: Path) -> None:

@@ -268,7 +268,7 @@ def test_parquet_partitioned_by_day_and_repository_reads_back(
     assert rows[0][3] == pytest.approx(report["rows"][0]["cost_usd"])
 
 
-def test_web_searches_are_priced_in_exact_not_in_ccusage_mode_and_us_inference_as_claude_code_does(
+def test_web_searches_and_us_only_inference_are_priced_in_exact_not_in_ccusage_mode(
     data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     tokens = 100 * 3e-6 + 50 * 15e-6  # claude-sonnet-4-5, the helper's counts
@@ -284,7 +284,7 @@ def test_web_searches_are_priced_in_exact_not_in_ccusage_mode_and_us_inference_a
     rows = {r["session"]: r["cost_usd"] for r in _json(capsys, ["report", "session", "--json"])["rows"]}
     assert rows["plain"] == pytest.approx(tokens) and rows["global"] == pytest.approx(tokens)
     assert rows["searched"] == pytest.approx(tokens + 4 * 0.01)  # $10 per 1,000 searches
-    assert rows["us"] == pytest.approx(tokens)  # Claude Code's total_cost_usd adds no 1.1x for "us"
+    assert rows["us"] == pytest.approx(tokens * 1.1)
     compat = _json(capsys, ["report", "session", "--json", "--compat", "ccusage"])["rows"]
     assert {r["session"]: r["cost_usd"] for r in compat}["searched"] == pytest.approx(tokens)
 

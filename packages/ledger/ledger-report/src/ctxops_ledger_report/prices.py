@@ -10,8 +10,8 @@ Stdlib only (the status line prices without DuckDB). Two rules, both documented 
   kind of token tiered on its own (the first 200k of that kind at the base rate, the rest above).
 
 Beyond tokens, in ``exact`` only (ccusage prices tokens alone): Anthropic's web searches at $10 per 1,000
-(``usage.server_tool_use.web_search_requests``). A call's ``usage.inference_geo`` is recorded but not
-priced: Claude Code's ``total_cost_usd`` applies no US-inference multiplier, and exact matches it.
+(``usage.server_tool_use.web_search_requests``), and a call whose ``usage.inference_geo`` is ``"us"`` (US-only
+inference) at 1.1x its token cost.
 
 Unknown models are not priced at $0: they are reported as unpriced, with their tokens.
 """
@@ -32,10 +32,8 @@ _DATED = re.compile(r"^(.*?)(?:[-@]\d{8}|-v\d+(?::\d+)?)$")
 _PREFIXES = ("anthropic/", "anthropic.", "openai/", "gemini/", "google/", "models/")
 # USD per server-side web search, by provider (Anthropic: $10 per 1,000 searches).
 WEB_SEARCH_USD = {"anthropic": 10.0 / 1000}
-# Token-cost multiplier for inference pinned to a geography, by provider and usage.inference_geo value. Empty:
-# Claude Code's total_cost_usd prices a call with inference_geo "us" like any other (Anthropic lists 1.1x for
-# US-only inference; the geography is kept in every record should that ever be billed as listed).
-GEO_MULTIPLIER: dict[tuple[str, str], float] = {}
+# Token-cost multiplier for inference pinned to a geography, by provider and usage.inference_geo value.
+GEO_MULTIPLIER = {("anthropic", "us"): 1.1}
 
 
 @dataclass(frozen=True)

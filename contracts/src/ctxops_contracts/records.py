@@ -274,6 +274,8 @@ class UsageRecord(_Record, frozen=True, kw_only=True):
     service_tier: str | None = None
     message_count: NonNegative | None = None
     latency_ms: float | None = None
+    # Proxy and SDK: from sending the request to the first generated text (time to first token).
+    ttft_ms: float | None = None
     status: int | None = None
     error: str | None = None  # why the call did not complete (upstream closed mid-stream, client left, ...)
     is_sidechain: bool = False

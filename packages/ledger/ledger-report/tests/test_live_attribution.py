@@ -127,3 +127,26 @@ def test_a_closed_pipe_ends_the_report_quietly(data_dir: Path) -> None:
     assert child.wait(timeout=120) == 141
     assert first.startswith(b"session")
     assert "Traceback" not in error and "BrokenPipeError" not in error, error
+
+
+def test_the_latency_report_has_percentiles_time_to_first_token_errors_and_retries(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    at = datetime(2026, 11, 1, 12, tzinfo=UTC)
+    calls = [
+        record(at, origin="proxy", latency_ms=float(ms), ttft_ms=float(ms) / 10, status=200) for ms in range(1, 101)
+    ]
+    calls.append(record(at, origin="proxy", latency_ms=5.0, status=529, error="upstream error: overloaded_error"))
+    calls.append(record(at, origin="sdk", latency_ms=7.0, status=None, error="upstream closed mid-stream"))
+    calls.append(record(at, origin="transcript"))  # no telemetry: not in this report
+    append_records(calls, "proxy", data_dir)
+    report = _report(capsys, ["report", "latency"])
+    (row,) = report["rows"]
+    assert (row["provider"], row["model"], row["calls"]) == ("anthropic", "claude-sonnet-4-5", 102)
+    assert row["errors"] == 2 and row["retryable"] == 1
+    assert row["error_rate"] == pytest.approx(2 / 102)
+    assert row["ttft_p50_ms"] == pytest.approx(5.05) and row["ttft_p95_ms"] == pytest.approx(9.505)
+    assert 45 < row["latency_p50_ms"] < 55 and 90 < row["latency_p95_ms"] < 100
+    assert main(["report", "proxy"]) == 0
+    table = capsys.readouterr().out
+    assert "first token p50 ms" in table and "errors %" in table

@@ -326,7 +326,7 @@ def build_parser(prog: str = PROG, *, json_errors: bool | None = None) -> Parser
         nargs="?",
         default="day",
         help="day|week|month|session|task|repo (project: git root, else cwd)|cwd|model|block|tool|file|memory|"
-        "savings (default day)",
+        "savings|latency (proxy and SDK: latency, time to first token, errors) (default day)",
     )
     p.add_argument("--breakdown", action="store_true", help="one row per model within each group")
     p.add_argument(

@@ -33,7 +33,7 @@ KEYS = {
     "cwd": "coalesce(cwd, '-')",
     "model": "model",
 }
-KINDS = (*KEYS, "block", "tool", "file", "memory", "savings")
+KINDS = (*KEYS, "block", "tool", "file", "memory", "savings", "latency")
 ALIASES = {"daily": "day", "weekly": "week", "monthly": "month", "blocks": "block", "sessions": "session"}
 ALIASES.update(
     {
@@ -46,7 +46,7 @@ ALIASES.update(
         "tools": "tool",
     }
 )
-ALIASES.update({"files": "file", "memories": "memory"})
+ALIASES.update({"files": "file", "memories": "memory", "proxy": "latency", "telemetry": "latency"})
 
 TOKENS = "input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens"
 METRICS = f"""
@@ -556,6 +556,59 @@ def savings(view: View, filters: Filters, directory: str, *, by: str = "tool", t
     return Report("savings", [by], columns, rows, total=total)
 
 
+# Statuses a client retries (rate limited, overloaded, server errors): such a call is followed by another.
+RETRYABLE_SQL = "(status = 429 OR status >= 500)"
+LATENCY_COLUMNS = [
+    "provider",
+    "model",
+    "calls",
+    "latency_p50_ms",
+    "latency_p95_ms",
+    "ttft_p50_ms",
+    "ttft_p95_ms",
+    "errors",
+    "retryable",
+    "error_rate",
+    "cost_usd",
+]
+
+
+def latency(view: View, filters: Filters) -> Report:
+    """What the proxy and the SDK wrapper saw of each call, per provider and model: latency and time to first
+    token (p50, p95), errors (an error status, a cut stream, an unreachable upstream) and how many of them a
+    client retries (429, 5xx). Transcripts hold none of this; their calls are left out."""
+    where, params = filters.sql()
+    clause = (where + " AND " if where else " WHERE ") + "origin IN ('proxy', 'sdk')"
+    errors = "(error IS NOT NULL OR status >= 400)"
+    sql = (
+        "SELECT provider, model, count(*)::BIGINT AS calls, "
+        "quantile_cont(latency_ms, 0.5) AS latency_p50_ms, quantile_cont(latency_ms, 0.95) AS latency_p95_ms, "
+        "quantile_cont(ttft_ms, 0.5) AS ttft_p50_ms, quantile_cont(ttft_ms, 0.95) AS ttft_p95_ms, "
+        f"count(*) FILTER (WHERE {errors})::BIGINT AS errors, "
+        f"count(*) FILTER (WHERE {RETRYABLE_SQL})::BIGINT AS retryable, "
+        f"count(*) FILTER (WHERE {errors}) / count(*) AS error_rate, sum(cost_usd) AS cost_usd "
+        f"FROM costed{clause} GROUP BY 1, 2 ORDER BY calls DESC, 1, 2"
+    )
+    rows = _fetch(view.con, sql, params)
+    total: dict[str, Any] = {}
+    if rows:
+        total_sql = (
+            "SELECT count(*)::BIGINT AS calls, quantile_cont(latency_ms, 0.5) AS latency_p50_ms, "
+            "quantile_cont(latency_ms, 0.95) AS latency_p95_ms, quantile_cont(ttft_ms, 0.5) AS ttft_p50_ms, "
+            f"quantile_cont(ttft_ms, 0.95) AS ttft_p95_ms, count(*) FILTER (WHERE {errors})::BIGINT AS errors, "
+            f"count(*) FILTER (WHERE {RETRYABLE_SQL})::BIGINT AS retryable, "
+            f"count(*) FILTER (WHERE {errors}) / count(*) AS error_rate, sum(cost_usd) AS cost_usd "
+            f"FROM costed{clause}"
+        )
+        total = _fetch(view.con, total_sql, params)[0]
+    notes = [view.note] if view.note else []
+    if not rows:
+        notes.append("no calls through `ctx proxy` or the SDK wrapper in this range (transcripts carry no latency)")
+    return Report(
+        kind="latency", keys=["provider", "model"], columns=LATENCY_COLUMNS, rows=rows, total=total, notes=notes
+    )
+
+
 def build(
     view: View,
     kind: str,
@@ -577,4 +630,6 @@ def build(
         return memories(view, filters, context_dir)
     if kind == "savings":
         return savings(view, filters, context_dir, by=savings_by, tz=tz)
+    if kind == "latency":
+        return latency(view, filters)
     return grouped(view, kind, filters, tz=tz, breakdown=breakdown, week_start=week_start)

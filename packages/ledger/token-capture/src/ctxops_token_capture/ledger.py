@@ -57,6 +57,7 @@ COLUMNS: dict[str, str] = {
     "service_tier": "VARCHAR",
     "message_count": "BIGINT",
     "latency_ms": "DOUBLE",
+    "ttft_ms": "DOUBLE",
     "status": "INTEGER",
     "error": "VARCHAR",
     "is_sidechain": "BOOLEAN",
@@ -90,6 +91,7 @@ DETAIL_COLUMNS = (
     "message_id",
     "message_count",
     "latency_ms",
+    "ttft_ms",
     "status",
     "error",
 )
@@ -106,7 +108,7 @@ SERVER_TOOL_COLUMNS = ("web_search_requests", "web_fetch_requests")
 # What some copies of a call say and others leave out: the best-ranked copy that says it.
 CALL_FACTS = ("inference_geo", "service_tier")
 # Columns added after ledgers were first written: a ledger file without them gets them (older rows: NULL).
-ADDED_COLUMNS = ("web_search_requests", "inference_geo", "web_fetch_requests", "service_tier")
+ADDED_COLUMNS = ("web_search_requests", "inference_geo", "web_fetch_requests", "service_tier", "ttft_ms")
 RANK_SQL = (
     "(CASE source WHEN 'provider-reported' THEN 10 ELSE 0 END)"
     " + (CASE origin WHEN 'proxy' THEN 3 WHEN 'sdk' THEN 2 ELSE 1 END)"

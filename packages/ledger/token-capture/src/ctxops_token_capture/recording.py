@@ -24,6 +24,7 @@ def call_record(
     request_id: str | None,
     session_id: str | None = None,
     error: str | None = None,
+    started_perf: float | None = None,
 ) -> UsageRecord:
     """One UsageRecord for a call; keyed like transcripts (message id + request id) when both are known."""
     succeeded = status is not None and 200 <= status < 300 and error is None
@@ -53,6 +54,11 @@ def call_record(
         service_tier=usage.service_tier,
         message_count=request.message_count,
         latency_ms=round(latency_ms, 3),
+        ttft_ms=(
+            round((seen.first_text_at - started_perf) * 1000, 3)
+            if seen.first_text_at is not None and started_perf is not None
+            else None
+        ),
         status=status,
         error=redact(problem) if problem else None,  # an upstream error may echo the caller's key
         source="estimated" if estimated else "provider-reported",

@@ -6,6 +6,7 @@ Shared by the proxy and the SDK wrapper. The observer is fed the response bytes 
 
 from __future__ import annotations
 
+import time
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -105,8 +106,11 @@ class Observed:
     text_size: int = 0
     error: str | None = None
     stop: bool = False  # a terminal event (message_stop, [DONE], response.completed) arrived
+    first_text_at: float | None = None  # time.perf_counter() when the first generated text arrived
 
     def add_text(self, text: Any) -> None:
+        if self.first_text_at is None and isinstance(text, str) and text:
+            self.first_text_at = time.perf_counter()
         if isinstance(text, str) and text and self.text_size < MAX_TEXT:
             self.text_parts.append(text)
             self.text_size += len(text)

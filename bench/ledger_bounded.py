@@ -118,6 +118,18 @@ def main() -> None:
             env = {"CLAUDE_CONFIG_DIR": str(config), "TZ": "UTC"}
             status, wall, cpu, rss = run(ours, env, args.timeout)
             print(f"{name:44} {'ctx':8} {status:>10} {wall:8.2f} {cpu:8.2f} {rss:8.0f}", flush=True)
+            if name.endswith("one call each"):
+                # What a live report adds when nothing changed: the stat-based check of every transcript file.
+                code = (
+                    "import time, sys\nfrom pathlib import Path\nfrom ctxops_token_capture.ingest import live\n"
+                    "root = Path(sys.argv[1]); live(root)\nt = time.perf_counter()\n"
+                    "for _ in range(10): live(root)\nprint((time.perf_counter() - t) * 100)\n"
+                )
+                took = subprocess.run(
+                    [sys.executable, "-c", code, str(data)], capture_output=True, text=True, check=True
+                )
+                label = "  live report, nothing changed (ms)"
+                print(f"{label:44} {'ctx':8} {'ok':>10} {float(took.stdout):8.1f}")
             if ccusage is not None:
                 peer = [str(ccusage), "daily", "--json", "--offline", "--timezone", "UTC"]
                 status, wall, cpu, rss = run(peer, env, args.timeout)

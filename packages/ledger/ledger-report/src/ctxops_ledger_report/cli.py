@@ -281,7 +281,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_refresh(args: argparse.Namespace) -> int:
     """Ingest the default transcript locations and rewrite the status line's snapshot (one at a time)."""
     from ctxops_contracts.shared.locks import LockBusy, file_lock
-    from ctxops_token_capture.ingest import Sources, ingest
+    from ctxops_token_capture.ingest import Sources, ingest, remembered_sources
 
     from .statusline import REFRESH_LOCK
     from .store import open_view
@@ -289,7 +289,8 @@ def _cmd_refresh(args: argparse.Namespace) -> int:
     root = _root_dir(args)
     try:
         with file_lock(root / REFRESH_LOCK, timeout=0.0):
-            sources = Sources.defaults()
+            # The directories the last ingest here read (a live report reads the same), else the defaults.
+            sources = remembered_sources(root) or Sources.defaults()
             if sources.claude_dirs or sources.codex_homes or sources.gemini_dirs:
                 ingest(sources, root)
             book, config = _book_and_config(args)

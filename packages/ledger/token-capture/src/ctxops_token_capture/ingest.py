@@ -242,7 +242,8 @@ def _remember(root: Path, sources: Sources) -> None:
 
 
 def remembered_sources(root: Path | None = None) -> Sources | None:
-    """The directories the last ingest into ``root`` read (None: never ingested there, or unreadable)."""
+    """The directories the last ingest into ``root`` read that still exist (None: never ingested there, or
+    unreadable)."""
     import json
 
     try:
@@ -250,13 +251,13 @@ def remembered_sources(root: Path | None = None) -> Sources | None:
         claude, codex, gemini = ([Path(p) for p in group if isinstance(p, str)] for group in dirs)
     except (OSError, ValueError, TypeError):
         return None
-    return Sources(claude_dirs=claude, codex_homes=codex, gemini_dirs=gemini)
+    return _existing(Sources(claude_dirs=claude, codex_homes=codex, gemini_dirs=gemini))
 
 
 def changed_sources(sources: Sources, root: Path | None = None) -> int:
     """How many transcript files under ``sources`` changed (or appeared) since the last ingest into ``root``."""
     root = root or data_dir()
-    found = scan(_existing(sources))
+    found = scan(sources)
     if unchanged_since_saved(found, root / SOURCES_STATE, root / SOURCES_SIGNATURE):
         return 0
     states = _load_states(root / SOURCES_STATE)
@@ -295,7 +296,7 @@ def live(root: Path | None = None, *, no_ingest: bool = False) -> str | None:
     from .ledger import LedgerError
 
     try:
-        report = ingest(_existing(sources), root)
+        report = ingest(sources, root)
     except (OSError, LockBusy, LedgerError) as exc:
         return f"transcripts not re-read before this report ({exc})"
     if report.records:

@@ -150,3 +150,14 @@ def test_the_latency_report_has_percentiles_time_to_first_token_errors_and_retri
     assert main(["report", "proxy"]) == 0
     table = capsys.readouterr().out
     assert "first token p50 ms" in table and "errors %" in table
+
+
+def test_a_report_with_gemini_cli_calls_says_what_their_chat_files_leave_out(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    at = datetime(2026, 11, 1, 12, tzinfo=UTC)
+    write(data_dir, [record(at)])
+    assert not any("Gemini" in n for n in _report(capsys, ["report", "day"])["notes"])
+    write(data_dir, [record(at, provider="google", model="gemini-2.5-pro")])
+    notes = _report(capsys, ["report", "day"])["notes"]
+    assert any(n.startswith("Gemini CLI chat files leave out its router") for n in notes), notes

@@ -167,6 +167,7 @@ class View:
     # Models the roll-up cannot price (a long-context threshold other than the one it splits on).
     raw_models: frozenset[str] = frozenset()
     whole_hour_tz: dict[str, bool] = field(default_factory=dict)
+    gemini: bool | None = None  # whether the ledger holds Gemini CLI transcript calls (asked once)
 
 
 def _prepare(con: Any, book: PriceBook, mode: str, tasks_dir: str | None) -> View:

@@ -83,6 +83,8 @@ def test_the_project_is_the_git_root_else_the_cwd_even_once_deleted(
     capsys.readouterr()
     projects = {r["repo"]: r["calls"] for r in _report(capsys, ["report", "project"])["rows"]}
     assert projects == {str(repo.resolve()): 1, str(plain): 1, str(gone): 1}
+    assert main(["totals", "--by", "project", "--json"]) == 0
+    assert {r["project"]: r["calls"] for r in json.loads(capsys.readouterr().out)["rows"]} == projects
     cwds = {r["cwd"] for r in _report(capsys, ["report", "cwd"])["rows"]}
     assert cwds == {str(repo / "sub"), str(plain), str(gone)}
     out = tmp_path / "export"

@@ -68,6 +68,7 @@ class OutgoingMessage:
             "cache_creation_input_tokens": self.usage.cache_creation_input_tokens,
             "cache_read_input_tokens": self.usage.cache_read_input_tokens,
             "output_tokens": self.usage.output_tokens,
+            **self.usage.extra_dict(),
         }
         events.append(
             (

@@ -17,6 +17,10 @@ class Usage:
     cache_creation_5m: int = 0
     cache_creation_1h: int = 0
     cache_read_input_tokens: int = 0
+    # Server tools the provider ran and bills per request (usage.server_tool_use), and where inference ran.
+    web_search_requests: int = 0
+    web_fetch_requests: int = 0
+    inference_geo: str | None = None
 
     @property
     def cache_creation_input_tokens(self) -> int:
@@ -37,7 +41,20 @@ class Usage:
             },
             "output_tokens": self.output_tokens,
             "service_tier": "standard",
+            **self.extra_dict(),
         }
+
+    def extra_dict(self) -> dict[str, Any]:
+        """``server_tool_use`` and ``inference_geo`` when this response has them (also in ``message_delta``)."""
+        extra: dict[str, Any] = {}
+        if self.web_search_requests or self.web_fetch_requests:
+            extra["server_tool_use"] = {
+                "web_search_requests": self.web_search_requests,
+                "web_fetch_requests": self.web_fetch_requests,
+            }
+        if self.inference_geo is not None:
+            extra["inference_geo"] = self.inference_geo
+        return extra
 
 
 def seeded_usage(seed: int, key: str) -> Usage:

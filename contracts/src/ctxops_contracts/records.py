@@ -266,10 +266,16 @@ class UsageRecord(_Record, frozen=True, kw_only=True):
     reasoning_tokens: NonNegative = 0
     # Billed per request on top of tokens (Anthropic's usage.server_tool_use.web_search_requests).
     web_search_requests: NonNegative = 0
-    # Where inference ran when the provider says (Anthropic's usage.inference_geo: "us" costs 1.1x).
+    # Anthropic's usage.server_tool_use.web_fetch_requests (no charge beyond the tokens it adds; kept to show).
+    web_fetch_requests: NonNegative = 0
+    # Where inference ran when the provider says (Anthropic's usage.inference_geo).
     inference_geo: str | None = None
+    # The provider's service tier for the call (Anthropic's usage.service_tier: standard, priority, batch).
+    service_tier: str | None = None
     message_count: NonNegative | None = None
     latency_ms: float | None = None
+    # Proxy and SDK: from sending the request to the first generated text (time to first token).
+    ttft_ms: float | None = None
     status: int | None = None
     error: str | None = None  # why the call did not complete (upstream closed mid-stream, client left, ...)
     is_sidechain: bool = False

@@ -27,6 +27,7 @@ EXIT_EMPTY = 1
 EXIT_USAGE = 2
 EXIT_TIMEOUT = 3
 EXIT_CHECK_FAILED = 4
+EXIT_PIPE_CLOSED = 141  # stdout's reader went away (``| head``): what a process killed by SIGPIPE returns
 EXIT_DISK = 4  # the disk refused a write (full, over quota, read-only, no permission): one line names path and fix
 
 TIME_FORMATS = "RFC 3339 (2026-11-30T14:00:00Z), a date (2026-11-30), an age (90m, 12h, 7d, 2w), today or yesterday"
@@ -266,10 +267,33 @@ def report_disk_error(exc: BaseException, *, prog: str, json_mode: bool = False)
     return error.code
 
 
+def pipe_closed() -> int:
+    """After a ``BrokenPipeError`` on stdout (``ctx ledger report | head -1``): point stdout at /dev/null, so
+    neither the rest of the run nor the interpreter's final flush fails on it, and return exit 141 (as a
+    process killed by SIGPIPE) without a traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no stdout at all: nothing left to protect
+        pass
+    return EXIT_PIPE_CLOSED
+
+
+def flush_stdout() -> None:
+    """Flush stdout now (inside the caller's ``except BrokenPipeError``), not at interpreter exit."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
 def run_guarded(main: Any, argv: Sequence[str], *, prog: str) -> int:
-    """``main(argv)``, with a disk refusing a write reported in one line (exit 4) instead of a traceback."""
+    """``main(argv)``, with a disk refusing a write reported in one line (exit 4) instead of a traceback, and
+    a reader that closed the pipe ending the run quietly (exit 141)."""
     try:
         result: int = main(argv)
+        flush_stdout()
+    except BrokenPipeError:
+        return pipe_closed()
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:

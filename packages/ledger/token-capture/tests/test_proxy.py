@@ -117,6 +117,10 @@ def test_stream_arrives_incrementally_not_buffered(proxy: RunningProxy) -> None:
     # grows with the load, the span does not shrink.)
     assert len(arrivals) > 10
     assert arrivals[-1] - arrivals[0] > 0.6 * 63 * 0.020
+    # Time to first token is recorded beside the whole call's latency: the first delta, not the last.
+    (record,) = proxy.records(1)
+    assert record.ttft_ms is not None and record.latency_ms is not None
+    assert 0 < record.ttft_ms < record.latency_ms - 1000  # 63 more deltas, each at least 20 ms later
 
 
 def test_non_stream_gzip_body_is_untouched_and_usage_read(proxy: RunningProxy, upstream: Any) -> None:

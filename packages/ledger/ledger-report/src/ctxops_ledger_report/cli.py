@@ -23,7 +23,15 @@ from ctxops_contracts.shared.cli import (
     json_requested,
     plural,
 )
-from ctxops_token_capture.cli import add_capture_commands, add_ledger_options, data_dir_of, repo_filter, run
+from ctxops_token_capture.cli import (
+    add_capture_commands,
+    add_ledger_options,
+    add_no_ingest,
+    data_dir_of,
+    live_note,
+    repo_filter,
+    run,
+)
 
 PROG = "python -m ctxops_ledger_report"
 DESCRIPTION = "What the tokens cost, where they went, and whether a budget is exceeded."
@@ -96,6 +104,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise CliError(str(exc), "for example `ctx ledger report day` or `ctx ledger report task`") from None
     filters = _filters(args)
     book, config = _book_and_config(args)
+    fresh = live_note(args)
     with open_view(data_dir_of(args), book=book, mode=args.compat) as view:
         context_dir = _context_dir(args)
         if args.html:
@@ -123,10 +132,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
                 breakdown=args.breakdown,
                 context_dir=context_dir,
                 savings_by=getattr(args, "by", "tool"),
+                week_start=getattr(args, "week_start", "monday"),
             )
         except ReportError as exc:
             raise CliError(str(exc), f"see {args.prog_name} report --help") from None
         _snapshot(view, config, args)
+    if fresh:
+        report.notes.append(fresh)
     if kind == "savings":
         _label_savings(report, _config_repo(args))
     return _emit(report, args)
@@ -246,6 +258,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     check_tz(args.tz)
     book, config = _book_and_config(args)
+    fresh = live_note(args)
+    if fresh and not args.json:
+        print(f"note: {fresh}", file=sys.stderr)
     with open_view(data_dir_of(args), book=book) as view:
         findings = run_checks(view, config, tz=args.tz, repo=repo_filter(args))
         _snapshot(view, config, args)
@@ -286,7 +301,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_refresh(args: argparse.Namespace) -> int:
     """Ingest the default transcript locations and rewrite the status line's snapshot (one at a time)."""
     from ctxops_contracts.shared.locks import LockBusy, file_lock
-    from ctxops_token_capture.ingest import Sources, ingest
+    from ctxops_token_capture.ingest import Sources, ingest, remembered_sources
 
     from .statusline import REFRESH_LOCK
     from .store import open_view
@@ -294,7 +309,8 @@ def _cmd_refresh(args: argparse.Namespace) -> int:
     root = _root_dir(args)
     try:
         with file_lock(root / REFRESH_LOCK, timeout=0.0):
-            sources = Sources.defaults()
+            # The directories the last ingest here read (a live report reads the same), else the defaults.
+            sources = remembered_sources(root) or Sources.defaults()
             if sources.claude_dirs or sources.codex_homes or sources.gemini_dirs:
                 ingest(sources, root)
             book, config = _book_and_config(args)
@@ -330,9 +346,16 @@ def build_parser(prog: str = PROG, *, json_errors: bool | None = None) -> Parser
         "kind",
         nargs="?",
         default="day",
-        help="day|week|month|session|task|repo|model|block|tool|file|memory|savings (default day)",
+        help="day|week|month|session|task|repo (project: git root, else cwd)|cwd|model|block|tool|file|memory|"
+        "savings|latency (proxy and SDK: latency, time to first token, errors) (default day)",
     )
     p.add_argument("--breakdown", action="store_true", help="one row per model within each group")
+    p.add_argument(
+        "--week-start",
+        choices=("monday", "sunday"),
+        default="monday",
+        help="the first day of a week in `report week` (default monday, ISO; ccusage uses sunday)",
+    )
     p.add_argument(
         "--compat",
         choices=("exact", "ccusage"),
@@ -341,6 +364,7 @@ def build_parser(prog: str = PROG, *, json_errors: bool | None = None) -> Parser
     )
     p.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report with charts to FILE")
+    add_no_ingest(p)
     _common_report_options(p)
     add_ledger_options(p, subcommand=True)
     p.set_defaults(func=_cmd_report)
@@ -367,6 +391,7 @@ def build_parser(prog: str = PROG, *, json_errors: bool | None = None) -> Parser
         json_errors=json_errors,
     )
     p.add_argument("--tz", default="UTC", help="IANA time zone of 'today' for the day budgets (default UTC)")
+    add_no_ingest(p)
     add_ledger_options(p, subcommand=True)
     p.set_defaults(func=_cmd_check)
 

@@ -2,8 +2,9 @@
 
 ``DIR/day=YYYY-MM-DD/repository=NAME/data_0.parquet`` (hive layout), one row per call with its cost and
 task; DuckDB, Spark, Trino or MotherDuck read the set where a team keeps its data (docs/ledger.md shows
-the queries). ``repository`` is the repository path made safe for a directory name; the full path is in
-the ``repo`` column. Re-exporting a range replaces those partitions' files.
+the queries). ``repository`` is the call's project (its git root, else its working directory) made safe
+for a directory name; the full paths are in the ``project``, ``repo`` and ``cwd`` columns. Re-exporting a
+range replaces those partitions' files.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from .reports import Filters
 from .store import View
 
 EXPORT_COLUMNS = (
-    "dedupe_key, id, ts, provider, model, session_id, parent_session_id, task, task_source, repo, git_branch, "
-    "request_id, message_id, input_tokens, output_tokens, cache_creation_tokens, cache_creation_1h_tokens, "
-    "cache_read_tokens, reasoning_tokens, message_count, latency_ms, status, source, origin, is_sidechain, "
+    "dedupe_key, id, ts, provider, model, session_id, parent_session_id, task, task_source, repo, cwd, project, "
+    "git_branch, request_id, message_id, input_tokens, output_tokens, cache_creation_tokens, cache_creation_1h_tokens, "
+    "cache_read_tokens, reasoning_tokens, web_search_requests, web_fetch_requests, inference_geo, service_tier, "
+    "message_count, latency_ms, status, source, origin, is_sidechain, "
     "cost_usd, priced, attribution"
 )
-SAFE_REPO = "regexp_replace(trim(coalesce(repo, 'none'), '/'), '[^A-Za-z0-9._-]+', '_', 'g')"
+SAFE_REPO = "regexp_replace(trim(coalesce(project, 'none'), '/'), '[^A-Za-z0-9._-]+', '_', 'g')"
 
 
 def export_parquet(view: View, directory: Path, filters: Filters, *, tz: str = "UTC") -> dict[str, Any]:

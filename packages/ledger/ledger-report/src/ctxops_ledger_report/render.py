@@ -28,6 +28,11 @@ HEADERS = {
     "tokens_saved": "saved",
     "saved_share": "saved %",
     "spent_tokens": "spent tokens",
+    "latency_p50_ms": "latency p50 ms",
+    "latency_p95_ms": "p95 ms",
+    "ttft_p50_ms": "first token p50 ms",
+    "ttft_p95_ms": "p95 ms",
+    "error_rate": "errors %",
 }
 HIDE_WHEN_EMPTY = ("unpriced_tokens", "unpriced_models")
 
@@ -40,7 +45,7 @@ def cell(column: str, value: Any) -> str:
         return "active" if value and column == "active" else ("" if column == "active" else str(value))
     if column in ("cost_usd", "projected_cost_usd", "cost_per_hour"):
         return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:.4f}"
-    if column in ("cache_hit_rate", "saved_share"):
+    if column in ("cache_hit_rate", "saved_share", "error_rate"):
         return f"{value * 100:.1f}%"
     if isinstance(value, float):
         return f"{value:,.1f}"
@@ -78,6 +83,7 @@ def table(report: Report, *, width: int | None = None) -> str:
             "first",
             "last",
             "end",
+            "provider",
         )
         footer = (
             "total"

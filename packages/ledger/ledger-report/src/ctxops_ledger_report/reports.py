@@ -22,17 +22,31 @@ PERIODS = {
     "week": "strftime(date_trunc('week', timezone(?, ts)), '%Y-%m-%d')",
     "month": "strftime(timezone(?, ts), '%Y-%m')",
 }
+# Weeks start on Monday (ISO, DuckDB's ``date_trunc``) unless ``week_start="sunday"`` (ccusage's weeks).
+SUNDAY_WEEK = "strftime(date_trunc('week', timezone(?, ts) + INTERVAL 1 DAY) - INTERVAL 1 DAY, '%Y-%m-%d')"
+WEEK_STARTS = ("monday", "sunday")
 KEYS = {
     **PERIODS,
     "session": "coalesce(session_id, '-')",
     "task": "task",
-    "repo": "coalesce(repo, '-')",
+    "repo": "coalesce(project, '-')",  # the git root, else the working directory
+    "cwd": "coalesce(cwd, '-')",
     "model": "model",
 }
-KINDS = (*KEYS, "block", "tool", "file", "memory", "savings")
+KINDS = (*KEYS, "block", "tool", "file", "memory", "savings", "latency")
 ALIASES = {"daily": "day", "weekly": "week", "monthly": "month", "blocks": "block", "sessions": "session"}
-ALIASES.update({"tasks": "task", "repos": "repo", "repository": "repo", "models": "model", "tools": "tool"})
-ALIASES.update({"files": "file", "memories": "memory"})
+ALIASES.update(
+    {
+        "tasks": "task",
+        "repos": "repo",
+        "repository": "repo",
+        "project": "repo",
+        "projects": "repo",
+        "models": "model",
+        "tools": "tool",
+    }
+)
+ALIASES.update({"files": "file", "memories": "memory", "proxy": "latency", "telemetry": "latency"})
 
 TOKENS = "input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens"
 METRICS = f"""
@@ -70,7 +84,7 @@ def _utc(expr: str) -> str:
 # A session's repository is the first by name if it ran in several; a task's source is the strongest
 # ("task" over "session" over "branch"): both the same whichever rows hold the calls.
 EXTRA = {
-    "session": f"{_utc('min(first_ts)')} AS first, {_utc('max(last_ts)')} AS last, min(repo) AS repo_path, "
+    "session": f"{_utc('min(first_ts)')} AS first, {_utc('max(last_ts)')} AS last, min(project) AS repo_path, "
     "list(DISTINCT model ORDER BY model) AS models",
     "task": "max(task_source) AS source, count(DISTINCT session_id) AS sessions, "
     "count(DISTINCT strftime(timezone(?, ts), '%Y-%m-%d')) AS days, "
@@ -95,7 +109,7 @@ class Filters:
     def sql(self) -> tuple[str, list[Any]]:
         where, params = self.window.sql()
         for column, value in (
-            ("repo", self.repo),
+            ("project", self.repo),
             ("session_id", self.session),
             ("task", self.task),
             ("model", self.model),
@@ -265,20 +279,44 @@ def _notes(view: View, total: dict[str, Any]) -> list[str]:
         )
     if view.mode == "ccusage":
         notes.append("--compat ccusage: cache writes at the 5-minute rate, each token kind tiered on its own")
+    if total and _has_gemini_transcripts(view):
+        notes.append(GEMINI_GAP)
     return notes
 
 
-def grouped(view: View, kind: str, filters: Filters, *, tz: str = "UTC", breakdown: bool = False) -> Report:
+# Gemini CLI writes its main model's replies to its chat files, not the calls of its router (utility_router, one
+# per prompt on another model) or other side calls, and no other path records them yet (issue 25 item 5).
+GEMINI_GAP = (
+    "Gemini CLI chat files leave out its router and side calls (one per prompt, on another model): "
+    "their tokens are not counted"
+)
+
+
+def _has_gemini_transcripts(view: View) -> bool:
+    if view.gemini is None:
+        row = view.con.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM usage WHERE provider = 'google' AND origin = 'transcript' LIMIT 1)"
+        ).fetchone()
+        view.gemini = bool(row and row[0])
+    return view.gemini
+
+
+def grouped(
+    view: View, kind: str, filters: Filters, *, tz: str = "UTC", breakdown: bool = False, week_start: str = "monday"
+) -> Report:
     """Sums per period, session, task, repository or model (and per model within it with ``breakdown``)."""
+    if week_start not in WEEK_STARTS:
+        raise ReportError(f"--week-start {week_start!r}: one of {', '.join(WEEK_STARTS)}")
     keys = [kind] + (["model"] if breakdown and kind != "model" else [])
     where, params = filters.sql()
     select_params: list[Any] = [tz for k in keys if k in PERIODS]
     extra = EXTRA.get(kind, "")
     if kind == "task":
         select_params.append(tz)
-    select = ", ".join(f"{KEYS[k]} AS {k}" for k in keys)
+    exprs = {**KEYS, "week": SUNDAY_WEEK} if week_start == "sunday" else KEYS
+    select = ", ".join(f"{exprs[k]} AS {k}" for k in keys)
     order = ", ".join(str(i + 1) for i in range(len(keys)))
-    if kind in ("session", "task", "repo", "model") and not breakdown:
+    if kind in ("session", "task", "repo", "cwd", "model") and not breakdown:
         # Costs to the micro-dollar: equal costs summed in another order (roll-up or calls) differ in the last
         # bits, and must not swap rows.
         order = f"round(sum(cost_usd), 6) DESC NULLS LAST, total_tokens DESC, {order}"
@@ -537,6 +575,59 @@ def savings(view: View, filters: Filters, directory: str, *, by: str = "tool", t
     return Report("savings", [by], columns, rows, total=total)
 
 
+# Statuses a client retries (rate limited, overloaded, server errors): such a call is followed by another.
+RETRYABLE_SQL = "(status = 429 OR status >= 500)"
+LATENCY_COLUMNS = [
+    "provider",
+    "model",
+    "calls",
+    "latency_p50_ms",
+    "latency_p95_ms",
+    "ttft_p50_ms",
+    "ttft_p95_ms",
+    "errors",
+    "retryable",
+    "error_rate",
+    "cost_usd",
+]
+
+
+def latency(view: View, filters: Filters) -> Report:
+    """What the proxy and the SDK wrapper saw of each call, per provider and model: latency and time to first
+    token (p50, p95), errors (an error status, a cut stream, an unreachable upstream) and how many of them a
+    client retries (429, 5xx). Transcripts hold none of this; their calls are left out."""
+    where, params = filters.sql()
+    clause = (where + " AND " if where else " WHERE ") + "origin IN ('proxy', 'sdk')"
+    errors = "(error IS NOT NULL OR status >= 400)"
+    sql = (
+        "SELECT provider, model, count(*)::BIGINT AS calls, "
+        "quantile_cont(latency_ms, 0.5) AS latency_p50_ms, quantile_cont(latency_ms, 0.95) AS latency_p95_ms, "
+        "quantile_cont(ttft_ms, 0.5) AS ttft_p50_ms, quantile_cont(ttft_ms, 0.95) AS ttft_p95_ms, "
+        f"count(*) FILTER (WHERE {errors})::BIGINT AS errors, "
+        f"count(*) FILTER (WHERE {RETRYABLE_SQL})::BIGINT AS retryable, "
+        f"count(*) FILTER (WHERE {errors}) / count(*) AS error_rate, sum(cost_usd) AS cost_usd "
+        f"FROM costed{clause} GROUP BY 1, 2 ORDER BY calls DESC, 1, 2"
+    )
+    rows = _fetch(view.con, sql, params)
+    total: dict[str, Any] = {}
+    if rows:
+        total_sql = (
+            "SELECT count(*)::BIGINT AS calls, quantile_cont(latency_ms, 0.5) AS latency_p50_ms, "
+            "quantile_cont(latency_ms, 0.95) AS latency_p95_ms, quantile_cont(ttft_ms, 0.5) AS ttft_p50_ms, "
+            f"quantile_cont(ttft_ms, 0.95) AS ttft_p95_ms, count(*) FILTER (WHERE {errors})::BIGINT AS errors, "
+            f"count(*) FILTER (WHERE {RETRYABLE_SQL})::BIGINT AS retryable, "
+            f"count(*) FILTER (WHERE {errors}) / count(*) AS error_rate, sum(cost_usd) AS cost_usd "
+            f"FROM costed{clause}"
+        )
+        total = _fetch(view.con, total_sql, params)[0]
+    notes = [view.note] if view.note else []
+    if not rows:
+        notes.append("no calls through `ctx proxy` or the SDK wrapper in this range (transcripts carry no latency)")
+    return Report(
+        kind="latency", keys=["provider", "model"], columns=LATENCY_COLUMNS, rows=rows, total=total, notes=notes
+    )
+
+
 def build(
     view: View,
     kind: str,
@@ -547,6 +638,7 @@ def build(
     context_dir: str = "",
     now: datetime | None = None,
     savings_by: str = "tool",
+    week_start: str = "monday",
 ) -> Report:
     kind = canonical(kind)
     if kind == "block":
@@ -557,4 +649,6 @@ def build(
         return memories(view, filters, context_dir)
     if kind == "savings":
         return savings(view, filters, context_dir, by=savings_by, tz=tz)
-    return grouped(view, kind, filters, tz=tz, breakdown=breakdown)
+    if kind == "latency":
+        return latency(view, filters)
+    return grouped(view, kind, filters, tz=tz, breakdown=breakdown, week_start=week_start)

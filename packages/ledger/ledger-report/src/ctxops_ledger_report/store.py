@@ -58,6 +58,8 @@ SOURCE_COLUMNS = (
     "session_id",
     "model",
     "repo",
+    "cwd",
+    "project",
     "git_branch",
     "task",
     "task_source",
@@ -133,6 +135,9 @@ def _cost_sql(mode: str, *, long: str | None = None, c1: str | None = None) -> s
     )
 
 
+# A call's project: the git repository holding its working directory when there is one, else the directory.
+PROJECT_SQL = "coalesce(u.repo, u.cwd)"
+
 TASK_SQL = """
 CASE
   WHEN u.task_id IS NOT NULL AND u.task_id <> '' THEN u.task_id
@@ -162,6 +167,7 @@ class View:
     # Models the roll-up cannot price (a long-context threshold other than the one it splits on).
     raw_models: frozenset[str] = frozenset()
     whole_hour_tz: dict[str, bool] = field(default_factory=dict)
+    gemini: bool | None = None  # whether the ledger holds Gemini CLI transcript calls (asked once)
 
 
 def _prepare(con: Any, book: PriceBook, mode: str, tasks_dir: str | None) -> View:
@@ -202,7 +208,8 @@ SELECT u.*,
   p.model IS NOT NULL AS priced,
   CASE WHEN p.model IS NULL THEN NULL ELSE {_cost_sql(mode)} END AS cost_usd,
   {TASK_SQL} AS task,
-  {TASK_SOURCE_SQL} AS task_source
+  {TASK_SOURCE_SQL} AS task_source,
+  {PROJECT_SQL} AS project
 FROM usage u
 LEFT JOIN model_price p ON p.model = u.model
 LEFT JOIN task_interval t ON t.repo = u.repo AND u.ts >= t.t0 AND (t.t1 IS NULL OR u.ts < t.t1)
@@ -230,6 +237,7 @@ LEFT JOIN task_interval t ON t.repo = u.repo AND u.ts >= t.t0 AND (t.t1 IS NULL 
         "cost_usd": f"CASE WHEN p.model IS NULL THEN NULL ELSE {_rolled_cost_sql(mode)} END",
         "task": TASK_SQL,
         "task_source": TASK_SOURCE_SQL,
+        "project": PROJECT_SQL,
     }
     con.execute(
         "CREATE OR REPLACE TEMP VIEW costed_rolled AS SELECT "

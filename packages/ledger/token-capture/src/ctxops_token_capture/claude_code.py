@@ -17,7 +17,7 @@ import msgspec
 from ctxops_contracts import Attribution, UsageRecord
 from ctxops_contracts.redaction import redact_path
 
-from .counts import CountError, token_count
+from .counts import CountError, field_count, token_count
 from .estimate import attribution_tokens
 from .ids import stable_ulid
 from .line_decode import decode_at, needle_pattern
@@ -33,23 +33,16 @@ MAX_OPEN_TOOL_USES = 512
 SYNTHETIC_MODEL = "<synthetic>"
 
 
-class _CacheCreation(msgspec.Struct):
-    ephemeral_1h_input_tokens: Any = None
-    ephemeral_5m_input_tokens: Any = None
-
-
-class _ServerToolUse(msgspec.Struct):
-    web_search_requests: Any = None
-
-
 class _Usage(msgspec.Struct):
+    # Every field loose: a wrong-typed one is dropped (and counted) by ``_record``, never the whole call.
     input_tokens: Any = None
     output_tokens: Any = None
     cache_creation_input_tokens: Any = None
     cache_read_input_tokens: Any = None
-    cache_creation: _CacheCreation | None = None
-    server_tool_use: _ServerToolUse | None = None
+    cache_creation: Any = None
+    server_tool_use: Any = None
     inference_geo: Any = None
+    service_tier: Any = None
 
 
 class _Block(msgspec.Struct):
@@ -211,24 +204,31 @@ class ClaudeCodeParser:
             self.report.grown_outputs += 1
         try:
             ts, naive = parse_timestamp(line.timestamp)
-            cache_1h = token_count(
-                usage.cache_creation.ephemeral_1h_input_tokens if usage.cache_creation else None,
-                "cache_creation.ephemeral_1h_input_tokens",
-            )
             input_tokens = token_count(usage.input_tokens, "input_tokens", required=True)
             output_tokens = token_count(usage.output_tokens, "output_tokens", required=True)
-            cache_creation = token_count(usage.cache_creation_input_tokens, "cache_creation_input_tokens")
-            cache_read = token_count(usage.cache_read_input_tokens, "cache_read_input_tokens")
         except (TimestampError, CountError) as exc:
             self.report.refuse("rejected", f"{self.path}:{offset}", str(exc))
             return None
-        try:  # an odd search count must not cost the call its tokens: it counts as none
-            web_searches = token_count(
-                usage.server_tool_use.web_search_requests if usage.server_tool_use else None,
-                "server_tool_use.web_search_requests",
-            )
-        except CountError:
-            web_searches = 0
+        # Any other count of the wrong type is read as none and counted: the call keeps its valid counts.
+        dropped: list[str] = []
+        cache_creation = field_count(usage.cache_creation_input_tokens, "cache_creation_input_tokens", dropped)
+        cache_read = field_count(usage.cache_read_input_tokens, "cache_read_input_tokens", dropped)
+        cache_1h = field_count(
+            _member(usage.cache_creation, "ephemeral_1h_input_tokens", dropped, "cache_creation"),
+            "cache_creation.ephemeral_1h_input_tokens",
+            dropped,
+        )
+        server = usage.server_tool_use
+        web_searches = field_count(
+            _member(server, "web_search_requests", dropped, "server_tool_use"),
+            "server_tool_use.web_search_requests",
+            dropped,
+        )
+        web_fetches = field_count(
+            _member(server, "web_fetch_requests", [], "server_tool_use"), "server_tool_use.web_fetch_requests", dropped
+        )
+        for reason in dropped:
+            self.report.drop_field(f"{self.path}:{offset}", reason)
         if naive:
             self.report.naive_timestamps += 1
         self.seen[key] = output_tokens
@@ -257,13 +257,25 @@ class ClaudeCodeParser:
             cache_creation_1h_tokens=min(cache_1h, cache_creation),
             cache_read_tokens=cache_read,
             web_search_requests=web_searches,
+            web_fetch_requests=web_fetches,
             inference_geo=_str(usage.inference_geo),
+            service_tier=_str(usage.service_tier),
             is_sidechain=line.isSidechain is True,
             source="provider-reported",
             origin="transcript",
             dedupe_key=key,
             attribution=attribution,
         )
+
+
+def _member(value: Any, key: str, dropped: list[str], name: str) -> Any:
+    """``value[key]`` when ``value`` is an object; None when absent; a non-object is dropped (noted)."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return value.get(key)
+    dropped.append(f"{name} is not an object: {value!r:.40}")
+    return None
 
 
 def _ms(ts: datetime) -> int:

@@ -65,6 +65,22 @@ def data_dir_of(args: argparse.Namespace) -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+def live_note(args: argparse.Namespace) -> str | None:
+    """Bring the ledger up to date with the transcripts the last ingest read (``--no-ingest``: only count the
+    files that changed); a one-line note for the answer, or None."""
+    from .ingest import live
+
+    return live(data_dir_of(args), no_ingest=bool(getattr(args, "no_ingest", False)))
+
+
+def add_no_ingest(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-ingest",
+        action="store_true",
+        help="answer from the ledger as it is; only say how many transcripts changed since the last ingest",
+    )
+
+
 def repo_filter(args: argparse.Namespace) -> str | None:
     """The repository named by ``--root`` (resolved like every line resolves it), or None for all."""
     value = getattr(args, "root", None)
@@ -121,7 +137,12 @@ def _cmd_totals(args: argparse.Namespace) -> int:
         raise CliError(str(exc), "for example --by day,model") from None
     check_tz(args.tz)
     window = TimeRange.parse(args.since, args.until, tz=args.tz)
+    fresh = live_note(args)
     result = totals(by, tz=args.tz, root=data_dir_of(args), window=window, repo=repo_filter(args))
+    if fresh:
+        result.note = f"{result.note}; {fresh}" if result.note else fresh
+        if not args.json:
+            print(f"note: {fresh}", file=sys.stderr)
     if args.json:
         emit_json(result.as_dict())
     elif result.rows:
@@ -177,10 +198,13 @@ def add_capture_commands(sub: Any, *, json_errors: bool | None = None) -> None:
     p.set_defaults(func=_cmd_ingest)
 
     p = sub.add_parser("totals", help="token sums per day, session, model, ...", json_errors=json_errors)
-    p.add_argument("--by", default="day", help="day|session|model|provider|origin|repo, comma-separated (default day)")
+    p.add_argument(
+        "--by", default="day", help="day|session|model|provider|origin|repo|project|cwd, comma-separated (default day)"
+    )
     p.add_argument("--tz", default="UTC", help="IANA time zone for days and bare dates (default UTC)")
     p.add_argument("--since", metavar="TIME", help="from this time: RFC 3339, a date, or an age (7d, 12h)")
     p.add_argument("--until", metavar="TIME", help="up to this time (a date includes that whole day)")
+    add_no_ingest(p)
     add_ledger_options(p, subcommand=True)
     p.set_defaults(func=_cmd_totals)
 
@@ -218,9 +242,15 @@ def build_parser(prog: str = PROG, *, json_errors: bool | None = None) -> Parser
 
 def run(parser: argparse.ArgumentParser, argv: Sequence[str]) -> int:
     """Parse and dispatch with the grammar's error handling (usage errors exit 2 from the parser itself)."""
+    from ctxops_contracts.shared.cli import flush_stdout, pipe_closed
+
     args = parser.parse_args(list(argv))
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        flush_stdout()
+        return code
+    except BrokenPipeError:  # `... | head`: the reader has all it wanted
+        return pipe_closed()
     except CliError as exc:
         return report_error(exc, prog=parser.prog, json_mode=bool(getattr(args, "json", False)))
 
@@ -239,4 +269,13 @@ def proxy_command(argv: list[str]) -> int:
     return run(parser, argv)
 
 
-__all__ = ["EXIT_USAGE", "add_capture_commands", "add_ledger_options", "build_parser", "main", "proxy_command"]
+__all__ = [
+    "EXIT_USAGE",
+    "add_capture_commands",
+    "add_ledger_options",
+    "add_no_ingest",
+    "build_parser",
+    "live_note",
+    "main",
+    "proxy_command",
+]

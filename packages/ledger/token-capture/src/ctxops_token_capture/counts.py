@@ -29,3 +29,16 @@ def token_count(raw: object, field: str, *, required: bool = False) -> int:
     if raw > MAX_TOKENS_PER_CALL:
         raise CountError(f"{field} is absurd: {raw} > {MAX_TOKENS_PER_CALL}")
     return int(raw)
+
+
+def field_count(raw: object, field: str, dropped: list[str]) -> int:
+    """``raw`` as a checked token count, or 0 with the reason added to ``dropped`` when it cannot be one.
+
+    For the counts a call has beside its required input and output: one odd field must not cost the call
+    its valid counts (the caller reports what it dropped).
+    """
+    try:
+        return token_count(raw, field)
+    except CountError as exc:
+        dropped.append(str(exc))
+        return 0

@@ -73,6 +73,16 @@ def read_source(
         report.lines_read += read
         if collecting:
             gc.enable()
+    from .incremental import MAX_LINE, NOT_JSON_AFTER
+
+    for offset in result.oversized:
+        report.refuse("rejected", f"{source.path}:{offset}", f"line longer than {MAX_LINE} bytes: skipped unread")
+    for offset in result.not_json:
+        report.refuse(
+            "invalid_json",
+            f"{source.path}:{offset}",
+            f"not a JSON object (over {NOT_JSON_AFTER} bytes): skipped unread",
+        )
     report.files_read += 1
     report.bytes_read += state.offset - (0 if result.restarted else start)
     report.files_restarted += int(result.restarted)

@@ -18,6 +18,9 @@ from typing import Any
 import msgspec
 
 CHUNK = 8 << 20
+MAX_LINE = 64 << 20  # a longer line is refused (file:offset) and skipped without being read into memory
+NOT_JSON_AFTER = 1 << 20  # an unfinished line this long that does not begin with "{" is skipped the same way
+MARK = 4096  # bytes that stand for a skipped line when noticing a rewrite
 
 
 def line_hash(line: bytes) -> str:
@@ -36,6 +39,7 @@ class FileState(msgspec.Struct, kw_only=True):
     last_line_start: int = 0
     last_line_hash: str = ""
     parser: dict[str, Any] = msgspec.field(default_factory=dict)
+    skipping: bool = False  # the read stopped inside a refused (over-long) line: skip on to its newline
 
 
 @dataclass
@@ -46,6 +50,8 @@ class ReadResult:
     restarted: bool = False  # rotated or rewritten: read again from the start
     reason: str = ""
     pending_tail: int = 0  # bytes of an incomplete last line left for next time
+    oversized: list[int] = field(default_factory=list)  # offsets of lines longer than the cap, skipped
+    not_json: list[int] = field(default_factory=list)  # offsets of long lines that are no JSON object, skipped
 
 
 def _unchanged(state: FileState, st: os.stat_result, handle: Any) -> tuple[bool, str]:
@@ -72,8 +78,23 @@ def _complete_json_object(data: bytes) -> bool:
     return True
 
 
-def iter_new_lines(path: Path, state: FileState | None) -> tuple[Iterator[tuple[int, bytes]], ReadResult, FileState]:
+def _may_be_json(parts: list[bytes]) -> bool:
+    """Whether an unfinished line may still be a JSON object: its first non-blank byte is ``{``."""
+    for part in parts:
+        text = part.lstrip()
+        if text:
+            return text[:1] == b"{"
+    return True
+
+
+def iter_new_lines(
+    path: Path, state: FileState | None, *, max_line: int = MAX_LINE
+) -> tuple[Iterator[tuple[int, bytes]], ReadResult, FileState]:
     """Lines appended since ``state`` (all lines when ``state`` is None or the file was rewritten).
+
+    Memory stays bounded whatever the file holds: a line longer than ``max_line`` bytes is not yielded but
+    noted in ``ReadResult.oversized`` (its offset) and read past in chunks without being kept, and so is a
+    line longer than ``NOT_JSON_AFTER`` bytes that does not begin as a JSON object (``ReadResult.not_json``).
 
     Returns an iterator of (offset, line bytes without the newline), a result filled in as the iterator is
     consumed, and the state to save once the caller has handled every line.
@@ -93,42 +114,79 @@ def iter_new_lines(path: Path, state: FileState | None) -> tuple[Iterator[tuple[
                 state.last_line_hash,
             )
             new.parser = state.parser
+            new.skipping = state.skipping
         else:
             result.restarted, result.reason = True, reason
 
     def generate() -> Iterator[tuple[int, bytes]]:
         with handle:
             handle.seek(start)
-            position = start
-            carry = b""
-            last: tuple[int, bytes] | None = None
+            position = start  # file offset of ``chunk[0]``
+            line_start = start  # file offset where the line being read begins
+            parts: list[bytes] = []  # the unfinished line's bytes so far (never more than ``max_line``)
+            held = 0
+            skipping = new.skipping  # inside a refused line: read on to its newline, keep nothing
+            last: tuple[int, bytes] | None = None  # the last line read (or the end of a skipped one): its start
             while True:
                 chunk = handle.read(CHUNK)
                 if not chunk:
                     break
-                data = carry + chunk if carry else chunk
+                size = len(chunk)
                 begin = 0
-                while True:
-                    end = data.find(b"\n", begin)
+                while begin < size:
+                    end = chunk.find(b"\n", begin)
                     if end < 0:
+                        if skipping:
+                            pass
+                        elif held + size - begin > max_line:
+                            result.oversized.append(line_start)
+                            parts, held, skipping = [], 0, True
+                        else:
+                            parts.append(chunk[begin:] if begin else chunk)
+                            was, held = held, held + size - begin
+                            if was <= NOT_JSON_AFTER < held and not _may_be_json(parts):
+                                result.not_json.append(line_start)
+                                parts, held, skipping = [], 0, True
                         break
-                    line = data[begin:end]
-                    offset = position + begin
-                    yield offset, line
-                    last = (offset, line)
+                    if skipping:
+                        skipping = False
+                        mark = max(begin, end - MARK)
+                        last = (position + mark, chunk[mark:end])
+                    elif held + end - begin > max_line:
+                        result.oversized.append(line_start)
+                        parts, held = [], 0
+                        mark = max(begin, end - MARK)
+                        last = (position + mark, chunk[mark:end])
+                    else:
+                        if parts:
+                            parts.append(chunk[begin:end])
+                            line = b"".join(parts)
+                            parts, held = [], 0
+                        else:
+                            line = chunk[begin:end]
+                        yield line_start, line
+                        last = (line_start, line)
                     begin = end + 1
-                    new.offset = position + begin
-                carry = data[begin:]
-                position += begin
-            if carry:
+                    line_start = position + begin
+                    new.offset = line_start
+                if skipping:
+                    # Past the bytes skipped: a later run goes on skipping this line to its newline. The end of
+                    # what was skipped stands for the last line read (to notice a rewrite without reading it).
+                    mark = max(0, size - MARK)
+                    last = (position + mark, chunk[mark:])
+                    new.offset = position + size
+                position += size
+            new.skipping = skipping
+            if parts:
+                carry = b"".join(parts)
                 if _complete_json_object(carry):
-                    yield position, carry
-                    last = (position, carry)
-                    new.offset = position + len(carry)
+                    yield line_start, carry
+                    last = (line_start, carry)
+                    new.offset = line_start + len(carry)
                 else:
                     result.pending_tail = len(carry)
             if last is not None:  # only the last line read is remembered (to notice a rewrite)
-                new.last_line_start, new.last_line_hash = last[0], line_hash(last[1].rstrip(b"\r"))
+                new.last_line_start, new.last_line_hash = last[0], line_hash(last[1].rstrip(b"\r\n"))
             new.size = max(new.size, new.offset)
 
     return generate(), result, new

@@ -38,6 +38,7 @@ __all__ = ["SOURCES_SIGNATURE", "SOURCES_STATE", "Sources", "discover", "ingest"
 
 SOURCES_STATE = "state/sources.json"
 SOURCES_SIGNATURE = "state/sources.sig"
+SOURCES_DIRS = "state/sources-dirs.json"  # the directories the last ingest read: what a live report re-reads
 FLUSH_BYTES = 16 << 20
 PRELOAD_LOCK_WAIT = 0.2  # seconds a first ingest waits for the ledger before loading while it parses
 
@@ -56,19 +57,23 @@ def discover(
     from .claude_code import first_timestamp
     from .file_ingest import SourceFile
 
-    claude: list[SourceFile] = []
+    claude: list[tuple[str, int, str, SourceFile]] = []
     others: list[SourceFile] = []
     for kind, top, path, st in scan(sources) if found is None else found:
         if keep is not None and not keep(path, st):
             continue
         if kind == "claude-code":
-            claude.append(SourceFile(kind, Path(path)))
+            source = SourceFile(kind, Path(path))
+            # Oldest first; between files that start at the same time (a resumed session replays its original's
+            # history, first timestamp included), the one last written first: the original, whose session made
+            # those calls, keeps them.
+            claude.append((first_timestamp(source.path), st.st_mtime_ns, path, source))
         elif kind == "codex":
             others.append(SourceFile(kind, Path(path), path[len(top) + 1 :].removesuffix(".jsonl")))
         else:
             others.append(SourceFile(kind, Path(path), path.rpartition(os.sep)[2].removesuffix(".jsonl")))
-    claude.sort(key=lambda f: (first_timestamp(f.path), str(f.path)))
-    return claude + others
+    claude.sort(key=lambda f: f[:3])
+    return [f[3] for f in claude] + others
 
 
 def _load_states(path: Path) -> dict[str, FileState]:
@@ -157,6 +162,7 @@ def ingest(
     signature_path = root / SOURCES_SIGNATURE
     found = scan(sources)
     report.files_seen = len(found)
+    _remember(root, sources)
     if unchanged_since_saved(found, state_path, signature_path) and (not load or up_to_date(root)):
         return report  # the common re-run: a stat per file, nothing opened, nothing imported
     from .parallel import read_all
@@ -210,6 +216,92 @@ def ingest(
         if copy is not None:
             copy.unlink(missing_ok=True)
     return report
+
+
+def _dirs_of(sources: Sources) -> list[list[str]]:
+    return [[str(p) for p in dirs] for dirs in (sources.claude_dirs, sources.codex_homes, sources.gemini_dirs)]
+
+
+def _remember(root: Path, sources: Sources) -> None:
+    """Keep the directories this ingest reads, so a report can bring the ledger up to date with the same ones."""
+    import json
+
+    path = root / SOURCES_DIRS
+    text = json.dumps(_dirs_of(sources)).encode()
+    try:
+        if path.read_bytes() == text:
+            return
+    except OSError:
+        pass
+    from ctxops_contracts.shared.confine import ensure_dir
+    from ctxops_contracts.shared.files import atomic_write
+
+    with contextlib.suppress(OSError):  # a read-only data dir: reports then say nothing of changes
+        ensure_dir(path.parent)
+        atomic_write(path, text, fsync=False)
+
+
+def remembered_sources(root: Path | None = None) -> Sources | None:
+    """The directories the last ingest into ``root`` read that still exist (None: never ingested there, or
+    unreadable)."""
+    import json
+
+    try:
+        dirs = json.loads((root or data_dir()).joinpath(SOURCES_DIRS).read_bytes())
+        claude, codex, gemini = ([Path(p) for p in group if isinstance(p, str)] for group in dirs)
+    except (OSError, ValueError, TypeError):
+        return None
+    return _existing(Sources(claude_dirs=claude, codex_homes=codex, gemini_dirs=gemini))
+
+
+def changed_sources(sources: Sources, root: Path | None = None) -> int:
+    """How many transcript files under ``sources`` changed (or appeared) since the last ingest into ``root``."""
+    root = root or data_dir()
+    found = scan(sources)
+    if unchanged_since_saved(found, root / SOURCES_STATE, root / SOURCES_SIGNATURE):
+        return 0
+    states = _load_states(root / SOURCES_STATE)
+    return sum(1 for _, _, path, st in found if path not in states or not _untouched(st, states[path]))
+
+
+def _existing(sources: Sources) -> Sources:
+    """``sources`` without the directories that are gone (a report must not fail on a removed one)."""
+    return Sources(
+        claude_dirs=[d for d in sources.claude_dirs if (d / "projects").is_dir()],
+        codex_homes=[d for d in sources.codex_homes if (d / "sessions").is_dir()],
+        gemini_dirs=[d for d in sources.gemini_dirs if (d / "tmp").is_dir()],
+    )
+
+
+def live(root: Path | None = None, *, no_ingest: bool = False) -> str | None:
+    """Before a report: ingest what changed under the sources the last ingest read (a stat per file when
+    nothing did), or with ``no_ingest`` only count them. Returns a one-line note for the report, or None.
+
+    A ledger no transcript was ever ingested into (records from the proxy or SDK only) is left as it is.
+    """
+    root = root or data_dir()
+    sources = remembered_sources(root)
+    if sources is None:
+        return None
+    if no_ingest:
+        try:
+            count = changed_sources(sources, root)
+        except OSError:
+            return None
+        if not count:
+            return None
+        return f"{count} transcript file(s) changed since the last ingest (not read: --no-ingest)"
+    from ctxops_contracts.shared.locks import LockBusy
+
+    from .ledger import LedgerError
+
+    try:
+        report = ingest(sources, root)
+    except (OSError, LockBusy, LedgerError) as exc:
+        return f"transcripts not re-read before this report ({exc})"
+    if report.records:
+        return f"ingested {report.records} new call(s) from {report.files_read} changed transcript file(s) first"
+    return None
 
 
 def _copy_name(root: Path) -> Path:

@@ -52,9 +52,12 @@ COLUMNS: dict[str, str] = {
     "cache_read_tokens": "BIGINT",
     "reasoning_tokens": "BIGINT",
     "web_search_requests": "BIGINT",
+    "web_fetch_requests": "BIGINT",
     "inference_geo": "VARCHAR",
+    "service_tier": "VARCHAR",
     "message_count": "BIGINT",
     "latency_ms": "DOUBLE",
+    "ttft_ms": "DOUBLE",
     "status": "INTEGER",
     "error": "VARCHAR",
     "is_sidechain": "BOOLEAN",
@@ -73,8 +76,6 @@ TOKEN_COLUMNS = (
     "cache_creation_1h_tokens",
     "cache_read_tokens",
     "reasoning_tokens",
-    "web_search_requests",
-    "inference_geo",
     "source",
     "origin",
     "id",
@@ -90,6 +91,7 @@ DETAIL_COLUMNS = (
     "message_id",
     "message_count",
     "latency_ms",
+    "ttft_ms",
     "status",
     "error",
 )
@@ -99,10 +101,14 @@ COUNT_COLUMNS = (
     "cache_creation_1h_tokens",
     "cache_read_tokens",
     "reasoning_tokens",
-    "web_search_requests",
 )
+# Charges on top of the tokens that not every copy of a call records (only transcripts did before the proxy
+# read them): the largest count of any copy wins, never a zero over a count.
+SERVER_TOOL_COLUMNS = ("web_search_requests", "web_fetch_requests")
+# What some copies of a call say and others leave out: the best-ranked copy that says it.
+CALL_FACTS = ("inference_geo", "service_tier")
 # Columns added after ledgers were first written: a ledger file without them gets them (older rows: NULL).
-ADDED_COLUMNS = ("web_search_requests", "inference_geo")
+ADDED_COLUMNS = ("web_search_requests", "inference_geo", "web_fetch_requests", "service_tier", "ttft_ms")
 RANK_SQL = (
     "(CASE source WHEN 'provider-reported' THEN 10 ELSE 0 END)"
     " + (CASE origin WHEN 'proxy' THEN 3 WHEN 'sdk' THEN 2 ELSE 1 END)"
@@ -160,6 +166,8 @@ def _merge_sql(unique: bool = False, empty: bool = False, source: str = "incomin
             folded.append(f"coalesce(arg_max({c}, rank::BIGINT * 1000000000000 + coalesce({c}, 0)), 0) AS {c}")
         elif c in COUNT_COLUMNS:
             folded.append(f"coalesce(arg_max({c}, {prio}), 0) AS {c}")  # a count left out of a line is 0
+        elif c in SERVER_TOOL_COLUMNS:
+            folded.append(f"coalesce(max({c}), 0) AS {c}")
         elif c in TOKEN_COLUMNS or c == "schema_version":
             folded.append(f"arg_max({c}, {prio}) AS {c}")
         elif c == "is_sidechain":
@@ -176,6 +184,11 @@ def _merge_sql(unique: bool = False, empty: bool = False, source: str = "incomin
         f"output_tokens = CASE WHEN {better} THEN EXCLUDED.output_tokens WHEN EXCLUDED.rank = usage.rank "
         "THEN greatest(usage.output_tokens, EXCLUDED.output_tokens) ELSE usage.output_tokens END"
     )
+    sets += [f"{c} = greatest(coalesce(usage.{c}, 0), coalesce(EXCLUDED.{c}, 0))" for c in SERVER_TOOL_COLUMNS]
+    sets += [
+        f"{c} = CASE WHEN {better} THEN coalesce(EXCLUDED.{c}, usage.{c}) ELSE coalesce(usage.{c}, EXCLUDED.{c}) END"
+        for c in CALL_FACTS
+    ]
     sets += [f"{c} = COALESCE(usage.{c}, EXCLUDED.{c})" for c in DETAIL_COLUMNS]
     sets.append("is_sidechain = usage.is_sidechain OR EXCLUDED.is_sidechain")
     sets.append(
@@ -196,7 +209,7 @@ def _merge_sql(unique: bool = False, empty: bool = False, source: str = "incomin
 
 def _single(c: str) -> str:
     """What ``_merge_sql``'s fold gives for column ``c`` of a key with one row in the batch."""
-    if c in COUNT_COLUMNS or c == "output_tokens":
+    if c in COUNT_COLUMNS or c in SERVER_TOOL_COLUMNS or c == "output_tokens":
         return f"coalesce({c}, 0) AS {c}"
     if c == "attribution":
         return f"CASE WHEN len({c}) > 0 THEN {c} ELSE [] END AS {c}"

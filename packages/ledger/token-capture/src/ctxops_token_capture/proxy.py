@@ -239,6 +239,7 @@ class Proxy:
                     request_id=_first_header(upstream.headers, REQUEST_ID_HEADERS),
                     session_id=_first_header(request.headers, SESSION_HEADERS),
                     error=error,
+                    started_perf=started,
                 )
             )
         return response

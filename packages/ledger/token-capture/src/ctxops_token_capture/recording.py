@@ -24,6 +24,7 @@ def call_record(
     request_id: str | None,
     session_id: str | None = None,
     error: str | None = None,
+    started_perf: float | None = None,
 ) -> UsageRecord:
     """One UsageRecord for a call; keyed like transcripts (message id + request id) when both are known."""
     succeeded = status is not None and 200 <= status < 300 and error is None
@@ -47,8 +48,17 @@ def call_record(
         cache_creation_1h_tokens=min(usage.cache_creation_1h_tokens, usage.cache_creation_tokens),
         cache_read_tokens=usage.cache_read_tokens,
         reasoning_tokens=usage.reasoning_tokens,
+        web_search_requests=usage.web_search_requests,
+        web_fetch_requests=usage.web_fetch_requests,
+        inference_geo=usage.inference_geo,
+        service_tier=usage.service_tier,
         message_count=request.message_count,
         latency_ms=round(latency_ms, 3),
+        ttft_ms=(
+            round((seen.first_text_at - started_perf) * 1000, 3)
+            if seen.first_text_at is not None and started_perf is not None
+            else None
+        ),
         status=status,
         error=redact(problem) if problem else None,  # an upstream error may echo the caller's key
         source="estimated" if estimated else "provider-reported",

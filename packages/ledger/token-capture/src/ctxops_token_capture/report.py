@@ -19,6 +19,7 @@ _COUNTS = (
     "naive_timestamps",
     "incomplete_tails",
     "grown_outputs",
+    "dropped_fields",
     "loaded",
 )
 
@@ -40,6 +41,7 @@ class IngestReport:
     naive_timestamps: int
     incomplete_tails: int
     grown_outputs: int
+    dropped_fields: int  # wrong-typed fields read as none: their calls were kept
     loaded: int
     workers: int  # processes that parsed files besides this one (0: all parsed here)
     reasons: Counter[str]
@@ -74,6 +76,13 @@ class IngestReport:
         if len(self.examples) < MAX_EXAMPLES:
             self.examples.append(f"{where}: {reason}")
 
+    def drop_field(self, where: str, reason: str) -> None:
+        """Count a field read as none because its value could not be true (the call itself is kept)."""
+        self.dropped_fields += 1
+        self.reasons["field dropped: " + reason.split(":", maxsplit=1)[0]] += 1
+        if len(self.examples) < MAX_EXAMPLES:
+            self.examples.append(f"{where}: field dropped, call kept: {reason}")
+
     def merge(self, other: IngestReport) -> None:
         for name in _COUNTS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -95,6 +104,7 @@ class IngestReport:
             "naive_timestamps": self.naive_timestamps,
             "incomplete_tails": self.incomplete_tails,
             "grown_outputs": self.grown_outputs,
+            "dropped_fields": self.dropped_fields,
             "loaded": self.loaded,
             "workers": self.workers,
             "reasons": dict(self.reasons),
@@ -120,6 +130,8 @@ class IngestReport:
             parts.append(f"{self.naive_timestamps} timestamps without zone (read as UTC)")
         if self.grown_outputs:
             parts.append(f"{self.grown_outputs} messages whose later lines carried a larger output count (kept)")
+        if self.dropped_fields:
+            parts.append(f"{self.dropped_fields} wrong-typed fields dropped (their calls kept)")
         if self.incomplete_tails:
             parts.append(f"{self.incomplete_tails} incomplete last lines left for later")
         return ", ".join(parts)

@@ -92,6 +92,7 @@ class _Call:
                 request_id=self.request_id,
                 session_id=self.session_id,
                 error=error,
+                started_perf=self.started,
             )
             self.sink(record)
         except Exception:

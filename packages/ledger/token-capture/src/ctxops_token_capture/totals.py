@@ -22,7 +22,9 @@ GROUPS = {
     "model": "model",
     "provider": "provider",
     "origin": "origin",
-    "repo": "coalesce(repo, '-')",
+    "repo": "coalesce(repo, '-')",  # the git root of the call's working directory
+    "project": "coalesce(repo, cwd, '-')",  # the git root, else the working directory
+    "cwd": "coalesce(cwd, '-')",
 }
 SUMS = (
     "input_tokens",

@@ -6,6 +6,7 @@ Shared by the proxy and the SDK wrapper. The observer is fed the response bytes 
 
 from __future__ import annotations
 
+import time
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -86,6 +87,10 @@ class Usage:
     cache_creation_1h_tokens: int = 0
     cache_read_tokens: int = 0
     reasoning_tokens: int = 0
+    web_search_requests: int = 0  # server tools billed per request (Anthropic's usage.server_tool_use)
+    web_fetch_requests: int = 0
+    inference_geo: str | None = None
+    service_tier: str | None = None
 
 
 @dataclass
@@ -101,8 +106,11 @@ class Observed:
     text_size: int = 0
     error: str | None = None
     stop: bool = False  # a terminal event (message_stop, [DONE], response.completed) arrived
+    first_text_at: float | None = None  # time.perf_counter() when the first generated text arrived
 
     def add_text(self, text: Any) -> None:
+        if self.first_text_at is None and isinstance(text, str) and text:
+            self.first_text_at = time.perf_counter()
         if isinstance(text, str) and text and self.text_size < MAX_TEXT:
             self.text_parts.append(text)
             self.text_size += len(text)
@@ -126,6 +134,14 @@ def _anthropic_usage(raw: Any, into: Usage) -> bool:
         into.cache_creation_1h_tokens = token_count(split["ephemeral_1h_input_tokens"], "ephemeral_1h_input_tokens")
     if raw.get("output_tokens") is not None:
         into.output_tokens = token_count(raw["output_tokens"], "output_tokens")
+    server = raw.get("server_tool_use")
+    if isinstance(server, dict):  # message_delta repeats the running totals: the largest is the call's
+        for name in ("web_search_requests", "web_fetch_requests"):
+            if server.get(name) is not None:
+                setattr(into, name, max(getattr(into, name), token_count(server[name], f"server_tool_use.{name}")))
+    for name in ("inference_geo", "service_tier"):
+        if isinstance(raw.get(name), str) and raw[name]:
+            setattr(into, name, raw[name])
     return True
 
 

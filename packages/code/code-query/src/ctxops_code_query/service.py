@@ -153,8 +153,10 @@ def execute(root: Path, request: Request, *, open_index: Callable[[Path], Any] |
         answer.notes.append(saved_note(saved))
         if request.command == "map":
             answer.notes.append(MAP_NOTE)
-    scanned = getattr(ctx.index, "scanned", None)  # a provisional scan (`provisional.ProvisionalIndex`)
-    if scanned is not None and request.command in PROVISIONAL_GRAPH_COMMANDS and "provisional" not in (answer.empty_reason or ""):
+    # A provisional scan (`provisional.ProvisionalIndex`) says what it read. (`ctx.index` opens the index:
+    # only for the commands that read it.)
+    scanned = getattr(ctx.index, "scanned", None) if request.command in PROVISIONAL_GRAPH_COMMANDS else None
+    if scanned is not None and "provisional" not in (answer.empty_reason or ""):
         capped = getattr(ctx.index, "capped", 0)
         answer.notes.append(
             f"provisional: uses by name only, from a scan of {len(scanned)} files"

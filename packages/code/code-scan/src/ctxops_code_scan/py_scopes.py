@@ -28,7 +28,7 @@ from functools import cache
 from typing import Any
 
 _QUERY = """
-(function_definition name: (identifier) @def parameters: (parameters) @params body: (block) @body) @fn
+(function_definition name: (identifier) @def) @fn
 (class_definition name: (identifier) @def body: (block) @cbody)
 (lambda) @lam
 (list_comprehension) @comp
@@ -117,35 +117,42 @@ def shadowed(root: Any, uses: list[tuple[int, int, str]]) -> set[int]:
         return set()
     import tree_sitter
 
+    caps = tree_sitter.QueryCursor(_query()).captures(root)
+    if not any(caps.get(k) for k in ("fn", "lam", "comp")):
+        return set()  # no function, lambda or comprehension: nothing is local
     scopes: list[_Scope] = []
-    bindings: list[tuple[tuple[int, int], str, str]] = []  # (where, what, name)
-    for _pattern, caps in tree_sitter.QueryCursor(_query()).matches(root):
-        if "fn" in caps:
-            params, body = caps["params"][0], caps["body"][0]
-            scope = _Scope(FUNCTION, params.start_point, body.end_point)
+    for fn in caps.get("fn", ()):
+        params, body = fn.child_by_field_name("parameters"), fn.child_by_field_name("body")
+        scope = _Scope(FUNCTION, params.start_point, body.end_point)
+        scope.locals.update(_param_names(params))
+        scopes.append(scope)
+    for body in caps.get("cbody", ()):
+        scopes.append(_Scope(CLASS, body.start_point, body.end_point))
+    for lam in caps.get("lam", ()):
+        scope = _Scope(LAMBDA, lam.start_point, lam.end_point)
+        params = lam.child_by_field_name("parameters")
+        if params is not None:
             scope.locals.update(_param_names(params))
-            scopes.append(scope)
-        if "cbody" in caps:
-            body = caps["cbody"][0]
-            scopes.append(_Scope(CLASS, body.start_point, body.end_point))
-        if "lam" in caps:
-            lam = caps["lam"][0]
-            scope = _Scope(LAMBDA, lam.start_point, lam.end_point)
-            params = lam.child_by_field_name("parameters")
-            if params is not None:
-                scope.locals.update(_param_names(params))
-            scopes.append(scope)
-        if "comp" in caps:
-            comp = caps["comp"][0]
-            scopes.append(_Scope(COMPREHENSION, comp.start_point, comp.end_point))
-        for what in ("def", "target", "walrus", "global", "nonlocal"):
-            for node in caps.get(what, ()):
-                names = _names(node) if what == "target" else [node.text.decode("utf-8", "replace")]
-                bindings.extend((node.start_point, what, name) for name in names)
-    if not any(s.kind != CLASS for s in scopes):
+        scopes.append(scope)
+    for comp in caps.get("comp", ()):
+        scopes.append(_Scope(COMPREHENSION, comp.start_point, comp.end_point))
+    bindings: list[tuple[tuple[int, int], tuple[str, str]]] = []  # (where, (what, name))
+    for what in ("def", "target", "walrus", "global", "nonlocal"):
+        for node in caps.get(what, ()):
+            if what == "target":
+                bindings.extend((node.start_point, (what, name)) for name in _names(node))
+            else:
+                bindings.append((node.start_point, (what, node.text.decode("utf-8", "replace"))))
+    bound = {name for _at, (what, name) in bindings if what in ("target", "walrus")}
+    for scope in scopes:
+        bound |= scope.locals
+    wanted = [i for i, (_r, _c, name) in enumerate(uses) if name in bound]
+    if not wanted:
         return set()
+    used = {uses[i][2] for i in wanted}
+    bindings = [b for b in bindings if b[1][1] in used]
     scopes.sort(key=lambda s: (s.start, (-s.end[0], -s.end[1])))
-    for chain, what, name in _sweep(scopes, [(at, (what, name)) for at, what, name in bindings]):
+    for chain, what, name in _sweep(scopes, bindings):
         if not chain:
             continue
         if what == "walrus":  # (binds in the nearest scope that is no comprehension)
@@ -160,7 +167,7 @@ def shadowed(root: Any, uses: list[tuple[int, int, str]]) -> set[int]:
         else:
             scope.locals.add(name)
     out: set[int] = set()
-    for chain, i, name in _sweep(scopes, [((row, col), i) for i, (row, col, _n) in enumerate(uses)], names=uses):
+    for chain, i, name in _sweep(scopes, [((uses[i][0], uses[i][1]), i) for i in wanted], names=uses):
         if chain and _is_local(chain, name):
             out.add(i)
     return out

@@ -75,7 +75,9 @@ def test_graph_commands_answer_provisionally_while_the_first_build_holds_the_ind
     (root / ".git").mkdir(parents=True)
     (root / "pkg").mkdir()
     (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "a.py").write_text("class Widget:\n    def spin(self):\n        return helper()\n\n\ndef helper():\n    return 1\n")
+    (root / "pkg" / "a.py").write_text(
+        "class Widget:\n    def spin(self):\n        return helper()\n\n\ndef helper():\n    return 1\n"
+    )
     (root / "pkg" / "b.py").write_text(
         "from pkg.a import Widget, helper\n\n\ndef run(w: Widget):\n    w.spin()\n    return helper()\n"
     )

@@ -27,7 +27,9 @@ def test_own_vendor_code_is_found_and_status_names_what_is_left_out(tmp_path: Pa
     (root / ".git").mkdir(parents=True)
     files = {
         "src/vendor/unpromise/unpromise.ts": "export class Unpromise {\n  then() {}\n}\n",
-        "src/index.ts": 'import { Unpromise } from "./vendor/unpromise/unpromise";\nexport const u = new Unpromise();\n',
+        "src/index.ts": (
+            'import { Unpromise } from "./vendor/unpromise/unpromise";\nexport const u = new Unpromise();\n'
+        ),
         "third_party/lib/package.json": "{}\n",
         "third_party/lib/index.js": "export function libfn() {}\n",
     }

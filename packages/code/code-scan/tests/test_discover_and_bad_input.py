@@ -85,7 +85,7 @@ def test_a_vendor_directory_without_module_metadata_is_the_projects_own_code(tmp
     (tmp_path / ".meta" / "config.toml").write_text('[code]\ninclude_vendored = ["forced/vendor/"]\n')
     files, skipped = _reasons(tmp_path, ScanConfig.load(tmp_path))
     assert "forced/vendor/pkg/mod.py" in files and "forced/vendor" not in skipped
-    (tmp_path / ".meta" / "config.toml").write_text("[code]\ninclude_vendored = \"forced/vendor\"\n")
+    (tmp_path / ".meta" / "config.toml").write_text('[code]\ninclude_vendored = "forced/vendor"\n')
     with pytest.raises(ConfigError, match="include_vendored"):
         ScanConfig.load(tmp_path)
 

@@ -85,7 +85,7 @@ class IndexStatus:
             f"symbols {self.symbols}, references {self.references}, edges {self.edges} ({conf})",
             f"skipped: {skipped}",
             *(
-                f"  {path}/ left out, {reason} (index it: code.include_vendored = [\"{path}\"] in .meta/config.toml)"
+                f'  {path}/ left out, {reason} (index it: code.include_vendored = ["{path}"] in .meta/config.toml)'
                 for path, reason in self.vendored_dirs[:MAX_VENDORED_SHOWN]
             ),
             f"size {self.index_bytes / 1e6:.1f} MB",

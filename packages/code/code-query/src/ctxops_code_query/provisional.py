@@ -221,7 +221,7 @@ class ProvisionalIndex:
 
         imports, external = targets(path)
         stem = path.rpartition("/")[2].partition(".")[0]
-        if path.endswith(".go") or stem in ("__init__", "index", "mod", "lib"):  # a package's file is imported by its directory's name
+        if path.endswith(".go") or stem in ("__init__", "index", "mod", "lib"):  # imported by its directory's name
             stem = path.rpartition("/")[0].rpartition("/")[2]
         importers = sorted(rel for rel in self._mentioning(stem) if rel != path and path in targets(rel)[0])
         return FileDeps(imports=sorted(imports), external=sorted(external), imported_by=importers)

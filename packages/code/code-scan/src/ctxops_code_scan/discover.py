@@ -156,10 +156,12 @@ def _walk(
                     out.skipped.append(Skipped(path=rel, reason="ignored"))
                 elif entry.name in config.vendored_dirs and rel not in config.include_vendored:
                     why = vendored_reason(entry.name, Path(entry.path))
-                    if why is None:  # the project's own code under a vendor-like name: indexed
-                        _walk(root, rel, Path(entry.path), ignores=ignores, config=config, out=out, top=False, known=known)
-                    else:
+                    if why is not None:
                         out.skipped.append(Skipped(path=rel, reason=f"vendored: {why}"))
+                    elif known is None or rel not in known:  # the project's own code under a vendor-like name
+                        _walk(
+                            root, rel, Path(entry.path), ignores=ignores, config=config, out=out, top=False, known=known
+                        )
                 elif known is None or rel not in known:
                     _walk(root, rel, Path(entry.path), ignores=ignores, config=config, out=out, top=False, known=known)
                 continue

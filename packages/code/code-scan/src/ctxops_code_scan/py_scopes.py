@@ -123,6 +123,8 @@ def shadowed(root: Any, uses: list[tuple[int, int, str]]) -> set[int]:
     scopes: list[_Scope] = []
     for fn in caps.get("fn", ()):
         params, body = fn.child_by_field_name("parameters"), fn.child_by_field_name("body")
+        if params is None or body is None:  # (an incomplete definition in a file with syntax errors)
+            continue
         scope = _Scope(FUNCTION, params.start_point, body.end_point)
         scope.locals.update(_param_names(params))
         scopes.append(scope)
@@ -142,7 +144,7 @@ def shadowed(root: Any, uses: list[tuple[int, int, str]]) -> set[int]:
             if what == "target":
                 bindings.extend((node.start_point, (what, name)) for name in _names(node))
             else:
-                bindings.append((node.start_point, (what, node.text.decode("utf-8", "replace"))))
+                bindings.append((node.start_point, (what, (node.text or b"").decode("utf-8", "replace"))))
     bound = {name for _at, (what, name) in bindings if what in ("target", "walrus")}
     for scope in scopes:
         bound |= scope.locals
@@ -155,9 +157,9 @@ def shadowed(root: Any, uses: list[tuple[int, int, str]]) -> set[int]:
     for chain, what, name in _sweep(scopes, bindings):
         if not chain:
             continue
-        if what == "walrus":  # (binds in the nearest scope that is no comprehension)
-            chain = [s for s in chain if s.kind != COMPREHENSION] or chain[:1]
-        scope = chain[-1]
+        # (a walrus binds in the nearest scope that is no comprehension)
+        held = [s for s in chain if s.kind != COMPREHENSION] or chain[:1] if what == "walrus" else chain
+        scope = held[-1]
         if what == "def":
             scope.defs.add(name)
         elif what == "global":

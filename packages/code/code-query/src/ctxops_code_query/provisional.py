@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 PROVISIONAL = "provisional"
 CANDIDATE_FILES = 60  # files scanned for a definition: those ripgrep lists first (sorted by path)
+MAX_IMPORT_SCAN_BYTES = 1024 * 1024  # (the scanner's default max_file_bytes)
 USE_FILES = 300  # files scanned for the uses of a name (refs, callers, impact, deps): ripgrep's first ones
 _DEFINING = (
     r"(def|class|func|function|fn|type|struct|interface|enum|trait|const|let|var|module|namespace)\b"
@@ -91,12 +92,36 @@ class ProvisionalIndex:
                 self._by_id.setdefault(s.id, s)
         return result
 
+    def _imports(self, rel: str) -> list[Any]:
+        """The file's imports alone: its tree's import statements, as the extractor reads them (a full
+        extraction of a large importer costs ten times more)."""
+        import tree_sitter
+        from ctxops_code_scan.extract import _parser
+        from ctxops_code_scan.imports import read_import
+        from ctxops_code_scan.languages import language_for_path, ts_query
+
+        spec = language_for_path(rel)
+        if spec is None or spec.grammar is None:
+            result = self._result(rel)
+            return list(result.imports) if result is not None else []
+        try:
+            with open(self.root / rel, "rb") as fh:
+                source = fh.read(MAX_IMPORT_SCAN_BYTES + 1)
+        except OSError:
+            return []
+        if len(source) > MAX_IMPORT_SCAN_BYTES:
+            return []
+        tree = _parser(spec.name).parse(source)
+        nodes = tree_sitter.QueryCursor(ts_query(spec.name)).captures(tree.root_node).get("import", [])
+        return [imp for node in nodes for imp in read_import(spec.name, node, rel)]
+
     def _scan(self, rel: str) -> list[Symbol]:
         out = self._result(rel)
         return list(out.symbols) if out is not None else []
 
-    def _mentioning(self, word: str) -> list[str]:
-        """Source files that hold ``word`` as a word (ripgrep, sorted by path), at most `USE_FILES`."""
+    def _mentioning(self, word: str, *, importing: bool = False) -> list[str]:
+        """Source files that hold ``word`` as a word (ripgrep, sorted by path), at most `USE_FILES`;
+        ``importing``: on a line that imports (a Go import block's lines name no keyword: any line)."""
         import re
 
         from ctxops_code_scan.languages import language_for_path
@@ -105,7 +130,10 @@ class ProvisionalIndex:
 
         if not word:
             return []
-        opts = GrepOptions(pattern=re.escape(word), word=True, keep=0)
+        pattern = re.escape(word)
+        if importing:
+            pattern = rf"(\b(import|from|require|include|use|mod)\b.*\b{pattern}\b|^\s*(\w+\s+)?\"[^\"]*\b{pattern}\")"
+        opts = GrepOptions(pattern=pattern, word=not importing, keep=0)
         try:
             found = run_grep(self.root, opts, timeout=self.deadline_s)
         except (GrepOverflow, GrepAborted) as exc:
@@ -210,9 +238,8 @@ class ProvisionalIndex:
         def targets(rel: str) -> tuple[set[str], set[str]]:
             inside: set[str] = set()
             outside: set[str] = set()
-            result = self._result(rel)
             self.scanned.add(rel)
-            for imp in result.imports if result is not None else []:
+            for imp in self._imports(rel):
                 hits = modules.resolve(imp.lang, imp.module, imp.name, imp.path)
                 inside.update(t.path for t in hits if t.path != rel)
                 if not hits and imp.module:
@@ -223,7 +250,9 @@ class ProvisionalIndex:
         stem = path.rpartition("/")[2].partition(".")[0]
         if path.endswith(".go") or stem in ("__init__", "index", "mod", "lib"):  # imported by its directory's name
             stem = path.rpartition("/")[0].rpartition("/")[2]
-        importers = sorted(rel for rel in self._mentioning(stem) if rel != path and path in targets(rel)[0])
+        importers = sorted(
+            rel for rel in self._mentioning(stem, importing=True) if rel != path and path in targets(rel)[0]
+        )
         return FileDeps(imports=sorted(imports), external=sorted(external), imported_by=importers)
 
     def symbols_in_file(self, path: str) -> list[Symbol]:

@@ -53,6 +53,8 @@ def loops(items):
         helper()                 # 46: except target
     if (helper := items):
         helper()                 # 48: walrus target
+def defaults(helper=helper(), *, k=lambda receive=helper(): receive()):   # 49: defaults are outer
+    return helper
 """
 
 
@@ -66,6 +68,10 @@ def test_locals_shadow_outer_definitions_as_python_resolves_names() -> None:
     kept = {(8, "helper"), (10, "receive"), (14, "helper"), (20, "receive"), (32, "helper"), (34, "helper"),
             (37, "helper")}  # fmt: skip
     assert kept <= calls
+    assert sum(1 for line, name in calls if (line, name) == (49, "helper")) == 1  # (a set: both uses are line 49)
+    out = extract(SOURCE, "t.py", "python")
+    line49 = sorted((r.col, r.symbol_name) for r in out.references if r.line == 49 and r.role == "call")
+    assert [name for _c, name in line49] == ["helper", "helper"]  # the lambda's own `receive()` is its parameter
     dropped = {(7, "receive"), (17, "helper"), (18, "helper"), (25, "receive"), (27, "receive"), (34, "args"),
                (34, "key"), (34, "kw"), (35, "helper"), (40, "helper"), (42, "receive"), (46, "helper"),
                (48, "helper")}  # fmt: skip

@@ -125,13 +125,17 @@ def shadowed(root: Any, uses: list[tuple[int, int, str]]) -> set[int]:
         params, body = fn.child_by_field_name("parameters"), fn.child_by_field_name("body")
         if params is None or body is None:  # (an incomplete definition in a file with syntax errors)
             continue
-        scope = _Scope(FUNCTION, params.start_point, body.end_point)
+        # (the body only: defaults and annotations are evaluated in the enclosing scope, `def f(len=len)`)
+        scope = _Scope(FUNCTION, body.start_point, body.end_point)
         scope.locals.update(_param_names(params))
         scopes.append(scope)
     for body in caps.get("cbody", ()):
         scopes.append(_Scope(CLASS, body.start_point, body.end_point))
     for lam in caps.get("lam", ()):
-        scope = _Scope(LAMBDA, lam.start_point, lam.end_point)
+        body = lam.child_by_field_name("body")
+        if body is None:
+            continue
+        scope = _Scope(LAMBDA, body.start_point, body.end_point)
         params = lam.child_by_field_name("parameters")
         if params is not None:
             scope.locals.update(_param_names(params))

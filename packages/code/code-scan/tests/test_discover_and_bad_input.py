@@ -54,8 +54,40 @@ def test_gitignore_nested_negation_and_config(tmp_path: Path) -> None:
         "app/local_settings.py": "ignored",
         "build": "ignored",
         "scratch": "ignored",
-        "node_modules": "vendored",
+        "node_modules": "vendored: node_modules is a package manager's directory",
     }
+
+
+def test_a_vendor_directory_without_module_metadata_is_the_projects_own_code(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "src/vendor/unpromise/unpromise.ts": "export class Unpromise {}\n",
+            "third_party/lib/package.json": "{}\n",
+            "third_party/lib/index.js": "export function f() {}\n",
+            "go/vendor/modules.txt": "# example.com/m v1\n",
+            "go/vendor/example.com/m/m.go": "package m\n",
+            "py/_vendor/six.py": "x = 1\n",
+            "py/_vendor/vendor.txt": "six==1\n",
+            "forced/vendor/pkg/pyproject.toml": "[project]\n",
+            "forced/vendor/pkg/mod.py": "x = 1\n",
+        },
+    )
+    files, skipped = _reasons(tmp_path)
+    assert files == {"src/vendor/unpromise/unpromise.ts"}
+    assert skipped == {
+        "third_party": "vendored: has its own lib/package.json",
+        "go/vendor": "vendored: has its own modules.txt",
+        "py/_vendor": "vendored: has its own vendor.txt",
+        "forced/vendor": "vendored: has its own pkg/pyproject.toml",
+    }
+    (tmp_path / ".meta").mkdir()
+    (tmp_path / ".meta" / "config.toml").write_text('[code]\ninclude_vendored = ["forced/vendor/"]\n')
+    files, skipped = _reasons(tmp_path, ScanConfig.load(tmp_path))
+    assert "forced/vendor/pkg/mod.py" in files and "forced/vendor" not in skipped
+    (tmp_path / ".meta" / "config.toml").write_text('[code]\ninclude_vendored = "forced/vendor"\n')
+    with pytest.raises(ConfigError, match="include_vendored"):
+        ScanConfig.load(tmp_path)
 
 
 def test_listing_some_directories_applies_the_rules_of_their_ancestors(tmp_path: Path) -> None:

@@ -395,6 +395,7 @@ class CodeIndex:
             stale_files=list(self._stale),
             index_bytes=index_bytes,
             store={"duckdb": str(self.layout.duckdb_path), "lookup": str(self.layout.current_lookup())},
+            vendored_dirs=lookup_queries.vendored_dirs(con),
         )
 
     def close(self) -> None:

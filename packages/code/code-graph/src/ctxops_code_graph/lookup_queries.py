@@ -129,6 +129,14 @@ def counts(con: sqlite3.Connection, what: str) -> dict[str, int]:
     return {str(k): int(v) for k, v in con.execute(sql).fetchall()}
 
 
+def vendored_dirs(con: sqlite3.Connection, limit: int = 50) -> list[tuple[str, str]]:
+    """Directories left out as vendored, with why (`vendored: has its own package.json`), by path."""
+    rows = con.execute(
+        "SELECT path, reason FROM skipped WHERE reason LIKE 'vendored%' ORDER BY path LIMIT ?", (limit,)
+    ).fetchall()
+    return [(str(p), str(r).removeprefix("vendored: ") if str(r) != "vendored" else "vendored") for p, r in rows]
+
+
 def symbol_key(con: sqlite3.Connection, symbol_id: str) -> int | None:
     row = con.execute("SELECT sk FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
     return None if row is None else int(row[0])

@@ -7,6 +7,8 @@ from typing import Any
 
 from ctxops_contracts import Edge, FileRecord, Symbol
 
+MAX_VENDORED_SHOWN = 10  # vendored directories listed by `describe` (the count by reason covers the rest)
+
 
 @dataclass(frozen=True)
 class Hop:
@@ -66,6 +68,8 @@ class IndexStatus:
     stale_files: list[str]
     index_bytes: int
     store: dict[str, str] = field(default_factory=dict)  # where the files are
+    # Directories left out as vendored, with why (first ones by path): `cq status` names the config key.
+    vendored_dirs: list[tuple[str, str]] = field(default_factory=list)
 
     def describe(self, *, stale_hint: str = "reindex to refresh them") -> list[str]:
         """Human-readable lines: revision, files by language, counts, skips, size, problems, freshness."""
@@ -80,6 +84,10 @@ class IndexStatus:
             f"files {self.files}: {langs}",
             f"symbols {self.symbols}, references {self.references}, edges {self.edges} ({conf})",
             f"skipped: {skipped}",
+            *(
+                f'  {path}/ left out, {reason} (index it: code.include_vendored = ["{path}"] in .meta/config.toml)'
+                for path, reason in self.vendored_dirs[:MAX_VENDORED_SHOWN]
+            ),
             f"size {self.index_bytes / 1e6:.1f} MB",
         ]
         if self.parse_problems:

@@ -96,6 +96,56 @@ def _possible_note(n: int) -> str:
     return f", {n} more possible by name only" if n else ""
 
 
+def rank_possible(symbols: list[Symbol], refs: list[Reference]) -> list[Reference]:
+    """The likeliest name-only candidates first: near the definition (same file, same directory, same
+    top-level package), then those whose receiver has the definition's shape (a method through a
+    receiver, `self` first; a function through a bare name or a module), then by path and line."""
+    homes = [s.path for s in symbols]
+    members = any(s.parent for s in symbols)
+
+    def near(path: str) -> int:
+        best = 3
+        for home in homes:
+            if path == home:
+                return 0
+            if path.rpartition("/")[0] == home.rpartition("/")[0]:
+                best = min(best, 1)
+            elif path.partition("/")[0] == home.partition("/")[0] and "/" in path:
+                best = min(best, 2)
+        return best
+
+    def shape(ref: Reference) -> int:
+        q = ref.qualifier
+        if members:
+            return 0 if q in _RECEIVERS else (1 if q else 2)
+        return 0 if q is None else 1
+
+    return sorted(refs, key=lambda r: (near(r.path), shape(r), r.path, r.line, r.col))
+
+
+def _why(ctx: QueryContext, refs: list[Reference], what: str) -> str | None:
+    # (a provisional scan resolves nothing: its own note says so)
+    return None if ctx.index.revision() == "provisional" else why_uncertain(refs, what)
+
+
+def why_uncertain(refs: list[Reference], what: str) -> str | None:
+    """One line on why none of the uses is certain: the receivers that could not be typed."""
+    if not refs:
+        return None
+    through = Counter(r.qualifier for r in refs if r.qualifier and r.qualifier not in _RECEIVERS)
+    own = sum(1 for r in refs if r.qualifier in _RECEIVERS)
+    bare = sum(1 for r in refs if not r.qualifier)
+    parts = []
+    if through:
+        names = ", ".join(q for q, _n in through.most_common(3)) + (", ..." if len(through) > 3 else "")
+        parts.append(f"{sum(through.values())} through receivers whose type is unknown ({names})")
+    if own:
+        parts.append(f"{own} through self/this of a class not known to inherit it")
+    if bare:
+        parts.append(f"{bare} by a bare name no import or enclosing definition binds to it")
+    return f"no certain {what}: " + "; ".join(parts)
+
+
 def cmd_refs(ctx: QueryContext, name: str) -> Answer:
     answer = _base(ctx, "refs", name)
     answer.grouped = True
@@ -115,7 +165,7 @@ def cmd_refs(ctx: QueryContext, name: str) -> Answer:
             answer.partial = True
             break
     taken = {(p, ln) for p, ln, _k in certain}
-    possible = [r for r in candidates(ctx, symbols, REF_ROLES) if (r.path, r.line) not in taken]
+    possible = rank_possible(symbols, [r for r in candidates(ctx, symbols, REF_ROLES) if (r.path, r.line) not in taken])
     answer.certain, answer.possible = len(certain), len(possible)
     answer.total = len(certain) + len(possible)
     if not answer.total:
@@ -141,6 +191,8 @@ def cmd_refs(ctx: QueryContext, name: str) -> Answer:
         + (" (" + ", ".join(f"{n} {role}" for role, n in by_role.most_common()) + ")" if by_role else "")
         + _possible_note(len(possible))
     )
+    if not certain and (why := _why(ctx, possible, "references")):
+        answer.notes.append(why)
     return answer
 
 
@@ -203,11 +255,14 @@ def _hops(ctx: QueryContext, command: str, name: str, depth: int) -> Answer:
             break
     certain = [h for h in hops if h.edge.confidence != "name-only"]
     possible = [h for h in hops if h.edge.confidence == "name-only"]
+    why = None
     if command == "callers":
         sites = {(h.edge.path, h.edge.line) for h in certain}
-        possible = [h for h in _callers_by_name(ctx, symbols) if (h.edge.path, h.edge.line) not in sites]
+        possible, refs = _callers_by_name(ctx, symbols, sites)  # ranked, likeliest first
+        why = None if certain else _why(ctx, refs, "callers")
+    else:
+        possible.sort(key=lambda h: (h.depth, h.edge.path or "", h.edge.line or 0))
     certain.sort(key=lambda h: (h.depth, _RANK.get(h.edge.confidence, 3), h.edge.path or "", h.edge.line or 0))
-    possible.sort(key=lambda h: (h.depth, h.edge.path or "", h.edge.line or 0))
     answer.certain, answer.possible = len(certain), len(possible)
     answer.total = len(certain) + len(possible)
     if not answer.total:
@@ -221,15 +276,21 @@ def _hops(ctx: QueryContext, command: str, name: str, depth: int) -> Answer:
         + (f" (depth <= {depth})" if depth > 1 else "")
         + _possible_note(len(possible))
     )
+    if why:
+        answer.notes.append(why)
     return answer
 
 
-def _callers_by_name(ctx: QueryContext, symbols: list[Symbol]) -> list[Hop]:
-    """Call sites of the bare name that no certain edge explains: name-only candidates, one hop."""
+def _callers_by_name(
+    ctx: QueryContext, symbols: list[Symbol], sites: set[tuple[str | None, int | None]] | None = None
+) -> tuple[list[Hop], list[Reference]]:
+    """Call sites of the bare name that no certain edge explains (none of ``sites``): name-only
+    candidates, one hop, the likeliest first (`rank_possible`), and the references they come from."""
     from ctxops_contracts import Edge
 
     hops: list[Hop] = []
-    for ref in candidates(ctx, symbols, ("call",)):
+    refs = [r for r in candidates(ctx, symbols, ("call",)) if sites is None or (r.path, r.line) not in sites]
+    for ref in rank_possible(symbols, refs):
         caller = ctx.index.symbol(ref.enclosing) if ref.enclosing else None
         edge = Edge(
             src=ref.enclosing or ref.path,
@@ -241,7 +302,7 @@ def _callers_by_name(ctx: QueryContext, symbols: list[Symbol]) -> list[Hop]:
             resolution="name-only",
         )
         hops.append(Hop(edge=edge, depth=1, symbol=caller))
-    return hops
+    return hops, refs
 
 
 def _hop_hit(hop: Hop, command: str) -> QueryHit:
@@ -487,12 +548,14 @@ def cmd_impact(ctx: QueryContext, name: str, depth: int = 3) -> Answer:
             break
     tests_sorted = sorted(tests)
     sites = {(h.edge.path, h.edge.line) for h in callers}
-    possible = [h for h in _callers_by_name(ctx, symbols) if (h.edge.path, h.edge.line) not in sites]
+    possible, refs = _callers_by_name(ctx, symbols, sites)
     distinct = {first_definition(h.symbol.id if h.symbol else h.edge.src) for h in callers}
     answer.notes.append(
         f"impact of {symbols[0].qualname} (depth <= {depth}): {len(distinct)} callers, "
         f"{len(files)} files, {len(tests_sorted)} tests" + _possible_note(len(possible))
     )
+    if not callers and (why := _why(ctx, refs, "callers")):
+        answer.notes.append(why)
     if tests_sorted:
         shown = ", ".join(tests_sorted[:3]) + (f" (+{len(tests_sorted) - 3})" if len(tests_sorted) > 3 else "")
         answer.notes.append(f"tests to run: {shown}")

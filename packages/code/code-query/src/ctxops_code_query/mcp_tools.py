@@ -63,7 +63,7 @@ INSTRUCTIONS = (
 
 
 # Commands a provisional scan answers while the first full build runs; the others need the graph.
-PROVISIONAL_COMMANDS = ("def", "brief")
+PROVISIONAL_COMMANDS = ("def", "brief", "refs", "callers", "callees", "impact", "deps")
 # A server outlives one call, unlike `cq`: a graph command waits for a first build this long (MCP clients
 # allow tool calls far longer) instead of answering "retry in a few seconds" to an agent that cannot wait.
 GRAPH_BUILD_WAIT_S = 90.0

@@ -85,6 +85,10 @@ def _operation(command: str) -> Callable[..., Answer]:
     return op
 
 
+# Graph commands a provisional scan answers by name only while the first build runs (`provisional`).
+PROVISIONAL_GRAPH_COMMANDS = frozenset({"refs", "callers", "callees", "impact", "deps"})
+
+
 def execute(root: Path, request: Request, *, open_index: Callable[[Path], Any] | None = None) -> Outcome:
     """Run one query command (not `index`/`status`, see `reports`) and render it."""
     from .context import QueryContext
@@ -149,6 +153,16 @@ def execute(root: Path, request: Request, *, open_index: Callable[[Path], Any] |
         answer.notes.append(saved_note(saved))
         if request.command == "map":
             answer.notes.append(MAP_NOTE)
+    # A provisional scan (`provisional.ProvisionalIndex`) says what it read. (`ctx.index` opens the index:
+    # only for the commands that read it.)
+    scanned = getattr(ctx.index, "scanned", None) if request.command in PROVISIONAL_GRAPH_COMMANDS else None
+    if scanned is not None and "provisional" not in (answer.empty_reason or ""):
+        capped = getattr(ctx.index, "capped", 0)
+        answer.notes.append(
+            f"provisional: uses by name only, from a scan of {len(scanned)} files"
+            + (f" ({capped} more files mention the name, not read)" if capped else "")
+            + "; the full index is still being built, then certain answers follow"
+        )
     rendered = render(answer, limits, elapsed_ms=(time.perf_counter() - started) * 1000)
     if cache is not None and rendered.exit_code != EXIT_DEADLINE:
         cache.put(request.command, cache_args, _rendered_to_cache(rendered))

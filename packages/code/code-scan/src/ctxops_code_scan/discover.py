@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import ALWAYS_IGNORED_DIRS, ScanConfig
+from .config import ALWAYS_IGNORED_DIRS, FIRST_PARTY_VENDOR_NAMES, MODULE_METADATA, ScanConfig
 from .languages import language_for_path, language_for_shebang
 from .records import Skipped
 
@@ -154,8 +154,14 @@ def _walk(
                     continue
                 if ignores.ignored(rel, True):
                     out.skipped.append(Skipped(path=rel, reason="ignored"))
-                elif entry.name in config.vendored_dirs:
-                    out.skipped.append(Skipped(path=rel, reason="vendored"))
+                elif entry.name in config.vendored_dirs and rel not in config.include_vendored:
+                    why = vendored_reason(entry.name, Path(entry.path))
+                    if why is not None:
+                        out.skipped.append(Skipped(path=rel, reason=f"vendored: {why}"))
+                    elif known is None or rel not in known:  # the project's own code under a vendor-like name
+                        _walk(
+                            root, rel, Path(entry.path), ignores=ignores, config=config, out=out, top=False, known=known
+                        )
                 elif known is None or rel not in known:
                     _walk(root, rel, Path(entry.path), ignores=ignores, config=config, out=out, top=False, known=known)
                 continue
@@ -164,6 +170,41 @@ def _walk(
             _classify(rel, entry, ignores, config, out)
     finally:
         ignores.pop(pushed)
+
+
+# Entries looked at to decide whether a vendor-like directory is another module; past it, it counts as one.
+VENDOR_CHECK_ENTRIES = 400
+
+
+def vendored_reason(name: str, path: Path) -> str | None:
+    """Why a vendored directory is left out, or None when it is the project's own code: a `vendor/`,
+    `third_party/` or `_vendor/` with no module metadata (package.json, go.mod, pyproject.toml, ...) in it
+    or in its directories one or two levels down. A package manager's directory (node_modules, ...) is
+    always left out."""
+    if name not in FIRST_PARTY_VENDOR_NAMES:
+        return f"{name} is a package manager's directory"
+    seen = 0
+    level = [(path, "")]
+    for _depth in range(3):
+        below: list[tuple[Path, str]] = []
+        for directory, rel in level:
+            try:
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue
+            for entry in entries:
+                seen += 1
+                if seen > VENDOR_CHECK_ENTRIES:
+                    return f"more than {VENDOR_CHECK_ENTRIES} entries to check for module metadata"
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        below.append((Path(entry.path), f"{rel}{entry.name}/"))
+                    elif entry.name in MODULE_METADATA:
+                        return f"has its own {rel}{entry.name}"
+                except OSError:
+                    continue
+        level = below
+    return None
 
 
 def _classify(rel: str, entry: os.DirEntry[str], ignores: _Ignores, config: ScanConfig, out: Discovery) -> None:

@@ -410,7 +410,24 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if parent is not None:
             sym = out.symbols[index]
             out.symbols[index] = Symbol(**{**_as_dict(sym), "parent": parent})
+    if python:
+        _drop_locals(tree.root_node, out)
     return out
+
+
+def _drop_locals(root: Any, out: Extraction) -> None:
+    """Leave out the bare-name uses that mean a local variable (a parameter, an assignment target, ...):
+    no definition of the same name is what they use (`py_scopes`)."""
+    from .py_scopes import shadowed
+
+    at = [i for i, r in enumerate(out.references) if r.qualifier is None and r.role != "import"]
+    if not at:
+        return
+    refs = out.references
+    drop = shadowed(root, [(refs[i].line - 1, refs[i].col, refs[i].symbol_name) for i in at])
+    if drop:
+        gone = {at[k] for k in drop}
+        out.references = [r for i, r in enumerate(refs) if i not in gone]
 
 
 def _in_init(top: _Open) -> bool:

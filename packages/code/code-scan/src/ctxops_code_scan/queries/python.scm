@@ -25,6 +25,9 @@
 (decorator (attribute object: (_) @qual attribute: (identifier) @name)) @ref.call
 (class_definition superclasses: (argument_list (identifier) @name) @ref.inherit)
 (class_definition superclasses: (argument_list (attribute object: (_) @qual attribute: (identifier) @name) @ref.inherit))
+;; a subscripted generic base: `class Float(Number[float])`, `class C(fields.Number[int])`
+(class_definition superclasses: (argument_list (subscript value: (identifier) @name)) @ref.inherit)
+(class_definition superclasses: (argument_list (subscript value: (attribute object: (_) @qual attribute: (identifier) @name))) @ref.inherit)
 (type (identifier) @name) @ref.type
 (type (attribute object: (_) @qual attribute: (identifier) @name)) @ref.type
 (generic_type (identifier) @name) @ref.type

@@ -49,7 +49,9 @@ def test_three_layers_index_first(repo: Path) -> None:
     assert injection.layers["constants"][:1] == [ids["pin"]] and ids["conv"] in injection.layers["constants"]
     assert injection.layers["task"][0] == ids["mig"] and ids["race"] not in injection.layers["task"]
     assert injection.layers["digest"] == [digest.id]
-    assert f"- {ids['mig'][-8:]} lesson: Run migrations before API tests" in lines
+    created = store.resolve(ids["mig"]).created_at.date().isoformat()
+    # The whole memory, title and body, with its date (issue 23): not the title alone.
+    assert f"- {ids['mig'][-8:]} lesson ({created}): Run migrations before API tests — no such table" in lines
     # The session's own digest is never given back to it.
     own = build_injection(repo, "API tests", session_id="abc")
     assert "digest" not in own.layers

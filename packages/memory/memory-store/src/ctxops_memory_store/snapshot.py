@@ -133,7 +133,9 @@ class Snapshot:
         rows = self.con.execute(
             "SELECT doc FROM docs WHERE pinned = 1 UNION "
             "SELECT doc FROM (SELECT doc FROM docs WHERE kind IN (?, ?, ?) ORDER BY born DESC LIMIT ?) UNION "
-            "SELECT doc FROM (SELECT doc FROM docs WHERE kind = 'summary' ORDER BY born DESC LIMIT 20)",
+            "SELECT doc FROM (SELECT doc FROM docs WHERE kind = 'summary' ORDER BY born DESC LIMIT 20) UNION "
+            # lessons from corrections are constants too (the caller keeps those tagged so): the newest ones
+            "SELECT doc FROM (SELECT doc FROM docs WHERE kind = 'lesson' ORDER BY born DESC LIMIT 20)",
             (*CONSTANT_KINDS, RECENT_CONSTANTS),
         ).fetchall()
         wanted |= {int(r[0]) for r in rows}

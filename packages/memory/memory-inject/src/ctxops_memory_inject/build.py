@@ -41,7 +41,8 @@ log = get_logger(__name__)
 
 DEFAULT_BUDGET = 800
 CHAR_LIMIT = 9_500  # Claude Code caps additionalContext at 10,000 characters
-TASK_LIMIT = 50  # task candidates considered (the budget, not a line count, decides how many are shown)
+FILL_MIN_RELATIVE = 0.08  # task candidates down to this share of the best score (ranking's own floor: 0.25)
+TASK_LIMIT = 80  # task candidates considered (the budget, not a line count, decides how many are shown)
 # Kinds injected whole when they fit (a lesson cut before its fix teaches the wrong thing): issue 23.
 WHOLE_KINDS = frozenset({"lesson", "constraint", "decision", "convention", "preference"})
 LONG_CHARS = 360  # a memory's text longer than this is "long": summarized first, given whole if budget remains
@@ -341,6 +342,8 @@ def build_injection(
     if vectors and vector_scores is None and task.strip():
         vector_scores, cross_language, neighbours = _vector_scores(base, task)
         lexical_vectors = neighbours is not None
+    if config is None:  # the budget decides how many are shown: weaker matches fill what the strong ones leave
+        config = RankConfig(min_relative=FILL_MIN_RELATIVE, keep=TASK_LIMIT)
     ranked = rank(
         summaries_excluded,  # digests are layer 3: as BM25 documents they would outrank every lesson
         task,

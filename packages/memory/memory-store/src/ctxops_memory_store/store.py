@@ -32,7 +32,7 @@ from .entry_file import LoadResult, file_name, render_entry
 from .frontmatter import FrontMatterError
 from .index import Filters, MemoryIndex, scope_matches
 from .layout import INDEX_DIR, MEMORY_DIR
-from .similarity import content_hash, near_duplicate, normalize, shingles
+from .similarity import anchors, content_hash, near_duplicate, normalize, shingles
 from .snapshot import BULK as SNAPSHOT_BULK
 from .snapshot import SnapshotWriter, request_sync
 from .snapshot import wanted as snapshot_wanted
@@ -79,6 +79,11 @@ class SearchResult:
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def _speaker(entry: MemoryEntry) -> str:
+    """Whose words an entry holds (its ``speaker:`` tag), or ""."""
+    return next((t for t in entry.tags if t.startswith("speaker:")), "")
 
 
 def new_entry(
@@ -680,6 +685,11 @@ class MemoryStore:
                 continue  # entries about different parts of the code are never folded or superseded together
             near = near_duplicate(new_shingles, self._shingles_of(old), self.config.fold_threshold)
             near = near or similar.get(old.id, 0.0) >= self.config.vector_fold_threshold
+            if near and (
+                anchors(f"{new.title} {new.body}") != anchors(f"{old.title} {old.body}")
+                or _speaker(new) != _speaker(old)
+            ):
+                near = False  # other numbers, names, paths or speaker: a look-alike fact, never folded (issue 23)
             if near:
                 if old.pinned and not new.pinned:
                     kept = _with(old, history=list(dict.fromkeys([*old.history, new.id])))

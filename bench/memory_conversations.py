@@ -253,7 +253,7 @@ def lines_within(lines: list[str], tokens: int) -> str:
     return "\n".join(out)
 
 
-def main() -> int:  # noqa: C901, PLR0915 - one report
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--conversations", type=int, default=5)
     parser.add_argument("--seed", type=int, default=7)
@@ -261,7 +261,7 @@ def main() -> int:  # noqa: C901, PLR0915 - one report
     try:
         from rank_bm25 import BM25Okapi
     except ImportError:
-        BM25Okapi = None  # noqa: N806
+        BM25Okapi = None
     budgets = (800, 2000)
     methods = ["inject", "search@same", "titles 8x80", *(["rank_bm25@same"] if BM25Okapi else [])]
     tally = {(m, b): [0, 0, 0] for m in methods for b in budgets}  # evidence, answer, tokens
@@ -283,7 +283,7 @@ def main() -> int:  # noqa: C901, PLR0915 - one report
             docs = [(i, active[i]) for i in dict.fromkeys(ids) if i in active]
             bm25 = BM25Okapi([f"{e.title} {e.body}".lower().split() for _, e in docs]) if BM25Okapi else None
 
-            def line(entry_id: str) -> str:
+            def line(entry_id: str, active: dict = active) -> str:
                 e = active[entry_id]
                 return f"- {entry_id[-8:]} fact: {' '.join(e.body.split())}"
 

@@ -82,11 +82,11 @@ def anchors(text: str) -> frozenset[str]:
             found.update(numbers)
         elif "/" in token or "\\" in token or ("." in token.strip(".") and not token.isupper()):
             found.add(token.lower())
-        elif "_" in token.strip("_") or (token[:1].islower() and any(c.isupper() for c in token)):
+        elif (
+            "_" in token.strip("_")  # an identifier
+            or (token[:1].islower() and any(c.isupper() for c in token))  # camelCase
+            or (token[:1].isupper() and (not opening or any(c.isupper() for c in token[1:])))  # a name, CamelCase
+        ):
             found.add(token)
-        elif token[:1].isupper() and not opening:
-            found.add(token)
-        elif token[:1].isupper() and any(c.isupper() for c in token[1:]):
-            found.add(token)  # CamelCase or an acronym, even opening a sentence
         opening = False
     return frozenset(found)

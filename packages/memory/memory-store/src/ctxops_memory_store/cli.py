@@ -12,17 +12,21 @@ from typing import Any
 
 from ctxops_contracts import MemoryEntry, to_builtins
 from ctxops_contracts.shared.cli import (
+    EXIT_DISK,
     EXIT_EMPTY,
     EXIT_OK,
     CliError,
     Parser,
     add_common_options,
+    disk_error,
     emit_json,
     json_requested,
     parse_time,
     report_error,
     typed_prog,
 )
+
+from ctxops_contracts.shared.locks import LockBusy
 
 from .config import ConfigError
 from .entry_file import render_entry
@@ -390,6 +394,36 @@ def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
     except (InvalidTransition, ConfigError, ValueError, ImportError) as exc:
         error = CliError(str(exc), f"see `{prog} {args.command} --help`")
         return report_error(error, prog=f"{prog} {args.command}", json_mode=json_mode)
+    except LockBusy as exc:  # writers queue for minutes (``store.WRITE_WAIT_S``): a holder that never lets go
+        error = CliError(str(exc), "another ctx process holds the memory store; try again", code=EXIT_DISK)
+        return report_error(error, prog=f"{prog} {args.command}", json_mode=json_mode)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:  # never a traceback: one line (one JSON object with --json), exit 4
+        error = disk_error(exc) or CliError(
+            f"{type(exc).__name__}: {exc}".replace("\n", " "), "details in .meta/logs/memory-store.log", code=EXIT_DISK
+        )
+        _log_failure(args.command, exc)
+        return report_error(error, prog=f"{prog} {args.command}", json_mode=json_mode)
+
+
+def _log_failure(command: str, exc: BaseException) -> None:
+    """The traceback of an unexpected failure, to ``.meta/logs/memory-store.log`` (best effort)."""
+    import traceback
+
+    from ctxops_contracts.shared.files import append_lines
+    from ctxops_contracts.shared.layout import LOGS_DIR, meta_path, meta_subdir
+    from ctxops_contracts.shared.repo import try_find_root
+
+    root = try_find_root()
+    if root is None:
+        return
+    try:
+        meta_subdir(root, LOGS_DIR)
+        text = f"{datetime.now().astimezone().isoformat()} mem {command}: " + "".join(traceback.format_exception(exc))
+        append_lines(meta_path(root, LOGS_DIR, "memory-store.log"), text.encode("utf-8", "replace"), fsync=False)
+    except OSError:
+        pass
 
 
 if __name__ == "__main__":

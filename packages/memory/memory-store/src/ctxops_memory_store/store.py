@@ -81,6 +81,23 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+WRITE_WAIT_S = 300.0  # how long a writer queues for the store's write lock before it gives up
+WRITE_POLL_S = 0.01  # the longest sleep between two tries (a short one: waiters get their turn soon after a put)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (0: unknown, taken as gone)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, someone else's
+    return True
+
+
 def _speaker(entry: MemoryEntry) -> str:
     """Whose words an entry holds (its ``speaker:`` tag), or ""."""
     return next((t for t in entry.tags if t.startswith("speaker:")), "")
@@ -199,6 +216,7 @@ class MemoryStore:
         self._snapshot_stale = False  # the catalog learned of changes the snapshot may not have
         self._sync_steps = False  # syncing in steps (the detached sync), not writing
         self._sync_more = False  # a step left files for the next one
+        self._swept = False  # temporary files of killed writers removed (once a process, under the lock)
 
     # -- reading ---------------------------------------------------------------------------------------
 
@@ -388,7 +406,11 @@ class MemoryStore:
         """One writer of the memory files at a time; everything read inside is read under the lock."""
         ensure_meta(str(self.root))
         ensure_dir(self.index_dir)  # 0700; a symlinked .meta/index is refused (UnsafePath)
-        with file_lock(self.index_dir / WRITE_LOCK, timeout=10.0, write_pid=True):
+        # Writers queue: a put waits its turn for up to WRITE_WAIT_S (8 writers x 200 puts all land); only a
+        # holder that never lets go turns a writer away (LockBusy; the CLI says so in one line, exit 4).
+        with file_lock(self.index_dir / WRITE_LOCK, timeout=WRITE_WAIT_S, write_pid=True, max_poll=WRITE_POLL_S):
+            if full_check or not self._swept:
+                self._sweep_temp()  # under the lock: no live writer of this store is between write and rename
             generation = self._generation()
             # Every store write bumps the generation under this lock: when it is the one this process left,
             # no other writer came in between and the catalog in memory is current, unless the directory
@@ -411,6 +433,30 @@ class MemoryStore:
                     self._known_generation = self._bump_generation()
                     self._dirty_generation = False
                 self._close_snapshot()
+
+    def _sweep_temp(self) -> None:
+        """Remove the temporary files a killed writer left (``.NAME.PID.NS.tmp`` of ``atomic_write``): in the
+        memory directory every one whose process is gone or that is older than a minute; in the index
+        directory (readers save the catalog there without this lock) the same. Once a process, and on every
+        full check (``ctx mem rebuild``)."""
+        self._swept = True
+        now = time.time()
+        for directory in (self.memory_dir, self.index_dir):
+            try:
+                names = [n for n in os.listdir(directory) if n.startswith(".") and n.endswith(".tmp")]
+            except OSError:
+                continue
+            for name in names:
+                parts = name.rsplit(".", 3)
+                pid = int(parts[1]) if len(parts) == 4 and parts[1].isdigit() else 0
+                path = os.path.join(directory, name)
+                try:
+                    if _alive(pid) and pid != os.getpid() and now - os.lstat(path).st_mtime < 60:
+                        continue
+                    os.unlink(path)
+                    log.info("removed %s, left by a writer that was killed", path)
+                except OSError:
+                    continue
 
     def _open_snapshot(self, generation: str) -> None:
         """Start this write's transaction on the hook's read snapshot, brought in step first if it is not.

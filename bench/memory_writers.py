@@ -70,8 +70,9 @@ def cli_writers(root: Path, count: int, puts: int) -> None:
         "import subprocess, sys, json\n"
         "bad = []\n"
         "for i in range(int(sys.argv[3])):\n"
-        "    done = subprocess.run([sys.executable, '-m', 'ctxops_memory_store', '--root', sys.argv[1], 'add', '--json',"
-        " '--kind', 'fact', '--title', f'cli {sys.argv[2]} note {i} on port {7000 + i}'], capture_output=True, text=True)\n"
+        "    argv = [sys.executable, '-m', 'ctxops_memory_store', '--root', sys.argv[1], 'add', '--json', '--kind',"
+        " 'fact', '--title', f'cli {sys.argv[2]} note {i} on port {7000 + i}']\n"
+        "    done = subprocess.run(argv, capture_output=True, text=True)\n"
         "    try:\n"
         "        doc = json.loads(done.stdout); one = isinstance(doc, dict) and done.stdout.count('\\n') == 1\n"
         "    except ValueError:\n"
@@ -108,7 +109,7 @@ def kills(root: Path, times: int) -> None:
         proc.wait()
         # A killed writer may die between its temporary file and the rename: plant one as such a death leaves it.
         (memory_dir / f".planted.md.{proc.pid}.{time.time_ns()}.tmp").write_text("half a memory")
-        left += sum(1 for d in (memory_dir, index_dir) for n in os.listdir(d) if n.endswith(".tmp"))
+        left += sum(1 for d in (memory_dir, index_dir) for p in d.iterdir() if p.name.endswith(".tmp"))
     MemoryStore(root).put(new_entry(kind="fact", title="the next write after the kills"))
     after = sum(1 for d in (memory_dir, index_dir) for n in os.listdir(d) if n.endswith(".tmp"))
     print(

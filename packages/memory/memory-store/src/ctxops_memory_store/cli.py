@@ -25,7 +25,6 @@ from ctxops_contracts.shared.cli import (
     report_error,
     typed_prog,
 )
-
 from ctxops_contracts.shared.locks import LockBusy
 
 from .config import ConfigError

@@ -443,17 +443,16 @@ class MemoryStore:
         now = time.time()
         for directory in (self.memory_dir, self.index_dir):
             try:
-                names = [n for n in os.listdir(directory) if n.startswith(".") and n.endswith(".tmp")]
+                found = [p for p in directory.iterdir() if p.name.startswith(".") and p.name.endswith(".tmp")]
             except OSError:
                 continue
-            for name in names:
-                parts = name.rsplit(".", 3)
+            for path in found:
+                parts = path.name.rsplit(".", 3)
                 pid = int(parts[1]) if len(parts) == 4 and parts[1].isdigit() else 0
-                path = os.path.join(directory, name)
                 try:
-                    if _alive(pid) and pid != os.getpid() and now - os.lstat(path).st_mtime < 60:
+                    if _alive(pid) and pid != os.getpid() and now - path.lstat().st_mtime < 60:
                         continue
-                    os.unlink(path)
+                    path.unlink()
                     log.info("removed %s, left by a writer that was killed", path)
                 except OSError:
                     continue

@@ -111,9 +111,10 @@ def kills(root: Path, times: int) -> None:
         (memory_dir / f".planted.md.{proc.pid}.{time.time_ns()}.tmp").write_text("half a memory")
         left += sum(1 for d in (memory_dir, index_dir) for p in d.iterdir() if p.name.endswith(".tmp"))
     MemoryStore(root).put(new_entry(kind="fact", title="the next write after the kills"))
-    after = sum(1 for d in (memory_dir, index_dir) for n in os.listdir(d) if n.endswith(".tmp"))
+    after = sum(1 for d in (memory_dir, index_dir) for p in d.iterdir() if p.name.endswith(".tmp"))
     print(
-        f"{times} writers killed with SIGKILL mid-put: {left} temporary files seen after the kills, {after} after the next write"
+        f"{times} writers killed with SIGKILL mid-put: {left} temporary files seen after the kills, "
+        f"{after} after the next write"
     )
 
 

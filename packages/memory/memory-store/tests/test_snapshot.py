@@ -76,7 +76,13 @@ def test_the_listing_decides_when_the_directory_time_cannot(
     by_hand = new_entry(kind="lesson", title="Vendored wheels live in third_party")
     path = repo / ".meta" / "memory" / file_name(by_hand)
     path.write_text(render_entry(by_hand), encoding="utf-8")
+    opened = snapshot.open_for_read(index_dir, memory_dir)  # one file more: read on top of the rows
+    assert opened is not None and opened.behind and list(opened.overlay) == [path.name]
+    opened.close()
+    limit = snapshot.OVERLAY_MAX
+    monkeypatch.setattr(snapshot, "OVERLAY_MAX", 0)
     assert snapshot.open_for_read(index_dir, memory_dir) is None
+    monkeypatch.setattr(snapshot, "OVERLAY_MAX", limit)
     path.unlink()
     # Same files again, but the directory time moved: the listing matches, and the check is recorded
     # once the directory time is old enough, so the next reader trusts it without listing.

@@ -316,8 +316,8 @@ def build_injection(
     base = os.fspath(root)
     memory_dir, index_dir = meta_path(base, MEMORY_DIR), meta_path(base, INDEX_DIR)
     # A large store reads only what this prompt needs from the read snapshot, which the store's writer keeps
-    # in step; when files changed outside the store, the catalog answers and a detached sync (never waited
-    # for) brings the snapshot back in step.
+    # in step; a few files changed outside the store (a `git pull`) are parsed on top of it, many make the
+    # catalog answer; either way a detached sync (never waited for) brings the snapshot back in step.
     snap = snapshot.open_for_read(index_dir, memory_dir)
     corpus: tuple[int, float] | None = None
     doc_freq: dict[str, int] | None = None
@@ -326,7 +326,7 @@ def build_injection(
             (records, doc_freq), corpus = snap.records(tokens(task)), snap.corpus()
         finally:
             snap.close()
-        if snap.full_check_due:  # edits in place are looked for now and then; this answer does not wait
+        if snap.full_check_due or snap.behind:  # in-place edits now and then, a `git pull`: this answer does not wait
             snapshot.request_sync(base, index_dir)
     else:
         catalog = load_catalog(memory_dir, index_dir)

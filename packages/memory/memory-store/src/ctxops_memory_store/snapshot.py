@@ -14,7 +14,10 @@ When the hook may trust it (``open_for_read``):
 - the memory directory's time is the one the snapshot recorded, and was recorded well after that time
   (two changes inside one clock tick look like one: the catalog's "racy" rule); or
 - otherwise, the directory's listing (names and inodes, no stat) is exactly the snapshot's files: every
-  store write replaces a file (a new inode), so a file written, superseded or archived since shows here.
+  store write replaces a file (a new inode), so a file written, superseded or archived since shows here;
+- or the listing differs by at most ``OVERLAY_MAX`` files (a `git pull` that brought a few memories): those
+  are parsed on top of the snapshot and their old rows set aside, so the hook after a pull costs a few
+  file reads, not the whole catalog (issue 23); the detached sync then brings the rows in step.
 Stores of up to ``SMALL`` files always take the catalog path, which is as fast there and stats every file
 (edits in place included). Derived data: delete it and the next write or sync rebuilds it.
 """
@@ -41,6 +44,7 @@ SYNC_EVERY_S = 30.0  # at most one detached sync started per this many seconds
 BULK = 500  # a writer catches up this many files itself; more are the detached sync's, in steps of this size
 FORMAT = "4"  # 4: the session-5 stemmer changed every term
 CONSTANT_KINDS = ("decision", "constraint", "convention")
+OVERLAY_MAX = 200  # files changed outside the store a reader parses itself on top of the snapshot
 RECENT_CONSTANTS = 60  # non-pinned constants read besides the ones the prompt matches (newest first)
 
 Record = dict[str, object]
@@ -83,11 +87,24 @@ class Snapshot:
     """An open snapshot (read side). ``full_check_due``: in-place edits have not been looked for in
     ``FULL_CHECK_AFTER`` (the reader still answers; the caller starts a detached sync)."""
 
-    def __init__(self, con: sqlite3.Connection, meta: dict[str, str], *, full_check_due: bool = False) -> None:
+    def __init__(
+        self,
+        con: sqlite3.Connection,
+        meta: dict[str, str],
+        *,
+        full_check_due: bool = False,
+        overlay: dict[str, Record] | None = None,
+        stale: set[str] | None = None,
+    ) -> None:
         self.con = con
         self.n = int(meta.get("n", "0"))
         self.total = float(meta.get("total", "0"))
         self.full_check_due = full_check_due
+        # Files changed outside the store since the snapshot was written (a `git pull`, a hand edit), when they
+        # are few: parsed now (``overlay``, by name) and their rows set aside (``stale``: changed or removed).
+        self.overlay = overlay or {}
+        self.stale = stale or set()
+        self.behind = bool(self.overlay or self.stale)  # a detached sync should bring the rows in step
 
     def close(self) -> None:
         self.con.close()
@@ -144,10 +161,19 @@ class Snapshot:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for doc, length, entry in self.con.execute(
-                f"SELECT doc, length, entry FROM docs WHERE doc IN ({marks})", chunk
+            for doc, length, entry, name in self.con.execute(
+                f"SELECT doc, length, entry, file FROM docs WHERE doc IN ({marks})", chunk
             ):
+                if name in self.stale:
+                    continue
                 out.append({"entry": jsonlite.loads(entry), "terms": by_doc.get(int(doc), {}), "length": float(length)})
+        for record in self.overlay.values():
+            entry = record.get("entry")
+            if isinstance(entry, dict) and entry.get("status") == "active":
+                out.append(record)
+                for term in record.get("terms") or {}:  # type: ignore[union-attr]
+                    if term in doc_freq:
+                        doc_freq[term] += 1
         return out, doc_freq
 
 
@@ -180,16 +206,33 @@ def open_for_read(index_dir: str, memory_dir: str) -> Snapshot | None:
             return None
         now = time.time_ns()
         built_mtime, checked = int(meta["dir_mtime_ns"]), int(meta["checked_ns"])
+        overlay: dict[str, Record] = {}
+        stale: set[str] = set()
         if built_mtime != dir_mtime or checked - built_mtime < RACY_NS:
             listing = _listing(memory_dir)
             known = dict(con.execute("SELECT file, ino FROM files").fetchall())
-            if listing is None or listing != known:
+            if listing is None:
                 con.close()
                 return None
-            if now - dir_mtime >= RACY_NS:
+            if listing != known:
+                # A few files added, replaced or removed outside the store (a `git pull`): read just those, so
+                # the hook never waits for the whole catalog; more than OVERLAY_MAX: the catalog path.
+                changed = [n for n, ino in listing.items() if known.get(n) != ino]
+                stale = {n for n in known if listing.get(n) != known[n]}
+                if len(changed) + len(stale) > OVERLAY_MAX:
+                    con.close()
+                    return None
+                from .catalog import parse_file
+
+                for name in changed:
+                    try:
+                        overlay[name] = parse_file(os.path.join(memory_dir, name), name)
+                    except OSError:
+                        continue
+            elif now - dir_mtime >= RACY_NS:
                 _note_checked(path, built_mtime, dir_mtime, now)
         due = now - int(meta["full_check_ns"]) >= FULL_CHECK_AFTER_NS
-        return Snapshot(con, meta, full_check_due=due)
+        return Snapshot(con, meta, full_check_due=due, overlay=overlay, stale=stale)
     except (sqlite3.Error, KeyError, ValueError):
         con.close()
         return None

@@ -238,3 +238,37 @@ def test_a_snapshot_of_the_previous_stemmer_is_not_read(store: MemoryStore, repo
     con.commit()
     con.close()
     assert snapshot.open_for_read(index_dir, memory_dir) is None
+
+
+def test_search_and_show_read_the_snapshot_not_the_store(
+    store: MemoryStore, repo: Path, small_is_tiny: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = _fill(store)
+    store.put(new_entry(kind="fact", title="Webhooks retry five times", body="then they go to the dead letter queue"))
+    by_hand = new_entry(kind="lesson", title="Webhook payloads are signed with HMAC")
+    (repo / ".meta" / "memory" / file_name(by_hand)).write_text(render_entry(by_hand), encoding="utf-8")
+    fresh = MemoryStore(repo)
+
+    def no_load(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the store was loaded")
+
+    monkeypatch.setattr(fresh, "load", no_load)
+    found = fresh.quick_find("webhook retry", limit=5)
+    assert found is not None and found.engine == "snapshot"
+    hit_ids = [e.id for e, _ in found.hits]
+    assert hit_ids[0] == ids[2] and by_hand.id in hit_ids  # the file written outside the store is found too
+    assert [s for _, s in found.hits] == sorted((s for _, s in found.hits), reverse=True)
+    quick = fresh.quick_resolve(ids[2][-8:])
+    assert quick is not None and quick[0].id == ids[2] and quick[1].name.endswith(ids[2][-6:].lower() + ".md")
+    assert fresh.quick_resolve("XY") is None  # too short to name a file: the full path decides
+    monkeypatch.undo()
+    assert [e.id for e, _ in MemoryStore(repo).find("webhook retry", limit=5).hits][0] == ids[2]
+    # The CLI in a fresh process answers from the snapshot (engine) with the same first hit.
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxops_memory_store", "--root", str(repo), "search", "webhook", "retry", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hits"][0]["id"] == ids[2]

@@ -195,8 +195,9 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
         _emit(args, [to_builtins(e) for e in found], [_line(e) for e in found] or ["no memory entries match"])
         return EXIT_OK if found else EXIT_EMPTY
     if cmd == "show":
-        entry = store.resolve(args.id)
-        path = store.path_of(entry.id)
+        quick = store.quick_resolve(args.id)  # the one file whose name carries the id: no store load
+        entry, path = quick if quick is not None else (store.resolve(args.id), None)
+        path = path or store.path_of(entry.id)
         _emit(args, {**to_builtins(entry), "path": str(path)}, [f"# {path}", render_entry(entry).rstrip()])
         return 0
     if cmd == "search":
@@ -219,9 +220,10 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
             hits = [(table[i], s) for i, s in ranked if i in table]
             engine, note = "lancedb", None
         else:
-            outcome = store.find(query, filters, limit=args.limit)
+            outcome = store.quick_find(query, filters, limit=args.limit) or store.find(query, filters, limit=args.limit)
             hits, engine, note = outcome.hits, outcome.engine, outcome.note
-        _warn_broken(store)
+        if engine != "snapshot":  # the snapshot path read no file: it has no broken ones to name
+            _warn_broken(store)
         if note:
             sys.stderr.write(f"note: {note}\n")
         data = {"query": query, "engine": engine, "hits": [{"score": s, **to_builtins(e)} for e, s in hits]}

@@ -176,6 +176,58 @@ class Snapshot:
                         doc_freq[term] += 1
         return out, doc_freq
 
+    def search(self, terms: Sequence[str], top: int) -> list[tuple[Record, float]]:
+        """The ``top`` active entries by BM25 for ``terms`` (scored in SQL over the query's postings; files
+        changed outside the store scored here), best first: what ``ctx mem search`` reads at any store size."""
+        from .bm25 import K1, B, idf
+
+        unique = sorted(set(terms))
+        if not unique or not (self.n or self.overlay):
+            return []
+        marks = ",".join("?" * len(unique))
+        doc_freq = {
+            str(t): int(c)
+            for t, c in self.con.execute(
+                f"SELECT term, count(*) FROM postings WHERE term IN ({marks}) GROUP BY term", unique
+            )
+        }
+        fresh = [r for r in self.overlay.values() if isinstance(r.get("entry"), dict)]
+        fresh = [r for r in fresh if r["entry"].get("status") == "active"]  # type: ignore[union-attr]
+        for record in fresh:
+            for term in set(unique) & set(record.get("terms") or {}):  # type: ignore[arg-type]
+                doc_freq[term] = doc_freq.get(term, 0) + 1
+        n = self.n + len(fresh)
+        weights = [(t, idf(n, c)) for t, c in doc_freq.items()]
+        if not weights:
+            return []
+        avgdl = self.corpus()[1]
+        values = ",".join("(?, ?)" for _ in weights)
+        sql = (
+            f"WITH q(term, w) AS (VALUES {values}), s AS ("
+            "SELECT p.doc AS doc, sum(q.w * p.tf * ? / (p.tf + ? * (1 - ? + ? * p.length / ?))) AS score "
+            "FROM q JOIN postings p ON p.term = q.term GROUP BY p.doc ORDER BY score DESC LIMIT ?) "
+            "SELECT d.entry, s.score, d.file FROM s JOIN docs d ON d.doc = s.doc ORDER BY s.score DESC"
+        )
+        params = [x for pair in weights for x in pair] + [K1 + 1, K1, B, B, avgdl, top + len(self.stale)]
+        found: list[tuple[Record, float]] = [
+            (jsonlite.loads(entry), float(score))
+            for entry, score, name in self.con.execute(sql, params)
+            if name not in self.stale
+        ]
+        weight = dict(weights)
+        for record in fresh:
+            tfs = record.get("terms") or {}
+            length = float(record.get("length") or 0.0)  # type: ignore[arg-type]
+            score = sum(
+                weight[t] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
+                for t, tf in tfs.items()  # type: ignore[union-attr]
+                if t in weight
+            )
+            if score > 0:
+                found.append((record["entry"], score))  # type: ignore[arg-type]
+        found.sort(key=lambda pair: -pair[1])
+        return found[:top]
+
 
 def _listing(memory_dir: str) -> dict[str, int] | None:
     """Name -> inode of the memory files, as the catalog lists them (no stat: the inode is in the listing)."""

@@ -365,6 +365,67 @@ class MemoryStore:
                 return SearchResult(hits, "catalog")
             top = None
 
+    def quick_find(self, query: str, filters: Filters | None = None, *, limit: int = 10) -> SearchResult | None:
+        """``find`` over the hook's read snapshot when the store has one that describes its files (a large
+        store): only the query's postings and the top entries are read, never every entry (issue 23: a fresh
+        ``ctx mem search`` at 50,000 memories costs what it costs at 50). None: ask ``find``."""
+        filters = filters or Filters()
+        if self._loaded is not None or tuple(filters.statuses or ()) != ("active",):
+            return None
+        from . import snapshot
+
+        snap = snapshot.open_for_read(str(self.index_dir), str(self.memory_dir))
+        if snap is None:
+            return None
+        try:
+            top = max(limit * 4, 40)
+            while True:
+                found = snap.search(tokens(query), top)
+                hits: list[tuple[MemoryEntry, float]] = []
+                seen: set[str] = set()
+                for data, score in found:
+                    try:
+                        entry = convert(MemoryEntry, data, where="the read snapshot")
+                    except (ContractError, UnsupportedSchemaVersion):
+                        continue
+                    if entry.id in seen or not _passes(entry, filters):
+                        continue  # a copied file (the same id twice) is one hit
+                    seen.add(entry.id)
+                    hits.append((entry, score))
+                    if len(hits) >= limit:
+                        break
+                if len(hits) >= limit or len(found) < top:
+                    return SearchResult(hits, "snapshot")
+                top *= 4
+        finally:
+            snap.close()
+
+    def quick_resolve(self, id_or_suffix: str) -> tuple[MemoryEntry, Path] | None:
+        """The entry whose id ends with ``id_or_suffix`` (6 characters or more: the file name carries the id's
+        last 6), read from its file alone, without loading the store; None when that cannot decide."""
+        wanted = id_or_suffix.strip().upper()
+        if len(wanted) < 6 or self._loaded is not None:
+            return None
+        tail = f"-{wanted[-6:].lower()}.md"
+        try:
+            names = [e.name for e in os.scandir(self.memory_dir) if e.name.endswith(tail)]
+        except OSError:
+            return None
+        from .catalog import parse_file
+
+        matches: list[tuple[MemoryEntry, Path]] = []
+        for name in names:
+            path = self.memory_dir / name
+            try:
+                data = parse_file(str(path), name).get("entry")
+                entry = convert(MemoryEntry, data, where=str(path)) if isinstance(data, dict) else None
+            except (OSError, ContractError, UnsupportedSchemaVersion):
+                return None  # an unreadable candidate: the full path reports it
+            if entry is not None and entry.id.endswith(wanted):
+                matches.append((entry, path))
+        ids = {e.id for e, _ in matches}
+        return matches[0] if len(ids) == 1 else None
+
     def _index(self) -> bm25.Postings:
         if self._postings is None:
             postings = bm25.Postings()

@@ -262,8 +262,8 @@ def test_search_and_show_read_the_snapshot_not_the_store(
     assert quick is not None and quick[0].id == ids[2] and quick[1].name.endswith(ids[2][-6:].lower() + ".md")
     assert fresh.quick_resolve("XY") is None  # too short to name a file: the full path decides
     monkeypatch.undo()
-    assert [e.id for e, _ in MemoryStore(repo).find("webhook retry", limit=5).hits][0] == ids[2]
-    # The CLI in a fresh process answers from the snapshot (engine) with the same first hit.
+    assert next(e.id for e, _ in MemoryStore(repo).find("webhook retry", limit=5).hits) == ids[2]
+    # The CLI in a fresh process (the store's own size threshold: the catalog path) gives the same first hit.
     done = subprocess.run(
         [sys.executable, "-m", "ctxops_memory_store", "--root", str(repo), "search", "webhook", "retry", "--json"],
         capture_output=True,

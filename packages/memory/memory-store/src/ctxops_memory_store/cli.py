@@ -39,6 +39,9 @@ PROG = "ctx mem"
 # Subcommands other memory-line packages add without memory-store importing them (the layers forbid it):
 # an entry point NAME = "module:main" in this group makes `ctx mem NAME ...` run main(argv).
 EXTENSION_GROUP = "ctxops.mem_commands"
+BUILTIN_COMMANDS = frozenset(
+    {"add", "list", "show", "search", "pin", "unpin", "forget", "supersede", "review", "harvest", "rebuild"}
+)
 
 
 def _parser(prog: str = PROG) -> argparse.ArgumentParser:
@@ -353,8 +356,6 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
 
 def _extension(argv: list[str]) -> tuple[str, Any] | None:
     """The first non-option word, when an installed package registered it in ``EXTENSION_GROUP``."""
-    from importlib.metadata import entry_points
-
     skip = False
     for arg in argv:
         if skip:
@@ -365,6 +366,10 @@ def _extension(argv: list[str]) -> tuple[str, Any] | None:
             continue
         if arg.startswith("-"):
             continue
+        if arg in BUILTIN_COMMANDS:  # importlib.metadata costs a fresh process ~30 ms: not for our own commands
+            return None
+        from importlib.metadata import entry_points
+
         for point in entry_points(group=EXTENSION_GROUP):
             if point.name == arg:
                 return arg, point

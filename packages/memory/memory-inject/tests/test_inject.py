@@ -171,3 +171,14 @@ def test_constants_never_put_a_stale_decision_above_the_newer_one(repo: Path) ->
     constants = build_injection(repo, "graphql api for release builds signed on the CI runner").layers["constants"]
     assert rest in constants and graphql not in constants  # replaced: left out like a superseded entry
     assert constants.index(key) < constants.index(runner)  # both stay, the newer first
+
+
+def test_a_copied_memory_file_is_injected_once(repo: Path) -> None:
+    entry = MemoryStore(repo).put(new_entry(kind="constraint", title="Payments answer within 200 ms")).entry
+    path = MemoryStore(repo).path_of(entry.id)
+    assert path is not None
+    (path.parent / ("copy-" + path.name)).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    for prompt in ("payments answer within 200 ms", ""):
+        injection = build_injection(repo, prompt, budget=2000)
+        assert injection.memory_ids.count(entry.id) == 1
+        assert injection.text.count("Payments answer within 200 ms") == 1

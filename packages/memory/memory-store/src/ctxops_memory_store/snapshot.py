@@ -167,14 +167,21 @@ class Snapshot:
                 if name in self.stale:
                     continue
                 out.append({"entry": jsonlite.loads(entry), "terms": by_doc.get(int(doc), {}), "length": float(length)})
+        for record in self._fresh():
+            out.append(record)
+            for term in _terms(record):
+                if term in doc_freq:
+                    doc_freq[term] += 1
+        return out, doc_freq
+
+    def _fresh(self) -> list[Record]:
+        """The overlay's active entries (files changed outside the store since the rows were written)."""
+        out = []
         for record in self.overlay.values():
             entry = record.get("entry")
             if isinstance(entry, dict) and entry.get("status") == "active":
                 out.append(record)
-                for term in record.get("terms") or {}:  # type: ignore[union-attr]
-                    if term in doc_freq:
-                        doc_freq[term] += 1
-        return out, doc_freq
+        return out
 
     def search(self, terms: Sequence[str], top: int) -> list[tuple[Record, float]]:
         """The ``top`` active entries by BM25 for ``terms`` (scored in SQL over the query's postings; files
@@ -191,10 +198,9 @@ class Snapshot:
                 f"SELECT term, count(*) FROM postings WHERE term IN ({marks}) GROUP BY term", unique
             )
         }
-        fresh = [r for r in self.overlay.values() if isinstance(r.get("entry"), dict)]
-        fresh = [r for r in fresh if r["entry"].get("status") == "active"]  # type: ignore[union-attr]
+        fresh = self._fresh()
         for record in fresh:
-            for term in set(unique) & set(record.get("terms") or {}):  # type: ignore[arg-type]
+            for term in set(unique) & set(_terms(record)):
                 doc_freq[term] = doc_freq.get(term, 0) + 1
         n = self.n + len(fresh)
         weights = [(t, idf(n, c)) for t, c in doc_freq.items()]
@@ -216,17 +222,24 @@ class Snapshot:
         ]
         weight = dict(weights)
         for record in fresh:
-            tfs = record.get("terms") or {}
-            length = float(record.get("length") or 0.0)  # type: ignore[arg-type]
+            tfs = _terms(record)
+            size = record.get("length")
+            length = float(size) if isinstance(size, (int, float)) else 0.0
             score = sum(
                 weight[t] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
-                for t, tf in tfs.items()  # type: ignore[union-attr]
+                for t, tf in tfs.items()
                 if t in weight
             )
-            if score > 0:
-                found.append((record["entry"], score))  # type: ignore[arg-type]
+            entry = record.get("entry")
+            if score > 0 and isinstance(entry, dict):
+                found.append((entry, score))
         found.sort(key=lambda pair: -pair[1])
         return found[:top]
+
+
+def _terms(record: Record) -> dict[str, float]:
+    terms = record.get("terms")
+    return {str(t): float(f) for t, f in terms.items()} if isinstance(terms, dict) else {}
 
 
 def _listing(memory_dir: str) -> dict[str, int] | None:

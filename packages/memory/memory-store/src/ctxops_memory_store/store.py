@@ -789,13 +789,12 @@ class MemoryStore:
                 continue
             if tuple(sorted(old.scope)) != scope:
                 continue  # entries about different parts of the code are never folded or superseded together
+            if _speaker(old) != _speaker(new):
+                continue  # one person's words never fold into, supersede or conflict with another's
             near = near_duplicate(new_shingles, self._shingles_of(old), self.config.fold_threshold)
             near = near or similar.get(old.id, 0.0) >= self.config.vector_fold_threshold
-            if near and (
-                anchors(f"{new.title} {new.body}") != anchors(f"{old.title} {old.body}")
-                or _speaker(new) != _speaker(old)
-            ):
-                near = False  # other numbers, names, paths or speaker: a look-alike fact, never folded (issue 23)
+            if near and anchors(f"{new.title} {new.body}") != anchors(f"{old.title} {old.body}"):
+                near = False  # other numbers, names or paths: a look-alike fact, never folded (issue 23)
             if near:
                 if old.pinned and not new.pinned:
                     kept = _with(old, history=list(dict.fromkeys([*old.history, new.id])))

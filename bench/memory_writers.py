@@ -99,12 +99,13 @@ def kills(root: Path, times: int) -> None:
 
     memory_dir = root / ".meta" / "memory"
     index_dir = root / ".meta" / "index"
+    MemoryStore(root).put(new_entry(kind="fact", title="the first write, before the kills"))
     left = 0
     for k in range(times):
         proc = subprocess.Popen(
             [sys.executable, "-c", WRITER, str(root), str(100 + k), "400"], stdout=subprocess.DEVNULL
         )
-        time.sleep(1.5 + 0.3 * k)
+        time.sleep(3 + 0.3 * k)  # past its imports, in the middle of its puts
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         # A killed writer may die between its temporary file and the rename: plant one as such a death leaves it.

@@ -334,7 +334,14 @@ def _lexical_fusion(
 
 def _subject(entry: Record) -> tuple[object, list[str], set[str], str]:
     title_terms = set(tokens(str(entry.get("title", ""))))
-    return entry.get("kind"), sorted(_strings(entry, "scope")), title_terms, _speaker(entry)
+    who = _speaker(entry)
+    if entry.get("kind") == "fact":
+        # Facts are observations: two with other names or numbers ("adopted a dog named Pepper", "adopted a
+        # cat named Olive") are both true, never one subject. (A decision's new value replaces the old one.)
+        from ctxops_memory_store.similarity import anchors
+
+        who += "\x1f" + "\x1f".join(sorted(anchors(f"{entry.get('title', '')} {entry.get('body', '')}")))
+    return entry.get("kind"), sorted(_strings(entry, "scope")), title_terms, who
 
 
 def same_subject(a: Record, b: Record) -> bool:

@@ -92,9 +92,10 @@ def test_a_correction_comes_back_whole_in_the_next_sessions(
     hook("claude-code", {**one, "hook_event_name": "Stop"}, repo)
 
     start = hook("claude-code", {"session_id": "s-two", "cwd": str(repo), "hook_event_name": "SessionStart"}, repo)
-    lesson_lines = [line for line in start.splitlines() if " lesson (user correction, " in line]
+    lesson_lines = [line for line in start.splitlines() if " lesson: " in line and "(user correction, " in line]
     assert len(lesson_lines) == 1, start
-    assert lesson_lines[0].endswith(f"): {rule}"), lesson_lines[0]  # the rule and its fix, whole, not cut
+    # The rule and its fix, whole, not cut, then where it came from and when.
+    assert f" lesson: {rule} (user correction, " in lesson_lines[0], lesson_lines[0]
     assert dropped not in lesson_lines[0] and "…" not in lesson_lines[0]
     # The last session's digest carries the rule too.
     assert (
@@ -106,4 +107,4 @@ def test_a_correction_comes_back_whole_in_the_next_sessions(
         text = hook(
             agent, {"session_id": f"s-{n + 3}", "cwd": str(repo), "hook_event_name": event, "prompt": prompt}, repo
         )
-        assert f": {rule}" in text, (agent, text)
+        assert f" lesson: {rule} (user correction, " in text, (agent, text)

@@ -53,7 +53,7 @@ def test_three_layers_index_first(repo: Path) -> None:
     assert injection.layers["digest"] == [digest.id]
     created = store.resolve(ids["mig"]).created_at.date().isoformat()
     # The whole memory, title and body, with its date (issue 23): not the title alone.
-    assert f"- {ids['mig'][-8:]} lesson ({created}): Run migrations before API tests — no such table" in lines
+    assert f"- {ids['mig'][-8:]} lesson: Run migrations before API tests — no such table ({created})" in lines
     # The session's own digest is never given back to it.
     own = build_injection(repo, "API tests", session_id="abc")
     assert "digest" not in own.layers

@@ -170,8 +170,8 @@ def line_meta(entry: Record) -> str:
 
 
 def memory_line(entry: Record, *, limit: int | None = None) -> str:
-    """One memory as one line: short id, kind, (speaker or source, date), its text (whole, or its first
-    sentences up to ``limit`` characters, marked with …), scope, pin."""
+    """One memory as one line: short id, kind, its text (whole, or its first sentences up to ``limit``
+    characters, marked with …), scope, (speaker or source, date), pin."""
     scope = entry.get("scope")
     where = f" [{', '.join(str(s) for s in scope)}]" if isinstance(scope, list) and scope else ""
     pin = " (pinned)" if entry.get("pinned") else ""
@@ -182,7 +182,7 @@ def memory_line(entry: Record, *, limit: int | None = None) -> str:
         text, cut = cut_at_sentence(text, limit)
         if cut and not text.endswith("…"):
             text += CUT_MARK
-    head = f"{short_id(str(entry.get('id', '')))} {entry.get('kind')}{line_meta(entry)}: {text}{where}"
+    head = f"{short_id(str(entry.get('id', '')))} {entry.get('kind')}: {text}{where}{line_meta(entry)}"
     return f"- {neutral(head)}{pin}"
 
 

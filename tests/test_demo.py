@@ -90,7 +90,7 @@ def test_demo_runs_every_step_and_its_figures_are_right() -> None:
     if find_spec("ctxops_memory_inject.hook") is not None:
         section = out[out.index("== injection") : out.index("== ledger")]
         assert "characters injected into the model's context" in section
-        assert "lesson: Correction: No, never use float for money" in section
+        assert "lesson: Never use float for money: quantize the Decimal instead" in section  # the rule, whole
 
     # Ledger: exactly what the scripted model server sent, and the demo says the model was scripted.
     sent = _sent_by_the_scripted_server()

@@ -99,12 +99,15 @@ class file_lock:
     can say who holds it (:func:`holder_pid`). ``with`` gives the descriptor.
     """
 
-    __slots__ = ("fd", "name", "timeout", "write_pid")
+    __slots__ = ("fd", "max_poll", "name", "timeout", "write_pid")
 
-    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 2.0, write_pid: bool = False) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, timeout: float = 2.0, write_pid: bool = False, max_poll: float = 0.05
+    ) -> None:
         self.name = os.fspath(path)
         self.timeout = timeout
         self.write_pid = write_pid
+        self.max_poll = max_poll  # the longest sleep between two tries
         self.fd = -1
 
     def __enter__(self) -> int:
@@ -114,7 +117,7 @@ class file_lock:
             ensure_dir(parent)
         fd = open_regular(self.name, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            acquire_fd(fd, timeout=self.timeout, path=self.name)
+            acquire_fd(fd, timeout=self.timeout, path=self.name, max_poll=self.max_poll)
         except BaseException:
             _HELD.pop(id(self), None)
             os.close(fd)

@@ -74,7 +74,7 @@ def test_ctx_mem_inject_prints_the_block_and_exits_1_when_empty(repo: Path, data
     MemoryStore(repo).put(new_entry(kind="fact", title="The cart total is recomputed by the API"))
     done = subprocess.run([*cmd, "--budget", "200"], capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 0 and done.stderr == ""
-    assert done.stdout.endswith("recomputed by the API\n</ctxops-memory>\n")
+    assert "recomputed by the API (" in done.stdout and done.stdout.endswith(")\n</ctxops-memory>\n")
     bad = subprocess.run([*cmd, "--budget", "10", "--json"], capture_output=True, text=True, env=env, check=False)
     assert bad.returncode == 2 and json.loads(bad.stdout)["error"]["fix"] == "use --budget 50 or more"
 

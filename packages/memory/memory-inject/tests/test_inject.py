@@ -47,9 +47,13 @@ def test_three_layers_index_first(repo: Path) -> None:
     lines = injection.text.splitlines()
     assert lines[:2] == [FRAME_OPEN, HEADER] and lines[-1] == FRAME_CLOSE
     assert injection.layers["constants"][:1] == [ids["pin"]] and ids["conv"] in injection.layers["constants"]
-    assert injection.layers["task"][0] == ids["mig"] and ids["race"] not in injection.layers["task"]
+    task = injection.layers["task"]
+    # The best match first; a weak one (another scope, one shared word) may fill the budget, never ahead of it.
+    assert task[0] == ids["mig"] and (ids["race"] not in task or task.index(ids["race"]) > 0)
     assert injection.layers["digest"] == [digest.id]
-    assert f"- {ids['mig'][-8:]} lesson: Run migrations before API tests" in lines
+    created = store.resolve(ids["mig"]).created_at.date().isoformat()
+    # The whole memory, title and body, with its date (issue 23): not the title alone.
+    assert f"- {ids['mig'][-8:]} lesson: Run migrations before API tests — no such table ({created})" in lines
     # The session's own digest is never given back to it.
     own = build_injection(repo, "API tests", session_id="abc")
     assert "digest" not in own.layers
@@ -169,3 +173,14 @@ def test_constants_never_put_a_stale_decision_above_the_newer_one(repo: Path) ->
     constants = build_injection(repo, "graphql api for release builds signed on the CI runner").layers["constants"]
     assert rest in constants and graphql not in constants  # replaced: left out like a superseded entry
     assert constants.index(key) < constants.index(runner)  # both stay, the newer first
+
+
+def test_a_copied_memory_file_is_injected_once(repo: Path) -> None:
+    entry = MemoryStore(repo).put(new_entry(kind="constraint", title="Payments answer within 200 ms")).entry
+    path = MemoryStore(repo).path_of(entry.id)
+    assert path is not None
+    (path.parent / ("copy-" + path.name)).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    for prompt in ("payments answer within 200 ms", ""):
+        injection = build_injection(repo, prompt, budget=2000)
+        assert injection.memory_ids.count(entry.id) == 1
+        assert injection.text.count("Payments answer within 200 ms") == 1

@@ -96,20 +96,31 @@ def test_every_write_is_in_the_snapshot_when_it_returns(
     assert files == {p.name for p in (repo / ".meta" / "memory").glob("*.md")}
 
 
-def test_a_file_changed_outside_the_store_sends_the_hook_to_the_catalog(
+def test_a_file_changed_outside_the_store_is_read_on_top_of_the_snapshot(
     repo: Path, small_is_tiny: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _fill(repo)
+    store = _fill(repo)
+    ids = [e.id for e in store.entries() if e.title == "Retry webhooks with backoff"]
     index_dir, memory_dir = _dirs(repo)
     assert snapshot.open_for_read(index_dir, memory_dir) is not None
     by_hand = new_entry(kind="lesson", title="Vendored wheels live in third_party")
     (repo / ".meta" / "memory" / file_name(by_hand)).write_text(render_entry(by_hand), encoding="utf-8")
+    gone = MemoryStore(repo).path_of(ids[0])
+    assert gone is not None
+    gone.unlink()  # a `git pull` that brought one memory and removed another
     trust.trust_repository(repo)  # a file written outside the store is held back otherwise (test_trust_memories)
-    assert snapshot.open_for_read(index_dir, memory_dir) is None  # the listing no longer matches
+    opened = snapshot.open_for_read(index_dir, memory_dir)  # the listing differs by two files: an overlay
+    assert opened is not None and opened.behind and list(opened.overlay) == [file_name(by_hand)]
+    assert opened.stale == {gone.name}
+    opened.close()
     started: list[str] = []
     monkeypatch.setattr(build.snapshot, "request_sync", lambda root, index: started.append(root))
-    assert by_hand.id in build_injection(repo, "vendored wheels third_party", budget=400).memory_ids
+    monkeypatch.setattr(build, "load_catalog", _no_catalog)  # the catalog is never read for it
+    answer = build_injection(repo, "vendored wheels third_party retry webhooks", budget=2000).memory_ids
+    assert by_hand.id in answer and ids[0] not in answer
     assert started == [str(repo)]
+    monkeypatch.setattr(snapshot, "OVERLAY_MAX", 1)  # more files changed than a reader parses itself
+    assert snapshot.open_for_read(index_dir, memory_dir) is None
 
     MemoryStore(repo).sync_snapshot()  # what the detached sync runs
     opened = snapshot.open_for_read(index_dir, memory_dir)

@@ -76,7 +76,13 @@ def test_the_listing_decides_when_the_directory_time_cannot(
     by_hand = new_entry(kind="lesson", title="Vendored wheels live in third_party")
     path = repo / ".meta" / "memory" / file_name(by_hand)
     path.write_text(render_entry(by_hand), encoding="utf-8")
+    opened = snapshot.open_for_read(index_dir, memory_dir)  # one file more: read on top of the rows
+    assert opened is not None and opened.behind and list(opened.overlay) == [path.name]
+    opened.close()
+    limit = snapshot.OVERLAY_MAX
+    monkeypatch.setattr(snapshot, "OVERLAY_MAX", 0)
     assert snapshot.open_for_read(index_dir, memory_dir) is None
+    monkeypatch.setattr(snapshot, "OVERLAY_MAX", limit)
     path.unlink()
     # Same files again, but the directory time moved: the listing matches, and the check is recorded
     # once the directory time is old enough, so the next reader trusts it without listing.
@@ -232,3 +238,37 @@ def test_a_snapshot_of_the_previous_stemmer_is_not_read(store: MemoryStore, repo
     con.commit()
     con.close()
     assert snapshot.open_for_read(index_dir, memory_dir) is None
+
+
+def test_search_and_show_read_the_snapshot_not_the_store(
+    store: MemoryStore, repo: Path, small_is_tiny: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = _fill(store)
+    store.put(new_entry(kind="fact", title="Webhooks retry five times", body="then they go to the dead letter queue"))
+    by_hand = new_entry(kind="lesson", title="Webhook payloads are signed with HMAC")
+    (repo / ".meta" / "memory" / file_name(by_hand)).write_text(render_entry(by_hand), encoding="utf-8")
+    fresh = MemoryStore(repo)
+
+    def no_load(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the store was loaded")
+
+    monkeypatch.setattr(fresh, "load", no_load)
+    found = fresh.quick_find("webhook retry", limit=5)
+    assert found is not None and found.engine == "snapshot"
+    hit_ids = [e.id for e, _ in found.hits]
+    assert hit_ids[0] == ids[2] and by_hand.id in hit_ids  # the file written outside the store is found too
+    assert [s for _, s in found.hits] == sorted((s for _, s in found.hits), reverse=True)
+    quick = fresh.quick_resolve(ids[2][-8:])
+    assert quick is not None and quick[0].id == ids[2] and quick[1].name.endswith(ids[2][-6:].lower() + ".md")
+    assert fresh.quick_resolve("XY") is None  # too short to name a file: the full path decides
+    monkeypatch.undo()
+    assert next(e.id for e, _ in MemoryStore(repo).find("webhook retry", limit=5).hits) == ids[2]
+    # The CLI in a fresh process (the store's own size threshold: the catalog path) gives the same first hit.
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxops_memory_store", "--root", str(repo), "search", "webhook", "retry", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hits"][0]["id"] == ids[2]

@@ -18,6 +18,7 @@ from typing import Protocol
 from ctxops_contracts import AgentEvent
 from ctxops_contracts.shared.confine import checked_dir, open_regular
 from ctxops_memory_store import MemoryStore, new_entry
+from ctxops_memory_store.rule import cut_at_sentence, rule_of
 
 from .build import DIGEST_TAG, current_branch
 
@@ -66,7 +67,8 @@ def digest_of(events: Sequence[AgentEvent], session_id: str) -> Digest | None:
             counts = f" ({event.tests_passed or 0} passed, {event.tests_failed or 0} failed)"
         lines.append(f"Ran: `{_sentence(event.command or '', 100)}`{status}{counts}")
     for event in corrections:
-        lines.append(f"Correction: {_sentence(event.text or '', 160)}")
+        # The rule and its fix in the user's words, whole sentences (issue 23: never the opener alone).
+        lines.append(f"Correction: {cut_at_sentence(rule_of(event.text or ''), 300)[0]}")
     open_items = []
     if tests and ((tests[-1].tests_failed or 0) > 0 or tests[-1].exit_status not in (None, 0)):
         open_items.append(f"tests still failing: `{_sentence(tests[-1].command or '', 80)}`")

@@ -332,8 +332,16 @@ def _lexical_fusion(
     return relevance, led
 
 
-def _subject(entry: Record) -> tuple[object, list[str], set[str]]:
-    return entry.get("kind"), sorted(_strings(entry, "scope")), set(tokens(str(entry.get("title", ""))))
+def _subject(entry: Record) -> tuple[object, list[str], set[str], str]:
+    title_terms = set(tokens(str(entry.get("title", ""))))
+    who = _speaker(entry)
+    if entry.get("kind") == "fact":
+        # Facts are observations: two with other names or numbers ("adopted a dog named Pepper", "adopted a
+        # cat named Olive") are both true, never one subject. (A decision's new value replaces the old one.)
+        from ctxops_memory_store.similarity import anchors
+
+        who += "\x1f" + "\x1f".join(sorted(anchors(f"{entry.get('title', '')} {entry.get('body', '')}")))
+    return entry.get("kind"), sorted(_strings(entry, "scope")), title_terms, who
 
 
 def same_subject(a: Record, b: Record) -> bool:
@@ -341,8 +349,8 @@ def same_subject(a: Record, b: Record) -> bool:
     return _same(_subject(a), _subject(b))
 
 
-def _same(a: tuple[object, list[str], set[str]], b: tuple[object, list[str], set[str]]) -> bool:
-    return a[0] == b[0] and a[1] == b[1] and jaccard(a[2], b[2]) >= 0.5
+def _same(a: tuple[object, list[str], set[str], str], b: tuple[object, list[str], set[str], str]) -> bool:
+    return a[0] == b[0] and a[1] == b[1] and a[3] == b[3] and jaccard(a[2], b[2]) >= 0.5
 
 
 def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
@@ -360,7 +368,7 @@ def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
     wrong: both entries stay, the newer first.
     """
     kept: list[Ranked] = []
-    subjects: dict[int, tuple[object, list[str], set[str]]] = {}
+    subjects: dict[int, tuple[object, list[str], set[str], str]] = {}
     for candidate in ranked:
         subjects[id(candidate)] = subject = _subject(candidate.entry)
         rival = next((k for k in kept if _same(subjects[id(k)], subject)), None)
@@ -377,6 +385,11 @@ def resolve_conflicts(ranked: list[Ranked]) -> list[Ranked]:
 MAY_REPLACE = "may-replace:"  # memory-store's tag of a possible replacement queued for review
 
 
+def _speaker(entry: Record) -> str:
+    """Whose words a memory holds (its ``speaker:`` tag): one person's newer fact never replaces another's."""
+    return next((t for t in _strings(entry, "tags") if t.startswith("speaker:")), "")
+
+
 def _newer_first(kept: list[Ranked]) -> list[Ranked]:
     """Sink an older entry below a newer one on the same subject: same kind and scope and the same
     ``subject_of`` title ("Share links never expire", then "Share links expire after 30 days"), or named by
@@ -388,7 +401,7 @@ def _newer_first(kept: list[Ranked]) -> list[Ranked]:
         by_id[str(entry.get("id"))] = n
         subject = subject_of(str(entry.get("title", "")))
         if subject:
-            key = (entry.get("kind"), tuple(sorted(_strings(entry, "scope"))), subject)
+            key = (entry.get("kind"), tuple(sorted(_strings(entry, "scope"))), _speaker(entry), subject)
             groups.setdefault(key, []).append(n)
     group_of = list(range(len(kept)))  # union-find over positions: a group is a set of entries on one subject
 
@@ -434,9 +447,10 @@ def _newer_first(kept: list[Ranked]) -> list[Ranked]:
 
 
 def _replaced_by_newer(kept: list[Ranked]) -> list[Ranked]:
-    groups: dict[tuple[object, tuple[str, ...]], list[int]] = {}
+    groups: dict[tuple[object, tuple[str, ...], str], list[int]] = {}
     for n, candidate in enumerate(kept):
-        key = (candidate.entry.get("kind"), tuple(sorted(_strings(candidate.entry, "scope"))))
+        entry = candidate.entry
+        key = (entry.get("kind"), tuple(sorted(_strings(entry, "scope"))), _speaker(entry))
         groups.setdefault(key, []).append(n)
     groups = {key: members for key, members in groups.items() if len(members) > 1}
     if not groups:
@@ -452,7 +466,7 @@ def _replaced_by_newer(kept: list[Ranked]) -> list[Ranked]:
         return computed[n]
 
     newer_of: dict[int, int] = {}  # stale position -> the position of the newest entry replacing it
-    for (kind, _), members in groups.items():
+    for (kind, _, _), members in groups.items():
         if kind not in KINDS:
             continue
         newest_first = sorted(members, key=lambda n: -born(kept[n].entry))

@@ -18,9 +18,11 @@ from ctxops_contracts.shared.regex import compile as re_compile
 from ctxops_hooks_capture.event_log import EVENTS_DIR
 from ctxops_hooks_capture.events_reader import ReadReport, read_new
 
+from .rule import cut_at_sentence, rule_of, sentences
 from .store import AddResult, MemoryStore, new_entry
 
 CHECKPOINT = "memory-harvest.json"
+TITLE_CHARS = 400  # a correction's rule, whole sentences: the title is what injection shows in one line
 _REMEMBER = re_compile(
     r"^\s*(?:please\s+)?(?:remember|记住|请记住)\s*(?:that\b|:|：|,|，)?\s*(?P<text>.+)", re.I | re.S
 )
@@ -59,9 +61,9 @@ class HarvestReport:
 
 
 def _first_sentence(text: str, limit: int = 80) -> str:
+    """The first sentence of ``text``'s first line, cut at a word (never inside one) when longer than ``limit``."""
     line = text.strip().split("\n", 1)[0]
-    sentence = re.split(r"(?<=[.!?。！？])\s", line, maxsplit=1)[0]
-    return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
+    return cut_at_sentence(sentences(line)[0] if line.strip() else line, limit)[0]
 
 
 def infer_kind(text: str) -> str:
@@ -128,10 +130,13 @@ class Harvester:
                 out.append(self.store.put(entry))
             elif event.kind == "user_correction":
                 step = state.steps.get(event.corrects or "")
+                rule = rule_of(text)
+                title, _ = cut_at_sentence(rule, TITLE_CHARS)
+                quoted = "\n".join(f"> {line}" for line in text.strip().splitlines())
                 entry = new_entry(
                     kind="lesson",
-                    title=f"Correction: {_first_sentence(text, 70)}",
-                    body=f"The user corrected {_step_summary(step)}:\n\n> {text.strip()}",
+                    title=title,  # the rule in the user's words, whole sentences (issue 23)
+                    body=f"{rule}\n\nThe user corrected {_step_summary(step)}:\n\n{quoted}",
                     files=list(step.get("files") or []) if step else [],
                     source=[s for s in (event.corrects, event.id) if s],
                     tags=["correction"],

@@ -12,17 +12,20 @@ from typing import Any
 
 from ctxops_contracts import MemoryEntry, to_builtins
 from ctxops_contracts.shared.cli import (
+    EXIT_DISK,
     EXIT_EMPTY,
     EXIT_OK,
     CliError,
     Parser,
     add_common_options,
+    disk_error,
     emit_json,
     json_requested,
     parse_time,
     report_error,
     typed_prog,
 )
+from ctxops_contracts.shared.locks import LockBusy
 
 from .config import ConfigError
 from .entry_file import render_entry
@@ -36,6 +39,9 @@ PROG = "ctx mem"
 # Subcommands other memory-line packages add without memory-store importing them (the layers forbid it):
 # an entry point NAME = "module:main" in this group makes `ctx mem NAME ...` run main(argv).
 EXTENSION_GROUP = "ctxops.mem_commands"
+BUILTIN_COMMANDS = frozenset(
+    {"add", "list", "show", "search", "pin", "unpin", "forget", "supersede", "review", "harvest", "rebuild"}
+)
 
 
 def _parser(prog: str = PROG) -> argparse.ArgumentParser:
@@ -192,8 +198,9 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
         _emit(args, [to_builtins(e) for e in found], [_line(e) for e in found] or ["no memory entries match"])
         return EXIT_OK if found else EXIT_EMPTY
     if cmd == "show":
-        entry = store.resolve(args.id)
-        path = store.path_of(entry.id)
+        quick = store.quick_resolve(args.id)  # the one file whose name carries the id: no store load
+        entry, path = quick if quick is not None else (store.resolve(args.id), None)
+        path = path or store.path_of(entry.id)
         _emit(args, {**to_builtins(entry), "path": str(path)}, [f"# {path}", render_entry(entry).rstrip()])
         return 0
     if cmd == "search":
@@ -216,9 +223,10 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
             hits = [(table[i], s) for i, s in ranked if i in table]
             engine, note = "lancedb", None
         else:
-            outcome = store.find(query, filters, limit=args.limit)
+            outcome = store.quick_find(query, filters, limit=args.limit) or store.find(query, filters, limit=args.limit)
             hits, engine, note = outcome.hits, outcome.engine, outcome.note
-        _warn_broken(store)
+        if engine != "snapshot":  # the snapshot path read no file: it has no broken ones to name
+            _warn_broken(store)
         if note:
             sys.stderr.write(f"note: {note}\n")
         data = {"query": query, "engine": engine, "hits": [{"score": s, **to_builtins(e)} for e, s in hits]}
@@ -348,8 +356,6 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
 
 def _extension(argv: list[str]) -> tuple[str, Any] | None:
     """The first non-option word, when an installed package registered it in ``EXTENSION_GROUP``."""
-    from importlib.metadata import entry_points
-
     skip = False
     for arg in argv:
         if skip:
@@ -360,6 +366,10 @@ def _extension(argv: list[str]) -> tuple[str, Any] | None:
             continue
         if arg.startswith("-"):
             continue
+        if arg in BUILTIN_COMMANDS:  # importlib.metadata costs a fresh process ~30 ms: not for our own commands
+            return None
+        from importlib.metadata import entry_points
+
         for point in entry_points(group=EXTENSION_GROUP):
             if point.name == arg:
                 return arg, point
@@ -390,6 +400,36 @@ def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
     except (InvalidTransition, ConfigError, ValueError, ImportError) as exc:
         error = CliError(str(exc), f"see `{prog} {args.command} --help`")
         return report_error(error, prog=f"{prog} {args.command}", json_mode=json_mode)
+    except LockBusy as exc:  # writers queue for minutes (``store.WRITE_WAIT_S``): a holder that never lets go
+        error = CliError(str(exc), "another ctx process holds the memory store; try again", code=EXIT_DISK)
+        return report_error(error, prog=f"{prog} {args.command}", json_mode=json_mode)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:  # never a traceback: one line (one JSON object with --json), exit 4
+        error = disk_error(exc) or CliError(
+            f"{type(exc).__name__}: {exc}".replace("\n", " "), "details in .meta/logs/memory-store.log", code=EXIT_DISK
+        )
+        _log_failure(args.command, exc)
+        return report_error(error, prog=f"{prog} {args.command}", json_mode=json_mode)
+
+
+def _log_failure(command: str, exc: BaseException) -> None:
+    """The traceback of an unexpected failure, to ``.meta/logs/memory-store.log`` (best effort)."""
+    import traceback
+
+    from ctxops_contracts.shared.files import append_lines
+    from ctxops_contracts.shared.layout import LOGS_DIR, meta_path, meta_subdir
+    from ctxops_contracts.shared.repo import try_find_root
+
+    root = try_find_root()
+    if root is None:
+        return
+    try:
+        meta_subdir(root, LOGS_DIR)
+        text = f"{datetime.now().astimezone().isoformat()} mem {command}: " + "".join(traceback.format_exception(exc))
+        append_lines(meta_path(root, LOGS_DIR, "memory-store.log"), text.encode("utf-8", "replace"), fsync=False)
+    except OSError:
+        pass
 
 
 if __name__ == "__main__":

@@ -60,3 +60,33 @@ def near_duplicate(a: set[str], b: set[str], threshold: float) -> bool:
         return True
     small, large = sorted((len(a), len(b)))
     return shared / small >= 0.7 and small / large >= 0.6
+
+
+_TOKEN = re_compile(r"[^\s.!?。！？;；,，:：()\[\]{}\"'`]+(?:\.[^\s.!?。！？;；,，:：()\[\]{}\"'`]+)*|[.!?。！？]")
+_DIGITS = re_compile(r"\d+(?:[.,:]\d+)*")
+
+
+def anchors(text: str) -> frozenset[str]:
+    """What makes a fact this fact and not a look-alike: its numbers, paths (``api/schema.yaml``, ``x.py``),
+    identifiers (``snake_case``, ``CamelCase``) and names (a capitalised word not opening a sentence).
+    Two texts whose anchors differ are never folded together, however alike their words (issue 23:
+    "Service A must answer within 100 ms" is not "Service B must answer within 200 ms")."""
+    found: set[str] = set()
+    opening = True
+    for token in _TOKEN.findall(text):
+        if token in ".!?。！？":
+            opening = True
+            continue
+        numbers = _DIGITS.findall(token)
+        if numbers:
+            found.update(numbers)
+        elif "/" in token or "\\" in token or ("." in token.strip(".") and not token.isupper()):
+            found.add(token.lower())
+        elif (
+            "_" in token.strip("_")  # an identifier
+            or (token[:1].islower() and any(c.isupper() for c in token))  # camelCase
+            or (token[:1].isupper() and (not opening or any(c.isupper() for c in token[1:])))  # a name, CamelCase
+        ):
+            found.add(token)
+        opening = False
+    return frozenset(found)

@@ -14,7 +14,10 @@ When the hook may trust it (``open_for_read``):
 - the memory directory's time is the one the snapshot recorded, and was recorded well after that time
   (two changes inside one clock tick look like one: the catalog's "racy" rule); or
 - otherwise, the directory's listing (names and inodes, no stat) is exactly the snapshot's files: every
-  store write replaces a file (a new inode), so a file written, superseded or archived since shows here.
+  store write replaces a file (a new inode), so a file written, superseded or archived since shows here;
+- or the listing differs by at most ``OVERLAY_MAX`` files (a `git pull` that brought a few memories): those
+  are parsed on top of the snapshot and their old rows set aside, so the hook after a pull costs a few
+  file reads, not the whole catalog (issue 23); the detached sync then brings the rows in step.
 Stores of up to ``SMALL`` files always take the catalog path, which is as fast there and stats every file
 (edits in place included). Derived data: delete it and the next write or sync rebuilds it.
 """
@@ -41,6 +44,7 @@ SYNC_EVERY_S = 30.0  # at most one detached sync started per this many seconds
 BULK = 500  # a writer catches up this many files itself; more are the detached sync's, in steps of this size
 FORMAT = "4"  # 4: the session-5 stemmer changed every term
 CONSTANT_KINDS = ("decision", "constraint", "convention")
+OVERLAY_MAX = 200  # files changed outside the store a reader parses itself on top of the snapshot
 RECENT_CONSTANTS = 60  # non-pinned constants read besides the ones the prompt matches (newest first)
 
 Record = dict[str, object]
@@ -83,11 +87,24 @@ class Snapshot:
     """An open snapshot (read side). ``full_check_due``: in-place edits have not been looked for in
     ``FULL_CHECK_AFTER`` (the reader still answers; the caller starts a detached sync)."""
 
-    def __init__(self, con: sqlite3.Connection, meta: dict[str, str], *, full_check_due: bool = False) -> None:
+    def __init__(
+        self,
+        con: sqlite3.Connection,
+        meta: dict[str, str],
+        *,
+        full_check_due: bool = False,
+        overlay: dict[str, Record] | None = None,
+        stale: set[str] | None = None,
+    ) -> None:
         self.con = con
         self.n = int(meta.get("n", "0"))
         self.total = float(meta.get("total", "0"))
         self.full_check_due = full_check_due
+        # Files changed outside the store since the snapshot was written (a `git pull`, a hand edit), when they
+        # are few: parsed now (``overlay``, by name) and their rows set aside (``stale``: changed or removed).
+        self.overlay = overlay or {}
+        self.stale = stale or set()
+        self.behind = bool(self.overlay or self.stale)  # a detached sync should bring the rows in step
 
     def close(self) -> None:
         self.con.close()
@@ -133,7 +150,9 @@ class Snapshot:
         rows = self.con.execute(
             "SELECT doc FROM docs WHERE pinned = 1 UNION "
             "SELECT doc FROM (SELECT doc FROM docs WHERE kind IN (?, ?, ?) ORDER BY born DESC LIMIT ?) UNION "
-            "SELECT doc FROM (SELECT doc FROM docs WHERE kind = 'summary' ORDER BY born DESC LIMIT 20)",
+            "SELECT doc FROM (SELECT doc FROM docs WHERE kind = 'summary' ORDER BY born DESC LIMIT 20) UNION "
+            # lessons from corrections are constants too (the caller keeps those tagged so): the newest ones
+            "SELECT doc FROM (SELECT doc FROM docs WHERE kind = 'lesson' ORDER BY born DESC LIMIT 20)",
             (*CONSTANT_KINDS, RECENT_CONSTANTS),
         ).fetchall()
         wanted |= {int(r[0]) for r in rows}
@@ -142,11 +161,85 @@ class Snapshot:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for doc, length, entry in self.con.execute(
-                f"SELECT doc, length, entry FROM docs WHERE doc IN ({marks})", chunk
+            for doc, length, entry, name in self.con.execute(
+                f"SELECT doc, length, entry, file FROM docs WHERE doc IN ({marks})", chunk
             ):
+                if name in self.stale:
+                    continue
                 out.append({"entry": jsonlite.loads(entry), "terms": by_doc.get(int(doc), {}), "length": float(length)})
+        for record in self._fresh():
+            out.append(record)
+            for term in _terms(record):
+                if term in doc_freq:
+                    doc_freq[term] += 1
         return out, doc_freq
+
+    def _fresh(self) -> list[Record]:
+        """The overlay's active entries (files changed outside the store since the rows were written)."""
+        out = []
+        for record in self.overlay.values():
+            entry = record.get("entry")
+            if isinstance(entry, dict) and entry.get("status") == "active":
+                out.append(record)
+        return out
+
+    def search(self, terms: Sequence[str], top: int) -> list[tuple[Record, float]]:
+        """The ``top`` active entries by BM25 for ``terms`` (scored in SQL over the query's postings; files
+        changed outside the store scored here), best first: what ``ctx mem search`` reads at any store size."""
+        from .bm25 import K1, B, idf
+
+        unique = sorted(set(terms))
+        if not unique or not (self.n or self.overlay):
+            return []
+        marks = ",".join("?" * len(unique))
+        doc_freq = {
+            str(t): int(c)
+            for t, c in self.con.execute(
+                f"SELECT term, count(*) FROM postings WHERE term IN ({marks}) GROUP BY term", unique
+            )
+        }
+        fresh = self._fresh()
+        for record in fresh:
+            for term in set(unique) & set(_terms(record)):
+                doc_freq[term] = doc_freq.get(term, 0) + 1
+        n = self.n + len(fresh)
+        weights = [(t, idf(n, c)) for t, c in doc_freq.items()]
+        if not weights:
+            return []
+        avgdl = self.corpus()[1]
+        values = ",".join("(?, ?)" for _ in weights)
+        sql = (
+            f"WITH q(term, w) AS (VALUES {values}), s AS ("
+            "SELECT p.doc AS doc, sum(q.w * p.tf * ? / (p.tf + ? * (1 - ? + ? * p.length / ?))) AS score "
+            "FROM q JOIN postings p ON p.term = q.term GROUP BY p.doc ORDER BY score DESC LIMIT ?) "
+            "SELECT d.entry, s.score, d.file FROM s JOIN docs d ON d.doc = s.doc ORDER BY s.score DESC"
+        )
+        params = [x for pair in weights for x in pair] + [K1 + 1, K1, B, B, avgdl, top + len(self.stale)]
+        found: list[tuple[Record, float]] = [
+            (jsonlite.loads(entry), float(score))
+            for entry, score, name in self.con.execute(sql, params)
+            if name not in self.stale
+        ]
+        weight = dict(weights)
+        for record in fresh:
+            tfs = _terms(record)
+            size = record.get("length")
+            length = float(size) if isinstance(size, (int, float)) else 0.0
+            score = sum(
+                weight[t] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
+                for t, tf in tfs.items()
+                if t in weight
+            )
+            entry = record.get("entry")
+            if score > 0 and isinstance(entry, dict):
+                found.append((entry, score))
+        found.sort(key=lambda pair: -pair[1])
+        return found[:top]
+
+
+def _terms(record: Record) -> dict[str, float]:
+    terms = record.get("terms")
+    return {str(t): float(f) for t, f in terms.items()} if isinstance(terms, dict) else {}
 
 
 def _listing(memory_dir: str) -> dict[str, int] | None:
@@ -178,16 +271,33 @@ def open_for_read(index_dir: str, memory_dir: str) -> Snapshot | None:
             return None
         now = time.time_ns()
         built_mtime, checked = int(meta["dir_mtime_ns"]), int(meta["checked_ns"])
+        overlay: dict[str, Record] = {}
+        stale: set[str] = set()
         if built_mtime != dir_mtime or checked - built_mtime < RACY_NS:
             listing = _listing(memory_dir)
             known = dict(con.execute("SELECT file, ino FROM files").fetchall())
-            if listing is None or listing != known:
+            if listing is None:
                 con.close()
                 return None
-            if now - dir_mtime >= RACY_NS:
+            if listing != known:
+                # A few files added, replaced or removed outside the store (a `git pull`): read just those, so
+                # the hook never waits for the whole catalog; more than OVERLAY_MAX: the catalog path.
+                changed = [n for n, ino in listing.items() if known.get(n) != ino]
+                stale = {n for n in known if listing.get(n) != known[n]}
+                if len(changed) + len(stale) > OVERLAY_MAX:
+                    con.close()
+                    return None
+                from .catalog import parse_file
+
+                for name in changed:
+                    try:
+                        overlay[name] = parse_file(os.path.join(memory_dir, name), name)
+                    except OSError:
+                        continue
+            elif now - dir_mtime >= RACY_NS:
                 _note_checked(path, built_mtime, dir_mtime, now)
         due = now - int(meta["full_check_ns"]) >= FULL_CHECK_AFTER_NS
-        return Snapshot(con, meta, full_check_due=due)
+        return Snapshot(con, meta, full_check_due=due, overlay=overlay, stale=stale)
     except (sqlite3.Error, KeyError, ValueError):
         con.close()
         return None

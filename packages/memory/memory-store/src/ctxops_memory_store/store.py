@@ -32,7 +32,7 @@ from .entry_file import LoadResult, file_name, render_entry
 from .frontmatter import FrontMatterError
 from .index import Filters, MemoryIndex, scope_matches
 from .layout import INDEX_DIR, MEMORY_DIR
-from .similarity import content_hash, near_duplicate, normalize, shingles
+from .similarity import anchors, content_hash, near_duplicate, normalize, shingles
 from .snapshot import BULK as SNAPSHOT_BULK
 from .snapshot import SnapshotWriter, request_sync
 from .snapshot import wanted as snapshot_wanted
@@ -79,6 +79,28 @@ class SearchResult:
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+WRITE_WAIT_S = 300.0  # how long a writer queues for the store's write lock before it gives up
+WRITE_POLL_S = 0.01  # the longest sleep between two tries (a short one: waiters get their turn soon after a put)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (0: unknown, taken as gone)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, someone else's
+    return True
+
+
+def _speaker(entry: MemoryEntry) -> str:
+    """Whose words an entry holds (its ``speaker:`` tag), or ""."""
+    return next((t for t in entry.tags if t.startswith("speaker:")), "")
 
 
 def new_entry(
@@ -194,6 +216,7 @@ class MemoryStore:
         self._snapshot_stale = False  # the catalog learned of changes the snapshot may not have
         self._sync_steps = False  # syncing in steps (the detached sync), not writing
         self._sync_more = False  # a step left files for the next one
+        self._swept = False  # temporary files of killed writers removed (once a process, under the lock)
 
     # -- reading ---------------------------------------------------------------------------------------
 
@@ -342,6 +365,67 @@ class MemoryStore:
                 return SearchResult(hits, "catalog")
             top = None
 
+    def quick_find(self, query: str, filters: Filters | None = None, *, limit: int = 10) -> SearchResult | None:
+        """``find`` over the hook's read snapshot when the store has one that describes its files (a large
+        store): only the query's postings and the top entries are read, never every entry (issue 23: a fresh
+        ``ctx mem search`` at 50,000 memories costs what it costs at 50). None: ask ``find``."""
+        filters = filters or Filters()
+        if self._loaded is not None or tuple(filters.statuses or ()) != ("active",):
+            return None
+        from . import snapshot
+
+        snap = snapshot.open_for_read(str(self.index_dir), str(self.memory_dir))
+        if snap is None:
+            return None
+        try:
+            top = max(limit * 4, 40)
+            while True:
+                found = snap.search(tokens(query), top)
+                hits: list[tuple[MemoryEntry, float]] = []
+                seen: set[str] = set()
+                for data, score in found:
+                    try:
+                        entry = convert(MemoryEntry, data, where="the read snapshot")
+                    except (ContractError, UnsupportedSchemaVersion):
+                        continue
+                    if entry.id in seen or not _passes(entry, filters):
+                        continue  # a copied file (the same id twice) is one hit
+                    seen.add(entry.id)
+                    hits.append((entry, score))
+                    if len(hits) >= limit:
+                        break
+                if len(hits) >= limit or len(found) < top:
+                    return SearchResult(hits, "snapshot")
+                top *= 4
+        finally:
+            snap.close()
+
+    def quick_resolve(self, id_or_suffix: str) -> tuple[MemoryEntry, Path] | None:
+        """The entry whose id ends with ``id_or_suffix`` (6 characters or more: the file name carries the id's
+        last 6), read from its file alone, without loading the store; None when that cannot decide."""
+        wanted = id_or_suffix.strip().upper()
+        if len(wanted) < 6 or self._loaded is not None:
+            return None
+        tail = f"-{wanted[-6:].lower()}.md"
+        try:
+            names = [e.name for e in os.scandir(self.memory_dir) if e.name.endswith(tail)]
+        except OSError:
+            return None
+        from .catalog import parse_file
+
+        matches: list[tuple[MemoryEntry, Path]] = []
+        for name in names:
+            path = self.memory_dir / name
+            try:
+                data = parse_file(str(path), name).get("entry")
+                entry = convert(MemoryEntry, data, where=str(path)) if isinstance(data, dict) else None
+            except (OSError, ContractError, UnsupportedSchemaVersion):
+                return None  # an unreadable candidate: the full path reports it
+            if entry is not None and entry.id.endswith(wanted):
+                matches.append((entry, path))
+        ids = {e.id for e, _ in matches}
+        return matches[0] if len(ids) == 1 else None
+
     def _index(self) -> bm25.Postings:
         if self._postings is None:
             postings = bm25.Postings()
@@ -383,7 +467,11 @@ class MemoryStore:
         """One writer of the memory files at a time; everything read inside is read under the lock."""
         ensure_meta(str(self.root))
         ensure_dir(self.index_dir)  # 0700; a symlinked .meta/index is refused (UnsafePath)
-        with file_lock(self.index_dir / WRITE_LOCK, timeout=10.0, write_pid=True):
+        # Writers queue: a put waits its turn for up to WRITE_WAIT_S (8 writers x 200 puts all land); only a
+        # holder that never lets go turns a writer away (LockBusy; the CLI says so in one line, exit 4).
+        with file_lock(self.index_dir / WRITE_LOCK, timeout=WRITE_WAIT_S, write_pid=True, max_poll=WRITE_POLL_S):
+            if full_check or not self._swept:
+                self._sweep_temp()  # under the lock: no live writer of this store is between write and rename
             generation = self._generation()
             # Every store write bumps the generation under this lock: when it is the one this process left,
             # no other writer came in between and the catalog in memory is current, unless the directory
@@ -406,6 +494,29 @@ class MemoryStore:
                     self._known_generation = self._bump_generation()
                     self._dirty_generation = False
                 self._close_snapshot()
+
+    def _sweep_temp(self) -> None:
+        """Remove the temporary files a killed writer left (``.NAME.PID.NS.tmp`` of ``atomic_write``): in the
+        memory directory every one whose process is gone or that is older than a minute; in the index
+        directory (readers save the catalog there without this lock) the same. Once a process, and on every
+        full check (``ctx mem rebuild``)."""
+        self._swept = True
+        now = time.time()
+        for directory in (self.memory_dir, self.index_dir):
+            try:
+                found = [p for p in directory.iterdir() if p.name.startswith(".") and p.name.endswith(".tmp")]
+            except OSError:
+                continue
+            for path in found:
+                parts = path.name.rsplit(".", 3)
+                pid = int(parts[1]) if len(parts) == 4 and parts[1].isdigit() else 0
+                try:
+                    if _alive(pid) and pid != os.getpid() and now - path.lstat().st_mtime < 60:
+                        continue
+                    path.unlink()
+                    log.info("removed %s, left by a writer that was killed", path)
+                except OSError:
+                    continue
 
     def _open_snapshot(self, generation: str) -> None:
         """Start this write's transaction on the hook's read snapshot, brought in step first if it is not.
@@ -678,8 +789,12 @@ class MemoryStore:
                 continue
             if tuple(sorted(old.scope)) != scope:
                 continue  # entries about different parts of the code are never folded or superseded together
+            if _speaker(old) != _speaker(new):
+                continue  # one person's words never fold into, supersede or conflict with another's
             near = near_duplicate(new_shingles, self._shingles_of(old), self.config.fold_threshold)
             near = near or similar.get(old.id, 0.0) >= self.config.vector_fold_threshold
+            if near and anchors(f"{new.title} {new.body}") != anchors(f"{old.title} {old.body}"):
+                near = False  # other numbers, names or paths: a look-alike fact, never folded (issue 23)
             if near:
                 if old.pinned and not new.pinned:
                     kept = _with(old, history=list(dict.fromkeys([*old.history, new.id])))

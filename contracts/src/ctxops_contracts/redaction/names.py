@@ -305,8 +305,10 @@ _HEXISH = lazy(r"[0-9a-fA-F_-]+")
 
 
 def path_token(name: str) -> bool:
-    """A file or directory name that is a key: 20+ token characters, letters and digits, 12+ distinct,
-    neither a hex digest (``.git/objects``, caches) nor a UUID nor words (``test_payment_provider_2``)."""
+    """A file or directory name that is a key: a ``random_word``, or 20+ token characters, letters and
+    digits, 12+ distinct, neither a UUID nor words (``test_payment_provider_2``)."""
+    if random_word(name):
+        return True
     if not _PATH_TOKEN.fullmatch(name) or _HEXISH.fullmatch(name) or is_placeholder(name):
         return False
     if not _HAS_DIGIT.search(name) or not _HAS_LETTER.search(name) or len(set(name)) < 12:
@@ -315,3 +317,71 @@ def path_token(name: str) -> bool:
         return False  # words joined: a slug (``ctxops-redaction-bench-1a0w8eb0``), not a token
     letters = sum(ch.isalpha() for ch in name)
     return sum(ch.isdigit() for ch in name) >= 2 and letters >= 6
+
+
+# --- bare tokens in names and labels --------------------------------------------------------------------
+
+_PIECE_SPLIT = lazy(r"[_.\-/+=~:]++")
+_DIGIT_LETTER = lazy(r"[0-9][A-Za-z]")  # a digit followed by a letter: random, not ``provider2`` or ``v2``
+_HEX_ONLY = lazy(r"[0-9a-f]++|[0-9A-F]++")
+_UUID_SHAPE = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_ULID = lazy(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
+_ID_REFERENCE = lazy(
+    r"(?:[A-Za-z][A-Za-z0-9_-]{0,30}:)?(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+    r"|[0-7][0-9A-HJKMNP-TV-Z]{25})"
+)
+
+
+def is_hex(value: str) -> bool:
+    """Hex digits only, one case (a digest, a hex key)."""
+    return bool(_HEX_ONLY.fullmatch(value))
+
+
+def is_id_reference(value: str) -> bool:
+    """A session id (UUID) or an event or memory id (ULID), alone or as ``kind:id``: a reference, kept."""
+    return bool(_ID_REFERENCE.fullmatch(value))
+
+
+_WORD_CHARS = lazy(r"[A-Za-z0-9+/=_.~:-]{12,300}")
+
+
+def random_word(word: str, *, uuids: bool = False) -> bool:
+    """A bare word (no name, no context) that is a key rather than a name a person chose.
+
+    Used where words stand alone (file and directory names, memory titles, tags, source references), not in
+    running text. True for: 32+ hex characters (a digest or a key: names of content-addressed files are
+    hidden too, a cost paid only where such names are recorded); pieces (split at ``_ . - / + = ~ :``) in
+    which a digit is followed by a letter (``jg5e75hx``, ``1a0w8eb0``) adding up to 16+ characters, the
+    word holding 2+ digits and 4+ letters. ``test_payment_provider_2``, ``utf8mb4_unicode_ci``,
+    ``ctxops-bench-1a0w8eb0``, ``v1alpha3`` and words of letters only are kept. A UUID counts only with
+    ``uuids`` (session ids in paths and references are ids; a UUID alone in a title is hidden)."""
+    if not _WORD_CHARS.fullmatch(word) or is_placeholder(word) or is_placeholder_token(word):
+        return False
+    if _UUID_SHAPE.fullmatch(word):
+        return uuids
+    if _ULID.fullmatch(word):
+        return False  # ctxops's own event and memory ids
+    if len(word) >= 32 and _HEX_ONLY.fullmatch(word):
+        return True
+    digits = sum(ch.isdigit() for ch in word)
+    letters = sum(ch.isalpha() for ch in word)
+    if digits == 0 and letters == len(word):
+        return _random_letters(word)
+    if digits < 2 or letters < 4:
+        return False
+    pieces = [p for p in _PIECE_SPLIT.split(word) if p]
+    if any(len(p) >= 12 and len(_DIGIT_LETTER.findall(p)) >= 2 for p in pieces):
+        return True  # ``68j9c7oysty8pq``; ``base64encoded``, ``x86_64``, a mkdtemp suffix stay
+    return sum(len(p) for p in pieces if len(p) >= 4 and _DIGIT_LETTER.search(p)) >= 16
+
+
+_UPPER_RUN = lazy(r"[A-Z]{2,}+[a-z]")
+_CASE_CHANGE = lazy(r"[a-z](?=[A-Z])|[A-Z](?=[a-z])")
+
+
+def _random_letters(word: str) -> bool:
+    """20+ letters in random case (``yvxpthLIcYpZweFpPOVeCOtt``): the case changes every few letters and
+    runs of capitals start mid-word; identifiers (``HTTPServerURLHandler``, ``getElementById``) do not."""
+    if len(word) < 20:
+        return False
+    return len(_UPPER_RUN.findall(word)) >= 2 and len(_CASE_CHANGE.findall(word)) * 4 >= len(word)

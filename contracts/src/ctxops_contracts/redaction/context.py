@@ -20,7 +20,6 @@ from .names import (
     is_secret_value,
     looks_like_credential,
     path_token,
-    random_word,
 )
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
@@ -511,10 +510,18 @@ def entropy(value: str) -> float:
     return -sum(n / size * math.log2(n / size) for n in counts.values())
 
 
+def _sops(text: str, at: int) -> bool:
+    """Inside a SOPS-encrypted value (``ENC[AES256_GCM,data:...,iv:...,tag:...,type:str]``): ciphertext."""
+    opened = text.rfind("ENC[", max(0, at - 2000), at)
+    return opened >= 0 and "]" not in text[opened:at]
+
+
 def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     if match.group(1).count("/") >= 2:
         return _path_segments(match)
     text = match.string
+    if _sops(text, match.start()):
+        return None
     before = text[max(0, match.start() - 48) : match.start()]
     if _NEAR_WORD.search(before) is None:
         return _random_alone(match, before)
@@ -540,6 +547,7 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
 
 _UPPER = lazy(r"[A-Z]")
 _LOWER = lazy(r"[a-z]")
+_LOWER_RUN = lazy(r"[a-z]{4,}+")
 _DIGEST_BEFORE = lazy(r"(?i)(?:sha\d{0,3}|md5|sri|integrity|hash|digest|checksum|nonce|base64,)[-:=\"' ]{0,4}$")
 
 
@@ -565,6 +573,8 @@ def is_random(value: str) -> bool:
         return False
     if value.startswith(("pk_", "pk.")):
         return False  # publishable keys (Stripe, Mapbox) are public by design
+    if sum(len(run) for run in _LOWER_RUN.findall(value)) * 2 >= size:
+        return False  # mostly words (``SponsoredProductsRemoteRHFSearchEXPSubsK2``): a random token has few
     import math
 
     return entropy(value) >= min(4.2, math.log2(size) - 0.55)
@@ -576,14 +586,17 @@ def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
     path = match.group(1)
     parts = path.split("/")
     changed = False
-    digests = "/objects/" in path  # a git object store: its hex names are digests
+    # A git object store's or a URL's hex names are digests and ids (``/commit/<sha>``, ``/users/<uuid>``):
+    # kept. A file's name in a command or a listing is judged as a name alone (``label``).
+    url = match.string[match.start(1) - 1 : match.start(1)] == ":"
+    digests = url or "/objects/" in path
     for i, part in enumerate(parts):
         stem, dot, ext = part.rpartition(".")
         if not dot or len(ext) > 6 or not stem:
             stem, dot, ext = part, "", ""
         if digests and is_hex(stem):
             continue
-        if is_random(stem) or (i > 0 and (path_token(stem) or random_word(stem, uuids=True))):  # the path test
+        if is_random(stem) or (i > 0 and path_token(stem, label=not url)):  # a name inside a path: the path test
             parts[i] = f"[REDACTED:path-token]{dot}{ext}"
             changed = True
     if not changed:

@@ -20,7 +20,15 @@ from ctxops_contracts.shared.regex import lazy
 from .context import RULES as CONTEXT_RULES
 from .context import is_key_begin, is_key_end, is_random, private_keys, scan
 from .formats import FORMATS
-from .names import is_hex, is_id_reference, is_placeholder, is_placeholder_token, is_secret_name, path_token, random_word
+from .names import (
+    is_hex,
+    is_id_reference,
+    is_placeholder,
+    is_placeholder_token,
+    is_secret_name,
+    path_token,
+    random_word,
+)
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -142,16 +150,16 @@ def _path_segment(part: str, digests: bool = False) -> str:
         stem, ext, dot = part, "", ""
     if digests and is_hex(stem):
         return part
-    if path_token(stem) or random_word(stem, uuids=True):
+    if path_token(stem) or random_word(stem, label=True):
         return f"[REDACTED:path-token]{dot}{ext}"
-    return _hide_words(redact(part), uuids=True)
+    return _hide_words(redact(part))
 
 
 _WORD = lazy(r"(?<![A-Za-z0-9+/=_.~:-])[A-Za-z0-9+/=_.~:-]{12,300}+(?![A-Za-z0-9+/=_.~:-])")
 _WORD_EDGE = ".:=-_~/+"
 
 
-def _hide_words(text: str, *, uuids: bool) -> str:
+def _hide_words(text: str) -> str:
     """Every word of ``text`` that is a key standing alone (``random_word``, ``path_token``, an unmistakably
     random token) replaced by a marker; trailing punctuation is kept."""
     if len(text) < 12:
@@ -165,9 +173,9 @@ def _hide_words(text: str, *, uuids: bool) -> str:
         lead = word[: word.find(core)]
         tail = word[len(lead) + len(core) :]
         stem, dot, ext = core.rpartition(".")
-        if dot and stem and 1 <= len(ext) <= 6 and ext.isalnum() and not random_word(core, uuids=uuids):
+        if dot and stem and 1 <= len(ext) <= 6 and ext.isalnum() and not random_word(core, label=True):
             core, tail = stem, dot + ext + tail  # a file name: its extension is kept
-        if len(core) >= 12 and (random_word(core, uuids=uuids) or path_token(core) or is_random(core)):
+        if len(core) >= 12 and (random_word(core, label=True) or path_token(core) or is_random(core)):
             return f"{lead}[REDACTED:token]{tail}"
         return word
 
@@ -180,7 +188,7 @@ def redact_label(text: str) -> str:
     running text such a word may be an id or a digest and is judged by its context; a label has none."""
     if not text:
         return text
-    return _hide_words(redact(text), uuids=True)
+    return _hide_words(redact(text))
 
 
 def redact_path(path: str, *, keyed: bool = False) -> str:

@@ -214,14 +214,16 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
         return False
     from itertools import pairwise  # a built-in module: no import cost
 
-    run = 1
-    for a, b in pairwise(value):
-        if ord(b) == ord(a) + 1 and b != " " and (a + b) in _ASCENDING:
-            run += 1
-            if run >= 6:
-                return True
-        else:
-            run = 1
+    lowered = value.lower()
+    for step in (1, -1):  # ``abcdef``, ``aBcDeF``, ``987654``: a run of the alphabet or the digits, either way
+        run = 1
+        for a, b in pairwise(lowered):
+            if ord(b) == ord(a) + step and (a + b if step == 1 else b + a) in _ASCENDING:
+                run += 1
+                if run >= 6:
+                    return True
+            else:
+                run = 1
     return False
 
 
@@ -253,6 +255,8 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
     text = value.strip()
     if len(text) < 4 or is_placeholder(text) or "[REDACTED" in text:
         return False
+    if not is_password_class(name) and is_placeholder_token(text.strip("'\"")):
+        return False  # a token that runs through the alphabet (``sk_abcdefghijklmnop...``) is a sample
     if quoted and value[:1] in {" ", ",", "+", ")", ";"}:
         return False  # the quote closed a string around the name: ``"token=" + repr(x)``
     if _PLAIN_WORDS.fullmatch(text):
@@ -304,10 +308,11 @@ _PATH_TOKEN = lazy(r"[A-Za-z0-9_+=~-]{20,200}")
 _HEXISH = lazy(r"[0-9a-fA-F_-]+")
 
 
-def path_token(name: str) -> bool:
-    """A file or directory name that is a key: a ``random_word``, or 20+ token characters, letters and
-    digits, 12+ distinct, neither a UUID nor words (``test_payment_provider_2``)."""
-    if random_word(name):
+def path_token(name: str, *, label: bool = True) -> bool:
+    """A file or directory name that is a key: a ``random_word`` (``label``: the name alone, not a segment of
+    a path in running text), or 20+ token characters, letters and digits, 12+ distinct, neither hex, a UUID
+    nor words (``test_payment_provider_2``)."""
+    if random_word(name, label=label):
         return True
     if not _PATH_TOKEN.fullmatch(name) or _HEXISH.fullmatch(name) or is_placeholder(name):
         return False
@@ -345,33 +350,35 @@ def is_id_reference(value: str) -> bool:
 _WORD_CHARS = lazy(r"[A-Za-z0-9+/=_.~:-]{12,300}")
 
 
-def random_word(word: str, *, uuids: bool = False) -> bool:
+def random_word(word: str, *, label: bool = False) -> bool:
     """A bare word (no name, no context) that is a key rather than a name a person chose.
 
-    Used where words stand alone (file and directory names, memory titles, tags, source references), not in
-    running text. True for: 32+ hex characters (a digest or a key: names of content-addressed files are
-    hidden too, a cost paid only where such names are recorded); pieces (split at ``_ . - / + = ~ :``) in
-    which a digit is followed by a letter (``jg5e75hx``, ``1a0w8eb0``) adding up to 16+ characters, the
-    word holding 2+ digits and 4+ letters. ``test_payment_provider_2``, ``utf8mb4_unicode_ci``,
-    ``ctxops-bench-1a0w8eb0``, ``v1alpha3`` and words of letters only are kept. A UUID counts only with
-    ``uuids`` (session ids in paths and references are ids; a UUID alone in a title is hidden)."""
+    True for pieces (split at ``_ . - / + = ~ :``) in which a digit is followed by a letter: one of 12+
+    characters with two such turns (``68j9c7oysty8pq``), or such pieces adding up to 16+ characters
+    (``8cpf3rjwy_dlihsu4-7z1afp0u``), the word holding 2+ digits and 4+ letters; 20+ letters in random case;
+    32+ hex digits. ``test_payment_provider_2``, ``utf8mb4_unicode_ci``, ``ctxops-bench-1a0w8eb0``,
+    ``v1alpha3``, ``base64encoded`` and ULIDs (ctxops's own ids) are kept. Hex pieces (ids, short digests in
+    file and URL names) do not count, unless ``label``: a memory title, a tag or a file's own name, where a
+    UUID or 16+ hex digits alone are hidden too (a label has no context that says "id" or "digest")."""
     if not _WORD_CHARS.fullmatch(word) or is_placeholder(word) or is_placeholder_token(word):
         return False
     if _UUID_SHAPE.fullmatch(word):
-        return uuids
+        return label
     if _ULID.fullmatch(word):
         return False  # ctxops's own event and memory ids
-    if len(word) >= 32 and _HEX_ONLY.fullmatch(word):
-        return True
+    if _HEX_ONLY.fullmatch(word):
+        return len(word) >= 32 or (
+            label and len(word) >= 16 and _HAS_DIGIT.search(word) is not None and _HAS_LETTER.search(word) is not None
+        )
     digits = sum(ch.isdigit() for ch in word)
     letters = sum(ch.isalpha() for ch in word)
     if digits == 0 and letters == len(word):
         return _random_letters(word)
     if digits < 2 or letters < 4:
         return False
-    pieces = [p for p in _PIECE_SPLIT.split(word) if p]
+    pieces = [p for p in _PIECE_SPLIT.split(word) if p and (label or not _HEX_ONLY.fullmatch(p))]
     if any(len(p) >= 12 and len(_DIGIT_LETTER.findall(p)) >= 2 for p in pieces):
-        return True  # ``68j9c7oysty8pq``; ``base64encoded``, ``x86_64``, a mkdtemp suffix stay
+        return True
     return sum(len(p) for p in pieces if len(p) >= 4 and _DIGIT_LETTER.search(p)) >= 16
 
 

@@ -921,9 +921,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gitleaks", default="/work/.mirror/gitleaks+gitleaks/repo")
     parser.add_argument("--trufflehog", default="/work/.mirror/trufflesecurity+trufflehog/repo")
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
-    parser.add_argument(
-        "--channel-halves", default="dev,held-out", help="halves whose samples go through the channels"
-    )
+    parser.add_argument("--channel-halves", default="dev,held-out", help="halves whose samples go through the channels")
     parser.add_argument("--show", choices=["dev", "held-out", "none"], default="dev", help="list the misses of")
     parser.add_argument("--json", help="write the full result here")
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")

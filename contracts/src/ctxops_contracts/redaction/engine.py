@@ -155,7 +155,7 @@ def _path_segment(part: str, digests: bool = False) -> str:
     return _hide_words(redact(part))
 
 
-_WORD = lazy(r"(?<![A-Za-z0-9+/=_.~:-])[A-Za-z0-9+/=_.~:-]{12,300}+(?![A-Za-z0-9+/=_.~:-])")
+_WORD = lazy(r"(?<![A-Za-z0-9+/=_.~:-])[A-Za-z0-9+/=_.~:-]{12,8000}+(?![A-Za-z0-9+/=_.~:-])")
 _WORD_EDGE = ".:=-_~/+"
 
 
@@ -200,7 +200,7 @@ def redact_path(path: str, *, keyed: bool = False) -> str:
     bookkeeping) without either being stored.
     """
     if not path or is_id_reference(path):
-        return path  # ``session:<uuid>``, an event id: a reference ctxops writes, kept
+        return path  # a session id, an event id: the references ctxops records as a memory's source
     if "://" in path:  # a URL: credentials in its user part, tokens in its query
         hidden = redact(path)
     else:  # each file or directory name alone: a token is a whole name

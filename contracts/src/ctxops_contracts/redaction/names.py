@@ -332,8 +332,7 @@ _HEX_ONLY = lazy(r"[0-9a-f]++|[0-9A-F]++")
 _UUID_SHAPE = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _ULID = lazy(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
 _ID_REFERENCE = lazy(
-    r"(?:[A-Za-z][A-Za-z0-9_-]{0,30}:)?(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-    r"|[0-7][0-9A-HJKMNP-TV-Z]{25})"
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-7][0-9A-HJKMNP-TV-Z]{25}"
 )
 
 
@@ -343,11 +342,12 @@ def is_hex(value: str) -> bool:
 
 
 def is_id_reference(value: str) -> bool:
-    """A session id (UUID) or an event or memory id (ULID), alone or as ``kind:id``: a reference, kept."""
+    """Exactly a session id (UUID) or an event or memory id (ULID), as ctxops records a memory's source: kept.
+    Anything around it (``ref:<uuid>``, a path) makes it a name, judged like any other."""
     return bool(_ID_REFERENCE.fullmatch(value))
 
 
-_WORD_CHARS = lazy(r"[A-Za-z0-9+/=_.~:-]{12,300}")
+_WORD_CHARS = lazy(r"[A-Za-z0-9+/=_.~:-]{12,8000}")
 
 
 def random_word(word: str, *, label: bool = False) -> bool:

@@ -227,6 +227,22 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
     return False
 
 
+def _mostly_sequential(value: str) -> bool:
+    """Runs of 6+ of the alphabet or the digits, either way and in any case, leave fewer than 8 characters."""
+    lowered = value.lower()
+    covered = [False] * len(lowered)
+    for step in (1, -1):
+        start = 0
+        for i in range(1, len(lowered) + 1):
+            a, b = lowered[i - 1], lowered[i] if i < len(lowered) else ""
+            if b and ord(b) == ord(a) + step and (a + b if step == 1 else b + a) in _ASCENDING:
+                continue
+            if i - start >= 6:
+                covered[start:i] = [True] * (i - start)
+            start = i
+    return covered.count(False) < 8
+
+
 def is_password_class(name: str) -> bool:
     parts = words(name)
     return bool(parts) and (
@@ -255,8 +271,8 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
     text = value.strip()
     if len(text) < 4 or is_placeholder(text) or "[REDACTED" in text:
         return False
-    if not is_password_class(name) and is_placeholder_token(text.strip("'\"")):
-        return False  # a token that runs through the alphabet (``sk_abcdefghijklmnop...``) is a sample
+    if not is_password_class(name) and _mostly_sequential(text.strip("'\"")):
+        return False  # a token that is a run through the alphabet (``sk_abcdefghijklmnop...``) is a sample
     if quoted and value[:1] in {" ", ",", "+", ")", ";"}:
         return False  # the quote closed a string around the name: ``"token=" + repr(x)``
     if _PLAIN_WORDS.fullmatch(text):

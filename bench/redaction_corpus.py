@@ -921,6 +921,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gitleaks", default="/work/.mirror/gitleaks+gitleaks/repo")
     parser.add_argument("--trufflehog", default="/work/.mirror/trufflesecurity+trufflehog/repo")
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
+    parser.add_argument("--channel-halves", default="dev,held-out", help="halves whose samples go through the channels")
     parser.add_argument("--show", choices=["dev", "held-out", "none"], default="dev", help="list the misses of")
     parser.add_argument("--json", help="write the full result here")
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")
@@ -950,10 +951,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.channels:
         ctx = os.path.join(os.path.dirname(sys.executable), "ctx")
         for half, names in (("dev", dev), ("held-out", held)):
+            if half not in args.channel_halves.split(","):
+                continue
             first: dict[str, Sample] = {}
+            placeholder = _placeholder_test()
             for s in samples:
                 key = f"{s.source}:{s.fmt}"
-                if key in names and s.secrets and key not in first:
+                if key in names and s.secrets and key not in first and not any(placeholder(x) for x in s.secrets):
                     first[key] = s
             chosen = sorted(first.values(), key=lambda s: (s.source, s.fmt))
             random.Random(SEED).shuffle(chosen)

@@ -12,7 +12,7 @@ import string
 import time
 
 import pytest
-from ctxops_contracts.redaction import redact, redact_path, redact_value
+from ctxops_contracts.redaction import redact, redact_label, redact_path, redact_value
 
 _rng = random.Random(7)
 ALNUM = string.ascii_letters + string.digits
@@ -199,3 +199,50 @@ def test_no_input_makes_it_slow(text: str) -> None:
     started = time.perf_counter()
     redact(text)
     assert time.perf_counter() - started < 2.0
+
+
+# --- session 8 (issue 21 item 4): escaped context, labels, names -----------------------------------------
+
+
+def _mixed(n: int) -> str:
+    return "".join(_rng.choice(string.digits if i % 3 == 1 else string.ascii_lowercase) for i in range(n))
+
+
+def test_an_escaped_context_is_read_unescaped() -> None:
+    token = _mixed(30)
+    command = f"echo '\\n\\t\\t[DEBUG] Using Key={token}\\n\\t\\t[INFO] 200 OK\\n'"
+    out = redact(command)
+    assert token not in out and "[DEBUG] Using Key=" in out and "[INFO] 200 OK" in out
+    nested = '{"cmd": "{\\"password\\": \\"' + r(14) + '\\"}"}'
+    assert "[REDACTED" in redact(nested)
+
+
+def test_labels_hide_bare_keys_and_keep_names() -> None:
+    key, hexkey, uuid = (
+        _mixed(28),
+        r(40, "0123456789abcdef"),
+        "-".join(r(n, "0123456789abcdef") for n in (8, 4, 4, 4, 12)),
+    )
+    out = redact_label(f"rotate {key} and {hexkey} ({uuid}) after the incident")
+    assert key not in out and hexkey not in out and uuid not in out and out.startswith("rotate ")
+    for kept in ("fix test_payment_provider_2 flake", "utf8mb4_unicode_ci collation", "x86_64 wheels for py311",
+                 "HTTPServerURLHandler retries", "base64encoded payloads"):  # fmt: skip
+        assert redact_label(kept) == kept
+
+
+def test_names_keep_ids_digests_and_urls() -> None:
+    sha = r(40, "0123456789abcdef")
+    assert (
+        redact(f"see https://github.com/o/r/commit/{sha} for it") == f"see https://github.com/o/r/commit/{sha} for it"
+    )
+    session = "-".join(r(n, "0123456789abcdef") for n in (8, 4, 4, 4, 12))
+    assert redact_path(session) == session  # a memory's source as ctxops records it
+    assert session not in redact_path(f"ref:{session}") and session not in redact_path(f"notes/{session}.txt")
+    assert redact_path(f"notes/{_mixed(9)}-{_mixed(8)}-{_mixed(13)}.txt") == "notes/[REDACTED:path-token].txt"
+    assert redact_path("tmp/ctxops-redaction-bench-1a0w8eb0/o.txt") == "tmp/ctxops-redaction-bench-1a0w8eb0/o.txt"
+
+
+def test_sequential_samples_kept_and_fakes_with_more_hidden() -> None:
+    assert redact('api_key = "sk_abcdefghijklmnopqrstuvwxyz123"') == 'api_key = "sk_abcdefghijklmnopqrstuvwxyz123"'
+    assert "FAKE" not in redact("export OPENAI_API_KEY=sk-test-FAKEFAKEFAKEFAKE0123456789abcdef")
+    assert "abcdef123456" not in redact("password = abcdef123456")  # a weak password is still a password

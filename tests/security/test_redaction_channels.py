@@ -565,3 +565,172 @@ def test_mcp_remember_stores_no_secret(proxied: dict) -> None:
 def test_nothing_anywhere(proxied: dict) -> None:
     """Last: every file of every channel above, bytes and names, holds none of the secrets."""
     assert _leaks(proxied) == []
+
+
+# --- channels closed in session 8 (issue 21 item 4): bare keys where no context names them ---------------
+
+
+def _mixed(n: int) -> str:
+    """Lower-case letters with a digit every third character: a key in the lower-case-and-digits alphabet
+    (``a7kq2mx9p...``) that only its shape gives away."""
+    return "".join(_rng.choice(string.digits if i % 3 == 1 else string.ascii_lowercase) for i in range(n))
+
+
+BARE = {
+    "lower": _mixed(32),  # a key of lower-case letters and digits, alone
+    "slug": "-".join(_mixed(n) for n in (9, 8, 8, 13)),  # the same cut in pieces, like a slug
+    "hex": "".join(_rng.choice(HEX) for _ in range(64)),  # 64 hex digits
+    "uuid": _uuidish(HEX),  # a UUID-shaped key (many providers issue those)
+    "escaped": _r(36),  # a key whose context is only visible once escapes are read
+}
+
+
+def _bare_leaks(world: dict) -> list[tuple[str, str]]:
+    files = _every_file(world)
+    return [
+        (label, name.replace(str(world["base"]), ""))
+        for label, secret in BARE.items()
+        for name, blob in files.items()
+        if secret.encode() in blob or secret[-12:].encode() in blob
+    ]
+
+
+@pytest.fixture(scope="module")
+def bare_world(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    base = tmp_path_factory.mktemp("redaction-bare")
+    repo = base / "repo"
+    (repo / "notes").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    home = base / "home"
+    home.mkdir()
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "CTXOPS_DATA_DIR": str(base / "data"),
+        "CTXOPS_CACHE_DIR": str(base / "cache"),
+        "XDG_CACHE_HOME": str(base / "xdg-cache"),
+        "XDG_DATA_HOME": str(base / "xdg-data"),
+        "XDG_STATE_HOME": str(base / "xdg-state"),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "CODEX_HOME": str(home / ".codex"),
+    }
+    return {"base": base, "repo": repo, "home": home, "env": env}
+
+
+def test_an_echoed_repr_keeps_its_context(bare_world: dict) -> None:
+    """``echo '\\n[DEBUG] Using Key=...\\n'``: the line breaks are escapes, the context is still there."""
+    repo = bare_world["repo"]
+    logged = f"\\n\\t\\t[INFO] Sending request\\n\\t\\t[DEBUG] Using Key={BARE['escaped']}\\n\\t\\t[INFO] 200 OK\\n"
+    payloads = [
+        (
+            "claude-code",
+            {
+                "session_id": "s-esc",
+                "cwd": str(repo),
+                "hook_event_name": "PostToolUse",
+                "tool_name": "Bash",
+                "tool_use_id": "esc1",
+                "tool_input": {"command": f"echo '{logged}'"},
+                "tool_response": {"stdout": "ok\n", "stderr": "", "interrupted": False},
+            },
+        ),
+        (
+            "cursor",
+            {
+                "conversation_id": "s-esc",
+                "generation_id": "g1",
+                "workspace_roots": [str(repo)],
+                "hook_event_name": "afterShellExecution",
+                "command": f"printf '{logged}'",
+                "output": json.dumps({"log": logged.replace("\\n", "\n")}),
+            },
+        ),
+    ]
+    for agent, payload in payloads:
+        done = _ctx(bare_world, "hook", agent, stdin=json.dumps(payload))
+        assert done.returncode == 0, done.stderr
+    events = list((repo / ".meta" / "events").glob("*.jsonl"))
+    assert events and "Sending request" in "".join(p.read_text() for p in events)
+    assert [leak for leak in _bare_leaks(bare_world) if leak[0] == "escaped"] == []
+
+
+def test_a_memory_title_and_tag_that_are_bare_keys(bare_world: dict) -> None:
+    """A title names the memory's file: a bare key in it (no word says "token") is hidden there too."""
+    done = _ctx(
+        bare_world,
+        "mem",
+        "add",
+        "--kind",
+        "fact",
+        "--title",
+        f"rotate {BARE['lower']} after the incident",
+        "--body",
+        "the old deploy key was revoked",
+        "--tag",
+        BARE["uuid"],
+        "--tag",
+        BARE["hex"],
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    memories = list((bare_world["repo"] / ".meta" / "memory").glob("*.md"))
+    assert any("rotate" in m.read_text() and "after the incident" in m.read_text() for m in memories)
+    assert [leak for leak in _bare_leaks(bare_world) if leak[0] in {"lower", "uuid", "hex"}] == []
+
+
+def test_file_names_that_are_keys_in_events_and_the_ledger_state(bare_world: dict) -> None:
+    """Slug-cut, hex and UUID keys as file names: the events' ``files``, the guard's state, and the ledger
+    ingest's parser state (``state/sources.json`` keeps pending tool uses' files) hold none of them."""
+    repo = bare_world["repo"]
+    names = [str(repo / "notes" / f"{BARE[k]}.txt") for k in ("slug", "hex", "uuid", "lower")]
+    for n, path in enumerate(names):
+        for payload in (
+            {
+                "session_id": "s-files",
+                "cwd": str(repo),
+                "hook_event_name": "PostToolUse",
+                "tool_name": "Write",
+                "tool_use_id": f"fw{n}",
+                "tool_input": {"file_path": path, "content": "plain text\n"},
+                "tool_response": {"filePath": path, "type": "create"},
+            },
+            {
+                "session_id": "s-files",
+                "cwd": str(repo),
+                "hook_event_name": "PostToolUse",
+                "tool_name": "Bash",
+                "tool_use_id": f"fb{n}",
+                "tool_input": {"command": f"cat {path}"},
+                "tool_response": {"stdout": "plain text\n", "stderr": "", "interrupted": False},
+            },
+        ):
+            done = _ctx(bare_world, "hook", "claude-code", stdin=json.dumps(payload))
+            assert done.returncode == 0, done.stderr
+    project = bare_world["home"] / ".claude" / "projects" / "-repo"
+    project.mkdir(parents=True, exist_ok=True)
+    transcript = project / "files.jsonl"
+    uses = [{"type": "tool_use", "id": f"t{n}", "name": "Read", "input": {"file_path": p}} for n, p in enumerate(names)]
+    line = {
+        "type": "assistant",
+        "sessionId": "ledger-files",
+        "cwd": str(repo),
+        "timestamp": "2026-12-01T10:00:00.000Z",
+        "requestId": "req_f",
+        "uuid": "uf",
+        "message": {
+            "id": "msg_f",
+            "model": "claude-sonnet-4-5",
+            "role": "assistant",
+            "type": "message",
+            "content": uses,  # results never come: the parser keeps the uses (and their files) as state
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        },
+    }
+    transcript.write_text(json.dumps(line) + "\n")
+    done = _ctx(bare_world, "ledger", "ingest", "--claude-dir", str(bare_world["home"] / ".claude"), "--json")
+    assert done.returncode == 0, done.stderr + done.stdout
+    transcript.unlink()
+    state = list((bare_world["base"] / "data").rglob("sources.json"))
+    assert state and "[REDACTED:path-token]" in state[0].read_text(), "the ledger kept no state: proves nothing"
+    events = "".join(p.read_text() for p in (repo / ".meta" / "events").glob("*.jsonl"))
+    assert "[REDACTED:path-token].txt" in events
+    assert [leak for leak in _bare_leaks(bare_world) if leak[0] in {"slug", "hex", "uuid", "lower"}] == []

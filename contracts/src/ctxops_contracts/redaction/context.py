@@ -11,6 +11,7 @@ from ctxops_contracts.shared import regex
 from ctxops_contracts.shared.regex import lazy
 
 from .names import (
+    is_hex,
     is_key_name,
     is_placeholder,
     is_placeholder_token,
@@ -72,7 +73,7 @@ def scan(text: str, pattern: re.Pattern[str], handler: Handler, hidden: list[str
 # A bare value ends at whitespace, a quote, a bracket, a separator or CJK punctuation (and at \" in JSON).
 # Matched with ``endpos`` = start + 400: possessive loops, no bounded alternation (it is ~10x slower).
 _BARE_CLASS = r"[^\s'\"`,;()\[\]{}>&<" + _CJK_STOP + r"\\]"
-_BARE_VALUE = lazy(_BARE_CLASS + r"*+(?:\\(?![\"'])" + _BARE_CLASS + r"*+)*+")
+_BARE_VALUE = lazy(_BARE_CLASS + r"*+(?:\\(?![\"'nrt])" + _BARE_CLASS + r"*+)*+")  # stops at an escaped \n
 _PROSE_VALUE = lazy(r"[A-Za-z0-9!#$%*+\-./:=?@^_|~]*+")  # ASCII: it stops where Chinese text resumes
 # The inside of a quoted value, up to its closing quote (escapes skipped) or the end of the line. No closing
 # quote is special inside a character class, so none needs escaping (re.escape would cost importing re).
@@ -124,7 +125,7 @@ def _line_start(text: str, at: int) -> bool:
 # --- name = value ------------------------------------------------------------------------------------
 
 _ASSIGN = lazy(
-    r"(?<![A-Za-z0-9_.$@\\-])"
+    r"(?:(?<![A-Za-z0-9_.$@\\-])|(?<=\\[nrt]))"  # also right after an escaped line break or tab
     r"([A-Za-z_][A-Za-z0-9_.-]{0,80}+)"  # the name (possessive: never re-scanned)
     r"((?:\\?[\"'])?\]?)"  # the closing quote of a JSON key or a subscript: "password": / ["DB_PASSWORD"]=
     r"((?:[ \t]++(?:string|String|str|&str|\[\]byte|char\*?|bytes))?+"  # Go/C#/Rust: var xToken string = "..."
@@ -509,10 +510,18 @@ def entropy(value: str) -> float:
     return -sum(n / size * math.log2(n / size) for n in counts.values())
 
 
+def _sops(text: str, at: int) -> bool:
+    """Inside a SOPS-encrypted value (``ENC[AES256_GCM,data:...,iv:...,tag:...,type:str]``): ciphertext."""
+    opened = text.rfind("ENC[", max(0, at - 2000), at)
+    return opened >= 0 and "]" not in text[opened:at]
+
+
 def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     if match.group(1).count("/") >= 2:
         return _path_segments(match)
     text = match.string
+    if _sops(text, match.start()):
+        return None
     before = text[max(0, match.start() - 48) : match.start()]
     if _NEAR_WORD.search(before) is None:
         return _random_alone(match, before)
@@ -538,18 +547,19 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
 
 _UPPER = lazy(r"[A-Z]")
 _LOWER = lazy(r"[a-z]")
+_LOWER_RUN = lazy(r"[a-z]{4,}+")
 _DIGEST_BEFORE = lazy(r"(?i)(?:sha\d{0,3}|md5|sri|integrity|hash|digest|checksum|nonce|base64,)[-:=\"' ]{0,4}$")
 
 
 def _random_alone(match: re.Match[str], before: str) -> tuple[str, int] | None:
-    """A token with no secret word near it: hidden only when it is unmistakably random (``_is_random``)."""
+    """A token with no secret word near it: hidden only when it is unmistakably random (``is_random``)."""
     value = match.group(1).strip("./=")
-    if not _is_random(value) or _DIGEST_BEFORE.search(before):
+    if not is_random(value) or _DIGEST_BEFORE.search(before):
         return None
     return "[REDACTED:high-entropy]", match.end(1)
 
 
-def _is_random(value: str) -> bool:
+def is_random(value: str) -> bool:
     """20 to 200 characters of upper and lower case letters and digits, at most one ``/`` and one ``.``, few
     separators, entropy near the maximum for its length; not a word, a placeholder or a publishable key."""
     size = len(value)
@@ -563,6 +573,8 @@ def _is_random(value: str) -> bool:
         return False
     if value.startswith(("pk_", "pk.")):
         return False  # publishable keys (Stripe, Mapbox) are public by design
+    if sum(len(run) for run in _LOWER_RUN.findall(value)) * 2 >= size:
+        return False  # mostly words (``SponsoredProductsRemoteRHFSearchEXPSubsK2``): a random token has few
     import math
 
     return entropy(value) >= min(4.2, math.log2(size) - 0.55)
@@ -574,11 +586,17 @@ def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
     path = match.group(1)
     parts = path.split("/")
     changed = False
+    # A git object store's or a URL's hex names are digests and ids (``/commit/<sha>``, ``/users/<uuid>``):
+    # kept. A file's name in a command or a listing is judged as a name alone (``label``).
+    url = match.string[match.start(1) - 1 : match.start(1)] == ":"
+    digests = url or "/objects/" in path
     for i, part in enumerate(parts):
         stem, dot, ext = part.rpartition(".")
         if not dot or len(ext) > 6 or not stem:
             stem, dot, ext = part, "", ""
-        if _is_random(stem) or (i > 0 and path_token(stem)):  # a name inside a path: the path test
+        if digests and is_hex(stem):
+            continue
+        if is_random(stem) or (i > 0 and path_token(stem, label=not url)):  # a name inside a path: the path test
             parts[i] = f"[REDACTED:path-token]{dot}{ext}"
             changed = True
     if not changed:

@@ -15,10 +15,20 @@ on the hook path bound the input first (``redact_value(..., max_string=...)``, `
 
 from __future__ import annotations
 
+from ctxops_contracts.shared.regex import lazy
+
 from .context import RULES as CONTEXT_RULES
-from .context import is_key_begin, is_key_end, private_keys, scan
+from .context import is_key_begin, is_key_end, is_random, private_keys, scan
 from .formats import FORMATS
-from .names import is_placeholder, is_placeholder_token, is_secret_name, path_token
+from .names import (
+    is_hex,
+    is_id_reference,
+    is_placeholder,
+    is_placeholder_token,
+    is_secret_name,
+    path_token,
+    random_word,
+)
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -30,6 +40,8 @@ SECRET = "[REDACTED:secret]"
 KEY_MARKER = "[REDACTED:private-key]"
 LABELS: tuple[str, ...] = (
     "private-key",
+    "token",
+    "path-token",
     *(label for label, _, _ in FORMATS),
     *dict.fromkeys(label for label, _, _, _ in CONTEXT_RULES),
 )
@@ -56,21 +68,56 @@ def _gated(present: set[str], rules_of: dict[str, list[int]], start: int = 0) ->
     return sorted({i for needle in present for i in rules_of[needle] if i >= start})
 
 
-def _marker(marker: str) -> Callable[[re.Match[str]], str]:
+def _marker(marker: str, hidden: list[str]) -> Callable[[re.Match[str]], str]:
     """The replacement of a provider format's match: the marker, unless the match is a documentation sample."""
 
     def replace(match: re.Match[str]) -> str:
         token = match.group(0)
         truncated = match.string[match.end() : match.end() + 3] in {"...", "…"}  # ``ops_eyJzaWdu...`` in docs
-        return token if truncated or is_placeholder_token(token) else marker
+        if truncated or is_placeholder_token(token):
+            return token
+        hidden.append(token)
+        return marker
 
     return replace
 
 
 def redact(text: str) -> str:
-    """``text`` with every secret the rules know replaced by a labelled marker. Idempotent."""
+    """``text`` with every secret the rules know replaced by a labelled marker. Idempotent.
+
+    Text that holds escaped line breaks, tabs or quotes (a command echoing a Python ``repr``, JSON inside
+    JSON, a log line of an escaped string) is also read with them unescaped, so the context around a value
+    (``\\n[DEBUG] Using Key=...``) is seen as it was written; a value hidden there is hidden in the text."""
     if not text:
         return text
+    if "\\" in text:
+        decoded = _unescape(text)
+        if decoded != text:  # what the unescaped reading hides is hidden first, before markers split it
+            found: list[str] = []
+            _redact(decoded, found)
+            for value in dict.fromkeys(found):
+                if len(value) >= 8 and "\n" not in value and value in text and not is_placeholder(value):
+                    text = text.replace(value, SECRET)
+    return _redact(text, [])
+
+
+_ESCAPES = (("\\n", "\n"), ("\\t", "\t"), ("\\r", "\r"), ('\\"', '"'), ("\\'", "'"))
+
+
+def _unescape(text: str) -> str:
+    """Escaped line breaks, tabs and quotes as the characters they stand for (repeatedly: ``\\\\n`` too)."""
+    for _ in range(3):
+        before = text
+        text = text.replace("\\\\", "\\")
+        for escaped, plain in _ESCAPES:
+            text = text.replace(escaped, plain)
+        if text == before:
+            break
+    return text
+
+
+def _redact(text: str, hidden: list[str]) -> str:
+    """One pass of every layer; each value a rule hid (8+ characters, one line) is appended to ``hidden``."""
     text = private_keys(text)
     todo = _gated({needle for needle in _FORMAT_NEEDLES if needle in text}, _FORMATS_OF)
     at = 0
@@ -78,29 +125,70 @@ def redact(text: str) -> str:
         index = todo[at]
         at += 1
         label, _, pattern = FORMATS[index]
-        redacted = pattern.sub(_marker(f"[REDACTED:{label}]"), text)
+        redacted = pattern.sub(_marker(f"[REDACTED:{label}]", hidden), text)
         if redacted != text:  # the later rules look at the text as it is now
             text = redacted
             todo = _gated({needle for needle in _FORMAT_NEEDLES if needle in text}, _FORMATS_OF, index + 1)
             at = 0
     lowered = text.lower()  # context rules are gated on lower-case needles (a cheap C-level scan each)
     found = {needle for needle in _CONTEXT_NEEDLES if needle in lowered}
-    hidden: list[str] = []
+    start = len(hidden)
     for index in sorted({*_ALWAYS, *_gated(found, _CONTEXT_OF)}):
         _label, _required, handler_pattern, handler = CONTEXT_RULES[index]
         text = scan(text, handler_pattern, handler, hidden)
-    for value in dict.fromkeys(hidden):  # a value hidden once is hidden wherever else it appears
+    for value in dict.fromkeys(hidden[start:]):  # a value hidden once is hidden wherever else it appears
         if value in text and not is_placeholder(value):
             text = text.replace(value, SECRET)
     return text
 
 
-def _path_segment(part: str) -> str:
-    """One file or directory name: a token (its extension kept), else redacted as text."""
+def _path_segment(part: str, digests: bool = False) -> str:
+    """One file or directory name: a token (its extension kept), else redacted as text. With ``digests`` (a
+    git object store) a name of hex digits is a digest and kept."""
     stem, dot, ext = part.rpartition(".")
     if not dot or len(ext) > 6 or not stem:
         stem, ext, dot = part, "", ""
-    return f"[REDACTED:path-token]{dot}{ext}" if path_token(stem) else redact(part)
+    if digests and is_hex(stem):
+        return part
+    if path_token(stem) or random_word(stem, label=True):
+        return f"[REDACTED:path-token]{dot}{ext}"
+    return _hide_words(redact(part))
+
+
+_WORD = lazy(r"(?<![A-Za-z0-9+/=_.~:-])[A-Za-z0-9+/=_.~:-]{12,8000}+(?![A-Za-z0-9+/=_.~:-])")
+_WORD_EDGE = ".:=-_~/+"
+
+
+def _hide_words(text: str) -> str:
+    """Every word of ``text`` that is a key standing alone (``random_word``, ``path_token``, an unmistakably
+    random token) replaced by a marker; trailing punctuation is kept."""
+    if len(text) < 12:
+        return text
+
+    def replace(match: re.Match[str]) -> str:
+        word = match.group(0)
+        core = word.strip(_WORD_EDGE)
+        if len(core) < 12 or "REDACTED" in word:
+            return word
+        lead = word[: word.find(core)]
+        tail = word[len(lead) + len(core) :]
+        stem, dot, ext = core.rpartition(".")
+        if dot and stem and 1 <= len(ext) <= 6 and ext.isalnum() and not random_word(core, label=True):
+            core, tail = stem, dot + ext + tail  # a file name: its extension is kept
+        if len(core) >= 12 and (random_word(core, label=True) or path_token(core) or is_random(core)):
+            return f"{lead}[REDACTED:token]{tail}"
+        return word
+
+    return _WORD.sub(replace, text)
+
+
+def redact_label(text: str) -> str:
+    """A short field a person names something with (a memory's title, a tag): ``redact``, and every word in
+    it that is a key standing alone is hidden too (``deploy with 1zlu5oxgeyx5...``), a UUID included. In
+    running text such a word may be an id or a digest and is judged by its context; a label has none."""
+    if not text:
+        return text
+    return _hide_words(redact(text))
 
 
 def redact_path(path: str, *, keyed: bool = False) -> str:
@@ -111,13 +199,14 @@ def redact_path(path: str, *, keyed: bool = False) -> str:
     of the original appended, so two different secret-bearing paths stay two keys (the guard's read
     bookkeeping) without either being stored.
     """
-    if not path:
-        return path
+    if not path or is_id_reference(path):
+        return path  # a session id, an event id: the references ctxops records as a memory's source
     if "://" in path:  # a URL: credentials in its user part, tokens in its query
         hidden = redact(path)
     else:  # each file or directory name alone: a token is a whole name
         sep = "\\" if "\\" in path and "/" not in path else "/"
-        hidden = sep.join(_path_segment(part) for part in path.split(sep))
+        digests = "/objects/" in path or "\\objects\\" in path  # .git/objects/3f/9a1c...: digests
+        hidden = sep.join(_path_segment(part, digests) for part in path.split(sep))
     if hidden == path or not keyed:
         return hidden
     import hashlib  # only a path that held a secret pays for it

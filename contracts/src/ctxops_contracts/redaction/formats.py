@@ -75,7 +75,7 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     ("digitalocean-token", ("_v1_",), _B + r"do[por]_v1_[a-f0-9]{64}" + _E),
     ("linear-key", ("lin_",), _B + r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}+"),
     ("groq-key", ("gsk_",), _B + r"gsk_[A-Za-z0-9]{40,}+"),
-    ("sentry-token", ("sntry",), _B + r"(?:sntrys_[A-Za-z0-9+/=_-]{40,}+|sntryu_[a-f0-9]{64})"),
+    ("sentry-token", ("sntry",), _B + r"(?:sntrys_[A-Za-z0-9+/=_-]{40,}+|sntryu_[a-f0-9]{64}" + _E + ")"),
     ("postman-key", ("PMAK-",), _B + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _E),
     ("databricks-token", ("dapi", "dkea"), _B + r"(?:dapi|dkea)[a-f0-9]{32}(?:-\d)?" + _E),
     ("age-secret-key", ("AGE-SECRET-KEY-1",), r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}"),

@@ -214,15 +214,33 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
         return False
     from itertools import pairwise  # a built-in module: no import cost
 
-    run = 1
-    for a, b in pairwise(value):
-        if ord(b) == ord(a) + 1 and b != " " and (a + b) in _ASCENDING:
-            run += 1
-            if run >= 6:
-                return True
-        else:
-            run = 1
+    lowered = value.lower()
+    for step in (1, -1):  # ``abcdef``, ``aBcDeF``, ``987654``: a run of the alphabet or the digits, either way
+        run = 1
+        for a, b in pairwise(lowered):
+            if ord(b) == ord(a) + step and (a + b if step == 1 else b + a) in _ASCENDING:
+                run += 1
+                if run >= 6:
+                    return True
+            else:
+                run = 1
     return False
+
+
+def _mostly_sequential(value: str) -> bool:
+    """Runs of 6+ of the alphabet or the digits, either way and in any case, leave fewer than 8 characters."""
+    lowered = value.lower()
+    covered = [False] * len(lowered)
+    for step in (1, -1):
+        start = 0
+        for i in range(1, len(lowered) + 1):
+            a, b = lowered[i - 1], lowered[i] if i < len(lowered) else ""
+            if b and ord(b) == ord(a) + step and (a + b if step == 1 else b + a) in _ASCENDING:
+                continue
+            if i - start >= 6:
+                covered[start:i] = [True] * (i - start)
+            start = i
+    return covered.count(False) < 8
 
 
 def is_password_class(name: str) -> bool:
@@ -253,6 +271,8 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
     text = value.strip()
     if len(text) < 4 or is_placeholder(text) or "[REDACTED" in text:
         return False
+    if not is_password_class(name) and _mostly_sequential(text.strip("'\"")):
+        return False  # a token that is a run through the alphabet (``sk_abcdefghijklmnop...``) is a sample
     if quoted and value[:1] in {" ", ",", "+", ")", ";"}:
         return False  # the quote closed a string around the name: ``"token=" + repr(x)``
     if _PLAIN_WORDS.fullmatch(text):
@@ -304,9 +324,12 @@ _PATH_TOKEN = lazy(r"[A-Za-z0-9_+=~-]{20,200}")
 _HEXISH = lazy(r"[0-9a-fA-F_-]+")
 
 
-def path_token(name: str) -> bool:
-    """A file or directory name that is a key: 20+ token characters, letters and digits, 12+ distinct,
-    neither a hex digest (``.git/objects``, caches) nor a UUID nor words (``test_payment_provider_2``)."""
+def path_token(name: str, *, label: bool = True) -> bool:
+    """A file or directory name that is a key: a ``random_word`` (``label``: the name alone, not a segment of
+    a path in running text), or 20+ token characters, letters and digits, 12+ distinct, neither hex, a UUID
+    nor words (``test_payment_provider_2``)."""
+    if random_word(name, label=label):
+        return True
     if not _PATH_TOKEN.fullmatch(name) or _HEXISH.fullmatch(name) or is_placeholder(name):
         return False
     if not _HAS_DIGIT.search(name) or not _HAS_LETTER.search(name) or len(set(name)) < 12:
@@ -315,3 +338,73 @@ def path_token(name: str) -> bool:
         return False  # words joined: a slug (``ctxops-redaction-bench-1a0w8eb0``), not a token
     letters = sum(ch.isalpha() for ch in name)
     return sum(ch.isdigit() for ch in name) >= 2 and letters >= 6
+
+
+# --- bare tokens in names and labels --------------------------------------------------------------------
+
+_PIECE_SPLIT = lazy(r"[_.\-/+=~:]++")
+_DIGIT_LETTER = lazy(r"[0-9][A-Za-z]")  # a digit followed by a letter: random, not ``provider2`` or ``v2``
+_HEX_ONLY = lazy(r"[0-9a-f]++|[0-9A-F]++")
+_UUID_SHAPE = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_ULID = lazy(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
+_ID_REFERENCE = lazy(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-7][0-9A-HJKMNP-TV-Z]{25}"
+)
+
+
+def is_hex(value: str) -> bool:
+    """Hex digits only, one case (a digest, a hex key)."""
+    return bool(_HEX_ONLY.fullmatch(value))
+
+
+def is_id_reference(value: str) -> bool:
+    """Exactly a session id (UUID) or an event or memory id (ULID), as ctxops records a memory's source: kept.
+    Anything around it (``ref:<uuid>``, a path) makes it a name, judged like any other."""
+    return bool(_ID_REFERENCE.fullmatch(value))
+
+
+_WORD_CHARS = lazy(r"[A-Za-z0-9+/=_.~:-]{12,8000}")
+
+
+def random_word(word: str, *, label: bool = False) -> bool:
+    """A bare word (no name, no context) that is a key rather than a name a person chose.
+
+    True for pieces (split at ``_ . - / + = ~ :``) in which a digit is followed by a letter: one of 12+
+    characters with two such turns (``68j9c7oysty8pq``), or such pieces adding up to 16+ characters
+    (``8cpf3rjwy_dlihsu4-7z1afp0u``), the word holding 2+ digits and 4+ letters; 20+ letters in random case;
+    32+ hex digits. ``test_payment_provider_2``, ``utf8mb4_unicode_ci``, ``ctxops-bench-1a0w8eb0``,
+    ``v1alpha3``, ``base64encoded`` and ULIDs (ctxops's own ids) are kept. Hex pieces (ids, short digests in
+    file and URL names) do not count, unless ``label``: a memory title, a tag or a file's own name, where a
+    UUID or 16+ hex digits alone are hidden too (a label has no context that says "id" or "digest")."""
+    if not _WORD_CHARS.fullmatch(word) or is_placeholder(word) or is_placeholder_token(word):
+        return False
+    if _UUID_SHAPE.fullmatch(word):
+        return label
+    if _ULID.fullmatch(word):
+        return False  # ctxops's own event and memory ids
+    if _HEX_ONLY.fullmatch(word):
+        return len(word) >= 32 or (
+            label and len(word) >= 16 and _HAS_DIGIT.search(word) is not None and _HAS_LETTER.search(word) is not None
+        )
+    digits = sum(ch.isdigit() for ch in word)
+    letters = sum(ch.isalpha() for ch in word)
+    if digits == 0 and letters == len(word):
+        return _random_letters(word)
+    if digits < 2 or letters < 4:
+        return False
+    pieces = [p for p in _PIECE_SPLIT.split(word) if p and (label or not _HEX_ONLY.fullmatch(p))]
+    if any(len(p) >= 12 and len(_DIGIT_LETTER.findall(p)) >= 2 for p in pieces):
+        return True
+    return sum(len(p) for p in pieces if len(p) >= 4 and _DIGIT_LETTER.search(p)) >= 16
+
+
+_UPPER_RUN = lazy(r"[A-Z]{2,}+[a-z]")
+_CASE_CHANGE = lazy(r"[a-z](?=[A-Z])|[A-Z](?=[a-z])")
+
+
+def _random_letters(word: str) -> bool:
+    """20+ letters in random case (``yvxpthLIcYpZweFpPOVeCOtt``): the case changes every few letters and
+    runs of capitals start mid-word; identifiers (``HTTPServerURLHandler``, ``getElementById``) do not."""
+    if len(word) < 20:
+        return False
+    return len(_UPPER_RUN.findall(word)) >= 2 and len(_CASE_CHANGE.findall(word)) * 4 >= len(word)

@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 from ctxops_contracts import ContractError, MemoryEntry, UnsupportedSchemaVersion, convert, new_ulid
+from ctxops_contracts.redaction import redact_label
 from ctxops_contracts.shared.confine import confined, ensure_dir, open_regular, read_regular
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.layout import COMMITTED_FILE_MODE, ensure_meta
@@ -122,11 +123,11 @@ def new_entry(
         {
             "id": new_ulid(),
             "kind": kind,
-            "title": redact(title.strip()),
+            "title": redact_label(title.strip()),  # a bare key in a title too: it names the file
             "body": redact(body.strip()),
             "scope": [redact_path(s) for s in scope],  # paths and references hold secrets too
             "files": [redact_path(f) for f in files],
-            "tags": [redact(t) for t in tags],
+            "tags": [redact_label(t) for t in tags],
             "source": [redact_path(s) for s in source],
             "created_at": stamp,
             "pinned": pinned,
@@ -172,8 +173,8 @@ def trust_view(entry: MemoryEntry) -> dict[str, object]:
 
 def _redacted(entry: MemoryEntry) -> MemoryEntry:
     """Every write path redacts: an entry built elsewhere (MCP, harvest, a library caller) too."""
-    title, body = redact(entry.title), redact(entry.body)
-    tags = [redact(t) for t in entry.tags]
+    title, body = redact_label(entry.title), redact(entry.body)
+    tags = [redact_label(t) for t in entry.tags]
     scope = [redact_path(s) for s in entry.scope]
     files = [redact_path(f) for f in entry.files]
     source = [redact_path(s) for s in entry.source]

@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from .errors import CqError
+from .mcp_server import INSTRUCTIONS as INSTRUCTIONS
 from .service import Request, execute
 
 LIMITS = "Max 10 hits, ~300 tokens; '... and N more' marks the rest (raise max/budget or narrow)."
@@ -56,10 +57,6 @@ TOOLS: dict[str, str] = {
 }
 
 
-INSTRUCTIONS = (
-    "Code map of {name}: answers in a few hundred tokens. Prefer def/refs/callers/brief over reading whole "
-    "files; use open FILE:NAME to read one body."
-)
 
 
 # Commands a provisional scan answers while the first full build runs; the others need the graph.

@@ -73,7 +73,7 @@ def floor(cwd: Path) -> float:
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def burn() -> None:
@@ -107,7 +107,8 @@ def main() -> int:
     args = parser.parse_args()
     bindir = Path(sys.executable).parent
     servers = {
-        name: [str(bindir / tool), "mcp"] for name, tool in (("ctx mcp", "ctx"), ("cq mcp", "cq"))
+        name: [str(bindir / tool), "mcp"]
+        for name, tool in (("ctx mcp", "ctx"), ("cq mcp", "cq"))
         if (bindir / tool).exists()
     }
     if not servers:

@@ -37,7 +37,11 @@ CAPABILITIES = {
     "resources": {"listChanged": False, "subscribe": False},
     "tools": {"listChanged": False},
 }
-EMPTY_LISTS = {"resources/list": "resources", "resources/templates/list": "resourceTemplates", "prompts/list": "prompts"}
+EMPTY_LISTS = {
+    "resources/list": "resources",
+    "resources/templates/list": "resourceTemplates",
+    "prompts/list": "prompts",
+}
 
 
 def fast_root(argv: list[str]) -> str | None:
@@ -233,7 +237,7 @@ class Front:
     def _build(self) -> None:
         try:
             self._server = self.build()
-        except BaseException as exc:  # noqa: BLE001 - reported to the client on its call
+        except BaseException as exc:  # reported to the client on its call
             self._error = exc
 
     def _prewarm(self) -> None:
@@ -332,7 +336,9 @@ class Front:
         stdout = _Filter(writer)
 
         async def run() -> None:
-            async with stdio_server(stdin=anyio.wrap_file(stdin), stdout=anyio.wrap_file(stdout)) as (r, w):
+            wrapped_in = anyio.wrap_file(stdin)  # type: ignore[arg-type]  # readline and iteration are all it uses
+            wrapped_out = anyio.wrap_file(stdout)  # type: ignore[arg-type]  # write and flush
+            async with stdio_server(stdin=wrapped_in, stdout=wrapped_out) as (r, w):
                 low = server._lowlevel_server
                 await low.run(r, w, low.create_initialization_options())
 

@@ -28,7 +28,6 @@ GROUP = "ctxops.mcp_tools"
 MANIFEST_GROUP = "ctxops.mcp_manifest"
 
 
-
 class Contribution:
     __slots__ = ("distribution", "load", "name")
 
@@ -73,8 +72,9 @@ def build_server(root: Path, registrars: Iterable[tuple[str, Registrar]] | None 
 
 
 def instructions(root: str) -> str:
+    name = os.path.basename(root)  # noqa: PTH119 - the handshake path does not import pathlib
     return (
-        f"ctxops for the repository {os.path.basename(root)}: the code map (code_* tools: answers in a few hundred "
+        f"ctxops for the repository {name}: the code map (code_* tools: answers in a few hundred "
         "tokens; prefer them to reading whole files), memories and the token ledger, where installed."
     )
 

@@ -43,7 +43,7 @@ def serve(root: str) -> None:
     Front(
         name="ctxops-code",
         version=version_of("ctxops-code-query"),
-        instructions=INSTRUCTIONS.format(name=os.path.basename(root)),
+        instructions=INSTRUCTIONS.format(name=os.path.basename(root)),  # noqa: PTH119 - no pathlib here
         tools=tools(),
         build=lambda: build_server(root),
         prog="cq mcp",

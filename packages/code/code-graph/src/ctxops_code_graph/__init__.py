@@ -11,8 +11,8 @@ TYPE_CHECKING = False  # typing is not imported on the lean read path
 if TYPE_CHECKING:
     from typing import Any
 
-    from .index import CodeIndex, IndexNotBuilt
     from .health import IndexDamaged
+    from .index import CodeIndex, IndexNotBuilt
     from .lock import IndexBusy
     from .results import FileDeps, Hop, Impact, ImportLink, IndexStatus, RankedFile
 

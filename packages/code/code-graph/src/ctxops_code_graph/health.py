@@ -91,8 +91,8 @@ def move_aside(path: Path) -> Path:
     while os.path.lexists(target):
         n += 1
         target = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
-    os.replace(path, target)
+    path.replace(target)
     wal = path.with_name(path.name + ".wal")
     if os.path.lexists(wal):
-        os.replace(wal, target.with_name(target.name + ".wal"))
+        wal.replace(target.with_name(target.name + ".wal"))
     return target

@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import posixpath
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -123,7 +124,7 @@ def guarded_hook(argv: tuple[str, ...], agent: str, root: str | None = None) -> 
     ``.meta/.state/`` keeps later events silent until ``ctx init`` rewires. Nothing on PATH is tried instead:
     a repository may lead PATH (``node_modules/.bin/ctx``). Windows agents get the plain command."""
     plain = f"{shlex.join(argv)} hook {agent}"
-    if os.name != "posix" or not argv or not os.path.isabs(argv[0]):
+    if os.name != "posix" or not argv or not posixpath.isabs(argv[0]):
         return plain
     exe = shlex.quote(argv[0])
     say = ""
@@ -132,7 +133,7 @@ def guarded_hook(argv: tuple[str, ...], agent: str, root: str | None = None) -> 
         note = json.dumps({key: GONE_NOTE.format(ctx=argv[0])}, ensure_ascii=False)
         say = f"printf '%s\\n' {shlex.quote(note)}"
         if root:
-            marker = shlex.quote(os.path.join(root, ".meta", ".state", GONE_MARKER.format(agent=agent)))
+            marker = shlex.quote(posixpath.join(root, ".meta", ".state", GONE_MARKER.format(agent=agent)))
             say = f"test -e {marker} || {{ : >{marker}; {say}; }} 2>/dev/null; "
         else:
             say += "; "

@@ -128,3 +128,21 @@ def test_a_hook_with_no_repository_note_still_exits_0_and_tells(tmp_path: Path) 
     cursor = agents.guarded_hook((str(tmp_path / "gone" / "ctx"),), "cursor", str(tmp_path))
     run = subprocess.run(["/bin/sh", "-c", cursor], input="{}", capture_output=True, text=True, check=False)
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+
+
+def test_only_the_guarded_form_of_ctx_is_read_as_ours() -> None:
+    guarded = agents.guarded_hook(("/opt/v/bin/ctx",), "codex", "/r")
+    assert agents.runs_ctx(guarded, "hook", "codex") and not agents.runs_ctx(guarded, "hook", "gemini")
+    # a user's own guard around another program, or a test of one path exec'ing another, is not ours
+    assert not agents.runs_ctx("test -x /opt/lint && exec /opt/lint hook codex; exit 0", "hook", "codex")
+    assert not agents.runs_ctx("test -x /opt/v/bin/ctx && exec /evil/ctx hook codex", "hook", "codex")
+    assert agents.split_command("test -x /opt/v/bin/ctx && exec /evil/ctx hook codex") == [
+        "test",
+        "-x",
+        "/opt/v/bin/ctx",
+        "&&",
+        "exec",
+        "/evil/ctx",
+        "hook",
+        "codex",
+    ]

@@ -65,7 +65,7 @@ def test_the_handshake_imports_nothing_heavy(repo: Path, script: str) -> None:
     assert answers[0]["result"]["protocolVersion"] == "2025-06-18"
     assert answers[0]["result"]["capabilities"]["tools"] == {"listChanged": False}
     names = [t["name"] for t in answers[1]["result"]["tools"]]
-    assert "code_def" in names
+    assert ("ctxops_doctor" if script == "ctx" else "code_def") in names
     imported = {line.split("|")[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
     heavy = sorted(m for m in imported if m.split(".")[0] in HEAVY)
     assert heavy == [], f"the handshake imported {heavy[:10]}"

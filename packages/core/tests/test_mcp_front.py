@@ -86,6 +86,27 @@ def test_an_unknown_protocol_version_is_answered_with_the_newest_handshake_versi
     assert json.loads(done.stdout)["result"]["protocolVersion"] == "2025-11-25"
 
 
+def test_the_stateless_probe_is_declined_at_once_so_the_client_initializes(repo: Path) -> None:
+    # Claude Code 2.1.332 probes `server/discover` (protocol 2026-07-28) first; a handshake-era answer
+    # (method not found) at once makes it fall back to `initialize`, which the front answers itself.
+    probe = {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": {}}}
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", _script("cq"), "mcp"],
+        input="".join(json.dumps(m) + "\n" for m in (probe, INIT, listing)),
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CTXOPS_MCP_PREWARM": "0"},
+        timeout=60,
+        check=False,
+    )
+    first, init, tools = map(json.loads, done.stdout.splitlines())
+    assert first == {"jsonrpc": "2.0", "id": 0, "error": {"code": -32601, "message": "Method not found"}}
+    assert init["result"]["serverInfo"]["name"] == "ctxops-code" and tools["result"]["tools"]
+    assert "mcp" not in {line.split("|")[-1].strip() for line in done.stderr.splitlines()}
+
+
 def test_a_tool_call_is_served_by_the_sdk_after_the_handover(repo: Path) -> None:
     calls = [
         INIT,

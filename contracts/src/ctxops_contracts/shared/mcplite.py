@@ -284,6 +284,10 @@ class Front:
             answer = self._answer(message)
             if answer is _HANDOVER:
                 return self._handover(writer, [line], reader)
+            if answer is _NOT_FOUND:
+                error = {"code": -32601, "message": "Method not found"}
+                self._send(writer, {"jsonrpc": "2.0", "id": message.get("id"), "error": error})
+                continue
             if answer is not None and "id" in message:
                 self._send(writer, {"jsonrpc": "2.0", "id": message["id"], "result": answer})
                 if message["method"] == "tools/list":
@@ -302,10 +306,18 @@ class Front:
                 "protocolVersion": version,
                 "serverInfo": {"name": self.name, "version": self.version},
             }
+        if method == "server/discover":
+            # The 2026-07-28 probe. Answered as a server of the handshake era answers it (method not found),
+            # at once: the client falls back to `initialize`, which this front answers. Handing the probe to
+            # the SDK would cost its import, seconds on a loaded machine: long enough for the probe to time
+            # out (Claude Code 2.1.332 then connected without listing the tools).
+            return _NOT_FOUND
         if method.startswith("notifications/"):
             return None
         if method == "ping":
             return {}
+        if self._init is None:
+            return _HANDOVER  # a client that never initialized speaks the stateless protocol: the SDK's
         if method == "tools/list":
             return {"tools": self.tools}
         if method in EMPTY_LISTS:
@@ -361,7 +373,10 @@ class Front:
             if not isinstance(message, dict) or "id" not in message or message.get("method") is None:
                 continue
             answer = self._answer(message)
-            if answer is _HANDOVER:
+            if answer is _NOT_FOUND:
+                error = {"code": -32601, "message": "Method not found"}
+                self._send(writer, {"jsonrpc": "2.0", "id": message["id"], "error": error})
+            elif answer is _HANDOVER:
                 error = {"code": -32603, "message": f"ctxops tools unavailable ({reason}); run `ctx doctor`"}
                 self._send(writer, {"jsonrpc": "2.0", "id": message["id"], "error": error})
             elif answer is not None:
@@ -369,6 +384,7 @@ class Front:
 
 
 _HANDOVER: Any = object()
+_NOT_FOUND: Any = object()
 
 if __name__ == "__main__":
     sys.exit(write_manifest(sys.argv[1], sys.argv[2]))

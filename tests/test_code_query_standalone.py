@@ -3,14 +3,13 @@ dependencies in a clean virtual environment, nothing of the memory or ledger lin
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from workspace_facts import ROOT
+from workspace_facts import ROOT, find_uv
 
 pytestmark = pytest.mark.slow
 
@@ -26,9 +25,7 @@ OTHER_LINES = {
 
 
 def test_code_query_alone_in_a_clean_venv(tmp_path: Path) -> None:
-    uv = shutil.which("uv")
-    if uv is None:
-        pytest.skip("uv is not on PATH (pip install uv)")
+    uv = find_uv()
     wheels = tmp_path / "wheels"
     for member in ("contracts", "packages/code/code-scan", "packages/code/code-graph", "packages/code/code-query"):
         done = subprocess.run(

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from workspace_facts import ALLOWED_SIBLINGS, ROOT
+from workspace_facts import ALLOWED_SIBLINGS, ROOT, find_uv
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    uv = shutil.which("uv")
-    if uv is None:
-        pytest.skip("uv is not on PATH (pip install uv)")
+    uv = find_uv()
     out = tmp_path_factory.mktemp("wheels")
     done = subprocess.run(
         [uv, "build", "--all-packages", "--wheel", "--out-dir", str(out)],
@@ -36,8 +33,7 @@ def test_builds_ten_wheels(wheelhouse: Path) -> None:
 
 
 def test_contracts_alone_in_a_clean_venv(wheelhouse: Path, tmp_path: Path) -> None:
-    uv = shutil.which("uv")
-    assert uv
+    uv = find_uv()
     venv = tmp_path / "venv"
     subprocess.run([uv, "venv", "--quiet", str(venv)], check=True)
     python = venv / "bin" / "python"

@@ -43,3 +43,30 @@ def requirement_name(requirement: str) -> str:
     for stop in "<>=!~;[ ":
         name = name.split(stop, 1)[0]
     return name.strip().lower()
+
+
+# Where `./dev` installs uv when the machine has none (see ./dev): the packaging tests use it from there too.
+PRIVATE_UV = ROOT / ".dev" / "uv" / "bin" / "uv"
+# Set in CI (`.ci/run`): a packaging test that cannot find its tools fails there instead of skipping.
+REQUIRE_ENV = "CTXOPS_REQUIRE_PACKAGING_TESTS"
+
+
+def find_uv() -> str:
+    """uv for the packaging tests: PATH's, else the one `./dev` installed privately. Neither: a skip that
+    says why this machine cannot run them, except under CI (``$CTXOPS_REQUIRE_PACKAGING_TESTS``), where
+    it is a failure: a packaging test never skips there silently."""
+    import os
+    import shutil
+
+    import pytest
+
+    found = shutil.which("uv") or (str(PRIVATE_UV) if os.access(PRIVATE_UV, os.X_OK) else None)
+    if found:
+        return found
+    why = (
+        f"cannot run on this machine: no uv on PATH and none at {PRIVATE_UV} "
+        "(`./dev uv --version` installs it privately; `./dev test` puts it on PATH)"
+    )
+    if os.environ.get(REQUIRE_ENV):
+        pytest.fail(f"{why}; {REQUIRE_ENV} is set, so this is a failure, not a skip")
+    pytest.skip(why)

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from ctxops_contracts.shared import cli, files, layout, locks, repo, retry
+from ctxops_contracts.shared import cli, confine, files, layout, locks, repo, retry
 
 
 def test_a_symlinked_checkout_has_one_root_the_real_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -147,6 +147,27 @@ def test_retry_retries_then_reraises() -> None:
         retry.retry(lambda: (_ for _ in ()).throw(PermissionError("no")), on=OSError, timeout=5, give_up=lambda e: True)
 
 
+def test_any_directory_made_under_meta_writes_the_ignore_file_first(tmp_path: Path) -> None:
+    # a package that only ever calls ensure_dir (no ensure_meta) still leaves `git status` clean
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    confine.ensure_dir(tmp_path / ".meta" / "index")
+    (tmp_path / ".meta" / "index" / "code.duckdb").write_bytes(b"x" * 100)
+    assert (tmp_path / ".meta" / ".gitignore").read_text() == layout.GITIGNORE_TEXT
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert status == ""
+    # a symlink at .meta/.gitignore is never written through
+    (tmp_path / ".meta" / ".gitignore").unlink()
+    (tmp_path / ".meta" / ".gitignore").symlink_to(tmp_path / "elsewhere")
+    confine.ensure_dir(tmp_path / ".meta" / "logs")
+    assert not (tmp_path / "elsewhere").exists()
+
+
 def test_meta_ignore_file_keeps_captured_data_out_of_git(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     layout.ensure_meta(str(tmp_path))
@@ -160,11 +181,14 @@ def test_meta_ignore_file_keeps_captured_data_out_of_git(tmp_path: Path) -> None
         text=True,
         check=True,
     ).stdout
-    assert ".meta/memory/x.txt" in status and ".meta/.gitignore" in status
+    # memories are tracked; the ignore file ignores itself (every package writes it before its first write)
+    assert ".meta/memory/x.txt" in status and ".meta/.gitignore" not in status
     for hidden in ("events", "index", "logs", "outputs"):
         assert f".meta/{hidden}/" not in status
     # a user's own edit of the ignore file is kept
     (tmp_path / ".meta" / ".gitignore").write_text("mine\n")
+    confine.ensure_dir(tmp_path / ".meta" / "index" / "deeper")
+    assert (tmp_path / ".meta" / ".gitignore").read_text() == "mine\n"
     layout.ensure_meta(str(tmp_path))
     assert (tmp_path / ".meta" / ".gitignore").read_text() == "mine\n"
 

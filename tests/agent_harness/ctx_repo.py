@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ctxops_core import agents
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent  # where `ctx` of this environment is
 
@@ -70,9 +72,10 @@ class CtxRepo:
         return {"PATH": self.env["PATH"], "CTXOPS_DATA_DIR": str(self.data_dir)}
 
 
-def hook_command(agent: str) -> str:
-    """The hook command `ctx init` writes for `agent`: this installation's ctx by absolute path, never PATH's."""
-    return f"{shlex.quote(str(BIN / 'ctx'))} hook {agent}"
+def hook_command(agent: str, root: Path | None = None) -> str:
+    """The hook command `ctx init` writes for `agent`: this installation's ctx by absolute path, never PATH's,
+    guarded (`agents.guarded_hook`): exit 0 and one note when that path is gone."""
+    return agents.guarded_hook((str(BIN / "ctx"),), agent, os.path.realpath(root) if root else None)
 
 
 def example_repo(where: Path) -> CtxRepo:

@@ -33,7 +33,7 @@ def codex_executable() -> Path:
 def test_ctx_init_wires_a_real_codex_end_to_end(codex_executable: Path, tmp_path: Path) -> None:
     repo, tracked_before = wired_example(tmp_path, "codex")
     hooks = json.loads((repo.project / ".codex" / "hooks.json").read_text(encoding="utf-8"))
-    assert hooks["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == hook_command("codex")
+    assert hooks["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == hook_command("codex", repo.project)
     code_tools = "code" in {ep.name for ep in entry_points(group="ctxops.mcp_tools")}
 
     turns = []

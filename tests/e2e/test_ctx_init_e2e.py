@@ -59,7 +59,7 @@ def test_ctx_init_wires_a_real_claude_code_end_to_end(
     repo, tracked_before = wired_example(ws.project, "claude-code")
     project, data_dir, env = repo.project, repo.data_dir, repo.env
     settings = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
-    assert settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == hook_command("claude-code")
+    assert settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == hook_command("claude-code", project)
     contributions = {ep.name for ep in entry_points(group="ctxops.mcp_tools")}
     code_tools = "code" in contributions
 

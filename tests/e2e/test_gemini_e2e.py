@@ -31,7 +31,7 @@ def gemini_executable() -> Path:
 def test_ctx_init_wires_a_real_gemini_cli_end_to_end(gemini_executable: Path, tmp_path: Path) -> None:
     repo, tracked_before = wired_example(tmp_path, "gemini")
     settings = json.loads((repo.project / ".gemini" / "settings.json").read_text(encoding="utf-8"))
-    assert settings["hooks"]["BeforeAgent"][0]["hooks"][0]["command"] == hook_command("gemini")
+    assert settings["hooks"]["BeforeAgent"][0]["hooks"][0]["command"] == hook_command("gemini", repo.project)
     code_tools = "code" in {ep.name for ep in entry_points(group="ctxops.mcp_tools")}
 
     turns = []

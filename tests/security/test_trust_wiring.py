@@ -110,7 +110,7 @@ def test_the_planted_ctx_never_runs_from_any_command_init_wrote(hostile: tuple[P
         found = commands(doc)
         assert found, rel
         for command in dict.fromkeys(found):
-            words = shlex.split(command)
+            words = agents.split_command(command) or []  # a guarded hook: the argv it execs
             assert Path(words[0]).is_absolute(), command
             assert Path(words[0]).samefile(CTX) or words[1:4] == ["-P", "-m", "ctxops_core"], command
             payload = {**PAYLOADS[agent], "cwd": str(repo)}
@@ -201,7 +201,8 @@ def test_a_rerun_upgrades_bare_entries_of_earlier_versions_in_place(
         assert not [c for c in found if c.startswith("ctx ")], (rel, found)
     doc = json.loads(settings.read_text(encoding="utf-8"))
     stop = commands(doc["hooks"]["Stop"])
-    assert stop.count(init_cmd.agents.Wiring(init_cmd.ctx_argv(), True).hook("claude-code")) == 1
+    wiring = init_cmd.agents.Wiring(init_cmd.ctx_argv(), True, root=str(repo.resolve()))
+    assert stop.count(wiring.hook("claude-code")) == 1
     assert "npx prettier --check ." in stop
     assert agents.APPROVE_ALL_KEY not in doc and doc[agents.APPROVE_KEY] == ["ctxops"]
     for hook in init_cmd.GIT_HOOKS:
@@ -252,7 +253,7 @@ def test_a_path_with_spaces_is_quoted_for_the_shell(tmp_path: Path) -> None:
             for command in dict.fromkeys(commands(doc)):
                 out.unlink(missing_ok=True)
                 subprocess.run(["/bin/sh", "-c", command], check=True, timeout=30, env={"PATH": "/usr/bin:/bin"})
-                assert json.loads(out.read_text(encoding="utf-8")) == shlex.split(command)[1:], command
+                assert json.loads(out.read_text(encoding="utf-8")) == (agents.split_command(command) or [])[1:], command
     body = init_cmd.git_hook_body((str(script),), "post-commit").replace("&)", ")")  # in the foreground here
     out.unlink(missing_ok=True)
     subprocess.run(["/bin/sh", "-c", body], check=True, timeout=30, env={"PATH": "/usr/bin:/bin"})

@@ -98,3 +98,16 @@ def test_codex_wiring_reminds_of_codex_hook_trust(tmp_path: Path) -> None:
     line = next(x for x in doctor.render(report).splitlines() if x.strip().startswith("codex"))
     assert "NOT trusted" in line  # no Codex home here: nothing trusted (agent_trust's tests read real files)
     assert "trust" not in report.agents["claude-code"]
+
+
+def test_a_damaged_code_index_is_a_problem_naming_the_file_and_the_fix(repo: Path) -> None:
+    # `head -c 4096 /dev/urandom > .meta/index/code.duckdb` (issue 22): reported, not "no problems found"
+    index = repo / ".meta" / "index"
+    index.mkdir(parents=True)
+    (index / "code.duckdb").write_bytes(b"\x01" * 4096)
+    done = doctor(repo)
+    assert done.returncode == 4
+    assert "code.duckdb is damaged or not a DuckDB database" in done.stdout
+    assert "fix: cq index --full (moves it aside, then rebuilds)" in done.stdout
+    answer = json.loads(doctor(repo, "--json").stdout)
+    assert answer["code_index"]["damaged"] == [str((index / "code.duckdb").resolve())]

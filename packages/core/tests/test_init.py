@@ -79,7 +79,7 @@ def test_user_entries_unknown_keys_and_order_are_kept(repo: Path) -> None:
     assert merged["enableAllProjectMcpServers"] is False  # the user's choice stands
     stop = merged["hooks"]["Stop"]
     assert stop[0] == {"hooks": [{"type": "command", "command": "echo mine"}]}
-    assert stop[1]["hooks"][0]["command"].endswith("hook claude-code")
+    assert agents.runs_ctx(stop[1]["hooks"][0]["command"], "hook", "claude-code")
     assert set(agents.CLAUDE_EVENTS) <= set(merged["hooks"])
     mcp = json.loads((repo / ".mcp.json").read_text(encoding="utf-8"))
     assert mcp["mcpServers"]["ctxops"]["args"][-1] == "mcp"

@@ -127,7 +127,7 @@ def ensure_dir(path: str | os.PathLike[str], mode: int = DIR_MODE) -> str:
     if not os.path.isdir(base):
         _makedirs(base, mode)
     current = base
-    for part in parts[at:]:
+    for i, part in enumerate(parts[at:]):
         if not part:
             continue
         current = os.path.join(current, part)
@@ -140,6 +140,11 @@ def ensure_dir(path: str | os.PathLike[str], mode: int = DIR_MODE) -> str:
                 pass  # a concurrent writer made it: checked below like any other
             st = os.lstat(current)
         _check_dir(current, st)
+        if i == 0 and not os.path.lexists(os.path.join(current, ".gitignore")):
+            # The first write under .meta by any package keeps derived data out of `git status`.
+            from .layout import write_ignore
+
+            write_ignore(current)
     return name
 
 

@@ -1,8 +1,10 @@
 """Where things live: the ``.meta/`` layout of a repository and the per-user data directory.
 
-Every package calls :func:`ensure_meta` before its first write under ``.meta/``, so a repository that never
-ran ``ctx init`` still keeps captured events, indexes, logs and saved outputs out of ``git status``,
-while ``.meta/memory/`` (reviewed, committed) stays tracked.
+Every package calls :func:`ensure_meta` before its first write under ``.meta/`` (and
+:func:`~ctxops_contracts.shared.confine.ensure_dir`, which every directory under ``.meta/`` is made with,
+writes the ignore file too), so a repository that never ran ``ctx init`` still keeps captured events,
+indexes, logs and saved outputs out of ``git status``, while ``.meta/memory/`` (reviewed, committed) stays
+tracked.
 """
 
 from __future__ import annotations
@@ -21,11 +23,15 @@ OUTPUTS_DIR = "outputs"
 STATE_DIR = ".state"
 CONFIG_FILE = "config.toml"
 
-# Written to .meta/.gitignore: what must never be committed. Memories and config stay tracked.
+# Written to .meta/.gitignore: what must never be committed. Memories and config stay tracked. The file
+# ignores itself: every ctxops package writes it before its first write under .meta/, so a clone needs no
+# committed copy, and `cq def X` in a fresh clone leaves `git status` clean (issue 22). A copy committed
+# earlier stays tracked (ignore rules do not apply to tracked files).
 IGNORED = (EVENTS_DIR, INDEX_DIR, LOGS_DIR, OUTPUTS_DIR, STATE_DIR, "*.lock", "*.tmp")
 GITIGNORE_TEXT = (
     "# written by ctxops: derived and captured data stays out of git; memory/ and config.toml are tracked\n"
     + "".join(f"/{entry}/\n" if "*" not in entry else f"{entry}\n" for entry in IGNORED)
+    + "/.gitignore\n"
 )
 
 DATA_DIR_ENV = "CTXOPS_DATA_DIR"
@@ -55,19 +61,24 @@ def ensure_meta(root: str) -> str:
     ``.meta/.gitignore`` is left as the user has it (a symlink there is left too, never written through).
     """
     meta = check_meta(root, create=True)
+    write_ignore(meta)
+    return meta
+
+
+def write_ignore(meta: str) -> None:
+    """Write ``<meta>/.gitignore`` unless something is there already (a file, a symlink: left alone)."""
     ignore = os.path.join(meta, ".gitignore")
     if os.path.lexists(ignore):
-        return meta
+        return
     try:  # exclusive create: a file another process or the user wrote meanwhile is never overwritten
         # 0644: .meta/.gitignore is meant to be committed, like memory/*.md and config.toml.
         fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, COMMITTED_FILE_MODE)
     except FileExistsError:
-        return meta
+        return
     try:
         os.write(fd, GITIGNORE_TEXT.encode())
     finally:
         os.close(fd)
-    return meta
 
 
 def meta_subdir(root: str, *parts: str) -> str:

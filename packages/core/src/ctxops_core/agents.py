@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import posixpath
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,13 +76,14 @@ class Wiring:
     # `enableAllProjectMcpServers: true` in .claude/settings.json was written by an earlier `ctx init` (it was
     # absent before ctxops first touched the file, says the init manifest): a re-run takes it out.
     drop_enable_all: bool = False
+    root: str | None = None  # the repository: where a hook whose ctx is gone notes that it said so
 
     @property
     def ctx(self) -> str:
         return shlex.join(self.argv)
 
     def hook(self, agent: str) -> str:
-        return f"{self.ctx} hook {agent}"
+        return guarded_hook(self.argv, agent, self.root)
 
     def mcp_entry(self, *, typed: bool) -> dict[str, Any]:
         entry: dict[str, Any] = {"type": "stdio"} if typed else {}
@@ -103,6 +106,59 @@ class JsonFile:
     remove: Edit
 
 
+# --- a hook whose ctx is gone (a deleted venv, an upgrade that moved it)
+
+GONE_MARKER = "hook-gone-{agent}"  # in .meta/.state/: the agent was told; `ctx init` clears it
+GONE_NOTE = (
+    "ctxops: {ctx} is gone (moved, upgraded or deleted): this session is not captured and no memories are "
+    "injected. Fix: run `ctx init` here with the ctxops you use now (`ctx doctor` checks)."
+)
+# How each agent shows a hook's message to its user: Claude Code, Codex and Gemini CLI read `systemMessage`
+# from a hook's JSON output; Cursor's hooks have no such field, so its hook stays silent (`ctx doctor` tells).
+GONE_SAYS = {"claude-code": "systemMessage", "codex": "systemMessage", "gemini": "systemMessage"}
+
+
+def guarded_hook(argv: tuple[str, ...], agent: str, root: str | None = None) -> str:
+    """The hook command for ``agent``: ``<ctx> hook AGENT``, run only while that path is there.
+
+    Agents run a hook command with ``sh -c``: ``test -x`` and ``exec`` are the shell's own, so the guard
+    costs no process. When the path is gone the hook exits 0 (never breaks the agent) and, the first time,
+    prints the agent's own JSON telling the user what happened and the fix; the note in
+    ``.meta/.state/`` keeps later events silent until ``ctx init`` rewires. Nothing on PATH is tried instead:
+    a repository may lead PATH (``node_modules/.bin/ctx``). Windows agents get the plain command."""
+    plain = f"{shlex.join(argv)} hook {agent}"
+    if os.name != "posix" or not argv or not posixpath.isabs(argv[0]):
+        return plain
+    exe = shlex.quote(argv[0])
+    say = ""
+    key = GONE_SAYS.get(agent)
+    if key:
+        note = json.dumps({key: GONE_NOTE.format(ctx=argv[0])}, ensure_ascii=False)
+        say = f"printf '%s\\n' {shlex.quote(note)}"
+        if root:
+            marker = shlex.quote(posixpath.join(root, ".meta", ".state", GONE_MARKER.format(agent=agent)))
+            say = f"test -e {marker} || {{ : >{marker}; {say}; }} 2>/dev/null; "
+        else:
+            say += "; "
+    return f"test -x {exe} && exec {plain}; {say}exit 0"
+
+
+def _unguarded(command: str) -> list[str] | None:
+    """The words ``guarded_hook`` execs, when ``command`` is in its form; None otherwise."""
+    if not command.startswith("test -x "):
+        return None
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return None
+    if len(tokens) < 6 or tokens[3] != "&&" or tokens[4] != "exec" or tokens[5] != tokens[2]:
+        return None
+    end = tokens.index(";", 5) if ";" in tokens[5:] else len(tokens)
+    return tokens[5:end]
+
+
 # --- which commands are ctxops's
 
 
@@ -119,6 +175,10 @@ def ctx_prefix(words: list[str]) -> int:
 
 
 def split_command(command: str) -> list[str] | None:
+    """The argv a command runs; for a guarded hook (``test -x P && exec P hook AGENT; ...``) the exec'd one."""
+    guarded = _unguarded(command)
+    if guarded is not None:
+        return guarded
     try:
         return shlex.split(command)
     except ValueError:

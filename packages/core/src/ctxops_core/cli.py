@@ -127,6 +127,11 @@ def main(argv: list[str] | None = None) -> int:
         from .hook_cmd import main as hook_main
 
         return hook_main(raw[1:])
+    if raw[:1] == ["mcp"] and argv is None:
+        # An MCP client waits for the handshake: answered before argparse and the grammar are imported.
+        from .mcp_cmd import main as mcp_main
+
+        return mcp_main(raw[1:])
     from ctxops_contracts.shared.cli import run_guarded
 
     words = [a for i, a in enumerate(raw) if not a.startswith("-") and (i == 0 or raw[i - 1] != "--root")][:2]

@@ -221,6 +221,12 @@ def check_code_index(root: Path, report: Report) -> None:
     except ModuleNotFoundError:
         report.code_index = {"installed": False}
         return
+    damage = _index_damage(root)
+    if damage:
+        report.code_index = {"installed": True, "built": None, "damaged": [str(p) for p, _ in damage]}
+        for path, why in damage:
+            report.problem("code index", f"{path} is {why}", "cq index --full (moves it aside, then rebuilds)")
+        return
     try:
         with CodeIndex(root, auto_update=False) as index:
             stale = index.stale_files()
@@ -242,6 +248,19 @@ def check_code_index(root: Path, report: Report) -> None:
         report.problem(
             "code index", f"{grammar.plural(len(stale), 'stale file')}", "ctx code index (or `ctx watch start`)"
         )
+
+
+def _index_damage(root: Path) -> list[tuple[Path, str]]:
+    """Index files that are damaged or not ctxops's (an older code-graph without the check: none)."""
+    try:
+        from ctxops_code_graph.health import damaged
+        from ctxops_code_graph.layout import IndexLayout
+    except ImportError:
+        return []
+    try:
+        return damaged(IndexLayout(root.resolve()), deep=True)
+    except OSError as exc:  # a symlinked .meta/index and the like: reported by the read below
+        return [(root / ".meta" / "index", f"not readable ({exc})")]
 
 
 def check_watch(root: Path, report: Report) -> None:

@@ -154,6 +154,7 @@ def plan_init(
         statusline=statusline,
         guard=guard_available() if guard is None else guard,
         drop_enable_all=_enable_all_was_ours(root),
+        root=str(root),
     )
     meta_ignore = root / ".meta" / ".gitignore"
     if not meta_ignore.exists():
@@ -262,6 +263,8 @@ def _write(root: Path, change: Change, created_dirs: list[str]) -> None:
 
 def apply_init(root: Path, plan: Plan) -> list[Change]:
     ensure_meta(str(root))
+    for agent in agents.AGENT_NAMES:  # rewired: a hook whose ctx goes missing again says so again
+        (root / ".meta" / ".state" / agents.GONE_MARKER.format(agent=agent)).unlink(missing_ok=True)
     manifest = _load_manifest(root)
     files: dict[str, Any] = manifest["files"]
     dirs: list[str] = manifest["dirs"]

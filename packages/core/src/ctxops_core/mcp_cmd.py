@@ -4,28 +4,37 @@ Each package contributes through the entry-point group ``ctxops.mcp_tools``: a c
 ``register_tools(server, root)`` that adds its tools to an ``mcp.server.mcpserver.MCPServer``. A package
 that is not installed contributes nothing, so its tools are simply absent. A package whose registrar
 fails to load is skipped with a line on stderr (stdout belongs to the protocol).
+
+The handshake (``initialize``, ``tools/list``) is answered from the packages' static manifests
+(entry-point group ``ctxops.mcp_manifest``, same names) before anything heavy is imported
+(``ctxops_contracts.shared.mcplite``); the SDK server built here takes the session over at the first
+tool call. A contribution without a manifest makes the SDK server answer the handshake itself (slow).
 """
 
 from __future__ import annotations
 
-import logging
+import os
 import sys
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # the handshake path imports neither typing nor pathlib nor dataclasses
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from pathlib import Path
+    from typing import Any
+
+    Registrar = Callable[[Any, Path], None]
 
 GROUP = "ctxops.mcp_tools"
-log = logging.getLogger(__name__)
-
-Registrar = Callable[[Any, Path], None]
+MANIFEST_GROUP = "ctxops.mcp_manifest"
 
 
-@dataclass(frozen=True)
 class Contribution:
-    name: str
-    distribution: str | None
-    load: Callable[[], Registrar]
+    __slots__ = ("distribution", "load", "name")
+
+    def __init__(self, name: str, distribution: str | None, load: Callable[[], Registrar]) -> None:
+        self.name = name
+        self.distribution = distribution
+        self.load = load
 
 
 def contributions() -> list[Contribution]:
@@ -46,14 +55,7 @@ def build_server(root: Path, registrars: Iterable[tuple[str, Registrar]] | None 
 
     from . import __version__
 
-    server = MCPServer(
-        name="ctxops",
-        version=__version__,
-        instructions=(
-            f"ctxops for the repository {root.name}: the code map (code_* tools: answers in a few hundred "
-            "tokens; prefer them to reading whole files), memories and the token ledger, where installed."
-        ),
-    )
+    server = MCPServer(name="ctxops", version=__version__, instructions=instructions(str(root)))
     failed: list[str] = []
     if registrars is None:
         registrars = _load_all(failed, root)
@@ -61,31 +63,61 @@ def build_server(root: Path, registrars: Iterable[tuple[str, Registrar]] | None 
         try:
             register(server, root)
         except Exception as exc:  # one broken package must not take the other lines' tools down
-            log.warning("ctx mcp: %s tools not registered: %s", name, exc)
+            import logging
+
+            logging.getLogger(__name__).warning("ctx mcp: %s tools not registered: %s", name, exc)
             sys.stderr.write(f"ctx mcp: {name} tools not registered: {type(exc).__name__}: {exc}\n")
             failed.append(name)
     return server, failed
 
 
-def switched_on(found: list[Contribution], on: frozenset[str]) -> list[Contribution]:
-    """The contributions of the lines that are on (``lines``); shared tools only when every line is."""
-    from .lines import LINES, MCP_CONTRIBUTIONS
+def instructions(root: str) -> str:
+    name = os.path.basename(root)  # noqa: PTH119 - the handshake path does not import pathlib
+    return (
+        f"ctxops for the repository {name}: the code map (code_* tools: answers in a few hundred "
+        "tokens; prefer them to reading whole files), memories and the token ledger, where installed."
+    )
 
+
+def switched_on(names: list[str], root: str | None) -> list[str]:
+    """The contributions of the lines switched on in ``root`` (``ctxops_core.lines``: ``CTXOPS_LINES`` or
+    ``[lines]`` in ``.meta/config.toml``); core's and the ledger's shared tools only when every line is on.
+    A malformed setting keeps every contribution (and says so on stderr)."""
+    from .lines import LINES, MCP_CONTRIBUTIONS, LinesError, enabled
+
+    try:
+        on = enabled(root)
+    except LinesError as exc:
+        sys.stderr.write(f"ctx mcp: {exc}; every line's tools are listed\n")
+        return names
     if on >= set(LINES):
-        return found
-    return [c for c in found if MCP_CONTRIBUTIONS.get(c.name) in on]
+        return names
+    return [name for name in names if MCP_CONTRIBUTIONS.get(name) in on]
+
+
+def static_tools(root: str | None = None) -> list[dict[str, Any]] | None:
+    """Every installed contribution's tools from its static manifest (group ``ctxops.mcp_manifest``), or
+    None when one has none (a third-party package: then the SDK server answers the handshake itself)."""
+    from ctxops_contracts.shared.mcplite import entry_points, load
+
+    manifests = dict(entry_points(MANIFEST_GROUP))
+    tools: list[dict[str, Any]] = []
+    for name in switched_on([name for name, _ in entry_points(GROUP)], root):
+        if name not in manifests:
+            return None
+        try:
+            tools.extend(load(manifests[name])())
+        except Exception as exc:
+            sys.stderr.write(f"ctx mcp: {name} manifest not loaded: {type(exc).__name__}: {exc}\n")
+            return None
+    return tools
 
 
 def _load_all(failed: list[str], root: Path | None = None) -> list[tuple[str, Registrar]]:
-    from .lines import LinesError, enabled
-
     loaded: list[tuple[str, Registrar]] = []
     found = contributions()
-    try:
-        found = switched_on(found, enabled(str(root) if root else None))
-    except LinesError as exc:
-        sys.stderr.write(f"ctx mcp: {exc}; every line's tools are listed\n")
-    for contribution in found:
+    on = set(switched_on([c.name for c in found], str(root) if root else None))
+    for contribution in (c for c in found if c.name in on):
         try:
             loaded.append((contribution.name, contribution.load()))
         except Exception as exc:
@@ -105,6 +137,43 @@ def tool_names(server: Any) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    from ctxops_contracts.shared.mcplite import fast_root
+
+    found = fast_root(argv)  # plain `ctx mcp [--root DIR]`: the handshake first, no argparse
+    if found is not None:
+        code = _serve_front(found)
+        if code is not None:
+            return code
+    return _main(argv)
+
+
+def _serve_front(root: str) -> int | None:
+    """Serve with the static handshake (None when a contribution has no manifest)."""
+    tools = static_tools(root)
+    if tools is None:
+        return None
+    from ctxops_contracts.shared.mcplite import Front, version_of
+
+    front = Front(
+        name="ctxops",
+        version=version_of("ctxops"),
+        instructions=instructions(root),
+        tools=tools,
+        build=lambda: _built(root),
+        prog="ctx mcp",
+    )
+    return front.serve()
+
+
+def _built(root: str) -> Any:
+    from pathlib import Path
+
+    return build_server(Path(root))[0]
+
+
+def _main(argv: list[str]) -> int:
+    from pathlib import Path
+
     from ctxops_contracts.shared import cli as grammar
     from ctxops_contracts.shared.repo import NotARepository, find_root
 
@@ -116,6 +185,10 @@ def main(argv: list[str]) -> int:
         root = Path(find_root(explicit=args.root))
     except NotARepository as exc:
         return grammar.report_error(grammar.CliError(exc.message, exc.fix), prog="ctx mcp", json_mode=args.json)
+    if not args.list:
+        code = _serve_front(str(root))
+        if code is not None:
+            return code
     try:
         server, failed = build_server(root)
     except ModuleNotFoundError as exc:

@@ -11,6 +11,7 @@ TYPE_CHECKING = False  # typing is not imported on the lean read path
 if TYPE_CHECKING:
     from typing import Any
 
+    from .health import IndexDamaged
     from .index import CodeIndex, IndexNotBuilt
     from .lock import IndexBusy
     from .results import FileDeps, Hop, Impact, ImportLink, IndexStatus, RankedFile
@@ -22,6 +23,7 @@ __all__ = [
     "Impact",
     "ImportLink",
     "IndexBusy",
+    "IndexDamaged",
     "IndexNotBuilt",
     "IndexStatus",
     "RankedFile",
@@ -39,6 +41,10 @@ def __getattr__(name: str) -> Any:
         from . import index
 
         return getattr(index, name)
+    if name == "IndexDamaged":
+        from .health import IndexDamaged
+
+        return IndexDamaged
     if name == "IndexBusy":
         from .lock import IndexBusy
 

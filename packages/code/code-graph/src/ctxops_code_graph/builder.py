@@ -23,7 +23,7 @@ from ctxops_code_scan.languages import family
 from ctxops_code_scan.records import Import, ScanResult, Skipped
 from ctxops_code_scan.scan import content_hash, scan_chunks, scan_files
 
-from . import bulk_load, duck_store, lookup_db
+from . import bulk_load, duck_store, health, lookup_db
 from .freshness import Staleness, check
 from .import_targets import ModuleIndex
 from .layout import IndexLayout
@@ -140,6 +140,11 @@ class IndexWriter:
         with WriterLock(self.layout.lock_path, self.lock_timeout):
             try:
                 reason = "requested" if full else self._needs_full_build()
+                if full:
+                    # A damaged or foreign file is moved aside (never deleted) before the new one is written.
+                    moved = [health.move_aside(path) for path, _ in health.damaged(self.layout, deep=True)]
+                    if moved:
+                        reason += "; moved aside " + ", ".join(p.name for p in moved)
                 if reason:
                     return self._full_build(reason, workers)
                 return self._update(None, bound=None)
@@ -172,6 +177,13 @@ class IndexWriter:
     # -- full ----------------------------------------------------------------------------------------
 
     def _needs_full_build(self) -> str:
+        found = health.damaged(self.layout)
+        store = [(path, why) for path, why in found if path == self.layout.duckdb_path]
+        if store:  # possibly someone's file at our path: the user decides (`cq index --full` moves it aside)
+            raise health.IndexDamaged(store)
+        if found:  # the snapshot is ctxops's own, named by the pointer: moved aside and rebuilt, as on a first query
+            moved = [health.move_aside(path).name for path, _ in found]
+            return f"lookup snapshot damaged (moved aside {', '.join(moved)})"
         current = self.layout.current_lookup()
         if current is None or not current.exists() or not self.layout.duckdb_path.exists():
             return "no index yet"
@@ -190,11 +202,20 @@ class IndexWriter:
         # Another process holding the build store (DuckDB: one process per file) is busy, not broken:
         # `StoreBusy` propagates (the caller reports it or answers from the snapshot); only a store that
         # opens and cannot be read is rebuilt.
-        duck = duck_store.connect(self.layout.duckdb_path, wait=self.lock_timeout)
+        try:
+            duck = duck_store.connect(self.layout.duckdb_path, wait=self.lock_timeout)
+        except duck_store.StoreBusy:
+            raise
+        except Exception as exc:  # opens as DuckDB no more: damaged inside (the header was fine)
+            raise health.IndexDamaged([(self.layout.duckdb_path, f"unreadable ({exc})")]) from exc
         try:
             stored = duck_store.generation(duck)
         except Exception as exc:
             duck.close()
+            if not health.is_ours(self.layout.duckdb_path):
+                raise health.IndexDamaged(
+                    [(self.layout.duckdb_path, "a DuckDB database that is not a ctxops code index (no meta table)")]
+                ) from exc
             return f"build store unreadable ({exc})"
         if stored is None or stored != snap.get("generation"):
             duck.close()

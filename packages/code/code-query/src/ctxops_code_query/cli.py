@@ -146,7 +146,21 @@ def _params(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    if argv is None:
+    if argv is None and sys.argv[1:2] == ["mcp"]:
+        # `cq mcp` answers its handshake before anything heavy (or argparse) is imported (mcp_server).
+        import os
+
+        from ctxops_contracts.shared.mcplite import fast_root
+
+        if os.environ.get("CQ_ROOT") and not os.environ.get("CTXOPS_ROOT"):  # as repo.alias_root_env
+            os.environ["CTXOPS_ROOT"] = os.environ["CQ_ROOT"]
+        found = fast_root(sys.argv[2:])
+        if found is not None:
+            from .mcp_server import serve
+
+            serve(found)
+            return 0
+    elif argv is None:
         # As a process: a plain `cq def` is answered with the standard library only (`fastpath`), and a
         # running `cq serve` answers anything else without this process importing anything heavy.
         from .fastpath import try_fast
@@ -204,7 +218,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "mcp":
         from .mcp_server import serve
 
-        serve(root)
+        serve(str(root))
         return 0
     if args.command == "serve":
         from .graph_backend import ensure_index

@@ -64,6 +64,8 @@ def build_index(root: Path, *, full: bool = False, progress: bool = False) -> An
         status = index.status()
     except graph.IndexBusy as exc:
         raise EnvironmentProblem(f"the index is being written by another process: {exc}", fix="retry shortly") from exc
+    except graph.IndexDamaged as exc:
+        raise EnvironmentProblem(exc.message, fix=exc.fix) from exc
     finally:
         stop.set()
         if ticker is not None:

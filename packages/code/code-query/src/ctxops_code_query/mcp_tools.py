@@ -29,11 +29,11 @@ Budget = Annotated[int | None, Field(description="token budget (default 300)", g
 Depth = Annotated[int, Field(description="hops, 1-6", ge=1, le=6)]
 
 TOOLS: dict[str, str] = {
-    "def": f"Where a symbol is defined: path:line, signature, first body lines. Name as {NAME_FORMS}. {LIMITS} "
-    "Narrow an ambiguous name by qualifying it or prefixing its file.",
-    "refs": f"All references to a symbol, grouped by file, with role (call/import/inherit/type/read): certain ones "
-    f"first, then uses of the bare name that nothing resolved, labelled 'possible, by name only'. {LIMITS} "
-    "Narrow with path:NAME, or use callers for calls only.",
+    "def": "Find the definition of a symbol (where it is defined): path:line, signature, first body lines. "
+    f"Name as {NAME_FORMS}. {LIMITS} Narrow an ambiguous name by qualifying it or prefixing its file.",
+    "refs": "All references to (usages of) a symbol, grouped by file, with role (call/import/inherit/type/read): "
+    "certain ones first, then uses of the bare name that nothing resolved, labelled 'possible, by name only'. "
+    f"{LIMITS} Narrow with path:NAME, or use callers for calls only.",
     "callers": "Who calls a symbol (depth 1-6): certain callers first, each with how it was resolved "
     f"(import, self, typed-receiver, ...), then name-only candidates labelled apart. {LIMITS} "
     "Narrow with a qualified name or a lower depth.",
@@ -54,12 +54,6 @@ TOOLS: dict[str, str] = {
     "more. Add distinctive words; use def once you know a name.",
     "status": "Index freshness: revision, stale files, sizes, languages, skipped files. Small, fixed output.",
 }
-
-
-INSTRUCTIONS = (
-    "Code map of {name}: answers in a few hundred tokens. Prefer def/refs/callers/brief over reading whole "
-    "files; use open FILE:NAME to read one body."
-)
 
 
 # Commands a provisional scan answers while the first full build runs; the others need the graph.

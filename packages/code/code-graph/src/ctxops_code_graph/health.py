@@ -1,0 +1,98 @@
+"""Is the index under `.meta/index/` ctxops's own and readable? (issue 22, item 5)
+
+A damaged file (a crash mid-write on a broken disk, `head -c 4096 /dev/urandom > code.duckdb`) or a
+foreign one (another tool's database at our path) used to surface as a raw `_duckdb.IOException` from
+`cq index` while `ctx doctor` said "no problems found". Here:
+
+* :func:`damaged` finds such files: header checks without importing DuckDB (the magic bytes of a DuckDB
+  and an SQLite file), and with ``deep`` an open of the build store that looks for its ``meta`` table;
+* :class:`IndexDamaged` is what an update raises on one: one line, naming the file and the fix;
+* :func:`move_aside` renames a damaged file to ``<name>.damaged-<UTC time>`` before a full build writes a
+  new one: nothing a user may want to look at is deleted silently.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from ctxops_contracts.shared.confine import read_regular
+
+from .layout import IndexLayout
+
+DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file
+SQLITE_MAGIC = b"SQLite format 3\x00"
+FIX = "cq index --full (moves the damaged file aside, then rebuilds the index)"
+
+
+class IndexDamaged(Exception):
+    """An index file is damaged or not ctxops's; the message names it, ``fix`` the way out."""
+
+    def __init__(self, found: list[tuple[Path, str]]) -> None:
+        self.found = found
+        self.fix = FIX
+        path, why = found[0]
+        self.message = f"the code index file {path} is {why}"
+        super().__init__(self.message)
+
+
+def _header(path: Path, size: int) -> bytes | None:
+    try:
+        return read_regular(str(path), size)[:size]
+    except FileNotFoundError:
+        return None
+
+
+def damaged(layout: IndexLayout, *, deep: bool = False) -> list[tuple[Path, str]]:
+    """The index files that are damaged or foreign, with why: ``[]`` when every present file is ours.
+
+    Missing files are not damage (no index yet). ``deep`` also opens the build store (DuckDB) and checks
+    that it holds ctxops's ``meta`` table; a store another process holds is taken as healthy.
+    """
+    found: list[tuple[Path, str]] = []
+    store = layout.duckdb_path
+    head = _header(store, 12)
+    if head is not None and head[8:12] != DUCKDB_MAGIC:
+        found.append((store, "damaged or not a DuckDB database (no DuckDB header)"))
+    elif head is not None and deep and not is_ours(store):
+        found.append((store, "a DuckDB database that is not a ctxops code index (no meta table)"))
+    snapshot = layout.current_lookup()
+    if snapshot is not None:
+        head = _header(snapshot, len(SQLITE_MAGIC))
+        if head is not None and head != SQLITE_MAGIC:
+            found.append((snapshot, "damaged or not an SQLite database (no SQLite header)"))
+    return found
+
+
+def is_ours(store: Path) -> bool:
+    from . import duck_store
+
+    try:
+        con = duck_store.connect(store, wait=0.0)
+    except duck_store.StoreBusy:
+        return True  # held by a live writer: busy, not broken
+    except Exception:
+        return False
+    try:
+        tables = {row[0] for row in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        return "meta" in tables
+    except Exception:
+        return False
+    finally:
+        con.close()
+
+
+def move_aside(path: Path) -> Path:
+    """Rename ``path`` (and its DuckDB ``.wal``) to ``<name>.damaged-<UTC time>``; return the new path."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    target = path.with_name(f"{path.name}.damaged-{stamp}")
+    n = 1
+    while os.path.lexists(target):
+        n += 1
+        target = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+    path.replace(target)
+    wal = path.with_name(path.name + ".wal")
+    if os.path.lexists(wal):
+        wal.replace(target.with_name(target.name + ".wal"))
+    return target

@@ -167,3 +167,21 @@ def test_the_scan_finds_what_importlib_metadata_finds() -> None:
     for group in (mcp_cmd.GROUP, mcp_cmd.MANIFEST_GROUP):
         expected = {ep.name: ep.value for ep in metadata_entry_points(group=group)}
         assert dict(entry_points(group)) == expected
+
+
+def test_the_handshake_lists_only_the_lines_switched_on(repo: Path) -> None:
+    """`[lines]` (ctx bench's arms, a user turning a line off) narrows the static tools/list as it narrows
+    the SDK server: a line that is off offers no tools; shared tools only with every line on."""
+    names = {name for name, _ in entry_points(mcp_cmd.GROUP)}
+    if not {"code", "memory"} <= names:
+        pytest.skip("the code and memory lines are not both installed in this environment")
+    (repo / ".meta").mkdir()
+    (repo / ".meta" / "config.toml").write_text('[lines]\nenabled = ["map"]\n')
+    messages, stderr = _handshake(["-m", "ctxops_core", "mcp"], repo)
+    listed = {tool["name"] for m in messages if m.get("id") == 2 for tool in m["result"]["tools"]}
+    assert listed and all(name.startswith("code_") for name in listed), listed
+    assert not [heavy for heavy in HEAVY if f"| {heavy}\n" in stderr], "the [lines] check imported a heavy module"
+    (repo / ".meta" / "config.toml").write_text("# every line on\n")
+    messages, _ = _handshake(["-m", "ctxops_core", "mcp"], repo)
+    every = {tool["name"] for m in messages if m.get("id") == 2 for tool in m["result"]["tools"]}
+    assert listed < every and {"recall", "ctxops_doctor"} <= every

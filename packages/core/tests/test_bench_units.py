@@ -112,3 +112,54 @@ def test_cli_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
         [sys.executable, "-m", "ctxops_core", "bench", "report"], cwd=repo, capture_output=True, text=True, check=False
     )
     assert empty.returncode == 1 and "no bench has run" in empty.stderr
+
+
+def test_ctrl_c_stops_the_agent_and_leaves_no_checkout_behind(tmp_path: Path) -> None:
+    """A real `ctx bench run` interrupted mid-run: the agent's process group ends, the run's checkout and the
+    scratch directory are removed, the bench says it stopped early (exit 3) and the repository is untouched."""
+    import os
+    import signal
+    import time
+
+    repo = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    (repo / "TASKS.toml").write_text("[[task]]\nname='slow'\nprompt='wait'\n")
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "t"], check=True
+    )
+    pids = tmp_path / "agent.pid"
+    agent = tmp_path / "agent"  # stands in for the agent's executable: it only has to outlive the interrupt
+    agent.write_text(f"#!/bin/sh\necho $$ > {pids}\nsleep 120 &\necho $! >> {pids}\nwait\n")
+    agent.chmod(0o755)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ctxops_core", "bench", "run", "TASKS.toml", "--arms", "off", "--repeat", "1",
+         "--agent-command", str(agent), "--json"],
+        cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not (pids.exists() and len(pids.read_text().split()) == 2) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert list(scratch.glob("ctxops-bench-*/slow-off-1")), "the run's checkout was not made"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3 and "Traceback" not in err, err
+    assert json.loads(out)["stopped"] == "interrupted"
+    assert not list(scratch.glob("ctxops-bench-*")), "a checkout or scratch directory was left behind"
+    for pid in map(int, pids.read_text().split()):
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError(f"agent process {pid} outlived the interrupt")
+    status = subprocess.run(
+        ["git", "-C", str(repo), "status", "--porcelain"], capture_output=True, text=True, check=True
+    )
+    assert status.stdout == ""

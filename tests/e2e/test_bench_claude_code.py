@@ -20,7 +20,15 @@ from typing import Any
 
 import pytest
 from agent_harness import Scenario, ScriptedModelServer, Usage, tool_use, turn
-from agent_harness.bench_workspace import RUN_DIR, bench_runs, git, make_bench_repo, strings
+from agent_harness.bench_workspace import (
+    RUN_DIR,
+    bench_runs,
+    git,
+    make_bench_repo,
+    strings,
+    texts_per_run,
+    truth_per_run,
+)
 from agent_harness.claude_code import claude_env
 from agent_harness.ctx_repo import BIN
 from agent_harness.scenario import Turn
@@ -160,3 +168,67 @@ def test_bench_recovers_the_servers_tokens_and_reports_a_loss(
     )
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["rows"] == doc["rows"]
+
+
+FAILING_TESTS = """import pytest
+
+
+def level(depth, case):
+    if depth == 0:
+        assert round(case * 1.15, 2) == case, f"rounding rule {case} broke for every tier of the catalogue"
+    return level(depth - 1, case)
+
+
+@pytest.mark.parametrize("case", range(1, 7))
+def test_rounding_rule(case):
+    level(15, case)
+"""
+GUARD_TASKS = '[[task]]\nname = "test-log"\nprompt = "Run the tests and tell me what fails."\n'
+PYTEST = "python -m pytest -q tests/test_rules.py -p no:cacheprovider"
+
+
+def _log_responder(body: dict[str, Any], _index: int) -> Turn | None:
+    """Run the failing tests once, then answer: the log (or the guard's summary of it) is what differs."""
+    usage = Usage(input_tokens=max(1, len(_text_of(body)) // 4), output_tokens=20)
+    if "Bash" in _called(body):
+        return turn("6 rounding cases fail.", usage=usage)
+    return turn(tool_use("Bash", {"command": PYTEST, "description": "tests"}), usage=usage)
+
+
+def test_bench_measures_the_guard_on_a_failing_test_log(
+    bench_repo: tuple[Path, dict[str, str]], claude_executable: Path, tmp_path: Path
+) -> None:
+    repo, env = bench_repo
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_rules.py").write_text(FAILING_TESTS, encoding="utf-8")
+    (repo / "GUARD.toml").write_text(GUARD_TASKS, encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "failing tests")
+    home = tmp_path / "home"
+    home.mkdir()
+    with ScriptedModelServer(Scenario(responder=_log_responder), seed=8, log_path=tmp_path / "server.jsonl") as server:
+        path = f"{claude_executable.parent}{os.pathsep}{env['PATH']}"
+        run_env = {**env, **claude_env(home, server.url), "PATH": path}
+        done = subprocess.run(
+            [str(BIN / "ctx"), "bench", "run", "GUARD.toml", "--agent", "claude-code", "--arms", "off,guard",
+             "--repeat", "2", "--seed", "2", "--max-seconds", "240", "--json"],
+            cwd=repo, env=run_env, capture_output=True, text=True, timeout=1500, check=False,
+        )  # fmt: skip
+        requests = {r["seq"]: r for r in server.requests()}
+        truth = truth_per_run(requests, server.responses("main"))
+        texts = texts_per_run(requests)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    doc = json.loads(done.stdout)
+    runs = bench_runs(doc["results"])
+    assert len(runs) == 4 and not any(r["discarded"] for r in runs), runs
+    for run in runs:
+        name = f"{run['task']}-{run['arm']}-{run['rep']}"
+        prompt = run["input_tokens"] + run["cache_read_tokens"] + run["cache_write_tokens"]
+        assert (prompt, run["calls"]) == (sum(truth[name]), len(truth[name])), (run, truth)
+        summarized = any("[ctxops guard: pytest output" in t for t in texts[name])
+        assert summarized == (run["arm"] == "guard"), name  # the guard arm's log reached the model summarized
+        assert (run["resident_by_line"] or {}).get("guard", 0) > 0 or run["arm"] == "off", run
+    rows = {row["arm"]: row for row in doc["rows"]}
+    expected = sorted(sum(truth[f"test-log-guard-{r}"]) - sum(truth[f"test-log-off-{r}"]) for r in (1, 2))
+    assert rows["guard"]["vs_off"]["input_tokens"]["median"] == sum(expected) / 2 < 0  # a measured saving
+    assert "loss: costs more than off" not in rows["guard"]["flags"]

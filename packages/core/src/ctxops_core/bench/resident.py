@@ -18,7 +18,7 @@ from typing import Any
 MCP_PREFIX = "mcp__ctxops__"
 MEMORY_TOOLS = {"remember", "recall", "forget", "inject"}
 GUARD_TOOLS = {"out_show"}
-GUARD_MARK = "[full output: ctx out show"
+GUARD_MARKS = ("[ctxops guard:", "[full output: ctx out show")  # its summaries' header and trailer
 MEMORY_MARK = "<ctxops-memory"
 MAX_TRANSCRIPT = 256 * 1024 * 1024
 
@@ -92,7 +92,7 @@ def split(path: Path) -> dict[str, int]:
             elif block.get("type") == "tool_result":
                 text = _text(block.get("content"))
                 line = _line_of(tools.get(str(block.get("tool_use_id")), ""))
-                if line is None and GUARD_MARK in text:
+                if line is None and any(mark in text for mark in GUARD_MARKS):
                     line = "guard"  # a tool's output the guard replaced with its summary
                 if line:
                     found[line] += count(text)

@@ -33,6 +33,9 @@ def _parser() -> grammar.Parser:
     run.add_argument("--budget-seconds", type=float, help="time cap for the whole bench")
     run.add_argument("--agent-command", help="the agent's executable (default: claude, codex or gemini on PATH)")
     run.add_argument("--data-dir", help="the ledger's directory (default: $CTXOPS_DATA_DIR or the user data dir)")
+    run.add_argument(
+        "--no-proxy", action="store_true", help="price from transcripts only (default: Claude Code through ctx proxy)"
+    )
     report = sub.add_parser("report", help="cost, tokens, turns, time and success per task and arm, against off")
     grammar.add_common_options(report, subcommand=True)
     report.add_argument("--bench", help="a bench id (default: the newest in this repository)")
@@ -73,6 +76,7 @@ def _run(root: Path, args: Any) -> int:
             budget_seconds=args.budget_seconds,
             agent_command=args.agent_command,
             data_dir=Path(args.data_dir) if args.data_dir else None,
+            proxy=not args.no_proxy,
         )
     except (tasks_file.TasksError, arms.ArmError) as exc:
         raise grammar.CliError(str(exc)) from None

@@ -18,13 +18,13 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from . import agent_cli, arms, ledger_calls, resident
+from . import agent_cli, arms, ledger_calls, proxy, resident
 from .tasks_file import Task
 
 BENCH_DIR = ("bench",)  # under .meta/
@@ -45,6 +45,7 @@ class BenchOptions:
     budget_seconds: float | None = None  # per bench: no run starts after this long
     agent_command: str | None = None
     data_dir: Path | None = None  # the ledger's (default: the user's)
+    proxy: bool = True  # route the agent through `ctx proxy` where it can be (bench/proxy.py)
 
 
 @dataclass
@@ -183,6 +184,7 @@ def run_one(
     scratch: Path,
     options: BenchOptions,
     exe: str,
+    routed: Mapping[str, str],
 ) -> RunRecord:
     from ctxops_contracts.shared import tasks as task_log
     from ctxops_contracts.shared.repo import try_find_root
@@ -199,7 +201,7 @@ def run_one(
         commit=commit,
         started=datetime.now(UTC).isoformat(timespec="seconds"),
     )
-    env = dict(os.environ)
+    env = {**os.environ, **routed}
     env.pop("CTXOPS_LINES", None)  # the arm decides, through the checkout's config, as a user's would
     env.pop("CTXOPS_ROOT", None)
     with checkout(root, commit, scratch, f"{task.name}-{arm.name}-{rep}") as path:
@@ -268,6 +270,8 @@ def run_bench(
     progress: Callable[[str], None] = lambda _line: None,
 ) -> tuple[str, Path, list[RunRecord], str | None]:
     """Run the bench; (id, results file, records, why it stopped early or None)."""
+    from ctxops_core.init_cmd import ctx_argv
+
     exe = agent_cli.executable(options.agent, options.agent_command)
     commit = _git(root, "rev-parse", "HEAD")
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
@@ -275,6 +279,7 @@ def run_bench(
     out = bench_dir(root) / f"{bench_id}.jsonl"
     header = {"bench": bench_id, "agent": options.agent, "commit": commit, "seed": seed, "repeat": options.repeat}
     header |= {"arms": [a.name for a in options.arms], "tasks": [t.name for t in tasks]}
+    header["priced_from"] = "proxy+transcripts" if options.proxy and options.agent == "claude-code" else "transcripts"
     with out.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps({"header": header}, separators=(",", ":")) + "\n")
     plan = schedule(tasks, options.arms, options.repeat, seed)
@@ -289,7 +294,11 @@ def run_bench(
 
     signal.signal(signal.SIGTERM, _terminate)
     scratch = Path(tempfile.mkdtemp(prefix="ctxops-bench-"))
+    stack = ExitStack()
     try:
+        routed: Mapping[str, str] = {}
+        if options.proxy:
+            routed = stack.enter_context(proxy.recording(options.agent, ctx_argv(), os.environ, options.data_dir))
         for order, (task, arm, rep) in enumerate(plan, 1):
             if options.budget_usd is not None and spent >= options.budget_usd:
                 stopped = f"the bench's budget ${options.budget_usd:g} is spent (${spent:.4f})"
@@ -309,6 +318,7 @@ def run_bench(
                 scratch=scratch,
                 options=options,
                 exe=exe,
+                routed=routed,
             )
             records.append(record)
             spent += record.cost_usd
@@ -320,6 +330,7 @@ def run_bench(
     except KeyboardInterrupt:
         stopped = "interrupted"
     finally:
+        stack.close()
         signal.signal(signal.SIGTERM, previous)
         shutil.rmtree(scratch, ignore_errors=True)
     return bench_id, out, records, stopped

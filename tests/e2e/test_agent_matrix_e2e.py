@@ -36,7 +36,8 @@ from agent_harness.gemini_cli import ensure_gemini_cli, run_gemini, write_gemini
 pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
 
 CORRECTION = "No, use Decimal for refund amounts, never float"  # one sentence: the lesson's title in full
-LESSON_TITLE = f"Correction: {CORRECTION}"
+# The lesson is the correction's rule: the user's words without the opener that only says no (issue 23).
+LESSON_TITLE = "Use Decimal for refund amounts, never float"
 PROMPT_2 = "How should refund amounts be stored?"
 CTXOPS_BLOCKS = ("<hook_context>", "<ctxops-memory>", "Notes ctxops recorded", "ctxops memory:")
 OLDEST_CLAUDE = "2.1.197"

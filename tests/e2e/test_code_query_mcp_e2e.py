@@ -148,23 +148,26 @@ def test_claude_code_answers_from_cq_over_mcp(agent_workspace: AgentWorkspace, c
     assert def_text.startswith(f"{TARGET_FILE}:{def_line} "), def_text
     assert "OrderStateMachine.transition(self, order" in def_text
     assert def_text.rstrip().endswith(("-- index provisional", f"-- index {head}")), def_text
-    # The callers need the graph: the server waited for the first build, so they come from the index
-    # built at HEAD on a clean tree.
-    assert callers_text.rstrip().endswith(f"-- index {head}"), callers_text
-
     # The callers: the count and every listed path:line are real call sites of `.transition(...)`.
-    # Certain callers first; call sites whose receiver type is not known are counted apart, by name only.
     header = re.match(rf"(\d+) callers of {re.escape(TARGET)}(?:, (\d+) more possible by name only)?", callers_text)
     assert header, callers_text
     certain, possible = int(header.group(1)), int(header.group(2) or 0)
-    assert certain + possible == len(sites) and certain >= len(sites) // 2, callers_text
     listed = {
         (m["path"], int(m["line"]), m["fn"])
         for m in re.finditer(r"^(?P<path>\S+\.py):(?P<line>\d+)\s+(?P<fn>\w+)\s+\[", callers_text, re.M)
     }
-    assert len(listed) == min(10, len(sites)), callers_text
-    assert listed <= sites, listed - sites
+    assert listed and listed <= sites, listed - sites
     assert f"... and {len(sites) - len(listed)} more" in callers_text
+    if callers_text.rstrip().endswith("-- index provisional"):
+        # Asked while the first build runs, the server answers at once (issue 24): every call site by name,
+        # none certain yet, and says so.
+        assert (certain, possible) == (0, len(sites)) and "provisional:" in callers_text, callers_text
+    else:
+        # Built at HEAD on a clean tree. Certain callers first; call sites whose receiver type is not known
+        # are counted apart, by name only.
+        assert callers_text.rstrip().endswith(f"-- index {head}"), callers_text
+        assert certain + possible == len(sites) and certain >= len(sites) // 2, callers_text
+        assert len(listed) == min(10, len(sites)), callers_text
 
     # Small answers: a few hundred tokens (~4 characters each), far less than the file they point into.
     file_chars = len(source.read_text(encoding="utf-8"))

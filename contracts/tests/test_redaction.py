@@ -228,6 +228,10 @@ def test_labels_hide_bare_keys_and_keep_names() -> None:
     for kept in ("fix test_payment_provider_2 flake", "utf8mb4_unicode_ci collation", "x86_64 wheels for py311",
                  "HTTPServerURLHandler retries", "base64encoded payloads"):  # fmt: skip
         assert redact_label(kept) == kept
+    # ctxops's own reference tags are kept (a digest is found by `session:<id>`); the same id under any
+    # other name is a bare key like the rest.
+    assert redact_label(f"session:{uuid}") == f"session:{uuid}"
+    assert uuid not in redact_label(f"heroku:{uuid}") and uuid not in redact_label(f"session:{uuid}x")
 
 
 def test_names_keep_ids_digests_and_urls() -> None:

@@ -182,12 +182,19 @@ def _hide_words(text: str) -> str:
     return _WORD.sub(replace, text)
 
 
+# Tags ctxops writes as `<kind>:<id>`, the id a session id (UUID) or an event or memory id (ULID).
+ID_TAGS = frozenset({"session", "event", "memory"})
+
+
 def redact_label(text: str) -> str:
     """A short field a person names something with (a memory's title, a tag): ``redact``, and every word in
     it that is a key standing alone is hidden too (``deploy with 1zlu5oxgeyx5...``), a UUID included. In
     running text such a word may be an id or a digest and is judged by its context; a label has none."""
     if not text:
         return text
+    prefix, colon, rest = text.partition(":")
+    if colon and prefix in ID_TAGS and is_id_reference(rest):
+        return text  # ctxops's own reference tag (a digest's `session:<uuid>`): looked up by, never a key
     return _hide_words(redact(text))
 
 

@@ -52,15 +52,17 @@ def damaged(layout: IndexLayout, *, deep: bool = False) -> list[tuple[Path, str]
     """
     found: list[tuple[Path, str]] = []
     store = layout.duckdb_path
+    # A file shorter than its header is being written (a build creating it), not damaged: readers and an
+    # auto-updating query must never move a live file aside.
     head = _header(store, 12)
-    if head is not None and head[8:12] != DUCKDB_MAGIC:
+    if head is not None and len(head) == 12 and head[8:12] != DUCKDB_MAGIC:
         found.append((store, "damaged or not a DuckDB database (no DuckDB header)"))
     elif head is not None and deep and not is_ours(store):
         found.append((store, "a DuckDB database that is not a ctxops code index (no meta table)"))
     snapshot = layout.current_lookup()
     if snapshot is not None:
         head = _header(snapshot, len(SQLITE_MAGIC))
-        if head is not None and head != SQLITE_MAGIC:
+        if head is not None and len(head) == len(SQLITE_MAGIC) and head != SQLITE_MAGIC:
             found.append((snapshot, "damaged or not an SQLite database (no SQLite header)"))
     return found
 

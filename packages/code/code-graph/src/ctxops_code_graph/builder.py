@@ -177,11 +177,12 @@ class IndexWriter:
     # -- full ----------------------------------------------------------------------------------------
 
     def _needs_full_build(self) -> str:
-        found = health.damaged(self.layout)
-        store = [(path, why) for path, why in found if path == self.layout.duckdb_path]
-        if store:  # possibly someone's file at our path: the user decides (`cq index --full` moves it aside)
-            raise health.IndexDamaged(store)
-        if found:  # the snapshot is ctxops's own, named by the pointer: moved aside and rebuilt, as on a first query
+        # The build store's header is not checked here: this runs on every auto-update, beside a concurrent
+        # build whose store is mid-write (a false "damaged" there failed readers with "disk I/O error"). A
+        # store that no longer opens as DuckDB is still reported below; `cq index --full` and `ctx doctor`
+        # check its header. A damaged lookup snapshot (ctxops's own, named by the pointer) is moved aside.
+        found = [(path, why) for path, why in health.damaged(self.layout) if path != self.layout.duckdb_path]
+        if found:
             moved = [health.move_aside(path).name for path, _ in found]
             return f"lookup snapshot damaged (moved aside {', '.join(moved)})"
         current = self.layout.current_lookup()

@@ -145,24 +145,25 @@ def respond(agent: str, payload: dict[str, Any], root: str, data: bytes) -> str:
     event = str(payload.get("hook_event_name") or "")
     if event in GUARD and payload.get("ctxops_truncated_bytes"):
         return ""  # read from a prefix (a huge payload of many tokens): the tool's output is left as it is
-    from .lines import is_on
+    from .lines import switched_on
 
-    if (event in GUARD or event in GUARD_RESET) and is_on(root, "guard"):
+    on = switched_on(root)  # config.toml read once per event
+    if (event in GUARD or event in GUARD_RESET) and "guard" in on:
         passes = _line("ctxops_memory_inject.guard.gate", "passes") if event == "PostToolUse" else None
         if passes is not None and passes(payload, root, agent=agent):
             return ""  # a small output: decided without importing the guard's handlers
         guard = _line("ctxops_memory_inject.guard", "handle_event")
-        outline = outline_from_code_map(root) if is_on(root, "map") else None
+        outline = outline_from_code_map(root) if "map" in on else None
         answer = guard(payload, root, agent=agent, outline=outline) if guard else None
         if event in GUARD:
             return jsonlite.dumps(answer, ensure_ascii=False) if answer else ""
-    if (event not in INJECT and event not in DIGEST) or not is_on(root, "memory"):
+    if (event not in INJECT and event not in DIGEST) or "memory" not in on:
         return ""
     handle = _line("ctxops_memory_inject.hook", "handle")
     if handle is None:
         return ""
     prompt = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
-    files = files_in_play(root, prompt) if event in INJECT and prompt and is_on(root, "map") else []
+    files = files_in_play(root, prompt) if event in INJECT and prompt and "map" in on else []
     # memory-inject decides by event: inject (its JSON on stdout) or write the digest (nothing printed).
     outcome = handle(agent, data, files_in_play=tuple(files), capture_event=False)
     return str(getattr(outcome, "stdout", "") or "")

@@ -81,12 +81,17 @@ def enabled(root: str | None) -> frozenset[str]:
     return frozenset(LINES) if found is None else found
 
 
-def is_on(root: str | None, line: str) -> bool:
-    """Whether ``line`` is on; a malformed setting leaves every line on (hooks never break the agent)."""
+def switched_on(root: str | None) -> frozenset[str]:
+    """The lines on for a hook; a malformed setting leaves every line on (hooks never break the agent)."""
     try:
-        return line in enabled(root)
+        return enabled(root)
     except LinesError:
-        return True
+        return frozenset(LINES)
+
+
+def is_on(root: str | None, line: str) -> bool:
+    """Whether ``line`` is on (:func:`switched_on`)."""
+    return line in switched_on(root)
 
 
 def config_block(names: frozenset[str] | set[str]) -> str:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -47,8 +50,38 @@ def test_a_duckdb_database_of_someone_else_is_found_only_deep_and_moved_aside_wh
     assert move_aside(path) != aside
 
 
-def test_a_snapshot_without_the_sqlite_header_is_found(layout: IndexLayout) -> None:
+def test_a_snapshot_that_is_not_an_sqlite_database_is_found(layout: IndexLayout) -> None:
     layout.pointer_path.write_text("code-lookup.1.sqlite\n")
     layout.lookup_path(1).write_bytes(b"\0" * 4096)
     ((path, why),) = damaged(layout)
-    assert path == layout.lookup_path(1) and "no SQLite header" in why
+    assert path == layout.lookup_path(1) and "not an SQLite database" in why
+
+
+def test_checking_the_snapshot_keeps_this_process_s_locks_on_it(layout: IndexLayout) -> None:
+    """An auto-updating reader checks the snapshot while its own connection reads it. A raw descriptor
+    opened and closed on the file dropped that connection's POSIX locks (another process could then take
+    the database exclusively and reset the WAL under the reader: "disk I/O error" on every later read)."""
+    path = layout.lookup_path(1)
+    layout.pointer_path.write_text(path.name + "\n")
+    setup = sqlite3.connect(path, isolation_level=None)
+    setup.execute("PRAGMA journal_mode=WAL")
+    setup.execute("CREATE TABLE meta(key, value)")
+    setup.close()
+    reading = sqlite3.connect(path, isolation_level=None)
+    try:
+        reading.execute("BEGIN")
+        reading.execute("SELECT * FROM meta").fetchall()  # a read transaction: its locks are held
+        assert damaged(layout) == []
+        other = subprocess.run(
+            [sys.executable, "-c", EXCLUSIVE, str(path)], capture_output=True, text=True, timeout=60, check=False
+        )
+        assert "database is locked" in other.stderr, other.stdout
+    finally:
+        reading.close()
+
+
+EXCLUSIVE = """
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1], timeout=0, isolation_level=None)
+print(con.execute("PRAGMA journal_mode=DELETE").fetchone())  # needs every other connection gone
+"""

@@ -4,8 +4,9 @@ A damaged file (a crash mid-write on a broken disk, `head -c 4096 /dev/urandom >
 foreign one (another tool's database at our path) used to surface as a raw `_duckdb.IOException` from
 `cq index` while `ctx doctor` said "no problems found". Here:
 
-* :func:`damaged` finds such files: header checks without importing DuckDB (the magic bytes of a DuckDB
-  and an SQLite file), and with ``deep`` an open of the build store that looks for its ``meta`` table;
+* :func:`damaged` finds such files: the build store's header without importing DuckDB (its magic bytes),
+  the snapshot opened through SQLite, and with ``deep`` an open of the build store that looks for its
+  ``meta`` table;
 * :class:`IndexDamaged` is what an update raises on one: one line, naming the file and the fix;
 * :func:`move_aside` renames a damaged file to ``<name>.damaged-<UTC time>`` before a full build writes a
   new one: nothing a user may want to look at is deleted silently.
@@ -22,7 +23,6 @@ from ctxops_contracts.shared.confine import read_regular
 from .layout import IndexLayout
 
 DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file
-SQLITE_MAGIC = b"SQLite format 3\x00"
 FIX = "cq index --full (moves the damaged file aside, then rebuilds the index)"
 
 
@@ -61,10 +61,37 @@ def damaged(layout: IndexLayout, *, deep: bool = False) -> list[tuple[Path, str]
         found.append((store, "a DuckDB database that is not a ctxops code index (no meta table)"))
     snapshot = layout.current_lookup()
     if snapshot is not None:
-        head = _header(snapshot, len(SQLITE_MAGIC))
-        if head is not None and len(head) == len(SQLITE_MAGIC) and head != SQLITE_MAGIC:
-            found.append((snapshot, "damaged or not an SQLite database (no SQLite header)"))
+        why = _snapshot_damage(snapshot)
+        if why:
+            found.append((snapshot, why))
     return found
+
+
+def _snapshot_damage(path: Path) -> str | None:
+    """Why the lookup snapshot is not a readable SQLite database, or None (also when absent or busy).
+
+    Read through SQLite, never a raw descriptor: POSIX locks belong to the process, so closing a second
+    descriptor on a database file drops the WAL read locks this process's own open connection holds, and
+    a writer elsewhere then checkpoints and resets the WAL under it ("disk I/O error" on every later read
+    of that process). SQLite shares one descriptor among its connections to a file.
+    """
+    import sqlite3
+
+    if not path.exists():
+        return None
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+    except sqlite3.Error:
+        return None  # gone between the check and the open (a newer generation pruned it)
+    try:
+        con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError:
+        return None  # busy or gone: not damage
+    except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"
+        return f"damaged or not an SQLite database ({exc})"
+    finally:
+        con.close()
+    return None
 
 
 def is_ours(store: Path) -> bool:

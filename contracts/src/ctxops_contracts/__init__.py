@@ -14,12 +14,13 @@ if TYPE_CHECKING:
 
     from .codec import ContractError, convert, decode, decode_lines, encode, encode_line, to_builtins
     from .ids import is_ulid, new_ulid, ulid_timestamp_ms
-    from .protocols import Embedder, EventSink, MemoryRepository, PriceBook, SymbolIndex, TokenCounter
+    from .protocols import CodeTieSource, Embedder, EventSink, MemoryRepository, PriceBook, SymbolIndex, TokenCounter
     from .records import (
         ALL_RECORDS,
         PERSISTED_RECORDS,
         AgentEvent,
         Attribution,
+        CodeTie,
         ContextRecord,
         Edge,
         FileRecord,
@@ -40,7 +41,8 @@ _MODULE_OF = {
     ),
     **dict.fromkeys(("is_ulid", "new_ulid", "ulid_timestamp_ms"), "ids"),
     **dict.fromkeys(
-        ("Embedder", "EventSink", "MemoryRepository", "PriceBook", "SymbolIndex", "TokenCounter"), "protocols"
+        ("CodeTieSource", "Embedder", "EventSink", "MemoryRepository", "PriceBook", "SymbolIndex", "TokenCounter"),
+        "protocols",
     ),
     **dict.fromkeys(
         (
@@ -48,6 +50,7 @@ _MODULE_OF = {
             "PERSISTED_RECORDS",
             "AgentEvent",
             "Attribution",
+            "CodeTie",
             "ContextRecord",
             "Edge",
             "FileRecord",
@@ -96,6 +99,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "AgentEvent",
     "Attribution",
+    "CodeTie",
+    "CodeTieSource",
     "ContextRecord",
     "ContractError",
     "Edge",

@@ -61,6 +61,20 @@ class SymbolIndex(Protocol):
     def references(self, name: str) -> list[Reference]: ...
 
 
+@runtime_checkable
+class CodeTieSource(Protocol):
+    """What the memory line asks of the code map to tie a memory to the symbols it names (core passes one in;
+    the memory line never imports the code line).
+
+    ``symbols_named(text)``: ``(symbol id, repository-relative path)`` of the definitions the text names
+    unambiguously; ``existing(ids)``: which of these symbol ids the code map still defines.
+    """
+
+    def symbols_named(self, text: str) -> list[tuple[str, str]]: ...
+
+    def existing(self, ids: Sequence[str]) -> set[str]: ...
+
+
 class Price(Protocol):
     """USD per million tokens for one model at one date."""
 

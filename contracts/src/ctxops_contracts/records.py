@@ -88,6 +88,15 @@ class AgentEvent(_Record, frozen=True, kw_only=True):
     raw_ref: str | None = None
 
 
+class CodeTie(_Record, frozen=True, kw_only=True):
+    """A file (and, where the code map knew it, a symbol in it) a memory speaks of, as it was when tied."""
+
+    path: RepoPath
+    hash: Annotated[str, Meta(description="BLAKE2b-128 hex of the file's bytes when the memory was tied")]
+    size: NonNegative
+    symbol: Annotated[str | None, Meta(description="code map symbol id ('<lang> <path> <qualname>')")] = None
+
+
 class MemoryEntry(_Record, frozen=True, kw_only=True):
     """A durable memory: a decision, constraint, lesson, ... kept as one Markdown file."""
 
@@ -112,6 +121,7 @@ class MemoryEntry(_Record, frozen=True, kw_only=True):
     content_hash: str = ""
     hits: NonNegative = 0
     last_used_at: UtcDatetime | None = None
+    ties: list[CodeTie] = field(default_factory=list)
 
 
 class Symbol(_Record, frozen=True, kw_only=True):

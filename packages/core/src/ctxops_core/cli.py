@@ -159,6 +159,10 @@ def _dispatch(raw: list[str]) -> int:
     from .commands import discover
 
     plugins = discover()
+    if name == "mem":
+        from .codeties import install  # memories tie to the symbols they name where the code map is installed
+
+        install()
     if name in plugins:
         # The plugin's usage lines name what the user typed (`usage: ctx code ...`), not its own script.
         os.environ[PROG_ENV] = f"ctx {name}"

@@ -164,6 +164,10 @@ def respond(agent: str, payload: dict[str, Any], root: str, data: bytes) -> str:
         return ""
     prompt = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
     files = files_in_play(root, prompt) if event in INJECT and prompt and "map" in on else []
+    if event in DIGEST and "map" in on:
+        from .codeties import install  # lessons harvested with the digest tie to the symbols they name
+
+        install()
     # memory-inject decides by event: inject (its JSON on stdout) or write the digest (nothing printed).
     outcome = handle(agent, data, files_in_play=tuple(files), capture_event=False)
     return str(getattr(outcome, "stdout", "") or "")

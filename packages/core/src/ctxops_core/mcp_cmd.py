@@ -139,6 +139,10 @@ def tool_names(server: Any) -> list[str]:
 def main(argv: list[str]) -> int:
     from ctxops_contracts.shared.mcplite import fast_root
 
+    from .codeties import install
+
+    install()  # the `remember` tool ties memories to the symbols they name (issue 23)
+
     found = fast_root(argv)  # plain `ctx mcp [--root DIR]`: the handshake first, no argparse
     if found is not None:
         code = _serve_front(found)

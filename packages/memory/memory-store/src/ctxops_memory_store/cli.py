@@ -32,6 +32,7 @@ from .entry_file import render_entry
 from .index import Filters
 from .layout import NotARepository, repository_root
 from .store import AddResult, EntryNotFound, InvalidTransition, MemoryStore, may_replace, new_entry
+from .ties import marker
 
 KINDS = ("decision", "constraint", "convention", "lesson", "preference", "fact", "summary")
 STATUSES = ("pending", "active", "folded", "superseded", "archived", "rejected")
@@ -40,7 +41,7 @@ PROG = "ctx mem"
 # an entry point NAME = "module:main" in this group makes `ctx mem NAME ...` run main(argv).
 EXTENSION_GROUP = "ctxops.mem_commands"
 BUILTIN_COMMANDS = frozenset(
-    {"add", "list", "show", "search", "pin", "unpin", "forget", "supersede", "review", "harvest", "rebuild"}
+    {"add", "list", "show", "search", "pin", "unpin", "forget", "supersede", "review", "harvest", "rebuild", "tie"}
 )
 
 
@@ -111,6 +112,9 @@ def _parser(prog: str = PROG) -> argparse.ArgumentParser:
     review.add_argument("--reason", default="rejected in review", help="why a candidate was rejected")
     review.add_argument("--no-harvest", action="store_true", help="do not read new events first")
 
+    tie = command("tie", "tie an entry again to the files and symbols it names, as they are now (after a review)")
+    tie.add_argument("id", help="entry id, or its first or last characters")
+
     command("harvest", "turn newly captured events into entries and candidates")
     command("rebuild", "rebuild the index from the Markdown files")
     return parser
@@ -120,11 +124,20 @@ def _date(text: str | None, option: str) -> datetime | None:
     return parse_time(text, option=option) if text else None
 
 
-def _line(entry: MemoryEntry, score: float | None = None) -> str:
+def _line(entry: MemoryEntry, score: float | None = None, problems: list[Any] | None = None) -> str:
     flags = ("pinned " if entry.pinned else "") + (entry.status if entry.status != "active" else "")
     scope = f"  [{', '.join(entry.scope)}]" if entry.scope else ""
     lead = f"{score:6.2f}  " if score is not None else ""
-    return f"{lead}{entry.id[-8:]}  {entry.kind:<10} {entry.title}{scope}" + (f"  ({flags.strip()})" if flags else "")
+    review = marker(problems) if problems else ""
+    line = f"{lead}{entry.id[-8:]}  {entry.kind:<10} {entry.title}{scope}" + (f"  ({flags.strip()})" if flags else "")
+    return line + review
+
+
+def _with_review(data: dict[str, Any], problems: list[Any] | None) -> dict[str, Any]:
+    """An entry's JSON with its review state (``review``: the ties that no longer hold; absent when they do)."""
+    if problems:
+        data["review"] = [p.as_dict() for p in problems]
+    return data
 
 
 def _emit(args: argparse.Namespace, data: Any, text_lines: list[str]) -> None:
@@ -195,13 +208,31 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
             kinds=args.kind, statuses=statuses, scope_path=args.scope, since=_date(args.since, "--since")
         )
         _warn_broken(store)
-        _emit(args, [to_builtins(e) for e in found], [_line(e) for e in found] or ["no memory entries match"])
+        review = store.review_ties(found)
+        _emit(
+            args,
+            [_with_review(to_builtins(e), review.get(e.id)) for e in found],
+            [_line(e, problems=review.get(e.id)) for e in found] or ["no memory entries match"],
+        )
         return EXIT_OK if found else EXIT_EMPTY
     if cmd == "show":
         quick = store.quick_resolve(args.id)  # the one file whose name carries the id: no store load
         entry, path = quick if quick is not None else (store.resolve(args.id), None)
         path = path or store.path_of(entry.id)
-        _emit(args, {**to_builtins(entry), "path": str(path)}, [f"# {path}", render_entry(entry).rstrip()])
+        problems = store.review_ties([entry]).get(entry.id)
+        lines = [f"# {path}"]
+        if problems:
+            lines.append(f"# review:{marker(problems, limit=len(problems))[9:-1]}")
+            lines.append(f"# when it still holds: `ctx mem tie {entry.id[-8:]}`; else edit, supersede or forget it")
+        data = _with_review({**to_builtins(entry), "path": str(path)}, problems)
+        _emit(args, data, [*lines, render_entry(entry).rstrip()])
+        return 0
+    if cmd == "tie":
+        entry = store.retie(args.id)
+        ties = [f"  {t.path}" + (f"  {t.symbol}" if t.symbol else "") for t in entry.ties]
+        _emit(
+            args, to_builtins(entry), [f"tied: {_line(entry)}", *(ties or ["  (it names no file of the repository)"])]
+        )
         return 0
     if cmd == "search":
         query = " ".join(args.query)
@@ -293,6 +324,7 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
         held = store.held_back()
         pending = store.list_entries(statuses=["pending"])
         possible = [e for e in store.list_entries(statuses=["active"]) if may_replace(e)]
+        stale = store.review_ties(store.list_entries(statuses=["active"]))
         lines = (
             [f"harvested {harvested.events_read} events, {len(harvested.new_entries)} new entries"] if harvested else []
         )
@@ -305,6 +337,10 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
                 lines.append(f"  {_line(entry)}")
                 lines += [f"    may replace {i[-8:]}" for i in may_replace(entry)]
             lines.append("supersede the older with `review --accept ID`, keep both with `review --reject ID`")
+        if stale:
+            lines.append(f"the code they speak of changed or moved ({len(stale)}; ranked lower until reviewed):")
+            lines += [f"  {_line(store.resolve(i), problems=p)}" for i, p in stale.items()]
+            lines.append("when one still holds: `tie ID`; otherwise edit it, `supersede` or `forget` it")
         if held:
             lines.append(f"came with the repository, not injected until accepted ({len(held)}):")
             for entry in held:
@@ -318,6 +354,7 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
             "held_back": [to_builtins(e) for e in held],
             "pending": [to_builtins(e) for e in pending],
             "possible_replacements": [{"entry": to_builtins(e), "may_replace": may_replace(e)} for e in possible],
+            "code_changed": [{"id": i, "review": [x.as_dict() for x in p]} for i, p in stale.items()],
         }
         _emit(args, reply, lines)
         return 0

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxops_contracts import ContractError, MemoryEntry, UnsupportedSchemaVersion, convert
+from ctxops_contracts import ContractError, MemoryEntry, UnsupportedSchemaVersion, convert, to_builtins
 from ctxops_contracts.shared.confine import checked_dir, read_regular
 from ctxops_contracts.shared.regex import compile as re_compile
 
@@ -35,8 +35,9 @@ FIELD_ORDER = (
     "last_used_at",
     "content_hash",
     "schema_version",
+    "ties",  # last: TOML writes it as [[ties]] tables after the plain keys
 )
-_DEFAULTS: dict[str, Any] = {"hits": 0, "history": [], "files": [], "tags": [], "source": [], "scope": []}
+_DEFAULTS: dict[str, Any] = {"ties": [], "hits": 0, "history": [], "files": [], "tags": [], "source": [], "scope": []}
 _SLUG = re_compile(r"[^a-z0-9]+")
 MAX_ENTRY_BYTES = 1_000_000  # as the catalog: a memory is a paragraph or two
 
@@ -59,6 +60,8 @@ def render_entry(entry: MemoryEntry) -> str:
         value = getattr(entry, name)
         if name in _DEFAULTS and value == _DEFAULTS[name] and name not in {"scope", "tags"}:
             continue
+        if name == "ties":
+            value = [{k: v for k, v in to_builtins(t).items() if v is not None} for t in value]
         fields.append((name, value))
     return render(fields, entry.body)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from ctxops_contracts import ContractError, MemoryEntry, UnsupportedSchemaVersion, convert, new_ulid
+from ctxops_contracts import CodeTieSource, ContractError, MemoryEntry, UnsupportedSchemaVersion, convert, new_ulid
 from ctxops_contracts.redaction import redact_label
 from ctxops_contracts.shared.confine import confined, ensure_dir, open_regular, read_regular
 from ctxops_contracts.shared.files import atomic_write
@@ -41,6 +41,7 @@ from .terms import subject_of, tokens
 
 log = logging.getLogger(__name__)
 
+_UNSET = object()
 WRITE_LOCK = "memory-write.lock"
 GENERATION = "memory-generation"
 
@@ -218,6 +219,7 @@ class MemoryStore:
         self._sync_steps = False  # syncing in steps (the detached sync), not writing
         self._sync_more = False  # a step left files for the next one
         self._swept = False  # temporary files of killed writers removed (once a process, under the lock)
+        self._code_source: object = _UNSET  # ties to symbols: ``code_source``
 
     # -- reading ---------------------------------------------------------------------------------------
 
@@ -741,6 +743,8 @@ class MemoryStore:
         stamp = now or utcnow()
         entry = _redacted(entry)
         entry = _with(entry, content_hash=_hash(entry))
+        if not entry.ties:
+            entry = self._tied(entry)
         if entry.status == "pending" and self.config.auto_accept:
             entry = _with(entry, status="active")
         with self._writing():
@@ -886,9 +890,67 @@ class MemoryStore:
             entry = self.resolve(id_or_prefix)
             changed = _redacted(_with(entry, title=title.strip(), body=body.strip(), tags=list(tags or entry.tags)))
             changed = _with(changed, content_hash=_hash(changed))
+            if _shown(changed) != _shown(entry):
+                changed = self._tied(_with(changed, ties=[]))
             if changed != entry:
                 self._save(changed)
         return changed
+
+    # -- ties to the code (``ties``) ------------------------------------------------------------------
+
+    @property
+    def code_source(self) -> CodeTieSource | None:
+        """What ties memories to symbols: set by the caller, else the code map's source core registered."""
+        if self._code_source is _UNSET:
+            from .ties import default_source
+
+            self._code_source = default_source(str(self.root))
+        return self._code_source  # type: ignore[return-value]
+
+    @code_source.setter
+    def code_source(self, source: CodeTieSource | None) -> None:
+        self._code_source = source
+
+    def _tied(self, entry: MemoryEntry) -> MemoryEntry:
+        """``entry`` with the ties of the files (and symbols) it names, as they are now (best effort)."""
+        from .ties import tie
+
+        try:
+            found = tie(str(self.root), entry, self.code_source)
+        except (OSError, ValueError) as exc:
+            log.warning("could not tie %s to the code: %s", entry.id, exc)
+            return entry
+        return _with(entry, ties=found) if found else entry
+
+    def retie(self, id_or_prefix: str) -> MemoryEntry:
+        """Tie an entry again to the files and symbols it names, as they are now (after a review)."""
+        from .ties import full_check
+
+        with self._writing():
+            entry = self.resolve(id_or_prefix)
+            # A tied file that moved (``git mv``) stays tied at its new place, whatever the text still says.
+            moved = [p.to for p in full_check(str(self.root), entry, self.code_source) if p.to]
+            changed = self._tied(_with(entry, ties=[], files=list(dict.fromkeys([*entry.files, *moved]))))
+            if changed != entry:
+                self._save(changed, vouch=False)
+        return changed
+
+    def review_ties(self, entries: Iterable[MemoryEntry] | None = None) -> dict[str, list[Any]]:
+        """Entries (active and pending by default) whose ties no longer hold, and how (``ties.full_check``)."""
+        from .ties import check, full_check, repository_files
+
+        todo = [e for e in (entries if entries is not None else self.list_entries()) if e.ties]
+        files: list[str] | None = None
+        out: dict[str, list[Any]] = {}
+        for entry in todo:
+            if not check(str(self.root), entry.ties):
+                continue
+            if files is None:
+                files = repository_files(str(self.root))
+            problems = full_check(str(self.root), entry, self.code_source, files=files)
+            if problems:
+                out[entry.id] = problems
+        return out
 
     def pin(self, id_or_prefix: str) -> MemoryEntry:
         return self._update(id_or_prefix, pinned=True)

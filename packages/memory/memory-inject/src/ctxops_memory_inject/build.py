@@ -28,6 +28,7 @@ from ctxops_contracts.shared.lazylog import get_logger
 from ctxops_memory_store import snapshot, trust
 from ctxops_memory_store.catalog import SMALL, load_catalog
 from ctxops_memory_store.terms import tokens
+from ctxops_memory_store.ties import check, factor, marker
 from ctxops_memory_store.usage import read_usage
 
 from .ranking import RankConfig, Record, born, paths_in, rank, scope_match
@@ -36,6 +37,8 @@ from .tokens import LineCounter
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+
+    from ctxops_memory_store.ties import Problem
 
 log = get_logger(__name__)
 
@@ -48,6 +51,7 @@ WHOLE_KINDS = frozenset({"lesson", "constraint", "decision", "convention", "pref
 LONG_CHARS = 360  # a memory's text longer than this is "long": summarized first, given whole if budget remains
 SUMMARY_CHARS = 200  # a long memory's summary: its first whole sentences up to this many characters
 CUT_MARK = " …"
+MAX_FILE_TERMS = 20  # files in play whose names fetch candidates from the read snapshot
 SOURCE_TAGS = {"correction": "user correction", "remember": "user", "tests": "tests"}
 CONSTANT_KINDS = frozenset({"decision", "constraint", "convention"})
 DIGEST_TAG = "digest"
@@ -169,9 +173,10 @@ def line_meta(entry: Record) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def memory_line(entry: Record, *, limit: int | None = None) -> str:
+def memory_line(entry: Record, *, limit: int | None = None, review: str = "") -> str:
     """One memory as one line: short id, kind, its text (whole, or its first sentences up to ``limit``
-    characters, marked with …), scope, (speaker or source, date), pin."""
+    characters, marked with …), scope, (speaker or source, date), pin, and ``review`` (`` (review: shop/orders.py
+    renamed or deleted?)``: the code it is tied to changed, ``ctxops_memory_store.ties``)."""
     scope = entry.get("scope")
     where = f" [{', '.join(str(s) for s in scope)}]" if isinstance(scope, list) and scope else ""
     pin = " (pinned)" if entry.get("pinned") else ""
@@ -182,19 +187,19 @@ def memory_line(entry: Record, *, limit: int | None = None) -> str:
         text, cut = cut_at_sentence(text, limit)
         if cut and not text.endswith("…"):
             text += CUT_MARK
-    head = f"{short_id(str(entry.get('id', '')))} {entry.get('kind')}: {text}{where}{line_meta(entry)}"
+    head = f"{short_id(str(entry.get('id', '')))} {entry.get('kind')}: {text}{where}{line_meta(entry)}{review}"
     return f"- {neutral(head)}{pin}"
 
 
-def renderings(entry: Record) -> tuple[list[str], list[str] | None, list[str] | None]:
+def renderings(entry: Record, review: str = "") -> tuple[list[str], list[str] | None, list[str] | None]:
     """How a memory may be shown: the lines tried first, the shorter ones tried when those do not fit, and
     the longer ones it grows to when budget remains. Short memories have one form (whole); long lessons,
     constraints and decisions are tried whole first, then summarized; other long memories start as a
     summary and are given whole only with the budget left after every memory found its place."""
-    whole = [memory_line(entry)]
+    whole = [memory_line(entry, review=review)]
     if len(entry_text(entry)) <= LONG_CHARS:
         return whole, None, None
-    summary = [memory_line(entry, limit=SUMMARY_CHARS)]
+    summary = [memory_line(entry, limit=SUMMARY_CHARS, review=review)]
     if entry.get("kind") in WHOLE_KINDS or entry.get("pinned"):
         return whole, summary, None
     return summary, None, whole
@@ -318,12 +323,15 @@ def build_injection(
     # A large store reads only what this prompt needs from the read snapshot, which the store's writer keeps
     # in step; a few files changed outside the store (a `git pull`) are parsed on top of it, many make the
     # catalog answer; either way a detached sync (never waited for) brings the snapshot back in step.
+    files = list(dict.fromkeys([*files_in_play, *paths_in(task), *session_files(base, session_id)]))
     snap = snapshot.open_for_read(index_dir, memory_dir)
     corpus: tuple[int, float] | None = None
     doc_freq: dict[str, int] | None = None
     if snap is not None:
         try:
-            (records, doc_freq), corpus = snap.records(tokens(task)), snap.corpus()
+            # The files in play's names fetch the memories that name them (tied to them) as candidates too.
+            wanted = [*tokens(task), *tokens(" ".join(files[:MAX_FILE_TERMS]))]
+            (records, doc_freq), corpus = snap.records(wanted), snap.corpus()
         finally:
             snap.close()
         if snap.full_check_due or snap.behind:  # in-place edits now and then, a `git pull`: this answer does not wait
@@ -335,7 +343,7 @@ def build_injection(
             snapshot.request_sync(base, index_dir)
     # Memories from git that nobody here wrote or accepted never reach ranking (see the module docstring).
     records, held = trust.Verdict(base).split(records)
-    files = list(dict.fromkeys([*files_in_play, *paths_in(task), *session_files(base, session_id)]))
+    review = code_review(base, records)
     summaries_excluded = [r for r in records if _kind(r) != "summary"]
     cross_language = lexical_vectors = False
     neighbours = None
@@ -356,6 +364,7 @@ def build_injection(
         cross_language=cross_language,
         lexical_vectors=lexical_vectors,
         neighbours=neighbours,
+        review={i: factor(p) for i, p in review.items()},
     )
     # Constants follow the ranking's order (a stale entry never above the newer one) and leave out the
     # entries the ranking found replaced by a newer one (``ranking.resolve_conflicts``).
@@ -376,6 +385,7 @@ def build_injection(
             key=lambda e: (
                 not e.get("pinned"),
                 not scope_match(e, files),
+                str(e.get("id")) in review,  # the code it speaks of changed: after those whose code did not
                 position.get(str(e.get("id")), len(ranked)),
                 -born(e),
             )
@@ -411,7 +421,7 @@ def build_injection(
         if layer == "digest":
             queue.append((layer, entry, digest_lines(entry), None, None))
         else:
-            queue.append((layer, entry, *renderings(entry)))
+            queue.append((layer, entry, *renderings(entry, marker(review.get(entry_id, ())))))
 
     counter = LineCounter(meta_path(base, INDEX_DIR) if os.path.isdir(meta_path(base, INDEX_DIR)) else None)
     headings = {
@@ -492,6 +502,23 @@ def build_injection(
     counter.save()
     # Every line is counted with its newline, so the block ends with one: the sum is the block's exact count.
     return Injection("\n".join(out) + "\n", ids, total, budget, omitted, layers, counter.name, held)
+
+
+def code_review(root: str, records: Sequence[Record]) -> dict[str, list[Problem]]:
+    """Entries among ``records`` whose tied files changed or vanished (``ctxops_memory_store.ties.check``: a
+    ``stat`` of each tied path, a read only when the size still matches; no git, no code map)."""
+    out: dict[str, list[Problem]] = {}
+    cache: dict[str, tuple[str, int] | None] = {}
+    for record in records:
+        entry = record.get("entry")
+        if not isinstance(entry, dict) or entry.get("status") != "active":
+            continue
+        tied = entry.get("ties")
+        if isinstance(tied, list) and tied:
+            problems = check(root, tied, cache)
+            if problems:
+                out[str(entry.get("id"))] = problems
+    return out
 
 
 def _vector_scores(

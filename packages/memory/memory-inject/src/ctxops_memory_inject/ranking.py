@@ -5,8 +5,11 @@ thousand structs. Each factor is bounded so none of them alone can bury a releva
 
 - recency: ``0.3 + 0.7 * 0.5 ** (age / half_life)`` (pinned entries are exempt: 1.0);
 - usage: ``1 + 0.1 * ln(1 + uses)``, uses = times injected or recalled (``.meta/.state``);
-- scope: x1.5 when the entry's scope or files match a file in play (this session's files, paths named in
-  the prompt, and what core passes in from the code map).
+- scope: x1.5 when the entry's scope, files or ties match a file in play (this session's files, paths named
+  in the prompt, and what core passes in from the code map); an entry tied to a file in play is a
+  candidate even without a word in common with the prompt (relevance ``TIE_RELEVANCE``);
+- review: x0.7 when a file the entry is tied to changed since, x0.4 when it is gone (renamed, deleted) or
+  a tied symbol is (``ctxops_memory_store.ties``).
 
 Hybrid relevance mixes the BM25 share with the min-max normalised cosine. With a multilingual embedder
 (``cross_language=True``) the mix respects what each signal can see: BM25 matches words, so an entry
@@ -47,6 +50,7 @@ if TYPE_CHECKING:
 
 Record = dict[str, object]
 SCOPE_BOOST = 1.5
+TIE_RELEVANCE = 0.7  # an entry tied to a file in play, whatever the prompt's words: x1.5 ranks it with the best match
 DAY = 86_400.0
 _PATHISH = re_compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
 
@@ -174,14 +178,30 @@ def _glob_matches(path: str, pattern: str) -> bool:
     return fnmatchcase(path, pattern)
 
 
+def tied_paths(entry: Record) -> set[str]:
+    """The repository paths an entry is tied to (``ctxops_memory_store.ties``): files, and directories."""
+    value = entry.get("ties")
+    if not isinstance(value, list):
+        return set()
+    return {str(t.get("path")) for t in value if isinstance(t, dict) and isinstance(t.get("path"), str)}
+
+
+def tie_match(entry: Record, files: Sequence[str]) -> bool:
+    """Whether a file in play is one the entry is tied to (or lies under a directory it is tied to)."""
+    tied = tied_paths(entry) | set(_strings(entry, "files"))
+    if not files or not tied:
+        return False
+    return any(path in tied or any(path.startswith(t.rstrip("/") + "/") for t in tied) for path in files)
+
+
 def scope_match(entry: Record, files: Sequence[str]) -> bool:
-    """Whether a file in play falls under the entry's scope globs or is one of its files."""
+    """Whether a file in play falls under the entry's scope globs, is one of its files or one it is tied to."""
     if not files:
         return False
-    scope, own = _strings(entry, "scope"), set(_strings(entry, "files"))
+    if tie_match(entry, files):
+        return True
+    scope = _strings(entry, "scope")
     for path in files:
-        if path in own:
-            return True
         for pattern in scope:
             prefix = pattern.rstrip("*").rstrip("/")
             if prefix and (path == prefix or path.startswith(prefix + "/")):
@@ -216,6 +236,7 @@ def rank(
     cross_language: bool = False,
     lexical_vectors: bool = False,
     neighbours: Callable[[Record], dict[str, float]] | None = None,
+    review: dict[str, float] | None = None,
 ) -> list[Ranked]:
     """Active entries relevant to ``query``, best first, one per subject (see ``resolve_conflicts``).
 
@@ -223,6 +244,9 @@ def rank(
     when they are only the candidates of a larger set (the hook's snapshot). ``cross_language``: the
     ``vector_scores`` come from a multilingual embedder; ``lexical_vectors``: from a lexical one, whose
     ``neighbours(entry)`` gives the cosines of the entries nearest to an entry (see the module docstring).
+    ``review``: a factor (< 1) per entry whose tied code changed or vanished (``ctxops_memory_store.ties``).
+    An entry tied to a file in play is a candidate even when the prompt shares no word with it
+    (relevance ``TIE_RELEVANCE``).
     """
     cfg = config or RankConfig()
     stamp = now or time.time()
@@ -245,6 +269,11 @@ def rank(
     else:
         query_language = language(query) if cross_language else None
         relevance = fuse(lexical, vector_scores or {}, entries, cfg, query_language)
+    if files_in_play:
+        for entry_id, entry in entries.items():
+            if relevance.get(entry_id, 0.0) < TIE_RELEVANCE and tie_match(entry, files_in_play):
+                relevance[entry_id] = TIE_RELEVANCE  # the memory speaks of a file the session is working on
+    review = review or {}
     ranked = []
     for entry_id, rel in relevance.items():
         if rel <= 0:
@@ -256,6 +285,7 @@ def rank(
             "recency": recency(entry, stamp, cfg.half_life_days),
             "usage": usage_factor(usage.get(entry_id, [0, 0])[0]),
             "scope": SCOPE_BOOST if matched else 1.0,
+            "review": review.get(entry_id, 1.0),
         }
         score = math.prod(factors.values())
         ranked.append(Ranked(entry, score, rel, matched, factors, seen_by_bm25=entry_id in lexical))

@@ -67,7 +67,8 @@ def test_symbols_named_unambiguously(shop: Path) -> None:
 
 
 def test_ctx_mem_add_ties_symbols_and_list_says_when_one_is_gone(shop: Path) -> None:
-    added = ctx(shop, "mem", "add", "--kind", "lesson", "--title", "Always go through OrderService.cancel_order", "--json")
+    title = "Always go through OrderService.cancel_order"
+    added = ctx(shop, "mem", "add", "--kind", "lesson", "--title", title, "--json")
     assert added.returncode == 0, added.stderr
     ties = json.loads(added.stdout)["entry"]["ties"]
     assert [t["path"] for t in ties] == ["shop/orders.py"]

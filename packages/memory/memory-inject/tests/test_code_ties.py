@@ -72,12 +72,13 @@ def test_rename_marks_the_line_and_ranks_it_down(shop: Path) -> None:
     after = build_injection(shop, prompt, budget=600)
     assert "(review: shop/orders.py renamed or deleted?)" in line_of(after.text, tied)
     ranking = build.rank(
-        [r for r in build.load_catalog(*_dirs(shop)).readable()],
+        list(build.load_catalog(*_dirs(shop)).readable()),
         prompt,
         review={tied: build.factor(build.check(str(shop), _ties(shop, tied)))},
     )
     plain = build.rank(list(build.load_catalog(*_dirs(shop)).readable()), prompt)
-    assert next(r.score for r in ranking if r.entry["id"] == tied) < next(r.score for r in plain if r.entry["id"] == tied)
+    score = next(r.score for r in ranking if r.entry["id"] == tied)
+    assert score < next(r.score for r in plain if r.entry["id"] == tied)
 
 
 def test_an_edit_marks_the_line_changed(shop: Path) -> None:

@@ -231,7 +231,7 @@ def test_a_snapshot_of_the_previous_stemmer_is_not_read(store: MemoryStore, repo
     _fill(store)
     index_dir, memory_dir = _dirs(repo)
     reader = snapshot.open_for_read(index_dir, memory_dir)
-    assert reader is not None and snapshot.FORMAT == "4"
+    assert reader is not None and snapshot.FORMAT == "5"
     reader.close()
     con = sqlite3.connect(repo / ".meta" / "index" / snapshot.NAME)
     con.execute("UPDATE meta SET value = '3' WHERE key = 'format'")

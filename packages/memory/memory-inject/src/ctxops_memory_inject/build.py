@@ -28,10 +28,10 @@ from ctxops_contracts.shared.lazylog import get_logger
 from ctxops_memory_store import snapshot, trust
 from ctxops_memory_store.catalog import SMALL, load_catalog
 from ctxops_memory_store.terms import tokens
-from ctxops_memory_store.ties import check, factor, marker
+from ctxops_memory_store.ties import check, factor, marker, moves_in_play
 from ctxops_memory_store.usage import read_usage
 
-from .ranking import RankConfig, Record, born, paths_in, rank, scope_match
+from .ranking import RankConfig, Record, born, paths_in, rank, scope_match, tie_match
 from .tokens import LineCounter
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
@@ -51,7 +51,7 @@ WHOLE_KINDS = frozenset({"lesson", "constraint", "decision", "convention", "pref
 LONG_CHARS = 360  # a memory's text longer than this is "long": summarized first, given whole if budget remains
 SUMMARY_CHARS = 200  # a long memory's summary: its first whole sentences up to this many characters
 CUT_MARK = " …"
-MAX_FILE_TERMS = 20  # files in play whose names fetch candidates from the read snapshot
+MAX_FILE_TERMS = 40  # files in play whose tied memories are fetched from the read snapshot
 SOURCE_TAGS = {"correction": "user correction", "remember": "user", "tests": "tests"}
 CONSTANT_KINDS = frozenset({"decision", "constraint", "convention"})
 DIGEST_TAG = "digest"
@@ -329,9 +329,8 @@ def build_injection(
     doc_freq: dict[str, int] | None = None
     if snap is not None:
         try:
-            # The files in play's names fetch the memories that name them (tied to them) as candidates too.
-            wanted = [*tokens(task), *tokens(" ".join(files[:MAX_FILE_TERMS]))]
-            (records, doc_freq), corpus = snap.records(wanted), snap.corpus()
+            # The memories tied to the files in play are candidates whatever the prompt's words.
+            (records, doc_freq), corpus = snap.records(tokens(task), paths=files[:MAX_FILE_TERMS]), snap.corpus()
         finally:
             snap.close()
         if snap.full_check_due or snap.behind:  # in-place edits now and then, a `git pull`: this answer does not wait
@@ -344,6 +343,8 @@ def build_injection(
     # Memories from git that nobody here wrote or accepted never reach ranking (see the module docstring).
     records, held = trust.Verdict(base).split(records)
     review = code_review(base, records)
+    # A tied file renamed to a file in play (the same bytes): memories tied to its old name are in play too.
+    files += [old for old in moves_in_play(base, review.values(), files) if old not in files]
     summaries_excluded = [r for r in records if _kind(r) != "summary"]
     cross_language = lexical_vectors = False
     neighbours = None
@@ -403,9 +404,11 @@ def build_injection(
         if digest is not None and str(digest.get("id")) in skip:
             digest = None
     pinned = [e for e in constants if e.get("pinned")]
-    others = [e for e in constants if not e.get("pinned")]
-    # Priority when the budget is tight: pins, the best task memories, the last digest, then the rest.
-    order: list[tuple[str, Record]] = [("constants", e) for e in pinned]
+    in_play = [e for e in constants if not e.get("pinned") and tie_match(e, files)]
+    others = [e for e in constants if not e.get("pinned") and not tie_match(e, files)]
+    # Priority when the budget is tight: pins, constants tied to the files in play, the best task memories,
+    # the last digest, then the rest.
+    order: list[tuple[str, Record]] = [("constants", e) for e in [*pinned, *in_play]]
     order += [("task", e) for e in task_entries[:3]]
     if digest is not None:
         order.append(("digest", digest))

@@ -42,7 +42,7 @@ NAME = "memory-inject.sqlite"
 SYNC_STARTED = "memory-inject.sync-started"
 SYNC_EVERY_S = 30.0  # at most one detached sync started per this many seconds
 BULK = 500  # a writer catches up this many files itself; more are the detached sync's, in steps of this size
-FORMAT = "4"  # 4: the session-5 stemmer changed every term
+FORMAT = "5"  # 4: the session-5 stemmer changed every term; 5: the paths memories are tied to (``tied``)
 CONSTANT_KINDS = ("decision", "constraint", "convention")
 OVERLAY_MAX = 200  # files changed outside the store a reader parses itself on top of the snapshot
 RECENT_CONSTANTS = 60  # non-pinned constants read besides the ones the prompt matches (newest first)
@@ -59,7 +59,16 @@ CREATE TABLE IF NOT EXISTS postings (
 CREATE INDEX IF NOT EXISTS postings_doc ON postings (doc);
 CREATE INDEX IF NOT EXISTS docs_kind ON docs (kind, born);
 CREATE INDEX IF NOT EXISTS docs_pinned ON docs (pinned) WHERE pinned = 1;
+CREATE TABLE IF NOT EXISTS tied (path TEXT, doc INTEGER, PRIMARY KEY (path, doc)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tied_doc ON tied (doc);
 """
+MAX_TIED_LOOKUP = 200  # paths (files in play and their directories) one read looks up in ``tied``
+
+
+def _with_parents(path: str) -> list[str]:
+    """``a/b/c.py`` -> ``a/b/c.py``, ``a/b``, ``a``: a memory tied to a directory is tied to what is in it."""
+    pieces = path.strip("/").split("/")
+    return ["/".join(pieces[:n]) for n in range(len(pieces), 0, -1)]
 
 
 def path_for(index_dir: str) -> str:
@@ -112,10 +121,13 @@ class Snapshot:
     def corpus(self) -> tuple[int, float]:
         return self.n, (self.total / self.n if self.n else 1.0)
 
-    def records(self, terms: Sequence[str], top: int = 120) -> tuple[list[Record], dict[str, int]]:
+    def records(
+        self, terms: Sequence[str], top: int = 120, paths: Sequence[str] = ()
+    ) -> tuple[list[Record], dict[str, int]]:
         """Catalog-like records and the query terms' document frequencies: the ``top`` documents by BM25
-        (scored in SQL, postings of the query's terms only), the pinned and the newest constants, and the
-        newest digests. Ranking multiplies BM25 by at most ~2, so the final few are among the top 200."""
+        (scored in SQL, postings of the query's terms only), the pinned and the newest constants, the
+        newest digests, and the entries tied to ``paths`` (files in play) or to a directory above one.
+        Ranking multiplies BM25 by at most ~2, so the final few are among the top 200."""
         from .bm25 import K1, B, idf
 
         unique = sorted(set(terms))
@@ -156,6 +168,10 @@ class Snapshot:
             (*CONSTANT_KINDS, RECENT_CONSTANTS),
         ).fetchall()
         wanted |= {int(r[0]) for r in rows}
+        if paths:
+            lookup = sorted({a for p in paths for a in _with_parents(p)})[:MAX_TIED_LOOKUP]
+            marks = ",".join("?" * len(lookup))
+            wanted |= {int(r[0]) for r in self.con.execute(f"SELECT doc FROM tied WHERE path IN ({marks})", lookup)}
         out: list[Record] = []
         ids = sorted(wanted)
         for start in range(0, len(ids), 500):
@@ -423,6 +439,7 @@ class SnapshotWriter:
         row = con.execute("SELECT doc, kind, length FROM docs WHERE file = ?", (name,)).fetchone()
         if row is not None:
             con.execute("DELETE FROM postings WHERE doc = ?", (row[0],))
+            con.execute("DELETE FROM tied WHERE doc = ?", (row[0],))
             con.execute("DELETE FROM docs WHERE doc = ?", (row[0],))
             if row[1] != "summary":
                 self._count(-1, -float(row[2]))
@@ -452,6 +469,9 @@ class SnapshotWriter:
         if entry.get("kind") == "summary":
             return  # digests are read newest first, never ranked by BM25 (as in the catalog path)
         doc, size = cursor.lastrowid, float(length)
+        paths = {str(t.get("path")) for t in entry.get("ties") or [] if isinstance(t, dict) and t.get("path")}
+        paths |= {str(f) for f in entry.get("files") or [] if isinstance(f, str) and f}
+        con.executemany("INSERT OR IGNORE INTO tied VALUES (?, ?)", ((p, doc) for p in sorted(paths)))
         rows: Iterable[tuple[str, int | None, float, float]] = ((str(t), doc, float(f), size) for t, f in terms.items())
         con.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", rows)
         self._count(1, size)

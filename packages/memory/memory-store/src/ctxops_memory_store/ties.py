@@ -180,13 +180,14 @@ def default_source(root: str) -> CodeTieSource | None:
 class Problem:
     """A tie that no longer holds: ``changed`` (the file's bytes), ``gone`` (path or symbol) or ``moved``."""
 
-    __slots__ = ("path", "state", "symbol", "to")
+    __slots__ = ("hash", "path", "state", "symbol", "to")
 
-    def __init__(self, path: str, state: str, symbol: str | None = None, to: str | None = None) -> None:
+    def __init__(self, path: str, state: str, symbol: str | None = None, to: str | None = None, hash: str = "") -> None:
         self.path = path
         self.state = state
         self.symbol = symbol
         self.to = to
+        self.hash = hash  # the tied file's hash when it was tied
 
     def note(self) -> str:
         if self.state == "moved":
@@ -228,7 +229,7 @@ def check(root: str, ties: Sequence[object], cache: dict[str, tuple[str, int] | 
             memo[key] = _current(root, path, digest, size if isinstance(size, int) else -1)
         now = memo[key]
         if now is None:
-            problems.append(Problem(path, "gone", symbol if isinstance(symbol, str) else None))
+            problems.append(Problem(path, "gone", symbol if isinstance(symbol, str) else None, hash=digest))
             flagged.add(path)
         elif now[0] != digest:
             problems.append(Problem(path, "changed"))
@@ -255,6 +256,29 @@ def _current(root: str, path: str, digest: str, size: int) -> tuple[str, int] | 
     if st.st_size != size:
         return ("size", st.st_size)  # changed, told without reading it
     return _file_hash(full, st.st_size)
+
+
+def moves_in_play(
+    root: str, problems: Iterable[list[Problem]], files: Sequence[str], limit: int = 20
+) -> dict[str, str]:
+    """Tied files that vanished and are among the files in play under another name with the same bytes (a
+    ``git mv`` the session works on): ``{old path: new path}``, and those problems become ``moved``. Hook-cheap:
+    only when a tie is gone, only the first ``limit`` files in play are hashed."""
+    gone = [p for found in problems for p in found if p.state == "gone" and not p.symbol and p.hash]
+    if not gone or not files:
+        return {}
+    by_hash: dict[str, str] = {}
+    for path in files[:limit]:
+        found = fingerprint(root, path)
+        if found is not None and found[0] != DIR_HASH:
+            by_hash.setdefault(found[0], path)
+    moved: dict[str, str] = {}
+    for problem in gone:
+        to = by_hash.get(problem.hash)
+        if to is not None and to != problem.path:
+            problem.state, problem.to = "moved", to
+            moved[problem.path] = to
+    return moved
 
 
 def factor(problems: Sequence[Problem]) -> float:

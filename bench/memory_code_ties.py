@@ -135,11 +135,14 @@ def _words(text: str) -> list[str]:
 def task_rank(root: Path, query: str, entry_id: str, files: list[str] | None = None) -> int | None:
     """The target's position in the hook's ranking (catalog records, the hook's review factors)."""
     records = build.load_catalog(str(root / ".meta" / "memory"), str(root / ".meta" / "index")).readable()
-    review = {i: ties.factor(p) for i, p in build.code_review(str(root), records).items()}
+    problems = build.code_review(str(root), records)
+    review = {i: ties.factor(p) for i, p in problems.items()}
+    files = list(files or [])
+    files += [old for old in build.moves_in_play(str(root), problems.values(), files) if old not in files]
     ranked = build.rank(
         [r for r in records if isinstance(r.get("entry"), dict) and r["entry"].get("kind") != "summary"],
         query,
-        files_in_play=files or [],
+        files_in_play=files,
         review=review,
         config=build.RankConfig(min_relative=0.0, keep=10_000),
     )
@@ -157,6 +160,7 @@ def observe(root: Path, target: str, in_play: str, budget: int, peer: Bm25Peer |
         "review": "yes: " + ties.marker(review[target]).strip() if target in review else "no",
         "marker": marker or ("-" if line else "(not injected)"),
         "rank": task_rank(root, ON_TOPIC, target),
+        "rank in play": task_rank(root, OFF_TOPIC, target, [in_play]),
         "in play": target in warm.memory_ids,
         "not in play": target in cold.memory_ids,
         "tokens": warm.tokens,
@@ -210,7 +214,7 @@ def main() -> int:
     parser.add_argument("--memories", type=int, default=300)
     parser.add_argument("--files", type=int, default=10)
     parser.add_argument("--budget", type=int, default=800)
-    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=3, help="stores per scenario (seeds 1..N)")
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
     try:
@@ -219,64 +223,86 @@ def main() -> int:
         have_bm25 = True
     except ImportError:
         have_bm25 = False
-    print(f"store: {args.memories} memories about {args.files} modules, budget {args.budget}, seed {args.seed}")
+    print(f"store: {args.memories} memories about {args.files} modules, budget {args.budget}, {args.seeds} seeds")
     print(f"target: {TARGET!r}")
     print(f"on-topic prompt: {ON_TOPIC!r}; off-topic prompt: {OFF_TOPIC!r}")
+    rows: dict[tuple[str, str], list[dict[str, object]]] = {}
+    began = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ctxops-ties-") as tmp:
-        base = Path(tmp) / "base"
-        files = make_repo(base, args.files)
-        began = time.perf_counter()
-        target = fill(base, files, args.memories, args.seed)
-        store = MemoryStore(base)
-        tied = sum(1 for e in store.entries() if e.ties)
-        print(f"built in {time.perf_counter() - began:.1f} s; {tied} of {args.memories} memories tied to files")
-        peer = Bm25Peer(store) if have_bm25 else None
-        same_file = sum(1 for e in store.entries() if any(t.path == "shop/orders.py" for t in e.ties))
-        print(f"memories tied to shop/orders.py (the target's file): {same_file}")
-        rows: list[tuple[str, str, dict[str, object]]] = []
-        rows.append(("(none)", "before", observe(base, target, "shop/orders.py", args.budget, peer)))
-        for scenario in ("rename", "edit", "delete"):
-            root = Path(tmp) / scenario  # built again, not copied: a copy's memories are another repository's
-            make_repo(root, args.files)
-            assert fill(root, files, args.memories, args.seed) is not None
-            target = next(e.id for e in MemoryStore(root).entries() if e.title == TARGET)
-            peer = Bm25Peer(MemoryStore(root)) if have_bm25 else None
-            in_play = change(root, scenario)
-            rows.append((scenario, "after", observe(root, target, in_play, args.budget, peer)))
-            MemoryStore(root).retie(target)
-            rows.append((scenario, "after tie", observe(root, target, in_play, args.budget, peer)))
-        print()
-        head = f"{'scenario':<8} {'when':<10} {'marked for review (ctx mem list)':<58} {'rank':>4} {'bm25':>5}"
-        print(f"{head} {'in play':>8} {'bm25':>5} {'not in play':>12}")
-        for scenario, when, r in rows:
-            bm25_rank = r.get("bm25 rank", "n/a")
-            bm25_play = r.get("bm25 in play", "n/a")
-            print(
-                f"{scenario:<8} {when:<10} {str(r['review'])[:58]:<58} {r['rank']!s:>4} {bm25_rank!s:>5} "
-                f"{_yn(r['in play']):>8} {_yn(bm25_play):>5} {_yn(r['not in play']):>12}"
-            )
-        print()
-        print("the injected line's marker after each change (its file in play):")
-        for scenario, when, r in rows:
-            if when == "after":
-                print(f"  {scenario:<7} {r['marker']}")
-        plain = Path(tmp) / "ties-off"
-        make_repo(plain, args.files)
-        fill(plain, files, args.memories, args.seed)
-        strip_ties(plain)
-        with_ties, without = hook_cost(base, plain, args.runs)
+        for seed in range(1, args.seeds + 1):
+            for scenario in ("rename", "edit", "delete"):
+                root = Path(tmp) / f"{scenario}-{seed}"
+                files = make_repo(root, args.files)
+                target = fill(root, files, args.memories, seed)
+                store = MemoryStore(root)
+                peer = Bm25Peer(store) if have_bm25 else None
+                if seed == 1 and scenario == "rename":
+                    tied = sum(1 for e in store.entries() if e.ties)
+                    same = sum(1 for e in store.entries() if any(t.path == "shop/orders.py" for t in e.ties))
+                    print(f"seed 1: {tied} of {args.memories} memories tied to files, {same} to shop/orders.py")
+                rows.setdefault(("(none)", "before"), []).append(
+                    observe(root, target, "shop/orders.py", args.budget, peer)
+                )
+                in_play = change(root, scenario)
+                rows.setdefault((scenario, "after"), []).append(observe(root, target, in_play, args.budget, peer))
+                MemoryStore(root).retie(target)
+                rows.setdefault((scenario, "after tie"), []).append(observe(root, target, in_play, args.budget, peer))
+        print(f"built and observed in {time.perf_counter() - began:.0f} s")
         print()
         print(
-            f"build_injection p50 (hook path, {args.memories} memories, {tied} tied; {args.runs} interleaved runs):"
+            "rank: the target's place in the task ranking (median over stores); on = the on-topic prompt, play ="
+            " the off-topic prompt with its file in play; injected: stores whose block (off-topic prompt) holds it"
+        )
+        head = f"{'scenario':<8} {'when':<10} {'marked for review (ctx mem list, seed 1)':<60}"
+        print(f"{head} {'on':>4} {'bm25':>5} {'play':>5} {'in play':>8} {'bm25':>5} {'not in play':>12}")
+        for (scenario, when), found in rows.items():
+            n = len(found)
+            print(
+                f"{scenario:<8} {when:<10} {str(found[0]['review'])[:60]:<60} {_median(found, 'rank'):>4}"
+                f" {_median(found, 'bm25 rank'):>5} {_median(found, 'rank in play'):>5}"
+                f" {_count(found, 'in play')}/{n:<3} {_count(found, 'bm25 in play')}/{n:<3}"
+                f" {_count(found, 'not in play'):>7}/{n:<3}"
+            )
+        print()
+        print("the injected line's marker after each change (its file in play, seed 1):")
+        for (scenario, when), found in rows.items():
+            if when == "after":
+                print(f"  {scenario:<7} {found[0]['marker']}")
+        cost_root, plain = Path(tmp) / "cost", Path(tmp) / "ties-off"
+        for root in (cost_root, plain):
+            files = make_repo(root, args.files)
+            fill(root, files, args.memories, 1)
+        strip_ties(plain)
+        with_ties, without = hook_cost(cost_root, plain, args.runs)
+        print()
+        print(
+            f"build_injection p50 (hook path, {args.memories} memories; {args.runs} interleaved runs):"
             f" {with_ties:.1f} ms with tie checks vs {without:.1f} ms ties off (x{with_ties / without:.2f})"
         )
-        records = build.load_catalog(str(base / ".meta" / "memory"), str(base / ".meta" / "index")).readable()
-        began = time.perf_counter()
+        records = build.load_catalog(str(cost_root / ".meta" / "memory"), str(cost_root / ".meta" / "index")).readable()
+        times = []
         for _ in range(args.runs):
-            build.code_review(str(base), records)
-        each = (time.perf_counter() - began) / args.runs * 1000
-        print(f"code_review alone over all {len(records)} records (worst case: every candidate): {each:.2f} ms")
+            started = time.perf_counter()
+            build.code_review(str(cost_root), records)
+            times.append((time.perf_counter() - started) * 1000)
+        print(
+            f"code_review alone over all {len(records)} records (every one a candidate), p50:"
+            f" {statistics.median(times):.2f} ms"
+        )
     return 0
+
+
+def _median(found: list[dict[str, object]], key: str) -> str:
+    values = [v for r in found if isinstance(v := r.get(key), int)]
+    missing = sum(1 for r in found if r.get(key) is None)
+    if not values:
+        return "n/a" if all(key not in r for r in found) else "-"
+    text = f"{statistics.median(values):g}"
+    return text + ("*" if missing else "")
+
+
+def _count(found: list[dict[str, object]], key: str) -> str:
+    return str(sum(1 for r in found if r.get(key) is True)) if any(key in r for r in found) else "n/a"
 
 
 def _yn(value: object) -> str:

@@ -28,7 +28,7 @@ from ctxops_contracts.shared.lazylog import get_logger
 from ctxops_memory_store import snapshot, trust
 from ctxops_memory_store.catalog import SMALL, load_catalog
 from ctxops_memory_store.terms import tokens
-from ctxops_memory_store.ties import check, factor, marker, moves_in_play
+from ctxops_memory_store.ties import HOOK_READ_BYTES, check, factor, marker, moves_in_play
 from ctxops_memory_store.usage import read_usage
 
 from .ranking import RankConfig, Record, born, paths_in, rank, scope_match, tie_match
@@ -509,16 +509,18 @@ def build_injection(
 
 def code_review(root: str, records: Sequence[Record]) -> dict[str, list[Problem]]:
     """Entries among ``records`` whose tied files changed or vanished (``ctxops_memory_store.ties.check``: a
-    ``stat`` of each tied path, a read only when the size still matches; no git, no code map)."""
+    ``stat`` of each tied path, a read only when the size still matches, at most ``HOOK_READ_BYTES`` read;
+    no git, no code map)."""
     out: dict[str, list[Problem]] = {}
     cache: dict[str, tuple[str, int] | None] = {}
+    budget = [HOOK_READ_BYTES]
     for record in records:
         entry = record.get("entry")
         if not isinstance(entry, dict) or entry.get("status") != "active":
             continue
         tied = entry.get("ties")
         if isinstance(tied, list) and tied:
-            problems = check(root, tied, cache)
+            problems = check(root, tied, cache, budget)
             if problems:
                 out[str(entry.get("id"))] = problems
     return out

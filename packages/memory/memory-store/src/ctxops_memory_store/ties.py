@@ -37,6 +37,7 @@ MAX_TOKEN = 240  # a longer word is not a path
 MAX_HASH_BYTES = 8_000_000  # a larger file is hashed on its first bytes (its size is compared whole)
 REVIEW_FACTOR = 0.7  # a tied file changed: the memory may still hold, ranked a little lower
 GONE_FACTOR = 0.4  # a tied file or symbol is gone: the memory likely speaks of code that is not there
+HOOK_READ_BYTES = 4_000_000  # what the inject hook reads at most to compare tied files of unchanged size
 DIR_HASH = "dir"  # a directory's tie records its existence only
 WRAPPERS = "`'\"()[]{}<>,;!?*"
 SKIP_ROOTS = frozenset({".git", ".meta", "node_modules", ".venv", "__pycache__"})
@@ -117,12 +118,20 @@ def _file_hash(full: str, size: int) -> tuple[str, int] | None:
         fd = open_regular(full)
     except (UnsafePath, OSError):
         return None
+    chunks: list[bytes] = []
+    left = min(size, MAX_HASH_BYTES)
     try:
-        with os.fdopen(fd, "rb") as fh:
-            data = fh.read(MAX_HASH_BYTES)
+        while left > 0:  # os.read, not a buffered file object: a tied file is read whole, once
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
     except OSError:
         return None
-    return blake2b_hex(data, 16), size
+    finally:
+        os.close(fd)
+    return blake2b_hex(b"".join(chunks), 16), size
 
 
 def tie_paths(root: str, text: str, extra: Iterable[str] = ()) -> list[CodeTie]:
@@ -213,9 +222,16 @@ def _field(tie: object, name: str) -> object:
     return tie.get(name) if isinstance(tie, dict) else getattr(tie, name, None)
 
 
-def check(root: str, ties: Sequence[object], cache: dict[str, tuple[str, int] | None] | None = None) -> list[Problem]:
+def check(
+    root: str,
+    ties: Sequence[object],
+    cache: dict[str, tuple[str, int] | None] | None = None,
+    read_budget: list[int] | None = None,
+) -> list[Problem]:
     """The ties that no longer hold (plain dicts from the catalog or ``CodeTie`` records): a ``stat`` of each
-    path, its bytes hashed only when the size still matches. ``cache`` shares fingerprints between entries."""
+    path, its bytes hashed only when the size still matches. ``cache`` shares fingerprints between entries;
+    ``read_budget`` (a one-item list, bytes) bounds what is read: past it, a file of unchanged size is taken
+    as unchanged (the hook's time budget holds in a repository of large tied files)."""
     problems: list[Problem] = []
     memo: dict[str, tuple[str, int] | None] = {} if cache is None else cache
     flagged: set[str] = set()
@@ -226,7 +242,7 @@ def check(root: str, ties: Sequence[object], cache: dict[str, tuple[str, int] | 
             continue
         key = f"{path}\x00{size}"
         if key not in memo:
-            memo[key] = _current(root, path, digest, size if isinstance(size, int) else -1)
+            memo[key] = _current(root, path, digest, size if isinstance(size, int) else -1, read_budget)
         now = memo[key]
         if now is None:
             problems.append(Problem(path, "gone", symbol if isinstance(symbol, str) else None, hash=digest))
@@ -237,7 +253,7 @@ def check(root: str, ties: Sequence[object], cache: dict[str, tuple[str, int] | 
     return problems
 
 
-def _current(root: str, path: str, digest: str, size: int) -> tuple[str, int] | None:
+def _current(root: str, path: str, digest: str, size: int, budget: list[int] | None = None) -> tuple[str, int] | None:
     full = _inside(root, path)
     if full is None:
         return None
@@ -255,6 +271,10 @@ def _current(root: str, path: str, digest: str, size: int) -> tuple[str, int] | 
         return ("file", st.st_size)  # a directory became a file
     if st.st_size != size:
         return ("size", st.st_size)  # changed, told without reading it
+    if budget is not None:
+        if budget[0] < min(st.st_size, MAX_HASH_BYTES):
+            return (digest, size)  # past the read budget: the same size is taken as the same bytes
+        budget[0] -= min(st.st_size, MAX_HASH_BYTES)
     return _file_hash(full, st.st_size)
 
 

@@ -214,6 +214,8 @@ def test_cli_list_show_review_and_tie(shop: Path, capsys: pytest.CaptureFixture[
     assert main(["list", *root, "--json"]) == 0
     (item,) = json.loads(capsys.readouterr().out)
     assert item["review"] == [{"path": "gen/client.py", "state": "moved", "symbol": None, "to": "gen/api_client.py"}]
+    assert main(["search", *root, "edit", "hand"]) == 0
+    assert "(review: gen/client.py moved to gen/api_client.py?)" in capsys.readouterr().out
     assert main(["show", *root, item["id"]]) == 0
     out = capsys.readouterr().out
     assert "# review: gen/client.py moved to gen/api_client.py?" in out and "ctx mem tie" in out
@@ -223,3 +225,22 @@ def test_cli_list_show_review_and_tie(shop: Path, capsys: pytest.CaptureFixture[
     assert "gen/api_client.py" in capsys.readouterr().out
     assert main(["list", *root]) == 0
     assert "review:" not in capsys.readouterr().out
+
+
+def test_a_hand_written_file_with_hostile_ties_is_bounded_and_never_read_outside(shop: Path, tmp_path: Path) -> None:
+    """A memory file from git may hold any ties: thousands, FIFOs, paths out of the repository."""
+    os.mkfifo(shop / "shop" / "pipe.py")
+    entry_id = constraint(MemoryStore(shop), "Only cancel_order in shop/orders.py changes an order's state.")
+    path = MemoryStore(shop).path_of(entry_id)
+    assert path is not None
+    head, _, body = path.read_text().partition("\n+++\n")
+    many = ", ".join(f'{{ path = "x/{i}.py", hash = "0", size = 1 }}' for i in range(5000))
+    hostile = '{ path = "shop/pipe.py", hash = "0", size = 0 }, { path = "../../etc/passwd", hash = "0", size = 1 }'
+    lines = [line for line in head.splitlines() if not line.startswith(("ties", "    {", "]"))]
+    path.write_text("\n".join([*lines, f"ties = [{hostile}, {many}]"]) + "\n+++\n" + body)
+    entry = MemoryStore(shop).get(entry_id)
+    assert entry is not None and len(entry.ties) == 5002
+    started = time.perf_counter()
+    problems = ties.check(str(shop), entry.ties)  # the FIFO is never opened (this would block)
+    assert time.perf_counter() - started < 1.0
+    assert len(problems) == ties.MAX_TIES and {p.state for p in problems} == {"gone"}

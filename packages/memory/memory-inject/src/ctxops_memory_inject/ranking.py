@@ -183,7 +183,7 @@ def tied_paths(entry: Record) -> set[str]:
     value = entry.get("ties")
     if not isinstance(value, list):
         return set()
-    return {str(t.get("path")) for t in value if isinstance(t, dict) and isinstance(t.get("path"), str)}
+    return {str(t.get("path")) for t in value[:16] if isinstance(t, dict) and isinstance(t.get("path"), str)}
 
 
 def tie_match(entry: Record, files: Sequence[str]) -> bool:

@@ -260,8 +260,14 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
             _warn_broken(store)
         if note:
             sys.stderr.write(f"note: {note}\n")
-        data = {"query": query, "engine": engine, "hits": [{"score": s, **to_builtins(e)} for e, s in hits]}
-        lines = [_line(e, s) for e, s in hits] or [f"no memories match {query!r}; try fewer words or --all"]
+        review = store.review_ties([e for e, _ in hits])
+        data = {
+            "query": query,
+            "engine": engine,
+            "hits": [_with_review({"score": s, **to_builtins(e)}, review.get(e.id)) for e, s in hits],
+        }
+        lines = [_line(e, s, review.get(e.id)) for e, s in hits]
+        lines = lines or [f"no memories match {query!r}; try fewer words or --all"]
         _emit(args, data, lines)
         return EXIT_OK if hits else EXIT_EMPTY
     if cmd in {"pin", "unpin"}:

@@ -942,8 +942,9 @@ class MemoryStore:
         todo = [e for e in (entries if entries is not None else self.list_entries()) if e.ties]
         files: list[str] | None = None
         out: dict[str, list[Any]] = {}
+        cache: dict[str, tuple[str, int] | None] = {}  # one read of a file many memories are tied to
         for entry in todo:
-            if not check(str(self.root), entry.ties):
+            if not check(str(self.root), entry.ties, cache):
                 continue
             if files is None:
                 files = repository_files(str(self.root))

@@ -36,7 +36,8 @@ def valid(value: str) -> bool:
     return _VALID.fullmatch(value) is not None
 
 
-def _checked(value: str, where: str) -> str:
+def checked(value: str, where: str) -> str:
+    """``value`` stripped, or :class:`MachineIdError` naming ``where`` it came from."""
     value = value.strip()
     if not valid(value):
         raise MachineIdError(
@@ -59,7 +60,7 @@ def _from_config(config: Path | None) -> str | None:
         return None
     if not isinstance(value, str):
         raise MachineIdError(f"{config}: [ledger] machine_id must be a string")
-    return _checked(value, f"{config}: [ledger] machine_id")
+    return checked(value, f"{config}: [ledger] machine_id")
 
 
 def machine_id(config: Path | None = None) -> str:
@@ -69,7 +70,7 @@ def machine_id(config: Path | None = None) -> str:
     """
     env = os.environ.get(MACHINE_ENV, "")
     if env.strip():
-        return _checked(env, f"${MACHINE_ENV}")
+        return checked(env, f"${MACHINE_ENV}")
     configured = _from_config(config)
     if configured:
         return configured
@@ -97,4 +98,4 @@ def _read(path: Path) -> str | None:
         return None
     if not text:
         return None
-    return _checked(text, str(path))
+    return checked(text, str(path))

@@ -91,7 +91,7 @@ def _context_dir(args: argparse.Namespace) -> str:
 def _snapshot(view: Any, config: Any, args: argparse.Namespace) -> None:
     from .snapshot import refresh_snapshot
 
-    if getattr(args, "from_location", None):
+    if getattr(args, "from_location", None) is not None:
         return  # a team ledger is not this machine's status line
 
     # The status line's cache is a convenience: a read-only data dir must not fail a report.
@@ -109,7 +109,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise CliError(str(exc), "for example `ctx ledger report day` or `ctx ledger report task`") from None
     filters = _filters(args)
     book, config = _book_and_config(args)
-    if args.from_location:  # the team ledger at a location (team.py): nothing local to ingest
+    if args.from_location is not None:  # the team ledger at a location (team.py): nothing local to ingest
         from .team_cli import open_report_view
 
         fresh, opened = None, open_report_view(args, book, args.compat)

@@ -165,6 +165,6 @@ def add_team_commands(sub: Any, *, json_errors: bool | None = None) -> None:
     local = totals.get_default("func")
 
     def totals_cmd(args: argparse.Namespace) -> int:
-        return _cmd_totals_from(args) if from_location(args) else int(local(args))
+        return _cmd_totals_from(args) if from_location(args) is not None else int(local(args))
 
     totals.set_defaults(func=totals_cmd)

@@ -93,9 +93,17 @@ class Location:
 
     text: str  # as the user gave it
     key: str  # canonical: what push state is kept under
-    fs: Any
+    opened: Any  # the FileSystem; None for a directory until used (pyarrow's import is ~0.3 s)
     base: str
     remote: bool
+
+    @property
+    def fs(self) -> Any:
+        if self.opened is None:
+            from pyarrow import fs as pafs
+
+            self.opened = pafs.LocalFileSystem()
+        return self.opened
 
     def digest(self) -> str:
         return hashlib.sha256(self.key.encode()).hexdigest()[:20]
@@ -127,8 +135,6 @@ def open_location(text: str, *, endpoint: str | None = None, region: str | None 
 
 
 def _open_dir(path_text: str, text: str, *, create: bool) -> Location:
-    from pyarrow import fs as pafs
-
     path = Path(path_text).expanduser().absolute()
     if path.exists() and not path.is_dir():
         raise LocationError(f"{text}: not a directory")
@@ -144,7 +150,7 @@ def _open_dir(path_text: str, text: str, *, create: bool) -> Location:
     if create and not os.access(path, os.W_OK | os.X_OK):
         raise LocationError(f"{text}: not writable")
     resolved = path.resolve()
-    return Location(text, f"file://{resolved}", pafs.LocalFileSystem(), str(resolved), remote=False)
+    return Location(text, f"file://{resolved}", None, str(resolved), remote=False)
 
 
 def _open_s3(text: str, *, endpoint: str | None, region: str | None) -> Location:
@@ -201,8 +207,6 @@ def _state_paths(data_root: Path, location: Location) -> tuple[Path, Path]:
 
 def push(view: Any, location: Location, machine: str, data_root: Path) -> dict[str, Any]:
     """Write this machine's calls not yet at ``location``; return what was written."""
-    import pyarrow as pa
-    import pyarrow.dataset as ds
     from ctxops_contracts.shared.locks import file_lock
 
     state, meta = _state_paths(data_root, location)
@@ -224,6 +228,9 @@ def push(view: Any, location: Location, machine: str, data_root: Path) -> dict[s
         total = int(con.execute("SELECT count(*) FROM push_now").fetchall()[0][0])
         written: list[str] = []
         if rows:
+            import pyarrow as pa
+            import pyarrow.dataset as ds
+
             push_id = f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
             sql = (
                 "SELECT c.*, ?::VARCHAR AS machine_id, ?::TIMESTAMPTZ AS pushed_at, "

@@ -123,7 +123,7 @@ def spark_days(shared: Path) -> tuple[float, float, dict[str, tuple]]:
     started = time.perf_counter()
     spark.read.parquet(str(shared)).createOrReplaceTempView("ledger")
     # Spark has no QUALIFY: the same dedupe as a window in a subquery.
-    sql = f"""
+    sql = """
 SELECT day, count(*) AS calls, sum(input_tokens), sum(output_tokens), sum(cache_creation_tokens),
        sum(cache_read_tokens), sum(cost_usd)
 FROM (SELECT *, row_number() OVER (
@@ -218,7 +218,9 @@ def main() -> int:
                 print(f"spark: not run ({exc}; `uv pip install pyspark` and a JRE)")
             else:
                 same = compare("spark", ours, spark)
-                print(f"spark sql (local[2]): {spark_s:.2f} s (+{boot:.1f} s JVM start), {len(spark)} days; equal: {same}")
+                print(
+                    f"spark sql (local[2]): {spark_s:.2f} s (+{boot:.1f} s JVM start), {len(spark)} days; equal: {same}"
+                )
                 ok = ok and same
         print("ALL EQUAL" if ok else "MISMATCH")
         return 0 if ok else 1

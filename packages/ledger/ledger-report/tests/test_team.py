@@ -207,10 +207,7 @@ def test_a_bad_location_is_one_clear_error_and_exit_2(
     _as(monkeypatch, team["alpha"])
     where = location.format(tmp=tmp_path)
     for argv in (["push", where, "--no-ingest"], ["report", "--from", where], ["totals", "--from", where]):
-        if argv[0] != "push" and says == "parent directory":
-            says_now = "no such directory"
-        else:
-            says_now = says
+        says_now = "no such directory" if argv[0] != "push" and says == "parent directory" else says
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert says_now in err.splitlines()[0] and "Traceback" not in err, err
@@ -295,3 +292,22 @@ def test_s3_errors_are_one_line_and_exit_2(
     assert "Traceback" not in err
     assert main(["push", "s3://team-ledger/x", "--endpoint", "ftp://nope"]) == 2
     assert "not http(s)://host" in capsys.readouterr().err
+
+
+def test_foreign_files_are_ignored_and_a_damaged_part_is_one_error(
+    team: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shared = tmp_path / "shared"
+    _as(monkeypatch, team["alpha"])
+    assert _json(capsys, ["push", str(shared), "--no-ingest", "--json"])["rows"] == 60
+    (shared / "README.txt").write_text("team ledger")
+    (shared / "day=2026-11-28" / "notes.parquet").write_text("not ours")
+    (shared / "day=bad" / "machine=x").mkdir(parents=True)
+    (shared / "day=bad" / "machine=x" / "part-1.parquet").write_text("not a day")
+    assert _json(capsys, ["totals", "--from", str(shared), "--json"])["total"]["calls"] == 60
+    damaged = shared / "day=2026-11-28" / "machine=mallory" / "part-0.parquet"
+    damaged.parent.mkdir()
+    damaged.write_bytes(b"PAR1 truncated")
+    assert main(["report", "--from", str(shared)]) == 2
+    err = capsys.readouterr().err
+    assert str(shared) in err.splitlines()[0] and "Traceback" not in err

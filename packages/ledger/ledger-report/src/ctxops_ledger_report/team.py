@@ -262,7 +262,7 @@ def push(view: Any, location: Location, machine: str, data_root: Path) -> dict[s
         # Every call now is at the location (the new ones just written): that is the state.
         tmp = state.with_name(f".{state.name}.{os.getpid()}.tmp")
         con.execute(f"COPY push_now TO '{_sql_path(tmp)}' (FORMAT parquet)")
-        os.replace(tmp, state)
+        tmp.replace(state)
         doc = {
             "location": location.key,
             "machine": machine,
@@ -286,7 +286,7 @@ def _write_json(path: Path, doc: dict[str, Any]) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         json.dump(doc, out)
-    os.replace(tmp, path)
+    Path(tmp).replace(path)
 
 
 # ------------------------------------------------------------------------------------------------ read
@@ -294,13 +294,16 @@ def _write_json(path: Path, doc: dict[str, Any]) -> None:
 
 def part_files(location: Location) -> list[str]:
     """Every ``day=/machine=/part-*.parquet`` under the location (anything else there is ignored)."""
+    base = location.base.rstrip("/") + "/"
+    if not location.remote:  # no pyarrow needed to list a directory
+        found = (str(p) for p in Path(location.base).glob("day=*/machine=*/part-*.parquet") if p.is_file())
+        return sorted(f for f in found if PART_RE.search(f[len(base) - 1 :]))
     from pyarrow import fs as pafs
 
     try:
         infos = location.fs.get_file_info(pafs.FileSelector(location.base, recursive=True, allow_not_found=True))
     except OSError as exc:
         raise LocationError(f"{location.text}: {_first_line(exc)}") from None
-    base = location.base.rstrip("/") + "/"
     return sorted(
         i.path
         for i in infos
@@ -308,25 +311,22 @@ def part_files(location: Location) -> list[str]:
     )
 
 
-def load_usage(con: Any, location: Location) -> dict[str, Any]:
-    """Create ``usage`` in ``con`` from every machine's parts, one row per call; return what was read."""
+def _register_s3(con: Any, location: Location, files: list[str]) -> None:
+    """``team_parts`` over the parts in object storage, through pyarrow's dataset layer (DuckDB's own S3
+    reader is an extension it downloads at run time)."""
     import pyarrow as pa
     import pyarrow.dataset as ds
-    from ctxops_token_capture.ledger import COLUMNS
 
-    files = part_files(location)
-    columns = {**COLUMNS, "rank": "INTEGER", "machine_id": "VARCHAR"}
-    if not files:
-        con.execute("CREATE TABLE usage (" + ", ".join(f"{c} {t}" for c, t in columns.items()) + ")")
-        return {"files": 0, "rows": 0, "calls": 0, "machines": []}
-    partitioning = ds.partitioning(pa.schema([("day", pa.string()), ("machine", pa.string())]), flavor="hive")
+    keys = pa.schema([("day", pa.string()), ("machine", pa.string())])
+    partitioning = ds.partitioning(keys, flavor="hive")
     try:
         dataset = ds.dataset(
             files, filesystem=location.fs, format="parquet", partitioning=partitioning, partition_base_dir=location.base
         )
         # Parts pushed by different versions may differ in columns: read them under one schema (missing = null).
-        schemas = {id(s): s for s in (f.physical_schema for f in dataset.get_fragments())}
-        schema = pa.unify_schemas([*schemas.values(), pa.schema([("day", pa.string()), ("machine", pa.string())])])
+        schema = pa.unify_schemas(
+            [*{str(f.physical_schema): f.physical_schema for f in dataset.get_fragments()}.values(), keys]
+        )
         dataset = ds.dataset(
             files,
             schema=schema,
@@ -337,7 +337,37 @@ def load_usage(con: Any, location: Location) -> dict[str, Any]:
         )
     except (OSError, pa.ArrowInvalid) as exc:
         raise LocationError(f"{location.text}: {_first_line(exc)}") from None
-    present = set(schema.names)
+    con.register("team_parts", dataset)
+
+
+def _register_dir(con: Any, files: list[str]) -> None:
+    """``team_parts`` over parts in a directory: DuckDB's own Parquet reader (parallel, column pruning)."""
+    listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+    con.execute(
+        f"CREATE TEMP VIEW team_parts AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true, "
+        "union_by_name = true, hive_types = {'day': 'VARCHAR', 'machine': 'VARCHAR'})"
+    )
+
+
+def load_usage(con: Any, location: Location) -> dict[str, Any]:
+    """Create ``usage`` in ``con`` from every machine's parts, one row per call; return what was read."""
+    from ctxops_token_capture.ledger import COLUMNS
+
+    files = part_files(location)
+    columns = {**COLUMNS, "rank": "INTEGER", "machine_id": "VARCHAR"}
+    if not files:
+        con.execute("CREATE TABLE usage (" + ", ".join(f"{c} {t}" for c, t in columns.items()) + ")")
+        return {"files": 0, "rows": 0, "calls": 0, "machines": []}
+    try:
+        if location.remote:
+            _register_s3(con, location, files)
+        else:
+            _register_dir(con, files)
+        present = {r[0] for r in con.execute("DESCRIBE team_parts").fetchall()}
+    except LocationError:
+        raise
+    except Exception as exc:  # a damaged or foreign file among the parts (the message names it)
+        raise LocationError(f"{location.text}: {_first_line(exc)}") from None
 
     def column(name: str, kind: str) -> str:
         if name == "task_id" and {"task", "task_source"} <= present:
@@ -348,14 +378,27 @@ def load_usage(con: Any, location: Location) -> dict[str, Any]:
         return f"CAST({name} AS {kind}) AS {name}" if name in present else f"CAST(NULL AS {kind}) AS {name}"
 
     order = "rank DESC NULLS LAST" + (", pushed_at DESC NULLS LAST" if "pushed_at" in present else "") + ", machine"
-    con.register("team_parts", dataset)
-    con.execute(
-        "CREATE TABLE usage AS SELECT "
-        + ", ".join(column(c, t) for c, t in columns.items())
-        + f" FROM team_parts QUALIFY row_number() OVER (PARTITION BY {CALL_KEY_SQL} ORDER BY {order}) = 1"
-    )
-    con.unregister("team_parts")
-    rows = sum(f.count_rows() for f in dataset.get_fragments())
+    pushed = "pushed_at" if "pushed_at" in present else "NULL::TIMESTAMPTZ"
+    p_pushed = "p.pushed_at" if "pushed_at" in present else pushed
+    # The copies to drop, found on a few narrow columns (a push writes a key once: key, machine and push
+    # time name one row). The calls are then the parts minus those: a view over a directory's files, so a
+    # report reads only the columns it needs; a table for object storage, read once over the network.
+    kind = "TABLE" if location.remote else "VIEW"
+    try:
+        rows = int(con.execute("SELECT count(*) FROM team_parts").fetchall()[0][0])
+        con.execute(
+            f"CREATE TEMP TABLE team_dropped AS SELECT dedupe_key, machine, pushed FROM ("
+            f"SELECT dedupe_key, machine, {pushed} AS pushed, row_number() OVER (PARTITION BY {CALL_KEY_SQL} "
+            f"ORDER BY {order}) AS n FROM team_parts) WHERE n > 1"
+        )
+        con.execute(
+            f"CREATE {kind} usage AS SELECT "
+            + ", ".join(column(c, t) for c, t in columns.items())
+            + " FROM team_parts p WHERE NOT EXISTS (SELECT 1 FROM team_dropped d WHERE d.dedupe_key = p.dedupe_key "
+            f"AND d.machine = p.machine AND d.pushed IS NOT DISTINCT FROM {p_pushed})"
+        )
+    except Exception as exc:  # unreadable parts (damaged, truncated, a column of another type)
+        raise LocationError(f"{location.text}: {_first_line(exc)}") from None
     calls = int(con.execute("SELECT count(*) FROM usage").fetchall()[0][0])
     machines = [r[0] for r in con.execute("SELECT DISTINCT machine_id FROM usage ORDER BY 1").fetchall()]
     return {"files": len(files), "rows": rows, "calls": calls, "machines": machines}
@@ -380,7 +423,6 @@ def open_team_view(location: Location, *, book: Any, mode: str = "exact") -> Ite
             f"team ledger {location.text}: {read['calls']} call(s) from {len(read['machines'])} {noun} "
             f"({read['files']} part file(s){f', {dupes} duplicate row(s) dropped' if dupes else ''})"
         )
-        view.team = read  # type: ignore[attr-defined]
         yield view
     finally:
         con.close()

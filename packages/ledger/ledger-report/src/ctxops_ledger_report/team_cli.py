@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ctxops_contracts.shared.cli import EXIT_EMPTY, EXIT_OK, CliError, emit_json, plural
-from ctxops_token_capture.cli import add_ledger_options, add_no_ingest, data_dir_of, live_note
+from ctxops_token_capture.cli import add_ledger_options, add_no_ingest, data_dir_of, live_note, repo_filter
 
 LOCATION_HELP = "a directory (local, NFS, a synced folder) or s3://bucket/prefix"
 LOCATION_FIX = (
@@ -112,8 +112,6 @@ def _cmd_totals_from(args: argparse.Namespace) -> int:
             read = load_usage(con, location)
         except LocationError as exc:
             raise CliError(str(exc), LOCATION_FIX) from None
-        from .cli import repo_filter
-
         rows = query_totals(con, by, args.tz, window, repo_filter(args))
     finally:
         con.close()

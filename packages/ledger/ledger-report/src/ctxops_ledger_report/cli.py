@@ -109,7 +109,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise CliError(str(exc), "for example `ctx ledger report day` or `ctx ledger report task`") from None
     filters = _filters(args)
     book, config = _book_and_config(args)
-    if args.from_location is not None:  # the team ledger at a location (team.py): nothing local to ingest
+    if getattr(args, "from_location", None) is not None:  # a team ledger (team.py): nothing to ingest
         from .team_cli import open_report_view
 
         fresh, opened = None, open_report_view(args, book, args.compat)

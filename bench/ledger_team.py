@@ -109,11 +109,13 @@ def duckdb_days(shared: Path) -> tuple[float, dict[str, tuple]]:
 def spark_days(shared: Path) -> tuple[float, float, dict[str, tuple]]:
     from pyspark.sql import SparkSession
 
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # the driver binds to loopback only
     started = time.perf_counter()
     spark = (
         SparkSession.builder.master("local[2]")
         .appName("ctxops-team-ledger")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
         .getOrCreate()
@@ -158,7 +160,10 @@ def main() -> int:
     parser.add_argument("--overlap", type=float, default=0.05, help="share of calls also held by another machine")
     parser.add_argument("--spark", action="store_true", help="also read the layout with Spark SQL (pyspark + JRE)")
     parser.add_argument("--keep", metavar="DIR", help="work in DIR and keep it (default: a temporary directory)")
+    parser.add_argument("--reuse", action="store_true", help="with --keep: read DIR/shared as pushed by a previous run")
     args = parser.parse_args()
+    if args.reuse and not (args.keep and (Path(args.keep) / "shared").is_dir()):
+        parser.error("--reuse needs --keep DIR holding a previous run's shared/")
 
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ctxops-team-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -167,7 +172,7 @@ def main() -> int:
         print(f"{args.calls:,} distinct calls on {args.machines} machines, {args.overlap:.0%} also on a second one")
         rows_total = 0
         timings: dict[str, list[float]] = {"load": [], "push": [], "re-push": []}
-        for m in range(args.machines):
+        for m in range(0 if args.reuse else args.machines):
             data = work / f"machine-{m}"
             shutil.rmtree(data, ignore_errors=True)
             rows = write_machine(data, m, args.machines, args.calls, args.overlap)
@@ -187,7 +192,10 @@ def main() -> int:
             )
         files = list(shared.rglob("*.parquet"))
         size = sum(f.stat().st_size for f in files)
-        print(f"layout: {len(files)} part files, {size / 1e6:.1f} MB, {rows_total:,} rows pushed")
+        print(
+            f"layout: {len(files)} part files, {size / 1e6:.1f} MB"
+            + (f", {rows_total:,} rows pushed" if rows_total else "")
+        )
 
         took, out = ctx("report", "day", "--from", str(shared), "--json", env={})
         report = json.loads(out)

@@ -163,11 +163,25 @@ def test_three_machines_push_to_a_directory_and_one_report_counts_each_call_once
     expected_output = sum(v["output"] for v in _expected().values()) - _call(5).output_tokens + 999  # type: ignore[attr-defined]
     assert totals["total"]["output_tokens"] == expected_output + _call(500).output_tokens  # type: ignore[attr-defined]
 
-    # Any engine reads the layout as it is (the rows before dedupe: 150 + the two just pushed).
+    # The location lost a day: --again pushes every call once more, and readers still count each call once.
+    lost = sorted(shared.glob("day=*"))[0]
+    for part in lost.rglob("*.parquet"):
+        part.unlink()
+    assert _json(capsys, ["totals", "--from", str(shared), "--json"])["total"]["calls"] < 121
+    again_rows = {}
+    for name in MACHINES:
+        _as(monkeypatch, team[name])
+        again_rows[name] = _json(capsys, ["push", str(shared), "--again", "--no-ingest", "--json"])["rows"]
+    assert again_rows == {"alpha": 61, "beta": 60, "gamma": 30}  # alpha: 60 + call 500 (call 5's copies are one)
+    assert _json(capsys, ["totals", "--from", str(shared), "--json"])["total"]["calls"] == 121
+
+    # Any engine reads the layout as it is: each machine's calls, under its machine id.
     rows = duckdb.sql(
-        f"SELECT count(*), count(DISTINCT machine) FROM read_parquet('{shared}/**/*.parquet', hive_partitioning=true)"
+        "SELECT count(DISTINCT (machine, dedupe_key)), count(DISTINCT machine) "
+        f"FROM read_parquet('{shared}/**/*.parquet', hive_partitioning=true)"
     ).fetchall()
-    assert rows == [(152, 3)]
+    assert rows == [(151, 3)]
+    assert _json(capsys, ["totals", "--from", str(shared), "--json"])["total"]["calls"] == 121
 
 
 def test_machine_ids_from_the_environment_name_the_partitions(

@@ -179,6 +179,9 @@ def _open_s3(text: str, *, endpoint: str | None, region: str | None) -> Location
         options["region"] = region or "us-east-1"
     elif region:
         options["region"] = region
+    else:  # AWS itself: the bucket's own region (a request to another region's endpoint is refused)
+        with contextlib.suppress(OSError):
+            options["region"] = pafs.resolve_s3_region(bucket)
     try:
         fs = pafs.S3FileSystem(**options)
         info = fs.get_file_info(bucket)
@@ -205,8 +208,9 @@ def _state_paths(data_root: Path, location: Location) -> tuple[Path, Path]:
     return directory / f"{location.digest()}.parquet", directory / f"{location.digest()}.json"
 
 
-def push(view: Any, location: Location, machine: str, data_root: Path) -> dict[str, Any]:
-    """Write this machine's calls not yet at ``location``; return what was written."""
+def push(view: Any, location: Location, machine: str, data_root: Path, *, again: bool = False) -> dict[str, Any]:
+    """Write this machine's calls not yet at ``location`` (``again``: every call, e.g. after the location was
+    emptied or restored from an older copy; readers keep one copy of each); return what was written."""
     from ctxops_contracts.shared.locks import file_lock
 
     state, meta = _state_paths(data_root, location)
@@ -216,7 +220,7 @@ def push(view: Any, location: Location, machine: str, data_root: Path) -> dict[s
     with file_lock(state.with_suffix(".lock"), timeout=0.0):
         fp = "hash(" + ", ".join(FINGERPRINT) + ")"
         con.execute(f"CREATE OR REPLACE TEMP TABLE push_now AS SELECT dedupe_key, {fp} AS fp FROM costed")
-        if state.is_file():
+        if state.is_file() and not again:
             con.execute("CREATE OR REPLACE TEMP TABLE push_done AS SELECT * FROM read_parquet(?)", [str(state)])
         else:
             con.execute("CREATE OR REPLACE TEMP TABLE push_done (dedupe_key VARCHAR, fp UBIGINT)")

@@ -70,7 +70,7 @@ def _cmd_push(args: argparse.Namespace) -> int:
     fresh = live_note(args)
     try:
         with open_view(data_dir_of(args), book=book) as view:
-            result = push(view, location, machine, _root_dir(args))
+            result = push(view, location, machine, _root_dir(args), again=args.again)
     except LocationError as exc:
         raise CliError(str(exc), LOCATION_FIX) from None
     except LockBusy:
@@ -153,6 +153,11 @@ def add_team_commands(sub: Any, *, json_errors: bool | None = None) -> None:
     )
     p.add_argument("location", metavar="LOCATION", help=LOCATION_HELP)
     p.add_argument("--machine", metavar="ID", help="this machine's id (default $CTXOPS_MACHINE_ID or the stored one)")
+    p.add_argument(
+        "--again",
+        action="store_true",
+        help="push every call, not only those not pushed yet (after the location was emptied or restored)",
+    )
     add_location_options(p)
     add_no_ingest(p)
     add_ledger_options(p, subcommand=True, root=False)

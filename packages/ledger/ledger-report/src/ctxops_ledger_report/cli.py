@@ -1,4 +1,4 @@
-"""``ctx ledger ...`` (ingest, totals, report, prices, check, statusline, export, savings) and ``ctx task ...``.
+"""``ctx ledger ...`` (ingest, totals, report, prices, check, statusline, export, savings, push) and ``ctx task ...``.
 
 The grammar is the toolchain's (docs/cli-reference.md). ``statusline`` takes a fast path that imports
 neither argparse's subcommand tree nor DuckDB.
@@ -32,6 +32,8 @@ from ctxops_token_capture.cli import (
     repo_filter,
     run,
 )
+
+from .team_cli import add_from_option, add_team_commands
 
 PROG = "python -m ctxops_ledger_report"
 DESCRIPTION = "What the tokens cost, where they went, and whether a budget is exceeded."
@@ -89,6 +91,9 @@ def _context_dir(args: argparse.Namespace) -> str:
 def _snapshot(view: Any, config: Any, args: argparse.Namespace) -> None:
     from .snapshot import refresh_snapshot
 
+    if getattr(args, "from_location", None) is not None:
+        return  # a team ledger is not this machine's status line
+
     # The status line's cache is a convenience: a read-only data dir must not fail a report.
     with contextlib.suppress(OSError):
         refresh_snapshot(view, config, _root_dir(args))
@@ -104,8 +109,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise CliError(str(exc), "for example `ctx ledger report day` or `ctx ledger report task`") from None
     filters = _filters(args)
     book, config = _book_and_config(args)
-    fresh = live_note(args)
-    with open_view(data_dir_of(args), book=book, mode=args.compat) as view:
+    if getattr(args, "from_location", None) is not None:  # a team ledger (team.py): nothing to ingest
+        from .team_cli import open_report_view
+
+        fresh, opened = None, open_report_view(args, book, args.compat)
+    else:
+        fresh, opened = live_note(args), open_view(data_dir_of(args), book=book, mode=args.compat)
+    with opened as view:
         context_dir = _context_dir(args)
         if args.html:
             from .html import render, report_set
@@ -367,6 +377,7 @@ def build_parser(prog: str = PROG, *, json_errors: bool | None = None) -> Parser
     add_no_ingest(p)
     _common_report_options(p)
     add_ledger_options(p, subcommand=True)
+    add_from_option(p)
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser(
@@ -415,6 +426,7 @@ def build_parser(prog: str = PROG, *, json_errors: bool | None = None) -> Parser
     )
     add_ledger_options(p, subcommand=True, root=False)
     p.set_defaults(func=_cmd_refresh)
+    add_team_commands(sub, json_errors=json_errors)
     return parser
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
@@ -25,7 +25,7 @@ from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
 from .jsonl_store import append_records
 from .paths import data_dir
 from .recording import call_record
-from .wire import ResponseObserver, api_of, request_info
+from .wire import Api, ResponseObserver, api_of, request_info
 
 HOP_BY_HOP = frozenset(
     {
@@ -113,13 +113,63 @@ def _first_header(headers: Any, names: tuple[str, ...]) -> str | None:
 Recorder = Callable[[Any], None]
 
 
+class Gate(Protocol):
+    """Decides whether a model call may go upstream (budgets, ``ctxops_ledger_report.proxy_budget``).
+
+    Both methods run on the event loop and must not block: the decision is made from what is in memory."""
+
+    def refusal(self, api: Api, session_id: str | None) -> str | None:
+        """None to let the call through, else the one-line reason the agent is shown."""
+
+    def charge(self, record: Any) -> None:
+        """A call went through: count what it cost (the record the ledger gets)."""
+
+
+BUDGET_ERROR_TYPE = "budget_exceeded"
+
+
+def refusal_response(api: Api, message: str) -> web.Response:
+    """A refused call, shaped as the route's provider shapes its own quota errors, so the agent shows the message
+    and does not retry: HTTP 429 with ``x-should-retry: false`` (the Anthropic and OpenAI SDKs honour it) and
+    the body of Anthropic's ``rate_limit_error``, OpenAI's ``insufficient_quota`` (not retried by its clients)
+    or Google's ``RESOURCE_EXHAUSTED`` with a per-day ``QuotaFailure`` (which Gemini CLI treats as terminal)."""
+    body: dict[str, Any]
+    if api == "anthropic":
+        body = {"type": "error", "error": {"type": "rate_limit_error", "message": message}}
+    elif api in ("openai-chat", "openai-responses"):
+        body = {
+            "error": {"message": message, "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}
+        }
+    else:
+        body = {
+            "error": {
+                "code": 429,
+                "message": message,
+                "status": "RESOURCE_EXHAUSTED",
+                "details": [
+                    {
+                        "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                        "violations": [{"quotaMetric": "ctxops/budget", "quotaId": "CtxopsBudgetPerDay"}],
+                    },
+                    {
+                        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                        "reason": "BUDGET_EXCEEDED",
+                        "domain": "ctxops",
+                    },
+                ],
+            }
+        }
+    return web.json_response(body, status=429, headers={"x-should-retry": "false"})
+
+
 class Proxy:
     """The aiohttp application and its upstream client session."""
 
-    def __init__(self, config: ProxyConfig, recorder: Recorder | None = None) -> None:
+    def __init__(self, config: ProxyConfig, recorder: Recorder | None = None, gate: Gate | None = None) -> None:
         self.config = config
         self.root = config.root or data_dir()
         self.recorder = recorder or self._append
+        self.gate = gate
         self.session: ClientSession | None = None
         self.pending: set[asyncio.Future[Any]] = set()
         self.calls = 0
@@ -150,6 +200,8 @@ class Proxy:
 
     def _record_later(self, record: Any) -> None:
         """Append off the event loop, after the client already has its response."""
+        if self.gate is not None:
+            self.gate.charge(record)
         future = asyncio.get_running_loop().run_in_executor(None, self.recorder, record)
         self.pending.add(future)
         future.add_done_callback(self.pending.discard)
@@ -160,6 +212,26 @@ class Proxy:
         body = await request.read()
         api = api_of(request.method, request.path)
         info = request_info(body) if api else None
+        if api and self.gate is not None:
+            session_id = _first_header(request.headers, SESSION_HEADERS)
+            reason = self.gate.refusal(api, session_id)
+            if reason is not None:
+                if info is not None:
+                    self._record_later(
+                        call_record(
+                            api=api,
+                            origin="proxy",
+                            started=started_wall,
+                            latency_ms=(time.perf_counter() - started) * 1000,
+                            status=429,
+                            request=info,
+                            seen=ResponseObserver(api, None, None).finish(),
+                            request_id=None,
+                            session_id=session_id,
+                            error=f"{BUDGET_ERROR_TYPE}: {reason}",
+                        )
+                    )
+                return refusal_response(api, reason)
         target = self.config.upstream + request.path_qs
         assert self.session is not None
         try:
@@ -246,10 +318,13 @@ class Proxy:
 
 
 async def serve(
-    config: ProxyConfig, ready: Callable[[int], None] | None = None, stop: asyncio.Event | None = None
+    config: ProxyConfig,
+    ready: Callable[[int], None] | None = None,
+    stop: asyncio.Event | None = None,
+    gate: Gate | None = None,
 ) -> None:
     """Run the proxy until ``stop`` is set (or SIGINT/SIGTERM); ``ready`` gets the bound port."""
-    proxy = Proxy(config)
+    proxy = Proxy(config, gate=gate)
     runner = web.AppRunner(proxy.app(), access_log=None, handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, config.host, config.port, reuse_address=True)
@@ -270,6 +345,6 @@ async def serve(
         await runner.cleanup()
 
 
-def run_proxy(config: ProxyConfig, ready: Callable[[int], None] | None = None) -> None:
+def run_proxy(config: ProxyConfig, ready: Callable[[int], None] | None = None, gate: Gate | None = None) -> None:
     """Blocking entry point for the command line: serve until SIGINT/SIGTERM; ``OSError`` if it cannot bind."""
-    asyncio.run(serve(config, ready))
+    asyncio.run(serve(config, ready, gate=gate))

@@ -1,4 +1,5 @@
-"""A recording proxy between an agent and its provider (Anthropic Messages, OpenAI chat/responses).
+"""A recording proxy between an agent and its provider (Anthropic Messages, OpenAI chat/responses, Gemini
+``generateContent``/``streamGenerateContent``).
 
 It binds to loopback only, forwards requests and streams responses back chunk by chunk as they arrive
 (bytes untouched), reads usage from them on the side, and appends one UsageRecord per model call to the
@@ -211,7 +212,7 @@ class Proxy:
         started = time.perf_counter()
         body = await request.read()
         api = api_of(request.method, request.path)
-        info = request_info(body) if api else None
+        info = request_info(body, request.path) if api else None
         if api and self.gate is not None:
             session_id = _first_header(request.headers, SESSION_HEADERS)
             reason = self.gate.refusal(api, session_id)

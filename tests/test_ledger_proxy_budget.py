@@ -191,13 +191,24 @@ def test_day_budget_refuses_at_once_in_each_providers_shape(upstream: Upstream, 
         assert refused_openai.value.code == "insufficient_quota"
         assert "ctxops budget" in str(refused_openai.value)
 
+        gemini = httpx.post(
+            f"{url}/v1beta/models/gemini-2.5-pro:generateContent",
+            json={"contents": [{"role": "user", "parts": [{"text": "d"}]}]},
+            headers={"x-goog-api-key": "g-test"},
+            timeout=10,
+        )
+        assert gemini.status_code == 429
+        error = gemini.json()["error"]
+        assert error["status"] == "RESOURCE_EXHAUSTED" and error["message"].startswith("ctxops budget: the day budget")
+        # Gemini CLI retries a quota error it is told to retry within 300 s, and stops above that.
+        assert int(error["message"].rsplit("Please retry in ", 1)[1].rstrip("s.")) >= 301
         assert upstream.hits == ["anthropic"]
     finally:
         stderr = _stop(process)
     assert "sk-ant-test" not in stderr
-    records = _wait_for_records(data, 3)
+    records = _wait_for_records(data, 4)
     refusals = [r for r in records if r["status"] == 429]
-    assert len(refusals) == 2  # one per refused call: no retry reached the proxy either
+    assert len(refusals) == 3  # one per refused call: no retry reached the proxy either
     assert all(r["error"].startswith("budget_exceeded: ctxops budget") for r in refusals)
     assert all(r["input_tokens"] == 0 and r["output_tokens"] == 0 for r in refusals)
 

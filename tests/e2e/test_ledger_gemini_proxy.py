@@ -9,6 +9,7 @@ chat file alone says in one line what it misses.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -97,3 +98,33 @@ def test_gemini_cli_router_and_main_calls_through_the_proxy(tmp_path: Path) -> N
         report = build(view, "day", Filters())
     assert report.total["calls"] == 2
     assert GEMINI_GAP in report.notes
+
+
+def test_gemini_cli_shows_a_budget_refusal_and_stops(tmp_path: Path) -> None:
+    """A spent day budget: Gemini CLI gets the proxy's RESOURCE_EXHAUSTED, shows its message and exits; one
+    refusal recorded (not retried), nothing reaches the model."""
+    gemini = ensure_gemini_cli()
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()
+    write_gemini_user_settings(home)
+    root = tmp_path / "ledger"
+    env = {"CTXOPS_CONFIG": str(tmp_path / "none.toml"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    with ScriptedModelServer(Scenario([turn("Never sent.")]), seed=12, log_path=tmp_path / "server.jsonl") as server:
+        command = [sys.executable, "-c", PROXY, "--upstream", server.url, "--port", "0", "--data-dir", str(root)]
+        proxy = subprocess.Popen(
+            [*command, "--budget-day", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
+        try:
+            assert proxy.stdout is not None
+            url = "http://127.0.0.1:" + proxy.stdout.readline().split("http://127.0.0.1:")[1].split()[0]
+            run = run_gemini(project, home, "hello", url, model="gemini-2.5-pro", executable=gemini, timeout=120)
+        finally:
+            proxy.terminate()
+            proxy.wait(15)
+        assert not [r for r in server.responses() if r.get("kind") == "response"]
+    assert run.returncode != 0
+    # On an error, Gemini CLI 0.61 writes its --output-format json document to stderr, after the stack trace.
+    document = json.loads(run.stderr[run.stderr.rindex('{\n  "session_id"') :])
+    assert document["error"]["message"].startswith("ctxops budget: the day budget $0.00 is spent"), document
+    lines = [line for path in (root / "usage").glob("*.jsonl") for line in path.read_text().splitlines()]
+    assert len(lines) == 1 and '"status":429' in lines[0].replace(" ", "")

@@ -13,12 +13,13 @@ start. ``ctx ledger check`` still reports every budget after the fact.
 from __future__ import annotations
 
 import threading
-from datetime import date, datetime
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from ctxops_contracts.shared.cli import CliError
+from ctxops_token_capture.proxy import Refusal
 
 from .prices import PriceBook
 
@@ -55,23 +56,26 @@ class ProxyBudget:
             self.by_day = {day: float(cost or 0.0) for day, cost in days}
             self.by_session = {session: float(cost or 0.0) for session, cost in sessions}
 
-    def refusal(self, api: Any, session_id: str | None) -> str | None:
+    def refusal(self, api: Any, session_id: str | None) -> Refusal | None:
         with self.lock:
             day_limit = self.limits.get(DAY)
             if day_limit is not None:
-                today = self.today()
+                now = datetime.now(self.zone)
+                today = now.date()
                 spent = self.by_day.get(today, 0.0)
                 if spent >= day_limit:
-                    return (
+                    midnight = datetime.combine(today + timedelta(days=1), time(), self.zone)
+                    return Refusal(
                         f"ctxops budget: the day budget ${day_limit:,.2f} is spent "
                         f"(${spent:,.4f} on {today} {self.tz}); calls resume tomorrow, "
-                        "or raise [ledger.budgets] day / --budget-day and restart ctx proxy"
+                        "or raise [ledger.budgets] day / --budget-day and restart ctx proxy",
+                        (midnight - now).total_seconds(),
                     )
             session_limit = self.limits.get(SESSION)
             if session_limit is not None and session_id:
                 spent = self.by_session.get(session_id, 0.0)
                 if spent >= session_limit:
-                    return (
+                    return Refusal(
                         f"ctxops budget: the session budget ${session_limit:,.2f} is spent (${spent:,.4f} in session "
                         f"{session_id}); start a new session, or raise [ledger.budgets] session / --budget-session "
                         "and restart ctx proxy"

@@ -114,13 +114,22 @@ def _first_header(headers: Any, names: tuple[str, ...]) -> str | None:
 Recorder = Callable[[Any], None]
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """Why a call is not sent upstream: the one line the agent shows, and when it may succeed (seconds; None:
+    not by waiting)."""
+
+    message: str
+    retry_in_s: float | None = None
+
+
 class Gate(Protocol):
     """Decides whether a model call may go upstream (budgets, ``ctxops_ledger_report.proxy_budget``).
 
     Both methods run on the event loop and must not block: the decision is made from what is in memory."""
 
-    def refusal(self, api: Api, session_id: str | None) -> str | None:
-        """None to let the call through, else the one-line reason the agent is shown."""
+    def refusal(self, api: Api, session_id: str | None) -> Refusal | None:
+        """None to let the call through, else why not."""
 
     def charge(self, record: Any) -> None:
         """A call went through: count what it cost (the record the ledger gets)."""
@@ -129,11 +138,18 @@ class Gate(Protocol):
 BUDGET_ERROR_TYPE = "budget_exceeded"
 
 
-def refusal_response(api: Api, message: str) -> web.Response:
+# Gemini CLI waits and retries a quota error whose message says "Please retry in Ns" for N up to 300 s, and shows
+# it and stops above that (0.61: classifyGoogleError); a refusal says at least this, so it is never waited on.
+GEMINI_TERMINAL_RETRY_S = 301
+
+
+def refusal_response(api: Api, refusal: Refusal) -> web.Response:
     """A refused call, shaped as the route's provider shapes its own quota errors, so the agent shows the message
-    and does not retry: HTTP 429 with ``x-should-retry: false`` (the Anthropic and OpenAI SDKs honour it) and
-    the body of Anthropic's ``rate_limit_error``, OpenAI's ``insufficient_quota`` (not retried by its clients)
-    or Google's ``RESOURCE_EXHAUSTED`` with a per-day ``QuotaFailure`` (which Gemini CLI treats as terminal)."""
+    and does not retry: HTTP 429 with ``x-should-retry: false`` (the Anthropic and OpenAI SDKs and Claude Code
+    honour it), the body of Anthropic's ``rate_limit_error``, OpenAI's ``insufficient_quota`` (not retried by its
+    clients) or Google's ``RESOURCE_EXHAUSTED`` whose message says when to retry (past Gemini CLI's longest
+    wait: it shows the message and stops)."""
+    message = refusal.message
     body: dict[str, Any]
     if api == "anthropic":
         body = {"type": "error", "error": {"type": "rate_limit_error", "message": message}}
@@ -142,24 +158,9 @@ def refusal_response(api: Api, message: str) -> web.Response:
             "error": {"message": message, "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}
         }
     else:
-        body = {
-            "error": {
-                "code": 429,
-                "message": message,
-                "status": "RESOURCE_EXHAUSTED",
-                "details": [
-                    {
-                        "@type": "type.googleapis.com/google.rpc.QuotaFailure",
-                        "violations": [{"quotaMetric": "ctxops/budget", "quotaId": "CtxopsBudgetPerDay"}],
-                    },
-                    {
-                        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                        "reason": "BUDGET_EXCEEDED",
-                        "domain": "ctxops",
-                    },
-                ],
-            }
-        }
+        wait = max(GEMINI_TERMINAL_RETRY_S, round(refusal.retry_in_s or 0))
+        message = f"{message}. Please retry in {wait}s."
+        body = {"error": {"code": 429, "message": message, "status": "RESOURCE_EXHAUSTED"}}
     return web.json_response(body, status=429, headers={"x-should-retry": "false"})
 
 
@@ -215,8 +216,8 @@ class Proxy:
         info = request_info(body, request.path) if api else None
         if api and self.gate is not None:
             session_id = _first_header(request.headers, SESSION_HEADERS)
-            reason = self.gate.refusal(api, session_id)
-            if reason is not None:
+            refusal = self.gate.refusal(api, session_id)
+            if refusal is not None:
                 if info is not None:
                     self._record_later(
                         call_record(
@@ -229,10 +230,10 @@ class Proxy:
                             seen=ResponseObserver(api, None, None).finish(),
                             request_id=None,
                             session_id=session_id,
-                            error=f"{BUDGET_ERROR_TYPE}: {reason}",
+                            error=f"{BUDGET_ERROR_TYPE}: {refusal.message}",
                         )
                     )
-                return refusal_response(api, reason)
+                return refusal_response(api, refusal)
         target = self.config.upstream + request.path_qs
         assert self.session is not None
         try:

@@ -47,6 +47,17 @@ Base = tuple[str, str]
 Found = tuple[str, str, str, os.stat_result]
 
 
+def _paths(kind: str, base: str) -> tuple[str, list[str]]:
+    sub = SUBDIR[kind]
+    top = os.path.join(base, sub)
+    if not os.path.isdir(top):
+        raise FileNotFoundError(f"{base} has no {sub}/ directory (expected {_EXPECTED[kind]})")
+    if kind == "claude-code":
+        return top, _walk_jsonl(top)
+    accept = _is_rollout if kind == "codex" else _is_chat
+    return top, sorted((p for p in _walk_jsonl(top) if accept(p)), key=_parts)
+
+
 def walk(bases: list[Base]) -> list[Found]:
     """Every transcript file under ``bases`` with its ``stat``, each real file once (by device and inode, so a
     file reached through a symlink counts once): Claude Code's in walk order, Codex's and Gemini CLI's sorted
@@ -55,15 +66,7 @@ def walk(bases: list[Base]) -> list[Found]:
     found: list[Found] = []
     stat = os.stat
     for kind, base in bases:
-        sub = SUBDIR[kind]
-        top = os.path.join(base, sub)
-        if not os.path.isdir(top):
-            raise FileNotFoundError(f"{base} has no {sub}/ directory (expected {_EXPECTED[kind]})")
-        if kind == "claude-code":
-            paths = list(_walk_jsonl(top))
-        else:
-            accept = _is_rollout if kind == "codex" else _is_chat
-            paths = sorted((p for p in _walk_jsonl(top) if accept(p)), key=_parts)
+        top, paths = _paths(kind, base)
         for path in paths:
             try:
                 st = stat(path)
@@ -193,11 +196,35 @@ def unchanged(root: str) -> bool:
     bases = saved_bases(saved)
     if bases is None:
         return False
+    header = _header(os.path.join(root, STATE_FILE), bases)
+    if header is None:
+        return False
     try:
-        found = walk(bases)
+        lines = _lines_now(bases)
     except OSError:
         return False
-    return saved == signature_now(found, os.path.join(root, STATE_FILE), bases)
+    return saved == header + fsencode_all("".join(lines))
+
+
+def _lines_now(bases: list[Base]) -> list[str]:
+    """The file lines of :func:`signature_now` for a walk of ``bases``, made as it walks (the no-op check's
+    loop: :func:`walk` and the signature in one pass, without the tuples)."""
+    seen: set[tuple[int, int]] = set()
+    lines: list[str] = []
+    add, stat = lines.append, os.stat
+    for kind, base in bases:
+        mark = _MARK_TEXT[kind]
+        _, paths = _paths(kind, base)
+        for path in paths:
+            try:
+                st = stat(path)
+            except OSError:
+                continue
+            key = (st.st_dev, st.st_ino)
+            if st.st_mode & _S_IFMT == _S_IFREG and key not in seen:
+                seen.add(key)
+                add(f"{mark}{path}\t{key[0]}\t{key[1]}\t{st.st_size}\t{st.st_mtime_ns}\n")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

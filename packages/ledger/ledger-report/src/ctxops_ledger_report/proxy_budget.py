@@ -38,9 +38,6 @@ class ProxyBudget:
         self.by_session: dict[str, float] = {}
         self.lock = threading.Lock()  # charge() runs on the loop; a test may read from another thread
 
-    def today(self) -> date:
-        return datetime.now(self.zone).date()
-
     def load(self, root: Path | None) -> None:
         """The ledger's spend per day and per session so far (the proxy's starting point)."""
         from .store import open_view

@@ -6,10 +6,10 @@ imports a parser, msgspec or DuckDB (see ``ingest``).
 
 The signature (``state/sources.sig``, its format in ``livecheck``, which also walks) lists every file the last
 ingest found with the device, inode, size and modification time its saved state holds, in the walk's order,
-under a line naming the state file's own ``stat`` and the directories walked. A new walk whose files all ``stat`` the same gives the same bytes: then every file is untouched by
-the rule ``ingest`` reads with (same inode, size and modification time), and there is nothing to read. Any
-difference (a new, grown, touched, replaced or vanished file; the state file rewritten or gone) means the
-usual path, which decides per file.
+under a line naming the state file's own ``stat`` and the directories walked. A new walk whose files all
+``stat`` the same gives the same bytes: then every file is untouched by the rule ``ingest`` reads with (same
+inode, size and modification time), and there is nothing to read. Any difference (a new, grown, touched,
+replaced or vanished file; the state file rewritten or gone) means the usual path, which decides per file.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ start. ``ctx ledger check`` still reports every budget after the fact.
 
 from __future__ import annotations
 
+import math
 import threading
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
@@ -121,7 +122,7 @@ def limits_from(args: Any, budgets: dict[str, float], enforce_config: bool) -> d
             )
     for kind, value in ((DAY, getattr(args, "budget_day", None)), (SESSION, getattr(args, "budget_session", None))):
         if value is not None:
-            if value < 0:
+            if not math.isfinite(value) or value < 0:
                 raise CliError(f"--budget-{kind} must be a non-negative number of USD, got {value}", "e.g. 20")
             limits[kind] = value
     return limits

@@ -285,10 +285,11 @@ def _notes(view: View, total: dict[str, Any]) -> list[str]:
 
 
 # Gemini CLI writes its main model's replies to its chat files, not the calls of its router (utility_router, one
-# per prompt on another model) or other side calls, and no other path records them yet (issue 25 item 5).
+# per prompt on another model) or other side calls; `ctx proxy` records them (issue 25 item 5). Said while the
+# ledger holds a chat-file call no proxy copy was folded into (``ctxops_token_capture.ledger.merge_gemini_twins``).
 GEMINI_GAP = (
-    "Gemini CLI chat files leave out its router and side calls (one per prompt, on another model): "
-    "their tokens are not counted"
+    "Gemini CLI chat files leave out its router and side calls (one per prompt, on another model): their tokens "
+    "are not counted; run Gemini CLI through ctx proxy (GOOGLE_GEMINI_BASE_URL) to record them"
 )
 
 

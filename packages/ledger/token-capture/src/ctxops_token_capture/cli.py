@@ -153,6 +153,11 @@ def _cmd_totals(args: argparse.Namespace) -> int:
 
 
 def _cmd_proxy(args: argparse.Namespace) -> int:
+    return serve_proxy(args)
+
+
+def serve_proxy(args: argparse.Namespace, gate: Any = None, budgets: str = "") -> int:
+    """Run ``ctx proxy`` with the parsed options; ``gate`` (``proxy.Gate``) refuses calls over a budget."""
     from .proxy import ProxyConfig, run_proxy
 
     try:
@@ -164,12 +169,13 @@ def _cmd_proxy(args: argparse.Namespace) -> int:
     def announce(port: int) -> None:
         where = (config.root or data_dir()) / "usage"
         print(
-            f"ctxops proxy listening on http://{config.host}:{port} -> {config.display_upstream}; records to {where}",
+            f"ctxops proxy listening on http://{config.host}:{port} -> {config.display_upstream}; records to {where}"
+            + (f"; {budgets}" if budgets else ""),
             flush=True,
         )
 
     try:
-        run_proxy(config, announce)
+        run_proxy(config, announce, gate=gate)
     except OSError as exc:
         raise CliError(
             f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}",

@@ -163,7 +163,7 @@ def ingest(
     found = scan(sources)
     report.files_seen = len(found)
     _remember(root, sources)
-    if unchanged_since_saved(found, state_path, signature_path) and (not load or up_to_date(root)):
+    if unchanged_since_saved(found, state_path, signature_path, sources) and (not load or up_to_date(root)):
         return report  # the common re-run: a stat per file, nothing opened, nothing imported
     from .parallel import read_all
 
@@ -203,7 +203,9 @@ def ingest(
         report.records = batch.count
         if files or not state_path.exists():  # nothing read: the saved states are still exact, leave the file be
             _save_states(state_path, states)
-        save_signature(signature_path, signature_of_states(found, state_path, lambda path: _recorded(states, path)))
+        save_signature(
+            signature_path, signature_of_states(found, state_path, lambda path: _recorded(states, path), sources)
+        )
         if preload:
             preload.pop().finish(report, own)
         elif load:
@@ -237,6 +239,9 @@ def _remember(root: Path, sources: Sources) -> None:
     from ctxops_contracts.shared.files import atomic_write
 
     with contextlib.suppress(OSError):  # a read-only data dir: reports then say nothing of changes
+        # The signature names the directories of the ingest that wrote it: other ones now (and this run may
+        # not finish), so a live report's check must not take it for theirs.
+        (root / SOURCES_SIGNATURE).unlink(missing_ok=True)
         ensure_dir(path.parent)
         atomic_write(path, text, fsync=False)
 
@@ -258,7 +263,7 @@ def changed_sources(sources: Sources, root: Path | None = None) -> int:
     """How many transcript files under ``sources`` changed (or appeared) since the last ingest into ``root``."""
     root = root or data_dir()
     found = scan(sources)
-    if unchanged_since_saved(found, root / SOURCES_STATE, root / SOURCES_SIGNATURE):
+    if unchanged_since_saved(found, root / SOURCES_STATE, root / SOURCES_SIGNATURE, sources):
         return 0
     states = _load_states(root / SOURCES_STATE)
     return sum(1 for _, _, path, st in found if path not in states or not _untouched(st, states[path]))
@@ -280,6 +285,10 @@ def live(root: Path | None = None, *, no_ingest: bool = False) -> str | None:
     A ledger no transcript was ever ingested into (records from the proxy or SDK only) is left as it is.
     """
     root = root or data_dir()
+    from .livecheck import unchanged
+
+    if unchanged(str(root)):
+        return None  # the common case: a walk and a stat per file against the last ingest's signature
     sources = remembered_sources(root)
     if sources is None:
         return None

@@ -207,6 +207,58 @@ def _merge_sql(unique: bool = False, empty: bool = False, source: str = "incomin
     return f"{insert} ON CONFLICT (dedupe_key) DO UPDATE SET {', '.join(sets)}"
 
 
+# A Gemini call seen by the proxy (or the SDK wrapper) and in Gemini CLI's chat file shares no id between the copies
+# (the chat file keeps its own message id, not the response's): they are one call when the model and every token
+# count agree and the chat line was written within the proxy call's span (it is written when the reply is
+# complete). Each chat-file copy pairs with the nearest such wire copy, each wire copy once; the pair becomes the
+# wire copy (the provider's own counts, latency, status) with the session, cwd and repository of the chat file.
+GEMINI_TWIN_SLACK_MS = 60_000
+_TWINS_SQL = f"""
+CREATE OR REPLACE TEMP TABLE gemini_twins AS
+WITH pairs AS (
+  SELECT t.dedupe_key AS t_key, w.dedupe_key AS w_key,
+    row_number() OVER (PARTITION BY t.dedupe_key ORDER BY abs(epoch_ms(t.ts) - epoch_ms(w.ts)), w.dedupe_key) AS by_t,
+    row_number() OVER (PARTITION BY w.dedupe_key ORDER BY abs(epoch_ms(t.ts) - epoch_ms(w.ts)), t.dedupe_key) AS by_w
+  FROM usage t JOIN usage w
+    ON t.provider = 'google' AND t.origin = 'transcript' AND w.provider = 'google' AND w.origin <> 'transcript'
+   AND w.model = t.model AND w.input_tokens = t.input_tokens AND w.output_tokens = t.output_tokens
+   AND w.cache_read_tokens = t.cache_read_tokens
+   AND epoch_ms(t.ts) BETWEEN epoch_ms(w.ts) - 5000
+       AND epoch_ms(w.ts) + coalesce(w.latency_ms, 0)::BIGINT + {GEMINI_TWIN_SLACK_MS}
+  WHERE t.dedupe_key IN (SELECT dedupe_key FROM incoming) OR w.dedupe_key IN (SELECT dedupe_key FROM incoming)
+)
+SELECT t_key, w_key FROM pairs WHERE by_t = 1 AND by_w = 1
+"""
+
+
+def merge_gemini_twins(con: Any) -> int:
+    """Fold each chat-file copy of a Gemini call into its proxy/SDK copy (see ``_TWINS_SQL``); how many."""
+    row = con.execute("SELECT count(*) FROM incoming WHERE provider = 'google'").fetchone()
+    if not row or not row[0]:
+        return 0
+    con.execute(_TWINS_SQL)
+    found = con.execute("SELECT count(*) FROM gemini_twins").fetchone()[0]
+    if found:
+        touched = con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'rollup_touched' AND temporary"
+        ).fetchone()[0]
+        if touched:  # the hours of both copies change (one leaves, the other gains a session)
+            con.execute(
+                f"INSERT INTO rollup_touched SELECT DISTINCT {rollup.HOUR_SQL} FROM usage "
+                "WHERE dedupe_key IN (SELECT t_key FROM gemini_twins UNION ALL SELECT w_key FROM gemini_twins)"
+            )
+        sets = ", ".join(f"{c} = coalesce(usage.{c}, t.{c})" for c in DETAIL_COLUMNS)
+        con.execute(
+            f"UPDATE usage SET {sets}, attribution = CASE WHEN usage.attribution IS NULL OR len(usage.attribution) = 0 "
+            "THEN t.attribution ELSE usage.attribution END "
+            "FROM (SELECT g.w_key, u.* FROM gemini_twins g JOIN usage u ON u.dedupe_key = g.t_key) t "
+            "WHERE usage.dedupe_key = t.w_key"
+        )
+        con.execute("DELETE FROM usage WHERE dedupe_key IN (SELECT t_key FROM gemini_twins)")
+    con.execute("DROP TABLE gemini_twins")
+    return int(found)
+
+
 def _single(c: str) -> str:
     """What ``_merge_sql``'s fold gives for column ``c`` of a key with one row in the batch."""
     if c in COUNT_COLUMNS or c in SERVER_TOOL_COLUMNS or c == "output_tokens":
@@ -315,6 +367,7 @@ def load_pending(
             rollup.note_touched(con, existing=before > 0)
             unique = con.execute("SELECT count(*) = count(DISTINCT dedupe_key) FROM incoming").fetchone()[0]
             con.execute(_merge_sql(unique=bool(unique), empty=before == 0))
+            merge_gemini_twins(con)
             con.execute("DROP TABLE incoming")
             rollup.update(con)
         if persist_offsets:

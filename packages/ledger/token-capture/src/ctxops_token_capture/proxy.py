@@ -1,4 +1,5 @@
-"""A recording proxy between an agent and its provider (Anthropic Messages, OpenAI chat/responses).
+"""A recording proxy between an agent and its provider (Anthropic Messages, OpenAI chat/responses, Gemini
+``generateContent``/``streamGenerateContent``).
 
 It binds to loopback only, forwards requests and streams responses back chunk by chunk as they arrive
 (bytes untouched), reads usage from them on the side, and appends one UsageRecord per model call to the
@@ -17,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
@@ -25,7 +26,7 @@ from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
 from .jsonl_store import append_records
 from .paths import data_dir
 from .recording import call_record
-from .wire import ResponseObserver, api_of, request_info
+from .wire import Api, ResponseObserver, api_of, request_info
 
 HOP_BY_HOP = frozenset(
     {
@@ -113,13 +114,64 @@ def _first_header(headers: Any, names: tuple[str, ...]) -> str | None:
 Recorder = Callable[[Any], None]
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """Why a call is not sent upstream: the one line the agent shows, and when it may succeed (seconds; None:
+    not by waiting)."""
+
+    message: str
+    retry_in_s: float | None = None
+
+
+class Gate(Protocol):
+    """Decides whether a model call may go upstream (budgets, ``ctxops_ledger_report.proxy_budget``).
+
+    Both methods run on the event loop and must not block: the decision is made from what is in memory."""
+
+    def refusal(self, api: Api, session_id: str | None) -> Refusal | None:
+        """None to let the call through, else why not."""
+
+    def charge(self, record: Any) -> None:
+        """A call went through: count what it cost (the record the ledger gets)."""
+
+
+BUDGET_ERROR_TYPE = "budget_exceeded"
+
+
+# Gemini CLI waits and retries a quota error whose message says "Please retry in Ns" for N up to 300 s, and shows
+# it and stops above that (0.61: classifyGoogleError); a refusal says at least this, so it is never waited on.
+GEMINI_TERMINAL_RETRY_S = 301
+
+
+def refusal_response(api: Api, refusal: Refusal) -> web.Response:
+    """A refused call, shaped as the route's provider shapes its own quota errors, so the agent shows the message
+    and does not retry: HTTP 429 with ``x-should-retry: false`` (the Anthropic and OpenAI SDKs and Claude Code
+    honour it), the body of Anthropic's ``rate_limit_error``, OpenAI's ``insufficient_quota`` (not retried by its
+    clients) or Google's ``RESOURCE_EXHAUSTED`` whose message says when to retry (past Gemini CLI's longest
+    wait: it shows the message and stops)."""
+    message = refusal.message
+    body: dict[str, Any]
+    if api == "anthropic":
+        body = {"type": "error", "error": {"type": "rate_limit_error", "message": message}}
+    elif api in ("openai-chat", "openai-responses"):
+        body = {
+            "error": {"message": message, "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}
+        }
+    else:
+        wait = max(GEMINI_TERMINAL_RETRY_S, round(refusal.retry_in_s or 0))
+        message = f"{message}. Please retry in {wait}s."
+        body = {"error": {"code": 429, "message": message, "status": "RESOURCE_EXHAUSTED"}}
+    return web.json_response(body, status=429, headers={"x-should-retry": "false"})
+
+
 class Proxy:
     """The aiohttp application and its upstream client session."""
 
-    def __init__(self, config: ProxyConfig, recorder: Recorder | None = None) -> None:
+    def __init__(self, config: ProxyConfig, recorder: Recorder | None = None, gate: Gate | None = None) -> None:
         self.config = config
         self.root = config.root or data_dir()
         self.recorder = recorder or self._append
+        self.gate = gate
         self.session: ClientSession | None = None
         self.pending: set[asyncio.Future[Any]] = set()
         self.calls = 0
@@ -150,6 +202,8 @@ class Proxy:
 
     def _record_later(self, record: Any) -> None:
         """Append off the event loop, after the client already has its response."""
+        if self.gate is not None:
+            self.gate.charge(record)
         future = asyncio.get_running_loop().run_in_executor(None, self.recorder, record)
         self.pending.add(future)
         future.add_done_callback(self.pending.discard)
@@ -159,7 +213,27 @@ class Proxy:
         started = time.perf_counter()
         body = await request.read()
         api = api_of(request.method, request.path)
-        info = request_info(body) if api else None
+        info = request_info(body, request.path) if api else None
+        if api and self.gate is not None:
+            session_id = _first_header(request.headers, SESSION_HEADERS)
+            refusal = self.gate.refusal(api, session_id)
+            if refusal is not None:
+                if info is not None:
+                    self._record_later(
+                        call_record(
+                            api=api,
+                            origin="proxy",
+                            started=started_wall,
+                            latency_ms=(time.perf_counter() - started) * 1000,
+                            status=429,
+                            request=info,
+                            seen=ResponseObserver(api, None, None).finish(),
+                            request_id=None,
+                            session_id=session_id,
+                            error=f"{BUDGET_ERROR_TYPE}: {refusal.message}",
+                        )
+                    )
+                return refusal_response(api, refusal)
         target = self.config.upstream + request.path_qs
         assert self.session is not None
         try:
@@ -246,10 +320,13 @@ class Proxy:
 
 
 async def serve(
-    config: ProxyConfig, ready: Callable[[int], None] | None = None, stop: asyncio.Event | None = None
+    config: ProxyConfig,
+    ready: Callable[[int], None] | None = None,
+    stop: asyncio.Event | None = None,
+    gate: Gate | None = None,
 ) -> None:
     """Run the proxy until ``stop`` is set (or SIGINT/SIGTERM); ``ready`` gets the bound port."""
-    proxy = Proxy(config)
+    proxy = Proxy(config, gate=gate)
     runner = web.AppRunner(proxy.app(), access_log=None, handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, config.host, config.port, reuse_address=True)
@@ -270,6 +347,6 @@ async def serve(
         await runner.cleanup()
 
 
-def run_proxy(config: ProxyConfig, ready: Callable[[int], None] | None = None) -> None:
+def run_proxy(config: ProxyConfig, ready: Callable[[int], None] | None = None, gate: Gate | None = None) -> None:
     """Blocking entry point for the command line: serve until SIGINT/SIGTERM; ``OSError`` if it cannot bind."""
-    asyncio.run(serve(config, ready))
+    asyncio.run(serve(config, ready, gate=gate))

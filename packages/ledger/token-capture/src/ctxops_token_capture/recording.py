@@ -9,7 +9,7 @@ from ctxops_contracts.redaction import redact
 
 from .wire import Api, Observed, RequestInfo, settle_usage
 
-PROVIDERS = {"anthropic": "anthropic", "openai-chat": "openai", "openai-responses": "openai"}
+PROVIDERS = {"anthropic": "anthropic", "openai-chat": "openai", "openai-responses": "openai", "gemini": "google"}
 
 
 def call_record(

@@ -1,4 +1,4 @@
-"""Reading usage off the wire: request bodies, JSON responses and SSE streams of Anthropic and OpenAI APIs.
+"""Reading usage off the wire: request bodies, JSON responses and SSE streams of Anthropic, OpenAI and Gemini APIs.
 
 Shared by the proxy and the SDK wrapper. The observer is fed the response bytes exactly as they pass
 (possibly gzip/deflate-compressed) and never changes them.
@@ -16,7 +16,9 @@ import msgspec
 from .counts import CountError, token_count
 from .estimate import estimate_tokens, text_of
 
-Api = Literal["anthropic", "openai-chat", "openai-responses"]
+Api = Literal["anthropic", "openai-chat", "openai-responses", "gemini"]
+# Gemini API model calls: POST .../models/MODEL:generateContent or :streamGenerateContent (countTokens is free).
+GEMINI_METHODS = (":generateContent", ":streamGenerateContent")
 MAX_JSON_BODY = 64 << 20  # a non-streaming body larger than this is passed through but not parsed
 MAX_TEXT = 4 << 20  # generated text kept for estimation when no usage comes
 
@@ -32,7 +34,17 @@ def api_of(method: str, path: str) -> Api | None:
         return "openai-chat"
     if clean.endswith("/responses"):
         return "openai-responses"
+    if clean.endswith(GEMINI_METHODS) and "/models/" in clean:
+        return "gemini"
     return None
+
+
+def gemini_model_of(path: str) -> str | None:
+    """MODEL of ``.../models/MODEL:METHOD`` (Gemini names the model in the path, not the body)."""
+    clean = path.split("?", 1)[0]
+    _, _, tail = clean.rpartition("/models/")
+    model = tail.rpartition(":")[0]
+    return model or None
 
 
 @dataclass
@@ -45,7 +57,7 @@ class RequestInfo:
 
 def _prompt_text(body: dict[str, Any]) -> str:
     parts: list[str] = []
-    for key in ("system", "instructions", "messages", "input", "tools"):
+    for key in ("system", "instructions", "messages", "input", "systemInstruction", "contents", "tools"):
         value = body.get(key)
         if value is None:
             continue
@@ -56,8 +68,9 @@ def _prompt_text(body: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def request_info(body: bytes) -> RequestInfo:
-    """Model, stream flag and message count of a JSON request body (empty info if it is not JSON)."""
+def request_info(body: bytes, path: str = "") -> RequestInfo:
+    """Model, stream flag and message count of a JSON request body (empty info if it is not JSON); a Gemini
+    request's model and streaming are in its ``path``."""
     try:
         parsed = msgspec.json.decode(body) if body else None
     except msgspec.DecodeError:
@@ -67,11 +80,16 @@ def request_info(body: bytes) -> RequestInfo:
     messages = parsed.get("messages")
     if messages is None:
         messages = parsed.get("input")
+    if messages is None:
+        messages = parsed.get("contents")
     count = len(messages) if isinstance(messages, list) else (1 if isinstance(messages, str) else None)
     model = parsed.get("model")
+    gemini = api_of("POST", path) == "gemini" if path else False
+    if gemini:
+        model = gemini_model_of(path)
     return RequestInfo(
         model=model if isinstance(model, str) else None,
-        stream=parsed.get("stream") is True,
+        stream=parsed.get("stream") is True or (gemini and ":streamGenerateContent" in path),
         message_count=count,
         prompt=_prompt_text(parsed),
     )
@@ -162,6 +180,21 @@ def _openai_usage(raw: Any, into: Usage) -> bool:
     return True
 
 
+def _gemini_usage(raw: Any, into: Usage) -> bool:
+    """``usageMetadata``: ``promptTokenCount`` includes the cached tokens; thoughts are billed as output, tool-use
+    prompt tokens as input (the convention of the chat-file reader, ``gemini``)."""
+    if not isinstance(raw, dict):
+        return False
+    prompt = token_count(raw.get("promptTokenCount"), "promptTokenCount")
+    cached = min(token_count(raw.get("cachedContentTokenCount"), "cachedContentTokenCount"), prompt)
+    thoughts = token_count(raw.get("thoughtsTokenCount"), "thoughtsTokenCount")
+    into.input_tokens = prompt - cached + token_count(raw.get("toolUsePromptTokenCount"), "toolUsePromptTokenCount")
+    into.cache_read_tokens = cached
+    into.output_tokens = token_count(raw.get("candidatesTokenCount"), "candidatesTokenCount") + thoughts
+    into.reasoning_tokens = thoughts
+    return True
+
+
 class ResponseObserver:
     """Fed the raw response bytes; finds usage in an SSE stream or a JSON body."""
 
@@ -240,6 +273,8 @@ class ResponseObserver:
             elif kind == "error":
                 error = event.get("error")
                 seen.error = f"upstream error event: {error.get('type') if isinstance(error, dict) else error}"
+        elif self.api == "gemini":
+            self._on_gemini(event)
         elif self.api == "openai-chat":
             seen.message_id = event.get("id") or seen.message_id
             seen.model = event.get("model") or seen.model
@@ -262,6 +297,29 @@ class ResponseObserver:
             if kind in ("response.completed", "response.failed", "response.incomplete"):
                 seen.stop = True
 
+    def _on_gemini(self, chunk: dict[str, Any]) -> None:
+        """One ``GenerateContentResponse`` (a whole body, or one chunk of a stream: usage on the last, or running
+        totals on each; the last seen wins)."""
+        seen = self.observed
+        if isinstance(chunk.get("responseId"), str):
+            seen.message_id = chunk["responseId"]
+        if isinstance(chunk.get("modelVersion"), str):
+            seen.model = chunk["modelVersion"]
+        if _gemini_usage(chunk.get("usageMetadata"), seen.usage):
+            seen.input_seen = seen.output_final = True
+        for candidate in chunk.get("candidates") or []:
+            if not isinstance(candidate, dict):
+                continue
+            content = candidate.get("content")
+            for part in (content.get("parts") or []) if isinstance(content, dict) else []:
+                if isinstance(part, dict) and not part.get("thought"):
+                    seen.add_text(part.get("text"))
+            if candidate.get("finishReason"):
+                seen.stop = True
+        error = chunk.get("error")
+        if isinstance(error, dict):
+            seen.error = f"upstream error: {error.get('status') or error.get('code')}"
+
     def finish(self) -> Observed:
         """Parse a buffered JSON body (non-streaming responses) and return what was seen."""
         seen = self.observed
@@ -276,6 +334,14 @@ class ResponseObserver:
         except msgspec.DecodeError:
             return seen
         self._buffer.clear()
+        if self.api == "gemini" and isinstance(body, list):  # streamGenerateContent without alt=sse: an array
+            try:
+                for chunk in body:
+                    if isinstance(chunk, dict):
+                        self._on_gemini(chunk)
+            except CountError as exc:
+                seen.error = f"bad usage in response: {exc}"
+            return seen
         if not isinstance(body, dict):
             return seen
         try:
@@ -286,6 +352,10 @@ class ResponseObserver:
 
     def _on_body(self, body: dict[str, Any]) -> None:
         seen = self.observed
+        if self.api == "gemini":
+            self._on_gemini(body)
+            seen.stop = True
+            return
         seen.stop = True
         seen.message_id = body.get("id") if isinstance(body.get("id"), str) else None
         seen.model = body.get("model") if isinstance(body.get("model"), str) else None

@@ -107,7 +107,11 @@ def read_value(text: str, at: int) -> tuple[int, int, bool]:
             end = stop if stop >= 0 and (line < 0 or stop < line) else (line if line >= 0 else end)
         return start, end, True
     match = _BARE_VALUE.match(text, at, at + _MAX_VALUE)
-    return at, match.end() if match else at, False
+    end = match.end() if match else at
+    if end == at + _MAX_VALUE:  # a token longer than a value usually is: hidden whole, not cut at 400
+        longer = _BARE_VALUE.match(text, at, at + _LONG_VALUE)
+        end = longer.end() if longer else end
+    return at, end, False
 
 
 def _line_start(text: str, at: int) -> bool:
@@ -347,16 +351,25 @@ def _config_set(match: re.Match[str]) -> tuple[str, int] | None:
 
 # --- URLs, headers, cookies ---------------------------------------------------------------------------
 
+# scheme://user:password@host in any scheme (http, ldap, mongodb+srv, jdbc:postgresql, redis, amqp, ...):
+# the password is hidden, the scheme, the user and the host are kept.
 _URL_CREDS = lazy(r"[a-zA-Z][a-zA-Z0-9+.-]{1,30}+://[^\s:/@'\"<>]{0,100}+:([^\s@'\"<>]{1,200}+)@")
 _PORT_PATH = lazy(r"\d{1,5}(?:/.*)?")
+# More of a password that holds a raw '@' (``p@ss@host``): up to the last '@' before the host.
+_MORE_USERINFO = lazy(r"(?:[^\s@/'\"<>]{0,200}+@)*+")
 
 
 def _url(match: re.Match[str]) -> tuple[str, int] | None:
     password = match.group(1)
+    text = match.string
+    end = match.end()
+    more = _MORE_USERINFO.match(text, end, end + 2000)
+    if more is not None and more.end() > end:
+        password = text[match.start(1) : more.end() - 1]
+        end = more.end()
     if _PORT_PATH.fullmatch(password) or is_placeholder(password) or password.startswith("[REDACTED"):
         return None
-    text = match.string
-    return text[match.start() : match.start(1)] + "[REDACTED:password]@", match.end()
+    return text[match.start() : match.start(1)] + "[REDACTED:password]@", end
 
 
 _AUTH_SCHEME = lazy(
@@ -487,7 +500,8 @@ def is_key_end(text: str) -> bool:
 # --- high-entropy strings next to secret-like words ----------------------------------------------------
 
 # Candidates first (long runs of token characters are rare in prose), then a look back for a secret word.
-_CANDIDATE = lazy(r"(?<![A-Za-z0-9+/_=.-])([A-Za-z0-9+/_=.-]{20,300}+)(?![A-Za-z0-9+/_=.-])")
+# Unbounded (possessive, so one pass per run): a token of any length is judged whole, never in pieces.
+_CANDIDATE = lazy(r"(?<![A-Za-z0-9+/_=.-])([A-Za-z0-9+/_=.-]{20,}+)(?![A-Za-z0-9+/_=.-])")
 _NEAR_WORD = lazy(
     r"(?i)(?:pass(?:word|wd|phrase)?|secret|token|api[ _-]?key|key|credential|auth|bearer"
     r"|密码|口令|密钥|秘钥|令牌|凭证)[^\n]{0,40}$"
@@ -517,9 +531,16 @@ def _sops(text: str, at: int) -> bool:
 
 
 def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
+    text = match.string
+    if len(match.group(1)) > 200:
+        if _sops(text, match.start()) or _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
+            return None
+        if is_long_random(match.group(1)):  # a generated token or key of any length: hidden whole
+            return "[REDACTED:high-entropy]", match.end(1)
     if match.group(1).count("/") >= 2:
         return _path_segments(match)
-    text = match.string
+    if len(match.group(1)) > 300:
+        return None  # a long run that is not random (a path, a word list): as before, not judged
     if _sops(text, match.start()):
         return None
     before = text[max(0, match.start() - 48) : match.start()]
@@ -530,6 +551,8 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
         return None
     if _UUID.fullmatch(value) or _IDENTIFIER_LIKE.fullmatch(value) or "/" in value.strip("/").replace("+", "")[:1]:
         return None
+    if is_placeholder_token(value):
+        return None  # ``a1B2c3D4e5F6...``, ``...fake...``: a sample next to the word, as in is_random
     if value.count("/") >= 2 or (value.count(".") >= 2 and not value.startswith("eyJ")):
         return None  # a path or a dotted name
     if _HEX.fullmatch(value):
@@ -578,6 +601,25 @@ def is_random(value: str) -> bool:
     import math
 
     return entropy(value) >= min(4.2, math.log2(size) - 0.55)
+
+
+_LONG_SLASHES = 1 / 24  # base64 holds a '/' every 64 characters on average; a path one every few words
+
+
+def is_long_random(value: str) -> bool:
+    """A run of 100+ token characters that is generated, not written: upper and lower case and digits, few
+    '/' and '.', no word runs, entropy near what random base64 or base62 reaches (5+ bits a character; a
+    long path or an identifier list stays under 4.6). Linear in the length."""
+    size = len(value)
+    if size < 100 or "REDACTED" in value:
+        return False
+    if value.count("/") > size * _LONG_SLASHES or value.count(".") > 3:
+        return False
+    if not (_UPPER.search(value) and _LOWER.search(value) and _HAS_DIGIT_CTX.search(value)):
+        return False
+    if sum(len(run) for run in _LOWER_RUN.findall(value)) * 3 >= size:
+        return False
+    return entropy(value) >= 5.0
 
 
 def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:

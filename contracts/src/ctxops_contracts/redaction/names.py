@@ -161,7 +161,7 @@ def _names_secret(parts: list[str]) -> bool:
 
 # Values that are references or placeholders, not secrets.
 _PLACEHOLDER = lazy(
-    r"(?:\$|%\(|%[A-Za-z_]|<|\{\{|\*{3}|\.\.\.|…|\[REDACTED|x{3,}$|X{3,}$|#{3,}$|-{3,}$|_{3,}$)"
+    r"(?:\$|%\(|%[A-Za-z_]|<|\{\{|\{\d{0,2}\}$|@[A-Za-z_]{1,60}+@$|\*{3}|\.\.\.|…|\[REDACTED|x{3,}$|X{3,}$|#{3,}$|-{3,}$|_{3,}$)"
     r"|(?i:(?:true|false|null|nil|none|undefined|changeme|change[_-]?me|redacted|hidden|masked|example|your[_ -].*"
     r"|placeholder|todo|tbd|secret|password|token|required|optional|empty|unset|default|not[_ -]?set"
     r"|dummy|foo|bar|test|xxx+|\*+)$)"
@@ -198,6 +198,7 @@ def is_placeholder(value: str) -> bool:
 # Inside a token: a documentation word, a run of x/X/*/0/#/. (6+) or of any one character (8+).
 _SAMPLE_WORD = lazy(
     r"EXAMPLE|(?:HERE|Here)(?![a-z])|(?i:example|sample|placeholder|changeme|redacted|your[_-]?(?:api|token|key|secret))"
+    r"|FAKE|(?i:invalid|dummy|bogus)"  # written into a test token on purpose (FAKE: 1 in ~400,000 random keys)
 )
 _FILLER_RUN = lazy(r"([xX*0#.•])\1{5}|([^\s])\2{7}")
 _ASCENDING = "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789"
@@ -210,20 +211,27 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
     for values a person chose (a password ``abc123456`` is weak, not a sample)."""
     if _SAMPLE_WORD.search(value) or _FILLER_RUN.search(value):
         return True
+    if value.lower().count("fake") >= 2:
+        return True  # ``5r7EgNfakeXi6...Q5E2fKfakeRq``; one lower-case "fake" turns up in 1 random key of ~25,000
     if not ascending:
         return False
     from itertools import pairwise  # a built-in module: no import cost
 
     lowered = value.lower()
-    for step in (1, -1):  # ``abcdef``, ``aBcDeF``, ``987654``: a run of the alphabet or the digits, either way
-        run = 1
-        for a, b in pairwise(lowered):
-            if ord(b) == ord(a) + step and (a + b if step == 1 else b + a) in _ASCENDING:
-                run += 1
-                if run >= 6:
-                    return True
-            else:
-                run = 1
+    # ``abcdef``, ``aBcDeF``, ``987654``: a run of the alphabet or the digits, either way; and the same among
+    # the letters alone or the digits alone, a sample typed by hand (``a1B2c3D4e5F6...``, ``1a2b3C4d-5E6f-...``)
+    letters = "".join(ch for ch in lowered if ch.isalpha())
+    digits = "".join(ch for ch in lowered if ch.isdigit())
+    for text, least in ((lowered, 6), (letters, 6), (digits, 7)):
+        for step in (1, -1):
+            run = 1
+            for a, b in pairwise(text):
+                if ord(b) == ord(a) + step and (a + b if step == 1 else b + a) in _ASCENDING:
+                    run += 1
+                    if run >= least:
+                        return True
+                else:
+                    run = 1
     return False
 
 
@@ -271,7 +279,7 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
     text = value.strip()
     if len(text) < 4 or is_placeholder(text) or "[REDACTED" in text:
         return False
-    if not is_password_class(name) and _mostly_sequential(text.strip("'\"")):
+    if not is_password_class(name) and (_mostly_sequential(text.strip("'\"")) or is_placeholder_token(text)):
         return False  # a token that is a run through the alphabet (``sk_abcdefghijklmnop...``) is a sample
     if quoted and value[:1] in {" ", ",", "+", ")", ";"}:
         return False  # the quote closed a string around the name: ``"token=" + repr(x)``
@@ -295,7 +303,7 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
 
 # A name that is only "key" (``Key=``, ``key:``, ``"key":``), or "id" words that name a secret id.
 _KEY_NAMES = frozenset({"key", "keys", "secretid", "secret_id", "apiid"})
-_TOKEN_SHAPE = lazy(r"[A-Za-z0-9+/=_.~:*!@#$%^&-]{16,300}")
+_TOKEN_SHAPE = lazy(r"[A-Za-z0-9+/=_.~:*!@#$%^&-]{16,}+")
 _HAS_LETTER = lazy(r"[A-Za-z]")
 
 

@@ -561,7 +561,11 @@ def credential(secret: str) -> str:
     report the whole URL) the password, which is what must not reach disk; the scheme, user and host are
     kept by design. Any other secret as it is."""
     match = _URI_USERINFO.match(secret)
-    return match.group(1) if match else secret
+    if not match:
+        return secret
+    from urllib.parse import unquote  # a detector's parsed URL percent-encodes the password it found
+
+    return unquote(match.group(1))
 
 
 def _the_secret(pieces: list[str]) -> str:
@@ -615,7 +619,7 @@ def trufflehog_samples(gitdir: str, gen: Gen) -> tuple[list[Sample], list[str]]:
                 if isinstance(text, str) and text.strip() and wants != "?":
                     found = True
                     if isinstance(wants, list) and wants:
-                        found_pieces = [_pieces(w, text) for w in wants if isinstance(w, str)]
+                        found_pieces = [_pieces(credential(w), text) for w in wants if isinstance(w, str)]
                         secrets = [_the_secret(p) for p in found_pieces if p]
                         secrets = [s for s in secrets if len(s) >= 6]
                         if secrets:
@@ -973,10 +977,15 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             first: dict[str, Sample] = {}
             placeholder = _placeholder_test()
-            for s in samples:
+            for s in samples:  # the formats as sessions 7 and 8 chose them (the same 40 are drawn below)
                 key = f"{s.source}:{s.fmt}"
-                if key in names and s.secrets and key not in first and not any(placeholder(x) or _PLACEHOLDER_WORD.fullmatch(x) for x in s.secrets):
+                if key in names and s.secrets and key not in first and not any(placeholder(x) for x in s.secrets):
                     first[key] = s
+            for s in reversed(samples):  # within a format, a sample whose password is not a placeholder word
+                key = f"{s.source}:{s.fmt}"
+                if key in first and s.secrets and not any(placeholder(x) or _PLACEHOLDER_WORD.fullmatch(x) for x in s.secrets):
+                    if any(_PLACEHOLDER_WORD.fullmatch(x) for x in first[key].secrets):
+                        first[key] = s
             chosen = sorted(first.values(), key=lambda s: (s.source, s.fmt))
             random.Random(SEED).shuffle(chosen)
             result[half]["channels"] = channel_check(chosen[: args.channels], ctx)

@@ -177,9 +177,22 @@ def _lone_key(match: re.Match[str]) -> tuple[str, int] | None:
     text = match.string
     start, end, _quoted = read_value(text, match.end())
     value = text[start:end]
-    if not is_random_token(value):
+    if not is_random_token(value) and not is_grouped_key(value):
         return None
     return text[match.start() : start] + SECRET, end
+
+
+_GROUPED = lazy(r"[A-Z0-9]{3,8}+(?:-[A-Z0-9]{3,8}+){2,7}+")
+
+
+def is_grouped_key(value: str) -> bool:
+    """A licence- or key-shaped value in dash-separated groups of capitals and digits (``F1A-NEI-HY4-PZK``,
+    ``7KQ2M-X9P4R-...``), two groups or more mixing both: short, but a key under a key's name."""
+    value = value.strip().strip("'\"")
+    if not _GROUPED.fullmatch(value) or is_placeholder(value) or is_placeholder_token(value):
+        return False
+    mixed = [g for g in value.split("-") if any(ch.isdigit() for ch in g) and any(ch.isalpha() for ch in g)]
+    return len(mixed) >= 2 and sum(ch.isalpha() for ch in value) >= 4  # not ``BUILD-2024-ABC``
 
 
 def _block_scalar(text: str, match: re.Match[str], end: int) -> tuple[str, int] | None:
@@ -530,13 +543,40 @@ def _sops(text: str, at: int) -> bool:
     return opened >= 0 and "]" not in text[opened:at]
 
 
+# Armoured blocks whose body is public or encrypted, not a key: certificates, public keys, PGP messages and
+# signatures (``gpg --armor``, ``cat cert.pem`` in a tool's output). Their base64 lines are not hidden.
+_ARMOUR_KINDS = ("CERTIFICATE", "PUBLIC KEY", "PGP MESSAGE", "PGP SIGNATURE", "PGP PUBLIC KEY BLOCK")
+_ARMOUR_CACHE: list[object] = [None, ()]  # the last text looked at and its armoured spans (one pass per text)
+
+
+def _armoured(text: str, at: int) -> bool:
+    """Whether ``at`` lies inside a public or encrypted armoured block of ``text``."""
+    if "-----BEGIN " not in text:
+        return False
+    if _ARMOUR_CACHE[0] is not text:
+        spans: list[tuple[int, int]] = []
+        pos = text.find("-----BEGIN ")
+        while pos >= 0:
+            head_end = text.find("-----", pos + 11, pos + 80)
+            kind = text[pos + 11 : head_end] if head_end > 0 else ""
+            end = text.find("-----END " + kind, head_end) if kind else -1
+            stop = len(text) if end < 0 else end
+            if kind.endswith(_ARMOUR_KINDS) and "PRIVATE" not in kind:
+                spans.append((pos, stop))
+            pos = text.find("-----BEGIN ", max(stop, pos + 11))
+        _ARMOUR_CACHE[0], _ARMOUR_CACHE[1] = text, tuple(spans)
+    return any(begin < at < end for begin, end in _ARMOUR_CACHE[1])  # type: ignore[attr-defined]
+
+
 def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     text = match.string
+    if _sops(text, match.start()) or _armoured(text, match.start()):
+        return None
     if len(match.group(1)) > 200:
         if _sops(text, match.start()) or _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
             return None
         if is_long_random(match.group(1)):  # a generated token or key of any length: hidden whole
-            return "[REDACTED:high-entropy]", match.end(1)
+            return "[REDACTED:high-entropy]", _glued(match)
     if match.group(1).count("/") >= 2:
         return _path_segments(match)
     if len(match.group(1)) > 300:
@@ -565,7 +605,17 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
         threshold = 3.7
     if entropy(value) < threshold:
         return None
-    return "[REDACTED:high-entropy]", match.end(1)
+    return "[REDACTED:high-entropy]", _glued(match)
+
+
+_GLUED = lazy(r"(?::[A-Za-z0-9+_=-]{1,300}+)++")
+
+
+def _glued(match: re.Match[str]) -> int:
+    """Where a hidden token ends: past more token characters glued to it by ':' (an ``id:secret`` pair, a
+    file named ``<key>:<more>.txt``), which the candidate's character class stops at."""
+    more = _GLUED.match(match.string, match.end(1))
+    return more.end() if more is not None else match.end(1)
 
 
 _UPPER = lazy(r"[A-Z]")
@@ -579,7 +629,7 @@ def _random_alone(match: re.Match[str], before: str) -> tuple[str, int] | None:
     value = match.group(1).strip("./=")
     if not is_random(value) or _DIGEST_BEFORE.search(before):
         return None
-    return "[REDACTED:high-entropy]", match.end(1)
+    return "[REDACTED:high-entropy]", _glued(match)
 
 
 def is_random(value: str) -> bool:
@@ -643,7 +693,7 @@ def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
             changed = True
     if not changed:
         return None
-    return "/".join(parts), match.end(1)
+    return "/".join(parts), _glued(match) if parts[-1].startswith("[REDACTED") else match.end(1)
 
 
 # Substrings (lower case) of which one must be in the lower-cased text for the command rules to run, in

@@ -198,8 +198,10 @@ def is_placeholder(value: str) -> bool:
 # Inside a token: a documentation word, a run of x/X/*/0/#/. (6+) or of any one character (8+).
 _SAMPLE_WORD = lazy(
     r"EXAMPLE|(?:HERE|Here)(?![a-z])|(?i:example|sample|placeholder|changeme|redacted|your[_-]?(?:api|token|key|secret))"
-    r"|FAKE|(?i:invalid|dummy|bogus)"  # written into a test token on purpose (FAKE: 1 in ~400,000 random keys)
 )
+# Written into a test token on purpose (``...jmfakeaMG...FAKEE...``, ``sk-abc123invalid``): a sample where a
+# token stands alone; under a secret's name the value is judged as a whole (``_mostly_sequential``).
+_TEST_WORD = lazy(r"FAKE|(?i:invalid|dummy|bogus)")  # FAKE: 1 in ~400,000 random 40-character keys
 _FILLER_RUN = lazy(r"([xX*0#.•])\1{5}|([^\s])\2{7}")
 _ASCENDING = "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789"
 
@@ -208,13 +210,14 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
     """A token-shaped sample, not a key: ``AKIAIOSFODNN7EXAMPLE``, ``ghp_xxxx...``, ``glc_1111...``, a run of the
     alphabet (``...klmnopqrstuvwx...``). Random keys hold none of these (a run of 6 equal characters or 6 letters
     in alphabet order turns up in a random 40-character token about once in a million). ``ascending`` is off
-    for values a person chose (a password ``abc123456`` is weak, not a sample)."""
+    for values a person chose or assigned to a secret's name (a password ``abc123456`` is weak, not a sample;
+    ``OPENAI_API_KEY=sk-test-FAKE...`` is judged whole): there only EXAMPLE-like words and filler runs count."""
     if _SAMPLE_WORD.search(value) or _FILLER_RUN.search(value):
         return True
-    if value.lower().count("fake") >= 2:
-        return True  # ``5r7EgNfakeXi6...Q5E2fKfakeRq``; one lower-case "fake" turns up in 1 random key of ~25,000
     if not ascending:
         return False
+    if _TEST_WORD.search(value) or value.lower().count("fake") >= 2:
+        return True  # ``5r7EgNfakeXi6...Q5E2fKfakeRq``; one lower-case "fake" turns up in 1 random key of ~25,000
     from itertools import pairwise  # a built-in module: no import cost
 
     lowered = value.lower()
@@ -279,7 +282,7 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
     text = value.strip()
     if len(text) < 4 or is_placeholder(text) or "[REDACTED" in text:
         return False
-    if not is_password_class(name) and (_mostly_sequential(text.strip("'\"")) or is_placeholder_token(text)):
+    if not is_password_class(name) and _mostly_sequential(text.strip("'\"")):
         return False  # a token that is a run through the alphabet (``sk_abcdefghijklmnop...``) is a sample
     if quoted and value[:1] in {" ", ",", "+", ")", ";"}:
         return False  # the quote closed a string around the name: ``"token=" + repr(x)``
@@ -319,7 +322,7 @@ def is_key_name(name: str) -> bool:
 def is_random_token(value: str) -> bool:
     """16+ token characters, letters and digits, random enough (no run of words, no path, no placeholder)."""
     value = value.strip().strip("'\"")
-    if not _TOKEN_SHAPE.fullmatch(value) or is_placeholder(value):
+    if not _TOKEN_SHAPE.fullmatch(value) or is_placeholder(value) or is_placeholder_token(value):
         return False
     if not _HAS_DIGIT.search(value) or not _HAS_LETTER.search(value) or value.count("/") >= 2:
         return False

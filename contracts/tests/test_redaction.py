@@ -282,10 +282,10 @@ def test_a_long_token_is_hidden_whole_in_linear_time() -> None:
         assert all(token[i : i + 12] not in out for i in range(0, len(token) - 12, 25)), text[:40]
     slashed = "/".join(r(60, B64) for _ in range(25))  # base64 wrapped with '/' now and then, 1,524 characters
     assert "[REDACTED" in redact(f"data {slashed}") and slashed[700:712] not in redact(f"data {slashed}")
-    huge = r(1_000_000)
+    huge = r(200_000)  # linear: a run of any length is one candidate, judged once (hook fields are windowed first)
     started = time.perf_counter()
-    assert huge[500_000:500_012] not in redact(f"KEY={huge}"[:1_000_000]) or True  # bounded read, see below
-    assert huge[:20] not in redact(f"the blob {huge} ends")
+    out = redact(f"the blob {huge} ends")
+    assert all(huge[i : i + 12] not in out for i in range(0, len(huge), 9_973))
     assert time.perf_counter() - started < 5.0
     for kept in (
         "/usr/lib/python3.11/site-packages/" + "/".join(["pkg_resources", "_vendor", "more_itertools"] * 8),

@@ -160,11 +160,11 @@ def _names_secret(parts: list[str]) -> bool:
 
 
 # Values that are references or placeholders, not secrets.
-_PLACEHOLDER = lazy(
-    r"(?:\$|%\(|%[A-Za-z_]|<|\{\{|\{\d{0,2}\}$|@[A-Za-z_]{1,60}+@$|\*{3}|\.\.\.|…|\[REDACTED|x{3,}$|X{3,}$|#{3,}$|-{3,}$|_{3,}$)"
+_PLACEHOLDER = lazy(  # \A: used with .match only; anchored, it is linear when searched too
+    r"\A(?:(?:\$|%\(|%[A-Za-z_]|<|\{\{|\{\d{0,2}\}$|@[A-Za-z_]{1,60}+@$|\*{3}|\.\.\.|…|\[REDACTED|x{3,}$|X{3,}$|#{3,}$|-{3,}$|_{3,}$)"
     r"|(?i:(?:true|false|null|nil|none|undefined|changeme|change[_-]?me|redacted|hidden|masked|example|your[_ -].*"
     r"|placeholder|todo|tbd|secret|password|token|required|optional|empty|unset|default|not[_ -]?set"
-    r"|dummy|foo|bar|test|xxx+|\*+)$)"
+    r"|dummy|foo|bar|test|xxx+|\*+)$))"
 )
 # Type annotations: ``password: string;``, ``token: Optional[str] = None``.
 _TYPE_WORD = lazy(
@@ -174,15 +174,16 @@ _TYPE_WORD = lazy(
 )
 # Code, not a value: ``self.password``, ``request.session.session_key``, ``config.token``.
 # Each part a word (``self``, ``session_key``, ``SECRET_KEY``, ``ApiClient``), not random characters.
-_WORD = r"(?:[a-z_][a-z_]*[0-9]?|[A-Z][A-Z_]*[0-9]?|(?:[A-Z][a-z]+)+[0-9]?)"
-_DOTTED = lazy(rf"{_WORD}(?:\.{_WORD})+")
+_WORD = r"(?:[a-z_][a-z_]*+[0-9]?+|[A-Z][A-Z_]*+[0-9]?+|(?:[A-Z][a-z]++)++[0-9]?+)"
+_DOTTED = lazy(rf"(?<![A-Za-z0-9_.]){_WORD}(?:\.{_WORD})++")  # look-behind: a run is tried once, not at each letter
 _HAS_DIGIT = lazy(r"[0-9]")
 _HAS_SPECIAL = lazy(r"[^A-Za-z0-9\s_.-]")
-_MIXED = lazy(r"[a-z].*[A-Z]|[A-Z].*[a-z]")
+_LOWER_ANY = lazy(r"[a-z]")
+_UPPER_ANY = lazy(r"[A-Z]")
 _CAMEL_WORDS = lazy(
     r"(?:[A-Z]?+[a-z]++)++|[A-Z][A-Z_]*+"
 )  # possessive: linear on aaaa...B  # AuthenticationMiddleware, CONSTANT_NAME
-_PLAIN_WORDS = lazy(r"[a-z]+(?: [a-z]+){2,}")  # prose: "password to use with username"
+_PLAIN_WORDS = lazy(r"\A[a-z]++(?: [a-z]++){2,}+")  # prose: "password to use with username"
 _PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "secrets"})
 
 
@@ -269,7 +270,8 @@ def looks_like_credential(value: str) -> bool:
     if _HAS_DIGIT.search(value) or _HAS_SPECIAL.search(value):
         return True
     # mixed case, unless it is only CamelCase words: ``AuthenticationMiddleware``, ``current_token``
-    return bool(_MIXED.search(value)) and not all(_CAMEL_WORDS.fullmatch(part) for part in value.split("_") if part)
+    mixed = _LOWER_ANY.search(value) is not None and _UPPER_ANY.search(value) is not None
+    return mixed and not all(_CAMEL_WORDS.fullmatch(part) for part in value.split("_") if part)
 
 
 def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False) -> bool:
@@ -409,7 +411,7 @@ def random_word(word: str, *, label: bool = False) -> bool:
     return sum(len(p) for p in pieces if len(p) >= 4 and _DIGIT_LETTER.search(p)) >= 16
 
 
-_UPPER_RUN = lazy(r"[A-Z]{2,}+[a-z]")
+_UPPER_RUN = lazy(r"(?<![A-Z])[A-Z]{2,}+[a-z]")  # from a run's start only: the same finds, linear
 _CASE_CHANGE = lazy(r"[a-z](?=[A-Z])|[A-Z](?=[a-z])")
 
 

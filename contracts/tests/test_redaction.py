@@ -303,10 +303,21 @@ def test_short_keys_in_labels_only_where_context_marks_them() -> None:
         assert redact_label(kept) == kept, kept
 
 
+def test_licence_shaped_keys_under_key_names_in_file_names_and_titles() -> None:
+    key = "-".join(r(3, UPPER) for _ in range(4))
+    while sum(any(c.isdigit() for c in g) and any(c.isalpha() for c in g) for g in key.split("-")) < 2:
+        key = "-".join(r(3, UPPER) for _ in range(4))
+    assert key not in redact(f'billing_key: "{key}"') and key not in redact_path(f"notes/{key}.txt")
+    assert key not in redact_label(f"t {key}")
+    for kept in ('cache_key: "BUILD-2024-ABC"', 'locale_key: "EN-US"', "notes/ISO-8601-DATES.txt"):
+        assert redact(kept) == kept and redact_path(kept) == kept
+
+
 def test_look_alikes_peers_skip_are_kept() -> None:
     # samples written by hand: FAKE, invalid, "fake" twice, letters or digits in alphabet order among others
-    for token in ("MVE7zmdxouvunFAKELzaudyX7tvMpkqJ3q52d", "sk-abc123invalid", "5r7EgNfakeXi6ZoEls1twAtt-Q5E2fKfakeRqsUjwmsJn",
-                  "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0", "1a2b3C4d-5E6f-7g8H-9i0J-k1l2M3n4o5p6"):  # fmt: skip
+    hand_typed = "".join(f"{d}{c}" for d, c in zip("3141592653589793", "aBcDeFgHiJkLmNoP", strict=True))
+    for token in (r(12) + "FAKE" + r(18), "sk-" + r(5) + "invalid", r(10) + "fake" + r(12) + "-" + r(6) + "fake" + r(9),
+                  hand_typed, "-".join(f"{n}{c}" for n, c in zip("9876543", "uvwxyzq", strict=True))):  # fmt: skip
         assert redact(f"the value {token} here") == f"the value {token} here", token
         assert redact(f"Key={token}") == f"Key={token}", token
     # ...but under a secret's name a stand-in is judged whole: this project's own recorded stand-in is hidden
@@ -314,6 +325,10 @@ def test_look_alikes_peers_skip_are_kept() -> None:
     # a random key holding one lower-case "fake" by chance is still a key
     key = r(20, LOWER) + "fake" + r(20, LOWER)
     assert key not in redact(f"Key={key}") and key not in redact(f"api_key: {key}")
+    # a source file's path is judged by its name's stem (``Http2Client`` is a word, not a key)
+    for path in ("src/Http2Client.java", "notes/ISO-8601-DATES.txt", "pkg/OAuth2TokenV3Provider.go"):
+        assert redact(f"edit {path}") == f"edit {path}"
+    assert "[REDACTED" in redact(f"cat notes/{r(28)}.txt")
     # template references (gitleaks' global allowlist): @VAR@, {0}
     for ref in ("@DB_PASSWORD@", "{0}"):
         assert redact(f"password = {ref}") == f"password = {ref}"

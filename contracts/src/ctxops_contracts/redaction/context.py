@@ -186,8 +186,8 @@ _GROUPED = lazy(r"[A-Z0-9]{3,8}+(?:-[A-Z0-9]{3,8}+){2,7}+")
 
 
 def is_grouped_key(value: str) -> bool:
-    """A licence- or key-shaped value in dash-separated groups of capitals and digits (``F1A-NEI-HY4-PZK``,
-    ``7KQ2M-X9P4R-...``), two groups or more mixing both: short, but a key under a key's name."""
+    """A licence- or key-shaped value in dash-separated groups of capitals and digits (``Q7X-LMB-2RT-WZK``,
+    ``7KQ2M-X9P4R-...``), two groups or more mixing both: short, but a key (``BUILD-2024-ABC`` is not)."""
     value = value.strip().strip("'\"")
     if not _GROUPED.fullmatch(value) or is_placeholder(value) or is_placeholder_token(value):
         return False
@@ -632,9 +632,24 @@ _LOWER_RUN = lazy(r"[a-z]{4,}+")
 _DIGEST_BEFORE = lazy(r"(?i)(?:sha\d{0,3}|md5|sri|integrity|hash|digest|checksum|nonce|base64,)[-:=\"' ]{0,4}$")
 
 
+_FILE_EXTENSIONS = frozenset(
+    "py pyi js mjs cjs ts tsx jsx java kt go rs rb c h cc cpp hpp cs swift php sh bash zsh md rst txt json yaml yml"
+    " toml ini cfg conf env lock xml html css scss csv tsv log sql proto gradle mk".split()
+)
+
+
 def _random_alone(match: re.Match[str], before: str) -> tuple[str, int] | None:
-    """A token with no secret word near it: hidden only when it is unmistakably random (``is_random``)."""
+    """A token with no secret word near it: hidden only when it is unmistakably random (``is_random``). A
+    source file's path or name (``src/Http2Client.java``) is judged by its name's stem alone."""
     value = match.group(1).strip("./=")
+    stem, dot, ext = value.rpartition(".")
+    if dot and ext in _FILE_EXTENSIONS:
+        name = stem.rpartition("/")[2]
+        if not is_random(name):
+            return None
+        whole = match.group(1)
+        at = whole.rfind(f"{name}.{ext}")
+        return whole[:at] + "[REDACTED:high-entropy]" + whole[at + len(name) :], match.end(1)
     if not is_random(value) or _DIGEST_BEFORE.search(before):
         return None
     return "[REDACTED:high-entropy]", _glued(match)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from ctxops_contracts.shared.regex import lazy
 
 from .context import RULES as CONTEXT_RULES
-from .context import is_key_begin, is_key_end, is_random, private_keys, scan
+from .context import is_grouped_key, is_key_begin, is_key_end, is_random, private_keys, scan
 from .formats import FORMATS
 from .names import (
     is_hex,
@@ -152,7 +152,7 @@ def _path_segment(part: str, digests: bool = False) -> str:
         stem, ext, dot = part, "", ""
     if digests and is_hex(stem):
         return part
-    if path_token(stem) or random_word(stem, label=True):
+    if path_token(stem) or random_word(stem, label=True) or is_grouped_key(stem):
         return f"[REDACTED:path-token]{dot}{ext}"
     return _hide_words(redact(part))
 
@@ -177,7 +177,9 @@ def _hide_words(text: str) -> str:
         stem, dot, ext = core.rpartition(".")
         if dot and stem and 1 <= len(ext) <= 6 and ext.isalnum() and not random_word(core, label=True):
             core, tail = stem, dot + ext + tail  # a file name: its extension is kept
-        if len(core) >= 12 and (random_word(core, label=True) or path_token(core) or is_random(core)):
+        if len(core) >= 12 and (
+            random_word(core, label=True) or path_token(core) or is_random(core) or is_grouped_key(core)
+        ):
             return f"{lead}[REDACTED:token]{tail}"
         return word
 

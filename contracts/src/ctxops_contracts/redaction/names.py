@@ -200,7 +200,7 @@ def is_placeholder(value: str) -> bool:
 _SAMPLE_WORD = lazy(
     r"EXAMPLE|(?:HERE|Here)(?![a-z])|(?i:example|sample|placeholder|changeme|redacted|your[_-]?(?:api|token|key|secret))"
 )
-# Written into a test token on purpose (``...jmfakeaMG...FAKEE...``, ``sk-abc123invalid``): a sample where a
+# Written into a test token on purpose (``...q8fakeTz...FAKE...``, ``sk-x1y2invalid``): a sample where a
 # token stands alone; under a secret's name the value is judged as a whole (``_mostly_sequential``).
 _TEST_WORD = lazy(r"FAKE|(?i:invalid|dummy|bogus)")  # FAKE: 1 in ~400,000 random 40-character keys
 _FILLER_RUN = lazy(r"([xX*0#.•])\1{5}|([^\s])\2{7}")
@@ -218,12 +218,12 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
     if not ascending:
         return False
     if _TEST_WORD.search(value) or value.lower().count("fake") >= 2:
-        return True  # ``5r7EgNfakeXi6...Q5E2fKfakeRq``; one lower-case "fake" turns up in 1 random key of ~25,000
+        return True  # ``Wq4fakeZ8...Lm2fakeP``; one lower-case "fake" turns up in 1 random key of ~25,000
     from itertools import pairwise  # a built-in module: no import cost
 
     lowered = value.lower()
     # ``abcdef``, ``aBcDeF``, ``987654``: a run of the alphabet or the digits, either way; and the same among
-    # the letters alone or the digits alone, a sample typed by hand (``a1B2c3D4e5F6...``, ``1a2b3C4d-5E6f-...``)
+    # the letters alone or the digits alone, a sample typed by hand (``a1B2c3D4e5F6...``, ``1a-2b-3c-4d-5e-6f``)
     letters = "".join(ch for ch in lowered if ch.isalpha())
     digits = "".join(ch for ch in lowered if ch.isdigit())
     for text, least in ((lowered, 6), (letters, 6), (digits, 7)):

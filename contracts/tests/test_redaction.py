@@ -314,10 +314,8 @@ def test_licence_shaped_keys_under_key_names_in_file_names_and_titles() -> None:
 
 
 def test_look_alikes_peers_skip_are_kept() -> None:
-    # samples written by hand: FAKE, invalid, "fake" twice, letters or digits in alphabet order among others
-    hand_typed = "".join(f"{d}{c}" for d, c in zip("3141592653589793", "aBcDeFgHiJkLmNoP", strict=True))
-    for token in (r(12) + "FAKE" + r(18), "sk-" + r(5) + "invalid", r(10) + "fake" + r(12) + "-" + r(6) + "fake" + r(9),
-                  hand_typed, "-".join(f"{n}{c}" for n, c in zip("9876543", "uvwxyzq", strict=True))):  # fmt: skip
+    # samples written by hand: FAKE, invalid, "fake" twice
+    for token in (r(12) + "FAKE" + r(18), "sk-" + r(5) + "invalid", r(10) + "fake" + r(12) + "-" + r(6) + "fake" + r(9)):
         assert redact(f"the value {token} here") == f"the value {token} here", token
         assert redact(f"Key={token}") == f"Key={token}", token
     # ...but under a secret's name a stand-in is judged whole: this project's own recorded stand-in is hidden

@@ -600,7 +600,7 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     if _UUID.fullmatch(value) or _IDENTIFIER_LIKE.fullmatch(value) or "/" in value.strip("/").replace("+", "")[:1]:
         return None
     if is_placeholder_token(value):
-        return None  # ``a1B2c3D4e5F6...``, ``...fake...``: a sample next to the word, as in is_random
+        return None  # ``...abcdef...``, ``...FAKE...``: a sample next to the word, as in is_random
     if value.count("/") >= 2 or (value.count(".") >= 2 and not value.startswith("eyJ")):
         return None  # a path or a dotted name
     if _HEX.fullmatch(value):
@@ -695,6 +695,16 @@ def is_long_random(value: str) -> bool:
     return entropy(value) >= 5.0
 
 
+def _provider_token(name: str) -> bool:
+    """A file name that is a provider's token (``notes/xoxb-....txt``): the formats' look-behinds stop at '/'
+    in running text, so each name of a path is also tried alone."""
+    from .formats import FORMATS
+
+    return any(
+        any(needle in name for needle in needles) and pattern.match(name) is not None for _, needles, pattern in FORMATS
+    )
+
+
 def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
     """A path (``/repo/notes/<token>.txt``): each file or directory name that is a random token is hidden,
     its extension kept."""
@@ -711,7 +721,11 @@ def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
             stem, dot, ext = part, "", ""
         if digests and is_hex(stem):
             continue
-        if is_random(stem) or (i > 0 and path_token(stem, label=not url)):  # a name inside a path: the path test
+        if (
+            is_random(stem)
+            or (i > 0 and path_token(stem, label=not url))  # a name inside a path: the path test
+            or (i > 0 and not url and (is_grouped_key(stem) or _provider_token(stem)))
+        ):
             parts[i] = f"[REDACTED:path-token]{dot}{ext}"
             changed = True
     if not changed:

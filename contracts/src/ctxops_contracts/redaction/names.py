@@ -222,20 +222,15 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
     from itertools import pairwise  # a built-in module: no import cost
 
     lowered = value.lower()
-    # ``abcdef``, ``aBcDeF``, ``987654``: a run of the alphabet or the digits, either way; and the same among
-    # the letters alone or the digits alone, a sample typed by hand (``a1B2c3D4e5F6...``, ``1a-2b-3c-4d-5e-6f``)
-    letters = "".join(ch for ch in lowered if ch.isalpha())
-    digits = "".join(ch for ch in lowered if ch.isdigit())
-    for text, least in ((lowered, 6), (letters, 6), (digits, 7)):
-        for step in (1, -1):
-            run = 1
-            for a, b in pairwise(text):
-                if ord(b) == ord(a) + step and (a + b if step == 1 else b + a) in _ASCENDING:
-                    run += 1
-                    if run >= least:
-                        return True
-                else:
-                    run = 1
+    for step in (1, -1):  # ``abcdef``, ``aBcDeF``, ``987654``: a run of the alphabet or the digits, either way
+        run = 1
+        for a, b in pairwise(lowered):
+            if ord(b) == ord(a) + step and (a + b if step == 1 else b + a) in _ASCENDING:
+                run += 1
+                if run >= 6:
+                    return True
+            else:
+                run = 1
     return False
 
 

@@ -698,6 +698,8 @@ def is_long_random(value: str) -> bool:
 def _provider_token(name: str) -> bool:
     """A file name that is a provider's token (``notes/xoxb-....txt``): the formats' look-behinds stop at '/'
     in running text, so each name of a path is also tried alone."""
+    if len(name) < 16:
+        return False  # every provider token is longer; a path of many short names stays cheap
     from .formats import FORMATS
 
     return any(

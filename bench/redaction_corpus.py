@@ -694,7 +694,9 @@ def measure(samples: list[Sample], redact: Any) -> dict[str, Any]:
     miss = 0
     hangs: list[str] = []
     # a password that is itself a placeholder word (``http://username:password@host``) counts there too
-    placeholder_tps = [s for s in tp if any(is_placeholder_token(x) or _PLACEHOLDER_WORD.fullmatch(x) for x in s.secrets)]
+    placeholder_tps = [
+        s for s in tp if any(is_placeholder_token(x) or _PLACEHOLDER_WORD.fullmatch(x) for x in s.secrets)
+    ]
     tp = [s for s in tp if s not in placeholder_tps]
     for s in tp:
         out = _timed(redact, s.text, hangs, s)
@@ -983,9 +985,13 @@ def main(argv: list[str] | None = None) -> int:
                     first[key] = s
             for s in reversed(samples):  # within a format, a sample whose password is not a placeholder word
                 key = f"{s.source}:{s.fmt}"
-                if key in first and s.secrets and not any(placeholder(x) or _PLACEHOLDER_WORD.fullmatch(x) for x in s.secrets):
-                    if any(_PLACEHOLDER_WORD.fullmatch(x) for x in first[key].secrets):
-                        first[key] = s
+                if (
+                    key in first
+                    and s.secrets
+                    and not any(placeholder(x) or _PLACEHOLDER_WORD.fullmatch(x) for x in s.secrets)
+                    and any(_PLACEHOLDER_WORD.fullmatch(x) for x in first[key].secrets)
+                ):
+                    first[key] = s
             chosen = sorted(first.values(), key=lambda s: (s.source, s.fmt))
             random.Random(SEED).shuffle(chosen)
             result[half]["channels"] = channel_check(chosen[: args.channels], ctx)

@@ -270,7 +270,7 @@ def test_a_password_in_any_uri_scheme_is_hidden_and_the_host_kept(url: str, kept
     for password in (r(14), r(6) + "@" + r(7), r(9) + "#!" + r(3)):
         out = redact("connect " + url.format(p=password) + " now")
         assert password not in out and password[-5:] not in out
-        assert kept + "[REDACTED:password]@" in out and url.split("@")[1].split("/")[0] in out
+        assert kept + "[REDACTED:password]@" in out and url.split("@")[1].split("/", maxsplit=1)[0] in out
     for placeholder in ("password", "${DB_PASSWORD}", "<password>", "****"):
         assert redact(url.format(p=placeholder)) == url.format(p=placeholder)
 
@@ -315,7 +315,11 @@ def test_licence_shaped_keys_under_key_names_in_file_names_and_titles() -> None:
 
 def test_look_alikes_peers_skip_are_kept() -> None:
     # samples written by hand: FAKE, invalid, "fake" twice
-    for token in (r(12) + "FAKE" + r(18), "sk-" + r(5) + "invalid", r(10) + "fake" + r(12) + "-" + r(6) + "fake" + r(9)):
+    for token in (
+        r(12) + "FAKE" + r(18),
+        "sk-" + r(5) + "invalid",
+        r(10) + "fake" + r(12) + "-" + r(6) + "fake" + r(9),
+    ):
         assert redact(f"the value {token} here") == f"the value {token} here", token
         assert redact(f"Key={token}") == f"Key={token}", token
     # ...but under a secret's name a stand-in is judged whole: this project's own recorded stand-in is hidden

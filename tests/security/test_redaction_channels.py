@@ -753,7 +753,11 @@ def _later_leaks(world: dict) -> list[tuple[str, str]]:
         needles = {secret.encode(), secret[-12:].encode()}
         if len(secret) > 100:
             needles |= {secret[i : i + 12].encode() for i in range(0, len(secret) - 12, 50)}
-        out += [(label, name.replace(str(world["base"]), "")) for name, blob in files.items() if any(n in blob for n in needles)]
+        out += [
+            (label, name.replace(str(world["base"]), ""))
+            for name, blob in files.items()
+            if any(n in blob for n in needles)
+        ]
     return out
 
 

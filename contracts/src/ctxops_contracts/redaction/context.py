@@ -633,8 +633,12 @@ _DIGEST_BEFORE = lazy(r"(?i)(?:sha\d{0,3}|md5|sri|integrity|hash|digest|checksum
 
 
 _FILE_EXTENSIONS = frozenset(
-    "py pyi js mjs cjs ts tsx jsx java kt go rs rb c h cc cpp hpp cs swift php sh bash zsh md rst txt json yaml yml"
-    " toml ini cfg conf env lock xml html css scss csv tsv log sql proto gradle mk".split()
+    (
+        *("py", "pyi", "js", "mjs", "cjs", "ts", "tsx", "jsx", "java", "kt", "go", "rs", "rb", "c", "h", "cc"),
+        *("cpp", "hpp", "cs", "swift", "php", "sh", "bash", "zsh", "md", "rst", "txt", "json", "yaml", "yml"),
+        *("toml", "ini", "cfg", "conf", "env", "lock", "xml", "html", "css", "scss", "csv", "tsv", "log", "sql"),
+        *("proto", "gradle", "mk"),
+    )
 )
 
 

@@ -154,6 +154,9 @@ def _path_segment(part: str, digests: bool = False) -> str:
         return part
     if path_token(stem) or random_word(stem, label=True) or is_grouped_key(stem):
         return f"[REDACTED:path-token]{dot}{ext}"
+    head, colon, tail = stem.rpartition(":")  # a reference ``s:<key>``: the part after the colon alone
+    if colon and tail and (path_token(tail) or random_word(tail, label=True) or is_grouped_key(tail)):
+        return f"{head}:[REDACTED:path-token]{dot}{ext}"
     return _hide_words(redact(part))
 
 

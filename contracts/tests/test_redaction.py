@@ -310,6 +310,8 @@ def test_licence_shaped_keys_under_key_names_in_file_names_and_titles() -> None:
     assert key not in redact(f'billing_key: "{key}"') and key not in redact_path(f"notes/{key}.txt")
     assert key not in redact_label(f"t {key}")
     assert redact_path(f"s:{key}") == "s:[REDACTED:path-token]"  # a memory's --source reference
+    uuid = "0a1b2c3d-1111-2222-3333-444455556666"
+    assert redact_path(f"session:{uuid}") == f"session:{uuid}"  # ctxops's own reference is kept
     for kept in ('cache_key: "BUILD-2024-ABC"', 'locale_key: "EN-US"', "notes/ISO-8601-DATES.txt"):
         assert redact(kept) == kept and redact_path(kept) == kept
 

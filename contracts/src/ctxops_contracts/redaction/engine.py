@@ -155,6 +155,8 @@ def _path_segment(part: str, digests: bool = False) -> str:
     if path_token(stem) or random_word(stem, label=True) or is_grouped_key(stem):
         return f"[REDACTED:path-token]{dot}{ext}"
     head, colon, tail = stem.rpartition(":")  # a reference ``s:<key>``: the part after the colon alone
+    if colon and tail and (head in ID_TAGS and is_id_reference(tail)):
+        return part  # ctxops's own `session:<uuid>`, `event:<ulid>` reference
     if colon and tail and (path_token(tail) or random_word(tail, label=True) or is_grouped_key(tail)):
         return f"{head}:[REDACTED:path-token]{dot}{ext}"
     return _hide_words(redact(part))

@@ -43,6 +43,7 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 SEED = 21
+_PLACEHOLDER_WORD = re.compile(r"(?i)password|passwd|secret|changeme|example|placeholder|token|pass")
 PLACEHOLDER = re.compile(r"EXAMPLE|[xX*]{4,}|(.)\1{7,}|your[_-]|<[^>]+>|\$\{")
 
 
@@ -524,7 +525,7 @@ def gitleaks_samples(gitdir: str, gen: Gen) -> tuple[list[Sample], list[str]]:
                     continue
                 secret = _secret_of(text, rx, group, ev.generated)
                 if secret and len(secret) >= 6:
-                    samples.append(Sample("gitleaks", rule, text, [secret]))
+                    samples.append(Sample("gitleaks", rule, text, [credential(secret)]))
             for text in fps if isinstance(fps, list) else []:
                 if isinstance(text, str) and text.strip():
                     samples.append(Sample("gitleaks", rule, text))
@@ -552,10 +553,26 @@ def _pieces(want: str, text: str) -> list[str]:
 _NOT_SECRET = re.compile(r"://|@|\.[a-z]{2,6}(?::\d+)?$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
+_URI_USERINFO = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/@]*:(.+)@[^@\s]*$")
+
+
+def credential(secret: str) -> str:
+    """The credential of a result: for ``scheme://user:password@host...`` (trufflehog's uri, ldap, jdbc, ...
+    report the whole URL) the password, which is what must not reach disk; the scheme, user and host are
+    kept by design. Any other secret as it is."""
+    match = _URI_USERINFO.match(secret)
+    if not match:
+        return secret
+    from urllib.parse import unquote  # a detector's parsed URL percent-encodes the password it found
+
+    return unquote(match.group(1))
+
+
 def _the_secret(pieces: list[str]) -> str:
-    """Of the pieces of a result (an id, a host, a key), the longest that is not a URL, host or e-mail."""
+    """Of the pieces of a result (an id, a host, a key), the longest that is not a URL, host or e-mail; a URL
+    with a password in it stands for its password."""
     keys = [p for p in pieces if not _NOT_SECRET.search(p)]
-    return max(keys or pieces, key=len)
+    return credential(max(keys or pieces, key=len))
 
 
 def trufflehog_samples(gitdir: str, gen: Gen) -> tuple[list[Sample], list[str]]:
@@ -602,7 +619,7 @@ def trufflehog_samples(gitdir: str, gen: Gen) -> tuple[list[Sample], list[str]]:
                 if isinstance(text, str) and text.strip() and wants != "?":
                     found = True
                     if isinstance(wants, list) and wants:
-                        found_pieces = [_pieces(w, text) for w in wants if isinstance(w, str)]
+                        found_pieces = [_pieces(credential(w), text) for w in wants if isinstance(w, str)]
                         secrets = [_the_secret(p) for p in found_pieces if p]
                         secrets = [s for s in secrets if len(s) >= 6]
                         if secrets:
@@ -676,7 +693,10 @@ def measure(samples: list[Sample], redact: Any) -> dict[str, Any]:
     miss_formats: dict[str, list[str]] = defaultdict(list)
     miss = 0
     hangs: list[str] = []
-    placeholder_tps = [s for s in tp if any(is_placeholder_token(x) for x in s.secrets)]
+    # a password that is itself a placeholder word (``http://username:password@host``) counts there too
+    placeholder_tps = [
+        s for s in tp if any(is_placeholder_token(x) or _PLACEHOLDER_WORD.fullmatch(x) for x in s.secrets)
+    ]
     tp = [s for s in tp if s not in placeholder_tps]
     for s in tp:
         out = _timed(redact, s.text, hangs, s)
@@ -923,6 +943,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
     parser.add_argument("--channel-halves", default="dev,held-out", help="halves whose samples go through the channels")
     parser.add_argument("--show", choices=["dev", "held-out", "none"], default="dev", help="list the misses of")
+    parser.add_argument("--halves", default="dev,held-out", help="halves to measure (dev only while tuning)")
     parser.add_argument("--json", help="write the full result here")
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")
     args = parser.parse_args(argv)
@@ -940,7 +961,10 @@ def main(argv: list[str] | None = None) -> int:
     built = time.perf_counter() - started
     dev, held = split([f"{s.source}:{s.fmt}" for s in samples])
     result: dict[str, Any] = {"built_s": round(built, 1), "skipped_formats": len(skipped) + len(skipped2)}
+    halves = args.halves.split(",")
     for half, names in (("dev", dev), ("held-out", held)):
+        if half not in halves:
+            continue
         part = [s for s in samples if f"{s.source}:{s.fmt}" in names]
         result[half] = measure(part, redact)
         for source in ("gitleaks", "trufflehog"):
@@ -951,18 +975,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.channels:
         ctx = os.path.join(os.path.dirname(sys.executable), "ctx")
         for half, names in (("dev", dev), ("held-out", held)):
-            if half not in args.channel_halves.split(","):
+            if half not in args.channel_halves.split(",") or half not in halves:
                 continue
             first: dict[str, Sample] = {}
             placeholder = _placeholder_test()
-            for s in samples:
+            for s in samples:  # the formats as sessions 7 and 8 chose them (the same 40 are drawn below)
                 key = f"{s.source}:{s.fmt}"
                 if key in names and s.secrets and key not in first and not any(placeholder(x) for x in s.secrets):
+                    first[key] = s
+            for s in reversed(samples):  # within a format, a sample whose password is not a placeholder word
+                key = f"{s.source}:{s.fmt}"
+                if (
+                    key in first
+                    and s.secrets
+                    and not any(placeholder(x) or _PLACEHOLDER_WORD.fullmatch(x) for x in s.secrets)
+                    and any(_PLACEHOLDER_WORD.fullmatch(x) for x in first[key].secrets)
+                ):
                     first[key] = s
             chosen = sorted(first.values(), key=lambda s: (s.source, s.fmt))
             random.Random(SEED).shuffle(chosen)
             result[half]["channels"] = channel_check(chosen[: args.channels], ctx)
-    for half in ("dev", "held-out"):
+    for half in halves:
         r = result[half]
         print(
             f"{half:9} secrets {r['secrets']:5} in {r['formats']:4} formats: missed {r['missed_secrets']:4} "
@@ -984,7 +1017,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"   channels: {c['samples']} formats, {c['processes']} processes, {c['files']} files: "
                 f"{len(c['leaked_formats'])} formats on disk"
             )
-    if args.show != "none":
+    if args.show != "none" and args.show in result:
         r = result[args.show]
         for fmt, texts in r["misses"].items():
             print(f"MISS {fmt}: {texts[0]!r}")

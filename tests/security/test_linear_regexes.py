@@ -48,6 +48,14 @@ MODULES = (
     "ctxops_contracts.shared.jsonlite",
     "ctxops_contracts.shared.locks",
 )
+# The redaction engine's own helpers too (value readers, name and value tests), not only the rule tables the
+# hook modules re-export; walked last, so a table keeps the name it is found under first.
+REDACTION = (
+    "ctxops_contracts.redaction.engine",
+    "ctxops_contracts.redaction.context",
+    "ctxops_contracts.redaction.names",
+    "ctxops_contracts.redaction.formats",
+)
 # Not on the hook path: commands a person types (their arguments are theirs), and the MCP tools.
 NOT_HOOK_PATH = ("ctxops_memory_inject.cli", "ctxops_memory_inject.guard.cli", "ctxops_memory_store.cli")
 
@@ -67,6 +75,7 @@ def hook_path_modules() -> list[ModuleType]:
     for package in PACKAGES:
         root = importlib.import_module(package)
         names += [info.name for info in pkgutil.walk_packages(root.__path__, f"{package}.")]
+    names += REDACTION
     names = [n for n in names if not n.endswith(("__main__", "mcp_tools")) and n not in NOT_HOOK_PATH]
     return [importlib.import_module(name) for name in names]
 

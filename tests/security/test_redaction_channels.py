@@ -734,3 +734,56 @@ def test_file_names_that_are_keys_in_events_and_the_ledger_state(bare_world: dic
     events = "".join(p.read_text() for p in (repo / ".meta" / "events").glob("*.jsonl"))
     assert "[REDACTED:path-token].txt" in events
     assert [leak for leak in _bare_leaks(bare_world) if leak[0] in {"slug", "hex", "uuid", "lower"}] == []
+
+
+# --- session 9 (issue 21 item 4): URI passwords, long tokens, short keys in labels -------------------------
+
+LATER = {
+    "uri-password": _r(9) + "@" + _r(9),  # a raw '@' in the password: the host starts after the last one
+    "long": _r(700) + "?" + _r(800),  # a generated token of 1,501 characters with a '?' in it
+    "short": "".join(_rng.choice("abcdefghjkmnpqrstuvwxyz" if i % 2 else "23456789") for i in range(11)),
+}
+
+
+def _later_leaks(world: dict) -> list[tuple[str, str]]:
+    """Every file (and file name) holding a LATER secret, its last 12 characters, or any 12 of its middle."""
+    files = _every_file(world)
+    out = []
+    for label, secret in LATER.items():
+        needles = {secret.encode(), secret[-12:].encode()}
+        if len(secret) > 100:
+            needles |= {secret[i : i + 12].encode() for i in range(0, len(secret) - 12, 50)}
+        out += [
+            (label, name.replace(str(world["base"]), ""))
+            for name, blob in files.items()
+            if any(n in blob for n in needles)
+        ]
+    return out
+
+
+def test_uri_passwords_long_tokens_and_short_keys_reach_no_file(bare_world: dict) -> None:
+    """``ldaps://cn=admin,dc=corp:<password>@host``: the password is hidden, scheme, user and host are kept; a
+    1,501-character token is hidden whole (no 300- or 400-character cut leaves its tail); an 11-character key
+    in a memory title is hidden where a key name marks it."""
+    repo = bare_world["repo"]
+    url = f"ldaps://cn=admin,dc=corp:{LATER['uri-password']}@ldap.corp.test:636/dc=corp"
+    output = f"LDAP_URL={url}\nthe generated blob {LATER['long']} ends here\nCLOUD_TOKEN={LATER['long']}\n"
+    payload = {
+        "session_id": "s-later",
+        "cwd": str(repo),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_use_id": "later1",
+        "tool_input": {"command": f"ldapsearch -H {url} -b dc=corp"},
+        "tool_response": {"stdout": output, "stderr": "", "interrupted": False},
+    }
+    done = _ctx(bare_world, "hook", "claude-code", stdin=json.dumps(payload))
+    assert done.returncode == 0, done.stderr
+    done = _ctx(bare_world, "mem", "add", "--kind", "fact", "--title", f"api key {LATER['short']} for staging",
+                "--body", output)  # fmt: skip
+    assert done.returncode == 0, done.stderr + done.stdout
+    stored = "".join(p.read_text() for p in (repo / ".meta" / "events").glob("*.jsonl"))
+    assert "ldaps://cn=admin,dc=corp:[REDACTED:password]@ldap.corp.test:636" in stored.replace("\\", "")
+    memories = "".join(m.read_text() for m in (repo / ".meta" / "memory").glob("*.md"))
+    assert "api key [REDACTED:token] for staging" in memories
+    assert _later_leaks(bare_world) == []

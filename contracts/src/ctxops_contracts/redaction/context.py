@@ -107,7 +107,11 @@ def read_value(text: str, at: int) -> tuple[int, int, bool]:
             end = stop if stop >= 0 and (line < 0 or stop < line) else (line if line >= 0 else end)
         return start, end, True
     match = _BARE_VALUE.match(text, at, at + _MAX_VALUE)
-    return at, match.end() if match else at, False
+    end = match.end() if match else at
+    if end == at + _MAX_VALUE:  # a token longer than a value usually is: hidden whole, not cut at 400
+        longer = _BARE_VALUE.match(text, at, at + _LONG_VALUE)
+        end = longer.end() if longer else end
+    return at, end, False
 
 
 def _line_start(text: str, at: int) -> bool:
@@ -173,9 +177,22 @@ def _lone_key(match: re.Match[str]) -> tuple[str, int] | None:
     text = match.string
     start, end, _quoted = read_value(text, match.end())
     value = text[start:end]
-    if not is_random_token(value):
+    if not is_random_token(value) and not is_grouped_key(value):
         return None
     return text[match.start() : start] + SECRET, end
+
+
+_GROUPED = lazy(r"[A-Z0-9]{3,8}+(?:-[A-Z0-9]{3,8}+){2,7}+")
+
+
+def is_grouped_key(value: str) -> bool:
+    """A licence- or key-shaped value in dash-separated groups of capitals and digits (``Q7X-LMB-2RT-WZK``,
+    ``7KQ2M-X9P4R-...``), two groups or more mixing both: short, but a key (``BUILD-2024-ABC`` is not)."""
+    value = value.strip().strip("'\"")
+    if not _GROUPED.fullmatch(value) or is_placeholder(value) or is_placeholder_token(value):
+        return False
+    mixed = [g for g in value.split("-") if any(ch.isdigit() for ch in g) and any(ch.isalpha() for ch in g)]
+    return len(mixed) >= 2 and sum(ch.isalpha() for ch in value) >= 4  # not ``BUILD-2024-ABC``
 
 
 def _block_scalar(text: str, match: re.Match[str], end: int) -> tuple[str, int] | None:
@@ -347,16 +364,35 @@ def _config_set(match: re.Match[str]) -> tuple[str, int] | None:
 
 # --- URLs, headers, cookies ---------------------------------------------------------------------------
 
+# scheme://user:password@host in any scheme (http, ldap, mongodb+srv, jdbc:postgresql, redis, amqp, ...):
+# the password is hidden, the scheme, the user and the host are kept.
 _URL_CREDS = lazy(r"[a-zA-Z][a-zA-Z0-9+.-]{1,30}+://[^\s:/@'\"<>]{0,100}+:([^\s@'\"<>]{1,200}+)@")
 _PORT_PATH = lazy(r"\d{1,5}(?:/.*)?")
+# More of a password that holds a raw '@' (``p@ss@host``): up to the last '@' before the host.
+_USERINFO_STOP = lazy(r"[\s/'\"<>]")
+
+
+def _userinfo_end(text: str, at: int) -> int:
+    """Past each further '@' that follows ``at`` with no space, quote, '<', '>' or '/' before it (2,000 at most)."""
+    limit = min(len(text), at + 2000)
+    while True:
+        nxt = text.find("@", at, limit)
+        if nxt < 0 or _USERINFO_STOP.search(text, at, nxt) is not None:
+            return at
+        at = nxt + 1
 
 
 def _url(match: re.Match[str]) -> tuple[str, int] | None:
     password = match.group(1)
+    text = match.string
+    end = match.end()
+    further = _userinfo_end(text, end)
+    if further > end:
+        password = text[match.start(1) : further - 1]
+        end = further
     if _PORT_PATH.fullmatch(password) or is_placeholder(password) or password.startswith("[REDACTED"):
         return None
-    text = match.string
-    return text[match.start() : match.start(1)] + "[REDACTED:password]@", match.end()
+    return text[match.start() : match.start(1)] + "[REDACTED:password]@", end
 
 
 _AUTH_SCHEME = lazy(
@@ -487,7 +523,8 @@ def is_key_end(text: str) -> bool:
 # --- high-entropy strings next to secret-like words ----------------------------------------------------
 
 # Candidates first (long runs of token characters are rare in prose), then a look back for a secret word.
-_CANDIDATE = lazy(r"(?<![A-Za-z0-9+/_=.-])([A-Za-z0-9+/_=.-]{20,300}+)(?![A-Za-z0-9+/_=.-])")
+# Unbounded (possessive, so one pass per run): a token of any length is judged whole, never in pieces.
+_CANDIDATE = lazy(r"(?<![A-Za-z0-9+/_=.-])([A-Za-z0-9+/_=.-]{20,}+)(?![A-Za-z0-9+/_=.-])")
 _NEAR_WORD = lazy(
     r"(?i)(?:pass(?:word|wd|phrase)?|secret|token|api[ _-]?key|key|credential|auth|bearer"
     r"|密码|口令|密钥|秘钥|令牌|凭证)[^\n]{0,40}$"
@@ -503,11 +540,9 @@ def entropy(value: str) -> float:
     """Shannon entropy in bits per character."""
     import math  # an extension module (a library load): only texts with a high-entropy candidate pay for it
 
-    counts: dict[str, int] = {}
-    for ch in value:
-        counts[ch] = counts.get(ch, 0) + 1
     size = len(value)
-    return -sum(n / size * math.log2(n / size) for n in counts.values())
+    counts = [value.count(ch) for ch in set(value)]  # one C-level pass per distinct character (a few dozen)
+    return -sum(n / size * math.log2(n / size) for n in counts)
 
 
 def _sops(text: str, at: int) -> bool:
@@ -516,10 +551,44 @@ def _sops(text: str, at: int) -> bool:
     return opened >= 0 and "]" not in text[opened:at]
 
 
+# Armoured blocks whose body is public or encrypted, not a key: certificates, public keys, PGP messages and
+# signatures (``gpg --armor``, ``cat cert.pem`` in a tool's output). Their base64 lines are not hidden.
+_ARMOUR_KINDS = ("CERTIFICATE", "PUBLIC KEY", "PGP MESSAGE", "PGP SIGNATURE", "PGP PUBLIC KEY BLOCK")
+_ARMOUR_CACHE: list[object] = [None, ()]  # the last text looked at and its armoured spans (one pass per text)
+
+
+def _armoured(text: str, at: int) -> bool:
+    """Whether ``at`` lies inside a public or encrypted armoured block of ``text``."""
+    if "-----BEGIN " not in text:
+        return False
+    if _ARMOUR_CACHE[0] is not text:
+        spans: list[tuple[int, int]] = []
+        pos = text.find("-----BEGIN ")
+        while pos >= 0:
+            head_end = text.find("-----", pos + 11, pos + 80)
+            kind = text[pos + 11 : head_end] if head_end > 0 else ""
+            end = text.find("-----END " + kind, head_end) if kind else -1
+            stop = len(text) if end < 0 else end
+            if kind.endswith(_ARMOUR_KINDS) and "PRIVATE" not in kind:
+                spans.append((pos, stop))
+            pos = text.find("-----BEGIN ", max(stop, pos + 11))
+        _ARMOUR_CACHE[0], _ARMOUR_CACHE[1] = text, tuple(spans)
+    return any(begin < at < end for begin, end in _ARMOUR_CACHE[1])  # type: ignore[attr-defined]
+
+
 def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
+    text = match.string
+    if _sops(text, match.start()) or _armoured(text, match.start()):
+        return None
+    if len(match.group(1)) > 200:
+        if _sops(text, match.start()) or _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
+            return None
+        if is_long_random(match.group(1)):  # a generated token or key of any length: hidden whole
+            return "[REDACTED:high-entropy]", _glued(match)
     if match.group(1).count("/") >= 2:
         return _path_segments(match)
-    text = match.string
+    if len(match.group(1)) > 300:
+        return None  # a long run that is not random (a path, a word list): as before, not judged
     if _sops(text, match.start()):
         return None
     before = text[max(0, match.start() - 48) : match.start()]
@@ -530,6 +599,8 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
         return None
     if _UUID.fullmatch(value) or _IDENTIFIER_LIKE.fullmatch(value) or "/" in value.strip("/").replace("+", "")[:1]:
         return None
+    if is_placeholder_token(value):
+        return None  # ``...abcdef...``, ``...FAKE...``: a sample next to the word, as in is_random
     if value.count("/") >= 2 or (value.count(".") >= 2 and not value.startswith("eyJ")):
         return None  # a path or a dotted name
     if _HEX.fullmatch(value):
@@ -542,7 +613,17 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
         threshold = 3.7
     if entropy(value) < threshold:
         return None
-    return "[REDACTED:high-entropy]", match.end(1)
+    return "[REDACTED:high-entropy]", _glued(match)
+
+
+_GLUED = lazy(r"(?::[A-Za-z0-9+_=-]{1,300}+)++")
+
+
+def _glued(match: re.Match[str]) -> int:
+    """Where a hidden token ends: past more token characters glued to it by ':' (an ``id:secret`` pair, a
+    file named ``<key>:<more>.txt``), which the candidate's character class stops at."""
+    more = _GLUED.match(match.string, match.end(1))
+    return more.end() if more is not None else match.end(1)
 
 
 _UPPER = lazy(r"[A-Z]")
@@ -551,12 +632,31 @@ _LOWER_RUN = lazy(r"[a-z]{4,}+")
 _DIGEST_BEFORE = lazy(r"(?i)(?:sha\d{0,3}|md5|sri|integrity|hash|digest|checksum|nonce|base64,)[-:=\"' ]{0,4}$")
 
 
+_FILE_EXTENSIONS = frozenset(
+    (
+        *("py", "pyi", "js", "mjs", "cjs", "ts", "tsx", "jsx", "java", "kt", "go", "rs", "rb", "c", "h", "cc"),
+        *("cpp", "hpp", "cs", "swift", "php", "sh", "bash", "zsh", "md", "rst", "txt", "json", "yaml", "yml"),
+        *("toml", "ini", "cfg", "conf", "env", "lock", "xml", "html", "css", "scss", "csv", "tsv", "log", "sql"),
+        *("proto", "gradle", "mk"),
+    )
+)
+
+
 def _random_alone(match: re.Match[str], before: str) -> tuple[str, int] | None:
-    """A token with no secret word near it: hidden only when it is unmistakably random (``is_random``)."""
+    """A token with no secret word near it: hidden only when it is unmistakably random (``is_random``). A
+    source file's path or name (``src/Http2Client.java``) is judged by its name's stem alone."""
     value = match.group(1).strip("./=")
+    stem, dot, ext = value.rpartition(".")
+    if dot and ext in _FILE_EXTENSIONS:
+        name = stem.rpartition("/")[2]
+        if not is_random(name):
+            return None
+        whole = match.group(1)
+        at = whole.rfind(f"{name}.{ext}")
+        return whole[:at] + "[REDACTED:high-entropy]" + whole[at + len(name) :], match.end(1)
     if not is_random(value) or _DIGEST_BEFORE.search(before):
         return None
-    return "[REDACTED:high-entropy]", match.end(1)
+    return "[REDACTED:high-entropy]", _glued(match)
 
 
 def is_random(value: str) -> bool:
@@ -580,6 +680,37 @@ def is_random(value: str) -> bool:
     return entropy(value) >= min(4.2, math.log2(size) - 0.55)
 
 
+_LONG_SLASHES = 1 / 24  # base64 holds a '/' every 64 characters on average; a path one every few words
+
+
+def is_long_random(value: str) -> bool:
+    """A run of 100+ token characters that is generated, not written: upper and lower case and digits, few
+    '/' and '.', no word runs, entropy near what random base64 or base62 reaches (5+ bits a character; a
+    long path or an identifier list stays under 4.6). Linear in the length."""
+    size = len(value)
+    if size < 100 or "REDACTED" in value:
+        return False
+    if value.count("/") > size * _LONG_SLASHES or value.count(".") > 3:
+        return False
+    if not (_UPPER.search(value) and _LOWER.search(value) and _HAS_DIGIT_CTX.search(value)):
+        return False
+    if sum(len(run) for run in _LOWER_RUN.findall(value)) * 3 >= size:
+        return False
+    return entropy(value) >= 5.0
+
+
+def _provider_token(name: str) -> bool:
+    """A file name that is a provider's token (``notes/xoxb-....txt``): the formats' look-behinds stop at '/'
+    in running text, so each name of a path is also tried alone."""
+    if len(name) < 16:
+        return False  # every provider token is longer; a path of many short names stays cheap
+    from .formats import FORMATS
+
+    return any(
+        any(needle in name for needle in needles) and pattern.match(name) is not None for _, needles, pattern in FORMATS
+    )
+
+
 def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
     """A path (``/repo/notes/<token>.txt``): each file or directory name that is a random token is hidden,
     its extension kept."""
@@ -596,12 +727,16 @@ def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
             stem, dot, ext = part, "", ""
         if digests and is_hex(stem):
             continue
-        if is_random(stem) or (i > 0 and path_token(stem, label=not url)):  # a name inside a path: the path test
+        if (
+            is_random(stem)
+            or (i > 0 and path_token(stem, label=not url))  # a name inside a path: the path test
+            or (i > 0 and not url and (is_grouped_key(stem) or _provider_token(stem)))
+        ):
             parts[i] = f"[REDACTED:path-token]{dot}{ext}"
             changed = True
     if not changed:
         return None
-    return "/".join(parts), match.end(1)
+    return "/".join(parts), _glued(match) if parts[-1].startswith("[REDACTED") else match.end(1)
 
 
 # Substrings (lower case) of which one must be in the lower-cased text for the command rules to run, in

@@ -18,16 +18,18 @@ from __future__ import annotations
 from ctxops_contracts.shared.regex import lazy
 
 from .context import RULES as CONTEXT_RULES
-from .context import is_key_begin, is_key_end, is_random, private_keys, scan
+from .context import is_grouped_key, is_key_begin, is_key_end, is_random, private_keys, scan
 from .formats import FORMATS
 from .names import (
     is_hex,
     is_id_reference,
+    is_key_name,
     is_placeholder,
     is_placeholder_token,
     is_secret_name,
     path_token,
     random_word,
+    words,
 )
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
@@ -150,8 +152,13 @@ def _path_segment(part: str, digests: bool = False) -> str:
         stem, ext, dot = part, "", ""
     if digests and is_hex(stem):
         return part
-    if path_token(stem) or random_word(stem, label=True):
+    if path_token(stem) or random_word(stem, label=True) or is_grouped_key(stem):
         return f"[REDACTED:path-token]{dot}{ext}"
+    head, colon, tail = stem.rpartition(":")  # a reference ``s:<key>``: the part after the colon alone
+    if colon and tail and (head in ID_TAGS and is_id_reference(tail)):
+        return part  # ctxops's own `session:<uuid>`, `event:<ulid>` reference
+    if colon and tail and (path_token(tail) or random_word(tail, label=True) or is_grouped_key(tail)):
+        return f"{head}:[REDACTED:path-token]{dot}{ext}"
     return _hide_words(redact(part))
 
 
@@ -175,11 +182,39 @@ def _hide_words(text: str) -> str:
         stem, dot, ext = core.rpartition(".")
         if dot and stem and 1 <= len(ext) <= 6 and ext.isalnum() and not random_word(core, label=True):
             core, tail = stem, dot + ext + tail  # a file name: its extension is kept
-        if len(core) >= 12 and (random_word(core, label=True) or path_token(core) or is_random(core)):
+        if len(core) >= 12 and (
+            random_word(core, label=True) or path_token(core) or is_random(core) or is_grouped_key(core)
+        ):
             return f"{lead}[REDACTED:token]{tail}"
         return word
 
     return _WORD.sub(replace, text)
+
+
+# A short key (8 to 11 characters, under the floor of a bare word) is hidden in a label only where its
+# context marks it: a key-shaped name before it (``token: a8x3k29q0bz``, ``api key 7hq2m4x9lp``) or a
+# known key prefix (``sk_9x2kq7mz``). A short word alone (``t 3k9x2lq8mzp``) cannot be told from an id.
+_SHORT_KEY = lazy(
+    r"(?:(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{1,40}+)[ \t]*+[:=]?[ \t]*+)?+"
+    r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]{8,11}+)(?![A-Za-z0-9_.-])"
+)
+_KEY_PREFIXES = ("sk_", "sk-", "rk_", "pat_", "key_", "key-", "tok_", "api_", "api-", "secret_", "token_")
+
+
+def _short_keys(text: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        name, word = match.group(1), match.group(2)
+        digits = sum(ch.isdigit() for ch in word)
+        if digits < 2 or sum(ch.isalpha() for ch in word) < 2 or is_placeholder(word) or is_placeholder_token(word):
+            return match.group(0)
+        marked = word.lower().startswith(_KEY_PREFIXES) or (
+            name is not None and (is_secret_name(name) or is_key_name(name) or words(name)[-1:] == ["key"])
+        )
+        if not marked:
+            return match.group(0)
+        return match.group(0)[: match.start(2) - match.start()] + "[REDACTED:token]"
+
+    return _SHORT_KEY.sub(replace, text)
 
 
 # Tags ctxops writes as `<kind>:<id>`, the id a session id (UUID) or an event or memory id (ULID).
@@ -195,7 +230,8 @@ def redact_label(text: str) -> str:
     prefix, colon, rest = text.partition(":")
     if colon and prefix in ID_TAGS and is_id_reference(rest):
         return text  # ctxops's own reference tag (a digest's `session:<uuid>`): looked up by, never a key
-    return _hide_words(redact(text))
+    hidden = _hide_words(redact(text))
+    return _short_keys(hidden) if len(hidden) >= 8 else hidden
 
 
 def redact_path(path: str, *, keyed: bool = False) -> str:

@@ -160,11 +160,11 @@ def _names_secret(parts: list[str]) -> bool:
 
 
 # Values that are references or placeholders, not secrets.
-_PLACEHOLDER = lazy(
-    r"(?:\$|%\(|%[A-Za-z_]|<|\{\{|\*{3}|\.\.\.|…|\[REDACTED|x{3,}$|X{3,}$|#{3,}$|-{3,}$|_{3,}$)"
+_PLACEHOLDER = lazy(  # \A: used with .match only; anchored, it is linear when searched too
+    r"\A(?:(?:\$|%\(|%[A-Za-z_]|<|\{\{|\{\d{0,2}\}$|@[A-Za-z_]{1,60}+@$|\*{3}|\.\.\.|…|\[REDACTED|x{3,}$|X{3,}$|#{3,}$|-{3,}$|_{3,}$)"
     r"|(?i:(?:true|false|null|nil|none|undefined|changeme|change[_-]?me|redacted|hidden|masked|example|your[_ -].*"
     r"|placeholder|todo|tbd|secret|password|token|required|optional|empty|unset|default|not[_ -]?set"
-    r"|dummy|foo|bar|test|xxx+|\*+)$)"
+    r"|dummy|foo|bar|test|xxx+|\*+)$))"
 )
 # Type annotations: ``password: string;``, ``token: Optional[str] = None``.
 _TYPE_WORD = lazy(
@@ -174,15 +174,16 @@ _TYPE_WORD = lazy(
 )
 # Code, not a value: ``self.password``, ``request.session.session_key``, ``config.token``.
 # Each part a word (``self``, ``session_key``, ``SECRET_KEY``, ``ApiClient``), not random characters.
-_WORD = r"(?:[a-z_][a-z_]*[0-9]?|[A-Z][A-Z_]*[0-9]?|(?:[A-Z][a-z]+)+[0-9]?)"
-_DOTTED = lazy(rf"{_WORD}(?:\.{_WORD})+")
+_WORD = r"(?:[a-z_][a-z_]*+[0-9]?+|[A-Z][A-Z_]*+[0-9]?+|(?:[A-Z][a-z]++)++[0-9]?+)"
+_DOTTED = lazy(rf"(?<![A-Za-z0-9_.]){_WORD}(?:\.{_WORD})++")  # look-behind: a run is tried once, not at each letter
 _HAS_DIGIT = lazy(r"[0-9]")
 _HAS_SPECIAL = lazy(r"[^A-Za-z0-9\s_.-]")
-_MIXED = lazy(r"[a-z].*[A-Z]|[A-Z].*[a-z]")
+_LOWER_ANY = lazy(r"[a-z]")
+_UPPER_ANY = lazy(r"[A-Z]")
 _CAMEL_WORDS = lazy(
     r"(?:[A-Z]?+[a-z]++)++|[A-Z][A-Z_]*+"
 )  # possessive: linear on aaaa...B  # AuthenticationMiddleware, CONSTANT_NAME
-_PLAIN_WORDS = lazy(r"[a-z]+(?: [a-z]+){2,}")  # prose: "password to use with username"
+_PLAIN_WORDS = lazy(r"\A[a-z]++(?: [a-z]++){2,}+")  # prose: "password to use with username"
 _PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "secrets"})
 
 
@@ -199,6 +200,9 @@ def is_placeholder(value: str) -> bool:
 _SAMPLE_WORD = lazy(
     r"EXAMPLE|(?:HERE|Here)(?![a-z])|(?i:example|sample|placeholder|changeme|redacted|your[_-]?(?:api|token|key|secret))"
 )
+# Written into a test token on purpose (``...q8fakeTz...FAKE...``, ``sk-x1y2invalid``): a sample where a
+# token stands alone; under a secret's name the value is judged as a whole (``_mostly_sequential``).
+_TEST_WORD = lazy(r"FAKE|(?i:invalid|dummy|bogus)")  # FAKE: 1 in ~400,000 random 40-character keys
 _FILLER_RUN = lazy(r"([xX*0#.•])\1{5}|([^\s])\2{7}")
 _ASCENDING = "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789"
 
@@ -207,11 +211,14 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
     """A token-shaped sample, not a key: ``AKIAIOSFODNN7EXAMPLE``, ``ghp_xxxx...``, ``glc_1111...``, a run of the
     alphabet (``...klmnopqrstuvwx...``). Random keys hold none of these (a run of 6 equal characters or 6 letters
     in alphabet order turns up in a random 40-character token about once in a million). ``ascending`` is off
-    for values a person chose (a password ``abc123456`` is weak, not a sample)."""
+    for values a person chose or assigned to a secret's name (a password ``abc123456`` is weak, not a sample;
+    ``OPENAI_API_KEY=sk-test-FAKE...`` is judged whole): there only EXAMPLE-like words and filler runs count."""
     if _SAMPLE_WORD.search(value) or _FILLER_RUN.search(value):
         return True
     if not ascending:
         return False
+    if _TEST_WORD.search(value) or value.lower().count("fake") >= 2:
+        return True  # ``Wq4fakeZ8...Lm2fakeP``; one lower-case "fake" turns up in 1 random key of ~25,000
     from itertools import pairwise  # a built-in module: no import cost
 
     lowered = value.lower()
@@ -258,7 +265,8 @@ def looks_like_credential(value: str) -> bool:
     if _HAS_DIGIT.search(value) or _HAS_SPECIAL.search(value):
         return True
     # mixed case, unless it is only CamelCase words: ``AuthenticationMiddleware``, ``current_token``
-    return bool(_MIXED.search(value)) and not all(_CAMEL_WORDS.fullmatch(part) for part in value.split("_") if part)
+    mixed = _LOWER_ANY.search(value) is not None and _UPPER_ANY.search(value) is not None
+    return mixed and not all(_CAMEL_WORDS.fullmatch(part) for part in value.split("_") if part)
 
 
 def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False) -> bool:
@@ -295,7 +303,7 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
 
 # A name that is only "key" (``Key=``, ``key:``, ``"key":``), or "id" words that name a secret id.
 _KEY_NAMES = frozenset({"key", "keys", "secretid", "secret_id", "apiid"})
-_TOKEN_SHAPE = lazy(r"[A-Za-z0-9+/=_.~:*!@#$%^&-]{16,300}")
+_TOKEN_SHAPE = lazy(r"[A-Za-z0-9+/=_.~:*!@#$%^&-]{16,}+")
 _HAS_LETTER = lazy(r"[A-Za-z]")
 
 
@@ -311,7 +319,7 @@ def is_key_name(name: str) -> bool:
 def is_random_token(value: str) -> bool:
     """16+ token characters, letters and digits, random enough (no run of words, no path, no placeholder)."""
     value = value.strip().strip("'\"")
-    if not _TOKEN_SHAPE.fullmatch(value) or is_placeholder(value):
+    if not _TOKEN_SHAPE.fullmatch(value) or is_placeholder(value) or is_placeholder_token(value):
         return False
     if not _HAS_DIGIT.search(value) or not _HAS_LETTER.search(value) or value.count("/") >= 2:
         return False
@@ -398,7 +406,7 @@ def random_word(word: str, *, label: bool = False) -> bool:
     return sum(len(p) for p in pieces if len(p) >= 4 and _DIGIT_LETTER.search(p)) >= 16
 
 
-_UPPER_RUN = lazy(r"[A-Z]{2,}+[a-z]")
+_UPPER_RUN = lazy(r"(?<![A-Z])[A-Z]{2,}+[a-z]")  # from a run's start only: the same finds, linear
 _CASE_CHANGE = lazy(r"[a-z](?=[A-Z])|[A-Z](?=[a-z])")
 
 

@@ -3,8 +3,9 @@ speak a wire ``ctx proxy`` records: Claude Code's Anthropic Messages).
 
 Every call then reaches the ledger twice, from the proxy (what the provider returned, server tools included)
 and from the transcript (which names the run's checkout); the ledger merges the two by message id, keeping the
-richer record. Codex reads its provider from its own config and Gemini CLI speaks ``generateContent``, which
-the proxy does not record: their runs are priced from their transcripts alone.
+richer record. Codex reads its provider from its own config, and Gemini CLI (whose ``generateContent`` calls
+``ctx proxy`` records since session 9) is not routed through it by the bench yet: their runs are priced from
+their transcripts alone.
 """
 
 from __future__ import annotations

@@ -110,6 +110,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("index", "build or update the index")
     p.add_argument("--full", action="store_true", help="rebuild from scratch")
     p.add_argument("--vectors", action="store_true", help="also embed every chunk (the `vector` extra)")
+    way = p.add_mutually_exclusive_group()
+    way.add_argument(
+        "--export",
+        dest="export_path",
+        metavar="FILE",
+        help="update the index, then write it to FILE (one portable archive, keyed by the commit)",
+    )
+    way.add_argument(
+        "--import",
+        dest="import_path",
+        metavar="FILE",
+        help="install the index in FILE (verified first), then update what differs from the working tree",
+    )
     add("status", "index freshness, sizes, languages, skipped files")
     add("mcp", "serve the same operations as MCP tools over stdio")
     p = add("serve", "answer cq queries over a local socket (saves each query its start-up imports)")

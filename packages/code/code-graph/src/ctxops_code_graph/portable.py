@@ -197,7 +197,7 @@ class _Bounded:
         self.total = 0
 
     def read(self, n: int = -1) -> bytes:
-        data = self.inner.read(n if n >= 0 else _CHUNK)
+        data: bytes = self.inner.read(n if n >= 0 else _CHUNK)
         self.total += len(data)
         if self.total > self.limit:
             raise ArchiveError(f"the archive decompresses past {self.limit} bytes: refused")

@@ -97,11 +97,15 @@ def main() -> None:
         )
         clone_cold_cpu = LAST_CPU[sys.executable]
 
-        print(f"archive: {exported['bytes'] / 1e6:.1f} MB for {exported['files']} files, commit {exported['commit'][:12]}")
+        print(
+            f"archive: {exported['bytes'] / 1e6:.1f} MB for {exported['files']} files, commit {exported['commit'][:12]}"
+        )
         print(f"clone diverged by one commit: {changes}")
         print(f"{'run':<34}{'wall':>10}{'CPU':>10}{'peak RSS':>12}")
         print(f"{'cold build (origin)':<34}{fmt_s(cold_s):>10}{cold_cpu:>9.2f}s{cold_rss / 1024:>9.0f} MiB")
-        print(f"{'cold build (clone)':<34}{fmt_s(clone_cold_s):>10}{clone_cold_cpu:>9.2f}s{clone_cold_rss / 1024:>9.0f} MiB")
+        print(
+            f"{'cold build (clone)':<34}{fmt_s(clone_cold_s):>10}{clone_cold_cpu:>9.2f}s{clone_cold_rss / 1024:>9.0f} MiB"
+        )
         print(f"{'export (update + archive)':<34}{fmt_s(export_s):>10}{export_cpu:>9.2f}s")
         print(
             f"{'import + update (clone)':<34}{fmt_s(import_s):>10}{import_cpu:>9.2f}s{import_rss / 1024:>9.0f} MiB"

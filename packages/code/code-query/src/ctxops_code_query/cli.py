@@ -124,6 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="install the index in FILE (verified first), then update what differs from the working tree",
     )
     add("status", "index freshness, sizes, languages, skipped files")
+    p = add("export", "write the index in another tool's format: --scip FILE (Sourcegraph's SCIP protobuf)")
+    p.add_argument("--scip", dest="scip_path", metavar="FILE", required=True, help="the SCIP index to write")
     add("mcp", "serve the same operations as MCP tools over stdio")
     p = add("serve", "answer cq queries over a local socket (saves each query its start-up imports)")
     p.add_argument("--idle", type=float, default=1800, metavar="S", help="exit after S idle seconds (default 1800)")
@@ -239,7 +241,7 @@ def _run(args: argparse.Namespace) -> int:
 
         ensure_index(root, interactive=sys.stderr.isatty())
         return serve_socket(root, idle_s=args.idle)
-    if args.command in ("index", "status"):
+    if args.command in ("index", "status", "export"):
         from .reports import run_report
 
         return run_report(root, args)

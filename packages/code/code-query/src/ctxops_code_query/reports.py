@@ -39,6 +39,8 @@ def _status_json(status: Any) -> dict[str, Any]:
 def run_report(root: Path, args: argparse.Namespace) -> int:
     from .graph_backend import GraphBackend, build_index, ensure_index
 
+    if args.command == "export":
+        return _export_scip(root, args)
     if args.command == "index" and (args.export_path or args.import_path):
         return _portable(root, args)
     if args.command == "index":
@@ -160,4 +162,36 @@ def _portable(root: Path, args: argparse.Namespace) -> int:
         print(json.dumps(payload, sort_keys=True))
     else:
         print(text)
+    return EXIT_OK
+
+
+def _export_scip(root: Path, args: argparse.Namespace) -> int:
+    """`cq export --scip FILE`: update the index, then write it as a SCIP index."""
+    from ctxops_code_graph import scip
+
+    from .errors import UsageError
+    from .graph_backend import build_index
+
+    dest = Path(args.scip_path)
+    if not dest.parent.is_dir():
+        raise UsageError(f"no directory {dest.parent} for {dest.name}", fix="create it or name another FILE")
+    started = time.perf_counter()
+    build_index(root, progress=sys.stderr.isatty() and not args.json)
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        tool_version = version("ctxops-code-query")
+    except PackageNotFoundError:
+        tool_version = ""
+    report = scip.export_scip(root, dest, version=tool_version)
+    elapsed = time.perf_counter() - started
+    if args.json:
+        payload = {**report.__dict__, "elapsed_s": round(elapsed, 3)}
+        print(json.dumps(payload, sort_keys=True))
+    else:
+        print(
+            f"wrote SCIP index {report.path}: {report.documents} documents, {report.symbols} symbols,"
+            f" {report.occurrences} occurrences ({report.definitions} definitions, {report.references}"
+            f" references) in {elapsed:.2f} s ({report.bytes / 1e6:.1f} MB)"
+        )
     return EXIT_OK

@@ -1,0 +1,75 @@
+"""`cq export --scip`: the output parses with SCIP's own schema (scip.desc: the descriptor set protoc made
+from sourcegraph/scip's scip.proto at e1e47bf, 2026-05-01), and its occurrences sit on the names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ctxops_code_graph import scip
+from ctxops_code_graph.builder import IndexWriter
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from repo_fixtures import ORDERS_PY, make_repo
+
+HERE = Path(__file__).parent
+
+
+def _index_class() -> type:
+    files = descriptor_pb2.FileDescriptorSet.FromString((HERE / "scip.desc").read_bytes())
+    pool = descriptor_pool.DescriptorPool()
+    for f in files.file:
+        pool.Add(f)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("scip.Index"))
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
+    root = make_repo(tmp_path_factory.mktemp("scip") / "shop", ORDERS_PY)
+    IndexWriter(root).build()
+    dest = root.parent / "index.scip"
+    report = scip.export_scip(root, dest, version="test")
+    assert report.documents == 4 and report.references > 0
+    index = _index_class()()
+    index.ParseFromString(dest.read_bytes())
+    return root, index
+
+
+def test_parses_with_the_scip_schema(exported: tuple[Path, object]) -> None:
+    root, index = exported
+    assert index.metadata.tool_info.name == "ctxops-cq"  # type: ignore[attr-defined]
+    assert index.metadata.project_root == root.as_uri()  # type: ignore[attr-defined]
+    paths = [d.relative_path for d in index.documents]  # type: ignore[attr-defined]
+    assert paths == sorted(paths) and "shop/service.py" in paths
+    for doc in index.documents:  # type: ignore[attr-defined]
+        assert doc.position_encoding == 1 and doc.language == "Python"
+        defined = {s.symbol for s in doc.symbols}
+        for occ in doc.occurrences:
+            assert len(occ.range) == 3 and occ.range[1] < occ.range[2]
+            if occ.symbol_roles & 1:
+                assert occ.symbol in defined
+
+
+def test_occurrences_sit_on_the_names(exported: tuple[Path, object]) -> None:
+    root, index = exported
+    seen_method = seen_ref = False
+    for doc in index.documents:  # type: ignore[attr-defined]
+        lines = (root / doc.relative_path).read_text().split("\n")
+        for occ in doc.occurrences:
+            line, start, end = occ.range
+            text = lines[line][start:end]
+            last = occ.symbol.rstrip("().#/").rsplit("/", 1)[-1].rsplit("#", 1)[-1].rsplit(".", 1)[-1]
+            assert text == last, (doc.relative_path, occ)
+            seen_method |= "#" in occ.symbol and occ.symbol.endswith(").")
+            seen_ref |= not occ.symbol_roles & 1
+    assert seen_method and seen_ref
+    service = next(d for d in index.documents if d.relative_path == "shop/service.py")  # type: ignore[attr-defined]
+    assert any(
+        o.symbol.endswith("`shop/orders.py`/OrderStateMachine#") and not o.symbol_roles & 1 for o in service.occurrences
+    )
+
+
+def test_wire_format_helpers() -> None:
+    assert scip._varint(300) == b"\xac\x02"
+    assert scip.escape_name("a b") == "`a b`" and scip.escape_name("ok_1") == "ok_1"
+    assert scip.escape_name("x`y") == "`x``y`"
+    assert scip.descriptor("C", "class") == "C#" and scip.descriptor("f", "function") == "f()."

@@ -104,7 +104,8 @@ def main() -> None:
         print(f"{'run':<34}{'wall':>10}{'CPU':>10}{'peak RSS':>12}")
         print(f"{'cold build (origin)':<34}{fmt_s(cold_s):>10}{cold_cpu:>9.2f}s{cold_rss / 1024:>9.0f} MiB")
         print(
-            f"{'cold build (clone)':<34}{fmt_s(clone_cold_s):>10}{clone_cold_cpu:>9.2f}s{clone_cold_rss / 1024:>9.0f} MiB"
+            f"{'cold build (clone)':<34}{fmt_s(clone_cold_s):>10}{clone_cold_cpu:>9.2f}s"
+            f"{clone_cold_rss / 1024:>9.0f} MiB"
         )
         print(f"{'export (update + archive)':<34}{fmt_s(export_s):>10}{export_cpu:>9.2f}s")
         print(

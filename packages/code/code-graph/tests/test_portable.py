@@ -214,3 +214,17 @@ def test_round_trip_answers_like_the_origin(built: tuple[Path, Path], tmp_path: 
         b.close()
     with gzip.open(archive) as fh:  # a plain gzip'd tar any tool lists
         assert fh.read(512)
+
+
+def test_a_non_utf8_file_is_not_rescanned_after_an_import(tmp_path: Path) -> None:
+    """Its recorded hash is of the bytes on disk, as the update's check hashes them (it was the hash of the
+    text decoded with replacement: such a file was rescanned on every import)."""
+    files: dict[str, str | bytes] = {"latin.py": "# caf\xe9\ndef caf():\n    return 1\n".encode("latin-1")}
+    root = make_repo(tmp_path / "origin", {**ORDERS_PY, **files})
+    IndexWriter(root).build()
+    archive = tmp_path / "index.tgz"
+    portable.export_index(root, archive)
+    clone = _clone(root, tmp_path / "clone")
+    portable.import_index(clone, archive)
+    report = IndexWriter(clone).build()
+    assert report.mode == "incremental" and report.changed == []

@@ -143,6 +143,12 @@ def main() -> None:
         )
         if py_refs:
             print(f"reference recall {r_match / len(py_refs):.3f}, precision {r_match / max(1, len(cq_refs)):.3f}")
+        kinds = {"#": "types", ").": "functions and methods", ".": "variables and attributes"}
+        by_kind: dict[str, int] = {}
+        for k in py_refs.keys() - cq_refs.keys():
+            kind = next((v for suffix, v in kinds.items() if py_refs[k].endswith(suffix)), "other")
+            by_kind[kind] = by_kind.get(kind, 0) + 1
+        print("missed by kind of symbol:", dict(sorted(by_kind.items(), key=lambda kv: -kv[1])))
         missed = sorted(k for k in py_refs.keys() - cq_refs.keys())[:8]
         extra = sorted(k for k in cq_refs.keys() - py_refs.keys())[:5]
         print("sample missed:", [f"{k[0]}:{k[1] + 1}:{k[2]} {py_refs[k].split(' ')[-1]}" for k in missed])

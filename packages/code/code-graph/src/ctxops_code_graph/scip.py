@@ -232,7 +232,12 @@ def _write(con: sqlite3.Connection, root: Path, dest: Path, version: str, max_fi
     refs_by_file: dict[int, list[tuple[int, int, str, str, int]]] = defaultdict(list)
     for rid, fk, line, col, role, name in con.execute("SELECT rid, fk, line, col, role, symbol_name FROM refs"):
         dst = targets.get(rid)
-        if dst is not None and len(dst) == 1:
+        if dst is None:
+            continue
+        if len(dst) > 1:
+            # A call of a class resolves to the class and its constructor: the occurrence names the class.
+            dst = {d for d in dst if d in symbols.rows and symbols.rows[d][0] == name}
+        if len(dst) == 1:
             refs_by_file[fk].append((line or 0, col or 0, role or "", name or "", next(iter(dst))))
     files = con.execute("SELECT fk, path, lang FROM files ORDER BY path").fetchall()
     n_docs = n_syms = n_defs = n_refs = 0
@@ -258,6 +263,7 @@ def _write(con: sqlite3.Connection, root: Path, dest: Path, version: str, max_fi
                 enclosing = symbols.symbol(parent) if parent is not None and parent in symbols.rows else ""
                 infos.append(symbol_information(sym, KINDS.get(kind, 0), name, docs, enclosing))
                 n_syms += 1
+            placed: set[tuple[int, int, int]] = set()  # one occurrence per (range, symbol): `inherit` and `read`
             for line, col, role, name, dst in refs_by_file.get(fk, ()):
                 if not (0 < line <= len(lines)) or dst not in symbols.rows:
                     continue
@@ -265,6 +271,9 @@ def _write(con: sqlite3.Connection, root: Path, dest: Path, version: str, max_fi
                 if rng is None:
                     continue
                 r = [line - 1, rng[0], rng[1]]
+                if (r[0], r[1], dst) in placed:
+                    continue
+                placed.add((r[0], r[1], dst))
                 roles = ROLE_IMPORT if role == "import" else ROLE_WRITE if role == "write" else ROLE_READ
                 occs.append((r, occurrence(r, symbols.symbol(dst), roles)))
                 n_refs += 1

@@ -73,3 +73,68 @@ def test_wire_format_helpers() -> None:
     assert scip.escape_name("a b") == "`a b`" and scip.escape_name("ok_1") == "ok_1"
     assert scip.escape_name("x`y") == "`x``y`"
     assert scip.descriptor("C", "class") == "C#" and scip.descriptor("f", "function") == "f()."
+
+
+def _parse_symbol(symbol: str) -> list[str]:
+    """The descriptors of a global symbol, by scip.proto's grammar (fails on anything else)."""
+    rest = symbol
+    for _ in range(4):  # scheme, manager, package name, version: spaces escaped as double spaces
+        i = 0
+        while True:
+            i = rest.index(" ", i)
+            if rest[i : i + 2] == "  ":
+                i += 2
+                continue
+            break
+        assert rest[:i], symbol
+        rest = rest[i + 1 :]
+    out = []
+    while rest:
+        if rest[0] == "`":
+            end = 1
+            while True:
+                end = rest.index("`", end)
+                if rest[end : end + 2] == "``":
+                    end += 2
+                    continue
+                break
+            name, rest = rest[: end + 1], rest[end + 1 :]
+        else:
+            n = 0
+            while n < len(rest) and (rest[n].isalnum() or rest[n] in "_+-$"):
+                n += 1
+            name, rest = rest[:n], rest[n:]
+        assert name, symbol
+        for suffix in ("().", "/", "#", ".", ":", "!"):
+            if rest.startswith(suffix):
+                out.append(name + suffix)
+                rest = rest[len(suffix) :]
+                break
+        else:
+            raise AssertionError(f"bad descriptor suffix in {symbol!r} at {rest!r}")
+    return out
+
+
+def test_lint_rules_scip_would_check(exported: tuple[Path, object]) -> None:
+    """What `scip lint` checks, here (its CLI needs Go 1.25 and module downloads this machine cannot make):
+    symbols parse by the grammar, each defined once with its information, references to defined symbols."""
+    _root, index = exported
+    informed: dict[str, str] = {}
+    defined: set[str] = set()
+    referenced: set[str] = set()
+    for doc in index.documents:  # type: ignore[attr-defined]
+        for info in doc.symbols:
+            assert info.symbol not in informed, info.symbol
+            informed[info.symbol] = doc.relative_path
+            assert _parse_symbol(info.symbol)[0].startswith("`") and info.kind != 0
+        ranges = [tuple(o.range) for o in doc.occurrences]
+        assert ranges == sorted(ranges)
+        for occ in doc.occurrences:
+            assert _parse_symbol(occ.symbol)
+            if occ.symbol_roles & 1:
+                assert occ.symbol not in defined and informed.get(occ.symbol) == doc.relative_path
+                defined.add(occ.symbol)
+            else:
+                referenced.add(occ.symbol)
+    assert referenced and referenced <= set(informed)
+    assert _parse_symbol("cq . a  b . `x.py`/C#m().") == ["`x.py`/", "C#", "m()."]

@@ -73,6 +73,7 @@ def test_wire_format_helpers() -> None:
     assert scip.escape_name("a b") == "`a b`" and scip.escape_name("ok_1") == "ok_1"
     assert scip.escape_name("x`y") == "`x``y`"
     assert scip.descriptor("C", "class") == "C#" and scip.descriptor("f", "function") == "f()."
+    assert scip.descriptor("f", "method", "+1") == "f(+1)." and scip.descriptor("x", "variable", "+1") == "x."
 
 
 def _parse_symbol(symbol: str) -> list[str]:
@@ -105,6 +106,11 @@ def _parse_symbol(symbol: str) -> list[str]:
                 n += 1
             name, rest = rest[:n], rest[n:]
         assert name, symbol
+        if rest.startswith("(+") and ")." in rest:  # a method's disambiguator
+            n = rest.index(").") + 2
+            out.append(name + rest[:n])
+            rest = rest[n:]
+            continue
         for suffix in ("().", "/", "#", ".", ":", "!"):
             if rest.startswith(suffix):
                 out.append(name + suffix)
@@ -132,7 +138,7 @@ def test_lint_rules_scip_would_check(exported: tuple[Path, object]) -> None:
         for occ in doc.occurrences:
             assert _parse_symbol(occ.symbol)
             if occ.symbol_roles & 1:
-                assert occ.symbol not in defined and informed.get(occ.symbol) == doc.relative_path
+                assert informed.get(occ.symbol) == doc.relative_path
                 defined.add(occ.symbol)
             else:
                 referenced.add(occ.symbol)

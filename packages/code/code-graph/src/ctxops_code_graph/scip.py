@@ -141,12 +141,12 @@ def _escape_space(text: str) -> str:
     return text.replace(" ", "  ") or "."
 
 
-def descriptor(name: str, kind: str) -> str:
+def descriptor(name: str, kind: str, disambiguator: str = "") -> str:
     n = escape_name(name)
     if kind in TYPE_KINDS:
         return n + "#"
     if kind in CALLABLE_KINDS:
-        return n + "()."
+        return f"{n}({disambiguator})."
     if kind in NAMESPACE_KINDS:
         return n + "/"
     return n + "."
@@ -163,7 +163,18 @@ class _Symbols:
             " FROM symbols s JOIN files f ON f.fk = s.fk"
         ):
             self.rows[sk] = (name or "", kind or "", path, line or 0, end_line or 0, parent, signature, doc)
+        self.ids: dict[int, str] = dict(con.execute("SELECT sk, id FROM symbols").fetchall())
         self._cache: dict[int, str] = {}
+
+    def disambiguator(self, sk: int) -> str:
+        """`+N` for the N-th redefinition of a callable (the index's id says `name(+N).`, as SCIP does)."""
+        sid, name = self.ids.get(sk, ""), self.rows[sk][0]
+        marker = f"{name}(+"
+        pos = sid.rfind(marker)
+        if pos < 0:
+            return ""
+        digits = sid[pos + len(marker) :].split(")", 1)[0]
+        return f"+{digits}" if digits.isdigit() else ""
 
     def symbol(self, sk: int) -> str:
         got = self._cache.get(sk)
@@ -176,7 +187,7 @@ class _Symbols:
         while cur is not None and cur in self.rows and cur not in seen:
             seen.add(cur)
             name, kind, path, *_rest = self.rows[cur]
-            chain.append(descriptor(name, kind))
+            chain.append(descriptor(name, kind, self.disambiguator(cur) if kind in CALLABLE_KINDS else ""))
             cur = self.rows[cur][5]
         text = self.prefix + escape_name(path) + "/" + "".join(reversed(chain))
         self._cache[sk] = text
@@ -241,6 +252,7 @@ def _write(con: sqlite3.Connection, root: Path, dest: Path, version: str, max_fi
             refs_by_file[fk].append((line or 0, col or 0, role or "", name or "", next(iter(dst))))
     files = con.execute("SELECT fk, path, lang FROM files ORDER BY path").fetchall()
     n_docs = n_syms = n_defs = n_refs = 0
+    informed: set[str] = set()
     tmp = dest.with_name(dest.name + ".tmp")
     with open(tmp, "wb") as out:
         out.write(_len_field(1, metadata(root.as_uri(), version, ["export", "--scip"])))
@@ -259,6 +271,9 @@ def _write(con: sqlite3.Connection, root: Path, dest: Path, version: str, max_fi
                         r = [line - 1, rng[0], rng[1]]
                         occs.append((r, occurrence(r, sym, ROLE_DEFINITION)))
                         n_defs += 1
+                if sym in informed:  # a redefined variable: one symbol, several definitions, one information
+                    continue
+                informed.add(sym)
                 docs = [d for d in (_signature_doc(name, signature, lang), doc) if d]
                 enclosing = symbols.symbol(parent) if parent is not None and parent in symbols.rows else ""
                 infos.append(symbol_information(sym, KINDS.get(kind, 0), name, docs, enclosing))

@@ -19,6 +19,8 @@ from ctxops_code_graph.builder import IndexWriter
 from ctxops_code_graph.layout import IndexLayout
 from repo_fixtures import ORDERS_PY, git, make_repo
 
+STORE_FILES = "store/files.jsonl"  # one table of the build store, as the archive carries it
+
 
 @pytest.fixture
 def built(tmp_path: Path) -> tuple[Path, Path]:
@@ -57,7 +59,7 @@ def _repack(archive: Path, dest: Path, **replace: bytes) -> None:
     members = _members(archive)
     members.update(replace)
     manifest = json.loads(members[portable.MANIFEST])
-    for name in (portable.STORE, portable.SNAPSHOT):
+    for name in portable.MEMBERS[1:]:
         manifest["members"][name] = {"sha256": hashlib.sha256(members[name]).hexdigest(), "size": len(members[name])}
     members[portable.MANIFEST] = json.dumps(manifest).encode()
     _write(dest, [_info(n, members[n]) for n in portable.MEMBERS])
@@ -74,7 +76,7 @@ def test_export_holds_manifest_keyed_by_commit(built: tuple[Path, Path]) -> None
     assert set(recorded) == {"shop/__init__.py", "shop/orders.py", "shop/service.py", "tests/test_service.py"}
     body = (root / "shop/service.py").read_bytes()
     assert recorded["shop/service.py"][0] == len(body)
-    for name in (portable.STORE, portable.SNAPSHOT):
+    for name in portable.MEMBERS[1:]:
         assert manifest["members"][name]["sha256"] == hashlib.sha256(members[name]).hexdigest()
 
 
@@ -129,9 +131,10 @@ def test_a_refused_archive_installs_nothing(built: tuple[Path, Path], tmp_path: 
     cases: dict[str, list[tuple[tarfile.TarInfo, bytes | None]]] = {
         "traversal": [_info(portable.MANIFEST, manifest), _info("../../evil.py", b"x")],
         "nested name": [_info(portable.MANIFEST, manifest), _info(".meta/index/code.duckdb", b"x")],
+        "a database file": [_info(portable.MANIFEST, manifest), _info("code.duckdb", b"DUCK")],
         "absolute": [_info("/tmp/evil", b"x")],
     }
-    link = tarfile.TarInfo(portable.STORE)
+    link = tarfile.TarInfo(STORE_FILES)
     link.type = tarfile.SYMTYPE
     link.linkname = "/etc/passwd"
     cases["symlink"] = [_info(portable.MANIFEST, manifest), (link, None)]
@@ -139,11 +142,11 @@ def test_a_refused_archive_installs_nothing(built: tuple[Path, Path], tmp_path: 
     hard.type = tarfile.LNKTYPE
     hard.linkname = portable.MANIFEST
     cases["hardlink"] = [_info(portable.MANIFEST, manifest), (hard, None)]
-    cases["store first"] = [_info(portable.STORE, members[portable.STORE])]
+    cases["store first"] = [_info(STORE_FILES, members[STORE_FILES])]
     cases["tampered store"] = [
         _info(portable.MANIFEST, manifest),
-        _info(portable.STORE, members[portable.STORE][:-1] + b"\x01"),
         _info(portable.SNAPSHOT, members[portable.SNAPSHOT]),
+        _info(STORE_FILES, members[STORE_FILES][:-2] + b"x\n"),
     ]
     foreign = json.loads(manifest)
     foreign["index_format"] = "store0-extractor0"
@@ -169,8 +172,8 @@ def test_a_decompression_bomb_stops_at_the_cap(
     bomb = tmp_path / "bomb.tgz"
     zeros = b"\0" * (8 << 20)  # 8 MiB of zeros compress to a few KiB: past 200x the archive's size
     manifest = json.loads(members[portable.MANIFEST])
-    manifest["members"][portable.STORE] = {"sha256": hashlib.sha256(zeros).hexdigest(), "size": len(zeros)}
-    _write(bomb, [_info(portable.MANIFEST, json.dumps(manifest).encode()), _info(portable.STORE, zeros)])
+    manifest["members"][STORE_FILES] = {"sha256": hashlib.sha256(zeros).hexdigest(), "size": len(zeros)}
+    _write(bomb, [_info(portable.MANIFEST, json.dumps(manifest).encode()), _info(STORE_FILES, zeros)])
     monkeypatch.setattr(portable, "COMPRESSED_RATIO_LIMIT", 2)  # the cap's rule, on a small bomb
     with pytest.raises(portable.ArchiveError, match="decompresses past"):
         portable.import_index(root, bomb)
@@ -195,6 +198,23 @@ def test_a_snapshot_with_a_trigger_or_an_escaping_path_is_refused(built: tuple[P
     con.commit()
     con.close()
     _repack(archive, bad, **{portable.SNAPSHOT: snap.read_bytes()})
+    with pytest.raises(portable.ArchiveError, match="outside the repository"):
+        portable.import_index(root, bad)
+
+
+def test_store_tables_malformed_or_escaping_are_refused(built: tuple[Path, Path], tmp_path: Path) -> None:
+    """The build store arrives as JSON lines read with our columns: a line that is not one of our rows
+    fails the import, and so does a recorded path outside the repository."""
+    root, archive = built
+    lines = _members(archive)[STORE_FILES].decode().splitlines()
+    bad = tmp_path / "bad.tgz"
+    broken = "\n".join([*lines, '{"path": "x.py", "size": "not a number"'])
+    _repack(archive, bad, **{STORE_FILES: broken.encode() + b"\n"})
+    with pytest.raises(portable.ArchiveError, match="do not load"):
+        portable.import_index(root, bad)
+    row = json.loads(lines[0])
+    row["path"] = "../../outside.py"
+    _repack(archive, bad, **{STORE_FILES: "\n".join([*lines, json.dumps(row)]).encode() + b"\n"})
     with pytest.raises(portable.ArchiveError, match="outside the repository"):
         portable.import_index(root, bad)
 

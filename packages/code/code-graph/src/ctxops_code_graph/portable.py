@@ -7,10 +7,13 @@ clone, so the update's stat check flags every file and its content hash decides:
 refresh only; different, a rescan; added, removed or renamed, found by the directory walk).
 
 The archive is hostile by default (a teammate's or CI's artifact may be an attacker's): a gzip'd tar read
-as a stream, exactly three regular members with fixed names (never extracted by name, never a link), each
-under a size cap, the decompressed total bounded, every member's SHA-256 checked against the manifest, the
-SQLite schema compared with ours (no triggers, no views), the DuckDB file holding exactly our tables and
-no macros or views, and every path the stores record relative and inside the repository.
+as a stream, only regular members with fixed names (never extracted by name, never a link), each under a
+size cap, the decompressed total bounded, every member's SHA-256 checked against the manifest, the SQLite
+snapshot checked by SQLite (`quick_check`) and its schema compared with ours (no triggers, no views), and
+every path the stores record relative and inside the repository. The build store travels as one JSON
+lines file per table, loaded into a new DuckDB file with the columns and types given by us: DuckDB treats
+a database file as trusted input ("closer to loading a shared library than to opening a document", its
+security model), so an archive never hands it one.
 """
 
 from __future__ import annotations
@@ -37,13 +40,14 @@ from .schema import INDEX_FORMAT, SQLITE_DDL, SQLITE_INDEXES, TABLES
 ARCHIVE_FORMAT = "ctxops-code-index"
 ARCHIVE_VERSION = 1
 MANIFEST = "manifest.json"
-STORE = "code.duckdb"
 SNAPSHOT = "code-lookup.sqlite"
-MEMBERS = (MANIFEST, STORE, SNAPSHOT)
+STORE_MEMBERS = {f"store/{table}.jsonl": table for table in TABLES}  # the build store, a table a member
+MEMBERS = (MANIFEST, SNAPSHOT, *STORE_MEMBERS)
 MANIFEST_LIMIT = 64 * 1024 * 1024  # the manifest lists every source file's path, size and hash
 MEMBER_LIMIT = 8 * 1024 * 1024 * 1024  # one store
 TOTAL_LIMIT = 12 * 1024 * 1024 * 1024  # everything decompressed
 COMPRESSED_RATIO_LIMIT = 200  # decompressed bytes per compressed byte past which the archive is a bomb
+ROW_LIMIT = 256 * 1024 * 1024  # one JSON line of the build store (a row: a file is at most a few MiB)
 _CHUNK = 1 << 20
 
 
@@ -84,7 +88,7 @@ def export_index(root: Path, dest: Path, *, lock_timeout: float = 30.0) -> Expor
     layout = IndexLayout(root.resolve())
     work = layout.ensure_index_dir()
     snap_copy = work / "code-export.sqlite.tmp"
-    store_copy = work / "code-export.duckdb.tmp"
+    store_copies = {name: work / f"code-export.{table}.jsonl.tmp" for name, table in STORE_MEMBERS.items()}
     try:
         with WriterLock(layout.lock_path, lock_timeout):
             # A consistent copy of the snapshot through SQLite's backup (its WAL included), and of the build
@@ -107,11 +111,14 @@ def export_index(root: Path, dest: Path, *, lock_timeout: float = 30.0) -> Expor
             try:
                 if duck_store.generation(duck) != meta.get("generation"):
                     raise ArchiveError("the build store and the snapshot disagree: run `cq index` first")
-                duck.execute("CHECKPOINT")
+                for name, table in STORE_MEMBERS.items():
+                    _remove(store_copies[name])
+                    target = str(store_copies[name]).replace("'", "''")
+                    duck.execute(f"COPY (SELECT * FROM {table}) TO '{target}' (FORMAT json)")
             finally:
                 duck.close()
-            _copy_file(layout.duckdb_path, store_copy)
-        members = {STORE: _digest(store_copy), SNAPSHOT: _digest(snap_copy)}
+        members = {SNAPSHOT: _digest(snap_copy)}
+        members.update({name: _digest(path) for name, path in store_copies.items()})
         manifest = {
             "format": ARCHIVE_FORMAT,
             "version": ARCHIVE_VERSION,
@@ -130,12 +137,14 @@ def export_index(root: Path, dest: Path, *, lock_timeout: float = 30.0) -> Expor
             tarfile.open(fileobj=gz, mode="w|", format=tarfile.PAX_FORMAT) as tar,
         ):
             _add(tar, MANIFEST, data, None)
-            _add(tar, STORE, None, store_copy)
             _add(tar, SNAPSHOT, None, snap_copy)
+            for name, path in store_copies.items():
+                _add(tar, name, None, path)
         tmp.replace(dest)
     finally:
         _remove(snap_copy)
-        _remove(store_copy)
+        for path in store_copies.values():
+            _remove(path)
     return ExportReport(
         path=str(dest),
         commit=str(manifest["commit"]),
@@ -160,14 +169,6 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes | None, path: Path | None)
     info.size = path.stat().st_size
     with open(path, "rb") as fh:
         tar.addfile(info, fh)
-
-
-def _copy_file(src: Path, dst: Path) -> None:
-    _remove(dst)
-    fd = create_private(str(dst))
-    with open(src, "rb") as inp, os.fdopen(fd, "wb") as out:
-        while chunk := inp.read(_CHUNK):
-            out.write(chunk)
 
 
 def _digest(path: Path) -> tuple[str, int]:
@@ -217,12 +218,14 @@ def import_index(root: Path, archive: Path, *, lock_timeout: float = 30.0) -> Im
     work = layout.ensure_index_dir()
     store_tmp = work / "code-importing.duckdb"
     snap_tmp = work / "code-importing.sqlite"
-    for p in (store_tmp, snap_tmp):
+    tables = {name: work / f"code-importing.{table}.jsonl" for name, table in STORE_MEMBERS.items()}
+    for p in (store_tmp, snap_tmp, *tables.values()):
         _remove(p)
     limit = min(TOTAL_LIMIT, max(compressed, 1 << 20) * COMPRESSED_RATIO_LIMIT)
     try:
-        manifest = _unpack(archive, limit, {STORE: store_tmp, SNAPSHOT: snap_tmp})
+        manifest = _unpack(archive, limit, {SNAPSHOT: snap_tmp, **tables})
         _check_snapshot(snap_tmp)
+        _load_store(store_tmp, tables)
         _check_store(store_tmp)
         from ctxops_code_scan.gitinfo import read_head
 
@@ -238,8 +241,8 @@ def import_index(root: Path, archive: Path, *, lock_timeout: float = 30.0) -> Im
             layout.duckdb_path.with_name("code.duckdb.wal").unlink(missing_ok=True)
             lookup_db.publish(layout, final)
     finally:
-        _remove(store_tmp)
-        _remove(snap_tmp)
+        for p in (store_tmp, snap_tmp, *tables.values()):
+            _remove(p)
     warnings = []
     commit = str(manifest.get("commit") or "")
     if not commit:
@@ -326,8 +329,8 @@ def _parse_manifest(data: bytes) -> dict[str, Any]:
             " export it again with this version, or run `cq index`"
         )
     members = manifest.get("members")
-    if not isinstance(members, dict) or set(members) != {STORE, SNAPSHOT}:
-        raise ArchiveError("the manifest's members are not the store and the snapshot")
+    if not isinstance(members, dict) or set(members) != set(MEMBERS[1:]):
+        raise ArchiveError("the manifest's members are not the snapshot and the store's tables")
     for entry in members.values():
         if (
             not isinstance(entry, dict)
@@ -378,6 +381,10 @@ def _check_snapshot(path: Path) -> None:
         kinds = {kind for kind, _n, _s in rows}
         if kinds - {"table", "index"} or found != expected:
             raise ArchiveError("the snapshot's schema is not a ctxops lookup snapshot's (extra or missing objects)")
+        # SQLite's advice for a database from an untrusted source: check it before any other use.
+        ok = con.execute("PRAGMA quick_check").fetchone()
+        if not ok or ok[0] != "ok":
+            raise ArchiveError("the snapshot fails SQLite's quick_check")
         meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
         if meta.get("format") != INDEX_FORMAT:
             raise ArchiveError("the snapshot's index format differs from the manifest's")
@@ -395,28 +402,38 @@ def _norm(sql: str) -> str:
     return " ".join(sql.replace("IF NOT EXISTS ", "").split())
 
 
+def _load_store(path: Path, tables: dict[str, Path]) -> None:
+    """A new build store from the archive's JSON lines, read with our columns and types (DuckDB's JSON
+    reader under the full build's memory cap; a malformed line fails the import)."""
+    from .builder import FULL_BUILD_MEMORY
+
+    con = duck_store.connect(path, memory_limit=FULL_BUILD_MEMORY)
+    try:
+        duck_store.create_tables(con)
+        for name, table in STORE_MEMBERS.items():
+            if tables[name].stat().st_size == 0:
+                continue
+            cols = ", ".join(f"'{col}': '{kind}'" for col, kind in TABLES[table])
+            source = str(tables[name]).replace("'", "''")
+            con.execute(
+                f"INSERT INTO {table} SELECT {', '.join(c for c, _ in TABLES[table])} FROM read_json('{source}',"
+                f" format = 'newline_delimited', columns = {{{cols}}}, maximum_object_size = {ROW_LIMIT})"
+            )
+        con.execute("CHECKPOINT")
+    except Exception as exc:
+        if isinstance(exc, ArchiveError):
+            raise
+        raise ArchiveError(f"the build store's tables do not load ({type(exc).__name__}: {str(exc)[:200]})") from None
+    finally:
+        con.close()
+
+
 def _check_store(path: Path) -> None:
-    """The build store holds exactly our tables, no views or macros; its paths are relative and safe."""
+    """The paths the loaded build store records are relative and safe."""
     import duckdb
 
+    con = duckdb.connect(str(path), read_only=True)
     try:
-        con = duckdb.connect(str(path), read_only=True)
-    except Exception as exc:
-        raise ArchiveError(f"the build store is not a readable DuckDB database ({type(exc).__name__})") from None
-    try:
-        tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT internal").fetchall()}
-        if tables != set(TABLES):
-            raise ArchiveError("the build store's tables are not a ctxops build store's")
-        views = con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone()
-        macros = con.execute(
-            "SELECT count(*) FROM duckdb_functions() WHERE NOT internal AND function_type IN ('macro', 'table_macro')"
-        ).fetchone()
-        if (views and views[0]) or (macros and macros[0]):
-            raise ArchiveError("the build store holds views or macros: refused")
-        for table in TABLES:
-            cols = [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
-            if cols != [name for name, _ in TABLES[table]]:
-                raise ArchiveError(f"the build store's table {table} has other columns")
         for table in ("files", "skipped", "dirs"):
             for (p,) in con.execute(f"SELECT path FROM {table}").fetchall():
                 if not _safe_rel(p) or (table != "dirs" and p == ""):

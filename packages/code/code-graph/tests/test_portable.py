@@ -19,7 +19,7 @@ from ctxops_code_graph.builder import IndexWriter
 from ctxops_code_graph.layout import IndexLayout
 from repo_fixtures import ORDERS_PY, git, make_repo
 
-STORE_FILES = "store/files.jsonl"  # one table of the build store, as the archive carries it
+STORE_FILES = "store/files.parquet"  # one table of the build store, as the archive carries it
 
 
 @pytest.fixture
@@ -146,7 +146,7 @@ def test_a_refused_archive_installs_nothing(built: tuple[Path, Path], tmp_path: 
     cases["tampered store"] = [
         _info(portable.MANIFEST, manifest),
         _info(portable.SNAPSHOT, members[portable.SNAPSHOT]),
-        _info(STORE_FILES, members[STORE_FILES][:-2] + b"x\n"),
+        _info(STORE_FILES, members[STORE_FILES][:-2] + b"x\0"),
     ]
     foreign = json.loads(manifest)
     foreign["index_format"] = "store0-extractor0"
@@ -203,18 +203,28 @@ def test_a_snapshot_with_a_trigger_or_an_escaping_path_is_refused(built: tuple[P
 
 
 def test_store_tables_malformed_or_escaping_are_refused(built: tuple[Path, Path], tmp_path: Path) -> None:
-    """The build store arrives as JSON lines read with our columns: a line that is not one of our rows
+    """The build store arrives as Parquet files read with our columns: a file that is not one of our tables
     fails the import, and so does a recorded path outside the repository."""
+    import duckdb
+
     root, archive = built
-    lines = _members(archive)[STORE_FILES].decode().splitlines()
     bad = tmp_path / "bad.tgz"
-    broken = "\n".join([*lines, '{"path": "x.py", "size": "not a number"'])
-    _repack(archive, bad, **{STORE_FILES: broken.encode() + b"\n"})
+    _repack(archive, bad, **{STORE_FILES: b"PAR1 not parquet PAR1"})
     with pytest.raises(portable.ArchiveError, match="do not load"):
         portable.import_index(root, bad)
-    row = json.loads(lines[0])
-    row["path"] = "../../outside.py"
-    _repack(archive, bad, **{STORE_FILES: "\n".join([*lines, json.dumps(row)]).encode() + b"\n"})
+    made = tmp_path / "files.parquet"
+    con = duckdb.connect()
+    con.execute(f"COPY (SELECT 1 AS path) TO '{made}' (FORMAT parquet)")
+    _repack(archive, bad, **{STORE_FILES: made.read_bytes()})
+    with pytest.raises(portable.ArchiveError, match="other columns"):
+        portable.import_index(root, bad)
+    made.unlink()
+    con.execute(
+        "COPY (SELECT '../../outside.py' AS path, 'python' AS lang, 1::BIGINT AS size, 1::BIGINT AS mtime_ns,"
+        f" 'h' AS content_hash, 'ok' AS parse_status, NULL::VARCHAR AS error) TO '{made}' (FORMAT parquet)"
+    )
+    con.close()
+    _repack(archive, bad, **{STORE_FILES: made.read_bytes()})
     with pytest.raises(portable.ArchiveError, match="outside the repository"):
         portable.import_index(root, bad)
 

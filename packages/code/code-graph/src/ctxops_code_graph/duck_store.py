@@ -573,9 +573,17 @@ def delete_paths(con: Any, paths: Sequence[str]) -> None:
 
 
 def touch_files(con: Any, stats: Sequence[tuple[int, int, str]]) -> None:
-    """New (mtime_ns, size) for files whose content did not change."""
-    for mtime, size, path in stats:
-        con.execute("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", [mtime, size, path])
+    """New (mtime_ns, size) for files whose content did not change: one joined UPDATE (a statement per
+    file cost ~1 ms each: every file of a fresh clone after `cq index --import`)."""
+    if not stats:
+        return
+    mtimes, sizes, paths = (list(col) for col in zip(*stats, strict=True))
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE touched AS SELECT unnest($1::BIGINT[]) AS mtime_ns,"
+        " unnest($2::BIGINT[]) AS size, unnest($3::VARCHAR[]) AS path",
+        [mtimes, sizes, paths],
+    )
+    con.execute("UPDATE files SET mtime_ns = t.mtime_ns, size = t.size FROM touched t WHERE files.path = t.path")
 
 
 def file_langs(con: Any) -> list[tuple[str, str]]:

@@ -110,7 +110,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("index", "build or update the index")
     p.add_argument("--full", action="store_true", help="rebuild from scratch")
     p.add_argument("--vectors", action="store_true", help="also embed every chunk (the `vector` extra)")
+    way = p.add_mutually_exclusive_group()
+    way.add_argument(
+        "--export",
+        dest="export_path",
+        metavar="FILE",
+        help="update the index, then write it to FILE (one portable archive, keyed by the commit)",
+    )
+    way.add_argument(
+        "--import",
+        dest="import_path",
+        metavar="FILE",
+        help="install the index in FILE (verified first), then update what differs from the working tree",
+    )
     add("status", "index freshness, sizes, languages, skipped files")
+    p = add("export", "write the index in another tool's format: --scip FILE (Sourcegraph's SCIP protobuf)")
+    p.add_argument("--scip", dest="scip_path", metavar="FILE", required=True, help="the SCIP index to write")
     add("mcp", "serve the same operations as MCP tools over stdio")
     p = add("serve", "answer cq queries over a local socket (saves each query its start-up imports)")
     p.add_argument("--idle", type=float, default=1800, metavar="S", help="exit after S idle seconds (default 1800)")
@@ -226,7 +241,7 @@ def _run(args: argparse.Namespace) -> int:
 
         ensure_index(root, interactive=sys.stderr.isatty())
         return serve_socket(root, idle_s=args.idle)
-    if args.command in ("index", "status"):
+    if args.command in ("index", "status", "export"):
         from .reports import run_report
 
         return run_report(root, args)

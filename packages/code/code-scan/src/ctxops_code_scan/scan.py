@@ -61,12 +61,14 @@ def scan_file(root: Path, rel: str, lang: str, config: ScanConfig | None = None)
 def scan_bytes(rel: str, lang: str, data: bytes, *, size: int, mtime_ns: int) -> ScanResult:
     """Extract from bytes already read. Non-UTF-8 input is decoded with replacement and flagged."""
     error: str | None = None
+    # The hash of the bytes on disk, as the update's check computes it (hashed after the replacement
+    # below, a non-UTF-8 file never matched: it was rescanned after every stat change, every import).
+    digest = content_hash(data)
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         error = f"not valid UTF-8 at byte {exc.start} (decoded with replacement)"
         data = data.decode("utf-8", "replace").encode("utf-8")
-    digest = content_hash(data)
     spec = BY_NAME[lang]
     if spec.grammar is None:
         from .fallback import extract_fallback

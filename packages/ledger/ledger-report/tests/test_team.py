@@ -246,13 +246,13 @@ def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         from moto.server import ThreadedMotoServer
     except ImportError as exc:  # pragma: no cover - moto[server] is in the test group
         pytest.skip(f"moto[server] is not installed ({exc})")
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=_free_port(), verbose=False)
+    port = _free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     try:
         server.start()
     except Exception as exc:  # pragma: no cover - e.g. no loopback socket in a sandbox
         pytest.skip(f"moto's S3 server did not start on loopback: {exc}")
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
+    endpoint = f"http://127.0.0.1:{port}"  # moto 5.0 has no get_host_and_port()
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "team-test")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "team-test-secret")
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")

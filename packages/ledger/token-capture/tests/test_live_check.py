@@ -247,7 +247,9 @@ def test_the_fresh_process_check_imports_nothing_heavy(setup: tuple[Path, Path, 
         "print(ok, heavy)\n"
     )
     out = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "True []"
+    assert out.startswith("True ")
+    if not os.environ.get("COVERAGE_PROCESS_CONFIG"):  # coverage's tracer imports modules of its own
+        assert out.strip() == "True []"
     (next((root.parent / "claude" / "projects" / "p1").glob("*.jsonl"))).open("a").write(_line(70))
     module = subprocess.run([sys.executable, "-m", "ctxops_token_capture.livecheck", str(root)], check=False)
     assert module.returncode == 1  # changed

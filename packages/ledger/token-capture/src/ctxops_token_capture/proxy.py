@@ -200,6 +200,25 @@ class Proxy:
         if self.session is not None:
             await self.session.close()
 
+    def _record_unanswered(
+        self, api: Any, info: Any, *, started_wall: Any, started: float, status: int, session_id: Any, error: str
+    ) -> None:
+        """Record a call the provider never answered (refused by a budget, upstream unreachable)."""
+        self._record_later(
+            call_record(
+                api=api,
+                origin="proxy",
+                started=started_wall,
+                latency_ms=(time.perf_counter() - started) * 1000,
+                status=status,
+                request=info,
+                seen=ResponseObserver(api, None, None).finish(),
+                request_id=None,
+                session_id=session_id,
+                error=error,
+            )
+        )
+
     def _record_later(self, record: Any) -> None:
         """Append off the event loop, after the client already has its response."""
         if self.gate is not None:
@@ -219,19 +238,14 @@ class Proxy:
             refusal = self.gate.refusal(api, session_id)
             if refusal is not None:
                 if info is not None:
-                    self._record_later(
-                        call_record(
-                            api=api,
-                            origin="proxy",
-                            started=started_wall,
-                            latency_ms=(time.perf_counter() - started) * 1000,
-                            status=429,
-                            request=info,
-                            seen=ResponseObserver(api, None, None).finish(),
-                            request_id=None,
-                            session_id=session_id,
-                            error=f"{BUDGET_ERROR_TYPE}: {refusal.message}",
-                        )
+                    self._record_unanswered(
+                        api,
+                        info,
+                        started_wall=started_wall,
+                        started=started,
+                        status=429,
+                        session_id=session_id,
+                        error=f"{BUDGET_ERROR_TYPE}: {refusal.message}",
                     )
                 return refusal_response(api, refusal)
         target = self.config.upstream + request.path_qs
@@ -247,19 +261,15 @@ class Proxy:
         except (TimeoutError, ClientError, OSError) as exc:
             message = f"upstream unreachable: {type(exc).__name__}"
             if api and info is not None:
-                self._record_later(
-                    call_record(
-                        api=api,
-                        origin="proxy",
-                        started=started_wall,
-                        latency_ms=(time.perf_counter() - started) * 1000,
-                        status=502,
-                        request=info,
-                        seen=ResponseObserver(api, None, None).finish(),
-                        request_id=None,
-                        session_id=_first_header(request.headers, SESSION_HEADERS),
-                        error=message,
-                    )
+                session_id = _first_header(request.headers, SESSION_HEADERS)
+                self._record_unanswered(
+                    api,
+                    info,
+                    started_wall=started_wall,
+                    started=started,
+                    status=502,
+                    session_id=session_id,
+                    error=message,
                 )
             return web.json_response(
                 {"type": "error", "error": {"type": "proxy_upstream_error", "message": message}}, status=502

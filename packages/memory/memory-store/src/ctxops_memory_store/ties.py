@@ -95,6 +95,16 @@ def _inside(root: str, path: str) -> str | None:
 def fingerprint(root: str, path: str) -> tuple[str, int] | None:
     """``(hash, size)`` of a tied path as it is now (``(DIR_HASH, 0)`` for a directory), None when absent
     or not something a memory can be tied to (outside the repository, a symlink, a FIFO, a device)."""
+    found = _stat_tied(root, path)
+    if found is None:
+        return None
+    full, size = found
+    return (DIR_HASH, 0) if size is None else _file_hash(full, size)
+
+
+def _stat_tied(root: str, path: str) -> tuple[str, int | None] | None:
+    """``(full path, size)`` of a tied regular file, ``(full path, None)`` for a directory, None when absent
+    or not something a memory can be tied to (outside the repository, a symlink, a FIFO, a device)."""
     full = _inside(root, path)
     if full is None:
         return None
@@ -105,10 +115,10 @@ def fingerprint(root: str, path: str) -> tuple[str, int] | None:
     import stat
 
     if stat.S_ISDIR(st.st_mode):
-        return (DIR_HASH, 0)
+        return (full, None)
     if not stat.S_ISREG(st.st_mode):
         return None
-    return _file_hash(full, st.st_size)
+    return (full, st.st_size)
 
 
 def _file_hash(full: str, size: int) -> tuple[str, int] | None:
@@ -254,28 +264,21 @@ def check(
 
 
 def _current(root: str, path: str, digest: str, size: int, budget: list[int] | None = None) -> tuple[str, int] | None:
-    full = _inside(root, path)
-    if full is None:
+    found = _stat_tied(root, path)
+    if found is None:
         return None
-    try:
-        st = os.lstat(full)
-    except OSError:
-        return None
-    import stat
-
-    if stat.S_ISDIR(st.st_mode):
+    full, now = found
+    if now is None:
         return (DIR_HASH, 0)
-    if not stat.S_ISREG(st.st_mode):
-        return None
     if digest == DIR_HASH:
-        return ("file", st.st_size)  # a directory became a file
-    if st.st_size != size:
-        return ("size", st.st_size)  # changed, told without reading it
+        return ("file", now)  # a directory became a file
+    if now != size:
+        return ("size", now)  # changed, told without reading it
     if budget is not None:
-        if budget[0] < min(st.st_size, MAX_HASH_BYTES):
+        if budget[0] < min(now, MAX_HASH_BYTES):
             return (digest, size)  # past the read budget: the same size is taken as the same bytes
-        budget[0] -= min(st.st_size, MAX_HASH_BYTES)
-    return _file_hash(full, st.st_size)
+        budget[0] -= min(now, MAX_HASH_BYTES)
+    return _file_hash(full, now)
 
 
 def moves_in_play(

@@ -54,6 +54,9 @@ def build_server(root: Path, registrars: Iterable[tuple[str, Registrar]] | None 
     from mcp.server.mcpserver import MCPServer
 
     from . import __version__
+    from .codeties import install
+
+    install()  # the `remember` tool ties memories to the symbols they name (issue 23); not on the handshake
 
     server = MCPServer(name="ctxops", version=__version__, instructions=instructions(str(root)))
     failed: list[str] = []
@@ -138,10 +141,6 @@ def tool_names(server: Any) -> list[str]:
 
 def main(argv: list[str]) -> int:
     from ctxops_contracts.shared.mcplite import fast_root
-
-    from .codeties import install
-
-    install()  # the `remember` tool ties memories to the symbols they name (issue 23)
 
     found = fast_root(argv)  # plain `ctx mcp [--root DIR]`: the handshake first, no argparse
     if found is not None:

@@ -32,6 +32,7 @@ KEYS = {
     "repo": "coalesce(project, '-')",  # the git root, else the working directory
     "cwd": "coalesce(cwd, '-')",
     "model": "model",
+    "machine": "coalesce(machine_id, '-')",  # the machine that recorded the call (team ledger: every machine's)
 }
 KINDS = (*KEYS, "block", "tool", "file", "memory", "savings", "latency")
 ALIASES = {"daily": "day", "weekly": "week", "monthly": "month", "blocks": "block", "sessions": "session"}
@@ -44,6 +45,7 @@ ALIASES.update(
         "projects": "repo",
         "models": "model",
         "tools": "tool",
+        "machines": "machine",
     }
 )
 ALIASES.update({"files": "file", "memories": "memory", "proxy": "latency", "telemetry": "latency"})
@@ -317,7 +319,7 @@ def grouped(
     exprs = {**KEYS, "week": SUNDAY_WEEK} if week_start == "sunday" else KEYS
     select = ", ".join(f"{exprs[k]} AS {k}" for k in keys)
     order = ", ".join(str(i + 1) for i in range(len(keys)))
-    if kind in ("session", "task", "repo", "cwd", "model") and not breakdown:
+    if kind in ("session", "task", "repo", "cwd", "model", "machine") and not breakdown:
         # Costs to the micro-dollar: equal costs summed in another order (roll-up or calls) differ in the last
         # bits, and must not swap rows.
         order = f"round(sum(cost_usd), 6) DESC NULLS LAST, total_tokens DESC, {order}"

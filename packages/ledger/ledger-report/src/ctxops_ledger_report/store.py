@@ -72,6 +72,7 @@ SOURCE_COLUMNS = (
     "cost_usd",
     "first_ts",
     "last_ts",
+    "machine_id",
 )
 
 

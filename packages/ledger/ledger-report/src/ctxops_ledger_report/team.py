@@ -39,6 +39,10 @@ from pathlib import Path
 from typing import Any
 
 PUSH_STATE_DIR = "push"
+# The layout's format, in every part's Parquet key-value metadata (parts pushed before it was written: 1). A
+# reader skips a part of a newer format with a note; an added column is not a new format (readers fill nulls).
+TEAM_FORMAT = 1
+TEAM_FORMAT_KEY = "ctxops.team_format"
 PART_RE = re.compile(r"(?:^|/)day=(\d{4}-\d{2}-\d{2})/machine=([A-Za-z0-9][A-Za-z0-9._-]{0,63})/part-[^/]+\.parquet$")
 ENDPOINT_ENVS = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
 REGION_ENVS = ("AWS_REGION", "AWS_DEFAULT_REGION")
@@ -208,9 +212,22 @@ def _state_paths(data_root: Path, location: Location) -> tuple[Path, Path]:
     return directory / f"{location.digest()}.parquet", directory / f"{location.digest()}.json"
 
 
-def push(view: Any, location: Location, machine: str, data_root: Path, *, again: bool = False) -> dict[str, Any]:
-    """Write this machine's calls not yet at ``location`` (``again``: every call, e.g. after the location was
-    emptied or restored from an older copy; readers keep one copy of each); return what was written."""
+def push(
+    view: Any,
+    location: Location,
+    machine: str,
+    data_root: Path,
+    *,
+    again: bool = False,
+    local: str | None = None,
+) -> dict[str, Any]:
+    """Write the calls not yet at ``location`` (``again``: every call, e.g. after the location was emptied or
+    restored from an older copy; readers keep one copy of each); return what was written.
+
+    Each call goes under the machine id its record carries (a call recorded on another machine and copied here
+    keeps that machine's). ``machine`` is this machine's id for the push: the calls whose record carries
+    ``local`` (the id this machine stamps, when ``machine`` overrides it with ``--machine``) or none go under it.
+    """
     from ctxops_contracts.shared.locks import file_lock
 
     state, meta = _state_paths(data_root, location)
@@ -219,17 +236,32 @@ def push(view: Any, location: Location, machine: str, data_root: Path, *, again:
     con = view.con
     with file_lock(state.with_suffix(".lock"), timeout=0.0):
         fp = "hash(" + ", ".join(FINGERPRINT) + ")"
-        con.execute(f"CREATE OR REPLACE TEMP TABLE push_now AS SELECT dedupe_key, {fp} AS fp FROM costed")
-        if state.is_file() and not again:
-            con.execute("CREATE OR REPLACE TEMP TABLE push_done AS SELECT * FROM read_parquet(?)", [str(state)])
-        else:
-            con.execute("CREATE OR REPLACE TEMP TABLE push_done (dedupe_key VARCHAR, fp UBIGINT)")
+        own = (
+            "c.machine_id IS NULL OR NOT regexp_full_match(c.machine_id, '[A-Za-z0-9][A-Za-z0-9._-]{0,63}')"
+            + (" OR c.machine_id = $local" if local else "")
+        )
         con.execute(
-            "CREATE OR REPLACE TEMP TABLE push_new AS SELECT dedupe_key FROM push_now n "
-            "WHERE NOT EXISTS (SELECT 1 FROM push_done d WHERE d.dedupe_key = n.dedupe_key AND d.fp = n.fp)"
+            f"CREATE OR REPLACE TEMP TABLE push_now AS SELECT dedupe_key, {fp} AS fp, "
+            f"CASE WHEN {own} THEN $machine ELSE c.machine_id END AS machine FROM costed c",
+            {"machine": machine, **({"local": local} if local else {})},
+        )
+        done = "CREATE OR REPLACE TEMP TABLE push_done (dedupe_key VARCHAR, fp UBIGINT, machine VARCHAR)"
+        if state.is_file() and not again:
+            # A state written before calls carried their own machine ids has no machine: they went as this one.
+            has = {r[0] for r in con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(state)]).fetchall()}
+            machine_sql = "machine" if "machine" in has else "NULL::VARCHAR AS machine"
+            done = f"CREATE OR REPLACE TEMP TABLE push_done AS SELECT dedupe_key, fp, {machine_sql} FROM read_parquet(?)"
+            con.execute(done, [str(state)])
+        else:
+            con.execute(done)
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE push_new AS SELECT dedupe_key, machine FROM push_now n "
+            "WHERE NOT EXISTS (SELECT 1 FROM push_done d WHERE d.dedupe_key = n.dedupe_key AND d.fp = n.fp "
+            "AND (d.machine IS NULL OR d.machine = n.machine))"
         )
         rows = int(con.execute("SELECT count(*) FROM push_new").fetchall()[0][0])
         total = int(con.execute("SELECT count(*) FROM push_now").fetchall()[0][0])
+        by_machine = dict(con.execute("SELECT machine, count(*) FROM push_new GROUP BY 1 ORDER BY 1").fetchall())
         written: list[str] = []
         if rows:
             import pyarrow as pa
@@ -237,14 +269,17 @@ def push(view: Any, location: Location, machine: str, data_root: Path, *, again:
 
             push_id = f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
             sql = (
-                "SELECT c.*, ?::VARCHAR AS machine_id, ?::TIMESTAMPTZ AS pushed_at, "
-                "strftime(timezone('UTC', c.ts), '%Y-%m-%d') AS day, ?::VARCHAR AS machine "
-                "FROM costed c SEMI JOIN push_new n ON c.dedupe_key = n.dedupe_key ORDER BY c.ts"
+                "SELECT c.* REPLACE (n.machine AS machine_id), ?::TIMESTAMPTZ AS pushed_at, "
+                "strftime(timezone('UTC', c.ts), '%Y-%m-%d') AS day, n.machine AS machine "
+                "FROM costed c JOIN push_new n ON c.dedupe_key = n.dedupe_key ORDER BY c.ts"
             )
             import duckdb  # the package's Python layer gives connections their Arrow readers
 
             assert duckdb  # (the ledger itself loads only the engine module: token-capture's duck.py)
-            reader = con.sql(sql, params=[machine, datetime.now(UTC), machine]).to_arrow_reader(131072)
+            result = con.sql(sql, params=[datetime.now(UTC)]).to_arrow_reader(131072)
+            # The format travels in each file's key-value metadata: a reader of an older format skips it, saying so.
+            tagged = result.schema.with_metadata({TEAM_FORMAT_KEY: str(TEAM_FORMAT)})
+            reader = pa.RecordBatchReader.from_batches(tagged, result)
             partitioning = ds.partitioning(pa.schema([("day", pa.string()), ("machine", pa.string())]), flavor="hive")
             options = ds.ParquetFileFormat().make_write_options(compression="zstd")
             try:
@@ -270,6 +305,7 @@ def push(view: Any, location: Location, machine: str, data_root: Path, *, again:
         doc = {
             "location": location.key,
             "machine": machine,
+            "machines": by_machine,
             "rows": rows,
             "calls": total,
             "files": sorted(written),

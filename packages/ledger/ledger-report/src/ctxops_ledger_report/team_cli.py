@@ -62,15 +62,23 @@ def _cmd_push(args: argparse.Namespace) -> int:
     from .team import LocationError, push
 
     try:
-        machine = checked(args.machine, "--machine") if args.machine else machine_id(user_config_path())
+        machine = checked(args.machine, "--machine") if args.machine else None
+        try:
+            local: str | None = machine_id(user_config_path())
+        except MachineIdError:
+            if machine is None:
+                raise
+            local = None  # --machine stands in for an invalid override
+        machine = machine or local
     except MachineIdError as exc:
         raise CliError(str(exc), "for example CTXOPS_MACHINE_ID=alice-laptop") from None
+    assert machine is not None
     location = location_of(args, args.location, create=True)
     book, _ = _book_and_config(args)
     fresh = live_note(args)
     try:
         with open_view(data_dir_of(args), book=book) as view:
-            result = push(view, location, machine, _root_dir(args), again=args.again)
+            result = push(view, location, machine, _root_dir(args), again=args.again, local=local)
     except LocationError as exc:
         raise CliError(str(exc), LOCATION_FIX) from None
     except LockBusy:
@@ -82,9 +90,16 @@ def _cmd_push(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result)
     elif result["rows"]:
+        others = {m: n for m, n in result["machines"].items() if m != machine}
+        also = (
+            f", and {plural(sum(others.values()), 'call')} recorded on other machines under their ids "
+            f"({', '.join(sorted(others))})"
+            if others
+            else ""
+        )
         print(
-            f"pushed {plural(result['rows'], 'call')} as machine {machine} to {args.location} "
-            f"({plural(len(result['files']), 'file')}, {result['seconds']:.2f} s)"
+            f"pushed {plural(result['machines'].get(machine, 0), 'call')} as machine {machine}{also} to "
+            f"{args.location} ({plural(len(result['files']), 'file')}, {result['seconds']:.2f} s)"
         )
     else:
         print(f"nothing new to push to {args.location} ({plural(result['calls'], 'call')} already there)")
@@ -152,7 +167,12 @@ def add_team_commands(sub: Any, *, json_errors: bool | None = None) -> None:
         json_errors=json_errors,
     )
     p.add_argument("location", metavar="LOCATION", help=LOCATION_HELP)
-    p.add_argument("--machine", metavar="ID", help="this machine's id (default $CTXOPS_MACHINE_ID or the stored one)")
+    p.add_argument(
+        "--machine",
+        metavar="ID",
+        help="this machine's id for its calls (default $CTXOPS_MACHINE_ID, the user config or the stored one); "
+        "calls recorded on other machines keep theirs",
+    )
     p.add_argument(
         "--again",
         action="store_true",

@@ -273,7 +273,7 @@ def _sum_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _notes(view: View, total: dict[str, Any]) -> list[str]:
-    notes = [view.note] if view.note else []
+    notes = view.notes()
     if total.get("unpriced_models"):
         notes.append(
             f"unpriced (not in the price table dated {view.book.date}): {', '.join(total['unpriced_models'])} — "
@@ -472,7 +472,7 @@ def attribution(view: View, filters: Filters, *, by: str) -> Report:
         columns = ["file", "results", "tokens", "tools", "sessions"]
     rows = _fetch(view.con, sql, params)
     total = {"results": sum(r["results"] for r in rows), "tokens": sum(r["tokens"] or 0 for r in rows)}
-    return Report(kind=by, keys=[by], columns=columns, rows=rows, total=total, notes=[view.note] if view.note else [])
+    return Report(kind=by, keys=[by], columns=columns, rows=rows, total=total, notes=view.notes())
 
 
 CONTEXT_COLUMNS = (
@@ -623,7 +623,7 @@ def latency(view: View, filters: Filters) -> Report:
             f"FROM costed{clause}"
         )
         total = _fetch(view.con, total_sql, params)[0]
-    notes = [view.note] if view.note else []
+    notes = view.notes()
     if not rows:
         notes.append("no calls through `ctx proxy` or the SDK wrapper in this range (transcripts carry no latency)")
     return Report(

@@ -120,9 +120,9 @@ def update(con: Any) -> None:
 
 
 def rebuild(con: Any) -> None:
-    """The whole table again from ``usage``."""
+    """The whole table again from ``usage`` (made anew: an older definition may lack a key)."""
+    con.execute(f"DROP TABLE IF EXISTS {TABLE}")
     con.execute(schema_sql())
-    con.execute(f"DELETE FROM {TABLE}")
     con.execute(f"INSERT INTO {TABLE} " + _aggregate_sql())
     con.execute("DELETE FROM usage_hourly_state")
     con.execute("INSERT INTO usage_hourly_state VALUES (?)", [VERSION])

@@ -54,10 +54,16 @@ def user_config_path() -> Path:
 def this_machine() -> str | None:
     """This machine's id for a record being written (see :func:`machine_id`, with the user config); None when
     an override is not a valid id or the id cannot be stored (logged once: a record is never lost over it)."""
-    key = tuple(os.environ.get(name, "") for name in _INPUTS)
+    config = user_config_path()
+    try:
+        st = config.stat()
+        seen = f"{st.st_mtime_ns}:{st.st_size}"  # an edit of the user config applies to what is written after it
+    except OSError:
+        seen = ""
+    key = (*(os.environ.get(name, "") for name in _INPUTS), seen)
     if key not in _resolved:
         try:
-            _resolved[key] = machine_id(user_config_path())
+            _resolved[key] = machine_id(config)
         except (MachineIdError, OSError) as exc:
             log.warning("records are written without a machine id: %s", exc)
             _resolved[key] = None

@@ -104,7 +104,9 @@ def test_proxy_records_carry_the_machine_id(upstream: Any, data_root: Path, mach
 
 def test_sdk_records_carry_the_machine_id(upstream: Any, machine: str) -> None:
     sink: list[UsageRecord] = []
-    client = instrument(anthropic.Anthropic(api_key="sk-ant-test", base_url=upstream.url, max_retries=0), sink=sink.append)
+    client = instrument(
+        anthropic.Anthropic(api_key="sk-ant-test", base_url=upstream.url, max_retries=0), sink=sink.append
+    )
     client.messages.create(model="claude-test", max_tokens=10, messages=[{"role": "user", "content": "hi"}])
     (recorded,) = sink
     assert recorded.machine_id == machine and recorded.origin == "sdk"

@@ -13,4 +13,13 @@ from ctxops_token_capture.machine import (
     valid,
 )
 
-__all__ = ["MACHINE_ENV", "MACHINE_FILE", "MachineIdError", "checked", "machine_id", "state_dir", "this_machine", "valid"]
+__all__ = [
+    "MACHINE_ENV",
+    "MACHINE_FILE",
+    "MachineIdError",
+    "checked",
+    "machine_id",
+    "state_dir",
+    "this_machine",
+    "valid",
+]

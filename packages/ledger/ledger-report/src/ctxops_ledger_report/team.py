@@ -236,9 +236,8 @@ def push(
     con = view.con
     with file_lock(state.with_suffix(".lock"), timeout=0.0):
         fp = "hash(" + ", ".join(FINGERPRINT) + ")"
-        own = (
-            "c.machine_id IS NULL OR NOT regexp_full_match(c.machine_id, '[A-Za-z0-9][A-Za-z0-9._-]{0,63}')"
-            + (" OR c.machine_id = $local" if local else "")
+        own = "c.machine_id IS NULL OR NOT regexp_full_match(c.machine_id, '[A-Za-z0-9][A-Za-z0-9._-]{0,63}')" + (
+            " OR c.machine_id = $local" if local else ""
         )
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE push_now AS SELECT dedupe_key, {fp} AS fp, "
@@ -250,7 +249,9 @@ def push(
             # A state written before calls carried their own machine ids has no machine: they went as this one.
             has = {r[0] for r in con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(state)]).fetchall()}
             machine_sql = "machine" if "machine" in has else "NULL::VARCHAR AS machine"
-            done = f"CREATE OR REPLACE TEMP TABLE push_done AS SELECT dedupe_key, fp, {machine_sql} FROM read_parquet(?)"
+            done = (
+                f"CREATE OR REPLACE TEMP TABLE push_done AS SELECT dedupe_key, fp, {machine_sql} FROM read_parquet(?)"
+            )
             con.execute(done, [str(state)])
         else:
             con.execute(done)

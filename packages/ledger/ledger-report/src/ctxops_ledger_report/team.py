@@ -487,7 +487,8 @@ def _top_level(elements: list[tuple[str, int, str | None]]) -> dict[str, str]:
     return out
 
 
-def _infos_s3(location: Location, files: list[str]) -> dict[str, _Info]:
+def _infos_s3(location: Location, files: list[str], schemas: dict[str, Any]) -> dict[str, _Info]:
+    """As :func:`_infos_dir`, one footer request per part; ``schemas`` gets each readable part's schema."""
     import pyarrow.dataset as ds
 
     found: dict[str, _Info] = {}
@@ -498,6 +499,7 @@ def _infos_s3(location: Location, files: list[str]) -> dict[str, _Info]:
         except Exception as exc:
             found[name] = _damaged(exc, name)
             continue
+        schemas[name] = schema
         meta = schema.metadata or {}
         fmt = meta.get(TEAM_FORMAT_KEY.encode())
         columns = {field.name: _arrow_kind(field.type) for field in schema}
@@ -505,9 +507,14 @@ def _infos_s3(location: Location, files: list[str]) -> dict[str, _Info]:
     return found
 
 
-def _checked_parts(con: Any, location: Location, files: list[str]) -> tuple[list[str], dict[str, str]]:
-    """The parts to read, and the others with why each is skipped."""
-    infos = _infos_s3(location, files) if location.remote else _infos_dir(con, files)
+def _checked_parts(
+    con: Any, location: Location, files: list[str], schemas: dict[str, Any] | None = None
+) -> tuple[list[str], dict[str, str]]:
+    """The parts to read, and the others with why each is skipped (``schemas``: object storage's footers, kept
+    for the read)."""
+    infos = (
+        _infos_s3(location, files, {} if schemas is None else schemas) if location.remote else _infos_dir(con, files)
+    )
     good: list[str] = []
     skipped: dict[str, str] = {}
     for name in files:
@@ -549,7 +556,7 @@ def skip_notes(location: Location, skipped: dict[str, str]) -> list[str]:
     return notes
 
 
-def _register_s3(con: Any, location: Location, files: list[str]) -> None:
+def _register_s3(con: Any, location: Location, files: list[str], schemas: dict[str, Any]) -> None:
     """``team_parts`` over the parts in object storage, through pyarrow's dataset layer (DuckDB's own S3
     reader is an extension it downloads at run time)."""
     import pyarrow as pa
@@ -558,13 +565,19 @@ def _register_s3(con: Any, location: Location, files: list[str]) -> None:
     keys = pa.schema([("day", pa.string()), ("machine", pa.string())])
     partitioning = ds.partitioning(keys, flavor="hive")
     try:
-        dataset = ds.dataset(
-            files, filesystem=location.fs, format="parquet", partitioning=partitioning, partition_base_dir=location.base
-        )
         # Parts pushed by different versions may differ in columns: read them under one schema (missing = null).
-        schema = pa.unify_schemas(
-            [*{str(f.physical_schema): f.physical_schema for f in dataset.get_fragments()}.values(), keys]
-        )
+        # Their footers were read by the checks (``schemas``); a part not among them is read here.
+        found = [schemas.get(f) for f in files]
+        if any(schema is None for schema in found):
+            dataset = ds.dataset(
+                files,
+                filesystem=location.fs,
+                format="parquet",
+                partitioning=partitioning,
+                partition_base_dir=location.base,
+            )
+            found = [f.physical_schema for f in dataset.get_fragments()]
+        schema = pa.unify_schemas([*{str(s): s for s in found}.values(), keys])
         dataset = ds.dataset(
             files,
             schema=schema.remove_metadata(),
@@ -597,11 +610,12 @@ def load_usage(con: Any, location: Location) -> dict[str, Any]:
 
     files = part_files(location)
     columns = {**COLUMNS, "rank": "INTEGER", "machine_id": "VARCHAR"}
-    good, skipped = _checked_parts(con, location, files) if files else ([], {})
+    schemas: dict[str, Any] = {}
+    good, skipped = _checked_parts(con, location, files, schemas) if files else ([], {})
     result: dict[str, Any] = {"files": len(good), "skipped": skipped}
     if good:
         try:
-            result |= _read_parts(con, location, good, columns)
+            result |= _read_parts(con, location, good, columns, schemas)
         except LocationError:
             bad = _damaged_data(con, location, good)
             if not bad:
@@ -615,7 +629,7 @@ def load_usage(con: Any, location: Location) -> dict[str, Any]:
         con.execute("CREATE TABLE usage (" + ", ".join(f"{c} {t}" for c, t in columns.items()) + ")")
         return result | {"rows": 0, "calls": 0, "machines": []}
     if "calls" not in result:
-        result |= _read_parts(con, location, good, columns)
+        result |= _read_parts(con, location, good, columns, schemas)
     return result
 
 
@@ -627,11 +641,13 @@ def _drop(con: Any, name: str) -> None:
         con.unregister(name)
 
 
-def _read_parts(con: Any, location: Location, files: list[str], columns: dict[str, str]) -> dict[str, Any]:
+def _read_parts(
+    con: Any, location: Location, files: list[str], columns: dict[str, str], schemas: dict[str, Any]
+) -> dict[str, Any]:
     """``usage`` over ``files``: one row per call (the best copy); raises LocationError when a part fails."""
     try:
         if location.remote:
-            _register_s3(con, location, files)
+            _register_s3(con, location, files, schemas)
         else:
             _register_dir(con, files)
         present = {r[0] for r in con.execute("DESCRIBE team_parts").fetchall()}

@@ -15,6 +15,15 @@ from .versioning import SCHEMA_VERSION
 
 UtcDatetime = Annotated[datetime, Meta(tz=True, description="RFC 3339 timestamp with a time zone")]
 NonNegative = Annotated[int, Meta(ge=0)]
+# A machine id names a partition directory of a team ledger (``machine=ID``): 1-64 of A-Z a-z 0-9 . _ -
+MACHINE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+MachineId = Annotated[
+    str,
+    Meta(
+        pattern=MACHINE_ID_PATTERN,
+        description="the stable id of the machine that recorded a call (1-64 of A-Z a-z 0-9 . _ -)",
+    ),
+]
 RepoPath = Annotated[str, Meta(description="path relative to the repository root, '/'-separated")]
 
 AgentName = Literal["claude-code", "codex", "gemini", "cursor", "generic"]
@@ -293,6 +302,10 @@ class UsageRecord(_Record, frozen=True, kw_only=True):
     origin: UsageOrigin
     dedupe_key: str
     attribution: list[Attribution] = field(default_factory=list)
+    # The stable id of the machine that recorded the call (ingest, proxy or SDK wrapper), kept when the record is
+    # copied to another machine; none in records written before it was stamped (the ledger that loads them gives
+    # them its own machine's id). It names a team ledger's partition directory: the pattern is enforced.
+    machine_id: MachineId | None = None
 
 
 class ContextRecord(_Record, frozen=True, kw_only=True):

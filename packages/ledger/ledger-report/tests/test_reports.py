@@ -259,9 +259,10 @@ def test_parquet_partitioned_by_day_and_repository_reads_back(
     assert result["rows"] == 3 and len(result["partitions"]) == 2
     con = duckdb.connect()
     rows = con.execute(
-        "SELECT day, repository, count(*), sum(cost_usd), any_value(repo) FROM "
+        "SELECT day, repository, count(*), sum(cost_usd), any_value(repo), count(machine_id) FROM "
         f"read_parquet('{out}/**/*.parquet', hive_partitioning = true) GROUP BY 1, 2 ORDER BY 1"
     ).fetchall()
+    assert all(r[5] == r[2] for r in rows)  # every call says which machine recorded it
     assert [(str(r[0]), r[2]) for r in rows] == [("2026-11-28", 2), ("2026-11-29", 1)]
     assert rows[0][4] == repo and rows[1][1] == "none"
     report = _json(capsys, ["report", "day", "--json"])

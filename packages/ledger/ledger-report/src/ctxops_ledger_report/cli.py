@@ -356,8 +356,8 @@ def build_parser(prog: str = PROG, *, json_errors: bool | None = None) -> Parser
         "kind",
         nargs="?",
         default="day",
-        help="day|week|month|session|task|repo (project: git root, else cwd)|cwd|model|block|tool|file|memory|"
-        "savings|latency (proxy and SDK: latency, time to first token, errors) (default day)",
+        help="day|week|month|session|task|repo (project: git root, else cwd)|cwd|model|machine|block|tool|file|"
+        "memory|savings|latency (proxy and SDK: latency, time to first token, errors) (default day)",
     )
     p.add_argument("--breakdown", action="store_true", help="one row per model within each group")
     p.add_argument(

@@ -19,7 +19,7 @@ EXPORT_COLUMNS = (
     "dedupe_key, id, ts, provider, model, session_id, parent_session_id, task, task_source, repo, cwd, project, "
     "git_branch, request_id, message_id, input_tokens, output_tokens, cache_creation_tokens, cache_creation_1h_tokens, "
     "cache_read_tokens, reasoning_tokens, web_search_requests, web_fetch_requests, inference_geo, service_tier, "
-    "message_count, latency_ms, status, source, origin, is_sidechain, "
+    "message_count, latency_ms, status, source, origin, is_sidechain, machine_id, "
     "cost_usd, priced, attribution"
 )
 SAFE_REPO = "regexp_replace(trim(coalesce(project, 'none'), '/'), '[^A-Za-z0-9._-]+', '_', 'g')"

@@ -1,101 +1,25 @@
-"""A stable id for this machine, carried by every call it pushes to a team ledger (``ctx ledger push``).
-
-Generated once per machine as random hex (``secrets.token_hex``: nothing derived from the host name, a MAC
-address, a user name or any other local fact, so it says nothing about the machine) and kept in
-``$XDG_STATE_HOME/ctxops/machine-id`` (``~/.local/state/ctxops/machine-id``). ``$CTXOPS_MACHINE_ID`` or
-``machine_id`` under ``[ledger]`` in the user config (never a repository's ``.meta/config.toml``: a
-repository does not get to speak for the machine) override it, e.g. to give a laptop a readable name. An
-id names a partition directory, so it is 1-64 characters of ``A-Z a-z 0-9 . _ -`` starting with a letter or
-digit. Stdlib only.
-"""
+"""This machine's id: kept in token-capture, which stamps it on every record it writes (re-exported here)."""
 
 from __future__ import annotations
 
-import os
-import re
-import secrets
-import tomllib
-from pathlib import Path
+from ctxops_token_capture.machine import (
+    MACHINE_ENV,
+    MACHINE_FILE,
+    MachineIdError,
+    checked,
+    machine_id,
+    state_dir,
+    this_machine,
+    valid,
+)
 
-MACHINE_ENV = "CTXOPS_MACHINE_ID"
-MACHINE_FILE = "machine-id"
-_VALID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-
-
-class MachineIdError(ValueError):
-    """An override that cannot name a partition directory."""
-
-
-def state_dir() -> Path:
-    """``$XDG_STATE_HOME/ctxops``, else ``~/.local/state/ctxops``."""
-    base = os.environ.get("XDG_STATE_HOME", "").strip()
-    return (Path(base).expanduser() if base else Path.home() / ".local" / "state") / "ctxops"
-
-
-def valid(value: str) -> bool:
-    return _VALID.fullmatch(value) is not None
-
-
-def checked(value: str, where: str) -> str:
-    """``value`` stripped, or :class:`MachineIdError` naming ``where`` it came from."""
-    value = value.strip()
-    if not valid(value):
-        raise MachineIdError(
-            f"{where}: machine id {value[:80]!r} is not 1-64 characters of A-Z a-z 0-9 . _ - "
-            "(starting with a letter or digit)"
-        )
-    return value
-
-
-def _from_config(config: Path | None) -> str | None:
-    if config is None or not config.is_file():
-        return None
-    try:
-        data = tomllib.loads(config.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None  # the report/price paths name a broken config; the machine id falls back to its file
-    section = data.get("ledger")
-    value = section.get("machine_id") if isinstance(section, dict) else None
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise MachineIdError(f"{config}: [ledger] machine_id must be a string")
-    return checked(value, f"{config}: [ledger] machine_id")
-
-
-def machine_id(config: Path | None = None) -> str:
-    """This machine's id: ``$CTXOPS_MACHINE_ID``, the user config's ``[ledger] machine_id``, else the stored one.
-
-    The stored one is created on first use (linked into place whole: two processes racing agree on the winner's).
-    """
-    env = os.environ.get(MACHINE_ENV, "")
-    if env.strip():
-        return checked(env, f"${MACHINE_ENV}")
-    configured = _from_config(config)
-    if configured:
-        return configured
-    path = state_dir() / MACHINE_FILE
-    stored = _read(path)
-    if stored:
-        return stored
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fresh = secrets.token_hex(8)
-    tmp = path.with_name(f".{MACHINE_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
-    tmp.write_text(fresh + "\n", encoding="ascii")
-    try:
-        os.link(tmp, path)  # whole file or nothing; an existing id (another process won) is kept
-    except FileExistsError:
-        return _read(path) or fresh
-    finally:
-        tmp.unlink(missing_ok=True)
-    return fresh
-
-
-def _read(path: Path) -> str | None:
-    try:
-        text = path.read_text(encoding="ascii", errors="replace").strip()
-    except FileNotFoundError:
-        return None
-    if not text:
-        return None
-    return checked(text, str(path))
+__all__ = [
+    "MACHINE_ENV",
+    "MACHINE_FILE",
+    "MachineIdError",
+    "checked",
+    "machine_id",
+    "state_dir",
+    "this_machine",
+    "valid",
+]

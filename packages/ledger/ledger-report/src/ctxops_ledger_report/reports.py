@@ -32,6 +32,7 @@ KEYS = {
     "repo": "coalesce(project, '-')",  # the git root, else the working directory
     "cwd": "coalesce(cwd, '-')",
     "model": "model",
+    "machine": "coalesce(machine_id, '-')",  # the machine that recorded the call (team ledger: every machine's)
 }
 KINDS = (*KEYS, "block", "tool", "file", "memory", "savings", "latency")
 ALIASES = {"daily": "day", "weekly": "week", "monthly": "month", "blocks": "block", "sessions": "session"}
@@ -44,6 +45,7 @@ ALIASES.update(
         "projects": "repo",
         "models": "model",
         "tools": "tool",
+        "machines": "machine",
     }
 )
 ALIASES.update({"files": "file", "memories": "memory", "proxy": "latency", "telemetry": "latency"})
@@ -271,7 +273,7 @@ def _sum_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _notes(view: View, total: dict[str, Any]) -> list[str]:
-    notes = [view.note] if view.note else []
+    notes = view.notes()
     if total.get("unpriced_models"):
         notes.append(
             f"unpriced (not in the price table dated {view.book.date}): {', '.join(total['unpriced_models'])} — "
@@ -317,7 +319,7 @@ def grouped(
     exprs = {**KEYS, "week": SUNDAY_WEEK} if week_start == "sunday" else KEYS
     select = ", ".join(f"{exprs[k]} AS {k}" for k in keys)
     order = ", ".join(str(i + 1) for i in range(len(keys)))
-    if kind in ("session", "task", "repo", "cwd", "model") and not breakdown:
+    if kind in ("session", "task", "repo", "cwd", "model", "machine") and not breakdown:
         # Costs to the micro-dollar: equal costs summed in another order (roll-up or calls) differ in the last
         # bits, and must not swap rows.
         order = f"round(sum(cost_usd), 6) DESC NULLS LAST, total_tokens DESC, {order}"
@@ -470,7 +472,7 @@ def attribution(view: View, filters: Filters, *, by: str) -> Report:
         columns = ["file", "results", "tokens", "tools", "sessions"]
     rows = _fetch(view.con, sql, params)
     total = {"results": sum(r["results"] for r in rows), "tokens": sum(r["tokens"] or 0 for r in rows)}
-    return Report(kind=by, keys=[by], columns=columns, rows=rows, total=total, notes=[view.note] if view.note else [])
+    return Report(kind=by, keys=[by], columns=columns, rows=rows, total=total, notes=view.notes())
 
 
 CONTEXT_COLUMNS = (
@@ -621,7 +623,7 @@ def latency(view: View, filters: Filters) -> Report:
             f"FROM costed{clause}"
         )
         total = _fetch(view.con, total_sql, params)[0]
-    notes = [view.note] if view.note else []
+    notes = view.notes()
     if not rows:
         notes.append("no calls through `ctx proxy` or the SDK wrapper in this range (transcripts carry no latency)")
     return Report(

@@ -72,6 +72,7 @@ SOURCE_COLUMNS = (
     "cost_usd",
     "first_ts",
     "last_ts",
+    "machine_id",
 )
 
 
@@ -168,6 +169,11 @@ class View:
     raw_models: frozenset[str] = frozenset()
     whole_hour_tz: dict[str, bool] = field(default_factory=dict)
     gemini: bool | None = None  # whether the ledger holds Gemini CLI transcript calls (asked once)
+    skipped: list[str] = field(default_factory=list)  # team ledger: one note per part that could not be read
+
+    def notes(self) -> list[str]:
+        """What every report over this view says first: where it was answered from, parts skipped."""
+        return ([self.note] if self.note else []) + self.skipped
 
 
 def _prepare(con: Any, book: PriceBook, mode: str, tasks_dir: str | None) -> View:

@@ -39,6 +39,10 @@ from pathlib import Path
 from typing import Any
 
 PUSH_STATE_DIR = "push"
+# The layout's format, in every part's Parquet key-value metadata (parts pushed before it was written: 1). A
+# reader skips a part of a newer format with a note; an added column is not a new format (readers fill nulls).
+TEAM_FORMAT = 1
+TEAM_FORMAT_KEY = "ctxops.team_format"
 PART_RE = re.compile(r"(?:^|/)day=(\d{4}-\d{2}-\d{2})/machine=([A-Za-z0-9][A-Za-z0-9._-]{0,63})/part-[^/]+\.parquet$")
 ENDPOINT_ENVS = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
 REGION_ENVS = ("AWS_REGION", "AWS_DEFAULT_REGION")
@@ -208,9 +212,22 @@ def _state_paths(data_root: Path, location: Location) -> tuple[Path, Path]:
     return directory / f"{location.digest()}.parquet", directory / f"{location.digest()}.json"
 
 
-def push(view: Any, location: Location, machine: str, data_root: Path, *, again: bool = False) -> dict[str, Any]:
-    """Write this machine's calls not yet at ``location`` (``again``: every call, e.g. after the location was
-    emptied or restored from an older copy; readers keep one copy of each); return what was written."""
+def push(
+    view: Any,
+    location: Location,
+    machine: str,
+    data_root: Path,
+    *,
+    again: bool = False,
+    local: str | None = None,
+) -> dict[str, Any]:
+    """Write the calls not yet at ``location`` (``again``: every call, e.g. after the location was emptied or
+    restored from an older copy; readers keep one copy of each); return what was written.
+
+    Each call goes under the machine id its record carries (a call recorded on another machine and copied here
+    keeps that machine's). ``machine`` is this machine's id for the push: the calls whose record carries
+    ``local`` (the id this machine stamps, when ``machine`` overrides it with ``--machine``) or none go under it.
+    """
     from ctxops_contracts.shared.locks import file_lock
 
     state, meta = _state_paths(data_root, location)
@@ -219,17 +236,33 @@ def push(view: Any, location: Location, machine: str, data_root: Path, *, again:
     con = view.con
     with file_lock(state.with_suffix(".lock"), timeout=0.0):
         fp = "hash(" + ", ".join(FINGERPRINT) + ")"
-        con.execute(f"CREATE OR REPLACE TEMP TABLE push_now AS SELECT dedupe_key, {fp} AS fp FROM costed")
-        if state.is_file() and not again:
-            con.execute("CREATE OR REPLACE TEMP TABLE push_done AS SELECT * FROM read_parquet(?)", [str(state)])
-        else:
-            con.execute("CREATE OR REPLACE TEMP TABLE push_done (dedupe_key VARCHAR, fp UBIGINT)")
+        own = "c.machine_id IS NULL OR NOT regexp_full_match(c.machine_id, '[A-Za-z0-9][A-Za-z0-9._-]{0,63}')" + (
+            " OR c.machine_id = $local" if local else ""
+        )
         con.execute(
-            "CREATE OR REPLACE TEMP TABLE push_new AS SELECT dedupe_key FROM push_now n "
-            "WHERE NOT EXISTS (SELECT 1 FROM push_done d WHERE d.dedupe_key = n.dedupe_key AND d.fp = n.fp)"
+            f"CREATE OR REPLACE TEMP TABLE push_now AS SELECT dedupe_key, {fp} AS fp, "
+            f"CASE WHEN {own} THEN $machine ELSE c.machine_id END AS machine FROM costed c",
+            {"machine": machine, **({"local": local} if local else {})},
+        )
+        done = "CREATE OR REPLACE TEMP TABLE push_done (dedupe_key VARCHAR, fp UBIGINT, machine VARCHAR)"
+        if state.is_file() and not again:
+            # A state written before calls carried their own machine ids has no machine: they went as this one.
+            has = {r[0] for r in con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(state)]).fetchall()}
+            machine_sql = "machine" if "machine" in has else "NULL::VARCHAR AS machine"
+            done = (
+                f"CREATE OR REPLACE TEMP TABLE push_done AS SELECT dedupe_key, fp, {machine_sql} FROM read_parquet(?)"
+            )
+            con.execute(done, [str(state)])
+        else:
+            con.execute(done)
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE push_new AS SELECT dedupe_key, machine FROM push_now n "
+            "WHERE NOT EXISTS (SELECT 1 FROM push_done d WHERE d.dedupe_key = n.dedupe_key AND d.fp = n.fp "
+            "AND (d.machine IS NULL OR d.machine = n.machine))"
         )
         rows = int(con.execute("SELECT count(*) FROM push_new").fetchall()[0][0])
         total = int(con.execute("SELECT count(*) FROM push_now").fetchall()[0][0])
+        by_machine = dict(con.execute("SELECT machine, count(*) FROM push_new GROUP BY 1 ORDER BY 1").fetchall())
         written: list[str] = []
         if rows:
             import pyarrow as pa
@@ -237,14 +270,17 @@ def push(view: Any, location: Location, machine: str, data_root: Path, *, again:
 
             push_id = f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
             sql = (
-                "SELECT c.*, ?::VARCHAR AS machine_id, ?::TIMESTAMPTZ AS pushed_at, "
-                "strftime(timezone('UTC', c.ts), '%Y-%m-%d') AS day, ?::VARCHAR AS machine "
-                "FROM costed c SEMI JOIN push_new n ON c.dedupe_key = n.dedupe_key ORDER BY c.ts"
+                "SELECT c.* REPLACE (n.machine AS machine_id), ?::TIMESTAMPTZ AS pushed_at, "
+                "strftime(timezone('UTC', c.ts), '%Y-%m-%d') AS day, n.machine AS machine "
+                "FROM costed c JOIN push_new n ON c.dedupe_key = n.dedupe_key ORDER BY c.ts"
             )
             import duckdb  # the package's Python layer gives connections their Arrow readers
 
             assert duckdb  # (the ledger itself loads only the engine module: token-capture's duck.py)
-            reader = con.sql(sql, params=[machine, datetime.now(UTC), machine]).to_arrow_reader(131072)
+            result = con.sql(sql, params=[datetime.now(UTC)]).to_arrow_reader(131072)
+            # The format travels in each file's key-value metadata: a reader of an older format skips it, saying so.
+            tagged = result.schema.with_metadata({TEAM_FORMAT_KEY: str(TEAM_FORMAT)})
+            reader = pa.RecordBatchReader.from_batches(tagged, result)
             partitioning = ds.partitioning(pa.schema([("day", pa.string()), ("machine", pa.string())]), flavor="hive")
             options = ds.ParquetFileFormat().make_write_options(compression="zstd")
             try:
@@ -270,6 +306,7 @@ def push(view: Any, location: Location, machine: str, data_root: Path, *, again:
         doc = {
             "location": location.key,
             "machine": machine,
+            "machines": by_machine,
             "rows": rows,
             "calls": total,
             "files": sorted(written),
@@ -315,7 +352,211 @@ def part_files(location: Location) -> list[str]:
     )
 
 
-def _register_s3(con: Any, location: Location, files: list[str]) -> None:
+# What a part must hold to be read as a call of a team ledger; the other columns this reader knows are checked
+# for their kind when present (a part of another tool, or of the same names with other types, is foreign).
+REQUIRED = ("dedupe_key", "ts", "provider", "model", "input_tokens", "output_tokens")
+EXTRA_KINDS = {
+    "rank": "int",
+    "machine_id": "str",
+    "pushed_at": "time",
+    "cost_usd": "float",
+    "priced": "bool",
+    "task": "str",
+    "task_source": "str",
+    "project": "str",
+}
+MAX_SKIP_NOTES = 10  # one note per skipped part up to this many, then one line for the rest
+_INT_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT"}
+
+
+def _duck_kind(duckdb_type: str | None) -> str:
+    """The kind of a column from its DuckDB type name: str, int, float, time, bool, list or other."""
+    t = (duckdb_type or "").upper()
+    if t == "VARCHAR":
+        return "str"
+    if t in _INT_TYPES:
+        return "int"
+    if t in ("DOUBLE", "FLOAT"):
+        return "float"
+    if t.startswith("TIMESTAMP"):
+        return "time"
+    if t == "BOOLEAN":
+        return "bool"
+    if t.endswith("]"):
+        return "list"
+    return "other"
+
+
+def _arrow_kind(kind: Any) -> str:
+    import pyarrow as pa
+
+    t = pa.types
+    if t.is_string(kind) or t.is_large_string(kind) or (hasattr(t, "is_string_view") and t.is_string_view(kind)):
+        return "str"
+    for test, name in ((t.is_integer, "int"), (t.is_floating, "float"), (t.is_timestamp, "time")):
+        if test(kind):
+            return name
+    if t.is_boolean(kind):
+        return "bool"
+    if t.is_list(kind) or t.is_large_list(kind):
+        return "list"
+    return "other"
+
+
+def _expected_kinds() -> dict[str, str]:
+    from ctxops_token_capture.ledger import COLUMNS
+
+    return {name: _duck_kind(kind) for name, kind in COLUMNS.items()} | EXTRA_KINDS
+
+
+def _damaged(exc: BaseException, name: str) -> str:
+    """Why a part could not be read, in one line (its path is named by the note already)."""
+    return f"damaged, not read ({_first_line(exc).replace(repr(name), 'it').replace(name, 'it')})"
+
+
+def _judge(columns: dict[str, str], fmt: str | None) -> str | None:
+    """Why a part with these top-level ``columns`` (name: kind) and format cannot be read; None when it can."""
+    if fmt is not None:
+        if not fmt.isdigit():
+            return f"not a ctxops team ledger part ({TEAM_FORMAT_KEY} is {fmt[:20]!r})"
+        if int(fmt) > TEAM_FORMAT:
+            return (
+                f"written by a newer ctxops (team ledger format {int(fmt)}; this one reads format {TEAM_FORMAT}): "
+                "upgrade ctxops to count its calls"
+            )
+    missing = [c for c in REQUIRED if c not in columns]
+    if missing:
+        return f"not a ctxops team ledger part (no column {', '.join(missing)})"
+    for name, want in _expected_kinds().items():
+        found = columns.get(name)
+        if found is not None and found != want and not (want == "float" and found == "int"):
+            return f"not a ctxops team ledger part (column {name} holds {found}, not {want})"
+    return None
+
+
+_Info = tuple[dict[str, str], str | None] | str  # (columns, format) of a readable footer, else why not
+
+
+def _infos_dir(con: Any, files: list[str]) -> dict[str, _Info]:
+    """Each part's top-level columns and format, from its footer (DuckDB reads them all at once; a footer it
+    cannot read sends it through them one by one, to name the damaged ones)."""
+    try:
+        return _footers_dir(con, files)
+    except Exception:  # a damaged footer among them: find which
+        found: dict[str, _Info] = {}
+        for name in files:
+            try:
+                found.update(_footers_dir(con, [name]))
+            except Exception as exc:
+                found[name] = _damaged(exc, name)
+        return found
+
+
+def _footers_dir(con: Any, files: list[str]) -> dict[str, _Info]:
+    listed = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
+    schema = con.execute(
+        f"SELECT file_name, name, num_children, duckdb_type FROM parquet_schema({listed}) ORDER BY file_name, column_id"
+    ).fetchall()
+    formats = dict(
+        con.execute(
+            f"SELECT file_name, value::VARCHAR FROM parquet_kv_metadata({listed}) WHERE key = ?::BLOB",
+            [TEAM_FORMAT_KEY],
+        ).fetchall()
+    )
+    by_file: dict[str, list[tuple[str, int, str | None]]] = {}
+    for file_name, name, children, duckdb_type in schema:
+        by_file.setdefault(file_name, []).append((name, children or 0, duckdb_type))
+    return {f: (_top_level(by_file.get(f, [])), formats.get(f)) for f in files}
+
+
+def _top_level(elements: list[tuple[str, int, str | None]]) -> dict[str, str]:
+    """The root's children (name: kind) among a file's schema elements in order (root first, depth first)."""
+    out: dict[str, str] = {}
+    if not elements:
+        return out
+    i = 1
+    for _ in range(elements[0][1]):
+        if i >= len(elements):
+            break
+        name, _children, duckdb_type = elements[i]
+        out[name] = _duck_kind(duckdb_type)
+        pending = 1  # skip this element's subtree
+        while pending and i < len(elements):
+            pending += elements[i][1] - 1
+            i += 1
+    return out
+
+
+def _infos_s3(location: Location, files: list[str], schemas: dict[str, Any]) -> dict[str, _Info]:
+    """As :func:`_infos_dir`, one footer request per part; ``schemas`` gets each readable part's schema."""
+    import pyarrow.dataset as ds
+
+    found: dict[str, _Info] = {}
+    factory = ds.ParquetFileFormat()
+    for name in files:
+        try:
+            schema = factory.make_fragment(name, filesystem=location.fs).physical_schema
+        except Exception as exc:
+            found[name] = _damaged(exc, name)
+            continue
+        schemas[name] = schema
+        meta = schema.metadata or {}
+        fmt = meta.get(TEAM_FORMAT_KEY.encode())
+        columns = {field.name: _arrow_kind(field.type) for field in schema}
+        found[name] = (columns, fmt.decode("utf-8", "replace") if fmt is not None else None)
+    return found
+
+
+def _checked_parts(
+    con: Any, location: Location, files: list[str], schemas: dict[str, Any] | None = None
+) -> tuple[list[str], dict[str, str]]:
+    """The parts to read, and the others with why each is skipped (``schemas``: object storage's footers, kept
+    for the read)."""
+    infos = (
+        _infos_s3(location, files, {} if schemas is None else schemas) if location.remote else _infos_dir(con, files)
+    )
+    good: list[str] = []
+    skipped: dict[str, str] = {}
+    for name in files:
+        info = infos.get(name, "not read")
+        problem = info if isinstance(info, str) else _judge(*info)
+        if problem is None:
+            good.append(name)
+        else:
+            skipped[name] = problem
+    return good, skipped
+
+
+def _damaged_data(con: Any, location: Location, files: list[str]) -> dict[str, str]:
+    """The parts whose data cannot be read whole (a footer intact, a page not): each read through, once."""
+    bad: dict[str, str] = {}
+    for name in files:
+        try:
+            if location.remote:
+                import pyarrow.dataset as ds
+
+                ds.ParquetFileFormat().make_fragment(name, filesystem=location.fs).to_table()
+            else:
+                con.execute("SELECT sum(hash(t)) FROM read_parquet(?) t", [name]).fetchall()
+        except Exception as exc:
+            bad[name] = _damaged(exc, name)
+    return bad
+
+
+def skip_notes(location: Location, skipped: dict[str, str]) -> list[str]:
+    """One line per skipped part (its path under the location and why), the rest summed up in one more."""
+    base = location.base.rstrip("/") + "/"
+    names = sorted(skipped)
+    notes = [
+        f"skipped {name[len(base) :] if name.startswith(base) else name} at {location.text}: {skipped[name]}"
+        for name in names[:MAX_SKIP_NOTES]
+    ]
+    if len(names) > MAX_SKIP_NOTES:
+        notes.append(f"skipped {len(names) - MAX_SKIP_NOTES} more part(s) at {location.text} that could not be read")
+    return notes
+
+
+def _register_s3(con: Any, location: Location, files: list[str], schemas: dict[str, Any]) -> None:
     """``team_parts`` over the parts in object storage, through pyarrow's dataset layer (DuckDB's own S3
     reader is an extension it downloads at run time)."""
     import pyarrow as pa
@@ -324,16 +565,22 @@ def _register_s3(con: Any, location: Location, files: list[str]) -> None:
     keys = pa.schema([("day", pa.string()), ("machine", pa.string())])
     partitioning = ds.partitioning(keys, flavor="hive")
     try:
-        dataset = ds.dataset(
-            files, filesystem=location.fs, format="parquet", partitioning=partitioning, partition_base_dir=location.base
-        )
         # Parts pushed by different versions may differ in columns: read them under one schema (missing = null).
-        schema = pa.unify_schemas(
-            [*{str(f.physical_schema): f.physical_schema for f in dataset.get_fragments()}.values(), keys]
-        )
+        # Their footers were read by the checks (``schemas``); a part not among them is read here.
+        found = [schemas.get(f) for f in files]
+        if any(schema is None for schema in found):
+            dataset = ds.dataset(
+                files,
+                filesystem=location.fs,
+                format="parquet",
+                partitioning=partitioning,
+                partition_base_dir=location.base,
+            )
+            found = [f.physical_schema for f in dataset.get_fragments()]
+        schema = pa.unify_schemas([*{str(s): s for s in found}.values(), keys])
         dataset = ds.dataset(
             files,
-            schema=schema,
+            schema=schema.remove_metadata(),
             filesystem=location.fs,
             format="parquet",
             partitioning=partitioning,
@@ -348,29 +595,65 @@ def _register_dir(con: Any, files: list[str]) -> None:
     """``team_parts`` over parts in a directory: DuckDB's own Parquet reader (parallel, column pruning)."""
     listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
     con.execute(
-        f"CREATE TEMP VIEW team_parts AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true, "
+        f"CREATE OR REPLACE TEMP VIEW team_parts AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true, "
         "union_by_name = true, hive_types = {'day': 'VARCHAR', 'machine': 'VARCHAR'})"
     )
 
 
 def load_usage(con: Any, location: Location) -> dict[str, Any]:
-    """Create ``usage`` in ``con`` from every machine's parts, one row per call; return what was read."""
+    """Create ``usage`` in ``con`` from every machine's parts, one row per call; return what was read.
+
+    A part that cannot be read (damaged, foreign, of a newer format) is skipped: ``skipped`` maps each to why
+    (see :func:`skip_notes`), and the calls of the others are read.
+    """
     from ctxops_token_capture.ledger import COLUMNS
 
     files = part_files(location)
     columns = {**COLUMNS, "rank": "INTEGER", "machine_id": "VARCHAR"}
-    if not files:
+    schemas: dict[str, Any] = {}
+    good, skipped = _checked_parts(con, location, files, schemas) if files else ([], {})
+    result: dict[str, Any] = {"files": len(good), "skipped": skipped}
+    if good:
+        try:
+            result |= _read_parts(con, location, good, columns, schemas)
+        except LocationError:
+            bad = _damaged_data(con, location, good)
+            if not bad:
+                raise
+            skipped.update(bad)
+            good = [f for f in good if f not in bad]
+            for name in ("usage", "team_dropped", "team_parts"):
+                _drop(con, name)
+            result["files"] = len(good)
+    if not good:
         con.execute("CREATE TABLE usage (" + ", ".join(f"{c} {t}" for c, t in columns.items()) + ")")
-        return {"files": 0, "rows": 0, "calls": 0, "machines": []}
+        return result | {"rows": 0, "calls": 0, "machines": []}
+    if "calls" not in result:
+        result |= _read_parts(con, location, good, columns, schemas)
+    return result
+
+
+def _drop(con: Any, name: str) -> None:
+    for kind in ("VIEW", "TABLE"):
+        with contextlib.suppress(Exception):
+            con.execute(f"DROP {kind} IF EXISTS {name}")
+    with contextlib.suppress(Exception):
+        con.unregister(name)
+
+
+def _read_parts(
+    con: Any, location: Location, files: list[str], columns: dict[str, str], schemas: dict[str, Any]
+) -> dict[str, Any]:
+    """``usage`` over ``files``: one row per call (the best copy); raises LocationError when a part fails."""
     try:
         if location.remote:
-            _register_s3(con, location, files)
+            _register_s3(con, location, files, schemas)
         else:
             _register_dir(con, files)
         present = {r[0] for r in con.execute("DESCRIBE team_parts").fetchall()}
     except LocationError:
         raise
-    except Exception as exc:  # a damaged or foreign file among the parts (the message names it)
+    except Exception as exc:  # a damaged file among the parts (the message names it)
         raise LocationError(f"{location.text}: {_first_line(exc)}") from None
 
     def column(name: str, kind: str) -> str:
@@ -401,11 +684,21 @@ def load_usage(con: Any, location: Location) -> dict[str, Any]:
             + " FROM team_parts p WHERE NOT EXISTS (SELECT 1 FROM team_dropped d WHERE d.dedupe_key = p.dedupe_key "
             f"AND d.machine = p.machine AND d.pushed IS NOT DISTINCT FROM {p_pushed})"
         )
-    except Exception as exc:  # unreadable parts (damaged, truncated, a column of another type)
+        calls = int(con.execute("SELECT count(*) FROM usage").fetchall()[0][0])
+        machines = [r[0] for r in con.execute("SELECT DISTINCT machine_id FROM usage ORDER BY 1").fetchall()]
+    except Exception as exc:  # unreadable parts (damaged pages, a column of another type)
         raise LocationError(f"{location.text}: {_first_line(exc)}") from None
-    calls = int(con.execute("SELECT count(*) FROM usage").fetchall()[0][0])
-    machines = [r[0] for r in con.execute("SELECT DISTINCT machine_id FROM usage ORDER BY 1").fetchall()]
-    return {"files": len(files), "rows": rows, "calls": calls, "machines": machines}
+    return {"rows": rows, "calls": calls, "machines": machines}
+
+
+def summary(location: Location, read: dict[str, Any]) -> str:
+    """The one line a team report's notes start with: calls, machines, parts, copies dropped."""
+    noun = "machine" if len(read["machines"]) == 1 else "machines"
+    dupes = read["rows"] - read["calls"]
+    return (
+        f"team ledger {location.text}: {read['calls']} call(s) from {len(read['machines'])} {noun} "
+        f"({read['files']} part file(s){f', {dupes} duplicate row(s) dropped' if dupes else ''})"
+    )
 
 
 @contextlib.contextmanager
@@ -421,12 +714,8 @@ def open_team_view(location: Location, *, book: Any, mode: str = "exact") -> Ite
         read = load_usage(con, location)
         with tempfile.TemporaryDirectory(prefix="ctxops-team-") as no_tasks:
             view = _prepare(con, book, mode, no_tasks)  # tasks come resolved from each pusher
-        noun = "machine" if len(read["machines"]) == 1 else "machines"
-        dupes = read["rows"] - read["calls"]
-        view.note = (
-            f"team ledger {location.text}: {read['calls']} call(s) from {len(read['machines'])} {noun} "
-            f"({read['files']} part file(s){f', {dupes} duplicate row(s) dropped' if dupes else ''})"
-        )
+        view.note = summary(location, read)
+        view.skipped = skip_notes(location, read["skipped"])
         yield view
     finally:
         con.close()

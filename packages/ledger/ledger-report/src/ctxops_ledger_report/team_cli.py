@@ -18,6 +18,14 @@ LOCATION_FIX = (
 )
 
 
+DAMAGED_FIX = "move the damaged part named above out of the location (its machine can push again with --again)"
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0][:300] if lines else type(exc).__name__
+
+
 def add_location_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--endpoint", metavar="URL", help="S3-compatible endpoint (default $AWS_ENDPOINT_URL_S3/_URL)")
     p.add_argument("--region", metavar="NAME", help="S3 region (default $AWS_REGION/$AWS_DEFAULT_REGION)")
@@ -41,6 +49,8 @@ def from_location(args: argparse.Namespace) -> str | None:
 @contextlib.contextmanager
 def open_report_view(args: argparse.Namespace, book: Any, mode: str) -> Iterator[Any]:
     """The view ``report --from`` reads: every machine's calls at the location."""
+    import duckdb
+
     from .team import LocationError, open_team_view
 
     location = location_of(args, str(from_location(args)), create=False)
@@ -49,7 +59,10 @@ def open_report_view(args: argparse.Namespace, book: Any, mode: str) -> Iterator
             view = stack.enter_context(open_team_view(location, book=book, mode=mode))
         except LocationError as exc:
             raise CliError(str(exc), LOCATION_FIX) from None
-        yield view
+        try:
+            yield view
+        except duckdb.Error as exc:  # a part whose footer read well and a page did not, met by the report itself
+            raise CliError(f"{location.text}: a part could not be read: {_first_line(exc)}", DAMAGED_FIX) from None
 
 
 def _cmd_push(args: argparse.Namespace) -> int:
@@ -62,15 +75,23 @@ def _cmd_push(args: argparse.Namespace) -> int:
     from .team import LocationError, push
 
     try:
-        machine = checked(args.machine, "--machine") if args.machine else machine_id(user_config_path())
+        machine = checked(args.machine, "--machine") if args.machine else None
+        try:
+            local: str | None = machine_id(user_config_path())
+        except MachineIdError:
+            if machine is None:
+                raise
+            local = None  # --machine stands in for an invalid override
+        machine = machine or local
     except MachineIdError as exc:
         raise CliError(str(exc), "for example CTXOPS_MACHINE_ID=alice-laptop") from None
+    assert machine is not None
     location = location_of(args, args.location, create=True)
     book, _ = _book_and_config(args)
     fresh = live_note(args)
     try:
         with open_view(data_dir_of(args), book=book) as view:
-            result = push(view, location, machine, _root_dir(args), again=args.again)
+            result = push(view, location, machine, _root_dir(args), again=args.again, local=local)
     except LocationError as exc:
         raise CliError(str(exc), LOCATION_FIX) from None
     except LockBusy:
@@ -82,9 +103,16 @@ def _cmd_push(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result)
     elif result["rows"]:
+        others = {m: n for m, n in result["machines"].items() if m != machine}
+        also = (
+            f", and {plural(sum(others.values()), 'call')} recorded on other machines under their ids "
+            f"({', '.join(sorted(others))})"
+            if others
+            else ""
+        )
         print(
-            f"pushed {plural(result['rows'], 'call')} as machine {machine} to {args.location} "
-            f"({plural(len(result['files']), 'file')}, {result['seconds']:.2f} s)"
+            f"pushed {plural(result['machines'].get(machine, 0), 'call')} as machine {machine}{also} to "
+            f"{args.location} ({plural(len(result['files']), 'file')}, {result['seconds']:.2f} s)"
         )
     else:
         print(f"nothing new to push to {args.location} ({plural(result['calls'], 'call')} already there)")
@@ -96,7 +124,7 @@ def _cmd_totals_from(args: argparse.Namespace) -> int:
     from ctxops_token_capture.timerange import TimeRange, check_tz
     from ctxops_token_capture.totals import SUMS, Totals, format_table, parse_groups, query_totals
 
-    from .team import LocationError, load_usage
+    from .team import LocationError, load_usage, skip_notes, summary
 
     try:
         by = parse_groups(args.by)
@@ -116,18 +144,19 @@ def _cmd_totals_from(args: argparse.Namespace) -> int:
     finally:
         con.close()
     total = {c: sum(int(r[c]) for r in rows) for c in (*SUMS, "calls", "total_tokens")}
-    note = (
-        f"team ledger {args.from_location}: {read['calls']} call(s) from {len(read['machines'])} machine(s), "
-        f"{read['rows'] - read['calls']} duplicate row(s) dropped"
-    )
+    note = summary(location, read)
+    skipped = skip_notes(location, read["skipped"])
     result = Totals(by=by, tz=args.tz, rows=rows, total=total, note=note)
     if args.json:
-        emit_json(result.as_dict() | {"machines": read["machines"]})
+        emit_json(result.as_dict() | {"machines": read["machines"], "notes": [note, *skipped]})
     elif rows:
         print(format_table(result))
-        print(f"note: {note}", file=sys.stderr)
+        for line in (note, *skipped):
+            print(f"note: {line}", file=sys.stderr)
     else:
         print(f"no calls at {args.from_location}{window.describe()}", file=sys.stderr)
+        for line in skipped:
+            print(f"note: {line}", file=sys.stderr)
     return EXIT_OK if rows else EXIT_EMPTY
 
 
@@ -152,7 +181,12 @@ def add_team_commands(sub: Any, *, json_errors: bool | None = None) -> None:
         json_errors=json_errors,
     )
     p.add_argument("location", metavar="LOCATION", help=LOCATION_HELP)
-    p.add_argument("--machine", metavar="ID", help="this machine's id (default $CTXOPS_MACHINE_ID or the stored one)")
+    p.add_argument(
+        "--machine",
+        metavar="ID",
+        help="this machine's id for its calls (default $CTXOPS_MACHINE_ID, the user config or the stored one); "
+        "calls recorded on other machines keep theirs",
+    )
     p.add_argument(
         "--again",
         action="store_true",

@@ -21,6 +21,7 @@ from .counts import CountError, field_count, token_count
 from .estimate import attribution_tokens
 from .ids import stable_ulid
 from .line_decode import decode_at, needle_pattern
+from .machine import this_machine
 from .report import IngestReport
 from .repos import repo_of
 from .timestamps import TimestampError, parse_timestamp
@@ -126,6 +127,7 @@ class ClaudeCodeParser:
         self.seen = seen
         # Every dedupe key this file asks ``seen`` about, when a worker parses the file alone (``parallel``).
         self.looked_up: set[str] | None = None
+        self.machine = this_machine()  # stamped on every record of the file
 
     def _chain(self, line: _Line) -> str:
         side = "side:" + (_str(line.agentId) or "") if line.isSidechain is True else "main"
@@ -265,6 +267,7 @@ class ClaudeCodeParser:
             origin="transcript",
             dedupe_key=key,
             attribution=attribution,
+            machine_id=self.machine,
         )
 
 

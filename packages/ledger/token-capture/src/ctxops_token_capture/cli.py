@@ -205,7 +205,9 @@ def add_capture_commands(sub: Any, *, json_errors: bool | None = None) -> None:
 
     p = sub.add_parser("totals", help="token sums per day, session, model, ...", json_errors=json_errors)
     p.add_argument(
-        "--by", default="day", help="day|session|model|provider|origin|repo|project|cwd, comma-separated (default day)"
+        "--by",
+        default="day",
+        help="day|session|model|provider|origin|repo|project|cwd|machine, comma-separated (default day)",
     )
     p.add_argument("--tz", default="UTC", help="IANA time zone for days and bare dates (default UTC)")
     p.add_argument("--since", metavar="TIME", help="from this time: RFC 3339, a date, or an age (7d, 12h)")

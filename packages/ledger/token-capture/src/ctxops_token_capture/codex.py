@@ -31,6 +31,7 @@ from ctxops_contracts import UsageRecord
 from .counts import CountError, token_count
 from .ids import stable_ulid
 from .line_decode import decode_line
+from .machine import this_machine
 from .report import IngestReport
 from .repos import repo_of
 from .timestamps import TimestampError, parse_timestamp
@@ -87,6 +88,7 @@ class CodexParser:
         self.state.setdefault("session_id", session_hint)
         self.report = report
         self.seen = seen
+        self.machine = this_machine()  # stamped on every record of the file
 
     def parse(self, offset: int, raw: bytes) -> UsageRecord | None:
         where = f"{self.path}:{offset}"
@@ -211,4 +213,5 @@ class CodexParser:
             source="provider-reported",
             origin="transcript",
             dedupe_key=key,
+            machine_id=self.machine,
         )

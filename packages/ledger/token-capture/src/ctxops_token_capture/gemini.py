@@ -20,6 +20,7 @@ from ctxops_contracts import UsageRecord
 from .counts import CountError, token_count
 from .ids import stable_ulid
 from .line_decode import decode_line
+from .machine import this_machine
 from .report import IngestReport
 from .repos import repo_of
 from .timestamps import TimestampError, parse_timestamp
@@ -62,6 +63,7 @@ class GeminiParser:
             self.state["cwd"] = project_root_of(path)
         self.report = report
         self.seen = seen
+        self.machine = this_machine()  # stamped on every record of the file
 
     def parse(self, offset: int, raw: bytes) -> UsageRecord | None:
         where = f"{self.path}:{offset}"
@@ -107,4 +109,5 @@ class GeminiParser:
             source="provider-reported",
             origin="transcript",
             dedupe_key=key,
+            machine_id=self.machine,
         )

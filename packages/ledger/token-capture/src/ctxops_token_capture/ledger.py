@@ -65,6 +65,7 @@ COLUMNS: dict[str, str] = {
     "origin": "VARCHAR",
     "attribution": "STRUCT(tool VARCHAR, files VARCHAR[], bytes BIGINT, tokens BIGINT)[]",
     "schema_version": "VARCHAR",
+    "machine_id": "VARCHAR",
 }
 TOKEN_COLUMNS = (
     "model",
@@ -94,6 +95,7 @@ DETAIL_COLUMNS = (
     "ttft_ms",
     "status",
     "error",
+    "machine_id",
 )
 COUNT_COLUMNS = (
     "input_tokens",
@@ -108,7 +110,14 @@ SERVER_TOOL_COLUMNS = ("web_search_requests", "web_fetch_requests")
 # What some copies of a call say and others leave out: the best-ranked copy that says it.
 CALL_FACTS = ("inference_geo", "service_tier")
 # Columns added after ledgers were first written: a ledger file without them gets them (older rows: NULL).
-ADDED_COLUMNS = ("web_search_requests", "inference_geo", "web_fetch_requests", "service_tier", "ttft_ms")
+ADDED_COLUMNS = (
+    "web_search_requests",
+    "inference_geo",
+    "web_fetch_requests",
+    "service_tier",
+    "ttft_ms",
+    "machine_id",  # session 10: rows loaded before it get this machine's id (``stamp_machine``)
+)
 RANK_SQL = (
     "(CASE source WHEN 'provider-reported' THEN 10 ELSE 0 END)"
     " + (CASE origin WHEN 'proxy' THEN 3 WHEN 'sdk' THEN 2 ELSE 1 END)"
@@ -259,6 +268,21 @@ def merge_gemini_twins(con: Any) -> int:
     return int(found)
 
 
+def stamp_machine(con: Any, table: str = "usage") -> int:
+    """Give the rows of ``table`` that carry no machine id this machine's (records written before ids were stamped,
+    and a ledger of that time: the migration); how many. Nothing when this machine's id cannot be resolved."""
+    from .machine import this_machine
+
+    row = con.execute(f"SELECT count(*) FROM {table} WHERE machine_id IS NULL").fetchone()
+    if not row or not row[0]:
+        return 0
+    machine = this_machine()
+    if machine is None:
+        return 0
+    con.execute(f"UPDATE {table} SET machine_id = ? WHERE machine_id IS NULL", [machine])
+    return int(row[0])
+
+
 def _single(c: str) -> str:
     """What ``_merge_sql``'s fold gives for column ``c`` of a key with one row in the batch."""
     if c in COUNT_COLUMNS or c in SERVER_TOOL_COLUMNS or c == "output_tokens":
@@ -364,6 +388,7 @@ def load_pending(
                 f"columns={_columns_literal()})",
                 [sources],
             )
+            stamp_machine(con, "incoming")  # records written before ids were stamped: this machine's
             rollup.note_touched(con, existing=before > 0)
             unique = con.execute("SELECT count(*) = count(DISTINCT dedupe_key) FROM incoming").fetchone()[0]
             con.execute(_merge_sql(unique=bool(unique), empty=before == 0))
@@ -490,6 +515,8 @@ class Ledger:
         """Load pending JSONL lines through ``con`` (a writer connection), in one transaction."""
         con.execute("BEGIN")
         try:
+            if stamp_machine(con):  # a ledger written before records carried machine ids: once
+                rollup.rebuild(con)
             added, states = load_pending(con, self.root, report, own=own)
             rollup.ensure(con)
         except BaseException:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from ctxops_contracts import UsageRecord, new_ulid
 from ctxops_contracts.redaction import redact
 
+from .machine import this_machine
 from .wire import Api, Observed, RequestInfo, settle_usage
 
 PROVIDERS = {"anthropic": "anthropic", "openai-chat": "openai", "openai-responses": "openai", "gemini": "google"}
@@ -64,4 +65,5 @@ def call_record(
         source="estimated" if estimated else "provider-reported",
         origin="proxy" if origin == "proxy" else "sdk",
         dedupe_key=key,
+        machine_id=this_machine(),
     )

@@ -3,7 +3,8 @@
 Reports over a million calls read this table (a few percent of the rows) instead of ``usage``. It holds
 only counts, never prices: the report prices each row with the price book of the moment. Every row is one
 UTC hour (``hour``, epoch hours) of one (session, model, repository, working directory, named task, git
-branch, inference geography), split further by what a price or a 5-hour block depends on within a call:
+branch, inference geography, machine id), split further by what a price or a 5-hour block depends on within
+a call:
 
 - ``long_prompt``: input + cache writes + cache reads above 200k (the long-context rate applies to the call);
 - ``*_over``: the tokens of each kind above 200k (ccusage's rule tiers each kind on its own);
@@ -23,7 +24,7 @@ log = logging.getLogger(__name__)
 
 TABLE = "usage_hourly"
 # Bump when the table's definition changes: older ledgers then rebuild it on their next load.
-VERSION = 2  # 2: the working directory is a key (the project of a call outside git)
+VERSION = 3  # 2: the working directory is a key (the project of a call outside git); 3: the machine id
 LONG_PROMPT = 200_000
 HOUR_US = 3_600_000_000
 
@@ -39,6 +40,7 @@ KEYS = {
     "task_id": "task_id",
     "git_branch": "git_branch",
     "inference_geo": "inference_geo",
+    "machine_id": "machine_id",
 }
 KEY_TYPES = {"hour": "BIGINT", "on_hour": "BOOLEAN", "long_prompt": "BOOLEAN"}
 
@@ -118,9 +120,9 @@ def update(con: Any) -> None:
 
 
 def rebuild(con: Any) -> None:
-    """The whole table again from ``usage``."""
+    """The whole table again from ``usage`` (made anew: an older definition may lack a key)."""
+    con.execute(f"DROP TABLE IF EXISTS {TABLE}")
     con.execute(schema_sql())
-    con.execute(f"DELETE FROM {TABLE}")
     con.execute(f"INSERT INTO {TABLE} " + _aggregate_sql())
     con.execute("DELETE FROM usage_hourly_state")
     con.execute("INSERT INTO usage_hourly_state VALUES (?)", [VERSION])

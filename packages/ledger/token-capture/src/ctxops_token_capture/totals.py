@@ -25,6 +25,7 @@ GROUPS = {
     "repo": "coalesce(repo, '-')",  # the git root of the call's working directory
     "project": "coalesce(repo, cwd, '-')",  # the git root, else the working directory
     "cwd": "coalesce(cwd, '-')",
+    "machine": "coalesce(machine_id, '-')",  # the machine that recorded the call
 }
 SUMS = (
     "input_tokens",

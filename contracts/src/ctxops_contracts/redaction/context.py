@@ -11,8 +11,11 @@ from ctxops_contracts.shared import regex
 from ctxops_contracts.shared.regex import lazy
 
 from .names import (
+    assigned_name,
+    is_fake_name,
     is_hex,
     is_key_name,
+    is_malformed_token,
     is_placeholder,
     is_placeholder_token,
     is_random_token,
@@ -20,6 +23,7 @@ from .names import (
     is_secret_value,
     looks_like_credential,
     path_token,
+    random_word,
 )
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
@@ -580,6 +584,8 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     text = match.string
     if _sops(text, match.start()) or _armoured(text, match.start()):
         return None
+    if is_malformed_token(match.group(1)) or is_fake_name(assigned_name(text, match.start(1))):
+        return None  # ``sgp_local_<not hex>``; ``wrongLength := "..."``: look-alikes written to fail
     if len(match.group(1)) > 200:
         if _sops(text, match.start()) or _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
             return None
@@ -654,9 +660,26 @@ def _random_alone(match: re.Match[str], before: str) -> tuple[str, int] | None:
         whole = match.group(1)
         at = whole.rfind(f"{name}.{ext}")
         return whole[:at] + "[REDACTED:high-entropy]" + whole[at + len(name) :], match.end(1)
-    if not is_random(value) or _DIGEST_BEFORE.search(before):
+    if _DIGEST_BEFORE.search(before):
         return None
-    return "[REDACTED:high-entropy]", _glued(match)
+    whole = match.group(1)
+    if whole.endswith(("...", "…")):
+        return None  # a sample cut short in documentation: ``TOKEN=ops_eyJzaWdu...``
+    lead, alone = "", value
+    equals = whole.find("=")  # ``ORG_ID=<token>``, ``q=<token>`` glued into one candidate: the value alone
+    if 0 < equals <= 40 and whole[:equals].replace("_", "a").replace(".", "a").replace("-", "a").isalnum():
+        lead, value = whole[: equals + 1], whole[equals + 1 :].strip("./=")
+        if is_fake_name(lead[:-1]):
+            return None
+    if value.startswith("gAAAAA"):
+        return None  # a Fernet token (version 0x80, then the time): ciphertext, not a key
+    if is_malformed_token(value):
+        return None
+    if is_random(alone) and not value.startswith("gAAAAA"):
+        return "[REDACTED:high-entropy]", _glued(match)  # judged whole, as before (``NAME=`` adds entropy)
+    if not (is_random(value) or is_random_narrow(value)):
+        return None
+    return lead + "[REDACTED:high-entropy]", _glued(match)
 
 
 def is_random(value: str) -> bool:
@@ -678,6 +701,31 @@ def is_random(value: str) -> bool:
     import math
 
     return entropy(value) >= min(4.2, math.log2(size) - 0.55)
+
+
+_UUID_LIKE = lazy(r"[a-z0-9]{8}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{12}")
+_NARROW = lazy(r"[a-z0-9_-]{24,200}|[A-Z0-9_-]{24,200}")
+_NOT_HEX_LETTER = lazy(r"[g-zG-Z]")
+
+
+def is_random_narrow(value: str) -> bool:
+    """A generated token in one case and digits (base36 keys: ``e2rgfqdg7xpzbq0nmj8l68gmuz``, 64 capitals and
+    digits), which ``is_random`` (both cases) does not take: 24+ characters, letters beyond hex, digits turning
+    into letters as random text does (``random_word``) and near the entropy a 36-symbol alphabet gives; or a
+    UUID's shape whose letters run past ``f`` (a key laid out like a UUID, never a UUID)."""
+    if _UUID_LIKE.fullmatch(value):
+        digits = sum(ch.isdigit() for ch in value)
+        return digits >= 4 and len(_NOT_HEX_LETTER.findall(value)) >= 4 and not is_placeholder_token(value)
+    if not _NARROW.fullmatch(value) or _NOT_HEX_LETTER.search(value) is None:
+        return False
+    if value.count("-") + value.count("_") > 2 or not random_word(value):
+        return False
+    size = len(value)
+    if sum(ch.isdigit() for ch in value) * 8 < size:
+        return False  # base36 is 28% digits: words and names run together are not
+    import math
+
+    return entropy(value) >= min(4.2, math.log2(size) - 0.7)
 
 
 _LONG_SLASHES = 1 / 24  # base64 holds a '/' every 64 characters on average; a path one every few words

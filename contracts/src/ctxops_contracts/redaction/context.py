@@ -24,6 +24,7 @@ from .names import (
     looks_like_credential,
     path_token,
     random_word,
+    words,
 )
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
@@ -142,12 +143,37 @@ _ASSIGN = lazy(
 _BLOCK_SCALAR = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
 
 
+_LOWERED: list[object] = [None, ""]  # the last text a pair was looked up in, and its lower-case copy
+
+
+def _paired_id(name: str, text: str) -> bool:
+    """``hive_id`` (``intraClientId``) in a text that also assigns ``hive_secret`` (``intraClientSecret``): the
+    id half of a credential pair, which a provider's API takes only together with the secret."""
+    parts = words(name)
+    if len(parts) < 2 or parts[-1] != "id":
+        return False
+    if _LOWERED[0] is not text:
+        _LOWERED[0], _LOWERED[1] = text, text.lower()
+    lowered: str = _LOWERED[1]  # type: ignore[assignment]
+    stem = "".join(parts[:-1])
+    snake = "_".join(parts[:-1])
+    return any(f"{prefix}{sep}{word}" in lowered for prefix in {stem, snake} for sep in ("", "_", "-") for word in (
+        "secret", "key", "token", "password"
+    ))  # fmt: skip
+
+
 def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
     name = match.group(1)
     if not is_secret_name(name):
-        return _lone_key(match) if is_key_name(name) else None
+        if is_key_name(name):
+            return _lone_key(match)
+        if _paired_id(name, match.string):
+            return _pair_id(match)
+        return None
     text = match.string
     start, end, quoted = read_value(text, match.end())
+    if quoted and end < len(text) and _QUOTES.get(text[start - 1 : start]) == text[end : end + 1]:
+        end = _past_inner_quotes(text, start, end)
     value = text[start:end]
     head = text[match.start() : start]
     if not quoted and value in _BLOCK_SCALAR:
@@ -173,6 +199,32 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
     if not is_secret_value(name, value, quoted=quoted):
         return None
     return head + SECRET, end
+
+
+def _past_inner_quotes(text: str, start: int, end: int) -> int:
+    """A quoted value whose closing quote is followed by more token characters (``'NSPw>Q'5x[ia&...'``) held
+    that quote: it runs to the next such quote that a space, a separator or the line's end follows (on its
+    line, 20,000 characters at most)."""
+    quote = text[end]
+    line = text.find("\n", end, end + _LONG_VALUE)
+    limit = line if line >= 0 else min(len(text), end + _LONG_VALUE)
+    at = end
+    while at >= 0:
+        after = text[at + 1 : at + 2]
+        if not after or after.isspace() or after in ",;)]}+.:&|#" or after == quote:
+            return at
+        at = text.find(quote, at + 1, limit)
+    return end
+
+
+def _pair_id(match: re.Match[str]) -> tuple[str, int] | None:
+    """The id of a credential pair (``_paired_id``): hidden when it is a token, not a number or a word."""
+    text = match.string
+    start, end, _quoted = read_value(text, match.end())
+    value = text[start:end].strip()
+    if len(value) < 12 or not (is_random_token(value) or is_random(value) or is_random_narrow(value)):
+        return None
+    return text[match.start() : start] + SECRET, end
 
 
 def _lone_key(match: re.Match[str]) -> tuple[str, int] | None:
@@ -223,6 +275,44 @@ def _block_scalar(text: str, match: re.Match[str], end: int) -> tuple[str, int] 
     if stop == pos:
         return None
     return text[match.start() : pos + 1] + " " * (indent + 2) + SECRET, stop
+
+
+# A Kubernetes Secret (``kind: Secret``): every value under its ``data:`` (base64) or ``stringData:`` is the
+# secret, whatever its key is called (``extra: YWRtaW46...``), as Kubernetes documents the object.
+_K8S_DATA = lazy(r"(?m)^([ \t]*+)(?:data|stringData):[ \t]*+$")
+_K8S_KIND = lazy(r"(?im)^[ \t]*+kind:[ \t]*+[\"']?secret[\"']?[ \t]*+$")
+_K8S_ENTRY = lazy(r"([ \t]*+)([A-Za-z0-9_.-]{1,253}+):[ \t]++(\S[^\n]*+)")
+
+
+def _k8s_secret(match: re.Match[str]) -> tuple[str, int] | None:
+    text = match.string
+    begin = text.rfind("\n---", 0, match.start()) + 1  # the YAML document the block is in
+    stop = text.find("\n---", match.end())
+    if _K8S_KIND.search(text, begin, len(text) if stop < 0 else stop) is None:
+        return None
+    encoded = not match.group(0).rstrip().endswith("stringData:")
+    indent = len(match.group(1))
+    pos = match.end()
+    out = [match.group(0)]
+    changed = False
+    while pos < len(text) and text[pos] == "\n":
+        nxt = text.find("\n", pos + 1)
+        nxt = len(text) if nxt < 0 else nxt
+        line = text[pos + 1 : nxt]
+        entry = _K8S_ENTRY.fullmatch(line)
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        if entry is not None and len(entry.group(1)) > indent:
+            value = entry.group(3).strip().strip("'\"")
+            # base64 of 8 bytes or more under ``data:`` (``YmFyCg==``, "bar", is a sample); as written otherwise
+            if value and (len(value) >= 12 if encoded else is_secret_value("password", value, quoted=True)) and not (
+                is_placeholder(value)
+            ):
+                line = f"{entry.group(1)}{entry.group(2)}: {SECRET}"
+                changed = True
+        out.append("\n" + line)
+        pos = nxt
+    return ("".join(out), pos) if changed else None
 
 
 _XML = lazy(r"<([A-Za-z_][A-Za-z0-9_.:-]{0,60}+)>([^<]{1,400}+)</\1>")
@@ -592,6 +682,8 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
         if is_long_random(match.group(1)):  # a generated token or key of any length: hidden whole
             return "[REDACTED:high-entropy]", _glued(match)
     if match.group(1).count("/") >= 2:
+        if is_base64_key(match.group(1)) and not _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
+            return "[REDACTED:high-entropy]", _glued(match)
         return _path_segments(match)
     if len(match.group(1)) > 300:
         return None  # a long run that is not random (a path, a word list): as before, not judged
@@ -728,6 +820,26 @@ def is_random_narrow(value: str) -> bool:
     return entropy(value) >= min(4.2, math.log2(size) - 0.7)
 
 
+_BASE64 = lazy(r"[A-Za-z0-9+/]{20,200}+={0,2}")
+
+
+def is_base64_key(value: str) -> bool:
+    """A base64 key that holds '/' (``AK1CI5QsL1zvRE5KBX/uL9Kui.../xyTJcYCrYP0ykE``), not a path: base64's
+    characters only, no empty or dotted segment, every segment of mixed case and digits or short, no word
+    runs, and the entropy of random base64 for its length (a path's segments are words)."""
+    if not _BASE64.fullmatch(value) or "//" in value or value.startswith("/") or value.endswith("/"):
+        return False
+    if not (_UPPER.search(value) and _LOWER.search(value) and _HAS_DIGIT_CTX.search(value)):
+        return False
+    if any(len(part) >= 4 and _IDENTIFIER_LIKE.fullmatch(part) for part in value.split("/")):
+        return False  # a word between the slashes: ``usr/Local8/bin``
+    if sum(len(run) for run in _LOWER_RUN.findall(value)) * 2 >= len(value) or is_placeholder_token(value):
+        return False
+    import math
+
+    return entropy(value) >= min(4.5, math.log2(len(value)) - 0.55)
+
+
 _LONG_SLASHES = 1 / 24  # base64 holds a '/' every 64 characters on average; a path one every few words
 
 
@@ -832,6 +944,7 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("password-flag", ("-",), _FLAG, _flag),
     ("secret-assignment", _NAME_NEEDLES, _ASSIGN, _assignment),
     ("xml-secret", ("</",), _XML, _xml),
+    ("kubernetes-secret", ("data:",), _K8S_DATA, _k8s_secret),
     ("xml-secret", ("value",), _XML_PAIR, _xml_pair),
     ("secret-argument", _NAME_NEEDLES, _PAIR_ARGS, _pair_args),
     ("secret-assignment", ("$",), _PHP_VAR, _php_var),

@@ -18,7 +18,7 @@ from __future__ import annotations
 from ctxops_contracts.shared.regex import lazy
 
 from .context import RULES as CONTEXT_RULES
-from .context import is_grouped_key, is_key_begin, is_key_end, is_random, private_keys, scan
+from .context import is_base64_key, is_grouped_key, is_key_begin, is_key_end, is_random, private_keys, scan
 from .formats import FORMATS
 from .names import (
     is_hex,
@@ -134,13 +134,14 @@ def _redact(text: str, hidden: list[str]) -> str:
             at = 0
     lowered = text.lower()  # context rules are gated on lower-case needles (a cheap C-level scan each)
     found = {needle for needle in _CONTEXT_NEEDLES if needle in lowered}
-    start = len(hidden)
     for index in sorted({*_ALWAYS, *_gated(found, _CONTEXT_OF)}):
         _label, _required, handler_pattern, handler = CONTEXT_RULES[index]
+        start = len(hidden)
         text = scan(text, handler_pattern, handler, hidden)
-    for value in dict.fromkeys(hidden[start:]):  # a value hidden once is hidden wherever else it appears
-        if value in text and not is_placeholder(value):
-            text = text.replace(value, SECRET)
+        # a value hidden once is hidden wherever else it appears, before a later rule cuts a copy in pieces
+        for value in dict.fromkeys(hidden[start:]):
+            if value in text and not is_placeholder(value):
+                text = text.replace(value, SECRET)
     return text
 
 
@@ -183,7 +184,11 @@ def _hide_words(text: str) -> str:
         if dot and stem and 1 <= len(ext) <= 6 and ext.isalnum() and not random_word(core, label=True):
             core, tail = stem, dot + ext + tail  # a file name: its extension is kept
         if len(core) >= 12 and (
-            random_word(core, label=True) or path_token(core) or is_random(core) or is_grouped_key(core)
+            random_word(core, label=True)
+            or path_token(core)
+            or is_random(core)
+            or is_grouped_key(core)
+            or is_base64_key(core)
         ):
             return f"{lead}[REDACTED:token]{tail}"
         return word

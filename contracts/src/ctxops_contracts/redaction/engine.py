@@ -21,9 +21,12 @@ from .context import RULES as CONTEXT_RULES
 from .context import is_base64_key, is_grouped_key, is_key_begin, is_key_end, is_random, private_keys, scan
 from .formats import FORMATS
 from .names import (
+    assigned_name,
+    is_fake_name,
     is_hex,
     is_id_reference,
     is_key_name,
+    is_malformed_token,
     is_placeholder,
     is_placeholder_token,
     is_secret_name,
@@ -76,8 +79,10 @@ def _marker(marker: str, hidden: list[str]) -> Callable[[re.Match[str]], str]:
     def replace(match: re.Match[str]) -> str:
         token = match.group(0)
         truncated = match.string[match.end() : match.end() + 3] in {"...", "…"}  # ``ops_eyJzaWdu...`` in docs
-        if truncated or is_placeholder_token(token):
-            return token
+        if truncated or is_placeholder_token(token) or is_malformed_token(token):
+            return token  # a sample, or a provider's prefix without its documented shape: a look-alike
+        if is_fake_name(assigned_name(match.string, match.start())):
+            return token  # ``wrongLength := "<token>"``: a value written to fail
         hidden.append(token)
         return marker
 

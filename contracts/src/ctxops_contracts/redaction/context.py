@@ -281,14 +281,12 @@ def _block_scalar(text: str, match: re.Match[str], end: int) -> tuple[str, int] 
 # secret, whatever its key is called (``extra: YWRtaW46...``), as Kubernetes documents the object.
 _K8S_DATA = lazy(r"(?m)^([ \t]*+)(?:data|stringData):[ \t]*+$")
 _K8S_KIND = lazy(r"(?im)^[ \t]*+kind:[ \t]*+[\"']?secret[\"']?[ \t]*+$")
-_K8S_ENTRY = lazy(r"([ \t]*+)([A-Za-z0-9_.-]{1,253}+):[ \t]++(\S[^\n]*+)")
+_K8S_KEY = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
 def _k8s_secret(match: re.Match[str]) -> tuple[str, int] | None:
     text = match.string
-    begin = text.rfind("\n---", 0, match.start()) + 1  # the YAML document the block is in
-    stop = text.find("\n---", match.end())
-    if _K8S_KIND.search(text, begin, len(text) if stop < 0 else stop) is None:
+    if not any(begin <= match.start() < end for begin, end in _secret_documents(text)):
         return None
     encoded = not match.group(0).rstrip().endswith("stringData:")
     indent = len(match.group(1))
@@ -299,20 +297,41 @@ def _k8s_secret(match: re.Match[str]) -> tuple[str, int] | None:
         nxt = text.find("\n", pos + 1)
         nxt = len(text) if nxt < 0 else nxt
         line = text[pos + 1 : nxt]
-        entry = _K8S_ENTRY.fullmatch(line)
-        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+        lead = line[: len(line) - len(line.lstrip())]
+        key, colon, value = line.lstrip().partition(":")
+        if line.strip() and len(lead) <= indent:
             break
-        if entry is not None and len(entry.group(1)) > indent:
-            value = entry.group(3).strip().strip("'\"")
+        if colon and key and len(lead) > indent and set(key) <= _K8S_KEY and value[:1] in {" ", "\t"}:
+            value = value.strip().strip("'\"")
             # base64 of 8 bytes or more under ``data:`` (``YmFyCg==``, "bar", is a sample); as written otherwise
             if value and (len(value) >= 12 if encoded else is_secret_value("password", value, quoted=True)) and not (
                 is_placeholder(value)
             ):
-                line = f"{entry.group(1)}{entry.group(2)}: {SECRET}"
+                line = f"{lead}{key}: {SECRET}"
                 changed = True
         out.append("\n" + line)
         pos = nxt
-    return ("".join(out), pos) if changed else None
+        if pos - match.end() > _LONG_VALUE:
+            break
+    # unchanged, the block is still passed over whole: a ``data:`` nested in it is not walked again
+    return ("".join(out) if changed else text[match.start() : pos]), pos
+
+
+_K8S_CACHE: list[object] = [None, ()]  # the last text looked at and the spans of its Secret documents
+
+
+def _secret_documents(text: str) -> tuple[tuple[int, int], ...]:
+    """The spans of the YAML documents (split at ``---``) of ``text`` that declare ``kind: Secret``; one pass."""
+    if _K8S_CACHE[0] is not text:
+        spans: list[tuple[int, int]] = []
+        for kind in _K8S_KIND.finditer(text):
+            if spans and kind.start() < spans[-1][1]:
+                continue  # in the document already found
+            begin = text.rfind("\n---", spans[-1][1] if spans else 0, kind.start()) + 1
+            end = text.find("\n---", kind.end())
+            spans.append((begin, len(text) if end < 0 else end))
+        _K8S_CACHE[0], _K8S_CACHE[1] = text, tuple(spans)
+    return _K8S_CACHE[1]  # type: ignore[return-value]
 
 
 _XML = lazy(r"<([A-Za-z_][A-Za-z0-9_.:-]{0,60}+)>([^<]{1,400}+)</\1>")

@@ -147,7 +147,7 @@ _LOWERED: list[object] = [None, ""]  # the last text a pair was looked up in, an
 
 
 def _paired_id(name: str, text: str) -> bool:
-    """``hive_id`` (``intraClientId``) in a text that also assigns ``hive_secret`` (``intraClientSecret``): the
+    """``acme_id`` (``acmeClientId``) in a text that also assigns ``acme_secret`` (``acmeClientSecret``): the
     id half of a credential pair, which a provider's API takes only together with the secret."""
     parts = words(name)
     if len(parts) < 2 or parts[-1] != "id":
@@ -165,6 +165,8 @@ def _paired_id(name: str, text: str) -> bool:
 def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
     name = match.group(1)
     if not is_secret_name(name):
+        if is_fake_name(name):
+            return None  # ``revokedKey``, ``invalid_id``: a value written to fail
         if is_key_name(name):
             return _lone_key(match)
         if _paired_id(name, match.string):
@@ -202,7 +204,7 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
 
 
 def _past_inner_quotes(text: str, start: int, end: int) -> int:
-    """A quoted value whose closing quote is followed by more token characters (``'NSPw>Q'5x[ia&...'``) held
+    """A quoted value whose closing quote is followed by more token characters (``'k3#Q'w9&...'``) held
     that quote: it runs to the next such quote that a space, a separator or the line's end follows (on its
     line, 20,000 characters at most)."""
     quote = text[end]
@@ -303,7 +305,7 @@ def _k8s_secret(match: re.Match[str]) -> tuple[str, int] | None:
             break
         if colon and key and len(lead) > indent and set(key) <= _K8S_KEY and value[:1] in {" ", "\t"}:
             value = value.strip().strip("'\"")
-            # base64 of 8 bytes or more under ``data:`` (``YmFyCg==``, "bar", is a sample); as written otherwise
+            # base64 of 8 bytes or more under ``data:`` (``Zm9vCg==``, "foo", is a sample); as written otherwise
             if value and (len(value) >= 12 if encoded else is_secret_value("password", value, quoted=True)) and not (
                 is_placeholder(value)
             ):
@@ -694,7 +696,7 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     if _sops(text, match.start()) or _armoured(text, match.start()):
         return None
     if is_malformed_token(match.group(1)) or is_fake_name(assigned_name(text, match.start(1))):
-        return None  # ``sgp_local_<not hex>``; ``wrongLength := "..."``: look-alikes written to fail
+        return None  # ``<prefix>_<not its shape>``; ``wrongLength := "..."``: look-alikes written to fail
     if len(match.group(1)) > 200:
         if _sops(text, match.start()) or _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
             return None
@@ -820,7 +822,7 @@ _NOT_HEX_LETTER = lazy(r"[g-zG-Z]")
 
 
 def is_random_narrow(value: str) -> bool:
-    """A generated token in one case and digits (base36 keys: ``e2rgfqdg7xpzbq0nmj8l68gmuz``, 64 capitals and
+    """A generated token in one case and digits (base36 keys: 26 lower-case letters and digits, 64 capitals and
     digits), which ``is_random`` (both cases) does not take: 24+ characters, letters beyond hex, digits turning
     into letters as random text does (``random_word``) and near the entropy a 36-symbol alphabet gives; or a
     UUID's shape whose letters run past ``f`` (a key laid out like a UUID, never a UUID)."""
@@ -843,7 +845,7 @@ _BASE64 = lazy(r"[A-Za-z0-9+/]{20,200}+={0,2}")
 
 
 def is_base64_key(value: str) -> bool:
-    """A base64 key that holds '/' (``AK1CI5QsL1zvRE5KBX/uL9Kui.../xyTJcYCrYP0ykE``), not a path: base64's
+    """A base64 key that holds '/' (``Qk9v3rT.../Zp4...``), not a path: base64's
     characters only, no empty or dotted segment, every segment of mixed case and digits or short, no word
     runs, and the entropy of random base64 for its length (a path's segments are words)."""
     if not _BASE64.fullmatch(value) or "//" in value or value.startswith("/") or value.endswith("/"):

@@ -282,7 +282,7 @@ _CONSONANT_RUN = lazy(r"[b-df-hj-np-tv-xz]{6}")  # y counts as a vowel: ``rhythm
 
 
 def random_lower_letters(value: str) -> bool:
-    """12+ lower-case letters, no digit, that are not words: a run of 6 consonants (``mgjfcwzzlcsvoqhj``).
+    """12+ lower-case letters, no digit, that are not words: a run of 6 consonants (``qzkfwt``...).
     Words and identifiers of lower-case letters hold at most 4 or 5 in a row (``lengthwise``, ``strengths``);
     a random run of 16 letters holds 6 or more about half the time, and the rule costs nothing elsewhere."""
     return len(value) >= 12 and value.isascii() and value.isalpha() and value.islower() and (
@@ -290,12 +290,12 @@ def random_lower_letters(value: str) -> bool:
     )
 
 
-# Words in a name that mark its value as a sample written to fail (``wrongLength := "AkCp..."``,
+# Words in a name that mark its value as a sample written to fail (``wrongLength := "..."``,
 # ``nonMatchingToken``, ``invalid_key``, ``fakeSecret``): a real secret is not named so.
 _FAKE_WORDS = frozenset(
     {"wrong", "invalid", "fake", "dummy", "bogus", "mock", "nonmatching", "unmatched", "mismatched", "malformed"}
-    | {"example", "sample", "placeholder", "redacted", "truncated", "revoked", "expired"}
-)
+    | {"placeholder", "redacted", "truncated", "revoked", "expired"}
+)  # not "example" or "sample": ``Example= <key>`` introduces a real key as often as a fake one
 
 
 def is_fake_name(name: str) -> bool:
@@ -326,7 +326,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 def is_malformed_token(value: str) -> bool:
     """A token that starts with a provider's prefix but does not have the provider's documented shape
-    (``sgp_local_d45b6G86...``: not hex; ``sm_pat_wi0s8jfmn0``: 10, not 16): a look-alike, not a key."""
+    (``sgp_`` and a non-hex character; ``sm_pat_`` and 10 characters, not 16): a look-alike, not a key."""
     value = value.strip().strip("'\"")
     if len(value) < 8 or not value[:1].isalpha():
         return False
@@ -393,7 +393,7 @@ def is_random_token(value: str) -> bool:
     if is_malformed_token(value):
         return False
     if random_lower_letters(value):
-        return True  # ``?key=seugeupfknprstoe``: letters, but no word
+        return True  # ``?key=<16 letters, no word>``
     if not _HAS_DIGIT.search(value) or not _HAS_LETTER.search(value) or value.count("/") >= 2:
         return False
     if value.count(".") >= 2 and _DOTTED.fullmatch(value):

@@ -458,3 +458,26 @@ def test_a_fernet_token_is_ciphertext_and_kept() -> None:
     token = "gAAAAAB" + r(93, B64URL) + "=="
     text = f"http://example.org:2540/image?q={token}"
     assert redact(text) == text
+
+
+def test_a_generated_password_over_printable_ascii_is_hidden_in_labels_and_paths() -> None:
+    printable = string.ascii_letters + string.digits + "!#$%&()*+,-.:;<=>?@[]^_`{|}~"
+    while True:
+        key = r(90, printable)
+        if sum(c.isupper() for c in key) >= 3 and sum(c.isdigit() for c in key) >= 3:
+            break
+    assert key[-12:] not in redact_label(f"t {key}")
+    assert key[-12:] not in redact_path(f"notes/{key}.txt")
+    # minified JSON, code and a URL with a query are not keys
+    for kept in ('{"a":1,"b":[1,2,3],"c":"xyz","d":{"e":null}}', "foo(bar[0],baz{x:1});if(a&&b||c){return;}"):
+        assert redact_label(f"fix {kept}") == f"fix {kept}", kept
+    url = "https://example.com/path/to/x?a=1&b=2&utm_source=news#frag"
+    assert redact_label(url) == url
+
+
+def test_a_quote_inside_a_quoted_secret_inside_json() -> None:
+    import json
+
+    token = r(30) + "'" + r(12) + "&" + r(30)
+    out = redact(json.dumps({"prompt": f"acme token = '{token}'"}))
+    assert token[-12:] not in out and token[:12] not in out

@@ -213,7 +213,7 @@ def _past_inner_quotes(text: str, start: int, end: int) -> int:
     at = end
     while at >= 0:
         after = text[at + 1 : at + 2]
-        if not after or after.isspace() or after in ",;)]}+.:&|#" or after == quote:
+        if not after or after.isspace() or after in ",;)]}+.:&|#\"`\\" or after == quote:
             return at
         at = text.find(quote, at + 1, limit)
     return end

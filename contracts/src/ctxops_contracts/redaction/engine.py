@@ -165,7 +165,7 @@ def _path_segment(part: str, digests: bool = False) -> str:
         return part  # ctxops's own `session:<uuid>`, `event:<ulid>` reference
     if colon and tail and (path_token(tail) or random_word(tail, label=True) or is_grouped_key(tail)):
         return f"{head}:[REDACTED:path-token]{dot}{ext}"
-    return _hide_words(redact(part))
+    return _hide_words(redact(_hide_printable(part)))
 
 
 _WORD = lazy(r"(?<![A-Za-z0-9+/=_.~:-])[A-Za-z0-9+/=_.~:-]{12,8000}+(?![A-Za-z0-9+/=_.~:-])")
@@ -199,6 +199,44 @@ def _hide_words(text: str) -> str:
         return word
 
     return _WORD.sub(replace, text)
+
+
+_CHUNK = lazy(r"\S{32,20000}+")
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def _printable_key(chunk: str) -> bool:
+    """A generated password over all of printable ASCII (``k3#Q)w9&Zp{...``, 32+ characters with no space):
+    capitals, small letters, digits (3+ each) and 4+ kinds of punctuation, at the entropy random text of that
+    length reaches. Minified code, JSON and URLs repeat their few symbols and stay well under it."""
+    if "://" in chunk or "REDACTED" in chunk:
+        return False
+    upper = lower = digits = 0
+    marks: set[str] = set()
+    for ch in chunk:
+        if ch.isupper():
+            upper += 1
+        elif ch.islower():
+            lower += 1
+        elif ch.isdigit():
+            digits += 1
+        elif ch in _PUNCTUATION:
+            marks.add(ch)
+    if min(upper, lower, digits) < 3 or len(marks) < 4:
+        return False
+    import math
+
+    from .context import entropy
+
+    return entropy(chunk) >= min(5.2, math.log2(len(chunk)) - 0.75)
+
+
+def _hide_printable(text: str) -> str:
+    """Every run of 32+ non-space characters that is a generated password (``_printable_key``) as a marker: a
+    label or a file name has no context to find it by, and the word rules split it at its punctuation."""
+    if len(text) < 32:
+        return text
+    return _CHUNK.sub(lambda m: "[REDACTED:token]" if _printable_key(m.group(0)) else m.group(0), text)
 
 
 # A short key (8 to 11 characters, under the floor of a bare word) is hidden in a label only where its
@@ -240,7 +278,7 @@ def redact_label(text: str) -> str:
     prefix, colon, rest = text.partition(":")
     if colon and prefix in ID_TAGS and is_id_reference(rest):
         return text  # ctxops's own reference tag (a digest's `session:<uuid>`): looked up by, never a key
-    hidden = _hide_words(redact(text))
+    hidden = _hide_words(redact(_hide_printable(text)))
     return _short_keys(hidden) if len(hidden) >= 8 else hidden
 
 

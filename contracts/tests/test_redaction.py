@@ -355,7 +355,7 @@ def _base36(n: int, alphabet: str = LOWER) -> str:
     """A generated key in one case and digits, as providers' base36 keys are (at least a fifth digits)."""
     while True:
         value = r(n, alphabet)
-        if sum(c.isdigit() for c in value) * 5 >= n and any(c in "ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ" for c in value):
+        if sum(c.isdigit() for c in value) * 5 >= n and any(c.lower() in "ghijklmnopqrstuvwxyz" for c in value):
             return value
 
 

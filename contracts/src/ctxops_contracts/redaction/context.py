@@ -213,7 +213,7 @@ def _past_inner_quotes(text: str, start: int, end: int) -> int:
     at = end
     while at >= 0:
         after = text[at + 1 : at + 2]
-        if not after or after.isspace() or after in ",;)]}+.:&|#\"`\\" or after == quote:
+        if not after or after.isspace() or after in ',;)]}+.:&|#"`\\' or after == quote:
             return at
         at = text.find(quote, at + 1, limit)
     return end
@@ -306,8 +306,10 @@ def _k8s_secret(match: re.Match[str]) -> tuple[str, int] | None:
         if colon and key and len(lead) > indent and set(key) <= _K8S_KEY and value[:1] in {" ", "\t"}:
             value = value.strip().strip("'\"")
             # base64 of 8 bytes or more under ``data:`` (``Zm9vCg==``, "foo", is a sample); as written otherwise
-            if value and (len(value) >= 12 if encoded else is_secret_value("password", value, quoted=True)) and not (
-                is_placeholder(value)
+            if (
+                value
+                and (len(value) >= 12 if encoded else is_secret_value("password", value, quoted=True))
+                and not (is_placeholder(value))
             ):
                 line = f"{lead}{key}: {SECRET}"
                 changed = True
@@ -703,7 +705,8 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
         if is_long_random(match.group(1)):  # a generated token or key of any length: hidden whole
             return "[REDACTED:high-entropy]", _glued(match)
     if match.group(1).count("/") >= 2:
-        if is_base64_key(match.group(1)) and not _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
+        before = text[max(0, match.start() - 48) : match.start()]
+        if is_base64_key(match.group(1)) and not _DIGEST_BEFORE.search(before):
             return "[REDACTED:high-entropy]", _glued(match)
         return _path_segments(match)
     if len(match.group(1)) > 300:

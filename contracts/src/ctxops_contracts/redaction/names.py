@@ -285,8 +285,12 @@ def random_lower_letters(value: str) -> bool:
     """12+ lower-case letters, no digit, that are not words: a run of 6 consonants (``qzkfwt``...).
     Words and identifiers of lower-case letters hold at most 4 or 5 in a row (``lengthwise``, ``strengths``);
     a random run of 16 letters holds 6 or more about half the time, and the rule costs nothing elsewhere."""
-    return len(value) >= 12 and value.isascii() and value.isalpha() and value.islower() and (
-        _CONSONANT_RUN.search(value) is not None
+    return (
+        len(value) >= 12
+        and value.isascii()
+        and value.isalpha()
+        and value.islower()
+        and (_CONSONANT_RUN.search(value) is not None)
     )
 
 

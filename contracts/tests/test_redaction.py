@@ -481,3 +481,13 @@ def test_a_quote_inside_a_quoted_secret_inside_json() -> None:
     token = r(30) + "'" + r(12) + "&" + r(30)
     out = redact(json.dumps({"prompt": f"acme token = '{token}'"}))
     assert token[-12:] not in out and token[:12] not in out
+
+
+def test_a_generated_password_as_a_file_name_after_other_rules_marked_it() -> None:
+    printable = string.ascii_letters + string.digits + "!#$%&()*+,-:;<=>?@[]^`{|}~"
+    key = "Q7" + r(60, printable) + "k3#Z9"
+    marked = f"notes/{key[:30]}[REDACTED:high-entropy]{key[30:]}.txt"  # as a hook's payload arrives
+    assert key[-12:] not in redact_path(marked)
+    assert key[-12:] not in redact(f"cat /repo/notes/{key}.txt")
+    sops = "ENC[AES256_GCM,data:" + r(40, B64) + "/" + r(40, B64) + ",iv:" + r(43, B64) + "=,type:str]"
+    assert redact(f"name: {sops}") == f"name: {sops}"

@@ -105,7 +105,8 @@ def redact(text: str) -> str:
             for value in dict.fromkeys(found):
                 if len(value) >= 8 and "\n" not in value and value in text and not is_placeholder(value):
                     text = text.replace(value, SECRET)
-    return _redact(text, [])
+    text = _redact(text, [])
+    return _hide_printable(text, paths=True) if "/" in text else text
 
 
 _ESCAPES = (("\\n", "\n"), ("\\t", "\t"), ("\\r", "\r"), ('\\"', '"'), ("\\'", "'"))
@@ -202,6 +203,7 @@ def _hide_words(text: str) -> str:
 
 
 _CHUNK = lazy(r"\S{32,20000}+")
+_MARKER = lazy(r"\[REDACTED:[a-z0-9-]{1,40}+\]")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
@@ -209,7 +211,11 @@ def _printable_key(chunk: str) -> bool:
     """A generated password over all of printable ASCII (``k3#Q)w9&Zp{...``, 32+ characters with no space):
     capitals, small letters, digits (3+ each) and 4+ kinds of punctuation, at the entropy random text of that
     length reaches. Minified code, JSON and URLs repeat their few symbols and stay well under it."""
-    if "://" in chunk or "REDACTED" in chunk:
+    if "[REDACTED:" in chunk:  # judged without the markers earlier rules put in it
+        chunk = _MARKER.sub("", chunk)
+        if len(chunk) < 32:
+            return False
+    if "://" in chunk:
         return False
     upper = lower = digits = 0
     marks: set[str] = set()
@@ -231,12 +237,24 @@ def _printable_key(chunk: str) -> bool:
     return entropy(chunk) >= min(5.2, math.log2(len(chunk)) - 0.75)
 
 
-def _hide_printable(text: str) -> str:
+def _hide_printable(text: str, *, paths: bool = False) -> str:
     """Every run of 32+ non-space characters that is a generated password (``_printable_key``) as a marker: a
-    label or a file name has no context to find it by, and the word rules split it at its punctuation."""
+    label or a file name has no context to find it by, and the word rules split it at its punctuation. With
+    ``paths`` (running text) only the names of a path are judged, each alone (``cat notes/<password>.txt``)."""
     if len(text) < 32:
         return text
-    return _CHUNK.sub(lambda m: "[REDACTED:token]" if _printable_key(m.group(0)) else m.group(0), text)
+
+    def replace(match: re.Match[str]) -> str:
+        chunk = match.group(0)
+        if not paths:
+            return "[REDACTED:token]" if _printable_key(chunk) else chunk
+        if "/" not in chunk or "ENC[" in chunk or "://" in chunk:
+            return chunk  # no path; SOPS ciphertext (``ENC[AES256_GCM,data:...]``); a URL (its own rules)
+        parts = chunk.split("/")
+        hidden = ["[REDACTED:path-token]" if len(part) >= 32 and _printable_key(part) else part for part in parts]
+        return "/".join(hidden)
+
+    return _CHUNK.sub(replace, text)
 
 
 # A short key (8 to 11 characters, under the floor of a bare word) is hidden in a label only where its
@@ -295,6 +313,11 @@ def redact_path(path: str, *, keyed: bool = False) -> str:
     if "://" in path:  # a URL: credentials in its user part, tokens in its query
         hidden = redact(path)
     else:  # each file or directory name alone: a token is a whole name
+        head, colon, tail = path.rpartition(":")  # ``s:<key>``: a base64 key holding '/' is one name, not a path
+        if is_base64_key(path) or (colon and is_base64_key(tail)):
+            return (
+                f"{head}{colon}[REDACTED:path-token]" if colon and not is_base64_key(path) else "[REDACTED:path-token]"
+            )
         sep = "\\" if "\\" in path and "/" not in path else "/"
         digests = "/objects/" in path or "\\objects\\" in path  # .git/objects/3f/9a1c...: digests
         hidden = sep.join(_path_segment(part, digests) for part in path.split(sep))

@@ -15,6 +15,7 @@ seeded generator: none comes from the outside corpus the rules are measured agai
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import random
@@ -34,6 +35,7 @@ _rng = random.Random(2107)
 ALNUM = string.ascii_letters + string.digits
 LOWER = string.ascii_lowercase + string.digits
 HEX = "0123456789abcdef"
+UPPER = string.ascii_uppercase + string.digits
 B64 = ALNUM + "+/"
 B64URL = ALNUM + "-_"
 
@@ -787,3 +789,74 @@ def test_uri_passwords_long_tokens_and_short_keys_reach_no_file(bare_world: dict
     memories = "".join(m.read_text() for m in (repo / ".meta" / "memory").glob("*.md"))
     assert "api key [REDACTED:token] for staging" in memories
     assert _later_leaks(bare_world) == []
+
+
+# --- session 10 (issue 21 item 4): the development half's last classes, through real processes --------------
+
+
+def _base36(n: int, alphabet: str = LOWER) -> str:
+    """A generated key in one case and digits (a digit every fourth character at least, letters past ``f``)."""
+    return "".join(_rng.choice(string.digits if i % 4 == 2 else alphabet.strip(string.digits)) for i in range(n))
+
+
+def _printable(n: int) -> str:
+    """A generated password over printable ASCII, with a quote in it."""
+    marks = "!#$%&()*+,-.:;<=>?@[]^_`{|}~"
+    body = "".join(_rng.choice(ALNUM + marks) for _ in range(n - 8))
+    return "Q7" + body[: n // 2] + "'" + "k3#Z" + body[n // 2 :] + "9"
+
+
+SESSION10 = {
+    "base36": _base36(28),  # a key alone in lower case and digits
+    "upper36": _base36(64, UPPER),  # a key alone in capitals and digits
+    "k8s": base64.b64encode(_r(24).encode()).decode(),  # a Kubernetes Secret's data value
+    "pair-id": _r(17),  # the id of a credential pair (``acme_id`` beside ``acme_secret``)
+    "printable": _printable(80),  # a generated password: in a title, a quoted value holding a quote
+}
+
+
+def test_session10_classes_reach_no_file(bare_world: dict) -> None:
+    repo = bare_world["repo"]
+    s = SESSION10
+    manifest = f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: web\ndata:\n  extra: {s['k8s']}\n"
+    output = (
+        f"provider '{s['base36']}' ok\nkey {s['upper36']}\n"
+        f'"acme_id": "{s["pair-id"]}",\n"acme_secret": "{_r(32)}"\n'
+        f"acme token = '{s['printable']}'\n"
+    )
+    payloads = [
+        {
+            "session_id": "s-ten",
+            "cwd": str(repo),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Write",
+            "tool_use_id": "ten1",
+            "tool_input": {"file_path": str(repo / "deploy" / "secret.yaml"), "content": manifest},
+            "tool_response": {"success": True},
+        },
+        {
+            "session_id": "s-ten",
+            "cwd": str(repo),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_use_id": "ten2",
+            "tool_input": {"command": f"echo {s['base36']}"},
+            "tool_response": {"stdout": output, "stderr": "", "interrupted": False},
+        },
+        {"session_id": "s-ten", "cwd": str(repo), "hook_event_name": "UserPromptSubmit", "prompt": output},
+    ]
+    for payload in payloads:
+        done = _ctx(bare_world, "hook", "claude-code", stdin=json.dumps(payload))
+        assert done.returncode == 0, done.stderr
+    done = _ctx(bare_world, "mem", "add", "--kind", "fact", "--title", f"t {s['printable']}", "--body", output)
+    assert done.returncode == 0, done.stderr + done.stdout
+    files = _every_file(bare_world)
+    leaks = [
+        (label, name.replace(str(bare_world["base"]), ""))
+        for label, secret in s.items()
+        for name, blob in files.items()
+        if secret.encode() in blob or secret[-12:].encode() in blob or secret[:12].encode() in blob
+    ]
+    assert leaks == []
+    stored = "".join(p.read_text() for p in (repo / ".meta" / "events").rglob("*.jsonl")).replace("\\n", "\n")
+    assert "provider '[REDACTED" in stored and "acme_id" in stored  # the text was stored, its keys hidden

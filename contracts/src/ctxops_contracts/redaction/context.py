@@ -11,8 +11,11 @@ from ctxops_contracts.shared import regex
 from ctxops_contracts.shared.regex import lazy
 
 from .names import (
+    assigned_name,
+    is_fake_name,
     is_hex,
     is_key_name,
+    is_malformed_token,
     is_placeholder,
     is_placeholder_token,
     is_random_token,
@@ -20,6 +23,8 @@ from .names import (
     is_secret_value,
     looks_like_credential,
     path_token,
+    random_word,
+    words,
 )
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
@@ -138,12 +143,39 @@ _ASSIGN = lazy(
 _BLOCK_SCALAR = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
 
 
+_LOWERED: list[object] = [None, ""]  # the last text a pair was looked up in, and its lower-case copy
+
+
+def _paired_id(name: str, text: str) -> bool:
+    """``acme_id`` (``acmeClientId``) in a text that also assigns ``acme_secret`` (``acmeClientSecret``): the
+    id half of a credential pair, which a provider's API takes only together with the secret."""
+    parts = words(name)
+    if len(parts) < 2 or parts[-1] != "id":
+        return False
+    if _LOWERED[0] is not text:
+        _LOWERED[0], _LOWERED[1] = text, text.lower()
+    lowered: str = _LOWERED[1]  # type: ignore[assignment]
+    stem = "".join(parts[:-1])
+    snake = "_".join(parts[:-1])
+    return any(f"{prefix}{sep}{word}" in lowered for prefix in {stem, snake} for sep in ("", "_", "-") for word in (
+        "secret", "key", "token", "password"
+    ))  # fmt: skip
+
+
 def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
     name = match.group(1)
     if not is_secret_name(name):
-        return _lone_key(match) if is_key_name(name) else None
+        if is_fake_name(name):
+            return None  # ``revokedKey``, ``invalid_id``: a value written to fail
+        if is_key_name(name):
+            return _lone_key(match)
+        if _paired_id(name, match.string):
+            return _pair_id(match)
+        return None
     text = match.string
     start, end, quoted = read_value(text, match.end())
+    if quoted and end < len(text) and _QUOTES.get(text[start - 1 : start]) == text[end : end + 1]:
+        end = _past_inner_quotes(text, start, end)
     value = text[start:end]
     head = text[match.start() : start]
     if not quoted and value in _BLOCK_SCALAR:
@@ -169,6 +201,32 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
     if not is_secret_value(name, value, quoted=quoted):
         return None
     return head + SECRET, end
+
+
+def _past_inner_quotes(text: str, start: int, end: int) -> int:
+    """A quoted value whose closing quote is followed by more token characters (``'k3#Q'w9&...'``) held
+    that quote: it runs to the next such quote that a space, a separator or the line's end follows (on its
+    line, 20,000 characters at most)."""
+    quote = text[end]
+    line = text.find("\n", end, end + _LONG_VALUE)
+    limit = line if line >= 0 else min(len(text), end + _LONG_VALUE)
+    at = end
+    while at >= 0:
+        after = text[at + 1 : at + 2]
+        if not after or after.isspace() or after in ',;)]}+.:&|#"`\\' or after == quote:
+            return at
+        at = text.find(quote, at + 1, limit)
+    return end
+
+
+def _pair_id(match: re.Match[str]) -> tuple[str, int] | None:
+    """The id of a credential pair (``_paired_id``): hidden when it is a token, not a number or a word."""
+    text = match.string
+    start, end, _quoted = read_value(text, match.end())
+    value = text[start:end].strip()
+    if len(value) < 12 or not (is_random_token(value) or is_random(value) or is_random_narrow(value)):
+        return None
+    return text[match.start() : start] + SECRET, end
 
 
 def _lone_key(match: re.Match[str]) -> tuple[str, int] | None:
@@ -219,6 +277,65 @@ def _block_scalar(text: str, match: re.Match[str], end: int) -> tuple[str, int] 
     if stop == pos:
         return None
     return text[match.start() : pos + 1] + " " * (indent + 2) + SECRET, stop
+
+
+# A Kubernetes Secret (``kind: Secret``): every value under its ``data:`` (base64) or ``stringData:`` is the
+# secret, whatever its key is called (``extra: YWRtaW46...``), as Kubernetes documents the object.
+_K8S_DATA = lazy(r"(?m)^([ \t]*+)(?:data|stringData):[ \t]*+$")
+_K8S_KIND = lazy(r"(?im)^[ \t]*+kind:[ \t]*+[\"']?secret[\"']?[ \t]*+$")
+_K8S_KEY = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def _k8s_secret(match: re.Match[str]) -> tuple[str, int] | None:
+    text = match.string
+    if not any(begin <= match.start() < end for begin, end in _secret_documents(text)):
+        return None
+    encoded = not match.group(0).rstrip().endswith("stringData:")
+    indent = len(match.group(1))
+    pos = match.end()
+    out = [match.group(0)]
+    changed = False
+    while pos < len(text) and text[pos] == "\n":
+        nxt = text.find("\n", pos + 1)
+        nxt = len(text) if nxt < 0 else nxt
+        line = text[pos + 1 : nxt]
+        lead = line[: len(line) - len(line.lstrip())]
+        key, colon, value = line.lstrip().partition(":")
+        if line.strip() and len(lead) <= indent:
+            break
+        if colon and key and len(lead) > indent and set(key) <= _K8S_KEY and value[:1] in {" ", "\t"}:
+            value = value.strip().strip("'\"")
+            # base64 of 8 bytes or more under ``data:`` (``Zm9vCg==``, "foo", is a sample); as written otherwise
+            if (
+                value
+                and (len(value) >= 12 if encoded else is_secret_value("password", value, quoted=True))
+                and not (is_placeholder(value))
+            ):
+                line = f"{lead}{key}: {SECRET}"
+                changed = True
+        out.append("\n" + line)
+        pos = nxt
+        if pos - match.end() > _LONG_VALUE:
+            break
+    # unchanged, the block is still passed over whole: a ``data:`` nested in it is not walked again
+    return ("".join(out) if changed else text[match.start() : pos]), pos
+
+
+_K8S_CACHE: list[object] = [None, ()]  # the last text looked at and the spans of its Secret documents
+
+
+def _secret_documents(text: str) -> tuple[tuple[int, int], ...]:
+    """The spans of the YAML documents (split at ``---``) of ``text`` that declare ``kind: Secret``; one pass."""
+    if _K8S_CACHE[0] is not text:
+        spans: list[tuple[int, int]] = []
+        for kind in _K8S_KIND.finditer(text):
+            if spans and kind.start() < spans[-1][1]:
+                continue  # in the document already found
+            begin = text.rfind("\n---", spans[-1][1] if spans else 0, kind.start()) + 1
+            end = text.find("\n---", kind.end())
+            spans.append((begin, len(text) if end < 0 else end))
+        _K8S_CACHE[0], _K8S_CACHE[1] = text, tuple(spans)
+    return _K8S_CACHE[1]  # type: ignore[return-value]
 
 
 _XML = lazy(r"<([A-Za-z_][A-Za-z0-9_.:-]{0,60}+)>([^<]{1,400}+)</\1>")
@@ -580,12 +697,17 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     text = match.string
     if _sops(text, match.start()) or _armoured(text, match.start()):
         return None
+    if is_malformed_token(match.group(1)) or is_fake_name(assigned_name(text, match.start(1))):
+        return None  # ``<prefix>_<not its shape>``; ``wrongLength := "..."``: look-alikes written to fail
     if len(match.group(1)) > 200:
         if _sops(text, match.start()) or _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
             return None
         if is_long_random(match.group(1)):  # a generated token or key of any length: hidden whole
             return "[REDACTED:high-entropy]", _glued(match)
     if match.group(1).count("/") >= 2:
+        before = text[max(0, match.start() - 48) : match.start()]
+        if is_base64_key(match.group(1)) and not _DIGEST_BEFORE.search(before):
+            return "[REDACTED:high-entropy]", _glued(match)
         return _path_segments(match)
     if len(match.group(1)) > 300:
         return None  # a long run that is not random (a path, a word list): as before, not judged
@@ -654,9 +776,26 @@ def _random_alone(match: re.Match[str], before: str) -> tuple[str, int] | None:
         whole = match.group(1)
         at = whole.rfind(f"{name}.{ext}")
         return whole[:at] + "[REDACTED:high-entropy]" + whole[at + len(name) :], match.end(1)
-    if not is_random(value) or _DIGEST_BEFORE.search(before):
+    if _DIGEST_BEFORE.search(before):
         return None
-    return "[REDACTED:high-entropy]", _glued(match)
+    whole = match.group(1)
+    if whole.endswith(("...", "…")):
+        return None  # a sample cut short in documentation: ``TOKEN=ops_eyJzaWdu...``
+    lead, alone = "", value
+    equals = whole.find("=")  # ``ORG_ID=<token>``, ``q=<token>`` glued into one candidate: the value alone
+    if 0 < equals <= 40 and whole[:equals].replace("_", "a").replace(".", "a").replace("-", "a").isalnum():
+        lead, value = whole[: equals + 1], whole[equals + 1 :].strip("./=")
+        if is_fake_name(lead[:-1]):
+            return None
+    if value.startswith("gAAAAA"):
+        return None  # a Fernet token (version 0x80, then the time): ciphertext, not a key
+    if is_malformed_token(value):
+        return None
+    if is_random(alone) and not value.startswith("gAAAAA"):
+        return "[REDACTED:high-entropy]", _glued(match)  # judged whole, as before (``NAME=`` adds entropy)
+    if not (is_random(value) or is_random_narrow(value)):
+        return None
+    return lead + "[REDACTED:high-entropy]", _glued(match)
 
 
 def is_random(value: str) -> bool:
@@ -678,6 +817,51 @@ def is_random(value: str) -> bool:
     import math
 
     return entropy(value) >= min(4.2, math.log2(size) - 0.55)
+
+
+_UUID_LIKE = lazy(r"[a-z0-9]{8}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{12}")
+_NARROW = lazy(r"[a-z0-9_-]{24,200}|[A-Z0-9_-]{24,200}")
+_NOT_HEX_LETTER = lazy(r"[g-zG-Z]")
+
+
+def is_random_narrow(value: str) -> bool:
+    """A generated token in one case and digits (base36 keys: 26 lower-case letters and digits, 64 capitals and
+    digits), which ``is_random`` (both cases) does not take: 24+ characters, letters beyond hex, digits turning
+    into letters as random text does (``random_word``) and near the entropy a 36-symbol alphabet gives; or a
+    UUID's shape whose letters run past ``f`` (a key laid out like a UUID, never a UUID)."""
+    if _UUID_LIKE.fullmatch(value):
+        digits = sum(ch.isdigit() for ch in value)
+        return digits >= 4 and len(_NOT_HEX_LETTER.findall(value)) >= 4 and not is_placeholder_token(value)
+    if not _NARROW.fullmatch(value) or _NOT_HEX_LETTER.search(value) is None:
+        return False
+    if value.count("-") + value.count("_") > 2 or not random_word(value):
+        return False
+    size = len(value)
+    if sum(ch.isdigit() for ch in value) * 8 < size:
+        return False  # base36 is 28% digits: words and names run together are not
+    import math
+
+    return entropy(value) >= min(4.2, math.log2(size) - 0.7)
+
+
+_BASE64 = lazy(r"[A-Za-z0-9+/]{20,200}+={0,2}")
+
+
+def is_base64_key(value: str) -> bool:
+    """A base64 key that holds '/' (``Qk9v3rT.../Zp4...``), not a path: base64's
+    characters only, no empty or dotted segment, every segment of mixed case and digits or short, no word
+    runs, and the entropy of random base64 for its length (a path's segments are words)."""
+    if not _BASE64.fullmatch(value) or "//" in value or value.startswith("/") or value.endswith("/"):
+        return False
+    if not (_UPPER.search(value) and _LOWER.search(value) and _HAS_DIGIT_CTX.search(value)):
+        return False
+    if any(len(part) >= 4 and _IDENTIFIER_LIKE.fullmatch(part) for part in value.split("/")):
+        return False  # a word between the slashes: ``usr/Local8/bin``
+    if sum(len(run) for run in _LOWER_RUN.findall(value)) * 2 >= len(value) or is_placeholder_token(value):
+        return False
+    import math
+
+    return entropy(value) >= min(4.5, math.log2(len(value)) - 0.55)
 
 
 _LONG_SLASHES = 1 / 24  # base64 holds a '/' every 64 characters on average; a path one every few words
@@ -784,6 +968,7 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("password-flag", ("-",), _FLAG, _flag),
     ("secret-assignment", _NAME_NEEDLES, _ASSIGN, _assignment),
     ("xml-secret", ("</",), _XML, _xml),
+    ("kubernetes-secret", ("data:",), _K8S_DATA, _k8s_secret),
     ("xml-secret", ("value",), _XML_PAIR, _xml_pair),
     ("secret-argument", _NAME_NEEDLES, _PAIR_ARGS, _pair_args),
     ("secret-assignment", ("$",), _PHP_VAR, _php_var),

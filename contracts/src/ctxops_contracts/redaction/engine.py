@@ -18,12 +18,15 @@ from __future__ import annotations
 from ctxops_contracts.shared.regex import lazy
 
 from .context import RULES as CONTEXT_RULES
-from .context import is_grouped_key, is_key_begin, is_key_end, is_random, private_keys, scan
+from .context import is_base64_key, is_grouped_key, is_key_begin, is_key_end, is_random, private_keys, scan
 from .formats import FORMATS
 from .names import (
+    assigned_name,
+    is_fake_name,
     is_hex,
     is_id_reference,
     is_key_name,
+    is_malformed_token,
     is_placeholder,
     is_placeholder_token,
     is_secret_name,
@@ -76,8 +79,10 @@ def _marker(marker: str, hidden: list[str]) -> Callable[[re.Match[str]], str]:
     def replace(match: re.Match[str]) -> str:
         token = match.group(0)
         truncated = match.string[match.end() : match.end() + 3] in {"...", "…"}  # ``ops_eyJzaWdu...`` in docs
-        if truncated or is_placeholder_token(token):
-            return token
+        if truncated or is_placeholder_token(token) or is_malformed_token(token):
+            return token  # a sample, or a provider's prefix without its documented shape: a look-alike
+        if is_fake_name(assigned_name(match.string, match.start())):
+            return token  # ``wrongLength := "<token>"``: a value written to fail
         hidden.append(token)
         return marker
 
@@ -100,7 +105,8 @@ def redact(text: str) -> str:
             for value in dict.fromkeys(found):
                 if len(value) >= 8 and "\n" not in value and value in text and not is_placeholder(value):
                     text = text.replace(value, SECRET)
-    return _redact(text, [])
+    text = _redact(text, [])
+    return _hide_printable(text, paths=True) if "/" in text else text
 
 
 _ESCAPES = (("\\n", "\n"), ("\\t", "\t"), ("\\r", "\r"), ('\\"', '"'), ("\\'", "'"))
@@ -134,13 +140,14 @@ def _redact(text: str, hidden: list[str]) -> str:
             at = 0
     lowered = text.lower()  # context rules are gated on lower-case needles (a cheap C-level scan each)
     found = {needle for needle in _CONTEXT_NEEDLES if needle in lowered}
-    start = len(hidden)
     for index in sorted({*_ALWAYS, *_gated(found, _CONTEXT_OF)}):
         _label, _required, handler_pattern, handler = CONTEXT_RULES[index]
+        start = len(hidden)
         text = scan(text, handler_pattern, handler, hidden)
-    for value in dict.fromkeys(hidden[start:]):  # a value hidden once is hidden wherever else it appears
-        if value in text and not is_placeholder(value):
-            text = text.replace(value, SECRET)
+        # a value hidden once is hidden wherever else it appears, before a later rule cuts a copy in pieces
+        for value in dict.fromkeys(hidden[start:]):
+            if value in text and not is_placeholder(value):
+                text = text.replace(value, SECRET)
     return text
 
 
@@ -159,7 +166,7 @@ def _path_segment(part: str, digests: bool = False) -> str:
         return part  # ctxops's own `session:<uuid>`, `event:<ulid>` reference
     if colon and tail and (path_token(tail) or random_word(tail, label=True) or is_grouped_key(tail)):
         return f"{head}:[REDACTED:path-token]{dot}{ext}"
-    return _hide_words(redact(part))
+    return _hide_words(redact(_hide_printable(part)))
 
 
 _WORD = lazy(r"(?<![A-Za-z0-9+/=_.~:-])[A-Za-z0-9+/=_.~:-]{12,8000}+(?![A-Za-z0-9+/=_.~:-])")
@@ -183,12 +190,71 @@ def _hide_words(text: str) -> str:
         if dot and stem and 1 <= len(ext) <= 6 and ext.isalnum() and not random_word(core, label=True):
             core, tail = stem, dot + ext + tail  # a file name: its extension is kept
         if len(core) >= 12 and (
-            random_word(core, label=True) or path_token(core) or is_random(core) or is_grouped_key(core)
+            random_word(core, label=True)
+            or path_token(core)
+            or is_random(core)
+            or is_grouped_key(core)
+            or is_base64_key(core)
         ):
             return f"{lead}[REDACTED:token]{tail}"
         return word
 
     return _WORD.sub(replace, text)
+
+
+_CHUNK = lazy(r"\S{32,20000}+")
+_MARKER = lazy(r"\[REDACTED:[a-z0-9-]{1,40}+\]")
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def _printable_key(chunk: str) -> bool:
+    """A generated password over all of printable ASCII (``k3#Q)w9&Zp{...``, 32+ characters with no space):
+    capitals, small letters, digits (3+ each) and 4+ kinds of punctuation, at the entropy random text of that
+    length reaches. Minified code, JSON and URLs repeat their few symbols and stay well under it."""
+    if "[REDACTED:" in chunk:  # judged without the markers earlier rules put in it
+        chunk = _MARKER.sub("", chunk)
+        if len(chunk) < 32:
+            return False
+    if "://" in chunk:
+        return False
+    upper = lower = digits = 0
+    marks: set[str] = set()
+    for ch in chunk:
+        if ch.isupper():
+            upper += 1
+        elif ch.islower():
+            lower += 1
+        elif ch.isdigit():
+            digits += 1
+        elif ch in _PUNCTUATION:
+            marks.add(ch)
+    if min(upper, lower, digits) < 3 or len(marks) < 4:
+        return False
+    import math
+
+    from .context import entropy
+
+    return entropy(chunk) >= min(5.2, math.log2(len(chunk)) - 0.75)
+
+
+def _hide_printable(text: str, *, paths: bool = False) -> str:
+    """Every run of 32+ non-space characters that is a generated password (``_printable_key``) as a marker: a
+    label or a file name has no context to find it by, and the word rules split it at its punctuation. With
+    ``paths`` (running text) only the names of a path are judged, each alone (``cat notes/<password>.txt``)."""
+    if len(text) < 32:
+        return text
+
+    def replace(match: re.Match[str]) -> str:
+        chunk = match.group(0)
+        if not paths:
+            return "[REDACTED:token]" if _printable_key(chunk) else chunk
+        if "/" not in chunk or "ENC[" in chunk or "://" in chunk:
+            return chunk  # no path; SOPS ciphertext (``ENC[AES256_GCM,data:...]``); a URL (its own rules)
+        parts = chunk.split("/")
+        hidden = ["[REDACTED:path-token]" if len(part) >= 32 and _printable_key(part) else part for part in parts]
+        return "/".join(hidden)
+
+    return _CHUNK.sub(replace, text)
 
 
 # A short key (8 to 11 characters, under the floor of a bare word) is hidden in a label only where its
@@ -230,7 +296,7 @@ def redact_label(text: str) -> str:
     prefix, colon, rest = text.partition(":")
     if colon and prefix in ID_TAGS and is_id_reference(rest):
         return text  # ctxops's own reference tag (a digest's `session:<uuid>`): looked up by, never a key
-    hidden = _hide_words(redact(text))
+    hidden = _hide_words(redact(_hide_printable(text)))
     return _short_keys(hidden) if len(hidden) >= 8 else hidden
 
 
@@ -247,6 +313,11 @@ def redact_path(path: str, *, keyed: bool = False) -> str:
     if "://" in path:  # a URL: credentials in its user part, tokens in its query
         hidden = redact(path)
     else:  # each file or directory name alone: a token is a whole name
+        head, colon, tail = path.rpartition(":")  # ``s:<key>``: a base64 key holding '/' is one name, not a path
+        if is_base64_key(path) or (colon and is_base64_key(tail)):
+            return (
+                f"{head}{colon}[REDACTED:path-token]" if colon and not is_base64_key(path) else "[REDACTED:path-token]"
+            )
         sep = "\\" if "\\" in path and "/" not in path else "/"
         digests = "/objects/" in path or "\\objects\\" in path  # .git/objects/3f/9a1c...: digests
         hidden = sep.join(_path_segment(part, digests) for part in path.split(sep))

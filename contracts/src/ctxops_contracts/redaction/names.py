@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from ctxops_contracts.shared.regex import lazy
 
+TYPE_CHECKING = False  # re is not imported on the hook path; type checkers treat this name as True
+if TYPE_CHECKING:
+    import re
+
 # A last word that names a secret on its own.
 _SECRET_WORDS = frozenset(
     {
@@ -118,7 +122,10 @@ _QUALIFIERS = frozenset(
     }
 )
 # Words that name a secret inside one glued word: ``PGPASSWORD``, ``APITOKEN`` (``bypass`` is not one).
-_GLUED_SUFFIXES = ("password", "passwd", "passphrase", "secret", "token", "apikey", "authtoken", "accesskey", "pwd")
+_GLUED_SUFFIXES = (
+    *("password", "passwd", "passphrase", "secret", "token", "apikey", "authtoken", "accesskey", "pwd"),
+    *("accountkey", "masterkey", "signingkey", "privatekey", "secretkey"),  # ``storageaccountkey`` (Azure)
+)
 _NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd", "tokens", "bypass", "compass", "passport"})
 _CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPLIT = lazy(r"[^A-Za-z0-9]+")
@@ -264,9 +271,73 @@ def looks_like_credential(value: str) -> bool:
         return False
     if _HAS_DIGIT.search(value) or _HAS_SPECIAL.search(value):
         return True
+    if random_lower_letters(value):
+        return True
     # mixed case, unless it is only CamelCase words: ``AuthenticationMiddleware``, ``current_token``
     mixed = _LOWER_ANY.search(value) is not None and _UPPER_ANY.search(value) is not None
     return mixed and not all(_CAMEL_WORDS.fullmatch(part) for part in value.split("_") if part)
+
+
+_CONSONANT_RUN = lazy(r"[b-df-hj-np-tv-xz]{6}")  # y counts as a vowel: ``rhythms``, ``syzygy``
+
+
+def random_lower_letters(value: str) -> bool:
+    """12+ lower-case letters, no digit, that are not words: a run of 6 consonants (``qzkfwt``...).
+    Words and identifiers of lower-case letters hold at most 4 or 5 in a row (``lengthwise``, ``strengths``);
+    a random run of 16 letters holds 6 or more about half the time, and the rule costs nothing elsewhere."""
+    return (
+        len(value) >= 12
+        and value.isascii()
+        and value.isalpha()
+        and value.islower()
+        and (_CONSONANT_RUN.search(value) is not None)
+    )
+
+
+# Words in a name that mark its value as a sample written to fail (``wrongLength := "..."``,
+# ``nonMatchingToken``, ``invalid_key``, ``fakeSecret``): a real secret is not named so.
+_FAKE_WORDS = frozenset(
+    {"wrong", "invalid", "fake", "dummy", "bogus", "mock", "nonmatching", "unmatched", "mismatched", "malformed"}
+    | {"placeholder", "redacted", "truncated", "revoked", "expired"}
+)  # not "example" or "sample": ``Example= <key>`` introduces a real key as often as a fake one
+
+
+def is_fake_name(name: str) -> bool:
+    """True when a word of ``name`` marks its value as a sample that is meant to fail (see ``_FAKE_WORDS``)."""
+    parts = words(name)
+    if any(part in _FAKE_WORDS for part in parts):
+        return True
+    return any(parts[i] == "non" and parts[i + 1] in {"matching", "match", "valid"} for i in range(len(parts) - 1))
+
+
+# Provider prefixes whose documented shape is exact: a token with the prefix that does not have the shape
+# is not that provider's key (npm: ``npm_`` + 36 base62; Databricks: ``dapi`` + 32
+# hex; Sourcegraph: ``sgp_`` [+ 16 hex or ``local`` + ``_``] + 40 hex; JFrog: ``AKCp`` + 69 alphanumerics,
+# reference tokens base64 ``reftkn`` + 56; SettleMint: ``sm_aat_``/``sm_pat_``/``sm_sat_`` + 16). Not GitHub:
+# its documentation reserves the right to lengthen tokens, and its CRC32 check digits cannot be told apart
+# from random ones without the exact encoding.
+_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("npm_", lazy(r"npm_[A-Za-z0-9]{36}")),
+    ("dapi", lazy(r"dapi[a-fA-F0-9]{32}(?:-[0-9])?")),
+    ("sgp_", lazy(r"sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}")),
+    ("AKCp", lazy(r"AKCp[A-Za-z0-9]{69}")),
+    ("cmVmdGtu", lazy(r"cmVmdGtu[A-Za-z0-9]{56}")),
+    ("sm_aat_", lazy(r"sm_aat_[A-Za-z0-9]{16}")),
+    ("sm_pat_", lazy(r"sm_pat_[A-Za-z0-9]{16}")),
+    ("sm_sat_", lazy(r"sm_sat_[A-Za-z0-9]{16}")),
+)
+
+
+def is_malformed_token(value: str) -> bool:
+    """A token that starts with a provider's prefix but does not have the provider's documented shape
+    (``sgp_`` and a non-hex character; ``sm_pat_`` and 10 characters, not 16): a look-alike, not a key."""
+    value = value.strip().strip("'\"")
+    if len(value) < 8 or not value[:1].isalpha():
+        return False
+    for prefix, shape in _SHAPES:
+        if value.startswith(prefix):
+            return shape.fullmatch(value) is None
+    return False
 
 
 def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False) -> bool:
@@ -277,7 +348,9 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
     value that looks like a credential, so ``token: expired`` stays.
     """
     text = value.strip()
-    if len(text) < 4 or is_placeholder(text) or "[REDACTED" in text:
+    if len(text) < 4 or is_placeholder(text) or "[REDACTED" in text or is_fake_name(name):
+        return False
+    if is_malformed_token(text):
         return False
     if not is_password_class(name) and _mostly_sequential(text.strip("'\"")):
         return False  # a token that is a run through the alphabet (``sk_abcdefghijklmnop...``) is a sample
@@ -321,6 +394,10 @@ def is_random_token(value: str) -> bool:
     value = value.strip().strip("'\"")
     if not _TOKEN_SHAPE.fullmatch(value) or is_placeholder(value) or is_placeholder_token(value):
         return False
+    if is_malformed_token(value):
+        return False
+    if random_lower_letters(value):
+        return True  # ``?key=<16 letters, no word>``
     if not _HAS_DIGIT.search(value) or not _HAS_LETTER.search(value) or value.count("/") >= 2:
         return False
     if value.count(".") >= 2 and _DOTTED.fullmatch(value):
@@ -416,3 +493,26 @@ def _random_letters(word: str) -> bool:
     if len(word) < 20:
         return False
     return len(_UPPER_RUN.findall(word)) >= 2 and len(_CASE_CHANGE.findall(word)) * 4 >= len(word)
+
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def assigned_name(text: str, at: int) -> str:
+    """The name a value starting at ``at`` is assigned to on its line (``wrongLength := "``, ``"key": '``,
+    ``x = ``), or "" when none. String operations on at most 120 characters: no pattern to run."""
+    begin = max(0, at - 120)
+    head = text[begin:at]
+    cut = head.rfind("\n")
+    head = head[cut + 1 :].rstrip(" \t\"'`\\")
+    for sep in (":=", "=>", "?=", "=", ":"):
+        if head.endswith(sep):
+            head = head[: -len(sep)].rstrip(" \t\"'\\]")
+            break
+    else:
+        return ""
+    end = len(head)
+    start = end
+    while start > 0 and head[start - 1] in _NAME_CHARS:
+        start -= 1
+    return head[start:end]

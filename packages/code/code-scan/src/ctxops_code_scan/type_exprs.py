@@ -147,12 +147,19 @@ def go_result(text: str) -> str | None:
     t = text.strip()
     if t.startswith("(") and t.endswith(")"):
         parts = [p.strip() for p in t[1:-1].split(",")]
-        if len(parts) > 2 or (len(parts) == 2 and parts[1] != "error"):
+        if len(parts) > 2 or (len(parts) == 2 and parts[1].rsplit(" ", 1)[-1] != "error"):
             return None
         t = parts[0]
-    if " " in t and not t.startswith(("map[", "[", "*", "chan ")):  # a named result `(w *Writer)`
-        t = t.split(" ", 1)[1]
+    first, _, rest = t.partition(" ")
+    if rest and first.isidentifier() and first not in ("chan", "func", "map", "struct", "interface"):
+        t = rest  # a named result `(w *Writer)`
     return go_type(t)
+
+
+_GO_BASIC = frozenset(
+    "any bool byte complex64 complex128 float32 float64 int int8 int16 int32 int64 rune string uint uint8 uint16"
+    " uint32 uint64 uintptr".split()
+)
 
 
 def go_type(text: str) -> str | None:
@@ -184,8 +191,8 @@ def go_type(text: str) -> str | None:
         return None if inner is None or inner.endswith("[][]") else inner + "[]"
     t = t.split("[", 1)[0].strip()  # a generic type's arguments: `List[T]` is a List
     parts = t.split(".")
-    if not (1 <= len(parts) <= 2 and all(p.isidentifier() for p in parts)):
-        return None
+    if not (1 <= len(parts) <= 2 and all(p.isidentifier() for p in parts)) or (element and t in _GO_BASIC):
+        return None  # (`[]int`: its elements have no methods to find)
     return t + "[]" if element else t
 
 

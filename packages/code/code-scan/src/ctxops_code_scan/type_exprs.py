@@ -43,7 +43,7 @@ _WRAPPERS = frozenset({"await", "await_expression", "parenthesized_expression", 
 # Members of a union that give no method of a class: `K | null`, `K | boolean` call K's methods.
 _NOT_A_CLASS = frozenset({"", "null", "undefined", "void", "boolean", "true", "false", "string", "number", "bigint"})
 _LITERALS = frozenset({"null", "undefined", "number", "string", "true", "false", "array", "object"})
-MAX_STEPS = 4
+MAX_STEPS = 6  # (issue 24: `opts.router._def._config.transformer.input.deserialize()` is six)
 MAX_DEPTH = 4  # locals defined through locals, at most this deep
 Chain = tuple[bool, str, tuple[str, ...]]  # (the root is called, root name, steps)
 SELF_NAMES = frozenset({"Self", "typing.Self", "t.Self", "te.Self", "typing_extensions.Self"})

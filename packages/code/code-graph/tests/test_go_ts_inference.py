@@ -19,6 +19,8 @@ func (w *Writer) Write() {}
 
 type Hook interface{ Fire() }
 
+type Sink interface{ Flush() }
+
 type LevelHooks map[int][]Hook
 
 type Logger struct {
@@ -43,8 +45,11 @@ var (
 	std = New()
 )
 
+var sink Sink = nil
+
 func Info() {
 	std.Info() // package-var
+	sink.Flush() // stated-var
 }
 """,
     "logx/route.go": """package logx
@@ -116,5 +121,7 @@ def test_go_package_vars_chained_fields_assertions_and_range(tmp_path: Path) -> 
             assert _lines(GO, tag) <= write, tag
         # an element of a named map type (`type LevelHooks map[int][]Hook`): the interface's method
         assert _lines(GO, "range-named") <= _sites(idx, "go logx/logger.go Hook.Fire().")
+        # `var sink Sink = nil`: the written type, in another file of the package
+        assert _lines(GO, "stated-var") <= _sites(idx, "go logx/logger.go Sink.Flush().")
     finally:
         idx.close()

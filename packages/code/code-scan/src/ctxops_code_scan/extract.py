@@ -328,6 +328,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_module_stated(name, _text(stated[0]))
             elif stated and typescript:
                 facts.add_ts_module_stated(name, _text(stated[0]))
+            elif "vartype" in caps:  # Go `var VersionFlag Flag = BoolFlag{...}`: the written type (issue 24)
+                facts.add_go_module_stated(name, _text(caps["vartype"][0]))
         if prefix:
             qualname = _join(top.qualname if top and top.kind in _SCOPES else None, prefix + "." + name)
             type_qualname: str | None = _join(top.qualname if top and top.kind in _SCOPES else None, prefix)

@@ -281,6 +281,12 @@ class TypeFacts:
         if typ is not None:
             self.module_stated[name] = typ
 
+    def add_go_module_stated(self, name: str, written: str) -> None:
+        """Go: `var name T` / `var name T = value` at package level: the written type, whatever the value."""
+        typ = go_type(written)
+        if typ is not None:
+            self.module_stated[name] = typ
+
     def add_ts_field(self, class_qualname: str, name: str, annotation: str) -> None:
         """TypeScript: a field `s: Subject<T>`, `s?: K | null`, `xs: K[]` (also a parameter property)."""
         typ = self.ts_generic(ts_type(annotation), class_qualname)

@@ -19,10 +19,10 @@
 (method_elem name: (field_identifier) @name parameters: (parameter_list) @params result: (_)? @return) @def.method
 (field_declaration name: (field_identifier) @name type: (_) @return) @def.field
 (source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
-(source_file (var_declaration (var_spec name: (identifier) @name value: (expression_list . (_) @value)) @def.variable))
-(source_file (var_declaration (var_spec name: (identifier) @name !value) @def.variable))
-(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name value: (expression_list . (_) @value)) @def.variable)))
-(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name !value) @def.variable)))
+(source_file (var_declaration (var_spec name: (identifier) @name type: (_)? @vartype value: (expression_list . (_) @value)) @def.variable))
+(source_file (var_declaration (var_spec name: (identifier) @name type: (_)? @vartype !value) @def.variable))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name type: (_)? @vartype value: (expression_list . (_) @value)) @def.variable)))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name type: (_)? @vartype !value) @def.variable)))
 
 ; References --------------------------------------------------------------
 (call_expression function: (identifier) @name) @ref.call

@@ -125,3 +125,46 @@ def test_go_package_vars_chained_fields_assertions_and_range(tmp_path: Path) -> 
         assert _lines(GO, "stated-var") <= _sites(idx, "go logx/logger.go Sink.Flush().")
     finally:
         idx.close()
+
+
+TS = {
+    "lib/types.ts": """export interface Out { serialize(x: unknown): unknown }
+export interface Combined { output: Out }
+export interface RootConfig<T> { transformer: Combined }
+export interface RouterDef<T> { _config: RootConfig<T> }
+export interface Router<A, B> { _def: RouterDef<A> }
+export type AnyRouter = Router<any, any>;
+export interface Opts<TRouter extends AnyRouter> { router: TRouter }
+export class Other { serialize(x: unknown): unknown { return x; } }
+""",
+    "lib/index.ts": "export * from './types';\n",
+    "lib/http/use.ts": """import { Opts, AnyRouter, Router, RootConfig, Other } from '..';
+export function f<TRouter extends AnyRouter>(opts: Opts<TRouter>) {
+  const { router } = opts;
+  const config = router._def._config;
+  config.transformer.output.serialize(1); // generic-alias
+}
+export function g(r: Router<any, any>) {
+  r._def._config.transformer.output.serialize(2); // chained
+}
+export function h(r: AnyRouter, o: Other) {
+  r._def._config.transformer.output.serialize(3); // alias
+  o.serialize(4); // not
+}
+""",
+}
+
+
+def test_typescript_directory_import_aliases_and_chained_interface_members(tmp_path: Path) -> None:
+    """`import {..} from '..'` (the directory's index.ts, a barrel), `type AnyRouter = Router<any, any>`
+    (an alias has its target's members) and five-step chains of interface members."""
+    root = make_repo(tmp_path / "ts", TS)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    try:
+        found = _sites(idx, "typescript lib/types.ts Out.serialize().")
+        for tag in ("generic-alias", "chained", "alias"):
+            assert _lines(TS, tag) <= found, tag
+        assert not (_lines(TS, "not") & found)
+    finally:
+        idx.close()

@@ -84,6 +84,8 @@ def main() -> int:
             f"{args.gopath}/src: {report.scanned} files indexed in {report.elapsed_s:.1f} s;"
             f" go/types resolved {len(uses)} uses of functions in {len(checked)} files"
         )
+        cpu = ", ".join(f"{phase} {sec:.2f}" for phase, sec in report.cpu.items())
+        print(f"build CPU seconds per phase (workers included): {cpu}; total {sum(report.cpu.values()):.2f}")
         for u in uses:
             u["def_lines"] = [u["def_line"]]
         if args.only:

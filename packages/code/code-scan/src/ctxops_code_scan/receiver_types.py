@@ -175,10 +175,8 @@ class TypeFacts:
 
     def add_stated(self, function_id: str, name: str, written: str) -> None:
         """Go, TypeScript: a local or parameter of a written type (`*T`, `T`, `pkg.T`, `T[int]`)."""
-        if self.package_scope:  # Go: `[]*T` is a `T[]` (its elements are what `range` and `xs[i]` give)
-            typ = go_type(written) or ""
-        else:
-            typ = written.lstrip("*&").split("[", 1)[0].strip()
+        # Go: `[]*T` is a `T[]` (its elements are what `range` and `xs[i]` give)
+        typ = (go_type(written) or "") if self.package_scope else written.lstrip("*&").split("[", 1)[0].strip()
         # A written type holds for every use (it is the declared type), like an annotated parameter's.
         ok = _DOTTED.fullmatch(typ.removesuffix("[]")) if self.package_scope else _DOTTED.fullmatch(typ)
         _bind(self.params.setdefault(function_id, {}), name, typ if ok else _CONFLICT)
@@ -302,10 +300,7 @@ class TypeFacts:
     def add_field(self, class_qualname: str, name: str, annotation: str) -> None:
         # Go fields `x *T` have the type T (`xs []*T`: `T[]`); TypeScript's `s: Subject<T>` (annotation with its
         # colon) Subject.
-        if self.package_scope:
-            typ = go_type(annotation)
-        else:
-            typ = plain_type(annotation.lstrip(":* \t").split("<", 1)[0])
+        typ = go_type(annotation) if self.package_scope else plain_type(annotation.lstrip(":* \t").split("<", 1)[0])
         if typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
 

@@ -157,8 +157,11 @@ def go_result(text: str) -> str | None:
 
 
 _GO_BASIC = frozenset(
-    "any bool byte complex64 complex128 float32 float64 int int8 int16 int32 int64 rune string uint uint8 uint16"
-    " uint32 uint64 uintptr".split()
+    {
+        *("any", "bool", "byte", "rune", "string", "uintptr"),
+        *("int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64"),
+        *("float32", "float64", "complex64", "complex128"),
+    }
 )
 
 

@@ -53,6 +53,13 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--show", type=int, default=10)
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        default=[],
+        help="sample only functions defined under these folders of src/ (e.g. github.com/gorilla/mux);"
+        " everything is indexed and type-checked still",
+    )
     args = parser.parse_args()
     if shutil.which("go") is None or not (args.gopath / "src").is_dir():
         print("needs Go and a GOPATH: apt-get install golang-go golang-github-spf13-cobra-dev", file=sys.stderr)
@@ -77,8 +84,14 @@ def main() -> int:
             f"{args.gopath}/src: {report.scanned} files indexed in {report.elapsed_s:.1f} s;"
             f" go/types resolved {len(uses)} uses of functions in {len(checked)} files"
         )
+        cpu = ", ".join(f"{phase} {sec:.2f}" for phase, sec in report.cpu.items())
+        print(f"build CPU seconds per phase (workers included): {cpu}; total {sum(report.cpu.values()):.2f}")
         for u in uses:
             u["def_lines"] = [u["def_line"]]
+        if args.only:
+            prefixes = tuple(p.rstrip("/") + "/" for p in args.only)
+            uses = [u for u in uses if str(u["def_file"] or "").startswith(prefixes)]
+            print(f"sampled from {', '.join(args.only)}: {len(uses)} uses")
         total = score_uses(root, index, uses, "go", sample=args.sample, seed=args.seed)
         index.close()
         print(total.line("go (go/types)"))

@@ -216,9 +216,14 @@ func f(xs []int) {
         ("pkg.T", "pkg.T"),
         ("(*T, error)", "T"),
         ("(T, int)", None),
-        ("[]T", None),
+        ("[]T", "T[]"),  # its elements (`xs[i]`, `range xs`) are Ts (issue 24)
         ("(w *Writer)", "Writer"),
-        ("map[string]T", None),
+        ("map[string]*T", "T[]"),
+        ("(xs []*T, err error)", "T[]"),
+        ("[]int", None),  # a basic type has no methods to find
+        ("[][]T", "T[][]"),
+        ("func() T", None),
+        ("chan T", None),
     ],
 )
 def test_go_result(text: str, expected: str | None) -> None:

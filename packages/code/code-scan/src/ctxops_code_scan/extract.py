@@ -251,8 +251,12 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 if stated and typescript:  # `x: K`, `x: K | null`, `xs: K[]`
                     if _own_param(caps["bind.local"][0]):
                         facts.add_ts_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
-                elif stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`)
+                elif stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`, `x.(T)`)
                     facts.add_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
+                elif "element" in caps:  # Go `for _, x := range xs`: an element of xs
+                    facts.add_local_chain(
+                        top.symbol_id, _text(caps["name"][0]), _step(chain_of(caps["element"][0]), "[]")
+                    )
                 else:
                     value = caps.get("value")
                     if not (value and value[0].type in _FUNCTION_VALUES):  # (a function is a symbol of its own)
@@ -324,6 +328,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_module_stated(name, _text(stated[0]))
             elif stated and typescript:
                 facts.add_ts_module_stated(name, _text(stated[0]))
+            elif "vartype" in caps:  # Go `var VersionFlag Flag = BoolFlag{...}`: the written type (issue 24)
+                facts.add_go_module_stated(name, _text(caps["vartype"][0]))
         if prefix:
             qualname = _join(top.qualname if top and top.kind in _SCOPES else None, prefix + "." + name)
             type_qualname: str | None = _join(top.qualname if top and top.kind in _SCOPES else None, prefix)
@@ -357,8 +363,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     facts.add_function(sid, type_qualname, _text(ret[0]) if ret else None)
                     if fixture_file and (name.startswith("test") or is_fixture(node)):
                         facts.add_fixture_params(sid, fixture_params(params[0]))
-                elif lang == "go" and ret:
-                    facts.add_go_result(sid, _text(ret[0]))
+                elif lang == "go":
+                    facts.classes[sid] = type_qualname  # (a method's receiver type: what `r.f` is read on)
+                    if ret:
+                        facts.add_go_result(sid, _text(ret[0]))
                 elif typescript:
                     facts.add_ts_result(sid, type_qualname, _text(ret[0]) if ret else None)
                     facts.add_ts_callbacks(sid, params[0], _text(ret[0]) if ret else None)
@@ -367,6 +375,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     nested.append((sid, top.symbol_id, node.start_byte))
             elif kind == "class" and params and lang == "python":
                 facts.add_bases(qualname, _text(params[0]))
+            elif kind == "type" and lang == "go" and "underlying" in caps:
+                facts.add_go_underlying(qualname, _text(caps["underlying"][0]))
             elif kind == "field" and ret and top is not None and typescript:
                 facts.add_ts_field(top.qualname, name, _text(ret[0]))
             elif kind == "field" and ret and top is not None:

@@ -21,6 +21,7 @@ from .type_exprs import (
     Chain,
     chain_of,
     go_result,
+    go_type,
     is_class_name,
     join,
     step_name,
@@ -155,6 +156,7 @@ class TypeFacts:
     generics: dict[str, dict[str, str]] = field(default_factory=dict)
     # TypeScript: `%<byte>.<source>` -> what the call at byte states about its callee's type parameters
     contexts: dict[str, str] = field(default_factory=dict)
+    go_ranged: dict[str, set[str]] = field(default_factory=dict)  # Go: function id -> its `range` variables
 
     def add_params(self, function_id: str, params: Any, signature: str | None) -> None:
         if signature and ":" in signature:  # cheap test first: most functions have no annotation
@@ -173,14 +175,18 @@ class TypeFacts:
 
     def add_stated(self, function_id: str, name: str, written: str) -> None:
         """Go, TypeScript: a local or parameter of a written type (`*T`, `T`, `pkg.T`, `T[int]`)."""
-        typ = written.lstrip("*&").split("[", 1)[0].strip()
+        # Go: `[]*T` is a `T[]` (its elements are what `range` and `xs[i]` give)
+        typ = (go_type(written) or "") if self.package_scope else written.lstrip("*&").split("[", 1)[0].strip()
         # A written type holds for every use (it is the declared type), like an annotated parameter's.
-        _bind(self.params.setdefault(function_id, {}), name, typ if _DOTTED.fullmatch(typ) else _CONFLICT)
+        ok = _DOTTED.fullmatch(typ.removesuffix("[]")) if self.package_scope else _DOTTED.fullmatch(typ)
+        _bind(self.params.setdefault(function_id, {}), name, typ if ok else _CONFLICT)
 
     def add_local_chain(self, function_id: str, name: str, chain: Chain | None) -> None:
         """A local bound to a chain the file builds itself (`const {a} = v`: `v.a`; `for (x of xs)`: `xs[]`)."""
         _bind(self.locals.setdefault(function_id, {}), name, _CONFLICT)
         _bind_chain(self.chains.setdefault(function_id, {}), name, chain)
+        if self.package_scope:  # Go `for _, x := range xs`: a stated `x` elsewhere in the function is another x
+            self.go_ranged.setdefault(function_id, set()).add(name)
 
     def add_ts_generics(self, key: str, type_parameters: Any) -> None:
         """TypeScript: the type parameters of a function or class (`<T extends K, U>`)."""
@@ -273,6 +279,12 @@ class TypeFacts:
         if typ is not None:
             self.module_stated[name] = typ
 
+    def add_go_module_stated(self, name: str, written: str) -> None:
+        """Go: `var name T` / `var name T = value` at package level: the written type, whatever the value."""
+        typ = go_type(written)
+        if typ is not None:
+            self.module_stated[name] = typ
+
     def add_ts_field(self, class_qualname: str, name: str, annotation: str) -> None:
         """TypeScript: a field `s: Subject<T>`, `s?: K | null`, `xs: K[]` (also a parameter property)."""
         typ = self.ts_generic(ts_type(annotation), class_qualname)
@@ -286,10 +298,18 @@ class TypeFacts:
             self.module_stated[name] = typ
 
     def add_field(self, class_qualname: str, name: str, annotation: str) -> None:
-        # Go fields `x *T` have the type T; TypeScript's `s: Subject<T>` (annotation with its colon) Subject.
-        typ = plain_type(annotation.lstrip(":* \t").split("<", 1)[0])
+        # Go fields `x *T` have the type T (`xs []*T`: `T[]`); TypeScript's `s: Subject<T>` (annotation with its
+        # colon) Subject.
+        typ = go_type(annotation) if self.package_scope else plain_type(annotation.lstrip(":* \t").split("<", 1)[0])
         if typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
+
+    def add_go_underlying(self, type_qualname: str, written: str) -> None:
+        """Go `type Hooks map[Level][]Hook`, `type nodes []*node`: an element of the named type (`h[k]`, `range h`)
+        is what an element of its underlying type is (a row of the type named `[]`)."""
+        typ = go_type(written)
+        if typ is not None and typ.endswith("[]"):
+            _bind(self.attrs.setdefault(type_qualname, {}), "[]", typ[:-2])
 
     def add_self_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
         """`self.name[: T] = value` inside `__init__`."""
@@ -407,6 +427,8 @@ class TypeFacts:
         if root == "this" and self.this_types and (stated := self.this_type(function_id)) is not None:
             return join(stated, steps)
         if root in ("self", "cls", "this"):
+            if self.package_scope:  # Go: the receiver's type by its name (its methods may sit in other files)
+                return join(cls, steps) if cls else None
             return join("Self", steps) if cls else None
         if root.startswith(":"):  # `x as K`: the type the code states
             return join(root[1:], steps)
@@ -426,6 +448,8 @@ class TypeFacts:
             is_param = _binds(self.param_names.get(function_id, ""), name)
             chains = self.chains.get(function_id, {})
             if name in self.params.get(function_id, {}):  # a stated type holds for every use
+                if name in self.go_ranged.get(function_id, ()):
+                    return None  # (Go: also a range variable: a func literal's parameter `f` beside `range`'s `f`)
                 return self.params[function_id][name] or None
             if name in chains and not is_param:
                 chain = chains[name]

@@ -43,7 +43,7 @@ _WRAPPERS = frozenset({"await", "await_expression", "parenthesized_expression", 
 # Members of a union that give no method of a class: `K | null`, `K | boolean` call K's methods.
 _NOT_A_CLASS = frozenset({"", "null", "undefined", "void", "boolean", "true", "false", "string", "number", "bigint"})
 _LITERALS = frozenset({"null", "undefined", "number", "string", "true", "false", "array", "object"})
-MAX_STEPS = 4
+MAX_STEPS = 6  # (issue 24: `opts.router._def._config.transformer.input.deserialize()` is six)
 MAX_DEPTH = 4  # locals defined through locals, at most this deep
 Chain = tuple[bool, str, tuple[str, ...]]  # (the root is called, root name, steps)
 SELF_NAMES = frozenset({"Self", "typing.Self", "t.Self", "te.Self", "typing_extensions.Self"})
@@ -112,6 +112,15 @@ def chain_of(node: Any) -> Chain | None:
         elif kind == "subscript_expression":  # `xs[i]`: an element (the graph reads `K[]` element steps)
             steps.append("[]")
             node = node.child_by_field_name("object")
+        elif kind == "index_expression":  # Go `xs[i]`, `m[k]`: an element, as above
+            steps.append("[]")
+            node = node.child_by_field_name("operand")
+        elif kind == "type_assertion_expression":  # Go `x.(T)`, `x.(*T)`: what the code states
+            stated = node.child_by_field_name("type")
+            typ = go_type(_text(stated)) if stated is not None else None
+            if typ is None or len(steps) > MAX_STEPS:
+                return None
+            return False, ":" + typ, tuple(reversed(steps))
         else:
             return None
     return None
@@ -134,18 +143,60 @@ def join(head: str, steps: tuple[str, ...] | list[str]) -> str | None:
 
 
 def go_result(text: str) -> str | None:
-    """The type a Go function gives: `*T`, `T`, `pkg.T`, `(T, error)`; None for anything else."""
+    """The type a Go function gives: `*T`, `T`, `pkg.T`, `[]*T` (`T[]`), `(T, error)`; None for anything else."""
     t = text.strip()
     if t.startswith("(") and t.endswith(")"):
         parts = [p.strip() for p in t[1:-1].split(",")]
-        if len(parts) > 2 or (len(parts) == 2 and parts[1] != "error"):
+        if len(parts) > 2 or (len(parts) == 2 and parts[1].rsplit(" ", 1)[-1] != "error"):
             return None
         t = parts[0]
+    first, _, rest = t.partition(" ")
+    if rest and first.isidentifier() and first not in ("chan", "func", "map", "struct", "interface"):
+        t = rest  # a named result `(w *Writer)`
+    return go_type(t)
+
+
+_GO_BASIC = frozenset(
+    {
+        *("any", "bool", "byte", "rune", "string", "uintptr"),
+        *("int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64"),
+        *("float32", "float64", "complex64", "complex128"),
+    }
+)
+
+
+def go_type(text: str) -> str | None:
+    """A Go type as written, as a type expression: `*T`, `T`, `pkg.T`, `T[int]` -> `T` / `pkg.T`; a slice,
+    an array or a map of them (`[]*T`, `[N]T`, `map[K]*T`: what indexing or `range` gives) -> `T[]`; None for
+    anything else (functions, channels, nested containers, anonymous structs)."""
+    t = text.strip().lstrip("*").strip()
+    element = False
+    if t.startswith("map["):
+        depth = 0
+        for i, ch in enumerate(t):
+            if ch == "[":
+                depth += 1
+            elif ch == "]":
+                depth -= 1
+                if depth == 0:
+                    t, element = t[i + 1 :].strip(), True
+                    break
+        else:
+            return None
+    elif t.startswith("["):
+        close = t.find("]")
+        if close < 0:
+            return None
+        t, element = t[close + 1 :].strip(), True
     t = t.lstrip("*").strip()
-    if " " in t:  # a named result `(w *Writer)`
-        t = t.rsplit(" ", 1)[1].lstrip("*")
+    if element and t.startswith(("[", "map[")):
+        inner = go_type(t)  # `[][]T`, `map[K][]T`: an element is itself a `T[]`
+        return None if inner is None or inner.endswith("[][]") else inner + "[]"
+    t = t.split("[", 1)[0].strip()  # a generic type's arguments: `List[T]` is a List
     parts = t.split(".")
-    return t if 1 <= len(parts) <= 2 and all(p.isidentifier() for p in parts) else None
+    if not (1 <= len(parts) <= 2 and all(p.isidentifier() for p in parts)) or (element and t in _GO_BASIC):
+        return None  # (`[]int`: its elements have no methods to find)
+    return t + "[]" if element else t
 
 
 # Containers of the standard library: what an element (`Set<K>`, read as `K[]`) or a value (`Map<_, K>`,

@@ -14,14 +14,15 @@
   result: (_)? @return) @def.method
 (type_spec name: (type_identifier) @name type: (struct_type)) @def.struct
 (type_spec name: (type_identifier) @name type: (interface_type)) @def.interface
-(type_spec name: (type_identifier) @name) @def.type
+(type_spec name: (type_identifier) @name type: (_) @underlying) @def.type
 (type_alias name: (type_identifier) @name) @def.type
 (method_elem name: (field_identifier) @name parameters: (parameter_list) @params result: (_)? @return) @def.method
 (field_declaration name: (field_identifier) @name type: (_) @return) @def.field
 (source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
-(source_file (var_declaration (var_spec name: (identifier) @name value: (expression_list . (_) @value)) @def.variable))
-(source_file (var_declaration (var_spec name: (identifier) @name !value) @def.variable))
-(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @def.variable)))
+(source_file (var_declaration (var_spec name: (identifier) @name type: (_)? @vartype value: (expression_list . (_) @value)) @def.variable))
+(source_file (var_declaration (var_spec name: (identifier) @name type: (_)? @vartype !value) @def.variable))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name type: (_)? @vartype value: (expression_list . (_) @value)) @def.variable)))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name type: (_)? @vartype !value) @def.variable)))
 
 ; References --------------------------------------------------------------
 (call_expression function: (identifier) @name) @ref.call
@@ -55,6 +56,12 @@
   value: (expression_list . [(composite_literal type: (_) @type)
                              (unary_expression operand: (composite_literal type: (_) @type))])) @bind.local
 (parameter_declaration name: (identifier) @name type: (_) @type) @bind.local
+; `x, ok := y.(T)`: x is a T
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . (type_assertion_expression type: (_) @type))) @bind.local
+; `for _, x := range xs` (also `xs[k]` of a map): x is an element of xs
+(range_clause left: (expression_list (_) . (identifier) @name) right: (_) @element) @bind.local
 ; Any other local (`x := f()`, `w, err := pkg.New()`, `for i := iter(v); ...`): a chain the graph evaluates
 ; through the function's stated result; `for _, x := range xs` binds x to no known type.
 (short_var_declaration
@@ -64,6 +71,6 @@
 ; Names bound to no known type, so that no package-level name of the same name is taken for them: the
 ; other names of `a, err := ...`, range and type-switch variables, `case v := <-ch`.
 (short_var_declaration left: (expression_list (_) . (identifier) @name)) @bind.local
-(range_clause left: (expression_list (identifier) @name)) @bind.local
+(range_clause left: (expression_list . (identifier) @name)) @bind.local
 (type_switch_statement alias: (expression_list (identifier) @name)) @bind.local
 (receive_statement left: (expression_list (identifier) @name)) @bind.local

@@ -57,6 +57,9 @@
 (extends_type_clause type: (generic_type name: (nested_type_identifier module: (_) @qual name: (type_identifier) @name))) @ref.inherit
 (extends_type_clause type: (nested_type_identifier module: (_) @qual name: (type_identifier) @name)) @ref.inherit
 (implements_clause (generic_type name: (type_identifier) @name)) @ref.inherit
+; `type AnyRouter = Router<any, any>`: an alias has its target's members (issue 24)
+(type_alias_declaration value: (type_identifier) @name) @ref.inherit
+(type_alias_declaration value: (generic_type name: (type_identifier) @name)) @ref.inherit
 (type_annotation (type_identifier) @name) @ref.type
 (generic_type name: (type_identifier) @name) @ref.type
 (type_arguments (type_identifier) @name) @ref.type

@@ -1,0 +1,170 @@
+"""Issue 24 (Go and TypeScript): receivers typed the way go/types and the TypeScript compiler type them,
+on small real repositories indexed for real. Each expected site is the line holding its `// <tag>` marker;
+`// not` marks a call no certain answer may list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxops_code_graph import CodeIndex
+from repo_fixtures import make_repo
+
+GO = {
+    "go.mod": "module example.com/logx\n\ngo 1.22\n",
+    "logx/logger.go": """package logx
+
+type Writer struct{}
+
+func (w *Writer) Write() {}
+
+type Hook interface{ Fire() }
+
+type Sink interface{ Flush() }
+
+type LevelHooks map[int][]Hook
+
+type Logger struct {
+	hooks LevelHooks
+	out   *Writer
+}
+
+func New() *Logger { return &Logger{} }
+
+func (l *Logger) Info() {}
+
+func (hooks LevelHooks) FireAll(level int) {
+	for _, hook := range hooks[level] {
+		hook.Fire() // range-named
+	}
+}
+""",
+    "logx/exported.go": """package logx
+
+var (
+	// std is the package's logger
+	std = New()
+)
+
+var sink Sink = nil
+
+func Info() {
+	std.Info() // package-var
+	sink.Flush() // stated-var
+}
+""",
+    "logx/route.go": """package logx
+
+type group struct {
+	host *Writer
+	all  []*Writer
+	byName map[string]*Logger
+}
+
+type conf struct {
+	regexp group
+}
+
+type Route struct {
+	conf
+}
+
+func (r *Route) Run(x interface{}, fs []*Logger) {
+	r.regexp.host.Write() // chained
+	for _, w := range r.regexp.all {
+		w.Write() // range-field
+	}
+	r.regexp.all[0].Write() // index
+	r.regexp.byName["a"].Info() // map-index
+	if l, ok := x.(*Logger); ok {
+		l.Info() // assertion
+	}
+	x.(*Writer).Write() // assertion-chain
+	for _, f := range fs {
+		f.Info() // range-param
+	}
+}
+
+func (r *Route) Mixed(ws []*Writer, each func(func(f *Logger))) {
+	each(func(f *Logger) { f.Info() }) // literal-param
+	for _, f := range ws {
+		f.Info() // not
+	}
+}
+""",
+}
+
+
+def _lines(files: dict[str, str], tag: str) -> set[tuple[str, int]]:
+    return {
+        (path, i)
+        for path, text in files.items()
+        for i, line in enumerate(text.splitlines(), 1)
+        if line.rstrip().endswith(f"// {tag}")
+    }
+
+
+def _sites(idx: CodeIndex, symbol_id: str) -> set[tuple[str, int]]:
+    return {(str(h.edge.path), int(h.edge.line or 0)) for h in idx.callers(symbol_id, 1, certain_only=True)}
+
+
+def test_go_package_vars_chained_fields_assertions_and_range(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "logx", GO)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    try:
+        info = _sites(idx, "go logx/logger.go Logger.Info().")
+        for tag in ("package-var", "map-index", "assertion", "range-param"):
+            assert _lines(GO, tag) <= info, tag
+        assert not (_lines(GO, "not") & info)  # `f` there is a *Writer (the literal's `f` is another name)
+        write = _sites(idx, "go logx/logger.go Writer.Write().")
+        for tag in ("chained", "range-field", "index", "assertion-chain"):
+            assert _lines(GO, tag) <= write, tag
+        # an element of a named map type (`type LevelHooks map[int][]Hook`): the interface's method
+        assert _lines(GO, "range-named") <= _sites(idx, "go logx/logger.go Hook.Fire().")
+        # `var sink Sink = nil`: the written type, in another file of the package
+        assert _lines(GO, "stated-var") <= _sites(idx, "go logx/logger.go Sink.Flush().")
+    finally:
+        idx.close()
+
+
+TS = {
+    "lib/types.ts": """export interface Out { serialize(x: unknown): unknown }
+export interface Combined { output: Out }
+export interface RootConfig<T> { transformer: Combined }
+export interface RouterDef<T> { _config: RootConfig<T> }
+export interface Router<A, B> { _def: RouterDef<A> }
+export type AnyRouter = Router<any, any>;
+export interface Opts<TRouter extends AnyRouter> { router: TRouter }
+export class Other { serialize(x: unknown): unknown { return x; } }
+""",
+    "lib/index.ts": "export * from './types';\n",
+    "lib/http/use.ts": """import { Opts, AnyRouter, Router, RootConfig, Other } from '..';
+export function f<TRouter extends AnyRouter>(opts: Opts<TRouter>) {
+  const { router } = opts;
+  const config = router._def._config;
+  config.transformer.output.serialize(1); // generic-alias
+}
+export function g(r: Router<any, any>) {
+  r._def._config.transformer.output.serialize(2); // chained
+}
+export function h(r: AnyRouter, o: Other) {
+  r._def._config.transformer.output.serialize(3); // alias
+  o.serialize(4); // not
+}
+""",
+}
+
+
+def test_typescript_directory_import_aliases_and_chained_interface_members(tmp_path: Path) -> None:
+    """`import {..} from '..'` (the directory's index.ts, a barrel), `type AnyRouter = Router<any, any>`
+    (an alias has its target's members) and five-step chains of interface members."""
+    root = make_repo(tmp_path / "ts", TS)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    try:
+        found = _sites(idx, "typescript lib/types.ts Out.serialize().")
+        for tag in ("generic-alias", "chained", "alias"):
+            assert _lines(TS, tag) <= found, tag
+        assert not (_lines(TS, "not") & found)
+    finally:
+        idx.close()

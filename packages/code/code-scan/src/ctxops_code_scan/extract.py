@@ -314,6 +314,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if facts is not None and top is not None and top.symbol_id:
                 # Every assignment counts: one that states no type still hides a module-level instance.
                 facts.add_local(top.symbol_id, name, value[0] if value else None)
+                declared = caps.get("return")
+                if declared and python:  # `x: K = ...`: the declared type holds for every use
+                    facts.add_declared(top.symbol_id, name, _text(declared[0]))
             continue
         if facts is not None and top is None and kind == "variable":
             value = caps.get("value")

@@ -31,23 +31,114 @@ from .type_exprs import (
 _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = null`: the real value comes later
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
-_OPTIONAL = ("Optional[", "typing.Optional[", "t.Optional[")
 _CONFLICT = ""  # a name bound to two different types: no type
+# `Wrapper[X]` is an X as a checker reads it (`Annotated[X, ...]`: its first argument)
+_WRAPPERS = frozenset({"Optional", "Final", "ClassVar", "Annotated", "Required", "NotRequired", "ReadOnly"})
+# Generic types of the standard library whose instances are not their argument (containers, callables,
+# `Type[X]` the class itself): no class of the repository.
+_NOT_INSTANCE = frozenset(
+    [
+        "List",
+        "Dict",
+        "Set",
+        "FrozenSet",
+        "Tuple",
+        "Sequence",
+        "MutableSequence",
+        "Mapping",
+        "MutableMapping",
+        "Iterable",
+        "Iterator",
+        "Generator",
+        "AsyncGenerator",
+        "AsyncIterator",
+        "AsyncIterable",
+        "Callable",
+        "Type",
+        "Literal",
+        "Awaitable",
+        "Coroutine",
+        "Collection",
+        "Container",
+        "Deque",
+        "DefaultDict",
+        "OrderedDict",
+        "Counter",
+        "ChainMap",
+        "AbstractSet",
+        "MutableSet",
+        "KeysView",
+        "ValuesView",
+        "ItemsView",
+        "MappingView",
+        "Generic",
+        "Protocol",
+        "TypeGuard",
+        "TypeIs",
+        "Concatenate",
+        "Unpack",
+        "Reversible",
+        "ContextManager",
+        "AsyncContextManager",
+        "AbstractContextManager",
+        "AbstractAsyncContextManager",
+        "Pattern",
+        "Match",
+        "IO",
+        "TextIO",
+        "BinaryIO",
+        "Union",
+    ]
+)
+
+
+def _top_level(text: str, sep: str) -> list[str]:
+    """`text` split at `sep` outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts
 
 
 def plain_type(text: str) -> str | None:
-    """`X` from `X`, `"X"`, `Optional[X]`, `X | None`, `mod.X`; None for anything else (generics, unions)."""
-    t = text.strip().strip("'\"").strip()
-    for prefix in _OPTIONAL:
-        if t.startswith(prefix) and t.endswith("]"):
-            t = t[len(prefix) : -1].strip().strip("'\"").strip()
+    """`X` from `X`, `"X"`, `Optional[X]`, `X | None`, `Union[X, None]`, `Final[X]`, `ClassVar[X]`,
+    `Annotated[X, ...]`, `mod.X`, and a generic class's instance `X[int]` (`Result[object]`); None for anything
+    else (unions of classes, containers and other generics of the standard library: `list[X]`, `Type[X]`)."""
+    t = text
+    for _ in range(4):
+        t = t.strip().strip("'\"").strip()
+        if "|" in t:
+            parts = [p.strip("'\" ") for p in _top_level(t, "|")]
+            parts = [p for p in parts if p != "None"]
+            if len(parts) != 1:
+                return None
+            t = parts[0]
+            continue
+        if "[" not in t or not t.endswith("]"):
             break
-    if "|" in t:
-        parts = [p.strip().strip("'\"") for p in t.split("|")]
-        parts = [p for p in parts if p != "None"]
-        if len(parts) != 1:
+        head, _, inner = t[:-1].partition("[")
+        head = head.strip()
+        base = head.rpartition(".")[2]
+        if base in _WRAPPERS:
+            t = _top_level(inner, ",")[0] if base == "Annotated" else inner
+        elif base == "Union":
+            parts = [p.strip("'\" ") for p in _top_level(inner, ",")]
+            parts = [p for p in parts if p != "None"]
+            if len(parts) != 1:
+                return None
+            t = parts[0]
+        elif base[:1].isupper() and base not in _NOT_INSTANCE:
+            t = head  # an instance of a generic class of the repository (the graph checks it is one)
+            break
+        else:
             return None
-        t = parts[0]
     return t if _DOTTED.fullmatch(t) and t != "None" else None
 
 
@@ -133,6 +224,7 @@ class TypeFacts:
     attrs: dict[str, dict[str, str]] = field(default_factory=dict)  # class qualname -> attribute -> type
     module: dict[str, str] = field(default_factory=dict)  # module-level name -> type
     param_names: dict[str, str] = field(default_factory=dict)  # function id -> its parameter list, as written
+    declared: dict[str, set[str]] = field(default_factory=dict)  # function id -> locals annotated (`x: K = ...`)
     bases: dict[str, list[str]] = field(default_factory=dict)  # class qualname -> its bases as written
     # Type expressions (type_exprs.py): what the code graph evaluates across files.
     chains: dict[str, dict[str, Chain | None]] = field(default_factory=dict)  # function id -> local -> value
@@ -170,6 +262,13 @@ class TypeFacts:
         typ = value_type(value)
         _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
         _bind_chain(self.chains.setdefault(function_id, {}), name, chain_of(value) if value is not None else None)
+
+    def add_declared(self, function_id: str, name: str, annotation: str) -> None:
+        """Python: a local declared with a type (`hook: HookCaller | None = getattr(...)`): a checker holds
+        every later assignment to the declared type, so it is the local's type for every use."""
+        typ = plain_type(annotation)
+        _bind(self.params.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
+        self.declared.setdefault(function_id, set()).add(name)
 
     def add_stated(self, function_id: str, name: str, written: str) -> None:
         """Go, TypeScript: a local or parameter of a written type (`*T`, `T`, `pkg.T`, `T[int]`)."""
@@ -345,7 +444,8 @@ class TypeFacts:
         elif function_id is not None:
             local = self.locals.get(function_id, {})
             is_param = _binds(self.param_names.get(function_id, ""), root)
-            if root in local and not is_param:  # a reassigned parameter: its type differs along the way
+            declared = root in self.declared.get(function_id, ())
+            if root in local and not is_param and not declared:  # a reassigned parameter: its type differs
                 typ = local[root]
             elif root in self.params.get(function_id, {}):
                 typ = self.params[function_id][root]

@@ -5,8 +5,6 @@ real git repository, a real index."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from ctxops_code_graph import CodeIndex
 from repo_fixtures import make_repo
@@ -97,9 +95,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> CodeIndex:
 
 
 def _certain(ix: CodeIndex, symbol_id: str) -> set[tuple[str, int]]:
-    return {
-        (h.edge.path or "", h.edge.line or 0) for h in ix.callers(symbol_id, depth=1, certain_only=True)
-    }
+    return {(h.edge.path or "", h.edge.line or 0) for h in ix.callers(symbol_id, depth=1, certain_only=True)}
 
 
 def test_a_stub_has_the_callers_of_the_function_it_describes(index: CodeIndex) -> None:

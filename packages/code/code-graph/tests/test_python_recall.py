@@ -5,6 +5,8 @@ real git repository, a real index."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from ctxops_code_graph import CodeIndex
 from repo_fixtures import make_repo
@@ -124,3 +126,61 @@ def test_a_declared_local_has_its_declared_type_for_every_use(index: CodeIndex) 
 def test_generic_instances_and_final_attributes(index: CodeIndex) -> None:
     assert _certain(index, "python hooks.py Result.get_result().") == {("hooks.py", 41)}
     assert _certain(index, "python hooks.py Tracer.get().") == {("hooks.py", 38)}
+
+
+CONTAINERS = {
+    "reg.py": """
+from typing import Optional
+
+
+class HookCaller:
+    def remove(self, plugin):
+        return plugin
+
+
+class Registry:
+    def __init__(self) -> None:
+        self.by_name: dict[str, HookCaller] = {}
+
+    def get_hookcallers(self, plugin) -> Optional[list[HookCaller]]:
+        return None
+
+    def unregister(self, plugin):
+        hookcallers = self.get_hookcallers(plugin)
+        if hookcallers:
+            for hookcaller in hookcallers:
+                hookcaller.remove(plugin)
+        self.by_name["x"].remove(plugin)
+        for hc in self.by_name.values():
+            hc.remove(plugin)
+        first = hookcallers[0]
+        first.remove(plugin)
+        for name in self.by_name:
+            name.remove(plugin)
+
+
+def each(callers: "list[HookCaller]", names: tuple[HookCaller, ...], other: list[int]):
+    for c in callers:
+        c.remove(1)
+    for n in names:
+        n.remove(2)
+    for o in other:
+        o.remove(3)
+""",
+}
+
+
+def test_elements_and_values_of_annotated_containers(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", CONTAINERS)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    # the element of a method's `list[K]` result, of a `dict[str, K]` attribute (`d[k]`, `d.values()`), of
+    # annotated parameters; iterating a dict gives its keys (str), a `list[int]` no class: nothing certain
+    assert _certain(ix, "python reg.py HookCaller.remove().") == {
+        ("reg.py", 21),
+        ("reg.py", 22),
+        ("reg.py", 24),
+        ("reg.py", 26),
+        ("reg.py", 33),
+        ("reg.py", 35),
+    }

@@ -24,13 +24,23 @@ INHERIT_DEPTH = 6
 VIA = ("typed-receiver", "module-instance", "return-type", "fixture", "callback-parameter")  # weakest first
 # Steps that give an element of an array `K[]`: `xs[i]`, `xs.pop()`, `for (x of xs)`, `xs.forEach((x) => ...)`
 _ELEMENT_METHODS = ("forEach", "map", "filter", "some", "every", "find", "findIndex", "flatMap")
-ELEMENT_STEPS = ("[]", "pop()", "shift()", "at()", "find()", "findLast()", *(f"{m}&0.0" for m in _ELEMENT_METHODS))
+# (`for`: Python's `for x in xs`, which iterates a sequence's elements and a mapping's keys)
+ELEMENT_STEPS = (
+    "[]",
+    "for",
+    "pop()",
+    "shift()",
+    "at()",
+    "find()",
+    "findLast()",
+    *(f"{m}&0.0" for m in _ELEMENT_METHODS),
+)
 _ELEMENT_LIST = ", ".join(f"'{s}'" for s in ELEMENT_STEPS)
 # ... and steps that give an array of the same elements: `xs.filter(...)`, `xs.slice()`
 _SAME_ARRAY_LIST = "'filter()', 'slice()', 'concat()', 'reverse()', 'sort()', 'toReversed()', 'toSorted()', 'values()'"
-# Steps that give a value of a map `K{}` (`Map<_, K>`): `m.get(k)`, `m.forEach((v) => ...)`; `m.values()`
-# gives their sequence (`K[]`)
-MAP_VALUE_STEPS = ("get()", "forEach&0.0")
+# Steps that give a value of a map `K{}` (`Map<_, K>`, Python's `dict[_, K]`): `m.get(k)`, `m.forEach((v) =>
+# ...)`, `d[k]`, `d.pop(k)`, `d.setdefault(k, v)`; `m.values()` gives their sequence (`K[]`)
+MAP_VALUE_STEPS = ("get()", "forEach&0.0", "[]", "pop()", "setdefault()")  # (the last three: Python's `d[k]`...)
 _MAP_VALUE_LIST = ", ".join(f"'{s}'" for s in MAP_VALUE_STEPS)
 _REST = "substr({0}.steps, length(split_part({0}.steps, '#', 1)) + 2)"
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"

@@ -481,7 +481,8 @@ ELEMENT_CALLBACKS = frozenset({"forEach", "map", "filter", "some", "every", "fin
 
 
 def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]]) -> None:
-    """TypeScript bindings the sweep meets: destructuring, `for ... of`, parameter properties."""
+    """TypeScript bindings the sweep meets: destructuring, `for ... of`, parameter properties (and Python's
+    `for x in xs`)."""
     fid = top.symbol_id or ""
     if sub == "prop":  # `constructor(private s: Scheduler)`: a field of the class
         if top.type_qualname:
@@ -489,7 +490,9 @@ def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]])
         return
     base = chain_of(caps["value"][0])
     if sub == "element":
-        facts.add_local_chain(fid, _text(caps["name"][0]), _step(base, "[]"))
+        # Python's `for x in xs` iterates (a dict gives its keys, not `d[k]`'s values): the step `for`
+        python_for = caps["bind.element"][0].type == "for_statement"
+        facts.add_local_chain(fid, _text(caps["name"][0]), _step(base, "for" if python_for else "[]"))
         return
     for child in caps["pattern"][0].named_children:  # `const { a, b: c } = value`
         if child.type == "shorthand_property_identifier_pattern":

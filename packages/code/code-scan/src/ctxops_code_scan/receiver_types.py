@@ -142,6 +142,46 @@ def plain_type(text: str) -> str | None:
     return t if _DOTTED.fullmatch(t) and t != "None" else None
 
 
+# Containers whose element (`for x in xs`, `xs[i]`, `xs.pop()`) is their (first) type argument: `K[]`;
+# mappings whose value (`d[k]`, `d.get(k)`, `d.values()`) is their second: `K{}` (type_eval.py's steps).
+_SEQUENCES = frozenset(
+    "list List Sequence MutableSequence Iterable Iterator Collection set Set frozenset FrozenSet AbstractSet"
+    " MutableSet deque Deque Generator AsyncIterator AsyncIterable AsyncGenerator Reversible".split()
+)
+_MAPPINGS = frozenset("dict Dict Mapping MutableMapping defaultdict DefaultDict OrderedDict".split())
+
+
+def container_type(text: str) -> str | None:
+    """`K[]` from `list[K]`, `Sequence[K]`, `tuple[K, ...]`, `Iterator[K]` (also `| None`, `Optional[...]`);
+    `K{}` from `dict[str, K]`, `Mapping[str, K]`; None for anything else."""
+    t = text.strip().strip("'\"").strip()
+    if "|" in t:
+        parts = [p for p in _top_level(t, "|") if p.strip("'\" ") != "None"]
+        if len(parts) != 1:
+            return None
+        t = parts[0].strip("'\" ")
+    head, _, inner = t[:-1].partition("[") if t.endswith("]") else (t, "", "")
+    base = head.strip().rpartition(".")[2]
+    if base == "Optional":
+        return container_type(inner)
+    args = _top_level(inner, ",") if inner else []
+    if base in _SEQUENCES and args:
+        elem = plain_type(args[0])
+    elif base in ("tuple", "Tuple") and len(args) == 2 and args[1] == "...":
+        elem = plain_type(args[0])
+    elif base in _MAPPINGS and len(args) == 2:
+        value = plain_type(args[1])
+        return value + "{}" if value and value[:1].isupper() else None
+    else:
+        return None
+    return elem + "[]" if elem and elem.rpartition(".")[2][:1].isupper() else None
+
+
+def annotation_type(text: str) -> str | None:
+    """What an annotation states a value is: a class (`plain_type`), else a container of one."""
+    return plain_type(text) or container_type(text)
+
+
 def constructor_type(value: Any) -> str | None:
     """`X` when `value` is a call of a (dotted) capitalised name `X(...)`, by convention a class (the graph
     checks that it is one); `x = make_x()` is left out, which keeps most locals off the books."""
@@ -180,7 +220,7 @@ def annotated_params(params: Any) -> dict[str, str]:
         typ = child.child_by_field_name("type")
         if name is None or typ is None or name.type != "identifier":
             continue
-        plain = plain_type(typ.text.decode("utf-8", "replace"))
+        plain = annotation_type(typ.text.decode("utf-8", "replace"))
         if plain is not None:
             out[name.text.decode("utf-8", "replace")] = plain
     return out
@@ -266,7 +306,7 @@ class TypeFacts:
     def add_declared(self, function_id: str, name: str, annotation: str) -> None:
         """Python: a local declared with a type (`hook: HookCaller | None = getattr(...)`): a checker holds
         every later assignment to the declared type, so it is the local's type for every use."""
-        typ = plain_type(annotation)
+        typ = annotation_type(annotation)
         _bind(self.params.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
         self.declared.setdefault(function_id, set()).add(name)
 
@@ -392,7 +432,7 @@ class TypeFacts:
 
     def add_self_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
         """`self.name[: T] = value` inside `__init__`."""
-        typ = plain_type(annotation.text.decode("utf-8", "replace")) if annotation is not None else None
+        typ = annotation_type(annotation.text.decode("utf-8", "replace")) if annotation is not None else None
         if typ is None:
             typ = value_type(value)
         if typ is None and value is not None and value.type == "identifier":
@@ -468,7 +508,7 @@ class TypeFacts:
         self.classes[function_id] = class_qualname
         if returns is not None:
             text = returns.strip().strip("'\"").strip()
-            typ = "Self" if text in SELF_NAMES else plain_type(text)
+            typ = "Self" if text in SELF_NAMES else annotation_type(text)
             if typ is not None and (typ != "Self" or class_qualname):
                 self.stated_returns[function_id] = typ
 

@@ -112,6 +112,9 @@ def chain_of(node: Any) -> Chain | None:
         elif kind == "subscript_expression":  # `xs[i]`: an element (the graph reads `K[]` element steps)
             steps.append("[]")
             node = node.child_by_field_name("object")
+        elif kind == "subscript":  # Python `xs[i]`, `d[k]`: an element, a value (`K[]`, `K{}`)
+            steps.append("[]")
+            node = node.child_by_field_name("value")
         else:
             return None
     return None

@@ -28,6 +28,7 @@ _ELEMENT_METHODS = ("forEach", "map", "filter", "some", "every", "find", "findIn
 ELEMENT_STEPS = (
     "[]",
     "for",
+    "__getitem__()",
     "pop()",
     "shift()",
     "at()",
@@ -39,8 +40,8 @@ _ELEMENT_LIST = ", ".join(f"'{s}'" for s in ELEMENT_STEPS)
 # ... and steps that give an array of the same elements: `xs.filter(...)`, `xs.slice()`
 _SAME_ARRAY_LIST = "'filter()', 'slice()', 'concat()', 'reverse()', 'sort()', 'toReversed()', 'toSorted()', 'values()'"
 # Steps that give a value of a map `K{}` (`Map<_, K>`, Python's `dict[_, K]`): `m.get(k)`, `m.forEach((v) =>
-# ...)`, `d[k]`, `d.pop(k)`, `d.setdefault(k, v)`; `m.values()` gives their sequence (`K[]`)
-MAP_VALUE_STEPS = ("get()", "forEach&0.0", "[]", "pop()", "setdefault()")  # (the last three: Python's `d[k]`...)
+# ...)`, `d[k]` (`__getitem__()`), `d.pop(k)`, `d.setdefault(k, v)`; `m.values()` gives their sequence (`K[]`)
+MAP_VALUE_STEPS = ("get()", "forEach&0.0", "__getitem__()", "pop()", "setdefault()")  # (the last three: Python's)
 _MAP_VALUE_LIST = ", ".join(f"'{s}'" for s in MAP_VALUE_STEPS)
 _REST = "substr({0}.steps, length(split_part({0}.steps, '#', 1)) + 2)"
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"

@@ -113,7 +113,7 @@ def chain_of(node: Any) -> Chain | None:
             steps.append("[]")
             node = node.child_by_field_name("object")
         elif kind == "subscript":  # Python `xs[i]`, `d[k]`: an element, a value (`K[]`, `K{}`)
-            steps.append("[]")
+            steps.append("__getitem__()")
             node = node.child_by_field_name("value")
         else:
             return None

@@ -184,3 +184,38 @@ def test_elements_and_values_of_annotated_containers(tmp_path: Path) -> None:
         ("reg.py", 33),
         ("reg.py", 35),
     }
+
+
+MODULES = {
+    "pkg/__init__.py": "",
+    "pkg/_tracing.py": """
+class TagTracer:
+    def get(self, name):
+        return self
+
+
+DEFAULT = TagTracer()
+""",
+    "pkg/_manager.py": """
+from . import _tracing
+import pkg._tracing as tr
+
+
+class Manager:
+    def __init__(self):
+        self.trace = _tracing.TagTracer().get("pluginmanage")
+        _tracing.DEFAULT.get("x")
+        tr.TagTracer().get("y")
+""",
+}
+
+
+def test_members_of_an_imported_module(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", MODULES)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python pkg/_tracing.py TagTracer.get().") == {
+        ("pkg/_manager.py", 8),
+        ("pkg/_manager.py", 9),
+        ("pkg/_manager.py", 10),
+    }

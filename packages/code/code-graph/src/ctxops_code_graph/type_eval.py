@@ -220,10 +220,12 @@ UNION ALL
 SELECT rid, path, '', left(nm, length(nm) - 2) || '[]', {_REST.format("e")}, NULL, selfc, via, enc FROM e
 WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND {_first("e")} = 'values()'
 UNION ALL
--- a module-level name of the file: its stated or constructed type
+-- a module-level name of the file: its stated or constructed type (in Python also a name written like a
+-- class that is an instance: `DEFAULT.get()`, `_tracing.DEFAULT.get()` with `DEFAULT = TagTracer()`)
 SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 1), NULL FROM named n
 JOIN types y ON y.path = n.spath AND y.owner IS NULL AND y.name = n.nm
-WHERE n.mk = '^' AND n.skind IN ('variable', 'constant')
+WHERE (n.mk = '^' OR (n.mk = '' AND (ends_with(n.spath, '.py') OR ends_with(n.spath, '.pyi'))))
+ AND n.skind IN ('variable', 'constant')
 UNION ALL
 -- a name the file imports (`from m import x as nm`): the same name in the imported file
 SELECT e.rid, i.target_path, e.mk, i.name, e.steps, NULL, e.selfc, e.via, NULL FROM e
@@ -236,6 +238,14 @@ SELECT e.rid, i.target_path, e.mk, substr(e.nm, length(i.alias) + 2), e.steps, N
 JOIN imports i ON i.path = e.path AND i.target_kind = 'module' AND starts_with(e.nm, i.alias || '.')
  AND i.target_path IS NOT NULL
 WHERE e.mk IN ('', '=', '^', '&') AND strpos(substr(e.nm, length(i.alias) + 2), '.') = 0
+UNION ALL
+-- Python `m.x...` / `m.f()...` where `m` names a module the file imports (`from . import m`, `import m`):
+-- `x` or `f`'s result in that module
+SELECT e.rid, i.target_path, CASE WHEN ends_with({_first("e")}, '()') THEN '=' ELSE '^' END,
+       regexp_replace({_first("e")}, '\\(\\)$', ''), {_REST.format("e")}, NULL, e.selfc, e.via, NULL FROM e
+JOIN imports i ON i.path = e.path AND i.target_kind = 'module' AND i.alias = e.nm AND i.target_path IS NOT NULL
+WHERE e.mk IN ('', '^') AND e.steps <> '' AND regexp_matches({_first("e")}, '^[A-Za-z_]\\w*(\\(\\))?$')
+ AND (ends_with(e.path, '.py') OR ends_with(e.path, '.pyi'))
 UNION ALL
 -- a name a star import brings (`from .globals import *`, `export * from './x'`): only into a file that
 -- defines it, imports it from a third file, or re-exports further (a barrel's modules import from the

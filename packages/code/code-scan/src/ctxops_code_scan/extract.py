@@ -318,7 +318,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 if declared and python:  # `x: K = ...`: the declared type holds for every use
                     facts.add_declared(top.symbol_id, name, _text(declared[0]))
             continue
-        if facts is not None and top is None and kind == "variable":
+        if facts is not None and top is None and (kind == "variable" or (python and kind == "constant")):
             value = caps.get("value")
             if value:
                 facts.add_module(name, value[0])

@@ -145,10 +145,30 @@ def plain_type(text: str) -> str | None:
 # Containers whose element (`for x in xs`, `xs[i]`, `xs.pop()`) is their (first) type argument: `K[]`;
 # mappings whose value (`d[k]`, `d.get(k)`, `d.values()`) is their second: `K{}` (type_eval.py's steps).
 _SEQUENCES = frozenset(
-    "list List Sequence MutableSequence Iterable Iterator Collection set Set frozenset FrozenSet AbstractSet"
-    " MutableSet deque Deque Generator AsyncIterator AsyncIterable AsyncGenerator Reversible".split()
+    [
+        "list",
+        "List",
+        "Sequence",
+        "MutableSequence",
+        "Iterable",
+        "Iterator",
+        "Collection",
+        "set",
+        "Set",
+        "frozenset",
+        "FrozenSet",
+        "AbstractSet",
+        "MutableSet",
+        "deque",
+        "Deque",
+        "Generator",
+        "AsyncIterator",
+        "AsyncIterable",
+        "AsyncGenerator",
+        "Reversible",
+    ]
 )
-_MAPPINGS = frozenset("dict Dict Mapping MutableMapping defaultdict DefaultDict OrderedDict".split())
+_MAPPINGS = frozenset(["dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict"])
 
 
 def container_type(text: str) -> str | None:
@@ -165,9 +185,7 @@ def container_type(text: str) -> str | None:
     if base == "Optional":
         return container_type(inner)
     args = _top_level(inner, ",") if inner else []
-    if base in _SEQUENCES and args:
-        elem = plain_type(args[0])
-    elif base in ("tuple", "Tuple") and len(args) == 2 and args[1] == "...":
+    if (base in _SEQUENCES and args) or (base in ("tuple", "Tuple") and len(args) == 2 and args[1] == "..."):
         elem = plain_type(args[0])
     elif base in _MAPPINGS and len(args) == 2:
         value = plain_type(args[1])

@@ -219,3 +219,69 @@ def test_members_of_an_imported_module(tmp_path: Path) -> None:
         ("pkg/_manager.py", 9),
         ("pkg/_manager.py", 10),
     }
+
+
+FACTORIES: dict[str, str | bytes] = {"pkg/__init__.py": ""}
+FACTORIES["pkg/store.py"] = """
+class Storage:
+    def add(self, x):
+        return x
+
+
+class NotAClass:
+    pass
+
+
+def Helper():
+    return 1
+
+
+class PopMixin:
+    def pop(self):
+        return 1
+
+
+class Holder(PopMixin):
+    storage_class = Storage
+    maker = Helper
+
+    def __init__(self, backend: Storage):
+        self.backend = backend
+
+    def run(self):
+        s = self.storage_class()
+        s.add(1)
+        self.pop()
+        self.backend.add(2)
+        m = self.maker()
+        m.add(3)
+
+
+def use():
+    h = Holder(Storage())
+    h.pop()
+"""
+FACTORIES["tests/conftest.py"] = """
+import pytest
+from pkg.store import Storage
+
+
+@pytest.fixture
+def storage():
+    return Storage()
+"""
+FACTORIES["tests/test_store.py"] = "def test_add(storage):\n    storage.add(5)\n"
+
+
+def test_class_attribute_factories_mixins_and_fixtures(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", FACTORIES)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    # `storage_class = Storage`; `self.storage_class()` is a Storage; `maker = Helper` (a function named like
+    # a class) gives nothing certain
+    assert _certain(ix, "python pkg/store.py Storage.add().") == {
+        ("pkg/store.py", 29),
+        ("pkg/store.py", 31),
+        ("tests/test_store.py", 2),
+    }
+    assert _certain(ix, "python pkg/store.py PopMixin.pop().") == {("pkg/store.py", 30), ("pkg/store.py", 38)}

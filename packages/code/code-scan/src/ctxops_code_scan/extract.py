@@ -370,6 +370,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     nested.append((sid, top.symbol_id, node.start_byte))
             elif kind == "class" and params and lang == "python":
                 facts.add_bases(qualname, _text(params[0]))
+            elif kind == "field" and python and not ret and top is not None and (cv := caps.get("value")):
+                facts.add_class_value(top.qualname, name, cv[0])
             elif kind == "field" and ret and top is not None and typescript:
                 facts.add_ts_field(top.qualname, name, _text(ret[0]))
             elif kind == "field" and ret and top is not None:

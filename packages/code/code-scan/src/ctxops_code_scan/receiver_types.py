@@ -448,6 +448,15 @@ class TypeFacts:
         if typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
 
+    def add_class_value(self, class_qualname: str, name: str, value: Any) -> None:
+        """`storage_class = Storage` in a class body: calling the attribute (`self.storage_class()`) makes a
+        Storage (the graph keeps it only if `Storage` is a class). The row's name is `storage_class()`."""
+        if value.type not in ("identifier", "attribute"):
+            return
+        text = _node_text(value)
+        if is_class_name(text) and _DOTTED.fullmatch(text):
+            _bind(self.attrs.setdefault(class_qualname, {}), name + "()", text)
+
     def add_self_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
         """`self.name[: T] = value` inside `__init__`."""
         typ = annotation_type(annotation.text.decode("utf-8", "replace")) if annotation is not None else None

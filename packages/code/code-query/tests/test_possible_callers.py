@@ -51,7 +51,7 @@ def _repo(tmp_path: Path) -> Path:
 
 def test_possible_callers_are_ranked_capped_and_explained(tmp_path: Path) -> None:
     root = _repo(tmp_path)
-    outcome = execute(root, Request(command="callers", params={"name": "Store.add"}, use_cache=False))
+    outcome = execute(root, Request(command="callers", params={"name": "Store.add"}, use_cache=False, deadline_s=None))
     text = outcome.rendered.text
     hits = outcome.rendered.result.hits
     # nothing certain: every receiver is an untyped parameter, and the line says which
@@ -73,7 +73,9 @@ def test_possible_callers_are_ranked_capped_and_explained(tmp_path: Path) -> Non
 
 def test_a_capped_list_gives_the_count_and_the_command_for_the_rest(tmp_path: Path) -> None:
     root = _repo(tmp_path)
-    outcome = execute(root, Request(command="callers", params={"name": "Store.add"}, use_cache=False, max_hits=3))
+    outcome = execute(
+        root, Request(command="callers", params={"name": "Store.add"}, use_cache=False, max_hits=3, deadline_s=None)
+    )
     text = outcome.rendered.text
     assert "... and 3 more (capped at --max 3" in text, text
     assert "list all 6: cq callers Store.add --max 6 --budget 2000" in text, text

@@ -40,6 +40,7 @@ from typing import Any
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 DEFAULT_PROJECTS = ("flask", "httpx")
+_DECORATOR = re.compile(r"@(?:[A-Za-z_]\w*\.){0,4}")  # what comes before a decorator's last name
 
 
 @dataclass
@@ -180,13 +181,16 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
                 continue
             lines = ctx.file_lines(rel)
             text = lines[ref.line - 1] if ref.line <= len(lines) else ""
-            after, before = text[ref.column + len(sym.name) :].lstrip(), text[: ref.column]
+            # The name as written there: an import's alias (`from ._funcs import asdict as _asdict`) too
+            written = re.match(r"\w+", text[ref.column :])
+            after = text[ref.column + len(written.group() if written else sym.name) :].lstrip()
+            before = text[: ref.column]
             if (rel, ref.line) == (sym.path, sym.line) or before.rstrip().endswith("def"):
                 continue  # the definition itself, an overload's or a property setter's
             truth_refs.add((rel, ref.line))
-            # A call: the name followed by `(`, or a decorator (`@name`, called with the function; not
-            # `@name.setter` or `@cli.command()`, which call something else).
-            if after.startswith("(") or (before.strip() == "@" and not after.startswith(".")):
+            # A call: the name followed by `(`, or a decorator (`@name`, `@attrs.define`, called with the
+            # function; not `@name.setter` or `@cli.command()`, which call something else).
+            if after.startswith("(") or (_DECORATOR.fullmatch(before.strip()) and not after.startswith(".")):
                 truth_calls.add((rel, ref.line))
         if not truth_calls:
             continue

@@ -81,6 +81,16 @@ def test_other_languages_have_no_receiver_types() -> None:
         ("None | X", "X"),
         ("X | Y", None),
         ("list[X]", None),
+        ("Dict[str, X]", None),
+        ("Type[X]", None),  # the class itself, not an instance
+        ("Result[object]", "Result"),  # an instance of a generic class
+        ("mod.K[int, str]", "mod.K"),
+        ("Final[_tracing.Tracer]", "_tracing.Tracer"),
+        ("ClassVar[Optional[K]]", "K"),
+        ("Annotated[X, 'meta']", "X"),
+        ("Union[X, None]", "X"),
+        ("Union[X, Y]", None),
+        ("HookCaller[T] | None", "HookCaller"),
         ("None", None),
         ("a.b.C", None),
     ],

@@ -452,6 +452,11 @@ class CodeIndex:
         if start is None:
             return []
         rows = lookup_queries.walk(con, start, max(1, int(depth)), kinds, upward, certain_only=certain_only)
+        if upward and symbol_id.startswith("python"):  # a `.pyi` stub's uses are its implementation's
+            from .stubs import implementations
+
+            for impl in implementations(con, symbol_id):
+                rows += lookup_queries.walk(con, impl, max(1, int(depth)), kinds, upward, certain_only=certain_only)
         by_sk = {
             k: _symbol(r)
             for k, r in lookup_queries.symbols_by_key(

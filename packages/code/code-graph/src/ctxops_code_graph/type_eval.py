@@ -24,13 +24,24 @@ INHERIT_DEPTH = 6
 VIA = ("typed-receiver", "module-instance", "return-type", "fixture", "callback-parameter")  # weakest first
 # Steps that give an element of an array `K[]`: `xs[i]`, `xs.pop()`, `for (x of xs)`, `xs.forEach((x) => ...)`
 _ELEMENT_METHODS = ("forEach", "map", "filter", "some", "every", "find", "findIndex", "flatMap")
-ELEMENT_STEPS = ("[]", "pop()", "shift()", "at()", "find()", "findLast()", *(f"{m}&0.0" for m in _ELEMENT_METHODS))
+# (`for`: Python's `for x in xs`, which iterates a sequence's elements and a mapping's keys)
+ELEMENT_STEPS = (
+    "[]",
+    "for",
+    "__getitem__()",
+    "pop()",
+    "shift()",
+    "at()",
+    "find()",
+    "findLast()",
+    *(f"{m}&0.0" for m in _ELEMENT_METHODS),
+)
 _ELEMENT_LIST = ", ".join(f"'{s}'" for s in ELEMENT_STEPS)
 # ... and steps that give an array of the same elements: `xs.filter(...)`, `xs.slice()`
 _SAME_ARRAY_LIST = "'filter()', 'slice()', 'concat()', 'reverse()', 'sort()', 'toReversed()', 'toSorted()', 'values()'"
-# Steps that give a value of a map `K{}` (`Map<_, K>`): `m.get(k)`, `m.forEach((v) => ...)`; `m.values()`
-# gives their sequence (`K[]`)
-MAP_VALUE_STEPS = ("get()", "forEach&0.0")
+# Steps that give a value of a map `K{}` (`Map<_, K>`, Python's `dict[_, K]`): `m.get(k)`, `m.forEach((v) =>
+# ...)`, `d[k]` (`__getitem__()`), `d.pop(k)`, `d.setdefault(k, v)`; `m.values()` gives their sequence (`K[]`)
+MAP_VALUE_STEPS = ("get()", "forEach&0.0", "__getitem__()", "pop()", "setdefault()")  # (the last three: Python's)
 _MAP_VALUE_LIST = ", ".join(f"'{s}'" for s in MAP_VALUE_STEPS)
 _REST = "substr({0}.steps, length(split_part({0}.steps, '#', 1)) + 2)"
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
@@ -209,10 +220,12 @@ UNION ALL
 SELECT rid, path, '', left(nm, length(nm) - 2) || '[]', {_REST.format("e")}, NULL, selfc, via, enc FROM e
 WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND {_first("e")} = 'values()'
 UNION ALL
--- a module-level name of the file: its stated or constructed type
+-- a module-level name of the file: its stated or constructed type (in Python also a name written like a
+-- class that is an instance: `DEFAULT.get()`, `_tracing.DEFAULT.get()` with `DEFAULT = TagTracer()`)
 SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 1), NULL FROM named n
 JOIN types y ON y.path = n.spath AND y.owner IS NULL AND y.name = n.nm
-WHERE n.mk = '^' AND n.skind IN ('variable', 'constant')
+WHERE (n.mk = '^' OR (n.mk = '' AND (ends_with(n.spath, '.py') OR ends_with(n.spath, '.pyi'))))
+ AND n.skind IN ('variable', 'constant')
 UNION ALL
 -- a name the file imports (`from m import x as nm`): the same name in the imported file
 SELECT e.rid, i.target_path, e.mk, i.name, e.steps, NULL, e.selfc, e.via, NULL FROM e
@@ -225,6 +238,14 @@ SELECT e.rid, i.target_path, e.mk, substr(e.nm, length(i.alias) + 2), e.steps, N
 JOIN imports i ON i.path = e.path AND i.target_kind = 'module' AND starts_with(e.nm, i.alias || '.')
  AND i.target_path IS NOT NULL
 WHERE e.mk IN ('', '=', '^', '&') AND strpos(substr(e.nm, length(i.alias) + 2), '.') = 0
+UNION ALL
+-- Python `m.x...` / `m.f()...` where `m` names a module the file imports (`from . import m`, `import m`):
+-- `x` or `f`'s result in that module
+SELECT e.rid, i.target_path, CASE WHEN ends_with({_first("e")}, '()') THEN '=' ELSE '^' END,
+       regexp_replace({_first("e")}, '\\(\\)$', ''), {_REST.format("e")}, NULL, e.selfc, e.via, NULL FROM e
+JOIN imports i ON i.path = e.path AND i.target_kind = 'module' AND i.alias = e.nm AND i.target_path IS NOT NULL
+WHERE e.mk IN ('', '^') AND e.steps <> '' AND regexp_matches({_first("e")}, '^[A-Za-z_]\\w*(\\(\\))?$')
+ AND (ends_with(e.path, '.py') OR ends_with(e.path, '.pyi'))
 UNION ALL
 -- a name a star import brings (`from .globals import *`, `export * from './x'`): only into a file that
 -- defines it, imports it from a third file, or re-exports further (a barrel's modules import from the

@@ -96,12 +96,31 @@ def _possible_note(n: int) -> str:
     return f", {n} more possible by name only" if n else ""
 
 
-def rank_possible(symbols: list[Symbol], refs: list[Reference]) -> list[Reference]:
+def rank_possible(symbols: list[Symbol], refs: list[Reference], ctx: QueryContext | None = None) -> list[Reference]:
     """The likeliest name-only candidates first: near the definition (same file, same directory, same
-    top-level package), then those whose receiver has the definition's shape (a method through a
-    receiver, `self` first; a function through a bare name or a module), then by path and line."""
+    top-level package), then (Python, with `ctx` to read the sites) calls passing as many arguments as
+    the definition accepts (`arity.py`), then those whose receiver has the definition's shape (a method
+    through a receiver, `self` first; a function through a bare name or a module), then by path and line."""
     homes = [s.path for s in symbols]
     members = any(s.parent for s in symbols)
+    from .arity import accepted, passed
+
+    found = [accepted(s.signature, drop_first=bool(s.parent)) for s in symbols if s.lang == "python"]
+    # (every definition of the name must be readable: one that is not could take any call)
+    ranges = [r for r in found if r is not None] if ctx is not None and None not in found else []
+
+    def arity(ref: Reference) -> int:
+        if ctx is None or not ranges or ref.role != "call":
+            return 0
+
+        def line_of(n: int) -> str | None:
+            lines = ctx.file_lines(ref.path)
+            return lines[n - 1] if 0 < n <= len(lines) else None
+
+        n = passed(line_of, ref.line, ref.col, ref.symbol_name)
+        if n is None:
+            return 0
+        return 0 if any(lo <= n and (hi is None or n <= hi) for lo, hi in ranges) else 1
 
     def near(path: str) -> int:
         best = 3
@@ -120,7 +139,7 @@ def rank_possible(symbols: list[Symbol], refs: list[Reference]) -> list[Referenc
             return 0 if q in _RECEIVERS else (1 if q else 2)
         return 0 if q is None else 1
 
-    return sorted(refs, key=lambda r: (near(r.path), shape(r), r.path, r.line, r.col))
+    return sorted(refs, key=lambda r: (near(r.path), arity(r), shape(r), r.path, r.line, r.col))
 
 
 def _why(ctx: QueryContext, refs: list[Reference], what: str) -> str | None:
@@ -165,7 +184,9 @@ def cmd_refs(ctx: QueryContext, name: str) -> Answer:
             answer.partial = True
             break
     taken = {(p, ln) for p, ln, _k in certain}
-    possible = rank_possible(symbols, [r for r in candidates(ctx, symbols, REF_ROLES) if (r.path, r.line) not in taken])
+    possible = rank_possible(
+        symbols, [r for r in candidates(ctx, symbols, REF_ROLES) if (r.path, r.line) not in taken], ctx
+    )
     answer.certain, answer.possible = len(certain), len(possible)
     answer.total = len(certain) + len(possible)
     if not answer.total:
@@ -269,6 +290,15 @@ def _hops(ctx: QueryContext, command: str, name: str, depth: int) -> Answer:
         target = symbols[0].qualname
         answer.empty_reason = f"{target} has no known {'callers' if command == 'callers' else 'callees'}"
         return answer
+    if possible:  # the command that lists every candidate (the rendered list is capped)
+        shown = (
+            name if name.replace(".", "").replace(":", "").replace("/", "").replace("_", "").isalnum() else repr(name)
+        )
+        answer.hint = (
+            f"qualify the name, or list all {answer.total}: cq {command} {shown}"
+            + (f" --depth {depth}" if depth > 1 else "")
+            + f" --max {answer.total} --budget {max(2000, 40 * answer.total)}"
+        )
     for hop in [*certain, *possible]:
         answer.add(_hop_hit(hop, command))
     answer.notes.append(
@@ -290,7 +320,7 @@ def _callers_by_name(
 
     hops: list[Hop] = []
     refs = [r for r in candidates(ctx, symbols, ("call",)) if sites is None or (r.path, r.line) not in sites]
-    for ref in rank_possible(symbols, refs):
+    for ref in rank_possible(symbols, refs, ctx):
         caller = ctx.index.symbol(ref.enclosing) if ref.enclosing else None
         edge = Edge(
             src=ref.enclosing or ref.path,

@@ -318,8 +318,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if facts is not None and top is not None and top.symbol_id:
                 # Every assignment counts: one that states no type still hides a module-level instance.
                 facts.add_local(top.symbol_id, name, value[0] if value else None)
+                declared = caps.get("return")
+                if declared and python:  # `x: K = ...`: the declared type holds for every use
+                    facts.add_declared(top.symbol_id, name, _text(declared[0]))
             continue
-        if facts is not None and top is None and kind == "variable":
+        if facts is not None and top is None and (kind == "variable" or (python and kind == "constant")):
             value = caps.get("value")
             if value:
                 facts.add_module(name, value[0])
@@ -377,6 +380,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_bases(qualname, _text(params[0]))
             elif kind == "type" and lang == "go" and "underlying" in caps:
                 facts.add_go_underlying(qualname, _text(caps["underlying"][0]))
+            elif kind == "field" and python and not ret and top is not None and (cv := caps.get("value")):
+                facts.add_class_value(top.qualname, name, cv[0])
             elif kind == "field" and ret and top is not None and typescript:
                 facts.add_ts_field(top.qualname, name, _text(ret[0]))
             elif kind == "field" and ret and top is not None:
@@ -488,7 +493,8 @@ ELEMENT_CALLBACKS = frozenset({"forEach", "map", "filter", "some", "every", "fin
 
 
 def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]]) -> None:
-    """TypeScript bindings the sweep meets: destructuring, `for ... of`, parameter properties."""
+    """TypeScript bindings the sweep meets: destructuring, `for ... of`, parameter properties (and Python's
+    `for x in xs`)."""
     fid = top.symbol_id or ""
     if sub == "prop":  # `constructor(private s: Scheduler)`: a field of the class
         if top.type_qualname:
@@ -496,7 +502,9 @@ def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]])
         return
     base = chain_of(caps["value"][0])
     if sub == "element":
-        facts.add_local_chain(fid, _text(caps["name"][0]), _step(base, "[]"))
+        # Python's `for x in xs` iterates (a dict gives its keys, not `d[k]`'s values): the step `for`
+        python_for = caps["bind.element"][0].type == "for_statement"
+        facts.add_local_chain(fid, _text(caps["name"][0]), _step(base, "for" if python_for else "[]"))
         return
     for child in caps["pattern"][0].named_children:  # `const { a, b: c } = value`
         if child.type == "shorthand_property_identifier_pattern":

@@ -32,24 +32,173 @@ from .type_exprs import (
 _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = null`: the real value comes later
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
-_OPTIONAL = ("Optional[", "typing.Optional[", "t.Optional[")
 _CONFLICT = ""  # a name bound to two different types: no type
+# `Wrapper[X]` is an X as a checker reads it (`Annotated[X, ...]`: its first argument)
+_WRAPPERS = frozenset({"Optional", "Final", "ClassVar", "Annotated", "Required", "NotRequired", "ReadOnly"})
+# Generic types of the standard library whose instances are not their argument (containers, callables,
+# `Type[X]` the class itself): no class of the repository.
+_NOT_INSTANCE = frozenset(
+    [
+        "List",
+        "Dict",
+        "Set",
+        "FrozenSet",
+        "Tuple",
+        "Sequence",
+        "MutableSequence",
+        "Mapping",
+        "MutableMapping",
+        "Iterable",
+        "Iterator",
+        "Generator",
+        "AsyncGenerator",
+        "AsyncIterator",
+        "AsyncIterable",
+        "Callable",
+        "Type",
+        "Literal",
+        "Awaitable",
+        "Coroutine",
+        "Collection",
+        "Container",
+        "Deque",
+        "DefaultDict",
+        "OrderedDict",
+        "Counter",
+        "ChainMap",
+        "AbstractSet",
+        "MutableSet",
+        "KeysView",
+        "ValuesView",
+        "ItemsView",
+        "MappingView",
+        "Generic",
+        "Protocol",
+        "TypeGuard",
+        "TypeIs",
+        "Concatenate",
+        "Unpack",
+        "Reversible",
+        "ContextManager",
+        "AsyncContextManager",
+        "AbstractContextManager",
+        "AbstractAsyncContextManager",
+        "Pattern",
+        "Match",
+        "IO",
+        "TextIO",
+        "BinaryIO",
+        "Union",
+    ]
+)
+
+
+def _top_level(text: str, sep: str) -> list[str]:
+    """`text` split at `sep` outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts
 
 
 def plain_type(text: str) -> str | None:
-    """`X` from `X`, `"X"`, `Optional[X]`, `X | None`, `mod.X`; None for anything else (generics, unions)."""
-    t = text.strip().strip("'\"").strip()
-    for prefix in _OPTIONAL:
-        if t.startswith(prefix) and t.endswith("]"):
-            t = t[len(prefix) : -1].strip().strip("'\"").strip()
+    """`X` from `X`, `"X"`, `Optional[X]`, `X | None`, `Union[X, None]`, `Final[X]`, `ClassVar[X]`,
+    `Annotated[X, ...]`, `mod.X`, and a generic class's instance `X[int]` (`Result[object]`); None for anything
+    else (unions of classes, containers and other generics of the standard library: `list[X]`, `Type[X]`)."""
+    t = text
+    for _ in range(4):
+        t = t.strip().strip("'\"").strip()
+        if "|" in t:
+            parts = [p.strip("'\" ") for p in _top_level(t, "|")]
+            parts = [p for p in parts if p != "None"]
+            if len(parts) != 1:
+                return None
+            t = parts[0]
+            continue
+        if "[" not in t or not t.endswith("]"):
             break
+        head, _, inner = t[:-1].partition("[")
+        head = head.strip()
+        base = head.rpartition(".")[2]
+        if base in _WRAPPERS:
+            t = _top_level(inner, ",")[0] if base == "Annotated" else inner
+        elif base == "Union":
+            parts = [p.strip("'\" ") for p in _top_level(inner, ",")]
+            parts = [p for p in parts if p != "None"]
+            if len(parts) != 1:
+                return None
+            t = parts[0]
+        elif base[:1].isupper() and base not in _NOT_INSTANCE:
+            t = head  # an instance of a generic class of the repository (the graph checks it is one)
+            break
+        else:
+            return None
+    return t if _DOTTED.fullmatch(t) and t != "None" else None
+
+
+# Containers whose element (`for x in xs`, `xs[i]`, `xs.pop()`) is their (first) type argument: `K[]`;
+# mappings whose value (`d[k]`, `d.get(k)`, `d.values()`) is their second: `K{}` (type_eval.py's steps).
+_SEQUENCES = frozenset(
+    [
+        "list",
+        "List",
+        "Sequence",
+        "MutableSequence",
+        "Iterable",
+        "Iterator",
+        "Collection",
+        "set",
+        "Set",
+        "frozenset",
+        "FrozenSet",
+        "AbstractSet",
+        "MutableSet",
+        "deque",
+        "Deque",
+        "Generator",
+        "AsyncIterator",
+        "AsyncIterable",
+        "AsyncGenerator",
+        "Reversible",
+    ]
+)
+_MAPPINGS = frozenset(["dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict"])
+
+
+def container_type(text: str) -> str | None:
+    """`K[]` from `list[K]`, `Sequence[K]`, `tuple[K, ...]`, `Iterator[K]` (also `| None`, `Optional[...]`);
+    `K{}` from `dict[str, K]`, `Mapping[str, K]`; None for anything else."""
+    t = text.strip().strip("'\"").strip()
     if "|" in t:
-        parts = [p.strip().strip("'\"") for p in t.split("|")]
-        parts = [p for p in parts if p != "None"]
+        parts = [p for p in _top_level(t, "|") if p.strip("'\" ") != "None"]
         if len(parts) != 1:
             return None
-        t = parts[0]
-    return t if _DOTTED.fullmatch(t) and t != "None" else None
+        t = parts[0].strip("'\" ")
+    head, _, inner = t[:-1].partition("[") if t.endswith("]") else (t, "", "")
+    base = head.strip().rpartition(".")[2]
+    if base == "Optional":
+        return container_type(inner)
+    args = _top_level(inner, ",") if inner else []
+    if (base in _SEQUENCES and args) or (base in ("tuple", "Tuple") and len(args) == 2 and args[1] == "..."):
+        elem = plain_type(args[0])
+    elif base in _MAPPINGS and len(args) == 2:
+        value = plain_type(args[1])
+        return value + "{}" if value and value[:1].isupper() else None
+    else:
+        return None
+    return elem + "[]" if elem and elem.rpartition(".")[2][:1].isupper() else None
+
+
+def annotation_type(text: str) -> str | None:
+    """What an annotation states a value is: a class (`plain_type`), else a container of one."""
+    return plain_type(text) or container_type(text)
 
 
 def constructor_type(value: Any) -> str | None:
@@ -90,7 +239,7 @@ def annotated_params(params: Any) -> dict[str, str]:
         typ = child.child_by_field_name("type")
         if name is None or typ is None or name.type != "identifier":
             continue
-        plain = plain_type(typ.text.decode("utf-8", "replace"))
+        plain = annotation_type(typ.text.decode("utf-8", "replace"))
         if plain is not None:
             out[name.text.decode("utf-8", "replace")] = plain
     return out
@@ -134,6 +283,7 @@ class TypeFacts:
     attrs: dict[str, dict[str, str]] = field(default_factory=dict)  # class qualname -> attribute -> type
     module: dict[str, str] = field(default_factory=dict)  # module-level name -> type
     param_names: dict[str, str] = field(default_factory=dict)  # function id -> its parameter list, as written
+    declared: dict[str, set[str]] = field(default_factory=dict)  # function id -> locals annotated (`x: K = ...`)
     bases: dict[str, list[str]] = field(default_factory=dict)  # class qualname -> its bases as written
     # Type expressions (type_exprs.py): what the code graph evaluates across files.
     chains: dict[str, dict[str, Chain | None]] = field(default_factory=dict)  # function id -> local -> value
@@ -172,6 +322,13 @@ class TypeFacts:
         typ = value_type(value)
         _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
         _bind_chain(self.chains.setdefault(function_id, {}), name, chain_of(value) if value is not None else None)
+
+    def add_declared(self, function_id: str, name: str, annotation: str) -> None:
+        """Python: a local declared with a type (`hook: HookCaller | None = getattr(...)`): a checker holds
+        every later assignment to the declared type, so it is the local's type for every use."""
+        typ = annotation_type(annotation)
+        _bind(self.params.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
+        self.declared.setdefault(function_id, set()).add(name)
 
     def add_stated(self, function_id: str, name: str, written: str) -> None:
         """Go, TypeScript: a local or parameter of a written type (`*T`, `T`, `pkg.T`, `T[int]`)."""
@@ -311,9 +468,18 @@ class TypeFacts:
         if typ is not None and typ.endswith("[]"):
             _bind(self.attrs.setdefault(type_qualname, {}), "[]", typ[:-2])
 
+    def add_class_value(self, class_qualname: str, name: str, value: Any) -> None:
+        """`storage_class = Storage` in a class body: calling the attribute (`self.storage_class()`) makes a
+        Storage (the graph keeps it only if `Storage` is a class). The row's name is `storage_class()`."""
+        if value.type not in ("identifier", "attribute"):
+            return
+        text = _node_text(value)
+        if is_class_name(text) and _DOTTED.fullmatch(text):
+            _bind(self.attrs.setdefault(class_qualname, {}), name + "()", text)
+
     def add_self_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
         """`self.name[: T] = value` inside `__init__`."""
-        typ = plain_type(annotation.text.decode("utf-8", "replace")) if annotation is not None else None
+        typ = annotation_type(annotation.text.decode("utf-8", "replace")) if annotation is not None else None
         if typ is None:
             typ = value_type(value)
         if typ is None and value is not None and value.type == "identifier":
@@ -365,7 +531,8 @@ class TypeFacts:
         elif function_id is not None:
             local = self.locals.get(function_id, {})
             is_param = _binds(self.param_names.get(function_id, ""), root)
-            if root in local and not is_param:  # a reassigned parameter: its type differs along the way
+            declared = root in self.declared.get(function_id, ())
+            if root in local and not is_param and not declared:  # a reassigned parameter: its type differs
                 typ = local[root]
             elif root in self.params.get(function_id, {}):
                 typ = self.params[function_id][root]
@@ -388,7 +555,7 @@ class TypeFacts:
         self.classes[function_id] = class_qualname
         if returns is not None:
             text = returns.strip().strip("'\"").strip()
-            typ = "Self" if text in SELF_NAMES else plain_type(text)
+            typ = "Self" if text in SELF_NAMES else annotation_type(text)
             if typ is not None and (typ != "Self" or class_qualname):
                 self.stated_returns[function_id] = typ
 

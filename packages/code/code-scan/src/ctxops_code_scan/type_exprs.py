@@ -121,6 +121,9 @@ def chain_of(node: Any) -> Chain | None:
             if typ is None or len(steps) > MAX_STEPS:
                 return None
             return False, ":" + typ, tuple(reversed(steps))
+        elif kind == "subscript":  # Python `xs[i]`, `d[k]`: an element, a value (`K[]`, `K{}`)
+            steps.append("__getitem__()")
+            node = node.child_by_field_name("value")
         else:
             return None
     return None

@@ -47,6 +47,9 @@
 ; `with X() as x`: the local `x` holds what the call returns (a constructor or an annotated function).
 (as_pattern (call) @value alias: (as_pattern_target (identifier) @name)) @bind.local
 
+; `for x in xs`: the local `x` holds an element of `xs` (`xs: list[K]`, `d.values()` of `d: dict[str, K]`).
+(for_statement left: (identifier) @name right: (_) @value) @bind.element
+
 ; `return value` / `yield value`: what a function gives its callers when it states no return type.
 (return_statement (_) @value) @bind.return
 (expression_statement (yield (_) @value) @bind.return)

@@ -1,0 +1,287 @@
+"""Python receivers a checker types and cq now does too (issue 24 item 1): a `.pyi` stub's callers are its
+implementation's, a local declared with a type (`hook: HookCaller | None = getattr(...)`), a generic
+class's instance (`outcome: Result[object]`), `Final[...]` / `ClassVar[...]` attributes. Real files, a
+real git repository, a real index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ctxops_code_graph import CodeIndex
+from repo_fixtures import make_repo
+
+FILES = {
+    "lib/__init__.py": "from ._funcs import asdict\nfrom ._funcs import *\n",
+    "lib/__init__.pyi": "def asdict(inst: object) -> dict: ...\ndef astuple(inst: object) -> tuple: ...\n",
+    "lib/_funcs.py": """
+__all__ = ["astuple"]
+
+
+def asdict(inst):
+    return {}
+
+
+def astuple(inst):
+    return ()
+""",
+    "lib/plain.py": "def helper(x):\n    return x\n",
+    "lib/plain.pyi": "def helper(x: int) -> int: ...\ndef missing(x: int) -> int: ...\n",
+    "app.py": """
+import lib
+from lib import asdict, astuple
+from lib.plain import helper
+
+
+def run(x):
+    asdict(x)
+    lib.asdict(x)
+    astuple(x)
+    return helper(x)
+""",
+    "hooks.py": """
+from typing import Final, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Result(Generic[T]):
+    def get_result(self):
+        return None
+
+
+class HookCaller:
+    def has_spec(self):
+        return True
+
+    def other(self):
+        return True
+
+
+class Tracer:
+    def get(self, name):
+        return self
+
+
+class Manager:
+    def __init__(self, relay) -> None:
+        self.relay = relay
+        self.trace: Final[Tracer] = make_tracer()
+
+    def register(self, name):
+        hook: HookCaller | None = getattr(self.relay, name, None)
+        if hook is not None and hook.has_spec():
+            return hook
+        hook = getattr(self.relay, name)
+        hook.has_spec()
+        untyped = getattr(self.relay, name)
+        untyped.other()
+        return self.trace.get("x")
+
+    def finish(self, outcome: Result[object]):
+        return outcome.get_result()
+
+
+def make_tracer():
+    return Tracer()
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> CodeIndex:
+    root = make_repo(tmp_path_factory.mktemp("recall") / "repo", FILES)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    return ix
+
+
+def _certain(ix: CodeIndex, symbol_id: str) -> set[tuple[str, int]]:
+    return {(h.edge.path or "", h.edge.line or 0) for h in ix.callers(symbol_id, depth=1, certain_only=True)}
+
+
+def test_a_stub_has_the_callers_of_the_function_it_describes(index: CodeIndex) -> None:
+    # the module re-exports it (`from ._funcs import asdict`): the stub's callers are `_funcs.asdict`'s
+    assert _certain(index, "python lib/__init__.pyi asdict().") == {("app.py", 8), ("app.py", 9)}
+    assert _certain(index, "python lib/__init__.pyi asdict().") == _certain(index, "python lib/_funcs.py asdict().")
+    # a star import brings it
+    assert _certain(index, "python lib/__init__.pyi astuple().") == {("app.py", 10)}
+    # the module's own definition of the same name
+    assert _certain(index, "python lib/plain.pyi helper().") == {("app.py", 11)}
+
+
+def test_a_stub_without_an_implementation_has_no_callers(index: CodeIndex) -> None:
+    assert _certain(index, "python lib/plain.pyi missing().") == set()
+    # the implementation keeps its own callers only (nothing comes from the stub's side)
+    assert _certain(index, "python lib/plain.py helper().") == {("app.py", 11)}
+
+
+def test_a_declared_local_has_its_declared_type_for_every_use(index: CodeIndex) -> None:
+    calls = _certain(index, "python hooks.py HookCaller.has_spec().")
+    assert calls == {("hooks.py", 32), ("hooks.py", 35)}  # also after a reassignment the checker holds to it
+    # an undeclared local from `getattr` stays untyped: no certain caller of `other`
+    assert _certain(index, "python hooks.py HookCaller.other().") == set()
+
+
+def test_generic_instances_and_final_attributes(index: CodeIndex) -> None:
+    assert _certain(index, "python hooks.py Result.get_result().") == {("hooks.py", 41)}
+    assert _certain(index, "python hooks.py Tracer.get().") == {("hooks.py", 38)}
+
+
+CONTAINERS = {
+    "reg.py": """
+from typing import Optional
+
+
+class HookCaller:
+    def remove(self, plugin):
+        return plugin
+
+
+class Registry:
+    def __init__(self) -> None:
+        self.by_name: dict[str, HookCaller] = {}
+
+    def get_hookcallers(self, plugin) -> Optional[list[HookCaller]]:
+        return None
+
+    def unregister(self, plugin):
+        hookcallers = self.get_hookcallers(plugin)
+        if hookcallers:
+            for hookcaller in hookcallers:
+                hookcaller.remove(plugin)
+        self.by_name["x"].remove(plugin)
+        for hc in self.by_name.values():
+            hc.remove(plugin)
+        first = hookcallers[0]
+        first.remove(plugin)
+        for name in self.by_name:
+            name.remove(plugin)
+
+
+def each(callers: "list[HookCaller]", names: tuple[HookCaller, ...], other: list[int]):
+    for c in callers:
+        c.remove(1)
+    for n in names:
+        n.remove(2)
+    for o in other:
+        o.remove(3)
+""",
+}
+
+
+def test_elements_and_values_of_annotated_containers(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", CONTAINERS)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    # the element of a method's `list[K]` result, of a `dict[str, K]` attribute (`d[k]`, `d.values()`), of
+    # annotated parameters; iterating a dict gives its keys (str), a `list[int]` no class: nothing certain
+    assert _certain(ix, "python reg.py HookCaller.remove().") == {
+        ("reg.py", 21),
+        ("reg.py", 22),
+        ("reg.py", 24),
+        ("reg.py", 26),
+        ("reg.py", 33),
+        ("reg.py", 35),
+    }
+
+
+MODULES = {
+    "pkg/__init__.py": "",
+    "pkg/_tracing.py": """
+class TagTracer:
+    def get(self, name):
+        return self
+
+
+DEFAULT = TagTracer()
+""",
+    "pkg/_manager.py": """
+from . import _tracing
+import pkg._tracing as tr
+
+
+class Manager:
+    def __init__(self):
+        self.trace = _tracing.TagTracer().get("pluginmanage")
+        _tracing.DEFAULT.get("x")
+        tr.TagTracer().get("y")
+""",
+}
+
+
+def test_members_of_an_imported_module(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", MODULES)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python pkg/_tracing.py TagTracer.get().") == {
+        ("pkg/_manager.py", 8),
+        ("pkg/_manager.py", 9),
+        ("pkg/_manager.py", 10),
+    }
+
+
+FACTORIES: dict[str, str | bytes] = {"pkg/__init__.py": ""}
+FACTORIES["pkg/store.py"] = """
+class Storage:
+    def add(self, x):
+        return x
+
+
+class NotAClass:
+    pass
+
+
+def Helper():
+    return 1
+
+
+class PopMixin:
+    def pop(self):
+        return 1
+
+
+class Holder(PopMixin):
+    storage_class = Storage
+    maker = Helper
+
+    def __init__(self, backend: Storage):
+        self.backend = backend
+
+    def run(self):
+        s = self.storage_class()
+        s.add(1)
+        self.pop()
+        self.backend.add(2)
+        m = self.maker()
+        m.add(3)
+
+
+def use():
+    h = Holder(Storage())
+    h.pop()
+"""
+FACTORIES["tests/conftest.py"] = """
+import pytest
+from pkg.store import Storage
+
+
+@pytest.fixture
+def storage():
+    return Storage()
+"""
+FACTORIES["tests/test_store.py"] = "def test_add(storage):\n    storage.add(5)\n"
+
+
+def test_class_attribute_factories_mixins_and_fixtures(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", FACTORIES)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    # `storage_class = Storage`; `self.storage_class()` is a Storage; `maker = Helper` (a function named like
+    # a class) gives nothing certain
+    assert _certain(ix, "python pkg/store.py Storage.add().") == {
+        ("pkg/store.py", 29),
+        ("pkg/store.py", 31),
+        ("tests/test_store.py", 2),
+    }
+    assert _certain(ix, "python pkg/store.py PopMixin.pop().") == {("pkg/store.py", 30), ("pkg/store.py", 38)}

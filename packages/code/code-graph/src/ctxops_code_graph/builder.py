@@ -33,7 +33,7 @@ from .results import BuildReport
 from .schema import INDEX_FORMAT
 
 DEFAULT_UPDATE_BOUND = 50  # files reindexed by one read-triggered update; the rest is reported stale
-FULL_BUILD_MEMORY = "768MB"  # DuckDB's cap for a full build (it spills past it), keeping the process under 1 GiB
+FULL_BUILD_MEMORY = "512MB"  # DuckDB's cap for a full build (it spills past it), keeping the process well under 1 GiB
 
 
 @dataclass
@@ -481,7 +481,14 @@ class IndexWriter:
         facts = git_facts(self.root)
         generation = int(snap.get("generation", "0")) + 1
         meta = self._meta(generation, next_rid, facts)
-        file_set_changed = bool(deleted or newly_skipped or any(p not in indexed for p, _ in real))
+        # The indexed file set changes when a file is added or removed, or an indexed one is now skipped; a
+        # file skipped before and again (binary, generated: listed by every walk of its directory) does not
+        # change it, and must not cost a re-resolution of every import and a new rank (an import's case).
+        file_set_changed = bool(
+            deleted
+            or any(p in indexed for p in newly_skipped)
+            or any(p not in indexed and p not in newly_skipped for p, _ in real)
+        )
 
         con, self._duck = self._duck, None
         if con is None:

@@ -411,6 +411,7 @@ def _load_store(path: Path, tables: dict[str, Path]) -> None:
     con = duck_store.connect(path, memory_limit=FULL_BUILD_MEMORY)
     try:
         con.execute("SET enable_progress_bar = false")
+        con.execute("SET threads TO 1")  # a load: one thread costs less CPU than two contending (1.7 vs 2.0 s)
         duck_store.create_tables(con)
         for name, table in STORE_MEMBERS.items():
             source = str(tables[name]).replace("'", "''")

@@ -1,0 +1,107 @@
+"""The cold build at scale: files, lines, wall, CPU, peak RSS and index size beside `ctags -R` and the floor.
+
+    uv run python bench/code_index_scale.py DIR [DIR ...] [--parts ctags,floor,build]
+
+Each DIR is a git repository of sources (e.g. the CPython stdlib, a site-packages tree, /usr/include copied
+and committed). For each, in the same run: `ctags -R` (definitions only, C), `bench/parse_floor.py` (only
+tree-sitter's parse and tags query over the files code-scan would parse, on every core) and the full
+build (`python -m ctxops_code_graph index --full`), each a fresh process. The build's resident set is
+sampled every 0.25 s (the parent, where DuckDB runs; the scan workers are forked and small) and its
+`ru_maxrss` taken; the index size is the two stores on disk (DuckDB build store + SQLite lookup snapshot)
+against the bytes of the files it indexed. Large corpora take many minutes on 2 shared cores: run once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS"):
+                    return int(line.split()[1])
+    except OSError:
+        return 0
+    return 0
+
+
+def run(argv: list[str], sample: bool = False) -> dict[str, float]:
+    """Wall and CPU (user + sys of the process and its children) of one fresh process; sampled, its peak RSS."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    peak = 0
+    while sample and proc.poll() is None:
+        peak = max(peak, _rss_kib(proc.pid))
+        time.sleep(0.25)
+    _, err = proc.communicate()
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv[:3]} failed ({proc.returncode}): {err[-500:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    facts = {"wall_s": round(wall, 2), "cpu_s": round(cpu, 2)}
+    if sample:  # (RUSAGE_CHILDREN's ru_maxrss is the largest of every child so far: not this one's alone)
+        facts["peak_rss_mib"] = round(peak / 1024)
+    return facts
+
+
+def source_facts(root: Path) -> dict[str, int]:
+    from ctxops_code_scan.discover import discover
+
+    files = discover(root).files
+    size = lines = 0
+    for f in files:
+        data = (root / f.path).read_bytes()
+        size += len(data)
+        lines += data.count(b"\n")
+    return {"files": len(files), "lines": lines, "source_bytes": size}
+
+
+def index_bytes(root: Path) -> int:
+    index = root / ".meta" / "index"
+    current = (index / "code-lookup.current").read_text().strip()
+    return (index / "code.duckdb").stat().st_size + (index / current).stat().st_size
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("roots", type=Path, nargs="+")
+    ap.add_argument("--parts", default="ctags,floor,build")
+    args = ap.parse_args()
+    parts = set(args.parts.split(","))
+    py = sys.executable
+    for root in (r.resolve() for r in args.roots):
+        row: dict[str, object] = {"corpus": str(root), **source_facts(root)}
+        if "ctags" in parts:
+            tags = Path(tempfile.gettempdir(), f"scale-tags-{os.getpid()}")
+            row["ctags"] = run(["ctags", "-R", "-f", str(tags), str(root)])
+            tags.unlink(missing_ok=True)
+        if "floor" in parts:
+            row["floor"] = run([py, str(HERE / "parse_floor.py"), str(root)])
+        if "build" in parts:
+            row["build"] = run([py, "-m", "ctxops_code_graph", "index", "--full", str(root)], sample=True)
+            row["index_bytes"] = index_bytes(root)
+            row["index_x_source"] = round(int(row["index_bytes"]) / max(1, int(row["source_bytes"])), 2)  # type: ignore[call-overload]
+        build = row.get("build")
+        floor = row.get("floor")
+        if isinstance(build, dict) and isinstance(floor, dict) and floor["cpu_s"]:
+            row["build_cpu_x_floor"] = round(build["cpu_s"] / floor["cpu_s"], 2)
+        print(json.dumps(row), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

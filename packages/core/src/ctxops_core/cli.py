@@ -127,6 +127,17 @@ def main(argv: list[str] | None = None) -> int:
         from .hook_cmd import main as hook_main
 
         return hook_main(raw[1:])
+    if raw[:1] == ["mem"] and ("search" in raw or "show" in raw):
+        # `ctx mem search|show` (the injection's closing line tells the agent to run them): answered from the
+        # memory store's read snapshot before argparse, msgspec and the entry-point scan are imported
+        # (issue 23); None: anything unusual, the ordinary path below answers.
+        try:
+            from ctxops_memory_store.fastcli import main as mem_fast
+        except ModuleNotFoundError:
+            mem_fast = None
+        status = mem_fast(raw[1:]) if mem_fast is not None else None
+        if status is not None:
+            return status
     if raw[:1] == ["mcp"] and argv is None:
         # An MCP client waits for the handshake: answered before argparse and the grammar are imported.
         from .mcp_cmd import main as mcp_main

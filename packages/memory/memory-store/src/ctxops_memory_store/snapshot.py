@@ -39,6 +39,7 @@ from .catalog import FULL_CHECK_AFTER_NS, RACY_NS, SMALL, Catalog
 log = get_logger(__name__)
 
 NAME = "memory-inject.sqlite"
+WRITE_LOCK = "memory-write.lock"  # the store's write lock (``store.WRITE_LOCK``), in the index directory
 SYNC_STARTED = "memory-inject.sync-started"
 SYNC_EVERY_S = 30.0  # at most one detached sync started per this many seconds
 BULK = 500  # a writer catches up this many files itself; more are the detached sync's, in steps of this size
@@ -267,8 +268,12 @@ def _listing(memory_dir: str) -> dict[str, int] | None:
         return None
 
 
-def open_for_read(index_dir: str, memory_dir: str) -> Snapshot | None:
-    """The snapshot when it describes the memory directory (see the module docstring), else None."""
+def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True) -> Snapshot | None:
+    """The snapshot when it describes the memory directory (see the module docstring), else None.
+
+    Files changed outside the store (a `git pull`) are read on top of it and, with ``fold``, written into it
+    at once when no writer holds the store (``_fold``: their rows only, a cost independent of the store's
+    size), so the next reader trusts it again without a detached sync."""
     path = path_for(index_dir)
     if not os.path.exists(path):
         return None
@@ -310,6 +315,9 @@ def open_for_read(index_dir: str, memory_dir: str) -> Snapshot | None:
                         overlay[name] = parse_file(os.path.join(memory_dir, name), name)
                     except OSError:
                         continue
+                if fold and _fold(index_dir, memory_dir, meta, overlay, stale, (dir_mtime, now, len(listing))):
+                    con.close()
+                    return open_for_read(index_dir, memory_dir, fold=False)
             elif now - dir_mtime >= RACY_NS:
                 _note_checked(path, built_mtime, dir_mtime, now)
         due = now - int(meta["full_check_ns"]) >= FULL_CHECK_AFTER_NS
@@ -317,6 +325,44 @@ def open_for_read(index_dir: str, memory_dir: str) -> Snapshot | None:
     except (sqlite3.Error, KeyError, ValueError):
         con.close()
         return None
+
+
+def _fold(
+    index_dir: str,
+    memory_dir: str,
+    seen: dict[str, str],
+    overlay: dict[str, Record],
+    stale: set[str],
+    state: tuple[int, int, int],
+) -> bool:
+    """Write the rows of files changed outside the store (``overlay``; ``stale``: rows changed or gone) into
+    the snapshot under the store's write lock, only if no writer holds it now and none wrote since ``seen``
+    was read; record the directory as listed at ``state`` (its time, when listed, its file count). The
+    generation stays: a writer's catalog learns of the files from the directory's new time (issue 23)."""
+    from ctxops_contracts.shared.locks import LockBusy, file_lock
+
+    dir_mtime, listed_ns, files = state
+    try:
+        with file_lock(os.path.join(index_dir, WRITE_LOCK), timeout=0, write_pid=True):
+            writer = SnapshotWriter(index_dir, memory_dir)
+            try:
+                writer.begin()
+                meta = writer.meta
+                if any(meta.get(k) != seen.get(k) for k in ("format", "generation", "dir_mtime_ns", "memory_dir")):
+                    return False  # a writer came in between: the rows are not the ones the listing was compared with
+                with writer.con:
+                    for name in sorted(stale - overlay.keys()):
+                        writer._drop(name)
+                    for name in sorted(overlay):
+                        writer._put(name, overlay[name], replace=True)
+                    meta.update({"dir_mtime_ns": str(dir_mtime), "checked_ns": str(listed_ns), "files": str(files)})
+                    writer.con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(meta.items()))
+            finally:
+                writer.close()
+    except (LockBusy, OSError, sqlite3.Error, ValueError) as exc:
+        log.debug("pulled memories not folded into the snapshot: %s", exc)
+        return False
+    return True
 
 
 def _note_checked(path: str, seen_mtime: str | int, dir_mtime: int, now: int) -> None:

@@ -35,14 +35,13 @@ from .index import Filters, MemoryIndex, scope_matches
 from .layout import INDEX_DIR, MEMORY_DIR
 from .similarity import anchors, content_hash, near_duplicate, normalize, shingles
 from .snapshot import BULK as SNAPSHOT_BULK
-from .snapshot import SnapshotWriter, request_sync
+from .snapshot import WRITE_LOCK, SnapshotWriter, request_sync
 from .snapshot import wanted as snapshot_wanted
 from .terms import subject_of, tokens
 
 log = logging.getLogger(__name__)
 
 _UNSET = object()
-WRITE_LOCK = "memory-write.lock"
 GENERATION = "memory-generation"
 
 

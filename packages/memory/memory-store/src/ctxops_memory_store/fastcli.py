@@ -62,6 +62,8 @@ def plain_entry(data: object) -> dict[str, Any] | None:
         return None
     if not isinstance(data.get("id"), str) or not isinstance(data.get("title"), str):
         return None
+    if data.get("kind") not in KINDS:
+        return None
     out: dict[str, Any] = {"schema_version": version, "id": data["id"], "kind": data["kind"], "title": data["title"]}
     body = data.get("body", "")
     if not isinstance(body, str):

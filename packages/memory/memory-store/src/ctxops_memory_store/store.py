@@ -805,7 +805,7 @@ class MemoryStore:
                 writer.begin()
                 if not snapshot.writable_in_step(writer, generation):
                     return None
-                return self._quick_settle(writer, entry, stamp)
+                return self._quick_settle(writer, entry, stamp, generation)
             except sqlite3.Error as exc:
                 log.warning("quick write fell back to the full one: %s", exc)
                 with contextlib.suppress(sqlite3.Error):
@@ -822,7 +822,9 @@ class MemoryStore:
                 self._converted, self._hashes, self._text_hash = {}, {}, {}
                 self._dirty_generation = False
 
-    def _quick_settle(self, writer: SnapshotWriter, entry: MemoryEntry, stamp: datetime) -> AddResult:
+    def _quick_settle(
+        self, writer: SnapshotWriter, entry: MemoryEntry, stamp: datetime, generation: str
+    ) -> AddResult:
         from . import snapshot
 
         con = writer.con
@@ -832,6 +834,8 @@ class MemoryStore:
             if existing is not None:
                 if _shown(existing) == _shown(entry):
                     self._vouch([trust_view(existing)])
+                if writer.con.in_transaction:  # files a `git pull` brought were folded in: keep them
+                    snapshot.mark_quick(writer, generation)
                 return AddResult(existing, "duplicate")
         table: dict[str, tuple[MemoryEntry, Path]] = {}
         bucket = snapshot.bucket_of(entry.kind, list(entry.scope))

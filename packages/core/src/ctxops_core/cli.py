@@ -167,13 +167,19 @@ def _dispatch(raw: list[str]) -> int:
         return result
     from ctxops_contracts.shared.cli import PROG_ENV
 
-    from .commands import discover
-
-    plugins = discover()
     if name == "mem":
         from .codeties import install  # memories tie to the symbols they name where the code map is installed
 
         install()
+        # memory-store's own command (a dependency of core): without the entry-point scan (importlib.metadata,
+        # ~30 ms of every fresh `ctx mem add`); its extensions (`ctx mem inject`) it finds itself.
+        from ctxops_memory_store.cli import main as mem_main
+
+        os.environ[PROG_ENV] = "ctx mem"
+        return mem_main(rest)
+    from .commands import discover
+
+    plugins = discover()
     if name in plugins:
         # The plugin's usage lines name what the user typed (`usage: ctx code ...`), not its own script.
         os.environ[PROG_ENV] = f"ctx {name}"

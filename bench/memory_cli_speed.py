@@ -91,7 +91,12 @@ def main() -> int:
         times: dict[str, tuple[list[float], list[float]]] = {}
         loads: list[float] = []
 
-        def timed(label: str, argv: list[str], payload: str | None = None) -> str:
+        def timed(
+            label: str,
+            argv: list[str],
+            payload: str | None = None,
+            times: dict[str, tuple[list[float], list[float]]] = times,
+        ) -> str:
             wall, cpu, out = run_child(argv, payload, env)
             times.setdefault(label, ([], []))[0].append(wall)
             times[label][1].append(cpu)

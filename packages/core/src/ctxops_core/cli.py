@@ -131,11 +131,9 @@ def main(argv: list[str] | None = None) -> int:
         # `ctx mem search|show` (the injection's closing line tells the agent to run them): answered from the
         # memory store's read snapshot before argparse, msgspec and the entry-point scan are imported
         # (issue 23); None: anything unusual, the ordinary path below answers.
-        try:
-            from ctxops_memory_store.fastcli import main as mem_fast
-        except ModuleNotFoundError:
-            mem_fast = None
-        status = mem_fast(raw[1:]) if mem_fast is not None else None
+        from ctxops_memory_store.fastcli import main as mem_fast
+
+        status = mem_fast(raw[1:])
         if status is not None:
             return status
     if raw[:1] == ["mcp"] and argv is None:

@@ -193,7 +193,7 @@ def main(argv: list[str]) -> int | None:
     index_dir = os.path.join(root, META_DIR, INDEX_DIR)
     try:
         if command == "search":
-            return _search(root, index_dir, memory_dir, " ".join(words), limit, json_mode)
+            return _search(root, index_dir, memory_dir, " ".join(words), limit=limit, json_mode=json_mode)
         return _show(root, memory_dir, words[0], json_mode)
     except (OSError, ValueError, UnicodeError):
         return None
@@ -207,7 +207,7 @@ def _review_clean(root: str, entries: list[dict[str, Any]]) -> bool:
     return not any(entry["ties"] and check(root, entry["ties"], cache) for entry in entries)
 
 
-def _search(root: str, index_dir: str, memory_dir: str, query: str, limit: int, json_mode: bool) -> int | None:
+def _search(root: str, index_dir: str, memory_dir: str, query: str, *, limit: int, json_mode: bool) -> int | None:
     from . import snapshot
     from .terms import tokens
 

@@ -90,6 +90,8 @@ def text_hashes(entry: Record) -> list[str]:
     if isinstance(kind, str) and isinstance(title, str) and isinstance(body, str) and isinstance(scope, list):
         found.append(content_hash(kind, title, body, [str(s) for s in scope]))
     return found
+
+
 _DROP = (
     "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS postings; "
     "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS tied; DROP TABLE IF EXISTS hashes;"
@@ -346,7 +348,7 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True) -> Snap
                         overlay[name] = parse_file(os.path.join(memory_dir, name), name)
                     except OSError:
                         continue
-                if fold and _fold(index_dir, memory_dir, meta, overlay, stale, (dir_mtime, now, len(listing))):
+                if fold and _fold(index_dir, memory_dir, meta, overlay, stale, state=(dir_mtime, now, len(listing))):
                     con.close()
                     return open_for_read(index_dir, memory_dir, fold=False)
             elif now - dir_mtime >= RACY_NS:
@@ -364,6 +366,7 @@ def _fold(
     seen: dict[str, str],
     overlay: dict[str, Record],
     stale: set[str],
+    *,
     state: tuple[int, int, int],
 ) -> bool:
     """Write the rows of files changed outside the store (``overlay``; ``stale``: rows changed or gone) into
@@ -625,7 +628,9 @@ def writable_in_step(writer: SnapshotWriter, generation: str) -> bool:
     return True
 
 
-def candidates(writer: SnapshotWriter, bucket: str, title: str, terms: dict[str, float], most: int, top: int) -> list[tuple[str, str]]:
+def candidates(
+    writer: SnapshotWriter, bucket: str, title: str, terms: dict[str, float], *, most: int, top: int
+) -> list[tuple[str, str]]:
     """(file, entry JSON) of the active entries a new one of ``bucket`` is compared with, by file name: all of
     them up to ``most``; past that, those with its normalised ``title`` and the ``top`` best by BM25 over its
     16 rarest ``terms`` (a near-duplicate shares them; a bucket of thousands is never read whole)."""

@@ -18,9 +18,9 @@ from typing import Any
 import msgspec
 from ctxops_contracts import CodeTieSource, ContractError, MemoryEntry, UnsupportedSchemaVersion, convert, new_ulid
 from ctxops_contracts.redaction import redact_label
-from ctxops_contracts.shared.jsonlite import loads as jsonlite_loads
 from ctxops_contracts.shared.confine import confined, ensure_dir, open_regular, read_regular
 from ctxops_contracts.shared.files import atomic_write
+from ctxops_contracts.shared.jsonlite import loads as jsonlite_loads
 from ctxops_contracts.shared.layout import COMMITTED_FILE_MODE, ensure_meta
 from ctxops_contracts.shared.locks import LockBusy, file_lock
 from ctxops_hooks_capture.redact import redact, redact_path
@@ -787,7 +787,7 @@ class MemoryStore:
         from . import snapshot
 
         index_dir, memory_dir = str(self.index_dir), str(self.memory_dir)
-        if not os.path.exists(snapshot.path_for(index_dir)):
+        if not (self.index_dir / snapshot.NAME).exists():
             return None
         stamp = now or utcnow()
         entry = self._prepared(entry)
@@ -822,9 +822,7 @@ class MemoryStore:
                 self._converted, self._hashes, self._text_hash = {}, {}, {}
                 self._dirty_generation = False
 
-    def _quick_settle(
-        self, writer: SnapshotWriter, entry: MemoryEntry, stamp: datetime, generation: str
-    ) -> AddResult:
+    def _quick_settle(self, writer: SnapshotWriter, entry: MemoryEntry, stamp: datetime, generation: str) -> AddResult:
         from . import snapshot
 
         con = writer.con
@@ -842,7 +840,7 @@ class MemoryStore:
         from .catalog import index_terms
 
         terms, _ = index_terms(msgspec.to_builtins(entry))
-        for name, data in snapshot.candidates(writer, bucket, entry.title, terms, QUICK_BUCKET, QUICK_TOP):
+        for name, data in snapshot.candidates(writer, bucket, entry.title, terms, most=QUICK_BUCKET, top=QUICK_TOP):
             try:
                 old = convert(MemoryEntry, jsonlite_loads(data), where=name)
             except (ContractError, UnsupportedSchemaVersion, ValueError):

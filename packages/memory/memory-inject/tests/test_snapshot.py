@@ -115,9 +115,10 @@ def test_a_file_changed_outside_the_store_is_read_on_top_of_the_snapshot(
     assert opened is not None and opened.behind and list(opened.overlay) == [file_name(by_hand)]
     assert opened.stale == {gone.name}
     opened.close()
+    limit = snapshot.OVERLAY_MAX
     monkeypatch.setattr(snapshot, "OVERLAY_MAX", 1)  # more files changed than a reader parses itself
     assert snapshot.open_for_read(index_dir, memory_dir) is None
-    monkeypatch.undo()
+    monkeypatch.setattr(snapshot, "OVERLAY_MAX", limit)
     started: list[str] = []
     monkeypatch.setattr(build.snapshot, "request_sync", lambda root, index: started.append(root))
     monkeypatch.setattr(build, "load_catalog", _no_catalog)  # the catalog is never read for it

@@ -39,15 +39,21 @@ def _texts(count: int) -> list[tuple[str, str]]:
 
 
 def _grow(root: Path, texts: list[tuple[str, str]], start: int, stop: int) -> list[str]:
+    from datetime import UTC, datetime
+
+    from ctxops_contracts import MemoryEntry, new_ulid
     from ctxops_contracts.shared.files import atomic_write
-    from ctxops_memory_store import new_entry
     from ctxops_memory_store.entry_file import file_name, render_entry
 
     memory = root / ".meta" / "memory"
     ids = []
+    now = datetime.now(UTC)
     for i in range(start, stop):
         title, body = texts[i]
-        entry = new_entry(kind=KINDS[i % len(KINDS)], title=title, body=body, scope=[f"pkg{i % 40}/**"])
+        # As a clone brings them: files only (docstrings hold no secrets, so no redaction pass either).
+        entry = MemoryEntry(
+            id=new_ulid(), kind=KINDS[i % len(KINDS)], title=title, body=body, scope=[f"pkg{i % 40}/**"], created_at=now
+        )
         atomic_write(memory / file_name(entry), render_entry(entry), fsync=False)
         ids.append(entry.id)
     return ids

@@ -119,6 +119,22 @@ def test_fast_search_and_show_answer_as_the_cli(repo: Path, small_is_tiny: None)
         assert fastcli.main([*argv, *root]) is None  # argparse's and the store's: nothing printed
 
 
+def test_a_small_store_is_read_from_the_snapshot_while_every_file_is_its_rows(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(snapshot, "MIN_FILES", 0)  # the writer keeps one; the hook still reads the catalog
+    _filled(repo)
+    argv = ["search", "money", "decimal", "--json", "--root", str(repo)]
+    fast = _answer(fastcli.main, argv)
+    assert fast[0] == 0 and '"engine":"snapshot"' in fast[1]
+    assert snapshot.open_for_read(str(repo / ".meta" / "index"), str(repo / ".meta" / "memory")) is None
+    path = MemoryStore(repo).path_of(BASE[0].id)
+    assert path is not None
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # as an edit in place
+    assert fastcli.main(argv) is None  # the full CLI reads the catalog, which stats every file
+
+
 def test_the_fast_path_imports_neither_argparse_nor_msgspec(repo: Path, small_is_tiny: None) -> None:
     _filled(repo)
     code = (

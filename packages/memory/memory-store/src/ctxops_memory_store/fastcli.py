@@ -211,7 +211,7 @@ def _search(root: str, index_dir: str, memory_dir: str, query: str, *, limit: in
     from . import snapshot
     from .terms import tokens
 
-    snap = snapshot.open_for_read(index_dir, memory_dir)
+    snap = snapshot.open_for_read(index_dir, memory_dir, small_ok=True)
     if snap is None:
         return None
     try:

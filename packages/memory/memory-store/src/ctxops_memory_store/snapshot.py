@@ -47,6 +47,7 @@ FORMAT = "6"  # 4: the session-5 stemmer changed every term; 5: the paths memori
 # 6: what a write looks up instead of loading every entry (issue 23): ``hashes`` of every file's text, each
 # document's ``bucket`` (kind and scope: what folds and supersedes together) and normalised title
 CONSTANT_KINDS = ("decision", "constraint", "convention")
+MIN_FILES = 200  # the writer keeps a snapshot for stores larger than this (``wanted``)
 OVERLAY_MAX = 200  # files changed outside the store a reader parses itself on top of the snapshot
 RECENT_CONSTANTS = 60  # non-pinned constants read besides the ones the prompt matches (newest first)
 
@@ -301,7 +302,9 @@ def _listing(memory_dir: str) -> dict[str, int] | None:
         return None
 
 
-def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True) -> Snapshot | None:
+def open_for_read(
+    index_dir: str, memory_dir: str, *, fold: bool = True, small_ok: bool = False
+) -> Snapshot | None:
     """The snapshot when it describes the memory directory (see the module docstring), else None.
 
     Files changed outside the store (a `git pull`) are read on top of it and, with ``fold``, written into it
@@ -321,6 +324,10 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True) -> Snap
             con.close()
             return None
         if int(meta.get("files", "0")) <= SMALL:
+            # A small store: the hook reads the catalog, which stats every file there (edits in place too).
+            # The CLI's fast path may read the rows when every file's inode and time are theirs.
+            if small_ok and _every_file_known(con, memory_dir):
+                return Snapshot(con, meta)
             con.close()
             return None
         now = time.time_ns()
@@ -358,6 +365,22 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True) -> Snap
     except (sqlite3.Error, KeyError, ValueError):
         con.close()
         return None
+
+
+def _every_file_known(con: sqlite3.Connection, memory_dir: str) -> bool:
+    """Whether the files of the (small) memory directory are exactly the rows' files, by inode and time (a
+    stat of each: at most ``SMALL``, a few milliseconds)."""
+    found: dict[str, tuple[int, int]] = {}
+    try:
+        with os.scandir(memory_dir) as it:
+            for item in it:
+                if item.name.endswith(".md") and not item.name.startswith("."):
+                    stat = item.stat(follow_symlinks=False)
+                    found[item.name] = (stat.st_ino, stat.st_mtime_ns)
+    except OSError:
+        return False
+    known = {str(f): (int(i), int(m)) for f, i, m in con.execute("SELECT file, ino, mtime_ns FROM files")}
+    return found == known
 
 
 def _fold(
@@ -697,8 +720,9 @@ def mark_quick(writer: SnapshotWriter, generation: str) -> None:
 
 
 def wanted(index_dir: str, catalog: Catalog) -> bool:
-    """Whether the writer keeps a snapshot for this store: a large one, or one that already has it."""
-    return len(catalog.records) > SMALL or os.path.exists(path_for(index_dir))
+    """Whether the writer keeps a snapshot for this store: one of more than ``MIN_FILES`` files (the CLI's
+    fast path reads it past that; the hook past ``SMALL``), or one that already has it."""
+    return len(catalog.records) > min(MIN_FILES, SMALL) or os.path.exists(path_for(index_dir))
 
 
 # -- the detached sync -------------------------------------------------------------------------------

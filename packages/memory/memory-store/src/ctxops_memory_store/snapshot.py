@@ -302,9 +302,7 @@ def _listing(memory_dir: str) -> dict[str, int] | None:
         return None
 
 
-def open_for_read(
-    index_dir: str, memory_dir: str, *, fold: bool = True, small_ok: bool = False
-) -> Snapshot | None:
+def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_ok: bool = False) -> Snapshot | None:
     """The snapshot when it describes the memory directory (see the module docstring), else None.
 
     Files changed outside the store (a `git pull`) are read on top of it and, with ``fold``, written into it

@@ -133,6 +133,10 @@ def test_a_small_store_is_read_from_the_snapshot_while_every_file_is_its_rows(
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # as an edit in place
     assert fastcli.main(argv) is None  # the full CLI reads the catalog, which stats every file
+    later = _entry("fact", "Caches expire hourly")
+    assert MemoryStore(repo).quick_put(later) is None  # nor does a quick write take the rows
+    MemoryStore(repo).put(later)  # the full write brings them in step again
+    assert MemoryStore(repo).quick_put(_entry("fact", "Caches are warmed at boot")) is not None
 
 
 def test_the_fast_path_imports_neither_argparse_nor_msgspec(repo: Path, small_is_tiny: None) -> None:

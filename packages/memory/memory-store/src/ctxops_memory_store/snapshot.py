@@ -620,13 +620,16 @@ class SnapshotWriter:
 
 def writable_in_step(writer: SnapshotWriter, generation: str) -> bool:
     """Whether a quick write may take the snapshot's rows for the store: the last store write left them
-    (``generation``), for a large store, and the directory still holds exactly their files; files changed
+    (``generation``) and the directory still holds exactly their files (in a store of at most ``SMALL``
+    files, by inode and time of each, as the catalog checks them there); in a larger one, files changed
     outside the store (a `git pull`, at most ``OVERLAY_MAX``) are folded in first, in this transaction."""
     meta = writer.meta
     if meta.get("format") != FORMAT or meta.get("memory_dir") != writer.memory_dir:
         return False
-    if meta.get("generation") != generation or int(meta.get("files", "0")) <= SMALL:
+    if meta.get("generation") != generation:
         return False
+    if int(meta.get("files", "0")) <= SMALL:  # a small store: every file must be its rows (a stat of each)
+        return _every_file_known(writer.con, writer.memory_dir)
     dir_mtime = os.stat(writer.memory_dir).st_mtime_ns
     if str(dir_mtime) == meta.get("dir_mtime_ns") and int(meta["checked_ns"]) - dir_mtime >= RACY_NS:
         return True

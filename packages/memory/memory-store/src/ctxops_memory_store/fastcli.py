@@ -194,7 +194,7 @@ def main(argv: list[str]) -> int | None:
     try:
         if command == "search":
             return _search(root, index_dir, memory_dir, " ".join(words), limit=limit, json_mode=json_mode)
-        return _show(root, memory_dir, words[0], json_mode)
+        return _show(root, index_dir, memory_dir, words[0], json_mode=json_mode)
     except (OSError, ValueError, UnicodeError):
         return None
 
@@ -244,14 +244,25 @@ def _search(root: str, index_dir: str, memory_dir: str, query: str, *, limit: in
     return 0 if hits else 1
 
 
-def _show(root: str, memory_dir: str, wanted_id: str, json_mode: bool) -> int | None:
+def _show(root: str, index_dir: str, memory_dir: str, wanted_id: str, *, json_mode: bool) -> int | None:
     """``MemoryStore.quick_resolve``: the one file whose name carries the id's last 6 characters."""
     wanted = wanted_id.strip().upper()
     if len(wanted) < 6:
         return None
     tail = f"-{wanted[-6:].lower()}.md"
-    with os.scandir(memory_dir) as it:
-        names = [e.name for e in it if e.name.endswith(tail)]
+    from . import snapshot
+
+    snap = snapshot.open_for_read(index_dir, memory_dir, small_ok=True)
+    if snap is not None:  # the snapshot's file names (a scan in SQLite), and the files changed since
+        try:
+            rows = snap.con.execute("SELECT file FROM files WHERE file LIKE ?", (f"%{tail}",))
+            names = [str(f) for (f,) in rows if str(f).endswith(tail) and str(f) not in snap.stale]
+            names += [n for n in snap.overlay if n.endswith(tail)]
+        finally:
+            snap.close()
+    else:
+        with os.scandir(memory_dir) as it:
+            names = [e.name for e in it if e.name.endswith(tail)]
     from .catalog import parse_file
 
     matches: list[tuple[dict[str, Any], str]] = []

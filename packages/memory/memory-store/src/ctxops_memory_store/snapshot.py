@@ -100,6 +100,19 @@ _DROP = (
 MAX_TIED_LOOKUP = 200  # paths (files in play and their directories) one read looks up in ``tied``
 
 
+RACY_FINE_NS = 100_000_000  # the racy window where the file system keeps sub-millisecond times (ext4, XFS, ...)
+
+
+def _racy(mtime_ns: int) -> int:
+    """How long after the directory's time a check must be to see every change since (the "racy git" rule).
+
+    A file system with sub-millisecond times stamps with the kernel's coarse clock (a tick of 1-10 ms): a
+    check 100 ms after the time saw everything before it. A time without sub-millisecond digits may come
+    from a coarse file system (FAT: 2 s): the catalog's 2 s. So a reader after a write lists the directory
+    once, not for the next 2 s (issue 23: at 50,000 files a listing costs tens of milliseconds)."""
+    return min(RACY_NS, RACY_FINE_NS) if mtime_ns % 1_000_000 else RACY_NS
+
+
 def _with_parents(path: str) -> list[str]:
     """``a/b/c.py`` -> ``a/b/c.py``, ``a/b``, ``a``: a memory tied to a directory is tied to what is in it."""
     pieces = path.strip("/").split("/")
@@ -332,7 +345,7 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_o
         built_mtime, checked = int(meta["dir_mtime_ns"]), int(meta["checked_ns"])
         overlay: dict[str, Record] = {}
         stale: set[str] = set()
-        if built_mtime != dir_mtime or checked - built_mtime < RACY_NS:
+        if built_mtime != dir_mtime or checked - built_mtime < _racy(built_mtime):
             listing = _listing(memory_dir)
             known = dict(con.execute("SELECT file, ino FROM files").fetchall())
             if listing is None:
@@ -356,7 +369,7 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_o
                 if fold and _fold(index_dir, memory_dir, meta, overlay, stale, state=(dir_mtime, now, len(listing))):
                     con.close()
                     return open_for_read(index_dir, memory_dir, fold=False)
-            elif now - dir_mtime >= RACY_NS:
+            elif now - dir_mtime >= _racy(dir_mtime):
                 _note_checked(path, built_mtime, dir_mtime, now)
         due = now - int(meta["full_check_ns"]) >= FULL_CHECK_AFTER_NS
         return Snapshot(con, meta, full_check_due=due, overlay=overlay, stale=stale)
@@ -631,7 +644,7 @@ def writable_in_step(writer: SnapshotWriter, generation: str) -> bool:
     if int(meta.get("files", "0")) <= SMALL:  # a small store: every file must be its rows (a stat of each)
         return _every_file_known(writer.con, writer.memory_dir)
     dir_mtime = os.stat(writer.memory_dir).st_mtime_ns
-    if str(dir_mtime) == meta.get("dir_mtime_ns") and int(meta["checked_ns"]) - dir_mtime >= RACY_NS:
+    if str(dir_mtime) == meta.get("dir_mtime_ns") and int(meta["checked_ns"]) - dir_mtime >= _racy(dir_mtime):
         return True
     listing = _listing(writer.memory_dir)
     if listing is None:

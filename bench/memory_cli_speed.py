@@ -71,16 +71,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,50000", help="store sizes, comma-separated, ascending")
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--reuse", help="measure again on the store a previous run left (its repository path)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.reuse:
+        listing = [n for n in os.listdir(Path(args.reuse) / ".meta" / "memory") if n.endswith(".md")]
+        sizes = [len(listing)]
     from ctxops_memory_store import MemoryStore, new_entry
     from ctxops_memory_store.trust import trust_repository
 
     extra_count = len(sizes) * args.runs * 5 + 10
     texts = _texts(sizes[-1] + extra_count)
     extra = texts[sizes[-1] :]
-    root = Path(tempfile.mkdtemp(prefix="memcli-")) / "repo"
-    (root / ".git").mkdir(parents=True)
+    root = Path(args.reuse) if args.reuse else Path(tempfile.mkdtemp(prefix="memcli-")) / "repo"
+    (root / ".git").mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     py = sys.executable
     ctx = str(Path(py).with_name("ctx"))
@@ -89,9 +93,12 @@ def main() -> int:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; load average at start {os.getloadavg()}")
     for size in sizes:
         began, cpu = time.perf_counter(), _cpu_now()
+        if args.reuse:  # the file names end with the ids' last 6 characters: what `show` takes
+            ids = [n[-9:-3] for n in sorted(listing)]
         ids += _grow(root, texts, len(ids), size)
         written = time.perf_counter() - began
-        MemoryStore(root).sync_snapshot()
+        if not args.reuse:  # a reused store's snapshot is the one its last run left (readers fold pulls)
+            MemoryStore(root).sync_snapshot()
         trust_repository(root)  # the files were written outside the store: trusted, as their author's clone
         print(
             f"\n{size} memories: files written in {written:.0f} s, the read snapshot brought in step in "
@@ -131,7 +138,7 @@ def main() -> int:
                 {"session_id": f"b{n}", "cwd": str(root), "hook_event_name": "UserPromptSubmit", "prompt": words}
             )
             timed("hook after git pull", [py, "-m", "ctxops_memory_inject", "hook", "claude-code"], payload)
-            title = f"bench note {size}-{n}: {extra[used + 4][0]}"
+            title = f"bench note {size}-{n}-{time.time_ns()}: {extra[used + 4][0]}"
             out = timed("ctx mem add", [ctx, "mem", "--root", str(root), "add", "--title", title, "--json"])
             assert json.loads(out)["action"] == "added", out[:200]
             used += 5

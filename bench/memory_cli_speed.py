@@ -1,8 +1,8 @@
 """Fresh `ctx mem` processes and the inject hook at any store size (issue 23, item 4).
 
 The store grows through ``--sizes`` (default 1,000, 10,000 and 50,000 memories: docstrings of the stdlib and
-installed packages, as bench/memory_inject_speed.py: the first 12,000, then numbered copies of them). Each step's memories are
-written as files directly (as a `git clone` brings them; ``put`` one by one would fold and compare) and the
+installed packages, as bench/memory_inject_speed.py: the first 12,000, then numbered copies of them). Each
+step's memories are written as files directly (as a `git clone` brings them; ``put`` one by one would fold and compare) and the
 store's read snapshot brought in step once, in-process (what the detached sync does): that is how the
 store is built, and its cost is printed. Then, each in a fresh process, interleaved with ``python -c pass``
 so machine load hits all alike, ``--runs`` times: ``ctx mem search WORDS --json``, ``ctx mem show ID
@@ -26,7 +26,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from memory_inject_speed import KINDS, docstrings, p95, run_child
-
 
 UNIQUE = 12_000  # docstrings collected at most (parsing every installed file takes minutes on a busy machine)
 

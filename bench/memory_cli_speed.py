@@ -2,8 +2,8 @@
 
 The store grows through ``--sizes`` (default 1,000, 10,000 and 50,000 memories: docstrings of the stdlib and
 installed packages, as bench/memory_inject_speed.py: the first 12,000, then numbered copies of them). Each
-step's memories are written as files directly (as a `git clone` brings them; ``put`` one by one would fold and compare) and the
-store's read snapshot brought in step once, in-process (what the detached sync does): that is how the
+step's memories are written as files directly (as a `git clone` brings them; ``put`` one by one would fold
+and compare) and the store's read snapshot brought in step once, in-process (what the detached sync does): that is how the
 store is built, and its cost is printed. Then, each in a fresh process, interleaved with ``python -c pass``
 so machine load hits all alike, ``--runs`` times: ``ctx mem search WORDS --json``, ``ctx mem show ID
 --json``, the inject hook (``python -m ctxops_memory_inject hook claude-code``, UserPromptSubmit) right after
@@ -74,7 +74,7 @@ def main() -> int:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.reuse:
-        listing = [n for n in os.listdir(Path(args.reuse) / ".meta" / "memory") if n.endswith(".md")]
+        listing = [p.name for p in (Path(args.reuse) / ".meta" / "memory").iterdir() if p.name.endswith(".md")]
         sizes = [len(listing)]
     from ctxops_memory_store import MemoryStore, new_entry
     from ctxops_memory_store.trust import trust_repository

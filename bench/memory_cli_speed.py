@@ -4,8 +4,8 @@ The store grows through ``--sizes`` (default 1,000, 10,000 and 50,000 memories: 
 installed packages, as bench/memory_inject_speed.py: the first 12,000, then numbered copies of them). Each
 step's memories are written as files directly (as a `git clone` brings them; ``put`` one by one would fold
 and compare) and the store's read snapshot brought in step once, in-process (what the detached sync does):
-that is how the store is built, and its cost is printed. Then, each in a fresh process, interleaved with ``python -c pass``
-so machine load hits all alike, ``--runs`` times: ``ctx mem search WORDS --json``, ``ctx mem show ID
+that is how the store is built, and its cost is printed. Then, each in a fresh process, interleaved with
+``python -c pass`` so machine load hits all alike, ``--runs`` times: ``ctx mem search WORDS --json``, ``ctx mem show ID
 --json``, the inject hook (``python -m ctxops_memory_inject hook claude-code``, UserPromptSubmit) right after
 a ``git pull`` that brought 3 memories (files written outside the store), and ``ctx mem add --title ...
 --json``. p50/p95 wall and CPU per command, each beside ``python -c pass`` and the load average (the

@@ -512,7 +512,10 @@ class MemoryStore:
         now = time.time()
         for directory in (self.memory_dir, self.index_dir):
             try:
-                found = [p for p in directory.iterdir() if p.name.startswith(".") and p.name.endswith(".tmp")]
+                # os.scandir, not Path.iterdir: no Path object per memory file (~100 ms at 50,000 on a busy machine)
+                with os.scandir(directory) as listing:
+                    names = [e.name for e in listing if e.name.startswith(".") and e.name.endswith(".tmp")]
+                found = [directory / name for name in names]
             except OSError:
                 continue
             for path in found:
@@ -793,6 +796,15 @@ class MemoryStore:
         entry = self._prepared(entry)
         ensure_meta(str(self.root))
         ensure_dir(self.index_dir)
+        result = self._quick_locked(entry, stamp)
+        if result is not None and result.action != "duplicate":
+            snapshot.settle_racy(index_dir, memory_dir)
+        return result
+
+    def _quick_locked(self, entry: MemoryEntry, stamp: datetime) -> AddResult | None:
+        from . import snapshot
+
+        index_dir, memory_dir = str(self.index_dir), str(self.memory_dir)
         with file_lock(self.index_dir / WRITE_LOCK, timeout=WRITE_WAIT_S, write_pid=True, max_poll=WRITE_POLL_S):
             if not self._swept:
                 self._sweep_temp()

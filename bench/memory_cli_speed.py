@@ -1,20 +1,24 @@
 """Fresh `ctx mem` processes and the inject hook at any store size (issue 23, item 4).
 
-``--n`` memories (docstrings of the stdlib and installed packages, as bench/memory_inject_speed.py) are
-written as files and the store's read snapshot built once (what the detached sync does). Then, each in a
-fresh process, interleaved with ``python -c pass`` so machine load hits all alike, ``--runs`` times:
-``python -m ctxops_memory_store search WORDS --json`` (= ``ctx mem search``), ``show ID``, ``add``, and the
-inject hook (``python -m ctxops_memory_inject hook claude-code``, UserPromptSubmit) right after a
-``git pull`` that brought 3 memories (files written outside the store). p50/p95 wall and CPU per command,
-each beside ``python -c pass``.
+The store grows through ``--sizes`` (default 1,000, 10,000 and 50,000 memories: docstrings of the stdlib and
+installed packages, as bench/memory_inject_speed.py: the first 12,000, then numbered copies of them). Each
+step's memories are written as files directly (as a `git clone` brings them; ``put`` one by one would fold
+and compare) and the store's read snapshot brought in step once, in-process (what the detached sync does):
+that is how the store is built, and its cost is printed. Then, each in a fresh process, interleaved with
+``python -c pass`` so machine load hits all alike, ``--runs`` times: ``ctx mem search WORDS --json``, ``ctx mem show ID
+--json``, the inject hook (``python -m ctxops_memory_inject hook claude-code``, UserPromptSubmit) right after
+a ``git pull`` that brought 3 memories (files written outside the store), and ``ctx mem add --title ...
+--json``. p50/p95 wall and CPU per command, each beside ``python -c pass`` and the load average (the
+machine is shared: CPU is the figure that does not depend on the neighbours).
 
-Run: uv run python bench/memory_cli_speed.py [--n 50000] [--runs 20]
+Run: uv run python bench/memory_cli_speed.py [--sizes 1000,10000,50000] [--runs 20]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -23,66 +27,131 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from memory_inject_speed import KINDS, docstrings, p95, run_child
 
+UNIQUE = 12_000  # docstrings collected at most (parsing every installed file takes minutes on a busy machine)
+
+
+def _texts(count: int) -> list[tuple[str, str]]:
+    found = docstrings(min(count, UNIQUE))
+    out = list(found)
+    round_ = 1
+    while len(out) < count and found:  # fewer docstrings installed than memories wanted: numbered copies
+        round_ += 1
+        out += [(f"{t} (part {round_})", f"{b}\n\nPart {round_} of the notes.") for t, b in found[: count - len(out)]]
+    return out[:count]
+
+
+def _grow(root: Path, texts: list[tuple[str, str]], start: int, stop: int) -> list[str]:
+    from datetime import UTC, datetime
+
+    from ctxops_contracts import MemoryEntry, new_ulid
+    from ctxops_contracts.shared.files import atomic_write
+    from ctxops_memory_store.entry_file import file_name, render_entry
+
+    memory = root / ".meta" / "memory"
+    ids = []
+    now = datetime.now(UTC)
+    for i in range(start, stop):
+        title, body = texts[i]
+        # As a clone brings them: files only (docstrings hold no secrets, so no redaction pass either).
+        entry = MemoryEntry(
+            id=new_ulid(), kind=KINDS[i % len(KINDS)], title=title, body=body, scope=[f"pkg{i % 40}/**"], created_at=now
+        )
+        atomic_write(memory / file_name(entry), render_entry(entry), fsync=False)
+        ids.append(entry.id)
+    return ids
+
+
+def _cpu_now() -> float:
+    usage = os.times()
+    return usage.user + usage.system + usage.children_user + usage.children_system
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--n", type=int, default=50_000)
+    parser.add_argument("--sizes", default="1000,10000,50000", help="store sizes, comma-separated, ascending")
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--reuse", help="measure again on the store a previous run left (its repository path)")
     args = parser.parse_args()
-    from ctxops_contracts.shared.files import atomic_write
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.reuse:
+        listing = [p.name for p in (Path(args.reuse) / ".meta" / "memory").iterdir() if p.name.endswith(".md")]
+        sizes = [len(listing)]
     from ctxops_memory_store import MemoryStore, new_entry
-    from ctxops_memory_store.entry_file import file_name, render_entry
-
-    texts = docstrings(args.n + args.runs * 3 + 10)
-    root = Path(tempfile.mkdtemp(prefix="memcli-")) / "repo"
-    (root / ".git").mkdir(parents=True)
-    memory = root / ".meta" / "memory"
-    ids = []
-    began = time.perf_counter()
-    for i, (title, body) in enumerate(texts[: args.n]):
-        entry = new_entry(kind=KINDS[i % len(KINDS)], title=title, body=body, scope=[f"pkg{i % 40}/**"])
-        atomic_write(memory / file_name(entry), render_entry(entry), fsync=False)
-        ids.append(entry.id)
-    MemoryStore(root).sync_snapshot()
     from ctxops_memory_store.trust import trust_repository
 
-    trust_repository(root)  # the files were written outside the store: trusted, as their author's clone
-    print(f"{args.n} memories written and the read snapshot built in {time.perf_counter() - began:.0f} s")
-    env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    extra_count = len(sizes) * args.runs * 5 + 10
+    texts = _texts(sizes[-1] + extra_count)
+    extra = texts[sizes[-1] :]
+    root = Path(args.reuse) if args.reuse else Path(tempfile.mkdtemp(prefix="memcli-")) / "repo"
+    (root / ".git").mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     py = sys.executable
-    extra = texts[args.n :]
-    times: dict[str, tuple[list[float], list[float]]] = {}
-
-    def timed(label: str, argv: list[str], payload: str | None = None) -> str:
-        wall, cpu, out = run_child(argv, payload, env)
-        times.setdefault(label, ([], []))[0].append(wall)
-        times[label][1].append(cpu)
-        return out
-
-    for n in range(args.runs):
-        words = " ".join(extra[n][0].split()[:4])
-        timed("python -c pass", [py, "-c", "pass"])
-        out = timed("ctx mem search", [py, "-m", "ctxops_memory_store", "--root", str(root), "search", words, "--json"])
-        assert json.loads(out)["engine"] == "snapshot", out[:200]
-        timed("ctx mem show", [py, "-m", "ctxops_memory_store", "--root", str(root), "show", ids[n * 7][-8:], "--json"])
-        # A `git pull` that brings 3 memories, then the next hook.
-        for title, body in extra[args.runs + n * 3 : args.runs + n * 3 + 3]:
-            entry = new_entry(kind="lesson", title=title, body=body)
-            atomic_write(memory / file_name(entry), render_entry(entry), fsync=False)
-        payload = json.dumps(
-            {"session_id": f"b{n}", "cwd": str(root), "hook_event_name": "UserPromptSubmit", "prompt": words}
-        )
-        timed("hook after git pull", [py, "-m", "ctxops_memory_inject", "hook", "claude-code"], payload)
-        title = f"bench note {n}: {extra[n][0]}"
-        timed("ctx mem add", [py, "-m", "ctxops_memory_store", "--root", str(root), "add", "--title", title, "--json"])
-    floor_wall = p95(times["python -c pass"][0])
-    print(f"{'command':<22} {'wall p50':>9} {'wall p95':>9} {'cpu p95':>8} {'p95 - floor':>12}")
-    for label, (walls, cpus) in times.items():
-        walls_sorted = sorted(walls)
+    ctx = str(Path(py).with_name("ctx"))
+    ids: list[str] = []
+    used = 0
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; load average at start {os.getloadavg()}")
+    for size in sizes:
+        began, cpu = time.perf_counter(), _cpu_now()
+        if args.reuse:  # the file names end with the ids' last 6 characters: what `show` takes
+            ids = [n[-9:-3] for n in sorted(listing)]
+        ids += _grow(root, texts, len(ids), size)
+        written = time.perf_counter() - began
+        if not args.reuse:  # a reused store's snapshot is the one its last run left (readers fold pulls)
+            MemoryStore(root).sync_snapshot()
+        trust_repository(root)  # the files were written outside the store: trusted, as their author's clone
         print(
-            f"{label:<22} {walls_sorted[len(walls) // 2]:>8.0f}ms {p95(walls):>8.0f}ms {p95(cpus):>7.0f}ms "
-            f"{p95(walls) - floor_wall:>10.0f}ms"
+            f"\n{size} memories: files written in {written:.0f} s, the read snapshot brought in step in "
+            f"{time.perf_counter() - began - written:.0f} s (CPU {_cpu_now() - cpu:.0f} s for both)"
         )
+        times: dict[str, tuple[list[float], list[float]]] = {}
+        loads: list[float] = []
+
+        def timed(
+            label: str,
+            argv: list[str],
+            payload: str | None = None,
+            times: dict[str, tuple[list[float], list[float]]] = times,
+        ) -> str:
+            wall, cpu, out = run_child(argv, payload, env)
+            times.setdefault(label, ([], []))[0].append(wall)
+            times[label][1].append(cpu)
+            return out
+
+        for n in range(args.runs):
+            loads.append(os.getloadavg()[0])
+            words = " ".join(extra[used][0].split()[:4])
+            timed("python -c pass", [py, "-c", "pass"])
+            out = timed("ctx mem search", [ctx, "mem", "--root", str(root), "search", words, "--json"])
+            assert json.loads(out)["engine"] == "snapshot", out[:200]
+            shown = ids[(n * 7919) % len(ids)]
+            timed("ctx mem show", [ctx, "mem", "--root", str(root), "show", shown[-8:], "--json"])
+            timed("python -c pass ", [py, "-c", "pass"])
+            # A `git pull` that brings 3 memories, then the next hook.
+            from ctxops_contracts.shared.files import atomic_write
+            from ctxops_memory_store.entry_file import file_name, render_entry
+
+            for title, body in extra[used + 1 : used + 4]:
+                entry = new_entry(kind="lesson", title=title, body=body)
+                atomic_write(root / ".meta" / "memory" / file_name(entry), render_entry(entry), fsync=False)
+            payload = json.dumps(
+                {"session_id": f"b{n}", "cwd": str(root), "hook_event_name": "UserPromptSubmit", "prompt": words}
+            )
+            timed("hook after git pull", [py, "-m", "ctxops_memory_inject", "hook", "claude-code"], payload)
+            title = f"bench note {size}-{n}-{time.time_ns()}: {extra[used + 4][0]}"
+            out = timed("ctx mem add", [ctx, "mem", "--root", str(root), "add", "--title", title, "--json"])
+            assert json.loads(out)["action"] == "added", out[:200]
+            used += 5
+        floor_cpu = p95(times["python -c pass"][1] + times.pop("python -c pass ")[1])
+        print(
+            f"{'command':<22} {'wall p50':>9} {'wall p95':>9} {'cpu p50':>8} {'cpu p95':>8}   "
+            f"load average during the runs: {min(loads):.1f}-{max(loads):.1f} (2 cores shared)"
+        )
+        for label, (walls, cpus) in times.items():
+            print(
+                f"{label:<22} {sorted(walls)[len(walls) // 2]:>8.0f}ms {p95(walls):>8.0f}ms "
+                f"{sorted(cpus)[len(cpus) // 2]:>7.0f}ms {p95(cpus):>7.0f}ms"
+            )
+        print(f"(python -c pass CPU p95 over both of its runs per round: {floor_cpu:.0f} ms)")
     return 0
 
 

@@ -127,6 +127,15 @@ def main(argv: list[str] | None = None) -> int:
         from .hook_cmd import main as hook_main
 
         return hook_main(raw[1:])
+    if raw[:1] == ["mem"] and ("search" in raw or "show" in raw):
+        # `ctx mem search|show` (the injection's closing line tells the agent to run them): answered from the
+        # memory store's read snapshot before argparse, msgspec and the entry-point scan are imported
+        # (issue 23); None: anything unusual, the ordinary path below answers.
+        from ctxops_memory_store.fastcli import main as mem_fast
+
+        status = mem_fast(raw[1:])
+        if status is not None:
+            return status
     if raw[:1] == ["mcp"] and argv is None:
         # An MCP client waits for the handshake: answered before argparse and the grammar are imported.
         from .mcp_cmd import main as mcp_main
@@ -156,13 +165,19 @@ def _dispatch(raw: list[str]) -> int:
         return result
     from ctxops_contracts.shared.cli import PROG_ENV
 
-    from .commands import discover
-
-    plugins = discover()
     if name == "mem":
         from .codeties import install  # memories tie to the symbols they name where the code map is installed
 
         install()
+        # memory-store's own command (a dependency of core): without the entry-point scan (importlib.metadata,
+        # ~30 ms of every fresh `ctx mem add`); its extensions (`ctx mem inject`) it finds itself.
+        from ctxops_memory_store.cli import main as mem_main
+
+        os.environ[PROG_ENV] = "ctx mem"
+        return mem_main(rest)
+    from .commands import discover
+
+    plugins = discover()
     if name in plugins:
         # The plugin's usage lines name what the user typed (`usage: ctx code ...`), not its own script.
         os.environ[PROG_ENV] = f"ctx {name}"

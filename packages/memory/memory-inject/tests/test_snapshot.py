@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from ctxops_contracts.shared.locks import file_lock
 from ctxops_memory_inject import build
 from ctxops_memory_inject.build import build_injection
 from ctxops_memory_store import MemoryStore, new_entry, snapshot, trust
@@ -109,18 +110,35 @@ def test_a_file_changed_outside_the_store_is_read_on_top_of_the_snapshot(
     assert gone is not None
     gone.unlink()  # a `git pull` that brought one memory and removed another
     trust.trust_repository(repo)  # a file written outside the store is held back otherwise (test_trust_memories)
-    opened = snapshot.open_for_read(index_dir, memory_dir)  # the listing differs by two files: an overlay
+    # the listing differs by two files: an overlay (``fold=False``: as when a writer holds the store)
+    opened = snapshot.open_for_read(index_dir, memory_dir, fold=False)
     assert opened is not None and opened.behind and list(opened.overlay) == [file_name(by_hand)]
     assert opened.stale == {gone.name}
     opened.close()
+    limit = snapshot.OVERLAY_MAX
+    monkeypatch.setattr(snapshot, "OVERLAY_MAX", 1)  # more files changed than a reader parses itself
+    assert snapshot.open_for_read(index_dir, memory_dir) is None
+    monkeypatch.setattr(snapshot, "OVERLAY_MAX", limit)
     started: list[str] = []
     monkeypatch.setattr(build.snapshot, "request_sync", lambda root, index: started.append(root))
     monkeypatch.setattr(build, "load_catalog", _no_catalog)  # the catalog is never read for it
-    answer = build_injection(repo, "vendored wheels third_party retry webhooks", budget=2000).memory_ids
+    query = "vendored wheels third_party retry webhooks"
+    with file_lock(repo / ".meta" / "index" / snapshot.WRITE_LOCK, timeout=5):  # a writer at work: no fold
+        answer = build_injection(repo, query, budget=2000).memory_ids
     assert by_hand.id in answer and ids[0] not in answer
     assert started == [str(repo)]
-    monkeypatch.setattr(snapshot, "OVERLAY_MAX", 1)  # more files changed than a reader parses itself
-    assert snapshot.open_for_read(index_dir, memory_dir) is None
+    # No writer: the reader folds the two files into the rows itself (no detached sync for them), and the
+    # next reader finds the snapshot in step.
+    answer = build_injection(repo, query, budget=2000).memory_ids
+    assert by_hand.id in answer and ids[0] not in answer
+    assert started == [str(repo)]
+    con = sqlite3.connect(repo / ".meta" / "index" / snapshot.NAME)
+    files = {f for (f,) in con.execute("SELECT file FROM files")}
+    con.close()
+    assert file_name(by_hand) in files and gone.name not in files
+    opened = snapshot.open_for_read(index_dir, memory_dir, fold=False)
+    assert opened is not None and not opened.behind
+    opened.close()
 
     MemoryStore(repo).sync_snapshot()  # what the detached sync runs
     opened = snapshot.open_for_read(index_dir, memory_dir)

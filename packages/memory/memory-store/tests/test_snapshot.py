@@ -76,7 +76,8 @@ def test_the_listing_decides_when_the_directory_time_cannot(
     by_hand = new_entry(kind="lesson", title="Vendored wheels live in third_party")
     path = repo / ".meta" / "memory" / file_name(by_hand)
     path.write_text(render_entry(by_hand), encoding="utf-8")
-    opened = snapshot.open_for_read(index_dir, memory_dir)  # one file more: read on top of the rows
+    # one file more: read on top of the rows (``fold=False``: as when a writer holds the store)
+    opened = snapshot.open_for_read(index_dir, memory_dir, fold=False)
     assert opened is not None and opened.behind and list(opened.overlay) == [path.name]
     opened.close()
     limit = snapshot.OVERLAY_MAX
@@ -84,6 +85,7 @@ def test_the_listing_decides_when_the_directory_time_cannot(
     assert snapshot.open_for_read(index_dir, memory_dir) is None
     monkeypatch.setattr(snapshot, "OVERLAY_MAX", limit)
     path.unlink()
+    assert path.name not in _rows(repo)[1]  # never folded: the rows are the store's files
     # Same files again, but the directory time moved: the listing matches, and the check is recorded
     # once the directory time is old enough, so the next reader trusts it without listing.
     monkeypatch.setattr(snapshot, "RACY_NS", 0)
@@ -231,13 +233,18 @@ def test_a_snapshot_of_the_previous_stemmer_is_not_read(store: MemoryStore, repo
     _fill(store)
     index_dir, memory_dir = _dirs(repo)
     reader = snapshot.open_for_read(index_dir, memory_dir)
-    assert reader is not None and snapshot.FORMAT == "5"
+    assert reader is not None and snapshot.FORMAT == "6"
     reader.close()
     con = sqlite3.connect(repo / ".meta" / "index" / snapshot.NAME)
-    con.execute("UPDATE meta SET value = '3' WHERE key = 'format'")
+    con.execute("UPDATE meta SET value = '5' WHERE key = 'format'")
     con.commit()
     con.close()
     assert snapshot.open_for_read(index_dir, memory_dir) is None
+    # The next write starts again from this format's schema (format 5's docs had no ``bucket``).
+    MemoryStore(repo).put(new_entry(kind="fact", title="Queues are durable"))
+    reader = snapshot.open_for_read(index_dir, memory_dir)
+    assert reader is not None
+    reader.close()
 
 
 def test_search_and_show_read_the_snapshot_not_the_store(

@@ -1,5 +1,11 @@
 import sys
 
-from .cli import main
+from .fastcli import main as fast_main
 
-sys.exit(main())
+# search/show answered from the read snapshot before the CLI (argparse, msgspec, the store) is imported
+status = fast_main(sys.argv[1:])
+if status is None:
+    from .cli import main
+
+    status = main()
+sys.exit(status)

@@ -199,7 +199,8 @@ def _run(args: argparse.Namespace, store: MemoryStore) -> int:
             pinned=args.pin,
             status="pending" if args.pending else "active",
         )
-        result = store.put(entry)
+        # A large store with an up-to-date snapshot: compared with the entries of its kind and scope only.
+        result = store.quick_put(entry) or store.put(entry)
         _emit(args, _result_json(result), _result_lines(result))
         return 0
     if cmd == "list":

@@ -11,33 +11,10 @@ from ctxops_contracts import ContractError, MemoryEntry, UnsupportedSchemaVersio
 from ctxops_contracts.shared.confine import checked_dir, read_regular
 from ctxops_contracts.shared.regex import compile as re_compile
 
+from .fields import DEFAULTS, FIELD_ORDER
 from .frontmatter import FrontMatterError, render, split
 
-# Front matter key order: what a reviewer reads first comes first.
-FIELD_ORDER = (
-    "id",
-    "kind",
-    "title",
-    "status",
-    "pinned",
-    "scope",
-    "files",
-    "tags",
-    "source",
-    "created_at",
-    "valid_from",
-    "valid_until",
-    "superseded_by",
-    "folded_into",
-    "history",
-    "archive_reason",
-    "hits",
-    "last_used_at",
-    "content_hash",
-    "schema_version",
-    "ties",  # last: TOML writes it as [[ties]] tables after the plain keys
-)
-_DEFAULTS: dict[str, Any] = {"ties": [], "hits": 0, "history": [], "files": [], "tags": [], "source": [], "scope": []}
+_DEFAULTS = DEFAULTS
 _SLUG = re_compile(r"[^a-z0-9]+")
 MAX_ENTRY_BYTES = 1_000_000  # as the catalog: a memory is a paragraph or two
 

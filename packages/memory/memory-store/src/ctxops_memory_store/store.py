@@ -539,7 +539,7 @@ class MemoryStore:
             self.warm_vectors()
         return done
 
-    def warm_vectors(self) -> int:
+    def warm_vectors(self, *, lance: bool = True) -> int:
         """Embed what the cache lacks of the active entries (only new texts are computed), drop dead vectors
         when they are most of the file, and rewrite LanceDB's table when the ``vector`` extra is installed (for
         ``ctx mem search --vector``); returns the number of texts embedded now."""
@@ -550,7 +550,7 @@ class MemoryStore:
         before = cache.computed
         cache.raw([t for _, t in items])
         cache.compact([t for _, t in items])
-        if importlib.util.find_spec("lancedb") is not None:
+        if lance and importlib.util.find_spec("lancedb") is not None:
             from .vector import VectorTable
 
             VectorTable(self.index_dir / "memory.lance", self.embedder, cache).sync(self.entries())
@@ -972,12 +972,18 @@ class MemoryStore:
         active = [e for e in self.entries() if e.status == "active" and e.kind == new.kind and e.id != new.id]
         if not active:
             return {}
+        texts = [entry_text(new)] + [entry_text(o) for o in active]
         try:
-            vectors = self.embed_cache.vectors([entry_text(new)] + [entry_text(o) for o in active])
+            try:
+                matrix = self.embed_cache.matrix(texts)  # numpy: one product, not len(active) Python loops
+            except ImportError:
+                vectors = self.embed_cache.vectors(texts)
+                return {o.id: cosine(vectors[0], v) for o, v in zip(active, vectors[1:], strict=True)}
         except VectorUnavailable as exc:
             log.warning("vectors unavailable, folding by shingles alone: %s", exc)
             return {}
-        return {o.id: cosine(vectors[0], v) for o, v in zip(active, vectors[1:], strict=True)}
+        sims = (matrix[1:] @ matrix[0]).tolist()
+        return {o.id: float(v) for o, v in zip(active, sims, strict=True)}
 
     def vector_fold_threshold(self) -> float:
         """The configured threshold, else the one calibrated for the embedder (``similarity.fold_threshold``)."""

@@ -33,7 +33,7 @@ from .entry_file import LoadResult, file_name, render_entry
 from .frontmatter import FrontMatterError
 from .index import Filters, MemoryIndex, scope_matches
 from .layout import INDEX_DIR, MEMORY_DIR
-from .similarity import anchors, content_hash, near_duplicate, normalize, shingles
+from .similarity import anchors, content_hash, near_duplicate, normalize, polarity, shingles
 from .snapshot import BULK as SNAPSHOT_BULK
 from .snapshot import SnapshotWriter, request_sync
 from .snapshot import wanted as snapshot_wanted
@@ -893,6 +893,8 @@ class MemoryStore:
             near = near or (bool(similar) and similar.get(old.id, 0.0) >= self.vector_fold_threshold())
             if near and anchors(f"{new.title} {new.body}") != anchors(f"{old.title} {old.body}"):
                 near = False  # other numbers, names or paths: a look-alike fact, never folded (issue 23)
+            if near and polarity(f"{new.title} {new.body}") != polarity(f"{old.title} {old.body}"):
+                near = False  # one says "never": the same words with the opposite meaning
             if near:
                 if old.pinned and not new.pinned:
                     kept = _with(old, history=list(dict.fromkeys([*old.history, new.id])))
@@ -970,10 +972,11 @@ class MemoryStore:
         from .vector import VectorUnavailable, cosine, entry_text
 
         active = [e for e in self.entries() if e.status == "active" and e.kind == new.kind and e.id != new.id]
-        if not active:
-            return {}
         texts = [entry_text(new)] + [entry_text(o) for o in active]
         try:
+            if not active:
+                self.embed_cache.raw(texts)  # cached now: the next put, search or rebuild finds it
+                return {}
             try:
                 matrix = self.embed_cache.matrix(texts)  # numpy: one product, not len(active) Python loops
             except ImportError:

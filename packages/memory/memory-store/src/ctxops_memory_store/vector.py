@@ -230,8 +230,13 @@ def embedder_from_name(name: str) -> Embedder:
     )
 
 
+_MACHINE_TAGS = ("may-replace:", "conflicts-with:")  # review bookkeeping a write adds: not what the entry says
+
+
 def entry_text(entry: MemoryEntry) -> str:
-    return " ".join([entry.title, entry.body, *entry.tags, *entry.scope])
+    """The text an entry is embedded from (its cache key): what it says, not the review tags a write adds."""
+    tags = [t for t in entry.tags if not t.startswith(_MACHINE_TAGS)]
+    return " ".join([entry.title, entry.body, *tags, *entry.scope])
 
 
 def record_text(entry: dict[str, object]) -> str:
@@ -239,7 +244,8 @@ def record_text(entry: dict[str, object]) -> str:
     lists = [
         [str(v) for v in value] if isinstance(value, list) else [] for value in (entry.get("tags"), entry.get("scope"))
     ]
-    return " ".join([str(entry.get("title", "")), str(entry.get("body", "")), *lists[0], *lists[1]])
+    tags = [t for t in lists[0] if not t.startswith(_MACHINE_TAGS)]
+    return " ".join([str(entry.get("title", "")), str(entry.get("body", "")), *tags, *lists[1]])
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

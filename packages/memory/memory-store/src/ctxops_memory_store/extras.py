@@ -23,3 +23,18 @@ def wordllama_files() -> tuple[str, str] | None:
         if os.path.isfile(tokenizer) and os.path.isfile(weights):
             return tokenizer, weights
     return None
+
+
+def vectors_maybe_on(root: str) -> bool:
+    """A cheap first look for the hook: False when vectors are surely off (no model installed and no
+    ``[memory.vector]`` table in ``.meta/config.toml``), so a prompt pays for neither the config parser nor
+    the store; True means: read the configuration (``config.load_config``) to know."""
+    if wordllama_files() is not None:
+        return True
+    from ctxops_contracts.shared.confine import read_regular
+
+    try:
+        text = read_regular(os.path.join(root, ".meta", "config.toml"), 1_000_001)
+    except (OSError, ValueError):
+        return False
+    return b"vector" in text

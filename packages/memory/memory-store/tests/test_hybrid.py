@@ -4,12 +4,12 @@ in for the model here; the model's own tests are skipped unless the ``embed`` ex
 
 from __future__ import annotations
 
-import os
 import stat
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from ctxops_memory_store import MemoryStore, new_entry
@@ -22,14 +22,16 @@ from ctxops_memory_store.similarity import FOLD_THRESHOLDS, fold_threshold, pola
 from ctxops_memory_store.vector import HashingEmbedder, embedder_from_name
 
 EMBED_MISSING = wordllama_files() is None
-needs_embed = pytest.mark.skipif(EMBED_MISSING, reason="needs the embed extra: pip install 'ctxops-memory-store[embed]'")
+needs_embed = pytest.mark.skipif(
+    EMBED_MISSING, reason="needs the embed extra: pip install 'ctxops-memory-store[embed]'"
+)
 
 
 class Counting:
     """The hashing embedder as a non-lexical model that counts what it embeds; synonyms map to one word, so
     its vectors see a meaning BM25 does not ("puppy" is "dog")."""
 
-    SYNONYMS = {"puppy": "dog", "hound": "dog", "relocated": "moved", "automobile": "car"}
+    SYNONYMS: ClassVar[dict[str, str]] = {"puppy": "dog", "hound": "dog", "relocated": "moved", "automobile": "car"}
 
     def __init__(self, name: str = "counting-test-64") -> None:
         self._inner = HashingEmbedder(64)
@@ -92,7 +94,7 @@ def test_a_torn_record_is_ignored_and_overwritten(repo: Path) -> None:
     fresh = EmbeddingCache(repo / ".meta" / ".state", embedder)
     assert fresh.raw(["alpha"]) == cache.raw(["alpha"]) and fresh.computed == 0
     fresh.raw(["gamma"])
-    assert os.path.getsize(cache.path) == 3 * (16 + 4 * 64)
+    assert Path(cache.path).stat().st_size == 3 * (16 + 4 * 64)
     third = EmbeddingCache(repo / ".meta" / ".state", embedder)
     third.raw(["alpha", "beta", "gamma"])
     assert third.computed == 0
@@ -101,10 +103,10 @@ def test_a_torn_record_is_ignored_and_overwritten(repo: Path) -> None:
 def test_a_symlinked_cache_is_never_followed(repo: Path, tmp_path: Path) -> None:
     embedder = Counting()
     cache = EmbeddingCache(repo / ".meta" / ".state", embedder)
-    os.makedirs(cache.directory, exist_ok=True)
+    Path(cache.directory).mkdir(parents=True, exist_ok=True)
     outside = tmp_path / "outside.bin"
     outside.write_bytes(b"")
-    os.symlink(outside, cache.path)
+    Path(cache.path).symlink_to(outside)
     vectors = cache.vectors(["alpha"])
     assert len(vectors[0]) == 64 and outside.read_bytes() == b""  # computed, nothing written through the link
 

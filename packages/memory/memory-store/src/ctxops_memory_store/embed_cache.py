@@ -1,3 +1,4 @@
+# ruff: noqa: PTH118
 """Embeddings computed once per text, kept on disk by content hash and embedder (issue 23, item 3).
 
 Without it every put re-embedded every active entry of its kind (120-163 s a put at 200 memories with a

@@ -1,3 +1,4 @@
+# ruff: noqa: PTH113, PTH118
 """Which optional embedders are installed, found without importing them (the hook asks on every prompt)."""
 
 from __future__ import annotations

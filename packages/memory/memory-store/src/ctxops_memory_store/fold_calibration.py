@@ -20,7 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 DUPLICATES_EN = [
-    ("Never edit files under gen/ by hand, they are generated", "Files under gen/ are generated, so never edit them by hand"),
+    (
+        "Never edit files under gen/ by hand, they are generated",
+        "Files under gen/ are generated, so never edit them by hand",
+    ),
     ("Service A must answer within 100 ms", "Service A has to respond in under 100 ms"),
     ("Run make gen after changing api/schema.yaml", "After you change api/schema.yaml, run make gen"),
     ("The nightly backup runs at 02:00 UTC", "Every night at 02:00 UTC the backup runs"),

@@ -25,9 +25,7 @@ VECTOR_WEIGHT = 0.7
 DEPTH = 100  # how far down each list is read
 
 
-def fuse(
-    ranked: Sequence[tuple[Sequence[str], float]], *, k: int = K, depth: int = DEPTH
-) -> list[tuple[str, float]]:
+def fuse(ranked: Sequence[tuple[Sequence[str], float]], *, k: int = K, depth: int = DEPTH) -> list[tuple[str, float]]:
     """Weighted reciprocal-rank fusion of ``(ids best first, weight)`` lists; best first, ties by id."""
     scores: dict[str, float] = {}
     for ids, weight in ranked:
@@ -89,5 +87,8 @@ def hybrid_rank(
     """BM25's and the vectors' rankings fused; entries ``keep`` refuses (filters) are dropped first."""
     words = [i for i, _ in lexical if keep(i)]
     meaning = [i for i, _ in semantic if keep(i)]
-    weights = (BM25_WEIGHT if bm25_weight is None else bm25_weight, VECTOR_WEIGHT if vector_weight is None else vector_weight)
+    weights = (
+        BM25_WEIGHT if bm25_weight is None else bm25_weight,
+        VECTOR_WEIGHT if vector_weight is None else vector_weight,
+    )
     return fuse([(words, weights[0]), (meaning, weights[1])], k=K if k is None else k)

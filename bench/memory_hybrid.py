@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -113,9 +114,14 @@ def evaluate(args: argparse.Namespace) -> None:
         ids = write_store(root, turns)
         on = MemoryStore(root, MemoryConfig(vector_enabled=True, embedder=args.embedder))
         off = MemoryStore(root, MemoryConfig(vector_enabled=False))
+        kept = Path(args.cache) / on.embedder.name / path.stem if args.cache else None
+        if kept is not None and kept.is_dir():  # vectors of an earlier run (keyed by text: ids may differ)
+            shutil.copytree(kept, root / ".meta" / ".state" / "embeddings", dirs_exist_ok=True)
         began = time.perf_counter()
         on.warm_vectors(lance=False)
         embedded += time.perf_counter() - began
+        if kept is not None:
+            shutil.copytree(root / ".meta" / ".state" / "embeddings", kept, dirs_exist_ok=True)
         texts = {ids[d]: f"{t}" for d, _, t, _ in turns}
         order = list(texts)
         okapi = BM25Okapi([WORD.findall(texts[i].lower()) for i in order]) if BM25Okapi else None
@@ -216,7 +222,6 @@ def hook(args: argparse.Namespace) -> None:
     cache warm) against vectors off (``[memory.vector] enabled = false``) and ``python -c pass``, interleaved."""
     import os
     import resource
-    import shutil
     import subprocess
 
     from ctxops_memory_store.trust import trust_repository
@@ -273,6 +278,7 @@ def main() -> int:
     parser.add_argument("--hook", action="store_true", help="the inject hook's latency, vectors on and off")
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--cache", help="keep the embedding caches here between runs (keyed by text)")
     parser.add_argument("--sweep", action="store_true", help="also every fusion weight and k tried (tuning)")
     parser.add_argument("--dump", help="write per-question recalls as JSON here")
     parser.add_argument("--only", type=int, action="append", default=[], help="only conversation N (repeatable)")

@@ -25,6 +25,7 @@ from ctxops_contracts.shared.lazylog import get_logger
 log = get_logger(__name__)
 CACHE_DIR = "embeddings"
 KEY_BYTES = 16
+BATCH = 256  # texts embedded per call (then appended)
 MAX_BYTES = 1 << 30  # a cache larger than this is not read (1 GiB: ~1M vectors of 256 dimensions)
 
 
@@ -110,14 +111,17 @@ class EmbeddingCache:
         for key, text in zip(keys, texts, strict=True):
             if key not in rows and key not in missing:
                 missing[key] = text
-        if missing:
-            matrix = getattr(self.embedder, "matrix", None)
-            fresh = matrix(list(missing.values())) if callable(matrix) else self.embedder.embed(list(missing.values()))
-            new = [(k, _to_bytes(v)) for k, v in zip(missing, fresh, strict=True)]
+        matrix = getattr(self.embedder, "matrix", None)
+        pending = list(missing.items())
+        for start in range(0, len(pending), BATCH):  # appended batch by batch: a killed rebuild keeps its progress
+            batch = pending[start : start + BATCH]
+            texts_now = [t for _, t in batch]
+            fresh = matrix(texts_now) if callable(matrix) else self.embedder.embed(texts_now)
+            new = [(k, _to_bytes(v)) for (k, _), v in zip(batch, fresh, strict=True)]
             new = [(k, v) for k, v in new if len(v) == 4 * self.dims]
             rows.update(new)
             self._append(new)
-            self.computed += len(missing)
+            self.computed += len(batch)
         self.reused += len(texts) - len(missing)
         return [rows.get(k, bytes(4 * self.dims)) for k in keys]
 

@@ -269,12 +269,37 @@ def hook(args: argparse.Namespace) -> None:
         print(f"  {label:<15} p50 {statistics.median(values):.0f} ms, p95 {values[int(len(values) * 0.95) - 1]:.0f} ms")
 
 
+def puts(args: argparse.Namespace) -> None:
+    """``MemoryStore.put`` one by one (REALTALK turns of one conversation, the first ``--n``), vectors on (the
+    embedder, cache cold at start) beside vectors off, in one process; and how many texts each put embedded."""
+    (path,) = conversations(Path(args.data), args.set)[:1]
+    turns = turns_of(json.loads(path.read_text(encoding="utf-8")))[: args.n]
+    base = Path(tempfile.mkdtemp(prefix="memhybridput-"))
+    for label, enabled in (("vectors off", False), ("vectors on", True)):
+        root = base / label.replace(" ", "-")
+        (root / ".git").mkdir(parents=True)
+        store = MemoryStore(root, MemoryConfig(vector_enabled=enabled, embedder=args.embedder))
+        times = []
+        for _, speaker, text, when in turns:
+            entry = new_entry(kind="fact", title=text[:80], body=text, tags=[f"speaker:{speaker}"], now=when)
+            began = time.perf_counter()
+            store.put(entry)
+            times.append((time.perf_counter() - began) * 1000)
+        embedded = store.embed_cache.computed if enabled else 0
+        times.sort()
+        print(
+            f"  put x{len(turns)} {label:<12} median {statistics.median(times):.0f} ms, "
+            f"p95 {times[int(len(times) * 0.95) - 1]:.0f} ms, max {times[-1]:.0f} ms; texts embedded: {embedded}"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", required=True, help="REALTALK's data/ folder (Chat_*.json)")
     parser.add_argument("--set", choices=sorted(SETS), default="report")
     parser.add_argument("--embedder", default="auto")
     parser.add_argument("--p95", action="store_true", help="query latency at --n memories instead of recall")
+    parser.add_argument("--puts", action="store_true", help="put latency with vectors on and off (--n turns)")
     parser.add_argument("--hook", action="store_true", help="the inject hook's latency, vectors on and off")
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=300)
@@ -284,7 +309,9 @@ def main() -> int:
     parser.add_argument("--only", type=int, action="append", default=[], help="only conversation N (repeatable)")
     args = parser.parse_args()
     ONLY.extend(args.only)
-    if args.hook:
+    if args.puts:
+        puts(args)
+    elif args.hook:
         hook(args)
     elif args.p95:
         p95(args)

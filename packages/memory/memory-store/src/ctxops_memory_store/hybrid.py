@@ -19,9 +19,9 @@ from typing import Any
 from .embed_cache import EmbeddingCache
 from .vector import embed_query
 
-K = 60
+K = 10
 BM25_WEIGHT = 1.0
-VECTOR_WEIGHT = 0.7
+VECTOR_WEIGHT = 0.5
 DEPTH = 100  # how far down each list is read
 
 

@@ -293,12 +293,28 @@ def puts(args: argparse.Namespace) -> None:
         )
 
 
+def fold(args: argparse.Namespace) -> None:
+    """The embedder's fold threshold calibrated on ``fold_calibration``'s labelled set, and the one in use."""
+    from ctxops_memory_store.fold_calibration import calibrate
+    from ctxops_memory_store.similarity import fold_threshold
+    from ctxops_memory_store.vector import embedder_from_name
+
+    embedder = embedder_from_name(args.embedder)
+    result = calibrate(embedder)
+    print(
+        f"{result.embedder}: calibrated threshold {result.threshold} (highest same-anchor near miss "
+        f"{result.near_miss_max}), in use {fold_threshold(result.embedder)}; duplicates at or above it: "
+        f"{result.folded_en}/{result.duplicates_en} English, {result.folded_zh}/{result.duplicates_zh} Chinese"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", required=True, help="REALTALK's data/ folder (Chat_*.json)")
+    parser.add_argument("--data", default="", help="REALTALK's data/ folder (Chat_*.json)")
     parser.add_argument("--set", choices=sorted(SETS), default="report")
     parser.add_argument("--embedder", default="auto")
     parser.add_argument("--p95", action="store_true", help="query latency at --n memories instead of recall")
+    parser.add_argument("--fold", action="store_true", help="calibrate the embedder's fold threshold")
     parser.add_argument("--puts", action="store_true", help="put latency with vectors on and off (--n turns)")
     parser.add_argument("--hook", action="store_true", help="the inject hook's latency, vectors on and off")
     parser.add_argument("--n", type=int, default=10_000)
@@ -309,7 +325,9 @@ def main() -> int:
     parser.add_argument("--only", type=int, action="append", default=[], help="only conversation N (repeatable)")
     args = parser.parse_args()
     ONLY.extend(args.only)
-    if args.puts:
+    if args.fold:
+        fold(args)
+    elif args.puts:
         puts(args)
     elif args.hook:
         hook(args)

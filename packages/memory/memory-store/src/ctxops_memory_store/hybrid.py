@@ -41,12 +41,16 @@ class VectorSearch:
     def __init__(self, cache: EmbeddingCache) -> None:
         self.cache = cache
         self._key: tuple[str, ...] | None = None
+        self._items: Sequence[tuple[str, str]] | None = None
         self._ids: list[str] = []
         self._matrix: Any = None
 
     def _load(self, items: Sequence[tuple[str, str]]) -> None:
+        if items is self._items:  # the same list as last time (the store keeps it while nothing changed)
+            return
         key = tuple(f"{i}\x1f{t}" for i, t in items)
         if key == self._key:
+            self._items = items
             return
         self._ids = [i for i, _ in items]
         texts = [t for _, t in items]
@@ -54,7 +58,7 @@ class VectorSearch:
             self._matrix = self.cache.matrix(texts)
         except ImportError:  # no numpy (the hashing embedder in a bare install): lists of floats
             self._matrix = self.cache.vectors(texts)
-        self._key = key
+        self._key, self._items = key, items
 
     def search(self, query: str, items: Sequence[tuple[str, str]], limit: int = DEPTH) -> list[tuple[str, float]]:
         """(id, cosine) of the ``limit`` items (``(id, text)``) nearest to ``query``, most similar first."""

@@ -223,6 +223,8 @@ class MemoryStore:
         self._embedder: Any = None  # ``embedder``: loaded on the first vector use
         self._embed_cache: Any = None
         self._vector_search: Any = None
+        self._vector_items: tuple[tuple[int, int, int], list[tuple[str, str]]] | None = None
+        self._writes = 0
 
     # -- reading ---------------------------------------------------------------------------------------
 
@@ -425,7 +427,11 @@ class MemoryStore:
             from .hybrid import VectorSearch
 
             self._vector_search = VectorSearch(self.embed_cache)
-        result: list[tuple[str, float]] = self._vector_search.search(query, self.vector_items(), limit)
+        loaded = self.load()
+        stamp = (id(loaded), len(loaded.entries), self._writes)
+        if self._vector_items is None or self._vector_items[0] != stamp:  # texts of 10,000 entries: once
+            self._vector_items = (stamp, self.vector_items())
+        result: list[tuple[str, float]] = self._vector_search.search(query, self._vector_items[1], limit)
         return result
 
     def _hybrid_find(self, query: str, filters: Filters, limit: int) -> SearchResult:
@@ -722,6 +728,7 @@ class MemoryStore:
         vouched for on this machine (``trust``); a change of status alone (superseded, folded, pinned,
         archived) is not, so an entry that came through git stays held back. ``vouch=True``: a review
         accepted the entry as it is."""
+        self._writes += 1  # what vector_search keeps of the entries' texts is stale now
         # A name derived from the entry (title, id) stays a file directly under .meta/memory/ (confined).
         path = self.path_of(entry.id) or Path(confined(str(self.memory_dir), file_name(entry)))
         # Durability: exactly one fsync, of the file's data before its rename. Without it, a power loss

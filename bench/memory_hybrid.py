@@ -218,8 +218,9 @@ def p95(args: argparse.Namespace) -> None:
 
 
 def hook(args: argparse.Namespace) -> None:
-    """The inject hook (UserPromptSubmit, fresh processes) on one conversation's store: vectors on (the
-    cache warm) against vectors off (``[memory.vector] enabled = false``) and ``python -c pass``, interleaved."""
+    """The inject hook (UserPromptSubmit, fresh processes) on one conversation's store: with the model
+    (``[memory.vector] hook = true``, the cache warm), by default (vectors on for search, not for the hook),
+    with vectors off (``enabled = false``) and ``python -c pass``, interleaved."""
     import os
     import resource
     import subprocess
@@ -233,9 +234,12 @@ def hook(args: argparse.Namespace) -> None:
     write_store(on, turns_of(chat))
     MemoryStore(on, MemoryConfig(vector_enabled=True, embedder=args.embedder)).warm_vectors(lance=False)
     MemoryStore(on).sync_snapshot()
+    default = base / "default"
     shutil.copytree(on, off)
+    shutil.copytree(on, default)
     (off / ".meta" / "config.toml").write_text("[memory.vector]\nenabled = false\n")
-    for root in (on, off):
+    (on / ".meta" / "config.toml").write_text("[memory.vector]\nhook = true\n")
+    for root in (on, off, default):
         trust_repository(root)
     env = {**os.environ, "CTXOPS_DATA_DIR": str(base / "data")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -252,7 +256,7 @@ def hook(args: argparse.Namespace) -> None:
 
     questions = [str(q["question"]) for q in chat.get("qa", [])][: args.queries]
     for n, question in enumerate(questions):
-        for label, root in (("vectors on", on), ("vectors off", off)):
+        for label, root in (("hook = true", on), ("default", default), ("vectors off", off)):
             data = json.dumps(
                 {
                     "hook_event_name": "UserPromptSubmit",

@@ -317,7 +317,8 @@ def build_injection(
     ``exclude_ids`` are memories already in the context (the hook passes what this session was given).
     ``vectors`` adds cosine scores when vectors are on: a model embedder's (the ``embed`` extra makes them on
     by default) from the embedding cache, a lexical embedder's from the LanceDB table. The hook passes
-    ``model_vectors_only``: LanceDB's import alone exceeds its time budget, the cache and a static model do not.
+    ``model_vectors_only``: never LanceDB (its import alone exceeds the hook's budget), and a model only with
+    ``[memory.vector] hook = true`` (loading it on every prompt costs ~10x a bare Python start: benchmarks).
     ``notice``: say in one line how many memories were held back for review (the hook says it once a session).
     """
     base = os.fspath(root)
@@ -562,8 +563,8 @@ def _vector_scores(
     from ctxops_memory_store.config import load_config
 
     config = load_config(Path(root))
-    if not config.vector_enabled:
-        return None, False, None
+    if not config.vector_enabled or (model_only and not config.vector_hook):
+        return None, False, None  # the hook loads a model only when asked: [memory.vector] hook = true
     try:
         from ctxops_memory_store.vector import (
             VectorTable,

@@ -23,6 +23,7 @@ class MemoryConfig:
     vector_enabled: bool = False  # load_config: on by default when a model embedder is installed (the embed extra)
     embedder: str = "auto"  # ``wordllama`` when the embed extra is installed, else ``hashing`` (vector.resolve_name)
     vector_fold_threshold: float | None = None  # None: the calibrated threshold of the embedder (similarity.py)
+    vector_hook: bool = False  # the inject hook fuses vectors too (costs the model's load on every prompt)
     on_conflict: str = "supersede"  # or "review": a likely conflict queues the newer entry as a candidate
 
 
@@ -66,6 +67,7 @@ def load_config(root: Path) -> MemoryConfig:
             vector_enabled=_vectors_by_default(embedder) if enabled is None else bool(enabled),
             embedder=embedder,
             vector_fold_threshold=None if fold is None else float(fold),
+            vector_hook=bool(vector.get("hook", False)),
             on_conflict=_choice(memory.get("on_conflict", "supersede"), ("supersede", "review"), "on_conflict"),
         )
     except (TypeError, ValueError) as exc:

@@ -190,9 +190,10 @@ def p95(args: argparse.Namespace) -> None:
         for n in range(args.n // len(texts) + 1)
         for d, s, t, w in texts
     ]
-    root = Path(tempfile.mkdtemp(prefix="memhybrid10k-")) / "repo"
+    root = Path(args.repo) if args.repo else Path(tempfile.mkdtemp(prefix="memhybrid10k-")) / "repo"
     began = time.perf_counter()
-    write_store(root, copies[: args.n])
+    if not args.repo:
+        write_store(root, copies[: args.n])
     on = MemoryStore(root, MemoryConfig(vector_enabled=True, embedder=args.embedder))
     off = MemoryStore(root, MemoryConfig(vector_enabled=False))
     on.warm_vectors(lance=False)
@@ -321,6 +322,7 @@ def main() -> int:
     parser.add_argument("--fold", action="store_true", help="calibrate the embedder's fold threshold")
     parser.add_argument("--puts", action="store_true", help="put latency with vectors on and off (--n turns)")
     parser.add_argument("--hook", action="store_true", help="the inject hook's latency, vectors on and off")
+    parser.add_argument("--repo", help="--p95: a store an earlier --p95 run wrote (its vectors cached)")
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--cache", help="keep the embedding caches here between runs (keyed by text)")

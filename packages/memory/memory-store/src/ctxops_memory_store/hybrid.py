@@ -8,7 +8,7 @@ enter the top results, and a keyword query's exact hit is not pushed down by nea
 (tuned on ``bench/memory_hybrid.py --set tune``, reported on ``--set report``: docs/benchmarks.md).
 
 The vectors come from ``embed_cache`` (computed once per text) and are searched by brute force with
-numpy: 10,000 entries x 256 dimensions is a 2.5M-multiply matrix product, well under a millisecond.
+numpy: 10,000 entries x 256 dimensions is a 2.5M-multiply product, ~2 ms.
 """
 
 from __future__ import annotations
@@ -72,7 +72,9 @@ class VectorSearch:
             return [(self._ids[n], float(scores[n])) for n in order]
         import numpy as np
 
-        sims = self._matrix @ np.asarray(vector, dtype=np.float32)
+        # einsum, not ``@``: a matrix-vector product through BLAS wakes its thread pool, which on a busy
+        # machine costs ~100 ms of spinning for a ~2 ms product (10,000 x 256, measured: docs/benchmarks.md)
+        sims = np.einsum("ij,j->i", self._matrix, np.asarray(vector, dtype=np.float32))
         top = min(limit, len(self._ids))
         best = np.argpartition(-sims, top - 1)[:top] if top < len(self._ids) else np.arange(len(self._ids))
         order = sorted(best.tolist(), key=lambda n: (-float(sims[n]), self._ids[n]))

@@ -992,7 +992,9 @@ class MemoryStore:
         except VectorUnavailable as exc:
             log.warning("vectors unavailable, folding by shingles alone: %s", exc)
             return {}
-        sims = (matrix[1:] @ matrix[0]).tolist()
+        import numpy as np
+
+        sims = np.einsum("ij,j->i", matrix[1:], matrix[0]).tolist()  # not BLAS: see hybrid.VectorSearch.search
         return {o.id: float(v) for o, v in zip(active, sims, strict=True)}
 
     def vector_fold_threshold(self) -> float:

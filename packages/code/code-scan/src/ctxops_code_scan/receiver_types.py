@@ -645,21 +645,22 @@ class TypeFacts:
         """(owner, name, expression): a function's result (owner its id, no name), a class's attribute
         (owner the class id), a module-level name (no owner)."""
         rows: list[tuple[str | None, str | None, str]] = []
-        found: dict[str, str] = {}
+        results_by_id: dict[str, str] = {}
         for fid, cls in self.classes.items():
             expr = self.stated_returns.get(fid)
             if expr is None and fid in self.returns:
                 results = {self.expr(c, fid) if c is not None else None for c in self.returns[fid]}
                 expr = results.pop() if len(results) == 1 else None
             if expr is not None and (expr != "Self" or cls):
-                found[fid] = expr
+                results_by_id[fid] = expr
         # Overloads (`@overload def item(v: bool) -> Bool` ... `-> Integer`) and redefinitions are one function
         # to a call (``first_definition``): a checker picks the result by the arguments' types, which this pass
         # does not know, so names whose definitions state different results give none (no certain answer).
         results_of: dict[str, set[str]] = {}
-        for fid, expr in found.items():
+        for fid, expr in results_by_id.items():
             results_of.setdefault(first_definition(fid), set()).add(expr)
-        rows.extend((fid, None, expr) for fid, expr in found.items() if len(results_of[first_definition(fid)]) == 1)
+        agreed = ((fid, expr) for fid, expr in results_by_id.items() if len(results_of[first_definition(fid)]) == 1)
+        rows.extend((fid, None, expr) for fid, expr in agreed)
         for cls, attrs in self.attrs.items():
             owner = class_ids.get(cls)
             if owner is not None:

@@ -23,7 +23,6 @@ output = 15.0
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,17 +30,9 @@ from typing import Any
 
 from ctxops_contracts.shared.confine import read_config_text
 from ctxops_contracts.shared.layout import CONFIG_FILE, meta_path
+from ctxops_token_capture.machine import user_config_path  # one user config for the ledger line
 
-CONFIG_ENV = "CTXOPS_CONFIG"
 BUDGET_KINDS = ("day", "session", "task", "repository")
-
-
-def user_config_path() -> Path:
-    override = os.environ.get(CONFIG_ENV, "").strip()
-    if override:
-        return Path(override).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME", "").strip()
-    return (Path(base) if base else Path.home() / ".config") / "ctxops" / CONFIG_FILE
 
 
 def config_files(repo: str | None) -> list[Path]:

@@ -67,9 +67,9 @@ def open_report_view(args: argparse.Namespace, book: Any, mode: str) -> Iterator
 
 def _cmd_push(args: argparse.Namespace) -> int:
     from ctxops_contracts.shared.locks import LockBusy
+    from ctxops_token_capture.machine import user_config_path
 
     from .cli import _book_and_config, _root_dir
-    from .config import user_config_path
     from .machine import MachineIdError, checked, machine_id
     from .store import open_view
     from .team import LocationError, push

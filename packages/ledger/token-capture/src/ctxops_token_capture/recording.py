@@ -34,7 +34,8 @@ def call_record(
     record_id = new_ulid()
     known = seen.message_id and request_id
     key = f"{provider}:{seen.message_id}:{request_id}" if known else f"{origin}:{record_id}"
-    problem = error or seen.error
+    # both when both: a client that hung up after the status line must not hide the upstream's own error
+    problem = "; ".join(p for p in (seen.error, error) if p) or None
     return UsageRecord(
         id=record_id,
         ts=started.astimezone(UTC),

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ctxops_code_scan.type_exprs import split_top_level
+
 MAX_LINES = 12  # lines of a call's argument list read at most
 
 
@@ -20,7 +22,7 @@ def accepted(signature: str | None, *, drop_first: bool) -> tuple[int, int | Non
     if not signature or not signature.startswith("("):
         return None
     inner = signature[1 : signature.rfind(")")] if ")" in signature else ""
-    params = [p.strip() for p in _split(inner) if p.strip() and p.strip() != "/"]
+    params = [p.strip() for p in split_top_level(inner, ",", "([{") if p.strip() and p.strip() != "/"]
     if drop_first and params and params[0].split(":", 1)[0].strip() in ("self", "cls"):
         params = params[1:]
     fewest, most, open_ended = 0, 0, False
@@ -78,17 +80,3 @@ def passed(line_of: Callable[[int], str | None], line: int, col: int, name: str)
         if nxt is None:
             return None
         buf = nxt
-
-
-def _split(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts

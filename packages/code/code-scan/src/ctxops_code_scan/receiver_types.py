@@ -25,6 +25,7 @@ from .type_exprs import (
     go_type,
     is_class_name,
     join,
+    split_top_level,
     step_name,
     ts_type,
     type_args,
@@ -95,18 +96,8 @@ _NOT_INSTANCE = frozenset(
 
 
 def _top_level(text: str, sep: str) -> list[str]:
-    """`text` split at `sep` outside brackets."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
-    return parts
+    """`text` split at `sep` outside Python's brackets (a `<` in an annotation is no bracket)."""
+    return split_top_level(text, sep, "[(")
 
 
 def plain_type(text: str) -> str | None:

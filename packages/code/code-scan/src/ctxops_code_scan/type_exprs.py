@@ -208,22 +208,31 @@ _TS_SETS = ("Set", "ReadonlySet", "WeakSet", "Iterable", "IterableIterator")
 _TS_MAPS = ("Map", "ReadonlyMap", "WeakMap")
 
 
+_CLOSING = {"<": ">", "(": ")", "[": "]", "{": "}"}
+
+
+def split_top_level(text: str, sep: str, brackets: str = "<([{") -> list[str]:
+    """`text` split at `sep` outside `brackets` (and their closers), each part stripped: `K, V<X, Y>` ->
+    ['K', 'V<X, Y>']."""
+    closers = "".join(_CLOSING[b] for b in brackets)
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in brackets:
+            depth += 1
+        elif ch in closers:
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts
+
+
 def type_args(t: str) -> list[str] | None:
     """`Map<K, V<X>>` -> ['K', 'V<X>'] (top-level commas only); None when `t` has no type arguments."""
     if "<" not in t or not t.endswith(">"):
         return None
-    inner = t.split("<", 1)[1][:-1]
-    args, depth, start = [], 0, 0
-    for i, ch in enumerate(inner):
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            args.append(inner[start:i].strip())
-            start = i + 1
-    args.append(inner[start:].strip())
-    return args
+    return split_top_level(t.split("<", 1)[1][:-1], ",")
 
 
 def ts_type(annotation: str) -> str | None:

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH110, PTH116, PTH118
+# ruff: noqa: PTH110, PTH116, PTH118, PTH120
 # os.path on the hook path: the inject hook reads the snapshot without importing pathlib.
 """The inject hook's read snapshot: SQLite (stdlib) with the active memories and their BM25 postings.
 
@@ -320,10 +320,16 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_o
 
     Files changed outside the store (a `git pull`) are read on top of it and, with ``fold``, written into it
     at once when no writer holds the store (``_fold``: their rows only, a cost independent of the store's
-    size), so the next reader trusts it again without a detached sync."""
+    size), so the next reader trusts it again without a detached sync. When ``HEAD`` moved since the rows
+    last matched the directory, the files are the ones git says the commits changed (``_pulled``): no
+    listing (anything else changed by hand meanwhile waits for the periodic full check, as edits in place do)."""
     path = path_for(index_dir)
     if not os.path.exists(path):
         return None
+    from . import git_changes
+
+    # HEAD before the directory is looked at: a pull after this shows as a new HEAD to the next reader.
+    head = git_changes.head(os.path.dirname(os.path.dirname(memory_dir)))  # ROOT/.meta/memory
     try:
         dir_mtime = os.stat(memory_dir).st_mtime_ns
         con = sqlite3.connect(f"file:{refuse_symlink(path)}?mode=ro", uri=True)  # SQLite follows links
@@ -336,7 +342,7 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_o
             return None
         if int(meta.get("files", "0")) <= SMALL:
             # A small store: the hook reads the catalog, which stats every file there (edits in place too).
-            # The CLI's fast path may read the rows when every file's inode and time are theirs.
+            # The CLI's fast path may read the rows when every file's inode and time are its rows.
             if small_ok and _every_file_known(con, memory_dir):
                 return Snapshot(con, meta)
             con.close()
@@ -346,36 +352,69 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_o
         overlay: dict[str, Record] = {}
         stale: set[str] = set()
         if built_mtime != dir_mtime or checked - built_mtime < _racy(built_mtime):
-            listing = _listing(memory_dir)
-            known = dict(con.execute("SELECT file, ino FROM files").fetchall())
-            if listing is None:
-                con.close()
-                return None
-            if listing != known:
+            pulled = _pulled(memory_dir, meta.get("git_head"), head)
+            if pulled is not None:
+                marks = ",".join("?" * len(pulled))
+                known = dict(con.execute(f"SELECT file, ino FROM files WHERE file IN ({marks})", pulled).fetchall())
+                changed = pulled
+                stale = set(known)
+                files = int(meta["files"])
+            else:
+                listing = _listing(memory_dir)
+                known = dict(con.execute("SELECT file, ino FROM files").fetchall())
+                if listing is None:
+                    con.close()
+                    return None
+                if listing == known:
+                    if now - dir_mtime >= _racy(dir_mtime):
+                        _note_checked(path, built_mtime, dir_mtime, now, head=head)
+                    return Snapshot(con, meta, full_check_due=_due(meta, now))
                 # A few files added, replaced or removed outside the store (a `git pull`): read just those, so
                 # the hook never waits for the whole catalog; more than OVERLAY_MAX: the catalog path.
                 changed = [n for n, ino in listing.items() if known.get(n) != ino]
                 stale = {n for n in known if listing.get(n) != known[n]}
-                if len(changed) + len(stale) > OVERLAY_MAX:
-                    con.close()
-                    return None
-                from .catalog import parse_file
+                files = len(listing)
+            if len(changed) + len(stale) > OVERLAY_MAX:
+                con.close()
+                return None
+            from .catalog import parse_file
 
-                for name in changed:
-                    try:
-                        overlay[name] = parse_file(os.path.join(memory_dir, name), name)
-                    except OSError:
-                        continue
-                if fold and _fold(index_dir, memory_dir, meta, overlay, stale, state=(dir_mtime, now, len(listing))):
-                    con.close()
-                    return open_for_read(index_dir, memory_dir, fold=False)
-            elif now - dir_mtime >= _racy(dir_mtime):
-                _note_checked(path, built_mtime, dir_mtime, now)
-        due = now - int(meta["full_check_ns"]) >= FULL_CHECK_AFTER_NS
-        return Snapshot(con, meta, full_check_due=due, overlay=overlay, stale=stale)
+            for name in changed:
+                try:
+                    overlay[name] = parse_file(os.path.join(memory_dir, name), name)
+                except OSError:
+                    continue  # gone (a pull that removed it) or unreadable: its rows are set aside (stale)
+            if pulled is not None:
+                files += len(overlay.keys() - known.keys()) - len(known.keys() - overlay.keys())
+            state = (dir_mtime, now, files)
+            if fold and _fold(index_dir, memory_dir, meta, overlay, stale, state=state, head=head):
+                con.close()
+                return open_for_read(index_dir, memory_dir, fold=False)
+        elif head is not None and head != meta.get("git_head"):
+            # The rows are the directory (its time is theirs) as HEAD is now: the base of the next pull's diff.
+            _note_checked(path, built_mtime, dir_mtime, checked, head=head)
+        return Snapshot(con, meta, full_check_due=_due(meta, now), overlay=overlay, stale=stale)
     except (sqlite3.Error, KeyError, ValueError):
         con.close()
         return None
+
+
+def _due(meta: dict[str, str], now: int) -> bool:
+    return now - int(meta["full_check_ns"]) >= FULL_CHECK_AFTER_NS
+
+
+def _pulled(memory_dir: str, recorded: str | None, head: str | None) -> list[str] | None:
+    """The memory files a move of HEAD from ``recorded`` (the commit the rows last matched) changed, when
+    there are some and at most ``OVERLAY_MAX``; None: list the directory (no git, HEAD did not move, the
+    commits changed no memory, so something else changed the directory)."""
+    if not recorded or head is None or head == recorded:
+        return None
+    from . import git_changes
+
+    names = git_changes.changed(memory_dir, recorded, head)
+    if not names or len(names) > OVERLAY_MAX:
+        return None
+    return names
 
 
 def _every_file_known(con: sqlite3.Connection, memory_dir: str) -> bool:
@@ -402,6 +441,7 @@ def _fold(
     stale: set[str],
     *,
     state: tuple[int, int, int],
+    head: str | None = None,
 ) -> bool:
     """Write the rows of files changed outside the store (``overlay``; ``stale``: rows changed or gone) into
     the snapshot under the store's write lock, only if no writer holds it now and none wrote since ``seen``
@@ -424,6 +464,8 @@ def _fold(
                     for name in sorted(overlay):
                         writer._put(name, overlay[name], replace=True)
                     meta.update({"dir_mtime_ns": str(dir_mtime), "checked_ns": str(listed_ns), "files": str(files)})
+                    if head is not None:  # HEAD as it was before the files were looked at
+                        meta["git_head"] = head
                     writer.con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(meta.items()))
             finally:
                 writer.close()
@@ -458,9 +500,10 @@ def settle_racy(index_dir: str, memory_dir: str) -> None:
         log.debug("racy window not settled: %s", exc)
 
 
-def _note_checked(path: str, seen_mtime: str | int, dir_mtime: int, now: int) -> None:
+def _note_checked(path: str, seen_mtime: str | int, dir_mtime: int, now: int, *, head: str | None = None) -> None:
     """Record that the listing matched the snapshot at ``now`` (well after the directory's time), so the
-    next reader trusts it without listing. Only if no writer changed it meanwhile; never waits for a lock."""
+    next reader trusts it without listing, with ``head``: the commit HEAD named before the files were looked
+    at. Only if no writer changed it meanwhile; never waits for a lock."""
     try:
         con = sqlite3.connect(refuse_symlink(path), timeout=0)
         try:
@@ -468,10 +511,10 @@ def _note_checked(path: str, seen_mtime: str | int, dir_mtime: int, now: int) ->
                 row = con.execute("SELECT value FROM meta WHERE key = 'dir_mtime_ns'").fetchone()
                 if row is None or int(row[0]) != int(seen_mtime):
                     return
-                con.executemany(
-                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                    [("dir_mtime_ns", str(dir_mtime)), ("checked_ns", str(now))],
-                )
+                values = [("dir_mtime_ns", str(dir_mtime)), ("checked_ns", str(now))]
+                if head is not None:
+                    values.append(("git_head", head))
+                con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values)
         finally:
             con.close()
     except (sqlite3.Error, ValueError, OSError) as exc:

@@ -7,8 +7,9 @@ and compare) and the store's read snapshot brought in step once, in-process (wha
 that is how the store is built, and its cost is printed. Then, each in a fresh process, interleaved with
 ``python -c pass`` so machine load hits all alike, ``--runs`` times: ``ctx mem search WORDS --json``, ``ctx mem show ID
 --json``, the inject hook (``python -m ctxops_memory_inject hook claude-code``, UserPromptSubmit) right after
-a ``git pull`` that brought 3 memories (files written outside the store), and ``ctx mem add --title ...
---json``. p50/p95 wall and CPU per command, each beside ``python -c pass`` and the load average (the
+a real ``git pull`` that brought 3 memories (committed in a clone of the store's repository: the store is a
+git repository whose memory files are committed at each size), the hook after that one, and ``ctx mem add
+--title ... --json``. p50/p95 wall and CPU per command, each beside ``python -c pass`` and the load average (the
 machine is shared: CPU is the figure that does not depend on the neighbours).
 
 Run: uv run python bench/memory_cli_speed.py [--sizes 1000,10000,50000] [--runs 20]
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -61,6 +63,35 @@ def _grow(root: Path, texts: list[tuple[str, str]], start: int, stop: int) -> li
     return ids
 
 
+GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "-c", "gc.auto=0"]
+
+
+def _git(where: Path, *args: str) -> None:
+    subprocess.run([*GIT, "-C", str(where), *args], check=True, capture_output=True)
+
+
+def _commit_memories(root: Path, message: str) -> None:
+    """Commit the memory files as their author would (the index and state stay out of git)."""
+    if not (root / ".git" / "HEAD").exists():
+        _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A", ".meta/memory")
+    _git(root, "commit", "-q", "--no-verify", "--allow-empty", "-m", message)
+
+
+def _pull(root: Path, upstream: Path, memories: list[tuple[str, str]]) -> None:
+    """A teammate commits ``memories`` in their clone; this repository pulls them (fast-forward)."""
+    from ctxops_contracts.shared.files import atomic_write
+    from ctxops_memory_store import new_entry
+    from ctxops_memory_store.entry_file import file_name, render_entry
+
+    for title, body in memories:
+        entry = new_entry(kind="lesson", title=title, body=body)
+        atomic_write(upstream / ".meta" / "memory" / file_name(entry), render_entry(entry), fsync=False)
+    _git(upstream, "add", ".meta/memory")
+    _git(upstream, "commit", "-q", "--no-verify", "-m", "memories")
+    _git(root, "pull", "-q", "--ff-only", "--no-rebase", str(upstream), "main")
+
+
 def _cpu_now() -> float:
     usage = os.times()
     return usage.user + usage.system + usage.children_user + usage.children_system
@@ -76,14 +107,15 @@ def main() -> int:
     if args.reuse:
         listing = [p.name for p in (Path(args.reuse) / ".meta" / "memory").iterdir() if p.name.endswith(".md")]
         sizes = [len(listing)]
-    from ctxops_memory_store import MemoryStore, new_entry
+    from ctxops_memory_store import MemoryStore
     from ctxops_memory_store.trust import trust_repository
 
     extra_count = len(sizes) * args.runs * 5 + 10
     texts = _texts(sizes[-1] + extra_count)
     extra = texts[sizes[-1] :]
     root = Path(args.reuse) if args.reuse else Path(tempfile.mkdtemp(prefix="memcli-")) / "repo"
-    (root / ".git").mkdir(parents=True, exist_ok=True)
+    root.mkdir(parents=True, exist_ok=True)
+    upstream = root.parent / "upstream"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     py = sys.executable
     ctx = str(Path(py).with_name("ctx"))
@@ -99,6 +131,11 @@ def main() -> int:
         if not args.reuse:  # a reused store's snapshot is the one its last run left (readers fold pulls)
             MemoryStore(root).sync_snapshot()
         trust_repository(root)  # the files were written outside the store: trusted, as their author's clone
+        _commit_memories(root, f"{size} memories")
+        if upstream.exists():
+            _git(upstream, "pull", "-q", "--ff-only", "--no-rebase", str(root), "main")
+        else:
+            _git(root.parent, "clone", "-q", str(root), str(upstream))
         print(
             f"\n{size} memories: files written in {written:.0f} s, the read snapshot brought in step in "
             f"{time.perf_counter() - began - written:.0f} s (CPU {_cpu_now() - cpu:.0f} s for both)"
@@ -126,17 +163,13 @@ def main() -> int:
             shown = ids[(n * 7919) % len(ids)]
             timed("ctx mem show", [ctx, "mem", "--root", str(root), "show", shown[-8:], "--json"])
             timed("python -c pass ", [py, "-c", "pass"])
-            # A `git pull` that brings 3 memories, then the next hook.
-            from ctxops_contracts.shared.files import atomic_write
-            from ctxops_memory_store.entry_file import file_name, render_entry
-
-            for title, body in extra[used + 1 : used + 4]:
-                entry = new_entry(kind="lesson", title=title, body=body)
-                atomic_write(root / ".meta" / "memory" / file_name(entry), render_entry(entry), fsync=False)
+            # A `git pull` that brings 3 memories a teammate committed, then the next hook and the one after it.
+            _pull(root, upstream, extra[used + 1 : used + 4])
             payload = json.dumps(
                 {"session_id": f"b{n}", "cwd": str(root), "hook_event_name": "UserPromptSubmit", "prompt": words}
             )
             timed("hook after git pull", [py, "-m", "ctxops_memory_inject", "hook", "claude-code"], payload)
+            timed("the hook after that", [py, "-m", "ctxops_memory_inject", "hook", "claude-code"], payload)
             title = f"bench note {size}-{n}-{time.time_ns()}: {extra[used + 4][0]}"
             out = timed("ctx mem add", [ctx, "mem", "--root", str(root), "add", "--title", title, "--json"])
             assert json.loads(out)["action"] == "added", out[:200]

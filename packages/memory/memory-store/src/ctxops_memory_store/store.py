@@ -25,7 +25,7 @@ from ctxops_contracts.shared.layout import COMMITTED_FILE_MODE, ensure_meta
 from ctxops_contracts.shared.locks import LockBusy, file_lock
 from ctxops_hooks_capture.redact import redact, redact_path
 
-from . import bm25, trust
+from . import bm25, trust, write_marker
 from .catalog import Catalog
 from .config import MemoryConfig, load_config
 from .conflicts import KINDS as CONFLICT_KINDS
@@ -87,6 +87,14 @@ QUICK_BUCKET = 1000  # a quick write compares with every active entry of its kin
 QUICK_TOP = 300  # past that: those with its title, and this many sharing its rarest terms best
 WRITE_WAIT_S = 300.0  # how long a writer queues for the store's write lock before it gives up
 WRITE_POLL_S = 0.01  # the longest sleep between two tries (a short one: waiters get their turn soon after a put)
+
+
+@contextmanager
+def _marked(index_dir: str) -> Iterator[bool]:
+    """A writer's turn under the write lock, marked (``write_marker``); gives whether the last one died mid-write."""
+    unfinished = write_marker.begin(index_dir)
+    yield unfinished
+    write_marker.end(index_dir)  # only after a write that ended: one that raised may have left a file
 
 
 def _alive(pid: int) -> bool:
@@ -576,8 +584,11 @@ class MemoryStore:
         ensure_dir(self.index_dir)  # 0700; a symlinked .meta/index is refused (UnsafePath)
         # Writers queue: a put waits its turn for up to WRITE_WAIT_S (8 writers x 200 puts all land); only a
         # holder that never lets go turns a writer away (LockBusy; the CLI says so in one line, exit 4).
-        with file_lock(self.index_dir / WRITE_LOCK, timeout=WRITE_WAIT_S, write_pid=True, max_poll=WRITE_POLL_S):
-            if full_check or not self._swept:
+        with (
+            file_lock(self.index_dir / WRITE_LOCK, timeout=WRITE_WAIT_S, write_pid=True, max_poll=WRITE_POLL_S),
+            _marked(str(self.index_dir)) as unfinished,
+        ):
+            if full_check or not self._swept or unfinished:
                 self._sweep_temp()  # under the lock: no live writer of this store is between write and rename
             generation = self._generation()
             # Every store write bumps the generation under this lock: when it is the one this process left,
@@ -602,14 +613,14 @@ class MemoryStore:
                     self._dirty_generation = False
                 self._close_snapshot()
 
-    def _sweep_temp(self) -> None:
+    def _sweep_temp(self, *, memory: bool = True) -> None:
         """Remove the temporary files a killed writer left (``.NAME.PID.NS.tmp`` of ``atomic_write``): in the
         memory directory every one whose process is gone or that is older than a minute; in the index
         directory (readers save the catalog there without this lock) the same. Once a process, and on every
-        full check (``ctx mem rebuild``)."""
+        full check (``ctx mem rebuild``). ``memory=False``: the index directory only (``write_marker``)."""
         self._swept = True
         now = time.time()
-        for directory in (self.memory_dir, self.index_dir):
+        for directory in (self.memory_dir, self.index_dir) if memory else (self.index_dir,):
             try:
                 # os.scandir, not Path.iterdir: no Path object per memory file (~100 ms at 50,000 on a busy machine)
                 with os.scandir(directory) as listing:
@@ -905,9 +916,13 @@ class MemoryStore:
         from . import snapshot
 
         index_dir, memory_dir = str(self.index_dir), str(self.memory_dir)
-        with file_lock(self.index_dir / WRITE_LOCK, timeout=WRITE_WAIT_S, write_pid=True, max_poll=WRITE_POLL_S):
-            if not self._swept:
-                self._sweep_temp()
+        with (
+            file_lock(self.index_dir / WRITE_LOCK, timeout=WRITE_WAIT_S, write_pid=True, max_poll=WRITE_POLL_S),
+            _marked(str(self.index_dir)) as unfinished,
+        ):
+            if not self._swept or unfinished:
+                # The memory directory is listed (50,000 names: ~0.1 s) only when the last writer died mid-write.
+                self._sweep_temp(memory=unfinished)
             generation = self._generation()
             try:
                 writer = SnapshotWriter(index_dir, memory_dir)

@@ -57,7 +57,7 @@ def test_the_snapshot_answers_like_the_catalog(
     assert (repo / ".meta" / "index" / snapshot.NAME).exists()  # written by the store, not by a reader
     queries = ["API tests fail with no such table", "webhook retries in worker/queue.go", "log format", ""]
     with monkeypatch.context() as patch:
-        patch.setattr(build.snapshot, "open_for_read", lambda *a: None)
+        patch.setattr(build.snapshot, "open_for_read", lambda *a, **k: None)
         from_catalog = [build_injection(repo, q, budget=400) for q in queries]
     with monkeypatch.context() as patch:
         patch.setattr(build, "load_catalog", _no_catalog)
@@ -221,3 +221,44 @@ def test_a_fresh_hook_reads_a_new_write_from_the_snapshot_without_a_rebuild(repo
     con = sqlite3.connect(index_dir / snapshot.NAME)
     assert con.execute("SELECT count(*), max(doc) FROM docs").fetchone() == before  # no rows rebuilt
     con.close()
+
+
+def test_a_small_store_with_a_snapshot_is_read_from_it_while_every_file_is_its_rows(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Up to SMALL files the hook read the catalog (~0.2 s at 1,000 memories: every entry decoded and ranked);
+    # past MIN_FILES the store keeps a snapshot, and a stat of every file says whether its rows are current.
+    monkeypatch.setattr(snapshot, "MIN_FILES", 3)
+    store = _fill(repo)
+    assert (repo / ".meta" / "index" / snapshot.NAME).exists() and snapshot.SMALL > 5
+    queries = ["API tests fail with no such table", "webhook retries in worker/queue.go", "log format", ""]
+    with monkeypatch.context() as patch:
+        patch.setattr(build.snapshot, "open_for_read", lambda *a, **k: None)
+        from_catalog = [build_injection(repo, q, budget=400) for q in queries]
+    with monkeypatch.context() as patch:
+        patch.setattr(build, "load_catalog", _no_catalog)
+        from_snapshot = [build_injection(repo, q, budget=400) for q in queries]
+    assert [i.text for i in from_snapshot] == [i.text for i in from_catalog]
+    # An edit in place (same inode, a new time) and a pulled file: parsed on top of the rows, then folded.
+    edited = store.path_of(next(e.id for e in store.entries() if e.title == "Logs are structured JSON"))
+    assert edited is not None
+    text = edited.read_text(encoding="utf-8").replace("one object per line", "one OTLP record per line")
+    with open(edited, "r+", encoding="utf-8") as fh:
+        fh.write(text)
+    stat = edited.stat()
+    os.utime(edited, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    pulled = new_entry(kind="lesson", title="Vendored wheels live in third_party")
+    (repo / ".meta" / "memory" / file_name(pulled)).write_text(render_entry(pulled), encoding="utf-8")
+    trust.trust_repository(repo)  # a file written outside the store is held back otherwise (test_trust_memories)
+    query = "vendored wheels third_party log format"
+    with monkeypatch.context() as patch:
+        patch.setattr(build.snapshot, "open_for_read", lambda *a, **k: None)
+        expected = build_injection(repo, query, budget=2000)
+    with monkeypatch.context() as patch:
+        patch.setattr(build, "load_catalog", _no_catalog)
+        answer = build_injection(repo, query, budget=2000)
+        assert answer.text == expected.text and "OTLP record" in answer.text and pulled.id in answer.memory_ids
+        index_dir, memory_dir = _dirs(repo)
+        opened = snapshot.open_for_read(index_dir, memory_dir, fold=False, small_ok=True)
+        assert opened is not None and not opened.behind  # folded by the reader before
+        opened.close()

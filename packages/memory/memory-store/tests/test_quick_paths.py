@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from ctxops_contracts import SCHEMA_VERSION, CodeTie, MemoryEntry, convert, to_builtins
+from ctxops_contracts.shared.locks import file_lock
 from ctxops_memory_store import MemoryStore, cli, fastcli, new_entry, snapshot
 from ctxops_memory_store import store as store_module
 from ctxops_memory_store.catalog import parse_file
@@ -137,7 +139,7 @@ def test_fast_search_leaves_a_store_with_vectors_to_the_full_cli(repo: Path, sma
 def test_a_small_store_is_read_from_the_snapshot_while_every_file_is_its_rows(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(snapshot, "MIN_FILES", 0)  # the writer keeps one; the hook still reads the catalog
+    monkeypatch.setattr(snapshot, "MIN_FILES", 0)  # the writer keeps one for a store this small
     _filled(repo)
     argv = ["search", "money", "decimal", "--json", "--root", str(repo)]
     fast = _answer(fastcli.main, argv)
@@ -147,11 +149,23 @@ def test_a_small_store_is_read_from_the_snapshot_while_every_file_is_its_rows(
     assert path is not None
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # as an edit in place
-    assert fastcli.main(argv) is None  # the full CLI reads the catalog, which stats every file
-    later = _entry("fact", "Caches expire hourly")
-    assert MemoryStore(repo).quick_put(later) is None  # nor does a quick write take the rows
-    MemoryStore(repo).put(later)  # the full write brings them in step again
+    # The stat of every file finds the edit: that file is parsed on top of the rows (the same answer) and its
+    # rows written, so the next reader and a quick write take the rows again.
+    assert _answer(fastcli.main, argv) == fast
+    opened = snapshot.open_for_read(str(repo / ".meta" / "index"), str(repo / ".meta" / "memory"), small_ok=True)
+    assert opened is not None and not opened.behind
+    opened.close()
     assert MemoryStore(repo).quick_put(_entry("fact", "Caches are warmed at boot")) is not None
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    with file_lock(repo / ".meta" / "index" / snapshot.WRITE_LOCK, timeout=5):  # a writer at work: no fold
+        on_top = _answer(fastcli.main, argv)  # read on top of the rows (its old row set aside, still counted)
+    assert on_top[0] == 0
+    assert [h["id"] for h in json.loads(on_top[1])["hits"]] == [h["id"] for h in json.loads(fast[1])["hits"]]
+    later = _entry("fact", "Caches expire hourly")
+    assert MemoryStore(repo).quick_put(later) is None  # a quick write does not take rows that are not current
+    MemoryStore(repo).put(later)  # the full write brings them in step again
+    assert MemoryStore(repo).quick_put(_entry("fact", "Caches are cold after a deploy")) is not None
 
 
 def test_the_fast_path_imports_neither_argparse_nor_msgspec(repo: Path, small_is_tiny: None) -> None:

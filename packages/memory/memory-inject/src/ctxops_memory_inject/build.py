@@ -323,11 +323,12 @@ def build_injection(
     """
     base = os.fspath(root)
     memory_dir, index_dir = meta_path(base, MEMORY_DIR), meta_path(base, INDEX_DIR)
-    # A large store reads only what this prompt needs from the read snapshot, which the store's writer keeps
-    # in step; a few files changed outside the store (a `git pull`) are parsed on top of it, many make the
-    # catalog answer; either way a detached sync (never waited for) brings the snapshot back in step.
+    # A store with a snapshot (more than 200 files) reads only what this prompt needs from it: the store's
+    # writer keeps it in step; a few files changed outside the store (a `git pull`) are parsed on top of it,
+    # many make the catalog answer; either way a detached sync (never waited for) brings it back in step.
+    # Up to 2,000 files, every file is stat'ed first (edits in place too), as the catalog would.
     files = list(dict.fromkeys([*files_in_play, *paths_in(task), *session_files(base, session_id)]))
-    snap = snapshot.open_for_read(index_dir, memory_dir)
+    snap = snapshot.open_for_read(index_dir, memory_dir, small_ok=True)
     corpus: tuple[int, float] | None = None
     doc_freq: dict[str, int] | None = None
     if snap is not None:

@@ -18,8 +18,9 @@ When the hook may trust it (``open_for_read``):
 - or the listing differs by at most ``OVERLAY_MAX`` files (a `git pull` that brought a few memories): those
   are parsed on top of the snapshot and their old rows set aside, so the hook after a pull costs a few
   file reads, not the whole catalog (issue 23); the detached sync then brings the rows in step.
-Stores of up to ``SMALL`` files always take the catalog path, which is as fast there and stats every file
-(edits in place included). Derived data: delete it and the next write or sync rebuilds it.
+Stores of up to ``SMALL`` files are trusted only when a stat of every file (edits in place included) finds
+the rows' inodes and times, as the catalog checks them; the few files that differ are parsed on top.
+Derived data: delete it and the next write or sync rebuilds it.
 """
 
 from __future__ import annotations
@@ -340,14 +341,23 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_o
         if meta.get("format") != FORMAT or meta.get("memory_dir") != memory_dir:
             con.close()
             return None
-        if int(meta.get("files", "0")) <= SMALL:
-            # A small store: the hook reads the catalog, which stats every file there (edits in place too).
-            # The CLI's fast path may read the rows when every file's inode and time are its rows.
-            if small_ok and _every_file_known(con, memory_dir):
-                return Snapshot(con, meta)
-            con.close()
-            return None
         now = time.time_ns()
+        if int(meta.get("files", "0")) <= SMALL:
+            # A small store: every file is stat'ed (edits in place too), as the catalog does; ``small_ok``
+            # (the hook, the CLI's fast path) reads the rows when every file's inode and time are its rows,
+            # and parses on top of them the few files that are not (a `git pull`).
+            found = _file_differences(con, memory_dir) if small_ok else None
+            if found is None or len(found[0]) + len(found[1]) > OVERLAY_MAX:
+                con.close()
+                return None
+            changed, stale, files = found
+            if not changed and not stale:
+                return Snapshot(con, meta)
+            overlay = _parsed(memory_dir, changed)
+            if fold and _fold(index_dir, memory_dir, meta, overlay, stale, state=(dir_mtime, now, files), head=head):
+                con.close()
+                return open_for_read(index_dir, memory_dir, fold=False, small_ok=True)
+            return Snapshot(con, meta, overlay=overlay, stale=stale)
         built_mtime, checked = int(meta["dir_mtime_ns"]), int(meta["checked_ns"])
         overlay: dict[str, Record] = {}
         stale: set[str] = set()
@@ -377,13 +387,7 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_o
             if len(changed) + len(stale) > OVERLAY_MAX:
                 con.close()
                 return None
-            from .catalog import parse_file
-
-            for name in changed:
-                try:
-                    overlay[name] = parse_file(os.path.join(memory_dir, name), name)
-                except OSError:
-                    continue  # gone (a pull that removed it) or unreadable: its rows are set aside (stale)
+            overlay = _parsed(memory_dir, changed)
             if pulled is not None:
                 files += len(overlay.keys() - known.keys()) - len(known.keys() - overlay.keys())
             state = (dir_mtime, now, files)
@@ -397,6 +401,20 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_o
     except (sqlite3.Error, KeyError, ValueError):
         con.close()
         return None
+
+
+def _parsed(memory_dir: str, names: Iterable[str]) -> dict[str, Record]:
+    """The catalog records of these files; one gone (a pull removed it) or unreadable is left out (its rows
+    are set aside as stale)."""
+    from .catalog import parse_file
+
+    out: dict[str, Record] = {}
+    for name in names:
+        try:
+            out[name] = parse_file(os.path.join(memory_dir, name), name)
+        except OSError:
+            continue
+    return out
 
 
 def _due(meta: dict[str, str], now: int) -> bool:
@@ -415,6 +433,24 @@ def _pulled(memory_dir: str, recorded: str | None, head: str | None) -> list[str
     if not names or len(names) > OVERLAY_MAX:
         return None
     return names
+
+
+def _file_differences(con: sqlite3.Connection, memory_dir: str) -> tuple[list[str], set[str], int] | None:
+    """Of a (small) memory directory, by a stat of each file (at most ``SMALL``, a few milliseconds): the
+    files new or changed (inode or time) since the rows, the rows changed or gone, the number of files;
+    None when the directory cannot be read."""
+    found: dict[str, tuple[int, int]] = {}
+    try:
+        with os.scandir(memory_dir) as it:
+            for item in it:
+                if item.name.endswith(".md") and not item.name.startswith("."):
+                    stat = item.stat(follow_symlinks=False)
+                    found[item.name] = (stat.st_ino, stat.st_mtime_ns)
+    except OSError:
+        return None
+    known = {str(f): (int(i), int(m)) for f, i, m in con.execute("SELECT file, ino, mtime_ns FROM files")}
+    changed = [n for n, v in found.items() if known.get(n) != v]
+    return changed, {n for n in known if found.get(n) != known[n]}, len(found)
 
 
 def _every_file_known(con: sqlite3.Connection, memory_dir: str) -> bool:

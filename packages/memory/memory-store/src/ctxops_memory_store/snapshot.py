@@ -350,14 +350,14 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_o
             if found is None or len(found[0]) + len(found[1]) > OVERLAY_MAX:
                 con.close()
                 return None
-            changed, stale, files = found
-            if not changed and not stale:
+            edited, gone, count = found
+            if not edited and not gone:
                 return Snapshot(con, meta)
-            overlay = _parsed(memory_dir, changed)
-            if fold and _fold(index_dir, memory_dir, meta, overlay, stale, state=(dir_mtime, now, files), head=head):
+            fresh = _parsed(memory_dir, edited)
+            if fold and _fold(index_dir, memory_dir, meta, fresh, gone, state=(dir_mtime, now, count), head=head):
                 con.close()
                 return open_for_read(index_dir, memory_dir, fold=False, small_ok=True)
-            return Snapshot(con, meta, overlay=overlay, stale=stale)
+            return Snapshot(con, meta, overlay=fresh, stale=gone)
         built_mtime, checked = int(meta["dir_mtime_ns"]), int(meta["checked_ns"])
         overlay: dict[str, Record] = {}
         stale: set[str] = set()

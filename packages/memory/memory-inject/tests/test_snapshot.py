@@ -262,3 +262,44 @@ def test_a_small_store_with_a_snapshot_is_read_from_it_while_every_file_is_its_r
         opened = snapshot.open_for_read(index_dir, memory_dir, fold=False, small_ok=True)
         assert opened is not None and not opened.behind  # folded by the reader before
         opened.close()
+
+
+def test_the_hook_after_a_git_pull_answers_like_the_catalog_without_listing(
+    repo: Path, small_is_tiny: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "init.defaultBranch=main"]
+
+    def run(where: Path, *args: str) -> None:
+        subprocess.run([*git, "-C", str(where), *args], check=True, capture_output=True)
+
+    shutil.rmtree(repo / ".git")  # the fixture's stand-in: a real repository here
+    run(repo, "init", "-q")
+    monkeypatch.setattr(snapshot, "RACY_FINE_NS", 0)
+    _fill(repo)
+    run(repo, "add", ".meta/memory")
+    run(repo, "commit", "-q", "-m", "memories")
+    upstream = repo.parent / "upstream"
+    run(repo.parent, "clone", "-q", str(repo), str(upstream))
+    index_dir, memory_dir = _dirs(repo)
+    opened = snapshot.open_for_read(index_dir, memory_dir)  # records the commit the rows match
+    assert opened is not None
+    opened.close()
+    theirs = new_entry(kind="lesson", title="Vendored wheels live in third_party", body="never pip install them")
+    (upstream / ".meta" / "memory" / file_name(theirs)).write_text(render_entry(theirs), encoding="utf-8")
+    run(upstream, "add", ".meta/memory")
+    run(upstream, "commit", "-q", "-m", "theirs")
+    run(repo, "pull", "-q", "--ff-only", str(upstream), "main")
+    trust.trust_repository(repo)  # a pulled memory is held back otherwise (issue 21 item 6)
+    query = "vendored wheels third_party log format"
+    with monkeypatch.context() as patch:
+        patch.setattr(build.snapshot, "open_for_read", lambda *a, **k: None)
+        expected = build_injection(repo, query, budget=2000)
+    with monkeypatch.context() as patch:
+        patch.setattr(build, "load_catalog", _no_catalog)
+        patch.setattr(snapshot, "_listing", _no_catalog)  # nor a listing of the directory
+        answer = build_injection(repo, query, budget=2000)
+    assert answer.text == expected.text and theirs.id in answer.memory_ids

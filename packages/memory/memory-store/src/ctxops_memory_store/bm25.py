@@ -62,10 +62,12 @@ class Postings:
         self.by_term: dict[str, dict[str, float]] = {}
         self.docs: dict[str, tuple[dict[str, float], float]] = {}
         self.total = 0.0
+        self._norms: dict[str, float] | None = None  # doc -> K1 * (1 - B + B * length / avgdl); None: stale
 
     def add(self, doc_id: str, tf: dict[str, float], length: float) -> None:
         if doc_id in self.docs:
             self.remove(doc_id)
+        self._norms = None  # the average length moved
         self.docs[doc_id] = (tf, length)
         self.total += length
         for term, freq in tf.items():
@@ -77,6 +79,7 @@ class Postings:
             return
         tf, length = found
         self.total -= length
+        self._norms = None
         for term in tf:
             postings = self.by_term.get(term)
             if postings is not None:
@@ -84,27 +87,40 @@ class Postings:
                 if not postings:
                     del self.by_term[term]
 
+    def _length_norms(self) -> dict[str, float]:
+        """Each document's length term of the BM25 denominator, computed once per change of the corpus (a
+        query then costs one dict lookup per posting, not a tuple lookup and four operations)."""
+        if self._norms is None:
+            avgdl = self.total / len(self.docs) or 1.0
+            self._norms = {d: K1 * (1 - B + B * length / avgdl) for d, (_, length) in self.docs.items()}
+        return self._norms
+
     def rank(self, query_terms: Iterable[str], top: int | None = None) -> list[tuple[str, float]]:
-        """(doc id, score), best first; with ``top``, only that many (a partial sort: common terms can
-        hold thousands of documents)."""
+        """(doc id, score), best first (ties by id); with ``top``, only that many (a partial selection:
+        common terms can hold thousands of documents)."""
         n = len(self.docs)
         if not n:
             return []
-        avgdl = self.total / n or 1.0
+        norms = self._length_norms()
         scores: dict[str, float] = {}
+        get = scores.get
         for term in set(query_terms):
             postings = self.by_term.get(term)
             if not postings:
                 continue
             weight = idf(n, len(postings))
-            for doc_id, f in postings.items():
-                length = self.docs[doc_id][1]
-                scores[doc_id] = scores.get(doc_id, 0.0) + weight * f * (K1 + 1) / (
-                    f + K1 * (1 - B + B * length / avgdl)
-                )
+            for doc_id, f in postings.items():  # the same operations in the same order as before: equal floats
+                scores[doc_id] = get(doc_id, 0.0) + weight * f * (K1 + 1) / (f + norms[doc_id])
         if top is not None and top < len(scores):
             import heapq
 
-            best = heapq.nsmallest(top, scores.items(), key=lambda kv: (-kv[1], kv[0]))
-            return best
+            if top <= 0:
+                return []
+            # the top-th best score by a selection over bare floats (no key function: ~5x cheaper than
+            # selecting (score, id) pairs), then everything at or above it ordered exactly: ties at the cut
+            # are broken by id as in the full sort
+            cut = heapq.nlargest(top, scores.values())[-1]
+            best = [(d, s) for d, s in scores.items() if s >= cut]
+            best.sort(key=lambda kv: (-kv[1], kv[0]))
+            return best[:top]
         return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -491,3 +491,16 @@ def test_a_generated_password_as_a_file_name_after_other_rules_marked_it() -> No
     assert key[-12:] not in redact(f"cat /repo/notes/{key}.txt")
     sops = "ENC[AES256_GCM,data:" + r(40, B64) + "/" + r(40, B64) + ",iv:" + r(43, B64) + "=,type:str]"
     assert redact(f"name: {sops}") == f"name: {sops}"
+
+
+def test_a_slug_with_its_digest_is_kept_in_urls_and_asset_names() -> None:
+    digest = r(32, HEX)
+    page = f"https://acme.notion.site/Release-Notes-{digest}"  # Notion: a page's title then its 32-hex id
+    asset = f'<link href="/assets/application-{digest}.css">'  # Rails' fingerprinted asset
+    assert redact(page) == page
+    assert redact(asset) == asset
+    assert redact_path(f"public/packs/js/app-{digest}.js") == f"public/packs/js/app-{digest}.js"
+    # a key's name before the digest is a key (Mailgun's ``key-<32 hex>``), a plain file name stays judged
+    assert digest not in redact(f"https://acme.example/key-{digest}")
+    assert digest not in redact_path(f"notes/api-{digest}.txt")
+    assert digest not in redact_path(f"notes/{digest}.gif")

@@ -11,7 +11,9 @@ from ctxops_contracts.shared import regex
 from ctxops_contracts.shared.regex import lazy
 
 from .names import (
+    ASSET_EXTENSIONS,
     assigned_name,
+    is_digest_slug,
     is_fake_name,
     is_hex,
     is_key_name,
@@ -911,6 +913,8 @@ def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
             stem, dot, ext = part, "", ""
         if digests and is_hex(stem):
             continue
+        if (url or ext.lower() in ASSET_EXTENSIONS) and is_digest_slug(stem):
+            continue  # a page's slug and id in a URL, a fingerprinted asset (``gifs/api-<hex>.gif``)
         if (
             is_random(stem)
             or (i > 0 and path_token(stem, label=not url))  # a name inside a path: the path test

@@ -409,10 +409,31 @@ _PATH_TOKEN = lazy(r"[A-Za-z0-9_+=~-]{20,200}")
 _HEXISH = lazy(r"[0-9a-fA-F_-]+")
 
 
+# Files that build tools name by their content's digest (Rails' ``application-<sha256>.css``, webpack's
+# ``[name]-[contenthash].js``, Phoenix's ``app-<md5>.js``): the hex part is a fingerprint, not a key.
+ASSET_EXTENSIONS = frozenset(
+    {"css", "js", "mjs", "map", "gif", "png", "jpg", "jpeg", "svg", "webp", "ico", "avif", "woff", "woff2", "ttf"}
+)
+
+
+def is_digest_slug(name: str) -> bool:
+    """``<words>-<hex digest>``: a page's slug and its id (Notion's ``Title-<32 hex>``) or a fingerprinted
+    asset's name. The digest is 16+ hex digits of one case; the words are letters only and not the name of a
+    key (``key-<32 hex>`` is Mailgun's documented key)."""
+    head, dash, digest = name.rpartition("-")
+    if not dash or not head or len(digest) < 16 or len(head) > 80 or not is_hex(digest):
+        return False
+    if not all(piece.isascii() and piece.isalpha() for piece in head.replace("_", "-").split("-")):
+        return False
+    return not (is_secret_name(head) or is_key_name(head) or words(head)[-1:] in (["key"], ["keys"]))
+
+
 def path_token(name: str, *, label: bool = True) -> bool:
     """A file or directory name that is a key: a ``random_word`` (``label``: the name alone, not a segment of
     a path in running text), or 20+ token characters, letters and digits, 12+ distinct, neither hex, a UUID
     nor words (``test_payment_provider_2``)."""
+    if not label and is_digest_slug(name):
+        return False  # in a URL: a page's slug and id, not a key
     if random_word(name, label=label):
         return True
     if not _PATH_TOKEN.fullmatch(name) or _HEXISH.fullmatch(name) or is_placeholder(name):

@@ -504,3 +504,11 @@ def test_a_slug_with_its_digest_is_kept_in_urls_and_asset_names() -> None:
     assert digest not in redact(f"https://acme.example/key-{digest}")
     assert digest not in redact_path(f"notes/api-{digest}.txt")
     assert digest not in redact_path(f"notes/{digest}.gif")
+
+
+def test_stock_words_run_together_stand_in_for_a_password() -> None:
+    for sample in ("rootpasswd", "adminpassword", "test_secret", "mypass"):
+        line = f'password = "{sample}"'
+        assert redact(line) == line
+    for real in ("rootpasswd7", "hunter2hunter", "correcthorsebattery", "secretsauce"):
+        assert real not in redact(f'password = "{real}"')

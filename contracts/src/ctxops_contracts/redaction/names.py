@@ -196,11 +196,37 @@ _PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pw
 
 def is_placeholder(value: str) -> bool:
     """True for values that stand in for a secret: ``$VAR``, ``${X}``, ``<token>``, ``***``, ``changeme``,
-    and tokens that are documentation samples (``is_placeholder_token``)."""
+    stock words run together (``rootpasswd``), and tokens that are documentation samples
+    (``is_placeholder_token``)."""
     value = value.strip().strip("'\"“”「」")
     if value.endswith(("...", "…")):
         return True  # a sample cut short in documentation: ``ops_eyJzaWdu...``
-    return bool(_PLACEHOLDER.match(value)) or is_placeholder_token(value, ascending=False)
+    return bool(_PLACEHOLDER.match(value)) or is_placeholder_token(value, ascending=False) or _stock_words(value)
+
+
+# Words a sample credential is made of: a role, the credential's own name, a documented default. Two or more
+# of them and nothing else (``rootpasswd``, ``adminpassword``, ``test_secret``) stand in for a password the
+# way ``changeme`` does; a real one adds something a reader could not guess.
+_STOCK = frozenset(
+    {"root", "admin", "administrator", "user", "username", "guest", "demo", "test", "dev", "local", "default"}
+    | {"my", "your", "db", "pass", "passwd", "password", "pwd", "secret", "change", "me", "changeme", "token"}
+)
+_STOCK_LONGEST = max(len(w) for w in _STOCK)
+
+
+def _stock_words(value: str) -> bool:
+    """``value`` is two or more stock words (``_STOCK``), run together or joined by ``_``/``-``. Linear: the
+    split tries at most ``_STOCK_LONGEST`` ends at each position."""
+    lowered = value.lower().replace("_", "").replace("-", "")
+    size = len(lowered)
+    if size < 6 or size > 40 or not lowered.isalpha() or not lowered.isascii():
+        return False
+    most = [0] + [-1] * size  # the most words a split of lowered[:i] into stock words has; -1: no split
+    for end in range(1, size + 1):
+        for start in range(max(0, end - _STOCK_LONGEST), end):
+            if most[start] >= 0 and lowered[start:end] in _STOCK:
+                most[end] = max(most[end], most[start] + 1)
+    return most[size] >= 2
 
 
 # Inside a token: a documentation word, a run of x/X/*/0/#/. (6+) or of any one character (8+).

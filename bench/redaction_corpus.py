@@ -941,8 +941,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gitleaks", default="/work/.mirror/gitleaks+gitleaks/repo")
     parser.add_argument("--trufflehog", default="/work/.mirror/trufflesecurity+trufflehog/repo")
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
-    parser.add_argument("--channel-halves", default="dev,held-out,fresh", help="halves whose samples go through the channels")
-    parser.add_argument("--show", choices=["dev", "held-out", "fresh", "peer dev", "none"], default="dev", help="list the misses of")
+    parser.add_argument(
+        "--channel-halves", default="dev,held-out,fresh", help="halves whose samples go through the channels"
+    )
+    parser.add_argument(
+        "--show", choices=["dev", "held-out", "fresh", "peer dev", "none"], default="dev", help="list the misses of"
+    )
     parser.add_argument("--halves", default="dev,held-out", help="halves to measure (dev only while tuning)")
     parser.add_argument("--json", help="write the full result here")
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")
@@ -962,14 +966,14 @@ def main(argv: list[str] | None = None) -> int:
     redact = getattr(importlib.import_module(module), function)
     peer = None
     if args.peer:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
         module, _, function = args.peer.partition(":")
         peer = getattr(importlib.import_module(module), function)
 
     gen = Gen(SEED)
     started = time.perf_counter()
     if args.corpus == "fresh":
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
         from redaction_fresh import fresh_samples
 
         samples, skipped = fresh_samples(Sample, _the_secret)

@@ -1,5 +1,3 @@
-# ruff: noqa: PLW1510
-# subprocess.run without check: git ls-tree of a mirrored directory, checked below.
 """The fresh held-out redaction corpus named in ``bench/heldout_redaction.txt``: Nosey Parker's and
 Kingfisher's rule examples, read from their mirrored git directories at the named commits.
 

@@ -35,7 +35,7 @@ def redact(text: str) -> str:
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "sample.txt")  # noqa: PTH118 - a throw-away file
-        with open(path, "w", encoding="utf-8") as handle:  # noqa: PTH123
+        with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
         with default_settings():
             found = [(s.line_number, s.secret_value) for s in scan_file(path)]

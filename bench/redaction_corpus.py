@@ -23,6 +23,11 @@ channel of the four adapters (prompt, command, output, file path, file content, 
 ``ctx mem add`` (body, title, --file, --scope, --source) and a transcript ingested by ``ctx ledger
 ingest``, as real processes in a throw-away repository, and greps every file under ``.meta/`` and the
 data directory (DuckDB files included) for each secret.
+
+``--corpus fresh`` measures the held-out corpus named in ``bench/heldout_redaction.txt`` instead (Nosey
+Parker's and Kingfisher's rule examples, ``bench/redaction_fresh.py``), as one half named ``fresh``.
+``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
+samples in the same run, printed beside as ``peer <half>``.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Kingfisher's rule examples, read from their mirrored git directories at the name
 A rule's ``examples`` are true positives (the secret is what the rule's own pattern captures), its
 ``negative_examples`` look-alikes. Rust regex syntax is turned into Python's where the two differ in
 spelling only; a pattern that still does not compile leaves its examples out (counted as skipped).
+Reads YAML with PyYAML, which ``uv run --with detect-secrets`` (the peer) brings; it is not a project
+dependency.
 """
 
 from __future__ import annotations

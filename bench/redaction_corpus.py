@@ -24,8 +24,10 @@ channel of the four adapters (prompt, command, output, file path, file content, 
 ingest``, as real processes in a throw-away repository, and greps every file under ``.meta/`` and the
 data directory (DuckDB files included) for each secret.
 
-``--corpus fresh`` measures the held-out corpus named in ``bench/heldout_redaction.txt`` instead (Nosey
-Parker's and Kingfisher's rule examples, ``bench/redaction_fresh.py``), as one half named ``fresh``.
+``--corpus fresh`` measures the corpus named in ``bench/heldout_redaction.txt`` instead (Nosey
+Parker's and Kingfisher's rule examples, ``bench/redaction_fresh.py``), as one half named ``fresh``;
+``--corpus semgrep`` the held-out corpus of ``bench/heldout_redaction_s11b.txt`` (semgrep-rules' annotated
+secret tests, ``bench/redaction_semgrep.py``), as one half named ``semgrep``.
 ``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
 samples in the same run, printed beside as ``peer <half>``.
 """
@@ -947,20 +949,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trufflehog", default="/work/.mirror/trufflesecurity+trufflehog/repo")
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
     parser.add_argument(
-        "--channel-halves", default="dev,held-out,fresh", help="halves whose samples go through the channels"
+        "--channel-halves", default="dev,held-out,fresh,semgrep", help="halves whose samples go through the channels"
     )
     parser.add_argument(
-        "--show", choices=["dev", "held-out", "fresh", "peer dev", "none"], default="dev", help="list the misses of"
+        "--show",
+        choices=["dev", "held-out", "fresh", "semgrep", "peer dev", "none"],
+        default="dev",
+        help="list the misses of",
     )
     parser.add_argument("--halves", default="dev,held-out", help="halves to measure (dev only while tuning)")
     parser.add_argument("--json", help="write the full result here")
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")
     parser.add_argument(
         "--corpus",
-        choices=["outside", "fresh"],
+        choices=["outside", "fresh", "semgrep"],
         default="outside",
-        help="outside: gitleaks and trufflehog (dev and held-out halves); fresh: the held-out corpus of "
-        "bench/heldout_redaction.txt (Nosey Parker and Kingfisher), one half named 'fresh'",
+        help="outside: gitleaks and trufflehog (dev and held-out halves); fresh: the corpus of "
+        "bench/heldout_redaction.txt (Nosey Parker and Kingfisher), one half named 'fresh'; semgrep: the "
+        "held-out corpus of bench/heldout_redaction_s11b.txt (semgrep-rules' secret tests), half 'semgrep'",
     )
     parser.add_argument("--peer", help="module:function of a peer redactor measured on the same samples")
     args = parser.parse_args(argv)
@@ -986,6 +992,15 @@ def main(argv: list[str] | None = None) -> int:
         parts = [("fresh", {f"{s.source}:{s.fmt}" for s in samples})]
         sources: tuple[str, ...] = ("noseyparker", "kingfisher")
         halves = ["fresh"]
+    elif args.corpus == "semgrep":
+        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+        from redaction_semgrep import semgrep_samples
+
+        samples, skipped = semgrep_samples(Sample, _the_secret)
+        skipped2 = []
+        parts = [("semgrep", {f"{s.source}:{s.fmt}" for s in samples})]
+        sources = ("semgrep",)
+        halves = ["semgrep"]
     else:
         samples, skipped = gitleaks_samples(args.gitleaks, gen)
         more, skipped2 = trufflehog_samples(args.trufflehog, gen)

@@ -460,6 +460,15 @@ _COMMANDS: list[re.Pattern[str]] = [
     lazy(r"(?<![A-Za-z0-9])-pass(?:in|out)?[ \t]+['\"]?pass:(?P<v>[^\s'\"]{1,300}+)"),
     lazy(_CMD + r"security[ \t]+add-(?:generic|internet)-password\b" + _GAP + r"\s-w[ \t]+" + _VALUE),
     lazy(_CMD + r"gh[ \t]+secret[ \t]+set[ \t]+\S+" + _GAP + r"\s(?:-b|--body)(?:[ \t]+|=)" + _VALUE),
+    # .netrc (curl, git, ftp): machine <host> [login <user>] [account <a>] password <password>
+    lazy(
+        r"(?<![A-Za-z0-9_])machine[ \t\n]+[^\s]{1,253}+(?:[ \t\n]+(?:login|account)[ \t\n]+[^\s]{1,200}+){0,2}"
+        r"[ \t\n]+password[ \t\n]+(?P<v>[^\s]{1,300}+)"
+    ),
+    # Sysinternals PsExec (and PAExec): -u <user> -p <password>
+    lazy(_CMD + r"(?i:psexec|paexec)(?:64)?(?:\.exe)?\b" + _GAP + r"\s-p[ \t]+" + _VALUE),
+    # .NET System.Net.NetworkCredential(userName, password[, domain])
+    lazy(r"NetworkCredential[ \t]*\([ \t]*(?:\"[^\"\n]{0,200}\"|'[^'\n]{0,200}')[ \t]*,[ \t]*" + _VALUE),
 ]
 _CONFIG_SET = lazy(
     _CMD + r"(?:config|configure|config:set|secrets?|kv)[ \t]+(?:set|put|add)[ \t]+(?:--?\S+[ \t]+)*?"
@@ -941,6 +950,9 @@ _COMMAND_NEEDLES: list[tuple[str, ...]] = [
     ("pass:",),
     ("security",),
     ("gh",),
+    ("machine",),
+    ("psexec", "paexec"),
+    ("networkcredential",),
 ]
 _NAME_NEEDLES = (
     "pass",

@@ -338,14 +338,15 @@ def is_fake_name(name: str) -> bool:
 
 # Provider prefixes whose documented shape is exact: a token with the prefix that does not have the shape
 # is not that provider's key (npm: ``npm_`` + 36 base62; Databricks: ``dapi`` + 32
-# hex; Sourcegraph: ``sgp_`` [+ 16 hex or ``local`` + ``_``] + 40 hex; JFrog: ``AKCp`` + 69 alphanumerics,
+# hex; Sourcegraph: ``sgp_`` [+ 16 hex or ``local`` + ``_``] + 40 hex, Segment: ``sgp_`` + 64 base62;
+# JFrog: ``AKCp`` + 69 alphanumerics,
 # reference tokens base64 ``reftkn`` + 56; SettleMint: ``sm_aat_``/``sm_pat_``/``sm_sat_`` + 16). Not GitHub:
 # its documentation reserves the right to lengthen tokens, and its CRC32 check digits cannot be told apart
 # from random ones without the exact encoding.
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("npm_", lazy(r"npm_[A-Za-z0-9]{36}")),
     ("dapi", lazy(r"dapi[a-fA-F0-9]{32}(?:-[0-9])?")),
-    ("sgp_", lazy(r"sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}")),
+    ("sgp_", lazy(r"sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}|sgp_[A-Za-z0-9]{64}")),
     ("AKCp", lazy(r"AKCp[A-Za-z0-9]{69}")),
     ("cmVmdGtu", lazy(r"cmVmdGtu[A-Za-z0-9]{56}")),
     ("sm_aat_", lazy(r"sm_aat_[A-Za-z0-9]{16}")),

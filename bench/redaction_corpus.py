@@ -23,6 +23,13 @@ channel of the four adapters (prompt, command, output, file path, file content, 
 ``ctx mem add`` (body, title, --file, --scope, --source) and a transcript ingested by ``ctx ledger
 ingest``, as real processes in a throw-away repository, and greps every file under ``.meta/`` and the
 data directory (DuckDB files included) for each secret.
+
+``--corpus fresh`` measures the corpus named in ``bench/heldout_redaction.txt`` instead (Nosey
+Parker's and Kingfisher's rule examples, ``bench/redaction_fresh.py``), as one half named ``fresh``;
+``--corpus semgrep`` the held-out corpus of ``bench/heldout_redaction_s11b.txt`` (semgrep-rules' annotated
+secret tests, ``bench/redaction_semgrep.py``), as one half named ``semgrep``.
+``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
+samples in the same run, printed beside as ``peer <half>``.
 """
 
 from __future__ import annotations
@@ -941,40 +948,85 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gitleaks", default="/work/.mirror/gitleaks+gitleaks/repo")
     parser.add_argument("--trufflehog", default="/work/.mirror/trufflesecurity+trufflehog/repo")
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
-    parser.add_argument("--channel-halves", default="dev,held-out", help="halves whose samples go through the channels")
-    parser.add_argument("--show", choices=["dev", "held-out", "none"], default="dev", help="list the misses of")
+    parser.add_argument(
+        "--channel-halves", default="dev,held-out,fresh,semgrep", help="halves whose samples go through the channels"
+    )
+    parser.add_argument(
+        "--show",
+        choices=["dev", "held-out", "fresh", "semgrep", "peer dev", "none"],
+        default="dev",
+        help="list the misses of",
+    )
     parser.add_argument("--halves", default="dev,held-out", help="halves to measure (dev only while tuning)")
     parser.add_argument("--json", help="write the full result here")
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")
+    parser.add_argument(
+        "--corpus",
+        choices=["outside", "fresh", "semgrep"],
+        default="outside",
+        help="outside: gitleaks and trufflehog (dev and held-out halves); fresh: the corpus of "
+        "bench/heldout_redaction.txt (Nosey Parker and Kingfisher), one half named 'fresh'; semgrep: the "
+        "held-out corpus of bench/heldout_redaction_s11b.txt (semgrep-rules' secret tests), half 'semgrep'",
+    )
+    parser.add_argument("--peer", help="module:function of a peer redactor measured on the same samples")
     args = parser.parse_args(argv)
 
     import importlib
 
     module, _, function = args.redactor.partition(":")
     redact = getattr(importlib.import_module(module), function)
+    peer = None
+    if args.peer:
+        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+        module, _, function = args.peer.partition(":")
+        peer = getattr(importlib.import_module(module), function)
 
     gen = Gen(SEED)
     started = time.perf_counter()
-    samples, skipped = gitleaks_samples(args.gitleaks, gen)
-    more, skipped2 = trufflehog_samples(args.trufflehog, gen)
-    samples += more
+    if args.corpus == "fresh":
+        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+        from redaction_fresh import fresh_samples
+
+        samples, skipped = fresh_samples(Sample, _the_secret)
+        skipped2: list[str] = []
+        parts = [("fresh", {f"{s.source}:{s.fmt}" for s in samples})]
+        sources: tuple[str, ...] = ("noseyparker", "kingfisher")
+        halves = ["fresh"]
+    elif args.corpus == "semgrep":
+        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+        from redaction_semgrep import semgrep_samples
+
+        samples, skipped = semgrep_samples(Sample, _the_secret)
+        skipped2 = []
+        parts = [("semgrep", {f"{s.source}:{s.fmt}" for s in samples})]
+        sources = ("semgrep",)
+        halves = ["semgrep"]
+    else:
+        samples, skipped = gitleaks_samples(args.gitleaks, gen)
+        more, skipped2 = trufflehog_samples(args.trufflehog, gen)
+        samples += more
+        dev, held = split([f"{s.source}:{s.fmt}" for s in samples])
+        parts = [("dev", dev), ("held-out", held)]
+        sources = ("gitleaks", "trufflehog")
+        halves = args.halves.split(",")
     built = time.perf_counter() - started
-    dev, held = split([f"{s.source}:{s.fmt}" for s in samples])
     result: dict[str, Any] = {"built_s": round(built, 1), "skipped_formats": len(skipped) + len(skipped2)}
-    halves = args.halves.split(",")
-    for half, names in (("dev", dev), ("held-out", held)):
+    for half, names in parts:
         if half not in halves:
             continue
         part = [s for s in samples if f"{s.source}:{s.fmt}" in names]
-        result[half] = measure(part, redact)
-        for source in ("gitleaks", "trufflehog"):
-            result[half][source] = {
-                k: v for k, v in measure([s for s in part if s.source == source], redact).items()
-                if k not in {"misses", "fp_examples"}
-            }  # fmt: skip
+        for key, redactor in (("", redact), ("peer ", peer)):
+            if redactor is None:
+                continue
+            result[key + half] = measure(part, redactor)
+            for source in sources:
+                result[key + half][source] = {
+                    k: v for k, v in measure([s for s in part if s.source == source], redactor).items()
+                    if k not in {"misses", "fp_examples"}
+                }  # fmt: skip
     if args.channels:
         ctx = os.path.join(os.path.dirname(sys.executable), "ctx")
-        for half, names in (("dev", dev), ("held-out", held)):
+        for half, names in parts:
             if half not in args.channel_halves.split(",") or half not in halves:
                 continue
             first: dict[str, Sample] = {}
@@ -995,7 +1047,7 @@ def main(argv: list[str] | None = None) -> int:
             chosen = sorted(first.values(), key=lambda s: (s.source, s.fmt))
             random.Random(SEED).shuffle(chosen)
             result[half]["channels"] = channel_check(chosen[: args.channels], ctx)
-    for half in halves:
+    for half in [key + h for h in halves for key in ("", "peer ") if key + h in result]:
         r = result[half]
         print(
             f"{half:9} secrets {r['secrets']:5} in {r['formats']:4} formats: missed {r['missed_secrets']:4} "
@@ -1005,7 +1057,7 @@ def main(argv: list[str] | None = None) -> int:
             f"(+ samples with a placeholder secret kept {r['placeholder_secrets_kept']}/{r['placeholder_secrets']}); "
             f"hangs {len(r['hangs'])}"
         )
-        for source in ("gitleaks", "trufflehog"):
+        for source in sources:
             s = r[source]
             print(
                 f"   {source:10} secrets {s['secrets']:5} formats {s['formats']:4} missed {s['missed_secrets']:4} "

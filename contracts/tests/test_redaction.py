@@ -491,3 +491,87 @@ def test_a_generated_password_as_a_file_name_after_other_rules_marked_it() -> No
     assert key[-12:] not in redact(f"cat /repo/notes/{key}.txt")
     sops = "ENC[AES256_GCM,data:" + r(40, B64) + "/" + r(40, B64) + ",iv:" + r(43, B64) + "=,type:str]"
     assert redact(f"name: {sops}") == f"name: {sops}"
+
+
+def test_a_slug_with_its_digest_is_kept_in_urls_and_asset_names() -> None:
+    digest = r(32, HEX)
+    page = f"https://acme.notion.site/Release-Notes-{digest}"  # Notion: a page's title then its 32-hex id
+    asset = f'<link href="/assets/application-{digest}.css">'  # Rails' fingerprinted asset
+    assert redact(page) == page
+    assert redact(asset) == asset
+    assert redact_path(f"public/packs/js/app-{digest}.js") == f"public/packs/js/app-{digest}.js"
+    # a key's name before the digest is a key (Mailgun's ``key-<32 hex>``), a plain file name stays judged
+    assert digest not in redact(f"https://acme.example/key-{digest}")
+    assert digest not in redact_path(f"notes/api-{digest}.txt")
+    assert digest not in redact_path(f"notes/{digest}.gif")
+
+
+def test_stock_words_run_together_stand_in_for_a_password() -> None:
+    for sample in ("rootpasswd", "adminpassword", "test_secret", "mypass"):
+        line = f'password = "{sample}"'
+        assert redact(line) == line
+    for real in ("rootpasswd7", "hunter2hunter", "correcthorsebattery", "secretsauce"):
+        assert real not in redact(f'password = "{real}"')
+
+
+_s11 = random.Random(1111)  # its own draws: the module's other samples stay as they were
+CRYPT = "./" + ALNUM
+
+
+def _d(n: int, alphabet: str = ALNUM) -> str:
+    while True:
+        value = "".join(_s11.choice(alphabet) for _ in range(n))
+        if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
+            return value
+
+
+# session 11 (issue 21, continued): each provider's documented shape
+DOCUMENTED = [
+    ("sonarqube-token", "sqp_" + _d(40, HEX)),  # SonarQube project analysis token
+    ("sonarqube-token", "squ_" + _d(40, HEX)),  # SonarQube user token
+    ("segment-token", "sgp_" + _d(64)),  # Segment public API token
+    ("mongodb-atlas-secret", "mdb_sa_sk_" + _d(40, B64URL)),  # MongoDB Atlas service account secret
+    ("newrelic-license-key", _d(36, HEX) + "NRAL"),  # New Relic license key
+    ("newrelic-license-key", "eu01xx" + _d(30, HEX) + "NRAL"),  # New Relic EU-region license key
+    ("pagarme-key", "ak_live_" + _d(30)),  # Pagar.me live API key
+    ("password-hash", "$1$" + _d(8, CRYPT) + "$" + _d(22, CRYPT)),  # crypt MD5
+    ("password-hash", "$2b$12$" + _d(53, CRYPT)),  # bcrypt
+    ("password-hash", "$5$" + _d(16, CRYPT) + "$" + _d(43, CRYPT)),  # crypt SHA-256
+    ("password-hash", "$6$rounds=5000$" + _d(16, CRYPT) + "$" + _d(86, CRYPT)),  # crypt SHA-512
+]
+
+
+@pytest.mark.parametrize(
+    ("label", "token"), DOCUMENTED, ids=[f"{label}-{i}" for i, (label, _) in enumerate(DOCUMENTED)]
+)
+def test_session_11_provider_formats(label: str, token: str) -> None:
+    out = redact(f"before {token} after")
+    assert token not in out
+    assert f"[REDACTED:{label}]" in out, out
+
+
+def test_session_11_lookalikes_of_the_new_formats_are_kept() -> None:
+    for text in (
+        # sgp_ with neither Sourcegraph's hex nor Segment's 64 characters
+        "sgp_" + "".join(_s11.choice("ghijklmnopqrstuvwxyz") for _ in range(50)),
+        "echo $1$2 $6$HOME",  # shell positional parameters, not a crypt hash
+        "price: $5$ per seat, $6$ per admin",  # dollar signs in prose
+        "sqp_" + "x" * 40,  # a placeholder
+    ):
+        assert redact(text) == text, text
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "machine api.example.org login alice password {v}",  # .netrc, one line
+        "machine api.example.org\n  login alice\n  password {v}\n",  # .netrc, one field a line
+        r"psexec \\host -u Administrator -p {v} cmd /c whoami",  # Sysinternals PsExec
+        'var c = new NetworkCredential("alice@example.org", "{v}");',  # .NET NetworkCredential
+    ],
+)
+def test_session_11_context_forms(template: str) -> None:
+    value = _d(6) + "#" + _d(7)
+    out = redact(template.format(v=value))
+    assert value not in out, out
+    assert "[REDACTED" in out

@@ -11,7 +11,9 @@ from ctxops_contracts.shared import regex
 from ctxops_contracts.shared.regex import lazy
 
 from .names import (
+    ASSET_EXTENSIONS,
     assigned_name,
+    is_digest_slug,
     is_fake_name,
     is_hex,
     is_key_name,
@@ -458,6 +460,15 @@ _COMMANDS: list[re.Pattern[str]] = [
     lazy(r"(?<![A-Za-z0-9])-pass(?:in|out)?[ \t]+['\"]?pass:(?P<v>[^\s'\"]{1,300}+)"),
     lazy(_CMD + r"security[ \t]+add-(?:generic|internet)-password\b" + _GAP + r"\s-w[ \t]+" + _VALUE),
     lazy(_CMD + r"gh[ \t]+secret[ \t]+set[ \t]+\S+" + _GAP + r"\s(?:-b|--body)(?:[ \t]+|=)" + _VALUE),
+    # .netrc (curl, git, ftp): machine <host> [login <user>] [account <a>] password <password>
+    lazy(
+        r"(?<![A-Za-z0-9_])machine[ \t\n]+[^\s]{1,253}+(?:[ \t\n]+(?:login|account)[ \t\n]+[^\s]{1,200}+){0,2}"
+        r"[ \t\n]+password[ \t\n]+(?P<v>[^\s]{1,300}+)"
+    ),
+    # Sysinternals PsExec (and PAExec): -u <user> -p <password>
+    lazy(_CMD + r"(?i:psexec|paexec)(?:64)?(?:\.exe)?\b" + _GAP + r"\s-p[ \t]+" + _VALUE),
+    # .NET System.Net.NetworkCredential(userName, password[, domain])
+    lazy(r"NetworkCredential[ \t]*\([ \t]*(?:\"[^\"\n]{0,200}\"|'[^'\n]{0,200}')[ \t]*,[ \t]*" + _VALUE),
 ]
 _CONFIG_SET = lazy(
     _CMD + r"(?:config|configure|config:set|secrets?|kv)[ \t]+(?:set|put|add)[ \t]+(?:--?\S+[ \t]+)*?"
@@ -911,6 +922,8 @@ def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
             stem, dot, ext = part, "", ""
         if digests and is_hex(stem):
             continue
+        if (url or ext.lower() in ASSET_EXTENSIONS) and is_digest_slug(stem):
+            continue  # a page's slug and id in a URL, a fingerprinted asset (``gifs/api-<hex>.gif``)
         if (
             is_random(stem)
             or (i > 0 and path_token(stem, label=not url))  # a name inside a path: the path test
@@ -937,6 +950,9 @@ _COMMAND_NEEDLES: list[tuple[str, ...]] = [
     ("pass:",),
     ("security",),
     ("gh",),
+    ("machine",),
+    ("psexec", "paexec"),
+    ("networkcredential",),
 ]
 _NAME_NEEDLES = (
     "pass",

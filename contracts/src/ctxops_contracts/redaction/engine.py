@@ -21,7 +21,9 @@ from .context import RULES as CONTEXT_RULES
 from .context import is_base64_key, is_grouped_key, is_key_begin, is_key_end, is_random, private_keys, scan
 from .formats import FORMATS
 from .names import (
+    ASSET_EXTENSIONS,
     assigned_name,
+    is_digest_slug,
     is_fake_name,
     is_hex,
     is_id_reference,
@@ -159,6 +161,8 @@ def _path_segment(part: str, digests: bool = False) -> str:
         stem, ext, dot = part, "", ""
     if digests and is_hex(stem):
         return part
+    if ext.lower() in ASSET_EXTENSIONS and is_digest_slug(stem):
+        return part  # a fingerprinted asset: ``application-<sha256>.css``
     if path_token(stem) or random_word(stem, label=True) or is_grouped_key(stem):
         return f"[REDACTED:path-token]{dot}{ext}"
     head, colon, tail = stem.rpartition(":")  # a reference ``s:<key>``: the part after the colon alone

@@ -202,6 +202,26 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     # Hugging Face, GitHub (above). GitLab session cookies:
     ("gitlab-session", ("_gitlab_session=",), r"(?<=_gitlab_session=)[a-z0-9]{32}" + _E),
     # Azure Entra refresh tokens, Microsoft Teams: covered by context. Sentry DSNs carry a key in userinfo.
+    # --- session 11 (issue 21, continued): formats from the providers' documentation --------------------
+    # SonarQube tokens: sqp_ (project analysis), squ_ (user), sqa_ (global analysis) and 40 hex.
+    ("sonarqube-token", ("sqp_", "squ_", "sqa_"), _B + r"sq[pua]_[a-f0-9]{40}" + _E),
+    # Segment public API tokens: "sgp_" and 64 alphanumerics (Sourcegraph's sgp_ is hex, above).
+    ("segment-token", ("sgp_",), _B + r"sgp_[A-Za-z0-9]{64}" + _E),
+    # MongoDB Atlas service account client secrets: "mdb_sa_sk_" and 40 characters.
+    ("mongodb-atlas-secret", ("mdb_sa_sk_",), _B + r"mdb_sa_sk_[A-Za-z0-9_-]{30,}+"),
+    # New Relic license (ingest) keys: 40 characters ending "NRAL"; EU-region keys start "eu01xx".
+    ("newrelic-license-key", ("NRAL",), _B + r"(?:eu01xx[a-f0-9]{30}|[a-f0-9]{36})NRAL" + _E),
+    # Pagar.me API keys: ak_live_/ak_test_ and 30 alphanumerics.
+    ("pagarme-key", ("ak_live_", "ak_test_"), _B + r"ak_(?:live|test)_[A-Za-z0-9]{30}" + _E),
+    # crypt(3) password hashes (/etc/shadow, htpasswd): MD5 $1$<salt ≤8>$<22>, bcrypt $2a/b/y$<cost>$<53>,
+    # SHA-256/512 $5$/$6$[rounds=N$]<salt ≤16>$<43 or 86>: a hash is cracked offline, so it is a secret.
+    (
+        "password-hash",
+        ("$1$", "$2a$", "$2b$", "$2y$", "$5$", "$6$"),
+        r"(?<![A-Za-z0-9$])\$(?:1\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}|2[aby]\$[0-9]{2}\$[./A-Za-z0-9]{53}"
+        r"|[56]\$(?:rounds=[0-9]{1,9}\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43}(?:[./A-Za-z0-9]{43})?)"
+        r"(?![./A-Za-z0-9])",
+    ),
     # Starts only where a run of token characters starts ('-' included): 'eyJ-eyJ-…' is scanned once.
     ("jwt", ("eyJ",), r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+"),
     ("zapier-webhook", ("hooks.zapier.com",), r"hooks\.zapier\.com/hooks/catch/\d+/[A-Za-z0-9]{5,}+"),

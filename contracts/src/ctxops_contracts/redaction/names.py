@@ -196,11 +196,37 @@ _PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pw
 
 def is_placeholder(value: str) -> bool:
     """True for values that stand in for a secret: ``$VAR``, ``${X}``, ``<token>``, ``***``, ``changeme``,
-    and tokens that are documentation samples (``is_placeholder_token``)."""
+    stock words run together (``rootpasswd``), and tokens that are documentation samples
+    (``is_placeholder_token``)."""
     value = value.strip().strip("'\"“”「」")
     if value.endswith(("...", "…")):
         return True  # a sample cut short in documentation: ``ops_eyJzaWdu...``
-    return bool(_PLACEHOLDER.match(value)) or is_placeholder_token(value, ascending=False)
+    return bool(_PLACEHOLDER.match(value)) or is_placeholder_token(value, ascending=False) or _stock_words(value)
+
+
+# Words a sample credential is made of: a role, the credential's own name, a documented default. Two or more
+# of them and nothing else (``rootpasswd``, ``adminpassword``, ``test_secret``) stand in for a password the
+# way ``changeme`` does; a real one adds something a reader could not guess.
+_STOCK = frozenset(
+    {"root", "admin", "administrator", "user", "username", "guest", "demo", "test", "dev", "local", "default"}
+    | {"my", "your", "db", "pass", "passwd", "password", "pwd", "secret", "change", "me", "changeme", "token"}
+)
+_STOCK_LONGEST = max(len(w) for w in _STOCK)
+
+
+def _stock_words(value: str) -> bool:
+    """``value`` is two or more stock words (``_STOCK``), run together or joined by ``_``/``-``. Linear: the
+    split tries at most ``_STOCK_LONGEST`` ends at each position."""
+    lowered = value.lower().replace("_", "").replace("-", "")
+    size = len(lowered)
+    if size < 6 or size > 40 or not lowered.isalpha() or not lowered.isascii():
+        return False
+    most = [0] + [-1] * size  # the most words a split of lowered[:i] into stock words has; -1: no split
+    for end in range(1, size + 1):
+        for start in range(max(0, end - _STOCK_LONGEST), end):
+            if most[start] >= 0 and lowered[start:end] in _STOCK:
+                most[end] = max(most[end], most[start] + 1)
+    return most[size] >= 2
 
 
 # Inside a token: a documentation word, a run of x/X/*/0/#/. (6+) or of any one character (8+).
@@ -312,14 +338,15 @@ def is_fake_name(name: str) -> bool:
 
 # Provider prefixes whose documented shape is exact: a token with the prefix that does not have the shape
 # is not that provider's key (npm: ``npm_`` + 36 base62; Databricks: ``dapi`` + 32
-# hex; Sourcegraph: ``sgp_`` [+ 16 hex or ``local`` + ``_``] + 40 hex; JFrog: ``AKCp`` + 69 alphanumerics,
+# hex; Sourcegraph: ``sgp_`` [+ 16 hex or ``local`` + ``_``] + 40 hex, Segment: ``sgp_`` + 64 base62;
+# JFrog: ``AKCp`` + 69 alphanumerics,
 # reference tokens base64 ``reftkn`` + 56; SettleMint: ``sm_aat_``/``sm_pat_``/``sm_sat_`` + 16). Not GitHub:
 # its documentation reserves the right to lengthen tokens, and its CRC32 check digits cannot be told apart
 # from random ones without the exact encoding.
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("npm_", lazy(r"npm_[A-Za-z0-9]{36}")),
     ("dapi", lazy(r"dapi[a-fA-F0-9]{32}(?:-[0-9])?")),
-    ("sgp_", lazy(r"sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}")),
+    ("sgp_", lazy(r"sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}|sgp_[A-Za-z0-9]{64}")),
     ("AKCp", lazy(r"AKCp[A-Za-z0-9]{69}")),
     ("cmVmdGtu", lazy(r"cmVmdGtu[A-Za-z0-9]{56}")),
     ("sm_aat_", lazy(r"sm_aat_[A-Za-z0-9]{16}")),
@@ -409,10 +436,31 @@ _PATH_TOKEN = lazy(r"[A-Za-z0-9_+=~-]{20,200}")
 _HEXISH = lazy(r"[0-9a-fA-F_-]+")
 
 
+# Files that build tools name by their content's digest (Rails' ``application-<sha256>.css``, webpack's
+# ``[name]-[contenthash].js``, Phoenix's ``app-<md5>.js``): the hex part is a fingerprint, not a key.
+ASSET_EXTENSIONS = frozenset(
+    {"css", "js", "mjs", "map", "gif", "png", "jpg", "jpeg", "svg", "webp", "ico", "avif", "woff", "woff2", "ttf"}
+)
+
+
+def is_digest_slug(name: str) -> bool:
+    """``<words>-<hex digest>``: a page's slug and its id (Notion's ``Title-<32 hex>``) or a fingerprinted
+    asset's name. The digest is 16+ hex digits of one case; the words are letters only and not the name of a
+    key (``key-<32 hex>`` is Mailgun's documented key)."""
+    head, dash, digest = name.rpartition("-")
+    if not dash or not head or len(digest) < 16 or len(head) > 80 or not is_hex(digest):
+        return False
+    if not all(piece.isascii() and piece.isalpha() for piece in head.replace("_", "-").split("-")):
+        return False
+    return not (is_secret_name(head) or is_key_name(head) or words(head)[-1:] in (["key"], ["keys"]))
+
+
 def path_token(name: str, *, label: bool = True) -> bool:
     """A file or directory name that is a key: a ``random_word`` (``label``: the name alone, not a segment of
     a path in running text), or 20+ token characters, letters and digits, 12+ distinct, neither hex, a UUID
     nor words (``test_payment_provider_2``)."""
+    if not label and is_digest_slug(name):
+        return False  # in a URL: a page's slug and id, not a key
     if random_word(name, label=label):
         return True
     if not _PATH_TOKEN.fullmatch(name) or _HEXISH.fullmatch(name) or is_placeholder(name):

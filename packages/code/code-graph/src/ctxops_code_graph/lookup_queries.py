@@ -122,7 +122,9 @@ def counts(con: sqlite3.Connection, what: str) -> dict[str, int]:
     """Counts for the status report: files by language, edges by confidence, skipped files by reason."""
     sql = {
         "languages": "SELECT lang, count(*) FROM files GROUP BY lang ORDER BY count(*) DESC",
-        "confidence": "SELECT confidence, count(*) FROM edges GROUP BY confidence ORDER BY 1",
+        # Counted by the edges' small key first: through the `edges` view it looks each row's kind up.
+        "confidence": "SELECT h.confidence, sum(n) FROM (SELECT how, count(*) AS n FROM edge_rows GROUP BY how)"
+        " JOIN edge_kinds h USING (how) GROUP BY h.confidence ORDER BY 1",
         "skipped": "SELECT CASE WHEN instr(reason, ':') > 0 THEN substr(reason, 1, instr(reason, ':') - 1)"
         " ELSE reason END, count(*) FROM skipped GROUP BY 1 ORDER BY 2 DESC",
     }[what]

@@ -46,9 +46,7 @@ class Keys:
         key = (kind, confidence, resolution)
         found = self._hows.get(key)
         if found is None:
-            cursor = self._con.execute(
-                "INSERT INTO edge_kinds (kind, confidence, resolution) VALUES (?, ?, ?)", key
-            )
+            cursor = self._con.execute("INSERT INTO edge_kinds (kind, confidence, resolution) VALUES (?, ?, ?)", key)
             found = self._hows[key] = int(cursor.lastrowid or 0)
         return found
 

@@ -135,3 +135,13 @@ def test_a_full_build_publishes_a_store_without_free_blocks(tmp_path: Path) -> N
     con = duckdb.connect(str(layout.duckdb_path), read_only=True)
     assert con.execute("SELECT free_blocks FROM pragma_database_size()").fetchone()[0] == 0
     con.close()
+
+
+def test_status_counts_the_rows_behind_the_views(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "shop", ORDERS_PY)
+    IndexWriter(root).build()
+    status = CodeIndex(root).status()
+    con = _snapshot(root)
+    assert status.references == con.execute("SELECT count(*) FROM refs").fetchone()[0] > 0
+    assert status.edges == con.execute("SELECT count(*) FROM edges").fetchone()[0] > 0
+    assert sum(status.edges_by_confidence.values()) == status.edges

@@ -114,8 +114,13 @@ def file_rows(con: sqlite3.Connection, problems_only: bool = False) -> list[Row]
     return con.execute(f"SELECT {_FILE_COLS} FROM files{where} ORDER BY path").fetchall()
 
 
+# The rows behind a view, counted directly (the view's outer joins keep every row): through the view,
+# SQLite walks every row's joins (the stdlib's edges: 0.46 s against 1 ms).
+_COUNTED = {"refs": "ref_rows", "edges": "edge_rows"}
+
+
 def count(con: sqlite3.Connection, table: str) -> int:
-    return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+    return int(con.execute(f"SELECT count(*) FROM {_COUNTED.get(table, table)}").fetchone()[0])
 
 
 def counts(con: sqlite3.Connection, what: str) -> dict[str, int]:

@@ -41,12 +41,16 @@ def run(argv: list[str], sample: bool = False) -> dict[str, float]:
     """Wall and CPU (user + sys of the process and its children) of one fresh process; sampled, its peak RSS."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    peak = 0
-    while sample and proc.poll() is None:
-        peak = max(peak, _rss_kib(proc.pid))
-        time.sleep(0.25)
-    _, err = proc.communicate()
+    # stderr to a file, not a pipe: a full pipe blocked the sampled build at 23k files (session 10).
+    with tempfile.TemporaryFile("w+") as errors:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=errors, text=True)
+        peak = 0
+        while sample and proc.poll() is None:
+            peak = max(peak, _rss_kib(proc.pid))
+            time.sleep(0.25)
+        proc.wait()
+        errors.seek(0)
+        err = errors.read()
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:

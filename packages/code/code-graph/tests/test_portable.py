@@ -192,6 +192,17 @@ def test_a_snapshot_with_a_trigger_or_an_escaping_path_is_refused(built: tuple[P
     with pytest.raises(portable.ArchiveError, match="schema"):
         portable.import_index(root, bad)
 
+    # A view is allowed only as ours: one that reads other rows under our name is refused.
+    snap.write_bytes(_members(archive)[portable.SNAPSHOT])
+    con = sqlite3.connect(snap)
+    con.execute("DROP VIEW edges")
+    con.execute("CREATE VIEW edges AS SELECT * FROM edge_rows WHERE 0")
+    con.commit()
+    con.close()
+    _repack(archive, bad, **{portable.SNAPSHOT: snap.read_bytes()})
+    with pytest.raises(portable.ArchiveError, match="schema"):
+        portable.import_index(root, bad)
+
     snap.write_bytes(_members(archive)[portable.SNAPSHOT])
     con = sqlite3.connect(snap)
     con.execute("UPDATE files SET path = '../../../etc/passwd' WHERE path = 'shop/service.py'")

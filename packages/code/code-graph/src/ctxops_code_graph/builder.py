@@ -241,6 +241,7 @@ class IndexWriter:
         phase("discover")
         self.layout.ensure_index_dir()
         tmp = self.layout.duckdb_path.with_name("code-building.duckdb")
+        compacted = self.layout.duckdb_path.with_name("code-compacted.duckdb")  # the store as published
         for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
             stale.unlink(missing_ok=True)
 
@@ -283,7 +284,7 @@ class IndexWriter:
             del import_rows
             phase("load")
             # The snapshot's tables that resolution does not change are copied while it runs.
-            snap = lookup_db.GenerationWriter(self.layout, con, keys, load.shards)
+            snap = lookup_db.GenerationWriter(self.layout, con, keys, load.shards, load.max_symbols)
             try:
                 snap.start()
                 duck_store.resolve(con, all_refs=True)
@@ -300,13 +301,15 @@ class IndexWriter:
                 snap.abort()
                 raise
             phase("snapshot")
-            con.execute("CHECKPOINT")
+            duck_store.write_compacted(con, compacted)
         finally:
             con.close()
             load.remove()
+        for scratch in (tmp, tmp.with_name(tmp.name + ".wal")):
+            scratch.unlink(missing_ok=True)
         # Both stores of the new generation are complete: swap them in (a kill before this keeps the old).
-        tmp.chmod(0o600)  # DuckDB creates its file with the umask's mode: the index is private
-        tmp.replace(self.layout.duckdb_path)
+        compacted.chmod(0o600)  # DuckDB creates its file with the umask's mode: the index is private
+        compacted.replace(self.layout.duckdb_path)
         self.layout.duckdb_path.with_name("code.duckdb.wal").unlink(missing_ok=True)
         lookup_db.publish(self.layout, snapshot)
         self._last_generation = str(generation)

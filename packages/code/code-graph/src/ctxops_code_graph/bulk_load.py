@@ -34,7 +34,7 @@ from ctxops_code_scan.languages import BY_NAME, family
 from ctxops_code_scan.records import Import, ScanResult, Skipped
 from ctxops_contracts.shared.confine import create_private, ensure_dir
 
-from .schema import SQLITE_DDL, TABLES
+from .schema import SHARD_REFS_DDL, SQLITE_DDL, TABLES
 
 _JSON = msgspec.json.Encoder()
 # JSON keys of the records (the contract's field names) -> the table's columns; `fam` and `rid` are added.
@@ -55,6 +55,7 @@ class Chunk:
     refs_json: str | None
     n_refs: int
     shard: str | None = None  # the snapshot's `refs` (numbered from 0 in the chunk) and `symbols` rows
+    max_symbols: int = 0  # the most symbols one file of the chunk has
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,18 @@ class SnapshotKeys:
     def for_paths(cls, paths: list[str], max_file_bytes: int) -> SnapshotKeys:
         # A file holds fewer symbols than bytes: `shift` bits always number them.
         return cls({path: i for i, path in enumerate(sorted(paths), start=1)}, max(20, max_file_bytes.bit_length()))
+
+    def packed(self, max_symbols: int) -> SnapshotKeys:
+        """The same keys with only the bits the largest file's symbols need (known once scanned): smaller
+        integers in every row and index that holds a symbol key."""
+        return SnapshotKeys(self.fks, max(1, max_symbols.bit_length()))
+
+    def repack_sql(self, packed: SnapshotKeys, column: str) -> str:
+        """SQL turning ``column``, a key of these, into the same symbol's key of ``packed`` (NULL stays)."""
+        if packed.shift == self.shift:
+            return column
+        mask = (1 << self.shift) - 1
+        return f"((({column}) >> {self.shift}) << {packed.shift}) | (({column}) & {mask})"
 
     def symbol_keys(self, out: ScanResult) -> dict[str | None, int]:
         """id -> sk of one file's symbols."""
@@ -92,7 +105,7 @@ class ChunkWriter:
         imports: list[tuple[Any, ...]] = []
         types: list[tuple[Any, ...]] = []
         symbols, refs = bytearray(), bytearray()
-        n_refs = 0
+        n_refs = max_symbols = 0
         rows: list[tuple[Any, ...]] = []
         sym_rows: list[tuple[Any, ...]] = []
         for out in outcomes:
@@ -104,6 +117,7 @@ class ChunkWriter:
             symbols += _JSON.encode_lines(out.symbols)
             refs += _JSON.encode_lines(out.references)
             n_refs += len(out.references)
+            max_symbols = max(max_symbols, len(out.symbols))
             imports.extend((i.path, i.lang, i.module, i.name, i.alias, i.line) for i in out.imports)
             types.extend((f.path, *t) for t in out.types)
             if self.keys is not None and (out.references or out.symbols):
@@ -136,7 +150,7 @@ class ChunkWriter:
         stem = f"{os.getpid()}-{next(_FILE_NAMES)}"
         sym_json, ref_json = self._write(f"sym-{stem}", symbols), self._write(f"ref-{stem}", refs)
         shard = self._shard(f"snap-{stem}", rows, sym_rows) if rows or sym_rows else None
-        return Chunk(files, skipped, imports, types, sym_json, ref_json, n_refs, shard)
+        return Chunk(files, skipped, imports, types, sym_json, ref_json, n_refs, shard, max_symbols)
 
     def _shard(self, name: str, refs: list[tuple[Any, ...]], symbols: list[tuple[Any, ...]]) -> str:
         path = str(Path(self.directory, name + ".sqlite"))
@@ -145,8 +159,8 @@ class ChunkWriter:
         try:
             con.execute("PRAGMA journal_mode=OFF")  # a private scratch file
             con.execute("PRAGMA synchronous=OFF")
-            for table in ("refs", "symbols"):
-                con.execute(next(s for s in SQLITE_DDL if s.startswith(f"CREATE TABLE {table} ")))
+            con.execute(SHARD_REFS_DDL)
+            con.execute(next(s for s in SQLITE_DDL if s.startswith("CREATE TABLE symbols ")))
             con.executemany("INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?)", refs)
             con.executemany("INSERT INTO symbols VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", symbols)
             con.commit()
@@ -186,6 +200,7 @@ class ChunkLoader:
     imports: list[Import] = field(default_factory=list)
     types: list[tuple[Any, ...]] = field(default_factory=list)
     n_refs: int = 0
+    max_symbols: int = 0
     shards: list[tuple[str, int]] = field(default_factory=list)  # (snapshot shard, its first rid), in rid order
 
     def __post_init__(self) -> None:
@@ -218,6 +233,7 @@ class ChunkLoader:
         if chunk.shard is not None:
             self.shards.append((chunk.shard, self.first_rid + self.n_refs))
         self.n_refs += chunk.n_refs
+        self.max_symbols = max(self.max_symbols, chunk.max_symbols)
 
     def _run(self, cursor: Any) -> None:
         try:

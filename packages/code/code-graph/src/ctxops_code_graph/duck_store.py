@@ -611,6 +611,21 @@ def pending_edges(con: Any) -> list[tuple[Any, ...]]:
     return fetch(con, "edges", "WHERE rid IN (SELECT rid FROM todo)")
 
 
+def write_compacted(con: Any, target: Path) -> None:
+    """Copy every table of the open store into a fresh file at ``target``, written once: a build frees
+    blocks as it goes (chunk loads, resolution's scratch tables), which the copy leaves behind (the
+    stdlib's store: 38 -> 29 MiB for ~1.4 CPU-s)."""
+    for stale in (target, target.with_name(target.name + ".wal")):
+        stale.unlink(missing_ok=True)
+    literal = refuse_symlink(target).replace("'", "''")
+    name = str(con.execute("SELECT current_database()").fetchone()[0]).replace('"', '""')
+    con.execute(f"ATTACH '{literal}' AS compacted")
+    try:
+        con.execute(f'COPY FROM DATABASE "{name}" TO compacted')
+    finally:
+        con.execute("DETACH compacted")
+
+
 def create_tables(con: Any) -> None:
     for table, cols in TABLES.items():
         spec = ", ".join(f"{name} {kind}" for name, kind in cols)

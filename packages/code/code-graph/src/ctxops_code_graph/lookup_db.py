@@ -19,7 +19,8 @@ from ctxops_contracts.shared.files import atomic_write
 
 from . import reader
 from .layout import IndexLayout
-from .schema import SQLITE_DDL, SQLITE_INDEXES
+from .schema import SQLITE_DDL, SQLITE_INDEXES, VIEW_TABLES
+from .snapshot_rows import Keys, copy_shard_refs, delete_file_rows, insert_edges, insert_refs
 
 if TYPE_CHECKING:
     from .bulk_load import SnapshotKeys
@@ -101,9 +102,11 @@ class GenerationWriter:
         duck: Any,
         keys: SnapshotKeys | None = None,
         shards: Sequence[tuple[str, int]] = (),
+        max_symbols: int | None = None,
     ) -> None:
         """`keys` and `shards` (a full build's scan wrote the `refs` rows itself, keyed by `keys`): the
-        references are copied from the shards, every other table from the build store, keyed alike."""
+        references are copied from the shards, every other table from the build store, keyed alike.
+        `max_symbols` (the most symbols a scanned file has): symbol keys packed to the bits it needs."""
         layout.ensure_index_dir()
         current = layout.current_lookup()
         generation = _generation_of(current) + 1 if current else 1
@@ -112,6 +115,7 @@ class GenerationWriter:
         self.tmp.unlink(missing_ok=True)
         self._duck = duck
         self._keys = keys
+        self._packed = keys.packed(max_symbols) if keys is not None and max_symbols is not None else keys
         self._shards = list(shards)
         self._edges_copied = False
         self._thread: threading.Thread | None = None
@@ -128,7 +132,8 @@ class GenerationWriter:
                 "CREATE OR REPLACE TABLE snap_sk AS"
                 " SELECT id, row_number() OVER (ORDER BY path, line, id) AS sk FROM symbols"
             )
-        else:  # as the scan keyed the shards' rows (bulk_load.SnapshotKeys)
+        else:  # as the scan keyed the shards' rows (bulk_load.SnapshotKeys), packed
+            assert self._packed is not None
             self._duck.execute("CREATE OR REPLACE TABLE snap_fk (path VARCHAR, fk BIGINT)")
             keyed = sorted(self._keys.fks.items())
             self._duck.execute(
@@ -140,12 +145,13 @@ class GenerationWriter:
                 "CREATE OR REPLACE TABLE snap_sk AS SELECT s.id, (f.fk << $1)"
                 " + row_number() OVER (PARTITION BY s.path ORDER BY s.line, s.id) - 1 AS sk"
                 " FROM symbols s JOIN snap_fk f USING (path)",
-                [self._keys.shift],
+                [self._packed.shift],
             )
         self._con.execute("PRAGMA journal_mode=OFF")  # a private temp file until the rename: no journal needed
         self._con.execute("PRAGMA synchronous=OFF")
         for statement in SQLITE_DDL:
             self._con.execute(statement)
+        self._keys_of_rows = Keys(self._con)
         self._thread = threading.Thread(target=self._copy_early, args=(self._duck.cursor(),), daemon=True)
         self._thread.start()
 
@@ -195,16 +201,19 @@ class GenerationWriter:
         for path, first_rid in self._shards:
             self._con.execute("ATTACH DATABASE ? AS shard", (path,))
             try:
+                copy_shard_refs(self._con, first_rid, self._repack("r.enclosing_sk"))
                 self._con.execute(
-                    "INSERT INTO refs SELECT rid + ?, symbol_name, fk, line, col, role, enclosing_sk, qualifier"
-                    " FROM shard.refs ORDER BY rid",
-                    (first_rid,),
+                    f"INSERT INTO symbols SELECT {self._repack('sk')}, id, name, qualname, kind, lang, fk, line,"
+                    f" end_line, signature, doc, {self._repack('parent_sk')}, exported FROM shard.symbols ORDER BY sk"
                 )
-                self._con.execute("INSERT INTO symbols SELECT * FROM shard.symbols ORDER BY sk")
                 self._con.commit()
             finally:
                 self._con.execute("DETACH DATABASE shard")
             Path(path).unlink(missing_ok=True)
+
+    def _repack(self, column: str) -> str:
+        assert self._keys is not None and self._packed is not None
+        return self._keys.repack_sql(self._packed, column)
 
     def _copy(self, duck: Any, queries: dict[str, str]) -> None:
         for table, query in queries.items():
@@ -212,7 +221,12 @@ class GenerationWriter:
             marks = ", ".join("?" for _ in cursor.description)
             insert = f"INSERT INTO {table} VALUES ({marks})"
             while batch := cursor.fetchmany(_BATCH):
-                self._con.executemany(insert, batch)
+                if table == "refs":
+                    insert_refs(self._con, self._keys_of_rows, batch)
+                elif table == "edges":
+                    insert_edges(self._con, self._keys_of_rows, batch)
+                else:
+                    self._con.executemany(insert, batch)
 
     def _join(self) -> None:
         if self._thread is not None:
@@ -247,7 +261,8 @@ class GenerationWriter:
 
 def _indexes_on(tables: dict[str, str]) -> list[str]:
     """The snapshot's indexes on these tables."""
-    return [s for s in SQLITE_INDEXES if s.split(" ON ", 1)[1].split("(", 1)[0] in tables]
+    physical = {name for table in tables for name in VIEW_TABLES.get(table, (table,))}
+    return [s for s in SQLITE_INDEXES if s.split(" ON ", 1)[1].split("(", 1)[0] in physical]
 
 
 def write_generation(layout: IndexLayout, duck: Any) -> Path:
@@ -304,8 +319,7 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
         key = fk_of(path)
         if key is None:
             continue
-        for table in ("symbols", "refs", "imports", "edges"):
-            con.execute(f"DELETE FROM {table} WHERE fk = ?", (key,))
+        delete_file_rows(con, key, ("symbols", "refs", "imports", "edges"))
         con.execute("DELETE FROM file_edges WHERE src_fk = ? OR dst_fk = ?", (key, key))
         con.execute("UPDATE imports SET target_fk = NULL WHERE target_fk = ?", (key,))
         con.execute("DELETE FROM files WHERE fk = ?", (key,))
@@ -316,8 +330,7 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
         if path not in scanned_ok:  # re-scanned but now skipped (too large, binary, ...)
             key = fk_of(path)
             if key is not None:
-                for table in ("symbols", "refs", "imports", "edges"):
-                    con.execute(f"DELETE FROM {table} WHERE fk = ?", (key,))
+                delete_file_rows(con, key, ("symbols", "refs", "imports", "edges"))
                 con.execute("DELETE FROM files WHERE fk = ?", (key,))
     con.executemany(
         "INSERT INTO files (path, lang, size, mtime_ns, content_hash, parse_status, error) VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -330,8 +343,8 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
         new_ids_by_path.setdefault(r[6], set()).add(r[0])
     for path in scanned_ok:
         key = fk_of(path)
-        for table in ("refs", "imports", "edges"):
-            con.execute(f"DELETE FROM {table} WHERE fk = ?", (key,))
+        if key is not None:
+            delete_file_rows(con, key, ("refs", "imports", "edges"))
         keep = new_ids_by_path.get(path, set())
         gone = [
             (sk, sid) for sk, sid in con.execute("SELECT sk, id FROM symbols WHERE fk = ?", (key,)) if sid not in keep
@@ -350,10 +363,8 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
     )
     sk_cache.clear()
     con.executemany("UPDATE symbols SET parent_sk = ? WHERE id = ?", [(sk_of(r[11]), r[0]) for r in d.symbols])
-    con.executemany(
-        "INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(r[0], r[1], fks.get(r[2]), r[3], r[4], r[5], sk_of(r[6]), r[7]) for r in d.refs],
-    )
+    keys = Keys(con)
+    insert_refs(con, keys, [(r[0], r[1], fks.get(r[2]), r[3], r[4], r[5], sk_of(r[6]), r[7]) for r in d.refs])
     if d.imports_replace_all:
         con.execute("DELETE FROM imports")
         all_fk = dict(con.execute("SELECT path, fk FROM files").fetchall())
@@ -364,11 +375,8 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
     con.execute("CREATE TEMP TABLE IF NOT EXISTS rids (rid INTEGER PRIMARY KEY)")
     con.execute("DELETE FROM temp.rids")
     con.executemany("INSERT OR IGNORE INTO temp.rids VALUES (?)", [(r,) for r in d.reresolved_rids])
-    con.execute("DELETE FROM edges WHERE rid IN (SELECT rid FROM temp.rids)")
-    con.executemany(
-        "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(r[0], sk_of(r[1]), sk_of(r[2]), r[3], r[4], fk_of(r[5]), r[6], r[7]) for r in d.edges],
-    )
+    con.execute("DELETE FROM edge_rows WHERE rid IN (SELECT rid FROM temp.rids)")
+    insert_edges(con, keys, [(r[0], sk_of(r[1]), sk_of(r[2]), r[3], r[4], fk_of(r[5]), r[6], r[7]) for r in d.edges])
     if d.file_edges is not None:
         all_fk = dict(con.execute("SELECT path, fk FROM files").fetchall())
         con.execute("DELETE FROM file_edges")

@@ -114,15 +114,22 @@ def file_rows(con: sqlite3.Connection, problems_only: bool = False) -> list[Row]
     return con.execute(f"SELECT {_FILE_COLS} FROM files{where} ORDER BY path").fetchall()
 
 
+# The rows behind a view, counted directly (the view's outer joins keep every row): through the view,
+# SQLite walks every row's joins (the stdlib's edges: 0.46 s against 1 ms).
+_COUNTED = {"refs": "ref_rows", "edges": "edge_rows"}
+
+
 def count(con: sqlite3.Connection, table: str) -> int:
-    return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+    return int(con.execute(f"SELECT count(*) FROM {_COUNTED.get(table, table)}").fetchone()[0])
 
 
 def counts(con: sqlite3.Connection, what: str) -> dict[str, int]:
     """Counts for the status report: files by language, edges by confidence, skipped files by reason."""
     sql = {
         "languages": "SELECT lang, count(*) FROM files GROUP BY lang ORDER BY count(*) DESC",
-        "confidence": "SELECT confidence, count(*) FROM edges GROUP BY confidence ORDER BY 1",
+        # Counted by the edges' small key first: through the `edges` view it looks each row's kind up.
+        "confidence": "SELECT h.confidence, sum(n) FROM (SELECT how, count(*) AS n FROM edge_rows GROUP BY how)"
+        " JOIN edge_kinds h USING (how) GROUP BY h.confidence ORDER BY 1",
         "skipped": "SELECT CASE WHEN instr(reason, ':') > 0 THEN substr(reason, 1, instr(reason, ':') - 1)"
         " ELSE reason END, count(*) FROM skipped GROUP BY 1 ORDER BY 2 DESC",
     }[what]

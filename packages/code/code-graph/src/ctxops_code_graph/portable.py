@@ -372,7 +372,7 @@ def _safe_rel(path: object) -> bool:
 
 
 def _check_snapshot(path: Path) -> None:
-    """The snapshot's schema is exactly ours (no triggers or views to run on our writes), its paths safe."""
+    """The snapshot's schema is exactly ours (our views, no trigger to run on our writes), its paths safe."""
     expected = {_norm(s) for s in SQLITE_DDL + SQLITE_INDEXES}
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
@@ -380,7 +380,7 @@ def _check_snapshot(path: Path) -> None:
         rows = con.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
         found = {_norm(sql) for kind, _name, sql in rows if sql is not None}
         kinds = {kind for kind, _n, _s in rows}
-        if kinds - {"table", "index"} or found != expected:
+        if kinds - {"table", "index", "view"} or found != expected:
             raise ArchiveError("the snapshot's schema is not a ctxops lookup snapshot's (extra or missing objects)")
         # SQLite's advice for a database from an untrusted source: check it before any other use.
         ok = con.execute("PRAGMA quick_check").fetchone()

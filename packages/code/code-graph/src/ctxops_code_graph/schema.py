@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ctxops_code_scan.version import EXTRACTOR_VERSION
 
-STORE_VERSION = 6  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
+STORE_VERSION = 7  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
 INDEX_FORMAT = f"store{STORE_VERSION}-extractor{EXTRACTOR_VERSION}"
 
 # (column, DuckDB type); SQLite takes the same names with its own affinities.
@@ -84,13 +84,32 @@ SQLITE_DDL = [
     "CREATE TABLE symbols (sk INTEGER PRIMARY KEY, id TEXT NOT NULL, name TEXT, qualname TEXT, kind TEXT,"
     " lang TEXT, fk INTEGER, line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_sk INTEGER,"
     " exported INTEGER)",
-    "CREATE TABLE refs (rid INTEGER PRIMARY KEY, symbol_name TEXT, fk INTEGER, line INTEGER, col INTEGER,"
-    " role TEXT, enclosing_sk INTEGER, qualifier TEXT)",
+    # Text that repeats (reference names, roles, qualifiers) is stored once, keyed by `sid`.
+    "CREATE TABLE strings (sid INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)",
+    "CREATE TABLE ref_rows (rid INTEGER PRIMARY KEY, name_sid INTEGER, fk INTEGER, line INTEGER, col INTEGER,"
+    " role_sid INTEGER, enclosing_sk INTEGER, qualifier_sid INTEGER)",
+    "CREATE VIEW refs AS SELECT r.rid AS rid, n.text AS symbol_name, r.fk AS fk, r.line AS line, r.col AS col,"
+    " o.text AS role, r.enclosing_sk AS enclosing_sk, q.text AS qualifier FROM ref_rows r"
+    " LEFT JOIN strings n ON n.sid = r.name_sid LEFT JOIN strings o ON o.sid = r.role_sid"
+    " LEFT JOIN strings q ON q.sid = r.qualifier_sid",
     "CREATE TABLE imports (fk INTEGER, module TEXT, name TEXT, alias TEXT, line INTEGER, target_fk INTEGER)",
-    "CREATE TABLE edges (rid INTEGER, src_sk INTEGER, dst_sk INTEGER, kind TEXT, confidence TEXT, fk INTEGER,"
-    " line INTEGER, resolution TEXT)",
+    # An edge's (kind, confidence, resolution) is one of a few dozen: a small key `how`. Its file and line
+    # are its reference's (`rid`), stored only where they differ (fk 0 / line -1 stand for NULL there).
+    "CREATE TABLE edge_kinds (how INTEGER PRIMARY KEY, kind TEXT, confidence TEXT, resolution TEXT)",
+    "CREATE TABLE edge_rows (rid INTEGER, src_sk INTEGER, dst_sk INTEGER, how INTEGER, fk INTEGER, line INTEGER)",
+    "CREATE VIEW edges AS SELECT e.rid AS rid, e.src_sk AS src_sk, e.dst_sk AS dst_sk, h.kind AS kind,"
+    " h.confidence AS confidence, nullif(coalesce(e.fk, r.fk), 0) AS fk, nullif(coalesce(e.line, r.line), -1) AS line,"
+    " h.resolution AS resolution FROM edge_rows e LEFT JOIN edge_kinds h ON h.how = e.how"
+    " LEFT JOIN ref_rows r ON r.rid = e.rid",
     "CREATE TABLE file_edges (src_fk INTEGER, dst_fk INTEGER, kind TEXT, weight REAL)",
 ]
+# A scan worker's shard keeps references in the plain layout the `refs` view shows (strings in line).
+SHARD_REFS_DDL = (
+    "CREATE TABLE refs (rid INTEGER PRIMARY KEY, symbol_name TEXT, fk INTEGER, line INTEGER, col INTEGER,"
+    " role TEXT, enclosing_sk INTEGER, qualifier TEXT)"
+)
+# The tables behind each view, for the indexes built once a view's rows are in.
+VIEW_TABLES = {"refs": ("strings", "ref_rows"), "edges": ("edge_kinds", "edge_rows")}
 SQLITE_INDEXES = [
     # Unique indexes built after the bulk load (cheaper than checking row by row); updates upsert on them.
     "CREATE UNIQUE INDEX files_path ON files(path)",
@@ -98,14 +117,14 @@ SQLITE_INDEXES = [
     "CREATE INDEX symbols_name ON symbols(name)",
     "CREATE INDEX symbols_fk ON symbols(fk, line)",
     "CREATE INDEX symbols_parent ON symbols(parent_sk)",
-    "CREATE INDEX refs_name ON refs(symbol_name)",
-    "CREATE INDEX refs_fk ON refs(fk)",
+    "CREATE INDEX refs_name ON ref_rows(name_sid)",
+    "CREATE INDEX refs_fk ON ref_rows(fk)",
     "CREATE INDEX imports_fk ON imports(fk)",
     "CREATE INDEX imports_target ON imports(target_fk)",
-    "CREATE INDEX edges_src ON edges(src_sk)",
-    "CREATE INDEX edges_dst ON edges(dst_sk)",
-    "CREATE INDEX edges_rid ON edges(rid)",
-    "CREATE INDEX edges_fk ON edges(fk)",
+    "CREATE INDEX edges_src ON edge_rows(src_sk)",
+    "CREATE INDEX edges_dst ON edge_rows(dst_sk)",
+    "CREATE INDEX edges_rid ON edge_rows(rid)",
+    "CREATE INDEX edges_fk ON edge_rows(fk) WHERE fk IS NOT NULL",  # only edges not in their reference's file
     "CREATE INDEX file_edges_src ON file_edges(src_fk)",
     "CREATE INDEX file_edges_dst ON file_edges(dst_fk)",
 ]

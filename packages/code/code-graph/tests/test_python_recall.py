@@ -345,3 +345,39 @@ def test_overloads_stating_different_results_type_no_receiver(tmp_path: Path) ->
     assert ("use.py", 6) in possible  # still listed, as possible
     # definitions that agree keep their result
     assert _certain(ix, "python items.py Text.upper().") == {("use.py", 7)}
+
+
+COMPREHENSIONS = {
+    "comp.py": """
+class K:
+    def go(self):
+        return 1
+
+
+class Other:
+    def go(self):
+        return 2
+
+
+def use(items: list[K], by_name: dict[str, K], others: list[Other]):
+    [k.go() for k in items]
+    {k.go() for k in items}
+    sum(v.go() for v in by_name.values())
+    [[j.go() for j in others] for i in items]
+    for c in others:
+        c.go()
+    return [c.go() for c in items]
+""",
+}
+
+
+def test_comprehension_variables_are_elements_of_what_they_iterate(tmp_path: Path) -> None:
+    # `[k.go() for k in items]` with `items: list[K]`: a checker types `k` as K, as it does a `for` loop's
+    root = make_repo(tmp_path / "repo", COMPREHENSIONS)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python comp.py K.go().") == {("comp.py", 13), ("comp.py", 14), ("comp.py", 15)}
+    assert _certain(ix, "python comp.py Other.go().") == {("comp.py", 16)}
+    # `c` is bound to elements of two different lists in one function: neither use is certain
+    possible = {(h.edge.path, h.edge.line) for h in ix.callers("python comp.py K.go().", depth=1)}
+    assert {("comp.py", 18), ("comp.py", 19)} <= possible

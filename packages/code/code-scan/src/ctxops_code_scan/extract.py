@@ -503,7 +503,7 @@ def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]])
     base = chain_of(caps["value"][0])
     if sub == "element":
         # Python's `for x in xs` iterates (a dict gives its keys, not `d[k]`'s values): the step `for`
-        python_for = caps["bind.element"][0].type == "for_statement"
+        python_for = caps["bind.element"][0].type in ("for_statement", "for_in_clause")
         facts.add_local_chain(fid, _text(caps["name"][0]), _step(base, "for" if python_for else "[]"))
         return
     for child in caps["pattern"][0].named_children:  # `const { a, b: c } = value`

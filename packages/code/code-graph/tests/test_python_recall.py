@@ -381,3 +381,73 @@ def test_comprehension_variables_are_elements_of_what_they_iterate(tmp_path: Pat
     # `c` is bound to elements of two different lists in one function: neither use is certain
     possible = {(h.edge.path, h.edge.line) for h in ix.callers("python comp.py K.go().", depth=1)}
     assert {("comp.py", 18), ("comp.py", 19)} <= possible
+
+
+NARROWING = {
+    "shapes.py": """
+class Circle:
+    def area(self):
+        return 1
+
+
+class Square:
+    def area(self):
+        return 2
+
+
+def make():
+    return 3
+
+
+def measure(s, t, u):
+    if isinstance(s, Circle):
+        s.area()
+    elif isinstance(t, Square) and t.area():
+        t.area()
+    else:
+        s.area()
+    n = s.area() if isinstance(s, Square) else 0
+    assert isinstance(u, Circle)
+    u.area()
+    return n
+
+
+def unsure(s, t, u, v):
+    if isinstance(s, (Circle, Square)):
+        s.area()
+    if isinstance(t, Circle):
+        t = make()
+        t.area()
+    if not isinstance(u, Circle):
+        u.area()
+    while isinstance(v, Circle):
+        v.area()
+    if isinstance(v, Circle):
+        for _ in range(3):
+            v.area()
+            v += 1
+
+        def inner(v):
+            return v.area()
+
+    return v.area()
+""",
+}
+
+
+def test_isinstance_narrows_a_local_where_a_checker_does(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", NARROWING)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    # the body of `if isinstance(s, Circle)`, the rest of the block after `assert isinstance(u, Circle)`
+    assert _certain(ix, "python shapes.py Circle.area().") == {("shapes.py", 18), ("shapes.py", 25)}
+    # `elif isinstance(t, Square) and t.area()` (its right operand and its body), a conditional expression
+    assert _certain(ix, "python shapes.py Square.area().") == {
+        ("shapes.py", 19),
+        ("shapes.py", 20),
+        ("shapes.py", 23),
+    }
+    # a tuple of classes, a reassigned local, `not`, a `while` (not read), a region that rebinds the name
+    # (a later `+=` in a loop), a nested function's parameter, the code after the `if`: all stay possible
+    possible = {(h.edge.path, h.edge.line) for h in ix.callers("python shapes.py Circle.area().", depth=1)}
+    assert {("shapes.py", n) for n in (22, 31, 34, 36, 38, 41, 45, 47)} <= possible

@@ -30,6 +30,7 @@ statement in the code (an annotation, a constructor call, a `return`); nothing i
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 # (member, object) fields of a member access: Python, Go, TypeScript
@@ -392,6 +393,101 @@ def _instance_of(cond: Any, name: str) -> str | None:
     if op.type == "&&":
         return _instance_of(left, name) or _instance_of(right, name)
     return None
+
+
+# Nodes that start a scope of their own: a checker's narrowing of a local does not reach into one.
+_PY_SCOPES = frozenset({"function_definition", "lambda", "class_definition", "module"})
+_PY_CLASS = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
+
+
+def py_narrowed(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> str | None:
+    """Python: the class the local `name` is narrowed to where `node` is, as a checker narrows it: in the body
+    of `if isinstance(name, K):` (or an `elif`, or `isinstance(name, K) and ...` in the condition), in the
+    value of `... if isinstance(name, K) else ...`, and after `assert isinstance(name, K)` in the same block.
+    None when `name` may be bound again anywhere in the narrowed region (a loop could bring the new value
+    back to `node`): certain means certain. `memo` (one per file) keeps each block's asserts and each
+    region's rebinding test, so a file's calls cost linear time, not a block's length each."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type not in _PY_SCOPES:
+        cond = region = None
+        if parent.type in ("if_statement", "elif_clause") and child == parent.child_by_field_name("consequence"):
+            cond, region = parent.child_by_field_name("condition"), child
+        elif parent.type == "boolean_operator" and child == parent.child_by_field_name("right"):
+            op = parent.child_by_field_name("operator")
+            if op is not None and op.type == "and":
+                cond, region = parent.child_by_field_name("left"), child
+        elif parent.type == "conditional_expression" and parent.named_child_count == 3:
+            if child == parent.named_children[0]:
+                cond, region = parent.named_children[1], child
+        elif parent.type == "block":
+            asserts = memo.get((parent.id, ""))
+            if asserts is None:
+                # (only the asserts that start with the test: a test's long run of asserts stays cheap)
+                asserts = memo[(parent.id, "")] = [
+                    c
+                    for c in parent.named_children
+                    if c.type == "assert_statement"
+                    and c.named_child_count
+                    and _text(c)[6:].lstrip()[:11] == "isinstance("
+                ]
+            for stated in asserts:
+                if stated.start_byte >= child.start_byte:
+                    break
+                found = _isinstance_of(stated.named_children[0], name)
+                if found is not None and not _rebinds(parent, name, memo):
+                    return found
+        found = _isinstance_of(cond, name) if cond is not None else None
+        if found is not None and region is not None:
+            return None if _rebinds(region, name, memo) else found
+        child, parent = parent, parent.parent
+    return None
+
+
+def _isinstance_of(cond: Any, name: str) -> str | None:
+    """K when `cond` holds only if `isinstance(name, K)` (alone or in a chain of `and`)."""
+    while cond.type == "parenthesized_expression" and cond.named_child_count == 1:
+        cond = cond.named_children[0]
+    if cond.type == "boolean_operator":
+        op = cond.child_by_field_name("operator")
+        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+        if op is None or op.type != "and" or left is None or right is None:
+            return None
+        return _isinstance_of(left, name) or _isinstance_of(right, name)
+    if cond.type != "call":
+        return None
+    fn, args = cond.child_by_field_name("function"), cond.child_by_field_name("arguments")
+    if fn is None or args is None or _text(fn) != "isinstance" or args.type != "argument_list":
+        return None
+    listed = args.named_children
+    if len(listed) != 2 or listed[0].type != "identifier" or _text(listed[0]) != name:
+        return None
+    if listed[1].type not in ("identifier", "attribute"):
+        return None  # a tuple of classes: a union, no one class
+    cls = _text(listed[1])
+    return cls if _PY_CLASS.fullmatch(cls) else None
+
+
+def _rebinds(region: Any, name: str, memo: dict[tuple[int, str], Any]) -> bool:
+    """True when `name` may be bound in `region` (an assignment, augmented or not, `for`, `with ... as`, `:=`,
+    `del`, an import, a nested definition): read from the text, erring on the side of yes."""
+    key = (region.id, name)
+    if key not in memo:
+        memo[key] = _rebinds_text(_text(region), name)
+    return bool(memo[key])
+
+
+def _rebinds_text(text: str, name: str) -> bool:
+    if name not in text:
+        return False
+    word = re.escape(name)
+    return (
+        re.search(
+            rf"(?<![\w.]){word}\s*(?:,[^\n=]*)?(?::[^=\n]*)?(?:(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|:=)"
+            rf"|\b(?:for|as|del|import|def|class)\s+(?:[\w\s,(]*,\s*)?{word}\b",
+            text,
+        )
+        is not None
+    )
 
 
 def is_class_name(name: str) -> bool:

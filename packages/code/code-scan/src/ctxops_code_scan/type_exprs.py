@@ -420,27 +420,38 @@ def py_narrowed(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> str |
             if child == parent.named_children[0]:
                 cond, region = parent.named_children[1], child
         elif parent.type == "block":
-            asserts = memo.get((parent.id, ""))
-            if asserts is None:
-                # (only the asserts that start with the test: a test's long run of asserts stays cheap)
-                asserts = memo[(parent.id, "")] = [
-                    c
-                    for c in parent.named_children
-                    if c.type == "assert_statement"
-                    and c.named_child_count
-                    and _text(c)[6:].lstrip()[:11] == "isinstance("
-                ]
-            for stated in asserts:
-                if stated.start_byte >= child.start_byte:
-                    break
-                found = _isinstance_of(stated.named_children[0], name)
-                if found is not None and not _rebinds(parent, name, memo):
-                    return found
+            asserted = memo.get((parent.id, ""))
+            if asserted is None:
+                asserted = memo[(parent.id, "")] = _asserted(parent)
+            first = asserted.get(name)  # (where the first assert on `name` is, the class all of them state)
+            if first is not None and first[0] < child.start_byte and first[1] and not _rebinds(parent, name, memo):
+                return str(first[1])
         found = _isinstance_of(cond, name) if cond is not None else None
         if found is not None and region is not None:
             return None if _rebinds(region, name, memo) else found
         child, parent = parent, parent.parent
     return None
+
+
+def _asserted(block: Any) -> dict[str, tuple[int, str | None]]:
+    """`assert isinstance(x, K)` statements of a block, read once: x -> (where the first is, K), K None when
+    two state different classes."""
+    out: dict[str, tuple[int, str | None]] = {}
+    for stmt in block.named_children:
+        if stmt.type != "assert_statement" or not stmt.named_child_count:
+            continue
+        test = stmt.named_children[0]
+        args = test.child_by_field_name("arguments") if test.type == "call" else None
+        listed = args.named_children if args is not None and args.type == "argument_list" else []
+        if not listed or listed[0].type != "identifier":
+            continue
+        name = _text(listed[0])
+        cls = _isinstance_of(test, name)
+        if cls is None:
+            continue
+        old = out.get(name)
+        out[name] = (stmt.start_byte, cls) if old is None else (old[0], cls if old[1] == cls else None)
+    return out
 
 
 def _isinstance_of(cond: Any, name: str) -> str | None:
@@ -469,25 +480,32 @@ def _isinstance_of(cond: Any, name: str) -> str | None:
 
 def _rebinds(region: Any, name: str, memo: dict[tuple[int, str], Any]) -> bool:
     """True when `name` may be bound in `region` (an assignment, augmented or not, `for`, `with ... as`, `:=`,
-    `del`, an import, a nested definition): read from the text, erring on the side of yes."""
-    key = (region.id, name)
-    if key not in memo:
-        memo[key] = _rebinds_text(_text(region), name)
-    return bool(memo[key])
+    `del`, an import, a nested definition), erring on the side of yes. The names a region may bind are read
+    once per region: a block's many names each looked up, not each a search of the block."""
+    key = (region.id, "=")
+    bound = memo.get(key)
+    if bound is None:
+        bound = memo[key] = _bound_names(_text(region))
+    return name in bound
 
 
-def _rebinds_text(text: str, name: str) -> bool:
-    if name not in text:
-        return False
-    word = re.escape(name)
-    return (
-        re.search(
-            rf"(?<![\w.]){word}\s*(?:,[^\n=]*)?(?::[^=\n]*)?(?:(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|:=)"
-            rf"|\b(?:for|as|del|import|def|class)\s+(?:[\w\s,(]*,\s*)?{word}\b",
-            text,
-        )
-        is not None
-    )
+_ASSIGN = re.compile(r"(?<![=!<>])(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
+_BINDERS = re.compile(r"\bfor\b(.*?)\bin\b|\b(?:as|del|import|def|class|global|nonlocal)\b(.*)")
+_WORDS = re.compile(r"[A-Za-z_]\w*")
+
+
+def _bound_names(text: str) -> frozenset[str]:
+    """Every word left of an `=` (or `:=`) on a line, between `for` and `in`, and after `as`, `del`, `import`,
+    `def`, `class`, `global`, `nonlocal`: a superset of the names the text binds, in one pass."""
+    names: set[str] = set()
+    for line in text.splitlines():
+        if "=" in line:
+            m = _ASSIGN.search(line)
+            if m is not None:
+                names.update(_WORDS.findall(line, 0, m.start()))
+        for m in _BINDERS.finditer(line):
+            names.update(_WORDS.findall(m.group(1) or m.group(2) or ""))
+    return frozenset(names)
 
 
 def is_class_name(name: str) -> bool:

@@ -451,3 +451,35 @@ def test_isinstance_narrows_a_local_where_a_checker_does(tmp_path: Path) -> None
     # (a later `+=` in a loop), a nested function's parameter, the code after the `if`: all stay possible
     possible = {(h.edge.path, h.edge.line) for h in ix.callers("python shapes.py Circle.area().", depth=1)}
     assert {("shapes.py", n) for n in (22, 31, 34, 36, 38, 41, 45, 47)} <= possible
+
+
+SPECIALISED = {
+    "ruler.py": """
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Ruler(Generic[T]):
+    def get_rules(self, chain):
+        return []
+
+
+class Block:
+    def __init__(self) -> None:
+        self.ruler = Ruler[int]()
+
+    def tokenize(self):
+        local = Ruler[str]()
+        local.get_rules("")
+        return self.ruler.get_rules("")
+""",
+}
+
+
+def test_a_specialised_generic_constructor_makes_an_instance_of_the_class(tmp_path: Path) -> None:
+    # `self.ruler = Ruler[RuleFuncBlockType]()` (markdown-it-py, found after its held-out run): a Ruler
+    root = make_repo(tmp_path / "repo", SPECIALISED)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python ruler.py Ruler.get_rules().") == {("ruler.py", 18), ("ruler.py", 19)}

@@ -345,3 +345,141 @@ def test_overloads_stating_different_results_type_no_receiver(tmp_path: Path) ->
     assert ("use.py", 6) in possible  # still listed, as possible
     # definitions that agree keep their result
     assert _certain(ix, "python items.py Text.upper().") == {("use.py", 7)}
+
+
+COMPREHENSIONS = {
+    "comp.py": """
+class K:
+    def go(self):
+        return 1
+
+
+class Other:
+    def go(self):
+        return 2
+
+
+def use(items: list[K], by_name: dict[str, K], others: list[Other]):
+    [k.go() for k in items]
+    {k.go() for k in items}
+    sum(v.go() for v in by_name.values())
+    [[j.go() for j in others] for i in items]
+    for c in others:
+        c.go()
+    return [c.go() for c in items]
+""",
+}
+
+
+def test_comprehension_variables_are_elements_of_what_they_iterate(tmp_path: Path) -> None:
+    # `[k.go() for k in items]` with `items: list[K]`: a checker types `k` as K, as it does a `for` loop's
+    root = make_repo(tmp_path / "repo", COMPREHENSIONS)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python comp.py K.go().") == {("comp.py", 13), ("comp.py", 14), ("comp.py", 15)}
+    assert _certain(ix, "python comp.py Other.go().") == {("comp.py", 16)}
+    # `c` is bound to elements of two different lists in one function: neither use is certain
+    possible = {(h.edge.path, h.edge.line) for h in ix.callers("python comp.py K.go().", depth=1)}
+    assert {("comp.py", 18), ("comp.py", 19)} <= possible
+
+
+NARROWING = {
+    "shapes.py": """
+class Circle:
+    def area(self):
+        return 1
+
+
+class Square:
+    def area(self):
+        return 2
+
+
+def make():
+    return 3
+
+
+def measure(s, t, u):
+    if isinstance(s, Circle):
+        s.area()
+    elif isinstance(t, Square) and t.area():
+        t.area()
+    else:
+        s.area()
+    n = s.area() if isinstance(s, Square) else 0
+    assert isinstance(u, Circle)
+    u.area()
+    return n
+
+
+def unsure(s, t, u, v):
+    if isinstance(s, (Circle, Square)):
+        s.area()
+    if isinstance(t, Circle):
+        t = make()
+        t.area()
+    if not isinstance(u, Circle):
+        u.area()
+    while isinstance(v, Circle):
+        v.area()
+    if isinstance(v, Circle):
+        for _ in range(3):
+            v.area()
+            v += 1
+
+        def inner(v):
+            return v.area()
+
+    return v.area()
+""",
+}
+
+
+def test_isinstance_narrows_a_local_where_a_checker_does(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", NARROWING)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    # the body of `if isinstance(s, Circle)`, the rest of the block after `assert isinstance(u, Circle)`
+    assert _certain(ix, "python shapes.py Circle.area().") == {("shapes.py", 18), ("shapes.py", 25)}
+    # `elif isinstance(t, Square) and t.area()` (its right operand and its body), a conditional expression
+    assert _certain(ix, "python shapes.py Square.area().") == {
+        ("shapes.py", 19),
+        ("shapes.py", 20),
+        ("shapes.py", 23),
+    }
+    # a tuple of classes, a reassigned local, `not`, a `while` (not read), a region that rebinds the name
+    # (a later `+=` in a loop), a nested function's parameter, the code after the `if`: all stay possible
+    possible = {(h.edge.path, h.edge.line) for h in ix.callers("python shapes.py Circle.area().", depth=1)}
+    assert {("shapes.py", n) for n in (22, 31, 34, 36, 38, 41, 45, 47)} <= possible
+
+
+SPECIALISED = {
+    "ruler.py": """
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Ruler(Generic[T]):
+    def get_rules(self, chain):
+        return []
+
+
+class Block:
+    def __init__(self) -> None:
+        self.ruler = Ruler[int]()
+
+    def tokenize(self):
+        local = Ruler[str]()
+        local.get_rules("")
+        return self.ruler.get_rules("")
+""",
+}
+
+
+def test_a_specialised_generic_constructor_makes_an_instance_of_the_class(tmp_path: Path) -> None:
+    # `self.ruler = Ruler[RuleFuncBlockType]()` (markdown-it-py, found after its held-out run): a Ruler
+    root = make_repo(tmp_path / "repo", SPECIALISED)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python ruler.py Ruler.get_rules().") == {("ruler.py", 18), ("ruler.py", 19)}

@@ -36,6 +36,7 @@ from .type_exprs import (
     is_fixture,
     is_fixture_file,
     join,
+    py_narrowed,
     ts_call_context,
     ts_narrowed,
     ts_type,
@@ -165,6 +166,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     this_binds: list[tuple[str, int, str]] = []  # TypeScript `this: K` parameters: (function id, where, K)
     this_refs: list[tuple[int, str, int]] = []  # TypeScript `this.m()` outside a class: (ref index, function id, where)
     inherit_starts: set[int] = set()  # TypeScript: names read as bases
+    narrowing: dict[tuple[int, str], Any] = {}  # Python: `py_narrowed`'s memo for this file
 
     for start, _order, neg_end, _pattern, main, caps in items:
         while stack and stack[-1].end_byte <= start:
@@ -198,7 +200,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         direct = constructor_type(qnode)
                     elif typescript and qnode.type == "identifier" and sub == "call":
                         direct = ts_narrowed(qnode, qualifier)  # `if (x instanceof K) x.m()`
-                    if sub == "call" and not (typescript and direct):
+                    elif python and qnode.type == "identifier" and sub == "call" and top is not None:
+                        direct = py_narrowed(qnode, qualifier, narrowing)  # `if isinstance(x, K): x.m()`
+                    narrowed = bool(direct) and (typescript or qnode.type == "identifier")
+                    if sub == "call" and not narrowed:
                         if chained and qualifier == "?":
                             chain = chain_of(qnode)
                         if qualifier not in _NOT_TYPED or chain:
@@ -503,7 +508,7 @@ def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]])
     base = chain_of(caps["value"][0])
     if sub == "element":
         # Python's `for x in xs` iterates (a dict gives its keys, not `d[k]`'s values): the step `for`
-        python_for = caps["bind.element"][0].type == "for_statement"
+        python_for = caps["bind.element"][0].type in ("for_statement", "for_in_clause")
         facts.add_local_chain(fid, _text(caps["name"][0]), _step(base, "for" if python_for else "[]"))
         return
     for child in caps["pattern"][0].named_children:  # `const { a, b: c } = value`

@@ -199,6 +199,8 @@ def constructor_type(value: Any) -> str | None:
     if value is None or value.type != "call":
         return None
     fn = value.child_by_field_name("function")
+    if fn is not None and fn.type == "subscript":  # `Ruler[RuleFunc]()`: a generic class made for one type
+        fn = fn.child_by_field_name("value")
     if fn is None or fn.type not in ("identifier", "attribute"):
         return None
     raw: bytes = fn.text

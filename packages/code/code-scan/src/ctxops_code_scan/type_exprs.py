@@ -30,6 +30,7 @@ statement in the code (an annotation, a constructor call, a `return`); nothing i
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 # (member, object) fields of a member access: Python, Go, TypeScript
@@ -392,6 +393,119 @@ def _instance_of(cond: Any, name: str) -> str | None:
     if op.type == "&&":
         return _instance_of(left, name) or _instance_of(right, name)
     return None
+
+
+# Nodes that start a scope of their own: a checker's narrowing of a local does not reach into one.
+_PY_SCOPES = frozenset({"function_definition", "lambda", "class_definition", "module"})
+_PY_CLASS = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
+
+
+def py_narrowed(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> str | None:
+    """Python: the class the local `name` is narrowed to where `node` is, as a checker narrows it: in the body
+    of `if isinstance(name, K):` (or an `elif`, or `isinstance(name, K) and ...` in the condition), in the
+    value of `... if isinstance(name, K) else ...`, and after `assert isinstance(name, K)` in the same block.
+    None when `name` may be bound again anywhere in the narrowed region (a loop could bring the new value
+    back to `node`): certain means certain. `memo` (one per file) keeps each block's asserts and each
+    region's rebinding test, so a file's calls cost linear time, not a block's length each."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type not in _PY_SCOPES:
+        cond = region = None
+        if parent.type in ("if_statement", "elif_clause") and child == parent.child_by_field_name("consequence"):
+            cond, region = parent.child_by_field_name("condition"), child
+        elif parent.type == "boolean_operator" and child == parent.child_by_field_name("right"):
+            op = parent.child_by_field_name("operator")
+            if op is not None and op.type == "and":
+                cond, region = parent.child_by_field_name("left"), child
+        elif parent.type == "conditional_expression" and parent.named_child_count == 3:
+            if child == parent.named_children[0]:
+                cond, region = parent.named_children[1], child
+        elif parent.type == "block":
+            asserted = memo.get((parent.id, ""))
+            if asserted is None:
+                asserted = memo[(parent.id, "")] = _asserted(parent)
+            first = asserted.get(name)  # (where the first assert on `name` is, the class all of them state)
+            if first is not None and first[0] < child.start_byte and first[1] and not _rebinds(parent, name, memo):
+                return str(first[1])
+        found = _isinstance_of(cond, name) if cond is not None else None
+        if found is not None and region is not None:
+            return None if _rebinds(region, name, memo) else found
+        child, parent = parent, parent.parent
+    return None
+
+
+def _asserted(block: Any) -> dict[str, tuple[int, str | None]]:
+    """`assert isinstance(x, K)` statements of a block, read once: x -> (where the first is, K), K None when
+    two state different classes."""
+    out: dict[str, tuple[int, str | None]] = {}
+    for stmt in block.named_children:
+        if stmt.type != "assert_statement" or not stmt.named_child_count:
+            continue
+        test = stmt.named_children[0]
+        args = test.child_by_field_name("arguments") if test.type == "call" else None
+        listed = args.named_children if args is not None and args.type == "argument_list" else []
+        if not listed or listed[0].type != "identifier":
+            continue
+        name = _text(listed[0])
+        cls = _isinstance_of(test, name)
+        if cls is None:
+            continue
+        old = out.get(name)
+        out[name] = (stmt.start_byte, cls) if old is None else (old[0], cls if old[1] == cls else None)
+    return out
+
+
+def _isinstance_of(cond: Any, name: str) -> str | None:
+    """K when `cond` holds only if `isinstance(name, K)` (alone or in a chain of `and`)."""
+    while cond.type == "parenthesized_expression" and cond.named_child_count == 1:
+        cond = cond.named_children[0]
+    if cond.type == "boolean_operator":
+        op = cond.child_by_field_name("operator")
+        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+        if op is None or op.type != "and" or left is None or right is None:
+            return None
+        return _isinstance_of(left, name) or _isinstance_of(right, name)
+    if cond.type != "call":
+        return None
+    fn, args = cond.child_by_field_name("function"), cond.child_by_field_name("arguments")
+    if fn is None or args is None or _text(fn) != "isinstance" or args.type != "argument_list":
+        return None
+    listed = args.named_children
+    if len(listed) != 2 or listed[0].type != "identifier" or _text(listed[0]) != name:
+        return None
+    if listed[1].type not in ("identifier", "attribute"):
+        return None  # a tuple of classes: a union, no one class
+    cls = _text(listed[1])
+    return cls if _PY_CLASS.fullmatch(cls) else None
+
+
+def _rebinds(region: Any, name: str, memo: dict[tuple[int, str], Any]) -> bool:
+    """True when `name` may be bound in `region` (an assignment, augmented or not, `for`, `with ... as`, `:=`,
+    `del`, an import, a nested definition), erring on the side of yes. The names a region may bind are read
+    once per region: a block's many names each looked up, not each a search of the block."""
+    key = (region.id, "=")
+    bound = memo.get(key)
+    if bound is None:
+        bound = memo[key] = _bound_names(_text(region))
+    return name in bound
+
+
+_ASSIGN = re.compile(r"(?<![=!<>])(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
+_BINDERS = re.compile(r"\bfor\b(.*?)\bin\b|\b(?:as|del|import|def|class|global|nonlocal)\b(.*)")
+_WORDS = re.compile(r"[A-Za-z_]\w*")
+
+
+def _bound_names(text: str) -> frozenset[str]:
+    """Every word left of an `=` (or `:=`) on a line, between `for` and `in`, and after `as`, `del`, `import`,
+    `def`, `class`, `global`, `nonlocal`: a superset of the names the text binds, in one pass."""
+    names: set[str] = set()
+    for line in text.splitlines():
+        if "=" in line:
+            m = _ASSIGN.search(line)
+            if m is not None:
+                names.update(_WORDS.findall(line, 0, m.start()))
+        for m in _BINDERS.finditer(line):
+            names.update(_WORDS.findall(m.group(1) or m.group(2) or ""))
+    return frozenset(names)
 
 
 def is_class_name(name: str) -> bool:

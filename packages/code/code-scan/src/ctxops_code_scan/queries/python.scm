@@ -49,6 +49,8 @@
 
 ; `for x in xs`: the local `x` holds an element of `xs` (`xs: list[K]`, `d.values()` of `d: dict[str, K]`).
 (for_statement left: (identifier) @name right: (_) @value) @bind.element
+; `[x.m() for x in xs]`: a comprehension's variable is an element too (its own scope: py_scopes.py).
+(for_in_clause left: (identifier) @name right: (_) @value) @bind.element
 
 ; `return value` / `yield value`: what a function gives its callers when it states no return type.
 (return_statement (_) @value) @bind.return

@@ -247,6 +247,28 @@ def test_classes_defined_in_a_function_reach_their_bases(tmp_path: Path) -> None
     idx.close()
 
 
+def test_a_base_outside_the_repository_listed_first_may_define_the_member(tmp_path: Path) -> None:
+    root = make_repo(
+        tmp_path / "mro",
+        {
+            "m.py": "import unittest\nfrom typing import Generic, TypeVar\n\nT = TypeVar('T')\n\n\n"
+            "class Proto:\n    def check(self, a):\n        return a\n\n\n"
+            "class Mixin(Proto):\n    def go(self):\n        return self.check(1)\n\n\n"
+            "class First(unittest.TestCase, Mixin):\n    def test(self):\n        self.check(2)\n\n\n"
+            "class Last(Mixin, unittest.TestCase):\n    def test(self):\n        self.check(3)\n\n\n"
+            "class Typed(Generic[T], Mixin):\n    def test(self):\n        self.check(4)\n",
+        },
+    )
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    certain = {h.edge.line for h in idx.callers("python m.py Proto.check().", certain_only=True)}
+    every = {h.edge.line for h in idx.callers("python m.py Proto.check().", certain_only=False)}
+    # First's MRO reaches TestCase (outside the repository) before Mixin: its call is only possible.
+    assert certain == {14, 24, 29}
+    assert every == {14, 19, 24, 29}
+    idx.close()
+
+
 def test_a_reassigned_parameter_has_no_single_type(tmp_path: Path) -> None:
     root = make_repo(
         tmp_path / "reassigned",

@@ -671,7 +671,7 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
         con.execute(f"CREATE OR REPLACE TEMP {kind} pending AS SELECT * FROM {source} WHERE {which}")
         if not all_refs and con.execute("SELECT count(*) FROM pending").fetchone()[0] == 0:
             continue
-        con.execute("CREATE OR REPLACE TEMP TABLE inh AS SELECT src, dst, confidence FROM edges WHERE kind = 'inherit'")
+        con.execute(_INHERIT_SQL)
         needed = _needed(con) if not all_refs else _GROUPS
         if "typed" in needed:
             type_eval.evaluate(con)
@@ -679,6 +679,26 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
             type_eval.empty(con)
         for statement in _resolve_sql(needed):
             con.execute(statement)
+
+
+# The inherit edges the member lookups walk. Python looks a member up along the MRO, left to right: a base
+# listed before the one that defines the member, but outside the repository (`class T(TestCase, Mixin)`),
+# may define it first (`TestCase.assertEqual`, not the mixin's), so what is reached past it is possible,
+# not certain. Bases known to add no ordinary methods do not count.
+_MEMBERLESS_BASES = ("object", "Generic", "Protocol", "ABC")
+_INHERIT_SQL = f"""
+CREATE OR REPLACE TEMP TABLE inh AS
+SELECT e.src, e.dst,
+       CASE WHEN r.fam = 'python' AND EXISTS (
+         SELECT 1 FROM refs o
+         WHERE o.enclosing = e.src AND o.role = 'inherit'
+           AND (o.line < r.line OR (o.line = r.line AND o.col < r.col))
+           AND o.symbol_name NOT IN ({", ".join(f"'{name}'" for name in _MEMBERLESS_BASES)})
+           AND NOT EXISTS (SELECT 1 FROM edges x WHERE x.rid = o.rid AND x.kind = 'inherit')
+       ) THEN 'name-only' ELSE e.confidence END AS confidence
+FROM edges e LEFT JOIN refs r ON r.rid = e.rid
+WHERE e.kind = 'inherit'
+"""
 
 
 def _needed(con: Any) -> frozenset[str]:

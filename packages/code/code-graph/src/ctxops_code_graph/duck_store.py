@@ -157,31 +157,36 @@ WHERE r.qualifier IS NULL AND r.role <> 'import' AND (s.parent IS NULL OR s.pare
 -- A function nested in a function (a closure) is seen, by its bare name, from every function nested in
 -- that one and from itself, also through a class defined in the function (its methods see the
 -- function's names; a class's own members are never reached by a bare name). Lexical scope: the nearest
--- definition wins over a top-level one.
+-- definition wins over a top-level one. Only references whose name is a nested function's are walked up,
+-- carrying their name: joining the walk back to every reference built a hash table of all of them, which
+-- ran DuckDB out of its memory cap.
 INSERT INTO everything
-WITH RECURSIVE up(rid, anc, depth) AS (
-  SELECT r.rid, e.parent, 1 FROM pending r
+WITH RECURSIVE nested_names(name) AS (
+  SELECT DISTINCT s.name FROM syms s JOIN syms a ON a.id = s.parent
+  WHERE s.kind = 'function' AND a.kind IN ('function', 'method')
+),
+up(rid, name, anc, depth) AS (
+  SELECT r.rid, r.symbol_name, e.parent, 1 FROM pending r
   JOIN syms e ON e.id = r.enclosing AND e.kind IN ('function', 'method')
   JOIN syms p ON p.id = e.parent AND p.kind IN ('function', 'method')
-  WHERE r.qualifier IS NULL AND r.role <> 'import'
+  WHERE r.qualifier IS NULL AND r.role <> 'import' AND r.symbol_name IN (SELECT name FROM nested_names)
   UNION ALL
   -- (a method of a class defined in a function: from the function on)
-  SELECT r.rid, p.parent, 2 FROM pending r
+  SELECT r.rid, r.symbol_name, p.parent, 2 FROM pending r
   JOIN syms e ON e.id = r.enclosing AND e.kind IN ('function', 'method')
   JOIN syms p ON p.id = e.parent AND p.kind = 'class'
   JOIN syms q ON q.id = p.parent AND q.kind IN ('function', 'method')
-  WHERE r.qualifier IS NULL AND r.role <> 'import'
+  WHERE r.qualifier IS NULL AND r.role <> 'import' AND r.symbol_name IN (SELECT name FROM nested_names)
   UNION ALL
-  SELECT up.rid, a.parent, up.depth + 1 FROM up
+  SELECT up.rid, up.name, a.parent, up.depth + 1 FROM up
   JOIN syms a ON a.id = up.anc
   JOIN syms p ON p.id = a.parent AND p.kind IN ('function', 'method', 'class')
   WHERE up.depth < {INHERIT_DEPTH}
 )
-SELECT r.rid, s.id, 9, 'exact', 'local' FROM up
-JOIN pending r ON r.rid = up.rid
+SELECT up.rid, s.id, 9, 'exact', 'local' FROM up
 JOIN syms a ON a.id = up.anc AND a.kind IN ('function', 'method')
-JOIN syms s ON s.parent = up.anc AND s.name = r.symbol_name AND s.kind = 'function'
-QUALIFY up.depth = min(up.depth) OVER (PARTITION BY r.rid)
+JOIN syms s ON s.parent = up.anc AND s.name = up.name AND s.kind = 'function'
+QUALIFY up.depth = min(up.depth) OVER (PARTITION BY up.rid)
 """,
     ),
     (

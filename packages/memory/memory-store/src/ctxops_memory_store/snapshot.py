@@ -454,19 +454,9 @@ def _file_differences(con: sqlite3.Connection, memory_dir: str) -> tuple[list[st
 
 
 def _every_file_known(con: sqlite3.Connection, memory_dir: str) -> bool:
-    """Whether the files of the (small) memory directory are exactly the rows' files, by inode and time (a
-    stat of each: at most ``SMALL``, a few milliseconds)."""
-    found: dict[str, tuple[int, int]] = {}
-    try:
-        with os.scandir(memory_dir) as it:
-            for item in it:
-                if item.name.endswith(".md") and not item.name.startswith("."):
-                    stat = item.stat(follow_symlinks=False)
-                    found[item.name] = (stat.st_ino, stat.st_mtime_ns)
-    except OSError:
-        return False
-    known = {str(f): (int(i), int(m)) for f, i, m in con.execute("SELECT file, ino, mtime_ns FROM files")}
-    return found == known
+    """Whether the files of the (small) memory directory are exactly the rows' files, by inode and time."""
+    differences = _file_differences(con, memory_dir)
+    return differences is not None and not differences[0] and not differences[1]
 
 
 def _fold(

@@ -135,9 +135,16 @@ def test_ctrl_c_stops_the_agent_and_leaves_no_checkout_behind(tmp_path: Path) ->
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {**os.environ, "TMPDIR": str(scratch)}
+    # SIGINT as a terminal leaves it (default) before the bench starts: a shell that runs this suite in the
+    # background (`cmd &` without job control) hands every child SIGINT ignored, and Python then never raises
+    # KeyboardInterrupt. The disposition survives the exec; the pid stays the bench's.
+    default_sigint = (
+        "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+        "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ctxops_core", "bench", "run", "TASKS.toml", "--arms", "off", "--repeat", "1",
-         "--agent-command", str(agent), "--json"],
+        [sys.executable, "-c", default_sigint, "-m", "ctxops_core", "bench", "run", "TASKS.toml", "--arms", "off",
+         "--repeat", "1", "--agent-command", str(agent), "--json"],
         cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     deadline = time.monotonic() + 120

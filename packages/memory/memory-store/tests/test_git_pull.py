@@ -93,6 +93,17 @@ def test_what_the_repository_wrote_is_checked(cloned: tuple[Path, Path], tmp_pat
     assert git_changes.head(str(tmp_path / "nowhere")) is None
 
 
+def test_a_fifo_in_the_git_directory_is_not_waited_on(cloned: tuple[Path, Path]) -> None:
+    repo, _ = cloned
+    branch = _git(repo, "symbolic-ref", "HEAD").strip()
+    (repo / ".git" / branch).unlink()
+    os.mkfifo(repo / ".git" / branch)  # a FIFO where the branch's ref should be: opening it would block
+    assert git_changes.head(str(repo)) is None
+    (repo / ".git" / "HEAD").unlink()
+    os.mkfifo(repo / ".git" / "HEAD")
+    assert git_changes.head(str(repo)) is None
+
+
 def test_a_pull_is_read_from_the_commits_not_a_listing(
     small_is_tiny: None, cloned: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,6 +17,7 @@ anything is unusual: the caller then lists the directory, as before.
 from __future__ import annotations
 
 import os
+import stat
 
 HEX = frozenset("0123456789abcdef")
 MAX_REF_BYTES = 4096
@@ -26,11 +27,20 @@ DIFF_TIMEOUT_S = 5.0
 
 
 def _read(path: str, limit: int) -> str | None:
+    """A regular file's text, at most ``limit`` bytes; None otherwise. Opened without blocking and checked
+    before reading: a FIFO planted at ``.git/HEAD`` must not hang the hook (as code-scan's ``gitinfo``)."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     if len(data) > limit:
         return None
     return data.decode("utf-8", "replace")

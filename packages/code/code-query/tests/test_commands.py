@@ -278,6 +278,37 @@ def test_search_with_vectors(capsys: pytest.CaptureFixture[str], example_repo: P
     assert (repo / ".meta" / "index" / "vectors").is_dir()
 
 
+class _SlowEmbedder:
+    """The hashing embedder taking 50 ms per text: a model on a loaded machine."""
+
+    def __init__(self) -> None:
+        from ctxops_code_query.embedders import HashingEmbedder
+
+        self.inner = HashingEmbedder()
+        self.dimensions, self.name = self.inner.dimensions, self.inner.name
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        time.sleep(0.05 * len(texts))
+        return self.inner.embed(texts)
+
+
+def test_first_vector_search_embeds_before_its_deadline_starts(
+    monkeypatch: pytest.MonkeyPatch, example_repo: Path, tmp_path: Path
+) -> None:
+    # Embedding the candidates is index building: a first --vector search on a slow machine answered
+    # nothing (exit 3, the deadline spent inside LanceDB) on CI before it moved ahead of the deadline.
+    pytest.importorskip("lancedb")
+    import ctxops_code_query.embedders as embedders
+
+    repo = tmp_path / "repo"
+    shutil.copytree(example_repo, repo, symlinks=True)
+    monkeypatch.setattr(embedders, "load_embedder", _SlowEmbedder)
+    request = Request("search", {"text": "verify the signature of a payment callback", "vector": True}, deadline_s=1.0)
+    outcome = execute(repo, request)
+    assert outcome.rendered.exit_code == 0, outcome.rendered.text
+    assert not outcome.rendered.result.partial and any("payments/" in h.path for h in outcome.rendered.result.hits[:3])
+
+
 def test_open_a_symbol_body(capsys: pytest.CaptureFixture[str], example_repo: Path) -> None:
     code, out, _ = run(capsys, example_repo, "open", "api/orders/state_machine.py:OrderStateMachine.transition")
     assert code == 0

@@ -39,7 +39,7 @@ from .suggest import suggest
 from .textsearch import BM25, words
 
 if TYPE_CHECKING:
-    from .vectors import VectorStore
+    from .vectors import Chunk, VectorStore
 
 CANDIDATE_FILES = 5
 CHUNK_BODY_LINES = 40
@@ -152,36 +152,71 @@ def chunk_text(ctx: QueryContext, symbol: Symbol) -> str:
     return f"{symbol.qualname} {symbol.signature or ''} {symbol.doc or ''}\n{body}"
 
 
-def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int = CANDIDATE_FILES) -> Answer:
-    if not words(text):
-        raise UsageError(f"nothing to search for in {text!r}", fix="use descriptive words, e.g. 'parse http headers'")
-    answer = _base(ctx, "search", text)
-    query_words = words(text)
+@dataclass
+class _Candidates:
+    exact: list[Symbol]
+    file_score: dict[str, float]
+    chunks: list[Symbol]
+    texts: list[str]
+    partial: bool
+
+
+def _candidates(ctx: QueryContext, text: str, files: int, store: VectorStore | None) -> _Candidates:
+    """Stages 1 and 3: the candidate files' chunks and their texts (held for the query's context)."""
+    key = f"search-candidates\0{files}\0{store is not None}\0{text}"
+    held = ctx.derived.get(key)
+    if isinstance(held, _Candidates):
+        return held
     exact = [s for s in ctx.index.definitions(text.strip())] if text.strip().isidentifier() else []
     candidates = candidate_files(ctx, text, files)
     paths = [p for p, _ in candidates]
     for s in exact:
         if s.path not in paths:
             paths.append(s.path)
-    file_score = dict(candidates)
-    store = vector_store(ctx) if vector else None
     if store is not None:
         for path in store.nearest_paths(text, k=VECTOR_FILES):
             if path not in paths:
                 paths.append(path)
     chunks: list[Symbol] = []
+    partial = False
     for path in paths:
         chunks.extend(s for s in ctx.index.symbols_in_file(path) if s.kind in CHUNK_KINDS)
         if ctx.deadline.expired():
-            answer.partial = True
+            partial = True
             break
+    found = _Candidates(exact, dict(candidates), chunks, [chunk_text(ctx, s) for s in chunks], partial)
+    if not partial:
+        ctx.derived[key] = found
+    return found
+
+
+def prepare_vectors(ctx: QueryContext, text: str, *, files: int = CANDIDATE_FILES) -> None:
+    """Embed the candidate chunks not yet in the vector table, before the query's deadline starts.
+
+    Embedding code is index building (like a first `cq index`): a first `--vector` search on a slow
+    machine must not spend its deadline on it and answer nothing."""
+    if not words(text):
+        return
+    store = vector_store(ctx)
+    found = _candidates(ctx, text, files, store)
+    store.ensure(_chunk_rows(found.chunks, found.texts))
+
+
+def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int = CANDIDATE_FILES) -> Answer:
+    if not words(text):
+        raise UsageError(f"nothing to search for in {text!r}", fix="use descriptive words, e.g. 'parse http headers'")
+    answer = _base(ctx, "search", text)
+    query_words = words(text)
+    store = vector_store(ctx) if vector else None
+    found = _candidates(ctx, text, files, store)
+    exact, file_score, chunks, texts = found.exact, found.file_score, found.chunks, found.texts
+    answer.partial = found.partial
     if not chunks:
         answer.empty_reason = "no file matches these words"
         wanted = text.strip().replace(" ", "_")
         answer.suggestions = suggest(wanted, ctx.index.names(near=wanted))
         answer.hint = "use words that appear in names or docs, or cq grep PATTERN"
         return answer
-    texts = [chunk_text(ctx, s) for s in chunks]
     bm25 = BM25([words(t) + words(s.name) * 3 + words(s.doc or "") * 2 for t, s in zip(texts, chunks, strict=True)])
     lexical = bm25.scores(query_words)
     rankings: list[list[int]] = [
@@ -247,15 +282,17 @@ def vector_store(ctx: QueryContext) -> VectorStore:
     return store
 
 
-def _vector_ranking(store: VectorStore, chunks: list[Symbol], texts: list[str], query: str) -> list[int]:
+def _chunk_rows(chunks: list[Symbol], texts: list[str]) -> list[Chunk]:
     from .vectors import Chunk
 
-    store.ensure(
-        [
-            Chunk(id=s.id, path=s.path, line=s.line, end_line=s.end_line, name=s.name, kind=s.kind, text=t)
-            for s, t in zip(chunks, texts, strict=True)
-        ]
-    )
+    return [
+        Chunk(id=s.id, path=s.path, line=s.line, end_line=s.end_line, name=s.name, kind=s.kind, text=t)
+        for s, t in zip(chunks, texts, strict=True)
+    ]
+
+
+def _vector_ranking(store: VectorStore, chunks: list[Symbol], texts: list[str], query: str) -> list[int]:
+    store.ensure(_chunk_rows(chunks, texts))  # already done before the deadline (`prepare_vectors`)
     position = {s.id: i for i, s in enumerate(chunks)}
     hits = store.search(query, paths=sorted({s.path for s in chunks}), k=len(chunks))
     return [position[cid] for cid, _ in hits if cid in position]

@@ -124,11 +124,13 @@ def execute(root: Path, request: Request, *, open_index: Callable[[Path], Any] |
     if request.command in INDEX_COMMANDS:
         _ = ctx.index
     if request.command == "search":
-        from .search import prepare, vector_store
+        from .search import CANDIDATE_FILES, prepare, prepare_vectors
 
         prepare(ctx)
         if request.params.get("vector"):
-            vector_store(ctx)  # LanceDB's import and a model's load are set-up, not the query's time
+            # LanceDB's import, a model's load and embedding the candidates are set-up, not the query's time
+            files = request.params.get("files", CANDIDATE_FILES)
+            prepare_vectors(ctx, request.params["text"], files=files)
     deadline_s = request.deadline_s
     if deadline_s is not None and deadline_s > 0:
         deadline_s = max(deadline_s - freshness_s, 0.05 * deadline_s)  # the freshness wait counts against it

@@ -27,7 +27,9 @@ data directory (DuckDB files included) for each secret.
 ``--corpus fresh`` measures the corpus named in ``bench/heldout_redaction.txt`` instead (Nosey
 Parker's and Kingfisher's rule examples, ``bench/redaction_fresh.py``), as one half named ``fresh``;
 ``--corpus semgrep`` the held-out corpus of ``bench/heldout_redaction_s11b.txt`` (semgrep-rules' annotated
-secret tests, ``bench/redaction_semgrep.py``), as one half named ``semgrep``.
+secret tests, ``bench/redaction_semgrep.py``), as one half named ``semgrep``; ``--corpus secretlint`` the
+held-out corpus of ``bench/heldout_redaction_s12.txt`` (secretlint's rule snapshots and ripsecrets' test data,
+``bench/redaction_secretlint.py``), as one half named ``secretlint``.
 ``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
 samples in the same run, printed beside as ``peer <half>``.
 """
@@ -949,11 +951,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trufflehog", default="/work/.mirror/trufflesecurity+trufflehog/repo")
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
     parser.add_argument(
-        "--channel-halves", default="dev,held-out,fresh,semgrep", help="halves whose samples go through the channels"
+        "--channel-halves",
+        default="dev,held-out,fresh,semgrep,secretlint",
+        help="halves whose samples go through the channels",
     )
     parser.add_argument(
         "--show",
-        choices=["dev", "held-out", "fresh", "semgrep", "peer dev", "none"],
+        choices=["dev", "held-out", "fresh", "semgrep", "secretlint", "peer dev", "none"],
         default="dev",
         help="list the misses of",
     )
@@ -962,11 +966,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")
     parser.add_argument(
         "--corpus",
-        choices=["outside", "fresh", "semgrep"],
+        choices=["outside", "fresh", "semgrep", "secretlint"],
         default="outside",
         help="outside: gitleaks and trufflehog (dev and held-out halves); fresh: the corpus of "
         "bench/heldout_redaction.txt (Nosey Parker and Kingfisher), one half named 'fresh'; semgrep: the "
-        "held-out corpus of bench/heldout_redaction_s11b.txt (semgrep-rules' secret tests), half 'semgrep'",
+        "held-out corpus of bench/heldout_redaction_s11b.txt (semgrep-rules' secret tests), half 'semgrep'; "
+        "secretlint: the held-out corpus of "
+        "bench/heldout_redaction_s12.txt (secretlint's snapshots, ripsecrets' tests), half 'secretlint'",
     )
     parser.add_argument("--peer", help="module:function of a peer redactor measured on the same samples")
     args = parser.parse_args(argv)
@@ -1001,6 +1007,15 @@ def main(argv: list[str] | None = None) -> int:
         parts = [("semgrep", {f"{s.source}:{s.fmt}" for s in samples})]
         sources = ("semgrep",)
         halves = ["semgrep"]
+    elif args.corpus == "secretlint":
+        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+        from redaction_secretlint import heldout_samples
+
+        samples, skipped = heldout_samples(Sample)
+        skipped2 = []
+        parts = [("secretlint", {f"{s.source}:{s.fmt}" for s in samples})]
+        sources = ("secretlint", "ripsecrets")
+        halves = ["secretlint"]
     else:
         samples, skipped = gitleaks_samples(args.gitleaks, gen)
         more, skipped2 = trufflehog_samples(args.trufflehog, gen)

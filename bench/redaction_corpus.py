@@ -644,9 +644,19 @@ def trufflehog_samples(gitdir: str, gen: Gen) -> tuple[list[Sample], list[str]]:
 # --- measuring ----------------------------------------------------------------------------------------
 
 
+def needles(secret: str) -> list[str]:
+    """What of ``secret`` must not be found: the secret and, from 20 characters, its last 12 (its random tail).
+    A multi-line secret (a PEM block) is looked for line by line, its armour (``-----END PRIVATE KEY-----``)
+    left out: a JSON file holds its lines with escaped line breaks, and the armour is no secret."""
+    if "-----BEGIN" in secret and "\n" in secret:
+        lines = [ln.strip() for ln in secret.splitlines()]
+        return [ln for ln in lines if len(ln) >= 12 and not ln.startswith("-----")] or [secret]
+    return [secret, secret[-12:]] if len(secret) >= 20 else [secret]
+
+
 def leaked(secret: str, out: str) -> bool:
-    """The secret, or its last 12 characters (its random tail), is still in ``out``."""
-    return secret in out or (len(secret) >= 20 and secret[-12:] in out)
+    """The secret, or what ``needles`` looks for of it, is still in ``out``."""
+    return any(needle in out for needle in needles(secret))
 
 
 def split(formats: list[str]) -> tuple[set[str], set[str]]:
@@ -904,11 +914,9 @@ def channel_check(chosen: list[Sample], ctx: str) -> dict[str, Any]:
                 blobs.append((full + " (name)", full.encode()))
     for sample in chosen:
         for secret in sample.secrets:
-            needles = [secret.encode()]
-            if len(secret) >= 20:
-                needles.append(secret[-12:].encode())
+            wanted = [needle.encode() for needle in needles(secret)]
             for full, blob in blobs:
-                if any(needle in blob for needle in needles):
+                if any(needle in blob for needle in wanted):
                     leaks[f"{sample.source}:{sample.fmt}"].append(full.replace(root, ""))
     return {
         "samples": len(chosen),

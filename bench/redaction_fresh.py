@@ -64,11 +64,13 @@ def _rules(gitdir: str, commit: str, prefix: str) -> Iterator[dict[str, Any]]:
 
 
 def _captured(rx: re.Pattern[str], text: str) -> list[str]:
-    """Every non-empty group of the rule's first match, or the whole match for a pattern with no group."""
+    """Every non-empty group of the rule's first match, or the whole match for a pattern with no group. A group
+    that is the name of the value (``<add key="FromEmailPassword" value="..."/>``: the ``key`` attribute) is
+    no secret and left out."""
     match = rx.search(text)
     if match is None:
         return []
-    groups = [g for g in match.groups() if g]
+    groups = [g for g in match.groups() if g and not any(f'{a}="{g}"' in text for a in ("key", "name"))]
     return groups or [match.group(0)]
 
 

@@ -575,3 +575,40 @@ def test_session_11_context_forms(template: str) -> None:
     out = redact(template.format(v=value))
     assert value not in out, out
     assert "[REDACTED" in out
+
+
+# session 12 (issue 21 item 4): the context forms the channels left raw
+_s12 = random.Random(12)
+
+
+def _w(n: int, alphabet: str = ALNUM) -> str:
+    while True:
+        value = "".join(_s12.choice(alphabet) for _ in range(n))
+        if sum(c.isdigit() for c in value) >= 2 and sum(c.isalpha() for c in value) >= 2:
+            return value
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        'if creds.Secret != "{v}" {{',  # Go: a handler comparing a submitted secret to a constant
+        'if password == "{v}":',  # Python
+        "if (apiToken === '{v}') {{",  # JavaScript, strict equality
+        'if ($token !== "{v}") {{',  # PHP
+    ],
+)
+def test_session_12_a_secret_compared_to_a_quoted_value(template: str) -> None:
+    value = _w(6) + "-" + _w(5)
+    out = redact(template.format(v=value))
+    assert value not in out, out
+    assert "[REDACTED:secret]" in out
+
+
+def test_session_12_comparisons_with_no_value_are_kept() -> None:
+    for text in (
+        "if password == confirm_password:",  # two names
+        'if token != "":',  # an empty string
+        'if key == "Enter":',  # a key press, not a key
+        'if password == "changeme":',  # a placeholder
+    ):
+        assert redact(text) == text, text

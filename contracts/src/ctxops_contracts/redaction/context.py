@@ -140,8 +140,10 @@ _ASSIGN = lazy(
     r"([A-Za-z_][A-Za-z0-9_.-]{0,80}+)"  # the name (possessive: never re-scanned)
     r"((?:\\?[\"'])?\]?)"  # the closing quote of a JSON key or a subscript: "password": / ["DB_PASSWORD"]=
     r"((?:[ \t]++(?:string|String|str|&str|\[\]byte|char\*?|bytes))?+"  # Go/C#/Rust: var xToken string = "..."
-    r"[ \t]{0,8}+(?::{1,3}+=|\?=|\.=|\+=|\?\?=|=>|=(?!=)|:(?![:/])|：|＝)[ \t]{0,8}+)"
+    r"[ \t]{0,8}+(?::{1,3}+=|\?=|\.=|\+=|\?\?=|=>|=(?!=)|:(?![:/])|：|＝"
+    r"|[!=]==?+(?=[ \t]{0,8}+\\?[\"'`]))[ \t]{0,8}+)"  # a comparison with a quoted value: secret != "..."
 )
+_COMPARISONS = frozenset({"==", "!=", "===", "!=="})
 _BLOCK_SCALAR = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
 
 
@@ -176,6 +178,8 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
         return None
     text = match.string
     start, end, quoted = read_value(text, match.end())
+    if match.group(3).strip() in _COMPARISONS and not quoted:
+        return None  # ``password == confirm``: two names compared, no value
     if quoted and end < len(text) and _QUOTES.get(text[start - 1 : start]) == text[end : end + 1]:
         end = _past_inner_quotes(text, start, end)
     value = text[start:end]
@@ -391,7 +395,7 @@ def _pair_args(match: re.Match[str]) -> tuple[str, int] | None:
 
 # PHP: $apiToken = "..." / $apiToken .= "..." / $apiToken ??= "..." (a quoted value only: ``$TOKEN`` in a
 # shell is a reference, which the assignment rule leaves alone).
-_PHP_VAR = lazy(r"\$([A-Za-z_][A-Za-z0-9_]{0,80}+)[ \t]*+(?:\.=|\?\?=|=(?![=>]))[ \t]*+(?=[\"'])")
+_PHP_VAR = lazy(r"\$([A-Za-z_][A-Za-z0-9_]{0,80}+)[ \t]*+(?:\.=|\?\?=|=(?![=>])|[!=]==?+)[ \t]*+(?=[\"'])")
 
 
 def _php_var(match: re.Match[str]) -> tuple[str, int] | None:

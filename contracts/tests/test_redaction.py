@@ -612,3 +612,35 @@ def test_session_12_comparisons_with_no_value_are_kept() -> None:
         'if password == "changeme":',  # a placeholder
     ):
         assert redact(text) == text, text
+
+
+def _uuid4() -> str:
+    h = _w(32, HEX)
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:32]}"
+
+
+@pytest.mark.parametrize(
+    ("template", "value"),
+    [
+        ("shortcut-private-key {v}", _uuid4()),  # a name, a space, a UUID (Shortcut's API tokens are UUIDs)
+        ("api_key {v}", _w(32, HEX)),  # a config file of `name value` lines
+        ("export SECRET_TOKEN {v}", _w(24)),  # a random token after a secret's name
+        ("dd_app_key-{v}", _w(40, HEX)),  # one token: a name and Datadog's 40-hex application key
+        ("mailer_secret-{v}", _w(32)),
+    ],
+)
+def test_session_12_a_key_after_its_name_with_a_space_or_dash(template: str, value: str) -> None:
+    out = redact(template.format(v=value))
+    assert value not in out, out
+    assert "[REDACTED:secret]" in out
+
+
+def test_session_12_a_name_and_a_word_or_an_id_are_kept() -> None:
+    for text in (
+        "api key rotation policy",  # prose
+        "the token expired yesterday",
+        f"cache_key {_w(40, HEX)}",  # not a secret's name
+        f"primary-key-{_w(40, HEX)}",  # a database key
+        "secret_key xxxxxxxxxxxxxxxxxxxxxxxx",  # a placeholder
+    ):
+        assert redact(text) == text, text

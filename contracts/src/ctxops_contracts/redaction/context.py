@@ -958,6 +958,35 @@ _COMMAND_NEEDLES: list[tuple[str, ...]] = [
     ("psexec", "paexec"),
     ("networkcredential",),
 ]
+# A key's name and its value with no separator but a space or a dash: ``shortcut-private-key <uuid>``,
+# ``api_key 3f9c...`` (a config file in ``name value`` lines, a CLI's positional argument), and one token
+# ``dd_secret_key-<40 hex>``. Only a key-shaped value (a UUID, 32+ hex, a random token) is taken: ``api key
+# rotation`` or ``token expired`` is prose.
+_SPACED_KEY = lazy(
+    r"(?<![A-Za-z0-9_.$@/\\-])([A-Za-z_][A-Za-z0-9_.-]{0,60}+)[ \t]++"
+    r"([A-Za-z0-9][A-Za-z0-9_+/=.-]{15,400}+)(?![^\s'\"`,;)\]}])"
+)
+_DASHED_KEY = lazy(r"(?<![A-Za-z0-9_.])([A-Za-z][A-Za-z0-9_.]{0,60}+)-([A-Za-z0-9_]{32,400}+)(?![A-Za-z0-9_+/=.-])")
+_UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_KEY_WORDS = frozenset({"key", "secret", "token", "apikey"})
+
+
+def _keyed_value(name: str, value: str) -> bool:
+    """``name`` ends in key, secret or token and names a secret; ``value`` is shaped like a key."""
+    parts = words(name)
+    if not parts or parts[-1] not in _KEY_WORDS or not is_secret_name(name) or is_fake_name(name):
+        return False
+    if is_placeholder(value) or is_placeholder_token(value):
+        return False
+    return bool(_UUID.fullmatch(value)) or (len(value) >= 32 and is_hex(value)) or is_random_token(value)
+
+
+def _spaced_key(match: re.Match[str]) -> tuple[str, int] | None:
+    if not _keyed_value(match.group(1), match.group(2)):
+        return None
+    return match.group(0)[: match.start(2) - match.start()] + SECRET, match.end()
+
+
 _NAME_NEEDLES = (
     "pass",
     "pwd",
@@ -991,6 +1020,8 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("kubernetes-secret", ("data:",), _K8S_DATA, _k8s_secret),
     ("xml-secret", ("value",), _XML_PAIR, _xml_pair),
     ("secret-argument", _NAME_NEEDLES, _PAIR_ARGS, _pair_args),
+    ("spaced-key", ("key", "secret", "token"), _SPACED_KEY, _spaced_key),
+    ("spaced-key", ("key", "secret", "token"), _DASHED_KEY, _spaced_key),
     ("secret-assignment", ("$",), _PHP_VAR, _php_var),
     (
         "prose-secret",

@@ -644,3 +644,31 @@ def test_session_12_a_name_and_a_word_or_an_id_are_kept() -> None:
         "secret_key xxxxxxxxxxxxxxxxxxxxxxxx",  # a placeholder
     ):
         assert redact(text) == text, text
+
+
+# Django's get_random_secret_key(): 50 characters of a-z, 0-9 and these (django/core/management/utils.py)
+DJANGO = string.ascii_lowercase + string.digits + "!@#$%^&*(-_=+)"
+
+
+def _django_key() -> str:
+    while True:
+        value = "".join(_s12.choice(DJANGO) for _ in range(50))
+        if sum(c in "!@#$%^&*(-_=+)" for c in value) >= 6 and "/" not in value:
+            return value
+
+
+def test_session_12_a_django_secret_key_as_a_file_name_or_a_title_is_hidden() -> None:
+    for _ in range(20):
+        key = _django_key()
+        assert key not in redact_path(f"notes/{key}.txt")
+        assert key not in redact_label(f"t {key}")
+        assert key not in redact(f"cat /repo/notes/{key}.txt")
+
+
+def test_session_12_lower_case_names_with_numbers_and_marks_are_kept() -> None:
+    for path in (
+        "src/components/button-group_2024-01-01_v3@latest&x=1.tsx",
+        "node_modules/.pnpm/@types+react-dom@18.2.7_react@18.2.0/index.d.ts",
+        "logs/build-2026-12-02t10:00:00+00:00_run#4512(retry=2).log",
+    ):
+        assert redact_path(path) == path, path

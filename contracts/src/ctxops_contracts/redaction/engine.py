@@ -211,10 +211,17 @@ _MARKER = lazy(r"\[REDACTED:[a-z0-9-]{1,40}+\]")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
+def _letter_digit_turns(chunk: str) -> int:
+    """How often a letter and a digit touch (``t64f``: 2): random text turns often, names and dates rarely."""
+    kinds = [ch.isdigit() - ch.isalpha() for ch in chunk]  # 1 a digit, -1 a letter, 0 anything else
+    return sum(1 for at in range(1, len(kinds)) if kinds[at] * kinds[at - 1] == -1)
+
+
 def _printable_key(chunk: str) -> bool:
     """A generated password over all of printable ASCII (``k3#Q)w9&Zp{...``, 32+ characters with no space):
     capitals, small letters, digits (3+ each) and 4+ kinds of punctuation, at the entropy random text of that
-    length reaches. Minified code, JSON and URLs repeat their few symbols and stay well under it."""
+    length reaches; or 40+ with no capital at all (Django's secret keys). Minified code, JSON and URLs repeat
+    their few symbols and stay well under it."""
     if "[REDACTED:" in chunk:  # judged without the markers earlier rules put in it
         chunk = _MARKER.sub("", chunk)
         if len(chunk) < 32:
@@ -232,13 +239,18 @@ def _printable_key(chunk: str) -> bool:
             digits += 1
         elif ch in _PUNCTUATION:
             marks.add(ch)
-    if min(upper, lower, digits) < 3 or len(marks) < 4:
+    if min(lower, digits) < 3 or len(marks) < 4 or (upper < 3 and (upper or len(chunk) < 40)):
         return False
     import math
 
     from .context import entropy
 
-    return entropy(chunk) >= min(5.2, math.log2(len(chunk)) - 0.75)
+    # no capitals (Django's ``get_random_secret_key``: 50 of a-z, 0-9 and ``!@#$%^&*(-_=+)``): a smaller
+    # alphabet, whose random text reaches a lower entropy
+    if not upper and (_letter_digit_turns(chunk) < 4 or sum(ch in _PUNCTUATION for ch in chunk) < 6):
+        return False  # ``button-group_2024-01-01_v3@latest``, ``application-<md5>.css">``: names, a digest
+    slack = 0.75 if upper else 1.25
+    return entropy(chunk) >= min(5.2, math.log2(len(chunk)) - slack)
 
 
 def _hide_printable(text: str, *, paths: bool = False) -> str:

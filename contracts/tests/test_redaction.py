@@ -672,3 +672,21 @@ def test_session_12_lower_case_names_with_numbers_and_marks_are_kept() -> None:
         "logs/build-2026-12-02t10:00:00+00:00_run#4512(retry=2).log",
     ):
         assert redact_path(path) == path, path
+
+
+def test_session_12_a_long_run_of_random_case_hex_is_hidden() -> None:
+    # 300+ characters over a small alphabet used evenly (22 symbols: at most 4.46 bits each, under the 5 bits
+    # base64 reaches): generated, not written
+    value = _w(340, "0123456789abcdefABCDEF")
+    out = redact('{"cert":' + value + "}")
+    assert value[-12:] not in out, out
+    assert "[REDACTED:high-entropy]" in out
+
+
+def test_session_12_long_written_runs_stay() -> None:
+    for text in (
+        "x " + "AbCdEf0123" * 40,  # a repeated pattern over 10 symbols
+        "x " + "_".join(["getUserAccountSettingsById"] * 15),  # identifiers
+        "x " + "0123456789abcdef" * 25,  # one case of hex: a digest's shape, judged by the digest rules
+    ):
+        assert redact(text) == text, text[:40]

@@ -885,7 +885,8 @@ _LONG_SLASHES = 1 / 24  # base64 holds a '/' every 64 characters on average; a p
 def is_long_random(value: str) -> bool:
     """A run of 100+ token characters that is generated, not written: upper and lower case and digits, few
     '/' and '.', no word runs, entropy near what random base64 or base62 reaches (5+ bits a character; a
-    long path or an identifier list stays under 4.6). Linear in the length."""
+    long path or an identifier list stays under 4.6) or near the most its own alphabet allows (random-case
+    hex). Linear in the length."""
     size = len(value)
     if size < 100 or "REDACTED" in value:
         return False
@@ -895,7 +896,15 @@ def is_long_random(value: str) -> bool:
         return False
     if sum(len(run) for run in _LOWER_RUN.findall(value)) * 3 >= size:
         return False
-    return entropy(value) >= 5.0
+    bits = entropy(value)
+    if bits >= 5.0:
+        return True
+    import math
+
+    # random over a smaller alphabet (hex in random case: 22 symbols, at most 4.46 bits): each symbol used
+    # about as often as the others, which written text never is
+    distinct = len(set(value))
+    return distinct >= 16 and bits >= math.log2(distinct) - 0.25
 
 
 def _provider_token(name: str) -> bool:

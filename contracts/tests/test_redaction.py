@@ -627,6 +627,8 @@ def _uuid4() -> str:
         ("export SECRET_TOKEN {v}", _w(24)),  # a random token after a secret's name
         ("dd_app_key-{v}", _w(40, HEX)),  # one token: a name and Datadog's 40-hex application key
         ("mailer_secret-{v}", _w(32)),
+        ("remember shortcut-private-key {v}", _uuid4()),  # after a word that is no name (``ctx mem add``)
+        ("please use api_key {v} now", _w(32, HEX)),
     ],
 )
 def test_session_12_a_key_after_its_name_with_a_space_or_dash(template: str, value: str) -> None:

@@ -971,9 +971,11 @@ _COMMAND_NEEDLES: list[tuple[str, ...]] = [
 # ``api_key 3f9c...`` (a config file in ``name value`` lines, a CLI's positional argument), and one token
 # ``dd_secret_key-<40 hex>``. Only a key-shaped value (a UUID, 32+ hex, a random token) is taken: ``api key
 # rotation`` or ``token expired`` is prose.
+# The value is looked at, not consumed: a word that is no key's name (``remember``) must not swallow the name
+# after it (``remember shortcut-private-key <uuid>``), which is the next candidate.
 _SPACED_KEY = lazy(
     r"(?<![A-Za-z0-9_.$@/\\-])([A-Za-z_][A-Za-z0-9_.-]{0,60}+)[ \t]++"
-    r"([A-Za-z0-9][A-Za-z0-9_+/=.-]{15,400}+)(?![^\s'\"`,;)\]}])"
+    r"(?=([A-Za-z0-9][A-Za-z0-9_+/=.-]{15,400}+)(?![^\s'\"`,;)\]}]))"
 )
 _DASHED_KEY = lazy(r"(?<![A-Za-z0-9_.])([A-Za-z][A-Za-z0-9_.]{0,60}+)-([A-Za-z0-9_]{32,400}+)(?![A-Za-z0-9_+/=.-])")
 _UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -993,7 +995,7 @@ def _keyed_value(name: str, value: str) -> bool:
 def _spaced_key(match: re.Match[str]) -> tuple[str, int] | None:
     if not _keyed_value(match.group(1), match.group(2)):
         return None
-    return match.group(0)[: match.start(2) - match.start()] + SECRET, match.end()
+    return match.string[match.start() : match.start(2)] + SECRET, match.end(2)
 
 
 _NAME_NEEDLES = (

@@ -860,3 +860,70 @@ def test_session10_classes_reach_no_file(bare_world: dict) -> None:
     assert leaks == []
     stored = "".join(p.read_text() for p in (repo / ".meta" / "events").rglob("*.jsonl")).replace("\\n", "\n")
     assert "provider '[REDACTED" in stored and "acme_id" in stored  # the text was stored, its keys hidden
+
+
+def _django_key() -> str:
+    """Django's ``get_random_secret_key()``: 50 of a-z, 0-9 and ``!@#$%^&*(-_=+)`` (no '/', so a file name)."""
+    marks = "!@#$%^&*(-_=+)"
+    body = [_rng.choice(string.ascii_lowercase + string.digits + marks) for _ in range(44)]
+    return "".join(body[:20]) + "k7#q2&" + "".join(body[20:])
+
+
+SESSION12 = {
+    "compared": _r(10) + "-" + _r(6),  # a secret compared to a constant: ``if creds.Secret != "..."``
+    "uuid-key": _uuidish(HEX),  # a key after its name and a space (``shortcut-private-key <uuid>``)
+    "dashed": "".join(_rng.choice(HEX) for _ in range(40)),  # ``dd_app_key-<40 hex>``: one token
+    "django": _django_key(),  # a Django secret key as a file name
+}
+
+
+def test_session12_forms_reach_no_file(bare_world: dict) -> None:
+    """The forms the fresh corpus's channel check left on disk (session 12), each built from its documented
+    shape: through ``ctx hook claude-code`` (a Bash output, a prompt, a Write of a file named by a key) and
+    ``ctx mem add`` (a body where a word precedes the key's name). Fails before session 12."""
+    repo = bare_world["repo"]
+    s = SESSION12
+    output = (
+        f'if creds.Secret != "{s["compared"]}" {{\n  return\n}}\n'
+        f"shortcut-private-key {s['uuid-key']}\n"
+        f"export DD dd_app_key-{s['dashed']}\n"
+    )
+    named = repo / "notes" / f"{s['django']}.txt"
+    payloads = [
+        {
+            "session_id": "s-twelve",
+            "cwd": str(repo),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_use_id": "tw1",
+            "tool_input": {"command": "cat handler.go"},
+            "tool_response": {"stdout": output, "stderr": "", "interrupted": False},
+        },
+        {"session_id": "s-twelve", "cwd": str(repo), "hook_event_name": "UserPromptSubmit", "prompt": output},
+        {
+            "session_id": "s-twelve",
+            "cwd": str(repo),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Write",
+            "tool_use_id": "tw2",
+            "tool_input": {"file_path": str(named), "content": "notes"},
+            "tool_response": {"success": True},
+        },
+    ]
+    for payload in payloads:
+        done = _ctx(bare_world, "hook", "claude-code", stdin=json.dumps(payload))
+        assert done.returncode == 0, done.stderr
+    body = f"remember shortcut-private-key {s['uuid-key']}"
+    done = _ctx(bare_world, "mem", "add", "--kind", "fact", "--title", "shortcut", "--body", body,
+                "--file", f"notes/{s['django']}.txt")  # fmt: skip
+    assert done.returncode == 0, done.stderr + done.stdout
+    files = _every_file(bare_world)
+    leaks = [
+        (label, name.replace(str(bare_world["base"]), ""))
+        for label, secret in s.items()
+        for name, blob in files.items()
+        if secret.encode() in blob or secret[-12:].encode() in blob or secret[:12].encode() in blob
+    ]
+    assert leaks == []
+    stored = "".join(p.read_text() for p in (repo / ".meta" / "events").rglob("*.jsonl"))
+    assert "creds.Secret" in stored and "shortcut-private-key" in stored  # the text was stored, its keys hidden

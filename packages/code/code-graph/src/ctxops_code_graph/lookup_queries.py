@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .reader import SYMBOL_SELECT, names_near
+from .reader import ID_WHERE, SYMBOL_SELECT, id_params, names_near
 
 Row = tuple[Any, ...]
 __all__ = ["names_near"]  # with the other queries here; it lives in `reader` for the fast path
@@ -20,7 +20,7 @@ _INBOUND = ", (SELECT count(*) FROM edges e WHERE e.dst_sk = s.sk) AS n"
 
 
 def symbol_row(con: sqlite3.Connection, symbol_id: str) -> Row | None:
-    row: Row | None = con.execute(f"{SYMBOL_SELECT} WHERE s.id = ?", (symbol_id,)).fetchone()
+    row: Row | None = con.execute(f"{SYMBOL_SELECT} WHERE {ID_WHERE}", id_params(symbol_id)).fetchone()
     return row
 
 
@@ -145,7 +145,7 @@ def vendored_dirs(con: sqlite3.Connection, limit: int = 50) -> list[tuple[str, s
 
 
 def symbol_key(con: sqlite3.Connection, symbol_id: str) -> int | None:
-    row = con.execute("SELECT sk FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
+    row = con.execute(f"SELECT sk FROM symbols s WHERE {ID_WHERE}", id_params(symbol_id)).fetchone()
     return None if row is None else int(row[0])
 
 

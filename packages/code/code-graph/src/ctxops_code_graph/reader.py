@@ -28,6 +28,42 @@ SYMBOL_SELECT = (
 )
 
 
+# A symbol by id: ids are not indexed, but an id names its file, whose symbols are one range of an index.
+ID_WHERE = "s.fk = (SELECT fk FROM files WHERE path = ?) AND s.id = ?"
+
+
+def file_refs_sql(ref: str = "r") -> str:
+    """SQL: the references (``ref``: the alias of `refs` or `ref_rows`; "" for none) of the file keyed ?1.
+    They are a range of the references' own key (`ref_spans`): no index on their file."""
+    col = f"{ref}." if ref else ""
+    span = "(SELECT {} FROM ref_spans WHERE fk = ?1)"
+    return f"{col}rid BETWEEN {span.format('lo')} AND {span.format('hi')} AND {col}fk = ?1"
+
+
+def id_params(symbol_id: str) -> tuple[str | None, str]:
+    """The parameters of `ID_WHERE` for ``symbol_id``."""
+    return id_path(symbol_id), symbol_id
+
+
+def id_path(symbol_id: str) -> str | None:
+    """The file a symbol id names: its second part (`<lang> <path> <name>`; backticked when it holds a
+    space or a backtick, a backtick doubled inside); None when it has no such part."""
+    _lang, sep, rest = symbol_id.partition(" ")
+    if not sep:
+        return None
+    if not rest.startswith("`"):
+        path, sep, _ = rest.partition(" ")
+        return path if sep else None
+    parts, start = [], 1
+    while (end := rest.find("`", start)) >= 0:
+        if rest.startswith("``", end):
+            parts.append(rest[start : end + 1])
+            start = end + 2
+            continue
+        return "".join(parts) + rest[start:end] if rest[end + 1 : end + 2] == " " else None
+    return None
+
+
 def current_snapshot(root: str) -> str | None:
     """The path of the current lookup snapshot of the repository at ``root``; None when not built."""
     index_dir = f"{root}/{INDEX_DIR}"
@@ -81,7 +117,7 @@ def definition_rows(con: sqlite3.Connection, name: str, limit: int = 200) -> lis
     if not name:
         return []
     if " " in name:  # a symbol id
-        return con.execute(f"{SYMBOL_SELECT} WHERE s.id = ?", (name,)).fetchall()
+        return con.execute(f"{SYMBOL_SELECT} WHERE {ID_WHERE}", id_params(name)).fetchall()
     path_part, sep, rest = name.rpartition(":")
     if sep and path_part and ("/" in path_part or "." in path_part) and not path_part.endswith(":"):
         rest = rest.replace("::", ".")

@@ -12,6 +12,8 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .reader import file_refs_sql
+
 Row = Sequence[Any]
 
 _EDGE_INSERT = (
@@ -51,13 +53,23 @@ class Keys:
         return found
 
 
+_SPAN_UPSERT = (
+    "INSERT INTO ref_spans VALUES (?, ?, ?)"
+    " ON CONFLICT(fk) DO UPDATE SET lo = min(lo, excluded.lo), hi = max(hi, excluded.hi)"
+)
+
+
 def insert_refs(con: sqlite3.Connection, keys: Keys, rows: Iterable[Row]) -> None:
-    """Rows (rid, symbol_name, fk, line, col, role, enclosing_sk, qualifier) into `ref_rows`."""
+    """Rows (rid, symbol_name, fk, line, col, role, enclosing_sk, qualifier) into `ref_rows`, their
+    files' spans widened to hold them."""
     sid = keys.sid
-    con.executemany(
-        "INSERT INTO ref_rows VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(r[0], sid(r[1]), r[2], r[3], r[4], sid(r[5]), r[6], sid(r[7])) for r in rows],
-    )
+    batch = [(r[0], sid(r[1]), r[2], r[3], r[4], sid(r[5]), r[6], sid(r[7])) for r in rows]
+    con.executemany("INSERT INTO ref_rows VALUES (?, ?, ?, ?, ?, ?, ?, ?)", batch)
+    spans: dict[Any, tuple[int, int]] = {}
+    for rid, _n, fk, *_rest in batch:
+        lo, hi = spans.get(fk, (rid, rid))
+        spans[fk] = (min(lo, rid), max(hi, rid))
+    con.executemany(_SPAN_UPSERT, [(fk, lo, hi) for fk, (lo, hi) in spans.items() if fk is not None])
 
 
 def insert_edges(con: sqlite3.Connection, keys: Keys, rows: Iterable[Row]) -> None:
@@ -81,6 +93,11 @@ def copy_shard_refs(con: sqlite3.Connection, first_rid: int, enclosing: str = "r
         " LEFT JOIN strings q ON q.text = r.qualifier ORDER BY r.rid",
         (first_rid,),
     )
+    con.execute(
+        "INSERT INTO ref_spans SELECT fk, min(rid) + ?1, max(rid) + ?1 FROM shard.refs WHERE fk IS NOT NULL"
+        " GROUP BY fk ON CONFLICT(fk) DO UPDATE SET lo = min(lo, excluded.lo), hi = max(hi, excluded.hi)",
+        (first_rid,),
+    )
 
 
 def delete_file_rows(con: sqlite3.Connection, fk: int, tables: Iterable[str]) -> None:
@@ -88,10 +105,14 @@ def delete_file_rows(con: sqlite3.Connection, fk: int, tables: Iterable[str]) ->
     an edge finds its file through them)."""
     wanted = set(tables)
     if "edges" in wanted:
-        con.execute("DELETE FROM edge_rows WHERE fk IS NULL AND rid IN (SELECT rid FROM ref_rows WHERE fk = ?)", (fk,))
+        con.execute(
+            f"DELETE FROM edge_rows WHERE fk IS NULL AND rid IN (SELECT rid FROM ref_rows WHERE {file_refs_sql('')})",
+            (fk,),
+        )
         con.execute("DELETE FROM edge_rows WHERE fk = ?", (fk,))
     if "refs" in wanted:
-        con.execute("DELETE FROM ref_rows WHERE fk = ?", (fk,))
-    for table in ("symbols", "imports"):
+        con.execute(f"DELETE FROM ref_rows WHERE {file_refs_sql('')}", (fk,))
+        con.execute("DELETE FROM ref_spans WHERE fk = ?", (fk,))
+    for table, stored in (("symbols", "symbol_rows"), ("imports", "imports")):
         if table in wanted:
-            con.execute(f"DELETE FROM {table} WHERE fk = ?", (fk,))
+            con.execute(f"DELETE FROM {stored} WHERE fk = ?", (fk,))

@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .reader import ID_WHERE, SYMBOL_SELECT, id_params, names_near
+from .reader import ID_WHERE, SYMBOL_SELECT, file_refs_sql, id_params, names_near
 
 Row = tuple[Any, ...]
 __all__ = ["names_near"]  # with the other queries here; it lives in `reader` for the fast path
@@ -155,16 +155,17 @@ def walk(
     """Edges reachable from symbol key ``start`` in ``depth`` hops over edge kinds ``kinds``, up (callers)
     or down (callees): rows (src_sk, dst_sk, kind, confidence, path, line, resolution, depth), nearest
     first; ``certain_only`` follows no name-only edge."""
-    near, far = ("dst_sk", "src_sk") if upward else ("src_sk", "dst_sk")
+    if not upward:
+        return _walk_down(con, start, depth, kinds, certain_only)
     marks = ", ".join("?" for _ in kinds)
     sure = " AND e.confidence <> 'name-only'" if certain_only else ""
     sql = f"""
     WITH RECURSIVE walk(src_sk, dst_sk, kind, confidence, fk, line, resolution, depth) AS (
       SELECT src_sk, dst_sk, kind, confidence, fk, line, resolution, 1 FROM edges e
-      WHERE {near} = ? AND kind IN ({marks}){sure}
+      WHERE dst_sk = ? AND kind IN ({marks}){sure}
       UNION
       SELECT e.src_sk, e.dst_sk, e.kind, e.confidence, e.fk, e.line, e.resolution, w.depth + 1
-      FROM edges e JOIN walk w ON e.{near} = w.{far}
+      FROM edges e JOIN walk w ON e.dst_sk = w.src_sk
       WHERE w.depth < ? AND e.kind IN ({marks}){sure}
       LIMIT {WALK_LIMIT}
     )
@@ -174,6 +175,69 @@ def walk(
     ORDER BY min(w.depth), f.path, w.line
     """
     return con.execute(sql, (start, *kinds, depth, *kinds)).fetchall()
+
+
+def _walk_down(con: sqlite3.Connection, start: int, depth: int, kinds: Sequence[str], certain_only: bool) -> list[Row]:
+    """`walk` downwards, hop by hop: each symbol reached is expanded once, at its nearest depth (a later
+    expansion reaches nothing nearer), until `WALK_LIMIT` edges."""
+    nearest: dict[Row, int] = {}
+    expanded: set[int] = set()
+    frontier = {start}
+    for level in range(1, depth + 1):
+        expanded |= frontier
+        reached: set[int] = set()
+        for row in _edges_from(con, frontier, kinds, certain_only):
+            nearest.setdefault(row, level)
+            if row[1] is not None:
+                reached.add(row[1])
+            if len(nearest) >= WALK_LIMIT:
+                break
+        frontier = reached - expanded
+        if not frontier or len(nearest) >= WALK_LIMIT:
+            break
+    paths = dict(con.execute("SELECT fk, path FROM files").fetchall()) if nearest else {}
+    out = [(*row[:4], paths[row[4]], *row[5:], level) for row, level in nearest.items() if row[4] in paths]
+    out.sort(key=lambda r: (r[7], r[4], _none_first(r[5]), *map(_none_first, r[:4]), _none_first(r[6])))
+    return out
+
+
+def _none_first(value: Any) -> tuple[bool, Any]:
+    return (value is not None, value)
+
+
+def _edges_from(con: sqlite3.Connection, sources: set[int], kinds: Sequence[str], certain_only: bool) -> list[Row]:
+    """(src_sk, dst_sk, kind, confidence, fk, line, resolution) of the edges out of ``sources``: through
+    their references (an edge's source is its reference's enclosing symbol unless it says otherwise), file
+    by file, and the few edges whose source is stored apart."""
+    marks = ", ".join("?" for _ in kinds)
+    sure = " AND e.confidence <> 'name-only'" if certain_only else ""
+    cols = "e.src_sk, e.dst_sk, e.kind, e.confidence, e.fk, e.line, e.resolution"
+    rows: set[Row] = set()
+    ordered = sorted(sources)
+    for begin in range(0, len(ordered), 500):
+        chunk = ordered[begin : begin + 500]
+        at = ", ".join("?" for _ in chunk)
+        by_file: dict[int, list[int]] = {}
+        for sk, fk in con.execute(f"SELECT sk, fk FROM symbol_rows WHERE sk IN ({at})", chunk):
+            by_file.setdefault(fk, []).append(sk)
+        for fk, sks in by_file.items():
+            within = ", ".join("?" for _ in sks)
+            rows.update(
+                con.execute(
+                    f"SELECT {cols} FROM edges e WHERE e.rid IN (SELECT r.rid FROM ref_rows r WHERE"
+                    f" {file_refs_sql()} AND r.enclosing_sk IN ({within})) AND e.src_sk IN ({within})"
+                    f" AND e.kind IN ({marks}){sure}",
+                    (fk, *sks, *sks, *kinds),
+                )
+            )
+        rows.update(
+            con.execute(
+                f"SELECT {cols} FROM edges e WHERE e.rid IN (SELECT rid FROM edge_rows WHERE src_sk IN ({at}))"
+                f" AND e.src_sk IN ({at}) AND e.kind IN ({marks}){sure}",
+                (*chunk, *chunk, *kinds),
+            )
+        )
+    return sorted(rows, key=lambda r: tuple(map(_none_first, r)))
 
 
 def symbols_by_key(con: sqlite3.Connection, keys: Iterable[int]) -> dict[int, Row]:

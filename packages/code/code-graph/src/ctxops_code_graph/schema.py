@@ -125,11 +125,14 @@ SQLITE_DDL = [
     " LEFT JOIN strings n ON n.sid = r.name_sid LEFT JOIN strings o ON o.sid = r.role_sid"
     " LEFT JOIN strings q ON q.sid = r.qualifier_sid",
     "CREATE TABLE imports (fk INTEGER, module TEXT, name TEXT, alias TEXT, line INTEGER, target_fk INTEGER)",
-    # An edge's (kind, confidence, resolution) is one of a few dozen: a small key `how`. Its file and line
-    # are its reference's (`rid`), stored only where they differ (fk 0 / line -1 stand for NULL there).
+    # An edge's (kind, confidence, resolution) is one of a few dozen: a small key `how`. Its source, file
+    # and line are its reference's (`rid`: the enclosing symbol, file and line), stored only where they
+    # differ (src_sk 0 / fk 0 / line -1 stand for NULL there).
     "CREATE TABLE edge_kinds (how INTEGER PRIMARY KEY, kind TEXT, confidence TEXT, resolution TEXT)",
     "CREATE TABLE edge_rows (rid INTEGER, src_sk INTEGER, dst_sk INTEGER, how INTEGER, fk INTEGER, line INTEGER)",
-    "CREATE VIEW edges AS SELECT e.rid AS rid, e.src_sk AS src_sk, e.dst_sk AS dst_sk, h.kind AS kind,"
+    "CREATE VIEW edges AS SELECT e.rid AS rid,"
+    " CASE WHEN e.src_sk IS NULL THEN r.enclosing_sk ELSE nullif(e.src_sk, 0) END AS src_sk, e.dst_sk AS dst_sk,"
+    " h.kind AS kind,"
     " h.confidence AS confidence, nullif(coalesce(e.fk, r.fk), 0) AS fk, nullif(coalesce(e.line, r.line), -1) AS line,"
     " h.resolution AS resolution FROM edge_rows e LEFT JOIN edge_kinds h ON h.how = e.how"
     " LEFT JOIN ref_rows r ON r.rid = e.rid",
@@ -157,7 +160,9 @@ SQLITE_INDEXES = [
     "CREATE INDEX refs_name ON ref_rows(name_sid)",
     "CREATE INDEX imports_fk ON imports(fk)",
     "CREATE INDEX imports_target ON imports(target_fk)",
-    "CREATE INDEX edges_src ON edge_rows(src_sk)",
+    # Only edges whose source is not their reference's enclosing symbol: the others are found through
+    # their references (a file's are a range, `lookup_queries.walk`).
+    "CREATE INDEX edges_src ON edge_rows(src_sk) WHERE src_sk IS NOT NULL",
     "CREATE INDEX edges_dst ON edge_rows(dst_sk)",
     "CREATE INDEX edges_rid ON edge_rows(rid)",
     "CREATE INDEX edges_fk ON edge_rows(fk) WHERE fk IS NOT NULL",  # only edges not in their reference's file

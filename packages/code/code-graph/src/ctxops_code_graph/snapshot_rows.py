@@ -18,7 +18,7 @@ Row = Sequence[Any]
 
 _EDGE_INSERT = (
     "INSERT INTO edge_rows (rid, src_sk, dst_sk, how, fk, line)"
-    " SELECT ?1, ?2, ?3, ?4,"
+    " SELECT ?1, CASE WHEN r.rid IS NOT NULL AND r.enclosing_sk IS ?2 THEN NULL ELSE coalesce(?2, 0) END, ?3, ?4,"
     " CASE WHEN r.rid IS NOT NULL AND r.fk IS ?5 THEN NULL ELSE coalesce(?5, 0) END,"
     " CASE WHEN r.rid IS NOT NULL AND r.line IS ?6 THEN NULL ELSE coalesce(?6, -1) END"
     " FROM (SELECT 1) LEFT JOIN ref_rows r ON r.rid = ?1"

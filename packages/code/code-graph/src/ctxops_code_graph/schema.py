@@ -77,24 +77,32 @@ TABLES: dict[str, list[tuple[str, str]]] = {
 _TYPE_KINDS = "'class', 'struct', 'interface', 'trait', 'enum', 'type'"
 
 
-def default_id_sql(symbol: str, path: str) -> str:
-    """SQL (SQLite and DuckDB alike) of the id `code-scan` gives a symbol that is the first of its name in its
-    file (`symbol_ids.symbol_id`), from the columns of ``symbol`` (lang, qualname, kind) and the file's ``path``.
-    """
-    escaped = (
+def escaped_path_sql(path: str) -> str:
+    """SQL of a path as an id spells it (`symbol_ids.escape_path`: backticked when it holds a space or a
+    backtick, a backtick doubled)."""
+    return (
         f"CASE WHEN instr({path}, ' ') > 0 OR instr({path}, '`') > 0"
         f" THEN '`' || replace({path}, '`', '``') || '`' ELSE {path} END"
     )
+
+
+def default_id_sql(symbol: str, escaped_path: str) -> str:
+    """SQL (SQLite and DuckDB alike) of the id `code-scan` gives a symbol that is the first of its name in its
+    file (`symbol_ids.symbol_id`), from the columns of ``symbol`` (lang, qualname, kind) and its file's
+    ``escaped_path`` (`escaped_path_sql`)."""
     suffix = (
         f"CASE WHEN {symbol}.kind IN ('function', 'method') THEN '().' WHEN {symbol}.kind IN ({_TYPE_KINDS}) THEN '#'"
         f" WHEN {symbol}.kind = 'module' THEN '/' WHEN {symbol}.kind = 'macro' THEN '!' ELSE '.' END"
     )
-    return f"{symbol}.lang || ' ' || {escaped} || ' ' || {symbol}.qualname || {suffix}"
+    return f"{symbol}.lang || ' ' || {escaped_path} || ' ' || {symbol}.qualname || {suffix}"
+
+
+_VIEW_PATH = f"(SELECT {escaped_path_sql('f.path')} FROM files f WHERE f.fk = s.fk)"
 
 
 def id_full_sql(symbol: str, path: str) -> str:
     """SQL of what `symbol_rows.id_full` keeps of ``symbol``'s id: NULL where the id is the default one."""
-    return f"CASE WHEN {symbol}.id = {default_id_sql(symbol, path)} THEN NULL ELSE {symbol}.id END"
+    return f"CASE WHEN {symbol}.id = {default_id_sql(symbol, escaped_path_sql(path))} THEN NULL ELSE {symbol}.id END"
 
 
 # The SQLite lookup snapshot interns paths and symbol ids as integer keys (fk, sk): a third of the size.
@@ -109,10 +117,12 @@ SQLITE_DDL = [
     "CREATE TABLE symbol_rows (sk INTEGER PRIMARY KEY, id_full TEXT, name TEXT, qualname TEXT, kind TEXT,"
     " lang TEXT, fk INTEGER, line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_sk INTEGER,"
     " exported INTEGER)",
-    f"CREATE VIEW symbols AS SELECT s.sk AS sk, coalesce(s.id_full, {default_id_sql('s', 'f.path')}) AS id,"
+    # (The file's path by a scalar subquery, not a join: a view that is a join is not flattened into a
+    # query that LEFT JOINs it, such as a symbol's parent: SQLite would build all of it for every query.)
+    f"CREATE VIEW symbols AS SELECT s.sk AS sk, coalesce(s.id_full, {default_id_sql('s', _VIEW_PATH)}) AS id,"
     " s.name AS name, s.qualname AS qualname, s.kind AS kind, s.lang AS lang, s.fk AS fk, s.line AS line,"
     " s.end_line AS end_line, s.signature AS signature, s.doc AS doc, s.parent_sk AS parent_sk,"
-    " s.exported AS exported FROM symbol_rows s LEFT JOIN files f ON f.fk = s.fk",
+    " s.exported AS exported FROM symbol_rows s",
     # Text that repeats (reference names, roles, qualifiers) is stored once, keyed by `sid`.
     "CREATE TABLE strings (sid INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)",
     "CREATE TABLE ref_rows (rid INTEGER PRIMARY KEY, name_sid INTEGER, fk INTEGER, line INTEGER, col INTEGER,"

@@ -11,6 +11,7 @@ from ctxops_code_graph import CodeIndex
 from ctxops_code_graph.builder import IndexWriter
 from ctxops_code_graph.duck_store import write_compacted
 from ctxops_code_graph.layout import IndexLayout
+from ctxops_code_graph.lookup_queries import walk
 from ctxops_code_graph.reader import id_path
 from ctxops_code_graph.schema import SQLITE_DDL
 from ctxops_code_graph.snapshot_rows import Keys, delete_file_rows, insert_edges, insert_refs
@@ -263,3 +264,14 @@ def test_an_edge_whose_source_is_not_its_reference_s_keeps_it() -> None:
         (2, None, 200),
         (3, None, 200),
     ]
+    # A callees walk finds both: through the references a symbol encloses, and by a source stored apart.
+    con.execute("INSERT INTO files (fk, path) VALUES (7, 'shop/a.py'), (8, 'shop/b.py')")
+    assert [r[:2] for r in walk(con, 500, 1, ("call",), upward=False)] == [(500, 200)]
+    assert [r[:2] for r in walk(con, 600, 1, ("call",), upward=False)] == [(600, 201)]
+    # A symbol key used again after its references went (its stale span left: no symbol row names its
+    # file here): the span is widened to the new references, never missing them.
+    delete_file_rows(con, 7, ("refs", "edges"))
+    insert_refs(con, keys, [(9, "ship", 7, 3, 1, "call", 500, None)])
+    insert_edges(con, keys, [(9, 500, 202, "call", "exact", 7, 3, "local")])
+    assert con.execute("SELECT lo, hi FROM enclosed_spans WHERE sk = 500").fetchone() == (1, 9)
+    assert [r[:2] for r in walk(con, 500, 1, ("call",), upward=False)] == [(500, 202)]

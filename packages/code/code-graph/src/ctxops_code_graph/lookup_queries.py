@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .reader import ID_WHERE, SYMBOL_SELECT, file_refs_sql, id_params, names_near
+from .reader import ID_WHERE, SYMBOL_SELECT, id_params, names_near
 
 Row = tuple[Any, ...]
 __all__ = ["names_near"]  # with the other queries here; it lives in `reader` for the fast path
@@ -195,7 +195,12 @@ def _walk_down(con: sqlite3.Connection, start: int, depth: int, kinds: Sequence[
         frontier = reached - expanded
         if not frontier or len(nearest) >= WALK_LIMIT:
             break
-    paths = dict(con.execute("SELECT fk, path FROM files").fetchall()) if nearest else {}
+    fks = sorted({row[4] for row in nearest if row[4] is not None})
+    paths: dict[int, str] = {}
+    for begin in range(0, len(fks), 500):
+        chunk = fks[begin : begin + 500]
+        marks = ", ".join("?" for _ in chunk)
+        paths.update(con.execute(f"SELECT fk, path FROM files WHERE fk IN ({marks})", chunk).fetchall())
     out = [(*row[:4], paths[row[4]], *row[5:], level) for row, level in nearest.items() if row[4] in paths]
     out.sort(key=lambda r: (r[7], r[4], _none_first(r[5]), *map(_none_first, r[:4]), _none_first(r[6])))
     return out
@@ -207,8 +212,9 @@ def _none_first(value: Any) -> tuple[bool, Any]:
 
 def _edges_from(con: sqlite3.Connection, sources: set[int], kinds: Sequence[str], certain_only: bool) -> list[Row]:
     """(src_sk, dst_sk, kind, confidence, fk, line, resolution) of the edges out of ``sources``: through
-    their references (an edge's source is its reference's enclosing symbol unless it says otherwise), file
-    by file, and the few edges whose source is stored apart."""
+    the references they enclose (an edge's source is its reference's enclosing symbol unless it says
+    otherwise; a symbol's references are a range of their keys, `enclosed_spans`), and the few edges whose
+    source is stored apart."""
     marks = ", ".join("?" for _ in kinds)
     sure = " AND e.confidence <> 'name-only'" if certain_only else ""
     cols = "e.src_sk, e.dst_sk, e.kind, e.confidence, e.fk, e.line, e.resolution"
@@ -217,24 +223,14 @@ def _edges_from(con: sqlite3.Connection, sources: set[int], kinds: Sequence[str]
     for begin in range(0, len(ordered), 500):
         chunk = ordered[begin : begin + 500]
         at = ", ".join("?" for _ in chunk)
-        by_file: dict[int, list[int]] = {}
-        for sk, fk in con.execute(f"SELECT sk, fk FROM symbol_rows WHERE sk IN ({at})", chunk):
-            by_file.setdefault(fk, []).append(sk)
-        for fk, sks in by_file.items():
-            within = ", ".join("?" for _ in sks)
-            rows.update(
-                con.execute(
-                    f"SELECT {cols} FROM edges e WHERE e.rid IN (SELECT r.rid FROM ref_rows r WHERE"
-                    f" {file_refs_sql()} AND r.enclosing_sk IN ({within})) AND e.src_sk IN ({within})"
-                    f" AND e.kind IN ({marks}){sure}",
-                    (fk, *sks, *sks, *kinds),
-                )
-            )
         rows.update(
             con.execute(
-                f"SELECT {cols} FROM edges e WHERE e.rid IN (SELECT rid FROM edge_rows WHERE src_sk IN ({at}))"
+                f"SELECT {cols} FROM edges e WHERE e.rid IN (SELECT r.rid FROM enclosed_spans p JOIN ref_rows r"
+                f" ON r.rid BETWEEN p.lo AND p.hi AND r.enclosing_sk = p.sk WHERE p.sk IN ({at}))"
+                f" AND e.src_sk IN ({at}) AND e.kind IN ({marks}){sure}"
+                f" UNION SELECT {cols} FROM edges e WHERE e.rid IN (SELECT rid FROM edge_rows WHERE src_sk IN ({at}))"
                 f" AND e.src_sk IN ({at}) AND e.kind IN ({marks}){sure}",
-                (*chunk, *chunk, *kinds),
+                (*chunk, *chunk, *kinds, *chunk, *chunk, *kinds),
             )
         )
     return sorted(rows, key=lambda r: tuple(map(_none_first, r)))

@@ -28,8 +28,53 @@ SYMBOL_SELECT = (
 )
 
 
-# A symbol by id: ids are not indexed, but an id names its file, whose symbols are one range of an index.
-ID_WHERE = "s.fk = (SELECT fk FROM files WHERE path = ?) AND s.id = ?"
+# A symbol by id: ids are not indexed, but an id names its file, whose symbols are one range of an index,
+# and its qualified name, which narrows the range before any id is built.
+ID_WHERE = (
+    "s.fk = (SELECT fk FROM files WHERE path = ?) AND (s.qualname IN (?, ?, ?, ?) OR s.qualname IS NULL) AND s.id = ?"
+)
+_SUFFIXES = ("().", "#", "/", "!", ".")
+
+
+def id_params(symbol_id: str) -> tuple[str | None, ...]:
+    """The parameters of `ID_WHERE` for ``symbol_id``."""
+    parts = _split_id(symbol_id)
+    names: list[str | None] = []
+    if parts is not None:  # every way the id's tail can be `<qualname>[(+N)]<suffix>`
+        for suffix in _SUFFIXES:
+            if parts[1].endswith(suffix):
+                name = parts[1][: -len(suffix)]
+                head, sep, marker = name.rpartition("(+")
+                names += [name, head] if sep and marker[:-1].isdigit() and marker.endswith(")") else [name]
+    names = (names + [None] * 4)[:4]
+    return (None if parts is None else parts[0], *names, symbol_id)
+
+
+def id_path(symbol_id: str) -> str | None:
+    """The file a symbol id names: its second part (`<lang> <path> <name>`; backticked when it holds a
+    space or a backtick, a backtick doubled inside); None when it has no such part."""
+    parts = _split_id(symbol_id)
+    return None if parts is None else parts[0]
+
+
+def _split_id(symbol_id: str) -> tuple[str, str] | None:
+    """(path, the rest) of a symbol id."""
+    _lang, sep, rest = symbol_id.partition(" ")
+    if not sep:
+        return None
+    if not rest.startswith("`"):
+        path, sep, tail = rest.partition(" ")
+        return (path, tail) if sep else None
+    parts, start = [], 1
+    while (end := rest.find("`", start)) >= 0:
+        if rest.startswith("``", end):
+            parts.append(rest[start : end + 1])
+            start = end + 2
+            continue
+        if rest[end + 1 : end + 2] != " ":
+            return None
+        return "".join(parts) + rest[start:end], rest[end + 2 :]
+    return None
 
 
 def file_refs_sql(ref: str = "r") -> str:
@@ -38,30 +83,6 @@ def file_refs_sql(ref: str = "r") -> str:
     col = f"{ref}." if ref else ""
     span = "(SELECT {} FROM ref_spans WHERE fk = ?1)"
     return f"{col}rid BETWEEN {span.format('lo')} AND {span.format('hi')} AND {col}fk = ?1"
-
-
-def id_params(symbol_id: str) -> tuple[str | None, str]:
-    """The parameters of `ID_WHERE` for ``symbol_id``."""
-    return id_path(symbol_id), symbol_id
-
-
-def id_path(symbol_id: str) -> str | None:
-    """The file a symbol id names: its second part (`<lang> <path> <name>`; backticked when it holds a
-    space or a backtick, a backtick doubled inside); None when it has no such part."""
-    _lang, sep, rest = symbol_id.partition(" ")
-    if not sep:
-        return None
-    if not rest.startswith("`"):
-        path, sep, _ = rest.partition(" ")
-        return path if sep else None
-    parts, start = [], 1
-    while (end := rest.find("`", start)) >= 0:
-        if rest.startswith("``", end):
-            parts.append(rest[start : end + 1])
-            start = end + 2
-            continue
-        return "".join(parts) + rest[start:end] if rest[end + 1 : end + 2] == " " else None
-    return None
 
 
 def current_snapshot(root: str) -> str | None:

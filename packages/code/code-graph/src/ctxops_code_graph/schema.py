@@ -130,6 +130,9 @@ SQLITE_DDL = [
     # The keys of a file's references lie in [lo, hi] (a scan numbers them in a row, so the range holds
     # little else): a file's references are a range of `ref_rows`' own key, not an index of their own.
     "CREATE TABLE ref_spans (fk INTEGER PRIMARY KEY, lo INTEGER NOT NULL, hi INTEGER NOT NULL)",
+    # ... and so are those a symbol encloses (`sk`), which its out-edges are found through (`edges_src`
+    # holds only edges whose source is not their reference's enclosing symbol).
+    "CREATE TABLE enclosed_spans (sk INTEGER PRIMARY KEY, lo INTEGER NOT NULL, hi INTEGER NOT NULL)",
     "CREATE VIEW refs AS SELECT r.rid AS rid, n.text AS symbol_name, r.fk AS fk, r.line AS line, r.col AS col,"
     " o.text AS role, r.enclosing_sk AS enclosing_sk, q.text AS qualifier FROM ref_rows r"
     " LEFT JOIN strings n ON n.sid = r.name_sid LEFT JOIN strings o ON o.sid = r.role_sid"
@@ -171,7 +174,7 @@ SQLITE_INDEXES = [
     "CREATE INDEX imports_fk ON imports(fk)",
     "CREATE INDEX imports_target ON imports(target_fk)",
     # Only edges whose source is not their reference's enclosing symbol: the others are found through
-    # their references (a file's are a range, `lookup_queries.walk`).
+    # their references (`enclosed_spans`, `lookup_queries.walk`).
     "CREATE INDEX edges_src ON edge_rows(src_sk) WHERE src_sk IS NOT NULL",
     "CREATE INDEX edges_dst ON edge_rows(dst_sk)",
     "CREATE INDEX edges_rid ON edge_rows(rid)",

@@ -53,10 +53,14 @@ class Keys:
         return found
 
 
-_SPAN_UPSERT = (
-    "INSERT INTO ref_spans VALUES (?, ?, ?)"
-    " ON CONFLICT(fk) DO UPDATE SET lo = min(lo, excluded.lo), hi = max(hi, excluded.hi)"
-)
+_SPAN_KEYS = {"ref_spans": "fk", "enclosed_spans": "sk"}
+_WIDEN = "DO UPDATE SET lo = min(lo, excluded.lo), hi = max(hi, excluded.hi)"
+
+
+def _span_upsert(table: str, select: str = "VALUES (?, ?, ?)") -> str:
+    """SQL adding spans (key, lo, hi) to ``table``, widening the ones there: a span always holds every
+    reference of its key, whatever else it holds (stale width costs a longer scan, never a miss)."""
+    return f"INSERT INTO {table} {select} ON CONFLICT({_SPAN_KEYS[table]}) {_WIDEN}"
 
 
 def insert_refs(con: sqlite3.Connection, keys: Keys, rows: Iterable[Row]) -> None:
@@ -65,11 +69,13 @@ def insert_refs(con: sqlite3.Connection, keys: Keys, rows: Iterable[Row]) -> Non
     sid = keys.sid
     batch = [(r[0], sid(r[1]), r[2], r[3], r[4], sid(r[5]), r[6], sid(r[7])) for r in rows]
     con.executemany("INSERT INTO ref_rows VALUES (?, ?, ?, ?, ?, ?, ?, ?)", batch)
-    spans: dict[Any, tuple[int, int]] = {}
-    for rid, _n, fk, *_rest in batch:
-        lo, hi = spans.get(fk, (rid, rid))
-        spans[fk] = (min(lo, rid), max(hi, rid))
-    con.executemany(_SPAN_UPSERT, [(fk, lo, hi) for fk, (lo, hi) in spans.items() if fk is not None])
+    for table, column in (("ref_spans", 2), ("enclosed_spans", 6)):
+        spans: dict[Any, tuple[int, int]] = {}
+        for row in batch:
+            rid, key = row[0], row[column]
+            lo, hi = spans.get(key, (rid, rid))
+            spans[key] = (min(lo, rid), max(hi, rid))
+        con.executemany(_span_upsert(table), [(k, lo, hi) for k, (lo, hi) in spans.items() if k is not None])
 
 
 def insert_edges(con: sqlite3.Connection, keys: Keys, rows: Iterable[Row]) -> None:
@@ -93,11 +99,9 @@ def copy_shard_refs(con: sqlite3.Connection, first_rid: int, enclosing: str = "r
         " LEFT JOIN strings q ON q.text = r.qualifier ORDER BY r.rid",
         (first_rid,),
     )
-    con.execute(
-        "INSERT INTO ref_spans SELECT fk, min(rid) + ?1, max(rid) + ?1 FROM shard.refs WHERE fk IS NOT NULL"
-        " GROUP BY fk ON CONFLICT(fk) DO UPDATE SET lo = min(lo, excluded.lo), hi = max(hi, excluded.hi)",
-        (first_rid,),
-    )
+    spans = "SELECT {0}, min(r.rid) + ?1, max(r.rid) + ?1 FROM shard.refs r WHERE {0} IS NOT NULL GROUP BY {0}"
+    con.execute(_span_upsert("ref_spans", spans.format("r.fk")), (first_rid,))
+    con.execute(_span_upsert("enclosed_spans", spans.format(enclosing)), (first_rid,))
 
 
 def delete_file_rows(con: sqlite3.Connection, fk: int, tables: Iterable[str]) -> None:
@@ -113,6 +117,7 @@ def delete_file_rows(con: sqlite3.Connection, fk: int, tables: Iterable[str]) ->
     if "refs" in wanted:
         con.execute(f"DELETE FROM ref_rows WHERE {file_refs_sql('')}", (fk,))
         con.execute("DELETE FROM ref_spans WHERE fk = ?", (fk,))
+        con.execute("DELETE FROM enclosed_spans WHERE sk IN (SELECT sk FROM symbol_rows WHERE fk = ?)", (fk,))
     for table, stored in (("symbols", "symbol_rows"), ("imports", "imports")):
         if table in wanted:
             con.execute(f"DELETE FROM {stored} WHERE fk = ?", (fk,))

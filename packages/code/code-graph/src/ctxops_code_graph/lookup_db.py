@@ -314,7 +314,7 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
         if sid is None:
             return None
         if sid not in sk_cache:
-            row = con.execute(f"SELECT sk FROM symbols s WHERE {reader.ID_WHERE}", reader.id_params(sid)).fetchone()
+            row = con.execute(f"SELECT sk FROM symbol_rows s WHERE {reader.ID_WHERE}", reader.id_params(sid)).fetchone()
             sk_cache[sid] = int(row[0]) if row else None
         return sk_cache[sid]
 

@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .reader import ID_WHERE, SYMBOL_SELECT, id_params, names_near
+from .reader import ID_WHERE, SYMBOL_SELECT, id_of, id_params, names_near
 
 Row = tuple[Any, ...]
 __all__ = ["names_near"]  # with the other queries here; it lives in `reader` for the fast path
@@ -40,8 +40,8 @@ def all_symbol_rows(con: sqlite3.Connection) -> Iterator[Row]:
 def reference_rows(con: sqlite3.Connection, name: str, limit: int) -> list[Row]:
     """(symbol_name, path, line, col, role, enclosing id, qualifier) of every use of a bare name."""
     return con.execute(
-        "SELECT r.symbol_name, f.path, r.line, r.col, r.role, e.id, r.qualifier FROM refs r"
-        " JOIN files f ON f.fk = r.fk LEFT JOIN symbols e ON e.sk = r.enclosing_sk WHERE r.symbol_name = ?"
+        f"SELECT r.symbol_name, f.path, r.line, r.col, r.role, {id_of('e')}, r.qualifier FROM refs r"
+        " JOIN files f ON f.fk = r.fk LEFT JOIN symbol_rows e ON e.sk = r.enclosing_sk WHERE r.symbol_name = ?"
         " ORDER BY f.path, r.line, r.col LIMIT ?",
         (name, limit),
     ).fetchall()
@@ -97,7 +97,7 @@ def file_ranks(con: sqlite3.Connection) -> dict[str, float]:
 def key_symbols(con: sqlite3.Connection, path: str, limit: int) -> list[Row]:
     """The top-level symbols of ``path`` most used from elsewhere (`SYMBOL_SELECT` columns)."""
     rows = con.execute(
-        f"{SYMBOL_SELECT.replace(' FROM symbols s', _INBOUND + ' FROM symbols s', 1)}"
+        f"{SYMBOL_SELECT.replace(' FROM symbol_rows s', _INBOUND + ' FROM symbol_rows s', 1)}"
         " WHERE f.path = ? AND s.parent_sk IS NULL ORDER BY n DESC, s.line LIMIT ?",
         (path, limit),
     ).fetchall()
@@ -145,7 +145,7 @@ def vendored_dirs(con: sqlite3.Connection, limit: int = 50) -> list[tuple[str, s
 
 
 def symbol_key(con: sqlite3.Connection, symbol_id: str) -> int | None:
-    row = con.execute(f"SELECT sk FROM symbols s WHERE {ID_WHERE}", id_params(symbol_id)).fetchone()
+    row = con.execute(f"SELECT sk FROM symbol_rows s WHERE {ID_WHERE}", id_params(symbol_id)).fetchone()
     return None if row is None else int(row[0])
 
 

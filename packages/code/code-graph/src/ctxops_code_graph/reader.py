@@ -22,16 +22,50 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 INDEX_DIR = ".meta/index"
 POINTER = "code-lookup.current"
+_TYPE_KINDS = "'class', 'struct', 'interface', 'trait', 'enum', 'type'"
+
+
+def escaped_path_sql(path: str) -> str:
+    """SQL of a path as an id spells it (`symbol_ids.escape_path`: backticked when it holds a space or a
+    backtick, a backtick doubled)."""
+    return (
+        f"CASE WHEN instr({path}, ' ') > 0 OR instr({path}, '`') > 0"
+        f" THEN '`' || replace({path}, '`', '``') || '`' ELSE {path} END"
+    )
+
+
+def default_id_sql(symbol: str, escaped_path: str) -> str:
+    """SQL (SQLite and DuckDB alike) of the id `code-scan` gives a symbol that is the first of its name in its
+    file (`symbol_ids.symbol_id`), from the columns of ``symbol`` (lang, qualname, kind) and its file's
+    ``escaped_path`` (`escaped_path_sql`)."""
+    suffix = (
+        f"CASE WHEN {symbol}.kind IN ('function', 'method') THEN '().' WHEN {symbol}.kind IN ({_TYPE_KINDS}) THEN '#'"
+        f" WHEN {symbol}.kind = 'module' THEN '/' WHEN {symbol}.kind = 'macro' THEN '!' ELSE '.' END"
+    )
+    return f"{symbol}.lang || ' ' || {escaped_path} || ' ' || {symbol}.qualname || {suffix}"
+
+
+def id_of(symbol: str, path: str = "f.path") -> str:
+    """SQL of the id of ``symbol`` (an alias of `symbol_rows`) whose file's path is ``path``, NULL when
+    there is no such row (the `symbols` view's `id`, without looking the path up again)."""
+    built = default_id_sql(symbol, escaped_path_sql(path))
+    return f"CASE WHEN {symbol}.sk IS NULL THEN NULL ELSE coalesce({symbol}.id_full, {built}) END"
+
+
+# A symbol's rows from `symbol_rows` itself (the view would look its file up once more for every id); a
+# parent is in its child's file.
 SYMBOL_SELECT = (
-    "SELECT s.id, s.name, s.qualname, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.doc, p.id,"
-    " s.exported FROM symbols s JOIN files f ON f.fk = s.fk LEFT JOIN symbols p ON p.sk = s.parent_sk"
+    f"SELECT {id_of('s')}, s.name, s.qualname, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.doc,"
+    f" {id_of('p')}, s.exported FROM symbol_rows s JOIN files f ON f.fk = s.fk"
+    " LEFT JOIN symbol_rows p ON p.sk = s.parent_sk"
 )
 
 
-# A symbol by id: ids are not indexed, but an id names its file, whose symbols are one range of an index,
-# and its qualified name, which narrows the range before any id is built.
+# A symbol by id (`s`: an alias of `symbol_rows`): ids are not indexed, but an id names its file, whose
+# symbols are one range of an index, and its qualified name, which narrows the range before any id is built.
 ID_WHERE = (
-    "s.fk = (SELECT fk FROM files WHERE path = ?) AND (s.qualname IN (?, ?, ?, ?) OR s.qualname IS NULL) AND s.id = ?"
+    "s.fk = (SELECT fk FROM files WHERE path = ?1) AND (s.qualname IN (?2, ?3, ?4, ?5) OR s.qualname IS NULL)"
+    f" AND coalesce(s.id_full, {default_id_sql('s', escaped_path_sql('?1'))}) = ?6"
 )
 _SUFFIXES = ("().", "#", "/", "!", ".")
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ctxops_code_scan.version import EXTRACTOR_VERSION
 
+from .reader import default_id_sql, escaped_path_sql
+
 STORE_VERSION = 8  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
 INDEX_FORMAT = f"store{STORE_VERSION}-extractor{EXTRACTOR_VERSION}"
 
@@ -73,29 +75,6 @@ TABLES: dict[str, list[tuple[str, str]]] = {
     "file_edges": [("src", "VARCHAR"), ("dst", "VARCHAR"), ("kind", "VARCHAR"), ("weight", "DOUBLE")],
     "ranks": [("path", "VARCHAR"), ("rank", "DOUBLE")],
 }
-
-_TYPE_KINDS = "'class', 'struct', 'interface', 'trait', 'enum', 'type'"
-
-
-def escaped_path_sql(path: str) -> str:
-    """SQL of a path as an id spells it (`symbol_ids.escape_path`: backticked when it holds a space or a
-    backtick, a backtick doubled)."""
-    return (
-        f"CASE WHEN instr({path}, ' ') > 0 OR instr({path}, '`') > 0"
-        f" THEN '`' || replace({path}, '`', '``') || '`' ELSE {path} END"
-    )
-
-
-def default_id_sql(symbol: str, escaped_path: str) -> str:
-    """SQL (SQLite and DuckDB alike) of the id `code-scan` gives a symbol that is the first of its name in its
-    file (`symbol_ids.symbol_id`), from the columns of ``symbol`` (lang, qualname, kind) and its file's
-    ``escaped_path`` (`escaped_path_sql`)."""
-    suffix = (
-        f"CASE WHEN {symbol}.kind IN ('function', 'method') THEN '().' WHEN {symbol}.kind IN ({_TYPE_KINDS}) THEN '#'"
-        f" WHEN {symbol}.kind = 'module' THEN '/' WHEN {symbol}.kind = 'macro' THEN '!' ELSE '.' END"
-    )
-    return f"{symbol}.lang || ' ' || {escaped_path} || ' ' || {symbol}.qualname || {suffix}"
-
 
 _VIEW_PATH = f"(SELECT {escaped_path_sql('f.path')} FROM files f WHERE f.fk = s.fk)"
 

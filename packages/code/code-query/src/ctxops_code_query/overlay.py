@@ -453,7 +453,7 @@ class SavedFiles:
         if found is not None:
             return found.path
         row = self._con.execute(
-            f"SELECT f.path FROM symbols s JOIN files f ON f.fk = s.fk WHERE {reader.ID_WHERE}",
+            f"SELECT f.path FROM symbol_rows s JOIN files f ON f.fk = s.fk WHERE {reader.ID_WHERE}",
             reader.id_params(symbol_id),
         ).fetchone()
         return None if row is None or row[0] in self.paths else str(row[0])

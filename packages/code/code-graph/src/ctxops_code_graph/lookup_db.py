@@ -357,11 +357,11 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
             sk_cache.pop(sid, None)
     fks = {r[0]: fk_of(r[0]) for r in d.files}
     # A symbol that stays (same id, so same file) keeps its key; a new one is appended.
-    rows = [
+    symbol_params = [
         (r[0], r[4], r[2], r[3], fks.get(r[6]), r[1], r[7], r[8], r[9], r[10], r[12], sk_of(r[0])) for r in d.symbols
     ]
-    con.executemany(_SYMBOL_UPDATE, [r for r in rows if r[-1] is not None])
-    con.executemany(_SYMBOL_INSERT, [r[:-1] for r in rows if r[-1] is None])
+    con.executemany(_SYMBOL_UPDATE, [r for r in symbol_params if r[-1] is not None])
+    con.executemany(_SYMBOL_INSERT, [r[:-1] for r in symbol_params if r[-1] is None])
     sk_cache.clear()
     con.executemany(
         "UPDATE symbol_rows SET parent_sk = ? WHERE sk = ?", [(sk_of(r[11]), sk_of(r[0])) for r in d.symbols]

@@ -11,6 +11,8 @@ from ctxops_code_graph import CodeIndex
 from ctxops_code_graph.builder import IndexWriter
 from ctxops_code_graph.duck_store import write_compacted
 from ctxops_code_graph.layout import IndexLayout
+from ctxops_code_graph.lookup_queries import walk
+from ctxops_code_graph.reader import id_path
 from ctxops_code_graph.schema import SQLITE_DDL
 from ctxops_code_graph.snapshot_rows import Keys, delete_file_rows, insert_edges, insert_refs
 from repo_fixtures import ORDERS_PY, make_repo
@@ -145,3 +147,131 @@ def test_status_counts_the_rows_behind_the_views(tmp_path: Path) -> None:
     assert status.references == con.execute("SELECT count(*) FROM refs").fetchone()[0] > 0
     assert status.edges == con.execute("SELECT count(*) FROM edges").fetchone()[0] > 0
     assert sum(status.edges_by_confidence.values()) == status.edges
+
+
+SPACED = {
+    "my pkg/__init__.py": "",
+    "my pkg/odd`name.py": "def helper():\n    return 1\n",
+    "my pkg/tools.py": (
+        "from .helpers import base\n\n\ndef run(x):\n    return base(x)\n\n\n"
+        "def run(x):  # redefined: the second is `run(+1).`\n    return base(x) + plain()\n\n\n"
+        "def plain():\n    return 2\n"
+    ),
+    "my pkg/helpers.py": "def base(x):\n    return x\n",
+}
+
+
+def test_symbol_ids_are_built_on_read_and_found_through_their_file(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", SPACED)
+    IndexWriter(root).build()
+    con = _snapshot(root)
+    assert con.execute("SELECT type FROM sqlite_master WHERE name = 'symbols'").fetchone() == ("view",)
+    assert con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'symbols_id'").fetchone() == (0,)
+    # Only the duplicate keeps its id whole; every other id is built from its file and name.
+    kept = con.execute("SELECT id_full FROM symbol_rows WHERE id_full IS NOT NULL").fetchall()
+    assert kept == [("python `my pkg/tools.py` run(+1).",)]
+    ids = {r[0] for r in con.execute("SELECT id FROM symbols")}
+    assert {
+        "python `my pkg/tools.py` run().",
+        "python `my pkg/tools.py` plain().",
+        "python `my pkg/odd``name.py` helper().",
+    } <= ids
+    con.close()
+    ix = CodeIndex(root)
+    for sid in ids:
+        assert [s.id for s in ix.definitions(sid)] == [sid]
+    assert ix.definitions("python `my pkg/tools.py` nothing().") == []
+    assert ix.definitions("python my pkg/tools.py run().") == []  # not how an id spells the path
+    callers = {h.edge.src for h in ix.callers("python `my pkg/helpers.py` base().")}
+    assert callers == {"python `my pkg/tools.py` run().", "python `my pkg/tools.py` run(+1)."}
+    callees = {h.edge.dst for h in ix.callees("python `my pkg/tools.py` run(+1).")}
+    assert callees == {"python `my pkg/helpers.py` base().", "python `my pkg/tools.py` plain()."}
+    # An update keeps a surviving symbol's key and builds its id the same way.
+    con = _snapshot(root)
+    before = con.execute("SELECT sk FROM symbols WHERE id = 'python `my pkg/tools.py` plain().'").fetchone()
+    con.close()
+    (root / "my pkg" / "tools.py").write_text(SPACED["my pkg/tools.py"] + "\n\ndef extra():\n    return plain()\n")
+    assert [h.edge.src for h in ix.callers("python `my pkg/tools.py` plain().")] == [
+        "python `my pkg/tools.py` run(+1).",
+        "python `my pkg/tools.py` extra().",
+    ]
+    con = _snapshot(root)
+    assert con.execute("SELECT sk FROM symbols WHERE id = 'python `my pkg/tools.py` plain().'").fetchone() == before
+    assert con.execute("SELECT id_full FROM symbol_rows WHERE id_full IS NOT NULL").fetchall() == kept
+
+
+def test_an_id_names_its_file() -> None:
+    assert id_path("python pkg/mod.py Class#method().") == "pkg/mod.py"
+    assert id_path("python `my pkg/a``b.py` f().") == "my pkg/a`b.py"
+    assert id_path("python `a b.py` `x`.") == "a b.py"
+    for broken in ("python", "python pkg/mod.py", "python `unclosed f().", "python `a`b f()."):
+        assert id_path(broken) is None
+
+
+def test_a_file_s_references_are_a_range_of_their_keys(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "shop", ORDERS_PY)
+    IndexWriter(root).build()
+    con = _snapshot(root)
+    assert con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'refs_fk'").fetchone() == (0,)
+    spans = con.execute("SELECT fk, lo, hi FROM ref_spans").fetchall()
+    assert spans == con.execute("SELECT fk, min(rid), max(rid) FROM ref_rows GROUP BY fk").fetchall()
+    con.close()
+    ix = CodeIndex(root)
+    (root / "shop" / "service.py").write_text(
+        (root / "shop" / "service.py").read_text() + "\n\ndef later():\n    return ship(None)\n"
+    )
+    assert any(h.edge.src.endswith("later().") for h in ix.callers("python shop/service.py ship()."))
+    con = _snapshot(root)
+    fk = con.execute("SELECT fk FROM files WHERE path = 'shop/service.py'").fetchone()[0]
+    lo, hi = con.execute("SELECT lo, hi FROM ref_spans WHERE fk = ?", (fk,)).fetchone()
+    # The file's new references are numbered in a row, past every other file's; its old ones are gone.
+    assert con.execute("SELECT min(rid), max(rid), count(*) FROM ref_rows WHERE fk = ?", (fk,)).fetchone() == (
+        lo,
+        hi,
+        hi - lo + 1,
+    )
+    assert lo > max(h for f, _l, h in spans if f != fk)
+    assert con.execute(
+        "SELECT count(*) FROM ref_rows WHERE rid BETWEEN ? AND ? AND fk <> ?", (lo, hi, fk)
+    ).fetchone() == (0,)
+
+
+def test_an_edge_whose_source_is_not_its_reference_s_keeps_it() -> None:
+    con = sqlite3.connect(":memory:")
+    for statement in SQLITE_DDL:
+        con.execute(statement)
+    keys = Keys(con)
+    insert_refs(con, keys, [(1, "ship", 7, 10, 4, "call", 500, None), (2, "ship", 7, 12, 4, "call", None, None)])
+    insert_edges(
+        con,
+        keys,
+        [
+            (1, 500, 200, "call", "exact", 7, 10, "local"),  # its reference's enclosing symbol: not stored
+            (1, 600, 201, "call", "exact", 7, 10, "local"),  # another source: kept
+            (2, None, 200, "call", "exact", 7, 12, "local"),  # both module level: not stored
+            (3, None, 200, "call", "exact", 8, 1, "local"),  # no reference: NULL kept as 0
+        ],
+    )
+    assert con.execute("SELECT rid, src_sk FROM edge_rows ORDER BY rowid").fetchall() == [
+        (1, None),
+        (1, 600),
+        (2, None),
+        (3, 0),
+    ]
+    assert con.execute("SELECT rid, src_sk, dst_sk FROM edges ORDER BY rowid").fetchall() == [
+        (1, 500, 200),
+        (1, 600, 201),
+        (2, None, 200),
+        (3, None, 200),
+    ]
+    # A callees walk finds both: through the references a symbol encloses, and by a source stored apart.
+    con.execute("INSERT INTO files (fk, path) VALUES (7, 'shop/a.py'), (8, 'shop/b.py')")
+    assert [r[:2] for r in walk(con, 500, 1, ("call",), upward=False)] == [(500, 200)]
+    assert [r[:2] for r in walk(con, 600, 1, ("call",), upward=False)] == [(600, 201)]
+    # A symbol key used again after its references went (its stale span left: no symbol row names its
+    # file here): the span is widened to the new references, never missing them.
+    delete_file_rows(con, 7, ("refs", "edges"))
+    insert_refs(con, keys, [(9, "ship", 7, 3, 1, "call", 500, None)])
+    insert_edges(con, keys, [(9, 500, 202, "call", "exact", 7, 3, "local")])
+    assert con.execute("SELECT lo, hi FROM enclosed_spans WHERE sk = 500").fetchone() == (1, 9)
+    assert [r[:2] for r in walk(con, 500, 1, ("call",), upward=False)] == [(500, 202)]

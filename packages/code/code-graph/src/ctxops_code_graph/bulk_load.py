@@ -34,7 +34,7 @@ from ctxops_code_scan.languages import BY_NAME, family
 from ctxops_code_scan.records import Import, ScanResult, Skipped
 from ctxops_contracts.shared.confine import create_private, ensure_dir
 
-from .schema import SHARD_REFS_DDL, SQLITE_DDL, TABLES
+from .schema import SHARD_DDL, TABLES
 
 _JSON = msgspec.json.Encoder()
 # JSON keys of the records (the contract's field names) -> the table's columns; `fam` and `rid` are added.
@@ -108,6 +108,7 @@ class ChunkWriter:
         n_refs = max_symbols = 0
         rows: list[tuple[Any, ...]] = []
         sym_rows: list[tuple[Any, ...]] = []
+        paths: list[tuple[int, str]] = []
         for out in outcomes:
             if isinstance(out, Skipped):
                 skipped.append((out.path, out.reason, out.size))
@@ -123,6 +124,7 @@ class ChunkWriter:
             if self.keys is not None and (out.references or out.symbols):
                 sks = self.keys.symbol_keys(out)
                 fk = self.keys.fks[f.path]
+                paths.append((fk, f.path))
                 get = sks.get
                 start = len(rows)
                 rows.extend(
@@ -149,20 +151,23 @@ class ChunkWriter:
                 )
         stem = f"{os.getpid()}-{next(_FILE_NAMES)}"
         sym_json, ref_json = self._write(f"sym-{stem}", symbols), self._write(f"ref-{stem}", refs)
-        shard = self._shard(f"snap-{stem}", rows, sym_rows) if rows or sym_rows else None
+        shard = self._shard(f"snap-{stem}", rows, sym_rows, paths) if rows or sym_rows else None
         return Chunk(files, skipped, imports, types, sym_json, ref_json, n_refs, shard, max_symbols)
 
-    def _shard(self, name: str, refs: list[tuple[Any, ...]], symbols: list[tuple[Any, ...]]) -> str:
+    def _shard(
+        self, name: str, refs: list[tuple[Any, ...]], symbols: list[tuple[Any, ...]], paths: list[tuple[int, str]]
+    ) -> str:
         path = str(Path(self.directory, name + ".sqlite"))
         os.close(create_private(path))  # a fresh scratch file: never a link a repository planted there
         con = sqlite3.connect(path)
         try:
             con.execute("PRAGMA journal_mode=OFF")  # a private scratch file
             con.execute("PRAGMA synchronous=OFF")
-            con.execute(SHARD_REFS_DDL)
-            con.execute(next(s for s in SQLITE_DDL if s.startswith("CREATE TABLE symbols ")))
+            for statement in SHARD_DDL:
+                con.execute(statement)
             con.executemany("INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?)", refs)
             con.executemany("INSERT INTO symbols VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", symbols)
+            con.executemany("INSERT INTO paths VALUES (?, ?)", paths)
             con.commit()
         finally:
             con.close()

@@ -616,18 +616,38 @@ def pending_edges(con: Any) -> list[tuple[Any, ...]]:
     return fetch(con, "edges", "WHERE rid IN (SELECT rid FROM todo)")
 
 
+# The order each table is written in at the end of a build: DuckDB compresses a column segment by segment,
+# and an edge's source, file and line repeat from one edge to the next in reference order (the stdlib's
+# edges: 327k rows in resolution's order, 11 MB; by reference, 5.5 MB less).
+_COMPACT_ORDER = {"edges": "rid, dst, kind", "refs": "rid", "symbols": "path, line, id"}
+
+
 def write_compacted(con: Any, target: Path) -> None:
-    """Copy every table of the open store into a fresh file at ``target``, written once: a build frees
-    blocks as it goes (chunk loads, resolution's scratch tables), which the copy leaves behind (the
-    stdlib's store: 38 -> 29 MiB for ~1.4 CPU-s)."""
+    """Copy every table of the open store into a fresh file at ``target``, written once and in the order
+    that compresses best (`_COMPACT_ORDER`): a build frees blocks as it goes (chunk loads, resolution's
+    scratch tables), which the copy leaves behind (the stdlib's store: 38 -> 24 MiB for ~1.3 CPU-s)."""
     for stale in (target, target.with_name(target.name + ".wal")):
         stale.unlink(missing_ok=True)
     literal = refuse_symlink(target).replace("'", "''")
     name = str(con.execute("SELECT current_database()").fetchone()[0]).replace('"', '""')
+    tables = [
+        str(r[0])
+        for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()"
+        ).fetchall()
+    ]
     con.execute(f"ATTACH '{literal}' AS compacted")
+    # One thread: rows appended by several land in more, partly filled row groups (35 vs 30 MB).
+    threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
+    con.execute("SET threads TO 1")
     try:
-        con.execute(f'COPY FROM DATABASE "{name}" TO compacted')
+        con.execute(f'COPY FROM DATABASE "{name}" TO compacted (SCHEMA)')
+        for table in tables:
+            order = _COMPACT_ORDER.get(table)
+            by = f" ORDER BY {order}" if order else ""
+            con.execute(f'INSERT INTO compacted."{table}" SELECT * FROM "{name}"."{table}"{by}')
     finally:
+        con.execute(f"SET threads TO {int(threads)}")
         con.execute("DETACH compacted")
 
 

@@ -254,8 +254,8 @@ class CodeIndex:
         rows = (
             self._ready()
             .execute(
-                "SELECT r.symbol_name, f.path, r.line, r.col, r.role, e.id, r.qualifier FROM refs r"
-                " JOIN files f ON f.fk = r.fk LEFT JOIN symbols e ON e.sk = r.enclosing_sk"
+                f"SELECT r.symbol_name, f.path, r.line, r.col, r.role, {reader.id_of('e')}, r.qualifier FROM refs r"
+                " JOIN files f ON f.fk = r.fk LEFT JOIN symbol_rows e ON e.sk = r.enclosing_sk"
                 f" WHERE r.symbol_name = ? AND r.role IN ({marks})"
                 " AND NOT (r.role = 'import' AND r.qualifier IS NULL)"
                 " AND NOT EXISTS (SELECT 1 FROM edges x WHERE x.rid = r.rid AND x.confidence <> 'name-only')"

@@ -19,7 +19,7 @@ from ctxops_contracts.shared.files import atomic_write
 
 from . import reader
 from .layout import IndexLayout
-from .schema import SQLITE_DDL, SQLITE_INDEXES, VIEW_TABLES
+from .schema import SQLITE_DDL, SQLITE_INDEXES, VIEW_TABLES, id_full_sql
 from .snapshot_rows import Keys, copy_shard_refs, delete_file_rows, insert_edges, insert_refs
 
 if TYPE_CHECKING:
@@ -63,9 +63,9 @@ class Delta:
 _EARLY_FROM_DUCKDB = {
     "skipped": "SELECT DISTINCT ON (path) path, reason, size FROM skipped",
     "dirs": "SELECT path, mtime_ns FROM dirs",
-    "symbols": "SELECT k.sk, s.id, s.name, s.qualname, s.kind, s.lang, f.fk, s.line, s.end_line, s.signature, s.doc,"
-    " p.sk, s.exported FROM symbols s JOIN snap_sk k USING (id) JOIN snap_fk f ON f.path = s.path"
-    " LEFT JOIN snap_sk p ON p.id = s.parent ORDER BY k.sk",
+    "symbols": f"SELECT k.sk, {id_full_sql('s', 's.path')}, s.name, s.qualname, s.kind, s.lang, f.fk, s.line,"
+    " s.end_line, s.signature, s.doc, p.sk, s.exported FROM symbols s JOIN snap_sk k USING (id)"
+    " JOIN snap_fk f ON f.path = s.path LEFT JOIN snap_sk p ON p.id = s.parent ORDER BY k.sk",
     "refs": "SELECT r.rid, r.symbol_name, f.fk, r.line, r.col, r.role, e.sk, r.qualifier FROM refs r"
     " JOIN snap_fk f ON f.path = r.path LEFT JOIN snap_sk e ON e.id = r.enclosing ORDER BY r.rid",
     "imports": "SELECT f.fk, i.module, i.name, i.alias, i.line, t.fk FROM imports i JOIN snap_fk f ON f.path = i.path"
@@ -85,6 +85,7 @@ _EDGES_FROM_DUCKDB = {
     " JOIN snap_sk b ON b.id = e.dst LEFT JOIN snap_sk a ON a.id = e.src JOIN snap_fk f ON f.path = e.path",
 }
 _BATCH = 50_000
+_STORED_AS = {"symbols": "symbol_rows"}  # the view's table, where its rows are copied in the view's columns
 
 
 class GenerationWriter:
@@ -203,8 +204,10 @@ class GenerationWriter:
             try:
                 copy_shard_refs(self._con, first_rid, self._repack("r.enclosing_sk"))
                 self._con.execute(
-                    f"INSERT INTO symbols SELECT {self._repack('sk')}, id, name, qualname, kind, lang, fk, line,"
-                    f" end_line, signature, doc, {self._repack('parent_sk')}, exported FROM shard.symbols ORDER BY sk"
+                    f"INSERT INTO symbol_rows SELECT {self._repack('s.sk')}, {id_full_sql('s', 'p.path')}, s.name,"
+                    " s.qualname, s.kind, s.lang, s.fk, s.line, s.end_line, s.signature, s.doc,"
+                    f" {self._repack('s.parent_sk')}, s.exported FROM shard.symbols s"
+                    " LEFT JOIN shard.paths p ON p.fk = s.fk ORDER BY s.sk"
                 )
                 self._con.commit()
             finally:
@@ -219,7 +222,7 @@ class GenerationWriter:
         for table, query in queries.items():
             cursor = duck.execute(query)
             marks = ", ".join("?" for _ in cursor.description)
-            insert = f"INSERT INTO {table} VALUES ({marks})"
+            insert = f"INSERT INTO {_STORED_AS.get(table, table)} VALUES ({marks})"
             while batch := cursor.fetchmany(_BATCH):
                 if table == "refs":
                     insert_refs(self._con, self._keys_of_rows, batch)
@@ -311,7 +314,7 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
         if sid is None:
             return None
         if sid not in sk_cache:
-            row = con.execute("SELECT sk FROM symbols WHERE id = ?", (sid,)).fetchone()
+            row = con.execute(f"SELECT sk FROM symbol_rows s WHERE {reader.ID_WHERE}", reader.id_params(sid)).fetchone()
             sk_cache[sid] = int(row[0]) if row else None
         return sk_cache[sid]
 
@@ -349,20 +352,20 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
         gone = [
             (sk, sid) for sk, sid in con.execute("SELECT sk, id FROM symbols WHERE fk = ?", (key,)) if sid not in keep
         ]
-        con.executemany("DELETE FROM symbols WHERE sk = ?", [(sk,) for sk, _ in gone])
+        con.executemany("DELETE FROM symbol_rows WHERE sk = ?", [(sk,) for sk, _ in gone])
         for _, sid in gone:
             sk_cache.pop(sid, None)
     fks = {r[0]: fk_of(r[0]) for r in d.files}
-    con.executemany(
-        "INSERT INTO symbols (id, name, qualname, kind, lang, fk, line, end_line, signature, doc, exported)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name,"
-        " qualname = excluded.qualname, kind = excluded.kind, lang = excluded.lang, fk = excluded.fk,"
-        " line = excluded.line, end_line = excluded.end_line, signature = excluded.signature, doc = excluded.doc,"
-        " exported = excluded.exported",
-        [(r[0], r[1], r[2], r[3], r[4], fks.get(r[6]), r[7], r[8], r[9], r[10], r[12]) for r in d.symbols],
-    )
+    # A symbol that stays (same id, so same file) keeps its key; a new one is appended.
+    symbol_params = [
+        (r[0], r[4], r[2], r[3], fks.get(r[6]), r[1], r[7], r[8], r[9], r[10], r[12], sk_of(r[0])) for r in d.symbols
+    ]
+    con.executemany(_SYMBOL_UPDATE, [r for r in symbol_params if r[-1] is not None])
+    con.executemany(_SYMBOL_INSERT, [r[:-1] for r in symbol_params if r[-1] is None])
     sk_cache.clear()
-    con.executemany("UPDATE symbols SET parent_sk = ? WHERE id = ?", [(sk_of(r[11]), r[0]) for r in d.symbols])
+    con.executemany(
+        "UPDATE symbol_rows SET parent_sk = ? WHERE sk = ?", [(sk_of(r[11]), sk_of(r[0])) for r in d.symbols]
+    )
     keys = Keys(con)
     insert_refs(con, keys, [(r[0], r[1], fks.get(r[2]), r[3], r[4], r[5], sk_of(r[6]), r[7]) for r in d.refs])
     if d.imports_replace_all:
@@ -397,6 +400,21 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
         con.executemany("INSERT INTO dirs VALUES (?, ?)", d.dirs)
     con.execute("DELETE FROM meta")
     con.executemany("INSERT INTO meta VALUES (?, ?)", d.meta)
+
+
+# A delta's symbol as parameters ?1 id, ?2 lang, ?3 qualname, ?4 kind, ?5 fk, ?6 name, ?7 line, ?8 end_line,
+# ?9 signature, ?10 doc, ?11 exported (?12 its key, for an update); its id kept whole only where it is not
+# the one the view builds.
+_DELTA_SYMBOL = "(SELECT ?1 AS id, ?2 AS lang, ?3 AS qualname, ?4 AS kind, ?5 AS fk) v LEFT JOIN files f ON f.fk = v.fk"
+_SYMBOL_INSERT = (
+    "INSERT INTO symbol_rows (id_full, name, qualname, kind, lang, fk, line, end_line, signature, doc, exported)"
+    f" SELECT {id_full_sql('v', 'f.path')}, ?6, ?3, ?4, ?2, ?5, ?7, ?8, ?9, ?10, ?11 FROM {_DELTA_SYMBOL}"
+)
+_SYMBOL_UPDATE = (
+    f"UPDATE symbol_rows SET id_full = (SELECT {id_full_sql('v', 'f.path')} FROM {_DELTA_SYMBOL}), name = ?6,"
+    " qualname = ?3, kind = ?4, lang = ?2, fk = ?5, line = ?7, end_line = ?8, signature = ?9, doc = ?10,"
+    " exported = ?11 WHERE sk = ?12"
+)
 
 
 def _generation_of(path: Path) -> int:

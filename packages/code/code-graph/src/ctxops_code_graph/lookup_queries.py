@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .reader import SYMBOL_SELECT, names_near
+from .reader import ID_WHERE, SYMBOL_SELECT, id_of, id_params, names_near
 
 Row = tuple[Any, ...]
 __all__ = ["names_near"]  # with the other queries here; it lives in `reader` for the fast path
@@ -20,7 +20,7 @@ _INBOUND = ", (SELECT count(*) FROM edges e WHERE e.dst_sk = s.sk) AS n"
 
 
 def symbol_row(con: sqlite3.Connection, symbol_id: str) -> Row | None:
-    row: Row | None = con.execute(f"{SYMBOL_SELECT} WHERE s.id = ?", (symbol_id,)).fetchone()
+    row: Row | None = con.execute(f"{SYMBOL_SELECT} WHERE {ID_WHERE}", id_params(symbol_id)).fetchone()
     return row
 
 
@@ -40,8 +40,8 @@ def all_symbol_rows(con: sqlite3.Connection) -> Iterator[Row]:
 def reference_rows(con: sqlite3.Connection, name: str, limit: int) -> list[Row]:
     """(symbol_name, path, line, col, role, enclosing id, qualifier) of every use of a bare name."""
     return con.execute(
-        "SELECT r.symbol_name, f.path, r.line, r.col, r.role, e.id, r.qualifier FROM refs r"
-        " JOIN files f ON f.fk = r.fk LEFT JOIN symbols e ON e.sk = r.enclosing_sk WHERE r.symbol_name = ?"
+        f"SELECT r.symbol_name, f.path, r.line, r.col, r.role, {id_of('e')}, r.qualifier FROM refs r"
+        " JOIN files f ON f.fk = r.fk LEFT JOIN symbol_rows e ON e.sk = r.enclosing_sk WHERE r.symbol_name = ?"
         " ORDER BY f.path, r.line, r.col LIMIT ?",
         (name, limit),
     ).fetchall()
@@ -97,7 +97,7 @@ def file_ranks(con: sqlite3.Connection) -> dict[str, float]:
 def key_symbols(con: sqlite3.Connection, path: str, limit: int) -> list[Row]:
     """The top-level symbols of ``path`` most used from elsewhere (`SYMBOL_SELECT` columns)."""
     rows = con.execute(
-        f"{SYMBOL_SELECT.replace(' FROM symbols s', _INBOUND + ' FROM symbols s', 1)}"
+        f"{SYMBOL_SELECT.replace(' FROM symbol_rows s', _INBOUND + ' FROM symbol_rows s', 1)}"
         " WHERE f.path = ? AND s.parent_sk IS NULL ORDER BY n DESC, s.line LIMIT ?",
         (path, limit),
     ).fetchall()
@@ -145,7 +145,7 @@ def vendored_dirs(con: sqlite3.Connection, limit: int = 50) -> list[tuple[str, s
 
 
 def symbol_key(con: sqlite3.Connection, symbol_id: str) -> int | None:
-    row = con.execute("SELECT sk FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
+    row = con.execute(f"SELECT sk FROM symbol_rows s WHERE {ID_WHERE}", id_params(symbol_id)).fetchone()
     return None if row is None else int(row[0])
 
 
@@ -155,16 +155,17 @@ def walk(
     """Edges reachable from symbol key ``start`` in ``depth`` hops over edge kinds ``kinds``, up (callers)
     or down (callees): rows (src_sk, dst_sk, kind, confidence, path, line, resolution, depth), nearest
     first; ``certain_only`` follows no name-only edge."""
-    near, far = ("dst_sk", "src_sk") if upward else ("src_sk", "dst_sk")
+    if not upward:
+        return _walk_down(con, start, depth, kinds, certain_only)
     marks = ", ".join("?" for _ in kinds)
     sure = " AND e.confidence <> 'name-only'" if certain_only else ""
     sql = f"""
     WITH RECURSIVE walk(src_sk, dst_sk, kind, confidence, fk, line, resolution, depth) AS (
       SELECT src_sk, dst_sk, kind, confidence, fk, line, resolution, 1 FROM edges e
-      WHERE {near} = ? AND kind IN ({marks}){sure}
+      WHERE dst_sk = ? AND kind IN ({marks}){sure}
       UNION
       SELECT e.src_sk, e.dst_sk, e.kind, e.confidence, e.fk, e.line, e.resolution, w.depth + 1
-      FROM edges e JOIN walk w ON e.{near} = w.{far}
+      FROM edges e JOIN walk w ON e.dst_sk = w.src_sk
       WHERE w.depth < ? AND e.kind IN ({marks}){sure}
       LIMIT {WALK_LIMIT}
     )
@@ -174,6 +175,65 @@ def walk(
     ORDER BY min(w.depth), f.path, w.line
     """
     return con.execute(sql, (start, *kinds, depth, *kinds)).fetchall()
+
+
+def _walk_down(con: sqlite3.Connection, start: int, depth: int, kinds: Sequence[str], certain_only: bool) -> list[Row]:
+    """`walk` downwards, hop by hop: each symbol reached is expanded once, at its nearest depth (a later
+    expansion reaches nothing nearer), until `WALK_LIMIT` edges."""
+    nearest: dict[Row, int] = {}
+    expanded: set[int] = set()
+    frontier = {start}
+    for level in range(1, depth + 1):
+        expanded |= frontier
+        reached: set[int] = set()
+        for row in _edges_from(con, frontier, kinds, certain_only):
+            nearest.setdefault(row, level)
+            if row[1] is not None:
+                reached.add(row[1])
+            if len(nearest) >= WALK_LIMIT:
+                break
+        frontier = reached - expanded
+        if not frontier or len(nearest) >= WALK_LIMIT:
+            break
+    fks = sorted({row[4] for row in nearest if row[4] is not None})
+    paths: dict[int, str] = {}
+    for begin in range(0, len(fks), 500):
+        chunk = fks[begin : begin + 500]
+        marks = ", ".join("?" for _ in chunk)
+        paths.update(con.execute(f"SELECT fk, path FROM files WHERE fk IN ({marks})", chunk).fetchall())
+    out = [(*row[:4], paths[row[4]], *row[5:], level) for row, level in nearest.items() if row[4] in paths]
+    out.sort(key=lambda r: (r[7], r[4], _none_first(r[5]), *map(_none_first, r[:4]), _none_first(r[6])))
+    return out
+
+
+def _none_first(value: Any) -> tuple[bool, Any]:
+    return (value is not None, value)
+
+
+def _edges_from(con: sqlite3.Connection, sources: set[int], kinds: Sequence[str], certain_only: bool) -> list[Row]:
+    """(src_sk, dst_sk, kind, confidence, fk, line, resolution) of the edges out of ``sources``: through
+    the references they enclose (an edge's source is its reference's enclosing symbol unless it says
+    otherwise; a symbol's references are a range of their keys, `enclosed_spans`), and the few edges whose
+    source is stored apart."""
+    marks = ", ".join("?" for _ in kinds)
+    sure = " AND e.confidence <> 'name-only'" if certain_only else ""
+    cols = "e.src_sk, e.dst_sk, e.kind, e.confidence, e.fk, e.line, e.resolution"
+    rows: set[Row] = set()
+    ordered = sorted(sources)
+    for begin in range(0, len(ordered), 500):
+        chunk = ordered[begin : begin + 500]
+        at = ", ".join("?" for _ in chunk)
+        rows.update(
+            con.execute(
+                f"SELECT {cols} FROM edges e WHERE e.rid IN (SELECT r.rid FROM enclosed_spans p JOIN ref_rows r"
+                f" ON r.rid BETWEEN p.lo AND p.hi AND r.enclosing_sk = p.sk WHERE p.sk IN ({at}))"
+                f" AND e.src_sk IN ({at}) AND e.kind IN ({marks}){sure}"
+                f" UNION SELECT {cols} FROM edges e WHERE e.rid IN (SELECT rid FROM edge_rows WHERE src_sk IN ({at}))"
+                f" AND e.src_sk IN ({at}) AND e.kind IN ({marks}){sure}",
+                (*chunk, *chunk, *kinds, *chunk, *chunk, *kinds),
+            )
+        )
+    return sorted(rows, key=lambda r: tuple(map(_none_first, r)))
 
 
 def symbols_by_key(con: sqlite3.Connection, keys: Iterable[int]) -> dict[int, Row]:

@@ -22,10 +22,101 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 INDEX_DIR = ".meta/index"
 POINTER = "code-lookup.current"
+_TYPE_KINDS = "'class', 'struct', 'interface', 'trait', 'enum', 'type'"
+
+
+def escaped_path_sql(path: str) -> str:
+    """SQL of a path as an id spells it (`symbol_ids.escape_path`: backticked when it holds a space or a
+    backtick, a backtick doubled)."""
+    return (
+        f"CASE WHEN instr({path}, ' ') > 0 OR instr({path}, '`') > 0"
+        f" THEN '`' || replace({path}, '`', '``') || '`' ELSE {path} END"
+    )
+
+
+def default_id_sql(symbol: str, escaped_path: str) -> str:
+    """SQL (SQLite and DuckDB alike) of the id `code-scan` gives a symbol that is the first of its name in its
+    file (`symbol_ids.symbol_id`), from the columns of ``symbol`` (lang, qualname, kind) and its file's
+    ``escaped_path`` (`escaped_path_sql`)."""
+    suffix = (
+        f"CASE WHEN {symbol}.kind IN ('function', 'method') THEN '().' WHEN {symbol}.kind IN ({_TYPE_KINDS}) THEN '#'"
+        f" WHEN {symbol}.kind = 'module' THEN '/' WHEN {symbol}.kind = 'macro' THEN '!' ELSE '.' END"
+    )
+    return f"{symbol}.lang || ' ' || {escaped_path} || ' ' || {symbol}.qualname || {suffix}"
+
+
+def id_of(symbol: str, path: str = "f.path") -> str:
+    """SQL of the id of ``symbol`` (an alias of `symbol_rows`) whose file's path is ``path``, NULL when
+    there is no such row (the `symbols` view's `id`, without looking the path up again)."""
+    built = default_id_sql(symbol, escaped_path_sql(path))
+    return f"CASE WHEN {symbol}.sk IS NULL THEN NULL ELSE coalesce({symbol}.id_full, {built}) END"
+
+
+# A symbol's rows from `symbol_rows` itself (the view would look its file up once more for every id); a
+# parent is in its child's file.
 SYMBOL_SELECT = (
-    "SELECT s.id, s.name, s.qualname, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.doc, p.id,"
-    " s.exported FROM symbols s JOIN files f ON f.fk = s.fk LEFT JOIN symbols p ON p.sk = s.parent_sk"
+    f"SELECT {id_of('s')}, s.name, s.qualname, s.kind, s.lang, f.path, s.line, s.end_line, s.signature, s.doc,"
+    f" {id_of('p')}, s.exported FROM symbol_rows s JOIN files f ON f.fk = s.fk"
+    " LEFT JOIN symbol_rows p ON p.sk = s.parent_sk"
 )
+
+
+# A symbol by id (`s`: an alias of `symbol_rows`): ids are not indexed, but an id names its file, whose
+# symbols are one range of an index, and its qualified name, which narrows the range before any id is built.
+ID_WHERE = (
+    "s.fk = (SELECT fk FROM files WHERE path = ?1) AND (s.qualname IN (?2, ?3, ?4, ?5) OR s.qualname IS NULL)"
+    f" AND coalesce(s.id_full, {default_id_sql('s', escaped_path_sql('?1'))}) = ?6"
+)
+_SUFFIXES = ("().", "#", "/", "!", ".")
+
+
+def id_params(symbol_id: str) -> tuple[str | None, ...]:
+    """The parameters of `ID_WHERE` for ``symbol_id``."""
+    parts = _split_id(symbol_id)
+    names: list[str | None] = []
+    if parts is not None:  # every way the id's tail can be `<qualname>[(+N)]<suffix>`
+        for suffix in _SUFFIXES:
+            if parts[1].endswith(suffix):
+                name = parts[1][: -len(suffix)]
+                head, sep, marker = name.rpartition("(+")
+                names += [name, head] if sep and marker[:-1].isdigit() and marker.endswith(")") else [name]
+    names = (names + [None] * 4)[:4]
+    return (None if parts is None else parts[0], *names, symbol_id)
+
+
+def id_path(symbol_id: str) -> str | None:
+    """The file a symbol id names: its second part (`<lang> <path> <name>`; backticked when it holds a
+    space or a backtick, a backtick doubled inside); None when it has no such part."""
+    parts = _split_id(symbol_id)
+    return None if parts is None else parts[0]
+
+
+def _split_id(symbol_id: str) -> tuple[str, str] | None:
+    """(path, the rest) of a symbol id."""
+    _lang, sep, rest = symbol_id.partition(" ")
+    if not sep:
+        return None
+    if not rest.startswith("`"):
+        path, sep, tail = rest.partition(" ")
+        return (path, tail) if sep else None
+    parts, start = [], 1
+    while (end := rest.find("`", start)) >= 0:
+        if rest.startswith("``", end):
+            parts.append(rest[start : end + 1])
+            start = end + 2
+            continue
+        if rest[end + 1 : end + 2] != " ":
+            return None
+        return "".join(parts) + rest[start:end], rest[end + 2 :]
+    return None
+
+
+def file_refs_sql(ref: str = "r") -> str:
+    """SQL: the references (``ref``: the alias of `refs` or `ref_rows`; "" for none) of the file keyed ?1.
+    They are a range of the references' own key (`ref_spans`): no index on their file."""
+    col = f"{ref}." if ref else ""
+    span = "(SELECT {} FROM ref_spans WHERE fk = ?1)"
+    return f"{col}rid BETWEEN {span.format('lo')} AND {span.format('hi')} AND {col}fk = ?1"
 
 
 def current_snapshot(root: str) -> str | None:
@@ -81,7 +172,7 @@ def definition_rows(con: sqlite3.Connection, name: str, limit: int = 200) -> lis
     if not name:
         return []
     if " " in name:  # a symbol id
-        return con.execute(f"{SYMBOL_SELECT} WHERE s.id = ?", (name,)).fetchall()
+        return con.execute(f"{SYMBOL_SELECT} WHERE {ID_WHERE}", id_params(name)).fetchall()
     path_part, sep, rest = name.rpartition(":")
     if sep and path_part and ("/" in path_part or "." in path_part) and not path_part.endswith(":"):
         rest = rest.replace("::", ".")

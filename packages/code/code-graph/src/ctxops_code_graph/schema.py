@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from ctxops_code_scan.version import EXTRACTOR_VERSION
 
-STORE_VERSION = 7  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
+from .reader import default_id_sql, escaped_path_sql
+
+STORE_VERSION = 8  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
 INDEX_FORMAT = f"store{STORE_VERSION}-extractor{EXTRACTOR_VERSION}"
 
 # (column, DuckDB type); SQLite takes the same names with its own affinities.
@@ -74,6 +76,14 @@ TABLES: dict[str, list[tuple[str, str]]] = {
     "ranks": [("path", "VARCHAR"), ("rank", "DOUBLE")],
 }
 
+_VIEW_PATH = f"(SELECT {escaped_path_sql('f.path')} FROM files f WHERE f.fk = s.fk)"
+
+
+def id_full_sql(symbol: str, path: str) -> str:
+    """SQL of what `symbol_rows.id_full` keeps of ``symbol``'s id: NULL where the id is the default one."""
+    return f"CASE WHEN {symbol}.id = {default_id_sql(symbol, escaped_path_sql(path))} THEN NULL ELSE {symbol}.id END"
+
+
 # The SQLite lookup snapshot interns paths and symbol ids as integer keys (fk, sk): a third of the size.
 SQLITE_DDL = [
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
@@ -81,47 +91,70 @@ SQLITE_DDL = [
     " mtime_ns INTEGER, content_hash TEXT, parse_status TEXT, error TEXT, rank REAL DEFAULT 0)",
     "CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT, size INTEGER)",
     "CREATE TABLE dirs (path TEXT PRIMARY KEY, mtime_ns INTEGER)",
-    "CREATE TABLE symbols (sk INTEGER PRIMARY KEY, id TEXT NOT NULL, name TEXT, qualname TEXT, kind TEXT,"
+    # A symbol's id (`<lang> <path> <qualname><suffix>`) is built on read from its other columns; `id_full`
+    # keeps it only where it is not that (a duplicate's `(+1)`), so no row repeats its file's path.
+    "CREATE TABLE symbol_rows (sk INTEGER PRIMARY KEY, id_full TEXT, name TEXT, qualname TEXT, kind TEXT,"
     " lang TEXT, fk INTEGER, line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_sk INTEGER,"
     " exported INTEGER)",
+    # (The file's path by a scalar subquery, not a join: a view that is a join is not flattened into a
+    # query that LEFT JOINs it, such as a symbol's parent: SQLite would build all of it for every query.)
+    f"CREATE VIEW symbols AS SELECT s.sk AS sk, coalesce(s.id_full, {default_id_sql('s', _VIEW_PATH)}) AS id,"
+    " s.name AS name, s.qualname AS qualname, s.kind AS kind, s.lang AS lang, s.fk AS fk, s.line AS line,"
+    " s.end_line AS end_line, s.signature AS signature, s.doc AS doc, s.parent_sk AS parent_sk,"
+    " s.exported AS exported FROM symbol_rows s",
     # Text that repeats (reference names, roles, qualifiers) is stored once, keyed by `sid`.
     "CREATE TABLE strings (sid INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)",
     "CREATE TABLE ref_rows (rid INTEGER PRIMARY KEY, name_sid INTEGER, fk INTEGER, line INTEGER, col INTEGER,"
     " role_sid INTEGER, enclosing_sk INTEGER, qualifier_sid INTEGER)",
+    # The keys of a file's references lie in [lo, hi] (a scan numbers them in a row, so the range holds
+    # little else): a file's references are a range of `ref_rows`' own key, not an index of their own.
+    "CREATE TABLE ref_spans (fk INTEGER PRIMARY KEY, lo INTEGER NOT NULL, hi INTEGER NOT NULL)",
+    # ... and so are those a symbol encloses (`sk`), which its out-edges are found through (`edges_src`
+    # holds only edges whose source is not their reference's enclosing symbol).
+    "CREATE TABLE enclosed_spans (sk INTEGER PRIMARY KEY, lo INTEGER NOT NULL, hi INTEGER NOT NULL)",
     "CREATE VIEW refs AS SELECT r.rid AS rid, n.text AS symbol_name, r.fk AS fk, r.line AS line, r.col AS col,"
     " o.text AS role, r.enclosing_sk AS enclosing_sk, q.text AS qualifier FROM ref_rows r"
     " LEFT JOIN strings n ON n.sid = r.name_sid LEFT JOIN strings o ON o.sid = r.role_sid"
     " LEFT JOIN strings q ON q.sid = r.qualifier_sid",
     "CREATE TABLE imports (fk INTEGER, module TEXT, name TEXT, alias TEXT, line INTEGER, target_fk INTEGER)",
-    # An edge's (kind, confidence, resolution) is one of a few dozen: a small key `how`. Its file and line
-    # are its reference's (`rid`), stored only where they differ (fk 0 / line -1 stand for NULL there).
+    # An edge's (kind, confidence, resolution) is one of a few dozen: a small key `how`. Its source, file
+    # and line are its reference's (`rid`: the enclosing symbol, file and line), stored only where they
+    # differ (src_sk 0 / fk 0 / line -1 stand for NULL there).
     "CREATE TABLE edge_kinds (how INTEGER PRIMARY KEY, kind TEXT, confidence TEXT, resolution TEXT)",
     "CREATE TABLE edge_rows (rid INTEGER, src_sk INTEGER, dst_sk INTEGER, how INTEGER, fk INTEGER, line INTEGER)",
-    "CREATE VIEW edges AS SELECT e.rid AS rid, e.src_sk AS src_sk, e.dst_sk AS dst_sk, h.kind AS kind,"
+    "CREATE VIEW edges AS SELECT e.rid AS rid,"
+    " CASE WHEN e.src_sk IS NULL THEN r.enclosing_sk ELSE nullif(e.src_sk, 0) END AS src_sk, e.dst_sk AS dst_sk,"
+    " h.kind AS kind,"
     " h.confidence AS confidence, nullif(coalesce(e.fk, r.fk), 0) AS fk, nullif(coalesce(e.line, r.line), -1) AS line,"
     " h.resolution AS resolution FROM edge_rows e LEFT JOIN edge_kinds h ON h.how = e.how"
     " LEFT JOIN ref_rows r ON r.rid = e.rid",
     "CREATE TABLE file_edges (src_fk INTEGER, dst_fk INTEGER, kind TEXT, weight REAL)",
 ]
-# A scan worker's shard keeps references in the plain layout the `refs` view shows (strings in line).
-SHARD_REFS_DDL = (
+# A scan worker's shard keeps references and symbols in the plain layout the views show (strings in
+# line, ids whole), with its files' paths for the ids.
+SHARD_DDL = [
     "CREATE TABLE refs (rid INTEGER PRIMARY KEY, symbol_name TEXT, fk INTEGER, line INTEGER, col INTEGER,"
-    " role TEXT, enclosing_sk INTEGER, qualifier TEXT)"
-)
+    " role TEXT, enclosing_sk INTEGER, qualifier TEXT)",
+    "CREATE TABLE symbols (sk INTEGER PRIMARY KEY, id TEXT NOT NULL, name TEXT, qualname TEXT, kind TEXT,"
+    " lang TEXT, fk INTEGER, line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_sk INTEGER,"
+    " exported INTEGER)",
+    "CREATE TABLE paths (fk INTEGER PRIMARY KEY, path TEXT NOT NULL)",
+]
 # The tables behind each view, for the indexes built once a view's rows are in.
-VIEW_TABLES = {"refs": ("strings", "ref_rows"), "edges": ("edge_kinds", "edge_rows")}
+VIEW_TABLES = {"refs": ("strings", "ref_rows"), "edges": ("edge_kinds", "edge_rows"), "symbols": ("symbol_rows",)}
 SQLITE_INDEXES = [
     # Unique indexes built after the bulk load (cheaper than checking row by row); updates upsert on them.
     "CREATE UNIQUE INDEX files_path ON files(path)",
-    "CREATE UNIQUE INDEX symbols_id ON symbols(id)",
-    "CREATE INDEX symbols_name ON symbols(name)",
-    "CREATE INDEX symbols_fk ON symbols(fk, line)",
-    "CREATE INDEX symbols_parent ON symbols(parent_sk)",
+    # No index on ids: an id names its file, and a file's symbols are a range of `symbols_fk` (`id_lookup`).
+    "CREATE INDEX symbols_name ON symbol_rows(name)",
+    "CREATE INDEX symbols_fk ON symbol_rows(fk, line)",
+    "CREATE INDEX symbols_parent ON symbol_rows(parent_sk)",
     "CREATE INDEX refs_name ON ref_rows(name_sid)",
-    "CREATE INDEX refs_fk ON ref_rows(fk)",
     "CREATE INDEX imports_fk ON imports(fk)",
     "CREATE INDEX imports_target ON imports(target_fk)",
-    "CREATE INDEX edges_src ON edge_rows(src_sk)",
+    # Only edges whose source is not their reference's enclosing symbol: the others are found through
+    # their references (`enclosed_spans`, `lookup_queries.walk`).
+    "CREATE INDEX edges_src ON edge_rows(src_sk) WHERE src_sk IS NOT NULL",
     "CREATE INDEX edges_dst ON edge_rows(dst_sk)",
     "CREATE INDEX edges_rid ON edge_rows(rid)",
     "CREATE INDEX edges_fk ON edge_rows(fk) WHERE fk IS NOT NULL",  # only edges not in their reference's file

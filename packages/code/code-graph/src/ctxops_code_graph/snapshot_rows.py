@@ -12,11 +12,13 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .reader import file_refs_sql
+
 Row = Sequence[Any]
 
 _EDGE_INSERT = (
     "INSERT INTO edge_rows (rid, src_sk, dst_sk, how, fk, line)"
-    " SELECT ?1, ?2, ?3, ?4,"
+    " SELECT ?1, CASE WHEN r.rid IS NOT NULL AND r.enclosing_sk IS ?2 THEN NULL ELSE coalesce(?2, 0) END, ?3, ?4,"
     " CASE WHEN r.rid IS NOT NULL AND r.fk IS ?5 THEN NULL ELSE coalesce(?5, 0) END,"
     " CASE WHEN r.rid IS NOT NULL AND r.line IS ?6 THEN NULL ELSE coalesce(?6, -1) END"
     " FROM (SELECT 1) LEFT JOIN ref_rows r ON r.rid = ?1"
@@ -51,13 +53,29 @@ class Keys:
         return found
 
 
+_SPAN_KEYS = {"ref_spans": "fk", "enclosed_spans": "sk"}
+_WIDEN = "DO UPDATE SET lo = min(lo, excluded.lo), hi = max(hi, excluded.hi)"
+
+
+def _span_upsert(table: str, select: str = "VALUES (?, ?, ?)") -> str:
+    """SQL adding spans (key, lo, hi) to ``table``, widening the ones there: a span always holds every
+    reference of its key, whatever else it holds (stale width costs a longer scan, never a miss)."""
+    return f"INSERT INTO {table} {select} ON CONFLICT({_SPAN_KEYS[table]}) {_WIDEN}"
+
+
 def insert_refs(con: sqlite3.Connection, keys: Keys, rows: Iterable[Row]) -> None:
-    """Rows (rid, symbol_name, fk, line, col, role, enclosing_sk, qualifier) into `ref_rows`."""
+    """Rows (rid, symbol_name, fk, line, col, role, enclosing_sk, qualifier) into `ref_rows`, their
+    files' spans widened to hold them."""
     sid = keys.sid
-    con.executemany(
-        "INSERT INTO ref_rows VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(r[0], sid(r[1]), r[2], r[3], r[4], sid(r[5]), r[6], sid(r[7])) for r in rows],
-    )
+    batch = [(r[0], sid(r[1]), r[2], r[3], r[4], sid(r[5]), r[6], sid(r[7])) for r in rows]
+    con.executemany("INSERT INTO ref_rows VALUES (?, ?, ?, ?, ?, ?, ?, ?)", batch)
+    for table, column in (("ref_spans", 2), ("enclosed_spans", 6)):
+        spans: dict[Any, tuple[int, int]] = {}
+        for row in batch:
+            rid, key = row[0], row[column]
+            lo, hi = spans.get(key, (rid, rid))
+            spans[key] = (min(lo, rid), max(hi, rid))
+        con.executemany(_span_upsert(table), [(k, lo, hi) for k, (lo, hi) in spans.items() if k is not None])
 
 
 def insert_edges(con: sqlite3.Connection, keys: Keys, rows: Iterable[Row]) -> None:
@@ -81,6 +99,9 @@ def copy_shard_refs(con: sqlite3.Connection, first_rid: int, enclosing: str = "r
         " LEFT JOIN strings q ON q.text = r.qualifier ORDER BY r.rid",
         (first_rid,),
     )
+    spans = "SELECT {0}, min(r.rid) + ?1, max(r.rid) + ?1 FROM shard.refs r WHERE {0} IS NOT NULL GROUP BY {0}"
+    con.execute(_span_upsert("ref_spans", spans.format("r.fk")), (first_rid,))
+    con.execute(_span_upsert("enclosed_spans", spans.format(enclosing)), (first_rid,))
 
 
 def delete_file_rows(con: sqlite3.Connection, fk: int, tables: Iterable[str]) -> None:
@@ -88,10 +109,15 @@ def delete_file_rows(con: sqlite3.Connection, fk: int, tables: Iterable[str]) ->
     an edge finds its file through them)."""
     wanted = set(tables)
     if "edges" in wanted:
-        con.execute("DELETE FROM edge_rows WHERE fk IS NULL AND rid IN (SELECT rid FROM ref_rows WHERE fk = ?)", (fk,))
+        con.execute(
+            f"DELETE FROM edge_rows WHERE fk IS NULL AND rid IN (SELECT rid FROM ref_rows WHERE {file_refs_sql('')})",
+            (fk,),
+        )
         con.execute("DELETE FROM edge_rows WHERE fk = ?", (fk,))
     if "refs" in wanted:
-        con.execute("DELETE FROM ref_rows WHERE fk = ?", (fk,))
-    for table in ("symbols", "imports"):
+        con.execute(f"DELETE FROM ref_rows WHERE {file_refs_sql('')}", (fk,))
+        con.execute("DELETE FROM ref_spans WHERE fk = ?", (fk,))
+        con.execute("DELETE FROM enclosed_spans WHERE sk IN (SELECT sk FROM symbol_rows WHERE fk = ?)", (fk,))
+    for table, stored in (("symbols", "symbol_rows"), ("imports", "imports")):
         if table in wanted:
-            con.execute(f"DELETE FROM {table} WHERE fk = ?", (fk,))
+            con.execute(f"DELETE FROM {stored} WHERE fk = ?", (fk,))

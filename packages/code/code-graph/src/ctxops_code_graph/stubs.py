@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import sqlite3
 
+from .reader import ID_WHERE, id_params
+
 MAX_HOPS = 4  # re-exports followed from the stub's module (`attrs` -> `attr` -> `attr._funcs`)
 
 
 def implementations(con: sqlite3.Connection, symbol_id: str) -> list[int]:
     """Symbol keys of the implementation a `.pyi` stub's definition describes; [] for anything else."""
     row = con.execute(
-        "SELECT s.qualname, f.path FROM symbols s JOIN files f ON f.fk = s.fk WHERE s.id = ? AND s.lang = 'python'",
-        (symbol_id,),
+        f"SELECT s.qualname, f.path FROM symbol_rows s JOIN files f ON f.fk = s.fk"
+        f" WHERE {ID_WHERE} AND s.lang = 'python'",
+        id_params(symbol_id),
     ).fetchone()
     if row is None or not str(row[1]).endswith(".pyi") or not row[0]:
         return []

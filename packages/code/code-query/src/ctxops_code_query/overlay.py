@@ -453,17 +453,19 @@ class SavedFiles:
         if found is not None:
             return found.path
         row = self._con.execute(
-            "SELECT f.path FROM symbols s JOIN files f ON f.fk = s.fk WHERE s.id = ?", (symbol_id,)
+            f"SELECT f.path FROM symbol_rows s JOIN files f ON f.fk = s.fk WHERE {reader.ID_WHERE}",
+            reader.id_params(symbol_id),
         ).fetchone()
         return None if row is None or row[0] in self.paths else str(row[0])
 
     def _resolve_file(self, path: str) -> list[tuple[Reference, str, str, str]]:
         scan = self.scans[path]
         con = self._con
+        key = con.execute("SELECT fk FROM files WHERE path = ?", (path,)).fetchone()
         old_refs = con.execute(
-            "SELECT r.rid, r.symbol_name, r.qualifier, r.role, e.id FROM refs r JOIN files f ON f.fk = r.fk"
-            " LEFT JOIN symbols e ON e.sk = r.enclosing_sk WHERE f.path = ? ORDER BY r.line, r.col",
-            (path,),
+            "SELECT r.rid, r.symbol_name, r.qualifier, r.role, e.id FROM refs r"
+            f" LEFT JOIN symbols e ON e.sk = r.enclosing_sk WHERE {reader.file_refs_sql()} ORDER BY r.line, r.col",
+            (None if key is None else key[0],),
         ).fetchall()
         old_edges: dict[int, list[tuple[str, str, str, str]]] = {}
         for rid, dst, dst_path, conf, res in con.execute(

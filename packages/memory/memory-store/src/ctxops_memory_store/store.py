@@ -7,7 +7,6 @@ import functools
 import logging
 import os
 import sqlite3
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,14 +17,14 @@ from typing import Any
 import msgspec
 from ctxops_contracts import CodeTieSource, ContractError, MemoryEntry, UnsupportedSchemaVersion, convert, new_ulid
 from ctxops_contracts.redaction import redact_label
-from ctxops_contracts.shared.confine import confined, ensure_dir, open_regular, read_regular
+from ctxops_contracts.shared.confine import confined, ensure_dir
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.jsonlite import loads as jsonlite_loads
 from ctxops_contracts.shared.layout import COMMITTED_FILE_MODE, ensure_meta
-from ctxops_contracts.shared.locks import LockBusy, file_lock
+from ctxops_contracts.shared.locks import LockBusy
 from ctxops_hooks_capture.redact import redact, redact_path
 
-from . import bm25, trust, write_marker
+from . import bm25, trust, write_turn
 from .catalog import Catalog
 from .config import MemoryConfig, load_config
 from .conflicts import KINDS as CONFLICT_KINDS
@@ -36,14 +35,13 @@ from .index import Filters, MemoryIndex, scope_matches
 from .layout import INDEX_DIR, MEMORY_DIR
 from .similarity import anchors, content_hash, near_duplicate, normalize, polarity, shingles
 from .snapshot import BULK as SNAPSHOT_BULK
-from .snapshot import WRITE_LOCK, SnapshotWriter, request_sync
+from .snapshot import SnapshotWriter, request_sync
 from .snapshot import wanted as snapshot_wanted
 from .terms import subject_of, tokens
 
 log = logging.getLogger(__name__)
 
 _UNSET = object()
-GENERATION = "memory-generation"
 
 
 class EntryNotFound(KeyError):
@@ -85,29 +83,6 @@ def utcnow() -> datetime:
 
 QUICK_BUCKET = 1000  # a quick write compares with every active entry of its kind and scope up to this many
 QUICK_TOP = 300  # past that: those with its title, and this many sharing its rarest terms best
-WRITE_WAIT_S = 300.0  # how long a writer queues for the store's write lock before it gives up
-WRITE_POLL_S = 0.01  # the longest sleep between two tries (a short one: waiters get their turn soon after a put)
-
-
-@contextmanager
-def _marked(index_dir: str) -> Iterator[bool]:
-    """A writer's turn under the write lock, marked (``write_marker``); gives whether the last one died mid-write."""
-    unfinished = write_marker.begin(index_dir)
-    yield unfinished
-    write_marker.end(index_dir)  # only after a write that ended: one that raised may have left a file
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists (0: unknown, taken as gone)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # it exists, someone else's
-    return True
 
 
 def _speaker(entry: MemoryEntry) -> str:
@@ -584,10 +559,7 @@ class MemoryStore:
         ensure_dir(self.index_dir)  # 0700; a symlinked .meta/index is refused (UnsafePath)
         # Writers queue: a put waits its turn for up to WRITE_WAIT_S (8 writers x 200 puts all land); only a
         # holder that never lets go turns a writer away (LockBusy; the CLI says so in one line, exit 4).
-        with (
-            file_lock(self.index_dir / WRITE_LOCK, timeout=WRITE_WAIT_S, write_pid=True, max_poll=WRITE_POLL_S),
-            _marked(str(self.index_dir)) as unfinished,
-        ):
+        with write_turn.locked(str(self.index_dir)) as unfinished:
             if full_check or not self._swept or unfinished:
                 self._sweep_temp()  # under the lock: no live writer of this store is between write and rename
             generation = self._generation()
@@ -614,30 +586,12 @@ class MemoryStore:
                 self._close_snapshot()
 
     def _sweep_temp(self, *, memory: bool = True) -> None:
-        """Remove the temporary files a killed writer left (``.NAME.PID.NS.tmp`` of ``atomic_write``): in the
-        memory directory every one whose process is gone or that is older than a minute; in the index
-        directory (readers save the catalog there without this lock) the same. Once a process, and on every
-        full check (``ctx mem rebuild``). ``memory=False``: the index directory only (``write_marker``)."""
+        """Remove the temporary files a killed writer left (``write_turn.sweep_temp``): in the memory directory
+        and in the index directory (readers save the catalog there without this lock). Once a process, and on
+        every full check (``ctx mem rebuild``). ``memory=False``: the index directory only (``write_marker``)."""
         self._swept = True
-        now = time.time()
-        for directory in (self.memory_dir, self.index_dir) if memory else (self.index_dir,):
-            try:
-                # os.scandir, not Path.iterdir: no Path object per memory file (~100 ms at 50,000 on a busy machine)
-                with os.scandir(directory) as listing:
-                    names = [e.name for e in listing if e.name.startswith(".") and e.name.endswith(".tmp")]
-                found = [directory / name for name in names]
-            except OSError:
-                continue
-            for path in found:
-                parts = path.name.rsplit(".", 3)
-                pid = int(parts[1]) if len(parts) == 4 and parts[1].isdigit() else 0
-                try:
-                    if _alive(pid) and pid != os.getpid() and now - path.lstat().st_mtime < 60:
-                        continue
-                    path.unlink()
-                    log.info("removed %s, left by a writer that was killed", path)
-                except OSError:
-                    continue
+        dirs = [str(self.memory_dir), str(self.index_dir)] if memory else [str(self.index_dir)]
+        write_turn.sweep_temp(dirs)
 
     def _open_snapshot(self, generation: str) -> None:
         """Start this write's transaction on the hook's read snapshot, brought in step first if it is not.
@@ -725,22 +679,10 @@ class MemoryStore:
         self.save_catalog()
 
     def _generation(self) -> str:
-        try:
-            return read_regular(str(self.index_dir / GENERATION), 256).decode("ascii").strip()
-        except (OSError, UnicodeDecodeError):
-            return ""
+        return write_turn.generation(str(self.index_dir))
 
     def _bump_generation(self) -> str:
-        # Read and written only under the write lock, so an in-place write cannot be seen half done.
-        value = f"{os.getpid()}-{time.monotonic_ns()}"
-        fd = open_regular(str(self.index_dir / GENERATION), os.O_WRONLY | os.O_CREAT, 0o600)
-        try:
-            data = value.encode("ascii")
-            os.pwrite(fd, data, 0)
-            os.ftruncate(fd, len(data))
-        finally:
-            os.close(fd)
-        return value
+        return write_turn.bump_generation(str(self.index_dir))
 
     def _save(self, entry: MemoryEntry, *, vouch: bool | None = None) -> Path:
         """Write one entry's file. Text this process writes (a new entry, or new text for an existing one) is
@@ -916,10 +858,7 @@ class MemoryStore:
         from . import snapshot
 
         index_dir, memory_dir = str(self.index_dir), str(self.memory_dir)
-        with (
-            file_lock(self.index_dir / WRITE_LOCK, timeout=WRITE_WAIT_S, write_pid=True, max_poll=WRITE_POLL_S),
-            _marked(str(self.index_dir)) as unfinished,
-        ):
+        with write_turn.locked(index_dir) as unfinished:
             if not self._swept or unfinished:
                 # The memory directory is listed (50,000 names: ~0.1 s) only when the last writer died mid-write.
                 self._sweep_temp(memory=unfinished)

@@ -24,16 +24,15 @@ from ctxops_contracts.shared.layout import COMMITTED_FILE_MODE, ensure_meta
 from ctxops_contracts.shared.locks import LockBusy
 from ctxops_hooks_capture.redact import redact, redact_path
 
-from . import bm25, trust, write_turn
+from . import bm25, settle_rules, trust, write_turn
 from .catalog import Catalog
 from .config import MemoryConfig, load_config
-from .conflicts import KINDS as CONFLICT_KINDS
-from .conflicts import Features, conflicts, features, frame_prefix, possible_conflict
+from .conflicts import Features, features
 from .entry_file import LoadResult, file_name, render_entry
 from .frontmatter import FrontMatterError
 from .index import Filters, MemoryIndex, scope_matches
 from .layout import INDEX_DIR, MEMORY_DIR
-from .similarity import anchors, content_hash, near_duplicate, normalize, polarity, shingles
+from .similarity import content_hash, normalize, shingles
 from .snapshot import BULK as SNAPSHOT_BULK
 from .snapshot import SnapshotWriter, request_sync
 from .snapshot import wanted as snapshot_wanted
@@ -83,11 +82,6 @@ def utcnow() -> datetime:
 
 QUICK_BUCKET = 1000  # a quick write compares with every active entry of its kind and scope up to this many
 QUICK_TOP = 300  # past that: those with its title, and this many sharing its rarest terms best
-
-
-def _speaker(entry: MemoryEntry) -> str:
-    """Whose words an entry holds (its ``speaker:`` tag), or ""."""
-    return next((t for t in entry.tags if t.startswith("speaker:")), "")
 
 
 def new_entry(
@@ -790,12 +784,6 @@ class MemoryStore:
             found = self._titles[title] = (subject_of(title), frozenset(tokens(title)))
         return found
 
-    def _maybe_same_subject(self, mine: tuple[tuple[str, ...], frozenset[str]], title: str) -> bool:
-        """A string-level first look for ``possible_conflict``: the same subject, or two shared title terms
-        (spares a write the features of every other entry of its kind and scope)."""
-        subject, terms = self._title_key(title)
-        return bool(mine[0] and mine[0] == subject) or len(mine[1] & terms) >= 2
-
     def add(self, entry: MemoryEntry) -> MemoryEntry:
         """``MemoryRepository.add``: store ``entry`` (deduped, folded, superseding as it applies)."""
         return self.put(entry).entry
@@ -962,32 +950,27 @@ class MemoryStore:
         An unpinned near-duplicate of a pinned entry folds into the pinned one (pins are never folded away);
         a likely conflict with a different title supersedes the older entry, or queues ``new`` for review.
         """
-        new_shingles = self._shingles_of(new)
-        new_features = self._features_of(new)
         scope = tuple(sorted(new.scope))
-        subject = (new.kind, normalize(new.title), scope)
         history = list(new.history)
         pinned = new.pinned
         similar = self._vector_similarity(new)
-        prefix = frame_prefix(new_features)  # a cue-less conflict needs a title that starts alike
-        mine = self._title_key(new.title)
+        rules = settle_rules.Rules(
+            new,
+            fold_threshold=self.config.fold_threshold,
+            shingles_of=self._shingles_of,
+            features_of=self._features_of,
+            title_key=self._title_key,
+            normal_title=_normal_title,
+            vector_near=(lambda old: similar.get(old.id, 0.0) >= self.vector_fold_threshold()) if similar else None,
+        )
         replaced: list[MemoryEntry] = []
         table = self.load().entries
         for old_id in sorted(self._buckets.get((new.kind, scope), ())):
             old = table[old_id][0]
-            if old.id == new.id or old.status != "active" or old.kind != new.kind:
+            if not settle_rules.comparable(new, old):
                 continue
-            if tuple(sorted(old.scope)) != scope:
-                continue  # entries about different parts of the code are never folded or superseded together
-            if _speaker(old) != _speaker(new):
-                continue  # one person's words never fold into, supersede or conflict with another's
-            near = near_duplicate(new_shingles, self._shingles_of(old), self.config.fold_threshold)
-            near = near or (bool(similar) and similar.get(old.id, 0.0) >= self.vector_fold_threshold())
-            if near and anchors(f"{new.title} {new.body}") != anchors(f"{old.title} {old.body}"):
-                near = False  # other numbers, names or paths: a look-alike fact, never folded (issue 23)
-            if near and polarity(f"{new.title} {new.body}") != polarity(f"{old.title} {old.body}"):
-                near = False  # one says "never": the same words with the opposite meaning
-            if near:
+            how = rules.relation(old)
+            if how == settle_rules.NEAR:
                 if old.pinned and not new.pinned:
                     kept = _with(old, history=list(dict.fromkeys([*old.history, new.id])))
                     result.entry = _with(new, status="folded", folded_into=old.id, valid_until=now)
@@ -1002,29 +985,17 @@ class MemoryStore:
                 replaced.append(_with(old, status="folded", folded_into=new.id, valid_until=now))
                 history += [old.id, *old.history]
                 result.folded.append(old.id)
-            elif (old.kind, _normal_title(old.title), tuple(sorted(old.scope))) == subject:
+            elif how == settle_rules.SAME_SUBJECT:
                 replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
                 pinned = pinned or old.pinned  # a pin belongs to the subject, so the newer entry keeps it
                 result.superseded.append(old.id)
-            elif (
-                new.kind in CONFLICT_KINDS
-                and (
-                    new_features.cue
-                    or new_features.dropped
-                    or (prefix is not None and old.title.lower().startswith(prefix))
-                )
-                and conflicts(new_features, self._features_of(old))
-            ):
+            elif how == settle_rules.CONFLICT:
                 result.conflicts.append(old.id)
                 if on_conflict == "supersede":
                     replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
                     pinned = pinned or old.pinned
                     result.superseded.append(old.id)
-            elif (
-                new.kind in CONFLICT_KINDS
-                and self._maybe_same_subject(mine, old.title)
-                and possible_conflict(new_features, self._features_of(old))
-            ):
+            elif how == settle_rules.POSSIBLE:
                 result.review.append(old.id)  # both stay; the newer one names it, for review and for ranking
         if result.conflicts and on_conflict == "review":
             tags = list(dict.fromkeys([*new.tags, *(f"conflicts-with:{i}" for i in result.conflicts)]))
@@ -1034,7 +1005,7 @@ class MemoryStore:
             return result, []
         tags = new.tags
         if result.review:
-            result.review = self._closest(new_features, result.review)
+            result.review = self._closest(rules.new_features, result.review)
             tags = list(dict.fromkeys([*new.tags, *(f"{MAY_REPLACE}{i}" for i in result.review)]))
         result.entry = _with(
             new, history=list(dict.fromkeys(history)), pinned=pinned, valid_from=new.valid_from or now, tags=tags

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 
     from .conflicts import Features
 
+FOLD_THRESHOLD = 0.6  # shingle similarity at which a near-duplicate folds (``[memory] fold_threshold``)
+QUICK_BUCKET = 1000  # a quick write compares with every active entry of its kind and scope up to this many
+QUICK_TOP = 300  # past that: those with its title, and this many sharing its rarest terms best
+
 NEAR = "near"  # a near-duplicate: folded (or folded into a pinned one)
 SAME_SUBJECT = "same-subject"  # the same normalised title, kind and scope: superseded
 CONFLICT = "conflict"  # a likely conflict: superseded, or the new one queued for review

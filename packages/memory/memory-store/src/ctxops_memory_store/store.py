@@ -80,8 +80,8 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-QUICK_BUCKET = 1000  # a quick write compares with every active entry of its kind and scope up to this many
-QUICK_TOP = 300  # past that: those with its title, and this many sharing its rarest terms best
+QUICK_BUCKET = settle_rules.QUICK_BUCKET
+QUICK_TOP = settle_rules.QUICK_TOP
 
 
 def new_entry(

@@ -71,7 +71,7 @@ def _files(root: Path) -> dict[str, bytes]:
 
 
 DOC_COLUMNS = "doc, file, kind, pinned, born, length, entry, bucket, title_norm"
-TIMES = {"generation", "dir_mtime_ns", "checked_ns", "full_check_ns", "memory_dir"}
+TIMES = {"generation", "dir_mtime_ns", "checked_ns", "full_check_ns", "memory_dir", "settled"}
 
 
 def _rows(root: Path) -> dict[str, object]:
@@ -89,6 +89,7 @@ def _rows(root: Path) -> dict[str, object]:
             # the generation, times and place differ by process, clock and store; what describes the rows must not
             "meta": {k: v for k, v in meta.items() if k not in TIMES},
             "in_step": meta.get("generation") == (root / ".meta" / "index" / "memory-generation").read_text(),
+            "settled": meta.get("settled") == meta.get("dir_mtime_ns"),
         }
     finally:
         con.close()
@@ -213,3 +214,27 @@ def test_eight_fast_adders_all_land(tmp_path: Path) -> None:
     assert acked <= entries  # none lost
     rows = _rows(root)
     assert rows["in_step"] and len(rows["files"]) == len(BASE) + 32  # and the snapshot has every one
+
+
+def test_a_reader_after_an_add_trusts_the_rows_without_the_racy_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "proj"
+    _store(root)
+    monkeypatch.setattr(snapshot, "SMALL", 0)  # the large store's rule: the directory's time, no stat of each file
+    slept: list[float] = []
+    real_sleep = snapshot.time.sleep
+    monkeypatch.setattr(snapshot.time, "sleep", lambda s: (slept.append(s), real_sleep(s)))
+    code, _ = _run(fastcli.main, ["--root", str(root), "add", "--title", "Builds run on Tuesdays"])
+    assert code == 0
+    # the clock probe shows the file system's clock past the write's time at once: no 50 ms racy wait
+    assert not [s for s in slept if s > 0.005], slept
+    index_dir, memory_dir = str(root / ".meta" / "index"), str(root / ".meta" / "memory")
+    monkeypatch.setattr(snapshot, "_listing", lambda _d: pytest.fail("listed the memory directory"))
+    opened = snapshot.open_for_read(index_dir, memory_dir)
+    assert opened is not None and not opened.behind
+    opened.close()
+    # a change after the settled time is seen: the directory's time moves on, and the rows are not trusted
+    (root / ".meta" / "memory" / "fact-by-hand-abcdef.md").write_text("+++\n+++\n", encoding="utf-8")
+    monkeypatch.setattr(snapshot, "_listing", lambda _d: None)
+    assert snapshot.open_for_read(index_dir, memory_dir) is None

@@ -96,7 +96,11 @@ def changed(memory_dir: str, old: str, new: str) -> list[str] | None:
     git cannot say (not installed, a commit unknown here, a timeout, a path outside the directory)."""
     if _commit(old) is None or _commit(new) is None:
         return None
-    argv = ["git", "-C", memory_dir, "diff-tree", "-r", "-z", "--no-renames", "--name-only", "--relative", old, new]
+    # The pathspec "." (the memory directory, git's cwd here) prunes the walk to that subtree: a pull that also
+    # changed code elsewhere has git read none of those trees (without it, every changed subtree is inflated).
+    argv = [
+        "git", "-C", memory_dir, "diff-tree", "-r", "-z", "--no-renames", "--name-only", "--relative", old, new, "--", "."
+    ]  # fmt: skip
     out = _run(argv)
     if out is None:
         return None

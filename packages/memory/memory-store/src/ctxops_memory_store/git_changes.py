@@ -98,9 +98,8 @@ def changed(memory_dir: str, old: str, new: str) -> list[str] | None:
         return None
     # The pathspec "." (the memory directory, git's cwd here) prunes the walk to that subtree: a pull that also
     # changed code elsewhere has git read none of those trees (without it, every changed subtree is inflated).
-    argv = [
-        "git", "-C", memory_dir, "diff-tree", "-r", "-z", "--no-renames", "--name-only", "--relative", old, new, "--", "."
-    ]  # fmt: skip
+    options = ["-r", "-z", "--no-renames", "--name-only", "--relative"]
+    argv = ["git", "-C", memory_dir, "diff-tree", *options, old, new, "--", "."]
     out = _run(argv)
     if out is None:
         return None

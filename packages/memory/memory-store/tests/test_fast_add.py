@@ -9,6 +9,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from contextlib import redirect_stdout
 from datetime import UTC, datetime
 from pathlib import Path
@@ -213,7 +214,8 @@ def test_eight_fast_adders_all_land(tmp_path: Path) -> None:
     entries = {e.id for e in MemoryStore(root).entries() if e.status == "active"}
     assert acked <= entries  # none lost
     rows = _rows(root)
-    assert rows["in_step"] and len(rows["files"]) == len(BASE) + 32  # and the snapshot has every one
+    files = rows["files"]
+    assert rows["in_step"] and isinstance(files, list) and len(files) == len(BASE) + 32  # the snapshot has each
 
 
 def test_a_reader_after_an_add_trusts_the_rows_without_the_racy_wait(
@@ -223,8 +225,13 @@ def test_a_reader_after_an_add_trusts_the_rows_without_the_racy_wait(
     _store(root)
     monkeypatch.setattr(snapshot, "SMALL", 0)  # the large store's rule: the directory's time, no stat of each file
     slept: list[float] = []
-    real_sleep = snapshot.time.sleep
-    monkeypatch.setattr(snapshot.time, "sleep", lambda s: (slept.append(s), real_sleep(s)))
+    real_sleep = time.sleep
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        real_sleep(seconds)
+
+    monkeypatch.setattr(time, "sleep", sleep)
     code, _ = _run(fastcli.main, ["--root", str(root), "add", "--title", "Builds run on Tuesdays"])
     assert code == 0
     # the clock probe shows the file system's clock past the write's time at once: no 50 ms racy wait

@@ -135,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             from .codeties import install  # a memory naming symbols is tied by the full path (the code map's)
 
             install()
+            os.environ["CTXOPS_PROG"] = "ctx mem"  # shared.cli.PROG_ENV (not imported: argparse): what _dispatch sets
         from ctxops_memory_store.fastcli import main as mem_fast
 
         status = mem_fast(raw[1:])

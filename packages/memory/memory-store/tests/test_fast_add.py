@@ -245,3 +245,19 @@ def test_a_reader_after_an_add_trusts_the_rows_without_the_racy_wait(
     (root / ".meta" / "memory" / "fact-by-hand-abcdef.md").write_text("+++\n+++\n", encoding="utf-8")
     monkeypatch.setattr(snapshot, "_listing", lambda _d: None)
     assert snapshot.open_for_read(index_dir, memory_dir) is None
+
+
+def test_a_lock_never_let_go_is_said_once_not_waited_for_twice(
+    pair: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxops_contracts.shared.locks import file_lock
+    from ctxops_memory_store import write_turn
+
+    _, fast = pair
+    monkeypatch.setattr(write_turn, "WRITE_WAIT_S", 0.2)
+    before = _files(fast)
+    with file_lock(fast / ".meta" / "index" / write_turn.WRITE_LOCK, timeout=5):
+        code, out = _run(fastcli.main, ["--root", str(fast), "add", "--title", "Builds run on Tuesdays", "--json"])
+    assert code == 4  # the full CLI's LockBusy answer, without queueing another WRITE_WAIT_S behind it
+    assert list(json.loads(out)) == ["error"] and "try again" in json.loads(out)["error"]["fix"]
+    assert _files(fast) == before

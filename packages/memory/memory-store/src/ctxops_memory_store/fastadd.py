@@ -180,10 +180,18 @@ def main(argv: list[str]) -> int | None:
         root = find_root(explicit=options["root"])
     except (NotARepository, OSError):
         return None
+    from ctxops_contracts.shared.locks import LockBusy
+
     try:
         if not _config_default(root):
             return None
         added = add(root, options)
+    except LockBusy as exc:  # a holder that never let go in WRITE_WAIT_S: said as the full CLI says it, once
+        from ctxops_contracts.shared.cli import EXIT_DISK, CliError, report_error, typed_prog
+
+        error = CliError(str(exc), "another ctx process holds the memory store; try again", code=EXIT_DISK)
+        prog = f"{typed_prog('python -m ctxops_memory_store')} add"
+        return report_error(error, prog=prog, json_mode=bool(options["json"]))
     except (OSError, ValueError, UnicodeError):
         return None
     if added is None:

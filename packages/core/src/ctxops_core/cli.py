@@ -127,10 +127,15 @@ def main(argv: list[str] | None = None) -> int:
         from .hook_cmd import main as hook_main
 
         return hook_main(raw[1:])
-    if raw[:1] == ["mem"] and ("search" in raw or "show" in raw):
-        # `ctx mem search|show` (the injection's closing line tells the agent to run them): answered from the
-        # memory store's read snapshot before argparse, msgspec and the entry-point scan are imported
+    if raw[:1] == ["mem"] and ("search" in raw or "show" in raw or "add" in raw):
+        # `ctx mem search|show` (the injection's closing line tells the agent to run them) and `add`: answered
+        # from the memory store's read snapshot before argparse, msgspec and the entry-point scan are imported
         # (issue 23); None: anything unusual, the ordinary path below answers.
+        if "add" in raw:
+            from .codeties import install  # a memory naming symbols is tied by the full path (the code map's)
+
+            install()
+            os.environ["CTXOPS_PROG"] = "ctx mem"  # shared.cli.PROG_ENV (not imported: argparse): what _dispatch sets
         from ctxops_memory_store.fastcli import main as mem_fast
 
         status = mem_fast(raw[1:])

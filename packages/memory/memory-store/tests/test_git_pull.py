@@ -219,3 +219,44 @@ def test_a_write_that_raises_leaves_its_mark(repo: Path, monkeypatch: pytest.Mon
     with pytest.raises(OSError, match="disk full"):
         MemoryStore(repo).put(new_entry(kind="fact", title="second"))
     assert (repo / ".meta" / "index" / write_marker.MARKER).exists()  # the next writer sweeps
+
+
+def test_git_reads_only_the_memory_directory_of_the_pulled_commits(repo: Path) -> None:
+    """A pull that also changed code: git walks the memory directory's subtree only (a pathspec), so a code
+    tree it cannot read (here: its object removed) does not stop the answer."""
+    (repo / ".git").rmdir()
+    _git(repo, "init", "-q")
+    (repo / "src" / "app").mkdir(parents=True)
+    (repo / "src" / "app" / "main.py").write_text("x = 1\n", encoding="utf-8")
+    MemoryStore(repo).put(new_entry(kind="lesson", title="Money is decimal.Decimal"))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "one")
+    old = _git(repo, "rev-parse", "HEAD").strip()
+    (repo / "src" / "app" / "main.py").write_text("x = 2\n", encoding="utf-8")
+    theirs = new_entry(kind="lesson", title="Logs are structured JSON")
+    (repo / ".meta" / "memory" / file_name(theirs)).write_text(render_entry(theirs), encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "two")
+    new = _git(repo, "rev-parse", "HEAD").strip()
+    code_tree = _git(repo, "rev-parse", f"{new}:src/app").strip()
+    (repo / ".git" / "objects" / code_tree[:2] / code_tree[2:]).unlink()  # a code tree git cannot read
+    assert git_changes.changed(str(repo / ".meta" / "memory"), old, new) == [file_name(theirs)]
+
+
+def test_git_reads_one_tree_of_the_memory_directory_not_two(repo: Path) -> None:
+    """The old commit's tree against git's index (what the pull checked out): the new commit's tree of the
+    memory directory (one 4.7 MB object at 50,000 memories) is never inflated (here: its object removed)."""
+    (repo / ".git").rmdir()
+    _git(repo, "init", "-q")
+    MemoryStore(repo).put(new_entry(kind="lesson", title="Money is decimal.Decimal"))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "one")
+    old = _git(repo, "rev-parse", "HEAD").strip()
+    theirs = new_entry(kind="lesson", title="Logs are structured JSON")
+    (repo / ".meta" / "memory" / file_name(theirs)).write_text(render_entry(theirs), encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "two")
+    new = _git(repo, "rev-parse", "HEAD").strip()
+    tree = _git(repo, "rev-parse", f"{new}:.meta/memory").strip()
+    (repo / ".git" / "objects" / tree[:2] / tree[2:]).unlink()
+    assert git_changes.changed(str(repo / ".meta" / "memory"), old, new) == [file_name(theirs)]

@@ -17,7 +17,7 @@ import msgspec
 import pytest
 from ctxops_contracts import SCHEMA_VERSION, CodeTie, MemoryEntry, convert, to_builtins
 from ctxops_contracts.shared.locks import file_lock
-from ctxops_memory_store import MemoryStore, cli, fastcli, new_entry, snapshot
+from ctxops_memory_store import MemoryStore, cli, fastcli, new_entry, snapshot, write_turn
 from ctxops_memory_store import store as store_module
 from ctxops_memory_store.catalog import parse_file
 from ctxops_memory_store.entry_file import file_name, render_entry
@@ -294,7 +294,7 @@ def test_quick_put_hands_over_when_the_snapshot_cannot_vouch(repo: Path, small_i
     assert MemoryStore(repo).quick_put(entry) is None  # no snapshot yet
     _filled(repo)
     MemoryStore(repo).sync_snapshot()
-    (repo / ".meta" / "index" / store_module.GENERATION).write_text("another-writer", encoding="utf-8")
+    (repo / ".meta" / "index" / write_turn.GENERATION).write_text("another-writer", encoding="utf-8")
     assert MemoryStore(repo).quick_put(entry) is None  # a writer the rows do not know of
     MemoryStore(repo).sync_snapshot()
     # An entry the new one supersedes was edited in place (same inode, the directory's time unchanged):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ctxops_contracts.shared.locks import file_lock
 from ctxops_memory_store import MemoryStore, new_entry
-from ctxops_memory_store.store import WRITE_LOCK
+from ctxops_memory_store.write_turn import WRITE_LOCK
 
 WRITER = r"""
 import json, sys

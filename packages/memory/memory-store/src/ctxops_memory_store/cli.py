@@ -444,7 +444,7 @@ def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
     except (InvalidTransition, ConfigError, ValueError, ImportError) as exc:
         error = CliError(str(exc), f"see `{prog} {args.command} --help`")
         return report_error(error, prog=f"{prog} {args.command}", json_mode=json_mode)
-    except LockBusy as exc:  # writers queue for minutes (``store.WRITE_WAIT_S``): a holder that never lets go
+    except LockBusy as exc:  # writers queue for minutes (``write_turn.WRITE_WAIT_S``): a holder that never lets go
         error = CliError(str(exc), "another ctx process holds the memory store; try again", code=EXIT_DISK)
         return report_error(error, prog=f"{prog} {args.command}", json_mode=json_mode)
     except (KeyboardInterrupt, SystemExit):

@@ -9,6 +9,7 @@ from pathlib import Path
 from ctxops_contracts.shared.confine import read_config_text
 
 from .layout import CONFIG_FILE
+from .settle_rules import FOLD_THRESHOLD
 
 
 class ConfigError(ValueError):
@@ -19,7 +20,7 @@ class ConfigError(ValueError):
 class MemoryConfig:
     auto_accept: bool = False
     accept_corrections: bool = False  # a user's correction becomes an active lesson without review
-    fold_threshold: float = 0.6
+    fold_threshold: float = FOLD_THRESHOLD
     vector_enabled: bool = False  # load_config: on by default when a model embedder is installed (the embed extra)
     embedder: str = "auto"  # ``wordllama`` when the embed extra is installed, else ``hashing`` (vector.resolve_name)
     vector_fold_threshold: float | None = None  # None: the calibrated threshold of the embedder (similarity.py)
@@ -63,7 +64,7 @@ def load_config(root: Path) -> MemoryConfig:
         return MemoryConfig(
             auto_accept=bool(memory.get("auto_accept", False)),
             accept_corrections=bool(memory.get("accept_corrections", False)),
-            fold_threshold=float(memory.get("fold_threshold", 0.6)),
+            fold_threshold=float(memory.get("fold_threshold", FOLD_THRESHOLD)),
             vector_enabled=_vectors_by_default(embedder) if enabled is None else bool(enabled),
             embedder=embedder,
             vector_fold_threshold=None if fold is None else float(fold),

@@ -9,26 +9,17 @@ from typing import Any
 
 from ctxops_contracts import ContractError, MemoryEntry, UnsupportedSchemaVersion, convert, to_builtins
 from ctxops_contracts.shared.confine import checked_dir, read_regular
-from ctxops_contracts.shared.regex import compile as re_compile
 
-from .fields import DEFAULTS, FIELD_ORDER
+from .fields import DEFAULTS, FIELD_ORDER, file_name_of
 from .frontmatter import FrontMatterError, render, split
 
 _DEFAULTS = DEFAULTS
-_SLUG = re_compile(r"[^a-z0-9]+")
 MAX_ENTRY_BYTES = 1_000_000  # as the catalog: a memory is a paragraph or two
-
-
-def slug(title: str, limit: int = 48) -> str:
-    text = _SLUG.sub("-", title.lower()).strip("-")
-    return text[:limit].rstrip("-") or "entry"
 
 
 def file_name(entry: MemoryEntry) -> str:
     """``<kind>-<slug>-<last 6 of id>.md``: readable, sorted by kind, unique by id, stable after edits."""
-    # The id and kind come from front matter a repository may have written: only [a-z0-9-] reach the name.
-    tail = _SLUG.sub("-", entry.id[-6:].lower()).strip("-") or "x"
-    return f"{slug(entry.kind, 24)}-{slug(entry.title)}-{tail}.md"
+    return file_name_of(entry.id, entry.kind, entry.title)
 
 
 def render_entry(entry: MemoryEntry) -> str:

@@ -175,8 +175,26 @@ def _parse(argv: list[str]) -> tuple[str, list[str], str | None, bool, int] | No
     return command, words, root, json_mode, limit
 
 
+def _command(argv: list[str]) -> str | None:
+    """The first word that is not an option or ``--root``'s value."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--root":
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
 def main(argv: list[str]) -> int | None:
-    """Answer ``search``/``show`` from the snapshot; None: the full CLI answers (nothing was printed)."""
+    """Answer ``search``/``show`` from the snapshot, ``add`` a memory that relates to no other (``fastadd``);
+    None: the full CLI answers (nothing was printed)."""
+    if _command(argv) == "add":
+        from .fastadd import main as add_main
+
+        return add_main(argv)
     parsed = _parse(argv)
     if parsed is None:
         return None

@@ -39,21 +39,29 @@ def split(text: str, path: str) -> tuple[dict[str, Any], str, int]:
         raise FrontMatterError(
             path, len(lines), f"front matter opened on line 1 is never closed with '{FENCE}'"
         ) from None
-    import tomllib  # only a file that changed since the catalog was written is parsed (not on the hook path)
+    front = "\n".join(lines[1:end])
+    from .frontmatter_fast import parse
 
-    try:
-        data = tomllib.loads("\n".join(lines[1:end]))
-    except tomllib.TOMLDecodeError as exc:
-        match = _TOML_LINE.search(str(exc))
-        # tomllib counts from the first front-matter line; "at end of document" means the last one.
-        line = int(match.group(1)) + 1 if match else max(end, 2)
-        raise FrontMatterError(path, line, f"invalid TOML: {exc}") from None
+    found = parse(front)  # what the store writes, without tomllib's import (~8-15 ms of a fresh process)
+    data = found if found is not None else _tomllib_loads(path, front, end)
     body_lines = lines[end + 1 :]
     start = end + 2
     if body_lines and not body_lines[0].strip():
         body_lines = body_lines[1:]
         start += 1
     return data, "\n".join(body_lines).rstrip("\n"), start
+
+
+def _tomllib_loads(path: str, front: str, end: int) -> dict[str, Any]:
+    import tomllib  # any other TOML a person wrote: tomllib reads it, and names the line of an error
+
+    try:
+        return tomllib.loads(front)
+    except tomllib.TOMLDecodeError as exc:
+        match = _TOML_LINE.search(str(exc))
+        # tomllib counts from the first front-matter line; "at end of document" means the last one.
+        line = int(match.group(1)) + 1 if match else max(end, 2)
+        raise FrontMatterError(path, line, f"invalid TOML: {exc}") from None
 
 
 def _plain(value: Any) -> Any:

@@ -42,6 +42,7 @@ log = get_logger(__name__)
 NAME = "memory-inject.sqlite"
 WRITE_LOCK = "memory-write.lock"  # the store's write lock (``store.WRITE_LOCK``), in the index directory
 SYNC_STARTED = "memory-inject.sync-started"
+CLOCK_PROBE = "memory-clock.probe"  # stamped after a write: has the file system's clock moved past it?
 SYNC_EVERY_S = 30.0  # at most one detached sync started per this many seconds
 BULK = 500  # a writer catches up this many files itself; more are the detached sync's, in steps of this size
 FORMAT = "6"  # 4: the session-5 stemmer changed every term; 5: the paths memories are tied to (``tied``);
@@ -361,7 +362,7 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_o
         built_mtime, checked = int(meta["dir_mtime_ns"]), int(meta["checked_ns"])
         overlay: dict[str, Record] = {}
         stale: set[str] = set()
-        if built_mtime != dir_mtime or checked - built_mtime < _racy(built_mtime):
+        if built_mtime != dir_mtime or not _settled(meta, built_mtime, checked):
             pulled = _pulled(memory_dir, meta.get("git_head"), head)
             if pulled is not None:
                 marks = ",".join("?" * len(pulled))
@@ -504,7 +505,9 @@ def _fold(
 def settle_racy(index_dir: str, memory_dir: str) -> None:
     """After a write (the lock released): once the racy window has passed, record that the directory still
     has the time the write left, so the next reader trusts the rows without listing (O(files): ~0.1 s at
-    50,000 on a busy machine). Sleeps at most ``RACY_FINE_NS`` (only on a file system with fine times)."""
+    50,000 on a busy machine). The window has passed when the file system's clock has moved past that time
+    (``_clock_past``: a probe, usually at once); where that cannot be shown, after ``RACY_FINE_NS`` (only on a
+    file system with fine times)."""
     path = path_for(index_dir)
     try:
         con = sqlite3.connect(f"file:{refuse_symlink(path)}?mode=ro", uri=True)
@@ -516,6 +519,10 @@ def settle_racy(index_dir: str, memory_dir: str) -> None:
         window = _racy(recorded)
         if recorded < 0 or window > RACY_FINE_NS:
             return
+        if _clock_past(index_dir, memory_dir, recorded):
+            if os.stat(memory_dir).st_mtime_ns == recorded:  # nothing changed in the write's clock tick since
+                _note_checked(path, recorded, recorded, time.time_ns(), settled=True)
+            return
         wait = recorded + window - time.time_ns()
         if wait > 0:
             time.sleep(wait / 1e9)
@@ -526,7 +533,41 @@ def settle_racy(index_dir: str, memory_dir: str) -> None:
         log.debug("racy window not settled: %s", exc)
 
 
-def _note_checked(path: str, seen_mtime: str | int, dir_mtime: int, now: int, *, head: str | None = None) -> None:
+def _clock_past(index_dir: str, memory_dir: str, mtime_ns: int) -> bool:
+    """Whether the file system's clock has moved past ``mtime_ns`` (the directory's time a write left): a probe
+    file in the index directory, on the same file system, stamped now, has a later time. A change to the
+    memory directory after this gets a later time too, which is all the racy window waits for; the wait is
+    one tick of the clock (1-10 ms), not ``RACY_FINE_NS``. Tries for at most ``RACY_FINE_NS``."""
+    try:
+        if os.stat(index_dir).st_dev != os.stat(memory_dir).st_dev:
+            return False
+        probe = os.path.join(index_dir, CLOCK_PROBE)
+        deadline = time.monotonic_ns() + RACY_FINE_NS
+        while True:
+            fd = open_regular(probe, os.O_WRONLY | os.O_CREAT, 0o600)  # never through a planted symlink
+            try:
+                os.utime(fd)  # now, by the file system's clock (the one directory times come from)
+                stamped = os.fstat(fd).st_mtime_ns
+            finally:
+                os.close(fd)
+            if stamped > mtime_ns:
+                return True
+            if time.monotonic_ns() >= deadline:
+                return False
+            time.sleep(0.001)
+    except OSError:
+        return False
+
+
+def _settled(meta: dict[str, str], mtime: int, checked: int) -> bool:
+    """Whether the check that recorded the directory's time ``mtime`` came after the clock moved past it:
+    ``checked`` late enough (the racy window), or a probe showed it (``settle_racy`` records ``settled``)."""
+    return checked - mtime >= _racy(mtime) or meta.get("settled") == str(mtime)
+
+
+def _note_checked(
+    path: str, seen_mtime: str | int, dir_mtime: int, now: int, *, head: str | None = None, settled: bool = False
+) -> None:
     """Record that the listing matched the snapshot at ``now`` (well after the directory's time), so the
     next reader trusts it without listing, with ``head``: the commit HEAD named before the files were looked
     at. Only if no writer changed it meanwhile; never waits for a lock."""
@@ -538,6 +579,8 @@ def _note_checked(path: str, seen_mtime: str | int, dir_mtime: int, now: int, *,
                 if row is None or int(row[0]) != int(seen_mtime):
                     return
                 values = [("dir_mtime_ns", str(dir_mtime)), ("checked_ns", str(now))]
+                if settled:  # the clock was shown past the directory's time (``_clock_past``)
+                    values.append(("settled", str(dir_mtime)))
                 if head is not None:
                     values.append(("git_head", head))
                 con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values)
@@ -738,7 +781,7 @@ def writable_in_step(writer: SnapshotWriter, generation: str) -> bool:
     if int(meta.get("files", "0")) <= SMALL:  # a small store: every file must be its rows (a stat of each)
         return _every_file_known(writer.con, writer.memory_dir)
     dir_mtime = os.stat(writer.memory_dir).st_mtime_ns
-    if str(dir_mtime) == meta.get("dir_mtime_ns") and int(meta["checked_ns"]) - dir_mtime >= _racy(dir_mtime):
+    if str(dir_mtime) == meta.get("dir_mtime_ns") and _settled(meta, dir_mtime, int(meta["checked_ns"])):
         return True
     listing = _listing(writer.memory_dir)
     if listing is None:

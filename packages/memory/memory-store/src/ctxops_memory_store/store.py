@@ -7,7 +7,6 @@ import functools
 import logging
 import os
 import sqlite3
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,32 +17,30 @@ from typing import Any
 import msgspec
 from ctxops_contracts import CodeTieSource, ContractError, MemoryEntry, UnsupportedSchemaVersion, convert, new_ulid
 from ctxops_contracts.redaction import redact_label
-from ctxops_contracts.shared.confine import confined, ensure_dir, open_regular, read_regular
+from ctxops_contracts.shared.confine import confined, ensure_dir
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.jsonlite import loads as jsonlite_loads
 from ctxops_contracts.shared.layout import COMMITTED_FILE_MODE, ensure_meta
-from ctxops_contracts.shared.locks import LockBusy, file_lock
+from ctxops_contracts.shared.locks import LockBusy
 from ctxops_hooks_capture.redact import redact, redact_path
 
-from . import bm25, trust, write_marker
+from . import bm25, settle_rules, trust, write_turn
 from .catalog import Catalog
 from .config import MemoryConfig, load_config
-from .conflicts import KINDS as CONFLICT_KINDS
-from .conflicts import Features, conflicts, features, frame_prefix, possible_conflict
+from .conflicts import Features, features
 from .entry_file import LoadResult, file_name, render_entry
 from .frontmatter import FrontMatterError
 from .index import Filters, MemoryIndex, scope_matches
 from .layout import INDEX_DIR, MEMORY_DIR
-from .similarity import anchors, content_hash, near_duplicate, normalize, polarity, shingles
+from .similarity import content_hash, normalize, shingles
 from .snapshot import BULK as SNAPSHOT_BULK
-from .snapshot import WRITE_LOCK, SnapshotWriter, request_sync
+from .snapshot import SnapshotWriter, request_sync
 from .snapshot import wanted as snapshot_wanted
 from .terms import subject_of, tokens
 
 log = logging.getLogger(__name__)
 
 _UNSET = object()
-GENERATION = "memory-generation"
 
 
 class EntryNotFound(KeyError):
@@ -83,36 +80,8 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-QUICK_BUCKET = 1000  # a quick write compares with every active entry of its kind and scope up to this many
-QUICK_TOP = 300  # past that: those with its title, and this many sharing its rarest terms best
-WRITE_WAIT_S = 300.0  # how long a writer queues for the store's write lock before it gives up
-WRITE_POLL_S = 0.01  # the longest sleep between two tries (a short one: waiters get their turn soon after a put)
-
-
-@contextmanager
-def _marked(index_dir: str) -> Iterator[bool]:
-    """A writer's turn under the write lock, marked (``write_marker``); gives whether the last one died mid-write."""
-    unfinished = write_marker.begin(index_dir)
-    yield unfinished
-    write_marker.end(index_dir)  # only after a write that ended: one that raised may have left a file
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists (0: unknown, taken as gone)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # it exists, someone else's
-    return True
-
-
-def _speaker(entry: MemoryEntry) -> str:
-    """Whose words an entry holds (its ``speaker:`` tag), or ""."""
-    return next((t for t in entry.tags if t.startswith("speaker:")), "")
+QUICK_BUCKET = settle_rules.QUICK_BUCKET
+QUICK_TOP = settle_rules.QUICK_TOP
 
 
 def new_entry(
@@ -584,10 +553,7 @@ class MemoryStore:
         ensure_dir(self.index_dir)  # 0700; a symlinked .meta/index is refused (UnsafePath)
         # Writers queue: a put waits its turn for up to WRITE_WAIT_S (8 writers x 200 puts all land); only a
         # holder that never lets go turns a writer away (LockBusy; the CLI says so in one line, exit 4).
-        with (
-            file_lock(self.index_dir / WRITE_LOCK, timeout=WRITE_WAIT_S, write_pid=True, max_poll=WRITE_POLL_S),
-            _marked(str(self.index_dir)) as unfinished,
-        ):
+        with write_turn.locked(str(self.index_dir)) as unfinished:
             if full_check or not self._swept or unfinished:
                 self._sweep_temp()  # under the lock: no live writer of this store is between write and rename
             generation = self._generation()
@@ -614,30 +580,12 @@ class MemoryStore:
                 self._close_snapshot()
 
     def _sweep_temp(self, *, memory: bool = True) -> None:
-        """Remove the temporary files a killed writer left (``.NAME.PID.NS.tmp`` of ``atomic_write``): in the
-        memory directory every one whose process is gone or that is older than a minute; in the index
-        directory (readers save the catalog there without this lock) the same. Once a process, and on every
-        full check (``ctx mem rebuild``). ``memory=False``: the index directory only (``write_marker``)."""
+        """Remove the temporary files a killed writer left (``write_turn.sweep_temp``): in the memory directory
+        and in the index directory (readers save the catalog there without this lock). Once a process, and on
+        every full check (``ctx mem rebuild``). ``memory=False``: the index directory only (``write_marker``)."""
         self._swept = True
-        now = time.time()
-        for directory in (self.memory_dir, self.index_dir) if memory else (self.index_dir,):
-            try:
-                # os.scandir, not Path.iterdir: no Path object per memory file (~100 ms at 50,000 on a busy machine)
-                with os.scandir(directory) as listing:
-                    names = [e.name for e in listing if e.name.startswith(".") and e.name.endswith(".tmp")]
-                found = [directory / name for name in names]
-            except OSError:
-                continue
-            for path in found:
-                parts = path.name.rsplit(".", 3)
-                pid = int(parts[1]) if len(parts) == 4 and parts[1].isdigit() else 0
-                try:
-                    if _alive(pid) and pid != os.getpid() and now - path.lstat().st_mtime < 60:
-                        continue
-                    path.unlink()
-                    log.info("removed %s, left by a writer that was killed", path)
-                except OSError:
-                    continue
+        dirs = [str(self.memory_dir), str(self.index_dir)] if memory else [str(self.index_dir)]
+        write_turn.sweep_temp(dirs)
 
     def _open_snapshot(self, generation: str) -> None:
         """Start this write's transaction on the hook's read snapshot, brought in step first if it is not.
@@ -725,22 +673,10 @@ class MemoryStore:
         self.save_catalog()
 
     def _generation(self) -> str:
-        try:
-            return read_regular(str(self.index_dir / GENERATION), 256).decode("ascii").strip()
-        except (OSError, UnicodeDecodeError):
-            return ""
+        return write_turn.generation(str(self.index_dir))
 
     def _bump_generation(self) -> str:
-        # Read and written only under the write lock, so an in-place write cannot be seen half done.
-        value = f"{os.getpid()}-{time.monotonic_ns()}"
-        fd = open_regular(str(self.index_dir / GENERATION), os.O_WRONLY | os.O_CREAT, 0o600)
-        try:
-            data = value.encode("ascii")
-            os.pwrite(fd, data, 0)
-            os.ftruncate(fd, len(data))
-        finally:
-            os.close(fd)
-        return value
+        return write_turn.bump_generation(str(self.index_dir))
 
     def _save(self, entry: MemoryEntry, *, vouch: bool | None = None) -> Path:
         """Write one entry's file. Text this process writes (a new entry, or new text for an existing one) is
@@ -848,12 +784,6 @@ class MemoryStore:
             found = self._titles[title] = (subject_of(title), frozenset(tokens(title)))
         return found
 
-    def _maybe_same_subject(self, mine: tuple[tuple[str, ...], frozenset[str]], title: str) -> bool:
-        """A string-level first look for ``possible_conflict``: the same subject, or two shared title terms
-        (spares a write the features of every other entry of its kind and scope)."""
-        subject, terms = self._title_key(title)
-        return bool(mine[0] and mine[0] == subject) or len(mine[1] & terms) >= 2
-
     def add(self, entry: MemoryEntry) -> MemoryEntry:
         """``MemoryRepository.add``: store ``entry`` (deduped, folded, superseding as it applies)."""
         return self.put(entry).entry
@@ -916,10 +846,7 @@ class MemoryStore:
         from . import snapshot
 
         index_dir, memory_dir = str(self.index_dir), str(self.memory_dir)
-        with (
-            file_lock(self.index_dir / WRITE_LOCK, timeout=WRITE_WAIT_S, write_pid=True, max_poll=WRITE_POLL_S),
-            _marked(str(self.index_dir)) as unfinished,
-        ):
+        with write_turn.locked(index_dir) as unfinished:
             if not self._swept or unfinished:
                 # The memory directory is listed (50,000 names: ~0.1 s) only when the last writer died mid-write.
                 self._sweep_temp(memory=unfinished)
@@ -1023,32 +950,27 @@ class MemoryStore:
         An unpinned near-duplicate of a pinned entry folds into the pinned one (pins are never folded away);
         a likely conflict with a different title supersedes the older entry, or queues ``new`` for review.
         """
-        new_shingles = self._shingles_of(new)
-        new_features = self._features_of(new)
         scope = tuple(sorted(new.scope))
-        subject = (new.kind, normalize(new.title), scope)
         history = list(new.history)
         pinned = new.pinned
         similar = self._vector_similarity(new)
-        prefix = frame_prefix(new_features)  # a cue-less conflict needs a title that starts alike
-        mine = self._title_key(new.title)
+        rules = settle_rules.Rules(
+            new,
+            fold_threshold=self.config.fold_threshold,
+            shingles_of=self._shingles_of,
+            features_of=self._features_of,
+            title_key=self._title_key,
+            normal_title=_normal_title,
+            vector_near=(lambda old: similar.get(old.id, 0.0) >= self.vector_fold_threshold()) if similar else None,
+        )
         replaced: list[MemoryEntry] = []
         table = self.load().entries
         for old_id in sorted(self._buckets.get((new.kind, scope), ())):
             old = table[old_id][0]
-            if old.id == new.id or old.status != "active" or old.kind != new.kind:
+            if not settle_rules.comparable(new, old):
                 continue
-            if tuple(sorted(old.scope)) != scope:
-                continue  # entries about different parts of the code are never folded or superseded together
-            if _speaker(old) != _speaker(new):
-                continue  # one person's words never fold into, supersede or conflict with another's
-            near = near_duplicate(new_shingles, self._shingles_of(old), self.config.fold_threshold)
-            near = near or (bool(similar) and similar.get(old.id, 0.0) >= self.vector_fold_threshold())
-            if near and anchors(f"{new.title} {new.body}") != anchors(f"{old.title} {old.body}"):
-                near = False  # other numbers, names or paths: a look-alike fact, never folded (issue 23)
-            if near and polarity(f"{new.title} {new.body}") != polarity(f"{old.title} {old.body}"):
-                near = False  # one says "never": the same words with the opposite meaning
-            if near:
+            how = rules.relation(old)
+            if how == settle_rules.NEAR:
                 if old.pinned and not new.pinned:
                     kept = _with(old, history=list(dict.fromkeys([*old.history, new.id])))
                     result.entry = _with(new, status="folded", folded_into=old.id, valid_until=now)
@@ -1063,29 +985,17 @@ class MemoryStore:
                 replaced.append(_with(old, status="folded", folded_into=new.id, valid_until=now))
                 history += [old.id, *old.history]
                 result.folded.append(old.id)
-            elif (old.kind, _normal_title(old.title), tuple(sorted(old.scope))) == subject:
+            elif how == settle_rules.SAME_SUBJECT:
                 replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
                 pinned = pinned or old.pinned  # a pin belongs to the subject, so the newer entry keeps it
                 result.superseded.append(old.id)
-            elif (
-                new.kind in CONFLICT_KINDS
-                and (
-                    new_features.cue
-                    or new_features.dropped
-                    or (prefix is not None and old.title.lower().startswith(prefix))
-                )
-                and conflicts(new_features, self._features_of(old))
-            ):
+            elif how == settle_rules.CONFLICT:
                 result.conflicts.append(old.id)
                 if on_conflict == "supersede":
                     replaced.append(_with(old, status="superseded", superseded_by=new.id, valid_until=now))
                     pinned = pinned or old.pinned
                     result.superseded.append(old.id)
-            elif (
-                new.kind in CONFLICT_KINDS
-                and self._maybe_same_subject(mine, old.title)
-                and possible_conflict(new_features, self._features_of(old))
-            ):
+            elif how == settle_rules.POSSIBLE:
                 result.review.append(old.id)  # both stay; the newer one names it, for review and for ranking
         if result.conflicts and on_conflict == "review":
             tags = list(dict.fromkeys([*new.tags, *(f"conflicts-with:{i}" for i in result.conflicts)]))
@@ -1095,7 +1005,7 @@ class MemoryStore:
             return result, []
         tags = new.tags
         if result.review:
-            result.review = self._closest(new_features, result.review)
+            result.review = self._closest(rules.new_features, result.review)
             tags = list(dict.fromkeys([*new.tags, *(f"{MAY_REPLACE}{i}" for i in result.review)]))
         result.entry = _with(
             new, history=list(dict.fromkeys(history)), pinned=pinned, valid_from=new.valid_from or now, tags=tags

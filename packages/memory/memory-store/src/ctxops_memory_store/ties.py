@@ -144,11 +144,9 @@ def _file_hash(full: str, size: int) -> tuple[str, int] | None:
     return blake2b_hex(b"".join(chunks), 16), size
 
 
-def tie_paths(root: str, text: str, extra: Iterable[str] = ()) -> list[CodeTie]:
-    """Ties for the existing files and directories of the repository ``text`` (and ``extra``) names."""
-    from ctxops_contracts import CodeTie
-
-    ties: list[CodeTie] = []
+def path_ties(root: str, text: str, extra: Iterable[str] = ()) -> list[tuple[str, str, int]]:
+    """``tie_paths`` as plain (path, hash, size): the fast ``ctx mem add`` ties without msgspec."""
+    ties: list[tuple[str, str, int]] = []
     seen: set[str] = set()
     for path in [*extra, *candidates(text)]:
         key = path.rstrip("/")
@@ -158,10 +156,17 @@ def tie_paths(root: str, text: str, extra: Iterable[str] = ()) -> list[CodeTie]:
         found = fingerprint(root, path)
         if found is None:
             continue
-        ties.append(CodeTie(path=key, hash=found[0], size=found[1]))
+        ties.append((key, found[0], found[1]))
         if len(ties) >= MAX_TIES:
             break
     return ties
+
+
+def tie_paths(root: str, text: str, extra: Iterable[str] = ()) -> list[CodeTie]:
+    """Ties for the existing files and directories of the repository ``text`` (and ``extra``) names."""
+    from ctxops_contracts import CodeTie
+
+    return [CodeTie(path=path, hash=digest, size=size) for path, digest, size in path_ties(root, text, extra)]
 
 
 def tie(root: str, entry: MemoryEntry, source: CodeTieSource | None = None) -> list[CodeTie]:

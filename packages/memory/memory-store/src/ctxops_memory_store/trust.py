@@ -1,4 +1,4 @@
-# ruff: noqa: PTH118, PTH120
+# ruff: noqa: PTH101, PTH102, PTH112, PTH116, PTH118, PTH120
 # os.path on the hook path: the inject hook asks this module which memories it may inject, without pathlib.
 """Which memories may be injected: the ones this machine wrote or a person here accepted, or every memory of
 a repository its user trusts (``ctx trust``).
@@ -151,17 +151,19 @@ class Verdict:
 
 def _private_dir(path: str) -> None:
     """``path`` (the trust directory or one below it) and every level from the trust directory down: 0700
-    (``os.makedirs`` gives the intermediate levels the default mode). Write paths only: pathlib is fine."""
-    from pathlib import Path
-
-    top = Path(trust_dir())
+    (``os.makedirs`` gives the intermediate levels the default mode). os, not pathlib: the fast add writes here."""
+    top = trust_dir()
     from ctxops_contracts.shared.confine import ensure_dir
 
-    ensure_dir(str(top.parent))  # the per-user data directory: created 0700, as every level it adds
-    for level in [top] + ([Path(path)] if Path(path) != top else []):
-        level.mkdir(mode=0o700, exist_ok=True)
-        if level.stat().st_mode & 0o077:
-            level.chmod(0o700)
+    ensure_dir(os.path.dirname(top))  # the per-user data directory: created 0700, as every level it adds
+    for level in [top] + ([path] if os.path.normpath(path) != os.path.normpath(top) else []):
+        try:
+            os.mkdir(level, 0o700)
+        except FileExistsError:
+            if not os.path.isdir(level):
+                raise
+        if os.stat(level).st_mode & 0o077:
+            os.chmod(level, 0o700)
 
 
 def record_hashes(

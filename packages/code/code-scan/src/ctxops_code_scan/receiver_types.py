@@ -188,6 +188,21 @@ def container_type(text: str) -> str | None:
     return elem + "[]" if elem and elem.rpartition(".")[2][:1].isupper() else None
 
 
+def class_object_type(text: str) -> str | None:
+    """`X` from `type[X]`, `Type[X]`, `"type[X]"`, `type[X] | None`: a class object, whose call makes an X
+    (`Cache: type[Cache]`; `self.Cache()` is a Cache). None for a union of classes and anything else."""
+    t = text.strip().strip("'\"").strip()
+    if "|" in t:
+        parts = [p.strip("'\" ") for p in _top_level(t, "|") if p.strip("'\" ") != "None"]
+        if len(parts) != 1:
+            return None
+        t = parts[0]
+    head, _, inner = t[:-1].partition("[") if t.endswith("]") else (t, "", "")
+    if head.strip().rpartition(".")[2] not in ("type", "Type") or not inner:
+        return None
+    return plain_type(inner)
+
+
 def annotation_type(text: str) -> str | None:
     """What an annotation states a value is: a class (`plain_type`), else a container of one."""
     return plain_type(text) or container_type(text)
@@ -204,8 +219,8 @@ def constructor_type(value: Any) -> str | None:
     if fn is None or fn.type not in ("identifier", "attribute"):
         return None
     raw: bytes = fn.text
-    if not raw.rpartition(b".")[2][:1].isupper():
-        return None
+    if not raw.rpartition(b".")[2][:1].isupper() or raw.startswith((b"self.", b"cls.")):
+        return None  # (`self.Cache()` calls an attribute: its row `Cache()` tells what it makes)
     text = raw.decode("utf-8", "replace")
     return text if _DOTTED.fullmatch(text) else None
 
@@ -454,6 +469,9 @@ class TypeFacts:
         typ = go_type(annotation) if self.package_scope else plain_type(annotation.lstrip(":* \t").split("<", 1)[0])
         if typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
+        elif not self.package_scope and (made := class_object_type(annotation.lstrip(": \t"))) is not None:
+            # `Cache: type[K]`: calling the attribute makes a K (the row `name()`, as `add_class_value`'s)
+            _bind(self.attrs.setdefault(class_qualname, {}), name + "()", made)
 
     def add_go_underlying(self, type_qualname: str, written: str) -> None:
         """Go `type Hooks map[Level][]Hook`, `type nodes []*node`: an element of the named type (`h[k]`, `range h`)

@@ -36,6 +36,7 @@ from .type_exprs import (
     is_fixture,
     is_fixture_file,
     join,
+    py_assigned,
     py_narrowed,
     ts_call_context,
     ts_narrowed,
@@ -202,6 +203,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         direct = ts_narrowed(qnode, qualifier)  # `if (x instanceof K) x.m()`
                     elif python and qnode.type == "identifier" and sub == "call" and top is not None:
                         direct = py_narrowed(qnode, qualifier, narrowing)  # `if isinstance(x, K): x.m()`
+                        if direct is None:  # `x = K(...)` the assignment that reaches the call
+                            assigned = py_assigned(qnode, qualifier, narrowing)
+                            direct = constructor_type(assigned) if assigned is not None else None
                     narrowed = bool(direct) and (typescript or qnode.type == "identifier")
                     if sub == "call" and not narrowed:
                         if chained and qualifier == "?":

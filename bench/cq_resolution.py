@@ -26,6 +26,7 @@ receiver it misses calls too, so a "wrong" certain answer is worth reading befor
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import re
 import subprocess
@@ -168,6 +169,7 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
     params = ParameterCalls(root)
     total = Tally()
     started = time.perf_counter()
+    drawn: list[str] = []  # the functions scored, in order: their digest tells two runs' samples apart
     for sym in symbols:
         if total.functions >= sample or time.perf_counter() - started > budget_s:
             break
@@ -178,7 +180,8 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
             found = jedi.Script(path=str(root / sym.path), project=project).get_references(
                 sym.line, col, include_builtins=False, scope="project"
             )
-        except Exception:
+        except Exception as exc:
+            print(f"  jedi failed on {sym.qualname} ({type(exc).__name__}): skipped")
             continue
         truth_refs: set[tuple[str, int]] = set()
         truth_calls: set[tuple[str, int]] = set()
@@ -210,14 +213,17 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
                 else:
                     truth_calls.add((rel, ref.line))
         param_calls -= truth_calls  # another call on the same line is of the function
-        if not truth_calls:
-            continue
+        if not truth_calls and not param_calls:
+            continue  # (a function whose only calls are of a parameter is drawn, as before: the same sample)
         verify = _site_check(jedi, project, root, ctx, sym, skip=frozenset(param_calls))
         tally = score(ctx, sym, truth_calls, truth_refs, verify=verify)
         tally.param_calls = len(param_calls)
         tally.param_calls_certain = len(param_calls & tally.certain_sites)
         total.add(tally)
+        drawn.append(sym.id)
     index.close()
+    digest = hashlib.sha1("\n".join(drawn).encode()).hexdigest()[:12]
+    print(f"  sample: {len(drawn)} functions of {len(symbols)}, digest {digest} (equal digests: same functions)")
     return total
 
 

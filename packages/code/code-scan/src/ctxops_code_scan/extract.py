@@ -160,6 +160,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     chained = lang in _TYPED_LANGS  # languages whose receivers may be chains of calls (type_exprs.py)
     if facts is not None and lang == "go":
         facts.package_scope = True
+    if facts is not None and python:
+        facts.python = True
     fixture_file = python and is_fixture_file(path)
     typescript = lang in ("typescript", "tsx")
     callbacks: list[tuple[str, dict[str, list[Any]]]] = []  # (function id, captures): bound after the sweep

@@ -306,6 +306,7 @@ class TypeFacts:
     imported: set[str] = field(default_factory=set)  # names bound by `from m import name`
     module_aliases: set[str] = field(default_factory=set)  # names bound by `import m` / `import m as x`
     package_scope: bool = False  # Go: a name no function binds may be a package-level name of another file
+    python: bool = False  # Python's scoping: a called parameter is the parameter (`_called_param`)
     outer: dict[str, str] = field(default_factory=dict)  # nested function id -> the function it is defined in
     # TypeScript: function id -> `&i.j` -> the stated type of parameter j of its callback parameter i
     callbacks: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -546,6 +547,10 @@ class TypeFacts:
             declared = root in self.declared.get(function_id, ())
             if root in local and not is_param and not declared:  # a reassigned parameter: its type differs
                 typ = local[root]
+                if typ.startswith("=") and self.python:
+                    param = self._called_param(typ[1:], function_id)  # `x = factory(...)`, factory a parameter
+                    if param is not None:
+                        typ = param + "#__call__()" if param else _CONFLICT
             elif root in self.params.get(function_id, {}):
                 typ = self.params[function_id][root]
             elif root in self.module and not is_param:
@@ -602,6 +607,10 @@ class TypeFacts:
         if called:
             if root == "cls" and cls:
                 return join("Self", steps)
+            if function_id is not None and self.python:
+                param = self._called_param(root, function_id)
+                if param is not None:  # a parameter shadows the function of that name: its type's `__call__`
+                    return join(param, ("__call__()", *steps)) if param else None
             return join("=" + root, steps)  # a class's constructor or a function's result: the graph tells
         if root == "this" and self.this_types and (stated := self.this_type(function_id)) is not None:
             return join(stated, steps)
@@ -621,6 +630,20 @@ class TypeFacts:
                 return join("^" + alias + "." + member, rest)
         head = self._root(root, function_id, depth)
         return join(head, steps) if head else None
+
+    def _called_param(self, name: str, function_id: str) -> str | None:
+        """Python: when `name` is a parameter of the function (or of one around it, for a closure), its
+        stated class ("" when it states none); None when no function around binds it as a parameter."""
+        fid: str | None = function_id
+        for _ in range(MAX_DEPTH):
+            if fid is None:
+                return None
+            if _binds(self.param_names.get(fid, ""), name):
+                return self.params.get(fid, {}).get(name) or ""
+            if name in self.chains.get(fid, {}):
+                return None  # a local of that function: its own value
+            fid = self.outer.get(fid)
+        return None
 
     def _root(self, name: str, function_id: str | None, depth: int) -> str | None:
         if function_id is not None:

@@ -586,8 +586,12 @@ def f(fblogger: Logger, make):
     other.get()
     fblog = make()
     fblog.warn()
+    hook: Hook | None = getattr(make, "h")
+    hook = getattr(make, "h")
+    hook.call()
 """
     )
+    assert got[(14, "call")] == "Hook"  # a declared local keeps its declared type after an assignment
     assert got[(4, "info")] == "Logger#bind()"
     assert got[(6, "debug")] == "Logger#bind()#unbind()"
     assert got[(9, "get")] == "Client#session()"

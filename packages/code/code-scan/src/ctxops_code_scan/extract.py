@@ -486,7 +486,8 @@ def _add_receiver_types(
         ref = refs[index]
         qualifier = ref.qualifier or ""
         reaching = flow.get(index) if flow else None
-        if reaching is not None:
+        if reaching is not None and qualifier not in facts.declared.get(function_id or "", ()):
+            # (a local declared with a type keeps it for every use: `hook: K | None = ...; hook = getattr(...)`)
             typ = facts.expr(reaching, function_id)
             if typ is not None:
                 refs[index] = msgspec.structs.replace(ref, receiver_type=typ)

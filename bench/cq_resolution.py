@@ -254,7 +254,14 @@ class ParameterCalls:
             for node in ast.walk(tree):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                     a = node.args
-                    names = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x]
+                    names = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x}
+                    # a parameter the body binds again (`def filter_func(x): ...` in jinja2's list_templates)
+                    # may hold the function: that call is the function's, as jedi says
+                    for inner in ast.walk(node):
+                        if isinstance(inner, ast.Name) and not isinstance(inner.ctx, ast.Load):
+                            names.discard(inner.id)
+                        elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                            names.discard(inner.name)
                     body_start = node.body[0].lineno if isinstance(node.body, list) else node.lineno
                     scopes.append((body_start, node.end_lineno or node.lineno, frozenset(names)))
             self._scopes[path] = scopes

@@ -596,3 +596,31 @@ def f(fblogger: Logger, make):
     assert got[(6, "debug")] == "Logger#bind()#unbind()"
     assert got[(9, "get")] == "Client#session()"
     assert got[(11, "warn")] is None  # `make` is a parameter: its call is not a function's result
+
+
+def test_a_class_level_annotation_is_the_attribute_type_for_every_assignment() -> None:
+    # structlog's AsyncBoundLogger: `sync_bl: BoundLogger` in the class body, `self.sync_bl = _sync_bl` (an
+    # `Any` parameter) in `__init__`: a checker holds the attribute to its declared type
+    got = _narrowed(
+        """
+from typing import Any
+
+
+class Async:
+    sync_bl: BoundLogger
+
+    def __init__(self, _sync_bl: Any = None, other: Other = None):
+        if _sync_bl:
+            self.sync_bl = _sync_bl
+        else:
+            self.sync_bl = make()
+        self.later = other
+        self.later = Third()
+
+    def unbind(self):
+        self.sync_bl.unbind()
+        self.later.run()
+"""
+    )
+    assert got[(17, "unbind")] == "BoundLogger"
+    assert got[(18, "run")] in (None, "Self#later")  # undeclared, assigned two types: no class here

@@ -303,6 +303,7 @@ class TypeFacts:
     attr_chains: dict[str, dict[str, tuple[str, Chain] | None]] = field(default_factory=dict)
     module_chains: dict[str, Chain | None] = field(default_factory=dict)
     module_stated: dict[str, str] = field(default_factory=dict)  # `g: K = ...` at module level
+    declared_attrs: dict[str, set[str]] = field(default_factory=dict)  # class -> attributes annotated in its body
     imported: set[str] = field(default_factory=set)  # names bound by `from m import name`
     module_aliases: set[str] = field(default_factory=set)  # names bound by `import m` / `import m as x`
     package_scope: bool = False  # Go: a name no function binds may be a package-level name of another file
@@ -468,7 +469,13 @@ class TypeFacts:
         # Go fields `x *T` have the type T (`xs []*T`: `T[]`); TypeScript's `s: Subject<T>` (annotation with its
         # colon) Subject.
         typ = go_type(annotation) if self.package_scope else plain_type(annotation.lstrip(":* \t").split("<", 1)[0])
-        if typ is not None:
+        if typ is not None and not self.package_scope:
+            # Python: the declared type, whatever `__init__` assigns (`sync_bl: K`, `self.sync_bl = any_value`)
+            table = self.attrs.setdefault(class_qualname, {})
+            declared = self.declared_attrs.setdefault(class_qualname, set())
+            table[name] = typ if name not in declared or table.get(name) == typ else _CONFLICT  # (two annotations)
+            declared.add(name)
+        elif typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
         elif not self.package_scope and (made := class_object_type(annotation.lstrip(": \t"))) is not None:
             # `Cache: type[K]`: calling the attribute makes a K (the row `name()`, as `add_class_value`'s)
@@ -491,7 +498,9 @@ class TypeFacts:
             _bind(self.attrs.setdefault(class_qualname, {}), name + "()", text)
 
     def add_self_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
-        """`self.name[: T] = value` inside `__init__`."""
+        """`self.name[: T] = value` inside `__init__` (an attribute declared in the class body keeps that type)."""
+        if name in self.declared_attrs.get(class_qualname, ()):
+            return
         typ = annotation_type(annotation.text.decode("utf-8", "replace")) if annotation is not None else None
         if typ is None:
             typ = value_type(value)

@@ -218,7 +218,7 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
         # An `@overload` signature and its implementation are one function to a caller: jedi's `goto` at a call
         # lands on the implementation (or an overload), whichever of the set was drawn.
         same = frozenset(s.line for s in index.symbols_in_file(sym.path) if s.qualname == sym.qualname)
-        verify = _site_check(jedi, project, root, ctx, sym, skip=frozenset(param_calls), lines=same)
+        verify = _site_check(jedi, project, root, ctx, sym, skip=frozenset(param_calls), overloads=same)
         tally = score(ctx, sym, truth_calls, truth_refs, verify=verify)
         tally.param_calls = len(param_calls)
         tally.param_calls_certain = len(param_calls & tally.certain_sites)
@@ -279,7 +279,7 @@ def _site_check(
     sym: Any,
     *,
     skip: frozenset[tuple[str, int]] = frozenset(),
-    lines: frozenset[int] = frozenset(),
+    overloads: frozenset[int] = frozenset(),
 ) -> Callable[[str, int], bool]:
     """Asks jedi at a call site (`goto`, imports followed) whether the called name is `sym`: jedi's search
     for references from the definition gives up on receivers it infers only from the site (a pytest
@@ -302,7 +302,7 @@ def _site_check(
                     rel = Path(d.module_path).resolve().relative_to(root.resolve()).as_posix()
                 except ValueError:
                     continue
-                if rel == sym.path and (d.line == sym.line or d.line in lines):
+                if rel == sym.path and (d.line == sym.line or d.line in overloads):
                     return True
         return False
 

@@ -208,7 +208,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         direct = ts_narrowed(qnode, qualifier)  # `if (x instanceof K) x.m()`
                     elif python and qnode.type == "identifier" and sub == "call" and top is not None:
                         direct = py_narrowed(qnode, qualifier, narrowing)  # `if isinstance(x, K): x.m()`
-                        if direct is None:  # `x = K(...)`, `x = x.m()`: the assignment that reaches the call
+                        # `x = K(...)`, `x = x.m()`: the assignment that reaches the call (only a name the
+                        # function has assigned before it: the sweep recorded those)
+                        if direct is None and qualifier in facts.chains.get(top.symbol_id or "", ()):
                             found_flow = _py_flow(qnode, qualifier, narrowing)
                             if isinstance(found_flow, str):
                                 direct = found_flow

@@ -448,11 +448,6 @@ def py_assigned(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> Any:
     indexed once per file (`memo`): a call costs a bisection per block around it, not a block's length."""
     if name in ("self", "cls"):
         return None  # (never assigned in practice: most receivers, kept off the walk)
-    scope = node.parent
-    while scope is not None and scope.type not in _PY_SCOPES:
-        scope = scope.parent
-    if scope is None or not _rebinds(scope, name, memo):
-        return None  # nothing in the function binds it: a parameter, a module-level name
     child, parent = node, node.parent
     stmt_seen = False
     while parent is not None and parent.type not in _PY_SCOPES:

@@ -26,6 +26,7 @@ receiver it misses calls too, so a "wrong" certain answer is worth reading befor
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import re
 import subprocess
@@ -59,11 +60,16 @@ class Tally:
     wrong: list[str] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
     wrong_refs: list[str] = field(default_factory=list)
+    # Calls of a parameter jedi links to the function (a pytest fixture's value called in a test: pytest
+    # calls the fixture, the test calls what it returned): left out of the truth, counted apart.
+    param_calls: int = 0
+    param_calls_certain: int = 0  # of those, listed by cq as certain
+    certain_sites: set[tuple[str, int]] = field(default_factory=set)  # one function's, not summed
 
     def add(self, other: Tally) -> None:
         for name in ("functions", "truth_calls", "certain", "certain_right", "certain_found", "all_found"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("possible", "confirmed", "truth_refs", "refs", "refs_right"):
+        for name in ("possible", "confirmed", "truth_refs", "refs", "refs_right", "param_calls", "param_calls_certain"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.wrong += other.wrong
         self.missed += other.missed
@@ -80,6 +86,9 @@ class Tally:
             f" {ratio(self.certain_found, self.truth_calls)} | certain+possible recall"
             f" {ratio(self.all_found, self.truth_calls)} ({self.possible} possible listed) | certain refs precision"
             f" {ratio(self.refs_right, self.refs)} ({self.refs_right}/{self.refs}, {self.truth_refs} true refs)"
+            f" | calls of a parameter left out: {self.param_calls} ({self.param_calls_certain} certain; certain"
+            f" recall counting them"
+            f" {ratio(self.certain_found + self.param_calls_certain, self.truth_calls + self.param_calls)})"
         )
 
 
@@ -148,14 +157,19 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
         for s in index.all_symbols()
         if s.lang == "python" and s.kind in ("function", "method") and not s.name.startswith("__")
     ]
+    # The index lists symbols in no fixed order (its scan is parallel): sorted first, the same seed draws
+    # the same functions in every run of one corpus.
+    symbols.sort(key=lambda s: (s.path, s.line, s.qualname, s.id))
     random.Random(seed).shuffle(symbols)
     # The project's own packages first: an installed copy of the same package (httpx is a dependency of
     # this workspace) would otherwise take `import httpx` in the project's tests away from the sdist.
     sys_path = [*source_roots(root), *jedi.get_default_environment().get_sys_path()]
     project = jedi.Project(str(root), sys_path=sys_path, smart_sys_path=False)
     ctx = QueryContext(root=root, open_index=open_index)
+    params = ParameterCalls(root)
     total = Tally()
     started = time.perf_counter()
+    drawn: list[str] = []  # the functions scored, in order: their digest tells two runs' samples apart
     for sym in symbols:
         if total.functions >= sample or time.perf_counter() - started > budget_s:
             break
@@ -166,10 +180,12 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
             found = jedi.Script(path=str(root / sym.path), project=project).get_references(
                 sym.line, col, include_builtins=False, scope="project"
             )
-        except Exception:
+        except Exception as exc:
+            print(f"  jedi failed on {sym.qualname} ({type(exc).__name__}): skipped")
             continue
         truth_refs: set[tuple[str, int]] = set()
         truth_calls: set[tuple[str, int]] = set()
+        param_calls: set[tuple[str, int]] = set()
         for ref in found:
             # jedi counts an import statement as a definition (of the imported name): only the function's
             # own definition is left out.
@@ -191,20 +207,87 @@ def measure(root: Path, sample: int, seed: int, budget_s: float) -> Tally:
             # A call: the name followed by `(`, or a decorator (`@name`, `@attrs.define`, called with the
             # function; not `@name.setter` or `@cli.command()`, which call something else).
             if after.startswith("(") or (_DECORATOR.fullmatch(before.strip()) and not after.startswith(".")):
-                truth_calls.add((rel, ref.line))
-        if not truth_calls:
-            continue
-        total.add(score(ctx, sym, truth_calls, truth_refs, verify=_site_check(jedi, project, root, ctx, sym)))
+                name = written.group() if written else ""
+                if after.startswith("(") and params.calls_a_parameter(rel, ref.line, before, name):
+                    param_calls.add((rel, ref.line))
+                else:
+                    truth_calls.add((rel, ref.line))
+        param_calls -= truth_calls  # another call on the same line is of the function
+        if not truth_calls and not param_calls:
+            continue  # (a function whose only calls are of a parameter is drawn, as before: the same sample)
+        # An `@overload` signature and its implementation are one function to a caller: jedi's `goto` at a call
+        # lands on the implementation (or an overload), whichever of the set was drawn.
+        same = frozenset(s.line for s in index.symbols_in_file(sym.path) if s.qualname == sym.qualname)
+        verify = _site_check(jedi, project, root, ctx, sym, skip=frozenset(param_calls), overloads=same)
+        tally = score(ctx, sym, truth_calls, truth_refs, verify=verify)
+        tally.param_calls = len(param_calls)
+        tally.param_calls_certain = len(param_calls & tally.certain_sites)
+        total.add(tally)
+        drawn.append(sym.id)
     index.close()
+    digest = hashlib.sha1("\n".join(drawn).encode()).hexdigest()[:12]
+    print(f"  sample: {len(drawn)} functions of {len(symbols)}, digest {digest} (equal digests: same functions)")
     return total
 
 
-def _site_check(jedi: Any, project: Any, root: Path, ctx: Any, sym: Any) -> Callable[[str, int], bool]:
+class ParameterCalls:
+    """Which bare-name calls call a parameter of a function around them (Python's scoping: the parameter
+    shadows any definition outside). jedi links a test's fixture parameter to the fixture function, so
+    `test_client_factory(app)` is in its references of the fixture; the test calls the fixture's value."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._scopes: dict[str, list[tuple[int, int, frozenset[str]]]] = {}
+
+    def calls_a_parameter(self, path: str, line: int, before: str, name: str) -> bool:
+        if before.rstrip().endswith("."):
+            return False  # an attribute: `obj.name(...)` is not the parameter
+        # the function around the call or one around it (a closure reads the outer test's parameter)
+        return any(s[0] <= line <= s[1] and name in s[2] for s in self._function_scopes(path))
+
+    def _function_scopes(self, path: str) -> list[tuple[int, int, frozenset[str]]]:
+        if path not in self._scopes:
+            import ast
+
+            try:
+                tree = ast.parse((self.root / path).read_bytes())
+            except (OSError, SyntaxError, ValueError):
+                tree = ast.Module(body=[], type_ignores=[])
+            scopes = []
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                    a = node.args
+                    names = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x}
+                    # a parameter the body binds again (`def filter_func(x): ...` in jinja2's list_templates)
+                    # may hold the function: that call is the function's, as jedi says
+                    for inner in ast.walk(node):
+                        if isinstance(inner, ast.Name) and not isinstance(inner.ctx, ast.Load):
+                            names.discard(inner.id)
+                        elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                            names.discard(inner.name)
+                    body_start = node.body[0].lineno if isinstance(node.body, list) else node.lineno
+                    scopes.append((body_start, node.end_lineno or node.lineno, frozenset(names)))
+            self._scopes[path] = scopes
+        return self._scopes[path]
+
+
+def _site_check(
+    jedi: Any,
+    project: Any,
+    root: Path,
+    ctx: Any,
+    sym: Any,
+    *,
+    skip: frozenset[tuple[str, int]] = frozenset(),
+    overloads: frozenset[int] = frozenset(),
+) -> Callable[[str, int], bool]:
     """Asks jedi at a call site (`goto`, imports followed) whether the called name is `sym`: jedi's search
     for references from the definition gives up on receivers it infers only from the site (a pytest
     fixture, `response = client.get(...)`), which `goto` at the site still resolves."""
 
     def check(path: str, line: int) -> bool:
+        if (path, line) in skip:
+            return False  # a call of a parameter (see ParameterCalls)
         lines = ctx.file_lines(path)
         text = lines[line - 1] if line <= len(lines) else ""
         for m in re.finditer(rf"\b{re.escape(sym.name)}\s*\(", text):
@@ -219,7 +302,7 @@ def _site_check(jedi: Any, project: Any, root: Path, ctx: Any, sym: Any) -> Call
                     rel = Path(d.module_path).resolve().relative_to(root.resolve()).as_posix()
                 except ValueError:
                     continue
-                if (rel, d.line) == (sym.path, sym.line):
+                if rel == sym.path and (d.line == sym.line or d.line in overloads):
                     return True
         return False
 
@@ -255,6 +338,7 @@ def score(
     t.certain_found = len(truth_calls & certain)
     t.all_found = len(truth_calls & (certain | possible))
     t.possible = len(possible)
+    t.certain_sites = {(p, ln) for p, ln in certain if ln is not None}
     t.wrong = [f"{sym.qualname} <- {p}:{ln}" for p, ln in sorted(certain - truth_calls)]
     t.missed = [
         f"{sym.qualname} <- {p}:{ln}{' (listed as possible)' if (p, ln) in possible else ''}"

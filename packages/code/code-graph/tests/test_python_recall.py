@@ -483,3 +483,117 @@ def test_a_specialised_generic_constructor_makes_an_instance_of_the_class(tmp_pa
     ix = CodeIndex(root, auto_update=False)
     ix.build(full=True)
     assert _certain(ix, "python ruler.py Ruler.get_rules().") == {("ruler.py", 18), ("ruler.py", 19)}
+
+
+TYPE_ATTRIBUTES = {
+    "lib/__init__.py": "",
+    "lib/caches.py": """
+class Cache:
+    def clear(self):
+        return None
+
+    def pop(self, key):
+        return key
+
+
+class LRU(Cache):
+    def clear(self):
+        return None
+""",
+    "tests/__init__.py": """
+from typing import Type
+
+from lib import caches
+from lib.caches import Cache
+
+
+class CacheTestMixin:
+    Cache: type[caches.Cache]
+    Other: "Type[Cache]"
+    Many: type[Cache | int]
+
+    def test_clear(self):
+        cache = self.Cache(maxsize=2)
+        cache.clear()
+        self.Other().pop(1)
+        self.Many().clear()
+""",
+    "tests/test_lru.py": """
+import unittest
+
+from lib.caches import LRU
+
+from . import CacheTestMixin
+
+
+class LRUTest(unittest.TestCase, CacheTestMixin):
+    Cache = LRU
+
+    def test_lru(self):
+        self.Cache(maxsize=2).clear()
+""",
+}
+
+
+def test_an_attribute_holding_a_class_makes_its_instances(tmp_path: Path) -> None:
+    # cachetools' test mixin (`Cache: type[cachetools.Cache]`, `cache = self.Cache(maxsize=2)`): a checker
+    # types `cache` as a Cache; a subclass that sets `Cache = LRU` makes LRUs in its own methods
+    root = make_repo(tmp_path / "repo", TYPE_ATTRIBUTES)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python lib/caches.py Cache.clear().") == {("tests/__init__.py", 15)}
+    assert _certain(ix, "python lib/caches.py Cache.pop().") == {("tests/__init__.py", 16)}
+    assert _certain(ix, "python lib/caches.py LRU.clear().") == {("tests/test_lru.py", 13)}
+
+
+CALLABLE_PARAMETERS = {
+    "client.py": """
+class Session:
+    def receive_bytes(self):
+        return b""
+
+
+class Client:
+    def connect(self, url) -> Session:
+        return Session()
+
+
+def make(app):
+    return Client()
+""",
+    "factory.py": """
+from typing import Protocol
+
+from client import Client
+
+
+class ClientFactory(Protocol):
+    def __call__(self, app) -> Client: ...
+""",
+    "tests/test_ws.py": """
+from client import make
+from factory import ClientFactory
+
+
+def test_bytes(client_factory: ClientFactory) -> None:
+    client = client_factory(object())
+    with client.connect("/ws") as session:
+        session.receive_bytes()
+
+
+def test_shadowed(make) -> None:
+    other = make(object())
+    other.connect("/")
+""",
+}
+
+
+def test_calling_a_parameter_gives_what_its_type_returns(tmp_path: Path) -> None:
+    # starlette's tests: `client = test_client_factory(App)` with `test_client_factory: TestClientFactory`, a
+    # Protocol whose `__call__` returns TestClient: a checker types `client` by `__call__`'s result; a
+    # parameter named like a function of the module (`make`) is the parameter, not the function
+    root = make_repo(tmp_path / "repo", CALLABLE_PARAMETERS)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python client.py Session.receive_bytes().") == {("tests/test_ws.py", 9)}
+    assert _certain(ix, "python client.py Client.connect().") == {("tests/test_ws.py", 8)}

@@ -30,12 +30,15 @@ from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
 from .type_exprs import (
+    MAX_DEPTH,
+    MAX_STEPS,
     Chain,
     chain_of,
     fixture_params,
     is_fixture,
     is_fixture_file,
     join,
+    py_assigned,
     py_narrowed,
     ts_call_context,
     ts_narrowed,
@@ -159,6 +162,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     chained = lang in _TYPED_LANGS  # languages whose receivers may be chains of calls (type_exprs.py)
     if facts is not None and lang == "go":
         facts.package_scope = True
+    if facts is not None and python:
+        facts.python = True
     fixture_file = python and is_fixture_file(path)
     typescript = lang in ("typescript", "tsx")
     callbacks: list[tuple[str, dict[str, list[Any]]]] = []  # (function id, captures): bound after the sweep
@@ -167,6 +172,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     this_refs: list[tuple[int, str, int]] = []  # TypeScript `this.m()` outside a class: (ref index, function id, where)
     inherit_starts: set[int] = set()  # TypeScript: names read as bases
     narrowing: dict[tuple[int, str], Any] = {}  # Python: `py_narrowed`'s memo for this file
+    flow: dict[int, Chain] = {}  # Python: ref index -> the value of the assignment reaching its receiver
 
     for start, _order, neg_end, _pattern, main, caps in items:
         while stack and stack[-1].end_byte <= start:
@@ -202,6 +208,14 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         direct = ts_narrowed(qnode, qualifier)  # `if (x instanceof K) x.m()`
                     elif python and qnode.type == "identifier" and sub == "call" and top is not None:
                         direct = py_narrowed(qnode, qualifier, narrowing)  # `if isinstance(x, K): x.m()`
+                        # `x = K(...)`, `x = x.m()`: the assignment that reaches the call (only a name the
+                        # function has assigned before it: the sweep recorded those)
+                        if direct is None and qualifier in facts.chains.get(top.symbol_id or "", ()):
+                            found_flow = _py_flow(qnode, qualifier, narrowing)
+                            if isinstance(found_flow, str):
+                                direct = found_flow
+                            elif found_flow is not None and chained:
+                                flow[len(out.references)] = found_flow
                     narrowed = bool(direct) and (typescript or qnode.type == "identifier")
                     if sub == "call" and not narrowed:
                         if chained and qualifier == "?":
@@ -422,7 +436,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     if facts is not None and this_binds:
         _this_types(out.references, facts, scopes, this_binds, this_refs)
     if facts is not None and typed_refs:
-        _add_receiver_types(out.references, typed_refs, facts, chained, scopes, values=typescript)
+        _add_receiver_types(out.references, typed_refs, facts, chained, scopes, values=typescript, flow=flow)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
     for index, type_qualname in pending_parents:
@@ -462,15 +476,24 @@ def _add_receiver_types(
     scopes: _CallbackScopes,
     *,
     values: bool = False,
+    flow: dict[int, Chain] | None = None,
 ) -> None:
     """After the sweep (an `__init__` may follow the methods using its attributes): receiver types.
     `values`: a class-named receiver is the value of that name (TypeScript: `K.init()` where K is both an
-    interface and a `const K: Maker<K>` calls the const's method; a class's value is the class)."""
+    interface and a `const K: Maker<K>` calls the const's method; a class's value is the class).
+    `flow`: Python receivers whose reaching assignment's value (`x = f().g()`) is read before the name's."""
     roots = facts.typed_roots()
     for index, fid, class_qualname, chain, at in typed:
         function_id = scopes.at(fid if fid is not None else "", at) or None  # ("": module level)
         ref = refs[index]
         qualifier = ref.qualifier or ""
+        reaching = flow.get(index) if flow else None
+        if reaching is not None and qualifier not in facts.declared.get(function_id or "", ()):
+            # (a local declared with a type keeps it for every use: `hook: K | None = ...; hook = getattr(...)`)
+            typ = facts.expr(reaching, function_id)
+            if typ is not None:
+                refs[index] = msgspec.structs.replace(ref, receiver_type=typ)
+                continue
         typ = (
             facts.receiver_type(qualifier, function_id, class_qualname)
             if qualifier.partition(".")[0] in roots
@@ -487,6 +510,47 @@ def _add_receiver_types(
             typ = facts.expr(found, function_id) if found is not None else None
         if typ is not None:
             refs[index] = msgspec.structs.replace(ref, receiver_type=typ)
+
+
+def _py_flow(node: Any, name: str, memo: dict[tuple[int, str], Any], depth: int = 0) -> str | Chain | None:
+    """Python: what the assignment reaching `node` (the local `name`) gives: a class (`x = K()`), or a chain
+    to evaluate after the sweep (`x = x.unbind()`: its root read where that assignment is, the same way, up
+    to MAX_DEPTH assignments back). None when no plain assignment reaches it on every path."""
+    value = py_assigned(node, name, memo)
+    if value is None:
+        return None
+    made = constructor_type(value)
+    if made is not None:
+        return made
+    chain = chain_of(value)
+    if chain is None:
+        return None
+    called, root, steps = chain
+    if called or root in ("self", "cls") or depth >= MAX_DEPTH:
+        return chain
+    root_node = _chain_root(value)
+    earlier = _py_flow(root_node, root, memo, depth + 1) if root_node is not None else None
+    if earlier is None:
+        return chain  # the root's own type (a parameter, a name bound once) is read after the sweep
+    if isinstance(earlier, str):
+        return join(earlier, steps)
+    return None if len(earlier[2]) + len(steps) > MAX_STEPS else (earlier[0], earlier[1], earlier[2] + steps)
+
+
+def _chain_root(node: Any) -> Any:
+    """The identifier a chain (`a.b(x).c`, `await a.b()`) starts from, as `chain_of` reads it."""
+    for _ in range(2 * MAX_STEPS + 4):
+        if node is None or node.type == "identifier":
+            return node
+        if node.type == "attribute":
+            node = node.child_by_field_name("object")
+        elif node.type == "call":
+            node = node.child_by_field_name("function")
+        elif node.named_child_count == 1 and node.type in ("await", "parenthesized_expression"):
+            node = node.named_children[0]
+        else:
+            return None
+    return None
 
 
 _TYPED_LANGS = frozenset({"python", "go", "typescript", "tsx"})

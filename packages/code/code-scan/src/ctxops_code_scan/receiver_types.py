@@ -188,6 +188,21 @@ def container_type(text: str) -> str | None:
     return elem + "[]" if elem and elem.rpartition(".")[2][:1].isupper() else None
 
 
+def class_object_type(text: str) -> str | None:
+    """`X` from `type[X]`, `Type[X]`, `"type[X]"`, `type[X] | None`: a class object, whose call makes an X
+    (`Cache: type[Cache]`; `self.Cache()` is a Cache). None for a union of classes and anything else."""
+    t = text.strip().strip("'\"").strip()
+    if "|" in t:
+        parts = [p.strip("'\" ") for p in _top_level(t, "|") if p.strip("'\" ") != "None"]
+        if len(parts) != 1:
+            return None
+        t = parts[0]
+    head, _, inner = t[:-1].partition("[") if t.endswith("]") else (t, "", "")
+    if head.strip().rpartition(".")[2] not in ("type", "Type") or not inner:
+        return None
+    return plain_type(inner)
+
+
 def annotation_type(text: str) -> str | None:
     """What an annotation states a value is: a class (`plain_type`), else a container of one."""
     return plain_type(text) or container_type(text)
@@ -204,8 +219,8 @@ def constructor_type(value: Any) -> str | None:
     if fn is None or fn.type not in ("identifier", "attribute"):
         return None
     raw: bytes = fn.text
-    if not raw.rpartition(b".")[2][:1].isupper():
-        return None
+    if not raw.rpartition(b".")[2][:1].isupper() or raw.startswith((b"self.", b"cls.")):
+        return None  # (`self.Cache()` calls an attribute: its row `Cache()` tells what it makes)
     text = raw.decode("utf-8", "replace")
     return text if _DOTTED.fullmatch(text) else None
 
@@ -288,9 +303,11 @@ class TypeFacts:
     attr_chains: dict[str, dict[str, tuple[str, Chain] | None]] = field(default_factory=dict)
     module_chains: dict[str, Chain | None] = field(default_factory=dict)
     module_stated: dict[str, str] = field(default_factory=dict)  # `g: K = ...` at module level
+    declared_attrs: dict[str, set[str]] = field(default_factory=dict)  # class -> attributes annotated in its body
     imported: set[str] = field(default_factory=set)  # names bound by `from m import name`
     module_aliases: set[str] = field(default_factory=set)  # names bound by `import m` / `import m as x`
     package_scope: bool = False  # Go: a name no function binds may be a package-level name of another file
+    python: bool = False  # Python's scoping: a called parameter is the parameter (`_called_param`)
     outer: dict[str, str] = field(default_factory=dict)  # nested function id -> the function it is defined in
     # TypeScript: function id -> `&i.j` -> the stated type of parameter j of its callback parameter i
     callbacks: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -452,8 +469,17 @@ class TypeFacts:
         # Go fields `x *T` have the type T (`xs []*T`: `T[]`); TypeScript's `s: Subject<T>` (annotation with its
         # colon) Subject.
         typ = go_type(annotation) if self.package_scope else plain_type(annotation.lstrip(":* \t").split("<", 1)[0])
-        if typ is not None:
+        if typ is not None and not self.package_scope:
+            # Python: the declared type, whatever `__init__` assigns (`sync_bl: K`, `self.sync_bl = any_value`)
+            table = self.attrs.setdefault(class_qualname, {})
+            declared = self.declared_attrs.setdefault(class_qualname, set())
+            table[name] = typ if name not in declared or table.get(name) == typ else _CONFLICT  # (two annotations)
+            declared.add(name)
+        elif typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
+        elif not self.package_scope and (made := class_object_type(annotation.lstrip(": \t"))) is not None:
+            # `Cache: type[K]`: calling the attribute makes a K (the row `name()`, as `add_class_value`'s)
+            _bind(self.attrs.setdefault(class_qualname, {}), name + "()", made)
 
     def add_go_underlying(self, type_qualname: str, written: str) -> None:
         """Go `type Hooks map[Level][]Hook`, `type nodes []*node`: an element of the named type (`h[k]`, `range h`)
@@ -472,7 +498,9 @@ class TypeFacts:
             _bind(self.attrs.setdefault(class_qualname, {}), name + "()", text)
 
     def add_self_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
-        """`self.name[: T] = value` inside `__init__`."""
+        """`self.name[: T] = value` inside `__init__` (an attribute declared in the class body keeps that type)."""
+        if name in self.declared_attrs.get(class_qualname, ()):
+            return
         typ = annotation_type(annotation.text.decode("utf-8", "replace")) if annotation is not None else None
         if typ is None:
             typ = value_type(value)
@@ -528,6 +556,10 @@ class TypeFacts:
             declared = root in self.declared.get(function_id, ())
             if root in local and not is_param and not declared:  # a reassigned parameter: its type differs
                 typ = local[root]
+                if typ.startswith("=") and self.python:
+                    param = self._called_param(typ[1:], function_id)  # `x = factory(...)`, factory a parameter
+                    if param is not None:
+                        typ = param + "#__call__()" if param else _CONFLICT
             elif root in self.params.get(function_id, {}):
                 typ = self.params[function_id][root]
             elif root in self.module and not is_param:
@@ -584,6 +616,10 @@ class TypeFacts:
         if called:
             if root == "cls" and cls:
                 return join("Self", steps)
+            if function_id is not None and self.python:
+                param = self._called_param(root, function_id)
+                if param is not None:  # a parameter shadows the function of that name: its type's `__call__`
+                    return join(param, ("__call__()", *steps)) if param else None
             return join("=" + root, steps)  # a class's constructor or a function's result: the graph tells
         if root == "this" and self.this_types and (stated := self.this_type(function_id)) is not None:
             return join(stated, steps)
@@ -603,6 +639,20 @@ class TypeFacts:
                 return join("^" + alias + "." + member, rest)
         head = self._root(root, function_id, depth)
         return join(head, steps) if head else None
+
+    def _called_param(self, name: str, function_id: str) -> str | None:
+        """Python: when `name` is a parameter of the function (or of one around it, for a closure), its
+        stated class ("" when it states none); None when no function around binds it as a parameter."""
+        fid: str | None = function_id
+        for _ in range(MAX_DEPTH):
+            if fid is None:
+                return None
+            if _binds(self.param_names.get(fid, ""), name):
+                return self.params.get(fid, {}).get(name) or ""
+            if name in self.chains.get(fid, {}):
+                return None  # a local of that function: its own value
+            fid = self.outer.get(fid)
+        return None
 
     def _root(self, name: str, function_id: str | None, depth: int) -> str | None:
         if function_id is not None:

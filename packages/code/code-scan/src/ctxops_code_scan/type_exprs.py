@@ -30,6 +30,7 @@ statement in the code (an annotation, a constructor call, a `return`); nothing i
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -431,6 +432,87 @@ def py_narrowed(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> str |
             return None if _rebinds(region, name, memo) else found
         child, parent = parent, parent.parent
     return None
+
+
+# Statements a reaching assignment may not pass through without a look at what they bind; loops bring a
+# later binding back to the top of their body.
+_PY_LOOPS = frozenset({"for_statement", "while_statement"})
+
+
+def py_assigned(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> Any:
+    """Python: the value of the assignment `name = value` that reaches `node` on every path, as a checker
+    types a local at each use by the assignment before it (`h = Headers(...)`, later `h = MutableHeaders(...)`):
+    the last statement before `node` in its block, or in a block around it, that may bind `name`, when it is
+    a plain assignment and nothing between (an earlier branch of the same `try`/`if`, a loop around `node`
+    that binds `name`, the statement holding `node`) may bind it. None otherwise. Each block's bindings are
+    indexed once per file (`memo`): a call costs a bisection per block around it, not a block's length."""
+    if name in ("self", "cls"):
+        return None  # (never assigned in practice: most receivers, kept off the walk)
+    child, parent = node, node.parent
+    stmt_seen = False
+    while parent is not None and parent.type not in _PY_SCOPES:
+        if parent.type == "block":
+            if not stmt_seen:
+                stmt_seen = True
+                own = _plain_assignment(child)  # `n = n.copy()`: the right side reads the earlier binding
+                region = own[1] if own is not None and own[0] == name else child
+                if _rebinds(region, name, memo):
+                    return None  # `k.run(k := Other())`
+            starts, found = _block_bindings(parent, name, memo)
+            i = bisect.bisect_left(starts, child.start_byte) - 1
+            if i >= 0:
+                return found[i]
+        else:
+            if parent.type in _PY_LOOPS and _rebinds(parent, name, memo):
+                return None
+            branch = parent.type == "if_statement" and child.type in ("elif_clause", "else_clause")
+            for sibling in parent.children:  # what ran before `child` in the same statement
+                if sibling.start_byte >= child.start_byte:
+                    break
+                ran = sibling
+                if branch and sibling.type in ("block", "elif_clause"):  # another branch: only its test ran
+                    ran = sibling.child_by_field_name("condition") if sibling.type == "elif_clause" else None
+                if ran is not None and ran.is_named and _rebinds(ran, name, memo):
+                    return None
+        child, parent = parent, parent.parent
+    return None
+
+
+def _block_bindings(block: Any, name: str, memo: dict[tuple[int, str], Any]) -> tuple[list[int], list[Any]]:
+    """The statements of `block` that may bind `name`: their starts, and for each the value of a plain
+    `name = value` (None for any other binding). Built for all names at once, once per block."""
+    index: dict[str, tuple[list[int], list[Any]]] | None = memo.get((block.id, "@"))
+    if index is None:
+        index = {}
+        for stmt in block.named_children:
+            value = _plain_assignment(stmt)
+            for bound in _statement_names(stmt, memo):
+                starts, found = index.setdefault(bound, ([], []))
+                starts.append(stmt.start_byte)
+                found.append(value[1] if value is not None and value[0] == bound else None)
+        memo[(block.id, "@")] = index
+    return index.get(name, ([], []))
+
+
+def _statement_names(stmt: Any, memo: dict[tuple[int, str], Any]) -> frozenset[str]:
+    key = (stmt.id, "=")
+    bound = memo.get(key)
+    if bound is None:
+        bound = memo[key] = _bound_names(_text(stmt))
+    return bound
+
+
+def _plain_assignment(stmt: Any) -> tuple[str, Any] | None:
+    """(name, value) of a statement `name = value` (no annotation, no chained or augmented assignment)."""
+    if stmt.type != "expression_statement" or stmt.named_child_count != 1:
+        return None
+    assign = stmt.named_children[0]
+    if assign.type != "assignment" or assign.child_by_field_name("type") is not None:
+        return None
+    left, right = assign.child_by_field_name("left"), assign.child_by_field_name("right")
+    if left is None or right is None or left.type != "identifier" or right.type == "assignment":
+        return None
+    return _text(left), right
 
 
 def _asserted(block: Any) -> dict[str, tuple[int, str | None]]:

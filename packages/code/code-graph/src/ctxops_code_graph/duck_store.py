@@ -14,7 +14,7 @@ from typing import Any
 
 from ctxops_contracts.shared.confine import refuse_symlink
 
-from . import type_eval
+from . import rid_slices, type_eval
 from .lock import IndexBusy
 from .schema import TABLES, columns
 
@@ -445,14 +445,16 @@ WHERE r.role NOT IN ('import', 'read')  -- a value use is only recorded when it 
  AND r.rid NOT IN (SELECT rid FROM known_recv)
 """,
     ),
+    (None, "CREATE OR REPLACE TEMP TABLE cand (rid BIGINT, dst VARCHAR, prio INTEGER, conf VARCHAR, res VARCHAR)"),
     (
         None,
         f"""
 -- Ties at the best priority go to the surest, most direct label ({_TIE}), so conf and res come from one
 -- row and a rebuild labels every edge the same way (a bare arg_min over prio picks any tied row).
-CREATE OR REPLACE TEMP TABLE cand AS
+-- (In slices of references, `rid_slices`: the aggregate's string states did not spill at a ~46k-file build.)
+INSERT INTO cand
 SELECT rid, dst, min(prio) AS prio, arg_min(conf, {_TIE}) AS conf, arg_min(res, {_TIE}) AS res
-FROM everything
+FROM everything_slice
 GROUP BY rid, dst
 QUALIFY min(prio) = min(min(prio)) OVER (PARTITION BY rid)
 """,
@@ -683,7 +685,18 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
         else:
             type_eval.empty(con)
         for statement in _resolve_sql(needed):
-            con.execute(statement)
+            _run(con, statement)
+
+
+def _run(con: Any, statement: str) -> None:
+    """Run a resolution statement; one that reads `everything_slice` once per slice of `everything`."""
+    if "everything_slice" not in statement:
+        con.execute(statement)
+        return
+    for where in rid_slices.ranges(con, "everything"):
+        con.execute(f"CREATE OR REPLACE TEMP TABLE everything_slice AS SELECT * FROM everything WHERE {where}")
+        con.execute(statement)
+    con.execute("DROP TABLE IF EXISTS everything_slice")
 
 
 # The inherit edges the member lookups walk. Python looks a member up along the MRO, left to right: a base

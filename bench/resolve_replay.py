@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ctxops_code_graph import duck_store, rid_slices
+from ctxops_code_graph import duck_store
 
 _EDGE_ORDER = "ORDER BY ALL"
 
@@ -52,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compare", type=Path, help="compare the resolved edges with this saved Parquet file")
     args = ap.parse_args(argv)
     if args.slice_rows:
+        from ctxops_code_graph import rid_slices
+
         rid_slices.ROWS = args.slice_rows
     store = args.repo / ".meta" / "index" / "code.duckdb"
     if not store.is_file():

@@ -336,24 +336,32 @@ WHERE coalesce(j.n_got, 0) < u.n OR j.n_has = 0 OR j.n_unknown > 0
 """
 
 
-def _run_sliced(con: Any, step: tuple[str, ...]) -> None:
-    """One hop of `ts` into `nx`, a slice of references at a time (`rid_slices`: each join, window and
-    grouping of a hop is within one `rid`), so a round holds one slice's hash tables, not all of them."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE nx AS SELECT {_COLS} FROM ts LIMIT 0")
+def _hop(con: Any, step: tuple[str, ...]) -> None:
+    """`ts` becomes the states one hop on that were not seen before (`nx EXCEPT seen`), computed a slice of
+    references at a time (`rid_slices`: every join, window and grouping of a hop, and the comparison with
+    `seen`, is within one `rid`), so a round holds one slice's hash tables instead of all of them."""
     slices = list(rid_slices.ranges(con, "ts"))
     if len(slices) == 1:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE nx AS SELECT {_COLS} FROM ts LIMIT 0")
         for statement in step:
             con.execute(statement)
+        # (`seen` of these references only: all of it, the whole build's states, was a hash table over the cap)
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE ts AS SELECT {_COLS} FROM nx"
+            f" EXCEPT SELECT {_COLS} FROM seen WHERE rid IN (SELECT rid FROM ts)"
+        )
         return
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ts_next AS SELECT {_COLS} FROM ts LIMIT 0")
     con.execute("ALTER TABLE ts RENAME TO ts_whole")
-    try:
-        for where in slices:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE ts AS SELECT * FROM ts_whole WHERE {where}")
-            for statement in step:
-                con.execute(statement)
-    finally:
-        con.execute("DROP TABLE IF EXISTS ts")
-        con.execute("ALTER TABLE ts_whole RENAME TO ts")
+    for where in slices:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ts AS SELECT * FROM ts_whole WHERE {where}")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE nx AS SELECT {_COLS} FROM ts LIMIT 0")
+        for statement in step:
+            con.execute(statement)
+        con.execute(f"INSERT INTO ts_next SELECT {_COLS} FROM nx EXCEPT SELECT {_COLS} FROM seen WHERE {where}")
+    con.execute("DROP TABLE ts")
+    con.execute("DROP TABLE ts_whole")
+    con.execute("ALTER TABLE ts_next RENAME TO ts")
 
 
 def evaluate(con: Any) -> None:
@@ -378,8 +386,7 @@ def evaluate(con: Any) -> None:
             break
         if con.execute("SELECT count(*) FROM ts WHERE strpos(nm, '|') > 0").fetchone()[0]:
             con.execute(_SPLIT_UNIONS)
-        _run_sliced(con, step)
-        con.execute(f"CREATE OR REPLACE TEMP TABLE ts AS SELECT {_COLS} FROM nx EXCEPT SELECT {_COLS} FROM seen")
+        _hop(con, step)
         con.execute(f"INSERT INTO seen SELECT {_COLS} FROM ts")
     if con.execute("SELECT count(*) FROM unions").fetchone()[0]:
         con.execute(_WHOLE_UNIONS)

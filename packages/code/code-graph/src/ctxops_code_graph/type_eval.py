@@ -283,8 +283,9 @@ SELECT n.rid, n.path, {_parse("n.expr", "n.rest")}, NULL, n.selfc, n.via, NULL F
 def _by_branch(head: str, body: str) -> tuple[str, ...]:
     """`nx` filled one branch of `body`'s top-level UNION ALL at a time, each with the CTEs of `head` (DuckDB
     plans only the CTEs a branch names). As one statement, every branch's hash tables and the CTEs they share
-    were held at once and could not spill: the stdlib's first round failed under a 60 MB cap, a ~46k-file
-    build's under its 512 MB. The rows are the same; their order does not matter (`ts` is `nx EXCEPT seen`)."""
+    were held at once and could not spill: the stdlib's first round failed under a 100 MB cap (and a ~46k-file
+    build's resolution under its 512 MB). The rows are the same; their order does not matter (`ts` is
+    `nx EXCEPT seen`)."""
     branches = [b.strip() for b in body.split("\nUNION ALL\n")]
     return tuple(f"INSERT INTO nx {head}{branch}" for branch in branches)
 
@@ -352,6 +353,7 @@ def _hop(con: Any, step: tuple[str, ...]) -> None:
         )
         return
     con.execute(f"CREATE OR REPLACE TEMP TABLE ts_next AS SELECT {_COLS} FROM ts LIMIT 0")
+    con.execute("DROP TABLE IF EXISTS ts_whole")  # (left by a hop that failed on this connection)
     con.execute("ALTER TABLE ts RENAME TO ts_whole")
     for where in slices:
         con.execute(f"CREATE OR REPLACE TEMP TABLE ts AS SELECT * FROM ts_whole WHERE {where}")

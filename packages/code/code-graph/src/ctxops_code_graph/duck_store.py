@@ -118,7 +118,7 @@ INSERT INTO everything
 WITH RECURSIVE
 bases(cls, base, depth, conf) AS (
   SELECT src, dst, 1, confidence FROM inh
-  WHERE src IN (SELECT cls FROM self_cls)
+  WHERE src IN (SELECT cls FROM self_cls_slice)
   UNION ALL
   SELECT b.cls, e.dst, b.depth + 1,
          CASE WHEN b.conf = 'name-only' OR e.confidence = 'name-only' THEN 'name-only'
@@ -127,7 +127,7 @@ bases(cls, base, depth, conf) AS (
   FROM bases b JOIN inh e ON e.src = b.base
   WHERE b.depth < {INHERIT_DEPTH}
 )
-SELECT c.rid, s.id, 10 + b.depth, b.conf, 'inheritance' FROM self_cls c
+SELECT c.rid, s.id, 10 + b.depth, b.conf, 'inheritance' FROM self_cls_slice c
 JOIN bases b ON b.cls = c.cls
 JOIN syms s ON s.parent = b.base AND s.name = c.symbol_name
 """,
@@ -688,15 +688,20 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
             _run(con, statement)
 
 
+# Statements that read `<table>_slice` run once per slice of `<table>`'s references (`rid_slices`).
+_SLICED = ("everything", "self_cls")
+
+
 def _run(con: Any, statement: str) -> None:
-    """Run a resolution statement; one that reads `everything_slice` once per slice of `everything`."""
-    if "everything_slice" not in statement:
+    """Run a resolution statement; one that reads `<table>_slice` once per slice of `<table>`."""
+    table = next((t for t in _SLICED if f"{t}_slice" in statement), None)
+    if table is None:
         con.execute(statement)
         return
-    for where in rid_slices.ranges(con, "everything"):
-        con.execute(f"CREATE OR REPLACE TEMP TABLE everything_slice AS SELECT * FROM everything WHERE {where}")
+    for where in rid_slices.ranges(con, table):
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {table}_slice AS SELECT * FROM {table} WHERE {where}")
         con.execute(statement)
-    con.execute("DROP TABLE IF EXISTS everything_slice")
+    con.execute(f"DROP TABLE IF EXISTS {table}_slice")
 
 
 # The inherit edges the member lookups walk. Python looks a member up along the MRO, left to right: a base

@@ -14,8 +14,8 @@ from ctxops_code_graph.layout import IndexLayout
 from repo_fixtures import make_repo
 
 # One thread (DuckDB's default uses every core, each with its own buffers): the cap then measures the plan.
-# As one statement, a hop of the receiver chains held more than 38 MiB on any repository (every branch's hash
-# tables and shared CTEs at once); run branch by branch it stays under it.
+# As one statement, a hop of these receiver chains held more than 38 MiB (every branch's hash tables and shared
+# CTEs at once; 12 modules x 12 functions still fit); run branch by branch, in slices, it stays under it.
 CAP = "40MB"
 
 

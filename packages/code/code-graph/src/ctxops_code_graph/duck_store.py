@@ -14,7 +14,7 @@ from typing import Any
 
 from ctxops_contracts.shared.confine import refuse_symlink
 
-from . import type_eval
+from . import rid_slices, type_eval
 from .lock import IndexBusy
 from .schema import TABLES, columns
 
@@ -118,7 +118,7 @@ INSERT INTO everything
 WITH RECURSIVE
 bases(cls, base, depth, conf) AS (
   SELECT src, dst, 1, confidence FROM inh
-  WHERE src IN (SELECT cls FROM self_cls)
+  WHERE src IN (SELECT cls FROM self_cls_slice)
   UNION ALL
   SELECT b.cls, e.dst, b.depth + 1,
          CASE WHEN b.conf = 'name-only' OR e.confidence = 'name-only' THEN 'name-only'
@@ -127,7 +127,7 @@ bases(cls, base, depth, conf) AS (
   FROM bases b JOIN inh e ON e.src = b.base
   WHERE b.depth < {INHERIT_DEPTH}
 )
-SELECT c.rid, s.id, 10 + b.depth, b.conf, 'inheritance' FROM self_cls c
+SELECT c.rid, s.id, 10 + b.depth, b.conf, 'inheritance' FROM self_cls_slice c
 JOIN bases b ON b.cls = c.cls
 JOIN syms s ON s.parent = b.base AND s.name = c.symbol_name
 """,
@@ -445,14 +445,16 @@ WHERE r.role NOT IN ('import', 'read')  -- a value use is only recorded when it 
  AND r.rid NOT IN (SELECT rid FROM known_recv)
 """,
     ),
+    (None, "CREATE OR REPLACE TEMP TABLE cand (rid BIGINT, dst VARCHAR, prio INTEGER, conf VARCHAR, res VARCHAR)"),
     (
         None,
         f"""
 -- Ties at the best priority go to the surest, most direct label ({_TIE}), so conf and res come from one
 -- row and a rebuild labels every edge the same way (a bare arg_min over prio picks any tied row).
-CREATE OR REPLACE TEMP TABLE cand AS
+-- (In slices of references, `rid_slices`: the aggregate's string states did not spill at a ~46k-file build.)
+INSERT INTO cand
 SELECT rid, dst, min(prio) AS prio, arg_min(conf, {_TIE}) AS conf, arg_min(res, {_TIE}) AS res
-FROM everything
+FROM everything_slice
 GROUP BY rid, dst
 QUALIFY min(prio) = min(min(prio)) OVER (PARTITION BY rid)
 """,
@@ -703,7 +705,23 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
         else:
             type_eval.empty(con)
         for statement in _resolve_sql(needed):
-            con.execute(statement)
+            _run(con, statement)
+
+
+# Statements that read `<table>_slice` run once per slice of `<table>`'s references (`rid_slices`).
+_SLICED = ("everything", "self_cls")
+
+
+def _run(con: Any, statement: str) -> None:
+    """Run a resolution statement; one that reads `<table>_slice` once per slice of `<table>`."""
+    table = next((t for t in _SLICED if f"{t}_slice" in statement), None)
+    if table is None:
+        con.execute(statement)
+        return
+    for where in rid_slices.ranges(con, table):
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {table}_slice AS SELECT * FROM {table} WHERE {where}")
+        con.execute(statement)
+    con.execute(f"DROP TABLE IF EXISTS {table}_slice")
 
 
 # The inherit edges the member lookups walk. Python looks a member up along the MRO, left to right: a base

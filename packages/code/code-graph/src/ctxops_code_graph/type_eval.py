@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import rid_slices
+
 MAX_ROUNDS = 16  # hops: a name through an import is one, a class's method result two
 INHERIT_DEPTH = 6
 VIA = ("typed-receiver", "module-instance", "return-type", "fixture", "callback-parameter")  # weakest first
@@ -117,12 +119,11 @@ SELECT o.rid, o.path, {_parse("o.expr", "o.steps")}, NULL, o.selfc, greatest(o.v
 
 # One hop of every open expression in `ts` into `nx`; `_step(True)` also instantiates callees' type parameters
 # from their calls' context (TypeScript), left out where no call states any (it costs each round a little).
-def _step(instantiate: bool) -> str:
+def _step(instantiate: bool) -> tuple[str, ...]:
     cb = _callback if instantiate else _as_written
     _INSTANTIATE = f",\n{_OFFERED}" if instantiate else ""
     _INSTANTIATED = _DECIDED if instantiate else ""
-    return f"""
-CREATE OR REPLACE TEMP TABLE nx AS
+    head = f"""
 WITH RECURSIVE
 e AS (SELECT * FROM ts WHERE cls IS NULL),
 c AS (SELECT * FROM ts WHERE cls IS NOT NULL AND steps <> ''),
@@ -193,6 +194,8 @@ called AS (
   JOIN types y ON y.owner = k.id AND y.name = '&' || {_first("n")}
   WHERE n.mk = '&' AND n.skind IN {_TYPE_KINDS}
 ){_INSTANTIATE}
+"""
+    body = f"""
 -- a class named in the file (its own, or one in the enclosing function): an instance of it; the value of a
 -- class's name is the class (its methods are what `K.m()` calls; an interface of that name is no value)
 SELECT rid, path, mk, nm, steps, sid AS cls, selfc, via, enc FROM named
@@ -274,6 +277,17 @@ SELECT rid, path, '', '', steps, selfc, selfc, via, NULL FROM e WHERE mk = 'S' A
 UNION ALL
 SELECT n.rid, n.path, {_parse("n.expr", "n.rest")}, NULL, n.selfc, n.via, NULL FROM nearest n
 """
+    return _by_branch(head, body)
+
+
+def _by_branch(head: str, body: str) -> tuple[str, ...]:
+    """`nx` filled one branch of `body`'s top-level UNION ALL at a time, each with the CTEs of `head` (DuckDB
+    plans only the CTEs a branch names). As one statement, every branch's hash tables and the CTEs they share
+    were held at once and could not spill: the stdlib's first round failed under a 100 MB cap (and a ~46k-file
+    build's resolution under its 512 MB). The rows are the same; their order does not matter (`ts` is
+    `nx EXCEPT seen`)."""
+    branches = [b.strip() for b in body.split("\nUNION ALL\n")]
+    return tuple(f"INSERT INTO nx {head}{branch}" for branch in branches)
 
 
 _STEP = _step(instantiate=True)
@@ -323,6 +337,35 @@ WHERE coalesce(j.n_got, 0) < u.n OR j.n_has = 0 OR j.n_unknown > 0
 """
 
 
+def _hop(con: Any, step: tuple[str, ...]) -> None:
+    """`ts` becomes the states one hop on that were not seen before (`nx EXCEPT seen`), computed a slice of
+    references at a time (`rid_slices`: every join, window and grouping of a hop, and the comparison with
+    `seen`, is within one `rid`), so a round holds one slice's hash tables instead of all of them."""
+    slices = list(rid_slices.ranges(con, "ts"))
+    if len(slices) == 1:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE nx AS SELECT {_COLS} FROM ts LIMIT 0")
+        for statement in step:
+            con.execute(statement)
+        # (`seen` of these references only: all of it, the whole build's states, was a hash table over the cap)
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE ts AS SELECT {_COLS} FROM nx"
+            f" EXCEPT SELECT {_COLS} FROM seen WHERE rid IN (SELECT rid FROM ts)"
+        )
+        return
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ts_next AS SELECT {_COLS} FROM ts LIMIT 0")
+    con.execute("DROP TABLE IF EXISTS ts_whole")  # (left by a hop that failed on this connection)
+    con.execute("ALTER TABLE ts RENAME TO ts_whole")
+    for where in slices:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ts AS SELECT * FROM ts_whole WHERE {where}")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE nx AS SELECT {_COLS} FROM ts LIMIT 0")
+        for statement in step:
+            con.execute(statement)
+        con.execute(f"INSERT INTO ts_next SELECT {_COLS} FROM nx EXCEPT SELECT {_COLS} FROM seen WHERE {where}")
+    con.execute("DROP TABLE ts")
+    con.execute("DROP TABLE ts_whole")
+    con.execute("ALTER TABLE ts_next RENAME TO ts")
+
+
 def evaluate(con: Any) -> None:
     """`typed_cls(rid, cls, via)` for the pending references with a receiver type."""
     con.execute(_START)
@@ -345,8 +388,7 @@ def evaluate(con: Any) -> None:
             break
         if con.execute("SELECT count(*) FROM ts WHERE strpos(nm, '|') > 0").fetchone()[0]:
             con.execute(_SPLIT_UNIONS)
-        con.execute(step)
-        con.execute(f"CREATE OR REPLACE TEMP TABLE ts AS SELECT {_COLS} FROM nx EXCEPT SELECT {_COLS} FROM seen")
+        _hop(con, step)
         con.execute(f"INSERT INTO seen SELECT {_COLS} FROM ts")
     if con.execute("SELECT count(*) FROM unions").fetchone()[0]:
         con.execute(_WHOLE_UNIONS)

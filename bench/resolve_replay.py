@@ -1,0 +1,103 @@
+"""Resolution replayed on a built index's DuckDB store under a small memory cap, its edges fingerprinted.
+
+    uv run python bench/resolve_replay.py REPO --memory 60MB [--threads N] [--save edges.parquet]
+    uv run python bench/resolve_replay.py REPO --memory 60MB --compare edges.parquet
+
+REPO has a built index (`cq --root REPO index`). Its build store is copied to a temporary directory (the
+index itself is never written) and `duck_store.resolve(all_refs=True)` re-runs there with DuckDB's
+`memory_limit` at `--memory`: the statement that cannot stay under the cap (DuckDB: "failed to pin block")
+is printed with its error. On success it prints the wall, CPU and the edges' count and order-free
+fingerprint; `--save` writes the edges (sorted) to Parquet, `--compare` checks them row for row against a
+saved run (exit 1 on any difference).
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ctxops_code_graph import duck_store
+
+_EDGE_ORDER = "ORDER BY ALL"
+
+
+def _traced(con: Any, log: list[str]) -> Any:
+    """A proxy of `con` that records the last statement it ran (to name the one that fails)."""
+
+    class Traced:
+        def execute(self, sql: str, *args: Any) -> Any:
+            log.append(sql)
+            return con.execute(sql, *args)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(con, name)
+
+    return Traced()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("repo", type=Path)
+    ap.add_argument("--memory", default="60MB", help="DuckDB memory_limit for the replay")
+    ap.add_argument("--threads", type=int, default=0, help="DuckDB threads (0: DuckDB's default)")
+    ap.add_argument("--set", action="append", default=[], help="a DuckDB setting for the replay, `name=value`")
+    ap.add_argument("--slice-rows", type=int, default=0, help="references per slice (0: the package's default)")
+    ap.add_argument("--save", type=Path, help="write the resolved edges, sorted, to this Parquet file")
+    ap.add_argument("--compare", type=Path, help="compare the resolved edges with this saved Parquet file")
+    args = ap.parse_args(argv)
+    if args.slice_rows:
+        from ctxops_code_graph import rid_slices
+
+        rid_slices.ROWS = args.slice_rows
+    store = args.repo / ".meta" / "index" / "code.duckdb"
+    if not store.is_file():
+        print(f"error: no build store at {store} (run `cq --root {args.repo} index` first)", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="resolve-replay-") as tmp:
+        copy = Path(tmp) / "code.duckdb"
+        shutil.copyfile(store, copy)
+        con = duck_store.connect(copy, memory_limit=args.memory)
+        if args.threads:
+            con.execute(f"SET threads TO {args.threads}")
+        for setting in args.set:
+            name, _, value = setting.partition("=")
+            con.execute(f"SET {name} = '{value}'")
+        log: list[str] = []
+        cpu0, wall0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+        try:
+            duck_store.resolve(_traced(con, log), all_refs=True)
+        except Exception as exc:  # the replay's point is to name the failing statement
+            statement = " ".join((log[-1] if log else "?").split())
+            print(f"FAILED at {args.memory}: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+            print(f"statement ({len(log)} run): {statement[:200]} ... {statement[-400:]}")
+            return 1
+        cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = cpu1.ru_utime - cpu0.ru_utime + cpu1.ru_stime - cpu0.ru_stime
+        count, digest = con.execute("SELECT count(*), bit_xor(hash(e)) FROM (SELECT * FROM edges) e").fetchone()
+        print(
+            f"ok at {args.memory}: resolve {time.perf_counter() - wall0:.2f} s wall, {cpu:.2f} CPU-s,"
+            f" edges {count}, fingerprint {digest}, peak RSS {cpu1.ru_maxrss / 1024:.0f} MiB"
+        )
+        con.execute("RESET memory_limit")  # (the checks below are not what is measured)
+        if args.save:
+            con.execute(f"COPY (SELECT * FROM edges {_EDGE_ORDER}) TO '{args.save}' (FORMAT parquet)")
+        if args.compare:
+            extra, missing = con.execute(
+                f"SELECT (SELECT count(*) FROM (SELECT * FROM edges EXCEPT ALL SELECT * FROM '{args.compare}')),"
+                f" (SELECT count(*) FROM (SELECT * FROM '{args.compare}' EXCEPT ALL SELECT * FROM edges))"
+            ).fetchone()
+            print(f"against {args.compare}: {extra} edges not in it, {missing} of its edges missing")
+            if extra or missing:
+                return 1
+        con.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -850,16 +850,20 @@ def test_session10_classes_reach_no_file(bare_world: dict) -> None:
         assert done.returncode == 0, done.stderr
     done = _ctx(bare_world, "mem", "add", "--kind", "fact", "--title", f"t {s['printable']}", "--body", output)
     assert done.returncode == 0, done.stderr + done.stdout
-    files = _every_file(bare_world)
-    leaks = [
-        (label, name.replace(str(bare_world["base"]), ""))
-        for label, secret in s.items()
+    assert _ends_on_disk(bare_world, s) == []
+    stored = "".join(p.read_text() for p in (repo / ".meta" / "events").rglob("*.jsonl")).replace("\\n", "\n")
+    assert "provider '[REDACTED" in stored and "acme_id" in stored  # the text was stored, its keys hidden
+
+
+def _ends_on_disk(world: dict, secrets: dict[str, str]) -> list[tuple[str, str]]:
+    """(label, file) of each secret found whole or by its first or last 12 characters in any file written."""
+    files = _every_file(world)
+    return [
+        (label, name.replace(str(world["base"]), ""))
+        for label, secret in secrets.items()
         for name, blob in files.items()
         if secret.encode() in blob or secret[-12:].encode() in blob or secret[:12].encode() in blob
     ]
-    assert leaks == []
-    stored = "".join(p.read_text() for p in (repo / ".meta" / "events").rglob("*.jsonl")).replace("\\n", "\n")
-    assert "provider '[REDACTED" in stored and "acme_id" in stored  # the text was stored, its keys hidden
 
 
 def _django_key() -> str:
@@ -917,13 +921,6 @@ def test_session12_forms_reach_no_file(bare_world: dict) -> None:
     done = _ctx(bare_world, "mem", "add", "--kind", "fact", "--title", "shortcut", "--body", body,
                 "--file", f"notes/{s['django']}.txt")  # fmt: skip
     assert done.returncode == 0, done.stderr + done.stdout
-    files = _every_file(bare_world)
-    leaks = [
-        (label, name.replace(str(bare_world["base"]), ""))
-        for label, secret in s.items()
-        for name, blob in files.items()
-        if secret.encode() in blob or secret[-12:].encode() in blob or secret[:12].encode() in blob
-    ]
-    assert leaks == []
+    assert _ends_on_disk(bare_world, s) == []
     stored = "".join(p.read_text() for p in (repo / ".meta" / "events").rglob("*.jsonl"))
     assert "creds.Secret" in stored and "shortcut-private-key" in stored  # the text was stored, its keys hidden

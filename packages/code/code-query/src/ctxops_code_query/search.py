@@ -159,6 +159,7 @@ class _Candidates:
     chunks: list[Symbol]
     texts: list[str]
     partial: bool
+    embedded: bool = False  # every chunk already in the vector table (`prepare_vectors`)
 
 
 def _candidates(ctx: QueryContext, text: str, files: int, store: VectorStore | None) -> _Candidates:
@@ -200,6 +201,7 @@ def prepare_vectors(ctx: QueryContext, text: str, *, files: int = CANDIDATE_FILE
     store = vector_store(ctx)
     found = _candidates(ctx, text, files, store)
     store.ensure(_chunk_rows(found.chunks, found.texts))
+    found.embedded = not found.partial
 
 
 def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int = CANDIDATE_FILES) -> Answer:
@@ -223,7 +225,7 @@ def cmd_search(ctx: QueryContext, text: str, *, vector: bool = False, files: int
         [i for i in sorted(range(len(chunks)), key=lambda i: -lexical[i]) if lexical[i] > 0],
     ]
     if store is not None:
-        rankings.append(_vector_ranking(store, chunks, texts, text))
+        rankings.append(_vector_ranking(store, chunks, texts, text, embedded=found.embedded))
     fused: dict[int, float] = defaultdict(float)
     for ranking in rankings:
         for rank, i in enumerate(ranking):
@@ -291,8 +293,11 @@ def _chunk_rows(chunks: list[Symbol], texts: list[str]) -> list[Chunk]:
     ]
 
 
-def _vector_ranking(store: VectorStore, chunks: list[Symbol], texts: list[str], query: str) -> list[int]:
-    store.ensure(_chunk_rows(chunks, texts))  # already done before the deadline (`prepare_vectors`)
+def _vector_ranking(
+    store: VectorStore, chunks: list[Symbol], texts: list[str], query: str, *, embedded: bool
+) -> list[int]:
+    if not embedded:  # `prepare_vectors` embeds them before the deadline when `execute` runs the search
+        store.ensure(_chunk_rows(chunks, texts))
     position = {s.id: i for i, s in enumerate(chunks)}
     hits = store.search(query, paths=sorted({s.path for s in chunks}), k=len(chunks))
     return [position[cid] for cid, _ in hits if cid in position]

@@ -252,13 +252,13 @@ def test_an_edge_whose_source_is_not_its_reference_s_keeps_it() -> None:
             (3, None, 200, "call", "exact", 8, 1, "local"),  # no reference: NULL kept as 0
         ],
     )
-    assert con.execute("SELECT rid, src_sk FROM edge_rows ORDER BY rowid").fetchall() == [
+    assert con.execute("SELECT rid, src_sk FROM edge_rows ORDER BY rid, dst_sk").fetchall() == [
         (1, None),
         (1, 600),
         (2, None),
         (3, 0),
     ]
-    assert con.execute("SELECT rid, src_sk, dst_sk FROM edges ORDER BY rowid").fetchall() == [
+    assert con.execute("SELECT rid, src_sk, dst_sk FROM edges ORDER BY rid, dst_sk").fetchall() == [
         (1, 500, 200),
         (1, 600, 201),
         (2, None, 200),

@@ -16,7 +16,7 @@ from ctxops_contracts.shared.confine import refuse_symlink
 
 from . import rid_slices, type_eval
 from .lock import IndexBusy
-from .schema import TABLES, columns
+from .schema import STORE_VIEWS, TABLES, columns
 
 NAME_ONLY_CAP = 4  # a bare name defined in more places than this gives no edge: a guess, not an answer
 NAME_ONLY_FILE_WEIGHT = 0.25  # name-only edges count for less in the file graph's ranking
@@ -462,17 +462,16 @@ QUALIFY min(prio) = min(min(prio)) OVER (PARTITION BY rid)
     (
         None,
         """
-INSERT INTO edges
-SELECT c.rid, coalesce(r.enclosing, r.path), c.dst, r.role, c.conf, r.path, r.line, c.res
-FROM cand c JOIN pending r USING (rid)
+-- (the edge's source, kind, file and line are its reference's: the `edges` view shows them)
+INSERT INTO edge_rows SELECT rid, dst, conf, res FROM cand WHERE rid IN (SELECT rid FROM pending)
 """,
     ),
     (
         None,
         """
 -- A certain call of a class also calls its constructor: `K(...)` -> `K.__init__` / `K.__new__`.
-INSERT INTO edges
-SELECT c.rid, coalesce(r.enclosing, r.path), m.id, r.role, c.conf, r.path, r.line, 'constructor'
+INSERT INTO edge_rows
+SELECT c.rid, m.id, c.conf, 'constructor'
 FROM cand c JOIN pending r USING (rid)
 JOIN symbols k ON k.id = c.dst AND k.kind = 'class'
 JOIN symbols m ON m.parent = k.id AND m.name IN ('__init__', '__new__')
@@ -574,8 +573,12 @@ def symbols_of(con: Any, paths: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def delete_paths(con: Any, paths: Sequence[str]) -> None:
-    """Drop every row of ``paths`` from the per-file tables."""
-    for table in ("files", "symbols", "refs", "imports", "types", "edges", "skipped"):
+    """Drop every row of ``paths`` from the per-file tables (edges before the references they belong to)."""
+    con.execute(
+        "DELETE FROM edge_rows WHERE rid IN (SELECT rid FROM refs WHERE path IN (SELECT unnest($1::VARCHAR[])))",
+        [list(paths)],
+    )
+    for table in ("files", "symbols", "refs", "imports", "types", "skipped"):
         con.execute(f"DELETE FROM {table} WHERE path IN (SELECT unnest($1::VARCHAR[]))", [list(paths)])
 
 
@@ -621,7 +624,7 @@ def pending_edges(con: Any) -> list[tuple[Any, ...]]:
 # The order each table is written in at the end of a build: DuckDB compresses a column segment by segment,
 # and an edge's source, file and line repeat from one edge to the next in reference order (the stdlib's
 # edges: 327k rows in resolution's order, 11 MB; by reference, 5.5 MB less).
-_COMPACT_ORDER = {"edges": "rid, dst, kind", "refs": "rid", "symbols": "path, line, id"}
+_COMPACT_ORDER = {"edge_rows": "rid, dst", "refs": "rid", "symbols": "path, line, id"}
 
 
 def write_compacted(con: Any, target: Path) -> None:
@@ -657,6 +660,8 @@ def create_tables(con: Any) -> None:
     for table, cols in TABLES.items():
         spec = ", ".join(f"{name} {kind}" for name, kind in cols)
         con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({spec})")
+    for view, (_, sql) in STORE_VIEWS.items():
+        con.execute(f"CREATE VIEW IF NOT EXISTS {view} AS {sql}")
 
 
 def insert_rows(con: Any, table: str, rows: Sequence[Sequence[Any]]) -> None:
@@ -676,7 +681,7 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
     """Turn references into edges: all of them, or those in `paths` or naming one of `names`."""
     source = "refs"  # every reference (a full build reads them in place, no copy)
     if all_refs:
-        con.execute("DELETE FROM edges")
+        con.execute("DELETE FROM edge_rows")
     else:
         source = "todo"
         con.execute("CREATE OR REPLACE TEMP TABLE todo_paths AS SELECT unnest($1::VARCHAR[]) AS path", [list(paths)])
@@ -685,7 +690,7 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
             "CREATE OR REPLACE TEMP TABLE todo AS SELECT * FROM refs WHERE path IN (SELECT path FROM todo_paths)"
             " UNION SELECT * FROM refs WHERE symbol_name IN (SELECT name FROM todo_names)"
         )
-        con.execute("DELETE FROM edges WHERE rid IN (SELECT rid FROM todo)")
+        con.execute("DELETE FROM edge_rows WHERE rid IN (SELECT rid FROM todo)")
     if all_refs:
         con.execute("CREATE OR REPLACE TEMP VIEW syms AS SELECT * FROM symbols")
     else:
@@ -737,9 +742,9 @@ SELECT e.src, e.dst,
          WHERE o.enclosing = e.src AND o.role = 'inherit'
            AND (o.line < r.line OR (o.line = r.line AND o.col < r.col))
            AND o.symbol_name NOT IN ({", ".join(f"'{name}'" for name in _MEMBERLESS_BASES)})
-           AND NOT EXISTS (SELECT 1 FROM edges x WHERE x.rid = o.rid AND x.kind = 'inherit')
+           AND NOT EXISTS (SELECT 1 FROM edge_rows x WHERE x.rid = o.rid)
        ) THEN 'name-only' ELSE e.confidence END AS confidence
-FROM edges e LEFT JOIN refs r ON r.rid = e.rid
+FROM edges e JOIN refs r ON r.rid = e.rid
 WHERE e.kind = 'inherit'
 """
 

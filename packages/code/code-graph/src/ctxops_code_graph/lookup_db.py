@@ -82,7 +82,8 @@ _LATE_FROM_DUCKDB = {
 # ... and the edges, copied as soon as resolution is done (`copy_edges`), or with the rest.
 _EDGES_FROM_DUCKDB = {
     "edges": "SELECT e.rid, a.sk, b.sk, e.kind, e.confidence, f.fk, e.line, e.resolution FROM edges e"
-    " JOIN snap_sk b ON b.id = e.dst LEFT JOIN snap_sk a ON a.id = e.src JOIN snap_fk f ON f.path = e.path",
+    " JOIN snap_sk b ON b.id = e.dst LEFT JOIN snap_sk a ON a.id = e.src JOIN snap_fk f ON f.path = e.path"
+    " ORDER BY e.rid, b.sk",  # the order of `edge_rows`' key: appended, no page split
 }
 _BATCH = 50_000
 _STORED_AS = {"symbols": "symbol_rows"}  # the view's table, where its rows are copied in the view's columns

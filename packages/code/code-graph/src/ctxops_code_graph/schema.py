@@ -6,7 +6,7 @@ from ctxops_code_scan.version import EXTRACTOR_VERSION
 
 from .reader import default_id_sql, escaped_path_sql
 
-STORE_VERSION = 8  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
+STORE_VERSION = 9  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
 INDEX_FORMAT = f"store{STORE_VERSION}-extractor{EXTRACTOR_VERSION}"
 
 # (column, DuckDB type); SQLite takes the same names with its own affinities.
@@ -62,18 +62,22 @@ TABLES: dict[str, list[tuple[str, str]]] = {
     ],
     # Type expressions of functions' results, class attributes and module-level names (build store only).
     "types": [("path", "VARCHAR"), ("owner", "VARCHAR"), ("name", "VARCHAR"), ("expr", "VARCHAR")],
-    "edges": [
-        ("rid", "BIGINT"),
-        ("src", "VARCHAR"),
-        ("dst", "VARCHAR"),
-        ("kind", "VARCHAR"),
-        ("confidence", "VARCHAR"),
-        ("path", "VARCHAR"),
-        ("line", "INTEGER"),
-        ("resolution", "VARCHAR"),
-    ],
+    # An edge's source, kind, file and line are its reference's (`edges`, a view, shows them): only what
+    # resolution decided is stored (the stdlib's store: 24.1 -> 21.0 MB).
+    "edge_rows": [("rid", "BIGINT"), ("dst", "VARCHAR"), ("confidence", "VARCHAR"), ("resolution", "VARCHAR")],
     "file_edges": [("src", "VARCHAR"), ("dst", "VARCHAR"), ("kind", "VARCHAR"), ("weight", "DOUBLE")],
     "ranks": [("path", "VARCHAR"), ("rank", "DOUBLE")],
+}
+
+# The build store's views: (columns, SQL).
+EDGE_COLUMNS = ["rid", "src", "dst", "kind", "confidence", "path", "line", "resolution"]
+STORE_VIEWS = {
+    "edges": (
+        EDGE_COLUMNS,
+        "SELECT e.rid AS rid, coalesce(r.enclosing, r.path) AS src, e.dst AS dst, r.role AS kind,"
+        " e.confidence AS confidence, r.path AS path, r.line AS line, e.resolution AS resolution"
+        " FROM edge_rows e JOIN refs r USING (rid)",
+    ),
 }
 
 _VIEW_PATH = f"(SELECT {escaped_path_sql('f.path')} FROM files f WHERE f.fk = s.fk)"
@@ -121,7 +125,11 @@ SQLITE_DDL = [
     # and line are its reference's (`rid`: the enclosing symbol, file and line), stored only where they
     # differ (src_sk 0 / fk 0 / line -1 stand for NULL there).
     "CREATE TABLE edge_kinds (how INTEGER PRIMARY KEY, kind TEXT, confidence TEXT, resolution TEXT)",
-    "CREATE TABLE edge_rows (rid INTEGER, src_sk INTEGER, dst_sk INTEGER, how INTEGER, fk INTEGER, line INTEGER)",
+    # Keyed by (rid, dst_sk), without a rowid: a reference's edges are a range of the table's own key, not
+    # an index of their own (`edges_rid` was 3.9 MB of the stdlib's snapshot). A reference has one edge per
+    # target (resolution keeps one candidate row per (rid, dst); a constructor edge's target is a method).
+    "CREATE TABLE edge_rows (rid INTEGER NOT NULL, src_sk INTEGER, dst_sk INTEGER NOT NULL, how INTEGER,"
+    " fk INTEGER, line INTEGER, PRIMARY KEY (rid, dst_sk)) WITHOUT ROWID",
     "CREATE VIEW edges AS SELECT e.rid AS rid,"
     " CASE WHEN e.src_sk IS NULL THEN r.enclosing_sk ELSE nullif(e.src_sk, 0) END AS src_sk, e.dst_sk AS dst_sk,"
     " h.kind AS kind,"
@@ -156,7 +164,6 @@ SQLITE_INDEXES = [
     # their references (`enclosed_spans`, `lookup_queries.walk`).
     "CREATE INDEX edges_src ON edge_rows(src_sk) WHERE src_sk IS NOT NULL",
     "CREATE INDEX edges_dst ON edge_rows(dst_sk)",
-    "CREATE INDEX edges_rid ON edge_rows(rid)",
     "CREATE INDEX edges_fk ON edge_rows(fk) WHERE fk IS NOT NULL",  # only edges not in their reference's file
     "CREATE INDEX file_edges_src ON file_edges(src_fk)",
     "CREATE INDEX file_edges_dst ON file_edges(dst_fk)",
@@ -164,4 +171,7 @@ SQLITE_INDEXES = [
 
 
 def columns(table: str) -> list[str]:
+    """A build store table's or view's columns."""
+    if table in STORE_VIEWS:
+        return STORE_VIEWS[table][0]
     return [name for name, _ in TABLES[table]]

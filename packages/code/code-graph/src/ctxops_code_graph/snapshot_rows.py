@@ -82,7 +82,10 @@ def insert_edges(con: sqlite3.Connection, keys: Keys, rows: Iterable[Row]) -> No
     """Rows (rid, src_sk, dst_sk, kind, confidence, fk, line, resolution) into `edge_rows`; their
     references must be in already (an edge keeps its file and line only where they differ)."""
     how = keys.how
-    con.executemany(_EDGE_INSERT, [(r[0], r[1], r[2], how(r[3], r[4], r[7]), r[5], r[6]) for r in rows])
+    # (An edge whose target the snapshot does not hold answers nothing: not kept; its key needs a target.)
+    con.executemany(
+        _EDGE_INSERT, [(r[0], r[1], r[2], how(r[3], r[4], r[7]), r[5], r[6]) for r in rows if r[2] is not None]
+    )
 
 
 def copy_shard_refs(con: sqlite3.Connection, first_rid: int, enclosing: str = "r.enclosing_sk") -> None:

@@ -408,7 +408,7 @@ def _load_store(path: Path, tables: dict[str, Path]) -> None:
     reader under the full build's memory cap; a file that is not one of our tables fails the import)."""
     from .builder import FULL_BUILD_MEMORY
 
-    con = duck_store.connect(path, memory_limit=FULL_BUILD_MEMORY)
+    con = duck_store.connect(path, memory_limit=FULL_BUILD_MEMORY, block_size=duck_store.PUBLISHED_BLOCK_SIZE)
     try:
         con.execute("SET enable_progress_bar = false")
         con.execute("SET threads TO 1")  # a load: one thread costs less CPU than two contending (1.7 vs 2.0 s)

@@ -275,3 +275,63 @@ def test_an_edge_whose_source_is_not_its_reference_s_keeps_it() -> None:
     insert_edges(con, keys, [(9, 500, 202, "call", "exact", 7, 3, "local")])
     assert con.execute("SELECT lo, hi FROM enclosed_spans WHERE sk = 500").fetchone() == (1, 9)
     assert [r[:2] for r in walk(con, 500, 1, ("call",), upward=False)] == [(500, 202)]
+
+
+def test_the_build_store_keeps_of_an_edge_only_what_resolution_decided(tmp_path: Path) -> None:
+    """Its source, kind, file and line are its reference's: the store's `edges` view shows them, and after an
+    update the view is what a rebuild gives."""
+    root = make_repo(tmp_path / "shop", ORDERS_PY)
+    IndexWriter(root).build()
+    layout = IndexLayout(root.resolve())
+
+    def store_edges() -> list[tuple[object, ...]]:
+        con = duckdb.connect(str(layout.duckdb_path), read_only=True)
+        try:
+            kinds = dict(con.execute("SELECT table_name, 'table' FROM duckdb_tables()").fetchall())
+            kinds.update(dict(con.execute("SELECT view_name, 'view' FROM duckdb_views() WHERE NOT internal").fetchall()))
+            assert kinds["edge_rows"] == "table" and kinds["edges"] == "view"
+            stored = [r[0] for r in con.execute("DESCRIBE edge_rows").fetchall()]
+            assert stored == ["rid", "dst", "confidence", "resolution"]
+            rows: list[tuple[object, ...]] = con.execute(
+                "SELECT r.symbol_name, r.line, e.src, e.dst, e.kind, e.confidence, e.path, e.line, e.resolution"
+                " FROM edges e JOIN refs r USING (rid) ORDER BY ALL"
+            ).fetchall()
+            return rows
+        finally:
+            con.close()
+
+    built = store_edges()
+    assert any(row[4] == "call" and row[2] is not None for row in built)
+    service = root / "shop" / "service.py"
+    service.write_text(service.read_text() + "\n\ndef again():\n    return Order()\n")
+    IndexWriter(root).build()
+    updated = store_edges()
+    IndexWriter(root).build(full=True)
+    assert updated == store_edges()
+
+
+def test_the_snapshot_s_edges_are_keyed_by_reference_and_target(tmp_path: Path) -> None:
+    """`edge_rows` has no rowid and no index of its own on `rid`: a reference's edges are a range of its key."""
+    root = make_repo(tmp_path / "shop", ORDERS_PY)
+    IndexWriter(root).build()
+    con = _snapshot(root)
+    indexes = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'index'").fetchall()}
+    assert "edges_rid" not in indexes
+    (sql,) = con.execute("SELECT sql FROM sqlite_master WHERE name = 'edge_rows'").fetchone()
+    assert sql.endswith("WITHOUT ROWID")
+    plan = " ".join(str(r[-1]) for r in con.execute("EXPLAIN QUERY PLAN SELECT * FROM edge_rows WHERE rid = 5"))
+    assert "PRIMARY KEY" in plan
+
+
+def test_the_published_stores_are_packed(tmp_path: Path) -> None:
+    """The build store in 64 KiB blocks, the snapshot without part-empty pages left by out-of-order keys."""
+    root = make_repo(tmp_path / "shop", ORDERS_PY)
+    IndexWriter(root).build()
+    layout = IndexLayout(root.resolve())
+    con = duckdb.connect(str(layout.duckdb_path), read_only=True)
+    assert con.execute("SELECT block_size FROM pragma_database_size()").fetchone()[0] == 65536
+    con.close()
+    snap = _snapshot(root)
+    assert snap.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    assert snap.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert not list(layout.index_dir.glob("*.packed")) and not list(layout.index_dir.glob("*.tmp"))

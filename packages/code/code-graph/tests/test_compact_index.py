@@ -288,7 +288,9 @@ def test_the_build_store_keeps_of_an_edge_only_what_resolution_decided(tmp_path:
         con = duckdb.connect(str(layout.duckdb_path), read_only=True)
         try:
             kinds = dict(con.execute("SELECT table_name, 'table' FROM duckdb_tables()").fetchall())
-            kinds.update(dict(con.execute("SELECT view_name, 'view' FROM duckdb_views() WHERE NOT internal").fetchall()))
+            kinds.update(
+                dict(con.execute("SELECT view_name, 'view' FROM duckdb_views() WHERE NOT internal").fetchall())
+            )
             assert kinds["edge_rows"] == "table" and kinds["edges"] == "view"
             stored = [r[0] for r in con.execute("DESCRIBE edge_rows").fetchall()]
             assert stored == ["rid", "dst", "confidence", "resolution"]

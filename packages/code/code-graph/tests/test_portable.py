@@ -13,6 +13,7 @@ import subprocess
 import tarfile
 from pathlib import Path
 
+import duckdb
 import pytest
 from ctxops_code_graph import CodeIndex, portable
 from ctxops_code_graph.builder import IndexWriter
@@ -90,6 +91,10 @@ def test_import_into_a_clone_then_update_what_differs(built: tuple[Path, Path], 
     git(clone, "mv", "shop/orders.py", "shop/entities.py")
     report = portable.import_index(clone, archive)
     assert report.commit_matches and report.warnings == []
+    # The imported store is written in the published store's blocks (64 KiB), not DuckDB's default.
+    store = duckdb.connect(str(IndexLayout(clone.resolve()).duckdb_path), read_only=True)
+    assert store.execute("SELECT block_size FROM pragma_database_size()").fetchone() == (65536,)
+    store.close()
     writer = IndexWriter(clone)
     update = writer.build()
     assert update.mode == "incremental"

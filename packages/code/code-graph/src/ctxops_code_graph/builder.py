@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,7 +33,12 @@ from .results import BuildReport
 from .schema import INDEX_FORMAT
 
 DEFAULT_UPDATE_BOUND = 50  # files reindexed by one read-triggered update; the rest is reported stale
-FULL_BUILD_MEMORY = "512MB"  # DuckDB's cap for a full build (it spills past it), keeping the process well under 1 GiB
+# DuckDB's cap for a full build (it spills past it). The parent's peak was this cap plus what grows beside it
+# (the snapshot copy, allocator slack: ~150 MiB at 2.4M lines, ~500 MiB at 10.7M), so 512 MB left no margin
+# under 1 GiB. Resolution works in slices and passes at 80 MB on the stdlib; a statement that still cannot
+# spill under this cap is retried once under `FULL_BUILD_MEMORY_FALLBACK` rather than failing the build.
+FULL_BUILD_MEMORY = "256MB"
+FULL_BUILD_MEMORY_FALLBACK = "512MB"
 
 
 @dataclass
@@ -119,6 +124,20 @@ def _ranks(files: Sequence[str], file_edges: Sequence[tuple[str, str, str, float
         weights[(src, dst)] = weights.get((src, dst), 0.0) + weight
     ranked = pagerank(files, [(s, d, w) for (s, d), w in weights.items()])
     return sorted(ranked.items())
+
+
+def within_cap(con: Any, step: Callable[[], None], fallback: str = FULL_BUILD_MEMORY_FALLBACK) -> None:
+    """Run a step that starts over when re-run; if DuckDB runs out of memory under the build's cap, raise
+    the cap to `fallback` (once, logged) and run it again. A larger corpus then builds, only less bounded."""
+    import duckdb
+
+    try:
+        step()
+    except duckdb.OutOfMemoryException as exc:
+        cap = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+        print(f"cq index: out of memory under DuckDB's cap {cap}; retrying under {fallback} ({exc})", file=sys.stderr)
+        con.execute(f"SET memory_limit = '{fallback}'")
+        step()
 
 
 class IndexWriter:
@@ -287,7 +306,7 @@ class IndexWriter:
             snap = lookup_db.GenerationWriter(self.layout, con, keys, load.shards, load.max_symbols)
             try:
                 snap.start()
-                duck_store.resolve(con, all_refs=True)
+                within_cap(con, lambda: duck_store.resolve(con, all_refs=True))
                 phase("resolve")
                 snap.copy_edges()  # while the files are ranked
                 duck_store.rebuild_file_edges(con)
@@ -301,7 +320,7 @@ class IndexWriter:
                 snap.abort()
                 raise
             phase("snapshot")
-            duck_store.write_compacted(con, compacted)
+            within_cap(con, lambda: duck_store.write_compacted(con, compacted))
         finally:
             con.close()
             load.remove()

@@ -148,16 +148,16 @@ def main() -> int:
             prof.con = con
         return con
 
-    duck_store.connect = connect_and_keep  # type: ignore[assignment]
+    duck_store.connect = connect_and_keep
 
-    scan_chunks = builder.scan_chunks
+    scan_chunks = getattr(builder, "scan_chunks")  # noqa: B009 (the name the builder calls, replaced below)
 
     def scan_marked(*a: Any, **k: Any) -> Any:
         prof.mark("scan")
         yield from scan_chunks(*a, **k)
         prof.mark("load")
 
-    builder.scan_chunks = scan_marked  # type: ignore[assignment]
+    setattr(builder, "scan_chunks", scan_marked)  # noqa: B010
 
     def around(obj: Any, attr: str, before: str | None, after: str | None) -> None:
         original = getattr(obj, attr)

@@ -28,7 +28,7 @@ from .freshness import Staleness, check
 from .import_targets import ModuleIndex
 from .layout import IndexLayout
 from .lock import WriterLock
-from .rank import pagerank
+from .rank import pagerank, summed
 from .results import BuildReport
 from .schema import INDEX_FORMAT
 
@@ -310,7 +310,11 @@ class IndexWriter:
                 phase("resolve")
                 snap.copy_edges()  # while the files are ranked
                 duck_store.rebuild_file_edges(con)
-                ranks = _ranks([f[0] for f in files], duck_store.all_file_edges(con))
+                # Streamed: the file graph as arrays, not a list of every file edge (the rank phase grew with
+                # the corpus). Same sums in the same order as `_ranks`: the same ranks.
+                ranked = pagerank([f[0] for f in files], summed(duck_store.stream_file_edges(con)))
+                ranks = sorted(ranked.items())
+                del ranked
                 duck_store.insert_rows(con, "ranks", ranks)
                 duck_store.insert_rows(con, "meta", meta)
                 self._modules = (frozenset(files), modules)

@@ -107,7 +107,7 @@ def test_a_build_step_out_of_memory_under_the_cap_is_retried_under_the_fallback(
         con.close()
 
 
-def test_a_full_build_resolves_and_compacts_under_a_cap_with_room_beside_it(
+def test_a_full_build_compacts_under_a_lower_cap_than_resolution(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The parent's peak is DuckDB's cap plus what grows beside it (~500 MiB at 10.7M lines): the cap must
@@ -127,4 +127,4 @@ def test_a_full_build_resolves_and_compacts_under_a_cap_with_room_beside_it(
     builder.IndexWriter(root).build(full=True)
     assert len(seen) == 2
     mib = [float(s.split()[0]) * (1024 if "GiB" in s else 1) for s in map(str, seen)]
-    assert all(m <= 256 for m in mib), seen
+    assert mib[0] <= 512 and mib[1] <= 256, seen  # resolution, then the compaction

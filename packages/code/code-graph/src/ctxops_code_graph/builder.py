@@ -34,11 +34,13 @@ from .schema import INDEX_FORMAT
 
 DEFAULT_UPDATE_BOUND = 50  # files reindexed by one read-triggered update; the rest is reported stale
 # DuckDB's cap for a full build (it spills past it). The parent's peak was this cap plus what grows beside it
-# (the snapshot copy, allocator slack: ~150 MiB at 2.4M lines, ~500 MiB at 10.7M), so 512 MB left no margin
-# under 1 GiB. Resolution works in slices and passes at 80 MB on the stdlib; a statement that still cannot
-# spill under this cap is retried once under `FULL_BUILD_MEMORY_FALLBACK` rather than failing the build.
+# (the scan's lists, the snapshot's copy, the ranking, allocator slack), so 512 MB left no margin under 1 GiB.
+# Resolution keeps 512 MB: at 256 MB one of its statements ran out of memory on a 10.7M-line corpus (c50k).
+# A step that runs out of memory under its cap is retried once under the next (`within_cap`), not failed.
 FULL_BUILD_MEMORY = "256MB"
 FULL_BUILD_MEMORY_FALLBACK = "512MB"
+RESOLVE_MEMORY = "512MB"
+RESOLVE_MEMORY_FALLBACK = "768MB"
 
 
 @dataclass
@@ -306,7 +308,9 @@ class IndexWriter:
             snap = lookup_db.GenerationWriter(self.layout, con, keys, load.shards, load.max_symbols)
             try:
                 snap.start()
-                within_cap(con, lambda: duck_store.resolve(con, all_refs=True))
+                con.execute(f"SET memory_limit = '{RESOLVE_MEMORY}'")
+                within_cap(con, lambda: duck_store.resolve(con, all_refs=True), RESOLVE_MEMORY_FALLBACK)
+                con.execute(f"SET memory_limit = '{FULL_BUILD_MEMORY}'")
                 phase("resolve")
                 snap.copy_edges()  # while the files are ranked
                 duck_store.rebuild_file_edges(con)

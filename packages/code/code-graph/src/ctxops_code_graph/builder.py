@@ -35,7 +35,7 @@ from .schema import INDEX_FORMAT
 DEFAULT_UPDATE_BOUND = 50  # files reindexed by one read-triggered update; the rest is reported stale
 # DuckDB's cap for a full build (it spills past it). The parent's peak was this cap plus what grows beside it
 # (the scan's lists, the snapshot's copy, the ranking, allocator slack), so 512 MB left no margin under 1 GiB.
-# Resolution keeps 512 MB: at 256 MB one of its statements ran out of memory on a 10.7M-line corpus (c50k).
+# Resolution and the file graph keep 512 MB: at 256 MB each ran out of memory on a 10.7M-line corpus (c50k).
 # A step that runs out of memory under its cap is retried once under the next (`within_cap`), not failed.
 FULL_BUILD_MEMORY = "256MB"
 FULL_BUILD_MEMORY_FALLBACK = "512MB"
@@ -310,7 +310,6 @@ class IndexWriter:
                 snap.start()
                 con.execute(f"SET memory_limit = '{RESOLVE_MEMORY}'")
                 within_cap(con, lambda: duck_store.resolve(con, all_refs=True), RESOLVE_MEMORY_FALLBACK)
-                con.execute(f"SET memory_limit = '{FULL_BUILD_MEMORY}'")
                 phase("resolve")
                 snap.copy_edges()  # while the files are ranked
                 duck_store.rebuild_file_edges(con)
@@ -328,6 +327,7 @@ class IndexWriter:
                 snap.abort()
                 raise
             phase("snapshot")
+            con.execute(f"SET memory_limit = '{FULL_BUILD_MEMORY}'")  # the file graph, too, needs more at c50k
             within_cap(con, lambda: duck_store.write_compacted(con, compacted))
         finally:
             con.close()

@@ -31,14 +31,28 @@ QUERIES = {
 }
 
 
+# With `--by-position`: references and edges named by where the reference is (path, line, column, name),
+# not by `rid`, which numbers references in the order the scan's chunks came back (a change of chunking
+# renumbers them without changing a row).
+BY_POSITION = {
+    "refs": "SELECT r.symbol_name, f.path, r.line, r.col, r.role, e.id, r.qualifier FROM refs r"
+    " LEFT JOIN files f ON f.fk = r.fk LEFT JOIN symbols e ON e.sk = r.enclosing_sk ORDER BY 2, 3, 4, 1, 5, 6, 7",
+    "edges": "SELECT f.path, e.line, r.col, r.symbol_name, a.id, b.id, e.kind, e.confidence, e.resolution FROM edges e"
+    " JOIN refs r ON r.rid = e.rid LEFT JOIN symbols a ON a.sk = e.src_sk LEFT JOIN symbols b ON b.sk = e.dst_sk"
+    " LEFT JOIN files f ON f.fk = e.fk ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9",
+}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("before")
     ap.add_argument("after")
+    ap.add_argument("--by-position", action="store_true", help="references and edges by position, not rid")
     args = ap.parse_args()
+    queries = {**QUERIES, **BY_POSITION} if args.by_position else QUERIES
     a, b = (sqlite3.connect(f"file:{p}?mode=ro", uri=True) for p in (args.before, args.after))
     differ = 0
-    for table, query in QUERIES.items():
+    for table, query in queries.items():
         rows_a, rows_b = a.execute(query).fetchall(), b.execute(query).fetchall()
         same = rows_a == rows_b
         differ += not same

@@ -84,3 +84,47 @@ def test_slices_cover_every_reference_once(tmp_path: Path) -> None:
         assert list(rid_slices.ranges(con, "t", rows=5000)) == ["TRUE"]
     finally:
         con.close()
+
+
+def test_a_build_step_out_of_memory_under_the_cap_is_retried_under_the_fallback(
+    chains_store: Path, tmp_path: Path
+) -> None:
+    import duckdb
+    from ctxops_code_graph.builder import within_cap
+
+    free = _resolved(chains_store, tmp_path / "free.duckdb", None)
+    with pytest.raises(duckdb.OutOfMemoryException):  # the cap alone cannot hold the resolution
+        _resolved(chains_store, tmp_path / "tiny.duckdb", "4MB")
+    shutil.copyfile(chains_store, tmp_path / "retried.duckdb")
+    con = duck_store.connect(tmp_path / "retried.duckdb", memory_limit="4MB")
+    try:
+        con.execute("SET threads TO 1")
+        within_cap(con, lambda: duck_store.resolve(con, all_refs=True), fallback="1GB")
+        raised = str(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+        assert raised.endswith("MiB") and float(raised.split(maxsplit=1)[0]) > 900, raised  # 1GB, as DuckDB prints it
+        assert con.execute("SELECT * FROM edges ORDER BY ALL").fetchall() == free  # re-run from the start
+    finally:
+        con.close()
+
+
+def test_a_full_build_compacts_under_a_lower_cap_than_resolution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parent's peak is DuckDB's cap plus what grows beside it (~500 MiB at 10.7M lines): the cap must
+    leave that room under 1 GiB (512 MB did not)."""
+    from ctxops_code_graph import builder
+
+    seen: list[int] = []
+    for name in ("resolve", "write_compacted"):
+        original = getattr(duck_store, name)
+
+        def spy(con: Any, *a: Any, _original: Any = original, **k: Any) -> Any:
+            seen.append(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+            return _original(con, *a, **k)
+
+        monkeypatch.setattr(duck_store, name, spy)
+    root = make_repo(tmp_path / "repo", _chains(2, 2))
+    builder.IndexWriter(root).build(full=True)
+    assert len(seen) == 2
+    mib = [float(s.split()[0]) * (1024 if "GiB" in s else 1) for s in map(str, seen)]
+    assert mib[0] <= 512 and mib[1] <= 256, seen  # resolution, then the compaction

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,12 +28,19 @@ from .freshness import Staleness, check
 from .import_targets import ModuleIndex
 from .layout import IndexLayout
 from .lock import WriterLock
-from .rank import pagerank
+from .rank import pagerank, summed
 from .results import BuildReport
 from .schema import INDEX_FORMAT
 
 DEFAULT_UPDATE_BOUND = 50  # files reindexed by one read-triggered update; the rest is reported stale
-FULL_BUILD_MEMORY = "512MB"  # DuckDB's cap for a full build (it spills past it), keeping the process well under 1 GiB
+# DuckDB's cap for a full build (it spills past it). The parent's peak was this cap plus what grows beside it
+# (the scan's lists, the snapshot's copy, the ranking, allocator slack), so 512 MB left no margin under 1 GiB.
+# Resolution and the file graph keep 512 MB: at 256 MB each ran out of memory on a 10.7M-line corpus (c50k).
+# A step that runs out of memory under its cap is retried once under the next (`within_cap`), not failed.
+FULL_BUILD_MEMORY = "256MB"
+FULL_BUILD_MEMORY_FALLBACK = "512MB"
+RESOLVE_MEMORY = "512MB"
+RESOLVE_MEMORY_FALLBACK = "768MB"
 
 
 @dataclass
@@ -119,6 +126,20 @@ def _ranks(files: Sequence[str], file_edges: Sequence[tuple[str, str, str, float
         weights[(src, dst)] = weights.get((src, dst), 0.0) + weight
     ranked = pagerank(files, [(s, d, w) for (s, d), w in weights.items()])
     return sorted(ranked.items())
+
+
+def within_cap(con: Any, step: Callable[[], None], fallback: str = FULL_BUILD_MEMORY_FALLBACK) -> None:
+    """Run a step that starts over when re-run; if DuckDB runs out of memory under the build's cap, raise
+    the cap to `fallback` (once, logged) and run it again. A larger corpus then builds, only less bounded."""
+    import duckdb
+
+    try:
+        step()
+    except duckdb.OutOfMemoryException as exc:
+        cap = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+        print(f"cq index: out of memory under DuckDB's cap {cap}; retrying under {fallback} ({exc})", file=sys.stderr)
+        con.execute(f"SET memory_limit = '{fallback}'")
+        step()
 
 
 class IndexWriter:
@@ -287,11 +308,16 @@ class IndexWriter:
             snap = lookup_db.GenerationWriter(self.layout, con, keys, load.shards, load.max_symbols)
             try:
                 snap.start()
-                duck_store.resolve(con, all_refs=True)
+                con.execute(f"SET memory_limit = '{RESOLVE_MEMORY}'")
+                within_cap(con, lambda: duck_store.resolve(con, all_refs=True), RESOLVE_MEMORY_FALLBACK)
                 phase("resolve")
                 snap.copy_edges()  # while the files are ranked
                 duck_store.rebuild_file_edges(con)
-                ranks = _ranks([f[0] for f in files], duck_store.all_file_edges(con))
+                # Streamed: the file graph as arrays, not a list of every file edge (the rank phase grew with
+                # the corpus). Same sums in the same order as `_ranks`: the same ranks.
+                ranked = pagerank([f[0] for f in files], summed(duck_store.stream_file_edges(con)))
+                ranks = sorted(ranked.items())
+                del ranked
                 duck_store.insert_rows(con, "ranks", ranks)
                 duck_store.insert_rows(con, "meta", meta)
                 self._modules = (frozenset(files), modules)
@@ -301,7 +327,8 @@ class IndexWriter:
                 snap.abort()
                 raise
             phase("snapshot")
-            duck_store.write_compacted(con, compacted)
+            con.execute(f"SET memory_limit = '{FULL_BUILD_MEMORY}'")  # the file graph, too, needs more at c50k
+            within_cap(con, lambda: duck_store.write_compacted(con, compacted))
         finally:
             con.close()
             load.remove()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -792,6 +792,18 @@ def all_file_edges(con: Any) -> list[tuple[str, str, str, float]]:
         "SELECT src, dst, kind, weight FROM file_edges ORDER BY src, dst, kind"
     ).fetchall()
     return rows
+
+
+def stream_file_edges(con: Any, batch: int = 50_000) -> Iterator[tuple[str, str, str, float]]:
+    """`all_file_edges`' rows in its order, fetched a batch at a time (a full build's 419k file edges held
+    as Python tuples cost ~150 MB)."""
+    cursor = con.cursor()
+    try:
+        cursor.execute("SELECT src, dst, kind, weight FROM file_edges ORDER BY src, dst, kind")
+        while rows := cursor.fetchmany(batch):
+            yield from rows
+    finally:
+        cursor.close()
 
 
 def fetch(con: Any, table: str, where: str = "", params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:

@@ -597,3 +597,169 @@ def test_calling_a_parameter_gives_what_its_type_returns(tmp_path: Path) -> None
     ix.build(full=True)
     assert _certain(ix, "python client.py Session.receive_bytes().") == {("tests/test_ws.py", 9)}
     assert _certain(ix, "python client.py Client.connect().") == {("tests/test_ws.py", 8)}
+
+
+FIXTURES = {
+    "app/client.py": """
+from typing import Protocol
+
+
+class Client:
+    def get(self, url):
+        return url
+
+
+class Conn:
+    def send(self, data):
+        return data
+
+
+class Storage:
+    def add(self, item):
+        return item
+
+
+class Other:
+    def add(self, item):
+        return item
+
+
+class ClientFactory(Protocol):
+    def __call__(self, app) -> Client: ...
+
+
+def connect():
+    return object()
+""",
+    "tests/conftest.py": """
+from typing import Generator, Iterator
+
+import pytest
+
+from app.client import Client, ClientFactory, Conn, Storage, connect
+
+
+@pytest.fixture(name="client")
+def _client_fixture():
+    return Client()
+
+
+@pytest.fixture
+def conn() -> Iterator[Conn]:
+    c = connect()
+    yield c
+
+
+@pytest.fixture
+def gen_conn() -> Generator[Conn, None, None]:
+    yield connect()
+
+
+@pytest.fixture
+def storage():
+    return Storage()
+
+
+@pytest.fixture
+def client_factory() -> ClientFactory:
+    return make_factory()
+
+
+def plain_helper():
+    return Storage()
+""",
+    "tests/test_top.py": """
+import pytest
+from app.client import Other
+
+
+def test_alias(client):
+    client.get("/")
+
+
+def test_generators(conn, gen_conn):
+    conn.send(1)
+    gen_conn.send(2)
+
+
+@pytest.mark.parametrize("storage", [1, 2])
+def test_parametrized(storage):
+    storage.add(3)
+
+
+@pytest.mark.parametrize(("x", "storage"), [(1, 2)])
+def test_parametrized_tuple(x, storage):
+    storage.add(4)
+
+
+@pytest.mark.parametrize("storage", [1], indirect=True)
+def test_indirect(storage):
+    storage.add(5)
+
+
+def test_calls_the_fixture_value(client_factory):
+    made = client_factory(object())
+    made.get("/x")
+
+
+def test_not_a_fixture(plain_helper):
+    plain_helper.add(6)
+
+
+@pytest.mark.parametrize("n", [1])
+class TestInClass:
+    @pytest.fixture
+    def storage(self):
+        return Other()
+
+    def test_class_fixture(self, storage, n):
+        storage.add(7)
+""",
+    "tests/sub/conftest.py": """
+import pytest
+
+from app.client import Other
+
+
+@pytest.fixture
+def storage():
+    return Other()
+""",
+    "tests/sub/test_near.py": """
+import pytest
+
+
+def test_nearest(storage):
+    storage.add(8)
+
+
+@pytest.fixture
+def client(client):
+    client.get("/own")
+    return client
+""",
+}
+
+
+def test_a_fixture_parameter_is_typed_by_the_fixture_pytest_passes(tmp_path: Path) -> None:
+    # the fixture found the way pytest finds it (class, module, conftest.py files up the directories; a
+    # `name=` alias; a fixture requesting the name it overrides gets the one above); its value is what it
+    # returns or yields (`-> Iterator[Conn]`: a Conn); a parametrized parameter is not the fixture
+    root = make_repo(tmp_path / "repo", FIXTURES)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python app/client.py Client.get().") == {
+        ("tests/test_top.py", 7),  # `@pytest.fixture(name="client")`
+        ("tests/test_top.py", 32),  # `client_factory(...)`: the fixture states `-> ClientFactory`
+        ("tests/sub/test_near.py", 11),  # `def client(client)`: the conftest's `client`, not itself
+    }
+    assert _certain(ix, "python app/client.py Conn.send().") == {("tests/test_top.py", 11), ("tests/test_top.py", 12)}
+    # parametrized (not indirectly) -> the listed values; the class's own fixture and the nearer conftest
+    # override tests/conftest.py's `storage`
+    assert _certain(ix, "python app/client.py Storage.add().") == {("tests/test_top.py", 27)}
+    assert _certain(ix, "python app/client.py Other.add().") == {
+        ("tests/test_top.py", 46),
+        ("tests/sub/test_near.py", 6),
+    }
+    possible = {(h.edge.path, h.edge.line) for h in ix.callers("python app/client.py Storage.add().", depth=1)}
+    assert {("tests/test_top.py", 17), ("tests/test_top.py", 22), ("tests/test_top.py", 36)} <= possible

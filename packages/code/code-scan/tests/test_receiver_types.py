@@ -186,6 +186,8 @@ def test_type_expressions_for_the_graph() -> None:
         ("Client#", "transport"): "Self#make_transport()",
         ("app().", None): "=Flask",
         ("client().", None): "@app#test_client()",
+        ("app().", "@app"): "=Flask",  # what pytest passes a parameter `app` (the graph looks the name up)
+        ("client().", "@client"): "@app#test_client()",
     }  # Client.either returns two different things: nothing recorded
 
 

@@ -260,14 +260,18 @@ WHERE e.mk IN ('', '=', '^', '&') AND strpos(e.nm, '.') = 0
       OR EXISTS (SELECT 1 FROM imports x WHERE x.path = i.target_path AND (x.name = '*' OR
                  (x.alias = e.nm AND x.target_path IS NOT NULL AND x.target_path <> e.path))))
 UNION ALL
--- the pytest fixture `nm`: the file's own, else the nearest conftest.py above it
+-- the pytest fixture `nm` (its `@nm` row: `@pytest.fixture(name=...)` renames the function), as pytest finds
+-- it: a fixture method of the test's class, else the file's own, else the nearest conftest.py above it; `<nm`
+-- (a fixture requesting its own name overrides that one) skips the file
 SELECT rid, path, mk, nm, steps, cls, selfc, via, enc FROM (
-  SELECT e.rid, f.path, {_parse("y.expr", "e.steps")}, NULL AS cls, e.selfc, 3 AS via, NULL AS enc,
-         CASE WHEN f.path = e.path THEN 100000 ELSE length(f.path) END AS near FROM e
-  JOIN symbols f ON f.name = e.nm AND f.kind = 'function' AND f.parent IS NULL
-   AND (f.path = e.path OR f.path = 'conftest.py'
-        OR (f.path LIKE '%/conftest.py' AND starts_with(e.path, left(f.path, length(f.path) - 11))))
-  JOIN types y ON y.owner = f.id AND y.name IS NULL
+  SELECT e.rid, y.path, {_parse("y.expr", "e.steps")}, NULL AS cls, e.selfc, 3 AS via, NULL AS enc,
+         CASE WHEN f.parent IS NOT NULL THEN 200000 WHEN y.path = e.path THEN 100000 ELSE length(y.path) END
+           AS near FROM e
+  JOIN types y ON y.name = '@' || ltrim(e.nm, '<') AND y.owner IS NOT NULL
+   AND (y.path = e.path OR y.path = 'conftest.py'
+        OR (ends_with(y.path, '/conftest.py') AND starts_with(e.path, left(y.path, length(y.path) - 11))))
+   AND NOT (starts_with(e.nm, '<') AND y.path = e.path)
+  JOIN symbols f ON f.id = y.owner AND (f.parent IS NULL OR (f.parent = e.selfc AND f.path = e.path))
   WHERE e.mk = '@'
   QUALIFY near = max(near) OVER (PARTITION BY e.rid, e.path, e.nm, e.steps)
 )

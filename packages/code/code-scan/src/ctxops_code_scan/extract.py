@@ -34,10 +34,11 @@ from .type_exprs import (
     MAX_STEPS,
     Chain,
     chain_of,
+    fixture_name,
     fixture_params,
-    is_fixture,
     is_fixture_file,
     join,
+    parametrized_names,
     py_assigned,
     py_narrowed,
     ts_call_context,
@@ -383,8 +384,12 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_params(sid, params[0], signature)
                 if python:
                     facts.add_function(sid, type_qualname, _text(ret[0]) if ret else None)
-                    if fixture_file and (name.startswith("test") or is_fixture(node)):
-                        facts.add_fixture_params(sid, fixture_params(params[0]))
+                    fixture = fixture_name(node)
+                    if fixture is not None:  # (in any file: a conftest.py may import it)
+                        facts.add_fixture(sid, fixture, _text(ret[0]) if ret else None)
+                    if fixture_file and (fixture is not None or name.startswith("test")):
+                        parametrized = parametrized_names(node) if fixture is None else frozenset()
+                        facts.add_fixture_params(sid, fixture_params(params[0], parametrized))
                 elif lang == "go":
                     facts.classes[sid] = type_qualname  # (a method's receiver type: what `r.f` is read on)
                     if ret:

@@ -203,6 +203,21 @@ def class_object_type(text: str) -> str | None:
     return plain_type(inner)
 
 
+# What a generator states it yields first: `Iterator[K]`, `Generator[K, None, None]` (a generator fixture's value)
+_GENERATORS = frozenset(["Iterator", "Iterable", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator"])
+
+
+def fixture_value_type(text: str) -> str | None:
+    """The value a pytest fixture stating `-> text` gives a test: what it yields when it states a generator
+    (`-> Iterator[Client]`: a Client), else the stated class (`-> Client`)."""
+    t = text.strip().strip("'\"").strip()
+    head, _, inner = t[:-1].partition("[") if t.endswith("]") else (t, "", "")
+    if head.strip().rpartition(".")[2] in _GENERATORS:
+        args = _top_level(inner, ",") if inner else []
+        return plain_type(args[0]) if args else None
+    return annotation_type(t)
+
+
 def annotation_type(text: str) -> str | None:
     """What an annotation states a value is: a class (`plain_type`), else a container of one."""
     return plain_type(text) or container_type(text)
@@ -299,6 +314,8 @@ class TypeFacts:
     returns: dict[str, list[Chain | None]] = field(default_factory=dict)  # function id -> returned values
     stated_returns: dict[str, str] = field(default_factory=dict)  # function id -> `-> X` (or 'Self')
     fixtures: dict[str, set[str]] = field(default_factory=dict)  # function id -> parameters filled by pytest
+    # a pytest fixture's function id -> (the name pytest knows it by, its stated result as written)
+    fixture_defs: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     classes: dict[str, str | None] = field(default_factory=dict)  # function id -> its class's qualname
     attr_chains: dict[str, dict[str, tuple[str, Chain] | None]] = field(default_factory=dict)
     module_chains: dict[str, Chain | None] = field(default_factory=dict)
@@ -609,6 +626,17 @@ class TypeFacts:
         if names:
             self.fixtures[function_id] = set(names)
 
+    def add_fixture(self, function_id: str, name: str, returns: str | None) -> None:
+        """A pytest fixture function, the name pytest registers it under and its stated result: the value
+        a test's parameter of that name gets (type_rows' `@name` row, which the graph looks up)."""
+        self.fixture_defs[function_id] = (name, returns)
+
+    def _fixture(self, name: str, function_id: str) -> str:
+        """`@name`: the fixture a parameter `name` gets; `@<name` when the function is itself the fixture
+        `name` (it overrides one further up: pytest gives it that one, not itself)."""
+        own = self.fixture_defs.get(function_id)
+        return "@<" + name if own is not None and own[0] == name else "@" + name
+
     def expr(self, chain: Chain, function_id: str | None, depth: int = 0) -> str | None:
         """The type expression of `chain` read in `function_id` (None: at module level)."""
         called, root, steps = chain
@@ -648,6 +676,8 @@ class TypeFacts:
             if fid is None:
                 return None
             if _binds(self.param_names.get(fid, ""), name):
+                if name in self.fixtures.get(fid, ()):  # calling the value pytest passes: the fixture's
+                    return self._fixture(name, fid)
                 return self.params.get(fid, {}).get(name) or ""
             if name in self.chains.get(fid, {}):
                 return None  # a local of that function: its own value
@@ -668,7 +698,7 @@ class TypeFacts:
                     return None
                 return self.expr(chain, function_id, depth + 1)
             if name in self.fixtures.get(function_id, ()):
-                return "@" + name
+                return self._fixture(name, function_id)
             if is_param:
                 return None
             outer = self.outer.get(function_id)
@@ -704,6 +734,11 @@ class TypeFacts:
             results_of.setdefault(first_definition(fid), set()).add(expr)
         agreed = ((fid, expr) for fid, expr in results_by_id.items() if len(results_of[first_definition(fid)]) == 1)
         rows.extend((fid, None, expr) for fid, expr in agreed)
+        for fid, (name, stated) in self.fixture_defs.items():
+            # (a stated result holds even when it names nothing this reads, `-> Any`: a checker stops there)
+            value = fixture_value_type(stated) if stated is not None else results_by_id.get(fid)
+            if value is not None and value != "Self":
+                rows.append((fid, "@" + name, value))
         for cls, attrs in self.attrs.items():
             owner = class_ids.get(cls)
             if owner is not None:

@@ -715,6 +715,32 @@ class TestInClass:
     def test_class_fixture(self, storage, n):
         storage.add(7)
 """,
+    "tests/plugins/fixtures.py": """
+import pytest
+
+from app.client import Conn, Other
+
+
+@pytest.fixture
+def shared():
+    return Conn()
+
+
+@pytest.fixture
+def named():
+    return Other()
+""",
+    "tests/plugins/__init__.py": "",
+    "tests/__init__.py": "",
+    "tests/imp/conftest.py": """
+from tests.plugins.fixtures import *
+from tests.plugins.fixtures import named
+""",
+    "tests/imp/test_imported.py": """
+def test_imported(shared, named):
+    shared.send(9)
+    named.add(10)
+""",
     "tests/sub/conftest.py": """
 import pytest
 
@@ -753,13 +779,18 @@ def test_a_fixture_parameter_is_typed_by_the_fixture_pytest_passes(tmp_path: Pat
         ("tests/test_top.py", 32),  # `client_factory(...)`: the fixture states `-> ClientFactory`
         ("tests/sub/test_near.py", 11),  # `def client(client)`: the conftest's `client`, not itself
     }
-    assert _certain(ix, "python app/client.py Conn.send().") == {("tests/test_top.py", 11), ("tests/test_top.py", 12)}
+    assert _certain(ix, "python app/client.py Conn.send().") == {
+        ("tests/test_top.py", 11),
+        ("tests/test_top.py", 12),
+        ("tests/imp/test_imported.py", 3),  # a fixture a conftest.py imports (`*`) is registered there
+    }
     # parametrized (not indirectly) -> the listed values; the class's own fixture and the nearer conftest
     # override tests/conftest.py's `storage`
     assert _certain(ix, "python app/client.py Storage.add().") == {("tests/test_top.py", 27)}
     assert _certain(ix, "python app/client.py Other.add().") == {
         ("tests/test_top.py", 46),
         ("tests/sub/test_near.py", 6),
+        ("tests/imp/test_imported.py", 4),  # imported by name
     }
     possible = {(h.edge.path, h.edge.line) for h in ix.callers("python app/client.py Storage.add().", depth=1)}
     assert {("tests/test_top.py", 17), ("tests/test_top.py", 22), ("tests/test_top.py", 36)} <= possible

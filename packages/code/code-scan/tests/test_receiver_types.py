@@ -46,12 +46,12 @@ def f(machine: OrderStateMachine, h: Holder, u, n: int = 0):
 """
 
 
-def _extract_s(src: str) -> float:
+def _extract_s(src: str, path: str = "shapes.py") -> float:
     """The best of three extractions' wall seconds."""
     best = float("inf")
     for _ in range(3):
         started = time.perf_counter()
-        extract(src.encode(), "shapes.py", "python")
+        extract(src.encode(), path, "python")
         best = min(best, time.perf_counter() - started)
     return best
 
@@ -620,3 +620,85 @@ class Async:
     )
     assert got[(17, "unbind")] == "BoundLogger"
     assert got[(18, "run")] in (None, "Self#later")  # undeclared, assigned two types: no class here
+
+
+FIXTURE_CASES = """
+import pytest
+
+
+@pytest.fixture(scope="module", name="client")
+def make_client() -> Iterator[Client]:
+    yield build()
+
+
+@pytest.fixture
+def conn() -> t.Generator["Conn", None, None]:
+    yield connect()
+
+
+@pytest.fixture()
+def db(db):
+    db.reset()
+    return db
+
+
+@pytest.fixture
+def loose() -> Any:
+    return Loose()
+
+
+@other.decorator
+def not_a_fixture():
+    return Storage()
+
+
+@pytest.mark.parametrize("a, b", [(1, 2)])
+@pytest.mark.parametrize(argnames=["c"], argvalues=[3])
+@pytest.mark.parametrize(("d", "e"), [(1, 2)], indirect=["e"])
+@pytest.mark.parametrize("f", [1], indirect=True)
+def test_params(a, b, c, d, e, f, g):
+    a.m(), b.m(), c.m(), d.m(), e.m(), f.m(), g.m()
+
+
+@pytest.mark.parametrize("h", [1])
+class TestK:
+    def test_in_class(self, h, client):
+        h.m(), client.get()
+"""
+
+
+def test_fixture_rows_and_parameters() -> None:
+    """pytest's rules: `name=` renames a fixture; a generator fixture's value is what it yields; a fixture
+    requesting its own name gets the one it overrides (`@<db`); `@pytest.mark.parametrize` fills its
+    parameters (of the function and of the classes around it) unless it is `indirect`."""
+    out = extract(FIXTURE_CASES.encode(), "tests/test_fix.py", "python")
+    rows = {(owner.rsplit(" ", 1)[-1], name): expr for owner, name, expr in out.types if name and name[:1] == "@"}
+    assert rows == {
+        ("make_client().", "@client"): "Client",
+        ("conn().", "@conn"): "Conn",
+        ("db().", "@db"): "@<db",
+        ("loose().", "@loose"): "Any",  # the stated type, not `Loose` (the graph finds no class `Any`)
+    }  # `not_a_fixture` is no fixture
+    got = {(r.line, r.qualifier): r.receiver_type for r in out.references if r.role == "call" and r.qualifier}
+    assert got[(17, "db")] == "@<db"
+    assert [got[(36, q)] for q in "abcdefg"] == [None, None, None, None, "@e", "@f", "@g"]
+    assert got[(42, "h")] is None and got[(42, "client")] == "@client"
+
+
+def test_fixture_parameters_read_each_test_once() -> None:
+    # A hostile test module: n renamed fixtures and n parametrized tests in parametrized classes; each test's
+    # decorators and the classes around it are read once (8x the lines within 24x the time).
+    def source(n: int) -> str:
+        out = ["import pytest\n"]
+        for i in range(n):
+            out.append(f"@pytest.fixture(name='g{i}')\ndef f{i}() -> K:\n    return K()\n")
+            out.append(f"@pytest.mark.parametrize('p', [1])\nclass TestC{i}:\n")
+            out.append(f"    @pytest.mark.parametrize(('q', 'r'), [(1, 2)], indirect=['r'])\n")
+            out.append(f"    def test_{i}(self, g{i}, p, q, r):\n        g{i}.m(p, q, r)\n")
+        return "".join(out)
+
+    small, big = source(150), source(1200)
+    out = extract(big.encode(), "tests/test_big.py", "python")
+    got = {r.qualifier: r.receiver_type for r in out.references if r.role == "call" and r.symbol_name == "m"}
+    assert got["g7"] == "@g7"
+    assert _extract_s(big, "tests/test_big.py") < 24 * _extract_s(small, "tests/test_big.py")

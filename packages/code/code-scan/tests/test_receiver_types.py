@@ -693,7 +693,7 @@ def test_fixture_parameters_read_each_test_once() -> None:
         for i in range(n):
             out.append(f"@pytest.fixture(name='g{i}')\ndef f{i}() -> K:\n    return K()\n")
             out.append(f"@pytest.mark.parametrize('p', [1])\nclass TestC{i}:\n")
-            out.append(f"    @pytest.mark.parametrize(('q', 'r'), [(1, 2)], indirect=['r'])\n")
+            out.append("    @pytest.mark.parametrize(('q', 'r'), [(1, 2)], indirect=['r'])\n")
             out.append(f"    def test_{i}(self, g{i}, p, q, r):\n        g{i}.m(p, q, r)\n")
         return "".join(out)
 

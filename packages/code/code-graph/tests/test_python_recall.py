@@ -794,3 +794,62 @@ def test_a_fixture_parameter_is_typed_by_the_fixture_pytest_passes(tmp_path: Pat
     }
     possible = {(h.edge.path, h.edge.line) for h in ix.callers("python app/client.py Storage.add().", depth=1)}
     assert {("tests/test_top.py", 17), ("tests/test_top.py", 22), ("tests/test_top.py", 36)} <= possible
+
+
+CAUGHT_AND_CLASS_PARAMETERS = {
+    "errs/__init__.py": "",
+    "errs/core.py": """
+class RetryError(Exception):
+    def reraise(self):
+        raise self
+
+
+class Other(Exception):
+    def reraise(self):
+        raise self
+
+
+class Retrying:
+    def __init__(self, retry_error_cls: type[RetryError] = RetryError):
+        self.retry_error_cls = retry_error_cls
+
+    def run(self, fut):
+        retry_exc = self.retry_error_cls(fut)
+        retry_exc.reraise()
+""",
+    "tests/test_errs.py": """
+import errs.core
+from errs.core import Other, RetryError
+
+
+def test_caught():
+    try:
+        run()
+    except errs.core.RetryError as retry_err:
+        retry_err.reraise()
+    try:
+        run()
+    except Other as e:
+        e.reraise()
+    try:
+        run()
+    except (RetryError, Other) as both:
+        both.reraise()
+""",
+}
+
+
+def test_caught_exceptions_and_class_object_parameters(tmp_path: Path) -> None:
+    # tenacity: `except tenacity.RetryError as retry_err: retry_err.reraise()` and `retry_exc =
+    # self.retry_error_cls(fut)` with `self.retry_error_cls = retry_error_cls: type[RetryError]`: pyright types
+    # both receivers as RetryError; a tuple of classes gives no one class
+    root = make_repo(tmp_path / "repo", CAUGHT_AND_CLASS_PARAMETERS)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python errs/core.py RetryError.reraise().") == {
+        ("errs/core.py", 18),
+        ("tests/test_errs.py", 10),
+    }
+    assert _certain(ix, "python errs/core.py Other.reraise().") == {("tests/test_errs.py", 14)}
+    possible = {(h.edge.path, h.edge.line) for h in ix.callers("python errs/core.py Other.reraise().", depth=1)}
+    assert ("tests/test_errs.py", 18) in possible

@@ -702,3 +702,47 @@ def test_fixture_parameters_read_each_test_once() -> None:
     got = {r.qualifier: r.receiver_type for r in out.references if r.role == "call" and r.symbol_name == "m"}
     assert got["g7"] == "@g7"
     assert _extract_s(big, "tests/test_big.py") < 24 * _extract_s(small, "tests/test_big.py")
+
+
+def test_caught_exceptions_and_class_object_parameters() -> None:
+    """`except K as e` binds an instance of K (a tuple of classes: none); `self.cls = cls` with `cls: type[K]`
+    in `__init__` makes `self.cls(...)` a K (the attribute's row `cls()`)."""
+    src = b"""
+import tenacity
+
+
+class Retrying:
+    def __init__(self, retry_error_cls: type[RetryError] = RetryError, n: int = 0):
+        self.retry_error_cls = retry_error_cls
+        self.n = n
+
+    def run(self, fut):
+        retry_exc = self.retry_error_cls(fut)
+        retry_exc.reraise()
+
+
+def f():
+    try:
+        g()
+    except tenacity.RetryError as retry_err:
+        retry_err.reraise()
+    except (RetryError, KeyError) as k:
+        k.reraise()
+
+
+def h(x):
+    try:
+        g()
+    except a.b.RetryError as e:
+        e.reraise()
+    e = x
+    e.reraise()
+"""
+    out = extract(src, "m.py", "python")
+    got = {(r.line, r.qualifier): r.receiver_type for r in out.references if r.role == "call" and r.qualifier}
+    assert got[(12, "retry_exc")] == "Self#retry_error_cls()"
+    assert got[(19, "retry_err")] == "=tenacity.RetryError"
+    assert got[(21, "k")] is None
+    assert got[(28, "e")] is None and got[(30, "e")] is None  # `e` bound twice, to different things
+    rows = {(owner.rsplit(" ", 1)[-1], name): expr for owner, name, expr in out.types}
+    assert rows[("Retrying#", "retry_error_cls()")] == "RetryError"

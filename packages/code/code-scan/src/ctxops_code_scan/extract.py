@@ -273,6 +273,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         facts.add_ts_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
                 elif stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`, `x.(T)`)
                     facts.add_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
+                elif "caught" in caps:  # Python `except K as e`
+                    facts.add_caught(top.symbol_id, _text(caps["name"][0]), _text(caps["caught"][0]))
                 elif "element" in caps:  # Go `for _, x := range xs`: an element of xs
                     facts.add_local_chain(
                         top.symbol_id, _text(caps["name"][0]), _step(chain_of(caps["element"][0]), "[]")

@@ -34,6 +34,7 @@ from .type_exprs import (
 _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = null`: the real value comes later
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
+_DOTTED_ANY = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){0,3}")
 _CONFLICT = ""  # a name bound to two different types: no type
 # `Wrapper[X]` is an X as a checker reads it (`Annotated[X, ...]`: its first argument)
 _WRAPPERS = frozenset({"Optional", "Final", "ClassVar", "Annotated", "Required", "NotRequired", "ReadOnly"})
@@ -269,6 +270,22 @@ def annotated_params(params: Any) -> dict[str, str]:
     return out
 
 
+def class_object_params(params: Any) -> dict[str, str]:
+    """Parameter name -> K, for the parameters annotated with a class object (`cls: type[K] = K`)."""
+    out: dict[str, str] = {}
+    for child in params.named_children:
+        if child.type not in ("typed_parameter", "typed_default_parameter"):
+            continue
+        name = child.child_by_field_name("name") or (child.named_children[0] if child.named_child_count else None)
+        typ = child.child_by_field_name("type")
+        if name is None or typ is None or name.type != "identifier":
+            continue
+        made = class_object_type(typ.text.decode("utf-8", "replace"))
+        if made is not None:
+            out[name.text.decode("utf-8", "replace")] = made
+    return out
+
+
 def _bind(table: dict[str, str], name: str, typ: str) -> None:
     old = table.get(name)
     table[name] = typ if old is None or old == typ else _CONFLICT
@@ -314,6 +331,7 @@ class TypeFacts:
     returns: dict[str, list[Chain | None]] = field(default_factory=dict)  # function id -> returned values
     stated_returns: dict[str, str] = field(default_factory=dict)  # function id -> `-> X` (or 'Self')
     fixtures: dict[str, set[str]] = field(default_factory=dict)  # function id -> parameters filled by pytest
+    class_params: dict[str, dict[str, str]] = field(default_factory=dict)  # function id -> `p: type[K]` -> K
     # a pytest fixture's function id -> (the name pytest knows it by, its stated result as written)
     fixture_defs: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     classes: dict[str, str | None] = field(default_factory=dict)  # function id -> its class's qualname
@@ -341,6 +359,10 @@ class TypeFacts:
             found = annotated_params(params)
             if found:
                 self.params[function_id] = found
+            if self.python and "type" in signature.lower():
+                made = class_object_params(params)
+                if made:
+                    self.class_params[function_id] = made
         if signature and signature != "()":
             self.param_names[function_id] = signature
 
@@ -350,6 +372,16 @@ class TypeFacts:
         typ = value_type(value)
         _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
         _bind_chain(self.chains.setdefault(function_id, {}), name, chain_of(value) if value is not None else None)
+
+    def add_caught(self, function_id: str, name: str, caught: str) -> None:
+        """Python `except K as e`: `e` is a K, as a checker reads it (a K raised, or a subclass's instance, which
+        has K's methods); bound like an assignment of `K()` (`e` bound to something else too gives no type)."""
+        _bind(self.locals.setdefault(function_id, {}), name, _CONFLICT)  # (the chain below tells the graph)
+        made: Chain | None = None
+        if is_class_name(caught) and _DOTTED_ANY.fullmatch(caught):
+            *module, cls = caught.split(".")
+            made = (False, module[0], (*module[1:], cls + "()")) if module else (True, cls, ())  # as `K()` reads
+        _bind_chain(self.chains.setdefault(function_id, {}), name, made)
 
     def add_declared(self, function_id: str, name: str, annotation: str) -> None:
         """Python: a local declared with a type (`hook: HookCaller | None = getattr(...)`): a checker holds
@@ -522,7 +554,12 @@ class TypeFacts:
         if typ is None:
             typ = value_type(value)
         if typ is None and value is not None and value.type == "identifier":
-            typ = self.params.get(method_id, {}).get(value.text.decode("utf-8", "replace"))
+            param = value.text.decode("utf-8", "replace")
+            typ = self.params.get(method_id, {}).get(param)
+            made = self.class_params.get(method_id, {}).get(param) if annotation is None else None
+            if typ is None and made is not None:  # `self.cls = cls` with `cls: type[K]`: calling it makes a K
+                _bind(self.attrs.setdefault(class_qualname, {}), name + "()", made)
+                return
         if typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
             return

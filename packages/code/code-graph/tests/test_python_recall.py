@@ -853,3 +853,34 @@ def test_caught_exceptions_and_class_object_parameters(tmp_path: Path) -> None:
     assert _certain(ix, "python errs/core.py Other.reraise().") == {("tests/test_errs.py", 14)}
     possible = {(h.edge.path, h.edge.line) for h in ix.callers("python errs/core.py Other.reraise().", depth=1)}
     assert ("tests/test_errs.py", 18) in possible
+
+
+PRIVATE_CLASSES = {
+    "lfu.py": """
+class LFUCache:
+    class _Link:
+        def insert(self, root):
+            return root
+
+    def copy(self):
+        link = LFUCache._Link()
+        link.insert(None)
+        other = _Private()
+        other.insert(None)
+
+
+class _Private:
+    def insert(self, root):
+        return root
+""",
+}
+
+
+def test_a_private_class_constructor_makes_an_instance(tmp_path: Path) -> None:
+    # cachetools: `link = LFUCache._Link(curr.count); link.insert(root)`: `_Link` is a class (PEP 8's private
+    # class name), which pyright and jedi both read
+    root = make_repo(tmp_path / "repo", PRIVATE_CLASSES)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python lfu.py LFUCache._Link.insert().") == {("lfu.py", 9)}
+    assert _certain(ix, "python lfu.py _Private.insert().") == {("lfu.py", 11)}

@@ -142,6 +142,11 @@ named AS (
   JOIN symbols s ON s.path = e.path AND s.name = e.nm AND (s.parent IS NULL OR s.parent = e.enc)
   WHERE e.mk IN ('', '=', '^', '&')
   UNION ALL
+  -- (Python: a class nested in a class of the file, `Outer._Link`)
+  SELECT e.*, s.id, s.kind, s.path FROM e
+  JOIN symbols s ON s.path = e.path AND s.qualname = e.nm AND s.kind = 'class' AND s.parent IS NOT NULL
+  WHERE e.mk IN ('', '=') AND strpos(e.nm, '.') > 0 AND (ends_with(e.path, '.py') OR ends_with(e.path, '.pyi'))
+  UNION ALL
   SELECT g.* EXCLUDE (edir), s.id, s.kind, s.path FROM (
     SELECT e.*, regexp_extract(e.path, '^(.*)/', 1) AS edir FROM e WHERE e.mk IN ('', '=', '^')
   ) g

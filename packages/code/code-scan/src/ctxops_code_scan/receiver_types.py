@@ -235,7 +235,7 @@ def constructor_type(value: Any) -> str | None:
     if fn is None or fn.type not in ("identifier", "attribute"):
         return None
     raw: bytes = fn.text
-    if not raw.rpartition(b".")[2][:1].isupper() or raw.startswith((b"self.", b"cls.")):
+    if not raw.rpartition(b".")[2].lstrip(b"_")[:1].isupper() or raw.startswith((b"self.", b"cls.")):
         return None  # (`self.Cache()` calls an attribute: its row `Cache()` tells what it makes)
     text = raw.decode("utf-8", "replace")
     return text if _DOTTED.fullmatch(text) else None

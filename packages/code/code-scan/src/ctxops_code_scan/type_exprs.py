@@ -591,8 +591,9 @@ def _bound_names(text: str) -> frozenset[str]:
 
 
 def is_class_name(name: str) -> bool:
-    """By convention (PEP 8) a class: the last dotted part starts with a capital."""
-    return name.rpartition(".")[2][:1].isupper()
+    """By convention (PEP 8) a class: the last dotted part starts with a capital (after the underscores of a
+    private class, `_Link`)."""
+    return name.rpartition(".")[2].lstrip("_")[:1].isupper()
 
 
 def is_fixture_file(path: str) -> bool:

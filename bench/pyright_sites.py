@@ -94,7 +94,7 @@ def class_table(root: Path) -> dict[str, list[tuple[list[str], set[str]]]]:
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
-                bases = [ast.unparse(b).rpartition(".")[2].split("[")[0] for b in node.bases]
+                bases = [ast.unparse(b).split("[")[0].rpartition(".")[2] for b in node.bases]
                 names = {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
                 table.setdefault(node.name, []).append((bases, names))
     return table
@@ -146,7 +146,8 @@ def judge(pyright: str, sdist: Path, log: Path) -> Counter[str]:
         else:
             shown = " / ".join(sorted(set(types)))
             bases = {re.sub(r"\[.*$", "", t) for t in types}  # (`TTLCache[int, int]`: TTLCache)
-            if any(b in ("Unknown", "Any") or "|" in b or b.startswith(("type", "Self@")) for b in bases):
+            # (`T@f`: a type variable, `Self@K`: the class's own type; neither is one class)
+            if any(b in ("Unknown", "Any") or "|" in b or "@" in b or b.startswith("type") for b in bases):
                 verdict = "unknown"
             elif any(provider(classes, b, method) == drawn for b in bases):
                 verdict = "agrees-jedi"

@@ -714,6 +714,17 @@ class TestInClass:
 
     def test_class_fixture(self, storage, n):
         storage.add(7)
+
+
+class Base:
+    @pytest.fixture
+    def storage(self):
+        return Other()
+
+
+class TestSub(Base):
+    def test_inherited(self, storage):
+        storage.add(11)
 """,
     "tests/plugins/fixtures.py": """
 import pytest
@@ -791,6 +802,7 @@ def test_a_fixture_parameter_is_typed_by_the_fixture_pytest_passes(tmp_path: Pat
         ("tests/test_top.py", 46),
         ("tests/sub/test_near.py", 6),
         ("tests/imp/test_imported.py", 4),  # imported by name
+        ("tests/test_top.py", 57),  # a fixture method of the test class's base
     }
     possible = {(h.edge.path, h.edge.line) for h in ix.callers("python app/client.py Storage.add().", depth=1)}
     assert {("tests/test_top.py", 17), ("tests/test_top.py", 22), ("tests/test_top.py", 36)} <= possible

@@ -275,9 +275,9 @@ WHERE e.mk IN ('', '=', '^', '&') AND strpos(e.nm, '.') = 0
                  (x.alias = e.nm AND x.target_path IS NOT NULL AND x.target_path <> e.path))))
 UNION ALL
 -- the pytest fixture `nm` (its `@nm` row: `@pytest.fixture(name=...)` renames the function), as pytest finds
--- it: a fixture method of the test's class, else one the file defines or imports (`from .fixtures import *`),
--- else the nearest conftest.py above it that does; `<nm` (a fixture requesting the name it overrides) skips
--- the file
+-- it: a fixture method of the test's class (or of a base of it), else one the file defines or imports
+-- (`from .fixtures import *`), else the nearest conftest.py above it that does; `<nm` (a fixture requesting
+-- the name it overrides) skips the file
 SELECT rid, path, mk, nm, steps, cls, selfc, via, enc FROM (
   SELECT e.rid, y.path, {_parse("y.expr", "e.steps")}, NULL AS cls, e.selfc, 3 AS via, NULL AS enc,
          CASE WHEN f.parent IS NOT NULL THEN 200000 WHEN y.path = e.path THEN 100000 ELSE length(y.path) END
@@ -285,6 +285,14 @@ SELECT rid, path, mk, nm, steps, cls, selfc, via, enc FROM (
   JOIN types y ON y.name = '@' || ltrim(e.nm, '<') AND y.owner IS NOT NULL AND {_holds_fixtures("y.path")}
   JOIN symbols f ON f.id = y.owner AND (f.parent IS NULL OR (f.parent = e.selfc AND f.path = e.path))
   WHERE e.mk = '@'
+  UNION ALL
+  -- (a fixture method of a base of the test's class: pytest collects it for the subclass's tests too)
+  SELECT e.rid, y.path, {_parse("y.expr", "e.steps")}, NULL, e.selfc, 3, NULL, 150000, e.path, e.nm, e.steps
+  FROM e
+  JOIN inh i ON i.src = e.selfc AND i.confidence <> 'name-only'
+  JOIN symbols f ON f.parent = i.dst AND f.kind IN ('method', 'function')
+  JOIN types y ON y.owner = f.id AND y.name = '@' || ltrim(e.nm, '<')
+  WHERE e.mk = '@' AND e.selfc IS NOT NULL
   UNION ALL
   SELECT e.rid, y.path, {_parse("y.expr", "e.steps")}, NULL, e.selfc, 3, NULL,
          CASE WHEN i.path = e.path THEN 100000 ELSE length(i.path) END, e.path, e.nm, e.steps FROM e

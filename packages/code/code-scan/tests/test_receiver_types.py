@@ -746,3 +746,33 @@ def h(x):
     assert got[(28, "e")] is None and got[(30, "e")] is None  # `e` bound twice, to different things
     rows = {(owner.rsplit(" ", 1)[-1], name): expr for owner, name, expr in out.types}
     assert rows[("Retrying#", "retry_error_cls()")] == "RetryError"
+
+
+def test_a_local_named_like_a_class_is_no_class() -> None:
+    """wtforms' tests: `F = make_form(...)` (a class made by `type(...)`) then `form = F(...)`: the local `F`
+    shadows the module's `class F`, so `form` is not the module's F (a parameter `F` shadows it too)."""
+    src = b"""
+class F(Form):
+    pass
+
+
+def test_a():
+    F = make_form(a=1)
+    form = F(1)
+    form.validate()
+    F(2).validate()
+
+
+def helper(F):
+    form = F(1)
+    form.validate()
+
+
+def test_c():
+    form = F(1)
+    form.validate()
+    F(2).validate()
+"""
+    out = extract(src, "tests/test_f.py", "python")
+    got = [(r.line, r.receiver_type) for r in out.references if r.role == "call" and r.symbol_name == "validate"]
+    assert got == [(9, None), (10, None), (15, None), (20, "F"), (21, "=F")]

@@ -205,6 +205,13 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     # `Client().get()`: the receiver is a constructor call, its class stated right there.
                     if qnode.type == "call":
                         direct = constructor_type(qnode)
+                        if (
+                            direct is not None
+                            and python
+                            and top is not None
+                            and facts.local_binds(top.symbol_id, direct)
+                        ):
+                            direct = None  # (`F(...)` with a local or a parameter `F`: no class of the module)
                     elif typescript and qnode.type == "identifier" and sub == "call":
                         direct = ts_narrowed(qnode, qualifier)  # `if (x instanceof K) x.m()`
                     elif python and qnode.type == "identifier" and sub == "call" and top is not None:
@@ -213,6 +220,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         # function has assigned before it: the sweep recorded those)
                         if direct is None and qualifier in facts.chains.get(top.symbol_id or "", ()):
                             found_flow = _py_flow(qnode, qualifier, narrowing)
+                            if isinstance(found_flow, str) and facts.local_binds(top.symbol_id, found_flow):
+                                found_flow = None  # (`F = make_form(...)`; `x = F()`: F is no class here)
                             if isinstance(found_flow, str):
                                 direct = found_flow
                             elif found_flow is not None and chained:

@@ -311,6 +311,20 @@ def _binds(params: str, name: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def _own_params(params: str) -> frozenset[str]:
+    """The parameters' names of a parameter list as written, `(a: K, *b, c=1)` -> {a, b, c} (not the words of
+    the annotations and defaults, which `_binds` also counts)."""
+    inner, depth = params, 0
+    for i, ch in enumerate(params):  # (the list ends at the parenthesis matching its first: `-> K` follows)
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth == 0 and ch == ")":
+            inner = params[params.find("(") + 1 : i]
+            break
+    names = (part.strip().lstrip("*").split(":", 1)[0].split("=", 1)[0].strip() for part in _top_level(inner, ","))
+    return frozenset(n for n in names if n.isidentifier())
+
+
+@lru_cache(maxsize=4096)
 def _param_words(params: str) -> frozenset[str]:
     return frozenset(_PARAM_WORD.findall(params))
 
@@ -366,10 +380,21 @@ class TypeFacts:
         if signature and signature != "()":
             self.param_names[function_id] = signature
 
+    def local_binds(self, function_id: str | None, name: str) -> bool:
+        """Python: the function assigns (before this point of the sweep) or takes as a parameter the first part
+        of `name`: there it is the function's own name, not a class of the module (`F = make_form(...)`,
+        then `F(...)`)."""
+        if function_id is None or not self.python:
+            return False
+        root = name.partition(".")[0]
+        return root in self.chains.get(function_id, ()) or root in _own_params(self.param_names.get(function_id, ""))
+
     def add_local(self, function_id: str, name: str, value: Any) -> None:
         if value is not None and value.type in _NO_VALUE:
             return  # `x = None` first, the real value later: no type of its own
         typ = value_type(value)
+        if typ is not None and self.local_binds(function_id, typ.lstrip("=")):
+            typ = None  # (calling a local or a parameter: what it makes is not stated here)
         _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
         _bind_chain(self.chains.setdefault(function_id, {}), name, chain_of(value) if value is not None else None)
 
@@ -681,6 +706,8 @@ class TypeFacts:
         if called:
             if root == "cls" and cls:
                 return join("Self", steps)
+            if function_id is not None and self.python and root in self.chains.get(function_id, ()):
+                return None  # calling a local (`F = make_form(...)`; `F(...)`): not the module's `F`
             if function_id is not None and self.python:
                 param = self._called_param(root, function_id)
                 if param is not None:  # a parameter shadows the function of that name: its type's `__call__`

@@ -8,9 +8,9 @@ jedi is the bench's truth; where it and cq disagree (a "missed" or "wrong" site)
 the issue's "the way the language's checker does it" points at, is asked too. Each printed site's call
 `recv.method(...)` is rewritten in a copy of the sdist as `reveal_type(recv).method(...)` (same lines and
 meaning), pyright checks the copy once, and its `Type of "recv" is "K"` is printed beside the drawn method's
-class: `agrees-jedi` when pyright's class calls the drawn method (itself or inherited, `provider`), `agrees-cq`
-when it calls another class's (jedi over-listed), else `unknown` (pyright cannot type it either: `Unknown`,
-`Any`, a union).
+class: whether pyright's class calls the drawn method (itself or inherited, `provider`) says which of jedi
+(a "missed" site: jedi's call, not cq's certain one) and cq (a "wrong" site) it agrees with; `unknown` when
+pyright cannot type it either (`Unknown`, `Any`, a union, a type variable).
 """
 
 from __future__ import annotations
@@ -145,14 +145,16 @@ def judge(pyright: str, sdist: Path, log: Path) -> Counter[str]:
             verdict, shown = "no-receiver" if (path, line, method) not in receivers else "unknown", "-"
         else:
             shown = " / ".join(sorted(set(types)))
-            bases = {re.sub(r"\[.*$", "", t) for t in types}  # (`TTLCache[int, int]`: TTLCache)
+            # (`TTLCache[int, int]`: TTLCache; `type[vPeriod]`, the class itself: its methods are vPeriod's)
+            bases = {re.sub(r"\[.*$", "", re.sub(r"^type\[(.*)\]$", r"\1", t)) for t in types}
             # (`T@f`: a type variable, `Self@K`: the class's own type; neither is one class)
-            if any(b in ("Unknown", "Any") or "|" in b or "@" in b or b.startswith("type") for b in bases):
+            if any(b in ("Unknown", "Any", "type") or "|" in b or "@" in b for b in bases):
                 verdict = "unknown"
-            elif any(provider(classes, b, method) == drawn for b in bases):
-                verdict = "agrees-jedi"
-            else:
-                verdict = "agrees-cq"
+            elif all(provider(classes, b, method) is None for b in bases):
+                verdict = "unknown"  # (a class the sdist does not define: `type(...)`'s `_`, a library's)
+            else:  # a missed site is jedi's call of the drawn method, a wrong one cq's
+                calls_drawn = any(provider(classes, b, method) == drawn for b in bases)
+                verdict = "agrees-jedi" if calls_drawn == (kind == "missed") else "agrees-cq"
         tally[f"{kind} {verdict}"] += 1
         print(
             f"  {kind:6} {verdict:11} {qualname} <- {path}:{line}"

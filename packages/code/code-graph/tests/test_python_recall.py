@@ -896,3 +896,52 @@ def test_a_private_class_constructor_makes_an_instance(tmp_path: Path) -> None:
     ix.build(full=True)
     assert _certain(ix, "python lfu.py LFUCache._Link.insert().") == {("lfu.py", 9)}
     assert _certain(ix, "python lfu.py _Private.insert().") == {("lfu.py", 11)}
+
+
+CLASS_OBJECT_BASES = {
+    "db/__init__.py": "",
+    "db/table.py": """
+class Table:
+    def insert(self, doc):
+        return doc
+""",
+    "db/database.py": """
+from db.table import Table
+
+
+def with_typehint(cls):
+    return object
+
+
+TableBase: type[Table] = with_typehint(Table)
+
+
+class TinyDB(TableBase):
+    def __getattr__(self, name):
+        return getattr(Table(), name)
+""",
+    "tests/conftest.py": """
+import pytest
+
+from db.database import TinyDB
+
+
+@pytest.fixture(params=["memory", "json"])
+def db(request):
+    db_ = TinyDB()
+    yield db_
+""",
+    "tests/test_db.py": """
+def test_insert(db):
+    db.insert({"a": 1})
+""",
+}
+
+
+def test_a_base_stated_as_a_class_object_is_that_class(tmp_path: Path) -> None:
+    # tinydb: `TableBase: type[Table] = with_typehint(Table)`; `class TinyDB(TableBase)`: a checker reads
+    # TinyDB as a Table (pyright and jedi type `db.insert(...)` in a test as `Table.insert`)
+    root = make_repo(tmp_path / "repo", CLASS_OBJECT_BASES)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python db/table.py Table.insert().") == {("tests/test_db.py", 3)}

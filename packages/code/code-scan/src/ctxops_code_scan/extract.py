@@ -455,6 +455,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         _add_receiver_types(out.references, typed_refs, facts, chained, scopes, values=typescript, flow=flow)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
+    if python and facts is not None and facts.class_objects:
+        out.references.extend(_stated_bases(out.references, facts.class_objects))
     for index, type_qualname in pending_parents:
         parent = type_ids.get(type_qualname)
         if parent is not None:
@@ -478,6 +480,19 @@ def _drop_locals(root: Any, out: Extraction) -> None:
     if drop:
         gone = {at[k] for k in drop}
         out.references = [r for i, r in enumerate(refs) if i not in gone]
+
+
+def _stated_bases(refs: list[Reference], class_objects: dict[str, str]) -> list[Reference]:
+    """`class TinyDB(TableBase)` with `TableBase: type[Table] = with_typehint(Table)`: a checker reads the base
+    as Table (its stated type), so the class also inherits from Table (an `inherit` reference beside the one
+    to the name as written)."""
+    out: list[Reference] = []
+    for ref in refs:
+        made = class_objects.get(ref.symbol_name) if ref.role == "inherit" and not ref.qualifier else None
+        if made is not None:
+            qualifier, _, name = made.rpartition(".")
+            out.append(msgspec.structs.replace(ref, symbol_name=name, qualifier=qualifier or None))
+    return out
 
 
 def _in_init(top: _Open) -> bool:

@@ -346,6 +346,7 @@ class TypeFacts:
     stated_returns: dict[str, str] = field(default_factory=dict)  # function id -> `-> X` (or 'Self')
     fixtures: dict[str, set[str]] = field(default_factory=dict)  # function id -> parameters filled by pytest
     class_params: dict[str, dict[str, str]] = field(default_factory=dict)  # function id -> `p: type[K]` -> K
+    class_objects: dict[str, str] = field(default_factory=dict)  # module-level `Base: type[K] = ...` -> K
     # a pytest fixture's function id -> (the name pytest knows it by, its stated result as written)
     fixture_defs: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     classes: dict[str, str | None] = field(default_factory=dict)  # function id -> its class's qualname
@@ -516,10 +517,13 @@ class TypeFacts:
         _bind_chain(self.module_chains, name, chain_of(value))
 
     def add_module_stated(self, name: str, annotation: str) -> None:
-        """`name: K = ...` at module level: the annotation is the type, whatever the value."""
+        """`name: K = ...` at module level: the annotation is the type, whatever the value; `name: type[K] =
+        ...` is a class object, which a checker reads as K where a class statement names it as a base."""
         typ = plain_type(annotation)
         if typ is not None:
             self.module_stated[name] = typ
+        elif (made := class_object_type(annotation)) is not None:
+            self.class_objects[name] = made
 
     def add_go_module_stated(self, name: str, written: str) -> None:
         """Go: `var name T` / `var name T = value` at package level: the written type, whatever the value."""

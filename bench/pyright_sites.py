@@ -92,11 +92,11 @@ def class_table(root: Path) -> dict[str, list[tuple[list[str], set[str]]]]:
             tree = ast.parse(file.read_text("utf-8"))
         except (OSError, SyntaxError, ValueError):
             continue
-        for node in tree.body:  # (`TableBase: type[Table] = ...`: as a base, a checker reads it as Table)
-            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                found = re.fullmatch(r"(?:typing\.)?[Tt]ype\[['\"]?([\w.]+)['\"]?\]", ast.unparse(node.annotation))
+        for stmt in tree.body:  # (`TableBase: type[Table] = ...`: as a base, a checker reads it as Table)
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                found = re.fullmatch(r"(?:typing\.)?[Tt]ype\[['\"]?([\w.]+)['\"]?\]", ast.unparse(stmt.annotation))
                 if found:
-                    table.setdefault(node.target.id, []).append(([found[1].rpartition(".")[2]], set()))
+                    table.setdefault(stmt.target.id, []).append(([found[1].rpartition(".")[2]], set()))
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
                 bases = [ast.unparse(b).split("[")[0].rpartition(".")[2] for b in node.bases]

@@ -597,3 +597,351 @@ def test_calling_a_parameter_gives_what_its_type_returns(tmp_path: Path) -> None
     ix.build(full=True)
     assert _certain(ix, "python client.py Session.receive_bytes().") == {("tests/test_ws.py", 9)}
     assert _certain(ix, "python client.py Client.connect().") == {("tests/test_ws.py", 8)}
+
+
+FIXTURES = {
+    "app/client.py": """
+from typing import Protocol
+
+
+class Client:
+    def get(self, url):
+        return url
+
+
+class Conn:
+    def send(self, data):
+        return data
+
+
+class Storage:
+    def add(self, item):
+        return item
+
+
+class Other:
+    def add(self, item):
+        return item
+
+
+class ClientFactory(Protocol):
+    def __call__(self, app) -> Client: ...
+
+
+def connect():
+    return object()
+""",
+    "tests/conftest.py": """
+from typing import Generator, Iterator
+
+import pytest
+
+from app.client import Client, ClientFactory, Conn, Storage, connect
+
+
+@pytest.fixture(name="client")
+def _client_fixture():
+    return Client()
+
+
+@pytest.fixture
+def conn() -> Iterator[Conn]:
+    c = connect()
+    yield c
+
+
+@pytest.fixture
+def gen_conn() -> Generator[Conn, None, None]:
+    yield connect()
+
+
+@pytest.fixture
+def storage():
+    return Storage()
+
+
+@pytest.fixture
+def client_factory() -> ClientFactory:
+    return make_factory()
+
+
+def plain_helper():
+    return Storage()
+""",
+    "tests/test_top.py": """
+import pytest
+from app.client import Other
+
+
+def test_alias(client):
+    client.get("/")
+
+
+def test_generators(conn, gen_conn):
+    conn.send(1)
+    gen_conn.send(2)
+
+
+@pytest.mark.parametrize("storage", [1, 2])
+def test_parametrized(storage):
+    storage.add(3)
+
+
+@pytest.mark.parametrize(("x", "storage"), [(1, 2)])
+def test_parametrized_tuple(x, storage):
+    storage.add(4)
+
+
+@pytest.mark.parametrize("storage", [1], indirect=True)
+def test_indirect(storage):
+    storage.add(5)
+
+
+def test_calls_the_fixture_value(client_factory):
+    made = client_factory(object())
+    made.get("/x")
+
+
+def test_not_a_fixture(plain_helper):
+    plain_helper.add(6)
+
+
+@pytest.mark.parametrize("n", [1])
+class TestInClass:
+    @pytest.fixture
+    def storage(self):
+        return Other()
+
+    def test_class_fixture(self, storage, n):
+        storage.add(7)
+
+
+class Base:
+    @pytest.fixture
+    def storage(self):
+        return Other()
+
+
+class TestSub(Base):
+    def test_inherited(self, storage):
+        storage.add(11)
+""",
+    "tests/plugins/fixtures.py": """
+import pytest
+
+from app.client import Conn, Other
+
+
+@pytest.fixture
+def shared():
+    return Conn()
+
+
+@pytest.fixture
+def named():
+    return Other()
+""",
+    "tests/plugins/__init__.py": "",
+    "tests/__init__.py": "",
+    "tests/imp/conftest.py": """
+from tests.plugins.fixtures import *
+from tests.plugins.fixtures import named
+""",
+    "tests/imp/test_imported.py": """
+def test_imported(shared, named):
+    shared.send(9)
+    named.add(10)
+""",
+    "tests/sub/conftest.py": """
+import pytest
+
+from app.client import Other
+
+
+@pytest.fixture
+def storage():
+    return Other()
+""",
+    "tests/sub/test_near.py": """
+import pytest
+
+
+def test_nearest(storage):
+    storage.add(8)
+
+
+@pytest.fixture
+def client(client):
+    client.get("/own")
+    return client
+""",
+}
+
+
+def test_a_fixture_parameter_is_typed_by_the_fixture_pytest_passes(tmp_path: Path) -> None:
+    # the fixture found the way pytest finds it (class, module, conftest.py files up the directories; a
+    # `name=` alias; a fixture requesting the name it overrides gets the one above); its value is what it
+    # returns or yields (`-> Iterator[Conn]`: a Conn); a parametrized parameter is not the fixture
+    root = make_repo(tmp_path / "repo", FIXTURES)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python app/client.py Client.get().") == {
+        ("tests/test_top.py", 7),  # `@pytest.fixture(name="client")`
+        ("tests/test_top.py", 32),  # `client_factory(...)`: the fixture states `-> ClientFactory`
+        ("tests/sub/test_near.py", 11),  # `def client(client)`: the conftest's `client`, not itself
+    }
+    assert _certain(ix, "python app/client.py Conn.send().") == {
+        ("tests/test_top.py", 11),
+        ("tests/test_top.py", 12),
+        ("tests/imp/test_imported.py", 3),  # a fixture a conftest.py imports (`*`) is registered there
+    }
+    # parametrized (not indirectly) -> the listed values; the class's own fixture and the nearer conftest
+    # override tests/conftest.py's `storage`
+    assert _certain(ix, "python app/client.py Storage.add().") == {("tests/test_top.py", 27)}
+    assert _certain(ix, "python app/client.py Other.add().") == {
+        ("tests/test_top.py", 46),
+        ("tests/sub/test_near.py", 6),
+        ("tests/imp/test_imported.py", 4),  # imported by name
+        ("tests/test_top.py", 57),  # a fixture method of the test class's base
+    }
+    possible = {(h.edge.path, h.edge.line) for h in ix.callers("python app/client.py Storage.add().", depth=1)}
+    assert {("tests/test_top.py", 17), ("tests/test_top.py", 22), ("tests/test_top.py", 36)} <= possible
+
+
+CAUGHT_AND_CLASS_PARAMETERS = {
+    "errs/__init__.py": "",
+    "errs/core.py": """
+class RetryError(Exception):
+    def reraise(self):
+        raise self
+
+
+class Other(Exception):
+    def reraise(self):
+        raise self
+
+
+class Retrying:
+    def __init__(self, retry_error_cls: type[RetryError] = RetryError):
+        self.retry_error_cls = retry_error_cls
+
+    def run(self, fut):
+        retry_exc = self.retry_error_cls(fut)
+        retry_exc.reraise()
+""",
+    "tests/test_errs.py": """
+import errs.core
+from errs.core import Other, RetryError
+
+
+def test_caught():
+    try:
+        run()
+    except errs.core.RetryError as retry_err:
+        retry_err.reraise()
+    try:
+        run()
+    except Other as e:
+        e.reraise()
+    try:
+        run()
+    except (RetryError, Other) as both:
+        both.reraise()
+""",
+}
+
+
+def test_caught_exceptions_and_class_object_parameters(tmp_path: Path) -> None:
+    # tenacity: `except tenacity.RetryError as retry_err: retry_err.reraise()` and `retry_exc =
+    # self.retry_error_cls(fut)` with `self.retry_error_cls = retry_error_cls: type[RetryError]`: pyright types
+    # both receivers as RetryError; a tuple of classes gives no one class
+    root = make_repo(tmp_path / "repo", CAUGHT_AND_CLASS_PARAMETERS)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python errs/core.py RetryError.reraise().") == {
+        ("errs/core.py", 18),
+        ("tests/test_errs.py", 10),
+    }
+    assert _certain(ix, "python errs/core.py Other.reraise().") == {("tests/test_errs.py", 14)}
+    possible = {(h.edge.path, h.edge.line) for h in ix.callers("python errs/core.py Other.reraise().", depth=1)}
+    assert ("tests/test_errs.py", 18) in possible
+
+
+PRIVATE_CLASSES = {
+    "lfu.py": """
+class LFUCache:
+    class _Link:
+        def insert(self, root):
+            return root
+
+    def copy(self):
+        link = LFUCache._Link()
+        link.insert(None)
+        other = _Private()
+        other.insert(None)
+
+
+class _Private:
+    def insert(self, root):
+        return root
+""",
+}
+
+
+def test_a_private_class_constructor_makes_an_instance(tmp_path: Path) -> None:
+    # cachetools: `link = LFUCache._Link(curr.count); link.insert(root)`: `_Link` is a class (PEP 8's private
+    # class name), which pyright and jedi both read
+    root = make_repo(tmp_path / "repo", PRIVATE_CLASSES)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python lfu.py LFUCache._Link.insert().") == {("lfu.py", 9)}
+    assert _certain(ix, "python lfu.py _Private.insert().") == {("lfu.py", 11)}
+
+
+CLASS_OBJECT_BASES = {
+    "db/__init__.py": "",
+    "db/table.py": """
+class Table:
+    def insert(self, doc):
+        return doc
+""",
+    "db/database.py": """
+from db.table import Table
+
+
+def with_typehint(cls):
+    return object
+
+
+TableBase: type[Table] = with_typehint(Table)
+
+
+class TinyDB(TableBase):
+    def __getattr__(self, name):
+        return getattr(Table(), name)
+""",
+    "tests/conftest.py": """
+import pytest
+
+from db.database import TinyDB
+
+
+@pytest.fixture(params=["memory", "json"])
+def db(request):
+    db_ = TinyDB()
+    yield db_
+""",
+    "tests/test_db.py": """
+def test_insert(db):
+    db.insert({"a": 1})
+""",
+}
+
+
+def test_a_base_stated_as_a_class_object_is_that_class(tmp_path: Path) -> None:
+    # tinydb: `TableBase: type[Table] = with_typehint(Table)`; `class TinyDB(TableBase)`: a checker reads
+    # TinyDB as a Table (pyright and jedi type `db.insert(...)` in a test as `Table.insert`)
+    root = make_repo(tmp_path / "repo", CLASS_OBJECT_BASES)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python db/table.py Table.insert().") == {("tests/test_db.py", 3)}

@@ -46,12 +46,12 @@ def f(machine: OrderStateMachine, h: Holder, u, n: int = 0):
 """
 
 
-def _extract_s(src: str) -> float:
+def _extract_s(src: str, path: str = "shapes.py") -> float:
     """The best of three extractions' wall seconds."""
     best = float("inf")
     for _ in range(3):
         started = time.perf_counter()
-        extract(src.encode(), "shapes.py", "python")
+        extract(src.encode(), path, "python")
         best = min(best, time.perf_counter() - started)
     return best
 
@@ -186,6 +186,8 @@ def test_type_expressions_for_the_graph() -> None:
         ("Client#", "transport"): "Self#make_transport()",
         ("app().", None): "=Flask",
         ("client().", None): "@app#test_client()",
+        ("app().", "@app"): "=Flask",  # what pytest passes a parameter `app` (the graph looks the name up)
+        ("client().", "@client"): "@app#test_client()",
     }  # Client.either returns two different things: nothing recorded
 
 
@@ -618,3 +620,159 @@ class Async:
     )
     assert got[(17, "unbind")] == "BoundLogger"
     assert got[(18, "run")] in (None, "Self#later")  # undeclared, assigned two types: no class here
+
+
+FIXTURE_CASES = """
+import pytest
+
+
+@pytest.fixture(scope="module", name="client")
+def make_client() -> Iterator[Client]:
+    yield build()
+
+
+@pytest.fixture
+def conn() -> t.Generator["Conn", None, None]:
+    yield connect()
+
+
+@pytest.fixture()
+def db(db):
+    db.reset()
+    return db
+
+
+@pytest.fixture
+def loose() -> Any:
+    return Loose()
+
+
+@other.decorator
+def not_a_fixture():
+    return Storage()
+
+
+@pytest.mark.parametrize("a, b", [(1, 2)])
+@pytest.mark.parametrize(argnames=["c"], argvalues=[3])
+@pytest.mark.parametrize(("d", "e"), [(1, 2)], indirect=["e"])
+@pytest.mark.parametrize("f", [1], indirect=True)
+def test_params(a, b, c, d, e, f, g):
+    a.m(), b.m(), c.m(), d.m(), e.m(), f.m(), g.m()
+
+
+@pytest.mark.parametrize("h", [1])
+class TestK:
+    def test_in_class(self, h, client):
+        h.m(), client.get()
+"""
+
+
+def test_fixture_rows_and_parameters() -> None:
+    """pytest's rules: `name=` renames a fixture; a generator fixture's value is what it yields; a fixture
+    requesting its own name gets the one it overrides (`@<db`); `@pytest.mark.parametrize` fills its
+    parameters (of the function and of the classes around it) unless it is `indirect`."""
+    out = extract(FIXTURE_CASES.encode(), "tests/test_fix.py", "python")
+    rows = {(owner.rsplit(" ", 1)[-1], name): expr for owner, name, expr in out.types if name and name[:1] == "@"}
+    assert rows == {
+        ("make_client().", "@client"): "Client",
+        ("conn().", "@conn"): "Conn",
+        ("db().", "@db"): "@<db",
+        ("loose().", "@loose"): "Any",  # the stated type, not `Loose` (the graph finds no class `Any`)
+    }  # `not_a_fixture` is no fixture
+    got = {(r.line, r.qualifier): r.receiver_type for r in out.references if r.role == "call" and r.qualifier}
+    assert got[(17, "db")] == "@<db"
+    assert [got[(36, q)] for q in "abcdefg"] == [None, None, None, None, "@e", "@f", "@g"]
+    assert got[(42, "h")] is None and got[(42, "client")] == "@client"
+
+
+def test_fixture_parameters_read_each_test_once() -> None:
+    # A hostile test module: n renamed fixtures and n parametrized tests in parametrized classes; each test's
+    # decorators and the classes around it are read once (8x the lines within 24x the time).
+    def source(n: int) -> str:
+        out = ["import pytest\n"]
+        for i in range(n):
+            out.append(f"@pytest.fixture(name='g{i}')\ndef f{i}() -> K:\n    return K()\n")
+            out.append(f"@pytest.mark.parametrize('p', [1])\nclass TestC{i}:\n")
+            out.append("    @pytest.mark.parametrize(('q', 'r'), [(1, 2)], indirect=['r'])\n")
+            out.append(f"    def test_{i}(self, g{i}, p, q, r):\n        g{i}.m(p, q, r)\n")
+        return "".join(out)
+
+    small, big = source(150), source(1200)
+    out = extract(big.encode(), "tests/test_big.py", "python")
+    got = {r.qualifier: r.receiver_type for r in out.references if r.role == "call" and r.symbol_name == "m"}
+    assert got["g7"] == "@g7"
+    assert _extract_s(big, "tests/test_big.py") < 24 * _extract_s(small, "tests/test_big.py")
+
+
+def test_caught_exceptions_and_class_object_parameters() -> None:
+    """`except K as e` binds an instance of K (a tuple of classes: none); `self.cls = cls` with `cls: type[K]`
+    in `__init__` makes `self.cls(...)` a K (the attribute's row `cls()`)."""
+    src = b"""
+import tenacity
+
+
+class Retrying:
+    def __init__(self, retry_error_cls: type[RetryError] = RetryError, n: int = 0):
+        self.retry_error_cls = retry_error_cls
+        self.n = n
+
+    def run(self, fut):
+        retry_exc = self.retry_error_cls(fut)
+        retry_exc.reraise()
+
+
+def f():
+    try:
+        g()
+    except tenacity.RetryError as retry_err:
+        retry_err.reraise()
+    except (RetryError, KeyError) as k:
+        k.reraise()
+
+
+def h(x):
+    try:
+        g()
+    except a.b.RetryError as e:
+        e.reraise()
+    e = x
+    e.reraise()
+"""
+    out = extract(src, "m.py", "python")
+    got = {(r.line, r.qualifier): r.receiver_type for r in out.references if r.role == "call" and r.qualifier}
+    assert got[(12, "retry_exc")] == "Self#retry_error_cls()"
+    assert got[(19, "retry_err")] == "=tenacity.RetryError"
+    assert got[(21, "k")] is None
+    assert got[(28, "e")] is None and got[(30, "e")] is None  # `e` bound twice, to different things
+    rows = {(owner.rsplit(" ", 1)[-1], name): expr for owner, name, expr in out.types}
+    assert rows[("Retrying#", "retry_error_cls()")] == "RetryError"
+
+
+def test_a_local_named_like_a_class_is_no_class() -> None:
+    """wtforms' tests: `F = make_form(...)` (a class made by `type(...)`) then `form = F(...)`: the local `F`
+    shadows the module's `class F`, so `form` is not the module's F (a parameter `F` shadows it too)."""
+    src = b"""
+class F(Form):
+    pass
+
+
+def test_a():
+    F = make_form(a=1)
+    form = F(1)
+    form.validate()
+    F(2).validate()
+
+
+def helper(F):
+    form = F(1)
+    form.validate()
+
+
+def test_c():
+    form = F(1)
+    form.validate()
+    F(2).validate()
+"""
+    out = extract(src, "tests/test_f.py", "python")
+    got = [(r.line, r.receiver_type) for r in out.references if r.role == "call" and r.symbol_name == "validate"]
+    assert got == [(9, None), (10, None), (15, None), (20, "F"), (21, "=F")]

@@ -90,6 +90,15 @@ WHERE r.receiver_type IS NOT NULL
 """
 
 
+def _holds_fixtures(path: str) -> str:
+    """SQL: the file `path` may give the `@` state `e` its fixture: `e`'s own file (not for `<nm`) or a
+    conftest.py in a directory at or above it."""
+    return (
+        f"(({path} = e.path AND NOT starts_with(e.nm, '<')) OR ({path} <> e.path AND ({path} = 'conftest.py'"
+        f" OR (ends_with({path}, '/conftest.py') AND starts_with(e.path, left({path}, length({path}) - 11))))))"
+    )
+
+
 def _as_written(steps: str, expr: str, path: str) -> str:
     """`_callback` where no call states a context: the callee's row as it is."""
     return f"{path} AS path, {expr} AS expr"
@@ -132,6 +141,11 @@ named AS (
   SELECT e.*, s.id AS sid, s.kind AS skind, s.path AS spath FROM e
   JOIN symbols s ON s.path = e.path AND s.name = e.nm AND (s.parent IS NULL OR s.parent = e.enc)
   WHERE e.mk IN ('', '=', '^', '&')
+  UNION ALL
+  -- (Python: a class nested in a class of the file, `Outer._Link`)
+  SELECT e.*, s.id, s.kind, s.path FROM e
+  JOIN symbols s ON s.path = e.path AND s.qualname = e.nm AND s.kind = 'class' AND s.parent IS NOT NULL
+  WHERE e.mk IN ('', '=') AND strpos(e.nm, '.') > 0 AND (ends_with(e.path, '.py') OR ends_with(e.path, '.pyi'))
   UNION ALL
   SELECT g.* EXCLUDE (edir), s.id, s.kind, s.path FROM (
     SELECT e.*, regexp_extract(e.path, '^(.*)/', 1) AS edir FROM e WHERE e.mk IN ('', '=', '^')
@@ -260,17 +274,35 @@ WHERE e.mk IN ('', '=', '^', '&') AND strpos(e.nm, '.') = 0
       OR EXISTS (SELECT 1 FROM imports x WHERE x.path = i.target_path AND (x.name = '*' OR
                  (x.alias = e.nm AND x.target_path IS NOT NULL AND x.target_path <> e.path))))
 UNION ALL
--- the pytest fixture `nm`: the file's own, else the nearest conftest.py above it
+-- the pytest fixture `nm` (its `@nm` row: `@pytest.fixture(name=...)` renames the function), as pytest finds
+-- it: a fixture method of the test's class (or of a base of it), else one the file defines or imports
+-- (`from .fixtures import *`), else the nearest conftest.py above it that does; `<nm` (a fixture requesting
+-- the name it overrides) skips the file
 SELECT rid, path, mk, nm, steps, cls, selfc, via, enc FROM (
-  SELECT e.rid, f.path, {_parse("y.expr", "e.steps")}, NULL AS cls, e.selfc, 3 AS via, NULL AS enc,
-         CASE WHEN f.path = e.path THEN 100000 ELSE length(f.path) END AS near FROM e
-  JOIN symbols f ON f.name = e.nm AND f.kind = 'function' AND f.parent IS NULL
-   AND (f.path = e.path OR f.path = 'conftest.py'
-        OR (f.path LIKE '%/conftest.py' AND starts_with(e.path, left(f.path, length(f.path) - 11))))
-  JOIN types y ON y.owner = f.id AND y.name IS NULL
+  SELECT e.rid, y.path, {_parse("y.expr", "e.steps")}, NULL AS cls, e.selfc, 3 AS via, NULL AS enc,
+         CASE WHEN f.parent IS NOT NULL THEN 200000 WHEN y.path = e.path THEN 100000 ELSE length(y.path) END
+           AS near, e.path AS ep, e.nm AS en, e.steps AS es FROM e
+  JOIN types y ON y.name = '@' || ltrim(e.nm, '<') AND y.owner IS NOT NULL AND {_holds_fixtures("y.path")}
+  JOIN symbols f ON f.id = y.owner AND (f.parent IS NULL OR (f.parent = e.selfc AND f.path = e.path))
   WHERE e.mk = '@'
-  QUALIFY near = max(near) OVER (PARTITION BY e.rid, e.path, e.nm, e.steps)
-)
+  UNION ALL
+  -- (a fixture method of a base of the test's class: pytest collects it for the subclass's tests too)
+  SELECT e.rid, y.path, {_parse("y.expr", "e.steps")}, NULL, e.selfc, 3, NULL, 150000, e.path, e.nm, e.steps
+  FROM e
+  JOIN inh i ON i.src = e.selfc AND i.confidence <> 'name-only'
+  JOIN symbols f ON f.parent = i.dst AND f.kind IN ('method', 'function')
+  JOIN types y ON y.owner = f.id AND y.name = '@' || ltrim(e.nm, '<')
+  WHERE e.mk = '@' AND e.selfc IS NOT NULL
+  UNION ALL
+  SELECT e.rid, y.path, {_parse("y.expr", "e.steps")}, NULL, e.selfc, 3, NULL,
+         CASE WHEN i.path = e.path THEN 100000 ELSE length(i.path) END, e.path, e.nm, e.steps FROM e
+  JOIN imports i ON i.target_path IS NOT NULL AND i.target_path <> i.path AND {_holds_fixtures("i.path")}
+   AND ((i.target_kind = 'name' AND i.alias = ltrim(e.nm, '<')) OR i.name = '*')
+  JOIN types y ON y.path = i.target_path AND y.owner IS NOT NULL
+   AND y.name = '@' || CASE WHEN i.name = '*' THEN ltrim(e.nm, '<') ELSE i.name END
+  JOIN symbols f ON f.id = y.owner AND f.parent IS NULL
+  WHERE e.mk = '@'
+) QUALIFY near = max(near) OVER (PARTITION BY rid, ep, en, es)
 UNION ALL
 -- `Self`: the class the expression is read for
 SELECT rid, path, '', '', steps, selfc, selfc, via, NULL FROM e WHERE mk = 'S' AND selfc IS NOT NULL

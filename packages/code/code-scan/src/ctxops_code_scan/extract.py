@@ -34,10 +34,11 @@ from .type_exprs import (
     MAX_STEPS,
     Chain,
     chain_of,
+    fixture_name,
     fixture_params,
-    is_fixture,
     is_fixture_file,
     join,
+    parametrized_names,
     py_assigned,
     py_narrowed,
     ts_call_context,
@@ -204,6 +205,13 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     # `Client().get()`: the receiver is a constructor call, its class stated right there.
                     if qnode.type == "call":
                         direct = constructor_type(qnode)
+                        if (
+                            direct is not None
+                            and python
+                            and top is not None
+                            and facts.local_binds(top.symbol_id, direct)
+                        ):
+                            direct = None  # (`F(...)` with a local or a parameter `F`: no class of the module)
                     elif typescript and qnode.type == "identifier" and sub == "call":
                         direct = ts_narrowed(qnode, qualifier)  # `if (x instanceof K) x.m()`
                     elif python and qnode.type == "identifier" and sub == "call" and top is not None:
@@ -212,6 +220,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         # function has assigned before it: the sweep recorded those)
                         if direct is None and qualifier in facts.chains.get(top.symbol_id or "", ()):
                             found_flow = _py_flow(qnode, qualifier, narrowing)
+                            if isinstance(found_flow, str) and facts.local_binds(top.symbol_id, found_flow):
+                                found_flow = None  # (`F = make_form(...)`; `x = F()`: F is no class here)
                             if isinstance(found_flow, str):
                                 direct = found_flow
                             elif found_flow is not None and chained:
@@ -272,6 +282,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         facts.add_ts_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
                 elif stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`, `x.(T)`)
                     facts.add_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
+                elif "caught" in caps:  # Python `except K as e`
+                    facts.add_caught(top.symbol_id, _text(caps["name"][0]), _text(caps["caught"][0]))
                 elif "element" in caps:  # Go `for _, x := range xs`: an element of xs
                     facts.add_local_chain(
                         top.symbol_id, _text(caps["name"][0]), _step(chain_of(caps["element"][0]), "[]")
@@ -383,8 +395,12 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_params(sid, params[0], signature)
                 if python:
                     facts.add_function(sid, type_qualname, _text(ret[0]) if ret else None)
-                    if fixture_file and (name.startswith("test") or is_fixture(node)):
-                        facts.add_fixture_params(sid, fixture_params(params[0]))
+                    fixture = fixture_name(node)
+                    if fixture is not None:  # (in any file: a conftest.py may import it)
+                        facts.add_fixture(sid, fixture, _text(ret[0]) if ret else None)
+                    if fixture_file and (fixture is not None or name.startswith("test")):
+                        parametrized = parametrized_names(node) if fixture is None else frozenset()
+                        facts.add_fixture_params(sid, fixture_params(params[0], parametrized))
                 elif lang == "go":
                     facts.classes[sid] = type_qualname  # (a method's receiver type: what `r.f` is read on)
                     if ret:
@@ -439,6 +455,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         _add_receiver_types(out.references, typed_refs, facts, chained, scopes, values=typescript, flow=flow)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
+    if python and facts is not None and facts.class_objects:
+        out.references.extend(_stated_bases(out.references, facts.class_objects))
     for index, type_qualname in pending_parents:
         parent = type_ids.get(type_qualname)
         if parent is not None:
@@ -462,6 +480,19 @@ def _drop_locals(root: Any, out: Extraction) -> None:
     if drop:
         gone = {at[k] for k in drop}
         out.references = [r for i, r in enumerate(refs) if i not in gone]
+
+
+def _stated_bases(refs: list[Reference], class_objects: dict[str, str]) -> list[Reference]:
+    """`class TinyDB(TableBase)` with `TableBase: type[Table] = with_typehint(Table)`: a checker reads the base
+    as Table (its stated type), so the class also inherits from Table (an `inherit` reference beside the one
+    to the name as written)."""
+    out: list[Reference] = []
+    for ref in refs:
+        made = class_objects.get(ref.symbol_name) if ref.role == "inherit" and not ref.qualifier else None
+        if made is not None:
+            qualifier, _, name = made.rpartition(".")
+            out.append(msgspec.structs.replace(ref, symbol_name=name, qualifier=qualifier or None))
+    return out
 
 
 def _in_init(top: _Open) -> bool:

@@ -34,6 +34,7 @@ from .type_exprs import (
 _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = null`: the real value comes later
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
+_DOTTED_ANY = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){0,3}")
 _CONFLICT = ""  # a name bound to two different types: no type
 # `Wrapper[X]` is an X as a checker reads it (`Annotated[X, ...]`: its first argument)
 _WRAPPERS = frozenset({"Optional", "Final", "ClassVar", "Annotated", "Required", "NotRequired", "ReadOnly"})
@@ -203,6 +204,21 @@ def class_object_type(text: str) -> str | None:
     return plain_type(inner)
 
 
+# What a generator states it yields first: `Iterator[K]`, `Generator[K, None, None]` (a generator fixture's value)
+_GENERATORS = frozenset(["Iterator", "Iterable", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator"])
+
+
+def fixture_value_type(text: str) -> str | None:
+    """The value a pytest fixture stating `-> text` gives a test: what it yields when it states a generator
+    (`-> Iterator[Client]`: a Client), else the stated class (`-> Client`)."""
+    t = text.strip().strip("'\"").strip()
+    head, _, inner = t[:-1].partition("[") if t.endswith("]") else (t, "", "")
+    if head.strip().rpartition(".")[2] in _GENERATORS:
+        args = _top_level(inner, ",") if inner else []
+        return plain_type(args[0]) if args else None
+    return annotation_type(t)
+
+
 def annotation_type(text: str) -> str | None:
     """What an annotation states a value is: a class (`plain_type`), else a container of one."""
     return plain_type(text) or container_type(text)
@@ -219,7 +235,7 @@ def constructor_type(value: Any) -> str | None:
     if fn is None or fn.type not in ("identifier", "attribute"):
         return None
     raw: bytes = fn.text
-    if not raw.rpartition(b".")[2][:1].isupper() or raw.startswith((b"self.", b"cls.")):
+    if not raw.rpartition(b".")[2].lstrip(b"_")[:1].isupper() or raw.startswith((b"self.", b"cls.")):
         return None  # (`self.Cache()` calls an attribute: its row `Cache()` tells what it makes)
     text = raw.decode("utf-8", "replace")
     return text if _DOTTED.fullmatch(text) else None
@@ -254,6 +270,22 @@ def annotated_params(params: Any) -> dict[str, str]:
     return out
 
 
+def class_object_params(params: Any) -> dict[str, str]:
+    """Parameter name -> K, for the parameters annotated with a class object (`cls: type[K] = K`)."""
+    out: dict[str, str] = {}
+    for child in params.named_children:
+        if child.type not in ("typed_parameter", "typed_default_parameter"):
+            continue
+        name = child.child_by_field_name("name") or (child.named_children[0] if child.named_child_count else None)
+        typ = child.child_by_field_name("type")
+        if name is None or typ is None or name.type != "identifier":
+            continue
+        made = class_object_type(typ.text.decode("utf-8", "replace"))
+        if made is not None:
+            out[name.text.decode("utf-8", "replace")] = made
+    return out
+
+
 def _bind(table: dict[str, str], name: str, typ: str) -> None:
     old = table.get(name)
     table[name] = typ if old is None or old == typ else _CONFLICT
@@ -279,6 +311,20 @@ def _binds(params: str, name: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def _own_params(params: str) -> frozenset[str]:
+    """The parameters' names of a parameter list as written, `(a: K, *b, c=1)` -> {a, b, c} (not the words of
+    the annotations and defaults, which `_binds` also counts)."""
+    inner, depth = params, 0
+    for i, ch in enumerate(params):  # (the list ends at the parenthesis matching its first: `-> K` follows)
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth == 0 and ch == ")":
+            inner = params[params.find("(") + 1 : i]
+            break
+    names = (part.strip().lstrip("*").split(":", 1)[0].split("=", 1)[0].strip() for part in _top_level(inner, ","))
+    return frozenset(n for n in names if n.isidentifier())
+
+
+@lru_cache(maxsize=4096)
 def _param_words(params: str) -> frozenset[str]:
     return frozenset(_PARAM_WORD.findall(params))
 
@@ -299,6 +345,10 @@ class TypeFacts:
     returns: dict[str, list[Chain | None]] = field(default_factory=dict)  # function id -> returned values
     stated_returns: dict[str, str] = field(default_factory=dict)  # function id -> `-> X` (or 'Self')
     fixtures: dict[str, set[str]] = field(default_factory=dict)  # function id -> parameters filled by pytest
+    class_params: dict[str, dict[str, str]] = field(default_factory=dict)  # function id -> `p: type[K]` -> K
+    class_objects: dict[str, str] = field(default_factory=dict)  # module-level `Base: type[K] = ...` -> K
+    # a pytest fixture's function id -> (the name pytest knows it by, its stated result as written)
+    fixture_defs: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     classes: dict[str, str | None] = field(default_factory=dict)  # function id -> its class's qualname
     attr_chains: dict[str, dict[str, tuple[str, Chain] | None]] = field(default_factory=dict)
     module_chains: dict[str, Chain | None] = field(default_factory=dict)
@@ -324,15 +374,40 @@ class TypeFacts:
             found = annotated_params(params)
             if found:
                 self.params[function_id] = found
+            if self.python and "type" in signature.lower():
+                made = class_object_params(params)
+                if made:
+                    self.class_params[function_id] = made
         if signature and signature != "()":
             self.param_names[function_id] = signature
+
+    def local_binds(self, function_id: str | None, name: str) -> bool:
+        """Python: the function assigns (before this point of the sweep) or takes as a parameter the first part
+        of `name`: there it is the function's own name, not a class of the module (`F = make_form(...)`,
+        then `F(...)`)."""
+        if function_id is None or not self.python:
+            return False
+        root = name.partition(".")[0]
+        return root in self.chains.get(function_id, ()) or root in _own_params(self.param_names.get(function_id, ""))
 
     def add_local(self, function_id: str, name: str, value: Any) -> None:
         if value is not None and value.type in _NO_VALUE:
             return  # `x = None` first, the real value later: no type of its own
         typ = value_type(value)
+        if typ is not None and self.local_binds(function_id, typ.lstrip("=")):
+            typ = None  # (calling a local or a parameter: what it makes is not stated here)
         _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
         _bind_chain(self.chains.setdefault(function_id, {}), name, chain_of(value) if value is not None else None)
+
+    def add_caught(self, function_id: str, name: str, caught: str) -> None:
+        """Python `except K as e`: `e` is a K, as a checker reads it (a K raised, or a subclass's instance, which
+        has K's methods); bound like an assignment of `K()` (`e` bound to something else too gives no type)."""
+        _bind(self.locals.setdefault(function_id, {}), name, _CONFLICT)  # (the chain below tells the graph)
+        made: Chain | None = None
+        if is_class_name(caught) and _DOTTED_ANY.fullmatch(caught):
+            *module, cls = caught.split(".")
+            made = (False, module[0], (*module[1:], cls + "()")) if module else (True, cls, ())  # as `K()` reads
+        _bind_chain(self.chains.setdefault(function_id, {}), name, made)
 
     def add_declared(self, function_id: str, name: str, annotation: str) -> None:
         """Python: a local declared with a type (`hook: HookCaller | None = getattr(...)`): a checker holds
@@ -442,10 +517,13 @@ class TypeFacts:
         _bind_chain(self.module_chains, name, chain_of(value))
 
     def add_module_stated(self, name: str, annotation: str) -> None:
-        """`name: K = ...` at module level: the annotation is the type, whatever the value."""
+        """`name: K = ...` at module level: the annotation is the type, whatever the value; `name: type[K] =
+        ...` is a class object, which a checker reads as K where a class statement names it as a base."""
         typ = plain_type(annotation)
         if typ is not None:
             self.module_stated[name] = typ
+        elif (made := class_object_type(annotation)) is not None:
+            self.class_objects[name] = made
 
     def add_go_module_stated(self, name: str, written: str) -> None:
         """Go: `var name T` / `var name T = value` at package level: the written type, whatever the value."""
@@ -505,7 +583,12 @@ class TypeFacts:
         if typ is None:
             typ = value_type(value)
         if typ is None and value is not None and value.type == "identifier":
-            typ = self.params.get(method_id, {}).get(value.text.decode("utf-8", "replace"))
+            param = value.text.decode("utf-8", "replace")
+            typ = self.params.get(method_id, {}).get(param)
+            made = self.class_params.get(method_id, {}).get(param) if annotation is None else None
+            if typ is None and made is not None:  # `self.cls = cls` with `cls: type[K]`: calling it makes a K
+                _bind(self.attrs.setdefault(class_qualname, {}), name + "()", made)
+                return
         if typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
             return
@@ -609,6 +692,17 @@ class TypeFacts:
         if names:
             self.fixtures[function_id] = set(names)
 
+    def add_fixture(self, function_id: str, name: str, returns: str | None) -> None:
+        """A pytest fixture function, the name pytest registers it under and its stated result: the value
+        a test's parameter of that name gets (type_rows' `@name` row, which the graph looks up)."""
+        self.fixture_defs[function_id] = (name, returns)
+
+    def _fixture(self, name: str, function_id: str) -> str:
+        """`@name`: the fixture a parameter `name` gets; `@<name` when the function is itself the fixture
+        `name` (it overrides one further up: pytest gives it that one, not itself)."""
+        own = self.fixture_defs.get(function_id)
+        return "@<" + name if own is not None and own[0] == name else "@" + name
+
     def expr(self, chain: Chain, function_id: str | None, depth: int = 0) -> str | None:
         """The type expression of `chain` read in `function_id` (None: at module level)."""
         called, root, steps = chain
@@ -616,6 +710,8 @@ class TypeFacts:
         if called:
             if root == "cls" and cls:
                 return join("Self", steps)
+            if function_id is not None and self.python and root in self.chains.get(function_id, ()):
+                return None  # calling a local (`F = make_form(...)`; `F(...)`): not the module's `F`
             if function_id is not None and self.python:
                 param = self._called_param(root, function_id)
                 if param is not None:  # a parameter shadows the function of that name: its type's `__call__`
@@ -648,6 +744,8 @@ class TypeFacts:
             if fid is None:
                 return None
             if _binds(self.param_names.get(fid, ""), name):
+                if name in self.fixtures.get(fid, ()):  # calling the value pytest passes: the fixture's
+                    return self._fixture(name, fid)
                 return self.params.get(fid, {}).get(name) or ""
             if name in self.chains.get(fid, {}):
                 return None  # a local of that function: its own value
@@ -668,7 +766,7 @@ class TypeFacts:
                     return None
                 return self.expr(chain, function_id, depth + 1)
             if name in self.fixtures.get(function_id, ()):
-                return "@" + name
+                return self._fixture(name, function_id)
             if is_param:
                 return None
             outer = self.outer.get(function_id)
@@ -704,6 +802,11 @@ class TypeFacts:
             results_of.setdefault(first_definition(fid), set()).add(expr)
         agreed = ((fid, expr) for fid, expr in results_by_id.items() if len(results_of[first_definition(fid)]) == 1)
         rows.extend((fid, None, expr) for fid, expr in agreed)
+        for fid, (name, stated) in self.fixture_defs.items():
+            # (a stated result holds even when it names nothing this reads, `-> Any`: a checker stops there)
+            value = fixture_value_type(stated) if stated is not None else results_by_id.get(fid)
+            if value is not None and value != "Self":
+                rows.append((fid, "@" + name, value))
         for cls, attrs in self.attrs.items():
             owner = class_ids.get(cls)
             if owner is not None:

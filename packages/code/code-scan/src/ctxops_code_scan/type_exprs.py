@@ -591,8 +591,9 @@ def _bound_names(text: str) -> frozenset[str]:
 
 
 def is_class_name(name: str) -> bool:
-    """By convention (PEP 8) a class: the last dotted part starts with a capital."""
-    return name.rpartition(".")[2][:1].isupper()
+    """By convention (PEP 8) a class: the last dotted part starts with a capital (after the underscores of a
+    private class, `_Link`)."""
+    return name.rpartition(".")[2].lstrip("_")[:1].isupper()
 
 
 def is_fixture_file(path: str) -> bool:
@@ -601,29 +602,112 @@ def is_fixture_file(path: str) -> bool:
     return name in FIXTURE_FILES or (name.startswith("test_") and name.endswith(".py")) or name.endswith("_test.py")
 
 
-def is_fixture(node: Any) -> bool:
-    """A function definition decorated with `pytest.fixture` (called or not, any alias ending in `fixture`)."""
-    parent = node.parent
-    if parent is None or parent.type != "decorated_definition":
-        return False
-    for child in parent.named_children:
-        if child.type != "decorator":
-            continue
-        text = _text(child).lstrip("@").split("(", 1)[0].strip()
-        if text.rpartition(".")[2] == "fixture":
-            return True
-    return False
-
-
-def fixture_params(params: Any) -> list[str]:
-    """Plain parameters (no annotation, no default): pytest fills them with fixtures of the same name."""
+def fixture_params(params: Any, parametrized: frozenset[str] = frozenset()) -> list[str]:
+    """Plain parameters (no annotation, no default): pytest fills them with fixtures of the same name, except
+    the ones `@pytest.mark.parametrize` fills (`parametrized`)."""
     out: list[str] = []
     for child in params.named_children:
         if child.type == "identifier":
             name = _text(child)
-            if name not in ("self", "cls", "request"):
+            if name not in ("self", "cls", "request") and name not in parametrized:
                 out.append(name)
     return out
+
+
+def _decorators(node: Any) -> list[Any]:
+    """The decorators' expressions of a function or class definition (none when it has none)."""
+    parent = node.parent
+    if parent is None or parent.type != "decorated_definition":
+        return []
+    return [d.named_children[0] for d in parent.named_children if d.type == "decorator" and d.named_child_count]
+
+
+def _called_name(expr: Any) -> str:
+    """`pytest.fixture` of `@pytest.fixture(...)` / `@pytest.fixture`: the decorator's (dotted) name."""
+    if expr.type == "call":
+        expr = expr.child_by_field_name("function")
+    return _text(expr).strip() if expr is not None and expr.type in ("identifier", "attribute") else ""
+
+
+def _keyword(call: Any, key: str) -> Any:
+    """The value of keyword argument `key` of a call (None when the call does not pass it)."""
+    args = call.child_by_field_name("arguments") if call.type == "call" else None
+    for arg in args.named_children if args is not None else ():
+        if arg.type == "keyword_argument":
+            name = arg.child_by_field_name("name")
+            if name is not None and _text(name) == key:
+                return arg.child_by_field_name("value")
+    return None
+
+
+_STRING = re.compile(r"""^[rRuU]?('''|\"\"\"|'|")(.*)\1$""", re.DOTALL)
+
+
+def _string_value(node: Any) -> str | None:
+    """The value of a plain string literal (no f-string, no concatenation); None for anything else."""
+    if node is None or node.type != "string" or any(c.type == "interpolation" for c in node.named_children):
+        return None
+    found = _STRING.match(_text(node))
+    return found.group(2) if found else None
+
+
+def _strings(node: Any) -> list[str] | None:
+    """`"a, b"` -> [a, b]; `("a", "b")` / `["a", "b"]` -> [a, b]; None when the names are not all literal."""
+    one = _string_value(node)
+    if one is not None:
+        return [n.strip() for n in one.split(",") if n.strip()]
+    if node is None or node.type not in ("tuple", "list"):
+        return None
+    out: list[str] = []
+    for item in node.named_children:
+        value = _string_value(item)
+        if value is None:
+            return None
+        out.append(value.strip())
+    return out
+
+
+def fixture_name(node: Any) -> str | None:
+    """The name pytest registers a fixture function under (`@pytest.fixture(name="client")` renames it);
+    None when `node` is no fixture."""
+    for expr in _decorators(node):
+        if _called_name(expr).rpartition(".")[2] == "fixture":
+            alias = _string_value(_keyword(expr, "name"))
+            if alias is not None and alias.isidentifier():
+                return alias
+            name = node.child_by_field_name("name")
+            return _text(name) if name is not None else None
+    return None
+
+
+def parametrized_names(node: Any) -> frozenset[str]:
+    """The parameters `@pytest.mark.parametrize` fills for a test function: its own decorators' and those of
+    the classes around it. pytest passes such a parameter the listed values, not the fixture of that name,
+    unless the parametrization is `indirect` (then the fixture gets the value and the test the fixture's)."""
+    names: set[str] = set()
+    scope: Any = node
+    for _ in range(64):  # (a few hops per class around the test)
+        if scope is None or (scope.type == "function_definition" and scope is not node):
+            break  # (a function inside a function: pytest collects neither)
+        if scope.type in ("function_definition", "class_definition"):
+            for expr in _decorators(scope):
+                if expr.type == "call" and _called_name(expr).rpartition(".")[2] == "parametrize":
+                    names.update(_parametrized(expr))
+        scope = scope.parent
+    return frozenset(names)
+
+
+def _parametrized(call: Any) -> list[str]:
+    args = call.child_by_field_name("arguments")
+    positional = [a for a in args.named_children if a.type not in ("keyword_argument", "comment")] if args else []
+    listed = _strings(_keyword(call, "argnames") or (positional[0] if positional else None)) or []
+    indirect = _keyword(call, "indirect")
+    if indirect is None or indirect.type == "false":
+        return listed
+    if indirect.type == "true":
+        return []
+    through_fixture = _strings(indirect)
+    return [] if through_fixture is None else [n for n in listed if n not in through_fixture]
 
 
 def _text(node: Any) -> str:

@@ -47,6 +47,9 @@
 ; `with X() as x`: the local `x` holds what the call returns (a constructor or an annotated function).
 (as_pattern (call) @value alias: (as_pattern_target (identifier) @name)) @bind.local
 
+; `except K as e`: the local `e` holds an instance of K (of a tuple of classes: no one class).
+(except_clause value: (as_pattern [(identifier) (attribute)] @caught alias: (as_pattern_target (identifier) @name))) @bind.local
+
 ; `for x in xs`: the local `x` holds an element of `xs` (`xs: list[K]`, `d.values()` of `d: dict[str, K]`).
 (for_statement left: (identifier) @name right: (_) @value) @bind.element
 ; `[x.m() for x in xs]`: a comprehension's variable is an element too (its own scope: py_scopes.py).

@@ -183,7 +183,8 @@ def _git_hook_problem(text: str) -> str | None:
         command = line.strip()
         if command.startswith("command -v ") or command.startswith("[ -x "):
             command = command.split("&& ", 1)[-1]
-        command = command.lstrip("(").split(" watch kick", 1)[0]
+        # `( CTX watch kick ... &)`, or `{ CTX mem reconcile ...; ( CTX watch kick ... &); }` after a pull
+        command = command.lstrip("{ (").split(" mem reconcile", 1)[0].split(" watch kick", 1)[0]
         if command:
             return command_problem(command + " watch kick")
     return None

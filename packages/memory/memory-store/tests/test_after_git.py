@@ -109,7 +109,12 @@ def test_without_reconcile_the_reader_folds_the_pull_itself(
     _teammate_pulls(repo, upstream)
     asked: list[str] = []
     real = git_changes.changed
-    monkeypatch.setattr(git_changes, "changed", lambda *a: asked.append("diff") or real(*a))
+
+    def diff(memory_dir: str, old: str, new: str) -> list[str] | None:
+        asked.append("diff")
+        return real(memory_dir, old, new)
+
+    monkeypatch.setattr(git_changes, "changed", diff)
     opened = snapshot.open_for_read(*_dirs(repo), small_ok=True)
     assert opened is not None
     opened.close()

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH118
+# ruff: noqa: PTH110, PTH118
 # os.path, not pathlib: the git hooks run this after every pull, checkout and rewrite.
 """``ctx mem reconcile``: the read snapshot brought in step when git moves ``HEAD`` (issue 23, item 4).
 

@@ -343,7 +343,7 @@ def test_the_hook_after_a_reconciled_pull_starts_no_git_and_keeps_its_budget(
     query = "vendored wheels third_party log format migrations"
     for budget in (2000, 120):
         with monkeypatch.context() as patch:
-            patch.setattr(build.snapshot, "open_for_read", lambda *a, **k: None)
+            patch.setattr(snapshot, "open_for_read", lambda *a, **k: None)
             expected = build_injection(repo, query, budget=budget)
         with monkeypatch.context() as patch:
             for owner, name in ((build, "load_catalog"), (snapshot, "_listing"), (snapshot, "_parsed")):

@@ -103,13 +103,8 @@ def _push(upstream: Path, memories: list[tuple[str, str]]) -> None:
     _git(upstream, "commit", "-q", "--no-verify", "-m", "memories")
 
 
-def _pull(root: Path, upstream: Path, memories: list[tuple[str, str]]) -> None:
-    """A teammate commits ``memories`` in their clone; this repository pulls them (fast-forward)."""
-    _push(upstream, memories)
-    _git(root, "pull", "-q", "--ff-only", "--no-rebase", str(upstream), "main")
-
-
 def _pull_argv(root: Path, upstream: Path) -> list[str]:
+    """This repository pulls what the teammate committed (fast-forward), its git hooks included."""
     return [*GIT, "-C", str(root), "pull", "-q", "--ff-only", "--no-rebase", str(upstream), "main"]
 
 

@@ -8,11 +8,12 @@ that is how the store is built, and its cost is printed. Then, each in a fresh p
 ``python -c pass`` so machine load hits all alike, ``--runs`` times: ``ctx mem search WORDS --json``, ``ctx mem show ID
 --json``, the inject hook (``python -m ctxops_memory_inject hook claude-code``, UserPromptSubmit) right after
 a real ``git pull`` that brought 3 memories (committed in a clone of the store's repository: the store is a
-git repository whose memory files are committed at each size), the hook after that one, and ``ctx mem add
---title ... --json``. p50/p95 wall and CPU per command, each beside ``python -c pass`` and the load average (the
+git repository whose memory files are committed at each size; the pull is timed too, with the git hooks `ctx
+init` installs, or none with ``--git-hooks off``), the hook after that one, and ``ctx mem add --title ...
+--json``. p50/p95 wall and CPU per command, each beside ``python -c pass`` and the load average (the
 machine is shared: CPU is the figure that does not depend on the neighbours).
 
-Run: uv run python bench/memory_cli_speed.py [--sizes 1000,10000,50000] [--runs 20]
+Run: uv run python bench/memory_cli_speed.py [--sizes 1000,10000,50000] [--runs 20] [--git-hooks on|off]
 """
 
 from __future__ import annotations
@@ -78,8 +79,19 @@ def _commit_memories(root: Path, message: str) -> None:
     _git(root, "commit", "-q", "--no-verify", "--allow-empty", "-m", message)
 
 
-def _pull(root: Path, upstream: Path, memories: list[tuple[str, str]]) -> None:
-    """A teammate commits ``memories`` in their clone; this repository pulls them (fast-forward)."""
+def _install_git_hooks(root: Path, ctx: str) -> None:
+    """The git hooks exactly as `ctx init` writes them (its block only: agents' files stay out of the bench)."""
+    from ctxops_core import textblocks
+    from ctxops_core.init_cmd import GIT_HOOKS, git_hook_body
+
+    for hook in GIT_HOOKS:
+        path = root / ".git" / "hooks" / hook
+        path.write_text("#!/bin/sh\n" + textblocks.block(git_hook_body((ctx,), hook)), encoding="utf-8")
+        path.chmod(0o755)
+
+
+def _push(upstream: Path, memories: list[tuple[str, str]]) -> None:
+    """A teammate commits ``memories`` in their clone."""
     from ctxops_contracts.shared.files import atomic_write
     from ctxops_memory_store import new_entry
     from ctxops_memory_store.entry_file import file_name, render_entry
@@ -89,7 +101,11 @@ def _pull(root: Path, upstream: Path, memories: list[tuple[str, str]]) -> None:
         atomic_write(upstream / ".meta" / "memory" / file_name(entry), render_entry(entry), fsync=False)
     _git(upstream, "add", ".meta/memory")
     _git(upstream, "commit", "-q", "--no-verify", "-m", "memories")
-    _git(root, "pull", "-q", "--ff-only", "--no-rebase", str(upstream), "main")
+
+
+def _pull_argv(root: Path, upstream: Path) -> list[str]:
+    """This repository pulls what the teammate committed (fast-forward), its git hooks included."""
+    return [*GIT, "-C", str(root), "pull", "-q", "--ff-only", "--no-rebase", str(upstream), "main"]
 
 
 def _cpu_now() -> float:
@@ -102,6 +118,12 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000,10000,50000", help="store sizes, comma-separated, ascending")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--reuse", help="measure again on the store a previous run left (its repository path)")
+    parser.add_argument(
+        "--git-hooks",
+        choices=["on", "off"],
+        default="on",
+        help="install the git hooks `ctx init` writes (on: the pull folds its memories; off: the agent's hook does)",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.reuse:
@@ -111,8 +133,11 @@ def main() -> int:
     from ctxops_memory_store.trust import trust_repository
 
     extra_count = len(sizes) * args.runs * 5 + 10
-    texts = _texts(sizes[-1] + extra_count)
-    extra = texts[sizes[-1] :]
+    # A reused store holds the notes and pulls of earlier runs (4 files a round, 5 texts used): start past
+    # them (twice the file count), so no title repeats an earlier run's and no `add` turns into a fold.
+    start = 2 * sizes[-1] if args.reuse else sizes[-1]
+    texts = _texts(start + extra_count)
+    extra = texts[start:]
     root = Path(args.reuse) if args.reuse else Path(tempfile.mkdtemp(prefix="memcli-")) / "repo"
     root.mkdir(parents=True, exist_ok=True)
     upstream = root.parent / "upstream"
@@ -137,6 +162,12 @@ def main() -> int:
             _git(upstream, "pull", "-q", "--ff-only", "--no-rebase", str(root), "main")
         else:
             _git(root.parent, "clone", "-q", str(root), str(upstream))
+        hooks = root / ".git" / "hooks"
+        for old in hooks.iterdir():
+            if not old.name.endswith(".sample"):
+                old.unlink()
+        if args.git_hooks == "on":
+            _install_git_hooks(root, ctx)
         print(
             f"\n{size} memories: files written in {written:.0f} s, the read snapshot brought in step in "
             f"{synced - began - written:.0f} s (CPU {_cpu_now() - cpu:.0f} s for both and git), committed and "
@@ -166,7 +197,8 @@ def main() -> int:
             timed("ctx mem show", [ctx, "mem", "--root", str(root), "show", shown[-8:], "--json"])
             timed("python -c pass ", [py, "-c", "pass"])
             # A `git pull` that brings 3 memories a teammate committed, then the next hook and the one after it.
-            _pull(root, upstream, extra[used + 1 : used + 4])
+            _push(upstream, extra[used + 1 : used + 4])
+            timed("git pull (its hooks)", _pull_argv(root, upstream))
             payload = json.dumps(
                 {"session_id": f"b{n}", "cwd": str(root), "hook_event_name": "UserPromptSubmit", "prompt": words}
             )

@@ -111,3 +111,22 @@ def test_a_damaged_code_index_is_a_problem_naming_the_file_and_the_fix(repo: Pat
     assert "fix: cq index --full (moves it aside, then rebuilds)" in done.stdout
     answer = json.loads(doctor(repo, "--json").stdout)
     assert answer["code_index"]["damaged"] == [str((index / "code.duckdb").resolve())]
+
+
+def test_git_hooks_from_an_older_init_are_named_and_a_dangling_reconcile_is_found(repo: Path) -> None:
+    """post-merge written before `ctx mem reconcile` existed: pulled memories cost the next agent hook; say so."""
+    from ctxops_core import init_cmd, textblocks
+
+    subprocess.run([sys.executable, "-m", "ctxops_core", "init", "--root", str(repo)], check=True, capture_output=True)
+    hook = repo / ".git" / "hooks" / "post-merge"
+    problems = json.loads(doctor(repo, "--json").stdout)["problems"]
+    assert not [p for p in problems if "post-merge" in p["message"]], problems  # the new form reads as healthy
+    ctx = init_cmd.ctx_argv()
+    old = init_cmd.git_hook_body(ctx, "post-commit").replace("post-commit", "post-merge")  # session 12's form
+    hook.write_text("#!/bin/sh\n" + textblocks.block(old), encoding="utf-8")
+    found = [p for p in json.loads(doctor(repo, "--json").stdout)["problems"] if "post-merge" in p["message"]]
+    assert len(found) == 1 and "older `ctx init`" in found[0]["message"] and found[0]["fix"] == "ctx init"
+    gone = init_cmd.git_hook_body(("/gone/venv/bin/ctx",), "post-merge")
+    hook.write_text("#!/bin/sh\n" + textblocks.block(gone), encoding="utf-8")
+    found = [p for p in json.loads(doctor(repo, "--json").stdout)["problems"] if "post-merge" in p["message"]]
+    assert len(found) == 1 and "/gone/venv/bin/ctx" in found[0]["message"], found

@@ -387,3 +387,69 @@ def test_every_form_of_the_ctx_command_is_recognised_as_ours() -> None:
     assert ctx_prefix(["/usr/bin/python3", "-P", "-m", "ctxops_core", "hook"]) == 4
     assert ctx_prefix(["/usr/bin/python3", "-m", "ctxops_other"]) == 0
     assert ctx_prefix(["node_modules/.bin/ctxx"]) == 0
+
+
+def test_after_a_pull_the_git_hook_reconciles_memories_in_the_foreground(tmp_path: Path) -> None:
+    """post-merge/post-checkout/post-rewrite run `ctx mem reconcile` and wait for it (the agent's next hook
+    then finds the memory snapshot current), then start `watch kick` in the background; post-commit only kicks."""
+    calls = tmp_path / "calls.txt"
+    script = tmp_path / "bin" / "ctx"
+    script.parent.mkdir()
+    script.write_text(
+        f"#!{sys.executable}\nimport sys, time\n"
+        "if sys.argv[1:3] == ['mem', 'reconcile']:\n    time.sleep(0.3)\n"
+        f"open({str(calls)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    for hook in init_cmd.MEMORY_GIT_HOOKS:
+        calls.unlink(missing_ok=True)
+        body = init_cmd.git_hook_body((str(script),), hook)
+        subprocess.run(["/bin/sh", "-c", body], check=True, timeout=30, env={"PATH": "/usr/bin:/bin"})
+        # the reconcile finished before the hook returned (it sleeps first), whatever the kick has done yet
+        assert calls.read_text(encoding="utf-8").splitlines()[0] == "mem reconcile", hook
+        deadline = time.monotonic() + 10
+        while len(calls.read_text(encoding="utf-8").splitlines()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert calls.read_text(encoding="utf-8").splitlines()[1] == f"watch kick --git-hook {hook}"
+    assert "mem reconcile" not in init_cmd.git_hook_body((str(script),), "post-commit")
+    # ctx uninstalled: the hook says nothing and runs nothing
+    script.unlink()
+    before = calls.read_text(encoding="utf-8")
+    subprocess.run(["/bin/sh", "-c", init_cmd.git_hook_body((str(script),), "post-merge")], check=False, timeout=30)
+    assert calls.read_text(encoding="utf-8") == before
+
+
+def test_a_real_pull_folds_the_pulled_memories_before_the_agent_hook(repo: Path) -> None:
+    """`ctx init`'s post-merge hook, run by a real `git pull`: the memory snapshot names the new HEAD and holds
+    the pulled memory before any agent hook runs."""
+    import sqlite3
+
+    from ctxops_memory_store import MemoryStore, new_entry, snapshot
+    from ctxops_memory_store.entry_file import file_name, render_entry
+
+    memory = repo / ".meta" / "memory"
+    memory.mkdir(parents=True)
+    for n in range(snapshot.MIN_FILES + 1):  # a store large enough to keep a snapshot
+        entry = new_entry(kind="fact", title=f"note {n} about module m{n}")
+        (memory / file_name(entry)).write_text(render_entry(entry), encoding="utf-8")
+    MemoryStore(repo).sync_snapshot()
+    assert run(repo, "--no-index", "--agent", "claude-code").returncode == 0
+    git(repo, "add", ".meta/memory")
+    git(repo, "commit", "-qm", "memories")
+    upstream = repo.parent / "upstream"
+    git(repo.parent, "clone", "-q", str(repo), str(upstream))
+    pulled = new_entry(kind="lesson", title="Pin the node version in .nvmrc")
+    (upstream / ".meta" / "memory" / file_name(pulled)).write_text(render_entry(pulled), encoding="utf-8")
+    git(upstream, "add", ".meta/memory")
+    git(upstream, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "theirs")
+    git(repo, "pull", "-q", "--ff-only", str(upstream), "HEAD")
+    con = sqlite3.connect(repo / ".meta" / "index" / snapshot.NAME)
+    try:
+        meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+        entries = [e for (e,) in con.execute("SELECT entry FROM docs")]
+    finally:
+        con.close()
+    assert meta["git_head"] == git(repo, "rev-parse", "HEAD").strip()
+    assert meta["files"] == str(snapshot.MIN_FILES + 2)
+    assert any("nvmrc" in e for e in entries)

@@ -127,10 +127,11 @@ def main(argv: list[str] | None = None) -> int:
         from .hook_cmd import main as hook_main
 
         return hook_main(raw[1:])
-    if raw[:1] == ["mem"] and ("search" in raw or "show" in raw or "add" in raw):
-        # `ctx mem search|show` (the injection's closing line tells the agent to run them) and `add`: answered
-        # from the memory store's read snapshot before argparse, msgspec and the entry-point scan are imported
-        # (issue 23); None: anything unusual, the ordinary path below answers.
+    if raw[:1] == ["mem"] and ("search" in raw or "show" in raw or "add" in raw or "reconcile" in raw):
+        # `ctx mem search|show` (the injection's closing line tells the agent to run them), `add` and
+        # `reconcile` (the git hooks, after every pull): answered from the memory store's read snapshot before
+        # argparse, msgspec and the entry-point scan are imported (issue 23); None: anything unusual, the
+        # ordinary path below answers.
         if "add" in raw:
             from .codeties import install  # a memory naming symbols is tied by the full path (the code map's)
 

@@ -22,7 +22,7 @@ from ctxops_contracts.shared.locks import LockBusy, file_lock, holder_pid
 from ctxops_contracts.shared.repo import NotARepository, find_root
 
 from . import agent_trust, agents, jsonc, textblocks
-from .init_cmd import GIT_HOOKS, MANIFEST, hooks_dir
+from .init_cmd import GIT_HOOKS, MANIFEST, MEMORY_GIT_HOOKS, hooks_dir
 from .versions import installed_versions
 
 
@@ -183,7 +183,8 @@ def _git_hook_problem(text: str) -> str | None:
         command = line.strip()
         if command.startswith("command -v ") or command.startswith("[ -x "):
             command = command.split("&& ", 1)[-1]
-        command = command.lstrip("(").split(" watch kick", 1)[0]
+        # `( CTX watch kick ... &)`, or `{ CTX mem reconcile ...; ( CTX watch kick ... &); }` after a pull
+        command = command.lstrip("{ (").split(" mem reconcile", 1)[0].split(" watch kick", 1)[0]
         if command:
             return command_problem(command + " watch kick")
     return None
@@ -202,6 +203,9 @@ def check_git_hooks(root: Path, report: Report) -> None:
         problem = _git_hook_problem(text) if ours else None
         if problem:
             report.problem("git hooks", f"{hook}: {problem}", "run `ctx init` from the installation to use")
+        elif ours and hook in MEMORY_GIT_HOOKS and " mem reconcile" not in text:
+            # written by an older `ctx init`: pulled memories are folded by the agent's next hook, not the pull
+            report.problem("git hooks", f"{hook}: written by an older `ctx init` (no `ctx mem reconcile`)", "ctx init")
     missing = [h for h, ok in report.git_hooks.items() if not ok]
     if missing and (root / MANIFEST).exists():
         report.problem("git hooks", f"missing or not executable: {', '.join(missing)}", "ctx init")

@@ -29,6 +29,7 @@ from . import agent_trust, agents, jsonc, textblocks
 from .config_defaults import CONFIG_TEXT
 
 GIT_HOOKS = ("post-commit", "post-checkout", "post-merge", "post-rewrite")
+MEMORY_GIT_HOOKS = ("post-checkout", "post-merge", "post-rewrite")  # git wrote files: memories may have come
 MANIFEST = ".meta/.state/init.json"
 MANIFEST_VERSION = 1
 
@@ -122,7 +123,12 @@ def git_hook_body(argv: tuple[str, ...], hook: str) -> str:
     # Nothing to run once ctxops is uninstalled: the hook stays silent (and `ctx doctor` says so).
     probe = f"[ -x {shlex.quote(argv[0])} ] && " if Path(argv[0]).is_absolute() else ""
     # In the background and silent: a commit or checkout never waits for the index, never fails on it.
-    return f"{probe}({ctx} watch kick --git-hook {hook} >/dev/null 2>&1 </dev/null &)"
+    kick = f"({ctx} watch kick --git-hook {hook} >/dev/null 2>&1 </dev/null &)"
+    if hook not in MEMORY_GIT_HOOKS:
+        return f"{probe}{kick}"
+    # In the foreground, bounded and silent: the memory files git just wrote are folded into the memory
+    # snapshot here, so the agent's next hook starts no git and parses no file (issue 23, item 4).
+    return f"{probe}{{ {ctx} mem reconcile >/dev/null 2>&1 </dev/null; {kick}; }}"
 
 
 def _enable_all_was_ours(root: Path) -> bool:

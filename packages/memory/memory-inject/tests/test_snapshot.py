@@ -303,3 +303,54 @@ def test_the_hook_after_a_git_pull_answers_like_the_catalog_without_listing(
         patch.setattr(snapshot, "_listing", _no_catalog)  # nor a listing of the directory
         answer = build_injection(repo, query, budget=2000)
     assert answer.text == expected.text and theirs.id in answer.memory_ids
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+def test_the_hook_after_a_reconciled_pull_starts_no_git_and_keeps_its_budget(
+    repo: Path, small_is_tiny: None, monkeypatch: pytest.MonkeyPatch, trusted: bool
+) -> None:
+    """`ctx mem reconcile` (the git hooks, issue 23 item 4) folded the pull: the hook's answer is the catalog's,
+    without git, a listing or a parse; its block stays within the budget, counted exactly."""
+    import shutil
+
+    from ctxops_memory_inject.tokens import count
+    from ctxops_memory_store import after_git, git_changes
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "init.defaultBranch=main"]
+
+    def run(where: Path, *args: str) -> None:
+        subprocess.run([*git, "-C", str(where), *args], check=True, capture_output=True)
+
+    shutil.rmtree(repo / ".git")
+    run(repo, "init", "-q")
+    monkeypatch.setattr(snapshot, "RACY_FINE_NS", 0)
+    _fill(repo)
+    run(repo, "add", ".meta/memory")
+    run(repo, "commit", "-q", "-m", "memories")
+    upstream = repo.parent / "upstream"
+    run(repo.parent, "clone", "-q", str(repo), str(upstream))
+    assert after_git.reconcile(str(repo)) == "current"  # records the commit the rows match
+    theirs = new_entry(kind="lesson", title="Vendored wheels live in third_party", body="never pip install them " * 9)
+    (upstream / ".meta" / "memory" / file_name(theirs)).write_text(render_entry(theirs), encoding="utf-8")
+    run(upstream, "add", ".meta/memory")
+    run(upstream, "commit", "-q", "-m", "theirs")
+    run(repo, "pull", "-q", "--ff-only", str(upstream), "main")  # this repository runs no git hooks: by hand
+    assert after_git.reconcile(str(repo)) == "current"
+    if trusted:
+        trust.trust_repository(repo)
+    query = "vendored wheels third_party log format migrations"
+    for budget in (2000, 120):
+        with monkeypatch.context() as patch:
+            patch.setattr(snapshot, "open_for_read", lambda *a, **k: None)
+            expected = build_injection(repo, query, budget=budget)
+        with monkeypatch.context() as patch:
+            for owner, name in ((build, "load_catalog"), (snapshot, "_listing"), (snapshot, "_parsed")):
+                patch.setattr(owner, name, _no_catalog)
+            patch.setattr(git_changes, "changed", _no_catalog)
+            answer = build_injection(repo, query, budget=budget)
+        assert answer.text == expected.text
+        assert answer.tokens == count(answer.text) <= budget
+        assert (theirs.id in answer.memory_ids) == (trusted and budget == 2000)
+        assert answer.held_back == (0 if trusted else 1)

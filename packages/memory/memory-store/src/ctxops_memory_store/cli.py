@@ -42,6 +42,7 @@ PROG = "ctx mem"
 EXTENSION_GROUP = "ctxops.mem_commands"
 BUILTIN_COMMANDS = frozenset(
     {"add", "list", "show", "search", "pin", "unpin", "forget", "supersede", "review", "harvest", "rebuild", "tie"}
+    | {"reconcile"}
 )
 
 
@@ -117,6 +118,7 @@ def _parser(prog: str = PROG) -> argparse.ArgumentParser:
 
     command("harvest", "turn newly captured events into entries and candidates")
     command("rebuild", "rebuild the index from the Markdown files")
+    command("reconcile", "fold what git just changed into the read snapshot (the git hooks `ctx init` installs)")
     return parser
 
 
@@ -174,6 +176,11 @@ def _warn_broken(store: MemoryStore) -> None:
 
 def run(args: argparse.Namespace) -> int:
     root = repository_root(explicit=args.root)
+    if args.command == "reconcile":  # the snapshot's rows only: the catalog is not loaded
+        from .after_git import report
+
+        report(str(root), json_mode=args.json)
+        return 0
     store = MemoryStore(root)
     try:
         return _run(args, store)

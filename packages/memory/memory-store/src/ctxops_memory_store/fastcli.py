@@ -189,12 +189,16 @@ def _command(argv: list[str]) -> str | None:
 
 
 def main(argv: list[str]) -> int | None:
-    """Answer ``search``/``show`` from the snapshot, ``add`` a memory that relates to no other (``fastadd``);
-    None: the full CLI answers (nothing was printed)."""
+    """Answer ``search``/``show`` from the snapshot, ``add`` a memory that relates to no other (``fastadd``),
+    ``reconcile`` (``after_git``); None: the full CLI answers (nothing was printed)."""
     if _command(argv) == "add":
         from .fastadd import main as add_main
 
         return add_main(argv)
+    if _command(argv) == "reconcile":  # the git hooks, after every pull, checkout and rewrite
+        from .after_git import main as reconcile_main
+
+        return reconcile_main(argv)
     parsed = _parse(argv)
     if parsed is None:
         return None

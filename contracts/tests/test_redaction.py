@@ -692,3 +692,77 @@ def test_session_12_long_written_runs_stay() -> None:
         "x " + "0123456789abcdef" * 25,  # one case of hex: a digest's shape, judged by the digest rules
     ):
         assert redact(text) == text, text[:40]
+
+
+# --- session 13: look-alikes of the documented kinds are kept, secrets beside them still hidden ------------
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6",  # the alphabet and the digits interleaved: a documentation sample
+        "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4",  # the same, backwards
+        "aAbBcCdDeEfFgGhHiIjJkKlL01234xyz",  # each letter twice
+        "ghp_" + "ab" * 18,  # a unit typed over and over
+        "sk_" + "asdf" * 8,
+        "AKIAIOSFODNN7SECRETS",  # AWS's documented access key id, its tail changed
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYSECRETSKEY",  # AWS's documented secret key, its tail changed
+        "123e4567-e89b-12d3-a456-426614174000",  # RFC 4122's example UUID
+    ],
+)
+def test_session_13_documentation_samples_alone_are_kept(token: str) -> None:
+    text = f"value: {token}\n"
+    assert redact(f"see {token} in the docs") == f"see {token} in the docs"
+    assert redact(text) == text
+
+
+def test_session_13_random_tokens_beside_the_sample_rules_are_still_hidden() -> None:
+    for _ in range(50):
+        token = _w(40, ALNUM)
+        assert token not in redact(f"see {token} in the docs"), token
+        assert token not in redact(f"API_SECRET={token}"), token
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://{USER}:{PASS}@example.com/repo.git",  # a template's fields
+        "postgresql://{username}:{password}@{host}/db",
+        'f"https://{user}:{_github_pat(github_secret_name)}@github.com/org/repo"',  # a Python f-string
+    ],
+)
+def test_session_13_template_fields_in_a_url_are_kept(url: str) -> None:
+    assert redact(url) == url
+
+
+def test_session_13_html_escaped_angle_brackets_are_a_placeholder() -> None:
+    text = '"password": "&lt;YOUR_DB_PASSWORD&gt;"'
+    assert redact(text) == text
+
+
+def test_session_13_digests_are_kept() -> None:
+    # go.sum: `<module> <version>[/go.mod] h1:<base64 of a SHA-256>` (https://go.dev/ref/mod#go-sum-files)
+    # W3C Subresource Integrity: `sha384-<base64>` (https://www.w3.org/TR/SRI/#the-integrity-attribute)
+    for _ in range(30):  # enough draws that some hold one '/', some two or more
+        h1 = base64.b64encode(bytes(_s12.randrange(256) for _ in range(32))).decode()
+        sri = base64.b64encode(bytes(_s12.randrange(256) for _ in range(48))).decode()
+        for text in (
+            f"github.com/Azure/azure-sdk-for-go/sdk/azidentity v1.1.0 h1:{h1}\n",
+            f"golang.org/x/net v0.17.0/go.mod h1:{h1}\n",
+            f'<script src="a.js" integrity="sha384-{sri}"></script>',
+            f'"integrity_hash_css": "sha384-{sri}",',
+        ):
+            assert redact(text) == text, text
+
+
+def test_session_13_public_keys_by_name_are_kept_and_private_ones_hidden() -> None:
+    token = _w(16, HEX)  # a .NET assembly's public key token: 8 bytes in hex
+    for text in (
+        f'<bindingRedirect publicKeyToken="{token}" culture="neutral"/>',
+        f"DOTENV_PUBLIC_KEY={_w(66, HEX)}",
+        f'"pubkey": "{_w(44, B64)}"',
+    ):
+        assert redact(text) == text, text
+    secret = _w(64, HEX)
+    assert secret not in redact(f"DOTENV_PRIVATE_KEY={secret}")
+    assert secret not in redact(f"PUBLIC_SECRET_KEY={secret}")

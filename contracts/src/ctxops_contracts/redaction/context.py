@@ -20,6 +20,7 @@ from .names import (
     is_malformed_token,
     is_placeholder,
     is_placeholder_token,
+    is_public_name,
     is_random_token,
     is_secret_name,
     is_secret_value,
@@ -710,10 +711,13 @@ def _armoured(text: str, at: int) -> bool:
 
 def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     text = match.string
-    if _sops(text, match.start()) or _armoured(text, match.start()):
+    if _sops(text, match.start()) or _armoured(text, match.start()) or _SRI.match(match.group(1)):
         return None
     if is_malformed_token(match.group(1)) or is_fake_name(assigned_name(text, match.start(1))):
         return None  # ``<prefix>_<not its shape>``; ``wrongLength := "..."``: look-alikes written to fail
+    lead, equals, _ = match.group(1)[:80].partition("=")
+    if is_public_name(assigned_name(text, match.start(1)) or (lead if equals else "")):
+        return None  # ``publicKeyToken="<hex>"``, ``DOTENV_PUBLIC_KEY=<hex>``: published by design
     if len(match.group(1)) > 200:
         if _sops(text, match.start()) or _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
             return None
@@ -721,7 +725,9 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
             return "[REDACTED:high-entropy]", _glued(match)
     if match.group(1).count("/") >= 2:
         before = text[max(0, match.start() - 48) : match.start()]
-        if is_base64_key(match.group(1)) and not _DIGEST_BEFORE.search(before):
+        if _DIGEST_BEFORE.search(before):
+            return None  # a digest in base64 holds slashes too: ``h1:7c/Nz.../Kbj...=``
+        if is_base64_key(match.group(1)):
             return "[REDACTED:high-entropy]", _glued(match)
         return _path_segments(match)
     if len(match.group(1)) > 300:
@@ -766,7 +772,10 @@ def _glued(match: re.Match[str]) -> int:
 _UPPER = lazy(r"[A-Z]")
 _LOWER = lazy(r"[a-z]")
 _LOWER_RUN = lazy(r"[a-z]{4,}+")
-_DIGEST_BEFORE = lazy(r"(?i)(?:sha\d{0,3}|md5|sri|integrity|hash|digest|checksum|nonce|base64,)[-:=\"' ]{0,4}$")
+_DIGEST_BEFORE = lazy(
+    r"(?i)(?:sha\d{0,3}|md5|sri|integrity|hash|digest|checksum|nonce|base64,|(?<![A-Za-z0-9_])h1)[-:=\"' ]{0,4}$"
+)  # ``h1:``: a go.sum line's module hash
+_SRI = lazy(r"sha(?:256|384|512)-")  # a subresource-integrity digest (W3C SRI): ``sha512-<base64>``
 
 
 _FILE_EXTENSIONS = frozenset(

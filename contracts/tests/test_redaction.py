@@ -766,3 +766,26 @@ def test_session_13_public_keys_by_name_are_kept_and_private_ones_hidden() -> No
     secret = _w(64, HEX)
     assert secret not in redact(f"DOTENV_PRIVATE_KEY={secret}")
     assert secret not in redact(f"PUBLIC_SECRET_KEY={secret}")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "newPassword=this.mPassword",  # code: a member in camelCase
+        'this.addPassword = "#add-password";',  # a CSS id selector
+        'IAMUserChangePassword = "arn:aws:iam::aws:policy/IAMUserChangePassword"',  # an ARN (AWS's documented form)
+        "get '/forgot-password' => \"cms/sites/passwords#update\", as: 'reset'",  # a Rails route
+        '"setting-a-strong-password": "/en/enterprise-server@3.0/authentication"',  # a docs path
+    ],
+)
+def test_session_13_references_under_a_secret_name_are_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_session_13_values_beside_the_reference_rules_are_still_hidden() -> None:
+    for text, value in (
+        ('password = "hunter2/xyz"', "hunter2/xyz"),
+        ('token: "#9fK2qL8xZp"', "#9fK2qL8xZp"),
+        ("DB_PASSWORD=myDog.Rex2024", "myDog.Rex2024"),  # a dotted value that is not code
+    ):
+        assert value not in redact(text), text

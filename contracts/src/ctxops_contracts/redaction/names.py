@@ -196,8 +196,12 @@ _TYPE_WORD = lazy(
 )
 # Code, not a value: ``self.password``, ``request.session.session_key``, ``config.token``.
 # Each part a word (``self``, ``session_key``, ``SECRET_KEY``, ``ApiClient``), not random characters.
-_WORD = r"(?:[a-z_][a-z_]*+[0-9]?+|[A-Z][A-Z_]*+[0-9]?+|(?:[A-Z][a-z]++)++[0-9]?+)"
+_WORD = r"(?:[a-z_][a-z_]*+(?:[A-Z][a-z_]++)*+[0-9]?+|[A-Z][A-Z_]*+[0-9]?+|(?:[A-Z][a-z]++)++[0-9]?+)"
 _DOTTED = lazy(rf"(?<![A-Za-z0-9_.]){_WORD}(?:\.{_WORD})++")  # look-behind: a run is tried once, not at each letter
+# A reference, not a value: an ARN (``arn:aws:iam::aws:policy/X``), a CSS id or a URL fragment
+# (``#add-password``), a route of words (``cms/sites/passwords#update``, ``/en/enterprise-server@3.0/auth``).
+_SLUG = r"[a-z]{2,}+(?:[-_.@][a-z0-9]++)*+"
+_REFERENCE = lazy(rf"arn:[a-z-]{{2,20}}+:\S*+|#{_SLUG}|/?+{_SLUG}(?:/{_SLUG})++(?:#{_SLUG})?+/?+")
 _HAS_DIGIT = lazy(r"[0-9]")
 _HAS_SPECIAL = lazy(r"[^A-Za-z0-9\s_.-]")
 _LOWER_ANY = lazy(r"[a-z]")
@@ -430,6 +434,8 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         return False  # the quote closed a string around the name: ``"token=" + repr(x)``
     if _PLAIN_WORDS.fullmatch(text):
         return False  # prose after a name: "password: password to use with username"
+    if _REFERENCE.fullmatch(text.strip("'\"")):
+        return False  # an ARN, a selector, a route: names a thing, holds no secret
     if not quoted:
         if _TYPE_WORD.match(text) or _DOTTED.fullmatch(text.rstrip(";,")):
             return False

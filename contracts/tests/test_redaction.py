@@ -789,3 +789,38 @@ def test_session_13_values_beside_the_reference_rules_are_still_hidden() -> None
         ("DB_PASSWORD=myDog.Rex2024", "myDog.Rex2024"),  # a dotted value that is not code
     ):
         assert value not in redact(text), text
+
+
+def test_session_13_a_jwe_in_compact_form_is_hidden() -> None:
+    # RFC 7516 section 7.1: header . encrypted key (empty with "dir") . IV . ciphertext . tag, each base64url
+    header = base64.urlsafe_b64encode(b'{"alg":"dir","enc":"A128GCM"}').decode().rstrip("=")
+    for key in ("", _w(342, B64URL)):
+        jwe = f"{header}.{key}.{_w(16, B64URL)}.{_w(40, B64URL)}.{_w(22, B64URL)}"
+        out = redact(f"the reply was {jwe}\n")  # no secret's name beside it
+        assert jwe[-12:] not in out and "[REDACTED" in out, out
+
+
+def test_session_13_an_intra42_secret_is_hidden_and_its_uid_kept() -> None:
+    secret = "s-s4t2ud-" + _w(64, HEX)  # 42's intra API: an application's secret
+    assert secret[-20:] not in redact(f"{secret}\n")
+    uid = "u-s4t2ud-" + _w(64, HEX)  # its client id: an id
+    assert redact(f"uid {uid}") == f"uid {uid}"
+
+
+def test_session_13_a_sendgrid_key_glued_to_words_is_hidden() -> None:
+    key = f"SG.{_w(22, B64URL)}.{_w(43, B64URL)}"  # SendGrid: SG. + 22 + . + 43
+    out = redact(f"lost som{key}where in the files")
+    assert key[3:25] not in out and key[-20:] not in out, out
+
+
+def test_session_13_a_secp256k1_key_in_prose_is_hidden_and_hashes_kept() -> None:
+    key = _w(64, HEX)  # as wallets print it: lower-case hex
+    out = redact(f"Oops I forgot this here 0x{key}! Do not send money to this wallet")
+    assert key not in out and key[-12:] not in out, out
+    digest = _w(64, HEX)  # a transaction's or a block's hash: the same shape, an id
+    for text in (
+        f"tx hash: 0x{digest}",
+        f'"transactionHash": "0x{digest}"',
+        f'"blockHash":"0x{digest}"',
+    ):
+        assert redact(text) == text, text

@@ -1007,6 +1007,21 @@ def _spaced_key(match: re.Match[str]) -> tuple[str, int] | None:
     return match.string[match.start() : match.start(2)] + SECRET, match.end(2)
 
 
+# A secp256k1 private key (Ethereum, Bitcoin) written as ``0x`` and 64 hex. A transaction's or a block's hash
+# has the same shape: kept where a hash word or a URL path is before it.
+_HEX_KEY = lazy(r"(?<![A-Za-z0-9_])0x([0-9a-fA-F]{64})(?![0-9A-Za-z_])")
+_HASH_BEFORE = lazy(
+    r"(?i)(?<![a-z])(?:hash|tx|txid|transaction|block|digest|commit|root|topic|id)[\w\"' ]{0,6}+[:=]?[ \t\"']{0,8}+$"
+)
+
+
+def _hex_key(match: re.Match[str]) -> tuple[str, int] | None:
+    before = match.string[max(0, match.start() - 40) : match.start()]
+    if before.endswith("/") or _HASH_BEFORE.search(before) or is_placeholder_token(match.group(1)):
+        return None
+    return "0x" + SECRET, match.end()
+
+
 _NAME_NEEDLES = (
     "pass",
     "pwd",
@@ -1043,6 +1058,7 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("spaced-key", ("key", "secret", "token"), _SPACED_KEY, _spaced_key),
     ("spaced-key", ("key", "secret", "token"), _DASHED_KEY, _spaced_key),
     ("secret-assignment", ("$",), _PHP_VAR, _php_var),
+    ("hex-private-key", ("0x",), _HEX_KEY, _hex_key),
     (
         "prose-secret",
         (

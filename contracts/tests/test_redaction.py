@@ -749,6 +749,7 @@ def test_session_13_digests_are_kept() -> None:
         for text in (
             f"github.com/Azure/azure-sdk-for-go/sdk/azidentity v1.1.0 h1:{h1}\n",
             f"golang.org/x/net v0.17.0/go.mod h1:{h1}\n",
+            f"github.com/Azure/go-autorest/autorest/azure/auth v0.5.11 h1:{h1}\n",  # a secret's word before it
             f'<script src="a.js" integrity="sha384-{sri}"></script>',
             f'"integrity_hash_css": "sha384-{sri}",',
         ):
@@ -824,3 +825,24 @@ def test_session_13_a_secp256k1_key_in_prose_is_hidden_and_hashes_kept() -> None
         f'"blockHash":"0x{digest}"',
     ):
         assert redact(text) == text, text
+
+
+def test_session_13_samples_under_a_secret_name_are_kept_however_long() -> None:
+    for text in (
+        f"export AWS_SESSION_TOKEN=SAMPLE{_w(300, B64)}",  # marked as a sample, over 200 characters
+        'secret = "' + "asdf" * 12 + '"',  # a unit typed over and over, the whole value
+    ):
+        assert redact(text) == text, text
+    value = _w(300, B64)
+    assert value[-12:] not in redact(f"export AWS_SESSION_TOKEN={value}")
+
+
+def test_session_13_interleaved_samples_under_a_key_name_and_replace_markers_are_kept() -> None:
+    for text in (
+        "helm install --set global.licenseKey=a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8",
+        'DB_URL = "https://username:REPLACE_WITH_YOUR_PASSWORD@db.internal/app"',
+        f"ops_DUMMY{_w(300, B64URL)}",  # a sample marked in a token over 200 characters
+    ):
+        assert redact(text) == text, text
+    key = _w(36, LOWER)
+    assert key not in redact(f"--set global.licenseKey={key}")  # a random value under the same name

@@ -721,6 +721,8 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     if len(match.group(1)) > 200:
         if _sops(text, match.start()) or _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
             return None
+        if is_placeholder_token(match.group(1)):
+            return None  # ``AWS_SESSION_TOKEN=SAMPLE...``: a sample, however long
         if is_long_random(match.group(1)):  # a generated token or key of any length: hidden whole
             return "[REDACTED:high-entropy]", _glued(match)
     if match.group(1).count("/") >= 2:
@@ -735,6 +737,8 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     if _sops(text, match.start()):
         return None
     before = text[max(0, match.start() - 48) : match.start()]
+    if _DIGEST_BEFORE.search(before):
+        return None  # ``.../azure/auth v0.5.11 h1:<base64>``: a digest, a secret's word nearby or not
     if _NEAR_WORD.search(before) is None:
         return _random_alone(match, before)
     value = match.group(1).strip("./=")

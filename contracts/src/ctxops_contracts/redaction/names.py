@@ -201,7 +201,9 @@ _DOTTED = lazy(rf"(?<![A-Za-z0-9_.]){_WORD}(?:\.{_WORD})++")  # look-behind: a r
 # A reference, not a value: an ARN (``arn:aws:iam::aws:policy/X``), a CSS id or a URL fragment
 # (``#add-password``), a route of words (``cms/sites/passwords#update``, ``/en/enterprise-server@3.0/auth``).
 _SLUG = r"[a-z]{2,}+(?:[-_.@][a-z0-9]++)*+"
-_REFERENCE = lazy(rf"arn:[a-z-]{{2,20}}+:\S*+|#{_SLUG}|/?+{_SLUG}(?:/{_SLUG})++(?:#{_SLUG})?+/?+")
+_REFERENCE = lazy(  # look-behind: a run of letters is tried once, not at each letter
+    rf"arn:[a-z-]{{2,20}}+:\S*+|#{_SLUG}|(?<![a-z0-9/@._-])/?+{_SLUG}(?:/{_SLUG})++(?:#{_SLUG})?+/?+"
+)
 _HAS_DIGIT = lazy(r"[0-9]")
 _HAS_SPECIAL = lazy(r"[^A-Za-z0-9\s_.-]")
 _LOWER_ANY = lazy(r"[a-z]")
@@ -251,6 +253,7 @@ def _stock_words(value: str) -> bool:
 # Inside a token: a documentation word, a run of x/X/*/0/#/. (6+) or of any one character (8+).
 _SAMPLE_WORD = lazy(
     r"EXAMPLE|(?:HERE|Here)(?![a-z])|(?i:example|sample|placeholder|changeme|redacted|your[_-]?(?:api|token|key|secret))"
+    r"|REPLACE_?+(?:ME|WITH)|(?i:your[_-]?password)"
     r"|AKIAIOSFODNN7|wJalrXUtnFEMI|123e4567-e89b-"  # AWS's documented key pair; RFC 4122's example UUID
 )
 # Written into a test token on purpose (``...q8fakeTz...FAKE...``, ``sk-x1y2invalid``): a sample where a
@@ -258,7 +261,7 @@ _SAMPLE_WORD = lazy(
 _TEST_WORD = lazy(r"FAKE|(?i:invalid|dummy|bogus)")  # FAKE: 1 in ~400,000 random 40-character keys
 _FILLER_RUN = lazy(r"([xX*0#.•])\1{5}|([^\s])\2{7}")
 # A unit of 2-4 characters typed over and over (``ghp_abababab...``, ``asdfasdfasdf``): 12+ characters of it.
-_PERIODIC_RUN = lazy(r"(\S\S)\1{5}|(\S{3})\2{3}|(\S{4})\3{2}")
+_PERIODIC_RUN = lazy(r"(\S\S)\1{5,}+|(\S{3})\2{3,}+|(\S{4})\3{2,}+")
 _ASCENDING = "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789"
 
 
@@ -428,7 +431,7 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         return False
     if is_malformed_token(text):
         return False
-    if not is_password_class(name) and _mostly_sequential(text.strip("'\"")):
+    if not is_password_class(name) and (_mostly_sequential(text.strip("'\"")) or _interleaved_sequence(text)):
         return False  # a token that is a run through the alphabet (``sk_abcdefghijklmnop...``) is a sample
     if quoted and value[:1] in {" ", ",", "+", ")", ";"}:
         return False  # the quote closed a string around the name: ``"token=" + repr(x)``

@@ -846,3 +846,18 @@ def test_session_13_interleaved_samples_under_a_key_name_and_replace_markers_are
         assert redact(text) == text, text
     key = _w(36, LOWER)
     assert key not in redact(f"--set global.licenseKey={key}")  # a random value under the same name
+
+
+def test_session_13_a_url_with_no_credentials_under_a_secret_name_is_kept() -> None:
+    for text in (
+        'const MONGO_NO_AUTH = "mongodb://localhost:27017/database";',
+        "REDIS_AUTH_URL=redis://cache.internal:6379/sessions",
+    ):
+        assert redact(text) == text, text
+    token = _w(32, ALNUM)
+    for text in (
+        f'MONGO_AUTH = "mongodb://app:{token}@localhost:27017/db"',  # user info: the url-password rule
+        f"AUTH_URL=https://api.example.com/v1?token={token}",  # a query
+        f"AUTH_URL=https://api.example.com/hooks/{token}",  # a token as a path segment
+    ):
+        assert token not in redact(text), text

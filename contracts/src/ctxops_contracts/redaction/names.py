@@ -204,6 +204,9 @@ _SLUG = r"[a-z]{2,}+(?:[-_.@][a-z0-9]++)*+"
 _REFERENCE = lazy(  # look-behind: a run of letters is tried once, not at each letter
     rf"arn:[a-z-]{{2,20}}+:\S*+|#{_SLUG}|(?<![a-z0-9/@._-])/?+{_SLUG}(?:/{_SLUG})++(?:#{_SLUG})?+/?+"
 )
+# A URL with no user info, no query and a path of words (``mongodb://localhost:27017/database``): it names a
+# place; the secret of a connection string is in its user info (the url-password rule) or its query.
+_BARE_URL = lazy(rf"[a-z][a-z0-9+.-]{{1,20}}+://[A-Za-z0-9.-]{{1,100}}+(?::[0-9]{{1,5}}+)?+(?:/{_SLUG})*+/?+")
 _HAS_DIGIT = lazy(r"[0-9]")
 _HAS_SPECIAL = lazy(r"[^A-Za-z0-9\s_.-]")
 _LOWER_ANY = lazy(r"[a-z]")
@@ -437,7 +440,7 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         return False  # the quote closed a string around the name: ``"token=" + repr(x)``
     if _PLAIN_WORDS.fullmatch(text):
         return False  # prose after a name: "password: password to use with username"
-    if _REFERENCE.fullmatch(text.strip("'\"")):
+    if _REFERENCE.fullmatch(text.strip("'\"")) or _BARE_URL.fullmatch(text.strip("'\"")):
         return False  # an ARN, a selector, a route: names a thing, holds no secret
     if not quoted:
         if _TYPE_WORD.match(text) or _DOTTED.fullmatch(text.rstrip(";,")):

@@ -29,7 +29,9 @@ Parker's and Kingfisher's rule examples, ``bench/redaction_fresh.py``), as one h
 ``--corpus semgrep`` the held-out corpus of ``bench/heldout_redaction_s11b.txt`` (semgrep-rules' annotated
 secret tests, ``bench/redaction_semgrep.py``), as one half named ``semgrep``; ``--corpus secretlint`` the
 held-out corpus of ``bench/heldout_redaction_s12.txt`` (secretlint's rule snapshots and ripsecrets' test data,
-``bench/redaction_secretlint.py``), as one half named ``secretlint``.
+``bench/redaction_secretlint.py``), as one half named ``secretlint``; ``--corpus whispers`` the held-out
+corpus of ``bench/heldout_redaction_s13.txt`` (Skyscanner/whispers' test fixtures,
+``bench/redaction_whispers.py``), as one half named ``whispers``.
 ``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
 samples in the same run, printed beside as ``peer <half>``.
 """
@@ -960,12 +962,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
     parser.add_argument(
         "--channel-halves",
-        default="dev,held-out,fresh,semgrep,secretlint",
+        default="dev,held-out,fresh,semgrep,secretlint,whispers",
         help="halves whose samples go through the channels",
     )
     parser.add_argument(
         "--show",
-        choices=["dev", "held-out", "fresh", "semgrep", "secretlint", "peer dev", "none"],
+        choices=["dev", "held-out", "fresh", "semgrep", "secretlint", "whispers", "peer dev", "none"],
         default="dev",
         help="list the misses of",
     )
@@ -974,13 +976,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")
     parser.add_argument(
         "--corpus",
-        choices=["outside", "fresh", "semgrep", "secretlint"],
+        choices=["outside", "fresh", "semgrep", "secretlint", "whispers"],
         default="outside",
         help="outside: gitleaks and trufflehog (dev and held-out halves); fresh: the corpus of "
         "bench/heldout_redaction.txt (Nosey Parker and Kingfisher), one half named 'fresh'; semgrep: the "
         "held-out corpus of bench/heldout_redaction_s11b.txt (semgrep-rules' secret tests), half 'semgrep'; "
         "secretlint: the held-out corpus of "
-        "bench/heldout_redaction_s12.txt (secretlint's snapshots, ripsecrets' tests), half 'secretlint'",
+        "bench/heldout_redaction_s12.txt (secretlint's snapshots, ripsecrets' tests), half 'secretlint'; "
+        "whispers: the held-out corpus of bench/heldout_redaction_s13.txt (Skyscanner/whispers' fixtures)",
     )
     parser.add_argument("--peer", help="module:function of a peer redactor measured on the same samples")
     args = parser.parse_args(argv)
@@ -1024,6 +1027,15 @@ def main(argv: list[str] | None = None) -> int:
         parts = [("secretlint", {f"{s.source}:{s.fmt}" for s in samples})]
         sources = ("secretlint", "ripsecrets")
         halves = ["secretlint"]
+    elif args.corpus == "whispers":
+        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+        from redaction_whispers import whispers_samples
+
+        samples, skipped = whispers_samples(Sample)
+        skipped2 = []
+        parts = [("whispers", {f"{s.source}:{s.fmt}" for s in samples})]
+        sources = ("whispers",)
+        halves = ["whispers"]
     else:
         samples, skipped = gitleaks_samples(args.gitleaks, gen)
         more, skipped2 = trufflehog_samples(args.trufflehog, gen)

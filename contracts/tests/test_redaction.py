@@ -692,3 +692,172 @@ def test_session_12_long_written_runs_stay() -> None:
         "x " + "0123456789abcdef" * 25,  # one case of hex: a digest's shape, judged by the digest rules
     ):
         assert redact(text) == text, text[:40]
+
+
+# --- session 13: look-alikes of the documented kinds are kept, secrets beside them still hidden ------------
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6",  # the alphabet and the digits interleaved: a documentation sample
+        "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4",  # the same, backwards
+        "aAbBcCdDeEfFgGhHiIjJkKlL01234xyz",  # each letter twice
+        "ghp_" + "ab" * 18,  # a unit typed over and over
+        "sk_" + "asdf" * 8,
+        "AKIAIOSFODNN7SECRETS",  # AWS's documented access key id, its tail changed
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYSECRETSKEY",  # AWS's documented secret key, its tail changed
+        "123e4567-e89b-12d3-a456-426614174000",  # RFC 4122's example UUID
+    ],
+)
+def test_session_13_documentation_samples_alone_are_kept(token: str) -> None:
+    text = f"value: {token}\n"
+    assert redact(f"see {token} in the docs") == f"see {token} in the docs"
+    assert redact(text) == text
+
+
+def test_session_13_random_tokens_beside_the_sample_rules_are_still_hidden() -> None:
+    for _ in range(50):
+        token = _w(40, ALNUM)
+        assert token not in redact(f"see {token} in the docs"), token
+        assert token not in redact(f"API_SECRET={token}"), token
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://{USER}:{PASS}@example.com/repo.git",  # a template's fields
+        "postgresql://{username}:{password}@{host}/db",
+        'f"https://{user}:{_github_pat(github_secret_name)}@github.com/org/repo"',  # a Python f-string
+    ],
+)
+def test_session_13_template_fields_in_a_url_are_kept(url: str) -> None:
+    assert redact(url) == url
+
+
+def test_session_13_html_escaped_angle_brackets_are_a_placeholder() -> None:
+    text = '"password": "&lt;YOUR_DB_PASSWORD&gt;"'
+    assert redact(text) == text
+
+
+def test_session_13_digests_are_kept() -> None:
+    # go.sum: `<module> <version>[/go.mod] h1:<base64 of a SHA-256>` (https://go.dev/ref/mod#go-sum-files)
+    # W3C Subresource Integrity: `sha384-<base64>` (https://www.w3.org/TR/SRI/#the-integrity-attribute)
+    for _ in range(30):  # enough draws that some hold one '/', some two or more
+        h1 = base64.b64encode(bytes(_s12.randrange(256) for _ in range(32))).decode()
+        sri = base64.b64encode(bytes(_s12.randrange(256) for _ in range(48))).decode()
+        for text in (
+            f"github.com/Azure/azure-sdk-for-go/sdk/azidentity v1.1.0 h1:{h1}\n",
+            f"golang.org/x/net v0.17.0/go.mod h1:{h1}\n",
+            f"github.com/Azure/go-autorest/autorest/azure/auth v0.5.11 h1:{h1}\n",  # a secret's word before it
+            f'<script src="a.js" integrity="sha384-{sri}"></script>',
+            f'"integrity_hash_css": "sha384-{sri}",',
+        ):
+            assert redact(text) == text, text
+
+
+def test_session_13_public_keys_by_name_are_kept_and_private_ones_hidden() -> None:
+    token = _w(16, HEX)  # a .NET assembly's public key token: 8 bytes in hex
+    for text in (
+        f'<bindingRedirect publicKeyToken="{token}" culture="neutral"/>',
+        f"DOTENV_PUBLIC_KEY={_w(66, HEX)}",
+        f'"pubkey": "{_w(44, B64)}"',
+    ):
+        assert redact(text) == text, text
+    secret = _w(64, HEX)
+    assert secret not in redact(f"DOTENV_PRIVATE_KEY={secret}")
+    assert secret not in redact(f"PUBLIC_SECRET_KEY={secret}")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "newPassword=this.mPassword",  # code: a member in camelCase
+        'this.addPassword = "#add-password";',  # a CSS id selector
+        'IAMUserChangePassword = "arn:aws:iam::aws:policy/IAMUserChangePassword"',  # an ARN (AWS's documented form)
+        "get '/forgot-password' => \"cms/sites/passwords#update\", as: 'reset'",  # a Rails route
+        '"setting-a-strong-password": "/en/enterprise-server@3.0/authentication"',  # a docs path
+    ],
+)
+def test_session_13_references_under_a_secret_name_are_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_session_13_values_beside_the_reference_rules_are_still_hidden() -> None:
+    for text, value in (
+        ('password = "hunter2/xyz"', "hunter2/xyz"),
+        ('token: "#9fK2qL8xZp"', "#9fK2qL8xZp"),
+        ("DB_PASSWORD=myDog.Rex2024", "myDog.Rex2024"),  # a dotted value that is not code
+    ):
+        assert value not in redact(text), text
+
+
+def test_session_13_a_jwe_in_compact_form_is_hidden() -> None:
+    # RFC 7516 section 7.1: header . encrypted key (empty with "dir") . IV . ciphertext . tag, each base64url
+    header = base64.urlsafe_b64encode(b'{"alg":"dir","enc":"A128GCM"}').decode().rstrip("=")
+    for key in ("", _w(342, B64URL)):
+        jwe = f"{header}.{key}.{_w(16, B64URL)}.{_w(40, B64URL)}.{_w(22, B64URL)}"
+        out = redact(f"the reply was {jwe}\n")  # no secret's name beside it
+        assert jwe[-12:] not in out and "[REDACTED" in out, out
+
+
+def test_session_13_an_intra42_secret_is_hidden_and_its_uid_kept() -> None:
+    secret = "s-s4t2ud-" + _w(64, HEX)  # 42's intra API: an application's secret
+    assert secret[-20:] not in redact(f"{secret}\n")
+    uid = "u-s4t2ud-" + _w(64, HEX)  # its client id: an id
+    assert redact(f"uid {uid}") == f"uid {uid}"
+
+
+def test_session_13_a_sendgrid_key_glued_to_words_is_hidden() -> None:
+    key = f"SG.{_w(22, B64URL)}.{_w(43, B64URL)}"  # SendGrid: SG. + 22 + . + 43
+    out = redact(f"lost som{key}where in the files")
+    assert key[3:25] not in out and key[-20:] not in out, out
+
+
+def test_session_13_a_secp256k1_key_in_prose_is_hidden_and_hashes_kept() -> None:
+    key = _w(64, HEX)  # as wallets print it: lower-case hex
+    out = redact(f"Oops I forgot this here 0x{key}! Do not send money to this wallet")
+    assert key not in out and key[-12:] not in out, out
+    digest = _w(64, HEX)  # a transaction's or a block's hash: the same shape, an id
+    for text in (
+        f"tx hash: 0x{digest}",
+        f'"transactionHash": "0x{digest}"',
+        f'"blockHash":"0x{digest}"',
+    ):
+        assert redact(text) == text, text
+
+
+def test_session_13_samples_under_a_secret_name_are_kept_however_long() -> None:
+    for text in (
+        f"export AWS_SESSION_TOKEN=SAMPLE{_w(300, B64)}",  # marked as a sample, over 200 characters
+        'secret = "' + "asdf" * 12 + '"',  # a unit typed over and over, the whole value
+    ):
+        assert redact(text) == text, text
+    value = _w(300, B64)
+    assert value[-12:] not in redact(f"export AWS_SESSION_TOKEN={value}")
+
+
+def test_session_13_interleaved_samples_under_a_key_name_and_replace_markers_are_kept() -> None:
+    for text in (
+        "helm install --set global.licenseKey=a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8",
+        'DB_URL = "https://username:REPLACE_WITH_YOUR_PASSWORD@db.internal/app"',
+        f"ops_DUMMY{_w(300, B64URL)}",  # a sample marked in a token over 200 characters
+    ):
+        assert redact(text) == text, text
+    key = _w(36, LOWER)
+    assert key not in redact(f"--set global.licenseKey={key}")  # a random value under the same name
+
+
+def test_session_13_a_url_with_no_credentials_under_a_secret_name_is_kept() -> None:
+    for text in (
+        'const MONGO_NO_AUTH = "mongodb://localhost:27017/database";',
+        "REDIS_AUTH_URL=redis://cache.internal:6379/sessions",
+    ):
+        assert redact(text) == text, text
+    token = _w(32, ALNUM)
+    for text in (
+        f'MONGO_AUTH = "mongodb://app:{token}@localhost:27017/db"',  # user info: the url-password rule
+        f"AUTH_URL=https://api.example.com/v1?token={token}",  # a query
+        f"AUTH_URL=https://api.example.com/hooks/{token}",  # a token as a path segment
+    ):
+        assert token not in redact(text), text

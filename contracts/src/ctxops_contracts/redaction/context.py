@@ -20,6 +20,7 @@ from .names import (
     is_malformed_token,
     is_placeholder,
     is_placeholder_token,
+    is_public_name,
     is_random_token,
     is_secret_name,
     is_secret_value,
@@ -710,18 +711,25 @@ def _armoured(text: str, at: int) -> bool:
 
 def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     text = match.string
-    if _sops(text, match.start()) or _armoured(text, match.start()):
+    if _sops(text, match.start()) or _armoured(text, match.start()) or _SRI.match(match.group(1)):
         return None
     if is_malformed_token(match.group(1)) or is_fake_name(assigned_name(text, match.start(1))):
         return None  # ``<prefix>_<not its shape>``; ``wrongLength := "..."``: look-alikes written to fail
+    lead, equals, _ = match.group(1)[:80].partition("=")
+    if is_public_name(assigned_name(text, match.start(1)) or (lead if equals else "")):
+        return None  # ``publicKeyToken="<hex>"``, ``DOTENV_PUBLIC_KEY=<hex>``: published by design
     if len(match.group(1)) > 200:
         if _sops(text, match.start()) or _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
             return None
+        if is_placeholder_token(match.group(1)):
+            return None  # ``AWS_SESSION_TOKEN=SAMPLE...``: a sample, however long
         if is_long_random(match.group(1)):  # a generated token or key of any length: hidden whole
             return "[REDACTED:high-entropy]", _glued(match)
     if match.group(1).count("/") >= 2:
         before = text[max(0, match.start() - 48) : match.start()]
-        if is_base64_key(match.group(1)) and not _DIGEST_BEFORE.search(before):
+        if _DIGEST_BEFORE.search(before):
+            return None  # a digest in base64 holds slashes too: ``h1:7c/Nz.../Kbj...=``
+        if is_base64_key(match.group(1)):
             return "[REDACTED:high-entropy]", _glued(match)
         return _path_segments(match)
     if len(match.group(1)) > 300:
@@ -729,6 +737,8 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     if _sops(text, match.start()):
         return None
     before = text[max(0, match.start() - 48) : match.start()]
+    if _DIGEST_BEFORE.search(before):
+        return None  # ``.../azure/auth v0.5.11 h1:<base64>``: a digest, a secret's word nearby or not
     if _NEAR_WORD.search(before) is None:
         return _random_alone(match, before)
     value = match.group(1).strip("./=")
@@ -766,7 +776,10 @@ def _glued(match: re.Match[str]) -> int:
 _UPPER = lazy(r"[A-Z]")
 _LOWER = lazy(r"[a-z]")
 _LOWER_RUN = lazy(r"[a-z]{4,}+")
-_DIGEST_BEFORE = lazy(r"(?i)(?:sha\d{0,3}|md5|sri|integrity|hash|digest|checksum|nonce|base64,)[-:=\"' ]{0,4}$")
+_DIGEST_BEFORE = lazy(
+    r"(?i)(?:sha\d{0,3}|md5|sri|integrity|hash|digest|checksum|nonce|base64,|(?<![A-Za-z0-9_])h1)[-:=\"' ]{0,4}$"
+)  # ``h1:``: a go.sum line's module hash
+_SRI = lazy(r"sha(?:256|384|512)-")  # a subresource-integrity digest (W3C SRI): ``sha512-<base64>``
 
 
 _FILE_EXTENSIONS = frozenset(
@@ -998,6 +1011,21 @@ def _spaced_key(match: re.Match[str]) -> tuple[str, int] | None:
     return match.string[match.start() : match.start(2)] + SECRET, match.end(2)
 
 
+# A secp256k1 private key (Ethereum, Bitcoin) written as ``0x`` and 64 hex. A transaction's or a block's hash
+# has the same shape: kept where a hash word or a URL path is before it.
+_HEX_KEY = lazy(r"(?<![A-Za-z0-9_])0x([0-9a-fA-F]{64})(?![0-9A-Za-z_])")
+_HASH_BEFORE = lazy(
+    r"(?i)(?<![a-z])(?:hash|tx|txid|transaction|block|digest|commit|root|topic|id)[\w\"' ]{0,6}+[:=]?[ \t\"']{0,8}+$"
+)
+
+
+def _hex_key(match: re.Match[str]) -> tuple[str, int] | None:
+    before = match.string[max(0, match.start() - 40) : match.start()]
+    if before.endswith("/") or _HASH_BEFORE.search(before) or is_placeholder_token(match.group(1)):
+        return None
+    return "0x" + SECRET, match.end()
+
+
 _NAME_NEEDLES = (
     "pass",
     "pwd",
@@ -1034,6 +1062,7 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("spaced-key", ("key", "secret", "token"), _SPACED_KEY, _spaced_key),
     ("spaced-key", ("key", "secret", "token"), _DASHED_KEY, _spaced_key),
     ("secret-assignment", ("$",), _PHP_VAR, _php_var),
+    ("hex-private-key", ("0x",), _HEX_KEY, _hex_key),
     (
         "prose-secret",
         (

@@ -208,6 +208,7 @@ def _hide_words(text: str) -> str:
 
 _CHUNK = lazy(r"\S{32,20000}+")
 _MARKER = lazy(r"\[REDACTED:[a-z0-9-]{1,40}+\]")
+_SRI_DIGEST = lazy(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}+={0,2}")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
@@ -228,6 +229,10 @@ def _printable_key(chunk: str) -> bool:
             return False
     if "://" in chunk:
         return False
+    if "sha" in chunk:  # a subresource-integrity digest (``integrity="sha384-<base64>"``) is no password
+        chunk = _SRI_DIGEST.sub("", chunk)
+        if len(chunk) < 32:
+            return False
     upper = lower = digits = 0
     marks: set[str] = set()
     for ch in chunk:
@@ -253,6 +258,12 @@ def _printable_key(chunk: str) -> bool:
     return entropy(chunk) >= min(5.2, math.log2(len(chunk)) - slack)
 
 
+def _mostly_digest(chunk: str) -> bool:
+    """Most of ``chunk`` is a subresource-integrity digest (``integrity="sha384-<base64>"></script>``)."""
+    found = _SRI_DIGEST.search(chunk) if "sha" in chunk else None
+    return found is not None and 2 * len(found.group(0)) >= len(chunk)
+
+
 def _hide_printable(text: str, *, paths: bool = False) -> str:
     """Every run of 32+ non-space characters that is a generated password (``_printable_key``) as a marker: a
     label or a file name has no context to find it by, and the word rules split it at its punctuation. With
@@ -264,8 +275,8 @@ def _hide_printable(text: str, *, paths: bool = False) -> str:
         chunk = match.group(0)
         if not paths:
             return "[REDACTED:token]" if _printable_key(chunk) else chunk
-        if "/" not in chunk or "ENC[" in chunk or "://" in chunk:
-            return chunk  # no path; SOPS ciphertext (``ENC[AES256_GCM,data:...]``); a URL (its own rules)
+        if "/" not in chunk or "ENC[" in chunk or "://" in chunk or _mostly_digest(chunk):
+            return chunk  # no path; SOPS ciphertext (``ENC[AES256_GCM,data:...]``); a URL (its own rules); a digest
         parts = chunk.split("/")
         hidden = ["[REDACTED:path-token]" if len(part) >= 32 and _printable_key(part) else part for part in parts]
         return "/".join(hidden)

@@ -66,7 +66,14 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     ),
     ("npm-token", ("npm_",), _B + r"npm_[A-Za-z0-9]{36}" + _E),
     ("pypi-token", ("pypi-",), _B + r"pypi-AgE[A-Za-z0-9_-]{40,}+"),
-    ("sendgrid-key", ("SG.",), _B + r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,}+"),
+    # SendGrid's documented shape (SG. + 22 + . + 43) is found glued to a word too (``somSG.<key>where``)
+    (
+        "sendgrid-key",
+        ("SG.",),
+        _B + r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,}+|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
+    ),
+    # 42's intra API: an application's secret is ``s-s4t2ud-`` (or ``s-s4t2af-``) and 64 hex
+    ("intra42-secret", ("s-s4t2",), _B + r"s-s4t2(?:ud|af)-[0-9a-f]{64}" + _E),
     ("mailgun-key", ("key-",), _B + r"key-[0-9a-f]{32}" + _E),
     ("mailchimp-key", ("-us",), _B + r"[0-9a-f]{32}-us\d{1,2}" + _E),
     ("twilio-key", ("SK",), _B + r"SK[0-9a-f]{32}" + _E),
@@ -224,6 +231,13 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     ),
     # Starts only where a run of token characters starts ('-' included): 'eyJ-eyJ-…' is scanned once.
     ("jwt", ("eyJ",), r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+"),
+    # A JWE (RFC 7516, compact form): header, encrypted key (empty for ``dir``), IV, ciphertext, tag
+    (
+        "jwe",
+        ("eyJ",),
+        r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{0,4000}+\.[A-Za-z0-9_-]{16,}+"
+        r"\.[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{16,}+",
+    ),
     ("zapier-webhook", ("hooks.zapier.com",), r"hooks\.zapier\.com/hooks/catch/\d+/[A-Za-z0-9]{5,}+"),
     (
         "teams-webhook",

@@ -147,7 +147,7 @@ def words(name: str) -> list[str]:
 def is_secret_name(name: str) -> bool:
     """True when ``name`` names a secret (``DB_PASSWORD``, ``x-api-key``, ``SecretAccessKey``, ``auth``)."""
     parts = words(name)
-    if not parts:
+    if not parts or is_public_name(name):
         return False
     if len(parts) == 1 and parts[0] in _NOT_SECRET_NAMES:
         return False
@@ -155,6 +155,15 @@ def is_secret_name(name: str) -> bool:
     if last in _QUALIFIERS and len(parts) > 1:
         return any(_names_secret(parts[:i]) for i in range(len(parts) - 1, 0, -1))
     return _names_secret(parts)
+
+
+def is_public_name(name: str) -> bool:
+    """``DOTENV_PUBLIC_KEY``, ``pubkey``, .NET's ``publicKeyToken``: a value published by design, not a secret.
+    Only a name ending in a public key: ``flutterwavePubKeyToken`` names a token."""
+    parts = words(name)
+    if parts == ["public", "key", "token"]:
+        return True
+    return bool(parts) and (parts[-1] in ("pubkey", "publickey") or parts[-2:] in (["public", "key"], ["pub", "key"]))
 
 
 def _names_secret(parts: list[str]) -> bool:
@@ -167,8 +176,14 @@ def _names_secret(parts: list[str]) -> bool:
 
 
 # Values that are references or placeholders, not secrets.
+# ``{USER}``, ``{password}``, ``{_github_pat(name)}``: a template's field, written as a name, not random letters
+_TEMPLATE_FIELD = (
+    r"_?+(?:[a-z][a-z_]*+|[A-Z][A-Z_]*+(?![a-z])|[A-Z][a-z_]++)(?:[A-Z][a-z_]++)*+(?:\([A-Za-z_.]{0,80}+\))?+"
+)
 _PLACEHOLDER = lazy(  # \A: used with .match only; anchored, it is linear when searched too
-    r"\A(?:(?:\$|%\(|%[A-Za-z_]|<|\{\{|\{\d{0,2}\}$|@[A-Za-z_]{1,60}+@$|\*{3}|\.\.\.|…|\[REDACTED|x{3,}$|X{3,}$|#{3,}$|-{3,}$|_{3,}$)"
+    r"\A(?:(?:\$|%\(|%[A-Za-z_]|<|&lt;|\{\{|\{\d{0,2}\}$|\{"
+    + _TEMPLATE_FIELD
+    + r"\}$|@[A-Za-z_]{1,60}+@$|\*{3}|\.\.\.|…|\[REDACTED|x{3,}$|X{3,}$|#{3,}$|-{3,}$|_{3,}$)"
     r"|(?i:(?:true|false|null|nil|none|undefined|changeme|change[_-]?me|redacted|hidden|masked|example|your[_ -].*"
     r"|placeholder|todo|tbd|secret|password|token|required|optional|empty|unset|default|not[_ -]?set"
     r"|dummy|foo|bar|test|xxx+|\*+)$))"
@@ -181,8 +196,17 @@ _TYPE_WORD = lazy(
 )
 # Code, not a value: ``self.password``, ``request.session.session_key``, ``config.token``.
 # Each part a word (``self``, ``session_key``, ``SECRET_KEY``, ``ApiClient``), not random characters.
-_WORD = r"(?:[a-z_][a-z_]*+[0-9]?+|[A-Z][A-Z_]*+[0-9]?+|(?:[A-Z][a-z]++)++[0-9]?+)"
+_WORD = r"(?:[a-z_][a-z_]*+(?:[A-Z][a-z_]++)*+[0-9]?+|[A-Z][A-Z_]*+[0-9]?+|(?:[A-Z][a-z]++)++[0-9]?+)"
 _DOTTED = lazy(rf"(?<![A-Za-z0-9_.]){_WORD}(?:\.{_WORD})++")  # look-behind: a run is tried once, not at each letter
+# A reference, not a value: an ARN (``arn:aws:iam::aws:policy/X``), a CSS id or a URL fragment
+# (``#add-password``), a route of words (``cms/sites/passwords#update``, ``/en/enterprise-server@3.0/auth``).
+_SLUG = r"[a-z]{2,}+(?:[-_.@][a-z0-9]++)*+"
+_REFERENCE = lazy(  # look-behind: a run of letters is tried once, not at each letter
+    rf"arn:[a-z-]{{2,20}}+:\S*+|#{_SLUG}|(?<![a-z0-9/@._-])/?+{_SLUG}(?:/{_SLUG})++(?:#{_SLUG})?+/?+"
+)
+# A URL with no user info, no query and a path of words (``mongodb://localhost:27017/database``): it names a
+# place; the secret of a connection string is in its user info (the url-password rule) or its query.
+_BARE_URL = lazy(rf"[a-z][a-z0-9+.-]{{1,20}}+://[A-Za-z0-9.-]{{1,100}}+(?::[0-9]{{1,5}}+)?+(?:/{_SLUG})*+/?+")
 _HAS_DIGIT = lazy(r"[0-9]")
 _HAS_SPECIAL = lazy(r"[^A-Za-z0-9\s_.-]")
 _LOWER_ANY = lazy(r"[a-z]")
@@ -232,11 +256,15 @@ def _stock_words(value: str) -> bool:
 # Inside a token: a documentation word, a run of x/X/*/0/#/. (6+) or of any one character (8+).
 _SAMPLE_WORD = lazy(
     r"EXAMPLE|(?:HERE|Here)(?![a-z])|(?i:example|sample|placeholder|changeme|redacted|your[_-]?(?:api|token|key|secret))"
+    r"|REPLACE_?+(?:ME|WITH)|(?i:your[_-]?password)"
+    r"|AKIAIOSFODNN7|wJalrXUtnFEMI|123e4567-e89b-"  # AWS's documented key pair; RFC 4122's example UUID
 )
 # Written into a test token on purpose (``...q8fakeTz...FAKE...``, ``sk-x1y2invalid``): a sample where a
 # token stands alone; under a secret's name the value is judged as a whole (``_mostly_sequential``).
 _TEST_WORD = lazy(r"FAKE|(?i:invalid|dummy|bogus)")  # FAKE: 1 in ~400,000 random 40-character keys
 _FILLER_RUN = lazy(r"([xX*0#.•])\1{5}|([^\s])\2{7}")
+# A unit of 2-4 characters typed over and over (``ghp_abababab...``, ``asdfasdfasdf``): 12+ characters of it.
+_PERIODIC_RUN = lazy(r"(\S\S)\1{5,}+|(\S{3})\2{3,}+|(\S{4})\3{2,}+")
 _ASCENDING = "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789"
 
 
@@ -248,8 +276,13 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
     ``OPENAI_API_KEY=sk-test-FAKE...`` is judged whole): there only EXAMPLE-like words and filler runs count."""
     if _SAMPLE_WORD.search(value) or _FILLER_RUN.search(value):
         return True
+    periodic = _PERIODIC_RUN.search(value)
+    if periodic and (ascending or len(value) - len(periodic.group(0)) < 8):
+        return True  # under a secret's name the value is judged whole: ``sk-test-FAKEFAKE...<random>`` is not
     if not ascending:
         return False
+    if _interleaved_sequence(value):
+        return True
     if _TEST_WORD.search(value) or value.lower().count("fake") >= 2:
         return True  # ``Wq4fakeZ8...Lm2fakeP``; one lower-case "fake" turns up in 1 random key of ~25,000
     from itertools import pairwise  # a built-in module: no import cost
@@ -264,6 +297,28 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
                     return True
             else:
                 run = 1
+    return False
+
+
+def _interleaved_sequence(value: str) -> bool:
+    """The letters alone run through the alphabet, 8 or more, either way, any case, each at most twice in a row:
+    ``a1B2c3D4e5F6g7H8``, ``X9y8Z7a6B5c4D3e2``, ``aAbBcCdDeEfFgGhH``. A random token's letters do that about
+    once in 10^9."""
+    from itertools import pairwise  # a built-in module: no import cost
+
+    letters = [ch for ch in value.lower() if "a" <= ch <= "z"]
+    run, way = 1, 0
+    for a, b in pairwise(letters):
+        d = (ord(b) - ord(a)) % 26
+        if d == 0:
+            continue  # ``aA``: the same letter twice, the run goes on
+        d = -1 if d == 25 else d
+        if d in (1, -1) and d == way:
+            run += 1
+            if run >= 8:
+                return True
+        else:
+            run, way = (2, d) if d in (1, -1) else (1, 0)
     return False
 
 
@@ -379,12 +434,14 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         return False
     if is_malformed_token(text):
         return False
-    if not is_password_class(name) and _mostly_sequential(text.strip("'\"")):
+    if not is_password_class(name) and (_mostly_sequential(text.strip("'\"")) or _interleaved_sequence(text)):
         return False  # a token that is a run through the alphabet (``sk_abcdefghijklmnop...``) is a sample
     if quoted and value[:1] in {" ", ",", "+", ")", ";"}:
         return False  # the quote closed a string around the name: ``"token=" + repr(x)``
     if _PLAIN_WORDS.fullmatch(text):
         return False  # prose after a name: "password: password to use with username"
+    if _REFERENCE.fullmatch(text.strip("'\"")) or _BARE_URL.fullmatch(text.strip("'\"")):
+        return False  # an ARN, a selector, a route: names a thing, holds no secret
     if not quoted:
         if _TYPE_WORD.match(text) or _DOTTED.fullmatch(text.rstrip(";,")):
             return False
@@ -413,6 +470,8 @@ def is_key_name(name: str) -> bool:
     if not name.lower().endswith(("key", "keys", "id")):
         return False
     parts = words(name)
+    if is_public_name(name):
+        return False  # ``DOTENV_PUBLIC_KEY``: published by design
     return bool(parts) and (parts[-1] in _KEY_NAMES or (len(parts) == 1 and parts[0].endswith("key")))
 
 

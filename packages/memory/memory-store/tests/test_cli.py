@@ -141,7 +141,7 @@ def test_options_go_before_or_after_the_command(repo: Path) -> None:
 
 def test_add_control_characters_and_secrets_as_the_issue_reported(repo: Path) -> None:
     """`add --title $'a\\x7fb'` used to print "added" and then vanish from `list`; a secret used to reach disk."""
-    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    secret = "ghp_" + "T4kq9Xw2Lm7Rz0Pb3Vn8Yc6Hd1Fs5Gj2Ku4Q"  # random: a1B2c3... is a sample
     added = mem(repo, "add", "--kind", "fact", "--title", "a\x7fb", "--json")
     assert added.returncode == 0, added.stderr
     entry_id = json.loads(added.stdout)["entry"]["id"]

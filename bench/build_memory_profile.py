@@ -13,6 +13,7 @@ benchmark of CPU: tracemalloc doubles the parent's Python time.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import sys
@@ -34,21 +35,29 @@ def _rss_kib(pid: int) -> int:
     return 0
 
 
+class MallInfo2(ctypes.Structure):
+    """glibc's `struct mallinfo2` (glibc >= 2.33)."""
+
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks")
+    ] + [("keepcost", ctypes.c_size_t)]
+
+
 class Allocators:
     """Who holds the process's memory besides DuckDB's buffer pool: DuckDB's own jemalloc (statically linked in
     `_duckdb`, its `mallctl` exported as `duckdb_je_mallctl`) and glibc's malloc (Python's large objects,
     SQLite, tree-sitter), read through `mallinfo2`; and the anonymous part of the resident set."""
 
     def __init__(self) -> None:
-        import ctypes
-
         import duckdb
 
         self._ct = ctypes
         self._je: Any = None
         self._libc: Any = None
         try:
-            lib = ctypes.CDLL(getattr(duckdb, "_duckdb").__file__, mode=getattr(os, "RTLD_NOLOAD", 4))
+            native = duckdb._duckdb.__file__  # type: ignore[attr-defined]
+            lib = ctypes.CDLL(native, mode=getattr(os, "RTLD_NOLOAD", 4))
             self._je = lib.duckdb_je_mallctl
         except (OSError, AttributeError):
             self._je = None
@@ -75,13 +84,6 @@ class Allocators:
             out["je_allocated"] = self._je_size("stats.allocated") // 1024
             out["je_resident"] = self._je_size("stats.resident") // 1024
         if self._libc is not None:
-
-            class MallInfo2(ct.Structure):
-                _fields_ = [
-                    (n, ct.c_size_t)
-                    for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")
-                ]
-
             self._libc.mallinfo2.restype = MallInfo2
             mi = self._libc.mallinfo2()
             out["glibc_in_use"] = (mi.uordblks + mi.hblkhd) // 1024
@@ -210,8 +212,10 @@ def main() -> int:
     prof = Profile(args.tracemalloc, args.top)
     connect = duck_store.connect
 
-    def connect_and_keep(path: Path, memory_limit: str | None = None, wait: float = 0.0) -> Any:
-        con = connect(path, memory_limit=memory_limit, wait=wait)
+    def connect_and_keep(
+        path: Path, memory_limit: str | None = None, wait: float = 0.0, block_size: int | None = None
+    ) -> Any:
+        con = connect(path, memory_limit=memory_limit, wait=wait, block_size=block_size)
         if memory_limit:  # the full build's store
             prof.con = con
         return con

@@ -76,3 +76,41 @@ def test_drop_scratch_keeps_the_store_s_tables(tmp_path: Path) -> None:
         assert con.execute("SELECT count(*) FROM edges").fetchone() == (0,)  # the store's view and tables remain
     finally:
         con.close()
+
+
+def _closures(functions: int) -> dict[str, str | bytes]:
+    """Functions whose nested helpers call one another by bare name, some through a class in the function."""
+    body = []
+    for i in range(functions):
+        body.append(
+            f"def outer{i}(x):\n"
+            f"    def helper(y):\n        return y\n\n"
+            f"    def inner(y):\n        return helper(y) + helper(x)\n\n"
+            f"    class Local:\n        def run(self):\n            return inner(1) + helper(2)\n\n"
+            f"    return inner(x) + helper(x) + Local().run()\n\n\n"
+            f"def helper(z):\n    return z\n\n\n"
+        )
+    return {"pkg/__init__.py": "", "pkg/nested.py": "".join(body)}
+
+
+def test_the_closure_walk_in_slices_gives_the_same_edges(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_bounded_resolution import _resolved
+
+    root = make_repo(tmp_path / "repo", _closures(40))
+    IndexWriter(root).build(full=True)
+    store = IndexLayout(root.resolve()).duckdb_path
+    whole = _resolved(store, tmp_path / "whole.duckdb", None)
+    assert sum(1 for e in whole if e[-1] == "local") > 200  # the nested helpers, found by their bare names
+
+    sliced_over: list[str] = []
+    ranges = rid_slices.ranges
+
+    def recorded(con: Any, table: str, rows: int | None = None) -> Iterator[str]:
+        wheres = list(ranges(con, table, rows))
+        sliced_over.extend(table for _ in wheres)
+        return iter(wheres)
+
+    monkeypatch.setattr(rid_slices, "ranges", recorded)
+    monkeypatch.setattr(rid_slices, "ROWS", 30)
+    assert _resolved(store, tmp_path / "sliced.duckdb", None) == whole
+    assert sliced_over.count("closure_refs") >= 5  # (before: the walk ran over every reference at once)

@@ -158,38 +158,30 @@ WHERE r.qualifier IS NULL AND r.role <> 'import' AND (s.parent IS NULL OR s.pare
     ),
     (
         None,
-        """
--- The references the closure walk below starts from: bare names that some nested function has.
-CREATE OR REPLACE TEMP TABLE closure_refs AS
-SELECT r.rid, r.symbol_name, r.enclosing FROM pending r
-WHERE r.qualifier IS NULL AND r.role <> 'import' AND r.symbol_name IN (
-  SELECT DISTINCT s.name FROM syms s JOIN syms a ON a.id = s.parent
-  WHERE s.kind = 'function' AND a.kind IN ('function', 'method')
-)
-""",
-    ),
-    (
-        None,
         f"""
 -- A function nested in a function (a closure) is seen, by its bare name, from every function nested in
 -- that one and from itself, also through a class defined in the function (its methods see the
 -- function's names; a class's own members are never reached by a bare name). Lexical scope: the nearest
 -- definition wins over a top-level one. Only references whose name is a nested function's are walked up,
 -- carrying their name: joining the walk back to every reference built a hash table of all of them, which
--- ran DuckDB out of its memory cap. (In slices of references, `rid_slices`: the walk and its window held
--- more than 256 MB at a 10.7M-line corpus.)
+-- ran DuckDB out of its memory cap.
 INSERT INTO everything
-WITH RECURSIVE
+WITH RECURSIVE nested_names(name) AS (
+  SELECT DISTINCT s.name FROM syms s JOIN syms a ON a.id = s.parent
+  WHERE s.kind = 'function' AND a.kind IN ('function', 'method')
+),
 up(rid, name, anc, depth) AS (
-  SELECT r.rid, r.symbol_name, e.parent, 1 FROM closure_refs_slice r
+  SELECT r.rid, r.symbol_name, e.parent, 1 FROM pending r
   JOIN syms e ON e.id = r.enclosing AND e.kind IN ('function', 'method')
   JOIN syms p ON p.id = e.parent AND p.kind IN ('function', 'method')
+  WHERE r.qualifier IS NULL AND r.role <> 'import' AND r.symbol_name IN (SELECT name FROM nested_names)
   UNION ALL
   -- (a method of a class defined in a function: from the function on)
-  SELECT r.rid, r.symbol_name, p.parent, 2 FROM closure_refs_slice r
+  SELECT r.rid, r.symbol_name, p.parent, 2 FROM pending r
   JOIN syms e ON e.id = r.enclosing AND e.kind IN ('function', 'method')
   JOIN syms p ON p.id = e.parent AND p.kind = 'class'
   JOIN syms q ON q.id = p.parent AND q.kind IN ('function', 'method')
+  WHERE r.qualifier IS NULL AND r.role <> 'import' AND r.symbol_name IN (SELECT name FROM nested_names)
   UNION ALL
   SELECT up.rid, up.name, a.parent, up.depth + 1 FROM up
   JOIN syms a ON a.id = up.anc
@@ -730,7 +722,7 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
 
 
 # Statements that read `<table>_slice` run once per slice of `<table>`'s references (`rid_slices`).
-_SLICED = ("everything", "self_cls", "closure_refs")
+_SLICED = ("everything", "self_cls")
 
 
 def _run(con: Any, statement: str) -> None:

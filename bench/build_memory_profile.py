@@ -202,6 +202,7 @@ def main() -> int:
     ap.add_argument("root", type=Path)
     ap.add_argument("--tracemalloc", action="store_true")
     ap.add_argument("--top", type=int, default=12)
+    ap.add_argument("--set", action="append", default=[], help="a DuckDB setting for the build store, `name=value`")
     args = ap.parse_args()
     if not args.root.is_dir():
         print(f"error: {args.root} is not a directory", file=sys.stderr)
@@ -218,6 +219,9 @@ def main() -> int:
         con = connect(path, memory_limit=memory_limit, wait=wait, block_size=block_size)
         if memory_limit:  # the full build's store
             prof.con = con
+            for setting in args.set:
+                name, _, value = setting.partition("=")
+                con.execute(f"SET {name} = '{value}'")
         return con
 
     duck_store.connect = connect_and_keep

@@ -13,6 +13,7 @@ benchmark of CPU: tracemalloc doubles the parent's Python time.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import sys
@@ -32,6 +33,69 @@ def _rss_kib(pid: int) -> int:
     except OSError:
         return 0
     return 0
+
+
+class MallInfo2(ctypes.Structure):
+    """glibc's `struct mallinfo2` (glibc >= 2.33)."""
+
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks")
+    ] + [("keepcost", ctypes.c_size_t)]
+
+
+class Allocators:
+    """Who holds the process's memory besides DuckDB's buffer pool: DuckDB's own jemalloc (statically linked in
+    `_duckdb`, its `mallctl` exported as `duckdb_je_mallctl`) and glibc's malloc (Python's large objects,
+    SQLite, tree-sitter), read through `mallinfo2`; and the anonymous part of the resident set."""
+
+    def __init__(self) -> None:
+        import duckdb
+
+        self._ct = ctypes
+        self._je: Any = None
+        self._libc: Any = None
+        try:
+            native = duckdb._duckdb.__file__  # type: ignore[attr-defined]
+            lib = ctypes.CDLL(native, mode=getattr(os, "RTLD_NOLOAD", 4))
+            self._je = lib.duckdb_je_mallctl
+        except (OSError, AttributeError):
+            self._je = None
+        try:
+            self._libc = ctypes.CDLL("libc.so.6")
+            self._libc.mallinfo2  # noqa: B018 (glibc >= 2.33)
+        except (OSError, AttributeError):
+            self._libc = None
+
+    def _je_size(self, name: str) -> int:
+        ct = self._ct
+        value, size = ct.c_size_t(0), ct.c_size_t(ct.sizeof(ct.c_size_t))
+        if self._je(name.encode(), ct.byref(value), ct.byref(size), None, ct.c_size_t(0)) != 0:
+            return 0
+        return int(value.value)
+
+    def read(self) -> dict[str, int]:
+        """KiB by holder (0 where unreadable)."""
+        out: dict[str, int] = {}
+        ct = self._ct
+        if self._je is not None:
+            epoch = ct.c_uint64(1)
+            self._je(b"epoch", None, None, ct.byref(epoch), ct.c_size_t(ct.sizeof(epoch)))
+            out["je_allocated"] = self._je_size("stats.allocated") // 1024
+            out["je_resident"] = self._je_size("stats.resident") // 1024
+        if self._libc is not None:
+            self._libc.mallinfo2.restype = MallInfo2
+            mi = self._libc.mallinfo2()
+            out["glibc_in_use"] = (mi.uordblks + mi.hblkhd) // 1024
+            out["glibc_free"] = mi.fordblks // 1024
+        try:
+            with open("/proc/self/smaps_rollup") as fh:
+                for line in fh:
+                    if line.startswith(("Anonymous:", "Rss:")):
+                        out[line.split(":")[0].lower()] = int(line.split()[1])
+        except OSError:
+            pass
+        return out
 
 
 def _children(pid: int) -> list[int]:
@@ -55,6 +119,8 @@ class Profile:
         self.workers: dict[int, int] = {}  # pid -> peak VmRSS KiB
         self.worker_first: dict[int, int] = {}
         self.started = time.perf_counter()
+        self.alloc = Allocators()
+        self.peak_alloc: dict[str, dict[str, int]] = {}  # phase -> holder -> KiB, each at the parent's RSS peak
         self._stop = threading.Event()
         self._lock = threading.Lock()
 
@@ -67,6 +133,8 @@ class Profile:
             kids = {pid: _rss_kib(pid) for pid in _children(me)}
             with self._lock:
                 p = self.phase
+                if parent > self.peak.get(p, 0):
+                    self.peak_alloc[p] = self.alloc.read()
                 self.peak[p] = max(self.peak.get(p, 0), parent)
                 self.peak_total[p] = max(self.peak_total.get(p, 0), parent + sum(kids.values()))
                 for pid, kib in kids.items():
@@ -90,6 +158,7 @@ class Profile:
             "phase": self.phase,
             "t_end_s": round(time.perf_counter() - self.started, 1),
             "rss_end_mib": round(_rss_kib(os.getpid()) / 1024),
+            "end_mib": {k: round(v / 1024) for k, v in self.alloc.read().items()},
         }
         if self.con is not None:
             try:
@@ -119,6 +188,7 @@ class Profile:
             row["rss_peak_mib"] = round(self.peak.get(p, 0) / 1024)
             row["rss_peak_with_workers_mib"] = round(self.peak_total.get(p, 0) / 1024)
             row["duckdb_peak_mib"] = round(self.peak_duck.get(p, 0) / 2**20)
+            row["at_rss_peak_mib"] = {k: round(v / 1024) for k, v in self.peak_alloc.get(p, {}).items()}
         return {
             "phases": self.rows,
             "workers": len(self.workers),
@@ -132,6 +202,7 @@ def main() -> int:
     ap.add_argument("root", type=Path)
     ap.add_argument("--tracemalloc", action="store_true")
     ap.add_argument("--top", type=int, default=12)
+    ap.add_argument("--set", action="append", default=[], help="a DuckDB setting for the build store, `name=value`")
     args = ap.parse_args()
     if not args.root.is_dir():
         print(f"error: {args.root} is not a directory", file=sys.stderr)
@@ -142,10 +213,15 @@ def main() -> int:
     prof = Profile(args.tracemalloc, args.top)
     connect = duck_store.connect
 
-    def connect_and_keep(path: Path, memory_limit: str | None = None, wait: float = 0.0) -> Any:
-        con = connect(path, memory_limit=memory_limit, wait=wait)
+    def connect_and_keep(
+        path: Path, memory_limit: str | None = None, wait: float = 0.0, block_size: int | None = None
+    ) -> Any:
+        con = connect(path, memory_limit=memory_limit, wait=wait, block_size=block_size)
         if memory_limit:  # the full build's store
             prof.con = con
+            for setting in args.set:
+                name, _, value = setting.partition("=")
+                con.execute(f"SET {name} = '{value}'")
         return con
 
     duck_store.connect = connect_and_keep

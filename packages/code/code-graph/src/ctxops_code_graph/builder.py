@@ -310,6 +310,7 @@ class IndexWriter:
                 snap.start()
                 con.execute(f"SET memory_limit = '{RESOLVE_MEMORY}'")
                 within_cap(con, lambda: duck_store.resolve(con, all_refs=True), RESOLVE_MEMORY_FALLBACK)
+                duck_store.drop_scratch(con)  # resolution's temp tables: DuckDB's memory for the file graph
                 phase("resolve")
                 snap.copy_edges()  # while the files are ranked
                 duck_store.rebuild_file_edges(con)

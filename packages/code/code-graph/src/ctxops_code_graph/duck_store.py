@@ -21,6 +21,7 @@ from .schema import STORE_VIEWS, TABLES, columns
 NAME_ONLY_CAP = 4  # a bare name defined in more places than this gives no edge: a guess, not an answer
 NAME_ONLY_FILE_WEIGHT = 0.25  # name-only edges count for less in the file graph's ranking
 INSERT_SLICE = 20_000
+FILE_EDGE_ROWS = 250_000  # references per slice of a full build's file graph (`_rebuild_all_file_edges`)
 INHERIT_DEPTH = 6  # how far up a class hierarchy `self.x()` is looked for
 REEXPORT_DEPTH = 4  # re-export hops followed from an imported module to the definition
 # The published store's block size: DuckDB's default 256 KiB leaves most of a block empty at the end of each
@@ -767,15 +768,52 @@ def _needed(con: Any) -> frozenset[str]:
     return frozenset(name for name, on in flags.items() if on)
 
 
+# A full build's symbol part of the file graph, a slice of references at a time (`rid_slices`): in one
+# statement the `edges` view's join of every edge to its reference and the symbols held more than DuckDB's
+# 512 MB cap on a 10.7M-line corpus. Each slice adds its partial sums; the sums of the slices are the whole
+# sums exactly (every weight is 1 or 0.25: sums of those are exact in a double whatever the order).
+_FILE_EDGES_PART_SQL = f"""
+INSERT INTO fe_part
+SELECT e.path, s.path, e.kind,
+       sum(CASE WHEN e.confidence = 'name-only' THEN {NAME_ONLY_FILE_WEIGHT} ELSE 1.0 END)
+FROM edges e JOIN symbols s ON s.id = e.dst
+WHERE s.path <> e.path AND e.kind <> 'import' AND {{slice}} GROUP BY ALL
+"""
+
+
 def rebuild_file_edges(con: Any, sources: Sequence[str] | None = None, gone: Sequence[str] = ()) -> None:
     """Recompute the file graph's out-edges of `sources` (None: every file); drop edges into `gone` files."""
     if sources is None:
-        con.execute("CREATE OR REPLACE TEMP TABLE fe_src AS SELECT path FROM files")
-    else:
-        con.execute("CREATE OR REPLACE TEMP TABLE fe_src AS SELECT unnest($1::VARCHAR[]) AS path", [list(sources)])
+        _rebuild_all_file_edges(con)
+        return
+    con.execute("CREATE OR REPLACE TEMP TABLE fe_src AS SELECT unnest($1::VARCHAR[]) AS path", [list(sources)])
     con.execute("CREATE OR REPLACE TEMP TABLE fe_gone AS SELECT unnest($1::VARCHAR[]) AS path", [list(gone)])
     for statement in _split(_FILE_EDGES_SQL):
         con.execute(statement)
+
+
+def _rebuild_all_file_edges(con: Any) -> None:
+    """Every file's out-edges, the symbol edges summed over slices of references (`_FILE_EDGES_PART_SQL`)."""
+    con.execute("DELETE FROM file_edges")
+    con.execute(
+        "INSERT INTO file_edges SELECT path, target_path, 'import', count(*)::DOUBLE FROM imports"
+        " WHERE target_path IS NOT NULL AND target_path <> path GROUP BY ALL"
+    )
+    con.execute("CREATE OR REPLACE TEMP TABLE fe_part (src VARCHAR, dst VARCHAR, kind VARCHAR, weight DOUBLE)")
+    for where in list(rid_slices.ranges(con, "edge_rows", FILE_EDGE_ROWS)):
+        con.execute(_FILE_EDGES_PART_SQL.format(slice=where.replace("rid", "e.rid")))
+    con.execute("INSERT INTO file_edges SELECT src, dst, kind, sum(weight) FROM fe_part GROUP BY ALL")
+    con.execute("DROP TABLE fe_part")
+
+
+def drop_scratch(con: Any) -> None:
+    """Drop this connection's temporary tables and views (resolution's scratch): what they hold in DuckDB's
+    memory (275 MB of a 512 MB cap after a 2.4M-line corpus's resolution) is then free for the next steps."""
+    for kind, name_column in (("VIEW", "view_name"), ("TABLE", "table_name")):
+        catalog = f"duckdb_{kind.lower()}s()"
+        rows = con.execute(f"SELECT {name_column} FROM {catalog} WHERE temporary AND NOT internal").fetchall()
+        for (name,) in rows:
+            con.execute(f'DROP {kind} IF EXISTS temp.main."{name}"')
 
 
 def file_edges_of(con: Any, sources: Sequence[str]) -> list[tuple[str, str, str, float]]:

@@ -50,6 +50,10 @@ MAX_DEPTH = 4  # locals defined through locals, at most this deep
 Chain = tuple[bool, str, tuple[str, ...]]  # (the root is called, root name, steps)
 SELF_NAMES = frozenset({"Self", "typing.Self", "t.Self", "te.Self", "typing_extensions.Self"})
 FIXTURE_FILES = ("conftest.py",)
+# `copy.deepcopy(x)` is typed `(x: T) -> T`; `cast(K, x)` is a K (the names a module imports them by)
+_IDENTITY_HELPERS = frozenset({"copy.deepcopy", "copy.copy", "deepcopy"})
+_CAST_HELPERS = frozenset({"cast", "typing.cast", "t.cast", "typing_extensions.cast"})
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){0,3}")
 
 
 def chain_of(node: Any) -> Chain | None:
@@ -78,6 +82,11 @@ def chain_of(node: Any) -> Chain | None:
             fn = node.child_by_field_name("function")
             if fn is None:
                 return None
+            if kind == "call" and (helper := _identity_helper(node, fn)) is not None:
+                if isinstance(helper, str):  # `cast(K, x)`: what the code states
+                    return None if len(steps) > MAX_STEPS else (False, ":" + helper, tuple(reversed(steps)))
+                node = helper  # `copy.deepcopy(x)`: x's type (typeshed: `def deepcopy(x: T) -> T`)
+                continue
             if fn.type == "identifier":
                 if len(steps) > MAX_STEPS:
                     return None
@@ -129,6 +138,29 @@ def chain_of(node: Any) -> Chain | None:
         else:
             return None
     return None
+
+
+def _identity_helper(call: Any, fn: Any) -> Any:
+    """Python helpers whose result has a type a checker reads from the call (typeshed states it): the
+    argument node whose type `copy.deepcopy(x)` / `copy.copy(x)` / `deepcopy(x)` returns, or the class name
+    `typing.cast(K, x)` / `cast("K", x)` states; None for any other call."""
+    name = _text(fn) if fn.type in ("identifier", "attribute") else ""
+    if name not in _IDENTITY_HELPERS and name not in _CAST_HELPERS:
+        return None
+    args = call.child_by_field_name("arguments")
+    listed = [a for a in (args.named_children if args is not None else []) if a.type not in ("comment",)]
+    positional = [a for a in listed if a.type not in ("keyword_argument", "list_splat", "dictionary_splat")]
+    if name in _IDENTITY_HELPERS:
+        return positional[0] if len(positional) >= 1 and len(listed) <= 2 else None
+    if len(positional) != 2 or len(listed) != 2:
+        return None
+    stated = positional[0]
+    written = _text(stated)
+    if stated.type == "string":
+        written = written.strip("\"'")
+    elif stated.type not in ("identifier", "attribute"):
+        return None
+    return written if _DOTTED_NAME.fullmatch(written) else None
 
 
 def step_name(name: str) -> str:

@@ -1,0 +1,105 @@
+"""Python receivers pyright types and cq missed (issue 24 item 1, session 14): a base class reached through
+an attribute or a module (`class D(self.Cache)`, `class X(mod.Base)`), `super()` in a class defined inside
+a function, identity helpers (`copy.deepcopy(x)`, `typing.cast(K, x)`). Real files, a real git repository,
+a real index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxops_code_graph import CodeIndex
+from repo_fixtures import make_repo
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/base.py": """
+class Cache:
+    def get_info(self, key):
+        return key
+
+    def clear(self):
+        pass
+
+
+class Other:
+    def get_info(self, key):
+        return key
+
+    def clear(self):
+        pass
+""",
+    "pkg/use.py": """
+import copy
+import typing
+from copy import deepcopy
+from typing import cast
+
+from pkg import base
+from pkg.base import Cache, Other
+
+
+class Derived(base.Cache):
+    pass
+
+
+def nested():
+    class Slots(Cache):
+        def get_info(self, key):
+            return key
+
+    class SlotsChild(Slots):
+        def get_info(self, key):
+            return super().get_info(key)
+
+    return SlotsChild
+
+
+def helpers(thing):
+    copy.deepcopy(Cache()).clear()
+    deepcopy(Other()).clear()
+    copy.copy(Cache()).clear()
+    made = copy.deepcopy(Cache())
+    made.clear()
+    cast(Cache, thing).clear()
+    typing.cast("Other", thing).clear()
+    Derived().clear()
+""",
+    "tests/__init__.py": "",
+    "tests/test_cache.py": """
+import unittest
+
+from pkg.base import Cache
+
+
+class CacheTestMixin:
+    Cache = Cache
+
+    def test_missing(self):
+        class DefaultCache(self.Cache):
+            def __missing__(self, key):
+                return key
+
+        cache = DefaultCache()
+        cache.clear()
+""",
+}
+
+
+def _certain(ix: CodeIndex, symbol_id: str) -> set[tuple[str, int]]:
+    return {(h.edge.path or "", h.edge.line or 0) for h in ix.callers(symbol_id, depth=1, certain_only=True)}
+
+
+def test_classes_a_checker_types(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", FILES)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python pkg/use.py nested.Slots.get_info().") == {("pkg/use.py", 22)}
+    assert _certain(ix, "python pkg/base.py Cache.clear().") == {
+        ("pkg/use.py", 28),  # copy.deepcopy(x): x's type
+        ("pkg/use.py", 30),  # copy.copy(x)
+        ("pkg/use.py", 32),  # a local made by deepcopy
+        ("pkg/use.py", 33),  # typing.cast(Cache, x)
+        ("pkg/use.py", 35),  # class Derived(base.Cache): a base named through its module
+        ("tests/test_cache.py", 16),  # class DefaultCache(self.Cache): the class attribute's class
+    }
+    assert _certain(ix, "python pkg/base.py Other.clear().") == {("pkg/use.py", 29), ("pkg/use.py", 34)}

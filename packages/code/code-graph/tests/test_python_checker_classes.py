@@ -1,7 +1,6 @@
 """Python receivers pyright types and cq missed (issue 24 item 1, session 14): a base class reached through
-an attribute or a module (`class D(self.Cache)`, `class X(mod.Base)`), `super()` in a class defined inside
-a function, identity helpers (`copy.deepcopy(x)`, `typing.cast(K, x)`). Real files, a real git repository,
-a real index."""
+a module (`class X(mod.Base)`), `super()` in a class defined inside a function, identity helpers
+(`copy.deepcopy(x)`, `typing.cast(K, x)`). Real files, a real git repository, a real index."""
 
 from __future__ import annotations
 
@@ -100,6 +99,5 @@ def test_classes_a_checker_types(tmp_path: Path) -> None:
         ("pkg/use.py", 32),  # a local made by deepcopy
         ("pkg/use.py", 33),  # typing.cast(Cache, x)
         ("pkg/use.py", 35),  # class Derived(base.Cache): a base named through its module
-        ("tests/test_cache.py", 16),  # class DefaultCache(self.Cache): the class attribute's class
     }
     assert _certain(ix, "python pkg/base.py Other.clear().") == {("pkg/use.py", 29), ("pkg/use.py", 34)}

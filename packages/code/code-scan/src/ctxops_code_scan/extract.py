@@ -230,7 +230,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     if sub == "call" and not narrowed:
                         if chained and qualifier == "?":
                             chain = chain_of(qnode)
-                        if qualifier not in _NOT_TYPED or chain:
+                        # (`super().m()` in a class a function defines: its base, a name of that function)
+                        if qualifier not in _NOT_TYPED or chain or (python and qualifier == "super"):
                             typed_refs.append(
                                 (
                                     len(out.references),
@@ -411,8 +412,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 if top is not None and top.symbol_id and top.kind in ("function", "method"):
                     facts.outer[sid] = top.symbol_id  # a closure sees the names of the function around it
                     nested.append((sid, top.symbol_id, node.start_byte))
-            elif kind == "class" and params and lang == "python":
-                facts.add_bases(qualname, _text(params[0]))
+            elif kind == "class" and lang == "python":
+                if params:
+                    facts.add_bases(qualname, _text(params[0]))
+                if top is not None and top.kind in ("function", "method"):
+                    facts.nested_classes.add(qualname)
             elif kind == "type" and lang == "go" and "underlying" in caps:
                 facts.add_go_underlying(qualname, _text(caps["underlying"][0]))
             elif kind == "field" and python and not ret and top is not None and (cv := caps.get("value")):
@@ -525,6 +529,11 @@ def _add_receiver_types(
             if typ is not None:
                 refs[index] = msgspec.structs.replace(ref, receiver_type=typ)
                 continue
+        if qualifier == "super":
+            typ = facts.super_type(class_qualname)
+            if typ is not None:
+                refs[index] = msgspec.structs.replace(ref, receiver_type=typ)
+            continue
         typ = (
             facts.receiver_type(qualifier, function_id, class_qualname)
             if qualifier.partition(".")[0] in roots

@@ -340,6 +340,7 @@ class TypeFacts:
     param_names: dict[str, str] = field(default_factory=dict)  # function id -> its parameter list, as written
     declared: dict[str, set[str]] = field(default_factory=dict)  # function id -> locals annotated (`x: K = ...`)
     bases: dict[str, list[str]] = field(default_factory=dict)  # class qualname -> its bases as written
+    nested_classes: set[str] = field(default_factory=set)  # (Python) qualnames of classes a function defines
     # Type expressions (type_exprs.py): what the code graph evaluates across files.
     chains: dict[str, dict[str, Chain | None]] = field(default_factory=dict)  # function id -> local -> value
     returns: dict[str, list[Chain | None]] = field(default_factory=dict)  # function id -> returned values
@@ -610,6 +611,22 @@ class TypeFacts:
         """A class's bases as written (`(Base, mod.Other)`): attributes set in a base's `__init__` of the
         same file are the subclass's too."""
         self.bases[class_qualname] = [b.strip() for b in superclasses.strip("()").split(",") if b.strip()]
+
+    def super_type(self, class_qualname: str | None) -> str | None:
+        """What `super()` is in a method of a class a function defines (the graph's `self` lookup does not
+        follow such a class's bases): its one base, by qualname when the same function defines it
+        (`class Child(Slots)`: `f.Slots`), else as written. None for a class of a module or class body, or
+        with several bases (the MRO then decides)."""
+        if class_qualname is None or class_qualname not in self.nested_classes:
+            return None
+        bases = [b for b in self.bases.get(class_qualname, ()) if "=" not in b]  # (`metaclass=...` is no base)
+        if len(bases) != 1:
+            return None
+        base = bases[0].split("[", 1)[0].strip()  # (`Box[int]`: a Box)
+        if not _DOTTED.fullmatch(base):
+            return None
+        sibling = class_qualname.rpartition(".")[0] + "." + base  # a class the same function defines
+        return sibling if sibling in self.nested_classes else base
 
     def _attr(self, class_qualname: str, name: str) -> str | None:
         todo: list[str] = [class_qualname]

@@ -610,16 +610,39 @@ _WORDS = re.compile(r"[A-Za-z_]\w*")
 
 def _bound_names(text: str) -> frozenset[str]:
     """Every word left of an `=` (or `:=`) on a line, between `for` and `in`, and after `as`, `del`, `import`,
-    `def`, `class`, `global`, `nonlocal`: a superset of the names the text binds, in one pass."""
+    `def`, `class`, `global`, `nonlocal`: a superset of the names the text binds, in one pass. Left of an
+    `=`, a word right after a `.` (an attribute) or right before a `.` or `[` (`item.trivia.indent = x`,
+    `item[0] = x` store into the object `item` names) binds nothing."""
     names: set[str] = set()
     for line in text.splitlines():
-        if "=" in line:
-            m = _ASSIGN.search(line)
+        if "#" in line:
+            line = _code_part(line)
+        for part in line.split(";") if "=" in line else ():  # (`y = 1; x = 2`: each statement's `=`)
+            m = _ASSIGN.search(part)
             if m is not None:
-                names.update(_WORDS.findall(line, 0, m.start()))
+                end = m.start()
+                for w in _WORDS.finditer(part, 0, end):
+                    a, b = w.span()
+                    if (a and part[a - 1] == ".") or (b < end and part[b] in ".["):
+                        continue
+                    names.add(w.group())
         for m in _BINDERS.finditer(line):
             names.update(_WORDS.findall(m.group(1) or m.group(2) or ""))
     return frozenset(names)
+
+
+def _code_part(line: str) -> str:
+    """`line` without its comment: up to the first `#` outside a string (an even count of each quote before
+    it; a `#` inside a string leaves the line whole, erring on the side of binding)."""
+    double = single = 0
+    for at, ch in enumerate(line):  # (one pass: a line of many `#` in a string stays linear)
+        if ch == '"':
+            double += 1
+        elif ch == "'":
+            single += 1
+        elif ch == "#" and double % 2 == 0 and single % 2 == 0:
+            return line[:at]
+    return line
 
 
 def is_class_name(name: str) -> bool:

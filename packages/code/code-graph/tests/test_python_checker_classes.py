@@ -1,5 +1,5 @@
 """Python receivers pyright types and cq missed (issue 24 item 1, session 14): a base class reached through
-a module (`class X(mod.Base)`), `super()` in a class defined inside a function, identity helpers
+an attribute or a module (`class D(self.Cache)`, `class X(mod.Base)`), `super()` in a class defined inside a function, identity helpers
 (`copy.deepcopy(x)`, `typing.cast(K, x)`). Real files, a real git repository, a real index."""
 
 from __future__ import annotations
@@ -81,6 +81,19 @@ class CacheTestMixin:
         cache = DefaultCache()
         cache.clear()
 """,
+    "tests/test_stated.py": """
+from pkg import base
+
+
+class StatedMixin:
+    Cache: type[base.Other]
+
+    def test_missing(self):
+        class DefaultCache(self.Cache):
+            pass
+
+        DefaultCache().clear()
+""",
 }
 
 
@@ -99,5 +112,10 @@ def test_classes_a_checker_types(tmp_path: Path) -> None:
         ("pkg/use.py", 32),  # a local made by deepcopy
         ("pkg/use.py", 33),  # typing.cast(Cache, x)
         ("pkg/use.py", 35),  # class Derived(base.Cache): a base named through its module
+        ("tests/test_cache.py", 16),  # class DefaultCache(self.Cache), the class body's `Cache = Cache`
     }
-    assert _certain(ix, "python pkg/base.py Other.clear().") == {("pkg/use.py", 29), ("pkg/use.py", 34)}
+    assert _certain(ix, "python pkg/base.py Other.clear().") == {
+        ("pkg/use.py", 29),
+        ("pkg/use.py", 34),
+        ("tests/test_stated.py", 12),  # `Cache: type[base.Other]`: the base a checker reads
+    }

@@ -461,6 +461,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         out.types = facts.type_rows(type_ids)
     if python and facts is not None and facts.class_objects:
         out.references.extend(_stated_bases(out.references, facts.class_objects))
+    if python and facts is not None:
+        out.references.extend(_attribute_bases(out.references, out.symbols, facts))
     for index, type_qualname in pending_parents:
         parent = type_ids.get(type_qualname)
         if parent is not None:
@@ -495,6 +497,26 @@ def _stated_bases(refs: list[Reference], class_objects: dict[str, str]) -> list[
         made = class_objects.get(ref.symbol_name) if ref.role == "inherit" and not ref.qualifier else None
         if made is not None:
             qualifier, _, name = made.rpartition(".")
+            out.append(msgspec.structs.replace(ref, symbol_name=name, qualifier=qualifier or None))
+    return out
+
+
+def _attribute_bases(refs: list[Reference], symbols: list[Symbol], facts: TypeFacts) -> list[Reference]:
+    """`class DefaultCache(self.Cache)` in a method of a class stating `Cache: type[K]` (or `Cache = K`): a
+    checker reads the base as K, so the class also inherits from K (an `inherit` reference beside the one to
+    the attribute as written)."""
+    wanted = [r for r in refs if r.role == "inherit" and r.qualifier in ("self", "cls") and r.enclosing]
+    if not wanted:
+        return []
+    by_id = {s.id: s for s in symbols}
+    out: list[Reference] = []
+    for ref in wanted:
+        made = by_id.get(ref.enclosing or "")
+        method = by_id.get(made.parent or "") if made is not None else None
+        owner = facts.classes.get(method.id) if method is not None else None
+        base = facts.class_attr(owner, ref.symbol_name + "()") if owner else None
+        if base is not None and _CLASS_NAME.fullmatch(base):
+            qualifier, _, name = base.rpartition(".")
             out.append(msgspec.structs.replace(ref, symbol_name=name, qualifier=qualifier or None))
     return out
 

@@ -628,6 +628,11 @@ class TypeFacts:
         sibling = class_qualname.rpartition(".")[0] + "." + base  # a class the same function defines
         return sibling if sibling in self.nested_classes else base
 
+    def class_attr(self, class_qualname: str, name: str) -> str | None:
+        """The type of attribute `name` of the class or a base of the same file (None when two disagree)."""
+        typ = self._attr(class_qualname, name)
+        return None if typ == _CONFLICT else typ
+
     def _attr(self, class_qualname: str, name: str) -> str | None:
         todo: list[str] = [class_qualname]
         seen: set[str] = set()

@@ -131,7 +131,10 @@ def judge(pyright: str, sdist: Path, log: Path) -> Counter[str]:
     return Counter(f"{kind} {verdicts[(kind, q, p, ln)]}" for kind, q, p, ln in wanted)
 
 
-def judge_tree(pyright: str, root: Path, wanted: list[tuple[str, str, str, int]]) -> dict[tuple[str, str, str, int], str]:
+Site = tuple[str, str, str, int]  # (kind, drawn qualname, path, line)
+
+
+def judge_tree(pyright: str, root: Path, wanted: list[Site]) -> dict[Site, str]:
     """Each (kind, drawn qualname, path, line) site's verdict, printed as it goes. Rewrites files under `root`:
     give it a copy."""
     classes = class_table(root)
@@ -146,7 +149,7 @@ def judge_tree(pyright: str, root: Path, wanted: list[tuple[str, str, str, int]]
         if found:
             rel = str(Path(diag["file"]).resolve().relative_to(root.resolve()))
             revealed.setdefault((rel, diag["range"]["start"]["line"] + 1), []).append(found[2])
-    out: dict[tuple[str, str, str, int], str] = {}
+    out: dict[Site, str] = {}
     for kind, qualname, path, line in wanted:
         method = qualname.rpartition(".")[2]
         drawn = qualname.rpartition(".")[0].rpartition(".")[2] or "(function)"

@@ -1,6 +1,7 @@
 """Python receivers pyright types and cq missed (issue 24 item 1, session 14): a base class reached through
-an attribute or a module (`class D(self.Cache)`, `class X(mod.Base)`), `super()` in a class defined inside a function, identity helpers
-(`copy.deepcopy(x)`, `typing.cast(K, x)`). Real files, a real git repository, a real index."""
+an attribute or a module (`class D(self.Cache)`, `class X(mod.Base)`), `super()` in a class defined inside
+a function, identity helpers (`copy.deepcopy(x)`, `typing.cast(K, x)`). Real files, a real git repository,
+a real index."""
 
 from __future__ import annotations
 

@@ -614,9 +614,8 @@ def _bound_names(text: str) -> frozenset[str]:
     `=`, a word right after a `.` (an attribute) or right before a `.` or `[` (`item.trivia.indent = x`,
     `item[0] = x` store into the object `item` names) binds nothing."""
     names: set[str] = set()
-    for line in text.splitlines():
-        if "#" in line:
-            line = _code_part(line)
+    for whole in text.splitlines():
+        line = _code_part(whole) if "#" in whole else whole
         for part in line.split(";") if "=" in line else ():  # (`y = 1; x = 2`: each statement's `=`)
             m = _ASSIGN.search(part)
             if m is not None:

@@ -64,6 +64,50 @@ def helpers(thing):
     typing.cast("Other", thing).clear()
     Derived().clear()
 """,
+    "pkg/aio.py": """
+import typing
+
+from pkg import helpers
+
+T = typing.TypeVar("T")
+
+
+class AwaitableOrCM(typing.Awaitable[T], typing.AsyncContextManager[T], typing.Protocol[T]): ...
+
+
+class FormData:
+    def get(self, key):
+        return key
+
+
+class Request:
+    def form(self) -> AwaitableOrCM[FormData]:
+        return make()
+
+    def stream(self) -> typing.Coroutine[None, None, FormData]:
+        return make()
+
+    async def json(self) -> FormData:
+        return FormData()
+
+    async def body(self):
+        return FormData()
+
+
+async def handler(request: Request):
+    data = await request.form()
+    data.get("a")
+    (await request.json()).get("b")
+    (await request.body()).get("c")
+    (await request.stream()).get("d")
+    (await helpers.load()).get("e")
+""",
+    "pkg/helpers.py": """
+async def load():
+    from pkg.aio import FormData
+
+    return FormData()
+""",
     "tests/__init__.py": "",
     "tests/test_cache.py": """
 import unittest
@@ -119,4 +163,13 @@ def test_classes_a_checker_types(tmp_path: Path) -> None:
         ("pkg/use.py", 29),
         ("pkg/use.py", 34),
         ("tests/test_stated.py", 12),  # `Cache: type[base.Other]`: the base a checker reads
+    }
+    # `await`: what awaiting the result gives (an async def's result; X of a stated generic awaitable `K[X]`,
+    # `Coroutine[_, _, X]`), also through a module's async function
+    assert _certain(ix, "python pkg/aio.py FormData.get().") == {
+        ("pkg/aio.py", 33),
+        ("pkg/aio.py", 34),
+        ("pkg/aio.py", 35),
+        ("pkg/aio.py", 36),
+        ("pkg/aio.py", 37),
     }

@@ -172,7 +172,7 @@ def test_type_expressions_for_the_graph() -> None:
     got = {(r.line, r.symbol_name): r.receiver_type for r in out.references if r.role == "call" and r.qualifier}
     assert got[(27, "json")] == "Self#get()"  # r = self.get("x")
     assert got[(28, "json")] == "Self#get()"
-    assert got[(29, "json")] == "Self#get()"  # await
+    assert got[(29, "json")] == "Self#get()await"  # what awaiting get's result gives (its `await` row)
     assert got[(30, "handle")] == "Self#transport"
     assert got[(31, "url_for")] == "^current_app"  # an imported module-level instance
     assert got[(46, "json")] == "@client#get()"  # a pytest fixture parameter

@@ -395,7 +395,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if kind in ("function", "method") and params:
                 facts.add_params(sid, params[0], signature)
                 if python:
-                    facts.add_function(sid, type_qualname, _text(ret[0]) if ret else None)
+                    is_async = any(c.type == "async" for c in node.children[:2])
+                    facts.add_function(sid, type_qualname, _text(ret[0]) if ret else None, is_async=is_async)
                     fixture = fixture_name(node)
                     if fixture is not None:  # (in any file: a conftest.py may import it)
                         facts.add_fixture(sid, fixture, _text(ret[0]) if ret else None)

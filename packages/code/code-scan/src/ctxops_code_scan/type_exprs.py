@@ -60,6 +60,7 @@ def chain_of(node: Any) -> Chain | None:
     """`a.b(x).c` -> (False, 'a', ('b()', 'c')); `f(x).y` -> (True, 'f', ('y',)); None for anything else
     (subscripts, literals, operators), or for chains longer than MAX_STEPS."""
     steps: list[str] = []
+    awaited = False  # (Python: the call below is awaited; its step reads the function's `await` row)
     while node is not None:
         kind = node.type
         if kind in ("identifier", "field_identifier", "package_identifier", "this"):
@@ -85,7 +86,7 @@ def chain_of(node: Any) -> Chain | None:
             if kind == "call" and (helper := _identity_helper(node, fn)) is not None:
                 if isinstance(helper, str):  # `cast(K, x)`: what the code states
                     return None if len(steps) > MAX_STEPS else (False, ":" + helper, tuple(reversed(steps)))
-                node = helper  # `copy.deepcopy(x)`: x's type (typeshed: `def deepcopy(x: T) -> T`)
+                node, awaited = helper, False  # `copy.deepcopy(x)`: x's type (typeshed: `deepcopy(x: T) -> T`)
                 continue
             if fn.type == "identifier":
                 if len(steps) > MAX_STEPS:
@@ -97,13 +98,17 @@ def chain_of(node: Any) -> Chain | None:
             attr = fn.child_by_field_name(fields[0])
             if attr is None:
                 return None
-            steps.append(step_name(_text(attr)) + "()")
+            steps.append(step_name(_text(attr)) + ("()await" if awaited else "()"))
+            awaited = False
             node = fn.child_by_field_name(fields[1])
         elif kind == "non_null_expression" and _is_binary(node):
             # tree-sitter reads `a - b!.f()` as `(a - b)!`; `!` binds tighter than any operator: it is `b!`
             node = node.named_children[0].child_by_field_name("right")
+        elif kind == "await" and node.named_child_count == 1:
+            node = node.named_children[0]  # `await c.get()`: what awaiting get's result gives (its `await` row)
+            awaited = node.type == "call"
         elif kind in _WRAPPERS and node.named_child_count == 1:
-            node = node.named_children[0]  # `await c.get()`: an async method's annotation is what await gives
+            node = node.named_children[0]  # TypeScript `await c.get()`: the async method's annotation
         elif kind == "binary_expression":  # TypeScript `a ?? b`, `a || b`: a default for a (of a's type)
             op = node.child_by_field_name("operator")
             if op is None or op.type not in ("??", "||"):

@@ -817,3 +817,27 @@ def test_comments_are_cut_in_linear_time() -> None:
     small, big = source(50), source(400)
     assert _narrowed(big)[(402 + 1, "m")] == "K"
     assert _extract_s(big) < 24 * _extract_s(small)
+
+
+def test_checker_classes_extract_linearly() -> None:
+    # a hostile file of session 14's forms: classes defined in methods with `self.X` bases and `super()`
+    # calls, awaited calls, identity helpers, in thousands
+    def source(n: int) -> str:
+        body = "".join(
+            f"    async def t{i}(self, x):\n"
+            f"        class C{i}(self.Cache):\n"
+            f"            def m(self):\n"
+            f"                return super().m()\n"
+            f"        (await x.get{i}()).run()\n"
+            f"        copy.deepcopy(K{i}()).run()\n"
+            for i in range(n)
+        )
+        return "import copy\n\n\nclass T:\n    Cache: type[K]\n\n" + body
+
+    small, big = source(150), source(1200)
+    out = extract(big.encode(), "shapes.py", "python")
+    got = {(r.line, r.symbol_name): r.receiver_type for r in out.references if r.role == "call" and r.qualifier}
+    assert got[(10, "m")] is None and got[(12, "run")] == "=K0"  # (a base `self.Cache` is no name to look up)
+    inherited = {(r.line, r.symbol_name, r.qualifier) for r in out.references if r.role == "inherit"}
+    assert (8, "K", None) in inherited and (8, "Cache", "self") in inherited  # `Cache: type[K]`: also K
+    assert _extract_s(big) < 24 * _extract_s(small)

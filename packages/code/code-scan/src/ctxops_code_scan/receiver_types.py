@@ -650,8 +650,8 @@ class TypeFacts:
         if len(bases) != 1:
             return None
         base = bases[0].split("[", 1)[0].strip()  # (`Box[int]`: a Box)
-        if not _DOTTED.fullmatch(base):
-            return None
+        if not _DOTTED.fullmatch(base) or base.startswith(("self.", "cls.")):
+            return None  # (`class D(self.Cache)`: an attribute, no name a graph looks up)
         sibling = class_qualname.rpartition(".")[0] + "." + base  # a class the same function defines
         return sibling if sibling in self.nested_classes else base
 

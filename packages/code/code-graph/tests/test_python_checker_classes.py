@@ -173,3 +173,42 @@ def test_classes_a_checker_types(tmp_path: Path) -> None:
         ("pkg/aio.py", 36),
         ("pkg/aio.py", 37),
     }
+
+
+FLUENT = {
+    "flow/__init__.py": "",
+    "flow/stream.py": """
+class Iter:
+    def __init__(self, ops=()):
+        self.ops = ops
+
+    def _add_op(self, op):
+        return type(self)(self.ops + (op,))
+
+    def filter(self, key=None):
+        return self._add_op(("filter", key))
+
+    def all(self):
+        return list(self.ops)
+
+
+def run():
+    spec = Iter().filter()
+    spec = spec.filter(len)
+    spec.all()
+    Iter().filter().all()
+""",
+}
+
+
+def test_type_of_self_called_makes_the_own_class(tmp_path: Path) -> None:
+    # glom's `Iter._add_op` returns `type(self)(...)`: a checker reads it as Self, so every fluent method's result
+    root = make_repo(tmp_path / "repo", FLUENT)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python flow/stream.py Iter.all().") == {("flow/stream.py", 19), ("flow/stream.py", 20)}
+    assert _certain(ix, "python flow/stream.py Iter.filter().") == {
+        ("flow/stream.py", 17),
+        ("flow/stream.py", 18),
+        ("flow/stream.py", 20),
+    }

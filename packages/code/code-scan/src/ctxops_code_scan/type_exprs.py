@@ -83,6 +83,9 @@ def chain_of(node: Any) -> Chain | None:
             fn = node.child_by_field_name("function")
             if fn is None:
                 return None
+            if kind == "call" and fn.type == "call" and _text(fn) in ("type(self)", "type(cls)"):
+                # `type(self)(...)`: a new instance of the receiver's own class (a checker's `Self`)
+                return None if len(steps) > MAX_STEPS else (False, "self", tuple(reversed(steps)))
             if kind == "call" and (helper := _identity_helper(node, fn)) is not None:
                 if isinstance(helper, str):  # `cast(K, x)`: what the code states
                     return None if len(steps) > MAX_STEPS else (False, ":" + helper, tuple(reversed(steps)))

@@ -386,6 +386,66 @@ def score_uses(root: Path, index: Any, uses: list[dict[str, Any]], lang: str, *,
     return total
 
 
+_LISTED = re.compile(r"^(\S+) <- (\S+):(\d+)")
+
+
+@dataclass
+class PyrightReading:
+    """jedi's figures with each disputed site decided by pyright (bench/heldout_python_s14.txt says how)."""
+
+    truth_calls: int = 0
+    certain: int = 0
+    certain_right: int = 0
+    certain_found: int = 0
+    verdicts: dict[str, int] = field(default_factory=dict)  # "missed agrees-cq" -> sites
+
+    def add(self, other: PyrightReading) -> None:
+        for name in ("truth_calls", "certain", "certain_right", "certain_found"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for key, n in other.verdicts.items():
+            self.verdicts[key] = self.verdicts.get(key, 0) + n
+
+    def line(self, label: str) -> str:
+        def ratio(a: int, b: int) -> str:
+            return f"{a / b:.3f}" if b else "n/a"
+
+        shown = ", ".join(f"{k}: {n}" for k, n in sorted(self.verdicts.items()))
+        return (
+            f"{label}, pyright's reading: certain callers precision {ratio(self.certain_right, self.certain)}"
+            f" ({self.certain_right}/{self.certain}), recall {ratio(self.certain_found, self.truth_calls)}"
+            f" ({self.certain_found}/{self.truth_calls}) | disputed sites: {shown or 'none'}"
+        )
+
+
+def pyright_reading(pyright: str, root: Path, tally: Tally) -> PyrightReading:
+    """Every missed and wrong site of `tally` judged by pyright on a copy of `root`: a missed site pyright
+    decides for cq leaves the truth, a wrong one it decides for cq counts as right."""
+    import shutil
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from pyright_sites import judge_tree
+
+    wanted: list[tuple[str, str, str, int]] = []
+    for kind, items in (("wrong", tally.wrong), ("missed", tally.missed)):
+        for item in items:
+            found = _LISTED.match(item)
+            if found:
+                wanted.append((kind, found[1], found[2], int(found[3])))
+    reading = PyrightReading(tally.truth_calls, tally.certain, tally.certain_right, tally.certain_found)
+    if not wanted:
+        return reading
+    with tempfile.TemporaryDirectory(prefix="cq-resolution-pyright-") as tmp:
+        copy = Path(tmp) / root.name
+        shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".git", ".meta"))
+        verdicts = judge_tree(pyright, copy, wanted)
+    for (kind, *_site), verdict in verdicts.items():
+        key = f"{kind} {verdict}"
+        reading.verdicts[key] = reading.verdicts.get(key, 0) + 1
+    reading.truth_calls -= reading.verdicts.get("missed agrees-cq", 0)
+    reading.certain_right += reading.verdicts.get("wrong agrees-cq", 0)
+    return reading
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("projects", nargs="*", default=list(DEFAULT_PROJECTS), help="pip requirement specs")
@@ -393,6 +453,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--budget", type=float, default=600.0, help="seconds of jedi per project at most")
     parser.add_argument("--show", type=int, default=8, help="wrong and missed sites to print per project")
+    parser.add_argument(
+        "--pyright", metavar="CLI", help="also print pyright's reading (bench/pyright_sites.py) of the disputed sites"
+    )
     args = parser.parse_args()
     try:
         import jedi  # noqa: F401
@@ -400,6 +463,7 @@ def main() -> int:
         print("jedi is required: uv sync --group bench", file=sys.stderr)
         return 2
     grand = Tally()
+    grand_pyright = PyrightReading()
     with tempfile.TemporaryDirectory(prefix="cq-resolution-") as tmp:
         for i, spec in enumerate(args.projects):
             root = fetch(spec, Path(tmp) / f"p{i}")
@@ -410,7 +474,13 @@ def main() -> int:
                 for item in items[: args.show]:
                     print(f"    {what}: {item}")
             grand.add(tally)
+            if args.pyright:
+                reading = pyright_reading(args.pyright, root, tally)
+                print("  " + reading.line(root.name))
+                grand_pyright.add(reading)
     print(grand.line("all projects"))
+    if args.pyright:
+        print(grand_pyright.line("all projects"))
     return 0
 
 

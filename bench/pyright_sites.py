@@ -127,21 +127,29 @@ def judge(pyright: str, sdist: Path, log: Path) -> Counter[str]:
         with tarfile.open(sdist) as tar:
             tar.extractall(tmp, filter="data")
         root = next(p for p in Path(tmp).iterdir() if p.is_dir())
-        classes = class_table(root)
-        receivers = rewrite(root, wanted)
-        (root / "pyrightconfig.json").write_text(json.dumps({"typeCheckingMode": "basic"}))
-        # (pyright exits 1 when it reports errors, which every rewritten copy has: the JSON is what counts)
-        run = subprocess.run(
-            [pyright, "--outputjson", str(root)], capture_output=True, text=True, cwd=root, check=False
-        )
-        report = json.loads(run.stdout or "{}")
-        revealed: dict[tuple[str, int], list[str]] = {}
-        for diag in report.get("generalDiagnostics", []):
-            found = _TYPE.match(diag.get("message", ""))
-            if found:
-                rel = str(Path(diag["file"]).resolve().relative_to(root.resolve()))
-                revealed.setdefault((rel, diag["range"]["start"]["line"] + 1), []).append(found[2])
-    tally: Counter[str] = Counter()
+        verdicts = judge_tree(pyright, root, wanted)
+    return Counter(f"{kind} {verdicts[(kind, q, p, ln)]}" for kind, q, p, ln in wanted)
+
+
+Site = tuple[str, str, str, int]  # (kind, drawn qualname, path, line)
+
+
+def judge_tree(pyright: str, root: Path, wanted: list[Site]) -> dict[Site, str]:
+    """Each (kind, drawn qualname, path, line) site's verdict, printed as it goes. Rewrites files under `root`:
+    give it a copy."""
+    classes = class_table(root)
+    receivers = rewrite(root, wanted)
+    (root / "pyrightconfig.json").write_text(json.dumps({"typeCheckingMode": "basic"}))
+    # (pyright exits 1 when it reports errors, which every rewritten copy has: the JSON is what counts)
+    run = subprocess.run([pyright, "--outputjson", str(root)], capture_output=True, text=True, cwd=root, check=False)
+    report = json.loads(run.stdout or "{}")
+    revealed: dict[tuple[str, int], list[str]] = {}
+    for diag in report.get("generalDiagnostics", []):
+        found = _TYPE.match(diag.get("message", ""))
+        if found:
+            rel = str(Path(diag["file"]).resolve().relative_to(root.resolve()))
+            revealed.setdefault((rel, diag["range"]["start"]["line"] + 1), []).append(found[2])
+    out: dict[Site, str] = {}
     for kind, qualname, path, line in wanted:
         method = qualname.rpartition(".")[2]
         drawn = qualname.rpartition(".")[0].rpartition(".")[2] or "(function)"
@@ -160,12 +168,12 @@ def judge(pyright: str, sdist: Path, log: Path) -> Counter[str]:
             else:  # a missed site is jedi's call of the drawn method, a wrong one cq's
                 calls_drawn = any(provider(classes, b, method) == drawn for b in bases)
                 verdict = "agrees-jedi" if calls_drawn == (kind == "missed") else "agrees-cq"
-        tally[f"{kind} {verdict}"] += 1
+        out[(kind, qualname, path, line)] = verdict
         print(
             f"  {kind:6} {verdict:11} {qualname} <- {path}:{line}"
             f"  pyright: {receivers.get((path, line, method), '?')} is {shown}"
         )
-    return tally
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

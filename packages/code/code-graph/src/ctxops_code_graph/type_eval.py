@@ -165,11 +165,13 @@ member AS (
          m.via, m.d, m.cls, m.steps AS src_steps FROM mro m
   JOIN types y ON y.owner = m.anc AND y.name = split_part(m.steps, '#', 1)
   UNION ALL
+  -- (Python `await k.m()`, the step `m()await`: the method's `await` row, what awaiting its result gives)
   SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
          greatest(m.via, 2), m.d, m.cls, m.steps FROM mro m
   JOIN symbols s ON s.parent = m.anc AND s.kind IN ('method', 'function')
-   AND s.name = regexp_replace(regexp_replace(split_part(m.steps, '#', 1), '\\(\\)$', ''), '^~', '#')
-  JOIN types y ON y.owner = s.id AND y.name IS NULL
+   AND s.name = regexp_replace(regexp_replace(split_part(m.steps, '#', 1), '\\(\\)(await)?$', ''), '^~', '#')
+  JOIN types y ON y.owner = s.id
+   AND y.name IS NOT DISTINCT FROM (CASE WHEN ends_with(split_part(m.steps, '#', 1), '()await') THEN 'await' END)
   UNION ALL
   -- TypeScript `K#m&i.j`: parameter j of the callback passed as argument i of K's method m (m's signature)
   SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
@@ -258,10 +260,11 @@ WHERE e.mk IN ('', '=', '^', '&') AND strpos(substr(e.nm, length(i.alias) + 2), 
 UNION ALL
 -- Python `m.x...` / `m.f()...` where `m` names a module the file imports (`from . import m`, `import m`):
 -- `x` or `f`'s result in that module
-SELECT e.rid, i.target_path, CASE WHEN ends_with({_first("e")}, '()') THEN '=' ELSE '^' END,
-       regexp_replace({_first("e")}, '\\(\\)$', ''), {_REST.format("e")}, NULL, e.selfc, e.via, NULL FROM e
+-- (`await m.f()`: f's result, as an `async def`'s reads)
+SELECT e.rid, i.target_path, CASE WHEN regexp_matches({_first("e")}, '\\(\\)(await)?$') THEN '=' ELSE '^' END,
+       regexp_replace({_first("e")}, '\\(\\)(await)?$', ''), {_REST.format("e")}, NULL, e.selfc, e.via, NULL FROM e
 JOIN imports i ON i.path = e.path AND i.target_kind = 'module' AND i.alias = e.nm AND i.target_path IS NOT NULL
-WHERE e.mk IN ('', '^') AND e.steps <> '' AND regexp_matches({_first("e")}, '^[A-Za-z_]\\w*(\\(\\))?$')
+WHERE e.mk IN ('', '^') AND e.steps <> '' AND regexp_matches({_first("e")}, '^[A-Za-z_]\\w*(\\(\\)(await)?)?$')
  AND (ends_with(e.path, '.py') OR ends_with(e.path, '.pyi'))
 UNION ALL
 -- a name a star import brings (`from .globals import *`, `export * from './x'`): only into a file that

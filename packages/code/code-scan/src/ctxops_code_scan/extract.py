@@ -230,7 +230,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     if sub == "call" and not narrowed:
                         if chained and qualifier == "?":
                             chain = chain_of(qnode)
-                        if qualifier not in _NOT_TYPED or chain:
+                        # (`super().m()` in a class a function defines: its base, a name of that function)
+                        if qualifier not in _NOT_TYPED or chain or (python and qualifier == "super"):
                             typed_refs.append(
                                 (
                                     len(out.references),
@@ -394,7 +395,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if kind in ("function", "method") and params:
                 facts.add_params(sid, params[0], signature)
                 if python:
-                    facts.add_function(sid, type_qualname, _text(ret[0]) if ret else None)
+                    is_async = any(c.type == "async" for c in node.children[:2])
+                    facts.add_function(sid, type_qualname, _text(ret[0]) if ret else None, is_async=is_async)
                     fixture = fixture_name(node)
                     if fixture is not None:  # (in any file: a conftest.py may import it)
                         facts.add_fixture(sid, fixture, _text(ret[0]) if ret else None)
@@ -411,8 +413,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 if top is not None and top.symbol_id and top.kind in ("function", "method"):
                     facts.outer[sid] = top.symbol_id  # a closure sees the names of the function around it
                     nested.append((sid, top.symbol_id, node.start_byte))
-            elif kind == "class" and params and lang == "python":
-                facts.add_bases(qualname, _text(params[0]))
+            elif kind == "class" and lang == "python":
+                if params:
+                    facts.add_bases(qualname, _text(params[0]))
+                if top is not None and top.kind in ("function", "method"):
+                    facts.nested_classes.add(qualname)
             elif kind == "type" and lang == "go" and "underlying" in caps:
                 facts.add_go_underlying(qualname, _text(caps["underlying"][0]))
             elif kind == "field" and python and not ret and top is not None and (cv := caps.get("value")):
@@ -457,6 +462,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         out.types = facts.type_rows(type_ids)
     if python and facts is not None and facts.class_objects:
         out.references.extend(_stated_bases(out.references, facts.class_objects))
+    if python and facts is not None:
+        out.references.extend(_attribute_bases(out.references, out.symbols, facts))
     for index, type_qualname in pending_parents:
         parent = type_ids.get(type_qualname)
         if parent is not None:
@@ -495,6 +502,26 @@ def _stated_bases(refs: list[Reference], class_objects: dict[str, str]) -> list[
     return out
 
 
+def _attribute_bases(refs: list[Reference], symbols: list[Symbol], facts: TypeFacts) -> list[Reference]:
+    """`class DefaultCache(self.Cache)` in a method of a class stating `Cache: type[K]` (or `Cache = K`): a
+    checker reads the base as K, so the class also inherits from K (an `inherit` reference beside the one to
+    the attribute as written)."""
+    wanted = [r for r in refs if r.role == "inherit" and r.qualifier in ("self", "cls") and r.enclosing]
+    if not wanted:
+        return []
+    by_id = {s.id: s for s in symbols}
+    out: list[Reference] = []
+    for ref in wanted:
+        made = by_id.get(ref.enclosing or "")
+        method = by_id.get(made.parent or "") if made is not None else None
+        owner = facts.classes.get(method.id) if method is not None else None
+        base = facts.class_attr(owner, ref.symbol_name + "()") if owner else None
+        if base is not None and _CLASS_NAME.fullmatch(base):
+            qualifier, _, name = base.rpartition(".")
+            out.append(msgspec.structs.replace(ref, symbol_name=name, qualifier=qualifier or None))
+    return out
+
+
 def _in_init(top: _Open) -> bool:
     return bool(top.type_qualname and top.symbol_id and top.qualname.endswith(".__init__"))
 
@@ -525,6 +552,11 @@ def _add_receiver_types(
             if typ is not None:
                 refs[index] = msgspec.structs.replace(ref, receiver_type=typ)
                 continue
+        if qualifier == "super":
+            typ = facts.super_type(class_qualname)
+            if typ is not None:
+                refs[index] = msgspec.structs.replace(ref, receiver_type=typ)
+            continue
         typ = (
             facts.receiver_type(qualifier, function_id, class_qualname)
             if qualifier.partition(".")[0] in roots

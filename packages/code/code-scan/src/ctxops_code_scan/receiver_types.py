@@ -165,6 +165,29 @@ _SEQUENCES = frozenset(
 _MAPPINGS = frozenset(["dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict"])
 
 
+AWAITED = "await"  # the types row of what awaiting a function's result gives (type_eval.py's `m()await` step)
+_AWAITABLES = frozenset({"Awaitable", "Coroutine", "Future", "Task"})
+
+
+def awaited_type(text: str) -> str | None:
+    """What `await` of a value stated `text` gives, as a checker reads `__await__`: X of `Awaitable[X]`,
+    `Future[X]`, `Task[X]`, `Coroutine[_, _, X]`, or of a one-argument generic of the repository
+    (`AwaitableOrContextManager[X]`; awaited by the code, so an awaitable); None for anything else."""
+    t = text.strip().strip("'\"").strip()
+    if "[" not in t or not t.endswith("]") or "|" in t:
+        return None
+    head, _, inner = t[:-1].partition("[")
+    base = head.strip().rpartition(".")[2]
+    args = _top_level(inner, ",")
+    if base == "Coroutine" and len(args) == 3:
+        return plain_type(args[2])
+    if len(args) != 1 or base in _WRAPPERS or base == "Union":
+        return None
+    if base in _AWAITABLES or (base[:1].isupper() and base not in _NOT_INSTANCE):
+        return plain_type(args[0])
+    return None
+
+
 def container_type(text: str) -> str | None:
     """`K[]` from `list[K]`, `Sequence[K]`, `tuple[K, ...]`, `Iterator[K]` (also `| None`, `Optional[...]`);
     `K{}` from `dict[str, K]`, `Mapping[str, K]`; None for anything else."""
@@ -340,10 +363,15 @@ class TypeFacts:
     param_names: dict[str, str] = field(default_factory=dict)  # function id -> its parameter list, as written
     declared: dict[str, set[str]] = field(default_factory=dict)  # function id -> locals annotated (`x: K = ...`)
     bases: dict[str, list[str]] = field(default_factory=dict)  # class qualname -> its bases as written
+    nested_classes: set[str] = field(default_factory=set)  # (Python) qualnames of classes a function defines
     # Type expressions (type_exprs.py): what the code graph evaluates across files.
     chains: dict[str, dict[str, Chain | None]] = field(default_factory=dict)  # function id -> local -> value
     returns: dict[str, list[Chain | None]] = field(default_factory=dict)  # function id -> returned values
     stated_returns: dict[str, str] = field(default_factory=dict)  # function id -> `-> X` (or 'Self')
+    # Python: what `await f()` gives: an `async def`'s result, or X of a plain def stated `-> Awaitable[X]`,
+    # `-> Coroutine[_, _, X]` or `-> K[X]` (a generic awaitable of the repository: `AwaitableOrContextManager[X]`)
+    async_functions: set[str] = field(default_factory=set)
+    awaited_returns: dict[str, str] = field(default_factory=dict)
     fixtures: dict[str, set[str]] = field(default_factory=dict)  # function id -> parameters filled by pytest
     class_params: dict[str, dict[str, str]] = field(default_factory=dict)  # function id -> `p: type[K]` -> K
     class_objects: dict[str, str] = field(default_factory=dict)  # module-level `Base: type[K] = ...` -> K
@@ -611,6 +639,27 @@ class TypeFacts:
         same file are the subclass's too."""
         self.bases[class_qualname] = [b.strip() for b in superclasses.strip("()").split(",") if b.strip()]
 
+    def super_type(self, class_qualname: str | None) -> str | None:
+        """What `super()` is in a method of a class a function defines (the graph's `self` lookup does not
+        follow such a class's bases): its one base, by qualname when the same function defines it
+        (`class Child(Slots)`: `f.Slots`), else as written. None for a class of a module or class body, or
+        with several bases (the MRO then decides)."""
+        if class_qualname is None or class_qualname not in self.nested_classes:
+            return None
+        bases = [b for b in self.bases.get(class_qualname, ()) if "=" not in b]  # (`metaclass=...` is no base)
+        if len(bases) != 1:
+            return None
+        base = bases[0].split("[", 1)[0].strip()  # (`Box[int]`: a Box)
+        if not _DOTTED.fullmatch(base) or base.startswith(("self.", "cls.")):
+            return None  # (`class D(self.Cache)`: an attribute, no name a graph looks up)
+        sibling = class_qualname.rpartition(".")[0] + "." + base  # a class the same function defines
+        return sibling if sibling in self.nested_classes else base
+
+    def class_attr(self, class_qualname: str, name: str) -> str | None:
+        """The type of attribute `name` of the class or a base of the same file (None when two disagree)."""
+        typ = self._attr(class_qualname, name)
+        return None if typ == _CONFLICT else typ
+
     def _attr(self, class_qualname: str, name: str) -> str | None:
         todo: list[str] = [class_qualname]
         seen: set[str] = set()
@@ -659,14 +708,21 @@ class TypeFacts:
 
     # -- type expressions (evaluated by the code graph) ----------------------------------------------
 
-    def add_function(self, function_id: str, class_qualname: str | None, returns: str | None) -> None:
+    def add_function(
+        self, function_id: str, class_qualname: str | None, returns: str | None, *, is_async: bool = False
+    ) -> None:
         """A function or method: its class (for `self`), and its stated return type (`-> X`)."""
         self.classes[function_id] = class_qualname
+        if is_async:
+            self.async_functions.add(function_id)
         if returns is not None:
             text = returns.strip().strip("'\"").strip()
             typ = "Self" if text in SELF_NAMES else annotation_type(text)
             if typ is not None and (typ != "Self" or class_qualname):
                 self.stated_returns[function_id] = typ
+            awaited = awaited_type(text) if not is_async else None
+            if awaited is not None:
+                self.awaited_returns[function_id] = awaited
 
     def add_ts_result(self, function_id: str, class_qualname: str | None, result: str | None) -> None:
         """TypeScript: a function's or method's stated result (`m(): Observable<T>`, `: this`)."""
@@ -730,8 +786,8 @@ class TypeFacts:
             alias = ".".join(dotted[:k])
             if alias in self.module_aliases:
                 member, rest = dotted[k], dotted[k + 1 :]
-                if member.endswith("()"):
-                    return join("=" + alias + "." + member[:-2], rest)
+                if member.endswith(("()", "()await")):  # (`await mod.f()`: f's result, as an async def's)
+                    return join("=" + alias + "." + member.rpartition("(")[0], rest)
                 return join("^" + alias + "." + member, rest)
         head = self._root(root, function_id, depth)
         return join(head, steps) if head else None
@@ -802,6 +858,13 @@ class TypeFacts:
             results_of.setdefault(first_definition(fid), set()).add(expr)
         agreed = ((fid, expr) for fid, expr in results_by_id.items() if len(results_of[first_definition(fid)]) == 1)
         rows.extend((fid, None, expr) for fid, expr in agreed)
+        # What awaiting a call gives (a step `m()await`): an async def's result, a stated awaitable's argument
+        awaited = {fid: expr for fid, expr in results_by_id.items() if fid in self.async_functions}
+        awaited.update(self.awaited_returns)
+        awaited_of: dict[str, set[str]] = {}
+        for fid, expr in awaited.items():
+            awaited_of.setdefault(first_definition(fid), set()).add(expr)
+        rows.extend((fid, AWAITED, e) for fid, e in awaited.items() if len(awaited_of[first_definition(fid)]) == 1)
         for fid, (name, stated) in self.fixture_defs.items():
             # (a stated result holds even when it names nothing this reads, `-> Any`: a checker stops there)
             value = fixture_value_type(stated) if stated is not None else results_by_id.get(fid)

@@ -50,12 +50,17 @@ MAX_DEPTH = 4  # locals defined through locals, at most this deep
 Chain = tuple[bool, str, tuple[str, ...]]  # (the root is called, root name, steps)
 SELF_NAMES = frozenset({"Self", "typing.Self", "t.Self", "te.Self", "typing_extensions.Self"})
 FIXTURE_FILES = ("conftest.py",)
+# `copy.deepcopy(x)` is typed `(x: T) -> T`; `cast(K, x)` is a K (the names a module imports them by)
+_IDENTITY_HELPERS = frozenset({"copy.deepcopy", "copy.copy", "deepcopy"})
+_CAST_HELPERS = frozenset({"cast", "typing.cast", "t.cast", "typing_extensions.cast"})
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){0,3}")
 
 
 def chain_of(node: Any) -> Chain | None:
     """`a.b(x).c` -> (False, 'a', ('b()', 'c')); `f(x).y` -> (True, 'f', ('y',)); None for anything else
     (subscripts, literals, operators), or for chains longer than MAX_STEPS."""
     steps: list[str] = []
+    awaited = False  # (Python: the call below is awaited; its step reads the function's `await` row)
     while node is not None:
         kind = node.type
         if kind in ("identifier", "field_identifier", "package_identifier", "this"):
@@ -78,6 +83,14 @@ def chain_of(node: Any) -> Chain | None:
             fn = node.child_by_field_name("function")
             if fn is None:
                 return None
+            if kind == "call" and fn.type == "call" and _text(fn) in ("type(self)", "type(cls)"):
+                # `type(self)(...)`: a new instance of the receiver's own class (a checker's `Self`)
+                return None if len(steps) > MAX_STEPS else (False, "self", tuple(reversed(steps)))
+            if kind == "call" and (helper := _identity_helper(node, fn)) is not None:
+                if isinstance(helper, str):  # `cast(K, x)`: what the code states
+                    return None if len(steps) > MAX_STEPS else (False, ":" + helper, tuple(reversed(steps)))
+                node, awaited = helper, False  # `copy.deepcopy(x)`: x's type (typeshed: `deepcopy(x: T) -> T`)
+                continue
             if fn.type == "identifier":
                 if len(steps) > MAX_STEPS:
                     return None
@@ -88,13 +101,17 @@ def chain_of(node: Any) -> Chain | None:
             attr = fn.child_by_field_name(fields[0])
             if attr is None:
                 return None
-            steps.append(step_name(_text(attr)) + "()")
+            steps.append(step_name(_text(attr)) + ("()await" if awaited else "()"))
+            awaited = False
             node = fn.child_by_field_name(fields[1])
         elif kind == "non_null_expression" and _is_binary(node):
             # tree-sitter reads `a - b!.f()` as `(a - b)!`; `!` binds tighter than any operator: it is `b!`
             node = node.named_children[0].child_by_field_name("right")
+        elif kind == "await" and node.named_child_count == 1:
+            node = node.named_children[0]  # `await c.get()`: what awaiting get's result gives (its `await` row)
+            awaited = node.type == "call"
         elif kind in _WRAPPERS and node.named_child_count == 1:
-            node = node.named_children[0]  # `await c.get()`: an async method's annotation is what await gives
+            node = node.named_children[0]  # TypeScript `await c.get()`: the async method's annotation
         elif kind == "binary_expression":  # TypeScript `a ?? b`, `a || b`: a default for a (of a's type)
             op = node.child_by_field_name("operator")
             if op is None or op.type not in ("??", "||"):
@@ -129,6 +146,29 @@ def chain_of(node: Any) -> Chain | None:
         else:
             return None
     return None
+
+
+def _identity_helper(call: Any, fn: Any) -> Any:
+    """Python helpers whose result has a type a checker reads from the call (typeshed states it): the
+    argument node whose type `copy.deepcopy(x)` / `copy.copy(x)` / `deepcopy(x)` returns, or the class name
+    `typing.cast(K, x)` / `cast("K", x)` states; None for any other call."""
+    name = _text(fn) if fn.type in ("identifier", "attribute") else ""
+    if name not in _IDENTITY_HELPERS and name not in _CAST_HELPERS:
+        return None
+    args = call.child_by_field_name("arguments")
+    listed = [a for a in (args.named_children if args is not None else []) if a.type not in ("comment",)]
+    positional = [a for a in listed if a.type not in ("keyword_argument", "list_splat", "dictionary_splat")]
+    if name in _IDENTITY_HELPERS:
+        return positional[0] if len(positional) >= 1 and len(listed) <= 2 else None
+    if len(positional) != 2 or len(listed) != 2:
+        return None
+    stated = positional[0]
+    written = _text(stated)
+    if stated.type == "string":
+        written = written.strip("\"'")
+    elif stated.type not in ("identifier", "attribute"):
+        return None
+    return written if _DOTTED_NAME.fullmatch(written) else None
 
 
 def step_name(name: str) -> str:
@@ -578,16 +618,38 @@ _WORDS = re.compile(r"[A-Za-z_]\w*")
 
 def _bound_names(text: str) -> frozenset[str]:
     """Every word left of an `=` (or `:=`) on a line, between `for` and `in`, and after `as`, `del`, `import`,
-    `def`, `class`, `global`, `nonlocal`: a superset of the names the text binds, in one pass."""
+    `def`, `class`, `global`, `nonlocal`: a superset of the names the text binds, in one pass. Left of an
+    `=`, a word right after a `.` (an attribute) or right before a `.` or `[` (`item.trivia.indent = x`,
+    `item[0] = x` store into the object `item` names) binds nothing."""
     names: set[str] = set()
-    for line in text.splitlines():
-        if "=" in line:
-            m = _ASSIGN.search(line)
+    for whole in text.splitlines():
+        line = _code_part(whole) if "#" in whole else whole
+        for part in line.split(";") if "=" in line else ():  # (`y = 1; x = 2`: each statement's `=`)
+            m = _ASSIGN.search(part)
             if m is not None:
-                names.update(_WORDS.findall(line, 0, m.start()))
+                end = m.start()
+                for w in _WORDS.finditer(part, 0, end):
+                    a, b = w.span()
+                    if (a and part[a - 1] == ".") or (b < end and part[b] in ".["):
+                        continue
+                    names.add(w.group())
         for m in _BINDERS.finditer(line):
             names.update(_WORDS.findall(m.group(1) or m.group(2) or ""))
     return frozenset(names)
+
+
+def _code_part(line: str) -> str:
+    """`line` without its comment: up to the first `#` outside a string (an even count of each quote before
+    it; a `#` inside a string leaves the line whole, erring on the side of binding)."""
+    double = single = 0
+    for at, ch in enumerate(line):  # (one pass: a line of many `#` in a string stays linear)
+        if ch == '"':
+            double += 1
+        elif ch == "'":
+            single += 1
+        elif ch == "#" and double % 2 == 0 and single % 2 == 0:
+            return line[:at]
+    return line
 
 
 def is_class_name(name: str) -> bool:

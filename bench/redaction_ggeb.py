@@ -64,7 +64,7 @@ def ggshield_samples(sample_type: Any) -> tuple[list[Any], list[str]]:
                 continue
             sent = sent if isinstance(sent, list) else [sent]
             got = got if isinstance(got, list) else [got]
-            for document, answer in zip(sent, got):
+            for document, answer in zip(sent, got, strict=False):
                 text = document.get("document", "") if isinstance(document, dict) else ""
                 breaks = answer.get("policy_breaks", []) if isinstance(answer, dict) else []
                 if not text or not isinstance(breaks, list):
@@ -81,7 +81,8 @@ def ggshield_samples(sample_type: Any) -> tuple[list[Any], list[str]]:
                         if match.get("type") in _NOT_SECRET or not value or (brk.get("type", ""), value) in seen:
                             continue
                         seen.add((brk.get("type", ""), value))
-                        samples.append(sample_type("ggshield", brk.get("type", "?"), _lines_holding(text, value), [value]))
+                        sample = _lines_holding(text, value)
+                        samples.append(sample_type("ggshield", brk.get("type", "?"), sample, [value]))
     return samples, []
 
 

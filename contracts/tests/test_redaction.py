@@ -861,3 +861,99 @@ def test_session_13_a_url_with_no_credentials_under_a_secret_name_is_kept() -> N
         f"AUTH_URL=https://api.example.com/hooks/{token}",  # a token as a path segment
     ):
         assert token not in redact(text), text
+
+
+# --- session 14: forms the fourth held-out corpus showed, written from the languages' and tools' documentation
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        'String static_password01 = "{v}";',  # a secret's name numbered (Java)
+        'let db_password_2 = "{v}";',  # a number as its own word (JavaScript)
+        '"01_smtp_password": "{v}",',  # a name starting with digits (a JSON key)
+        "<o2_passwords>{v}</o2_passwords>",  # a plural name (XML)
+        'define("static_password03", "{v}");',  # PHP's define(name, value)
+    ],
+)
+def test_session_14_numbered_and_plural_secret_names(template: str) -> None:
+    value = _w(14, ALNUM)
+    assert value not in redact(template.format(v=value)), template
+
+
+def test_session_14_pwd_is_a_password_unless_its_value_is_a_path() -> None:
+    value = _w(12, ALNUM)
+    for text in (f"pwd: {value}", f'os.environ.get("pwd", "{value}")', f"jdbc:mysql://db/app?user=u&pwd={value}"):
+        assert value not in redact(text), text
+    for text in ("PWD=/home/me/project", '"pwd": "C:\\\\work\\\\app"', "OLDPWD=~/src", "cd $PWD"):
+        assert redact(text) == text, text
+
+
+def test_session_14_pass_glued_to_its_owner() -> None:
+    value = _w(12, ALNUM)
+    for text in (f"dbpass: {value}", f"jdbc:mysql://db/app?user=u&userpass={value}", f"ROOTPASS={value}"):
+        assert value not in redact(text), text
+    for text in ("bypass = True", "compass: north", f"first_pass = run({value})", "overpass = 12"):
+        assert redact(text) == text, text
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        # Kubernetes, "Define environment variables for a container": env: - name: ... value: ...
+        'env:\n  - name: DB_PASSWORD\n    value: "{v}"\n  - name: DB_HOST\n    value: db.internal\n',
+        '[{{"key": "smtp.password", "value": "{v}"}}, {{"key": "smtp.host", "value": "mail.internal"}}]',
+        "<entry>\n  <key>Password</key>\n  <value>{v}</value>\n</entry>",
+        "<dict>\n\t<key>APIToken</key>\n\t<string>{v}</string>\n</dict>",  # an Apple property list
+    ],
+)
+def test_session_14_a_secret_name_and_its_value_in_sibling_fields(template: str) -> None:
+    value = _w(16, ALNUM)
+    out = redact(template.format(v=value))
+    assert value not in out, out
+    assert "db.internal" in out or "mail.internal" in out or "<key>" in out
+
+
+def test_session_14_sibling_fields_that_are_no_secret_are_kept() -> None:
+    for text in (
+        "env:\n  - name: DB_HOST\n    value: db.internal\n  - name: LOG_LEVEL\n    value: debug\n",
+        '{"key": "password", "value": "{{ password }}"}',
+        "<key>PasswordPolicy</key>\n<string>strict</string>",
+        'env:\n  - name: DB_PASSWORD\n    value: "${DB_PASSWORD}"\n',
+    ):
+        assert redact(text) == text, text
+
+
+def test_session_14_a_list_of_passwords() -> None:
+    a, b = _w(12, ALNUM), _w(12, ALNUM)
+    for text in (f'passwords:\n  - "{a}"\n  - "{b}"\nhost: x\n', f'"old_passwords": [\n  "{a}",\n  "{b}"\n]'):
+        out = redact(text)
+        assert a not in out and b not in out, out
+    kept = 'passwords:\n  - "{ password }"\n  - "${PASS}"\n'
+    assert redact(kept) == kept
+
+
+def test_session_14_random_case_letters_under_a_key_name() -> None:
+    value = "".join(_rng.choice(string.ascii_letters) for _ in range(24))  # a base62 key with no digit
+    for text in (f"slackKey: {value}", f"GITHUBKEY={value}", f"ENV DRONE_TOKEN {value}"):  # Dockerfile ENV k v
+        assert value not in redact(text), text
+    for text in ("cacheKey: HTTPServerURLHandlerKey", "sortKey: createdAtTimestampDescending"):
+        assert redact(text) == text, text
+
+
+def test_session_14_a_command_continued_on_the_next_line() -> None:
+    value = _w(14, ALNUM)
+    out = redact(f"curl -k -v \\\n    --proxy-user admin:{value} \\\n    https://example.com/")
+    assert value not in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = "{ password }"',  # a template's field with spaces (Jinja, Handlebars, Go)
+        'variable_password8 = "obj.aFunctionCall()";',  # a call in a string
+        "String variable_password1 = NONCOMPLIANT_APITOKEN;",  # a constant named in a statement
+    ],
+)
+def test_session_14_templates_calls_and_constants_under_a_secret_name_are_kept(text: str) -> None:
+    assert redact(text) == text

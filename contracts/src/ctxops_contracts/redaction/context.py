@@ -138,12 +138,13 @@ def _line_start(text: str, at: int) -> bool:
 
 _ASSIGN = lazy(
     r"(?:(?<![A-Za-z0-9_.$@\\-])|(?<=\\[nrt]))"  # also right after an escaped line break or tab
-    r"([A-Za-z_][A-Za-z0-9_.-]{0,80}+)"  # the name (possessive: never re-scanned)
+    r"([A-Za-z0-9_][A-Za-z0-9_.-]{0,80}+)"  # the name (possessive: never re-scanned); ``01_password:`` too
     r"((?:\\?[\"'])?\]?)"  # the closing quote of a JSON key or a subscript: "password": / ["DB_PASSWORD"]=
     r"((?:[ \t]++(?:string|String|str|&str|\[\]byte|char\*?|bytes))?+"  # Go/C#/Rust: var xToken string = "..."
     r"[ \t]{0,8}+(?::{1,3}+=|\?=|\.=|\+=|\?\?=|=>|=(?!=)|:(?![:/])|：|＝"
     r"|[!=]==?+(?=[ \t]{0,8}+\\?[\"'`]))[ \t]{0,8}+)"  # a comparison with a quoted value: secret != "..."
 )
+_CONSTANT = lazy(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)++")  # look-behind: a run is tried once
 _COMPARISONS = frozenset({"==", "!=", "===", "!=="})
 _BLOCK_SCALAR = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
 
@@ -189,6 +190,8 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
         return _block_scalar(text, match, end)
     if not quoted and end < len(text) and text[end : end + 1] in {"(", "["}:
         return None  # a call or a subscript: code, not a value
+    if not quoted and text[end : end + 1] == ";" and _CONSTANT.fullmatch(value):
+        return None  # ``String password = DEFAULT_PASSWORD;``: a constant named, in a statement
     after = text[end : end + 3].lstrip(" ")
     if not quoted and after.startswith("=") and not after.startswith("=="):
         return None  # a chained assignment: ``passwd = acct = ''``
@@ -394,6 +397,70 @@ def _pair_args(match: re.Match[str]) -> tuple[str, int] | None:
     return text[match.start() : start] + SECRET, end
 
 
+# A name and its value in sibling fields: Kubernetes' ``env`` (``- name: DB_PASSWORD`` / ``value: ...``), a
+# JSON list of ``{"key": "password", "value": "..."}``, XML ``<key>password</key><value>...</value>`` and
+# Apple's property lists (``<key>Password</key><string>...</string>``). The name's field is ``key`` or
+# ``name``, the value's ``value`` (or a plist's ``string``).
+_SIBLING_NAME = r"(?P<n>[A-Za-z0-9_][A-Za-z0-9_.-]{0,80}+)"
+_SIBLINGS = lazy(
+    r"(?i:(?P<q>[\"']?)(?:key|name)(?P=q)[ \t]*+:[ \t]*+(?P<q2>[\"']?)" + _SIBLING_NAME + r"(?P=q2)"
+    r"(?:[ \t]*+,[ \t]*+|[ \t]*+\r?\n[ \t]*+(?:-[ \t]++)?+)(?P<q3>[\"']?)value(?P=q3)[ \t]*+:[ \t]*+"
+    r"|<(?P<t>key|name)>[ \t]*+"
+    + _SIBLING_NAME.replace("P<n>", "P<m>")
+    + r"[ \t]*+</(?P=t)>\s{0,200}+<(?:value|string)>[ \t]*+)"
+)
+
+
+def _siblings(match: re.Match[str]) -> tuple[str, int] | None:
+    name = match.group("n") or match.group("m")
+    if not is_secret_name(name):
+        return None
+    text = match.string
+    start, end, quoted = read_value(text, match.end())
+    value = text[start:end]
+    if not is_secret_value(name, value, quoted=quoted or match.group("m") is not None):
+        return None
+    return text[match.start() : start] + SECRET, end
+
+
+# A list of values under a secret's plural name: YAML ``passwords:`` and ``- "..."`` lines, JSON
+# ``"passwords": ["...", "..."]``. Each item is judged as a value of that name.
+_SECRET_LIST = lazy(
+    r"(?<![A-Za-z0-9_.$@-])(?P<n>[A-Za-z0-9_][A-Za-z0-9_.-]{0,80}+)[\"']?[ \t]*+:[ \t]*+(?:\[|\r?\n(?=[ \t]*+- ))"
+)
+_LIST_ITEM = lazy(r"[ \t]*+(?:\r?\n[ \t]*+)?+(?:-[ \t]++)?+")
+
+
+def _secret_list(match: re.Match[str]) -> tuple[str, int] | None:
+    name = match.group("n")
+    if not is_secret_name(name) or words(name)[-1:] != ["passwords"]:
+        return None
+    text = match.string
+    out = [text[match.start() : match.end()]]
+    at = match.end()
+    changed = False
+    for _ in range(64):  # a list of passwords is short; the cap keeps the scan linear
+        gap = _LIST_ITEM.match(text, at)
+        item = gap.end() if gap else at
+        if item >= len(text) or text[item] not in "\"'":
+            break
+        start, end, quoted = read_value(text, item)
+        out.append(text[at:start])
+        if is_secret_value(name, text[start:end], quoted=quoted):
+            out.append(SECRET)
+            changed = True
+        else:
+            out.append(text[start:end])
+        at = end
+        if text[at : at + 1] in "\"'":
+            out.append(text[at])
+            at += 1
+        if text[at : at + 1] == ",":
+            out.append(",")
+            at += 1
+    return ("".join(out), at) if changed else None
+
+
 # PHP: $apiToken = "..." / $apiToken .= "..." / $apiToken ??= "..." (a quoted value only: ``$TOKEN`` in a
 # shell is a reference, which the assignment rule leaves alone).
 _PHP_VAR = lazy(r"\$([A-Za-z_][A-Za-z0-9_]{0,80}+)[ \t]*+(?:\.=|\?\?=|=(?![=>])|[!=]==?+)[ \t]*+(?=[\"'])")
@@ -432,7 +499,7 @@ def _flag(match: re.Match[str]) -> tuple[str, int] | None:
 
 
 _CMD = r"(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrt]))"  # also after an escaped newline: a command in JSON text
-_GAP = r"[^\n|;&]{0,300}?"
+_GAP = r"(?:[^\n|;&\\]|\\[\s\S]){0,300}?"  # a command may go on after a backslash and a line break
 _VALUE = r"(?P<v>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|[^\s'\"]{2,300}+)"
 _COMMANDS: list[re.Pattern[str]] = [
     lazy(
@@ -1059,6 +1126,8 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("kubernetes-secret", ("data:",), _K8S_DATA, _k8s_secret),
     ("xml-secret", ("value",), _XML_PAIR, _xml_pair),
     ("secret-argument", _NAME_NEEDLES, _PAIR_ARGS, _pair_args),
+    ("secret-sibling", ("value", "<string>"), _SIBLINGS, _siblings),
+    ("secret-list", ("passwords",), _SECRET_LIST, _secret_list),
     ("spaced-key", ("key", "secret", "token"), _SPACED_KEY, _spaced_key),
     ("spaced-key", ("key", "secret", "token"), _DASHED_KEY, _spaced_key),
     ("secret-assignment", ("$",), _PHP_VAR, _php_var),

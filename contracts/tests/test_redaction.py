@@ -957,3 +957,34 @@ def test_session_14_a_command_continued_on_the_next_line() -> None:
 )
 def test_session_14_templates_calls_and_constants_under_a_secret_name_are_kept(text: str) -> None:
     assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "MasterUserPassword: !Ref 'MasterUserPassword'",  # CloudFormation's intrinsic function (short form)
+        '"DBPassword": "!Ref DBPasswordParam",',
+        'format_password = "prefix_{}".format(value)',  # Python's str.format: a template filled at run time
+        'data = {"login": login, "password": new_password}',  # a dict literal: a bare name is code
+        '"TRAVEL_API_KEY": "TRAVEL_API_KEY",',  # a name as its own value
+        "api_secret: AUTH_TOKEN",  # another secret's name as the value: a reference
+        "write_key: 's3://{bucket}/events/schema={schema}/dt={date}'",  # a URL template
+        '<item key="ConnectionString1">',  # words in CamelCase, numbered
+        "postgresql://user:user@localhost/app",  # a sample's user name typed twice
+    ],
+)
+def test_session_14_references_and_templates_under_a_secret_name_are_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_session_14_secrets_beside_the_reference_rules_are_still_hidden() -> None:
+    value = _w(16, ALNUM)
+    for text in (
+        f'password = "{value}".encode()',  # a literal encoded is still a literal
+        f'data = {{"login": "bob", "password": "{value}"}}',
+        f"api_secret: {value.upper()}_X",  # upper case, not a secret's name
+        f"write_key: 's3://{value}@bucket/{{x}}'",
+        f"postgresql://user:{value}@localhost/app",
+        f"key={value}",
+    ):
+        assert value not in redact(text) and value.upper() not in redact(text), text

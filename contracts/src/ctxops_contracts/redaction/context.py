@@ -24,6 +24,7 @@ from .names import (
     is_random_token,
     is_secret_name,
     is_secret_value,
+    is_stock_word,
     looks_like_credential,
     path_token,
     random_word,
@@ -144,6 +145,7 @@ _ASSIGN = lazy(
     r"[ \t]{0,8}+(?::{1,3}+=|\?=|\.=|\+=|\?\?=|=>|=(?!=)|:(?![:/])|：|＝"
     r"|[!=]==?+(?=[ \t]{0,8}+\\?[\"'`]))[ \t]{0,8}+)"  # a comparison with a quoted value: secret != "..."
 )
+_IDENTIFIER = lazy(r"(?<![A-Za-z0-9_])[a-z_][a-z_]*+")  # a snake_case name, no digit (JSON has none bare)
 _CONSTANT = lazy(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)++")  # look-behind: a run is tried once
 _COMPARISONS = frozenset({"==", "!=", "===", "!=="})
 _BLOCK_SCALAR = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
@@ -190,6 +192,10 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
         return _block_scalar(text, match, end)
     if not quoted and end < len(text) and text[end : end + 1] in {"(", "["}:
         return None  # a call or a subscript: code, not a value
+    if quoted and "{" in value and text[end + 1 : end + 9] == ".format(":
+        return None  # ``"prefix_{}".format(x)``: a format string, filled in at run time
+    if not quoted and match.group(2)[:1] in {'"', "'"} and _IDENTIFIER.fullmatch(value):
+        return None  # ``{"password": new_password}``: a quoted key and a bare name, a dict literal in code
     if not quoted and text[end : end + 1] == ";" and _CONSTANT.fullmatch(value):
         return None  # ``String password = DEFAULT_PASSWORD;``: a constant named, in a statement
     after = text[end : end + 3].lstrip(" ")
@@ -592,6 +598,9 @@ def _url(match: re.Match[str]) -> tuple[str, int] | None:
         end = further
     if _PORT_PATH.fullmatch(password) or is_placeholder(password) or password.startswith("[REDACTED"):
         return None
+    user = text[text.rfind("/", match.start(), match.start(1)) + 1 : match.start(1) - 1]
+    if password == user and is_stock_word(password):
+        return None  # ``postgresql://user:user@``, ``mongodb:mongodb@``: a sample's name typed twice
     return text[match.start() : match.start(1)] + "[REDACTED:password]@", end
 
 

@@ -233,6 +233,9 @@ _UPPER_ANY = lazy(r"[A-Z]")
 _CAMEL_WORDS = lazy(
     r"(?:[A-Z]?+[a-z]++)++|[A-Z][A-Z_]*+"
 )  # possessive: linear on aaaa...B  # AuthenticationMiddleware, CONSTANT_NAME
+_CFN_FUNCTIONS = ("!Ref ", "!GetAtt ", "!Sub ", "!ImportValue ", "!FindInMap ", "!Join ", "!Select ", "!If ")
+_CONSTANT_NAME = lazy(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)++")
+_TEMPLATE_IN = lazy(r"\{[A-Za-z_][A-Za-z0-9_]{0,40}+\}")
 # Code in a value: a method call (``"obj.aFunctionCall()"``).
 _CALL = lazy(rf"(?<![A-Za-z0-9_.]){_WORD}(?:\.{_WORD})*+\([A-Za-z0-9_., ]{{0,80}}+\)")
 _PLAIN_WORDS = lazy(r"\A[a-z]++(?: [a-z]++){2,}+")  # prose: "password to use with username"
@@ -257,6 +260,11 @@ _STOCK = frozenset(
     | {"my", "your", "db", "pass", "passwd", "password", "pwd", "secret", "change", "me", "changeme", "token"}
 )
 _STOCK_LONGEST = max(len(w) for w in _STOCK)
+
+
+def is_stock_word(value: str) -> bool:
+    """One of the words a sample credential is made of (``user``, ``admin``, ``root``, ``test``, ...)."""
+    return value.lower() in _STOCK
 
 
 def _stock_words(value: str) -> bool:
@@ -468,6 +476,13 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         return False  # an ARN, a selector, a route: names a thing, holds no secret
     if _CALL.fullmatch(text.strip("'\"").rstrip(";")):
         return False  # a call: ``"obj.aFunctionCall()"``, ``= getPassword();``
+    bare = text.strip("'\"")
+    if (bare + " ").startswith(_CFN_FUNCTIONS):
+        return False  # CloudFormation's intrinsic functions: ``!Ref 'MasterUserPassword'`` names a parameter
+    if _CONSTANT_NAME.fullmatch(bare) and (words(bare) == words(name) or is_secret_name(bare)):
+        return False  # a name as the value: ``TRAVEL_API_KEY: TRAVEL_API_KEY``, ``api_secret: AUTH_TOKEN``
+    if "://" in bare and "{" in bare and "@" not in bare and _TEMPLATE_IN.search(bare):
+        return False  # a URL template: ``s3://{bucket}/events/dt={date}``
     if not quoted:
         if _TYPE_WORD.match(text) or _DOTTED.fullmatch(text.rstrip(";,")):
             return False
@@ -525,6 +540,8 @@ def is_random_token(value: str) -> bool:
         return True  # ``?key=<16 letters, no word>``
     if _random_case(value):
         return True  # one random key in ~50 of 22 base62 characters has no digit
+    if _CAMEL_WORDS.fullmatch(value.rstrip("0123456789")):
+        return False  # ``ConnectionString1``: words in CamelCase, numbered
     if not _HAS_DIGIT.search(value) or not _HAS_LETTER.search(value) or value.count("/") >= 2:
         return False
     if value.count(".") >= 2 and _DOTTED.fullmatch(value):

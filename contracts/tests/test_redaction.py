@@ -988,3 +988,30 @@ def test_session_14_secrets_beside_the_reference_rules_are_still_hidden() -> Non
         f"key={value}",
     ):
         assert value not in redact(text) and value.upper() not in redact(text), text
+
+
+def test_session_14_names_and_values_assigned_together() -> None:
+    a, b = _w(12, ALNUM), _w(12, ALNUM)
+    for text in (
+        f'const static_password01, static_password02 string = "{a}", "{b}"',  # Go: a const spec with a type
+        f'db_password, api_token := "{a}", "{b}"',  # Go: a short variable declaration
+        f'user, password = "bob", "{a}"',  # Python: tuple assignment
+    ):
+        out = redact(text)
+        assert a not in out and (b not in out or "bob" in text), out
+    assert 'user, password = "bob"' in redact(f'user, password = "bob", "{a}"')
+    for text in ('a, b = "x", "y"', 'name, password = "alice", "{ password }"'):
+        assert redact(text) == text, text
+
+
+def test_session_14_a_random_token_in_an_element_named_for_a_key() -> None:
+    value = "".join(_rng.choice(string.ascii_letters) for _ in range(8)) + _w(16, ALNUM)
+    assert value not in redact(f"<slackKey>{value}</slackKey>")
+    for text in ("<cacheKey>user-profile</cacheKey>", "<sortKey>createdAt</sortKey>"):
+        assert redact(text) == text, text
+
+
+def test_session_14_keyword_arguments_after_positional_ones_are_still_hidden() -> None:
+    value = _w(12, ALNUM)
+    for text in (f'connect(host, password="{value}")', f'client = Client(url, user, api_token="{value}")'):
+        assert value not in redact(text), text

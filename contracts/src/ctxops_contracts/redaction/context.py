@@ -170,7 +170,26 @@ def _paired_id(name: str, text: str) -> bool:
     ))  # fmt: skip
 
 
+def _in_name_list(text: str, at: int) -> bool:
+    """``a, b, <name> = ...``: the name ends a list of names (a tuple assignment, ``_tuple_assign``'s)."""
+    begin = max(0, at - 200)
+    head = text[begin:at]
+    cut = max(head.rfind("\n"), head.rfind(";"), head.rfind("{"))
+    head = head[cut + 1 :].strip()
+    if not head.endswith(",") or "(" in head or "[" in head:
+        return False  # ``connect(host, password="...")``: a keyword argument, not a tuple
+    for word in ("var ", "const ", "let "):
+        head = head.removeprefix(word)
+    return all(part.strip().isidentifier() for part in head[:-1].split(","))
+
+
 def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
+    if (
+        match.start()
+        and match.string[match.start() - 1 : match.start()] in {" ", ","}
+        and _in_name_list(match.string, match.start())
+    ):
+        return None  # the tuple rule pairs each name with its own value
     name = match.group(1)
     if not is_secret_name(name):
         if is_fake_name(name):
@@ -362,7 +381,12 @@ def _xml(match: re.Match[str]) -> tuple[str, int] | None:
     name = match.group(1)
     inner = match.group(2)
     value = inner.strip()
-    if not value or "\n" in value or not is_secret_name(name) or not is_secret_value(name, value, quoted=True):
+    if not value or "\n" in value:
+        return None
+    if is_key_name(name) and not is_secret_name(name):  # ``<slackKey>``: a random token only
+        if not is_random_token(value):
+            return None
+    elif not is_secret_name(name) or not is_secret_value(name, value, quoted=True):
         return None
     lead = inner[: len(inner) - len(inner.lstrip())]
     trail = inner[len(inner.rstrip()) :]
@@ -401,6 +425,50 @@ def _pair_args(match: re.Match[str]) -> tuple[str, int] | None:
     if not is_secret_value(name, text[start:end], quoted=quoted, strict=True):
         return None
     return text[match.start() : start] + SECRET, end
+
+
+# Names and values assigned in one statement: Go's ``const a, b string = "x", "y"`` and ``a, b := ...``,
+# Python's ``a, b = "x", "y"``. Each name is paired with its value; up to 8 of each.
+_TUPLE_NAME = r"[A-Za-z_][A-Za-z0-9_]{0,80}+"
+_TUPLE_ASSIGN = lazy(
+    rf"(?<![A-Za-z0-9_.$])(?P<names>{_TUPLE_NAME}(?:[ \t]*+,[ \t]*+{_TUPLE_NAME}){{1,7}}+)"
+    r"(?:[ \t]++(?:string|str))?+[ \t]*+(?::=|=(?!=))[ \t]*+(?=[\"'])"
+)
+_TUPLE_SEP = lazy(r"[ \t]*+,[ \t]*+")
+
+
+def _tuple_assign(match: re.Match[str]) -> tuple[str, int] | None:
+    names = [n.strip() for n in match.group("names").split(",")]
+    if not any(is_secret_name(n) for n in names):
+        return None
+    text = match.string
+    line = text[max(0, text.rfind("\n", max(0, match.start() - 200), match.start()) + 1) : match.start()]
+    if "(" in line or "[" in line or line.rstrip().endswith(","):
+        return None  # ``connect(host, password="...")``: arguments, each judged by its own name
+    out = [text[match.start() : match.end()]]
+    at = match.end()
+    changed = False
+    for n, name in enumerate(names):
+        if n:
+            sep = _TUPLE_SEP.match(text, at)
+            if sep is None or text[sep.end() : sep.end() + 1] not in "\"'":
+                break
+            out.append(text[at : sep.end()])
+            at = sep.end()
+        if text[at : at + 1] not in "\"'":
+            break
+        start, end, quoted = read_value(text, at)
+        out.append(text[at:start])
+        if is_secret_name(name) and is_secret_value(name, text[start:end], quoted=quoted):
+            out.append(SECRET)
+            changed = True
+        else:
+            out.append(text[start:end])
+        at = end
+        if text[at : at + 1] in "\"'":
+            out.append(text[at])
+            at += 1
+    return ("".join(out), at) if changed else None
 
 
 # A name and its value in sibling fields: Kubernetes' ``env`` (``- name: DB_PASSWORD`` / ``value: ...``), a
@@ -1136,6 +1204,7 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("xml-secret", ("value",), _XML_PAIR, _xml_pair),
     ("secret-argument", _NAME_NEEDLES, _PAIR_ARGS, _pair_args),
     ("secret-sibling", ("value", "<string>"), _SIBLINGS, _siblings),
+    ("secret-assignment", (",",), _TUPLE_ASSIGN, _tuple_assign),
     ("secret-list", ("passwords",), _SECRET_LIST, _secret_list),
     ("spaced-key", ("key", "secret", "token"), _SPACED_KEY, _spaced_key),
     ("spaced-key", ("key", "secret", "token"), _DASHED_KEY, _spaced_key),

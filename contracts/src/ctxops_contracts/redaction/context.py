@@ -434,7 +434,7 @@ _TUPLE_ASSIGN = lazy(
     rf"(?<![A-Za-z0-9_.$])(?P<names>{_TUPLE_NAME}(?:[ \t]*+,[ \t]*+{_TUPLE_NAME}){{1,7}}+)"
     r"(?:[ \t]++(?:string|str))?+[ \t]*+(?::=|=(?!=))[ \t]*+(?=[\"'])"
 )
-_TUPLE_SEP = lazy(r"[ \t]*+,[ \t]*+")
+_TUPLE_SEP = lazy(r"(?<![ \t])[ \t]*+,[ \t]*+")  # look-behind: a run of blanks is tried once
 
 
 def _tuple_assign(match: re.Match[str]) -> tuple[str, int] | None:

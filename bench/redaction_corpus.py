@@ -31,7 +31,9 @@ secret tests, ``bench/redaction_semgrep.py``), as one half named ``semgrep``; ``
 held-out corpus of ``bench/heldout_redaction_s12.txt`` (secretlint's rule snapshots and ripsecrets' test data,
 ``bench/redaction_secretlint.py``), as one half named ``secretlint``; ``--corpus whispers`` the held-out
 corpus of ``bench/heldout_redaction_s13.txt`` (Skyscanner/whispers' test fixtures,
-``bench/redaction_whispers.py``), as one half named ``whispers``.
+``bench/redaction_whispers.py``), as one half named ``whispers``; ``--corpus ggeb`` the held-out corpus of
+``bench/heldout_redaction_s14.txt`` (ggshield's recorded API answers and earlybird's rule examples,
+``bench/redaction_ggeb.py``), as one half named ``ggeb``.
 ``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
 samples in the same run, printed beside as ``peer <half>``.
 """
@@ -962,12 +964,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
     parser.add_argument(
         "--channel-halves",
-        default="dev,held-out,fresh,semgrep,secretlint,whispers",
+        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb",
         help="halves whose samples go through the channels",
     )
     parser.add_argument(
         "--show",
-        choices=["dev", "held-out", "fresh", "semgrep", "secretlint", "whispers", "peer dev", "none"],
+        choices=["dev", "held-out", "fresh", "semgrep", "secretlint", "whispers", "ggeb", "peer dev", "none"],
         default="dev",
         help="list the misses of",
     )
@@ -976,14 +978,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")
     parser.add_argument(
         "--corpus",
-        choices=["outside", "fresh", "semgrep", "secretlint", "whispers"],
+        choices=["outside", "fresh", "semgrep", "secretlint", "whispers", "ggeb"],
         default="outside",
         help="outside: gitleaks and trufflehog (dev and held-out halves); fresh: the corpus of "
         "bench/heldout_redaction.txt (Nosey Parker and Kingfisher), one half named 'fresh'; semgrep: the "
         "held-out corpus of bench/heldout_redaction_s11b.txt (semgrep-rules' secret tests), half 'semgrep'; "
         "secretlint: the held-out corpus of "
         "bench/heldout_redaction_s12.txt (secretlint's snapshots, ripsecrets' tests), half 'secretlint'; "
-        "whispers: the held-out corpus of bench/heldout_redaction_s13.txt (Skyscanner/whispers' fixtures)",
+        "whispers: the held-out corpus of bench/heldout_redaction_s13.txt (Skyscanner/whispers' fixtures); "
+        "ggeb: the held-out corpus of bench/heldout_redaction_s14.txt (ggshield's cassettes, earlybird's examples)",
     )
     parser.add_argument("--peer", help="module:function of a peer redactor measured on the same samples")
     args = parser.parse_args(argv)
@@ -1036,6 +1039,15 @@ def main(argv: list[str] | None = None) -> int:
         parts = [("whispers", {f"{s.source}:{s.fmt}" for s in samples})]
         sources = ("whispers",)
         halves = ["whispers"]
+    elif args.corpus == "ggeb":
+        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+        from redaction_ggeb import ggeb_samples
+
+        samples, skipped = ggeb_samples(Sample)
+        skipped2 = []
+        parts = [("ggeb", {f"{s.source}:{s.fmt}" for s in samples})]
+        sources = ("ggshield", "earlybird")
+        halves = ["ggeb"]
     else:
         samples, skipped = gitleaks_samples(args.gitleaks, gen)
         more, skipped2 = trufflehog_samples(args.trufflehog, gen)

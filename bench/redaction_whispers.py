@@ -4,6 +4,8 @@ test fixtures, read from the mirrored git directory at the named commit.
 By value: a secret holds the word ``hardcoded`` (any case) or is base64 of a text holding it; a sample is its
 line with the line before. By key: the keys ``test_detection_by_key`` expects, in the non-compliant part; the
 secret is the longest key-shaped run on the key's line or after it. Look-alikes: each line of a compliant part.
+A key's name is not a secret (whispers' tests count values), nor a value in a compliant part, a comment's text or
+the bare word in prose (session 14: the truth fixed before the rules were judged).
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ _SPLIT = re.compile(r"[\s\"'<>()\[\]{}=:@&?/,;`\\]+")
 _RUN = re.compile(r"[A-Za-z0-9+/=_~.$\-]{8,}")
 _INNER_KEY = re.compile(r"^\s*[\"']?(\w+)[\"']?\s*:")
 _HARD = re.compile(r"(?i)hardcoded")
+# a key's name, not its value: followed by `:`, `=` or `=>` (not `==`, not `://`), or an XML element's name
+_NAME = re.compile(r"""(?:^|[\s{,\[(])[\"']?([\w.$\-]+)[\"']?\s*(?::(?!//)|=(?!=)|=>)|</?([\w.:\-]+)""")
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+# a line of words only, the bare word among them ("This is not a hardcoded comment")
+_PROSE = re.compile(r"(?i)[ \t]*(?:[A-Za-z]+[ \t]+)*hardcoded(?:[ \t]+[A-Za-z]+)*[ \t]*")
 # a compliant / non-compliant marker: a YAML or JSON key, an XML element, a comment
 _MARK = re.compile(r"^\s*(?:#|//|<!--)?\s*[\"'<]?(?P<close>/)?(?P<non>non[-_ ]?)?compliant\b[\"'>]?\s*[:,{>\[]?", re.I)
 
@@ -84,6 +91,15 @@ def _by_key(name: str, lines: list[str], parts: list[str], keys: tuple[str, ...]
     return found, short
 
 
+def _in_comment(text: str) -> set[int]:
+    """Line numbers inside an HTML comment: whispers flags their text by its comment rule, not as a secret."""
+    out: set[int] = set()
+    for m in _HTML_COMMENT.finditer(text):
+        first = text.count("\n", 0, m.start())
+        out.update(range(first, first + m.group(0).count("\n") + 1))
+    return out
+
+
 def whispers_samples(sample_type: Any) -> tuple[list[Any], list[str]]:
     commit = WHISPERS[1]
     samples: list[Any] = []
@@ -109,8 +125,12 @@ def whispers_samples(sample_type: Any) -> tuple[list[Any], list[str]]:
                     if re.match(r"^\s*<?Compliant\w+", ln, re.I):
                         samples.append(sample_type("whispers", name, "\n".join(lines[i : i + 4])))
                 continue
+        commented = _in_comment(text)
         for i, line in enumerate(lines):
-            secrets = sorted({t for t in _SPLIT.split(line) if t and _hard(t)})
+            names = {n for m in _NAME.finditer(line) for n in m.groups() if n}
+            secrets = sorted({t for t in _SPLIT.split(line) if t and _hard(t) and t not in names})
+            if secrets and (parts[i] == "ok" or i in commented or _PROSE.fullmatch(line)):
+                continue  # a user name in a compliant part; a comment's text (whispers' comment rule); prose
             if secrets and not keyed:
                 prev = lines[i - 1] + "\n" if i and lines[i - 1].strip() else ""
                 samples.append(sample_type("whispers", name, prev + line, secrets))

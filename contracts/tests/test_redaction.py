@@ -861,3 +861,157 @@ def test_session_13_a_url_with_no_credentials_under_a_secret_name_is_kept() -> N
         f"AUTH_URL=https://api.example.com/hooks/{token}",  # a token as a path segment
     ):
         assert token not in redact(text), text
+
+
+# --- session 14: forms the fourth held-out corpus showed, written from the languages' and tools' documentation
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        'String static_password01 = "{v}";',  # a secret's name numbered (Java)
+        'let db_password_2 = "{v}";',  # a number as its own word (JavaScript)
+        '"01_smtp_password": "{v}",',  # a name starting with digits (a JSON key)
+        "<o2_passwords>{v}</o2_passwords>",  # a plural name (XML)
+        'define("static_password03", "{v}");',  # PHP's define(name, value)
+    ],
+)
+def test_session_14_numbered_and_plural_secret_names(template: str) -> None:
+    value = _w(14, ALNUM)
+    assert value not in redact(template.format(v=value)), template
+
+
+def test_session_14_pwd_is_a_password_unless_its_value_is_a_path() -> None:
+    value = _w(12, ALNUM)
+    for text in (f"pwd: {value}", f'os.environ.get("pwd", "{value}")', f"jdbc:mysql://db/app?user=u&pwd={value}"):
+        assert value not in redact(text), text
+    for text in ("PWD=/home/me/project", '"pwd": "C:\\\\work\\\\app"', "OLDPWD=~/src", "cd $PWD"):
+        assert redact(text) == text, text
+
+
+def test_session_14_pass_glued_to_its_owner() -> None:
+    value = _w(12, ALNUM)
+    for text in (f"dbpass: {value}", f"jdbc:mysql://db/app?user=u&userpass={value}", f"ROOTPASS={value}"):
+        assert value not in redact(text), text
+    for text in ("bypass = True", "compass: north", f"first_pass = run({value})", "overpass = 12"):
+        assert redact(text) == text, text
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        # Kubernetes, "Define environment variables for a container": env: - name: ... value: ...
+        'env:\n  - name: DB_PASSWORD\n    value: "{v}"\n  - name: DB_HOST\n    value: db.internal\n',
+        '[{{"key": "smtp.password", "value": "{v}"}}, {{"key": "smtp.host", "value": "mail.internal"}}]',
+        "<entry>\n  <key>Password</key>\n  <value>{v}</value>\n</entry>",
+        "<dict>\n\t<key>APIToken</key>\n\t<string>{v}</string>\n</dict>",  # an Apple property list
+    ],
+)
+def test_session_14_a_secret_name_and_its_value_in_sibling_fields(template: str) -> None:
+    value = _w(16, ALNUM)
+    out = redact(template.format(v=value))
+    assert value not in out, out
+    assert "db.internal" in out or "mail.internal" in out or "<key>" in out
+
+
+def test_session_14_sibling_fields_that_are_no_secret_are_kept() -> None:
+    for text in (
+        "env:\n  - name: DB_HOST\n    value: db.internal\n  - name: LOG_LEVEL\n    value: debug\n",
+        '{"key": "password", "value": "{{ password }}"}',
+        "<key>PasswordPolicy</key>\n<string>strict</string>",
+        'env:\n  - name: DB_PASSWORD\n    value: "${DB_PASSWORD}"\n',
+    ):
+        assert redact(text) == text, text
+
+
+def test_session_14_a_list_of_passwords() -> None:
+    a, b = _w(12, ALNUM), _w(12, ALNUM)
+    for text in (f'passwords:\n  - "{a}"\n  - "{b}"\nhost: x\n', f'"old_passwords": [\n  "{a}",\n  "{b}"\n]'):
+        out = redact(text)
+        assert a not in out and b not in out, out
+    kept = 'passwords:\n  - "{ password }"\n  - "${PASS}"\n'
+    assert redact(kept) == kept
+
+
+def test_session_14_random_case_letters_under_a_key_name() -> None:
+    value = "".join(_rng.choice(string.ascii_letters) for _ in range(24))  # a base62 key with no digit
+    for text in (f"slackKey: {value}", f"GITHUBKEY={value}", f"ENV DRONE_TOKEN {value}"):  # Dockerfile ENV k v
+        assert value not in redact(text), text
+    for text in ("cacheKey: HTTPServerURLHandlerKey", "sortKey: createdAtTimestampDescending"):
+        assert redact(text) == text, text
+
+
+def test_session_14_a_command_continued_on_the_next_line() -> None:
+    value = _w(14, ALNUM)
+    out = redact(f"curl -k -v \\\n    --proxy-user admin:{value} \\\n    https://example.com/")
+    assert value not in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = "{ password }"',  # a template's field with spaces (Jinja, Handlebars, Go)
+        'variable_password8 = "obj.aFunctionCall()";',  # a call in a string
+        "String variable_password1 = NONCOMPLIANT_APITOKEN;",  # a constant named in a statement
+    ],
+)
+def test_session_14_templates_calls_and_constants_under_a_secret_name_are_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "MasterUserPassword: !Ref 'MasterUserPassword'",  # CloudFormation's intrinsic function (short form)
+        '"DBPassword": "!Ref DBPasswordParam",',
+        'format_password = "prefix_{}".format(value)',  # Python's str.format: a template filled at run time
+        'data = {"login": login, "password": new_password}',  # a dict literal: a bare name is code
+        '"TRAVEL_API_KEY": "TRAVEL_API_KEY",',  # a name as its own value
+        "api_secret: AUTH_TOKEN",  # another secret's name as the value: a reference
+        "write_key: 's3://{bucket}/events/schema={schema}/dt={date}'",  # a URL template
+        '<item key="ConnectionString1">',  # words in CamelCase, numbered
+        "postgresql://user:user@localhost/app",  # a sample's user name typed twice
+    ],
+)
+def test_session_14_references_and_templates_under_a_secret_name_are_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_session_14_secrets_beside_the_reference_rules_are_still_hidden() -> None:
+    value = _w(16, ALNUM)
+    for text in (
+        f'password = "{value}".encode()',  # a literal encoded is still a literal
+        f'data = {{"login": "bob", "password": "{value}"}}',
+        f"api_secret: {value.upper()}_X",  # upper case, not a secret's name
+        f"write_key: 's3://{value}@bucket/{{x}}'",
+        f"postgresql://user:{value}@localhost/app",
+        f"key={value}",
+    ):
+        assert value not in redact(text) and value.upper() not in redact(text), text
+
+
+def test_session_14_names_and_values_assigned_together() -> None:
+    a, b = _w(12, ALNUM), _w(12, ALNUM)
+    for text in (
+        f'const static_password01, static_password02 string = "{a}", "{b}"',  # Go: a const spec with a type
+        f'db_password, api_token := "{a}", "{b}"',  # Go: a short variable declaration
+        f'user, password = "bob", "{a}"',  # Python: tuple assignment
+    ):
+        out = redact(text)
+        assert a not in out and (b not in out or "bob" in text), out
+    assert 'user, password = "bob"' in redact(f'user, password = "bob", "{a}"')
+    for text in ('a, b = "x", "y"', 'name, password = "alice", "{ password }"'):
+        assert redact(text) == text, text
+
+
+def test_session_14_a_random_token_in_an_element_named_for_a_key() -> None:
+    value = "".join(_rng.choice(string.ascii_letters) for _ in range(8)) + _w(16, ALNUM)
+    assert value not in redact(f"<slackKey>{value}</slackKey>")
+    for text in ("<cacheKey>user-profile</cacheKey>", "<sortKey>createdAt</sortKey>"):
+        assert redact(text) == text, text
+
+
+def test_session_14_keyword_arguments_after_positional_ones_are_still_hidden() -> None:
+    value = _w(12, ALNUM)
+    for text in (f'connect(host, password="{value}")', f'client = Client(url, user, api_token="{value}")'):
+        assert value not in redact(text), text

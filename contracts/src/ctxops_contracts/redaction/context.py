@@ -24,6 +24,7 @@ from .names import (
     is_random_token,
     is_secret_name,
     is_secret_value,
+    is_stock_word,
     looks_like_credential,
     path_token,
     random_word,
@@ -138,12 +139,14 @@ def _line_start(text: str, at: int) -> bool:
 
 _ASSIGN = lazy(
     r"(?:(?<![A-Za-z0-9_.$@\\-])|(?<=\\[nrt]))"  # also right after an escaped line break or tab
-    r"([A-Za-z_][A-Za-z0-9_.-]{0,80}+)"  # the name (possessive: never re-scanned)
+    r"([A-Za-z0-9_][A-Za-z0-9_.-]{0,80}+)"  # the name (possessive: never re-scanned); ``01_password:`` too
     r"((?:\\?[\"'])?\]?)"  # the closing quote of a JSON key or a subscript: "password": / ["DB_PASSWORD"]=
     r"((?:[ \t]++(?:string|String|str|&str|\[\]byte|char\*?|bytes))?+"  # Go/C#/Rust: var xToken string = "..."
     r"[ \t]{0,8}+(?::{1,3}+=|\?=|\.=|\+=|\?\?=|=>|=(?!=)|:(?![:/])|：|＝"
     r"|[!=]==?+(?=[ \t]{0,8}+\\?[\"'`]))[ \t]{0,8}+)"  # a comparison with a quoted value: secret != "..."
 )
+_IDENTIFIER = lazy(r"(?<![A-Za-z0-9_])[a-z_][a-z_]*+")  # a snake_case name, no digit (JSON has none bare)
+_CONSTANT = lazy(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)++")  # look-behind: a run is tried once
 _COMPARISONS = frozenset({"==", "!=", "===", "!=="})
 _BLOCK_SCALAR = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
 
@@ -167,7 +170,26 @@ def _paired_id(name: str, text: str) -> bool:
     ))  # fmt: skip
 
 
+def _in_name_list(text: str, at: int) -> bool:
+    """``a, b, <name> = ...``: the name ends a list of names (a tuple assignment, ``_tuple_assign``'s)."""
+    begin = max(0, at - 200)
+    head = text[begin:at]
+    cut = max(head.rfind("\n"), head.rfind(";"), head.rfind("{"))
+    head = head[cut + 1 :].strip()
+    if not head.endswith(",") or "(" in head or "[" in head:
+        return False  # ``connect(host, password="...")``: a keyword argument, not a tuple
+    for word in ("var ", "const ", "let "):
+        head = head.removeprefix(word)
+    return all(part.strip().isidentifier() for part in head[:-1].split(","))
+
+
 def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
+    if (
+        match.start()
+        and match.string[match.start() - 1 : match.start()] in {" ", ","}
+        and _in_name_list(match.string, match.start())
+    ):
+        return None  # the tuple rule pairs each name with its own value
     name = match.group(1)
     if not is_secret_name(name):
         if is_fake_name(name):
@@ -189,6 +211,12 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
         return _block_scalar(text, match, end)
     if not quoted and end < len(text) and text[end : end + 1] in {"(", "["}:
         return None  # a call or a subscript: code, not a value
+    if quoted and "{" in value and text[end + 1 : end + 9] == ".format(":
+        return None  # ``"prefix_{}".format(x)``: a format string, filled in at run time
+    if not quoted and match.group(2)[:1] in {'"', "'"} and _IDENTIFIER.fullmatch(value):
+        return None  # ``{"password": new_password}``: a quoted key and a bare name, a dict literal in code
+    if not quoted and text[end : end + 1] == ";" and _CONSTANT.fullmatch(value):
+        return None  # ``String password = DEFAULT_PASSWORD;``: a constant named, in a statement
     after = text[end : end + 3].lstrip(" ")
     if not quoted and after.startswith("=") and not after.startswith("=="):
         return None  # a chained assignment: ``passwd = acct = ''``
@@ -353,7 +381,12 @@ def _xml(match: re.Match[str]) -> tuple[str, int] | None:
     name = match.group(1)
     inner = match.group(2)
     value = inner.strip()
-    if not value or "\n" in value or not is_secret_name(name) or not is_secret_value(name, value, quoted=True):
+    if not value or "\n" in value:
+        return None
+    if is_key_name(name) and not is_secret_name(name):  # ``<slackKey>``: a random token only
+        if not is_random_token(value):
+            return None
+    elif not is_secret_name(name) or not is_secret_value(name, value, quoted=True):
         return None
     lead = inner[: len(inner) - len(inner.lstrip())]
     trail = inner[len(inner.rstrip()) :]
@@ -394,6 +427,114 @@ def _pair_args(match: re.Match[str]) -> tuple[str, int] | None:
     return text[match.start() : start] + SECRET, end
 
 
+# Names and values assigned in one statement: Go's ``const a, b string = "x", "y"`` and ``a, b := ...``,
+# Python's ``a, b = "x", "y"``. Each name is paired with its value; up to 8 of each.
+_TUPLE_NAME = r"[A-Za-z_][A-Za-z0-9_]{0,80}+"
+_TUPLE_ASSIGN = lazy(
+    rf"(?<![A-Za-z0-9_.$])(?P<names>{_TUPLE_NAME}(?:[ \t]*+,[ \t]*+{_TUPLE_NAME}){{1,7}}+)"
+    r"(?:[ \t]++(?:string|str))?+[ \t]*+(?::=|=(?!=))[ \t]*+(?=[\"'])"
+)
+_TUPLE_SEP = lazy(r"(?<![ \t])[ \t]*+,[ \t]*+")  # look-behind: a run of blanks is tried once
+
+
+def _tuple_assign(match: re.Match[str]) -> tuple[str, int] | None:
+    names = [n.strip() for n in match.group("names").split(",")]
+    if not any(is_secret_name(n) for n in names):
+        return None
+    text = match.string
+    line = text[max(0, text.rfind("\n", max(0, match.start() - 200), match.start()) + 1) : match.start()]
+    if "(" in line or "[" in line or line.rstrip().endswith(","):
+        return None  # ``connect(host, password="...")``: arguments, each judged by its own name
+    out = [text[match.start() : match.end()]]
+    at = match.end()
+    changed = False
+    for n, name in enumerate(names):
+        if n:
+            sep = _TUPLE_SEP.match(text, at)
+            if sep is None or text[sep.end() : sep.end() + 1] not in "\"'":
+                break
+            out.append(text[at : sep.end()])
+            at = sep.end()
+        if text[at : at + 1] not in "\"'":
+            break
+        start, end, quoted = read_value(text, at)
+        out.append(text[at:start])
+        if is_secret_name(name) and is_secret_value(name, text[start:end], quoted=quoted):
+            out.append(SECRET)
+            changed = True
+        else:
+            out.append(text[start:end])
+        at = end
+        if text[at : at + 1] in "\"'":
+            out.append(text[at])
+            at += 1
+    return ("".join(out), at) if changed else None
+
+
+# A name and its value in sibling fields: Kubernetes' ``env`` (``- name: DB_PASSWORD`` / ``value: ...``), a
+# JSON list of ``{"key": "password", "value": "..."}``, XML ``<key>password</key><value>...</value>`` and
+# Apple's property lists (``<key>Password</key><string>...</string>``). The name's field is ``key`` or
+# ``name``, the value's ``value`` (or a plist's ``string``).
+_SIBLING_NAME = r"(?P<n>[A-Za-z0-9_][A-Za-z0-9_.-]{0,80}+)"
+_SIBLINGS = lazy(
+    r"(?i:(?P<q>[\"']?)(?:key|name)(?P=q)[ \t]*+:[ \t]*+(?P<q2>[\"']?)" + _SIBLING_NAME + r"(?P=q2)"
+    r"(?:[ \t]*+,[ \t]*+|[ \t]*+\r?\n[ \t]*+(?:-[ \t]++)?+)(?P<q3>[\"']?)value(?P=q3)[ \t]*+:[ \t]*+"
+    r"|<(?P<t>key|name)>[ \t]*+"
+    + _SIBLING_NAME.replace("P<n>", "P<m>")
+    + r"[ \t]*+</(?P=t)>\s{0,200}+<(?:value|string)>[ \t]*+)"
+)
+
+
+def _siblings(match: re.Match[str]) -> tuple[str, int] | None:
+    name = match.group("n") or match.group("m")
+    if not is_secret_name(name):
+        return None
+    text = match.string
+    start, end, quoted = read_value(text, match.end())
+    value = text[start:end]
+    if not is_secret_value(name, value, quoted=quoted or match.group("m") is not None):
+        return None
+    return text[match.start() : start] + SECRET, end
+
+
+# A list of values under a secret's plural name: YAML ``passwords:`` and ``- "..."`` lines, JSON
+# ``"passwords": ["...", "..."]``. Each item is judged as a value of that name.
+_SECRET_LIST = lazy(
+    r"(?<![A-Za-z0-9_.$@-])(?P<n>[A-Za-z0-9_][A-Za-z0-9_.-]{0,80}+)[\"']?[ \t]*+:[ \t]*+(?:\[|\r?\n(?=[ \t]*+- ))"
+)
+_LIST_ITEM = lazy(r"[ \t]*+(?:\r?\n[ \t]*+)?+(?:-[ \t]++)?+")
+
+
+def _secret_list(match: re.Match[str]) -> tuple[str, int] | None:
+    name = match.group("n")
+    if not is_secret_name(name) or words(name)[-1:] != ["passwords"]:
+        return None
+    text = match.string
+    out = [text[match.start() : match.end()]]
+    at = match.end()
+    changed = False
+    for _ in range(64):  # a list of passwords is short; the cap keeps the scan linear
+        gap = _LIST_ITEM.match(text, at)
+        item = gap.end() if gap else at
+        if item >= len(text) or text[item] not in "\"'":
+            break
+        start, end, quoted = read_value(text, item)
+        out.append(text[at:start])
+        if is_secret_value(name, text[start:end], quoted=quoted):
+            out.append(SECRET)
+            changed = True
+        else:
+            out.append(text[start:end])
+        at = end
+        if text[at : at + 1] in "\"'":
+            out.append(text[at])
+            at += 1
+        if text[at : at + 1] == ",":
+            out.append(",")
+            at += 1
+    return ("".join(out), at) if changed else None
+
+
 # PHP: $apiToken = "..." / $apiToken .= "..." / $apiToken ??= "..." (a quoted value only: ``$TOKEN`` in a
 # shell is a reference, which the assignment rule leaves alone).
 _PHP_VAR = lazy(r"\$([A-Za-z_][A-Za-z0-9_]{0,80}+)[ \t]*+(?:\.=|\?\?=|=(?![=>])|[!=]==?+)[ \t]*+(?=[\"'])")
@@ -432,7 +573,7 @@ def _flag(match: re.Match[str]) -> tuple[str, int] | None:
 
 
 _CMD = r"(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrt]))"  # also after an escaped newline: a command in JSON text
-_GAP = r"[^\n|;&]{0,300}?"
+_GAP = r"(?:[^\n|;&\\]|\\[\s\S]){0,300}?"  # a command may go on after a backslash and a line break
 _VALUE = r"(?P<v>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|[^\s'\"]{2,300}+)"
 _COMMANDS: list[re.Pattern[str]] = [
     lazy(
@@ -525,6 +666,9 @@ def _url(match: re.Match[str]) -> tuple[str, int] | None:
         end = further
     if _PORT_PATH.fullmatch(password) or is_placeholder(password) or password.startswith("[REDACTED"):
         return None
+    user = text[text.rfind("/", match.start(), match.start(1)) + 1 : match.start(1) - 1]
+    if password == user and is_stock_word(password):
+        return None  # ``postgresql://user:user@``, ``mongodb:mongodb@``: a sample's name typed twice
     return text[match.start() : match.start(1)] + "[REDACTED:password]@", end
 
 
@@ -1059,6 +1203,9 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("kubernetes-secret", ("data:",), _K8S_DATA, _k8s_secret),
     ("xml-secret", ("value",), _XML_PAIR, _xml_pair),
     ("secret-argument", _NAME_NEEDLES, _PAIR_ARGS, _pair_args),
+    ("secret-sibling", ("value", "<string>"), _SIBLINGS, _siblings),
+    ("secret-assignment", (",",), _TUPLE_ASSIGN, _tuple_assign),
+    ("secret-list", ("passwords",), _SECRET_LIST, _secret_list),
     ("spaced-key", ("key", "secret", "token"), _SPACED_KEY, _spaced_key),
     ("spaced-key", ("key", "secret", "token"), _DASHED_KEY, _spaced_key),
     ("secret-assignment", ("$",), _PHP_VAR, _php_var),

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 _SECRET_WORDS = frozenset(
     {
         "password",
+        "passwords",  # ``db_passwords: [...]``, ``<o2_passwords>``
         "passwd",
         "passphrase",
         "passcode",
@@ -126,7 +127,14 @@ _GLUED_SUFFIXES = (
     *("password", "passwd", "passphrase", "secret", "token", "apikey", "authtoken", "accesskey", "pwd"),
     *("accountkey", "masterkey", "signingkey", "privatekey", "secretkey"),  # ``storageaccountkey`` (Azure)
 )
-_NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd", "tokens", "bypass", "compass", "passport"})
+# ``pwd`` alone is a password as often as the shell's working directory: its value tells (a path is kept).
+_NOT_SECRET_NAMES = frozenset({"oldpwd", "tokens", "bypass", "compass", "passport"})
+# ``dbpass``, ``userpass`` (a JDBC query's ``userpass=``): "pass" glued to the one it belongs to. Only these
+# owners: ``bypass``, ``compass``, ``overpass`` and a compiler's ``firstpass`` are no passwords.
+_PASS_OWNERS = frozenset(
+    {"db", "user", "root", "admin", "mysql", "pg", "sql", "smtp", "mail", "ftp", "ldap", "proxy", "login", "auth"}
+    | {"key", "store", "keystore", "trust", "truststore", "redis", "rabbit", "amqp", "bind", "manager", "master"}
+)
 _CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPLIT = lazy(r"[^A-Za-z0-9]+")
 
@@ -144,9 +152,18 @@ def words(name: str) -> list[str]:
     return list(found)
 
 
+def _numbered(parts: list[str]) -> list[str]:
+    """``static_password01`` -> static, password; ``01_hardcoded_password``, ``password_2``: a number before,
+    after or glued to the last word only counts the secrets, it does not change what they are."""
+    parts = [p for p in parts if not p.isdigit()]
+    if parts and parts[-1][-1:].isdigit():
+        parts[-1] = parts[-1].rstrip("0123456789")
+    return parts
+
+
 def is_secret_name(name: str) -> bool:
     """True when ``name`` names a secret (``DB_PASSWORD``, ``x-api-key``, ``SecretAccessKey``, ``auth``)."""
-    parts = words(name)
+    parts = _numbered(words(name))
     if not parts or is_public_name(name):
         return False
     if len(parts) == 1 and parts[0] in _NOT_SECRET_NAMES:
@@ -172,6 +189,8 @@ def _names_secret(parts: list[str]) -> bool:
         return True
     if last == "key" and len(parts) > 1 and parts[-2] in _KEY_KINDS:
         return True
+    if last.endswith("pass") and last[:-4] in _PASS_OWNERS:
+        return True
     return last not in _NOT_SECRET_NAMES and last.endswith(_GLUED_SUFFIXES)
 
 
@@ -181,9 +200,9 @@ _TEMPLATE_FIELD = (
     r"_?+(?:[a-z][a-z_]*+|[A-Z][A-Z_]*+(?![a-z])|[A-Z][a-z_]++)(?:[A-Z][a-z_]++)*+(?:\([A-Za-z_.]{0,80}+\))?+"
 )
 _PLACEHOLDER = lazy(  # \A: used with .match only; anchored, it is linear when searched too
-    r"\A(?:(?:\$|%\(|%[A-Za-z_]|<|&lt;|\{\{|\{\d{0,2}\}$|\{"
+    r"\A(?:(?:\$|%\(|%[A-Za-z_]|<|&lt;|\{\{|\{\d{0,2}\}$|\{ ?"  # ``{ password }``: a template's field
     + _TEMPLATE_FIELD
-    + r"\}$|@[A-Za-z_]{1,60}+@$|\*{3}|\.\.\.|…|\[REDACTED|x{3,}$|X{3,}$|#{3,}$|-{3,}$|_{3,}$)"
+    + r" ?\}$|@[A-Za-z_]{1,60}+@$|\*{3}|\.\.\.|…|\[REDACTED|x{3,}$|X{3,}$|#{3,}$|-{3,}$|_{3,}$)"
     r"|(?i:(?:true|false|null|nil|none|undefined|changeme|change[_-]?me|redacted|hidden|masked|example|your[_ -].*"
     r"|placeholder|todo|tbd|secret|password|token|required|optional|empty|unset|default|not[_ -]?set"
     r"|dummy|foo|bar|test|xxx+|\*+)$))"
@@ -214,6 +233,11 @@ _UPPER_ANY = lazy(r"[A-Z]")
 _CAMEL_WORDS = lazy(
     r"(?:[A-Z]?+[a-z]++)++|[A-Z][A-Z_]*+"
 )  # possessive: linear on aaaa...B  # AuthenticationMiddleware, CONSTANT_NAME
+_CFN_FUNCTIONS = ("!Ref ", "!GetAtt ", "!Sub ", "!ImportValue ", "!FindInMap ", "!Join ", "!Select ", "!If ")
+_CONSTANT_NAME = lazy(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)++")
+_TEMPLATE_IN = lazy(r"\{[A-Za-z_][A-Za-z0-9_]{0,40}+\}")
+# Code in a value: a method call (``"obj.aFunctionCall()"``).
+_CALL = lazy(rf"(?<![A-Za-z0-9_.]){_WORD}(?:\.{_WORD})*+\([A-Za-z0-9_., ]{{0,80}}+\)")
 _PLAIN_WORDS = lazy(r"\A[a-z]++(?: [a-z]++){2,}+")  # prose: "password to use with username"
 _PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "secrets"})
 
@@ -236,6 +260,11 @@ _STOCK = frozenset(
     | {"my", "your", "db", "pass", "passwd", "password", "pwd", "secret", "change", "me", "changeme", "token"}
 )
 _STOCK_LONGEST = max(len(w) for w in _STOCK)
+
+
+def is_stock_word(value: str) -> bool:
+    """One of the words a sample credential is made of (``user``, ``admin``, ``root``, ``test``, ...)."""
+    return value.lower() in _STOCK
 
 
 def _stock_words(value: str) -> bool:
@@ -339,9 +368,12 @@ def _mostly_sequential(value: str) -> bool:
 
 
 def is_password_class(name: str) -> bool:
-    parts = words(name)
+    parts = _numbered(words(name))
     return bool(parts) and (
-        parts[-1] in _PASSWORD_CLASS or parts[-1].endswith(("password", "passwd")) or parts[-1] in _QUALIFIERS
+        parts[-1] in _PASSWORD_CLASS
+        or parts[-1].endswith(("password", "passwd", "passwords"))
+        or parts[-1] in _QUALIFIERS
+        or (parts[-1].endswith("pass") and parts[-1][:-4] in _PASS_OWNERS)
     )
 
 
@@ -442,13 +474,24 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         return False  # prose after a name: "password: password to use with username"
     if _REFERENCE.fullmatch(text.strip("'\"")) or _BARE_URL.fullmatch(text.strip("'\"")):
         return False  # an ARN, a selector, a route: names a thing, holds no secret
+    if _CALL.fullmatch(text.strip("'\"").rstrip(";")):
+        return False  # a call: ``"obj.aFunctionCall()"``, ``= getPassword();``
+    bare = text.strip("'\"")
+    if (bare + " ").startswith(_CFN_FUNCTIONS):
+        return False  # CloudFormation's intrinsic functions: ``!Ref 'MasterUserPassword'`` names a parameter
+    if _CONSTANT_NAME.fullmatch(bare) and (words(bare) == words(name) or is_secret_name(bare)):
+        return False  # a name as the value: ``TRAVEL_API_KEY: TRAVEL_API_KEY``, ``api_secret: AUTH_TOKEN``
+    if "://" in bare and "{" in bare and "@" not in bare and _TEMPLATE_IN.search(bare):
+        return False  # a URL template: ``s3://{bucket}/events/dt={date}``
     if not quoted:
         if _TYPE_WORD.match(text) or _DOTTED.fullmatch(text.rstrip(";,")):
             return False
         if words(text) == words(name):  # ``password = password``
             return False
-        if text.startswith(("/", "~/", "./")) and words(name)[-1:] in (["pwd"], ["dir"], ["path"]):
-            return False
+    if words(name)[-1:] in (["pwd"], ["dir"], ["path"]) and (
+        text.strip("'\"").startswith(("/", "~", "./", "../")) or text.strip("'\"")[1:3] in (":\\", ":/")
+    ):
+        return False  # ``PWD=/home/me``, ``"pwd": "C:\\work"``: the working directory
     if strict or not is_password_class(name):
         if quoted and " " in text:
             return False  # keys, tokens and signatures hold no spaces: ``sig = "at least %d"``
@@ -475,6 +518,17 @@ def is_key_name(name: str) -> bool:
     return bool(parts) and (parts[-1] in _KEY_NAMES or (len(parts) == 1 and parts[0].endswith("key")))
 
 
+def _random_case(value: str) -> bool:
+    """Letters (``_``/``-`` between) whose case changes at least every 4th letter, not words in CamelCase or
+    UPPER_SNAKE: ``LiUFmUqcxxJlqakHvcbDddqf``, not ``createdAtTimestampDescending``."""
+    letters = value.replace("_", "").replace("-", "")
+    if len(letters) < 16 or not letters.isalpha() or not letters.isascii():
+        return False
+    if all(_CAMEL_WORDS.fullmatch(part) for part in value.replace("-", "_").split("_") if part):
+        return False
+    return len(_CASE_CHANGE.findall(letters)) * 4 >= len(letters)
+
+
 def is_random_token(value: str) -> bool:
     """16+ token characters, letters and digits, random enough (no run of words, no path, no placeholder)."""
     value = value.strip().strip("'\"")
@@ -484,6 +538,10 @@ def is_random_token(value: str) -> bool:
         return False
     if random_lower_letters(value):
         return True  # ``?key=<16 letters, no word>``
+    if _random_case(value):
+        return True  # one random key in ~50 of 22 base62 characters has no digit
+    if _CAMEL_WORDS.fullmatch(value.rstrip("0123456789")):
+        return False  # ``ConnectionString1``: words in CamelCase, numbered
     if not _HAS_DIGIT.search(value) or not _HAS_LETTER.search(value) or value.count("/") >= 2:
         return False
     if value.count(".") >= 2 and _DOTTED.fullmatch(value):

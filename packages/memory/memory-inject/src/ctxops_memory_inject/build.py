@@ -543,7 +543,7 @@ def build_injection(
     out.append(FRAME_CLOSE)
     total += counter.line(FRAME_CLOSE)
     counter.save()
-    if counter.counted and snapshot_used:  # memories' lines never counted: count the store's ahead of the next hook
+    if counter.counted and snapshot_used and counter.table is not None:  # the store's lines, ahead of the next hook
         from .precount import request_precount
 
         request_precount(base, index_dir)

@@ -46,4 +46,3 @@ def test_reconcile_counts_the_pulled_memories_lines(tmp_path: Path) -> None:
 
     assert main(["mem", "--root", str(root), "reconcile"]) == 0
     assert set(table.lookup(line_key(line) for line in lines)) == {line_key(line) for line in lines}
-

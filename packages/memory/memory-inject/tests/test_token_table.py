@@ -176,3 +176,23 @@ def test_an_unreadable_or_planted_table_is_ignored(
     con = sqlite3.connect(elsewhere)
     assert con.execute("SELECT count(*) FROM lines").fetchone()[0] == 0  # nothing written through the link
     con.close()
+
+
+def test_a_later_precount_looks_only_at_documents_written_since(repo: Path, small_is_tiny: None) -> None:
+    """The detached job reads the documents past the last one it counted, not the whole store; a snapshot
+    rebuilt since (numbered again from 1) is looked at whole."""
+    store = _fill(repo)
+    assert precount.precount(str(repo))[0] >= 7
+    assert precount.precount(str(repo)) == (0, 0)
+    added = store.put(new_entry(kind="lesson", title="Pin the protobuf runtime", body="the generated code needs 4.x"))
+    waiting, counted = precount.precount(str(repo))
+    assert waiting == 1 and counted >= 1
+    assert precount.precount(str(repo)) == (0, 0)
+    index = repo / ".meta" / "index"
+    (index / snapshot.NAME).unlink()
+    late = new_entry(kind="fact", title="The CI runner has 4 cores", body="builds use -j4")
+    (repo / ".meta" / "memory" / file_name(late)).write_text(render_entry(late), encoding="utf-8")
+    MemoryStore(repo).sync_snapshot()  # made again: every document numbered anew, the new one anywhere
+    assert precount.precount(str(repo)) == (1, 1)  # the one file not counted, found among all
+    assert precount.precount(str(repo)) == (0, 0)
+    assert added.entry.id

@@ -89,9 +89,9 @@ def _entries(snapshot_path: str, names: list[str]) -> dict[str, Record]:
 
 
 def precount(root: str, *, limit: int | None = None) -> tuple[int, int]:
-    """Count the lines of the snapshot's memories not counted yet; ``limit`` (the git hook): only the documents
-    written since the last precount, nothing when more than ``limit`` files wait (the caller starts the
-    detached job, which looks at every document). Returns (files waiting, lines counted now)."""
+    """Count the lines of the snapshot's memories written since the last run (every one, the first time) that
+    the table has not counted; ``limit`` (the git hook): nothing when more than ``limit`` files wait, or when
+    the store was never counted (the caller starts the detached job). Returns (files waiting, lines counted)."""
     from ctxops_contracts.shared.confine import meta_is_safe
     from ctxops_contracts.shared.layout import INDEX_DIR, META_DIR
     from ctxops_memory_store import snapshot
@@ -112,14 +112,22 @@ def precount(root: str, *, limit: int | None = None) -> tuple[int, int]:
     counted = 0
     try:
         if limit is None and con.execute("SELECT count(*) FROM lines").fetchone()[0] > MAX_LINES:
-            with con:  # old texts' lines piled up: start again (the next precount counts the store's)
+            with con:  # old texts' lines piled up: start again (this run counts the store's)
                 con.execute("DELETE FROM lines")
                 con.execute("DELETE FROM counted")
-        row = con.execute("SELECT value FROM meta WHERE key = 'last_doc'").fetchone()
-        since = int(row[0]) if row is not None and limit is not None else 0
-        if limit is not None and row is None:
-            return limit + 1, 0  # never counted here: the whole store is the detached job's
+                con.execute("DELETE FROM meta WHERE key = 'last_doc'")
+        meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('last_doc', 'snapshot')").fetchall())
+        identity = str(os.stat(snapshot_path).st_ino)
+        if meta.get("snapshot") != identity:  # never counted, or the snapshot was made again: numbered anew
+            meta.pop("last_doc", None)
+        if limit is not None and "last_doc" not in meta:
+            return limit + 1, 0  # the whole store is the detached job's
+        # Documents are numbered in the order written: those past the last run's are the new ones (a pull's,
+        # a put's). Fewer than the last run saw: rows were removed and numbered again, all are looked at.
+        since = int(meta.get("last_doc", "0"))
         waiting, last = _uncounted(snapshot_path, con, since)
+        if last < since:
+            waiting, last = _uncounted(snapshot_path, con, 0)
         if limit is not None and len(waiting) > limit:
             return len(waiting), 0
         for start in range(0, len(waiting), _BATCH):
@@ -142,7 +150,8 @@ def precount(root: str, *, limit: int | None = None) -> tuple[int, int]:
                 con.executemany("INSERT OR REPLACE INTO counted VALUES (?, ?, ?)", batch)
             counted += len(fresh)
         with con:
-            con.execute("INSERT OR REPLACE INTO meta VALUES ('last_doc', ?)", (str(last),))
+            marks = [("last_doc", str(last)), ("snapshot", identity)]
+            con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", marks)
         return len(waiting), counted
     finally:
         con.close()

@@ -150,8 +150,8 @@ def precount(root: str, *, limit: int | None = None) -> tuple[int, int]:
                 con.executemany("INSERT OR REPLACE INTO counted VALUES (?, ?, ?)", batch)
             counted += len(fresh)
         with con:
-            marks = [("last_doc", str(last)), ("snapshot", identity)]
-            con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", marks)
+            done = [("last_doc", str(last)), ("snapshot", identity)]
+            con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", done)
         return len(waiting), counted
     finally:
         con.close()

@@ -72,6 +72,8 @@ def test_after_precount_a_new_prompt_loads_no_tokenizer_and_keeps_its_budget(
     _fill(repo)
     waiting, counted = precount.precount(str(repo))
     assert waiting >= 6 and counted >= waiting  # every memory, the long ones in two forms
+    table = repo / ".meta" / "index" / tokens.TABLE_NAME
+    assert table.stat().st_mode & 0o777 == 0o600  # private (SQLite gives its WAL the same mode)
     # The frame's lines are the hook's own (the footer names the budget): counted once by the first hook.
     for budget in BUDGETS:
         build_injection(repo, "", budget=budget)

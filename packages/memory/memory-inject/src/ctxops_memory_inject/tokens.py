@@ -73,6 +73,10 @@ class TokenTable:
                 if not os.path.exists(self.path):
                     return None
                 return sqlite3.connect(f"file:{refuse_symlink(self.path)}?mode=ro", uri=True, timeout=0.05)
+            if not os.path.exists(self.path):  # private, as every file ctxops makes under .meta (its WAL follows)
+                from ctxops_contracts.shared.confine import open_regular
+
+                os.close(open_regular(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
             con = sqlite3.connect(refuse_symlink(self.path), timeout=0.2)
             con.execute("PRAGMA journal_mode=WAL")  # readers (hooks) never wait for a writer
             con.execute("PRAGMA synchronous=NORMAL")  # derived: a lost tail is counted again

@@ -65,7 +65,7 @@ class TokenTable:
     def __init__(self, index_dir: str) -> None:
         self.path = os.path.join(index_dir, TABLE_NAME)
 
-    def connect(self, *, write: bool = False) -> sqlite3.Connection | None:
+    def connect(self, *, write: bool = False, wait: float = 0.5) -> sqlite3.Connection | None:
         from ctxops_contracts.shared.confine import refuse_symlink
 
         try:
@@ -77,7 +77,7 @@ class TokenTable:
                 from ctxops_contracts.shared.confine import open_regular
 
                 os.close(open_regular(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
-            con = sqlite3.connect(refuse_symlink(self.path), timeout=0.2)
+            con = sqlite3.connect(refuse_symlink(self.path), timeout=wait)
             con.execute("PRAGMA journal_mode=WAL")  # readers (hooks) never wait for a writer
             con.execute("PRAGMA synchronous=NORMAL")  # derived: a lost tail is counted again
             con.executescript(_SCHEMA)
@@ -126,7 +126,7 @@ class TokenTable:
     def add(self, counts: dict[str, int]) -> None:
         if not counts:
             return
-        con = self.connect(write=True)
+        con = self.connect(write=True, wait=0.05)  # the hook: never waits long behind the precount's batch
         if con is None:
             return
         try:

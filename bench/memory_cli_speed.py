@@ -13,7 +13,11 @@ init` installs, or none with ``--git-hooks off``), the hook after that one, and 
 --json``. p50/p95 wall and CPU per command, each beside ``python -c pass`` and the load average (the
 machine is shared: CPU is the figure that does not depend on the neighbours).
 
+With ``--peer PYTHONPATH`` (another checkout's ``src`` directories) every round runs each command for both
+codes, the order alternating, and the table puts them side by side with the CPU p95 ratio.
+
 Run: uv run python bench/memory_cli_speed.py [--sizes 1000,10000,50000] [--runs 20] [--git-hooks on|off]
+                                             [--reuse REPO] [--peer PATHS --peer-name main]
 """
 
 from __future__ import annotations
@@ -124,6 +128,8 @@ def main() -> int:
         default="on",
         help="install the git hooks `ctx init` writes (on: the pull folds its memories; off: the agent's hook does)",
     )
+    parser.add_argument("--peer", help="a PYTHONPATH with another checkout's sources: each round runs them too, beside")
+    parser.add_argument("--peer-name", default="main", help="the peer's label in the table")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.reuse:
@@ -132,7 +138,7 @@ def main() -> int:
     from ctxops_memory_store import MemoryStore
     from ctxops_memory_store.trust import trust_repository
 
-    extra_count = len(sizes) * args.runs * 5 + 10
+    extra_count = len(sizes) * args.runs * 5 * (2 if args.peer else 1) + 10
     # A reused store holds the notes and pulls of earlier runs (4 files a round, 5 texts used): start past
     # them (twice the file count), so no title repeats an earlier run's and no `add` turns into a fold.
     start = 2 * sizes[-1] if args.reuse else sizes[-1]
@@ -147,6 +153,9 @@ def main() -> int:
     ids: list[str] = []
     used = 0
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; load average at start {os.getloadavg()}")
+    arms = {"this": env}
+    if args.peer:  # the peer's code first on the path (its git hooks' `ctx mem reconcile` too: inherited)
+        arms = {args.peer_name: {**env, "PYTHONPATH": args.peer}, "this": env}
     for size in sizes:
         began, cpu = time.perf_counter(), _cpu_now()
         if args.reuse:  # the file names end with the ids' last 6 characters: what `show` takes
@@ -173,52 +182,76 @@ def main() -> int:
             f"{synced - began - written:.0f} s (CPU {_cpu_now() - cpu:.0f} s for both and git), committed and "
             f"cloned in {time.perf_counter() - synced:.0f} s"
         )
-        times: dict[str, tuple[list[float], list[float]]] = {}
+        times: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
         loads: list[float] = []
 
         def timed(
+            arm: str,
             label: str,
             argv: list[str],
             payload: str | None = None,
-            times: dict[str, tuple[list[float], list[float]]] = times,
+            times: dict[tuple[str, str], tuple[list[float], list[float]]] = times,
         ) -> str:
-            wall, cpu, out = run_child(argv, payload, env)
-            times.setdefault(label, ([], []))[0].append(wall)
-            times[label][1].append(cpu)
+            wall, cpu, out = run_child(argv, payload, arms[arm])
+            times.setdefault((arm, label), ([], []))[0].append(wall)
+            times[arm, label][1].append(cpu)
             return out
 
         for n in range(args.runs):
-            loads.append(os.getloadavg()[0])
-            words = " ".join(extra[used][0].split()[:4])
-            timed("python -c pass", [py, "-c", "pass"])
-            out = timed("ctx mem search", [ctx, "mem", "--root", str(root), "search", words, "--json"])
-            assert json.loads(out)["engine"] == "snapshot", out[:200]
-            shown = ids[(n * 7919) % len(ids)]
-            timed("ctx mem show", [ctx, "mem", "--root", str(root), "show", shown[-8:], "--json"])
-            timed("python -c pass ", [py, "-c", "pass"])
-            # A `git pull` that brings 3 memories a teammate committed, then the next hook and the one after it.
-            _push(upstream, extra[used + 1 : used + 4])
-            timed("git pull (its hooks)", _pull_argv(root, upstream))
-            payload = json.dumps(
-                {"session_id": f"b{n}", "cwd": str(root), "hook_event_name": "UserPromptSubmit", "prompt": words}
-            )
-            timed("hook after git pull", [py, "-m", "ctxops_memory_inject", "hook", "claude-code"], payload)
-            timed("the hook after that", [py, "-m", "ctxops_memory_inject", "hook", "claude-code"], payload)
-            title = f"bench note {size}-{n}-{time.time_ns()}: {extra[used + 4][0]}"
-            out = timed("ctx mem add", [ctx, "mem", "--root", str(root), "add", "--title", title, "--json"])
-            assert json.loads(out)["action"] == "added", out[:200]
-            used += 5
-        floor_cpu = p95(times["python -c pass"][1] + times.pop("python -c pass ")[1])
+            # Arms alternate which goes first, so a load spike hits both alike.
+            for arm in list(arms) if n % 2 == 0 else list(arms)[::-1]:
+                loads.append(os.getloadavg()[0])
+                words = " ".join(extra[used][0].split()[:4])
+                timed(arm, "python -c pass", [py, "-c", "pass"])
+                out = timed(arm, "ctx mem search", [ctx, "mem", "--root", str(root), "search", words, "--json"])
+                assert json.loads(out)["engine"] == "snapshot", out[:200]
+                shown = ids[(n * 7919) % len(ids)]
+                timed(arm, "ctx mem show", [ctx, "mem", "--root", str(root), "show", shown[-8:], "--json"])
+                timed(arm, "python -c pass ", [py, "-c", "pass"])
+                # A `git pull` that brings 3 memories a teammate committed, then the next hook and the one after.
+                _push(upstream, extra[used + 1 : used + 4])
+                timed(arm, "git pull (its hooks)", _pull_argv(root, upstream))
+                payload = json.dumps(
+                    {
+                        "session_id": f"b{n}{arm}",
+                        "cwd": str(root),
+                        "hook_event_name": "UserPromptSubmit",
+                        "prompt": words,
+                    }
+                )
+                hook = [py, "-m", "ctxops_memory_inject", "hook", "claude-code"]
+                timed(arm, "hook after git pull", hook, payload)
+                timed(arm, "the hook after that", hook, payload)
+                title = f"bench note {size}-{n}-{time.time_ns()}: {extra[used + 4][0]}"
+                out = timed(arm, "ctx mem add", [ctx, "mem", "--root", str(root), "add", "--title", title, "--json"])
+                assert json.loads(out)["action"] == "added", out[:200]
+                used += 5
         print(
-            f"{'command':<22} {'wall p50':>9} {'wall p95':>9} {'cpu p50':>8} {'cpu p95':>8}   "
-            f"load average during the runs: {min(loads):.1f}-{max(loads):.1f} (2 cores shared)"
+            f"{'command':<22} {'code':<6} {'wall p50':>9} {'wall p95':>9} {'cpu p50':>8} {'cpu p95':>8}   "
+            f"load average during the runs: {min(loads):.1f}-{max(loads):.1f} ({os.cpu_count()} cores)"
         )
-        for label, (walls, cpus) in times.items():
+        for arm in arms:
+            floor = times[arm, "python -c pass"]
+            extra_floor = times.pop((arm, "python -c pass "))
+            floor[0].extend(extra_floor[0])
+            floor[1].extend(extra_floor[1])
+        labels = list(dict.fromkeys(label for _, label in times))
+        for label in labels:
+            for arm in arms:
+                walls, cpus = times[arm, label]
+                print(
+                    f"{label:<22} {arm:<6} {sorted(walls)[len(walls) // 2]:>8.0f}ms {p95(walls):>8.0f}ms "
+                    f"{sorted(cpus)[len(cpus) // 2]:>7.0f}ms {p95(cpus):>7.0f}ms"
+                )
+        if args.peer:
             print(
-                f"{label:<22} {sorted(walls)[len(walls) // 2]:>8.0f}ms {p95(walls):>8.0f}ms "
-                f"{sorted(cpus)[len(cpus) // 2]:>7.0f}ms {p95(cpus):>7.0f}ms"
+                f"CPU p95, this / {args.peer_name}: "
+                + ", ".join(
+                    f"{label} {p95(times['this', label][1]) / max(p95(times[args.peer_name, label][1]), 1e-9):.2f}"
+                    for label in labels
+                )
             )
-        print(f"(python -c pass CPU p95 over both of its runs per round: {floor_cpu:.0f} ms)")
+        print("(python -c pass: both of its runs per round)")
     return 0
 
 

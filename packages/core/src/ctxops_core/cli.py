@@ -141,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
 
         status = mem_fast(raw[1:])
         if status is not None:
+            if status == 0 and "reconcile" in raw:
+                _count_pulled_lines(raw)
             return status
     if raw[:1] == ["mcp"] and argv is None:
         # An MCP client waits for the handshake: answered before argparse and the grammar are imported.
@@ -151,6 +153,22 @@ def main(argv: list[str] | None = None) -> int:
 
     words = [a for i, a in enumerate(raw) if not a.startswith("-") and (i == 0 or raw[i - 1] != "--root")][:2]
     return run_guarded(_dispatch, raw, prog=" ".join(["ctx", *words]))
+
+
+def _count_pulled_lines(raw: list[str]) -> None:
+    """After ``ctx mem reconcile`` (the git hooks, after a pull): the token counts of the pulled memories' lines,
+    so the agent's next hook loads no tokenizer for them (memory-inject's ``precount``, bounded; issue 23)."""
+    from ctxops_contracts.shared.repo import NotARepository, find_root
+
+    explicit = next((raw[i + 1] for i, a in enumerate(raw[:-1]) if a == "--root"), None)
+    explicit = explicit or next((a[7:] for a in raw if a.startswith("--root=")), None)
+    try:
+        root = find_root(explicit=explicit)
+    except (NotARepository, OSError):
+        return
+    from ctxops_memory_inject.precount import after_reconcile
+
+    after_reconcile(root)
 
 
 def _dispatch(raw: list[str]) -> int:

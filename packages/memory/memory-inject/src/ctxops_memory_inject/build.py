@@ -1,4 +1,4 @@
-# ruff: noqa: PTH112, PTH118, PTH208
+# ruff: noqa: PTH118, PTH208
 """Build an injection: three layers of memories, index-first, under one hard token budget.
 
 1. Project constants: pinned entries, then active decisions, constraints and conventions.
@@ -32,7 +32,7 @@ from ctxops_memory_store.ties import HOOK_READ_BYTES, check, factor, marker, mov
 from ctxops_memory_store.usage import read_usage
 
 from .ranking import RankConfig, Record, born, paths_in, rank, scope_match, tie_match
-from .tokens import LineCounter
+from .tokens import LineCounter, line_key
 
 TYPE_CHECKING = False  # typing is not imported on the hook path; type checkers treat this name as True
 if TYPE_CHECKING:
@@ -88,6 +88,40 @@ def neutral_lines(text: str) -> list[str]:
 
 def review_notice(held: int) -> str:
     return "(" + REVIEW_NOTICE.format(n=f"{held} {'memory' if held == 1 else 'memories'}") + ")"
+
+
+REVIEW_ONE = review_notice(1)
+REVIEW_REFERENCE = review_notice(10)
+HEADINGS = {"constants": "## Project constants", "task": "## For this task", "digest": "## Last session"}
+
+
+def footer_reference(budget: int) -> str:
+    """The closing line with a five-digit count: its count is the reserve (``build_injection``)."""
+    return f"(99999 more memories did not fit the {budget}-token budget: `ctx mem search WORDS`)"
+
+
+def fixed_lines(budget: int = DEFAULT_BUDGET) -> list[str]:
+    """The lines of a block that come from no memory (``precount`` counts them with the memories')."""
+    return [FRAME_OPEN, HEADER, FRAME_CLOSE, footer_reference(budget), REVIEW_ONE, REVIEW_REFERENCE, *HEADINGS.values()]
+
+
+def notice_tokens(counter: LineCounter, held: int) -> int:
+    """The exact count of ``review_notice(held)`` from two lines counted once: in cl100k the number is its own
+    piece after ``(``, in groups of three digits, each one token (every 1-3 digit number is one token), so
+    only the number of groups differs from the two-digit reference (a pull's new number loads no tokenizer)."""
+    if held == 1:
+        return counter.line(REVIEW_ONE)
+    return counter.line(REVIEW_REFERENCE) - 1 + -(-len(str(held)) // 3)
+
+
+def _token_dir(index_dir: str) -> str | None:
+    """Where the token table lives: the index directory, when it is there and ours (never made here)."""
+    from ctxops_contracts.shared.confine import UnsafePath
+
+    try:
+        return index_dir if checked_dir(index_dir) else None
+    except (UnsafePath, OSError):
+        return None
 
 
 class Injection:
@@ -329,6 +363,7 @@ def build_injection(
     # Up to 2,000 files, every file is stat'ed first (edits in place too), as the catalog would.
     files = list(dict.fromkeys([*files_in_play, *paths_in(task), *session_files(base, session_id)]))
     snap = snapshot.open_for_read(index_dir, memory_dir, small_ok=True)
+    snapshot_used = snap is not None
     corpus: tuple[int, float] | None = None
     doc_freq: dict[str, int] | None = None
     if snap is not None:
@@ -432,16 +467,15 @@ def build_injection(
         else:
             queue.append((layer, entry, *renderings(entry, marker(review.get(entry_id, ())))))
 
-    counter = LineCounter(meta_path(base, INDEX_DIR) if os.path.isdir(meta_path(base, INDEX_DIR)) else None)
-    headings = {
-        "constants": "## Project constants",
-        "task": "## For this task",
-        "digest": "## Last session",
-    }
-    footer_reserve = counter.line(
-        f"(99999 more memories did not fit the {budget}-token budget: `ctx mem search WORDS`)"
-    )
+    counter = LineCounter(_token_dir(index_dir))
+    headings = HEADINGS
+    footer_line = footer_reference(budget)
+    # One lookup for every line the block may hold: the tokenizer loads only for lines never counted.
+    counter.prefetch([*fixed_lines(budget), *(line for item in queue for forms in item[2:] if forms for line in forms)])
+    footer_reserve = counter.line(footer_line)
     notice_line = review_notice(held) if held and notice else ""
+    if notice_line:
+        counter.known[line_key(notice_line)] = notice_tokens(counter, held)
     frame = [FRAME_OPEN, HEADER, FRAME_CLOSE, *([notice_line] if notice_line else [])]
     used = sum(counter.line(line) for line in frame) + footer_reserve
     chars = sum(len(line) + 1 for line in frame) + 120
@@ -509,6 +543,10 @@ def build_injection(
     out.append(FRAME_CLOSE)
     total += counter.line(FRAME_CLOSE)
     counter.save()
+    if counter.counted and snapshot_used and counter.table is not None:  # the store's lines, ahead of the next hook
+        from .precount import request_precount
+
+        request_precount(base, index_dir)
     # Every line is counted with its newline, so the block ends with one: the sum is the block's exact count.
     return Injection("\n".join(out) + "\n", ids, total, budget, omitted, layers, counter.name, held)
 

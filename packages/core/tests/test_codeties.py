@@ -101,9 +101,20 @@ def test_the_fast_add_ties_symbols_as_the_full_add(shop: Path, tmp_path: Path) -
     ties = []
     for main, root in ((fastcli.main, shop), (cli.main, full)):
         out = io.StringIO()
-        argv = ["--root", str(root), "add", "--kind", "lesson", "--title", "Always go through OrderService.cancel_order"]
+        title = "Always go through OrderService.cancel_order"
+        argv = [
+            "--root",
+            str(root),
+            "add",
+            "--kind",
+            "lesson",
+            "--title",
+            title,
+            "--body",
+            "and total() in shop/cart.py",
+        ]
         with redirect_stdout(out):
-            assert main([*argv, "--body", "and total() in shop/cart.py", "--json"]) == 0
+            assert main([*argv, "--json"]) == 0
         ties.append(json.loads(out.getvalue())["entry"]["ties"])
     assert ties[0] == ties[1]
     assert [t["path"] for t in ties[0]] == ["shop/cart.py", "shop/orders.py"]

@@ -57,7 +57,7 @@ def lower_priority(step: int = BACKGROUND_NICENESS) -> None:
     nice = getattr(os, "nice", None)
     if nice is None:
         return
-    try:
+    import contextlib  # in the detached job only: hooks import this module, and contextlib pulls collections
+
+    with contextlib.suppress(OSError):
         nice(step)
-    except OSError:
-        pass

@@ -212,7 +212,9 @@ def test_the_detached_precount_yields_to_the_next_hook(repo: Path, small_is_tiny
         "import os, sys; from ctxops_memory_inject.precount import main; before = os.nice(0); "
         "status = main([sys.argv[1]]); print(status, os.nice(0) - before, before)"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(repo)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(repo)], capture_output=True, text=True, timeout=120, check=True
+    )
     status, raised, before = (int(word) for word in done.stdout.split())
     assert (status, raised) == (0, min(10, 19 - before)), done.stderr  # 19: the lowest priority there is
     table = TokenTable(str(repo / ".meta" / "index")).connect()

@@ -33,6 +33,9 @@ def test_an_installed_wordllama_is_found_without_importing_it(tmp_path: Path, mo
 
 
 def test_the_lookup_imports_no_importlib_util() -> None:
-    code = "import sys; from ctxops_memory_store import extras; extras.wordllama_files(); print('importlib.util' in sys.modules)"
+    code = (
+        "import sys; from ctxops_memory_store import extras; "
+        "extras.wordllama_files(); print('importlib.util' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.strip() == "False"

@@ -47,3 +47,23 @@ def test_a_detached_module_is_never_taken_from_the_working_directory(tmp_path: P
 def test_a_missing_executable_raises_oserror(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         spawn_detached([str(tmp_path / "no-such-program")])
+
+
+def test_lower_priority_yields_the_cpu_and_never_raises() -> None:
+    """A detached derived-data job runs niced (issue 23: it competed with the agent's next hook); at the lowest
+    priority already, or without ``os.nice``, nothing changes and nothing is raised."""
+    code = (
+        "import os; from ctxops_contracts.shared import detach; before = os.nice(0); detach.lower_priority(); "
+        "after = os.nice(0); detach.lower_priority(); at_floor = os.nice(0); del os.nice; detach.lower_priority(); "
+        "import sys; print(before, after, at_floor, 'contextlib' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    before, after, at_floor, _ = done.stdout.split()
+    assert int(after) == min(int(before) + 10, 19)
+    assert int(at_floor) == min(int(after) + 10, 19)
+
+
+def test_importing_detach_imports_no_contextlib() -> None:
+    code = "import sys; from ctxops_contracts.shared import detach; print('contextlib' in sys.modules)"
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip() == "False"

@@ -80,3 +80,42 @@ def test_ctx_mem_add_ties_symbols_and_list_says_when_one_is_gone(shop: Path) -> 
     listed = ctx(shop, "mem", "list")
     assert listed.returncode == 0, listed.stderr
     assert "(review: OrderService.cancel_order gone from shop/orders.py?)" in listed.stdout
+
+
+def test_the_fast_add_ties_symbols_as_the_full_add(shop: Path, tmp_path: Path) -> None:
+    """A fresh ``ctx mem add`` in a repository with a code map stays on the fast path (issue 23, item 4: it
+    handed the write to the full CLI before, ~100 ms more) and ties what the full write ties."""
+    import io
+    import shutil
+    from contextlib import redirect_stdout
+
+    from ctxops_core.codeties import install
+    from ctxops_memory_store import MemoryStore, cli, fastcli, new_entry, snapshot
+
+    install()
+    MemoryStore(shop).put(new_entry(kind="fact", title="Carts are summed", body="Totals are plain sums."))
+    snapshot.SnapshotWriter(str(shop / ".meta" / "index"), str(shop / ".meta" / "memory")).close()
+    MemoryStore(shop).sync_snapshot()
+    full = tmp_path / "full"
+    shutil.copytree(shop, full, symlinks=True)
+    ties = []
+    for main, root in ((fastcli.main, shop), (cli.main, full)):
+        out = io.StringIO()
+        title = "Always go through OrderService.cancel_order"
+        argv = [
+            "--root",
+            str(root),
+            "add",
+            "--kind",
+            "lesson",
+            "--title",
+            title,
+            "--body",
+            "and total() in shop/cart.py",
+        ]
+        with redirect_stdout(out):
+            assert main([*argv, "--json"]) == 0
+        ties.append(json.loads(out.getvalue())["entry"]["ties"])
+    assert ties[0] == ties[1]
+    assert [t["path"] for t in ties[0]] == ["shop/cart.py", "shop/orders.py"]
+    assert "OrderService.cancel_order" in str(ties[0][1]["symbol"])

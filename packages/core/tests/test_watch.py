@@ -216,3 +216,23 @@ def test_memory_files_and_new_transcripts_reach_their_indexes(repo: Path, tmp_pa
         return int(json.loads(done.stdout)["total"]["calls"]) if done.returncode == 0 else 0
 
     assert eventually(lambda: ingested() == 14, timeout=60)  # the recorded session's 14 model calls
+
+
+@pytest.mark.parametrize(("args", "niced"), [(["--git-hook", "post-merge"], 10), ([], 0)])
+def test_the_git_hooks_kick_yields_to_the_agents_next_hook(repo: Path, args: list[str], niced: int) -> None:
+    """`ctx watch kick` from a git hook (detached after a pull) runs niced: the agent's next hook goes first
+    (issue 23); run by hand it keeps the caller's priority. Either way the index is brought up to date."""
+    subprocess.run(
+        [sys.executable, "-m", "ctxops_code_query", "index", "--root", str(repo)], check=True, capture_output=True
+    )
+    (repo / "core.py").write_text("def kicked_again():\n    return 6\n", encoding="utf-8")
+    code = (
+        "import os, sys; from ctxops_core.watch_cmd import main; before = os.nice(0); "
+        "main(['kick', *sys.argv[2:], '--json', '--root', sys.argv[1]]); print(os.nice(0) - before, before)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(repo), *args], capture_output=True, text=True, timeout=120, check=True
+    )
+    raised, before = (int(word) for word in done.stdout.splitlines()[-1].split())
+    assert raised == min(niced, 19 - before)  # 19: the lowest priority there is
+    assert defined(repo, "kicked_again")

@@ -45,3 +45,19 @@ def python_module_argv(module: str, *args: str) -> list[str]:
     repository's ``ctxops_memory_inject/`` cannot stand in for the installed package.
     """
     return [sys.executable, "-P", "-m", module, *args]
+
+
+BACKGROUND_NICENESS = 10  # what a detached follow-up job yields to the agent's next hook (``lower_priority``)
+
+
+def lower_priority(step: int = BACKGROUND_NICENESS) -> None:
+    """Make this (detached, derived-data) process yield the CPU to the foreground: a token precount or a code
+    index update started by one hook or ``git pull`` must not stretch the agent's next hook (issue 23). Only
+    for jobs no writer waits on; best effort (no ``os.nice``, or not allowed: unchanged)."""
+    nice = getattr(os, "nice", None)
+    if nice is None:
+        return
+    import contextlib  # in the detached job only: hooks import this module, and contextlib pulls collections
+
+    with contextlib.suppress(OSError):
+        nice(step)

@@ -13,7 +13,10 @@ index gives no symbols (the memory is still written).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+
+TYPE_CHECKING = False  # collections.abc is not imported on `ctx mem add`'s path; type checkers treat this as True
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 MAX_NAMES = 12  # identifiers of one memory looked up
 MAX_DEFINITIONS = 2  # a name with more definitions than this is ambiguous: not tied

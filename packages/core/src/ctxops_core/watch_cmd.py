@@ -142,6 +142,10 @@ def main(argv: list[str]) -> int:
         result.update(pid=pid, stopped=pid is not None)
         text = f"ctx watch: stopped (pid {pid})" if pid else "ctx watch: not running"
     elif args.action == "kick":
+        if args.git_hook:  # detached by the git hook after a pull: the agent's next hook goes first
+            from ctxops_contracts.shared.detach import lower_priority
+
+            lower_priority()
         result["message"] = text = kick(root)
     else:
         pid = running_pid(root)

@@ -198,3 +198,28 @@ def test_a_later_precount_looks_only_at_documents_written_since(repo: Path, smal
     assert precount.precount(str(repo)) == (1, 1)  # the one file not counted, found among all
     assert precount.precount(str(repo)) == (0, 0)
     assert added.entry.id
+
+
+def test_the_detached_precount_yields_to_the_next_hook(repo: Path, small_is_tiny: None) -> None:
+    """The job a hook starts runs niced (issue 23: it competed with the agent's next hook for the CPU), and
+    still counts every line."""
+    import subprocess
+    import sys
+
+    store = _fill(repo)
+    store.sync_snapshot()
+    code = (
+        "import os, sys; from ctxops_memory_inject.precount import main; before = os.nice(0); "
+        "status = main([sys.argv[1]]); print(status, os.nice(0) - before, before)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(repo)], capture_output=True, text=True, timeout=120, check=True
+    )
+    status, raised, before = (int(word) for word in done.stdout.split())
+    assert (status, raised) == (0, min(10, 19 - before)), done.stderr  # 19: the lowest priority there is
+    table = TokenTable(str(repo / ".meta" / "index")).connect()
+    assert table is not None
+    try:
+        assert table.execute("SELECT count(*) FROM lines").fetchone()[0] > 0
+    finally:
+        table.close()

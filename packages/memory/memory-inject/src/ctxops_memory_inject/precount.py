@@ -202,6 +202,9 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python -m ctxops_memory_inject.precount ROOT", file=sys.stderr)
         return 2
+    from ctxops_contracts.shared.detach import lower_priority
+
+    lower_priority()  # a cache no one waits for (the hook counts what it misses): never ahead of the next hook
     try:
         precount(os.path.abspath(argv[0]))
     except (OSError, sqlite3.Error, ValueError, TokenizerUnavailable) as exc:

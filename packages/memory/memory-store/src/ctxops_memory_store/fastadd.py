@@ -11,7 +11,7 @@ A test compares the two paths' files, rows and output byte for byte.
 
 ``main`` returns None, having written nothing, whenever it cannot be sure, and the full CLI then answers its
 usual way: an option or form it does not parse, a configuration with a ``[memory]`` table or vectors that
-may be on, a code map that may tie symbols, no snapshot or one not in step, an exact duplicate, any older
+may be on, no snapshot or one not in step, an exact duplicate, any older
 entry the settle rules relate to the new one (``settle_rules``: it would fold, supersede or conflict), an
 entry it cannot read. Nothing is printed before the memory is written.
 """
@@ -114,9 +114,8 @@ def _config_default(root: str) -> bool:
     return "memory" not in data
 
 
-def new_plain_entry(root: str, options: dict[str, Any], stamp: Any) -> dict[str, Any] | None:
-    """``store.new_entry`` then ``MemoryStore._prepared`` on plain values (``plain_entry``'s keys and order);
-    None when the code map may tie symbols (only the store asks it)."""
+def new_plain_entry(root: str, options: dict[str, Any], stamp: Any) -> dict[str, Any]:
+    """``store.new_entry`` then ``MemoryStore._prepared`` on plain values (``plain_entry``'s keys and order)."""
     from ctxops_contracts.ids import new_ulid
     from ctxops_contracts.redaction import redact_label
     from ctxops_hooks_capture.redact import redact, redact_path
@@ -134,15 +133,7 @@ def new_plain_entry(root: str, options: dict[str, Any], stamp: Any) -> dict[str,
     tags = [redact_label(redact_label(t)) for t in options["tags"]]
     source = [redact_path(redact_path(s)) for s in options["source"]]
     kind = options["kind"]
-    tied: list[dict[str, Any]] = []
-    if kind not in ties.KINDS_UNTIED:
-        if ties.default_source(root) is not None:
-            return None
-        try:
-            found = ties.path_ties(root, f"{title}\n{body}", files)
-        except (OSError, ValueError):
-            found = []  # as ``MemoryStore._tied``: best effort
-        tied = [{"path": p, "hash": h, "size": n, "symbol": None} for p, h, n in found]
+    tied = [] if kind in ties.KINDS_UNTIED else plain_ties(root, f"{title}\n{body}", files)
     return {
         "schema_version": SCHEMA_VERSION,
         "id": new_ulid(),
@@ -167,6 +158,30 @@ def new_plain_entry(root: str, options: dict[str, Any], stamp: Any) -> dict[str,
         "last_used_at": None,
         "ties": tied,
     }
+
+
+def plain_ties(root: str, text: str, files: list[str]) -> list[dict[str, Any]]:
+    """``ties.tie`` (as ``MemoryStore._tied`` calls it) on plain values: the files the text names or lists,
+    then, with the code map's tie source core registered, the symbols it names (the code map's lean read
+    path: SQLite, no msgspec). A failure ties nothing at all, as ``_tied`` keeps the entry untied."""
+    from . import ties
+
+    try:
+        tied = [{"path": p, "hash": h, "size": n, "symbol": None} for p, h, n in ties.path_ties(root, text, files)]
+        source = ties.default_source(root)
+        if source is None:
+            return tied
+        try:
+            named = source.symbols_named(text[: ties.MAX_SCAN])
+        except Exception:  # a missing, locked or old code index: paths alone (``ties.tie``)
+            named = []
+        for symbol_id, path in named[: ties.MAX_TIES]:
+            found = ties.fingerprint(root, path)
+            if found is not None and found[0] != ties.DIR_HASH:
+                tied.append({"path": path, "hash": found[0], "size": found[1], "symbol": symbol_id})
+    except (OSError, ValueError):
+        return []  # as ``MemoryStore._tied``: best effort
+    return tied
 
 
 def main(argv: list[str]) -> int | None:
@@ -216,8 +231,6 @@ def add(root: str, options: dict[str, Any], *, now: Any = None) -> dict[str, Any
     if not os.path.exists(snapshot.path_for(index_dir)):
         return None
     entry = new_plain_entry(root, options, now or utcnow())
-    if entry is None:
-        return None
     stamp = now or utcnow()  # quick_put's own stamp: what valid_from takes
     ensure_meta(root)
     ensure_dir(index_dir)

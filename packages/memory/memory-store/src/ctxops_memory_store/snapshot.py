@@ -198,12 +198,14 @@ class Snapshot:
                 avgdl = self.corpus()[1]
                 # Postings are clustered by term and carry their document's length: a query reads the
                 # contiguous postings of its terms and nothing else (digests have none: they are not ranked).
+                # The term frequencies are gathered for the ``top`` documents only, by their (term, doc) keys:
+                # for every matching document it was ~40% of a common query's CPU at 50,000 memories.
                 sql = (
-                    f"WITH q(term, w) AS (VALUES {values}) "
-                    "SELECT p.doc, sum(q.w * p.tf * ? / (p.tf + ? * (1 - ? + ? * p.length / ?))) AS score, "
-                    "json_group_object(p.term, p.tf) "
-                    "FROM q JOIN postings p ON p.term = q.term "
-                    "GROUP BY p.doc ORDER BY score DESC LIMIT ?"
+                    f"WITH q(term, w) AS (VALUES {values}), s AS ("
+                    "SELECT p.doc AS doc, sum(q.w * p.tf * ? / (p.tf + ? * (1 - ? + ? * p.length / ?))) AS score "
+                    "FROM q JOIN postings p ON p.term = q.term GROUP BY p.doc ORDER BY score DESC LIMIT ?) "
+                    "SELECT s.doc, s.score, (SELECT json_group_object(p.term, p.tf) FROM postings p "
+                    "WHERE p.doc = s.doc AND p.term IN (SELECT term FROM q)) FROM s"
                 )
                 params = [x for pair in weights for x in pair] + [K1 + 1, K1, B, B, avgdl, top]
                 for doc, _, tfs in self.con.execute(sql, params):

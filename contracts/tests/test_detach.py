@@ -13,7 +13,11 @@ from ctxops_contracts.shared.detach import python_module_argv, spawn_detached
 
 def test_the_child_runs_in_its_own_session_and_the_parents_pipe_closes(tmp_path: Path) -> None:
     out = tmp_path / "child.txt"
-    child = f"import os, time; time.sleep(2); open({str(out)!r}, 'w').write(str(os.getsid(0) == os.getpid()))"
+    # Written aside and renamed: the file appears whole (the poll below must never read it half-written).
+    child = (
+        f"import os, time; time.sleep(2); open({str(out)!r} + '.part', 'w').write(str(os.getsid(0) == os.getpid())); "
+        f"os.replace({str(out)!r} + '.part', {str(out)!r})"
+    )
     parent = (
         "from ctxops_contracts.shared.detach import spawn_detached; import sys; "
         f"spawn_detached([sys.executable, '-c', {child!r}]); print('parent done')"

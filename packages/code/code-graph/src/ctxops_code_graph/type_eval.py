@@ -141,6 +141,9 @@ named AS (
   SELECT e.*, s.id AS sid, s.kind AS skind, s.path AS spath FROM e
   JOIN symbols s ON s.path = e.path AND s.name = e.nm AND (s.parent IS NULL OR s.parent = e.enc)
   WHERE e.mk IN ('', '=', '^', '&')
+   -- (the enclosing function's own definition of the name shadows the module's: `class Cached` in a test)
+   AND (s.parent IS NOT NULL OR e.enc IS NULL
+        OR NOT EXISTS (SELECT 1 FROM symbols t WHERE t.path = e.path AND t.name = e.nm AND t.parent = e.enc))
   UNION ALL
   -- (Python: a class nested in a class of the file, `Outer._Link`)
   SELECT e.*, s.id, s.kind, s.path FROM e

@@ -375,6 +375,9 @@ class TypeFacts:
     fixtures: dict[str, set[str]] = field(default_factory=dict)  # function id -> parameters filled by pytest
     class_params: dict[str, dict[str, str]] = field(default_factory=dict)  # function id -> `p: type[K]` -> K
     class_objects: dict[str, str] = field(default_factory=dict)  # module-level `Base: type[K] = ...` -> K
+    # Python: class qualname -> attribute holding a class object (`parser: type[K]`, `factory = K`) -> K; a
+    # member read through it (`self.parser.parse_options()`) is K's, as a checker reads `type[K]`'s members
+    attr_classes: dict[str, dict[str, str]] = field(default_factory=dict)
     # a pytest fixture's function id -> (the name pytest knows it by, its stated result as written)
     fixture_defs: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     classes: dict[str, str | None] = field(default_factory=dict)  # function id -> its class's qualname
@@ -586,6 +589,7 @@ class TypeFacts:
         elif not self.package_scope and (made := class_object_type(annotation.lstrip(": \t"))) is not None:
             # `Cache: type[K]`: calling the attribute makes a K (the row `name()`, as `add_class_value`'s)
             _bind(self.attrs.setdefault(class_qualname, {}), name + "()", made)
+            _bind(self.attr_classes.setdefault(class_qualname, {}), name, made)
 
     def add_go_underlying(self, type_qualname: str, written: str) -> None:
         """Go `type Hooks map[Level][]Hook`, `type nodes []*node`: an element of the named type (`h[k]`, `range h`)
@@ -596,12 +600,19 @@ class TypeFacts:
 
     def add_class_value(self, class_qualname: str, name: str, value: Any) -> None:
         """`storage_class = Storage` in a class body: calling the attribute (`self.storage_class()`) makes a
-        Storage (the graph keeps it only if `Storage` is a class). The row's name is `storage_class()`."""
+        Storage (the graph keeps it only if `Storage` is a class). The row's name is `storage_class()`; a member
+        read through it (`self.storage_class.create()`) is Storage's. `objects = Manager()` in a class body: a
+        class attribute holding a Manager, read through an instance or the class (`Contact.objects.get()`)."""
+        made = constructor_type(value)
+        if made is not None:
+            _bind(self.attrs.setdefault(class_qualname, {}), name, made)
+            return
         if value.type not in ("identifier", "attribute"):
             return
         text = _node_text(value)
         if is_class_name(text) and _DOTTED.fullmatch(text):
             _bind(self.attrs.setdefault(class_qualname, {}), name + "()", text)
+            _bind(self.attr_classes.setdefault(class_qualname, {}), name, text)
 
     def add_self_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
         """`self.name[: T] = value` inside `__init__` (an attribute declared in the class body keeps that type)."""
@@ -616,6 +627,7 @@ class TypeFacts:
             made = self.class_params.get(method_id, {}).get(param) if annotation is None else None
             if typ is None and made is not None:  # `self.cls = cls` with `cls: type[K]`: calling it makes a K
                 _bind(self.attrs.setdefault(class_qualname, {}), name + "()", made)
+                _bind(self.attr_classes.setdefault(class_qualname, {}), name, made)
                 return
         if typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
@@ -768,6 +780,9 @@ class TypeFacts:
                 return join("Self", steps)
             if function_id is not None and self.python and root in self.chains.get(function_id, ()):
                 return None  # calling a local (`F = make_form(...)`; `F(...)`): not the module's `F`
+            made = self.class_params.get(function_id, {}).get(root) if function_id is not None else None
+            if made is not None:  # `maker(...)` with `maker: type[K]`: a K
+                return join(made, steps)
             if function_id is not None and self.python:
                 param = self._called_param(root, function_id)
                 if param is not None:  # a parameter shadows the function of that name: its type's `__call__`
@@ -824,7 +839,8 @@ class TypeFacts:
             if name in self.fixtures.get(function_id, ()):
                 return self._fixture(name, function_id)
             if is_param:
-                return None
+                # `maker: type[K]`: a member read through the class object is K's (`maker.create()`)
+                return self.class_params.get(function_id, {}).get(name)
             outer = self.outer.get(function_id)
             if outer is not None and depth < MAX_DEPTH:  # a closure: the name of the function around it
                 return self._root(name, outer, depth + 1)
@@ -874,6 +890,13 @@ class TypeFacts:
             owner = class_ids.get(cls)
             if owner is not None:
                 rows.extend((owner, name, typ) for name, typ in attrs.items() if typ)
+        for cls, held in self.attr_classes.items():
+            owner = class_ids.get(cls)
+            if owner is None:
+                continue
+            # (an attribute also assigned an instance or anything else is no class object for certain)
+            other = self.attrs.get(cls, {}).keys() | self.attr_chains.get(cls, {}).keys()
+            rows.extend((owner, name, k) for name, k in held.items() if k and name not in other)
         for cls, chained in self.attr_chains.items():
             owner = class_ids.get(cls)
             if owner is None:

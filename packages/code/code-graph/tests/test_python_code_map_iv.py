@@ -196,3 +196,163 @@ def test_a_class_a_function_defines_shadows_the_module_class_of_its_name(tmp_pat
         ("tests/test_shadow.py", 31),
     }
     assert _certain(ix, "python tests/test_shadow.py Base.get_info().") == set()
+
+
+OVERLOADS = {
+    "pkg/__init__.py": "",
+    "pkg/items.py": """from __future__ import annotations
+
+from datetime import date, datetime, time
+from typing import Any, Sequence, TypeVar, overload
+
+
+class Item:
+    def as_string(self):
+        return ""
+
+
+class Bool(Item):
+    pass
+
+
+class Integer(Item):
+    pass
+
+
+class Float(Item):
+    pass
+
+
+class String(Item):
+    pass
+
+
+class DateTime(Item):
+    def unwrap(self):
+        return datetime.now()
+
+
+class Date(Item):
+    pass
+
+
+class Time(Item):
+    def replace(self, **kw) -> Time:
+        return self
+
+
+class Array(Item):
+    def multiline(self, flag):
+        return flag
+
+
+ItemT = TypeVar("ItemT", bound=Item)
+
+
+@overload
+def item(value: bool) -> Bool: ...
+
+
+@overload
+def item(value: int) -> Integer: ...
+
+
+@overload
+def item(value: float) -> Float: ...
+
+
+@overload
+def item(value: str) -> String: ...
+
+
+@overload
+def item(value: datetime) -> DateTime: ...
+
+
+@overload
+def item(value: date) -> Date: ...
+
+
+@overload
+def item(value: time) -> Time: ...
+
+
+@overload
+def item(value: Sequence[Any]) -> Array: ...
+
+
+@overload
+def item(value: ItemT) -> ItemT: ...
+
+
+@overload
+def item(value: object) -> Item: ...
+
+
+def item(value):
+    return Item()
+
+
+@overload
+def guarded(value: Item) -> Array: ...
+
+
+@overload
+def guarded(value: time) -> Time: ...
+
+
+def guarded(value):
+    return Item()
+""",
+    "tests/__init__.py": "",
+    "tests/test_items.py": """import datetime as dt
+from datetime import datetime, time
+
+from pkg.items import guarded, item
+
+
+def test_items():
+    i = item(time(12, 34, 56))
+    i.as_string()
+    item(datetime(2018, 7, 22)).as_string()
+    value = datetime(2018, 11, 4)
+    item(value).unwrap()
+    item(dt.date(2020, 1, 1)).as_string()
+    item(True).as_string()
+    item(1).as_string()
+    item(1.5).as_string()
+    item("s").as_string()
+    item(time(1, 2)).replace(hour=1).as_string()
+    item([1, 2]).multiline(True)
+    guarded(time(1, 2)).as_string()
+
+
+def test_shadowed(time):
+    item(time(1, 2)).as_string()
+""",
+}
+
+
+def test_an_overload_is_picked_by_the_first_argument_class(tmp_path: Path) -> None:
+    # tomlkit's `item(time(12, 34, 56)).as_string()`: a checker tries `item`'s overloads in order and takes the
+    # first whose parameter accepts a `time` (not `bool`, `int`, `float`, `str`, `datetime`, `date`): `-> Time`.
+    # A `datetime` is a `date` (the `datetime` overload comes first), a `bool` an `int` (`bool` first).
+    root = make_repo(tmp_path / "repo", OVERLOADS)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python pkg/items.py Item.as_string().") == {
+        ("tests/test_items.py", 9),  # i = item(time(...)): Time
+        ("tests/test_items.py", 10),  # item(datetime(...)): DateTime
+        ("tests/test_items.py", 13),  # item(dt.date(...)): Date, through `import datetime as dt`
+        ("tests/test_items.py", 14),  # item(True): Bool
+        ("tests/test_items.py", 15),  # item(1): Integer
+        ("tests/test_items.py", 16),  # item(1.5): Float
+        ("tests/test_items.py", 17),  # item("s"): String
+        ("tests/test_items.py", 18),  # Time.replace() -> Time
+    }
+    # a local bound to a constructed datetime
+    assert _certain(ix, "python pkg/items.py DateTime.unwrap().") == {("tests/test_items.py", 12)}
+    assert _certain(ix, "python pkg/items.py Time.replace().") == {("tests/test_items.py", 18)}
+    # not decided: a list (no stated class here), an overload before the match whose parameter is a repository
+    # class (`guarded(value: Item)`: a checker reads its bases, this does not), a parameter named `time`
+    assert _certain(ix, "python pkg/items.py Array.multiline().") == set()

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .overloads import ACCEPTED_BY, BUILTINS, pick
 from .symbol_ids import first_definition
 from .type_exprs import (
     MAX_DEPTH,
@@ -386,6 +387,11 @@ class TypeFacts:
     module_stated: dict[str, str] = field(default_factory=dict)  # `g: K = ...` at module level
     declared_attrs: dict[str, set[str]] = field(default_factory=dict)  # class -> attributes annotated in its body
     imported: set[str] = field(default_factory=set)  # names bound by `from m import name`
+    # Python: `from m import name as alias` -> `m.name`; `import m as alias` -> `m` (`canonical`'s reading)
+    import_from: dict[str, str] = field(default_factory=dict)
+    module_of: dict[str, str] = field(default_factory=dict)
+    # Python: a function's first definition id -> its `@overload`s in order: (id, first parameter as written)
+    overloads: dict[str, list[tuple[str, str | None]]] = field(default_factory=dict)
     module_aliases: set[str] = field(default_factory=set)  # names bound by `import m` / `import m as x`
     package_scope: bool = False  # Go: a name no function binds may be a package-level name of another file
     python: bool = False  # Python's scoping: a called parameter is the parameter (`_called_param`)
@@ -756,6 +762,14 @@ class TypeFacts:
             return  # `return None` beside `return K()` is Optional[K]: the K is still what calls get
         self.returns.setdefault(function_id, []).append(chain_of(value))
 
+    def add_overload(self, function_id: str, params: Any) -> None:
+        """An `@overload` of a module-level function: its first parameter's annotation, as written (None when
+        it states none), in the order of the overloads."""
+        first = next((p for p in params.named_children if p.type != "comment"), None)
+        typ = first.child_by_field_name("type") if first is not None else None
+        written = _node_text(typ) if first is not None and typ is not None and first.type.startswith("typed") else None
+        self.overloads.setdefault(first_definition(function_id), []).append((function_id, written))
+
     def add_fixture_params(self, function_id: str, names: list[str]) -> None:
         if names:
             self.fixtures[function_id] = set(names)
@@ -776,6 +790,7 @@ class TypeFacts:
         called, root, steps = chain
         cls = self.classes.get(function_id) if function_id else None
         if called:
+            root, _, argument = root.partition("?")  # (`f(arg)`: what the first argument is, for overloads)
             if root == "cls" and cls:
                 return join("Self", steps)
             if function_id is not None and self.python and root in self.chains.get(function_id, ()):
@@ -787,7 +802,8 @@ class TypeFacts:
                 param = self._called_param(root, function_id)
                 if param is not None:  # a parameter shadows the function of that name: its type's `__call__`
                     return join(param, ("__call__()", *steps)) if param else None
-            return join("=" + root, steps)  # a class's constructor or a function's result: the graph tells
+            # a class's constructor or a function's result: the graph tells (an overload's by the argument)
+            return join("=" + root + self._argument(argument, function_id), steps)
         if root == "this" and self.this_types and (stated := self.this_type(function_id)) is not None:
             return join(stated, steps)
         if root in ("self", "cls", "this"):
@@ -806,6 +822,39 @@ class TypeFacts:
                 return join("^" + alias + "." + member, rest)
         head = self._root(root, function_id, depth)
         return join(head, steps) if head else None
+
+    def canonical(self, written: str) -> str | None:
+        """Python: the module-qualified name a written class name means in this file (`time` with `from datetime
+        import time`: `datetime.time`; `int`: `builtins.int`); None when the file does not say."""
+        first, dot, rest = written.partition(".")
+        if first in self.import_from:
+            return self.import_from[first] + dot + rest
+        if dot and first in self.module_of:
+            return self.module_of[first] + dot + rest
+        if not dot and written in BUILTINS and written not in self.module and written not in self.module_chains:
+            return "builtins." + written
+        return None
+
+    def _argument(self, argument: str, function_id: str | None) -> str:
+        """`?<class>` for a call's first argument of a known class (`overloads.argument_of`'s reading), read
+        where the call is; "" when unknown. (`.` is written `:` so that the graph's dotted names stay whole.)"""
+        if not argument or not self.python:
+            return ""
+        kind, name = argument[0], argument[1:]
+        own = self.chains.get(function_id, {}) if function_id else {}
+        params = self.param_names.get(function_id, "") if function_id else ""
+        if kind == "$":  # a local bound to one constructed value (`value = datetime(...)`; `item(value)`)
+            bound = self.locals.get(function_id, {}).get(name) if function_id else None
+            if not bound or _binds(params, name) or name in self.declared.get(function_id or "", ()):
+                return ""
+            kind, name = "=", bound.lstrip("=")
+        if kind == "=":
+            if name.partition(".")[0] in own or _binds(params, name.partition(".")[0]):
+                return ""  # (a local or parameter named like the class: not the class)
+            known = self.canonical(name)
+        else:
+            known = argument
+        return "?" + known.replace(".", ":") if known in ACCEPTED_BY else ""
 
     def _called_param(self, name: str, function_id: str) -> str | None:
         """Python: when `name` is a parameter of the function (or of one around it, for a closure), its
@@ -874,6 +923,17 @@ class TypeFacts:
             results_of.setdefault(first_definition(fid), set()).add(expr)
         agreed = ((fid, expr) for fid, expr in results_by_id.items() if len(results_of[first_definition(fid)]) == 1)
         rows.extend((fid, None, expr) for fid, expr in agreed)
+        # ... except by the first argument's class, as a checker picks an overload (`?<class>` rows, the row a
+        # call `=f?<class>` reads)
+        for first, listed in self.overloads.items():
+            if len(results_of.get(first, ())) < 2:
+                continue
+            firsts = [written for _, written in listed]
+            for argument in ACCEPTED_BY:
+                i = pick(firsts, argument, self.canonical)
+                picked = results_by_id.get(listed[i][0]) if i is not None else None
+                if picked is not None and picked != "Self":
+                    rows.append((first, "?" + argument.replace(".", ":"), picked))
         # What awaiting a call gives (a step `m()await`): an async def's result, a stated awaitable's argument
         awaited = {fid: expr for fid, expr in results_by_id.items() if fid in self.async_functions}
         awaited.update(self.awaited_returns)

@@ -803,7 +803,9 @@ class TypeFacts:
                 if param is not None:  # a parameter shadows the function of that name: its type's `__call__`
                     return join(param, ("__call__()", *steps)) if param else None
             # a class's constructor or a function's result: the graph tells (an overload's by the argument)
-            return join("=" + root + self._argument(argument, function_id), steps)
+            # (a class's constructor is no overload: `K("x")` stays `=K`)
+            picked = self._argument(argument, function_id) if not is_class_name(root) else ""
+            return join("=" + root + picked, steps)
         if root == "this" and self.this_types and (stated := self.this_type(function_id)) is not None:
             return join(stated, steps)
         if root in ("self", "cls", "this"):

@@ -37,6 +37,7 @@ _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = nu
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _DOTTED_ANY = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){0,3}")
 _CONFLICT = ""  # a name bound to two different types: no type
+_ENUM_BASES = ("Enum", "Flag")  # (`class Color(Enum): RED = Spec(...)`: `Color.RED` is a Color)
 # `Wrapper[X]` is an X as a checker reads it (`Annotated[X, ...]`: its first argument)
 _WRAPPERS = frozenset({"Optional", "Final", "ClassVar", "Annotated", "Required", "NotRequired", "ReadOnly"})
 # Generic types of the standard library whose instances are not their argument (containers, callables,
@@ -316,8 +317,20 @@ def _bind(table: dict[str, str], name: str, typ: str) -> None:
 
 
 def _bind_chain(table: dict[str, Chain | None], name: str, chain: Chain | None) -> None:
-    """A name bound twice to different values (or once to something unknown) has no chain."""
+    """A name bound twice to different values (or once to something unknown) has no chain. (Two calls of one
+    function with different arguments, `x = make(a)` and `x = make(b)`, are one value: the call without the
+    argument, `=make`; where make's overloads differ, that gives nothing, as it should.)"""
+    old = table.get(name, chain)
+    if old is not None and chain is not None and old != chain and _unargued(old) == _unargued(chain):
+        table[name] = _unargued(chain)
+        return
     table[name] = chain if name not in table or table[name] == chain else None
+
+
+def _unargued(chain: Chain) -> Chain:
+    """`chain` without the argument of its call (`make?$a` -> `make`)."""
+    called, root, steps = chain
+    return (called, root.partition("?")[0], steps) if called else chain
 
 
 # A word right after `(`, `,`, `*` or a space and before `:`, `=`, `,` or `)`: a parameter's name.
@@ -611,7 +624,8 @@ class TypeFacts:
         class attribute holding a Manager, read through an instance or the class (`Contact.objects.get()`)."""
         made = constructor_type(value)
         if made is not None:
-            _bind(self.attrs.setdefault(class_qualname, {}), name, made)
+            if not any(b.rpartition(".")[2].endswith(_ENUM_BASES) for b in self.bases.get(class_qualname, ())):
+                _bind(self.attrs.setdefault(class_qualname, {}), name, made)  # (an enum's member is an enum)
             return
         if value.type not in ("identifier", "attribute"):
             return
@@ -641,6 +655,11 @@ class TypeFacts:
         chain = chain_of(value) if value is not None else None
         table = self.attr_chains.setdefault(class_qualname, {})
         old = table.get(name, ())
+        if chain is not None and isinstance(old, tuple) and len(old) == 2 and old[0] == method_id:
+            before = old[1]
+            if before != chain and _unargued(before) == _unargued(chain):  # (two calls of one function)
+                chain = _unargued(chain)
+                old = (method_id, chain)
         table[name] = (method_id, chain) if chain is not None and old in ((), (method_id, chain)) else None
 
     def typed_roots(self) -> set[str]:

@@ -326,23 +326,25 @@ def text(value: str) -> Text:  # a redefinition stating the same result
 from items import item, text
 
 
-def run():
+def run(value):
     item(3).flip()
     text("a").upper()
+    item(value).flip()
 """,
 }
 
 
 def test_overloads_stating_different_results_type_no_receiver(tmp_path: Path) -> None:
-    # a checker picks `Integer` from the argument's type; without it, neither overload's result is certain
-    # (cq once listed `use.py:6` as a certain caller of `Bool.flip`, tomlkit's `item()` class)
+    # a checker picks `Integer` from the argument's type (session 15: `item(3)`, an int, is no bool); without
+    # it (`item(value)`), neither overload's result is certain (cq once listed it as a certain caller of
+    # `Bool.flip`, tomlkit's `item()` class)
     root = make_repo(tmp_path / "repo", OVERLOADS)
     ix = CodeIndex(root, auto_update=False)
     ix.build(full=True)
     assert _certain(ix, "python items.py Bool.flip().") == set()
-    assert _certain(ix, "python items.py Integer.flip().") == set()
+    assert _certain(ix, "python items.py Integer.flip().") == {("use.py", 6)}
     possible = {(h.edge.path, h.edge.line) for h in ix.callers("python items.py Bool.flip().", depth=1)}
-    assert ("use.py", 6) in possible  # still listed, as possible
+    assert ("use.py", 8) in possible  # still listed, as possible
     # definitions that agree keep their result
     assert _certain(ix, "python items.py Text.upper().") == {("use.py", 7)}
 

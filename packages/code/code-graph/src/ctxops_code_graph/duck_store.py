@@ -158,6 +158,20 @@ WHERE r.qualifier IS NULL AND r.role <> 'import' AND (s.parent IS NULL OR s.pare
     ),
     (
         None,
+        """
+-- Python: a class statement in a function names its bases (and its body reads names) in the function's
+-- scope: `class Child(Cached)` there is the function's own `Cached` when it defines one, nearer than the
+-- module's class of that name (`k`, `f`: from `symbols`, which a small delta's `syms` may not hold)
+INSERT INTO everything
+SELECT r.rid, s.id, 8, 'exact', 'local' FROM pending r
+JOIN symbols k ON k.id = r.enclosing AND k.kind = 'class'
+JOIN symbols f ON f.id = k.parent AND f.kind IN ('function', 'method')
+JOIN syms s ON s.parent = f.id AND s.name = r.symbol_name AND s.path = r.path
+WHERE r.qualifier IS NULL AND r.role <> 'import' AND r.fam = 'python'
+""",
+    ),
+    (
+        None,
         f"""
 -- A function nested in a function (a closure) is seen, by its bare name, from every function nested in
 -- that one and from itself, also through a class defined in the function (its methods see the

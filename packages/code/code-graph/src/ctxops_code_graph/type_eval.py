@@ -139,8 +139,13 @@ c AS (SELECT * FROM ts WHERE cls IS NOT NULL AND steps <> ''),
 named AS (
   -- (a Go name: any file of the package, the directory)
   SELECT e.*, s.id AS sid, s.kind AS skind, s.path AS spath FROM e
-  JOIN symbols s ON s.path = e.path AND s.name = e.nm AND (s.parent IS NULL OR s.parent = e.enc)
+  -- (`=f?<class>`: f called with an argument of that class, which picks among f's overloads)
+  JOIN symbols s ON s.path = e.path AND s.name = split_part(e.nm, '?', 1) AND (s.parent IS NULL OR s.parent = e.enc)
   WHERE e.mk IN ('', '=', '^', '&')
+   -- (the enclosing function's own definition of the name shadows the module's: `class Cached` in a test)
+   AND (s.parent IS NOT NULL OR e.enc IS NULL
+        OR NOT EXISTS (SELECT 1 FROM symbols t WHERE t.path = e.path AND t.name = split_part(e.nm, '?', 1)
+                       AND t.parent = e.enc))
   UNION ALL
   -- (Python: a class nested in a class of the file, `Outer._Link`)
   SELECT e.*, s.id, s.kind, s.path FROM e
@@ -217,9 +222,10 @@ called AS (
 SELECT rid, path, mk, nm, steps, sid AS cls, selfc, via, enc FROM named
 WHERE (mk IN ('', '=') AND skind IN {_TYPE_KINDS}) OR (mk = '^' AND skind = 'class')
 UNION ALL
--- a call of a function of the file: its result, read in its file
+-- a call of a function of the file: its result, read in its file (`=f?<class>`: the result of the overload
+-- an argument of that class picks, a `?<class>` row, where the overloads' results differ)
 SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 2), NULL FROM named n
-JOIN types y ON y.owner = n.sid AND y.name IS NULL
+JOIN types y ON y.owner = n.sid AND (y.name IS NULL OR y.name = '?' || split_part(n.nm, '?', 2))
 WHERE n.mk = '=' AND n.skind = 'function'
 UNION ALL
 -- `&f#i.j`: parameter j of the callback passed as argument i of f (f's signature), or of K's constructor
@@ -247,8 +253,11 @@ WHERE (n.mk = '^' OR (n.mk = '' AND (ends_with(n.spath, '.py') OR ends_with(n.sp
  AND n.skind IN ('variable', 'constant')
 UNION ALL
 -- a name the file imports (`from m import x as nm`): the same name in the imported file
-SELECT e.rid, i.target_path, e.mk, i.name, e.steps, NULL, e.selfc, e.via, NULL FROM e
-JOIN imports i ON i.path = e.path AND i.target_kind = 'name' AND i.alias = e.nm AND i.target_path IS NOT NULL
+SELECT e.rid, i.target_path, e.mk,
+       i.name || CASE WHEN strpos(e.nm, '?') > 0 THEN '?' || split_part(e.nm, '?', 2) ELSE '' END,
+       e.steps, NULL, e.selfc, e.via, NULL FROM e
+JOIN imports i ON i.path = e.path AND i.target_kind = 'name' AND i.alias = split_part(e.nm, '?', 1)
+ AND i.target_path IS NOT NULL
  AND i.target_path <> e.path
 WHERE e.mk IN ('', '=', '^', '&')
 UNION ALL
@@ -273,9 +282,10 @@ UNION ALL
 SELECT e.rid, i.target_path, e.mk, e.nm, e.steps, NULL, e.selfc, e.via, NULL FROM e
 JOIN imports i ON i.path = e.path AND i.name = '*' AND i.target_path IS NOT NULL AND i.target_path <> e.path
 WHERE e.mk IN ('', '=', '^', '&') AND strpos(e.nm, '.') = 0
- AND (EXISTS (SELECT 1 FROM symbols s WHERE s.path = i.target_path AND s.name = e.nm AND s.parent IS NULL)
+ AND (EXISTS (SELECT 1 FROM symbols s WHERE s.path = i.target_path AND s.name = split_part(e.nm, '?', 1)
+              AND s.parent IS NULL)
       OR EXISTS (SELECT 1 FROM imports x WHERE x.path = i.target_path AND (x.name = '*' OR
-                 (x.alias = e.nm AND x.target_path IS NOT NULL AND x.target_path <> e.path))))
+                 (x.alias = split_part(e.nm, '?', 1) AND x.target_path IS NOT NULL AND x.target_path <> e.path))))
 UNION ALL
 -- the pytest fixture `nm` (its `@nm` row: `@pytest.fixture(name=...)` renames the function), as pytest finds
 -- it: a fixture method of the test's class (or of a base of it), else one the file defines or imports

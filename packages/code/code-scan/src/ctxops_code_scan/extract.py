@@ -26,6 +26,7 @@ from ctxops_contracts import Reference, Symbol
 from . import lang_rules
 from .imports import read_import
 from .languages import ts_language, ts_query
+from .overloads import is_overload
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
@@ -262,6 +263,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 out.imports.append(imp)
                 if chained and facts is not None and imp.alias:
                     (facts.imported if imp.name else facts.module_aliases).add(imp.alias)
+                    if python and imp.name and imp.name != "*":
+                        facts.import_from[imp.alias] = f"{imp.module}.{imp.name}"
+                    elif python and not imp.name:
+                        facts.module_of[imp.alias] = imp.module
                 if imp.name != "*":
                     out.references.append(
                         Reference(
@@ -397,6 +402,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 if python:
                     is_async = any(c.type == "async" for c in node.children[:2])
                     facts.add_function(sid, type_qualname, _text(ret[0]) if ret else None, is_async=is_async)
+                    if kind == "function" and is_overload(node):
+                        facts.add_overload(sid, params[0])
                     fixture = fixture_name(node)
                     if fixture is not None:  # (in any file: a conftest.py may import it)
                         facts.add_fixture(sid, fixture, _text(ret[0]) if ret else None)

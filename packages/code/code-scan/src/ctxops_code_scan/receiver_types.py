@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .overloads import ACCEPTED_BY, BUILTINS, pick
 from .symbol_ids import first_definition
 from .type_exprs import (
     MAX_DEPTH,
@@ -36,6 +37,7 @@ _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = nu
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _DOTTED_ANY = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){0,3}")
 _CONFLICT = ""  # a name bound to two different types: no type
+_ENUM_BASES = ("Enum", "Flag")  # (`class Color(Enum): RED = Spec(...)`: `Color.RED` is a Color)
 # `Wrapper[X]` is an X as a checker reads it (`Annotated[X, ...]`: its first argument)
 _WRAPPERS = frozenset({"Optional", "Final", "ClassVar", "Annotated", "Required", "NotRequired", "ReadOnly"})
 # Generic types of the standard library whose instances are not their argument (containers, callables,
@@ -315,8 +317,20 @@ def _bind(table: dict[str, str], name: str, typ: str) -> None:
 
 
 def _bind_chain(table: dict[str, Chain | None], name: str, chain: Chain | None) -> None:
-    """A name bound twice to different values (or once to something unknown) has no chain."""
+    """A name bound twice to different values (or once to something unknown) has no chain. (Two calls of one
+    function with different arguments, `x = make(a)` and `x = make(b)`, are one value: the call without the
+    argument, `=make`; where make's overloads differ, that gives nothing, as it should.)"""
+    old = table.get(name, chain)
+    if old is not None and chain is not None and old != chain and _unargued(old) == _unargued(chain):
+        table[name] = _unargued(chain)
+        return
     table[name] = chain if name not in table or table[name] == chain else None
+
+
+def _unargued(chain: Chain) -> Chain:
+    """`chain` without the argument of its call (`make?$a` -> `make`)."""
+    called, root, steps = chain
+    return (called, root.partition("?")[0], steps) if called else chain
 
 
 # A word right after `(`, `,`, `*` or a space and before `:`, `=`, `,` or `)`: a parameter's name.
@@ -375,6 +389,9 @@ class TypeFacts:
     fixtures: dict[str, set[str]] = field(default_factory=dict)  # function id -> parameters filled by pytest
     class_params: dict[str, dict[str, str]] = field(default_factory=dict)  # function id -> `p: type[K]` -> K
     class_objects: dict[str, str] = field(default_factory=dict)  # module-level `Base: type[K] = ...` -> K
+    # Python: class qualname -> attribute holding a class object (`parser: type[K]`, `factory = K`) -> K; a
+    # member read through it (`self.parser.parse_options()`) is K's, as a checker reads `type[K]`'s members
+    attr_classes: dict[str, dict[str, str]] = field(default_factory=dict)
     # a pytest fixture's function id -> (the name pytest knows it by, its stated result as written)
     fixture_defs: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     classes: dict[str, str | None] = field(default_factory=dict)  # function id -> its class's qualname
@@ -383,6 +400,11 @@ class TypeFacts:
     module_stated: dict[str, str] = field(default_factory=dict)  # `g: K = ...` at module level
     declared_attrs: dict[str, set[str]] = field(default_factory=dict)  # class -> attributes annotated in its body
     imported: set[str] = field(default_factory=set)  # names bound by `from m import name`
+    # Python: `from m import name as alias` -> `m.name`; `import m as alias` -> `m` (`canonical`'s reading)
+    import_from: dict[str, str] = field(default_factory=dict)
+    module_of: dict[str, str] = field(default_factory=dict)
+    # Python: a function's first definition id -> its `@overload`s in order: (id, first parameter as written)
+    overloads: dict[str, list[tuple[str, str | None]]] = field(default_factory=dict)
     module_aliases: set[str] = field(default_factory=set)  # names bound by `import m` / `import m as x`
     package_scope: bool = False  # Go: a name no function binds may be a package-level name of another file
     python: bool = False  # Python's scoping: a called parameter is the parameter (`_called_param`)
@@ -586,6 +608,7 @@ class TypeFacts:
         elif not self.package_scope and (made := class_object_type(annotation.lstrip(": \t"))) is not None:
             # `Cache: type[K]`: calling the attribute makes a K (the row `name()`, as `add_class_value`'s)
             _bind(self.attrs.setdefault(class_qualname, {}), name + "()", made)
+            _bind(self.attr_classes.setdefault(class_qualname, {}), name, made)
 
     def add_go_underlying(self, type_qualname: str, written: str) -> None:
         """Go `type Hooks map[Level][]Hook`, `type nodes []*node`: an element of the named type (`h[k]`, `range h`)
@@ -596,12 +619,20 @@ class TypeFacts:
 
     def add_class_value(self, class_qualname: str, name: str, value: Any) -> None:
         """`storage_class = Storage` in a class body: calling the attribute (`self.storage_class()`) makes a
-        Storage (the graph keeps it only if `Storage` is a class). The row's name is `storage_class()`."""
+        Storage (the graph keeps it only if `Storage` is a class). The row's name is `storage_class()`; a member
+        read through it (`self.storage_class.create()`) is Storage's. `objects = Manager()` in a class body: a
+        class attribute holding a Manager, read through an instance or the class (`Contact.objects.get()`)."""
+        made = constructor_type(value)
+        if made is not None:
+            if not any(b.rpartition(".")[2].endswith(_ENUM_BASES) for b in self.bases.get(class_qualname, ())):
+                _bind(self.attrs.setdefault(class_qualname, {}), name, made)  # (an enum's member is an enum)
+            return
         if value.type not in ("identifier", "attribute"):
             return
         text = _node_text(value)
         if is_class_name(text) and _DOTTED.fullmatch(text):
             _bind(self.attrs.setdefault(class_qualname, {}), name + "()", text)
+            _bind(self.attr_classes.setdefault(class_qualname, {}), name, text)
 
     def add_self_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
         """`self.name[: T] = value` inside `__init__` (an attribute declared in the class body keeps that type)."""
@@ -616,6 +647,7 @@ class TypeFacts:
             made = self.class_params.get(method_id, {}).get(param) if annotation is None else None
             if typ is None and made is not None:  # `self.cls = cls` with `cls: type[K]`: calling it makes a K
                 _bind(self.attrs.setdefault(class_qualname, {}), name + "()", made)
+                _bind(self.attr_classes.setdefault(class_qualname, {}), name, made)
                 return
         if typ is not None:
             _bind(self.attrs.setdefault(class_qualname, {}), name, typ)
@@ -623,6 +655,11 @@ class TypeFacts:
         chain = chain_of(value) if value is not None else None
         table = self.attr_chains.setdefault(class_qualname, {})
         old = table.get(name, ())
+        if chain is not None and isinstance(old, tuple) and len(old) == 2 and old[0] == method_id:
+            before = old[1]
+            if before != chain and _unargued(before) == _unargued(chain):  # (two calls of one function)
+                chain = _unargued(chain)
+                old = (method_id, chain)
         table[name] = (method_id, chain) if chain is not None and old in ((), (method_id, chain)) else None
 
     def typed_roots(self) -> set[str]:
@@ -744,6 +781,14 @@ class TypeFacts:
             return  # `return None` beside `return K()` is Optional[K]: the K is still what calls get
         self.returns.setdefault(function_id, []).append(chain_of(value))
 
+    def add_overload(self, function_id: str, params: Any) -> None:
+        """An `@overload` of a module-level function: its first parameter's annotation, as written (None when
+        it states none), in the order of the overloads."""
+        first = next((p for p in params.named_children if p.type != "comment"), None)
+        typ = first.child_by_field_name("type") if first is not None else None
+        written = _node_text(typ) if first is not None and typ is not None and first.type.startswith("typed") else None
+        self.overloads.setdefault(first_definition(function_id), []).append((function_id, written))
+
     def add_fixture_params(self, function_id: str, names: list[str]) -> None:
         if names:
             self.fixtures[function_id] = set(names)
@@ -764,15 +809,22 @@ class TypeFacts:
         called, root, steps = chain
         cls = self.classes.get(function_id) if function_id else None
         if called:
+            root, _, argument = root.partition("?")  # (`f(arg)`: what the first argument is, for overloads)
             if root == "cls" and cls:
                 return join("Self", steps)
             if function_id is not None and self.python and root in self.chains.get(function_id, ()):
                 return None  # calling a local (`F = make_form(...)`; `F(...)`): not the module's `F`
+            made = self.class_params.get(function_id, {}).get(root) if function_id is not None else None
+            if made is not None:  # `maker(...)` with `maker: type[K]`: a K
+                return join(made, steps)
             if function_id is not None and self.python:
                 param = self._called_param(root, function_id)
                 if param is not None:  # a parameter shadows the function of that name: its type's `__call__`
                     return join(param, ("__call__()", *steps)) if param else None
-            return join("=" + root, steps)  # a class's constructor or a function's result: the graph tells
+            # a class's constructor or a function's result: the graph tells (an overload's by the argument)
+            # (a class's constructor is no overload: `K("x")` stays `=K`)
+            picked = self._argument(argument, function_id) if not is_class_name(root) else ""
+            return join("=" + root + picked, steps)
         if root == "this" and self.this_types and (stated := self.this_type(function_id)) is not None:
             return join(stated, steps)
         if root in ("self", "cls", "this"):
@@ -791,6 +843,39 @@ class TypeFacts:
                 return join("^" + alias + "." + member, rest)
         head = self._root(root, function_id, depth)
         return join(head, steps) if head else None
+
+    def canonical(self, written: str) -> str | None:
+        """Python: the module-qualified name a written class name means in this file (`time` with `from datetime
+        import time`: `datetime.time`; `int`: `builtins.int`); None when the file does not say."""
+        first, dot, rest = written.partition(".")
+        if first in self.import_from:
+            return self.import_from[first] + dot + rest
+        if dot and first in self.module_of:
+            return self.module_of[first] + dot + rest
+        if not dot and written in BUILTINS and written not in self.module and written not in self.module_chains:
+            return "builtins." + written
+        return None
+
+    def _argument(self, argument: str, function_id: str | None) -> str:
+        """`?<class>` for a call's first argument of a known class (`overloads.argument_of`'s reading), read
+        where the call is; "" when unknown. (`.` is written `:` so that the graph's dotted names stay whole.)"""
+        if not argument or not self.python:
+            return ""
+        kind, name = argument[0], argument[1:]
+        own = self.chains.get(function_id, {}) if function_id else {}
+        params = self.param_names.get(function_id, "") if function_id else ""
+        if kind == "$":  # a local bound to one constructed value (`value = datetime(...)`; `item(value)`)
+            bound = self.locals.get(function_id, {}).get(name) if function_id else None
+            if not bound or _binds(params, name) or name in self.declared.get(function_id or "", ()):
+                return ""
+            kind, name = "=", bound.lstrip("=")
+        if kind == "=":
+            if name.partition(".")[0] in own or _binds(params, name.partition(".")[0]):
+                return ""  # (a local or parameter named like the class: not the class)
+            known = self.canonical(name)
+        else:
+            known = argument
+        return "?" + known.replace(".", ":") if known in ACCEPTED_BY else ""
 
     def _called_param(self, name: str, function_id: str) -> str | None:
         """Python: when `name` is a parameter of the function (or of one around it, for a closure), its
@@ -824,7 +909,8 @@ class TypeFacts:
             if name in self.fixtures.get(function_id, ()):
                 return self._fixture(name, function_id)
             if is_param:
-                return None
+                # `maker: type[K]`: a member read through the class object is K's (`maker.create()`)
+                return self.class_params.get(function_id, {}).get(name)
             outer = self.outer.get(function_id)
             if outer is not None and depth < MAX_DEPTH:  # a closure: the name of the function around it
                 return self._root(name, outer, depth + 1)
@@ -858,6 +944,17 @@ class TypeFacts:
             results_of.setdefault(first_definition(fid), set()).add(expr)
         agreed = ((fid, expr) for fid, expr in results_by_id.items() if len(results_of[first_definition(fid)]) == 1)
         rows.extend((fid, None, expr) for fid, expr in agreed)
+        # ... except by the first argument's class, as a checker picks an overload (`?<class>` rows, the row a
+        # call `=f?<class>` reads)
+        for first, listed in self.overloads.items():
+            if len(results_of.get(first, ())) < 2:
+                continue
+            firsts = [written for _, written in listed]
+            for argument in ACCEPTED_BY:
+                i = pick(firsts, argument, self.canonical)
+                picked = results_by_id.get(listed[i][0]) if i is not None else None
+                if picked is not None and picked != "Self":
+                    rows.append((first, "?" + argument.replace(".", ":"), picked))
         # What awaiting a call gives (a step `m()await`): an async def's result, a stated awaitable's argument
         awaited = {fid: expr for fid, expr in results_by_id.items() if fid in self.async_functions}
         awaited.update(self.awaited_returns)
@@ -874,6 +971,13 @@ class TypeFacts:
             owner = class_ids.get(cls)
             if owner is not None:
                 rows.extend((owner, name, typ) for name, typ in attrs.items() if typ)
+        for cls, held in self.attr_classes.items():
+            owner = class_ids.get(cls)
+            if owner is None:
+                continue
+            # (an attribute also assigned an instance or anything else is no class object for certain)
+            other = self.attrs.get(cls, {}).keys() | self.attr_chains.get(cls, {}).keys()
+            rows.extend((owner, name, k) for name, k in held.items() if k and name not in other)
         for cls, chained in self.attr_chains.items():
             owner = class_ids.get(cls)
             if owner is None:

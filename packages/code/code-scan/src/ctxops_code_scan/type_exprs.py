@@ -34,6 +34,8 @@ import bisect
 import re
 from typing import Any
 
+from .overloads import argument_of
+
 # (member, object) fields of a member access: Python, Go, TypeScript
 _MEMBER = {
     "attribute": ("attribute", "object"),
@@ -94,7 +96,8 @@ def chain_of(node: Any) -> Chain | None:
             if fn.type == "identifier":
                 if len(steps) > MAX_STEPS:
                     return None
-                return True, _text(fn), tuple(reversed(steps))
+                argument = argument_of(node) if kind == "call" else None  # (Python: an overload's pick)
+                return True, _text(fn) + ("?" + argument if argument else ""), tuple(reversed(steps))
             fields = _MEMBER.get(fn.type)
             if fields is None:
                 return None

@@ -43,6 +43,7 @@ SECRET = "[REDACTED:secret]"
 _CJK_STOP = "，。；、）」』”’：！？　"
 _QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "「": "」", "『": "』", "‘": "’"}
 _MAX_VALUE = 400
+FOUND_MIN = 6  # the shortest hidden value ``scan`` reports (the text's own copies are hidden from 8: ``engine``)
 _LONG_VALUE = 20_000  # how far a quoted value longer than _MAX_VALUE may run to its closing quote
 
 
@@ -68,7 +69,7 @@ def scan(text: str, pattern: re.Pattern[str], handler: Handler, hidden: list[str
             begin = match.start() + cut
             if cut >= 0 and text[match.start() : begin] == replacement[:cut]:
                 value = text[begin:end].strip("'\"` \t")
-                if len(value) >= 8 and "\n" not in value:
+                if len(value) >= FOUND_MIN and "\n" not in value:
                     hidden.append(value)
         out.append(text[last : match.start()])
         out.append(replacement)

@@ -101,7 +101,10 @@ def _payload(n: int) -> tuple[dict[str, object], list[str]]:
     """``n`` assigned secrets (one field each) and their bare values across paths and keys: ~100 bytes each.
     One field each: the engine's own in-text pass over one huge text with thousands of values is not what is
     measured here (docs/benchmarks.md, session 15)."""
-    values = [f"{word(8)}{i}" for i in range(n)]
+    rng = random.Random(n)
+    values = [
+        f"{''.join(rng.choice(string.ascii_lowercase) for _ in range(5))}{rng.randint(100, 999)}{i}" for i in range(n)
+    ]
     fields = {f"line{i}": f"password_{i} = {v}" for i, v in enumerate(values)}
     paths = {f"path{i}": f"notes/{v}/{v}.txt" for i, v in enumerate(values)}
     return {"fields": fields, "paths": paths, "keys": {v: i for i, v in enumerate(values)}}, values

@@ -108,9 +108,7 @@ def redact(text: str, found: list[str] | None = None) -> str:
             _redact(decoded, hidden)
             if found is not None:
                 found.extend(hidden)
-            for value in dict.fromkeys(hidden):
-                if len(value) >= 8 and "\n" not in value and value in text and not is_placeholder(value):
-                    text = text.replace(value, SECRET)
+            text = _hide_copies(text, [value for value in hidden if "\n" not in value])
     hidden = []
     text = _redact(text, hidden)
     if found is not None:
@@ -154,10 +152,25 @@ def _redact(text: str, hidden: list[str]) -> str:
         start = len(hidden)
         text = scan(text, handler_pattern, handler, hidden)
         # a value hidden once is hidden wherever else it appears, before a later rule cuts a copy in pieces
-        for value in dict.fromkeys(hidden[start:]):
-            if len(value) >= 8 and value in text and not is_placeholder(value):
-                text = text.replace(value, SECRET)
+        if len(hidden) > start:
+            text = _hide_copies(text, hidden[start:])
     return text
+
+
+_COPIES_ONE_BY_ONE = 8  # more values than this are hidden by one pattern: a scan of the text each is quadratic
+
+
+def _hide_copies(text: str, values: list[str]) -> str:
+    """Every copy of each value (8+ characters, not a placeholder) in ``text`` replaced by a marker."""
+    wanted = [value for value in dict.fromkeys(values) if len(value) >= 8 and not is_placeholder(value)]
+    if len(wanted) <= _COPIES_ONE_BY_ONE:
+        for value in wanted:
+            if value in text:
+                text = text.replace(value, SECRET)
+        return text
+    from .literals import literal_pattern  # thousands of values in one text (a dump of credentials)
+
+    return literal_pattern(wanted, edges=False).sub(SECRET, text)
 
 
 def _path_segment(part: str, digests: bool = False, found: list[str] | None = None) -> str:

@@ -6,16 +6,16 @@ add`` gets the same word in its text and its title, ``--file`` and ``--source``.
 where its context gives it away; ``redact_record`` then hides it in every string and key of the record.
 
 Two passes, linear in the record: the engine's walk (``redact_value``) collects what it hid; one pattern,
-a trie of the values found (escaped literals, so a position costs at most the length of the longest value),
+a trie of the values found (``literals``: a position costs at most the length of the longest value),
 replaces them everywhere else. A value propagates only when it is a credential rather than a word
-(``propagates``): 6+ characters (8+ when only letters), not a placeholder, a stock word or a secret's name. The pattern is compiled
-with ``re`` directly, never through ``shared.regex``'s cache: that file would store the secrets.
+(``propagates``): 6+ characters (8+ when only letters), not a placeholder, a stock word or a secret's name.
 """
 
 from __future__ import annotations
 
 from .context import FOUND_MIN
 from .engine import LABELS, SECRET, redact_value
+from .literals import WORD_CHARS, literal_pattern
 from .names import is_placeholder, is_secret_name, is_stock_word
 
 TYPE_CHECKING = False  # typing and re are not imported on the hook path; type checkers treat this as True
@@ -25,8 +25,7 @@ if TYPE_CHECKING:
 
 FOUND_MAX = 256  # a longer value is a key its own shape gives away wherever it is; it bounds a match's cost
 _MARKERS = "\n".join(f"[REDACTED:{label}]" for label in LABELS)  # a value inside a marker is never hunted
-_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-_UNRESERVED = _WORD_CHARS | frozenset("-._~")
+_UNRESERVED = WORD_CHARS | frozenset("-._~")
 
 
 def propagates(value: str) -> bool:
@@ -66,67 +65,11 @@ def _forms(value: str) -> list[str]:
     return forms
 
 
-def _escape(text: str) -> str:
-    """``re.escape`` for a literal inside the pattern."""
-    return "".join(ch if ch in _WORD_CHARS else "\\" + ch if ch.isascii() else ch for ch in text)
-
-
-_END = ""  # a trie node's key marking that a value ends there
-
-
-def _trie(values: list[str]) -> dict[str, Any]:
-    root: dict[str, Any] = {}
-    for value in values:
-        node = root
-        for ch in value:
-            node = node.setdefault(ch, {})
-        node[_END] = {}
-    return root
-
-
-def _chain(ch: str, child: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
-    """The literal from ``ch`` down a chain of single children (one literal in the pattern), its last
-    character, and the node it ends at."""
-    literal = ch
-    while _END not in child and len(child) == 1:
-        ch, child = next(iter(child.items()))
-        literal += ch
-    return literal, ch, child
-
-
-def _alternatives(node: dict[str, Any], last: str) -> str:
-    """The pattern of a trie node reached by ``last``: its children longest first, then its own end. An end
-    after a word character asks that no word character follow (``kafka123`` is not in ``kafka1234``)."""
-    branches = []
-    for ch, child in node.items():
-        if ch == _END:
-            continue
-        literal, end, rest = _chain(ch, child)
-        branches.append(_escape(literal) + _alternatives(rest, end))
-    if _END in node:
-        branches.append("(?![A-Za-z0-9])" if last in _WORD_CHARS else "")
-    if len(branches) == 1:
-        return branches[0]
-    return "(?:" + "|".join(branches) + ")"
-
-
 def matcher(found: list[str]) -> re.Pattern[str] | None:
     """One pattern matching every form of every value of ``found`` that ``propagates``, at word edges; None
     when none does. Its cost per position is bounded by ``FOUND_MAX``, whatever the number of values."""
     values = {form for value in dict.fromkeys(found) if propagates(value) for form in _forms(value)}
-    if not values:
-        return None
-    import re  # only a record that hid something pays for it
-
-    root = _trie(sorted(values))
-    branches = []
-    for ch, child in root.items():
-        # a value that starts with a word character starts a word (checked after the first character, so the
-        # engine's fast first-character test still applies): ``kafka123`` is not in ``xkafka123``
-        guard = "(?<![A-Za-z0-9].)" if ch in _WORD_CHARS else ""
-        literal, end, node = _chain(ch, child)
-        branches.append(_escape(literal[0]) + guard + _escape(literal[1:]) + _alternatives(node, end))
-    return re.compile("|".join(branches))
+    return literal_pattern(sorted(values), edges=True) if values else None
 
 
 def hide_found(value: Any, found: list[str]) -> Any:

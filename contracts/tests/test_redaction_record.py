@@ -152,3 +152,10 @@ def test_the_matcher_stays_linear_on_shared_prefixes() -> None:
         timings.append(time.process_time() - started)
     assert timings[1] <= 25 * timings[0] + 0.1, timings
     assert timings[1] < 3.0, timings
+
+
+def test_a_session_id_in_a_transcript_path_is_not_propagated_to_the_session_id() -> None:
+    # the engine hides a UUID as a file name; the payload's own session id must stay, or no session is tracked
+    sid = "2a1b4a76-0e6f-497e-9504-9b56aa21c9cb"
+    payload = {"session_id": sid, "transcript_path": f"/home/u/.claude/projects/p/{sid}.jsonl"}
+    assert redact_record(payload)["session_id"] == sid

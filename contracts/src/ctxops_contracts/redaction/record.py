@@ -16,7 +16,7 @@ from __future__ import annotations
 from .context import FOUND_MIN
 from .engine import LABELS, SECRET, redact_value
 from .literals import WORD_CHARS, literal_pattern
-from .names import is_placeholder, is_secret_name, is_stock_word
+from .names import is_id_reference, is_placeholder, is_secret_name, is_stock_word
 
 TYPE_CHECKING = False  # typing and re are not imported on the hook path; type checkers treat this as True
 if TYPE_CHECKING:
@@ -30,14 +30,16 @@ _UNRESERVED = WORD_CHARS | frozenset("-._~")
 
 def propagates(value: str) -> bool:
     """``value`` (hidden somewhere) is hidden everywhere in its record: a credential, not a word. Short values
-    (under 6 characters, under 8 of letters alone), placeholders (``changeme``, ``<token>``), stock words and
-    secret names (``password``) stay where they are."""
+    (under 6 characters, under 8 of letters alone), placeholders (``changeme``, ``<token>``), stock words,
+    secret names (``password``) and bare UUIDs and ULIDs (ids) stay where they are."""
     if not FOUND_MIN <= len(value) <= FOUND_MAX or "\n" in value or "\r" in value:
         return False
     if "REDACTED" in value or value in _MARKERS or value != value.strip():
         return False
     if len(value) < 8 and value.isalpha():
         return False  # a short plain word (``dragon``, ``letmein``): hidden where assigned, a word elsewhere
+    if is_id_reference(value):
+        return False  # a UUID or ULID: the session and event ids a payload is keyed on (its transcript's name)
     return not (is_placeholder(value) or is_stock_word(value) or is_secret_name(value))
 
 

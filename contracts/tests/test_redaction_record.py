@@ -159,3 +159,12 @@ def test_a_session_id_in_a_transcript_path_is_not_propagated_to_the_session_id()
     sid = "2a1b4a76-0e6f-497e-9504-9b56aa21c9cb"
     payload = {"session_id": sid, "transcript_path": f"/home/u/.claude/projects/p/{sid}.jsonl"}
     assert redact_record(payload)["session_id"] == sid
+
+
+def test_the_last_segment_of_a_hidden_url_is_hidden_alone() -> None:
+    secret = word(14)
+    url = f"hooks.example.com/services/{secret}"
+    assert hide_found({"file": f"notes/{secret}.txt", "host": "hooks.example.com"}, [url]) == {
+        "file": f"notes/{SECRET}.txt",
+        "host": "hooks.example.com",  # only the last segment: the host and the path's words stay
+    }

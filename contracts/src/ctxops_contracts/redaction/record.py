@@ -67,10 +67,18 @@ def _forms(value: str) -> list[str]:
     return forms
 
 
+def _parts(value: str) -> list[str]:
+    """``value``, and when it is a URL or a path its last segment of 8+ characters: the secret part of a
+    webhook hidden whole (``hooks.slack.com/services/T…/B…/<secret>``), written alone as a file name."""
+    last = value.rstrip("/").rpartition("/")[2]
+    return [value, last] if "/" in value and len(last) >= 8 and last != value else [value]
+
+
 def matcher(found: list[str]) -> re.Pattern[str] | None:
     """One pattern matching every form of every value of ``found`` that ``propagates``, at word edges; None
     when none does. Its cost per position is bounded by ``FOUND_MAX``, whatever the number of values."""
-    values = {form for value in dict.fromkeys(found) if propagates(value) for form in _forms(value)}
+    wanted = [part for value in dict.fromkeys(found) for part in _parts(value) if propagates(part)]
+    values = {form for value in wanted for form in _forms(value)}
     return literal_pattern(sorted(values), edges=True) if values else None
 
 

@@ -16,11 +16,11 @@ samples and in samples with a secret), and the first few innocent ones.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
+from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def _words(text: str) -> list[str]:
@@ -63,7 +63,8 @@ def measure(samples: list[Any]) -> dict[str, Any]:
             continue
         result["records"] += 1
         result["words"] += len(words)
-        record = {"content": sample.text, "files": [f"notes/{w}.txt" for w in words], "titles": [f"t {w}" for w in words]}
+        files, titles = [f"notes/{w}.txt" for w in words], [f"t {w}" for w in words]
+        record = {"content": sample.text, "files": files, "titles": titles}
         safe = redact_record(record)
         for word, file, title in zip(words, safe["files"], safe["titles"], strict=True):
             alone = redact_path(f"notes/{word}.txt") == f"notes/{word}.txt" and redact_label(f"t {word}") == f"t {word}"

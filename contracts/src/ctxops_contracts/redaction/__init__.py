@@ -1,5 +1,5 @@
 """Secret redaction, one boundary for every line: ``redact(text)``, ``redact_value(json_value)``, ``redact_path``,
-``redact_label`` (titles, tags).
+``redact_label`` (titles, tags), and ``redact_record`` (a payload or record whose fields repeat a secret).
 
 The engine lives in contracts (standard library only, patterns cached through ``shared.regex``) so the
 memory line (hook capture, the guard, memories), the ledger line (proxy bodies, transcript attribution)
@@ -12,5 +12,17 @@ import redact``) or these names; both keep the hook path free of typing, re and 
 from __future__ import annotations
 
 from .engine import KEY_MARKER, LABELS, SECRET, redact, redact_label, redact_path, redact_value, window
+from .record import hide_found, redact_record
 
-__all__ = ["KEY_MARKER", "LABELS", "SECRET", "redact", "redact_label", "redact_path", "redact_value", "window"]
+__all__ = [
+    "KEY_MARKER",
+    "LABELS",
+    "SECRET",
+    "hide_found",
+    "redact",
+    "redact_label",
+    "redact_path",
+    "redact_record",
+    "redact_value",
+    "window",
+]

@@ -43,6 +43,7 @@ SECRET = "[REDACTED:secret]"
 _CJK_STOP = "，。；、）」』”’：！？　"
 _QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "「": "」", "『": "』", "‘": "’"}
 _MAX_VALUE = 400
+FOUND_MIN = 6  # the shortest hidden value ``scan`` reports (the text's own copies are hidden from 8: ``engine``)
 _LONG_VALUE = 20_000  # how far a quoted value longer than _MAX_VALUE may run to its closing quote
 
 
@@ -63,12 +64,10 @@ def scan(text: str, pattern: re.Pattern[str], handler: Handler, hidden: list[str
             pos = match.end() if match.end() > match.start() else match.start() + 1
             continue
         replacement, end = verdict
-        if hidden is not None:
-            cut = replacement.find("[REDACTED")
-            begin = match.start() + cut
-            if cut >= 0 and text[match.start() : begin] == replacement[:cut]:
-                value = text[begin:end].strip("'\"` \t")
-                if len(value) >= 8 and "\n" not in value:
+        if hidden is not None and "[REDACTED" in replacement:
+            for under in under_markers(text[match.start() : max(end, match.end())], replacement):
+                value = under.strip("'\"` \t")
+                if len(value) >= FOUND_MIN and "\n" not in value:
                     hidden.append(value)
         out.append(text[last : match.start()])
         out.append(replacement)
@@ -77,6 +76,37 @@ def scan(text: str, pattern: re.Pattern[str], handler: Handler, hidden: list[str
         return text
     out.append(text[last:])
     return "".join(out)
+
+
+def under_markers(span: str, replacement: str) -> list[str]:
+    """What each marker of ``replacement`` stands for in ``span`` (the text it replaced): the literal pieces
+    between markers are found in ``span`` in order (``k = "[REDACTED:secret]", "[REDACTED:secret]"`` over
+    ``k = "a1", "b2"``: ``a1`` and ``b2``). Nothing when the pieces do not line up. Linear: each piece is
+    looked for once, from where the previous one ended."""
+    pieces: list[str] = []
+    at = 0
+    while True:
+        start = replacement.find("[REDACTED", at)
+        close = replacement.find("]", start) if start >= 0 else -1
+        if close < 0:
+            pieces.append(replacement[at:])
+            break
+        pieces.append(replacement[at:start])
+        at = close + 1
+    head, tail = pieces[0], pieces[-1]
+    stop = len(span) - len(tail)
+    if len(pieces) < 2 or stop < len(head) or not span.startswith(head) or not span.endswith(tail):
+        return []
+    values: list[str] = []
+    pos = len(head)
+    for piece in pieces[1:-1]:
+        found = span.find(piece, pos, stop) if piece else -1  # two markers side by side: no telling apart
+        if found < 0:
+            return values
+        values.append(span[pos:found])
+        pos = found + len(piece)
+    values.append(span[pos:stop])
+    return values
 
 
 # A bare value ends at whitespace, a quote, a bracket, a separator or CJK punctuation (and at \" in JSON).

@@ -91,24 +91,29 @@ def _marker(marker: str, hidden: list[str]) -> Callable[[re.Match[str]], str]:
     return replace
 
 
-def redact(text: str) -> str:
+def redact(text: str, found: list[str] | None = None) -> str:
     """``text`` with every secret the rules know replaced by a labelled marker. Idempotent.
 
     Text that holds escaped line breaks, tabs or quotes (a command echoing a Python ``repr``, JSON inside
     JSON, a log line of an escaped string) is also read with them unescaped, so the context around a value
-    (``\\n[DEBUG] Using Key=...``) is seen as it was written; a value hidden there is hidden in the text."""
+    (``\\n[DEBUG] Using Key=...``) is seen as it was written; a value hidden there is hidden in the text.
+    With ``found``, the values hidden are appended to it (``record.redact_record`` hides them in a record's
+    other fields)."""
     if not text:
         return text
     if "\\" in text:
         decoded = _unescape(text)
         if decoded != text:  # what the unescaped reading hides is hidden first, before markers split it
-            found: list[str] = []
-            _redact(decoded, found)
-            for value in dict.fromkeys(found):
-                if len(value) >= 8 and "\n" not in value and value in text and not is_placeholder(value):
-                    text = text.replace(value, SECRET)
-    text = _redact(text, [])
-    return _hide_printable(text, paths=True) if "/" in text else text
+            hidden: list[str] = []
+            _redact(decoded, hidden)
+            if found is not None:
+                found.extend(hidden)
+            text = _hide_copies(text, [value for value in hidden if "\n" not in value])
+    hidden = []
+    text = _redact(text, hidden)
+    if found is not None:
+        found.extend(hidden)
+    return _hide_printable(text, paths=True, found=found) if "/" in text else text
 
 
 _ESCAPES = (("\\n", "\n"), ("\\t", "\t"), ("\\r", "\r"), ('\\"', '"'), ("\\'", "'"))
@@ -147,15 +152,30 @@ def _redact(text: str, hidden: list[str]) -> str:
         start = len(hidden)
         text = scan(text, handler_pattern, handler, hidden)
         # a value hidden once is hidden wherever else it appears, before a later rule cuts a copy in pieces
-        for value in dict.fromkeys(hidden[start:]):
-            if value in text and not is_placeholder(value):
-                text = text.replace(value, SECRET)
+        if len(hidden) > start:
+            text = _hide_copies(text, hidden[start:])
     return text
 
 
-def _path_segment(part: str, digests: bool = False) -> str:
+_COPIES_ONE_BY_ONE = 8  # more values than this are hidden by one pattern: a scan of the text each is quadratic
+
+
+def _hide_copies(text: str, values: list[str]) -> str:
+    """Every copy of each value (8+ characters, not a placeholder) in ``text`` replaced by a marker."""
+    wanted = [value for value in dict.fromkeys(values) if len(value) >= 8 and not is_placeholder(value)]
+    if len(wanted) <= _COPIES_ONE_BY_ONE:
+        for value in wanted:
+            if value in text:
+                text = text.replace(value, SECRET)
+        return text
+    from .literals import literal_pattern  # thousands of values in one text (a dump of credentials)
+
+    return literal_pattern(wanted, edges=False).sub(SECRET, text)
+
+
+def _path_segment(part: str, digests: bool = False, found: list[str] | None = None) -> str:
     """One file or directory name: a token (its extension kept), else redacted as text. With ``digests`` (a
-    git object store) a name of hex digits is a digest and kept."""
+    git object store) a name of hex digits is a digest and kept. A token hidden is appended to ``found``."""
     stem, dot, ext = part.rpartition(".")
     if not dot or len(ext) > 6 or not stem:
         stem, ext, dot = part, "", ""
@@ -164,22 +184,26 @@ def _path_segment(part: str, digests: bool = False) -> str:
     if ext.lower() in ASSET_EXTENSIONS and is_digest_slug(stem):
         return part  # a fingerprinted asset: ``application-<sha256>.css``
     if path_token(stem) or random_word(stem, label=True) or is_grouped_key(stem):
+        if found is not None:
+            found.append(stem)
         return f"[REDACTED:path-token]{dot}{ext}"
     head, colon, tail = stem.rpartition(":")  # a reference ``s:<key>``: the part after the colon alone
     if colon and tail and (head in ID_TAGS and is_id_reference(tail)):
         return part  # ctxops's own `session:<uuid>`, `event:<ulid>` reference
     if colon and tail and (path_token(tail) or random_word(tail, label=True) or is_grouped_key(tail)):
+        if found is not None:
+            found.append(tail)
         return f"{head}:[REDACTED:path-token]{dot}{ext}"
-    return _hide_words(redact(_hide_printable(part)))
+    return _hide_words(redact(_hide_printable(part, found=found), found), found)
 
 
 _WORD = lazy(r"(?<![A-Za-z0-9+/=_.~:-])[A-Za-z0-9+/=_.~:-]{12,8000}+(?![A-Za-z0-9+/=_.~:-])")
 _WORD_EDGE = ".:=-_~/+"
 
 
-def _hide_words(text: str) -> str:
+def _hide_words(text: str, found: list[str] | None = None) -> str:
     """Every word of ``text`` that is a key standing alone (``random_word``, ``path_token``, an unmistakably
-    random token) replaced by a marker; trailing punctuation is kept."""
+    random token) replaced by a marker; trailing punctuation is kept. Each word hidden is appended to ``found``."""
     if len(text) < 12:
         return text
 
@@ -200,6 +224,8 @@ def _hide_words(text: str) -> str:
             or is_grouped_key(core)
             or is_base64_key(core)
         ):
+            if found is not None:
+                found.append(core)
             return f"{lead}[REDACTED:token]{tail}"
         return word
 
@@ -264,7 +290,7 @@ def _mostly_digest(chunk: str) -> bool:
     return found is not None and 2 * len(found.group(0)) >= len(chunk)
 
 
-def _hide_printable(text: str, *, paths: bool = False) -> str:
+def _hide_printable(text: str, *, paths: bool = False, found: list[str] | None = None) -> str:
     """Every run of 32+ non-space characters that is a generated password (``_printable_key``) as a marker: a
     label or a file name has no context to find it by, and the word rules split it at its punctuation. With
     ``paths`` (running text) only the names of a path are judged, each alone (``cat notes/<password>.txt``)."""
@@ -274,11 +300,17 @@ def _hide_printable(text: str, *, paths: bool = False) -> str:
     def replace(match: re.Match[str]) -> str:
         chunk = match.group(0)
         if not paths:
-            return "[REDACTED:token]" if _printable_key(chunk) else chunk
+            if not _printable_key(chunk):
+                return chunk
+            if found is not None:
+                found.append(chunk)
+            return "[REDACTED:token]"
         if "/" not in chunk or "ENC[" in chunk or "://" in chunk or _mostly_digest(chunk):
             return chunk  # no path; SOPS ciphertext (``ENC[AES256_GCM,data:...]``); a URL (its own rules); a digest
         parts = chunk.split("/")
         hidden = ["[REDACTED:path-token]" if len(part) >= 32 and _printable_key(part) else part for part in parts]
+        if found is not None:
+            found.extend(part for part, kept in zip(parts, hidden, strict=True) if part != kept)
         return "/".join(hidden)
 
     return _CHUNK.sub(replace, text)
@@ -294,7 +326,7 @@ _SHORT_KEY = lazy(
 _KEY_PREFIXES = ("sk_", "sk-", "rk_", "pat_", "key_", "key-", "tok_", "api_", "api-", "secret_", "token_")
 
 
-def _short_keys(text: str) -> str:
+def _short_keys(text: str, found: list[str] | None = None) -> str:
     def replace(match: re.Match[str]) -> str:
         name, word = match.group(1), match.group(2)
         digits = sum(ch.isdigit() for ch in word)
@@ -305,6 +337,8 @@ def _short_keys(text: str) -> str:
         )
         if not marked:
             return match.group(0)
+        if found is not None:
+            found.append(word)
         return match.group(0)[: match.start(2) - match.start()] + "[REDACTED:token]"
 
     return _SHORT_KEY.sub(replace, text)
@@ -314,40 +348,43 @@ def _short_keys(text: str) -> str:
 ID_TAGS = frozenset({"session", "event", "memory"})
 
 
-def redact_label(text: str) -> str:
+def redact_label(text: str, found: list[str] | None = None) -> str:
     """A short field a person names something with (a memory's title, a tag): ``redact``, and every word in
     it that is a key standing alone is hidden too (``deploy with 1zlu5oxgeyx5...``), a UUID included. In
-    running text such a word may be an id or a digest and is judged by its context; a label has none."""
+    running text such a word may be an id or a digest and is judged by its context; a label has none. The
+    values hidden are appended to ``found``."""
     if not text:
         return text
     prefix, colon, rest = text.partition(":")
     if colon and prefix in ID_TAGS and is_id_reference(rest):
         return text  # ctxops's own reference tag (a digest's `session:<uuid>`): looked up by, never a key
-    hidden = _hide_words(redact(_hide_printable(text)))
-    return _short_keys(hidden) if len(hidden) >= 8 else hidden
+    hidden = _hide_words(redact(_hide_printable(text, found=found), found), found)
+    return _short_keys(hidden, found) if len(hidden) >= 8 else hidden
 
 
-def redact_path(path: str, *, keyed: bool = False) -> str:
+def redact_path(path: str, *, keyed: bool = False, found: list[str] | None = None) -> str:
     """A file path (or a glob, a scope, a source reference) with any secret in it hidden.
 
     A path is text like any other: a token in a file name (``notes/ghp_....txt``), an assignment used as a
     directory name, credentials in a URL. With ``keyed``, a path that changed gets ``#`` and a short digest
     of the original appended, so two different secret-bearing paths stay two keys (the guard's read
-    bookkeeping) without either being stored.
+    bookkeeping) without either being stored. The values hidden are appended to ``found``.
     """
     if not path or is_id_reference(path):
         return path  # a session id, an event id: the references ctxops records as a memory's source
     if "://" in path:  # a URL: credentials in its user part, tokens in its query
-        hidden = redact(path)
+        hidden = redact(path, found)
     else:  # each file or directory name alone: a token is a whole name
         head, colon, tail = path.rpartition(":")  # ``s:<key>``: a base64 key holding '/' is one name, not a path
         if is_base64_key(path) or (colon and is_base64_key(tail)):
+            if found is not None:
+                found.append(tail if colon and not is_base64_key(path) else path)
             return (
                 f"{head}{colon}[REDACTED:path-token]" if colon and not is_base64_key(path) else "[REDACTED:path-token]"
             )
         sep = "\\" if "\\" in path and "/" not in path else "/"
         digests = "/objects/" in path or "\\objects\\" in path  # .git/objects/3f/9a1c...: digests
-        hidden = sep.join(_path_segment(part, digests) for part in path.split(sep))
+        hidden = sep.join(_path_segment(part, digests, found) for part in path.split(sep))
     if hidden == path or not keyed:
         return hidden
     import hashlib  # only a path that held a secret pays for it
@@ -397,21 +434,25 @@ def window(text: str, head: int, tail: int = 0) -> str:
 
 
 class _Budget:
-    """How much a bounded walk may still look at: characters of text and nodes."""
+    """How much a bounded walk may still look at (characters of text and nodes), and what it hid (``found``)."""
 
-    __slots__ = ("chars", "nodes")
+    __slots__ = ("chars", "found", "nodes")
 
-    def __init__(self, chars: int, nodes: int) -> None:
+    def __init__(self, chars: int, nodes: int, found: list[str] | None = None) -> None:
         self.chars = chars
         self.nodes = nodes
+        self.found = found
 
 
-def _hide(item: Any) -> Any:
-    """The value of a secret-named key: hidden whatever its shape; empty values and placeholders stay."""
+def _hide(item: Any, found: list[str] | None = None) -> Any:
+    """The value of a secret-named key: hidden whatever its shape; empty values and placeholders stay. A
+    string hidden is appended to ``found``."""
     if item is None or isinstance(item, bool) or (isinstance(item, (str, list, dict)) and not item):
         return item
     if isinstance(item, str) and (is_placeholder(item) or item.startswith("[REDACTED")):
         return item
+    if found is not None and isinstance(item, (str, int)):
+        found.append(str(item))
     return SECRET
 
 
@@ -439,12 +480,12 @@ def _lines_with_keys(items: list[Any]) -> list[Any]:
     return out
 
 
-def _as_lines(items: list[str]) -> list[str]:
+def _as_lines(items: list[str], found: list[str] | None = None) -> list[str]:
     """Items that are lines of one text (a diff hunk, output lines): redacted together as well, so a secret
     spanning lines (a YAML block, a multi-line assignment) is found. When that changes the number of
     lines, the list becomes the redacted text's lines: losing a line count beats keeping a secret."""
     joined = "\n".join(items)
-    hidden = redact(joined)
+    hidden = redact(joined, found)
     return items if hidden == joined else hidden.split("\n")
 
 
@@ -455,8 +496,9 @@ def redact_value(
     max_items: int | None = None,
     max_depth: int | None = None,
     max_chars: int | None = None,
+    found: list[str] | None = None,
 ) -> Any:
-    """A copy of a JSON-like value with every secret hidden.
+    """A copy of a JSON-like value with every secret hidden (each value hidden appended to ``found``).
 
     Strings are redacted; a value under a secret-named key (``password``, ``SecretAccessKey``, ``auth``,
     ``client_token``...) is hidden whatever its shape; a private key split across list items is hidden as
@@ -465,7 +507,7 @@ def redact_value(
     ``max_items`` entries, nesting stops at ``max_depth``, and after ``max_chars`` characters of text in
     all, further strings are omitted.
     """
-    budget = _Budget(max_chars if max_chars is not None else -1, -1)
+    budget = _Budget(max_chars if max_chars is not None else -1, -1, found)
     return _walk(value, 0, budget, max_string=max_string, max_items=max_items, max_depth=max_depth)
 
 
@@ -479,7 +521,7 @@ def _walk(
             if budget.chars == 0:
                 return f"[{len(value)} characters omitted: size limit]"
             budget.chars = max(0, budget.chars - len(value))
-        return redact(value)
+        return redact(value, budget.found)
     if not isinstance(value, (dict, list)):
         return value
     if max_depth is not None and depth >= max_depth:
@@ -492,9 +534,9 @@ def _walk(
                 break
             name = key if isinstance(key, str) else str(key)
             if is_secret_name(name):
-                out[redact(name) if len(name) > 12 else name] = _hide(item)
+                out[redact(name, budget.found) if len(name) > 12 else name] = _hide(item, budget.found)
             else:
-                out[redact(name) if len(name) > 12 else name] = _walk(
+                out[redact(name, budget.found) if len(name) > 12 else name] = _walk(
                     item, depth + 1, budget, max_string=max_string, max_items=max_items, max_depth=max_depth
                 )
         return out
@@ -504,7 +546,7 @@ def _walk(
         for item in items
     ]
     if len(walked) > 1 and all(isinstance(item, str) for item in walked):
-        walked = _as_lines(walked)
+        walked = _as_lines(walked, budget.found)
     if max_items is not None and len(value) > max_items:
         walked.append(f"[{len(value) - max_items} more items]")
     return walked

@@ -15,7 +15,8 @@ from typing import Any
 
 import msgspec
 from ctxops_contracts import Attribution, UsageRecord
-from ctxops_contracts.redaction import redact_path
+from ctxops_contracts.redaction import redact_path, redact_value
+from ctxops_contracts.redaction.record import hide_found
 
 from .counts import CountError, field_count, token_count
 from .estimate import attribution_tokens
@@ -55,6 +56,23 @@ class _Block(msgspec.Struct):
     input: Any = None
     tool_use_id: Any = None
     content: Any = None
+
+
+# How much of a message's tool inputs is read for secrets its file names repeat (``_hidden_across``).
+INPUT_STRING_WINDOW = 8_000
+INPUT_CHARS_LIMIT = 100_000
+
+
+def _hidden_across(
+    uses: list[tuple[str, str, list[str]]], blocks: list[_Block], found: list[str]
+) -> list[tuple[str, str, list[str]]]:
+    """The file names of one message's tool uses with every value hidden in any of its tool inputs hidden
+    too: ``Read notes/kafka123.txt`` beside ``Bash: mysql -p kafka123`` (cross-field redaction, bounded)."""
+    inputs = [block.input for block in blocks if block.type == "tool_use" and isinstance(block.input, dict)]
+    redact_value(inputs, max_string=INPUT_STRING_WINDOW, max_chars=INPUT_CHARS_LIMIT, found=found)
+    if not found:
+        return uses
+    return [(use_id, name, hide_found(files, found)) for use_id, name, files in uses]
 
 
 class _Message(msgspec.Struct):
@@ -134,6 +152,8 @@ class ClaudeCodeParser:
         return f"{_str(line.sessionId) or '-'}|{side}"
 
     def _tool_uses(self, blocks: list[_Block]) -> None:
+        uses: list[tuple[str, str, list[str]]] = []
+        found: list[str] = []
         for block in blocks:
             if block.type == "tool_use" and isinstance(block.id, str | int) and block.id != "":
                 files: list[str] = []
@@ -141,9 +161,13 @@ class ClaudeCodeParser:
                     for key in FILE_KEYS:
                         value = block.input.get(key)
                         if isinstance(value, str) and value:
-                            files.append(redact_path(value))  # a file name can hold a secret too
+                            files.append(redact_path(value, found=found))  # a file name can hold a secret too
                             break
-                self.tool_uses[str(block.id)] = [_str(block.name) or "unknown", files]
+                uses.append((str(block.id), _str(block.name) or "unknown", files))
+        if any(files for _, _, files in uses):
+            uses = _hidden_across(uses, blocks, found)
+        for use_id, name, files in uses:
+            self.tool_uses[use_id] = [name, files]
         while len(self.tool_uses) > MAX_OPEN_TOOL_USES:  # results that never came: forget the oldest
             del self.tool_uses[next(iter(self.tool_uses))]
 

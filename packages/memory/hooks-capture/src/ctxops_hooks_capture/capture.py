@@ -22,7 +22,7 @@ from .draft import Draft
 from .event_log import RAW_DIR, Deadline, append_events, append_raw, merge_spills
 from .event_record import agent_event, utc_now
 from .payload import PayloadError, parse_payload
-from .redact import redact, redact_path, redact_value, window
+from .redact import redact, redact_path, redact_record, window
 from .self_ignore import is_own_command, is_own_path
 from .session_state import PendingTool, SessionState, SessionStore, now
 
@@ -229,8 +229,9 @@ class _Builder:
 
 
 def safe_payload(payload: dict[str, Any]) -> dict[str, Any]:
-    """``payload`` bounded and redacted, before any adapter, window or cap sees it."""
-    safe = redact_value(
+    """``payload`` bounded and redacted, before any adapter, window or cap sees it. A value hidden in one
+    field is hidden in all of them (``redact_record``): the file path of a Write whose content assigns it."""
+    safe = redact_record(
         payload,
         max_string=PAYLOAD_STRING_WINDOW,
         max_items=PAYLOAD_ITEMS_LIMIT,

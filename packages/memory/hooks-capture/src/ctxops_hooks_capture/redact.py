@@ -14,5 +14,16 @@ from ctxops_contracts.redaction.engine import (
     redact_value,
     window,
 )
+from ctxops_contracts.redaction.record import hide_found, redact_record
 
-__all__ = ["KEY_MARKER", "LABELS", "SECRET", "redact", "redact_path", "redact_value", "window"]
+__all__ = [
+    "KEY_MARKER",
+    "LABELS",
+    "SECRET",
+    "hide_found",
+    "redact",
+    "redact_path",
+    "redact_record",
+    "redact_value",
+    "window",
+]

@@ -117,21 +117,26 @@ def _config_default(root: str) -> bool:
 def new_plain_entry(root: str, options: dict[str, Any], stamp: Any) -> dict[str, Any]:
     """``store.new_entry`` then ``MemoryStore._prepared`` on plain values (``plain_entry``'s keys and order)."""
     from ctxops_contracts.ids import new_ulid
-    from ctxops_contracts.redaction import redact_label
-    from ctxops_hooks_capture.redact import redact, redact_path
 
     from . import ties
     from .fastcli import SCHEMA_VERSION
     from .similarity import content_hash
 
     given = options["body"] if options["body"] is not None else options["text"]
+    from .redact_fields import redact_fields
+
     # new_entry redacts once, _prepared (every write path) once more: the same here
-    title = redact_label(redact_label(options["title"].strip()))
-    body = redact(redact((given or "").strip()))
-    scope = [redact_path(redact_path(s)) for s in options["scope"]]
-    files = [redact_path(redact_path(f)) for f in options["files"]]
-    tags = [redact_label(redact_label(t)) for t in options["tags"]]
-    source = [redact_path(redact_path(s)) for s in options["source"]]
+    once = redact_fields(
+        options["title"].strip(),
+        (given or "").strip(),
+        scope=options["scope"],
+        files=options["files"],
+        tags=options["tags"],
+        source=options["source"],
+    )
+    title, body, scope, files, tags, source = redact_fields(
+        once[0], once[1], scope=once[2], files=once[3], tags=once[4], source=once[5]
+    )
     kind = options["kind"]
     tied = [] if kind in ties.KINDS_UNTIED else plain_ties(root, f"{title}\n{body}", files)
     return {

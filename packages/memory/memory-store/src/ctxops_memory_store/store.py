@@ -16,13 +16,12 @@ from typing import Any
 
 import msgspec
 from ctxops_contracts import CodeTieSource, ContractError, MemoryEntry, UnsupportedSchemaVersion, convert, new_ulid
-from ctxops_contracts.redaction import redact_label
 from ctxops_contracts.shared.confine import confined, ensure_dir
 from ctxops_contracts.shared.files import atomic_write
 from ctxops_contracts.shared.jsonlite import loads as jsonlite_loads
 from ctxops_contracts.shared.layout import COMMITTED_FILE_MODE, ensure_meta
 from ctxops_contracts.shared.locks import LockBusy
-from ctxops_hooks_capture.redact import redact, redact_path
+from ctxops_hooks_capture.redact import redact
 
 from . import bm25, settle_rules, trust, write_turn
 from .catalog import Catalog
@@ -32,6 +31,7 @@ from .entry_file import LoadResult, file_name, render_entry
 from .frontmatter import FrontMatterError
 from .index import Filters, MemoryIndex, scope_matches
 from .layout import INDEX_DIR, MEMORY_DIR
+from .redact_fields import redact_fields
 from .similarity import content_hash, normalize, shingles
 from .snapshot import BULK as SNAPSHOT_BULK
 from .snapshot import SnapshotWriter, request_sync
@@ -99,16 +99,21 @@ def new_entry(
 ) -> MemoryEntry:
     """A new entry with a fresh id and timestamps; validated like any record."""
     stamp = now or utcnow()
+    # a bare key in a title too (it names the file), paths and references: each field redacted, and what one
+    # hid hidden in all
+    title, body, scope, files, tags, source = redact_fields(
+        title.strip(), body.strip(), scope=scope, files=files, tags=tags, source=source
+    )
     return msgspec.convert(
         {
             "id": new_ulid(),
             "kind": kind,
-            "title": redact_label(title.strip()),  # a bare key in a title too: it names the file
-            "body": redact(body.strip()),
-            "scope": [redact_path(s) for s in scope],  # paths and references hold secrets too
-            "files": [redact_path(f) for f in files],
-            "tags": [redact_label(t) for t in tags],
-            "source": [redact_path(s) for s in source],
+            "title": title,
+            "body": body,
+            "scope": scope,
+            "files": files,
+            "tags": tags,
+            "source": source,
             "created_at": stamp,
             "pinned": pinned,
             "status": status,
@@ -153,11 +158,9 @@ def trust_view(entry: MemoryEntry) -> dict[str, object]:
 
 def _redacted(entry: MemoryEntry) -> MemoryEntry:
     """Every write path redacts: an entry built elsewhere (MCP, harvest, a library caller) too."""
-    title, body = redact_label(entry.title), redact(entry.body)
-    tags = [redact_label(t) for t in entry.tags]
-    scope = [redact_path(s) for s in entry.scope]
-    files = [redact_path(f) for f in entry.files]
-    source = [redact_path(s) for s in entry.source]
+    title, body, scope, files, tags, source = redact_fields(
+        entry.title, entry.body, scope=entry.scope, files=entry.files, tags=entry.tags, source=entry.source
+    )
     if (title, body, tags, scope, files, source) == (
         entry.title,
         entry.body,

@@ -292,17 +292,17 @@ class IndexWriter:
             con.execute("RESET threads")
             phase("scan")
             skipped = load.skipped + [(s.path, s.reason, s.size) for s in disc.skipped]
-            files = [(f[0], f[1]) for f in load.files]
+            files = load.files
             modules = ModuleIndex(files, self.root)
-            import_rows = _import_rows(load.imports, modules)
             facts = git_facts(self.root)
             generation = 1
             meta = self._meta(generation, load.n_refs + 1, facts)
             duck_store.insert_rows(con, "skipped", skipped)
             duck_store.insert_rows(con, "dirs", sorted(disc.dirs.items()))
-            duck_store.insert_rows(con, "imports", import_rows)
-            duck_store.insert_rows(con, "types", load.types)
-            del import_rows
+            # Their targets need every file's path: resolved now, read back from the store a batch at a time.
+            for batch in load.imports():
+                duck_store.insert_rows(con, "imports", _import_rows(batch, modules))
+            load.drop_imports()
             phase("load")
             # The snapshot's tables that resolution does not change are copied while it runs.
             snap = lookup_db.GenerationWriter(self.layout, con, keys, load.shards, load.max_symbols)

@@ -16,12 +16,12 @@ from ctxops_code_scan.records import Import
 from repo_fixtures import make_repo
 
 
-def _chunk(n: int, files: int, imports_each: int) -> bulk_load.Chunk:
+def _chunk(n: int, files: int, each: int) -> bulk_load.Chunk:
     paths = [f"c{n}/m{i}.py" for i in range(files)]
     return bulk_load.Chunk(
         files=[(p, "python", 10, 0, f"h{p}", "ok", None) for p in paths],
         skipped=[],
-        imports=[(p, "python", f"pkg.mod{j}", f"name{j}", f"alias{j}", j + 1) for p in paths for j in range(imports_each)],
+        imports=[(p, "python", f"pkg.m{j}", f"name{j}", f"alias{j}", j + 1) for p in paths for j in range(each)],
         types=[(p, "x", "int", 1) for p in paths],
         symbols_json=None,
         refs_json=None,
@@ -82,7 +82,8 @@ def _closures(modules: int, functions: int) -> dict[str, str | bytes]:
         body = []
         for j in range(functions):
             defs = "".join(f"    def n{k}():\n        return {k}\n" for k in range(4)) if i == 0 else ""
-            body.append(f"def f{j}():\n{defs}    def g():\n        def h():\n{calls}        return h\n    return g\n\n\n")
+            nested = f"    def g():\n        def h():\n{calls}        return h\n    return g\n\n\n"
+            body.append(f"def f{j}():\n{defs}{nested}")
         files[f"pkg/m{i}.py"] = "".join(body)
     return files
 

@@ -33,14 +33,13 @@ from .results import BuildReport
 from .schema import INDEX_FORMAT
 
 DEFAULT_UPDATE_BOUND = 50  # files reindexed by one read-triggered update; the rest is reported stale
-# DuckDB's cap for a full build (it spills past it). The parent's peak was this cap plus what grows beside it
-# (the scan's lists, the snapshot's copy, the ranking, allocator slack), so 512 MB left no margin under 1 GiB.
-# Resolution and the file graph keep 512 MB: at 256 MB each ran out of memory on a 10.7M-line corpus (c50k).
-# A step that runs out of memory under its cap is retried once under the next (`within_cap`), not failed.
+# DuckDB's cap for a full build (it spills past it), from the load to the compaction. The parent's peak is this
+# cap plus what sits beside it (allocator slack, Python's objects, SQLite's caches). Resolution and the file
+# graph kept 512 MB until their statements that did not fit 256 MB at ~50k files were bounded (the closure
+# walk; the file graph and the edge copy in slices). A step that runs out of memory under the cap is retried
+# once under the fallback (`within_cap`), not failed; each step starts again at the cap.
 FULL_BUILD_MEMORY = "256MB"
 FULL_BUILD_MEMORY_FALLBACK = "512MB"
-RESOLVE_MEMORY = "512MB"
-RESOLVE_MEMORY_FALLBACK = "768MB"
 
 
 @dataclass
@@ -308,12 +307,12 @@ class IndexWriter:
             snap = lookup_db.GenerationWriter(self.layout, con, keys, load.shards, load.max_symbols)
             try:
                 snap.start()
-                con.execute(f"SET memory_limit = '{RESOLVE_MEMORY}'")
-                within_cap(con, lambda: duck_store.resolve(con, all_refs=True), RESOLVE_MEMORY_FALLBACK)
+                within_cap(con, lambda: duck_store.resolve(con, all_refs=True))
                 duck_store.drop_scratch(con)  # resolution's temp tables: DuckDB's memory for the file graph
+                con.execute(f"SET memory_limit = '{FULL_BUILD_MEMORY}'")  # (back to the cap after a fallback)
                 phase("resolve")
                 snap.copy_edges()  # while the files are ranked
-                duck_store.rebuild_file_edges(con)
+                within_cap(con, lambda: duck_store.rebuild_file_edges(con))
                 # Streamed: the file graph as arrays, not a list of every file edge (the rank phase grew with
                 # the corpus). Same sums in the same order as `_ranks`: the same ranks.
                 ranked = pagerank([f[0] for f in files], summed(duck_store.stream_file_edges(con)))
@@ -328,7 +327,7 @@ class IndexWriter:
                 snap.abort()
                 raise
             phase("snapshot")
-            con.execute(f"SET memory_limit = '{FULL_BUILD_MEMORY}'")  # the file graph, too, needs more at c50k
+            con.execute(f"SET memory_limit = '{FULL_BUILD_MEMORY}'")  # (back to the cap after a fallback)
             within_cap(con, lambda: duck_store.write_compacted(con, compacted))
         finally:
             con.close()

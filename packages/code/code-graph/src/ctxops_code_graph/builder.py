@@ -304,7 +304,9 @@ class IndexWriter:
             load.drop_imports()
             phase("load")
             # The snapshot's tables that resolution does not change are copied while it runs.
-            snap = lookup_db.GenerationWriter(self.layout, con, keys, load.shards, load.max_symbols)
+            snap = lookup_db.GenerationWriter(
+                self.layout, con, keys, load.shards, load.max_symbols, memory_fallback=FULL_BUILD_MEMORY_FALLBACK
+            )
             try:
                 snap.start()
                 within_cap(con, lambda: duck_store.resolve(con, all_refs=True))

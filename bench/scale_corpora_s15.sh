@@ -2,6 +2,7 @@ set -e
 B=/tmp/cqrss3
 SP=$(echo /work/wt/cqrss3/.venv/lib/python3*/site-packages)
 V=/root/.pyenv/versions
+# (site-packages is copied as `sitepkgs`: code-scan skips a directory named site-packages as vendored)
 mk() { # dest, then src:name pairs
   d=$1; shift; rm -rf $d; mkdir -p $d
   for p in "$@"; do src=${p%%:*}; name=${p##*:}; cp -r "$src" "$d/$name"; done
@@ -26,4 +27,4 @@ PY
 mk $B/stdlib $V/3.11.7/lib/python3.11:py311
 mk $B/c7k $V/3.8.18/lib/python3.8:py38 $V/3.9.18/lib/python3.9:py39 $V/3.10.13/lib/python3.10:py310
 mk $B/c20k /usr/include:include $V/3.8.18/lib/python3.8:py38 $V/3.9.18/lib/python3.9:py39 $V/3.10.13/lib/python3.10:py310 $V/3.12.1/lib/python3.12:py312 $V/3.13.0/lib/python3.13:py313
-mk $B/c50k $SP:site-packages /usr/include:include $V/3.8.18/lib/python3.8:py38 $V/3.9.18/lib/python3.9:py39 $V/3.10.13/lib/python3.10:py310 $V/3.12.1/lib/python3.12:py312 $V/3.13.0/lib/python3.13:py313
+mk $B/c50k $SP:sitepkgs /usr/include:include $V/3.8.18/lib/python3.8:py38 $V/3.9.18/lib/python3.9:py39 $V/3.10.13/lib/python3.10:py310 $V/3.12.1/lib/python3.12:py312 $V/3.13.0/lib/python3.13:py313

@@ -9,8 +9,9 @@ so no two kinds of work overlap. Each function's own time (`tottime`) is put in 
 parse, its tags query, the other tree-sitter calls (node access by method), code-scan's Python (what the
 extraction does beyond tree-sitter), msgspec, SQLite, DuckDB, the rest of Python. Node attributes that
 tree-sitter implements as C getters (`node.type`, `node.children`) are not calls to cProfile: their cost
-lands in the Python function that reads them. Prints the buckets, the build's own CPU by phase, and the
-top functions; compare with `bench/parse_floor.py DIR --workers 1`.
+lands in the Python function that reads them; nor are DuckDB's (pybind11) methods: a statement's CPU is
+the own time of the code-graph function that runs it (the build's phases tell them apart). Prints the
+buckets, the build's own CPU by phase, and the top functions; compare with `bench/parse_floor.py DIR --workers 1`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ _BUCKETS = (
     ("SQLite (shards, snapshot)", lambda f, n: "sqlite3" in n),
     ("DuckDB (load, resolution, file graph, compaction)", lambda f, n: "duckdb" in n.lower() or "duckdb" in f),
     ("code-scan Python (extraction)", lambda f, n: "ctxops_code_scan" in f),
-    ("code-graph Python", lambda f, n: "ctxops_code_graph" in f),
+    # (DuckDB's methods are pybind11 functions, which cProfile does not see as calls: a statement's CPU is
+    # the own time of the code-graph function that runs it)
+    ("code-graph Python + the DuckDB statements it runs", lambda f, n: "ctxops_code_graph" in f),
 )
 
 

@@ -8,7 +8,9 @@ index itself is never written) and `duck_store.resolve(all_refs=True)` re-runs t
 `memory_limit` at `--memory`: the statement that cannot stay under the cap (DuckDB: "failed to pin block")
 is printed with its error. On success it prints the wall, CPU and the edges' count and order-free
 fingerprint; `--save` writes the edges (sorted) to Parquet, `--compare` checks them row for row against a
-saved run (exit 1 on any difference).
+saved run (exit 1 on any difference). `--after` then runs, under the same cap, what a full build runs next
+in DuckDB: resolution's scratch dropped, the snapshot's edge copy read slice by slice on a cursor of its own
+(its rows fetched and dropped, no SQLite) while the file graph is rebuilt, as the build overlaps them.
 """
 
 from __future__ import annotations
@@ -41,6 +43,41 @@ def _traced(con: Any, log: list[str]) -> Any:
     return Traced()
 
 
+def _after_resolution(con: Any) -> str:
+    """The build's DuckDB work after resolution, overlapped as in `builder._full_build`; the failure, if any."""
+    import threading
+
+    from ctxops_code_graph import lookup_db, rid_slices
+
+    duck_store.drop_scratch(con)
+    con.execute("CREATE OR REPLACE TABLE snap_fk AS SELECT path, row_number() OVER (ORDER BY path) AS fk FROM files")
+    con.execute(
+        "CREATE OR REPLACE TABLE snap_sk AS SELECT id, row_number() OVER (ORDER BY path, line, id) AS sk FROM symbols"
+    )
+    errors: list[str] = []
+
+    def copy_reads(cursor: Any) -> None:
+        try:
+            query = lookup_db._EDGES_FROM_DUCKDB["edges"]
+            for where in list(rid_slices.ranges(cursor, "edge_rows", lookup_db.EDGE_COPY_ROWS)):
+                cursor.execute(query.format(slice=where.replace("rid", "e.rid")))
+                while cursor.fetchmany(50_000):
+                    pass
+        except Exception as exc:
+            errors.append(f"edge copy: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+        finally:
+            cursor.close()
+
+    thread = threading.Thread(target=copy_reads, args=(con.cursor(),))
+    thread.start()
+    try:
+        duck_store.rebuild_file_edges(con)
+    except Exception as exc:
+        errors.append(f"file graph: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+    thread.join()
+    return "; ".join(errors)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("repo", type=Path)
@@ -50,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--slice-rows", type=int, default=0, help="references per slice (0: the package's default)")
     ap.add_argument("--save", type=Path, help="write the resolved edges, sorted, to this Parquet file")
     ap.add_argument("--compare", type=Path, help="compare the resolved edges with this saved Parquet file")
+    ap.add_argument("--after", action="store_true", help="then the file graph and the edge copy's reads, same cap")
     args = ap.parse_args(argv)
     if args.slice_rows:
         from ctxops_code_graph import rid_slices
@@ -84,6 +122,14 @@ def main(argv: list[str] | None = None) -> int:
             f"ok at {args.memory}: resolve {time.perf_counter() - wall0:.2f} s wall, {cpu:.2f} CPU-s,"
             f" edges {count}, fingerprint {digest}, peak RSS {cpu1.ru_maxrss / 1024:.0f} MiB"
         )
+        if args.after:
+            failed = _after_resolution(con)
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            if failed:
+                print(f"FAILED after resolution at {args.memory}: {failed}")
+                return 1
+            peak = after.ru_maxrss / 1024
+            print(f"ok at {args.memory}: the file graph and the edge copy's reads, peak RSS {peak:.0f} MiB")
         con.execute("RESET memory_limit")  # (the checks below are not what is measured)
         if args.save:
             con.execute(f"COPY (SELECT * FROM edges {_EDGE_ORDER}) TO '{args.save}' (FORMAT parquet)")

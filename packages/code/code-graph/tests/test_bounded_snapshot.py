@@ -76,3 +76,28 @@ def test_drop_scratch_keeps_the_store_s_tables(tmp_path: Path) -> None:
         assert con.execute("SELECT count(*) FROM edges").fetchone() == (0,)  # the store's view and tables remain
     finally:
         con.close()
+
+
+def test_an_edge_copy_out_of_memory_is_copied_again_under_the_fallback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The edge copy runs beside the file graph under the build's 256 MB: out of memory there, the build goes
+    on (the copy's rows dropped and copied again under a higher cap) instead of failing."""
+    import duckdb
+
+    files = _chains(3, 4)
+    whole = _built(make_repo(tmp_path / "whole", files))
+    copy = lookup_db.GenerationWriter._copy
+    failed: list[str] = []
+
+    def once_out_of_memory(self: Any, duck: Any, queries: dict[str, str]) -> None:
+        if "edges" in queries and not failed:
+            copy(self, duck, queries)  # every row copied, then the failure
+            failed.append("edges")
+            raise duckdb.OutOfMemoryException("failed to pin block (test)")
+        copy(self, duck, queries)
+
+    monkeypatch.setattr(lookup_db.GenerationWriter, "_copy", once_out_of_memory)
+    retried = _built(make_repo(tmp_path / "retried", files))
+    assert failed and "retrying under 512MB" in capsys.readouterr().err
+    assert retried == whole  # no edge twice, none missing

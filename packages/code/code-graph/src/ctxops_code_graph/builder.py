@@ -33,14 +33,13 @@ from .results import BuildReport
 from .schema import INDEX_FORMAT
 
 DEFAULT_UPDATE_BOUND = 50  # files reindexed by one read-triggered update; the rest is reported stale
-# DuckDB's cap for a full build (it spills past it). The parent's peak was this cap plus what grows beside it
-# (the scan's lists, the snapshot's copy, the ranking, allocator slack), so 512 MB left no margin under 1 GiB.
-# Resolution and the file graph keep 512 MB: at 256 MB each ran out of memory on a 10.7M-line corpus (c50k).
-# A step that runs out of memory under its cap is retried once under the next (`within_cap`), not failed.
+# DuckDB's cap for a full build (it spills past it), from the load to the compaction. The parent's peak is this
+# cap plus what sits beside it (allocator slack, Python's objects, SQLite's caches). Resolution and the file
+# graph kept 512 MB until their statements that did not fit 256 MB at ~50k files were bounded (the closure
+# walk; the file graph and the edge copy in slices). A step that runs out of memory under the cap is retried
+# once under the fallback (`within_cap`), not failed; each step starts again at the cap.
 FULL_BUILD_MEMORY = "256MB"
 FULL_BUILD_MEMORY_FALLBACK = "512MB"
-RESOLVE_MEMORY = "512MB"
-RESOLVE_MEMORY_FALLBACK = "768MB"
 
 
 @dataclass
@@ -292,28 +291,30 @@ class IndexWriter:
             con.execute("RESET threads")
             phase("scan")
             skipped = load.skipped + [(s.path, s.reason, s.size) for s in disc.skipped]
-            files = [(f[0], f[1]) for f in load.files]
+            files = load.files
             modules = ModuleIndex(files, self.root)
-            import_rows = _import_rows(load.imports, modules)
             facts = git_facts(self.root)
             generation = 1
             meta = self._meta(generation, load.n_refs + 1, facts)
             duck_store.insert_rows(con, "skipped", skipped)
             duck_store.insert_rows(con, "dirs", sorted(disc.dirs.items()))
-            duck_store.insert_rows(con, "imports", import_rows)
-            duck_store.insert_rows(con, "types", load.types)
-            del import_rows
+            # Their targets need every file's path: resolved now, read back from the store a batch at a time.
+            for batch in load.imports():
+                duck_store.insert_rows(con, "imports", _import_rows(batch, modules))
+            load.drop_imports()
             phase("load")
             # The snapshot's tables that resolution does not change are copied while it runs.
-            snap = lookup_db.GenerationWriter(self.layout, con, keys, load.shards, load.max_symbols)
+            snap = lookup_db.GenerationWriter(
+                self.layout, con, keys, load.shards, load.max_symbols, memory_fallback=FULL_BUILD_MEMORY_FALLBACK
+            )
             try:
                 snap.start()
-                con.execute(f"SET memory_limit = '{RESOLVE_MEMORY}'")
-                within_cap(con, lambda: duck_store.resolve(con, all_refs=True), RESOLVE_MEMORY_FALLBACK)
+                within_cap(con, lambda: duck_store.resolve(con, all_refs=True))
                 duck_store.drop_scratch(con)  # resolution's temp tables: DuckDB's memory for the file graph
+                con.execute(f"SET memory_limit = '{FULL_BUILD_MEMORY}'")  # (back to the cap after a fallback)
                 phase("resolve")
                 snap.copy_edges()  # while the files are ranked
-                duck_store.rebuild_file_edges(con)
+                within_cap(con, lambda: duck_store.rebuild_file_edges(con))
                 # Streamed: the file graph as arrays, not a list of every file edge (the rank phase grew with
                 # the corpus). Same sums in the same order as `_ranks`: the same ranks.
                 ranked = pagerank([f[0] for f in files], summed(duck_store.stream_file_edges(con)))
@@ -328,7 +329,7 @@ class IndexWriter:
                 snap.abort()
                 raise
             phase("snapshot")
-            con.execute(f"SET memory_limit = '{FULL_BUILD_MEMORY}'")  # the file graph, too, needs more at c50k
+            con.execute(f"SET memory_limit = '{FULL_BUILD_MEMORY}'")  # (back to the cap after a fallback)
             within_cap(con, lambda: duck_store.write_compacted(con, compacted))
         finally:
             con.close()

@@ -24,7 +24,7 @@ import os
 import queue
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,11 @@ from ctxops_contracts.shared.confine import create_private, ensure_dir
 from .schema import SHARD_DDL, TABLES
 
 _JSON = msgspec.json.Encoder()
+# The imports as the scan found them (no targets yet: those need every file's path), in the order found.
+_IMPORT_FIELDS = ("path", "lang", "module", "name", "alias", "line")
+_SCAN_IMPORTS = [("seq", "BIGINT"), *((name, dict(TABLES["imports"])[name]) for name in _IMPORT_FIELDS)]
+SCAN_IMPORTS_DDL = f"CREATE TABLE IF NOT EXISTS scan_imports ({', '.join(f'{n} {k}' for n, k in _SCAN_IMPORTS)})"
+IMPORT_BATCH = 50_000
 # JSON keys of the records (the contract's field names) -> the table's columns; `fam` and `rid` are added.
 SYMBOL_KEYS = [name for name, _ in TABLES["symbols"] if name != "fam"]
 REF_KEYS = [name for name, _ in TABLES["refs"] if name not in {"rid", "fam"}]
@@ -192,25 +197,26 @@ def read_json_sql(path: Path | str, table: str, keys: list[str]) -> str:
 
 @dataclass
 class ChunkLoader:
-    """The parent's side: loads each chunk into DuckDB (`files`, `symbols`, `refs`) on a thread of its own,
-    in the order the chunks are added, and keeps the small row lists for what the build does after the scan.
-    The tables must exist; `close()` waits for the last chunk and re-raises a failed load."""
+    """The parent's side: loads each chunk into DuckDB (`files`, `symbols`, `refs`, `types`, and the imports
+    as found into `scan_imports`) on a thread of its own, in the order the chunks are added. Python keeps only
+    each file's (path, language) and the skipped files: the imports and type facts held to the end of the
+    build grew the parent with the corpus (~100 MiB of Python objects at 10.7M lines). The tables must exist;
+    `close()` waits for the last chunk and re-raises a failed load."""
 
     connect: Callable[[], Any]  # opens the build store, tables made (called at the first chunk)
     directory: Path
     keys: SnapshotKeys | None = None
     first_rid: int = 1
-    files: list[tuple[Any, ...]] = field(default_factory=list)
+    files: list[tuple[str, str]] = field(default_factory=list)  # (path, lang)
     skipped: list[tuple[Any, ...]] = field(default_factory=list)
-    imports: list[Import] = field(default_factory=list)
-    types: list[tuple[Any, ...]] = field(default_factory=list)
     n_refs: int = 0
+    n_imports: int = 0
     max_symbols: int = 0
     shards: list[tuple[str, int]] = field(default_factory=list)  # (snapshot shard, its first rid), in rid order
 
     def __post_init__(self) -> None:
         ensure_dir(self.directory)  # 0700; a symlinked directory under .meta is refused
-        self._queue: queue.Queue[tuple[Chunk, int] | None] = queue.Queue()
+        self._queue: queue.Queue[tuple[Chunk, int, int] | None] = queue.Queue()
         self._error: BaseException | None = None
         self._thread: threading.Thread | None = None
         self._con: Any = None
@@ -219,25 +225,23 @@ class ChunkLoader:
         """The build store (opened now if no chunk came back)."""
         if self._con is None:
             self._con = self.connect()
+            self._con.execute(SCAN_IMPORTS_DDL)
         return self._con
 
     def writer(self) -> ChunkWriter:
         return ChunkWriter(str(self.directory), self.keys)
 
     def add(self, chunk: Chunk) -> None:
-        self.files.extend(chunk.files)
-        self.types.extend(chunk.types)
+        self.files.extend((f[0], f[1]) for f in chunk.files)
         self.skipped.extend(chunk.skipped)
-        self.imports.extend(
-            Import(path=i[0], lang=i[1], module=i[2], name=i[3], alias=i[4], line=i[5]) for i in chunk.imports
-        )
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, args=(self.connection().cursor(),), daemon=True)
             self._thread.start()
-        self._queue.put((chunk, self.first_rid + self.n_refs))
+        self._queue.put((chunk, self.first_rid + self.n_refs, self.n_imports))
         if chunk.shard is not None:
             self.shards.append((chunk.shard, self.first_rid + self.n_refs))
         self.n_refs += chunk.n_refs
+        self.n_imports += len(chunk.imports)
         self.max_symbols = max(self.max_symbols, chunk.max_symbols)
 
     def _run(self, cursor: Any) -> None:
@@ -263,6 +267,20 @@ class ChunkLoader:
             error, self._error = self._error, None
             raise error
 
+    def imports(self, batch: int = IMPORT_BATCH) -> Iterator[list[Import]]:
+        """The scanned imports in the order they were found, a batch at a time (after `close()`)."""
+        cursor = self.connection().cursor()
+        try:
+            cursor.execute(f"SELECT {', '.join(_IMPORT_FIELDS)} FROM scan_imports ORDER BY seq")
+            while rows := cursor.fetchmany(batch):
+                yield [Import(**dict(zip(_IMPORT_FIELDS, row, strict=True))) for row in rows]
+        finally:
+            cursor.close()
+
+    def drop_imports(self) -> None:
+        """Drop the scanned imports' table (once their rows with targets are in `imports`)."""
+        self.connection().execute("DROP TABLE IF EXISTS scan_imports")
+
     def abandon(self) -> None:
         """After a failed scan: stop loading, close the build store if it was opened, delete the files."""
         self.remove()
@@ -281,10 +299,12 @@ class ChunkLoader:
             self.directory.rmdir()
 
 
-def _load_chunk(con: Any, chunk: Chunk, first_rid: int) -> None:
-    from .duck_store import insert_rows
+def _load_chunk(con: Any, chunk: Chunk, first_rid: int, first_import: int) -> None:
+    from .duck_store import insert_rows, insert_typed
 
     insert_rows(con, "files", chunk.files)
+    insert_rows(con, "types", chunk.types)
+    insert_typed(con, "scan_imports", _SCAN_IMPORTS, [(first_import + i, *row) for i, row in enumerate(chunk.imports)])
     # A language the table does not know is its own family (as `family()` says).
     if chunk.symbols_json is not None:
         cols = ", ".join(f"s.{n}" if n != "fam" else "coalesce(m.fam, s.lang)" for n, _ in TABLES["symbols"])

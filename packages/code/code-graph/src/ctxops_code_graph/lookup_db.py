@@ -9,6 +9,7 @@ interned as integer keys (`fk`, `sk`) that stay stable across updates for files 
 from __future__ import annotations
 
 import sqlite3
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -109,10 +110,13 @@ class GenerationWriter:
         keys: SnapshotKeys | None = None,
         shards: Sequence[tuple[str, int]] = (),
         max_symbols: int | None = None,
+        *,
+        memory_fallback: str | None = None,
     ) -> None:
         """`keys` and `shards` (a full build's scan wrote the `refs` rows itself, keyed by `keys`): the
         references are copied from the shards, every other table from the build store, keyed alike.
-        `max_symbols` (the most symbols a scanned file has): symbol keys packed to the bits it needs."""
+        `max_symbols` (the most symbols a scanned file has): symbol keys packed to the bits it needs.
+        `memory_fallback`: DuckDB's cap for a second try of the edge copy that ran out of memory."""
         layout.ensure_index_dir()
         current = layout.current_lookup()
         generation = _generation_of(current) + 1 if current else 1
@@ -124,6 +128,7 @@ class GenerationWriter:
         self._packed = keys.packed(max_symbols) if keys is not None and max_symbols is not None else keys
         self._shards = list(shards)
         self._edges_copied = False
+        self._memory_fallback = memory_fallback
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
         self._con = sqlite3.connect(self.tmp, check_same_thread=False)
@@ -186,11 +191,30 @@ class GenerationWriter:
             if previous is not None:
                 previous.join()  # (one SQLite connection: the early copy must be done with it)
             if self._error is None:
-                self._copy(cursor, _EDGES_FROM_DUCKDB)
+                self._copy_edges_within_cap(cursor)
                 for statement in _indexes_on(_EDGES_FROM_DUCKDB):
                     self._con.execute(statement)
 
         self._in_background(cursor, work)
+
+    def _copy_edges_within_cap(self, cursor: Any) -> None:
+        """The edge copy; out of DuckDB's memory under the build's cap (it runs beside the file graph's
+        statement), the rows copied so far are dropped and the copy runs again once under the fallback cap
+        (as `builder.within_cap` does for the build's other steps)."""
+        import duckdb
+
+        try:
+            self._copy(cursor, _EDGES_FROM_DUCKDB)
+        except duckdb.OutOfMemoryException as exc:
+            if self._memory_fallback is None:
+                raise
+            print(
+                f"cq index: the edge copy ran out of DuckDB's memory; retrying under {self._memory_fallback} ({exc})",
+                file=sys.stderr,
+            )
+            self._con.execute("DELETE FROM edge_rows")
+            cursor.execute(f"SET memory_limit = '{self._memory_fallback}'")
+            self._copy(cursor, _EDGES_FROM_DUCKDB)
 
     def _in_background(self, cursor: Any, work: Callable[[], None]) -> None:
         """A copy thread's body: its failure is kept for finish() to raise; its DuckDB cursor is closed."""

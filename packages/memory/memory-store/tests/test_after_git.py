@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import shutil
+import sqlite3
 import subprocess
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -41,9 +42,17 @@ def cloned(repo: Path) -> tuple[Path, Path]:
     _git(repo, "commit", "-q", "-m", "memories")
     upstream = repo.parent / "upstream"
     _git(repo.parent, "clone", "-q", str(repo), str(upstream))
-    opened = snapshot.open_for_read(*_dirs(repo))  # the rows are the directory: HEAD recorded
+    # The rows are the directory: HEAD recorded. Settled first, as `ctx mem reconcile` does after a write: within
+    # the racy window after the last put (50 ms) a reader lists and records nothing, and on a fast machine the
+    # pull then came before any HEAD was recorded (the listing's path, not the one these tests are about).
+    snapshot.settle_racy(*_dirs(repo))
+    opened = snapshot.open_for_read(*_dirs(repo))
     assert opened is not None
     opened.close()
+    with sqlite3.connect(snapshot.path_for(_dirs(repo)[0])) as con:
+        assert con.execute("SELECT value FROM meta WHERE key = 'git_head'").fetchone() == (
+            _git(repo, "rev-parse", "HEAD").strip(),
+        )
     return repo, upstream
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -67,6 +68,9 @@ def test_lower_priority_yields_the_cpu_and_never_raises() -> None:
     assert int(at_floor) == min(int(after) + 10, 19)
 
 
+# CI's coverage leg traces subprocesses, which loads coverage's own modules into every process: import
+# hygiene is checked by the untraced run (`./dev test`), not there.
+@pytest.mark.skipif(bool(os.environ.get("COVERAGE_PROCESS_CONFIG")), reason="coverage tracing loads modules of its own")
 def test_importing_detach_imports_no_contextlib() -> None:
     code = "import sys; from ctxops_contracts.shared import detach; print('contextlib' in sys.modules)"
     done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True, timeout=60)

@@ -1015,3 +1015,17 @@ def test_session_14_keyword_arguments_after_positional_ones_are_still_hidden() -
     value = _w(12, ALNUM)
     for text in (f'connect(host, password="{value}")', f'client = Client(url, user, api_token="{value}")'):
         assert value not in redact(text), text
+
+
+def test_a_long_random_run_with_a_samples_mark_inside_is_still_hidden() -> None:
+    # Half a megabyte of random base64 holds a sample's marks by chance (six letters in alphabet order, a test
+    # word): judged whole, one line in three was kept raw. A sample says so at its start or end.
+    import base64
+    import random
+
+    noise = base64.b64encode(random.Random(7).randbytes(120_000)).decode()
+    for mark in ("abcdef", "EXAMPLE", "xxxxxxxx", "test"):
+        line = noise[:80_000] + mark + noise[80_000:]
+        assert redact(line) == "[REDACTED:high-entropy]", mark
+    assert redact("SAMPLE" + noise[:400]) == "SAMPLE" + noise[:400]
+    assert redact(noise[:400] + "EXAMPLE") == noise[:400] + "EXAMPLE"

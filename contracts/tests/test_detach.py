@@ -75,3 +75,16 @@ def test_importing_detach_imports_no_contextlib() -> None:
     code = "import sys; from ctxops_contracts.shared import detach; print('contextlib' in sys.modules)"
     done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.strip() == "False"
+
+
+def test_a_module_starts_at_most_once_a_period_and_never_through_a_planted_link(tmp_path: Path) -> None:
+    from ctxops_contracts.shared.detach import start_module_at_most_every
+
+    marker = tmp_path / "started"
+    assert start_module_at_most_every(str(marker), 60, "json.tool", "--help")
+    assert not start_module_at_most_every(str(marker), 60, "json.tool", "--help")  # started lately
+    planted = tmp_path / "planted"
+    planted.symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(OSError):
+        start_module_at_most_every(str(planted), 60, "json.tool", "--help")
+    assert not (tmp_path / "elsewhere").exists()

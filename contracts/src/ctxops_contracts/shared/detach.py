@@ -61,3 +61,23 @@ def lower_priority(step: int = BACKGROUND_NICENESS) -> None:
 
     with contextlib.suppress(OSError):
         nice(step)
+
+
+def start_module_at_most_every(marker: str, every_s: float, module: str, *args: str) -> bool:
+    """Start ``python -m module ARGS`` detached unless ``marker`` (touched at each start) says one started
+    less than ``every_s`` ago; False when not started. The caller never waits for it. Raises OSError when the
+    marker cannot be written (never through a planted symlink) or the process cannot start."""
+    import time
+
+    from .confine import open_regular
+
+    now = time.time()
+    try:
+        if now - os.stat(marker).st_mtime < every_s:
+            return False
+    except OSError:
+        pass
+    os.close(open_regular(marker, os.O_WRONLY | os.O_CREAT, 0o600))
+    os.utime(marker, (now, now))
+    spawn_detached(python_module_argv(module, *args))
+    return True

@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
-import time
 
 from ctxops_contracts.shared import jsonlite
 from ctxops_contracts.shared.lazylog import get_logger
@@ -160,25 +159,15 @@ def precount(root: str, *, limit: int | None = None) -> tuple[int, int]:
 def request_precount(root: str, index_dir: str) -> bool:
     """Start one detached ``python -m ctxops_memory_inject.precount ROOT`` unless one started lately (the
     hook never waits for it)."""
-    from ctxops_contracts.shared.confine import open_regular
+    from ctxops_contracts.shared.detach import start_module_at_most_every
 
-    marker = os.path.join(index_dir, STARTED)
-    now = time.time()
     try:
-        if now - os.stat(marker).st_mtime < EVERY_S:
-            return False
-    except OSError:
-        pass
-    try:
-        os.close(open_regular(marker, os.O_WRONLY | os.O_CREAT, 0o600))  # never through a planted symlink
-        os.utime(marker, (now, now))
-        from ctxops_contracts.shared.detach import python_module_argv, spawn_detached
-
-        spawn_detached(python_module_argv("ctxops_memory_inject.precount", root))
+        return start_module_at_most_every(
+            os.path.join(index_dir, STARTED), EVERY_S, "ctxops_memory_inject.precount", root
+        )
     except OSError as exc:
         log.warning("token precount not started: %s", exc)
         return False
-    return True
 
 
 def after_reconcile(root: str) -> None:

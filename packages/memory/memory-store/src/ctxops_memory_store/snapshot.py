@@ -885,23 +885,15 @@ def request_sync(root: str, index_dir: str) -> bool:
     """Start one detached ``python -m ctxops_memory_store.snapshot ROOT`` unless one started lately.
 
     The caller (the hook) never waits for it: it answers from the catalog meanwhile."""
-    marker = os.path.join(index_dir, SYNC_STARTED)
-    now = time.time()
-    try:
-        if now - os.stat(marker).st_mtime < SYNC_EVERY_S:
-            return False
-    except OSError:
-        pass
-    try:
-        os.close(open_regular(marker, os.O_WRONLY | os.O_CREAT, 0o600))  # never through a planted symlink
-        os.utime(marker, (now, now))
-        from ctxops_contracts.shared.detach import python_module_argv, spawn_detached
+    from ctxops_contracts.shared.detach import start_module_at_most_every
 
-        spawn_detached(python_module_argv("ctxops_memory_store.snapshot", root))
+    try:
+        return start_module_at_most_every(
+            os.path.join(index_dir, SYNC_STARTED), SYNC_EVERY_S, "ctxops_memory_store.snapshot", root
+        )
     except OSError as exc:
         log.warning("snapshot sync not started: %s", exc)
         return False
-    return True
 
 
 def main(argv: list[str]) -> int:

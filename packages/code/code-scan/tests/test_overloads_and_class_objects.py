@@ -114,4 +114,5 @@ def test_overloads_extract_linearly() -> None:
             took = min(took, time.process_time() - started)
         return took
 
-    assert best(source(1600)) < 24 * best(source(200))  # 8x the lines: linear is ~8x
+    # 16x the lines: linear is ~16x, quadratic ~256x (tree-sitter alone grows a little faster than linear)
+    assert best(source(1600)) < 64 * best(source(100))

@@ -21,13 +21,14 @@ from .names import (
     is_placeholder,
     is_placeholder_token,
     is_public_name,
+    is_public_token,
     is_random_token,
     is_secret_name,
     is_secret_value,
-    is_stock_word,
     looks_like_credential,
     path_token,
     random_word,
+    sample_userinfo,
     words,
 )
 
@@ -697,8 +698,8 @@ def _url(match: re.Match[str]) -> tuple[str, int] | None:
     if _PORT_PATH.fullmatch(password) or is_placeholder(password) or password.startswith("[REDACTED"):
         return None
     user = text[text.rfind("/", match.start(), match.start(1)) + 1 : match.start(1) - 1]
-    if password == user and is_stock_word(password):
-        return None  # ``postgresql://user:user@``, ``mongodb:mongodb@``: a sample's name typed twice
+    if sample_userinfo(match.group(0).partition(":")[0], user, password):
+        return None  # ``user:user@``, ``postgres://postgres:postgres@``, ``admin:pass@``, ``user:abc@``
     return text[match.start() : match.start(1)] + "[REDACTED:password]@", end
 
 
@@ -930,6 +931,8 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
         return None
     if _UUID.fullmatch(value) or _IDENTIFIER_LIKE.fullmatch(value) or "/" in value.strip("/").replace("+", "")[:1]:
         return None
+    if is_public_token(value) or (value.islower() and is_secret_name(value) and len(words(value)) >= 3):
+        return None  # a Datadog client token; a secret's name as a value (``id="...-access-key"``)
     if is_placeholder_token(value):
         return None  # ``...abcdef...``, ``...FAKE...``: a sample next to the word, as in is_random
     if value.count("/") >= 2 or (value.count(".") >= 2 and not value.startswith("eyJ")):

@@ -287,10 +287,13 @@ _SAMPLE_WORD = lazy(
     r"EXAMPLE|(?:HERE|Here)(?![a-z])|(?i:example|sample|placeholder|changeme|redacted|your[_-]?(?:api|token|key|secret))"
     r"|REPLACE_?+(?:ME|WITH)|(?i:your[_-]?password)"
     r"|AKIAIOSFODNN7|wJalrXUtnFEMI|123e4567-e89b-"  # AWS's documented key pair; RFC 4122's example UUID
+    r"|D1fficultP(?:%40|@)ssw0rd"  # the MongoDB manual's example password in its connection-string pages
+    # the storage emulator's (Azurite's) account key, published in Microsoft's documentation for all to use
+    r"|Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw"
 )
 # Written into a test token on purpose (``...q8fakeTz...FAKE...``, ``sk-x1y2invalid``): a sample where a
 # token stands alone; under a secret's name the value is judged as a whole (``_mostly_sequential``).
-_TEST_WORD = lazy(r"FAKE|(?i:invalid|dummy|bogus)")  # FAKE: 1 in ~400,000 random 40-character keys
+_TEST_WORD = lazy(r"FAKE|(?i:invalid|dummy|bogus|not[_-]?+a[_-]?+real)")  # FAKE: 1 in ~400,000 random 40-character keys
 _FILLER_RUN = lazy(r"([xX*0#.•])\1{5}|([^\s])\2{7}")
 # A unit of 2-4 characters typed over and over (``ghp_abababab...``, ``asdfasdfasdf``): 12+ characters of it.
 _PERIODIC_RUN = lazy(r"(\S\S)\1{5,}+|(\S{3})\2{3,}+|(\S{4})\3{2,}+")
@@ -468,7 +471,7 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         return False
     if not is_password_class(name) and (_mostly_sequential(text.strip("'\"")) or _interleaved_sequence(text)):
         return False  # a token that is a run through the alphabet (``sk_abcdefghijklmnop...``) is a sample
-    if quoted and value[:1] in {" ", ",", "+", ")", ";"}:
+    if quoted and value[:1] in {" ", ",", "+", ")", ";", "."}:  # ``.``: PHP's concatenation
         return False  # the quote closed a string around the name: ``"token=" + repr(x)``
     if _PLAIN_WORDS.fullmatch(text):
         return False  # prose after a name: "password: password to use with username"
@@ -488,6 +491,12 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
             return False
         if words(text) == words(name):  # ``password = password``
             return False
+    elif len(words(bare)) >= 3 and words(bare) == words(name):
+        return False  # the name as its own value in another spelling: an HTML ``id`` beside its ``name``
+    if sample_url(bare):
+        return False  # ``mongodb://mongodb:mongodb@localhost``: a sample's credentials
+    if is_public_token(bare):
+        return False  # a Datadog client token: documented as safe to embed in web pages (RUM, browser logs)
     if words(name)[-1:] in (["pwd"], ["dir"], ["path"]) and (
         text.strip("'\"").startswith(("/", "~", "./", "../")) or text.strip("'\"")[1:3] in (":\\", ":/")
     ):
@@ -502,6 +511,33 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
 
 
 # A name that is only "key" (``Key=``, ``key:``, ``"key":``), or "id" words that name a secret id.
+# Datadog's client tokens (``pub`` + 32 hex) are public by design: browser SDKs ship them in page source.
+_DATADOG_CLIENT = lazy(r"pub[0-9a-f]{32}")
+
+
+def is_public_token(value: str) -> bool:
+    """A token its provider documents as public (Datadog's browser client tokens): nothing to hide."""
+    return _DATADOG_CLIENT.fullmatch(value) is not None
+
+
+def sample_userinfo(scheme: str, user: str, password: str) -> bool:
+    """A URL's ``user:password`` that stands in for credentials: the user's name typed twice as a stock word or
+    as the scheme's product (``user:user``, ``postgres://postgres:postgres``), stock words both
+    (``admin:pass``), or a password under 4 characters (``user:abc``), which named values need too."""
+    if password == user and (is_stock_word(password) or scheme.lower().startswith(password.lower())):
+        return True
+    return len(password) < 4 or (is_stock_word(user) and is_stock_word(password))
+
+
+_URL_USERINFO = lazy(r"([a-zA-Z][a-zA-Z0-9+.-]{1,30}+)://([^\s:/@'\"<>]{1,100}+):([^\s:/@'\"<>]{1,200}+)@")
+
+
+def sample_url(value: str) -> bool:
+    """A URL whose credentials are a sample's (``sample_userinfo``)."""
+    found = _URL_USERINFO.match(value)
+    return found is not None and sample_userinfo(found.group(1), found.group(2), found.group(3))
+
+
 _KEY_NAMES = frozenset({"key", "keys", "secretid", "secret_id", "apiid"})
 _TOKEN_SHAPE = lazy(r"[A-Za-z0-9+/=_.~:*!@#$%^&-]{16,}+")
 _HAS_LETTER = lazy(r"[A-Za-z]")

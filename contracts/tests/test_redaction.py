@@ -13,6 +13,7 @@ import time
 
 import pytest
 from ctxops_contracts.redaction import redact, redact_label, redact_path, redact_value
+from ctxops_contracts.redaction.names import is_placeholder_token
 
 _rng = random.Random(7)
 ALNUM = string.ascii_letters + string.digits
@@ -1029,3 +1030,66 @@ def test_a_long_random_run_with_a_samples_mark_inside_is_still_hidden() -> None:
         assert redact(line) == "[REDACTED:high-entropy]", mark
     assert redact("SAMPLE" + noise[:400]) == "SAMPLE" + noise[:400]
     assert redact(noise[:400] + "EXAMPLE") == noise[:400] + "EXAMPLE"
+
+
+# Session 16: look-alikes by principle, each from a documented shape or default (not from a corpus).
+@pytest.mark.parametrize(
+    "text",
+    [
+        'url = "postgresql://postgres:postgres@localhost:5432/app"',  # the postgres image's default user, twice
+        'BROKER = "amqp://guest:guest@localhost:5672//"',  # RabbitMQ's documented default account
+        'dsn = "mysql://admin:pass@db:3306/app"',  # stock words both
+        'u = "https://user:pw@api.internal/v1"',  # under 4 characters: named values need 4 too
+        'DB_CREDENTIALS = "mongodb://mongodb:mongodb@localhost:27017/db"',  # the same under a secret's name
+    ],
+)
+def test_session_16_sample_credentials_in_urls_are_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_session_16_real_credentials_in_urls_are_still_hidden() -> None:
+    value = _w(14, ALNUM)
+    for text in (
+        f'url = "postgresql://postgres:{value}@localhost:5432/app"',
+        f'DB_CREDENTIALS = "mongodb://mongodb:{value}@localhost:27017/db"',
+        f'dsn = "mysql://admin:{value}@db:3306/app"',
+    ):
+        assert value not in redact(text), text
+
+
+def test_session_16_documented_example_credentials_are_kept() -> None:
+    # The MongoDB manual's connection-string example; Azurite's (the storage emulator's) published account key.
+    mongo = "mongodb://myDBReader:D1fficultP%40ssw0rd@mongodb0.example.com:27017/?authSource=admin"
+    azurite = (
+        "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzF"
+        "T50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;"
+    )
+    for text in (mongo, azurite):
+        assert redact(text) == text, text
+    key = base64.b64encode(_rng.randbytes(64)).decode()
+    assert key not in redact(azurite.replace(azurite.split("AccountKey=", 1)[1].split(";", 1)[0], key))
+
+
+def test_session_16_a_key_that_says_it_is_not_real_is_a_sample() -> None:
+    assert is_placeholder_token("sk-ant-api03-" + _w(12, ALNUM) + "NotARealKey" + _w(8, ALNUM))
+    assert is_placeholder_token(_w(20, ALNUM) + "-not-a-real-token")
+    assert not is_placeholder_token(_w(40, ALNUM) + "Realm")
+
+
+def test_session_16_php_concatenation_after_a_name_is_kept() -> None:
+    text = "echo 'password = '.$cfg['db']['password'].\"\\n\";"
+    assert redact(text) == text
+
+
+def test_session_16_a_secret_name_as_a_value_is_kept() -> None:
+    text = '<input name="wp_plugin_s3_uploads_access_key" id="wp-plugin-s3-uploads-access-key">'
+    assert redact(text) == text
+
+
+def test_session_16_datadog_client_tokens_are_public() -> None:
+    # Datadog documents client tokens (``pub`` + 32 hex) as safe to ship in browser code; API keys are not.
+    token = "pub" + _w(32, "0123456789abcdef")
+    for text in (f"clientToken: '{token}',", f"DD_CLIENT_TOKEN={token}"):
+        assert redact(text) == text, text
+    api_key = _w(32, "0123456789abcdef")
+    assert api_key not in redact(f"DD_API_KEY={api_key}")

@@ -13,6 +13,7 @@ from ctxops_contracts.shared.regex import lazy
 from .names import (
     ASSET_EXTENSIONS,
     assigned_name,
+    holds_documented_key,
     is_digest_slug,
     is_fake_name,
     is_hex,
@@ -914,6 +915,8 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
         before = text[max(0, match.start() - 48) : match.start()]
         if _DIGEST_BEFORE.search(before):
             return None  # a digest in base64 holds slashes too: ``h1:7c/Nz.../Kbj...=``
+        if holds_documented_key(match.group(1)):
+            return None  # a documented sample key holds slashes too (Azurite's account key)
         if is_base64_key(match.group(1)):
             return "[REDACTED:high-entropy]", _glued(match)
         return _path_segments(match)
@@ -1004,7 +1007,7 @@ def _random_alone(match: re.Match[str], before: str) -> tuple[str, int] | None:
             return None
     if value.startswith("gAAAAA"):
         return None  # a Fernet token (version 0x80, then the time): ciphertext, not a key
-    if is_malformed_token(value):
+    if is_malformed_token(value) or is_public_token(value):
         return None
     if is_random(alone) and not value.startswith("gAAAAA"):
         return "[REDACTED:high-entropy]", _glued(match)  # judged whole, as before (``NAME=`` adds entropy)

@@ -282,14 +282,26 @@ def _stock_words(value: str) -> bool:
     return most[size] >= 2
 
 
+# Credentials their owners publish as examples: AWS's documented key pair, RFC 4122's example UUID, the MongoDB
+# manual's connection-string password, the storage emulator's (Azurite's) account key, which Microsoft publishes
+# for all to use.
+_DOCUMENTED_SOURCE = (
+    r"AKIAIOSFODNN7|wJalrXUtnFEMI|123e4567-e89b-|D1fficultP(?:%40|@)ssw0rd"
+    r"|Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw"
+)
+_DOCUMENTED = lazy(_DOCUMENTED_SOURCE)
+
+
+def holds_documented_key(value: str) -> bool:
+    """``value`` holds a credential its owner publishes as an example (``_DOCUMENTED_SOURCE``)."""
+    return _DOCUMENTED.search(value) is not None
+
+
 # Inside a token: a documentation word, a run of x/X/*/0/#/. (6+) or of any one character (8+).
 _SAMPLE_WORD = lazy(
     r"EXAMPLE|(?:HERE|Here)(?![a-z])|(?i:example|sample|placeholder|changeme|redacted|your[_-]?(?:api|token|key|secret))"
     r"|REPLACE_?+(?:ME|WITH)|(?i:your[_-]?password)"
-    r"|AKIAIOSFODNN7|wJalrXUtnFEMI|123e4567-e89b-"  # AWS's documented key pair; RFC 4122's example UUID
-    r"|D1fficultP(?:%40|@)ssw0rd"  # the MongoDB manual's example password in its connection-string pages
-    # the storage emulator's (Azurite's) account key, published in Microsoft's documentation for all to use
-    r"|Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw"
+    r"|" + _DOCUMENTED_SOURCE
 )
 # Written into a test token on purpose (``...q8fakeTz...FAKE...``, ``sk-x1y2invalid``): a sample where a
 # token stands alone; under a secret's name the value is judged as a whole (``_mostly_sequential``).

@@ -33,7 +33,8 @@ held-out corpus of ``bench/heldout_redaction_s12.txt`` (secretlint's rule snapsh
 corpus of ``bench/heldout_redaction_s13.txt`` (Skyscanner/whispers' test fixtures,
 ``bench/redaction_whispers.py``), as one half named ``whispers``; ``--corpus ggeb`` the held-out corpus of
 ``bench/heldout_redaction_s14.txt`` (ggshield's recorded API answers and earlybird's rule examples,
-``bench/redaction_ggeb.py``), as one half named ``ggeb``.
+``bench/redaction_ggeb.py``), as one half named ``ggeb``; ``--corpus trivy`` the held-out corpus of
+``bench/heldout_redaction_s16.txt`` (trivy's secret scanner tests, ``bench/redaction_trivy.py``), as ``trivy``.
 ``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
 samples in the same run, printed beside as ``peer <half>``.
 """
@@ -964,12 +965,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
     parser.add_argument(
         "--channel-halves",
-        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb",
+        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy",
         help="halves whose samples go through the channels",
     )
     parser.add_argument(
         "--show",
-        choices=["dev", "held-out", "fresh", "semgrep", "secretlint", "whispers", "ggeb", "peer dev", "none"],
+        choices=["dev", "held-out", "fresh", "semgrep", "secretlint", "whispers", "ggeb", "trivy", "peer dev", "none"],
         default="dev",
         help="list the misses of",
     )
@@ -978,7 +979,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")
     parser.add_argument(
         "--corpus",
-        choices=["outside", "fresh", "semgrep", "secretlint", "whispers", "ggeb"],
+        choices=["outside", "fresh", "semgrep", "secretlint", "whispers", "ggeb", "trivy"],
         default="outside",
         help="outside: gitleaks and trufflehog (dev and held-out halves); fresh: the corpus of "
         "bench/heldout_redaction.txt (Nosey Parker and Kingfisher), one half named 'fresh'; semgrep: the "
@@ -986,7 +987,8 @@ def main(argv: list[str] | None = None) -> int:
         "secretlint: the held-out corpus of "
         "bench/heldout_redaction_s12.txt (secretlint's snapshots, ripsecrets' tests), half 'secretlint'; "
         "whispers: the held-out corpus of bench/heldout_redaction_s13.txt (Skyscanner/whispers' fixtures); "
-        "ggeb: the held-out corpus of bench/heldout_redaction_s14.txt (ggshield's cassettes, earlybird's examples)",
+        "ggeb: the held-out corpus of bench/heldout_redaction_s14.txt (ggshield's cassettes, earlybird's examples); "
+        "trivy: the held-out corpus of bench/heldout_redaction_s16.txt (trivy's secret scanner tests)",
     )
     parser.add_argument("--peer", help="module:function of a peer redactor measured on the same samples")
     args = parser.parse_args(argv)
@@ -1048,6 +1050,15 @@ def main(argv: list[str] | None = None) -> int:
         parts = [("ggeb", {f"{s.source}:{s.fmt}" for s in samples})]
         sources = ("ggshield", "earlybird")
         halves = ["ggeb"]
+    elif args.corpus == "trivy":
+        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+        from redaction_trivy import trivy_samples
+
+        samples, skipped = trivy_samples(Sample)
+        skipped2 = []
+        parts = [("trivy", {f"{s.source}:{s.fmt}" for s in samples})]
+        sources = ("trivy",)
+        halves = ["trivy"]
     else:
         samples, skipped = gitleaks_samples(args.gitleaks, gen)
         more, skipped2 = trufflehog_samples(args.trufflehog, gen)

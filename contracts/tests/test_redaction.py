@@ -1093,3 +1093,29 @@ def test_session_16_datadog_client_tokens_are_public() -> None:
         assert redact(text) == text, text
     api_key = _w(32, "0123456789abcdef")
     assert api_key not in redact(f"DD_API_KEY={api_key}")
+
+
+def test_session_16_uuid_tokens_under_the_provider_name() -> None:
+    # Postmark's server/account tokens, Heroku's API keys and Railway's API tokens are UUIDs (their docs).
+    import uuid
+
+    for provider in ("postmark", "heroku", "Railway"):
+        token = str(uuid.UUID(bytes=_rng.randbytes(16), version=4))
+        for text in (f'{provider}: "{token}",', f"{provider} = '{token}'", f"{provider}_api={token}"):
+            assert token not in redact(text), text
+    ids = str(uuid.UUID(bytes=_rng.randbytes(16), version=4))
+    for text in (
+        f"RAILWAY_PROJECT_ID={ids}",
+        f"heroku_app_id: {ids}",
+        'postmark: "123e4567-e89b-12d3-a456-426614174000"',
+    ):
+        assert redact(text) == text, text
+
+
+def test_session_16_code_climate_test_reporter_id() -> None:
+    # Code Climate's docs: the test reporter id is a secret (kept in CI secrets), though named an id.
+    value = _w(64, "0123456789abcdef")
+    for text in (f"  CC_TEST_REPORTER_ID: {value}", f'export CC_TEST_REPORTER_ID="{value}"'):
+        assert value not in redact(text), text
+    kept = "CC_TEST_REPORTER_ID: ${{ secrets.CC_TEST_REPORTER_ID }}"
+    assert redact(kept) == kept

@@ -1216,6 +1216,23 @@ def _hex_key(match: re.Match[str]) -> tuple[str, int] | None:
     return "0x" + SECRET, match.end()
 
 
+# Providers whose API tokens are UUIDs (Postmark's server and account tokens, Heroku's API keys, Railway's API
+# tokens, each as its documentation shows them), under the provider's name alone (``postmark: "<uuid>"``): a
+# name ending in ``id`` names a thing (``RAILWAY_PROJECT_ID``), and a name holding a secret's word is read by
+# the assignment rules.
+_UUID_PROVIDER = lazy(
+    r"(?i)(?<![A-Za-z0-9])(?:postmark|heroku|railway)(?:[_.-]?+(?:app|api|server|account|service))?+"
+    r"[\"']?+[ \t]*+[:=][ \t]*+[\"']?+"
+    r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?![0-9A-Za-z-])"
+)
+
+
+def _uuid_provider(match: re.Match[str]) -> tuple[str, int] | None:
+    if is_placeholder_token(match.group(1)):
+        return None  # RFC 4122's example, ``00000000-...``
+    return match.string[match.start() : match.start(1)] + SECRET, match.end(1)
+
+
 _NAME_NEEDLES = (
     "pass",
     "pwd",
@@ -1230,6 +1247,7 @@ _NAME_NEEDLES = (
     "dsn",
     "sas",
     "pat",
+    "reporter_id",
 )
 
 RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
@@ -1256,6 +1274,7 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("spaced-key", ("key", "secret", "token"), _DASHED_KEY, _spaced_key),
     ("secret-assignment", ("$",), _PHP_VAR, _php_var),
     ("hex-private-key", ("0x",), _HEX_KEY, _hex_key),
+    ("provider-token", ("postmark", "heroku", "railway"), _UUID_PROVIDER, _uuid_provider),
     (
         "prose-secret",
         (

@@ -114,8 +114,8 @@ def vocabulary(tokenizer: object, encoding: str = ENCODING) -> dict[bytes, int] 
         out: dict[bytes, int] = {}
         with gzip.open(path, "rb") as fh:
             for line in fh:
-                token, _, rank = line.partition(b" ")
-                out[base64.b64decode(token)] = int(rank)
+                token, _, number = line.partition(b" ")
+                out[base64.b64decode(token)] = int(number)
         decode = tokenizer.decode  # type: ignore[attr-defined]
         for data, rank in out.items():
             try:

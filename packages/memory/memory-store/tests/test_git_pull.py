@@ -260,3 +260,56 @@ def test_git_reads_one_tree_of_the_memory_directory_not_two(repo: Path) -> None:
     tree = _git(repo, "rev-parse", f"{new}:.meta/memory").strip()
     (repo / ".git" / "objects" / tree[:2] / tree[2:]).unlink()
     assert git_changes.changed(str(repo / ".meta" / "memory"), old, new) == [file_name(theirs)]
+
+
+def test_a_checkout_that_reuses_an_inode_is_found_when_head_was_never_recorded(
+    small_is_tiny: None, cloned: tuple[Path, Path]
+) -> None:
+    """A pull before any reader recorded HEAD (within the racy window of the last write): git cannot name the
+    files, the directory is listed; a file the checkout wrote on the inode it had just freed (ext4 and tmpfs
+    reuse it at once) has its row's inode and a new time: it is read, not left stale until the full check."""
+    import sqlite3
+
+    repo, upstream = cloned
+    index_dir, memory_dir = _dirs(repo)
+    assert "git_head" not in _meta(repo)  # the puts' rows, no reader since: HEAD never recorded
+    theirs = next(p for p in (upstream / ".meta" / "memory").glob("*.md") if "structured" in p.name)
+    theirs.write_text(theirs.read_text(encoding="utf-8").replace("structured JSON", "OTLP records"), encoding="utf-8")
+    _git(upstream, "commit", "-q", "-am", "theirs")
+    _git(repo, "pull", "-q", "--ff-only", str(upstream), "main")
+    ours = Path(memory_dir) / theirs.name
+    with sqlite3.connect(snapshot.path_for(index_dir)) as con:  # the inode reused: the row's inode is the file's
+        con.execute("UPDATE files SET ino = ? WHERE file = ?", (ours.stat().st_ino, ours.name))
+    con.close()
+    opened = snapshot.open_for_read(index_dir, memory_dir, small_ok=True)
+    assert opened is not None
+    try:
+        records, _ = opened.records(["logs", "otlp", "structured"])
+    finally:
+        opened.close()
+    assert "OTLP records" in str(_entries(records)) and "structured JSON" not in str(_entries(records))
+    assert _meta(repo)["git_head"] == _git(repo, "rev-parse", "HEAD").strip()  # folded: git names the next pull
+
+
+def test_a_quick_write_after_an_unseen_checkout_finds_a_reused_inode(
+    small_is_tiny: None, cloned: tuple[Path, Path]
+) -> None:
+    """The same checkout, then `ctx mem add` before any reader: the quick write's rows take the file's new text."""
+    import sqlite3
+
+    repo, upstream = cloned
+    index_dir, memory_dir = _dirs(repo)
+    theirs = next(p for p in (upstream / ".meta" / "memory").glob("*.md") if "structured" in p.name)
+    theirs.write_text(theirs.read_text(encoding="utf-8").replace("structured JSON", "OTLP records"), encoding="utf-8")
+    _git(upstream, "commit", "-q", "-am", "theirs")
+    _git(repo, "pull", "-q", "--ff-only", str(upstream), "main")
+    ours = Path(memory_dir) / theirs.name
+    with sqlite3.connect(snapshot.path_for(index_dir)) as con:
+        con.execute("UPDATE files SET ino = ? WHERE file = ?", (ours.stat().st_ino, ours.name))
+    con.close()
+    result = MemoryStore(repo).quick_put(new_entry(kind="fact", title="Deploys go through the release branch"))
+    assert result is not None and result.action == "added"
+    with sqlite3.connect(snapshot.path_for(index_dir)) as con:
+        (entry,) = con.execute("SELECT entry FROM docs WHERE file = ?", (ours.name,)).fetchone()
+    con.close()
+    assert "OTLP records" in entry

@@ -115,6 +115,8 @@ def precount(root: str, *, limit: int | None = None) -> tuple[int, int]:
                 con.execute("DELETE FROM lines")
                 con.execute("DELETE FROM counted")
                 con.execute("DELETE FROM meta WHERE key = 'last_doc'")
+        if limit is None:
+            _fill_ranks(con)
         meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('last_doc', 'snapshot')").fetchall())
         identity = str(os.stat(snapshot_path).st_ino)
         if meta.get("snapshot") != identity:  # never counted, or the snapshot was made again: numbered anew
@@ -154,6 +156,24 @@ def precount(root: str, *, limit: int | None = None) -> tuple[int, int]:
         return len(waiting), counted
     finally:
         con.close()
+
+
+def _fill_ranks(con: sqlite3.Connection) -> None:
+    """The encoding's tokens and ranks, once: the hook then counts a new ASCII line without loading the
+    tokenizer (``bpe_table``)."""
+    from .bpe_table import vocabulary
+    from .tokens import _tokenizer
+
+    if con.execute("SELECT value FROM meta WHERE key = 'ranks'").fetchone() is not None:
+        return
+    found = vocabulary(_tokenizer())
+    if found is None:
+        log.warning("token ranks not written: the tokenizer's vocabulary file is missing or disagrees with it")
+        return
+    with con:
+        con.execute("DELETE FROM ranks")
+        con.executemany("INSERT INTO ranks VALUES (?, ?)", found.items())
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('ranks', ?)", (str(len(found)),))
 
 
 def request_precount(root: str, index_dir: str) -> bool:

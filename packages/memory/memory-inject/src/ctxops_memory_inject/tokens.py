@@ -39,6 +39,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS lines (hash TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS counted (file TEXT PRIMARY KEY, ino INTEGER, mtime_ns INTEGER) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ranks (token BLOB PRIMARY KEY, rank INTEGER NOT NULL) WITHOUT ROWID;
 """
 
 
@@ -123,6 +124,28 @@ class TokenTable:
             con.close()
         return out
 
+    def ranks(self, tokens: set[bytes]) -> dict[bytes, int] | None:
+        """The ranks of those of ``tokens`` that are tokens of the encoding (``bpe_table``); None when the
+        table holds no ranks (``precount`` writes them with the tokenizer loaded) or cannot be read."""
+        con = self.connect()
+        if con is None:
+            return None
+        wanted = sorted(tokens)
+        out: dict[bytes, int] = {}
+        try:
+            if con.execute("SELECT value FROM meta WHERE key = 'ranks'").fetchone() is None:
+                return None
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start : start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                out.update(con.execute(f"SELECT token, rank FROM ranks WHERE token IN ({marks})", chunk).fetchall())
+        except sqlite3.Error as exc:  # an older table (no ranks), a foreign file: the tokenizer counts
+            log.debug("token ranks not read: %s", exc)
+            return None
+        finally:
+            con.close()
+        return out
+
     def add(self, counts: dict[str, int]) -> None:
         if not counts:
             return
@@ -142,7 +165,8 @@ class LineCounter:
     """Counts lines (each with its newline), remembering counts across processes (``TokenTable``).
 
     ``prefetch`` the lines a block may hold first: one lookup for all of them; ``line`` then loads the
-    tokenizer only for a line the table does not know. ``counted``: how many lines it had to count."""
+    tokenizer only for a line the table does not know and ``bpe_table`` cannot count from the table's ranks.
+    ``counted``: how many lines it had to count."""
 
     name = ENCODING
 
@@ -150,7 +174,9 @@ class LineCounter:
         self.table = TokenTable(cache_dir) if cache_dir else None
         self.known: dict[str, int] = {}
         self.new: dict[str, int] = {}
-        self.counted = 0
+        self.counted = 0  # lines counted here (not found in the table)
+        self.loaded = False  # whether the tokenizer was loaded for one of them
+        self.no_ranks = False
 
     def prefetch(self, lines: Iterable[str]) -> None:
         if self.table is None:
@@ -162,9 +188,28 @@ class LineCounter:
         key = line_key(text)
         found = self.known.get(key)
         if found is None:
-            found = self.known[key] = self.new[key] = count(text + "\n")
+            found = self._from_ranks(text + "\n")
+            if found is None:
+                found = count(text + "\n")
+                self.loaded = True
+            self.known[key] = self.new[key] = found
             self.counted += 1
         return found
+
+    def _from_ranks(self, text: str) -> int | None:
+        """The exact count of a plain line from the table's ranks, without the tokenizer (``bpe_table``)."""
+        if self.table is None or self.no_ranks:
+            return None
+        from .bpe_table import count as table_count
+
+        table = self.table
+
+        def ranks(tokens: set[bytes]) -> dict[bytes, int] | None:
+            found = table.ranks(tokens)
+            self.no_ranks = found is None  # none written yet (an older table): not asked again in this process
+            return found
+
+        return table_count(text, ranks)
 
     def save(self) -> None:
         if self.table is not None and self.new:

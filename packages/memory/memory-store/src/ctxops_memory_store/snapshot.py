@@ -319,13 +319,33 @@ def _listing(memory_dir: str) -> dict[str, int] | None:
         return None
 
 
+def _listing_differences(
+    con: sqlite3.Connection, memory_dir: str, *, by_time: bool
+) -> tuple[list[str], set[str], int] | None:
+    """The files new or replaced since the rows, the rows changed or gone, the number of files; None when the
+    directory cannot be read.
+
+    By inode alone (the listing, no stat: every store write replaces a file) unless ``by_time``: a checkout
+    the rows never saw (``HEAD`` moved, or never recorded, so git cannot name its files) may write a file on
+    the inode it just freed (ext4 and tmpfs reuse it at once), which only its time shows; then every file is
+    stat'ed and compared by (inode, time), once, after which the rows' ``git_head`` lets git name the files."""
+    if by_time:
+        return _file_differences(con, memory_dir)
+    listing = _listing(memory_dir)
+    if listing is None:
+        return None
+    known = {str(f): int(i) for f, i in con.execute("SELECT file, ino FROM files")}
+    changed = [n for n, ino in listing.items() if known.get(n) != ino]
+    return changed, {n for n in known if listing.get(n) != known[n]}, len(listing)
+
+
 def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_ok: bool = False) -> Snapshot | None:
     """The snapshot when it describes the memory directory (see the module docstring), else None.
 
     Files changed outside the store (a `git pull`) are read on top of it and, with ``fold``, written into it
     at once when no writer holds the store (``_fold``: their rows only, a cost independent of the store's
     size), so the next reader trusts it again without a detached sync. When ``HEAD`` moved since the rows
-    last matched the directory, the files are the ones git says the commits changed (``_pulled``): no
+    last matched the directory, the files are the ones git says the commits changed (``_git_named``): no
     listing (anything else changed by hand meanwhile waits for the periodic full check, as edits in place do)."""
     path = path_for(index_dir)
     if not os.path.exists(path):
@@ -365,7 +385,8 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_o
         overlay: dict[str, Record] = {}
         stale: set[str] = set()
         if built_mtime != dir_mtime or not _settled(meta, built_mtime, checked):
-            pulled = _pulled(memory_dir, meta.get("git_head"), head)
+            named = _git_named(memory_dir, meta.get("git_head"), head)
+            pulled = named if named and len(named) <= OVERLAY_MAX else None
             if pulled is not None:
                 marks = ",".join("?" * len(pulled))
                 known = dict(con.execute(f"SELECT file, ino FROM files WHERE file IN ({marks})", pulled).fetchall())
@@ -373,20 +394,17 @@ def open_for_read(index_dir: str, memory_dir: str, *, fold: bool = True, small_o
                 stale = set(known)
                 files = int(meta["files"])
             else:
-                listing = _listing(memory_dir)
-                known = dict(con.execute("SELECT file, ino FROM files").fetchall())
-                if listing is None:
+                found = _listing_differences(con, memory_dir, by_time=named is None and _checkout_unseen(meta, head))
+                if found is None:
                     con.close()
                     return None
-                if listing == known:
+                changed, stale, files = found
+                if not changed and not stale:
                     if now - dir_mtime >= _racy(dir_mtime):
                         _note_checked(path, built_mtime, dir_mtime, now, head=head)
                     return Snapshot(con, meta, full_check_due=_due(meta, now))
                 # A few files added, replaced or removed outside the store (a `git pull`): read just those, so
                 # the hook never waits for the whole catalog; more than OVERLAY_MAX: the catalog path.
-                changed = [n for n, ino in listing.items() if known.get(n) != ino]
-                stale = {n for n in known if listing.get(n) != known[n]}
-                files = len(listing)
             if len(changed) + len(stale) > OVERLAY_MAX:
                 con.close()
                 return None
@@ -420,22 +438,25 @@ def _parsed(memory_dir: str, names: Iterable[str]) -> dict[str, Record]:
     return out
 
 
+def _checkout_unseen(meta: dict[str, str], head: str | None) -> bool:
+    """Whether git may have written files the rows never saw: ``HEAD`` is not the commit they last matched,
+    or none was recorded."""
+    return head is not None and head != meta.get("git_head")
+
+
 def _due(meta: dict[str, str], now: int) -> bool:
     return now - int(meta["full_check_ns"]) >= FULL_CHECK_AFTER_NS
 
 
-def _pulled(memory_dir: str, recorded: str | None, head: str | None) -> list[str] | None:
-    """The memory files a move of HEAD from ``recorded`` (the commit the rows last matched) changed, when
-    there are some and at most ``OVERLAY_MAX``; None: list the directory (no git, HEAD did not move, the
-    commits changed no memory, so something else changed the directory)."""
+def _git_named(memory_dir: str, recorded: str | None, head: str | None) -> list[str] | None:
+    """The memory files a move of HEAD from ``recorded`` (the commit the rows last matched) changed, as git
+    names them (none: the commits changed no memory, so something else changed the directory); None when git
+    cannot say (no git, HEAD did not move or was never recorded, a commit unknown here): list the directory."""
     if not recorded or head is None or head == recorded:
         return None
     from . import git_changes
 
-    names = git_changes.changed(memory_dir, recorded, head)
-    if not names or len(names) > OVERLAY_MAX:
-        return None
-    return names
+    return git_changes.changed(memory_dir, recorded, head)
 
 
 def _file_differences(con: sqlite3.Connection, memory_dir: str) -> tuple[list[str], set[str], int] | None:
@@ -785,14 +806,15 @@ def writable_in_step(writer: SnapshotWriter, generation: str) -> bool:
     dir_mtime = os.stat(writer.memory_dir).st_mtime_ns
     if str(dir_mtime) == meta.get("dir_mtime_ns") and _settled(meta, dir_mtime, int(meta["checked_ns"])):
         return True
-    listing = _listing(writer.memory_dir)
-    if listing is None:
+    from . import git_changes
+
+    head = git_changes.head(os.path.dirname(os.path.dirname(writer.memory_dir)))  # ROOT/.meta/memory
+    found = _listing_differences(writer.con, writer.memory_dir, by_time=_checkout_unseen(meta, head))
+    if found is None:
         return False
-    known = {str(f): int(i) for f, i in writer.con.execute("SELECT file, ino FROM files")}
-    if listing == known:
+    changed, stale, _ = found
+    if not changed and not stale:
         return True
-    changed = [n for n, ino in listing.items() if known.get(n) != ino]
-    stale = {n for n in known if listing.get(n) != known[n]}
     if len(changed) + len(stale) > OVERLAY_MAX:
         return False
     from .catalog import parse_file

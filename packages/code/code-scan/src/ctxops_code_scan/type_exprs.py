@@ -34,6 +34,7 @@ import bisect
 import re
 from typing import Any
 
+from .operators import operator_step
 from .overloads import argument_of
 
 # (member, object) fields of a member access: Python, Go, TypeScript
@@ -60,7 +61,7 @@ _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){0,3}")
 
 def chain_of(node: Any) -> Chain | None:
     """`a.b(x).c` -> (False, 'a', ('b()', 'c')); `f(x).y` -> (True, 'f', ('y',)); None for anything else
-    (subscripts, literals, operators), or for chains longer than MAX_STEPS."""
+    (literals, lambdas), or for chains longer than MAX_STEPS. An operator is its dunder's call (`operators.py`)."""
     steps: list[str] = []
     awaited = False  # (Python: the call below is awaited; its step reads the function's `await` row)
     while node is not None:
@@ -146,6 +147,11 @@ def chain_of(node: Any) -> Chain | None:
         elif kind == "subscript":  # Python `xs[i]`, `d[k]`: an element, a value (`K[]`, `K{}`)
             steps.append("__getitem__()")
             node = node.child_by_field_name("value")
+        elif (operated := operator_step(node)) is not None:  # Python `a + b`: `a.__add__(b)`'s result
+            if len(steps) >= MAX_STEPS:
+                return None  # (a 10,000-term `a + b + ...` stops here, not at its far end)
+            steps.append(operated[0])
+            node = operated[1]
         else:
             return None
     return None

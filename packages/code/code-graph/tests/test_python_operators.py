@@ -74,6 +74,27 @@ class Word(ParserElement):
 class Literal(ParserElement):
     def __init__(self, text):
         self.text = text
+
+
+class Forward(ParserElement):
+    def __ilshift__(self, other) -> Forward:
+        return self
+
+    def forward_only(self):
+        return self
+
+
+class Total:
+    def total_only(self):
+        return self
+
+
+class Counter:
+    def __add__(self, other) -> Total:
+        return Total()
+
+    def counter_only(self):
+        return self
 """,
     "grammar/other.py": """class Document:
     def parse_string(self, text):
@@ -86,7 +107,7 @@ class Literal(ParserElement):
         return self
 """,
     "examples/__init__.py": "",
-    "examples/greet.py": """from grammar.core import Literal, Word
+    "examples/greet.py": """from grammar.core import Counter, Forward, Literal, Word
 from grammar.other import Document
 
 
@@ -119,6 +140,16 @@ def use(doc: Document):
     ("%s" % Word("a")).parse_string("x")
     (1 == Word("a")).parse_string("x")
     doc.parse_string("y")
+
+
+def recursive():
+    expr = Forward()
+    expr <<= Word("a")
+    expr.forward_only()
+    count = Counter()
+    count += 1
+    count.total_only()
+    count.counter_only()
 """,
 }
 
@@ -155,3 +186,15 @@ def test_an_operand_of_unknown_class_gives_nothing_certain(tmp_path: Path) -> No
     assert _certain(ix, "python grammar/other.py Document.parse_string().") == {("examples/greet.py", 33)}
     assert _certain(ix, "python grammar/other.py Document.stop_on().") == set()
     assert _certain(ix, "python grammar/other.py Document.negated().") == set()
+
+
+def test_an_augmented_assignment_is_the_in_place_dunders_result(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", GRAMMAR)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    # `expr <<= ...`: `Forward.__ilshift__ -> Forward`
+    assert _certain(ix, "python grammar/core.py Forward.forward_only().") == {("examples/greet.py", 39)}
+    # `count += 1` where Counter has no `__iadd__`: `__add__ -> Total`, as a checker falls back
+    assert _certain(ix, "python grammar/core.py Total.total_only().") == {("examples/greet.py", 42)}
+    # ... so `count` is no longer a Counter (before: a wrong certain answer)
+    assert _certain(ix, "python grammar/core.py Counter.counter_only().") == set()

@@ -25,6 +25,7 @@ from ctxops_contracts import Reference, Symbol
 
 from . import lang_rules
 from .imports import read_import
+from .operators import AUGMENTED, operator_step
 from .languages import ts_language, ts_query
 from .overloads import is_overload
 from .receiver_types import TypeFacts, constructor_type
@@ -589,6 +590,8 @@ def _py_flow(node: Any, name: str, memo: dict[tuple[int, str], Any], depth: int 
     value = py_assigned(node, name, memo)
     if value is None:
         return None
+    if value.type == "augmented_assignment":
+        return _py_augmented(value, name, memo, depth)
     made = constructor_type(value)
     if made is not None:
         return made
@@ -607,6 +610,23 @@ def _py_flow(node: Any, name: str, memo: dict[tuple[int, str], Any], depth: int 
     return None if len(earlier[2]) + len(steps) > MAX_STEPS else (earlier[0], earlier[1], earlier[2] + steps)
 
 
+def _py_augmented(stmt: Any, name: str, memo: dict[tuple[int, str], Any], depth: int) -> str | Chain | None:
+    """`x += y`: what the in-place dunder of the binding reaching the statement gives (`__iadd__`, which the
+    graph reads as `__add__` where the class has no `__iadd__`, as a checker falls back)."""
+    op = stmt.child_by_field_name("operator")
+    dunders = AUGMENTED.get(op.type) if op is not None else None
+    left = stmt.child_by_field_name("left")
+    if dunders is None or left is None or depth >= MAX_DEPTH:
+        return None
+    earlier = _py_flow(left, name, memo, depth + 1)
+    step = dunders[0] + "()"
+    if isinstance(earlier, str):
+        return join(earlier, (step,))
+    if earlier is None or len(earlier[2]) >= MAX_STEPS:
+        return None  # (a parameter or a name bound elsewhere: its own reading, before the statement, is not known)
+    return earlier[0], earlier[1], (*earlier[2], step)
+
+
 def _chain_root(node: Any) -> Any:
     """The identifier a chain (`a.b(x).c`, `await a.b()`) starts from, as `chain_of` reads it."""
     for _ in range(2 * MAX_STEPS + 4):
@@ -618,6 +638,10 @@ def _chain_root(node: Any) -> Any:
             node = node.child_by_field_name("function")
         elif node.named_child_count == 1 and node.type in ("await", "parenthesized_expression"):
             node = node.named_children[0]
+        elif node.type == "subscript":
+            node = node.child_by_field_name("value")
+        elif (operated := operator_step(node)) is not None:  # `a + b`: the operand chain_of follows
+            node = operated[1]
         else:
             return None
     return None

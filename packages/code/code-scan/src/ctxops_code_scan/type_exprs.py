@@ -504,6 +504,8 @@ def py_assigned(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> Any:
             if not stmt_seen:
                 stmt_seen = True
                 own = _plain_assignment(child)  # `n = n.copy()`: the right side reads the earlier binding
+                if own is None and (augmented := _augmented_assignment(child)) is not None:
+                    own = augmented[0], augmented[1].child_by_field_name("right")  # `n += x`: likewise
                 region = own[1] if own is not None and own[0] == name else child
                 if _rebinds(region, name, memo):
                     return None  # `k.run(k := Other())`
@@ -534,7 +536,7 @@ def _block_bindings(block: Any, name: str, memo: dict[tuple[int, str], Any]) -> 
     if index is None:
         index = {}
         for stmt in block.named_children:
-            value = _plain_assignment(stmt)
+            value = _plain_assignment(stmt) or _augmented_assignment(stmt)
             for bound in _statement_names(stmt, memo):
                 starts, found = index.setdefault(bound, ([], []))
                 starts.append(stmt.start_byte)
@@ -562,6 +564,18 @@ def _plain_assignment(stmt: Any) -> tuple[str, Any] | None:
     if left is None or right is None or left.type != "identifier" or right.type == "assignment":
         return None
     return _text(left), right
+
+
+def _augmented_assignment(stmt: Any) -> tuple[str, Any] | None:
+    """(name, the statement's `augmented_assignment` node) of a statement `name += value` (any operator): the
+    reaching binding whose type is the in-place dunder's result (extract.py `_py_flow`)."""
+    if stmt.type != "expression_statement" or stmt.named_child_count != 1:
+        return None
+    assign = stmt.named_children[0]
+    left = assign.child_by_field_name("left") if assign.type == "augmented_assignment" else None
+    if left is None or left.type != "identifier" or assign.child_by_field_name("right") is None:
+        return None
+    return _text(left), assign
 
 
 def _asserted(block: Any) -> dict[str, tuple[int, str | None]]:

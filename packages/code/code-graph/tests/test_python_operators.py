@@ -16,6 +16,7 @@ GRAMMAR = {
     "grammar/__init__.py": "",
     "grammar/core.py": """from __future__ import annotations
 
+import typing
 
 class ParserElement:
     def parse_string(self, text):
@@ -38,6 +39,12 @@ class ParserElement:
 
     def __eq__(self, other) -> bool:
         return self is other
+
+    def __call__(self, name) -> ParserElement:
+        return self
+
+    def __mul__(self, other) -> ParserElement:
+        return And([self] * other)
 
 
 class And(ParserElement):
@@ -76,6 +83,18 @@ class Literal(ParserElement):
         self.text = text
 
 
+class Keyword(ParserElement):
+    def __getitem__(self, key):
+        ret = self * key
+        ret = typing.cast(Repeat, ret)
+        return ret
+
+
+class Repeat(ParserElement):
+    def stop_on(self, ender):
+        return self
+
+
 class Forward(ParserElement):
     def __ilshift__(self, other) -> Forward:
         return self
@@ -107,7 +126,7 @@ class Counter:
         return self
 """,
     "examples/__init__.py": "",
-    "examples/greet.py": """from grammar.core import Counter, Forward, Literal, Word
+    "examples/greet.py": """from grammar.core import Counter, Forward, Keyword, Literal, Word
 from grammar.other import Document
 
 
@@ -150,6 +169,13 @@ def recursive():
     count += 1
     count.total_only()
     count.counter_only()
+
+
+def called():
+    Word("A")("name").parse_string("A")
+    Keyword("k")[1, ...].stop_on(Literal("."))
+    named = Literal("A")("a") + Word("b")
+    named.parse_string("Ab")
 """,
 }
 
@@ -168,6 +194,8 @@ def test_a_receiver_built_by_an_operator_has_the_dunders_result_type(tmp_path: P
         ("examples/greet.py", 10),  # `"," + Word(...)`: a str on the left, Word's `__radd__`
         ("examples/greet.py", 20),  # `self.expr = a | b` in `__init__`
         ("examples/greet.py", 28),  # a function returning `a + b`
+        ("examples/greet.py", 47),  # `Word("A")("name")`: `__call__`
+        ("examples/greet.py", 50),  # ... inside an operator chain
     }
     # `expr[1, ...]`: `__getitem__ -> "_MultipleMatch"` (a forward reference as a string)
     assert _certain(ix, "python grammar/core.py _MultipleMatch.stop_on().") == {("examples/greet.py", 9)}
@@ -198,3 +226,15 @@ def test_an_augmented_assignment_is_the_in_place_dunders_result(tmp_path: Path) 
     assert _certain(ix, "python grammar/core.py Total.total_only().") == {("examples/greet.py", 42)}
     # ... so `count` is no longer a Counter (before: a wrong certain answer)
     assert _certain(ix, "python grammar/core.py Counter.counter_only().") == set()
+
+
+def test_calling_an_instance_and_a_returned_local_flow_through(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", GRAMMAR)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    found = _certain(ix, "python grammar/core.py ParserElement.parse_string().")
+    # `Word("A")("name")`: `__call__ -> ParserElement`, also inside an operator chain
+    assert {("examples/greet.py", 47), ("examples/greet.py", 50)} <= found
+    # `Keyword.__getitem__` states no result: it returns `ret`, whose reaching assignment is `cast(Repeat, ...)`;
+    # the base's `__getitem__ -> _MultipleMatch` is overridden there (before: a wrong certain answer)
+    assert _certain(ix, "python grammar/core.py Repeat.stop_on().") == {("examples/greet.py", 48)}

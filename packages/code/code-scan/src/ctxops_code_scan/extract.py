@@ -317,7 +317,13 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             node = caps["bind.return"][0]
             own = top is not None and (not typescript or _returns_from(node, top))  # (not a callback's return)
             if facts is not None and fid and own and not _text(node).startswith("yield from"):
-                facts.add_return(fid, caps["value"][0])
+                value = caps["value"][0]
+                name = _text(value) if python and value.type == "identifier" else ""
+                # `ret = self * n; ret = cast(K, ret); return ret`: the assignment reaching the return
+                flowed = _py_flow(value, name, narrowing) if name in facts.chains.get(fid, ()) else None
+                if isinstance(flowed, str) and facts.local_binds(fid, flowed):
+                    flowed = None  # (`F = make(...)`; `return F()`-like names: no class of the module)
+                facts.add_return(fid, value, flowed)
             continue
         if head == "bind":
             if facts is not None and top is not None and _in_init(top) and _text(caps["qual"][0]) == "self":

@@ -775,11 +775,14 @@ class TypeFacts:
         if typ is not None:
             self.stated_returns[function_id] = typ
 
-    def add_return(self, function_id: str, value: Any) -> None:
-        """`return value` / `yield value` in a function (a generator fixture yields its value)."""
+    def add_return(self, function_id: str, value: Any, flowed: str | Chain | None = None) -> None:
+        """`return value` / `yield value` in a function (a generator fixture yields its value). `flowed`: what
+        the assignment reaching a returned local gives (extract.py `_py_flow`), read before the name's."""
         if value.type in _NO_VALUE:
             return  # `return None` beside `return K()` is Optional[K]: the K is still what calls get
-        self.returns.setdefault(function_id, []).append(chain_of(value))
+        if isinstance(flowed, str):
+            flowed = (False, ":" + flowed, ())  # (a type expression already: `:` reads it as written)
+        self.returns.setdefault(function_id, []).append(flowed or chain_of(value))
 
     def add_overload(self, function_id: str, params: Any) -> None:
         """An `@overload` of a module-level function: its first parameter's annotation, as written (None when

@@ -99,6 +99,10 @@ def chain_of(node: Any) -> Chain | None:
                     return None
                 argument = argument_of(node) if kind == "call" else None  # (Python: an overload's pick)
                 return True, _text(fn) + ("?" + argument if argument else ""), tuple(reversed(steps))
+            if kind == "call" and fn.type in ("call", "subscript", "parenthesized_expression"):
+                steps.append("__call__()")  # `Word("A")("name")`: calling an instance is its class's `__call__`
+                node, awaited = fn, False
+                continue
             fields = _MEMBER.get(fn.type)
             if fields is None:
                 return None

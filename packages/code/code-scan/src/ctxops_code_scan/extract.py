@@ -319,8 +319,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if facts is not None and fid and own and not _text(node).startswith("yield from"):
                 value = caps["value"][0]
                 name = _text(value) if python and value.type == "identifier" else ""
-                # `ret = self * n; ret = cast(K, ret); return ret`: the assignment reaching the return
-                flowed = _py_flow(value, name, narrowing) if name in facts.chains.get(fid, ()) else None
+                # `ret = self * n; ret = cast(K, ret); return ret`: the assignment reaching the return (a name
+                # bound once keeps its one value's reading)
+                bound = facts.chains.get(fid, {})
+                flowed = _py_flow(value, name, narrowing) if name in bound and bound[name] is None else None
                 if isinstance(flowed, str) and facts.local_binds(fid, flowed):
                     flowed = None  # (`F = make(...)`; `return F()`-like names: no class of the module)
                 facts.add_return(fid, value, flowed)

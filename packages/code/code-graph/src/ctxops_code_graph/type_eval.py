@@ -180,6 +180,14 @@ member AS (
   JOIN types y ON y.owner = s.id
    AND y.name IS NOT DISTINCT FROM (CASE WHEN ends_with(split_part(m.steps, '#', 1), '()await') THEN 'await' END)
   UNION ALL
+  -- (Python: a method a nearer class defines hides its bases' results even when nothing states its own, as a
+  -- checker reads the override: a row with no expression, dropped after `nearest` picks the nearest depth)
+  SELECT m.rid, s.path, NULL, '', m.cls, m.via, m.d, m.cls, m.steps FROM mro m
+  JOIN symbols s ON s.parent = m.anc AND s.kind IN ('method', 'function')
+   AND s.name = regexp_replace(regexp_replace(split_part(m.steps, '#', 1), '\\(\\)(await)?$', ''), '^~', '#')
+  WHERE regexp_matches(split_part(m.steps, '#', 1), '\\(\\)(await)?$')
+   AND (ends_with(s.path, '.py') OR ends_with(s.path, '.pyi'))
+  UNION ALL
   -- (Python `x += y`, the step `__iadd__()`: where neither K nor a base defines `__iadd__`, a checker reads
   -- `x = x + y`: `__add__`'s result, found below the in-place method's depths)
   SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
@@ -335,6 +343,7 @@ UNION ALL
 SELECT rid, path, '', '', steps, selfc, selfc, via, NULL FROM e WHERE mk = 'S' AND selfc IS NOT NULL
 UNION ALL
 SELECT n.rid, n.path, {_parse("n.expr", "n.rest")}, NULL, n.selfc, n.via, NULL FROM nearest n
+WHERE n.expr IS NOT NULL
 """
     return _by_branch(head, body)
 

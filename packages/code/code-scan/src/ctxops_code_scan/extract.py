@@ -25,8 +25,8 @@ from ctxops_contracts import Reference, Symbol
 
 from . import lang_rules
 from .imports import read_import
-from .operators import AUGMENTED, operator_step
 from .languages import ts_language, ts_query
+from .operators import AUGMENTED, operator_step
 from .overloads import is_overload
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
@@ -317,15 +317,15 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             node = caps["bind.return"][0]
             own = top is not None and (not typescript or _returns_from(node, top))  # (not a callback's return)
             if facts is not None and fid and own and not _text(node).startswith("yield from"):
-                value = caps["value"][0]
-                name = _text(value) if python and value.type == "identifier" else ""
+                returned = caps["value"][0]
+                name = _text(returned) if python and returned.type == "identifier" else ""
                 # `ret = self * n; ret = cast(K, ret); return ret`: the assignment reaching the return (a name
                 # bound once keeps its one value's reading)
                 bound = facts.chains.get(fid, {})
-                flowed = _py_flow(value, name, narrowing) if name in bound and bound[name] is None else None
+                flowed = _py_flow(returned, name, narrowing) if name in bound and bound[name] is None else None
                 if isinstance(flowed, str) and facts.local_binds(fid, flowed):
                     flowed = None  # (`F = make(...)`; `return F()`-like names: no class of the module)
-                facts.add_return(fid, value, flowed)
+                facts.add_return(fid, returned, flowed)
             continue
         if head == "bind":
             if facts is not None and top is not None and _in_init(top) and _text(caps["qual"][0]) == "self":

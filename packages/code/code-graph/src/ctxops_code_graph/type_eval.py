@@ -189,16 +189,14 @@ member AS (
    AND (ends_with(s.path, '.py') OR ends_with(s.path, '.pyi'))
   UNION ALL
   -- (Python `x += y`, the step `__iadd__()`: where neither K nor a base defines `__iadd__`, a checker reads
-  -- `x = x + y`: `__add__`'s result, found below the in-place method's depths)
+  -- `x = x + y`: `__add__`'s result, found below every in-place definition's depth, whose row or blocker
+  -- above wins in `nearest` where there is one)
   SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
          m.via, m.d + {INHERIT_DEPTH + 1}, m.cls, m.steps FROM mro m
   JOIN symbols s ON s.parent = m.anc AND s.kind IN ('method', 'function')
    AND s.name = '__' || regexp_extract(split_part(m.steps, '#', 1), '^__i({_IN_PLACE})__\\(\\)$', 1) || '__'
   JOIN types y ON y.owner = s.id AND y.name IS NULL
-  WHERE regexp_matches(split_part(m.steps, '#', 1), '^__i({_IN_PLACE})__\\(\\)$')
-   AND NOT EXISTS (SELECT 1 FROM mro o JOIN symbols t ON t.parent = o.anc AND t.kind IN ('method', 'function')
-                   AND t.name = regexp_replace(split_part(m.steps, '#', 1), '\\(\\)$', '')
-                   WHERE o.rid = m.rid AND o.cls = m.cls AND o.steps = m.steps)
+  WHERE starts_with(m.steps, '__i') AND regexp_matches(split_part(m.steps, '#', 1), '^__i({_IN_PLACE})__\\(\\)$')
   UNION ALL
   -- TypeScript `K#m&i.j`: parameter j of the callback passed as argument i of K's method m (m's signature)
   SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,

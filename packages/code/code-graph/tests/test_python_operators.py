@@ -248,3 +248,42 @@ def test_calling_an_instance_and_a_returned_local_flow_through(tmp_path: Path) -
     # `Keyword.__getitem__` states no result: it returns `ret`, whose reaching assignment is `cast(Repeat, ...)`;
     # the base's `__getitem__ -> _MultipleMatch` is overridden there (before: a wrong certain answer)
     assert _certain(ix, "python grammar/core.py Repeat.stop_on().") == {("examples/greet.py", 48)}
+
+
+COMMON = {
+    "grammar/__init__.py": "",
+    "grammar/core.py": GRAMMAR["grammar/core.py"],
+    "grammar/common.py": """from grammar.core import Literal, Word
+
+
+def convert(tokens):
+    return tokens
+
+
+class Common:
+    integer = Word("0123456789") + Literal("")
+    real = Word("0123456789") | Literal(".")
+    number = real | integer
+""",
+    "tests/__init__.py": "",
+    "tests/test_common.py": """from grammar.common import Common as ppc
+
+
+def test_common():
+    (ppc.integer + ppc.real).parse_string("1")
+    ppc.integer.parse_string("1")
+    ppc.number.parse_string("1")
+""",
+}
+
+
+def test_a_class_body_value_built_by_an_operator_is_the_attribute_type(tmp_path: Path) -> None:
+    # pyparsing_common's `integer = Word(nums).set_name("integer")`, read through the class
+    root = make_repo(tmp_path / "repo", COMMON)
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    assert _certain(ix, "python grammar/core.py ParserElement.parse_string().") == {
+        ("tests/test_common.py", 5),
+        ("tests/test_common.py", 6),
+        # (line 7: `number = real | integer` reads the class body's own names, left alone)
+    }

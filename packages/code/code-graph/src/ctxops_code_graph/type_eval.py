@@ -47,6 +47,8 @@ MAP_VALUE_STEPS = ("get()", "forEach&0.0", "__getitem__()", "pop()", "setdefault
 _MAP_VALUE_LIST = ", ".join(f"'{s}'" for s in MAP_VALUE_STEPS)
 _REST = "substr({0}.steps, length(split_part({0}.steps, '#', 1)) + 2)"
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
+# `x += y`'s in-place dunders (`__iadd__`), each read as its binary one where no class defines it
+_IN_PLACE = "add|sub|mul|truediv|floordiv|mod|matmul|or|and|xor|lshift|rshift|pow"
 
 
 def _parse(expr: str, steps: str) -> str:
@@ -177,6 +179,24 @@ member AS (
    AND s.name = regexp_replace(regexp_replace(split_part(m.steps, '#', 1), '\\(\\)(await)?$', ''), '^~', '#')
   JOIN types y ON y.owner = s.id
    AND y.name IS NOT DISTINCT FROM (CASE WHEN ends_with(split_part(m.steps, '#', 1), '()await') THEN 'await' END)
+  UNION ALL
+  -- (Python: a method a nearer class defines hides its bases' results even when nothing states its own, as a
+  -- checker reads the override: a row with no expression, dropped after `nearest` picks the nearest depth)
+  SELECT m.rid, s.path, NULL, '', m.cls, m.via, m.d, m.cls, m.steps FROM mro m
+  JOIN symbols s ON s.parent = m.anc AND s.kind IN ('method', 'function')
+   AND s.name = regexp_replace(regexp_replace(split_part(m.steps, '#', 1), '\\(\\)(await)?$', ''), '^~', '#')
+  WHERE regexp_matches(split_part(m.steps, '#', 1), '\\(\\)(await)?$')
+   AND (ends_with(s.path, '.py') OR ends_with(s.path, '.pyi'))
+  UNION ALL
+  -- (Python `x += y`, the step `__iadd__()`: where neither K nor a base defines `__iadd__`, a checker reads
+  -- `x = x + y`: `__add__`'s result, found below every in-place definition's depth, whose row or blocker
+  -- above wins in `nearest` where there is one)
+  SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
+         m.via, m.d + {INHERIT_DEPTH + 1}, m.cls, m.steps FROM mro m
+  JOIN symbols s ON s.parent = m.anc AND s.kind IN ('method', 'function')
+   AND s.name = '__' || regexp_extract(split_part(m.steps, '#', 1), '^__i({_IN_PLACE})__\\(\\)$', 1) || '__'
+  JOIN types y ON y.owner = s.id AND y.name IS NULL
+  WHERE starts_with(m.steps, '__i') AND regexp_matches(split_part(m.steps, '#', 1), '^__i({_IN_PLACE})__\\(\\)$')
   UNION ALL
   -- TypeScript `K#m&i.j`: parameter j of the callback passed as argument i of K's method m (m's signature)
   SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
@@ -321,6 +341,7 @@ UNION ALL
 SELECT rid, path, '', '', steps, selfc, selfc, via, NULL FROM e WHERE mk = 'S' AND selfc IS NOT NULL
 UNION ALL
 SELECT n.rid, n.path, {_parse("n.expr", "n.rest")}, NULL, n.selfc, n.via, NULL FROM nearest n
+WHERE n.expr IS NOT NULL
 """
     return _by_branch(head, body)
 

@@ -26,6 +26,7 @@ from ctxops_contracts import Reference, Symbol
 from . import lang_rules
 from .imports import read_import
 from .languages import ts_language, ts_query
+from .operators import AUGMENTED, operator_step
 from .overloads import is_overload
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
@@ -316,7 +317,15 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             node = caps["bind.return"][0]
             own = top is not None and (not typescript or _returns_from(node, top))  # (not a callback's return)
             if facts is not None and fid and own and not _text(node).startswith("yield from"):
-                facts.add_return(fid, caps["value"][0])
+                returned = caps["value"][0]
+                name = _text(returned) if python and returned.type == "identifier" else ""
+                # `ret = self * n; ret = cast(K, ret); return ret`: the assignment reaching the return (a name
+                # bound once keeps its one value's reading)
+                bound = facts.chains.get(fid, {})
+                flowed = _py_flow(returned, name, narrowing) if name in bound and bound[name] is None else None
+                if isinstance(flowed, str) and facts.local_binds(fid, flowed):
+                    flowed = None  # (`F = make(...)`; `return F()`-like names: no class of the module)
+                facts.add_return(fid, returned, flowed)
             continue
         if head == "bind":
             if facts is not None and top is not None and _in_init(top) and _text(caps["qual"][0]) == "self":
@@ -589,6 +598,8 @@ def _py_flow(node: Any, name: str, memo: dict[tuple[int, str], Any], depth: int 
     value = py_assigned(node, name, memo)
     if value is None:
         return None
+    if value.type == "augmented_assignment":
+        return _py_augmented(value, name, memo, depth)
     made = constructor_type(value)
     if made is not None:
         return made
@@ -607,6 +618,23 @@ def _py_flow(node: Any, name: str, memo: dict[tuple[int, str], Any], depth: int 
     return None if len(earlier[2]) + len(steps) > MAX_STEPS else (earlier[0], earlier[1], earlier[2] + steps)
 
 
+def _py_augmented(stmt: Any, name: str, memo: dict[tuple[int, str], Any], depth: int) -> str | Chain | None:
+    """`x += y`: what the in-place dunder of the binding reaching the statement gives (`__iadd__`, which the
+    graph reads as `__add__` where the class has no `__iadd__`, as a checker falls back)."""
+    op = stmt.child_by_field_name("operator")
+    dunders = AUGMENTED.get(op.type) if op is not None else None
+    left = stmt.child_by_field_name("left")
+    if dunders is None or left is None or depth >= MAX_DEPTH:
+        return None
+    earlier = _py_flow(left, name, memo, depth + 1)
+    step = dunders[0] + "()"
+    if isinstance(earlier, str):
+        return join(earlier, (step,))
+    if earlier is None or len(earlier[2]) >= MAX_STEPS:
+        return None  # (a parameter or a name bound elsewhere: its own reading, before the statement, is not known)
+    return earlier[0], earlier[1], (*earlier[2], step)
+
+
 def _chain_root(node: Any) -> Any:
     """The identifier a chain (`a.b(x).c`, `await a.b()`) starts from, as `chain_of` reads it."""
     for _ in range(2 * MAX_STEPS + 4):
@@ -618,6 +646,10 @@ def _chain_root(node: Any) -> Any:
             node = node.child_by_field_name("function")
         elif node.named_child_count == 1 and node.type in ("await", "parenthesized_expression"):
             node = node.named_children[0]
+        elif node.type == "subscript":
+            node = node.child_by_field_name("value")
+        elif (operated := operator_step(node)) is not None:  # `a + b`: the operand chain_of follows
+            node = operated[1]
         else:
             return None
     return None

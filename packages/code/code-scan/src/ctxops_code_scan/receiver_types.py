@@ -396,6 +396,8 @@ class TypeFacts:
     fixture_defs: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     classes: dict[str, str | None] = field(default_factory=dict)  # function id -> its class's qualname
     attr_chains: dict[str, dict[str, tuple[str, Chain] | None]] = field(default_factory=dict)
+    # Python: a class body's `name = <chain>` (`integer = Word(nums).set_name("integer")`), read at module level
+    class_chains: dict[str, dict[str, Chain | None]] = field(default_factory=dict)
     module_chains: dict[str, Chain | None] = field(default_factory=dict)
     module_stated: dict[str, str] = field(default_factory=dict)  # `g: K = ...` at module level
     declared_attrs: dict[str, set[str]] = field(default_factory=dict)  # class -> attributes annotated in its body
@@ -628,6 +630,10 @@ class TypeFacts:
                 _bind(self.attrs.setdefault(class_qualname, {}), name, made)  # (an enum's member is an enum)
             return
         if value.type not in ("identifier", "attribute"):
+            chain = chain_of(value)
+            enum = any(b.rpartition(".")[2].endswith(_ENUM_BASES) for b in self.bases.get(class_qualname, ()))
+            if chain is not None and (chain[0] or chain[2]) and not enum:  # (a call or a chain: an instance)
+                _bind_chain(self.class_chains.setdefault(class_qualname, {}), name, chain)
             return
         text = _node_text(value)
         if is_class_name(text) and _DOTTED.fullmatch(text):
@@ -775,11 +781,14 @@ class TypeFacts:
         if typ is not None:
             self.stated_returns[function_id] = typ
 
-    def add_return(self, function_id: str, value: Any) -> None:
-        """`return value` / `yield value` in a function (a generator fixture yields its value)."""
+    def add_return(self, function_id: str, value: Any, flowed: str | Chain | None = None) -> None:
+        """`return value` / `yield value` in a function (a generator fixture yields its value). `flowed`: what
+        the assignment reaching a returned local gives (extract.py `_py_flow`), read before the name's."""
         if value.type in _NO_VALUE:
             return  # `return None` beside `return K()` is Optional[K]: the K is still what calls get
-        self.returns.setdefault(function_id, []).append(chain_of(value))
+        if isinstance(flowed, str):
+            flowed = (False, ":" + flowed, ())  # (a type expression already: `:` reads it as written)
+        self.returns.setdefault(function_id, []).append(flowed or chain_of(value))
 
     def add_overload(self, function_id: str, params: Any) -> None:
         """An `@overload` of a module-level function: its first parameter's annotation, as written (None when
@@ -986,6 +995,22 @@ class TypeFacts:
                 if found is None or name in self.attrs.get(cls, {}):
                     continue  # two different values, or a stated type beside an inferred one
                 expr = self.expr(found[1], found[0])
+                if expr is not None:
+                    rows.append((owner, name, expr))
+        for cls, valued in self.class_chains.items():
+            owner = class_ids.get(cls)
+            if owner is None:
+                continue
+            # (a name the class body binds is the class's own there, not the module's: `number = real | ...`
+            # with `real = ...` above it is left alone, as is an attribute also stated or assigned elsewhere)
+            elsewhere = self.attrs.get(cls, {}).keys() | self.attr_classes.get(cls, {}).keys()
+            own = valued.keys() | elsewhere
+            for name, chain in valued.items():
+                if chain is None or name in elsewhere or name in self.attr_chains.get(cls, {}):
+                    continue
+                if chain[1].partition("?")[0] in own:
+                    continue
+                expr = self.expr(chain, None)
                 if expr is not None:
                     rows.append((owner, name, expr))
         for fid, params in self.callbacks.items():

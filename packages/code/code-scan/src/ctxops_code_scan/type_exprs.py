@@ -34,6 +34,7 @@ import bisect
 import re
 from typing import Any
 
+from .operators import operator_step
 from .overloads import argument_of
 
 # (member, object) fields of a member access: Python, Go, TypeScript
@@ -60,7 +61,7 @@ _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){0,3}")
 
 def chain_of(node: Any) -> Chain | None:
     """`a.b(x).c` -> (False, 'a', ('b()', 'c')); `f(x).y` -> (True, 'f', ('y',)); None for anything else
-    (subscripts, literals, operators), or for chains longer than MAX_STEPS."""
+    (literals, lambdas), or for chains longer than MAX_STEPS. An operator is its dunder's call (`operators.py`)."""
     steps: list[str] = []
     awaited = False  # (Python: the call below is awaited; its step reads the function's `await` row)
     while node is not None:
@@ -98,6 +99,10 @@ def chain_of(node: Any) -> Chain | None:
                     return None
                 argument = argument_of(node) if kind == "call" else None  # (Python: an overload's pick)
                 return True, _text(fn) + ("?" + argument if argument else ""), tuple(reversed(steps))
+            if kind == "call" and fn.type in ("call", "subscript", "parenthesized_expression"):
+                steps.append("__call__()")  # `Word("A")("name")`: calling an instance is its class's `__call__`
+                node, awaited = fn, False
+                continue
             fields = _MEMBER.get(fn.type)
             if fields is None:
                 return None
@@ -146,6 +151,11 @@ def chain_of(node: Any) -> Chain | None:
         elif kind == "subscript":  # Python `xs[i]`, `d[k]`: an element, a value (`K[]`, `K{}`)
             steps.append("__getitem__()")
             node = node.child_by_field_name("value")
+        elif (operated := operator_step(node)) is not None:  # Python `a + b`: `a.__add__(b)`'s result
+            if len(steps) >= MAX_STEPS:
+                return None  # (a 10,000-term `a + b + ...` stops here, not at its far end)
+            steps.append(operated[0])
+            node = operated[1]
         else:
             return None
     return None
@@ -498,6 +508,8 @@ def py_assigned(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> Any:
             if not stmt_seen:
                 stmt_seen = True
                 own = _plain_assignment(child)  # `n = n.copy()`: the right side reads the earlier binding
+                if own is None and (augmented := _augmented_assignment(child)) is not None:
+                    own = augmented[0], augmented[1].child_by_field_name("right")  # `n += x`: likewise
                 region = own[1] if own is not None and own[0] == name else child
                 if _rebinds(region, name, memo):
                     return None  # `k.run(k := Other())`
@@ -528,7 +540,7 @@ def _block_bindings(block: Any, name: str, memo: dict[tuple[int, str], Any]) -> 
     if index is None:
         index = {}
         for stmt in block.named_children:
-            value = _plain_assignment(stmt)
+            value = _plain_assignment(stmt) or _augmented_assignment(stmt)
             for bound in _statement_names(stmt, memo):
                 starts, found = index.setdefault(bound, ([], []))
                 starts.append(stmt.start_byte)
@@ -556,6 +568,18 @@ def _plain_assignment(stmt: Any) -> tuple[str, Any] | None:
     if left is None or right is None or left.type != "identifier" or right.type == "assignment":
         return None
     return _text(left), right
+
+
+def _augmented_assignment(stmt: Any) -> tuple[str, Any] | None:
+    """(name, the statement's `augmented_assignment` node) of a statement `name += value` (any operator): the
+    reaching binding whose type is the in-place dunder's result (extract.py `_py_flow`)."""
+    if stmt.type != "expression_statement" or stmt.named_child_count != 1:
+        return None
+    assign = stmt.named_children[0]
+    left = assign.child_by_field_name("left") if assign.type == "augmented_assignment" else None
+    if left is None or left.type != "identifier" or assign.child_by_field_name("right") is None:
+        return None
+    return _text(left), assign
 
 
 def _asserted(block: Any) -> dict[str, tuple[int, str | None]]:

@@ -30,6 +30,7 @@ from .names import (
     path_token,
     random_word,
     sample_userinfo,
+    spells_words,
     words,
 )
 
@@ -1032,6 +1033,8 @@ def is_random(value: str) -> bool:
         return False  # publishable keys (Stripe, Mapbox) are public by design
     if sum(len(run) for run in _LOWER_RUN.findall(value)) * 2 >= size:
         return False  # mostly words (``SponsoredProductsRemoteRHFSearchEXPSubsK2``): a random token has few
+    if spells_words(value):
+        return False  # words in capitals run together (minified code's constants): a name, not a key
     import math
 
     return entropy(value) >= min(4.2, math.log2(size) - 0.55)
@@ -1076,6 +1079,8 @@ def is_base64_key(value: str) -> bool:
     if any(len(part) >= 4 and _IDENTIFIER_LIKE.fullmatch(part) for part in value.split("/")):
         return False  # a word between the slashes: ``usr/Local8/bin``
     if sum(len(run) for run in _LOWER_RUN.findall(value)) * 2 >= len(value) or is_placeholder_token(value):
+        return False
+    if spells_words(value):
         return False
     import math
 

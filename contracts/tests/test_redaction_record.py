@@ -177,7 +177,8 @@ def test_session_16_a_value_holding_a_secret_word_is_carried_but_a_bare_name_is_
         assert not propagates(name), name
     for chosen in ("myVaultPassphrase", "plainAdminSecret", "ourTeamToken"):
         assert propagates(chosen), chosen
-        safe = redact_record({"content": f"<password>  {chosen}  </password>", "title": chosen, "file": f"{chosen}.txt"})
+        payload = {"content": f"<password>  {chosen}  </password>", "title": chosen, "file": f"{chosen}.txt"}
+        safe = redact_record(payload)
         assert chosen not in str(safe), safe
     kept = redact_record({"content": "password: api_key", "title": "rotate the api_key"})
     assert kept["title"] == "rotate the api_key"

@@ -177,8 +177,8 @@ def is_secret_name(name: str) -> bool:
 
 def is_stock_secret_name(value: str) -> bool:
     """``value`` is a secret's name and nothing more (``password``, ``api_key``, ``client_secret``,
-    ``SECRET_KEY_BASE``): every word a secret word or a kind of key, then qualifiers. ``plainSecret`` or
-    ``gpgPassphrase`` hold a word of their own: a value someone chose, not the name of a field."""
+    ``SECRET_KEY_BASE``): every word a secret word or a kind of key, then qualifiers. ``ourTeamToken`` or
+    ``myVaultPassphrase`` hold a word of their own: a value someone chose, not the name of a field."""
     parts = _numbered(words(value))
     while len(parts) > 1 and parts[-1] in _QUALIFIERS:
         parts.pop()  # ``SECRET_KEY_BASE``, ``password_plain``: qualifiers follow the name they qualify
@@ -428,7 +428,7 @@ _VOWELS = frozenset("aeiouy")
 
 def spells_words(value: str) -> bool:
     """``value`` holds a run of 16+ letters of one case that reads as words run together, a name rather than
-    a key (minified code's ``..._ICANVASRENDERINGVIACONTEXT2D3D...``): 30%+ vowels and no 6 consonants in a
+    a key (minified code's ``Kx_SHADERPRECISIONFORMAT2D4D``): 30%+ vowels and no 6 consonants in a
     row. Random letters are 23% vowels (y counted); a run of 16 letters of one case is rare in a random key
     (under one in 10^6 per position in base62), and random runs pass the test about one time in five."""
     for run in _ONE_CASE_RUN.findall(value):

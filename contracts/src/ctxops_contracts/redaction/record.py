@@ -42,7 +42,7 @@ def propagates(value: str) -> bool:
     if is_id_reference(value):
         return False  # a UUID or ULID: the session and event ids a payload is keyed on (its transcript's name)
     # a secret's name alone (``password``, ``api_key``) must not blank that word elsewhere; a chosen value that
-    # merely holds such a word (``plainSecret``) is carried like any other
+    # merely holds such a word (``ourTeamToken``) is carried like any other
     return not (is_placeholder(value) or is_stock_word(value) or is_stock_secret_name(value))
 
 

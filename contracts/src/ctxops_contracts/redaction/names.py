@@ -430,7 +430,8 @@ def spells_words(value: str) -> bool:
     """``value`` holds a run of 16+ letters of one case that reads as words run together, a name rather than
     a key (minified code's ``Kx_SHADERPRECISIONFORMAT2D4D``): 30%+ vowels and no 6 consonants in a
     row. Random letters are 23% vowels (y counted); a run of 16 letters of one case is rare in a random key
-    (under one in 10^6 per position in base62), and random runs pass the test about one time in five."""
+    (under one in 10^6 per position in base62); 24 random capitals pass the test one time in ten, and 0.5-0.7%
+    of random base36 keys of 32-40 characters (measured over 20,000 each) now read as names."""
     for run in _ONE_CASE_RUN.findall(value):
         lowered = run.lower()
         vowels = sum(ch in _VOWELS for ch in lowered)

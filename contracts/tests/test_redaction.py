@@ -1142,3 +1142,13 @@ def test_session_16_random_keys_with_long_one_case_runs_are_still_hidden() -> No
         assert key not in redact(f"value {key} here"), key
     narrow = "x7q2mzk9" + "bcdfghjklmnpqrst" + "4v8w1z"
     assert narrow not in redact(f"token: {narrow}")
+
+
+def test_session_16_maven_master_password_in_settings_security() -> None:
+    # Maven's password encryption guide: ~/.m2/settings-security.xml holds the master password (encrypted as
+    # ``{<base64>}``, or plain) in ``<settingsSecurity><master>``; ``<master>`` elsewhere is a branch's name
+    for value in (_w(14), "{" + base64.b64encode(_rng.randbytes(32)).decode() + "}"):
+        text = f"<settingsSecurity>\n  <master>{value}</master>\n</settingsSecurity>"
+        assert value not in redact(text), text
+    for kept in ("<branch><master>main</master></branch>", "<settingsSecurity>\n  <master>${env.MASTER}</master>"):
+        assert redact(kept) == kept, kept

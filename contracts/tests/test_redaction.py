@@ -1119,3 +1119,36 @@ def test_session_16_code_climate_test_reporter_id() -> None:
         assert value not in redact(text), text
     kept = "CC_TEST_REPORTER_ID: ${{ secrets.CC_TEST_REPORTER_ID }}"
     assert redact(kept) == kept
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "Kx_SHADERPRECISIONFORMATVERTEX2D4D6D",  # minified code: a module prefix, a constant in capitals
+        "Prq_DRAWIMAGEWITHOFFSCREENCANVAS1A2B3C4D",
+        "Zt_USERAGENTDATABRANDSVERSION9A8B7C6D5E",
+    ],
+)
+def test_session_16_words_in_capitals_run_together_are_a_name(word: str) -> None:
+    # a random key rarely holds 16 letters of one case in a row, and those rarely read as words (30%+ vowels,
+    # no 6 consonants in a row): minified code's joined constants do both
+    for text in (word, f"var e={word};", f"n.d(t,{{{word}:()=>b}})"):
+        assert redact(text) == text, text
+
+
+def test_session_16_random_keys_with_long_one_case_runs_are_still_hidden() -> None:
+    # random capitals are consonant-heavy: a run of them fails the words test, so the key stays hidden
+    for key in ("Rq9_QZKWXBRTPLMNVCGHDSJF7k2Lp4", "k8" + "BXQZWRTPLKMNHGFDCVS" + "3m9Tq2Lx", _w(40)):
+        assert key not in redact(f"value {key} here"), key
+    narrow = "x7q2mzk9" + "bcdfghjklmnpqrst" + "4v8w1z"
+    assert narrow not in redact(f"token: {narrow}")
+
+
+def test_session_16_maven_master_password_in_settings_security() -> None:
+    # Maven's password encryption guide: ~/.m2/settings-security.xml holds the master password (encrypted as
+    # ``{<base64>}``, or plain) in ``<settingsSecurity><master>``; ``<master>`` elsewhere is a branch's name
+    for value in (_w(14), "{" + base64.b64encode(_rng.randbytes(32)).decode() + "}"):
+        text = f"<settingsSecurity>\n  <master>{value}</master>\n</settingsSecurity>"
+        assert value not in redact(text), text
+    for kept in ("<branch><master>main</master></branch>", "<settingsSecurity>\n  <master>${env.MASTER}</master>"):
+        assert redact(kept) == kept, kept

@@ -168,3 +168,17 @@ def test_the_last_segment_of_a_hidden_url_is_hidden_alone() -> None:
         "file": f"notes/{SECRET}.txt",
         "host": "hooks.example.com",  # only the last segment: the host and the path's words stay
     }
+
+
+def test_session_16_a_value_holding_a_secret_word_is_carried_but_a_bare_name_is_not() -> None:
+    # ``password`` or ``api_key`` as a value must not blank that word everywhere; a value that merely holds
+    # such a word (``myVaultPassphrase``) is a value someone chose, and it is carried like any other
+    for name in ("password", "api_key", "client_secret", "SECRET_KEY_BASE", "password_plain", "access_token"):
+        assert not propagates(name), name
+    for chosen in ("myVaultPassphrase", "plainAdminSecret", "ourTeamToken"):
+        assert propagates(chosen), chosen
+        payload = {"content": f"<password>  {chosen}  </password>", "title": chosen, "file": f"{chosen}.txt"}
+        safe = redact_record(payload)
+        assert chosen not in str(safe), safe
+    kept = redact_record({"content": "password: api_key", "title": "rotate the api_key"})
+    assert kept["title"] == "rotate the api_key"

@@ -30,6 +30,7 @@ from .names import (
     path_token,
     random_word,
     sample_userinfo,
+    spells_words,
     words,
 )
 
@@ -408,6 +409,12 @@ def _secret_documents(text: str) -> tuple[tuple[int, int], ...]:
 _XML = lazy(r"<([A-Za-z_][A-Za-z0-9_.:-]{0,60}+)>([^<]{1,400}+)</\1>")
 
 
+def _in_settings_security(match: re.Match[str]) -> bool:
+    """``<master>`` right inside Maven's ``<settingsSecurity>`` (``~/.m2/settings-security.xml``, which holds
+    the master password); looked for in the 200 characters before, so many ``<master>`` tags stay linear."""
+    return match.string.rfind("<settingsSecurity>", max(0, match.start() - 200), match.start()) >= 0
+
+
 def _xml(match: re.Match[str]) -> tuple[str, int] | None:
     """``<password>value</password>``, the value on the same line or on its own lines between the tags."""
     name = match.group(1)
@@ -415,6 +422,13 @@ def _xml(match: re.Match[str]) -> tuple[str, int] | None:
     value = inner.strip()
     if not value or "\n" in value:
         return None
+    if name == "master" and _in_settings_security(match):
+        name = "password"  # Maven's master password: judged as a password, written back under its own tag
+        if not is_secret_value(name, value, quoted=True):
+            return None
+        lead = inner[: len(inner) - len(inner.lstrip())]
+        trail = inner[len(inner.rstrip()) :]
+        return f"<master>{lead}{SECRET}{trail}</master>", match.end()
     if is_key_name(name) and not is_secret_name(name):  # ``<slackKey>``: a random token only
         if not is_random_token(value):
             return None
@@ -1032,6 +1046,8 @@ def is_random(value: str) -> bool:
         return False  # publishable keys (Stripe, Mapbox) are public by design
     if sum(len(run) for run in _LOWER_RUN.findall(value)) * 2 >= size:
         return False  # mostly words (``SponsoredProductsRemoteRHFSearchEXPSubsK2``): a random token has few
+    if spells_words(value):
+        return False  # words in capitals run together (minified code's constants): a name, not a key
     import math
 
     return entropy(value) >= min(4.2, math.log2(size) - 0.55)
@@ -1076,6 +1092,8 @@ def is_base64_key(value: str) -> bool:
     if any(len(part) >= 4 and _IDENTIFIER_LIKE.fullmatch(part) for part in value.split("/")):
         return False  # a word between the slashes: ``usr/Local8/bin``
     if sum(len(run) for run in _LOWER_RUN.findall(value)) * 2 >= len(value) or is_placeholder_token(value):
+        return False
+    if spells_words(value):
         return False
     import math
 

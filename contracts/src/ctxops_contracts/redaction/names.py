@@ -135,6 +135,7 @@ _PASS_OWNERS = frozenset(
     {"db", "user", "root", "admin", "mysql", "pg", "sql", "smtp", "mail", "ftp", "ldap", "proxy", "login", "auth"}
     | {"key", "store", "keystore", "trust", "truststore", "redis", "rabbit", "amqp", "bind", "manager", "master"}
 )
+_STOCK_NAME_WORDS = _SECRET_WORDS | _KEY_KINDS | {"key", "keys"}
 _CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPLIT = lazy(r"[^A-Za-z0-9]+")
 
@@ -172,6 +173,16 @@ def is_secret_name(name: str) -> bool:
     if last in _QUALIFIERS and len(parts) > 1:
         return any(_names_secret(parts[:i]) for i in range(len(parts) - 1, 0, -1))
     return _names_secret(parts)
+
+
+def is_stock_secret_name(value: str) -> bool:
+    """``value`` is a secret's name and nothing more (``password``, ``api_key``, ``client_secret``,
+    ``SECRET_KEY_BASE``): every word a secret word or a kind of key, then qualifiers. ``ourTeamToken`` or
+    ``myVaultPassphrase`` hold a word of their own: a value someone chose, not the name of a field."""
+    parts = _numbered(words(value))
+    while len(parts) > 1 and parts[-1] in _QUALIFIERS:
+        parts.pop()  # ``SECRET_KEY_BASE``, ``password_plain``: qualifiers follow the name they qualify
+    return is_secret_name(value) and all(part in _STOCK_NAME_WORDS for part in parts)
 
 
 def is_public_name(name: str) -> bool:
@@ -409,6 +420,24 @@ def looks_like_credential(value: str) -> bool:
 
 
 _CONSONANT_RUN = lazy(r"[b-df-hj-np-tv-xz]{6}")  # y counts as a vowel: ``rhythms``, ``syzygy``
+
+
+_ONE_CASE_RUN = lazy(r"(?<![A-Z])[A-Z]{16,}+|(?<![a-z])[a-z]{16,}+")
+_VOWELS = frozenset("aeiouy")
+
+
+def spells_words(value: str) -> bool:
+    """``value`` holds a run of 16+ letters of one case that reads as words run together, a name rather than
+    a key (minified code's ``Kx_SHADERPRECISIONFORMAT2D4D``): 30%+ vowels and no 6 consonants in a
+    row. Random letters are 23% vowels (y counted); a run of 16 letters of one case is rare in a random key
+    (under one in 10^6 per position in base62); 24 random capitals pass the test one time in ten, and 0.5-0.7%
+    of random base36 keys of 32-40 characters (measured over 20,000 each) now read as names."""
+    for run in _ONE_CASE_RUN.findall(value):
+        lowered = run.lower()
+        vowels = sum(ch in _VOWELS for ch in lowered)
+        if vowels * 10 >= len(run) * 3 and _CONSONANT_RUN.search(lowered) is None:
+            return True
+    return False
 
 
 def random_lower_letters(value: str) -> bool:
@@ -680,6 +709,8 @@ def random_word(word: str, *, label: bool = False) -> bool:
         return False
     if _UUID_SHAPE.fullmatch(word):
         return label
+    if spells_words(word):
+        return False  # words run together in capitals, as minified code names its constants
     if _ULID.fullmatch(word):
         return False  # ctxops's own event and memory ids
     if _HEX_ONLY.fullmatch(word):

@@ -8,7 +8,8 @@ where its context gives it away; ``redact_record`` then hides it in every string
 Two passes, linear in the record: the engine's walk (``redact_value``) collects what it hid; one pattern,
 a trie of the values found (``literals``: a position costs at most the length of the longest value),
 replaces them everywhere else. A value propagates only when it is a credential rather than a word
-(``propagates``): 6+ characters (8+ when only letters), not a placeholder, a stock word or a secret's name.
+(``propagates``): 6+ characters (8+ when only letters), not a placeholder, a stock word or a secret's name
+alone.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from .context import FOUND_MIN
 from .engine import LABELS, SECRET, redact_value
 from .literals import WORD_CHARS, literal_pattern
-from .names import is_id_reference, is_placeholder, is_secret_name, is_stock_word
+from .names import is_id_reference, is_placeholder, is_stock_secret_name, is_stock_word
 
 TYPE_CHECKING = False  # typing and re are not imported on the hook path; type checkers treat this as True
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ _UNRESERVED = WORD_CHARS | frozenset("-._~")
 def propagates(value: str) -> bool:
     """``value`` (hidden somewhere) is hidden everywhere in its record: a credential, not a word. Short values
     (under 6 characters, under 8 of letters alone), placeholders (``changeme``, ``<token>``), stock words,
-    secret names (``password``) and bare UUIDs and ULIDs (ids) stay where they are."""
+    a secret's name alone (``password``, ``api_key``) and bare UUIDs and ULIDs (ids) stay where they are."""
     if not FOUND_MIN <= len(value) <= FOUND_MAX or "\n" in value or "\r" in value:
         return False
     if "REDACTED" in value or value in _MARKERS or value != value.strip():
@@ -40,7 +41,9 @@ def propagates(value: str) -> bool:
         return False  # a short plain word (``dragon``, ``letmein``): hidden where assigned, a word elsewhere
     if is_id_reference(value):
         return False  # a UUID or ULID: the session and event ids a payload is keyed on (its transcript's name)
-    return not (is_placeholder(value) or is_stock_word(value) or is_secret_name(value))
+    # a secret's name alone (``password``, ``api_key``) must not blank that word elsewhere; a chosen value that
+    # merely holds such a word (``ourTeamToken``) is carried like any other
+    return not (is_placeholder(value) or is_stock_word(value) or is_stock_secret_name(value))
 
 
 def _url_quoted(value: str, plus: bool = False) -> str:

@@ -643,9 +643,18 @@ class TypeFacts:
 
     def add_self_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
         """`self.name[: T] = value` inside `__init__` (an attribute declared in the class body keeps that type)."""
-        if name in self.declared_attrs.get(class_qualname, ()):
-            return
         typ = annotation_type(annotation.text.decode("utf-8", "replace")) if annotation is not None else None
+        declared = self.declared_attrs.setdefault(class_qualname, set())
+        if typ is not None:
+            # `self.exprs: list[K]` (with a value or none): the declared type, whatever else `__init__` assigns
+            # (`self.exprs = list(exprs)`), as a checker reads the attribute in the other methods; two
+            # declarations that differ give none
+            table = self.attrs.setdefault(class_qualname, {})
+            table[name] = typ if name not in declared or table.get(name) == typ else _CONFLICT
+            declared.add(name)
+            return
+        if name in declared:
+            return
         if typ is None:
             typ = value_type(value)
         if typ is None and value is not None and value.type == "identifier":

@@ -649,8 +649,8 @@ class TypeFacts:
             # `self.exprs: list[K]` (with a value or none): the declared type, whatever else `__init__` assigns
             # (`self.exprs = list(exprs)`), as a checker reads the attribute in the other methods; two
             # declarations that differ give none
-            table = self.attrs.setdefault(class_qualname, {})
-            table[name] = typ if name not in declared or table.get(name) == typ else _CONFLICT
+            typed = self.attrs.setdefault(class_qualname, {})
+            typed[name] = typ if name not in declared or typed.get(name) == typ else _CONFLICT
             declared.add(name)
             return
         if name in declared:

@@ -172,6 +172,15 @@ member AS (
          m.via, m.d, m.cls, m.steps AS src_steps FROM mro m
   JOIN types y ON y.owner = m.anc AND y.name = split_part(m.steps, '#', 1)
   UNION ALL
+  -- (Python `k.attr()` where `attr` is a class's attribute holding an instance, `integer = Word(...)`, not a
+  -- method: its class's `__call__`, as a checker reads it; a row `attr()` (a class object held) decides first)
+  SELECT m.rid, y.path, y.expr,
+         '__call__()' || CASE WHEN strpos(m.steps, '#') > 0 THEN '#' || {_REST.format("m")} ELSE '' END,
+         m.cls, m.via, m.d, m.cls, m.steps FROM mro m
+  JOIN types y ON y.owner = m.anc AND y.name = left(split_part(m.steps, '#', 1), -2)
+  WHERE ends_with(split_part(m.steps, '#', 1), '()') AND (ends_with(y.path, '.py') OR ends_with(y.path, '.pyi'))
+   AND NOT EXISTS (SELECT 1 FROM types z WHERE z.owner = m.anc AND z.name = split_part(m.steps, '#', 1))
+  UNION ALL
   -- (Python `await k.m()`, the step `m()await`: the method's `await` row, what awaiting its result gives)
   SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
          greatest(m.via, 2), m.d, m.cls, m.steps FROM mro m
@@ -271,6 +280,12 @@ SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.
 JOIN types y ON y.path = n.spath AND y.owner IS NULL AND y.name = n.nm
 WHERE (n.mk = '^' OR (n.mk = '' AND (ends_with(n.spath, '.py') OR ends_with(n.spath, '.pyi'))))
  AND n.skind IN ('variable', 'constant')
+UNION ALL
+-- Python: calling a module-level alias (`Optional = Opt`, `countedArray = counted_array`): its `name()` row,
+-- the class's constructor or the function's result
+SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 1), NULL FROM named n
+JOIN types y ON y.path = n.spath AND y.owner IS NULL AND y.name = split_part(n.nm, '?', 1) || '()'
+WHERE n.mk = '=' AND n.skind IN ('variable', 'constant') AND (ends_with(n.spath, '.py') OR ends_with(n.spath, '.pyi'))
 UNION ALL
 -- a name the file imports (`from m import x as nm`): the same name in the imported file
 SELECT e.rid, i.target_path, e.mk,

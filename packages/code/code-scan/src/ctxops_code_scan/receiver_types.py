@@ -336,6 +336,7 @@ def _unargued(chain: Chain) -> Chain:
 # A word right after `(`, `,`, `*` or a space and before `:`, `=`, `,` or `)`: a parameter's name.
 _PARAM_WORD = re.compile(r"(?<=[(,*\s])(\w+)(?=\s*[:=,)])")
 _WORD = re.compile(r"\w+")
+_NAME_STEP = re.compile(r"[A-Za-z_]\w*")  # an attribute read, no call or index (`pp.common`)
 
 
 def _binds(params: str, name: str) -> bool:
@@ -642,9 +643,18 @@ class TypeFacts:
 
     def add_self_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
         """`self.name[: T] = value` inside `__init__` (an attribute declared in the class body keeps that type)."""
-        if name in self.declared_attrs.get(class_qualname, ()):
-            return
         typ = annotation_type(annotation.text.decode("utf-8", "replace")) if annotation is not None else None
+        declared = self.declared_attrs.setdefault(class_qualname, set())
+        if typ is not None:
+            # `self.exprs: list[K]` (with a value or none): the declared type, whatever else `__init__` assigns
+            # (`self.exprs = list(exprs)`), as a checker reads the attribute in the other methods; two
+            # declarations that differ give none
+            typed = self.attrs.setdefault(class_qualname, {})
+            typed[name] = typ if name not in declared or typed.get(name) == typ else _CONFLICT
+            declared.add(name)
+            return
+        if name in declared:
+            return
         if typ is None:
             typ = value_type(value)
         if typ is None and value is not None and value.type == "identifier":
@@ -1021,6 +1031,32 @@ class TypeFacts:
             expr = self._root(name, None, 0) if name not in self.imported else None
             if expr is not None and not expr.startswith("^"):
                 rows.append((None, name, expr))
+        if self.python:
+            rows.extend(self._alias_rows())
+        return rows
+
+    def _alias_rows(self) -> list[tuple[str | None, str | None, str]]:
+        """Python: a module-level `Alias = Name` (a plain or dotted name, bound once) is what `Name` is, as a
+        checker reads it: the class object of a class (`Alias.attr` its attribute; the graph reads `^Name` as
+        the class), and calling it calls `Name` (the row `Alias()`: `=Name`, a class's constructor or a
+        function's result)."""
+        rows: list[tuple[str | None, str | None, str]] = []
+        for name, chain in sorted(self.module_chains.items()):
+            if chain is None or chain[0] or name in self.imported or name in self.module_stated:
+                continue
+            if any(not _NAME_STEP.fullmatch(step) for step in chain[2]):
+                continue  # (a call or an index on the right: a value, not an alias)
+            root = chain[1]
+            if root in self.module_chains or root in self.module_stated or root in ("self", "cls"):
+                continue  # (a value the module binds: calling it is its `__call__`, not a constructor)
+            expr = self.expr(chain, None)
+            if expr is None and not chain[2]:
+                expr = root  # (a function of the file, `countedArray = counted_array`: the graph decides)
+            if expr is None or "#" in expr:
+                continue  # (a member of a value: calling it is its `__call__`, left alone)
+            if expr.startswith("^"):
+                rows.append((None, name, expr))
+            rows.append((None, name + "()", "=" + expr.lstrip("^=")))
         return rows
 
 

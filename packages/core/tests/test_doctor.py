@@ -10,6 +10,11 @@ from pathlib import Path
 import pytest
 from ctxops_contracts.shared.locks import file_lock
 
+# `ctx init` without its detached first build: these tests build the index themselves (`cq index`), and a
+# build `ctx init` started could still be running when the test edits a file, and index it (a race on a loaded
+# machine: CI once saw no stale file).
+INIT = [sys.executable, "-m", "ctxops_core", "init", "--no-index", "--root"]
+
 
 def doctor(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -53,7 +58,7 @@ def test_a_first_build_in_progress_is_reported_not_a_problem(repo: Path) -> None
 
 
 def test_a_wired_and_indexed_repository_is_healthy_and_json_names_the_lock_holder(repo: Path) -> None:
-    subprocess.run([sys.executable, "-m", "ctxops_core", "init", "--root", str(repo)], check=True, capture_output=True)
+    subprocess.run([*INIT, str(repo)], check=True, capture_output=True)
     subprocess.run(
         [sys.executable, "-m", "ctxops_code_query", "index", "--root", str(repo)], check=True, capture_output=True
     )
@@ -73,7 +78,7 @@ def test_a_wired_and_indexed_repository_is_healthy_and_json_names_the_lock_holde
 
 
 def test_a_stale_index_and_an_unreachable_hook_are_found(repo: Path) -> None:
-    subprocess.run([sys.executable, "-m", "ctxops_core", "init", "--root", str(repo)], check=True, capture_output=True)
+    subprocess.run([*INIT, str(repo)], check=True, capture_output=True)
     subprocess.run(
         [sys.executable, "-m", "ctxops_code_query", "index", "--root", str(repo)], check=True, capture_output=True
     )
@@ -117,7 +122,7 @@ def test_git_hooks_from_an_older_init_are_named_and_a_dangling_reconcile_is_foun
     """post-merge written before `ctx mem reconcile` existed: pulled memories cost the next agent hook; say so."""
     from ctxops_core import init_cmd, textblocks
 
-    subprocess.run([sys.executable, "-m", "ctxops_core", "init", "--root", str(repo)], check=True, capture_output=True)
+    subprocess.run([*INIT, str(repo)], check=True, capture_output=True)
     hook = repo / ".git" / "hooks" / "post-merge"
     problems = json.loads(doctor(repo, "--json").stdout)["problems"]
     assert not [p for p in problems if "post-merge" in p["message"]], problems  # the new form reads as healthy

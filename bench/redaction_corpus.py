@@ -909,7 +909,7 @@ def channel_check(chosen: list[Sample], ctx: str) -> dict[str, Any]:
         for dirpath, _dirs, files in os.walk(base):
             for name in files:
                 full = os.path.join(dirpath, name)
-                if full == transcript:
+                if full == transcript or _own_code_cache(name):
                     continue
                 try:
                     with open(full, "rb") as handle:
@@ -930,6 +930,14 @@ def channel_check(chosen: list[Sample], ctx: str) -> dict[str, Any]:
         "leaked_formats": dict(leaks),
         "root": root,
     }
+
+
+def _own_code_cache(name: str) -> bool:
+    """ctxops's own start-up caches under the per-user cache directory: the compiled code of its own modules
+    (core's ``codecache``, ``code-*.marshal``) and its own constant patterns (contracts' ``regex-*.marshal``).
+    No payload reaches them (the patterns built from found values are compiled in memory, never cached); a
+    sample word that also occurs in ctxops's source, a comment's ``hardcoded``, matched there."""
+    return name.endswith(".marshal") and name.startswith(("code-", "regex-"))
 
 
 def _transcript_line(n: int, repo: str, text: str, path_secret: str) -> dict[str, Any]:

@@ -932,6 +932,18 @@ def channel_check(chosen: list[Sample], ctx: str) -> dict[str, Any]:
     }
 
 
+# --corpus NAME read by a module beside this one: (module, its reader, the sources it holds, whether the reader
+# takes ``_the_secret``)
+SINGLE_CORPORA: dict[str, tuple[str, str, tuple[str, ...], bool]] = {
+    "fresh": ("redaction_fresh", "fresh_samples", ("noseyparker", "kingfisher"), True),
+    "semgrep": ("redaction_semgrep", "semgrep_samples", ("semgrep",), True),
+    "secretlint": ("redaction_secretlint", "heldout_samples", ("secretlint", "ripsecrets"), False),
+    "whispers": ("redaction_whispers", "whispers_samples", ("whispers",), False),
+    "ggeb": ("redaction_ggeb", "ggeb_samples", ("ggshield", "earlybird"), False),
+    "trivy": ("redaction_trivy", "trivy_samples", ("trivy",), False),
+}
+
+
 def _own_code_cache(name: str) -> bool:
     """ctxops's own start-up caches under the per-user cache directory: the compiled code of its own modules
     (core's ``codecache``, ``code-*.marshal``) and its own constant patterns (contracts' ``regex-*.marshal``).
@@ -1013,60 +1025,14 @@ def main(argv: list[str] | None = None) -> int:
 
     gen = Gen(SEED)
     started = time.perf_counter()
-    if args.corpus == "fresh":
+    if args.corpus in SINGLE_CORPORA:
         sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-        from redaction_fresh import fresh_samples
-
-        samples, skipped = fresh_samples(Sample, _the_secret)
+        module, reader, sources, with_secret = SINGLE_CORPORA[args.corpus]
+        read = getattr(importlib.import_module(module), reader)
+        samples, skipped = read(Sample, _the_secret) if with_secret else read(Sample)
         skipped2: list[str] = []
-        parts = [("fresh", {f"{s.source}:{s.fmt}" for s in samples})]
-        sources: tuple[str, ...] = ("noseyparker", "kingfisher")
-        halves = ["fresh"]
-    elif args.corpus == "semgrep":
-        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-        from redaction_semgrep import semgrep_samples
-
-        samples, skipped = semgrep_samples(Sample, _the_secret)
-        skipped2 = []
-        parts = [("semgrep", {f"{s.source}:{s.fmt}" for s in samples})]
-        sources = ("semgrep",)
-        halves = ["semgrep"]
-    elif args.corpus == "secretlint":
-        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-        from redaction_secretlint import heldout_samples
-
-        samples, skipped = heldout_samples(Sample)
-        skipped2 = []
-        parts = [("secretlint", {f"{s.source}:{s.fmt}" for s in samples})]
-        sources = ("secretlint", "ripsecrets")
-        halves = ["secretlint"]
-    elif args.corpus == "whispers":
-        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-        from redaction_whispers import whispers_samples
-
-        samples, skipped = whispers_samples(Sample)
-        skipped2 = []
-        parts = [("whispers", {f"{s.source}:{s.fmt}" for s in samples})]
-        sources = ("whispers",)
-        halves = ["whispers"]
-    elif args.corpus == "ggeb":
-        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-        from redaction_ggeb import ggeb_samples
-
-        samples, skipped = ggeb_samples(Sample)
-        skipped2 = []
-        parts = [("ggeb", {f"{s.source}:{s.fmt}" for s in samples})]
-        sources = ("ggshield", "earlybird")
-        halves = ["ggeb"]
-    elif args.corpus == "trivy":
-        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-        from redaction_trivy import trivy_samples
-
-        samples, skipped = trivy_samples(Sample)
-        skipped2 = []
-        parts = [("trivy", {f"{s.source}:{s.fmt}" for s in samples})]
-        sources = ("trivy",)
-        halves = ["trivy"]
+        parts = [(args.corpus, {f"{s.source}:{s.fmt}" for s in samples})]
+        halves = [args.corpus]
     else:
         samples, skipped = gitleaks_samples(args.gitleaks, gen)
         more, skipped2 = trufflehog_samples(args.trufflehog, gen)

@@ -175,7 +175,6 @@ class LineCounter:
         self.known: dict[str, int] = {}
         self.new: dict[str, int] = {}
         self.counted = 0  # lines counted here (not found in the table)
-        self.loaded = False  # whether the tokenizer was loaded for one of them
         self.no_ranks = False
 
     def prefetch(self, lines: Iterable[str]) -> None:
@@ -191,7 +190,6 @@ class LineCounter:
             found = self._from_ranks(text + "\n")
             if found is None:
                 found = count(text + "\n")
-                self.loaded = True
             self.known[key] = self.new[key] = found
             self.counted += 1
         return found

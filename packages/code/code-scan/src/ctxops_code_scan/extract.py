@@ -26,7 +26,7 @@ from ctxops_contracts import Reference, Symbol
 from . import lang_rules
 from .imports import read_import
 from .languages import ts_language, ts_query
-from .operators import AUGMENTED, operator_step
+from .operators import IN_PLACE, operator_step
 from .overloads import is_overload
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
@@ -622,12 +622,12 @@ def _py_augmented(stmt: Any, name: str, memo: dict[tuple[int, str], Any], depth:
     """`x += y`: what the in-place dunder of the binding reaching the statement gives (`__iadd__`, which the
     graph reads as `__add__` where the class has no `__iadd__`, as a checker falls back)."""
     op = stmt.child_by_field_name("operator")
-    dunders = AUGMENTED.get(op.type) if op is not None else None
+    dunder = IN_PLACE.get(op.type) if op is not None else None
     left = stmt.child_by_field_name("left")
-    if dunders is None or left is None or depth >= MAX_DEPTH:
+    if dunder is None or left is None or depth >= MAX_DEPTH:
         return None
     earlier = _py_flow(left, name, memo, depth + 1)
-    step = dunders[0] + "()"
+    step = dunder + "()"
     if isinstance(earlier, str):
         return join(earlier, (step,))
     if earlier is None or len(earlier[2]) >= MAX_STEPS:

@@ -35,10 +35,11 @@ _BINARY: dict[str, tuple[str, str | None]] = {
     "!=": ("__ne__", None),
 }
 _UNARY = {"~": "__invert__", "-": "__neg__", "+": "__pos__"}
-# augmented assignment -> the in-place dunder (a checker falls back to the binary one when it is missing)
-AUGMENTED = {op + "=": ("__i" + dunder[2:], dunder) for op, (dunder, _) in _BINARY.items() if op[-1] not in "<>=!"}
-AUGMENTED["<<="] = ("__ilshift__", "__lshift__")
-AUGMENTED[">>="] = ("__irshift__", "__rshift__")
+# augmented assignment -> the in-place dunder (where a class has none, a checker falls back to the binary one:
+# code-graph's type_eval reads `__iadd__()` so)
+IN_PLACE = {op + "=": "__i" + dunder[2:] for op, (dunder, _) in _BINARY.items() if op[-1] not in "<>=!"}
+IN_PLACE["<<="] = "__ilshift__"
+IN_PLACE[">>="] = "__irshift__"
 # Literals of builtin types: their own dunders do not take a repository class (`str.__add__(str)`), so a
 # checker uses the right operand's reflected one. `%` of a string formats anything: a str, left alone.
 _BUILTIN_LITERALS = frozenset(

@@ -54,6 +54,11 @@ def built_index(root: Path, files: dict[str, str | bytes]) -> Iterator[CodeIndex
     idx.close()
 
 
+def certain_callers(idx: CodeIndex, symbol_id: str) -> set[tuple[str, int]]:
+    """The certain direct call sites of a symbol: (path, line)."""
+    return {(h.edge.path or "", h.edge.line or 0) for h in idx.callers(symbol_id, depth=1, certain_only=True)}
+
+
 def certain_sites(idx: CodeIndex, symbol_id: str, path: str) -> dict[int | None, str | None]:
     """The certain call sites of a symbol in one file: line -> how each was resolved."""
     return {h.edge.line: h.edge.resolution for h in idx.callers(symbol_id, 1, certain_only=True) if h.edge.path == path}

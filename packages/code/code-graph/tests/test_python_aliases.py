@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctxops_code_graph import CodeIndex
+from repo_fixtures import certain_callers as _certain
 from repo_fixtures import make_repo
 
 FILES = {
@@ -83,10 +84,6 @@ def use():
     same("x").opt_only()
 """,
 }
-
-
-def _certain(ix: CodeIndex, symbol_id: str) -> set[tuple[str, int]]:
-    return {(h.edge.path or "", h.edge.line or 0) for h in ix.callers(symbol_id, depth=1, certain_only=True)}
 
 
 def test_a_class_alias_is_the_class_object(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctxops_code_graph import CodeIndex
+from repo_fixtures import certain_callers as _certain
 from repo_fixtures import make_repo
 
 FILES = {
@@ -140,10 +141,6 @@ class StatedMixin:
         DefaultCache().clear()
 """,
 }
-
-
-def _certain(ix: CodeIndex, symbol_id: str) -> set[tuple[str, int]]:
-    return {(h.edge.path or "", h.edge.line or 0) for h in ix.callers(symbol_id, depth=1, certain_only=True)}
 
 
 def test_classes_a_checker_types(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctxops_code_graph import CodeIndex
+from repo_fixtures import certain_callers as _certain
 from repo_fixtures import make_repo
 
 CLASS_OBJECTS = {
@@ -101,10 +102,6 @@ def test_get():
     Contact.stated.save(contact)
 """,
 }
-
-
-def _certain(ix: CodeIndex, symbol_id: str) -> set[tuple[str, int]]:
-    return {(h.edge.path or "", h.edge.line or 0) for h in ix.callers(symbol_id, depth=1, certain_only=True)}
 
 
 def test_a_class_object_held_by_an_attribute_calls_the_class_methods(tmp_path: Path) -> None:

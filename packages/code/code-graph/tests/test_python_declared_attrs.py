@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctxops_code_graph import CodeIndex
+from repo_fixtures import certain_callers as _certain
 from repo_fixtures import make_repo
 
 FILES = {
@@ -55,10 +56,6 @@ class ParseExpression(ParserElement):
             t.token_only()
 """,
 }
-
-
-def _certain(ix: CodeIndex, symbol_id: str) -> set[tuple[str, int]]:
-    return {(h.edge.path or "", h.edge.line or 0) for h in ix.callers(symbol_id, depth=1, certain_only=True)}
 
 
 def test_a_declared_attribute_keeps_its_type_over_other_values(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctxops_code_graph import CodeIndex
+from repo_fixtures import certain_callers as _certain
 from repo_fixtures import make_repo
 
 GRAMMAR = {
@@ -186,10 +187,6 @@ def called():
     (Loose("x") | Word("y")).parse_string("xy")
 """,
 }
-
-
-def _certain(ix: CodeIndex, symbol_id: str) -> set[tuple[str, int]]:
-    return {(h.edge.path or "", h.edge.line or 0) for h in ix.callers(symbol_id, depth=1, certain_only=True)}
 
 
 def test_a_receiver_built_by_an_operator_has_the_dunders_result_type(tmp_path: Path) -> None:

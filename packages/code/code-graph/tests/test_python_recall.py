@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from ctxops_code_graph import CodeIndex
+from repo_fixtures import certain_callers as _certain
 from repo_fixtures import make_repo
 
 FILES = {
@@ -94,10 +95,6 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> CodeIndex:
     ix = CodeIndex(root, auto_update=False)
     ix.build(full=True)
     return ix
-
-
-def _certain(ix: CodeIndex, symbol_id: str) -> set[tuple[str, int]]:
-    return {(h.edge.path or "", h.edge.line or 0) for h in ix.callers(symbol_id, depth=1, certain_only=True)}
 
 
 def test_a_stub_has_the_callers_of_the_function_it_describes(index: CodeIndex) -> None:

@@ -172,7 +172,8 @@ def _line_start(text: str, at: int) -> bool:
 
 _ASSIGN = lazy(
     r"(?:(?<![A-Za-z0-9_.$@\\-])|(?<=\\[nrt]))"  # also right after an escaped line break or tab
-    r"([A-Za-z0-9_][A-Za-z0-9_.-]{0,80}+)"  # the name (possessive: never re-scanned); ``01_password:`` too
+    r"(\.?+[A-Za-z0-9_][A-Za-z0-9_.-]{0,80}+)"  # the name (possessive: never re-scanned); ``01_password:``,
+    # a file's name as a key (``.dockercfg:``, Kubernetes' Secret data) too
     r"((?:\\?[\"'])?\]?)"  # the closing quote of a JSON key or a subscript: "password": / ["DB_PASSWORD"]=
     r"((?:[ \t]++(?:string|String|str|&str|\[\]byte|char\*?|bytes))?+"  # Go/C#/Rust: var xToken string = "..."
     r"[ \t]{0,8}+(?::{1,3}+=|\?=|\.=|\+=|\?\?=|=>|=(?!=)|:(?![:/])|：|＝"
@@ -1266,6 +1267,9 @@ _NAME_NEEDLES = (
     "sas",
     "pat",
     "reporter_id",
+    "sonar",  # ``sonar.login`` (SonarQube's token)
+    "dockercfg",  # Kubernetes' ``.dockercfg`` / ``.dockerconfigjson`` Secret data
+    "dockerconfigjson",
 )
 
 RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [

@@ -1200,3 +1200,17 @@ def test_session_17_dockercfg_secret_data_of_any_length() -> None:
         assert value not in redact(text), text
     kept = 'data:\n  .dockercfg: ""'
     assert redact(kept) == kept
+
+
+def test_session_17_an_arn_names_a_secret_it_does_not_hold() -> None:
+    # AWS's ARN format: arn:<partition>:<service>:<region>:<account>:<resource-type>:<resource-id>; a Secrets
+    # Manager ARN's ``secret:`` is the resource type and its id the secret's name (with AWS's 6-character suffix)
+    name = "prodGitHubAppWebHookSecret-" + _x(6)
+    for text in (
+        f"webHookSecret: 'arn:aws:secretsmanager:us-west-2:{_x(12, '0123456789')}:secret:{name}',",
+        f"SECRET_ARN=arn:aws-cn:secretsmanager:cn-north-1:{_x(12, '0123456789')}:secret:db/prod-{_x(6)}",
+    ):
+        assert redact(text) == text, text
+    value = _x(24)
+    for text in (f"x:secret:{value}", f"password:{value}"):  # a name after a colon outside an ARN: as before
+        assert value not in redact(text), text

@@ -217,7 +217,19 @@ def _in_name_list(text: str, at: int) -> bool:
     return all(part.strip().isidentifier() for part in head[:-1].split(","))
 
 
+def _in_arn(text: str, at: int) -> bool:
+    """``arn:aws:secretsmanager:<region>:<account>:secret:<name>``: inside an ARN, ``secret:`` is the resource
+    type (AWS's ARN format) and what follows names the secret, it is not its value."""
+    if text[at - 1 : at] != ":":
+        return False
+    head = text[max(0, at - 200) : at]
+    cut = max(head.rfind(stop) for stop in " \t\n'\"`=,([{>")
+    return head.startswith("arn:", cut + 1)
+
+
 def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
+    if _in_arn(match.string, match.start()):
+        return None
     if (
         match.start()
         and match.string[match.start() - 1 : match.start()] in {" ", ","}
@@ -912,6 +924,8 @@ def _long_placeholder(token: str) -> bool:
 
 def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     text = match.string
+    if _in_arn(text, match.start(1)):
+        return None  # an ARN's resource id names a resource (a secret's name, a key's id), it holds no secret
     if _sops(text, match.start()) or _armoured(text, match.start()) or _SRI.match(match.group(1)):
         return None
     if is_malformed_token(match.group(1)) or is_fake_name(assigned_name(text, match.start(1))):

@@ -34,7 +34,9 @@ corpus of ``bench/heldout_redaction_s13.txt`` (Skyscanner/whispers' test fixture
 ``bench/redaction_whispers.py``), as one half named ``whispers``; ``--corpus ggeb`` the held-out corpus of
 ``bench/heldout_redaction_s14.txt`` (ggshield's recorded API answers and earlybird's rule examples,
 ``bench/redaction_ggeb.py``), as one half named ``ggeb``; ``--corpus trivy`` the held-out corpus of
-``bench/heldout_redaction_s16.txt`` (trivy's secret scanner tests, ``bench/redaction_trivy.py``), as ``trivy``.
+``bench/heldout_redaction_s16.txt`` (trivy's secret scanner tests, ``bench/redaction_trivy.py``), as ``trivy``;
+``--corpus 2ms`` the held-out corpus of ``bench/heldout_redaction_s17.txt`` (Checkmarx/2ms' rule tests,
+``bench/redaction_2ms.py``), as ``2ms``.
 ``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
 samples in the same run, printed beside as ``peer <half>``.
 """
@@ -941,6 +943,7 @@ SINGLE_CORPORA: dict[str, tuple[str, str, tuple[str, ...], bool]] = {
     "whispers": ("redaction_whispers", "whispers_samples", ("whispers",), False),
     "ggeb": ("redaction_ggeb", "ggeb_samples", ("ggshield", "earlybird"), False),
     "trivy": ("redaction_trivy", "trivy_samples", ("trivy",), False),
+    "2ms": ("redaction_2ms", "twoms_samples", ("2ms",), False),
 }
 
 
@@ -985,12 +988,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
     parser.add_argument(
         "--channel-halves",
-        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy",
+        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms",
         help="halves whose samples go through the channels",
     )
     parser.add_argument(
         "--show",
-        choices=["dev", "held-out", "fresh", "semgrep", "secretlint", "whispers", "ggeb", "trivy", "peer dev", "none"],
+        choices=[
+            "dev",
+            "held-out",
+            "fresh",
+            "semgrep",
+            "secretlint",
+            "whispers",
+            "ggeb",
+            "trivy",
+            "2ms",
+            "peer dev",
+            "none",
+        ],
         default="dev",
         help="list the misses of",
     )
@@ -999,7 +1014,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")
     parser.add_argument(
         "--corpus",
-        choices=["outside", "fresh", "semgrep", "secretlint", "whispers", "ggeb", "trivy"],
+        choices=["outside", "fresh", "semgrep", "secretlint", "whispers", "ggeb", "trivy", "2ms"],
         default="outside",
         help="outside: gitleaks and trufflehog (dev and held-out halves); fresh: the corpus of "
         "bench/heldout_redaction.txt (Nosey Parker and Kingfisher), one half named 'fresh'; semgrep: the "
@@ -1008,7 +1023,8 @@ def main(argv: list[str] | None = None) -> int:
         "bench/heldout_redaction_s12.txt (secretlint's snapshots, ripsecrets' tests), half 'secretlint'; "
         "whispers: the held-out corpus of bench/heldout_redaction_s13.txt (Skyscanner/whispers' fixtures); "
         "ggeb: the held-out corpus of bench/heldout_redaction_s14.txt (ggshield's cassettes, earlybird's examples); "
-        "trivy: the held-out corpus of bench/heldout_redaction_s16.txt (trivy's secret scanner tests)",
+        "trivy: the held-out corpus of bench/heldout_redaction_s16.txt (trivy's secret scanner tests); "
+        "2ms: the held-out corpus of bench/heldout_redaction_s17.txt (Checkmarx/2ms' rule tests)",
     )
     parser.add_argument("--peer", help="module:function of a peer redactor measured on the same samples")
     args = parser.parse_args(argv)

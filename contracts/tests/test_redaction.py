@@ -1152,3 +1152,65 @@ def test_session_16_maven_master_password_in_settings_security() -> None:
         assert value not in redact(text), text
     for kept in ("<branch><master>main</master></branch>", "<settingsSecurity>\n  <master>${env.MASTER}</master>"):
         assert redact(kept) == kept, kept
+
+
+# --- session 17: provider shapes from their docs (item 1 of issue 21's in-process misses) -------------------
+_s17 = random.Random(17)
+
+
+def _x(n: int, alphabet: str = ALNUM) -> str:
+    return "".join(_s17.choice(alphabet) for _ in range(n))
+
+
+def test_session_17_wandb_key_after_the_tool_name() -> None:
+    # W&B's docs: the API key is 40 hex characters, given as ``wandb login <key>`` (or WANDB_API_KEY)
+    key = _x(40, "0123456789abcdef")
+    for text in (f"wandb login {key}", f"$ wandb {key}", f"WANDB login {key}"):
+        out = redact(text)
+        assert key not in out, text
+        assert out.startswith(text[: text.index(key)]), out  # the command is kept
+    digest = _x(40, "0123456789abcdef")
+    assert redact(f"git show {digest}") == f"git show {digest}"  # a commit id after another command
+
+
+def test_session_17_slack_token_is_hidden_to_its_end() -> None:
+    # Slack's tokens are opaque after their prefix: a tail with ``/`` or ``+`` is still the token
+    tail = _x(7) + "/" + _x(16)
+    token = f"xapp-{_x(12, '0123456789')}-{tail}"
+    out = redact(f'ENV SLACK_TOKEN="{token}" \\')
+    assert tail.split("/")[1] not in out, out
+    assert out == 'ENV SLACK_TOKEN="[REDACTED:slack-token]" \\'
+
+
+def test_session_17_sonar_login_is_a_token() -> None:
+    # SonarQube's docs: ``sonar.login`` is "the authentication token" of a user (40 hex before sqp_/squ_)
+    token = _x(40, "0123456789abcdef")
+    for text in (f"sonar.login={token}", f"sonar.login: {token}", f'$sonarLogin = "{token}"'):
+        assert token not in redact(text), text
+    kept = "sonar.login: ${SONAR_TOKEN}"
+    assert redact(kept) == kept
+
+
+def test_session_17_dockercfg_secret_data_of_any_length() -> None:
+    # Kubernetes' kubernetes.io/dockercfg and kubernetes.io/dockerconfigjson Secrets: the ``.dockercfg`` and
+    # ``.dockerconfigjson`` data keys hold the registry's credentials file (base64), however short the sample
+    for name in (".dockercfg", ".dockerconfigjson"):
+        value = base64.b64encode(b"u:" + _x(6).encode()).decode()
+        text = f"data:\n  {name}: {value}"
+        assert value not in redact(text), text
+    kept = 'data:\n  .dockercfg: ""'
+    assert redact(kept) == kept
+
+
+def test_session_17_an_arn_names_a_secret_it_does_not_hold() -> None:
+    # AWS's ARN format: arn:<partition>:<service>:<region>:<account>:<resource-type>:<resource-id>; a Secrets
+    # Manager ARN's ``secret:`` is the resource type and its id the secret's name (with AWS's 6-character suffix)
+    name = "prodGitHubAppWebHookSecret-" + _x(6)
+    for text in (
+        f"webHookSecret: 'arn:aws:secretsmanager:us-west-2:{_x(12, '0123456789')}:secret:{name}',",
+        f"SECRET_ARN=arn:aws-cn:secretsmanager:cn-north-1:{_x(12, '0123456789')}:secret:db/prod-{_x(6)}",
+    ):
+        assert redact(text) == text, text
+    value = _x(24)
+    for text in (f"x:secret:{value}", f"password:{value}"):  # a name after a colon outside an ARN: as before
+        assert value not in redact(text), text

@@ -172,7 +172,8 @@ def _line_start(text: str, at: int) -> bool:
 
 _ASSIGN = lazy(
     r"(?:(?<![A-Za-z0-9_.$@\\-])|(?<=\\[nrt]))"  # also right after an escaped line break or tab
-    r"([A-Za-z0-9_][A-Za-z0-9_.-]{0,80}+)"  # the name (possessive: never re-scanned); ``01_password:`` too
+    r"(\.?+[A-Za-z0-9_][A-Za-z0-9_.-]{0,80}+)"  # the name (possessive: never re-scanned); ``01_password:``,
+    # a file's name as a key (``.dockercfg:``, Kubernetes' Secret data) too
     r"((?:\\?[\"'])?\]?)"  # the closing quote of a JSON key or a subscript: "password": / ["DB_PASSWORD"]=
     r"((?:[ \t]++(?:string|String|str|&str|\[\]byte|char\*?|bytes))?+"  # Go/C#/Rust: var xToken string = "..."
     r"[ \t]{0,8}+(?::{1,3}+=|\?=|\.=|\+=|\?\?=|=>|=(?!=)|:(?![:/])|：|＝"
@@ -216,7 +217,19 @@ def _in_name_list(text: str, at: int) -> bool:
     return all(part.strip().isidentifier() for part in head[:-1].split(","))
 
 
+def _in_arn(text: str, at: int) -> bool:
+    """``arn:aws:secretsmanager:<region>:<account>:secret:<name>``: inside an ARN, ``secret:`` is the resource
+    type (AWS's ARN format) and what follows names the secret, it is not its value."""
+    if text[at - 1 : at] != ":":
+        return False
+    head = text[max(0, at - 200) : at]
+    cut = max(head.rfind(stop) for stop in " \t\n'\"`=,([{>")
+    return head.startswith("arn:", cut + 1)
+
+
 def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
+    if _in_arn(match.string, match.start()):
+        return None
     if (
         match.start()
         and match.string[match.start() - 1 : match.start()] in {" ", ","}
@@ -911,6 +924,8 @@ def _long_placeholder(token: str) -> bool:
 
 def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     text = match.string
+    if _in_arn(text, match.start(1)):
+        return None  # an ARN's resource id names a resource (a secret's name, a key's id), it holds no secret
     if _sops(text, match.start()) or _armoured(text, match.start()) or _SRI.match(match.group(1)):
         return None
     if is_malformed_token(match.group(1)) or is_fake_name(assigned_name(text, match.start(1))):
@@ -1266,6 +1281,9 @@ _NAME_NEEDLES = (
     "sas",
     "pat",
     "reporter_id",
+    "sonar",  # ``sonar.login`` (SonarQube's token)
+    "dockercfg",  # Kubernetes' ``.dockercfg`` / ``.dockerconfigjson`` Secret data
+    "dockerconfigjson",
 )
 
 RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [

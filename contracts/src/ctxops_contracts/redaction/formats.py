@@ -44,7 +44,20 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     ("google-api-key", ("AIza",), _B + r"AIza[0-9A-Za-z_-]{35}" + _E),
     ("google-oauth-secret", ("GOCSPX-",), _B + r"GOCSPX-[A-Za-z0-9_-]{24,}+"),
     ("google-oauth-token", ("ya29.", "1//0"), _B + r"(?:ya29\.[A-Za-z0-9_-]{30,}+|1//0[A-Za-z0-9_-]{40,}+)"),
-    ("slack-token", ("xox", "xapp-"), _BP + r"(?:xox[abposre]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9-]{10,}+"),
+    # Slack documents its tokens as opaque strings after the prefix: the rest of the unbroken token run is taken
+    # (``xapp-…-ShAY/87H4…`` hidden only to its ``/`` left the key's tail readable).
+    (
+        "slack-token",
+        ("xox", "xapp-"),
+        _BP + r"(?:xox[abposre]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9-]{10,}+(?:[/+_=.][A-Za-z0-9/+_=.-]{0,400}+)?+",
+    ),
+    # Weights & Biases API keys: 40 hex characters (W&B's docs: ``wandb login <key>``, ``WANDB_API_KEY``); hex
+    # alone is a digest, so only right after the tool's name or its ``login`` command.
+    (
+        "wandb-key",
+        ("wandb", "WANDB"),
+        r"(?:(?<=(?i:wandb)[ \t])|(?<=(?i:wandb)[ \t]login[ \t]))[0-9a-f]{40}" + _E,
+    ),
     (
         "slack-webhook",
         ("hooks.slack.com",),

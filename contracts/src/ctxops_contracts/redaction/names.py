@@ -200,6 +200,10 @@ def _names_secret(parts: list[str]) -> bool:
         return True
     if parts[-2:] == ["reporter", "id"]:
         return True  # Code Climate's test reporter id: a token its docs say to keep secret, named an id
+    if parts[-2:] == ["sonar", "login"]:
+        return True  # SonarQube's ``sonar.login``: "the authentication token" (its docs; a login only before 7)
+    if last in ("dockercfg", "dockerconfigjson"):
+        return True  # the data keys of Kubernetes' registry-credential Secret types: a credentials file
     if last == "key" and len(parts) > 1 and parts[-2] in _KEY_KINDS:
         return True
     if last.endswith("pass") and last[:-4] in _PASS_OWNERS:

@@ -450,7 +450,29 @@ class TypeFacts:
         if typ is not None and self.local_binds(function_id, typ.lstrip("=")):
             typ = None  # (calling a local or a parameter: what it makes is not stated here)
         _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
-        _bind_chain(self.chains.setdefault(function_id, {}), name, chain_of(value) if value is not None else None)
+        chain = chain_of(value) if value is not None else None
+        defaulted = self._or_default(function_id, value)
+        if defaulted is not None and not defaulted[0]:  # `x = x or K()` with `x: K | None`: a K
+            chain = (False, ":" + defaulted[1], ())
+        _bind_chain(self.chains.setdefault(function_id, {}), name, chain)
+
+    def _or_default(self, function_id: str, value: Any) -> tuple[bool, str] | None:
+        """Python `p or K(...)` / `p or K` where the parameter `p` states `K | None` / `type[K] | None`: both arms
+        are a K (False, K) or the class object K (True, K), as a checker joins them; None otherwise."""
+        if value is None or value.type != "boolean_operator" or not self.python:
+            return None
+        op, left, right = (value.child_by_field_name(f) for f in ("operator", "left", "right"))
+        if op is None or op.type != "or" or left is None or right is None or left.type != "identifier":
+            return None
+        param = _node_text(left)
+        if not _binds(self.param_names.get(function_id, ""), param):
+            return None
+        if right.type == "identifier" and self.class_params.get(function_id, {}).get(param) == _node_text(right):
+            return True, _node_text(right)
+        made = constructor_type(right)
+        if made is not None and self.params.get(function_id, {}).get(param) == made:
+            return False, made
+        return None
 
     def add_caught(self, function_id: str, name: str, caught: str) -> None:
         """Python `except K as e`: `e` is a K, as a checker reads it (a K raised, or a subclass's instance, which
@@ -655,8 +677,13 @@ class TypeFacts:
             return
         if name in declared:
             return
+        defaulted = self._or_default(method_id, value)
+        if defaulted is not None and defaulted[0]:  # `self.cls = cls or K` with `cls: type[K] | None`
+            _bind(self.attrs.setdefault(class_qualname, {}), name + "()", defaulted[1])
+            _bind(self.attr_classes.setdefault(class_qualname, {}), name, defaulted[1])
+            return
         if typ is None:
-            typ = value_type(value)
+            typ = defaulted[1] if defaulted is not None else value_type(value)
         if typ is None and value is not None and value.type == "identifier":
             param = value.text.decode("utf-8", "replace")
             typ = self.params.get(method_id, {}).get(param)

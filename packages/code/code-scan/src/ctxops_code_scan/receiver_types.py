@@ -399,6 +399,8 @@ class TypeFacts:
     attr_chains: dict[str, dict[str, tuple[str, Chain] | None]] = field(default_factory=dict)
     # Python: a class body's `name = <chain>` (`integer = Word(nums).set_name("integer")`), read at module level
     class_chains: dict[str, dict[str, Chain | None]] = field(default_factory=dict)
+    # Python: a class body's `parseString = parse_string` (a plain name): class qualname -> alias -> name
+    member_aliases: dict[str, dict[str, str]] = field(default_factory=dict)
     module_chains: dict[str, Chain | None] = field(default_factory=dict)
     module_stated: dict[str, str] = field(default_factory=dict)  # `g: K = ...` at module level
     declared_attrs: dict[str, set[str]] = field(default_factory=dict)  # class -> attributes annotated in its body
@@ -662,6 +664,8 @@ class TypeFacts:
         if is_class_name(text) and _DOTTED.fullmatch(text):
             _bind(self.attrs.setdefault(class_qualname, {}), name + "()", text)
             _bind(self.attr_classes.setdefault(class_qualname, {}), name, text)
+        elif value.type == "identifier":  # a method alias (the graph keeps it only if `text` is a method there)
+            _bind(self.member_aliases.setdefault(class_qualname, {}), name, text)
 
     def add_self_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
         """`self.name[: T] = value` inside `__init__` (an attribute declared in the class body keeps that type)."""
@@ -1060,7 +1064,23 @@ class TypeFacts:
                 rows.append((None, name, expr))
         if self.python:
             rows.extend(self._alias_rows())
+            for cls, aliased in self.member_aliases.items():
+                owner = class_ids.get(cls)
+                if owner is not None:  # (the row `=alias`: calling the alias calls the member it names)
+                    rows.extend((owner, "=" + name, target) for name, target in aliased.items() if target)
         return rows
+
+    def _unaliased(self, chain: Chain) -> Chain | None:
+        """A chain of aliases in one module followed to its end (`A = B; C = A`: C's is B's), at most MAX_DEPTH
+        names; None when a name on the way is bound twice or to something that is no plain name."""
+        for _ in range(MAX_DEPTH):
+            if chain[0] or chain[2] or chain[1] not in self.module_chains or chain[1] in self.imported:
+                return chain
+            ahead = self.module_chains[chain[1]]
+            if ahead is None or ahead[0] or chain[1] in self.module_stated:
+                return chain  # (a value the module computes: left to the check below)
+            chain = ahead
+        return None
 
     def _alias_rows(self) -> list[tuple[str | None, str | None, str]]:
         """Python: a module-level `Alias = Name` (a plain or dotted name, bound once) is what `Name` is, as a
@@ -1071,9 +1091,14 @@ class TypeFacts:
         for name, chain in sorted(self.module_chains.items()):
             if chain is None or chain[0] or name in self.imported or name in self.module_stated:
                 continue
-            if any(not _NAME_STEP.fullmatch(step) for step in chain[2]):
+            chain = self._unaliased(chain)
+            if chain is None or any(not _NAME_STEP.fullmatch(step) for step in chain[2]):
                 continue  # (a call or an index on the right: a value, not an alias)
             root = chain[1]
+            if not chain[2] and root not in self.module_chains and root not in self.module_stated:
+                # (the row `=Alias`: a call of the alias is a call of the function or class it names, which
+                # the graph lists among that one's callers; a name of the file or one it imports)
+                rows.append((None, "=" + name, root))
             if root in self.module_chains or root in self.module_stated or root in ("self", "cls"):
                 continue  # (a value the module binds: calling it is its `__call__`, not a constructor)
             expr = self.expr(chain, None)

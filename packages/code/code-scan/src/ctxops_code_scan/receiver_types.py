@@ -508,6 +508,15 @@ class TypeFacts:
         if self.package_scope:  # Go `for _, x := range xs`: a stated `x` elsewhere in the function is another x
             self.go_ranged.setdefault(function_id, set()).add(name)
 
+    def add_decorated(self, function_id: str | None, name: str, chain: Chain) -> None:
+        """Python: a function `name` decorated by `d` (`decorator_chain`), defined in the function `function_id`
+        (a local) or at module level (None): the name is bound to `d(...)`'s value, as a checker reads it."""
+        if function_id is not None:
+            self.add_local_chain(function_id, name, chain)
+            return
+        _bind(self.module, name, _CONFLICT)
+        _bind_chain(self.module_chains, name, chain)
+
     def add_ts_generics(self, key: str, type_parameters: Any) -> None:
         """TypeScript: the type parameters of a function or class (`<T extends K, U>`)."""
         table = self.generics.setdefault(key, {})

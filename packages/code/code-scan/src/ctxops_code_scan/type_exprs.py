@@ -783,6 +783,17 @@ def _decorators(node: Any) -> list[Any]:
     return [d.named_children[0] for d in parent.named_children if d.type == "decorator" and d.named_child_count]
 
 
+def decorator_chain(node: Any) -> Chain | None:
+    """Python: what a function's name is bound to when its outermost decorator is a plain name `d` (`@generate
+    def xy(): ...` binds `xy = generate(xy)`): the call `d(...)`'s chain, whose result the graph reads from
+    d's stated or returned type (a class `@Parser` makes a Parser). None without decorators, or when the
+    outermost one is called or dotted (`@pytest.fixture(...)`, `@functools.cache`: nothing the file states)."""
+    found = _decorators(node)
+    if not found or found[0].type != "identifier":
+        return None
+    return True, _text(found[0]), ()
+
+
 def _called_name(expr: Any) -> str:
     """`pytest.fixture` of `@pytest.fixture(...)` / `@pytest.fixture`: the decorator's (dotted) name."""
     if expr.type == "call":

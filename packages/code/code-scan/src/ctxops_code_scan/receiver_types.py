@@ -1097,10 +1097,10 @@ class TypeFacts:
         the class), and calling it calls `Name` (the row `Alias()`: `=Name`, a class's constructor or a
         function's result)."""
         rows: list[tuple[str | None, str | None, str]] = []
-        for name, chain in sorted(self.module_chains.items()):
-            if chain is None or chain[0] or name in self.imported or name in self.module_stated:
+        for name, bound in sorted(self.module_chains.items()):
+            if bound is None or bound[0] or name in self.imported or name in self.module_stated:
                 continue
-            chain = self._unaliased(chain)
+            chain = self._unaliased(bound)
             if chain is None or any(not _NAME_STEP.fullmatch(step) for step in chain[2]):
                 continue  # (a call or an index on the right: a value, not an alias)
             root = chain[1]

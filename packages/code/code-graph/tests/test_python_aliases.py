@@ -125,6 +125,10 @@ class Element:
         return text
 
     parseString = parse_string
+    _parse = parse_string
+
+    def enable_cache(self):
+        Element._parse = Element.parse_string
 
 
 countedArray2 = counted_array
@@ -144,6 +148,7 @@ def use(e: Element):
     e.parseString("x")
     Element().parseString("y")
     flip(3)
+    e._parse("z")
 """,
 }
 
@@ -162,6 +167,8 @@ def test_a_call_of_a_function_alias_is_a_call_of_the_function(tmp_path: Path) ->
     assert {("examples/legacy_use.py", 9), ("examples/legacy_use.py", 10)} <= _certain(
         ix, "python grammar/legacy.py Element.parse_string()."
     )
+    # `_parse = parse_string` in the class body, rebound by `Element._parse = ...` in a method: no alias
+    assert ("examples/legacy_use.py", 12) not in _certain(ix, "python grammar/legacy.py Element.parse_string().")
     # `flip` bound twice (to two functions): a call of neither
     assert ("examples/legacy_use.py", 11) not in _certain(ix, "python grammar/legacy.py parse_all().")
     assert ("examples/legacy_use.py", 11) not in _certain(ix, "python grammar/core.py counted_array().")

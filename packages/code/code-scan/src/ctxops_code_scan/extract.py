@@ -329,6 +329,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_return(fid, returned, flowed)
             continue
         if head == "bind":
+            if facts is not None and python:  # (`Cls._parse = ...` anywhere: a class body's alias is rebound)
+                facts.rebound_attrs.add(_text(caps["name"][0]))
             if facts is not None and top is not None and _in_init(top) and _text(caps["qual"][0]) == "self":
                 ann, value = caps.get("return"), caps.get("value")
                 facts.add_self_attr(

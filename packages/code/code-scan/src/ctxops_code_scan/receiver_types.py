@@ -401,6 +401,7 @@ class TypeFacts:
     class_chains: dict[str, dict[str, Chain | None]] = field(default_factory=dict)
     # Python: a class body's `parseString = parse_string` (a plain name): class qualname -> alias -> name
     member_aliases: dict[str, dict[str, str]] = field(default_factory=dict)
+    rebound_attrs: set[str] = field(default_factory=set)  # Python: every `x.name = ...`'s name in the file
     module_chains: dict[str, Chain | None] = field(default_factory=dict)
     module_stated: dict[str, str] = field(default_factory=dict)  # `g: K = ...` at module level
     declared_attrs: dict[str, set[str]] = field(default_factory=dict)  # class -> attributes annotated in its body
@@ -1076,7 +1077,10 @@ class TypeFacts:
             for cls, aliased in self.member_aliases.items():
                 owner = class_ids.get(cls)
                 if owner is not None:  # (the row `=alias`: calling the alias calls the member it names)
-                    rows.extend((owner, "=" + name, target) for name, target in aliased.items() if target)
+                    # (an attribute of that name assigned anywhere in the file, `ParserElement._parse =
+                    # ParserElement._parseCache`, `self._parse = breaker`: bound twice, no alias for certain)
+                    aliases = aliased.items()
+                    rows.extend((owner, "=" + n, t) for n, t in aliases if t and n not in self.rebound_attrs)
         return rows
 
     def _unaliased(self, chain: Chain) -> Chain | None:

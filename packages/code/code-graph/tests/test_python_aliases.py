@@ -110,3 +110,65 @@ def test_a_rebound_alias_gives_nothing(tmp_path: Path) -> None:
     assert ("examples/use.py", 15) not in opt
     # `same = held` with `held = Opt(...)`: an instance, calling it is `__call__`, no constructor
     assert ("examples/use.py", 16) not in opt
+
+
+LEGACY = {
+    "grammar/legacy.py": """from grammar.core import counted_array
+
+
+def parse_all(x):
+    return x
+
+
+class Element:
+    def parse_string(self, text):
+        return text
+
+    parseString = parse_string
+    _parse = parse_string
+
+    def enable_cache(self):
+        Element._parse = Element.parse_string
+
+
+countedArray2 = counted_array
+parseAll = parse_all
+parse_everything = parseAll
+flip = parse_all
+flip = counted_array
+""",
+    "examples/legacy_use.py": """from grammar import countedArray
+from grammar.legacy import Element, countedArray2, flip, parse_everything
+
+
+def use(e: Element):
+    countedArray2(1)
+    countedArray(1)
+    parse_everything(2)
+    e.parseString("x")
+    Element().parseString("y")
+    flip(3)
+    e._parse("z")
+""",
+}
+
+
+def test_a_call_of_a_function_alias_is_a_call_of_the_function(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", {**FILES, **LEGACY})
+    ix = CodeIndex(root, auto_update=False)
+    ix.build(full=True)
+    # `countedArray2 = counted_array` (imported by the alias's module), and `countedArray` of grammar/__init__.py
+    assert {("examples/legacy_use.py", 6), ("examples/legacy_use.py", 7), ("examples/use.py", 13)} <= _certain(
+        ix, "python grammar/core.py counted_array()."
+    )
+    # a chain of aliases in one module: `parseAll = parse_all; parse_everything = parseAll`
+    assert ("examples/legacy_use.py", 8) in _certain(ix, "python grammar/legacy.py parse_all().")
+    # a class body's `parseString = parse_string`: a method alias
+    assert {("examples/legacy_use.py", 9), ("examples/legacy_use.py", 10)} <= _certain(
+        ix, "python grammar/legacy.py Element.parse_string()."
+    )
+    # `_parse = parse_string` in the class body, rebound by `Element._parse = ...` in a method: no alias
+    assert ("examples/legacy_use.py", 12) not in _certain(ix, "python grammar/legacy.py Element.parse_string().")
+    # `flip` bound twice (to two functions): a call of neither
+    assert ("examples/legacy_use.py", 11) not in _certain(ix, "python grammar/legacy.py parse_all().")
+    assert ("examples/legacy_use.py", 11) not in _certain(ix, "python grammar/core.py counted_array().")

@@ -47,7 +47,7 @@ _CALLABLE_KINDS = "('function','method','class','struct','macro')"
 _CONF_ORDER = ("exact", "import-resolved", "name-only")
 _RES_ORDER = (
     "local", "self", "import", "module-qualified", "typed-receiver", "module-instance", "return-type",
-    "fixture", "callback-parameter", "inheritance", "constructor", "name-only",
+    "fixture", "callback-parameter", "inheritance", "constructor", "alias", "name-only",
 )  # fmt: skip
 
 
@@ -516,6 +516,30 @@ SELECT c.rid, m.id, c.conf, 'constructor'
 FROM cand c JOIN pending r USING (rid)
 JOIN symbols k ON k.id = c.dst AND k.kind = 'class'
 JOIN symbols m ON m.parent = k.id AND m.name IN ('__init__', '__new__')
+WHERE r.role = 'call' AND c.conf <> 'name-only' AND r.fam = 'python'
+""",
+    ),
+    (
+        None,
+        """
+-- Python: a certain call of an alias is a call of the function it names (code-scan's row `=alias`): a
+-- module's `countedArray = counted_array` (a function of that module, or one it imports by name), a class
+-- body's `parseString = parse_string` (a method of the same class).
+INSERT INTO edge_rows
+SELECT c.rid, f.id, c.conf, 'alias'
+FROM cand c JOIN pending r USING (rid)
+JOIN symbols v ON v.id = c.dst AND v.kind IN ('variable', 'constant', 'field')
+JOIN types y ON y.path = v.path AND y.name = '=' || v.name AND y.owner IS NOT DISTINCT FROM v.parent
+JOIN symbols f ON f.path = v.path AND f.name = y.expr AND f.parent IS NOT DISTINCT FROM v.parent
+ AND f.kind IN ('function', 'method')
+WHERE r.role = 'call' AND c.conf <> 'name-only' AND r.fam = 'python'
+UNION ALL
+SELECT c.rid, f.id, c.conf, 'alias'
+FROM cand c JOIN pending r USING (rid)
+JOIN symbols v ON v.id = c.dst AND v.kind IN ('variable', 'constant') AND v.parent IS NULL
+JOIN types y ON y.path = v.path AND y.name = '=' || v.name AND y.owner IS NULL
+JOIN imports i ON i.path = v.path AND i.target_kind = 'name' AND i.alias = y.expr AND i.target_path <> v.path
+JOIN symbols f ON f.path = i.target_path AND f.parent IS NULL AND f.name = i.name AND f.kind = 'function'
 WHERE r.role = 'call' AND c.conf <> 'name-only' AND r.fam = 'python'
 """,
     ),

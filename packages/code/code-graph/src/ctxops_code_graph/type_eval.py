@@ -275,11 +275,12 @@ SELECT rid, path, '', left(nm, length(nm) - 2) || '[]', {_REST.format("e")}, NUL
 WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND {_first("e")} = 'values()'
 UNION ALL
 -- a module-level name of the file: its stated or constructed type (in Python also a name written like a
--- class that is an instance: `DEFAULT.get()`, `_tracing.DEFAULT.get()` with `DEFAULT = TagTracer()`)
+-- class that is an instance: `DEFAULT.get()`, `_tracing.DEFAULT.get()` with `DEFAULT = TagTracer()`; and a
+-- decorated function's name as a value, `@generate def number(): ...`: what `generate(...)` makes)
 SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 1), NULL FROM named n
 JOIN types y ON y.path = n.spath AND y.owner IS NULL AND y.name = n.nm
 WHERE (n.mk = '^' OR (n.mk = '' AND (ends_with(n.spath, '.py') OR ends_with(n.spath, '.pyi'))))
- AND n.skind IN ('variable', 'constant')
+ AND (n.skind IN ('variable', 'constant') OR (n.mk = '^' AND n.skind = 'function'))
 UNION ALL
 -- Python: calling a module-level alias (`Optional = Opt`, `countedArray = counted_array`): its `name()` row,
 -- the class's constructor or the function's result

@@ -36,6 +36,7 @@ from .type_exprs import (
     MAX_STEPS,
     Chain,
     chain_of,
+    decorator_chain,
     fixture_name,
     fixture_params,
     is_fixture_file,
@@ -328,6 +329,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_return(fid, returned, flowed)
             continue
         if head == "bind":
+            if facts is not None and python:  # (`Cls._parse = ...` anywhere: a class body's alias is rebound)
+                facts.rebound_attrs.add(_text(caps["name"][0]))
             if facts is not None and top is not None and _in_init(top) and _text(caps["qual"][0]) == "self":
                 ann, value = caps.get("return"), caps.get("value")
                 facts.add_self_attr(
@@ -413,6 +416,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     facts.add_function(sid, type_qualname, _text(ret[0]) if ret else None, is_async=is_async)
                     if kind == "function" and is_overload(node):
                         facts.add_overload(sid, params[0])
+                    elif kind == "function" and (decorated := decorator_chain(node)) is not None:
+                        outer = top.symbol_id if top is not None and top.kind in ("function", "method") else None
+                        if top is None or outer is not None:  # (a class body's method is no name of a scope)
+                            facts.add_decorated(outer, name, decorated)
                     fixture = fixture_name(node)
                     if fixture is not None:  # (in any file: a conftest.py may import it)
                         facts.add_fixture(sid, fixture, _text(ret[0]) if ret else None)

@@ -399,6 +399,9 @@ class TypeFacts:
     attr_chains: dict[str, dict[str, tuple[str, Chain] | None]] = field(default_factory=dict)
     # Python: a class body's `name = <chain>` (`integer = Word(nums).set_name("integer")`), read at module level
     class_chains: dict[str, dict[str, Chain | None]] = field(default_factory=dict)
+    # Python: a class body's `parseString = parse_string` (a plain name): class qualname -> alias -> name
+    member_aliases: dict[str, dict[str, str]] = field(default_factory=dict)
+    rebound_attrs: set[str] = field(default_factory=set)  # Python: every `x.name = ...`'s name in the file
     module_chains: dict[str, Chain | None] = field(default_factory=dict)
     module_stated: dict[str, str] = field(default_factory=dict)  # `g: K = ...` at module level
     declared_attrs: dict[str, set[str]] = field(default_factory=dict)  # class -> attributes annotated in its body
@@ -450,7 +453,29 @@ class TypeFacts:
         if typ is not None and self.local_binds(function_id, typ.lstrip("=")):
             typ = None  # (calling a local or a parameter: what it makes is not stated here)
         _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
-        _bind_chain(self.chains.setdefault(function_id, {}), name, chain_of(value) if value is not None else None)
+        chain = chain_of(value) if value is not None else None
+        defaulted = self._or_default(function_id, value)
+        if defaulted is not None and not defaulted[0]:  # `x = x or K()` with `x: K | None`: a K
+            chain = (False, ":" + defaulted[1], ())
+        _bind_chain(self.chains.setdefault(function_id, {}), name, chain)
+
+    def _or_default(self, function_id: str, value: Any) -> tuple[bool, str] | None:
+        """Python `p or K(...)` / `p or K` where the parameter `p` states `K | None` / `type[K] | None`: both arms
+        are a K (False, K) or the class object K (True, K), as a checker joins them; None otherwise."""
+        if value is None or value.type != "boolean_operator" or not self.python:
+            return None
+        op, left, right = (value.child_by_field_name(f) for f in ("operator", "left", "right"))
+        if op is None or op.type != "or" or left is None or right is None or left.type != "identifier":
+            return None
+        param = _node_text(left)
+        if not _binds(self.param_names.get(function_id, ""), param):
+            return None
+        if right.type == "identifier" and self.class_params.get(function_id, {}).get(param) == _node_text(right):
+            return True, _node_text(right)
+        made = constructor_type(right)
+        if made is not None and self.params.get(function_id, {}).get(param) == made:
+            return False, made
+        return None
 
     def add_caught(self, function_id: str, name: str, caught: str) -> None:
         """Python `except K as e`: `e` is a K, as a checker reads it (a K raised, or a subclass's instance, which
@@ -483,6 +508,15 @@ class TypeFacts:
         _bind_chain(self.chains.setdefault(function_id, {}), name, chain)
         if self.package_scope:  # Go `for _, x := range xs`: a stated `x` elsewhere in the function is another x
             self.go_ranged.setdefault(function_id, set()).add(name)
+
+    def add_decorated(self, function_id: str | None, name: str, chain: Chain) -> None:
+        """Python: a function `name` decorated by `d` (`decorator_chain`), defined in the function `function_id`
+        (a local) or at module level (None): the name is bound to `d(...)`'s value, as a checker reads it."""
+        if function_id is not None:
+            self.add_local_chain(function_id, name, chain)
+            return
+        _bind(self.module, name, _CONFLICT)
+        _bind_chain(self.module_chains, name, chain)
 
     def add_ts_generics(self, key: str, type_parameters: Any) -> None:
         """TypeScript: the type parameters of a function or class (`<T extends K, U>`)."""
@@ -640,6 +674,8 @@ class TypeFacts:
         if is_class_name(text) and _DOTTED.fullmatch(text):
             _bind(self.attrs.setdefault(class_qualname, {}), name + "()", text)
             _bind(self.attr_classes.setdefault(class_qualname, {}), name, text)
+        elif value.type == "identifier":  # a method alias (the graph keeps it only if `text` is a method there)
+            _bind(self.member_aliases.setdefault(class_qualname, {}), name, text)
 
     def add_self_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
         """`self.name[: T] = value` inside `__init__` (an attribute declared in the class body keeps that type)."""
@@ -655,8 +691,13 @@ class TypeFacts:
             return
         if name in declared:
             return
+        defaulted = self._or_default(method_id, value)
+        if defaulted is not None and defaulted[0]:  # `self.cls = cls or K` with `cls: type[K] | None`
+            _bind(self.attrs.setdefault(class_qualname, {}), name + "()", defaulted[1])
+            _bind(self.attr_classes.setdefault(class_qualname, {}), name, defaulted[1])
+            return
         if typ is None:
-            typ = value_type(value)
+            typ = defaulted[1] if defaulted is not None else value_type(value)
         if typ is None and value is not None and value.type == "identifier":
             param = value.text.decode("utf-8", "replace")
             typ = self.params.get(method_id, {}).get(param)
@@ -1033,7 +1074,26 @@ class TypeFacts:
                 rows.append((None, name, expr))
         if self.python:
             rows.extend(self._alias_rows())
+            for cls, aliased in self.member_aliases.items():
+                owner = class_ids.get(cls)
+                if owner is not None:  # (the row `=alias`: calling the alias calls the member it names)
+                    # (an attribute of that name assigned anywhere in the file, `ParserElement._parse =
+                    # ParserElement._parseCache`, `self._parse = breaker`: bound twice, no alias for certain)
+                    aliases = aliased.items()
+                    rows.extend((owner, "=" + n, t) for n, t in aliases if t and n not in self.rebound_attrs)
         return rows
+
+    def _unaliased(self, chain: Chain) -> Chain | None:
+        """A chain of aliases in one module followed to its end (`A = B; C = A`: C's is B's), at most MAX_DEPTH
+        names; None when a name on the way is bound twice or to something that is no plain name."""
+        for _ in range(MAX_DEPTH):
+            if chain[0] or chain[2] or chain[1] not in self.module_chains or chain[1] in self.imported:
+                return chain
+            ahead = self.module_chains[chain[1]]
+            if ahead is None or ahead[0] or chain[1] in self.module_stated:
+                return chain  # (a value the module computes: left to the check below)
+            chain = ahead
+        return None
 
     def _alias_rows(self) -> list[tuple[str | None, str | None, str]]:
         """Python: a module-level `Alias = Name` (a plain or dotted name, bound once) is what `Name` is, as a
@@ -1041,12 +1101,17 @@ class TypeFacts:
         the class), and calling it calls `Name` (the row `Alias()`: `=Name`, a class's constructor or a
         function's result)."""
         rows: list[tuple[str | None, str | None, str]] = []
-        for name, chain in sorted(self.module_chains.items()):
-            if chain is None or chain[0] or name in self.imported or name in self.module_stated:
+        for name, bound in sorted(self.module_chains.items()):
+            if bound is None or bound[0] or name in self.imported or name in self.module_stated:
                 continue
-            if any(not _NAME_STEP.fullmatch(step) for step in chain[2]):
+            chain = self._unaliased(bound)
+            if chain is None or any(not _NAME_STEP.fullmatch(step) for step in chain[2]):
                 continue  # (a call or an index on the right: a value, not an alias)
             root = chain[1]
+            if not chain[2] and root not in self.module_chains and root not in self.module_stated:
+                # (the row `=Alias`: a call of the alias is a call of the function or class it names, which
+                # the graph lists among that one's callers; a name of the file or one it imports)
+                rows.append((None, "=" + name, root))
             if root in self.module_chains or root in self.module_stated or root in ("self", "cls"):
                 continue  # (a value the module binds: calling it is its `__call__`, not a constructor)
             expr = self.expr(chain, None)

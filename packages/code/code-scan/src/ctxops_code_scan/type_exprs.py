@@ -59,9 +59,10 @@ _CAST_HELPERS = frozenset({"cast", "typing.cast", "t.cast", "typing_extensions.c
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){0,3}")
 
 
-def chain_of(node: Any) -> Chain | None:
+def chain_of(node: Any, *, arms: bool = True) -> Chain | None:
     """`a.b(x).c` -> (False, 'a', ('b()', 'c')); `f(x).y` -> (True, 'f', ('y',)); None for anything else
-    (literals, lambdas), or for chains longer than MAX_STEPS. An operator is its dunder's call (`operators.py`)."""
+    (literals, lambdas), or for chains longer than MAX_STEPS. An operator is its dunder's call (`operators.py`).
+    ``arms`` False: a conditional expression or `or` gives None (an arm's own arms are not read)."""
     steps: list[str] = []
     awaited = False  # (Python: the call below is awaited; its step reads the function's `await` row)
     while node is not None:
@@ -151,6 +152,12 @@ def chain_of(node: Any) -> Chain | None:
         elif kind == "subscript":  # Python `xs[i]`, `d[k]`: an element, a value (`K[]`, `K{}`)
             steps.append("__getitem__()")
             node = node.child_by_field_name("value")
+        elif kind in ("conditional_expression", "boolean_operator") and arms:
+            # Python `A(..) if c else b`, `a or B`: the one class both arms give (`_one_arm`)
+            found = _one_arm(node)
+            if found is None or len(steps) + len(found[2]) > MAX_STEPS:
+                return None
+            return found[0], found[1], found[2] + tuple(reversed(steps))
         elif (operated := operator_step(node)) is not None:  # Python `a + b`: `a.__add__(b)`'s result
             if len(steps) >= MAX_STEPS:
                 return None  # (a 10,000-term `a + b + ...` stops here, not at its far end)
@@ -159,6 +166,71 @@ def chain_of(node: Any) -> Chain | None:
         else:
             return None
     return None
+
+
+def _one_arm(node: Any) -> Chain | None:
+    """Python: the value of `A(..) if c else b` / `a or B` when both arms give one class, as a checker joins
+    them: a `None` arm drops out (an Optional's member is the other arm's), two calls of one name are that call
+    (`A(x) if c else A(y)`), and a name the condition narrows by `isinstance(name, K)` is a K beside a call
+    `K(...)` (`Field(f) if not isinstance(f, Field) else f`). None otherwise; an arm's own arms are not read
+    (no recursion into nested conditionals)."""
+    if node.type == "boolean_operator":
+        op = node.child_by_field_name("operator")
+        if op is None or op.type != "or":
+            return None
+        pair = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+        narrowed: tuple[int, str, str] | None = None
+    else:
+        if node.named_child_count != 3:
+            return None
+        cons, cond, alt = node.named_children
+        pair = [cons, alt]
+        narrowed = _isinstance_narrowing(cond)
+    chains: list[Chain] = []
+    for i, arm in enumerate(pair):
+        if arm is None:
+            return None
+        if arm.type == "none":
+            continue  # (an Optional: the member is the other arm's)
+        if narrowed is not None and narrowed[0] == i and arm.type == "identifier" and _text(arm) == narrowed[1]:
+            chains.append((False, ":" + narrowed[2], ()))
+            continue
+        found = chain_of(arm, arms=False)
+        if found is None:
+            return None
+        chains.append(found)
+    if not chains:
+        return None
+    first = chains[0]
+    if all(c == first for c in chains):
+        return first
+    plain = {(c[0], c[1].partition("?")[0], c[2]) if c[0] else c for c in chains}
+    if len(plain) == 1:
+        return plain.pop()  # (two calls of one function or class with different arguments)
+    stated = {c[1][1:] for c in chains if not c[0] and c[1].startswith(":") and not c[2]}
+    made = {c[1].partition("?")[0] for c in chains if c[0] and not c[2]}
+    if len(stated) == 1 and stated == made and len(chains) == 2:
+        return False, ":" + stated.pop(), ()  # (a call of K beside a name narrowed to a K)
+    return None
+
+
+def _isinstance_narrowing(cond: Any) -> tuple[int, str, str] | None:
+    """(arm, name, K) when a conditional's condition is `isinstance(name, K)` (arm 0, the `if` arm) or `not
+    isinstance(name, K)` (arm 1, the `else` arm), K a plain class name; None otherwise."""
+    arm = 0
+    if cond.type == "not_operator":
+        cond = cond.child_by_field_name("argument")
+        arm = 1
+    if cond is None or cond.type != "call":
+        return None
+    fn = cond.child_by_field_name("function")
+    args = cond.child_by_field_name("arguments")
+    if fn is None or args is None or _text(fn) != "isinstance" or args.named_child_count != 2:
+        return None
+    name, cls = args.named_children
+    if name.type != "identifier" or cls.type != "identifier":
+        return None
+    return arm, _text(name), _text(cls)
 
 
 def _identity_helper(call: Any, fn: Any) -> Any:
@@ -709,6 +781,17 @@ def _decorators(node: Any) -> list[Any]:
     if parent is None or parent.type != "decorated_definition":
         return []
     return [d.named_children[0] for d in parent.named_children if d.type == "decorator" and d.named_child_count]
+
+
+def decorator_chain(node: Any) -> Chain | None:
+    """Python: what a function's name is bound to when its outermost decorator is a plain name `d` (`@generate
+    def xy(): ...` binds `xy = generate(xy)`): the call `d(...)`'s chain, whose result the graph reads from
+    d's stated or returned type (a class `@Parser` makes a Parser). None without decorators, or when the
+    outermost one is called or dotted (`@pytest.fixture(...)`, `@functools.cache`: nothing the file states)."""
+    found = _decorators(node)
+    if not found or found[0].type != "identifier":
+        return None
+    return True, _text(found[0]), ()
 
 
 def _called_name(expr: Any) -> str:

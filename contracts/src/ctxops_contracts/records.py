@@ -185,7 +185,9 @@ class Edge(_Record, frozen=True, kw_only=True):
             description="How the target was found: local, self, import, module-qualified, typed-receiver,"
             " inheritance, constructor, return-type (through a function's or method's result),"
             " module-instance (an imported module-level instance), fixture (a pytest fixture parameter),"
-            " name-only (only name-only edges are uncertain)"
+            " callback-parameter (a TypeScript callback parameter typed by what the call instantiates"
+            " it with), alias (a call through a name bound to the function, `countedArray ="
+            " counted_array`), name-only (only name-only edges are uncertain)"
         ),
     ] = None
 

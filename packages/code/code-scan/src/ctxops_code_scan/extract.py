@@ -43,6 +43,7 @@ from .type_exprs import (
     join,
     parametrized_names,
     py_assigned,
+    py_narrowable,
     py_narrowed,
     ts_call_context,
     ts_narrowed,
@@ -79,17 +80,19 @@ class _Open:
 
 
 @cache
-def _main_captures(lang: str) -> dict[int, tuple[str, int]]:
-    """Per query pattern, its main capture and sort order (learned on first sight; a pattern's main
-    capture is never optional, so every match of the pattern has the same one)."""
+def _main_captures(lang: str) -> dict[int, tuple[str, int, str, str]]:
+    """Per query pattern, its main capture, sort order and the capture's two halves (`ref`, `call`), learned
+    on first sight (a pattern's main capture is never optional, so every match of the pattern has the same
+    one; split once per pattern, not once per match)."""
     return {}
 
 
-def _main_capture(caps: dict[str, list[Any]]) -> tuple[str, int]:
+def _main_capture(caps: dict[str, list[Any]]) -> tuple[str, int, str, str]:
     for key in caps:
         if key.startswith(("def.", "ref.", "scope.", "bind.")) or key == "import":
-            return key, _ORDER[key.split(".", 1)[0]]
-    return "", 0
+            head, _, sub = key.partition(".")
+            return key, _ORDER[head], head, sub
+    return "", 0, "", ""
 
 
 # (start, order, -end, pattern): matches in document order, outer before inner. A C key function, not a
@@ -139,16 +142,16 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         tree = _repaired(source, tree)
     cursor = tree_sitter.QueryCursor(ts_query(lang))
     mains = _main_captures(lang)
-    items: list[tuple[int, int, int, int, str, dict[str, list[Any]]]] = []
+    items: list[tuple[int, int, int, int, str, dict[str, list[Any]], str, str]] = []
     for pattern, caps in cursor.matches(tree.root_node):
         found = mains.get(pattern)
         if found is None:
             found = mains[pattern] = _main_capture(caps)
-        main, order = found
+        main, order, head, sub = found
         if not main:
             continue
         node = caps[main][0]
-        items.append((node.start_byte, order, -node.end_byte, pattern, main, caps))
+        items.append((node.start_byte, order, -node.end_byte, pattern, main, caps, head, sub))
     items.sort(key=_sort_key)
 
     out = Extraction(has_error=tree.root_node.has_error)
@@ -176,13 +179,14 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     this_refs: list[tuple[int, str, int]] = []  # TypeScript `this.m()` outside a class: (ref index, function id, where)
     inherit_starts: set[int] = set()  # TypeScript: names read as bases
     narrowing: dict[tuple[int, str], Any] = {}  # Python: `py_narrowed`'s memo for this file
+    narrowable = py_narrowable(source) if python else None  # Python: the names an `isinstance` may narrow
+    instanceof = typescript and b"instanceof" in source  # TypeScript: no `instanceof`, nothing narrowed
     flow: dict[int, Chain] = {}  # Python: ref index -> the value of the assignment reaching its receiver
 
-    for start, _order, neg_end, _pattern, main, caps in items:
+    for start, _order, neg_end, _pattern, main, caps, head, sub in items:
         while stack and stack[-1].end_byte <= start:
             stack.pop()
         top = stack[-1] if stack else None
-        head, _, sub = main.partition(".")
         if head == "ref":
             name_node = caps["name"][0]
             if name_node.start_byte in def_name_starts:
@@ -215,10 +219,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                             and facts.local_binds(top.symbol_id, direct)
                         ):
                             direct = None  # (`F(...)` with a local or a parameter `F`: no class of the module)
-                    elif typescript and qnode.type == "identifier" and sub == "call":
+                    elif typescript and qnode.type == "identifier" and sub == "call" and instanceof:
                         direct = ts_narrowed(qnode, qualifier)  # `if (x instanceof K) x.m()`
                     elif python and qnode.type == "identifier" and sub == "call" and top is not None:
-                        direct = py_narrowed(qnode, qualifier, narrowing)  # `if isinstance(x, K): x.m()`
+                        if narrowable is None or qualifier in narrowable:
+                            direct = py_narrowed(qnode, qualifier, narrowing)  # `if isinstance(x, K): x.m()`
                         # `x = K(...)`, `x = x.m()`: the assignment that reaches the call (only a name the
                         # function has assigned before it: the sweep recorded those)
                         if direct is None and qualifier in facts.chains.get(top.symbol_id or "", ()):

@@ -526,6 +526,28 @@ _PY_SCOPES = frozenset({"function_definition", "lambda", "class_definition", "mo
 _PY_CLASS = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 
 
+_ISINSTANCE = b"isinstance"
+_NARROW_WINDOW = 512
+_ARG_SPLIT = re.compile(r"[\s(\\#]+")  # what may stand around the name: `(`, blanks, `\\` + newline, a comment
+
+
+def py_narrowable(source: bytes) -> frozenset[str] | None:
+    """The names `py_narrowed` can find narrowed anywhere in `source`: each `isinstance(name, K)` has `name`
+    between `isinstance` and the next comma, among `(`, blanks, line continuations and comments. A cheap test that
+    keeps most calls off the walk up the tree (a file without `isinstance` narrows nothing); None when a
+    comma is too far to tell (every name is then walked)."""
+    names: set[str] = set()
+    at = source.find(_ISINSTANCE)
+    while at >= 0:
+        start = at + len(_ISINSTANCE)
+        comma = source.find(b",", start, start + _NARROW_WINDOW)
+        if comma < 0:
+            return None
+        names.update(_ARG_SPLIT.split(source[start:comma].decode("utf-8", "replace")))
+        at = source.find(_ISINSTANCE, comma)
+    return frozenset(names)
+
+
 def py_narrowed(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> str | None:
     """Python: the class the local `name` is narrowed to where `node` is, as a checker narrows it: in the body
     of `if isinstance(name, K):` (or an `elif`, or `isinstance(name, K) and ...` in the condition), in the

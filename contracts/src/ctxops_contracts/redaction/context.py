@@ -654,7 +654,22 @@ _COMMANDS: list[re.Pattern[str]] = [
         _CMD
         + r"(?:curl|wget|http|https|xh|httpie|lftp|ftp)\b"
         + _GAP
-        + r"\s(?:-u|--user|-U|--proxy-user|-x)(?:[ \t]+|=|(?=[^\s=-]))['\"]?[^\s:'\"]*:(?P<v>[^\s'\"@]{1,300}+)"
+        + r"\s-x(?:[ \t]+|=|(?=[^\s=-]))['\"]?[^\s:'\"]*:(?P<v>[^\s'\"@]{1,300}+)"  # a proxy URL: user:pass@host
+    ),
+    # curl's manual: ``-u, --user <user:password>`` splits at the first colon and the rest is the password, ``@``
+    # and ``$`` included; shell quotes around the whole word, or around either part, are not part of it
+    lazy(
+        _CMD
+        + r"(?:curl|wget|http|https|xh|httpie|lftp|ftp)\b"
+        + _GAP
+        + r"\s(?:-u|--user|-U|--proxy-user)(?:[ \t]+|=|(?=[^\s=-]))"
+        + r"(?:\"[^\"\n]{0,300}+\"|'[^'\n]{0,300}+'|[^\s:'\"]{0,300}+):['\"]?(?P<v>[^\s'\"]{1,300}+)"
+    ),
+    lazy(
+        _CMD
+        + r"(?:curl|wget|http|https|xh|httpie|lftp|ftp)\b"
+        + _GAP
+        + r"\s(?:-u|--user|-U|--proxy-user)(?:[ \t]+|=)([\"'])[^\"'\n:]{0,300}+:(?P<v>[^\"'\n]{1,300}+)"
     ),
     lazy(_CMD + r"smbclient\b" + _GAP + r"\s-U[ \t]+['\"]?[^\s%'\"]+%(?P<v>[^\s'\"]{1,300}+)"),
     lazy(
@@ -1192,6 +1207,8 @@ _COMMAND_NEEDLES: list[tuple[str, ...]] = [
     ("sshpass", "login", "twine", "mongo", "sqlcmd", "bcp", "zip"),
     ("7z",),
     ("redis-cli",),
+    ("curl", "wget", "http", "xh", "ftp"),
+    ("curl", "wget", "http", "xh", "ftp"),
     ("curl", "wget", "http", "xh", "ftp"),
     ("smbclient",),
     ("htpasswd",),

@@ -84,7 +84,7 @@ class _Parser:
 
     def atom(self) -> Any:
         token = self._next()
-        if token[0] in "`\"":
+        if token[0] in '`"':
             return _go_literal(token)
         if token.isdigit():
             return token
@@ -134,7 +134,7 @@ def _definitions(source: str) -> dict[str, str]:
         depth, j = 0, found.end()
         while j < len(source):
             ch = source[j]
-            if ch in "`\"":
+            if ch in '`"':
                 literal = re.compile(r'`[^`]*`|"(?:[^"\\\n]|\\.)*"').match(source, j)
                 j = literal.end() if literal else j + 1
                 continue

@@ -1260,3 +1260,17 @@ def test_session_17_curl_user_password_by_shell_words() -> None:
             assert part not in out, (text, out)
     kept = 'curl -u "$USER:$PASS" https://x.example.com'
     assert redact(kept) == kept
+
+
+def test_session_17_curl_user_samples_are_kept() -> None:
+    # ``-u user:password`` is a URL's userinfo: the same sample test (stock words both, a password under 4
+    # characters), and the manual's written placeholders in brackets
+    for kept in (
+        "curl -u <user:password> https://api.example.com/endpoint",
+        "curl --user neo4j:[PASSWORD] http://[IP]:7474/db/data/",
+        'curl --user "xxx:yyy"',
+        "curl http://127.0.0.1:5000/file --user user:pass --digest",
+    ):
+        assert redact(kept) == kept, kept
+    password = _y(14)
+    assert password not in redact(f"curl -u admin:[{password}] https://x.example.com")

@@ -204,6 +204,8 @@ def captured_secret(rule: tuple[re.Pattern[str], int], text: str) -> str | None:
         return None
     if group and group <= (pattern.groups or 0):
         return found.group(group) or None
+    if pattern.groupindex:  # named groups mark which literal matched (jwt_base64's header fields), not a secret
+        return found.group(0)
     for value in found.groups():
         if value:
             return value

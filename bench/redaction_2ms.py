@@ -2,7 +2,9 @@
 read from the mirrored git directory at the named commit.
 
 Each ``engine/rules/ruledefine/*_test.go`` lists ``truePositives`` and ``falsePositives`` as Go string literals:
-an element of the first is a sample holding a secret, one of the second a look-alike.
+an element of the first is a sample holding a secret, one of the second a look-alike. The secret of a sample is
+the value the tested rule's own regex captures (``bench/redaction_2ms_rules.py``); where the rule cannot be rebuilt
+in Python or does not match there, the longest run of token characters (the session-17 reader's rule, weak here).
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import re
 import subprocess
 from typing import Any
+
+from redaction_2ms_rules import captured_secret, rule_regexes
 
 TWOMS = ("/work/.mirror/Checkmarx+2ms/repo", "e2fafb4a9738d0f2984b0570f056e70a72ad55cb")
 _DIR = "engine/rules/ruledefine/"
@@ -20,6 +24,8 @@ _RUN = re.compile(r"[A-Za-z0-9+/=_~.-]{8,}")
 _HOST = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@'\"`]+")
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_TESTED_RULE = re.compile(r"TwomsToGitleaksRule\((\w+)\(\)\)")
+FALLBACKS: list[str] = []  # the formats whose secret came from the longest-run rule, one entry a sample
 
 
 def _git(*args: str) -> str:
@@ -86,11 +92,18 @@ def _secret(text: str, word: str) -> str | None:
     return best or None
 
 
+def _rule_files(commit: str) -> list[str]:
+    listing = _git("ls-tree", "-r", "--name-only", commit, _DIR).split("\n")
+    return [p for p in listing if p.endswith(".go") and not p.endswith("_test.go")]
+
+
 def twoms_samples(sample_type: Any) -> tuple[list[Any], list[str]]:
     _, commit = TWOMS
     names = [p for p in _git("ls-tree", "-r", "--name-only", commit, _DIR).split("\n") if p.endswith("_test.go")]
+    rules = rule_regexes({p: _git("show", f"{commit}:{p}") for p in _rule_files(commit)})
     samples: list[Any] = []
     skipped: list[str] = []
+    FALLBACKS.clear()
     for path in sorted(names):
         source = _git("show", f"{commit}:{path}")
         fmt = path.rsplit("/", 1)[-1].removesuffix("_test.go")
@@ -105,7 +118,12 @@ def twoms_samples(sample_type: Any) -> tuple[list[Any], list[str]]:
                 if found.group(1) == "falsePositives":
                     samples.append(sample_type("2ms", fmt, text, []))
                     continue
-                secret = _secret(text, word)
+                tested = _TESTED_RULE.search(source, found.end())
+                rule = rules.get(tested.group(1)) if tested else None
+                secret = captured_secret(rule, text) if rule else None
+                if secret is None:
+                    FALLBACKS.append(f"2ms:{fmt}")
+                    secret = _secret(text, word)
                 if secret is None:
                     skipped.append(f"2ms:{fmt}")
                     continue

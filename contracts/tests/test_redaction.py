@@ -1214,3 +1214,63 @@ def test_session_17_an_arn_names_a_secret_it_does_not_hold() -> None:
     value = _x(24)
     for text in (f"x:secret:{value}", f"password:{value}"):  # a name after a colon outside an ARN: as before
         assert value not in redact(text), text
+
+
+# --- session 17, the seventh corpus read: shapes from the providers' docs and curl's manual -----------------------
+_s17b = random.Random(1717)
+
+
+def _y(n: int, alphabet: str = ALNUM) -> str:
+    return "".join(_s17b.choice(alphabet) for _ in range(n))
+
+
+def test_session_17_telegram_token_by_its_documented_shape() -> None:
+    # Telegram's Bot API docs: a token is ``<bot id>:<35 characters>``; nothing fixes the first two letters
+    lower = string.ascii_lowercase + string.digits + "_-"
+    for first, rest in (("A", ALNUM + "_-"), ("B", ALNUM + "_-"), ("x", ALNUM + "_-"), ("A", lower), ("Q", lower)):
+        token = f"{_y(9, '0123456789')}:{first}{_y(34, rest)}"
+        for text in (f"telegram bot: {token}", f'bot = Bot("{token}")'):
+            assert token.split(":")[1] not in redact(text), text
+    kept = "build 20261203:release_notes_for_december_update_2"  # 35 characters of words in one case
+    assert redact(kept) == kept
+
+
+def test_session_17_huggingface_token_of_letters_only() -> None:
+    # Hugging Face's docs: a user access token is ``hf_`` and random characters; nothing requires a digit
+    token = "hf_" + _y(17, string.ascii_uppercase) + _y(17, string.ascii_lowercase)
+    token = "hf_" + "".join(_s17b.sample(token[3:], 34))
+    text = f"parser.add_argument('--hf_token', default='{token}')"
+    assert token not in redact(text), text
+    for kept in ("hf_hub_download_with_retries", "hf_" + "downloadmodelfromthehubwithretry"):
+        assert redact(f"call {kept}()") == f"call {kept}()", kept  # a name, not a token
+
+
+def test_session_17_curl_user_password_by_shell_words() -> None:
+    # curl's manual: ``-u, --user <user:password>`` splits on the first colon; the rest, ``@`` and ``$`` included,
+    # is the password, and the shell's quotes around either part are not part of it
+    password = _y(4) + "@" + _y(5) + "$" + _y(2)
+    for text in (
+        f"curl --cacert ca.crt -u elastic:{password} https://localhost:9200",
+        f'curl -s --user "j.smith:{password}" "https://api.example.org/me"',
+        f"curl --user kevin:'{password}' -iX PATCH",
+        f'curl -X POST --user "{{{_y(8)}}}":"{{{password}}}" https://gateway.example.com',
+    ):
+        out = redact(text)
+        for part in password.replace("$", "@").split("@"):
+            assert part not in out, (text, out)
+    kept = 'curl -u "$USER:$PASS" https://x.example.com'
+    assert redact(kept) == kept
+
+
+def test_session_17_curl_user_samples_are_kept() -> None:
+    # ``-u user:password`` is a URL's userinfo: the same sample test (stock words both, a password under 4
+    # characters), and the manual's written placeholders in brackets
+    for kept in (
+        "curl -u <user:password> https://api.example.com/endpoint",
+        "curl --user neo4j:[PASSWORD] http://[IP]:7474/db/data/",
+        'curl --user "xxx:yyy"',
+        "curl http://127.0.0.1:5000/file --user user:pass --digest",
+    ):
+        assert redact(kept) == kept, kept
+    password = _y(14)
+    assert password not in redact(f"curl -u admin:[{password}] https://x.example.com")

@@ -26,6 +26,7 @@ from .names import (
     is_random_token,
     is_secret_name,
     is_secret_value,
+    is_stock_word,
     looks_like_credential,
     path_token,
     random_word,
@@ -654,7 +655,22 @@ _COMMANDS: list[re.Pattern[str]] = [
         _CMD
         + r"(?:curl|wget|http|https|xh|httpie|lftp|ftp)\b"
         + _GAP
-        + r"\s(?:-u|--user|-U|--proxy-user|-x)(?:[ \t]+|=|(?=[^\s=-]))['\"]?[^\s:'\"]*:(?P<v>[^\s'\"@]{1,300}+)"
+        + r"\s-x(?:[ \t]+|=|(?=[^\s=-]))['\"]?[^\s:'\"]*:(?P<v>[^\s'\"@]{1,300}+)"  # a proxy URL: user:pass@host
+    ),
+    # curl's manual: ``-u, --user <user:password>`` splits at the first colon and the rest is the password, ``@``
+    # and ``$`` included; shell quotes around the whole word, or around either part, are not part of it
+    lazy(
+        _CMD
+        + r"(?:curl|wget|http|https|xh|httpie|lftp|ftp)\b"
+        + _GAP
+        + r"\s(?:-u|--user|-U|--proxy-user)(?:[ \t]+|=|(?=[^\s=-]))"
+        + r"(?P<u>\"[^\"\n]{0,300}+\"|'[^'\n]{0,300}+'|[^\s:'\"]{0,300}+):['\"]?(?P<v>[^\s'\"]{1,300}+)"
+    ),
+    lazy(
+        _CMD
+        + r"(?:curl|wget|http|https|xh|httpie|lftp|ftp)\b"
+        + _GAP
+        + r"\s(?:-u|--user|-U|--proxy-user)(?:[ \t]+|=)[\"'](?P<u>[^\"'\n:]{0,300}+):(?P<v>[^\"'\n]{1,300}+)"
     ),
     lazy(_CMD + r"smbclient\b" + _GAP + r"\s-U[ \t]+['\"]?[^\s%'\"]+%(?P<v>[^\s'\"]{1,300}+)"),
     lazy(
@@ -685,8 +701,19 @@ def _command(match: re.Match[str]) -> tuple[str, int] | None:
     value = match.group("v").strip("'\"")
     if len(value) < 2 or is_placeholder(value):
         return None
+    if "u" in match.re.groupindex and _sample_user(match.group("u"), value):
+        return None
     text = match.string
     return text[match.start() : match.start("v")] + SECRET, match.end("v")
+
+
+def _sample_user(user: str, password: str) -> bool:
+    """curl's ``-u user:password`` is a URL's userinfo: a sample by the same test (``user:pass``, ``xxx:yyy``),
+    or a written placeholder in the manual's brackets (``<user:password>``, ``neo4j:[PASSWORD]``)."""
+    bare = password.strip("<>[]")
+    if bare != password and (is_placeholder(bare) or is_stock_word(bare)):
+        return True
+    return sample_userinfo("", user.strip("'\"<>[]{}"), password)
 
 
 def _config_set(match: re.Match[str]) -> tuple[str, int] | None:
@@ -1192,6 +1219,8 @@ _COMMAND_NEEDLES: list[tuple[str, ...]] = [
     ("sshpass", "login", "twine", "mongo", "sqlcmd", "bcp", "zip"),
     ("7z",),
     ("redis-cli",),
+    ("curl", "wget", "http", "xh", "ftp"),
+    ("curl", "wget", "http", "xh", "ftp"),
     ("curl", "wget", "http", "xh", "ftp"),
     ("smbclient",),
     ("htpasswd",),

@@ -69,13 +69,22 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
         r"(?:discord(?:app)?\.com|discord\.gg)/api/webhooks/\d{5,}/[A-Za-z0-9_-]{20,}+",
     ),
     ("discord-bot-token", (".",), _B + r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}" + _E),
-    ("telegram-bot-token", (":AA",), _B + r"\d{8,10}:AA[A-Za-z0-9_-]{33}" + _E),
+    # Telegram's Bot API docs: ``<bot id>:<35 characters>``; the ``AA`` often seen first is not part of the shape.
+    # The 35 are random base64url, so they mix cases: ``<date>:release_notes_for_...`` (one case, words) is not one
+    (
+        "telegram-bot-token",
+        (":",),
+        _B + r"\d{8,10}:(?=[a-z0-9_-]{0,34}+[A-Z])(?=[A-Z0-9_-]{0,34}+[a-z])[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])",
+    ),
     ("stripe-key", ("_live_", "_test_"), _B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}+"),
     ("stripe-webhook-secret", ("whsec_",), _B + r"whsec_[A-Za-z0-9+/=]{24,}+"),
     (
         "huggingface-token",
         ("hf_", "api_org_"),
-        _B + r"(?:hf_(?=[A-Za-z]{0,40}+[0-9])[A-Za-z0-9]{30,}+|api_org_[A-Za-z0-9]{30,}+)",
+        # a token of letters only (no digit is required) is taken at the documented 34 random letters, both cases,
+        # so that a name such as ``hf_downloadmodelfromthehub`` is not
+        _B + r"(?:hf_(?=[A-Za-z]{0,40}+[0-9])[A-Za-z0-9]{30,}+|api_org_[A-Za-z0-9]{30,}+"
+        r"|hf_(?=[a-z]{0,33}+[A-Z])(?=[A-Z]{0,33}+[a-z])[A-Za-z]{34}(?![A-Za-z0-9]))",
     ),
     ("npm-token", ("npm_",), _B + r"npm_[A-Za-z0-9]{36}" + _E),
     ("pypi-token", ("pypi-",), _B + r"pypi-AgE[A-Za-z0-9_-]{40,}+"),

@@ -24,6 +24,7 @@ import msgspec
 from ctxops_contracts import Reference, Symbol
 
 from . import lang_rules
+from .dunder_all import dunder_all_rows
 from .imports import read_import
 from .languages import ts_language, ts_query
 from .operators import IN_PLACE, operator_step
@@ -483,6 +484,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         _add_receiver_types(out.references, typed_refs, facts, chained, scopes, values=typescript, flow=flow)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
+    if python:
+        out.types.extend(dunder_all_rows(tree.root_node))
     if python and facts is not None and facts.class_objects:
         out.references.extend(_stated_bases(out.references, facts.class_objects))
     if python and facts is not None:

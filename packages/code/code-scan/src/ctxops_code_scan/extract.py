@@ -40,6 +40,7 @@ from .type_exprs import (
     decorator_chain,
     fixture_name,
     fixture_params,
+    is_context_manager,
     is_fixture_file,
     join,
     parametrized_names,
@@ -414,7 +415,13 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_params(sid, params[0], signature)
                 if python:
                     is_async = any(c.type == "async" for c in node.children[:2])
-                    facts.add_function(sid, type_qualname, _text(ret[0]) if ret else None, is_async=is_async)
+                    facts.add_function(
+                        sid,
+                        type_qualname,
+                        _text(ret[0]) if ret else None,
+                        is_async=is_async,
+                        yields=is_context_manager(node),
+                    )
                     if kind == "function" and is_overload(node):
                         facts.add_overload(sid, params[0])
                     elif kind == "function" and (decorated := decorator_chain(node)) is not None:

@@ -15,7 +15,8 @@ FILES = {
     "fn/__init__.py": "from .seqs import *\nfrom .plain import *\nfrom .listed import *\n\nlcat([])\n",
     # with `__all__`: `hidden` is public but not listed, `nth` is
     "fn/seqs.py": (
-        "__all__ = ['nth', 'lcat'] + extra.__all__\n__all__ += ('first',)\n\nfrom . import extra\nfrom .extra import *\n\n\n"
+        "__all__ = ['nth', 'lcat'] + extra.__all__\n__all__ += ('first',)\n\n"
+        "from . import extra\nfrom .extra import *\n\n\n"
         "def nth(n, seq):\n    return seq[n]\n\n\n"
         "def first(seq):\n    return seq[0]\n\n\n"
         "def lcat(seqs):\n    return []\n\n\n"
@@ -23,9 +24,7 @@ FILES = {
     ),
     "fn/extra.py": "__all__ = ['more']\n\n\ndef more():\n    return 2\n",
     # without `__all__`: every public name, also one it got by a star import of its own
-    "fn/plain.py": (
-        "from .deeper import *\n\n\ndef compose(*fs):\n    return fs\n\n\ndef _private():\n    return 0\n"
-    ),
+    "fn/plain.py": ("from .deeper import *\n\n\ndef compose(*fs):\n    return fs\n\n\ndef _private():\n    return 0\n"),
     "fn/deeper.py": "def walk(x):\n    return x\n",
     # a star import of a module whose `__all__` is not readable: its public names
     "fn/listed.py": "__all__ = make_all()\n\n\ndef silent(f):\n    return f\n",

@@ -376,6 +376,59 @@ JOIN found f ON f.start = m.target_path AND f.sname = m.symbol_name
     ),
     (
         "reexport",
+        f"""
+-- Python: a bare name a file gets through `from mod import *`, followed through the star imports of the
+-- modules reached (a package `__init__` of `from .seqs import *` lines) as Python binds it: a module gives
+-- the names its `__all__` lists (code-scan's `*all` rows; `*all*`: another module's list, one level) or,
+-- without a readable `__all__`, every public name (its own and those it got by star imports). A few hops
+-- at most (a cycle stops there); of two star imports giving the name, the later line binds it.
+INSERT INTO everything
+WITH RECURSIVE
+want AS (
+  SELECT DISTINCT r.path, r.symbol_name AS name FROM pending r
+  WHERE r.qualifier IS NULL AND r.role <> 'import' AND r.fam = 'python'
+   AND r.path IN (SELECT path FROM imports WHERE name = '*' AND target_path IS NOT NULL)
+),
+listed AS (
+  SELECT path, expr AS name FROM types WHERE owner IS NULL AND name = '*all'
+  UNION
+  SELECT y.path, z.expr FROM types y
+  JOIN imports i ON i.path = y.path AND i.alias = y.expr AND i.target_path IS NOT NULL
+  JOIN types z ON z.path = i.target_path AND z.owner IS NULL AND z.name = '*all'
+  WHERE y.owner IS NULL AND y.name = '*all*'
+),
+has_all AS (SELECT DISTINCT path FROM types WHERE owner IS NULL AND name IN ('*all', '*all*')),
+hop(start, name, path, depth, line) AS (
+  SELECT w.path, w.name, w.path, 0, 0 FROM want w
+  UNION
+  SELECT h.start, h.name, x.target_path, h.depth + 1, CASE WHEN h.depth = 0 THEN x.line ELSE h.line END
+  FROM hop h
+  JOIN imports x ON x.path = h.path AND x.name = '*' AND x.target_path IS NOT NULL AND x.target_path <> x.path
+  LEFT JOIN has_all a ON a.path = x.target_path
+  LEFT JOIN listed l ON l.path = x.target_path AND l.name = h.name
+  WHERE h.depth < {REEXPORT_DEPTH}
+   AND (l.path IS NOT NULL OR (a.path IS NULL AND NOT starts_with(h.name, '_')))
+),
+found AS (
+  SELECT h.start, h.name, h.line, s.id, min(h.depth) AS depth FROM hop h
+  JOIN syms s ON s.path = h.path AND s.parent IS NULL AND s.name = h.name
+  WHERE h.depth >= 1 GROUP BY ALL
+  UNION ALL
+  -- (a name the module reached imports by name, `from .core import nth` there)
+  SELECT h.start, h.name, h.line, s.id, min(h.depth) + 1 FROM hop h
+  JOIN imports x ON x.path = h.path AND x.target_kind = 'name' AND x.alias = h.name
+   AND x.name NOT IN ('*', 'default') AND x.target_path IS NOT NULL AND x.target_path <> x.path
+  JOIN syms s ON s.path = x.target_path AND s.parent IS NULL AND s.name = x.name
+  WHERE h.depth >= 1 GROUP BY ALL
+)
+SELECT r.rid, f.id, 20 + f.depth, 'import-resolved', 'import' FROM pending r
+JOIN found f ON f.start = r.path AND f.name = r.symbol_name
+WHERE r.qualifier IS NULL AND r.role <> 'import' AND r.fam = 'python'
+QUALIFY f.line = max(f.line) OVER (PARTITION BY r.rid)
+""",
+    ),
+    (
+        "reexport",
         """
 -- `import { util } from './index'` where index.ts binds util to one module (`export * as util from './util'`;
 -- Python `from pkg import mod` where pkg has `import x as mod`): `util.f()` is f of that module.

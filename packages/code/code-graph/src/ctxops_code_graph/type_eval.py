@@ -297,6 +297,18 @@ JOIN imports i ON i.path = e.path AND i.target_kind = 'name' AND i.alias = split
  AND i.target_path <> e.path
 WHERE e.mk IN ('', '=', '^', '&')
 UNION ALL
+-- Python `from pkg import x` where pkg/x.py is a module and pkg/__init__.py rebinds x by importing it by name
+-- (`from pkg.x import x`, plumbum's `local = LocalMachine()` re-exported): `from` reads the package's
+-- attribute, the name the __init__ bound last, not the submodule
+SELECT e.rid, p.target_path, e.mk,
+       p.name || CASE WHEN strpos(e.nm, '?') > 0 THEN '?' || split_part(e.nm, '?', 2) ELSE '' END,
+       e.steps, NULL, e.selfc, e.via, NULL FROM e
+JOIN imports i ON i.path = e.path AND i.target_kind = 'module' AND i.alias = split_part(e.nm, '?', 1)
+ AND i.target_path IS NOT NULL AND NOT ends_with(i.target_path, '/__init__.py')
+JOIN imports p ON p.path = regexp_replace(i.target_path, '/[^/]+$', '/__init__.py') AND p.alias = i.name
+ AND p.target_kind = 'name' AND p.target_path IS NOT NULL AND p.target_path <> p.path
+WHERE e.mk IN ('', '=', '^', '&') AND (ends_with(e.path, '.py') OR ends_with(e.path, '.pyi'))
+UNION ALL
 -- `mod.x` with `import mod` (or `import a.mod`): x in that module
 SELECT e.rid, i.target_path, e.mk, substr(e.nm, length(i.alias) + 2), e.steps, NULL, e.selfc, e.via, NULL FROM e
 JOIN imports i ON i.path = e.path AND i.target_kind = 'module' AND starts_with(e.nm, i.alias || '.')

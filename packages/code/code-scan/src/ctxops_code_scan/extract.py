@@ -24,6 +24,7 @@ import msgspec
 from ctxops_contracts import Reference, Symbol
 
 from . import lang_rules
+from .dunder_all import dunder_all_rows
 from .imports import read_import
 from .languages import ts_language, ts_query
 from .operators import IN_PLACE, operator_step
@@ -39,6 +40,7 @@ from .type_exprs import (
     decorator_chain,
     fixture_name,
     fixture_params,
+    is_context_manager,
     is_fixture_file,
     join,
     parametrized_names,
@@ -418,7 +420,13 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_params(sid, params[0], signature)
                 if python:
                     is_async = any(c.type == "async" for c in node.children[:2])
-                    facts.add_function(sid, type_qualname, _text(ret[0]) if ret else None, is_async=is_async)
+                    facts.add_function(
+                        sid,
+                        type_qualname,
+                        _text(ret[0]) if ret else None,
+                        is_async=is_async,
+                        yields=is_context_manager(node),
+                    )
                     if kind == "function" and is_overload(node):
                         facts.add_overload(sid, params[0])
                     elif kind == "function" and (decorated := decorator_chain(node)) is not None:
@@ -488,6 +496,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         _add_receiver_types(out.references, typed_refs, facts, chained, scopes, values=typescript, flow=flow)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
+    if python:
+        out.types.extend(dunder_all_rows(tree.root_node))
     if python and facts is not None and facts.class_objects:
         out.references.extend(_stated_bases(out.references, facts.class_objects))
     if python and facts is not None:

@@ -803,18 +803,27 @@ class TypeFacts:
     # -- type expressions (evaluated by the code graph) ----------------------------------------------
 
     def add_function(
-        self, function_id: str, class_qualname: str | None, returns: str | None, *, is_async: bool = False
+        self,
+        function_id: str,
+        class_qualname: str | None,
+        returns: str | None,
+        *,
+        is_async: bool = False,
+        yields: bool = False,
     ) -> None:
-        """A function or method: its class (for `self`), and its stated return type (`-> X`)."""
+        """A function or method: its class (for `self`), and its stated return type (`-> X`). `yields`: a
+        `@contextmanager` generator, whose call `with f() as v` binds what it yields (`-> Generator[K, None,
+        None]`: a K), as a checker reads the decorator's stub."""
         self.classes[function_id] = class_qualname
         if is_async:
             self.async_functions.add(function_id)
         if returns is not None:
             text = returns.strip().strip("'\"").strip()
-            typ = "Self" if text in SELF_NAMES else annotation_type(text)
+            read = fixture_value_type if yields else annotation_type
+            typ = "Self" if text in SELF_NAMES else read(text)
             if typ is not None and (typ != "Self" or class_qualname):
                 self.stated_returns[function_id] = typ
-            awaited = awaited_type(text) if not is_async else None
+            awaited = awaited_type(text) if not is_async and not yields else None
             if awaited is not None:
                 self.awaited_returns[function_id] = awaited
 

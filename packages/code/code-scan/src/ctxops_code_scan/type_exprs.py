@@ -805,6 +805,18 @@ def _decorators(node: Any) -> list[Any]:
     return [d.named_children[0] for d in parent.named_children if d.type == "decorator" and d.named_child_count]
 
 
+_CONTEXT_MANAGERS = frozenset(
+    {"contextmanager", "contextlib.contextmanager", "asynccontextmanager", "contextlib.asynccontextmanager"}
+)
+
+
+def is_context_manager(node: Any) -> bool:
+    """Python: whether a function's outermost decorator is `@contextmanager` (or the async one), so calling
+    it makes a context manager whose `with ... as v` binds what the generator yields."""
+    found = _decorators(node)
+    return bool(found) and found[0].type in ("identifier", "attribute") and _text(found[0]) in _CONTEXT_MANAGERS
+
+
 def decorator_chain(node: Any) -> Chain | None:
     """Python: what a function's name is bound to when its outermost decorator is a plain name `d` (`@generate
     def xy(): ...` binds `xy = generate(xy)`): the call `d(...)`'s chain, whose result the graph reads from

@@ -601,9 +601,15 @@ def _add_receiver_types(
             else None
         )
         class_named = not facts.package_scope and qualifier.rpartition(".")[2][:1].isupper()  # (Go: exported)
-        if typ is None and class_named and _CLASS_NAME.fullmatch(qualifier):
+        if (
+            typ is None
+            and class_named
+            and _CLASS_NAME.fullmatch(qualifier)
+            and not facts.local_binds(function_id, qualifier)
+        ):
             # `View.as_view()`, `flask.Blueprint.m()`: a class-named receiver, looked up on the class and its
-            # bases (the graph keeps it only if the name resolves to a class).
+            # bases (the graph keeps it only if the name resolves to a class). Not where a parameter or local
+            # of the function has that name: it shadows the class (`def f(Loader=None): Loader.m()`).
             typ = "^" + qualifier if values else qualifier
         if typ is None and chained:
             # What the file cannot settle, the graph may: a method's result, a fixture, an imported instance.

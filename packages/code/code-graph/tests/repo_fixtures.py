@@ -46,10 +46,16 @@ def make_repo(root: Path, files: dict[str, str | bytes], commit: bool = True) ->
     return root
 
 
-def built_index(root: Path, files: dict[str, str | bytes]) -> Iterator[CodeIndex]:
-    """A module fixture's body: the repository, fully indexed, closed after the module's tests."""
+def indexed(root: Path, files: dict[str, str | bytes]) -> CodeIndex:
+    """A repository of ``files`` at ``root``, committed and fully indexed."""
     idx = CodeIndex(make_repo(root, files), auto_update=False)
     idx.build(full=True)
+    return idx
+
+
+def built_index(root: Path, files: dict[str, str | bytes]) -> Iterator[CodeIndex]:
+    """A module fixture's body: the repository, fully indexed, closed after the module's tests."""
+    idx = indexed(root, files)
     yield idx
     idx.close()
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctxops_code_graph import CodeIndex
 from repo_fixtures import certain_callers as _certain
-from repo_fixtures import make_repo
+from repo_fixtures import indexed
 
 FILES = {
     "pkg/__init__.py": "",
@@ -55,9 +54,7 @@ class Holder:
 
 
 def test_a_parameter_or_local_shadows_the_class_as_a_receiver(tmp_path: Path) -> None:
-    root = make_repo(tmp_path / "repo", FILES)
-    ix = CodeIndex(root, auto_update=False)
-    ix.build(full=True)
+    ix = indexed(tmp_path / "repo", FILES)
     assert _certain(ix, "python pkg/loader.py Base.add_multi().") == {
         ("pkg/use.py", 22),  # the imported class itself
         ("pkg/use.py", 27),  # in a method, where no parameter is named Loader

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ctxops_code_graph import CodeIndex
 from repo_fixtures import certain_callers as _certain
-from repo_fixtures import make_repo
+from repo_fixtures import indexed
 
 FILES = {
     "fn/__init__.py": "from .seqs import *\nfrom .plain import *\nfrom .listed import *\n\nlcat([])\n",
@@ -47,10 +47,7 @@ FILES = {
 
 
 def _index(tmp_path: Path) -> CodeIndex:
-    root = make_repo(tmp_path / "repo", FILES)
-    ix = CodeIndex(root, auto_update=False)
-    ix.build(full=True)
-    return ix
+    return indexed(tmp_path / "repo", FILES)
 
 
 def test_a_star_import_of_a_module_with_all_gives_its_listed_names(tmp_path: Path) -> None:

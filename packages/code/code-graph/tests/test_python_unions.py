@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ctxops_code_graph import CodeIndex
 from repo_fixtures import certain_callers as _certain
-from repo_fixtures import make_repo
+from repo_fixtures import indexed
 
 FILES = {
     "sql/__init__.py": "",
@@ -79,10 +79,7 @@ def pick(flag, name):
 
 
 def _index(tmp_path: Path) -> CodeIndex:
-    root = make_repo(tmp_path / "repo", FILES)
-    ix = CodeIndex(root, auto_update=False)
-    ix.build(full=True)
-    return ix
+    return indexed(tmp_path / "repo", FILES)
 
 
 def test_a_parameter_or_a_class_is_the_class(tmp_path: Path) -> None:

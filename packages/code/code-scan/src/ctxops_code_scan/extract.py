@@ -496,7 +496,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         _add_receiver_types(out.references, typed_refs, facts, chained, scopes, values=typescript, flow=flow)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
-    if python:
+    if python and b"__all__" in source:  # (most modules state none: no walk of their statements)
         out.types.extend(dunder_all_rows(tree.root_node))
     if python and facts is not None and facts.class_objects:
         out.references.extend(_stated_bases(out.references, facts.class_objects))

@@ -68,7 +68,7 @@ def test_receiver_types_of_calls() -> None:
     assert got == {
         (11, "self.machine"): "OrderStateMachine",  # class-level annotated field
         (12, "self.given"): "OrderStateMachine",  # __init__ attribute from an annotated parameter (defined below)
-        (13, "self.built"): "Thing",  # __init__ attribute from a constructor call
+        (13, "self.built"): "=Thing",  # __init__ attribute from a constructor call
         (14, "self.noted"): "OrderStateMachine",  # annotated attribute, X | None
         (15, "self.other"): "Thing",  # "Optional[Thing]"
         (16, "self.many"): "Self#many",  # not settled here (a generic): left to the graph, which finds no class
@@ -77,8 +77,8 @@ def test_receiver_types_of_calls() -> None:
         (28, "h.a.b"): "Holder#a#b",  # two hops: the graph follows them (type_exprs.py)
         (29, "u"): None,
         (30, "n"): "int",  # kept as written; the graph keeps only names that are classes of the repository
-        (32, "loc"): "OrderStateMachine",
-        (35, "twice"): "B",  # bound twice: the assignment that reaches the call (a checker's flow typing)
+        (32, "loc"): "=OrderStateMachine",
+        (35, "twice"): "=B",  # bound twice: the assignment that reaches the call (a checker's flow typing)
     }
 
 
@@ -547,17 +547,17 @@ def f(raw, items, c):
     n.run()
 """
     )
-    assert got[(4, "get")] == "Headers" and got[(6, "add_vary")] == "MutableHeaders"
-    assert got[(8, "add_vary")] == "MutableHeaders" and got[(10, "run")] == "Other"
-    assert got[(12, "add_vary")] == "MutableHeaders"  # (the `if` branch that rebinds does not run before `else`)
+    assert got[(4, "get")] == "=Headers" and got[(6, "add_vary")] == "=MutableHeaders"
+    assert got[(8, "add_vary")] == "=MutableHeaders" and got[(10, "run")] == "=Other"
+    assert got[(12, "add_vary")] == "=MutableHeaders"  # (the `if` branch that rebinds does not run before `else`)
     assert got[(13, "get")] is None  # either branch's value reaches it
     assert got[(16, "run")] is None  # the loop brings `Other` back
     assert got[(22, "run")] is None  # the `try` body may have run
     assert got[(24, "run")] is None  # a walrus in the same statement
     assert got[(26, "add_vary")] == "Headers"  # a declared local keeps its declared type
-    assert got[(29, "get")] == "Headers"  # a binding inside the loop's body, before the call, reaches it
-    assert got[(33, "copy")] == "Headers"  # the right side reads the binding before its own
-    assert got[(34, "run")] == "Headers#copy()"  # `n = n.copy()`: what `copy` of that Headers gives
+    assert got[(29, "get")] == "=Headers"  # a binding inside the loop's body, before the call, reaches it
+    assert got[(33, "copy")] == "=Headers"  # the right side reads the binding before its own
+    assert got[(34, "run")] == "=Headers#copy()"  # `n = n.copy()`: what `copy` of that Headers gives
 
 
 def test_the_reaching_assignment_reads_each_block_once() -> None:
@@ -569,7 +569,7 @@ def test_the_reaching_assignment_reads_each_block_once() -> None:
 
     small, big = source(200), source(3200)
     got = _narrowed(big)
-    assert got[(8, "m")] == "K" and got[(9, "n")] is None
+    assert got[(8, "m")] == "=K" and got[(9, "n")] is None
     assert _extract_s(big) < LINEAR_BOUND * _extract_s(small)
 
 
@@ -596,7 +596,7 @@ def f(fblogger: Logger, make):
     assert got[(14, "call")] == "Hook"  # a declared local keeps its declared type after an assignment
     assert got[(4, "info")] == "Logger#bind()"
     assert got[(6, "debug")] == "Logger#bind()#unbind()"
-    assert got[(9, "get")] == "Client#session()"
+    assert got[(9, "get")] == "=Client#session()"
     assert got[(11, "warn")] is None  # `make` is a parameter: its call is not a function's result
 
 
@@ -781,7 +781,7 @@ def test_c():
 """
     out = extract(src, "tests/test_f.py", "python")
     got = [(r.line, r.receiver_type) for r in out.references if r.role == "call" and r.symbol_name == "validate"]
-    assert got == [(9, None), (10, None), (15, None), (20, "F"), (21, "=F")]
+    assert got == [(9, None), (10, None), (15, None), (20, "=F"), (21, "=F")]
 
 
 def test_narrowing_holds_past_stores_into_the_object_and_comments() -> None:

@@ -252,8 +252,9 @@ SELECT rid, path, mk, nm, steps, sid AS cls, selfc, via, enc FROM named
 WHERE (mk IN ('', '=') AND skind IN {_TYPE_KINDS}) OR (mk = '^' AND skind = 'class')
 UNION ALL
 -- a call of a function of the file: its result, read in its file (`=f?<class>`: the result of the overload
--- an argument of that class picks, a `?<class>` row, where the overloads' results differ)
-SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 2), NULL FROM named n
+-- an argument of that class picks, a `?<class>` row, where the overloads' results differ), in the function's
+-- scope (`def f(): class K: ...; return K()`: the class f defines)
+SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 2), n.sid FROM named n
 JOIN types y ON y.owner = n.sid AND (y.name IS NULL OR y.name = '?' || split_part(n.nm, '?', 2))
 WHERE n.mk = '=' AND n.skind = 'function'
 UNION ALL

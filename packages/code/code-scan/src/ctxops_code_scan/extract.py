@@ -320,6 +320,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 else:
                     _bind_ts(facts, sub, top, caps)
             continue
+        if head == "bind" and sub == "yield":
+            if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
+                facts.generators.add(top.symbol_id)
+            continue
         if head == "bind" and sub == "return":
             fid = top.symbol_id if top is not None and top.kind in ("function", "method") else None
             node = caps["bind.return"][0]
@@ -630,7 +634,7 @@ def _py_flow(node: Any, name: str, memo: dict[tuple[int, str], Any], depth: int 
         return _py_augmented(value, name, memo, depth)
     made = constructor_type(value)
     if made is not None:
-        return made
+        return "=" + made  # (the graph tells a class's instance from a capitalised factory's result)
     chain = chain_of(value)
     if chain is None:
         return None

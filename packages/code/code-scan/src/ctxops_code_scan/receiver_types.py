@@ -267,11 +267,13 @@ def constructor_type(value: Any) -> str | None:
 
 
 def value_type(value: Any) -> str | None:
-    """The type a value states: a constructor's class `X`, or `=f` for a call of a plain function `f`
-    (the graph reads `f`'s return annotation, `def f() -> X`); None for anything else."""
+    """What a call gives: `=X` for `X(...)`, the graph's reading of the name (a class's instance, or a
+    function's result: a capitalised factory, `d = PaddedString(...)`, is no class); None for anything else."""
     typ = constructor_type(value)
-    if typ is not None or value is None or value.type != "call":
-        return typ
+    if typ is not None:
+        return "=" + typ
+    if value is None or value.type != "call":
+        return None
     fn = value.child_by_field_name("function")
     if fn is None or fn.type != "identifier":
         return None
@@ -383,6 +385,9 @@ class TypeFacts:
     chains: dict[str, dict[str, Chain | None]] = field(default_factory=dict)  # function id -> local -> value
     returns: dict[str, list[Chain | None]] = field(default_factory=dict)  # function id -> returned values
     stated_returns: dict[str, str] = field(default_factory=dict)  # function id -> `-> X` (or 'Self')
+    # Python: functions with a `yield` (their call makes a generator), and those decorated `@contextmanager`
+    generators: set[str] = field(default_factory=set)
+    context_managers: set[str] = field(default_factory=set)
     # Python: what `await f()` gives: an `async def`'s result, or X of a plain def stated `-> Awaitable[X]`,
     # `-> Coroutine[_, _, X]` or `-> K[X]` (a generic awaitable of the repository: `AwaitableOrContextManager[X]`)
     async_functions: set[str] = field(default_factory=set)
@@ -443,7 +448,7 @@ class TypeFacts:
         then `F(...)`)."""
         if function_id is None or not self.python:
             return False
-        root = name.partition(".")[0]
+        root = name.lstrip("=").partition(".")[0]
         return root in self.chains.get(function_id, ()) or root in _own_params(self.param_names.get(function_id, ""))
 
     def add_local(self, function_id: str, name: str, value: Any) -> None:
@@ -817,6 +822,8 @@ class TypeFacts:
         self.classes[function_id] = class_qualname
         if is_async:
             self.async_functions.add(function_id)
+        if yields:
+            self.context_managers.add(function_id)
         if returns is not None:
             text = returns.strip().strip("'\"").strip()
             read = fixture_value_type if yields else annotation_type
@@ -1000,7 +1007,9 @@ class TypeFacts:
         results_by_id: dict[str, str] = {}
         for fid, cls in self.classes.items():
             expr = self.stated_returns.get(fid)
-            if expr is None and fid in self.returns:
+            if expr is None and fid in self.returns and self._gives_returns(fid):
+                # joined as a checker joins them: every `return` of one class gives it (`return None`
+                # dropped when read), two different ones or one not read give nothing
                 results = {self.expr(c, fid) if c is not None else None for c in self.returns[fid]}
                 expr = results.pop() if len(results) == 1 else None
             if expr is not None and (expr != "Self" or cls):
@@ -1091,6 +1100,12 @@ class TypeFacts:
                     aliases = aliased.items()
                     rows.extend((owner, "=" + n, t) for n, t in aliases if t and n not in self.rebound_attrs)
         return rows
+
+    def _gives_returns(self, fid: str) -> bool:
+        """Whether a call of the function gives what its `return`s (and `yield`s) say: not a generator's, whose
+        call makes a generator, save a pytest fixture's (the test gets what it yields) and a `@contextmanager`'s
+        (`with f() as v` binds what it yields)."""
+        return fid not in self.generators or fid in self.fixture_defs or fid in self.context_managers
 
     def _unaliased(self, chain: Chain) -> Chain | None:
         """A chain of aliases in one module followed to its end (`A = B; C = A`: C's is B's), at most MAX_DEPTH

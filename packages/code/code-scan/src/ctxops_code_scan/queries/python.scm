@@ -58,6 +58,9 @@
 ; `return value` / `yield value`: what a function gives its callers when it states no return type.
 (return_statement (_) @value) @bind.return
 (expression_statement (yield (_) @value) @bind.return)
+; any `yield` (`x = yield v`, a bare `yield`, `yield from`): the function is a generator, its call no value it
+; returns (receiver_types.py drops an inferred result, save a fixture's or a `@contextmanager`'s)
+(yield) @bind.yield
 
 ; Values: a function, method or class used without being called (`cb=handler`, `f = Color.from_rgb`,
 ; `map(func, xs)`). Recorded only when resolved for certain (no name-only guesses for values).

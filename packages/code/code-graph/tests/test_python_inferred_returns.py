@@ -8,17 +8,15 @@ stated `-> X` wins. Real files, a real git repository, a real index."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from ctxops_code_graph import CodeIndex
 from repo_fixtures import built_index
 from repo_fixtures import certain_callers as _certain
 
-from ctxops_code_graph import CodeIndex
-
 FILES = {
     "pkg/__init__.py": "",
-    "pkg/core.py": '''class Construct(object):
+    "pkg/core.py": """class Construct(object):
     def build(self, obj):
         return obj
 
@@ -118,8 +116,8 @@ class Factory:
 
     def use(self):
         self.make().build(1)
-''',
-    "pkg/tz.py": '''def __get_gettz():
+""",
+    "pkg/tz.py": """def __get_gettz():
     class GettzFunc(object):
         def __init__(self):
             self.size = 8
@@ -134,8 +132,8 @@ class Factory:
 
 
 gettz = __get_gettz()
-''',
-    "tests/test_use.py": '''from pkg import tz
+""",
+    "tests/test_use.py": """from pkg import tz
 from pkg.core import *
 
 
@@ -164,7 +162,7 @@ def test_stated():
 
 def test_nested_class():
     tz.gettz.set_cache_size(4)
-''',
+""",
 }
 
 

@@ -25,7 +25,7 @@ from ctxops_contracts import Reference, Symbol
 
 from . import lang_rules
 from .dunder_all import dunder_all_rows
-from .imports import read_import
+from .imports import python_absolute_module, read_import
 from .languages import ts_language, ts_query
 from .operators import IN_PLACE, operator_step
 from .overloads import is_overload
@@ -496,6 +496,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         scopes.bind(facts, callbacks, nested, path)
     if facts is not None and this_binds:
         _this_types(out.references, facts, scopes, this_binds, this_refs)
+    if python and facts is not None and path.rpartition("/")[2] == "__init__.py":
+        _package_submodules(out, facts, path)
     if facts is not None and typed_refs:
         _add_receiver_types(out.references, typed_refs, facts, chained, scopes, values=typescript, flow=flow)
     if facts is not None:
@@ -514,6 +516,29 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     if python:
         _drop_locals(tree.root_node, out)
     return out
+
+
+def _package_submodules(out: Extraction, facts: TypeFacts, path: str) -> None:
+    """Python: a package's `__init__.py` importing from its own submodule (`from .loader import *`) has the
+    submodule bound as `loader` too: importing it sets the package's attribute, and the package's attributes
+    are the `__init__`'s globals (`loader.Loader.m()` in PyYAML's `__init__`). Only a name nothing else of
+    the file binds (a definition, an assignment, an import of that name: those win, as Python rebinds)."""
+    package = python_absolute_module(".", path)
+    if not package:
+        return
+    bound = facts.imported | facts.module_aliases | facts.module_chains.keys() | facts.module_stated.keys()
+    bound |= {s.name for s in out.symbols if "." not in s.qualname}
+    for imp in list(out.imports):
+        if imp.name is None or not imp.module.startswith(package + "."):
+            continue
+        sub = imp.module[len(package) + 1 :].partition(".")[0]  # (`from .a.b import x` imports and binds `a`)
+        if not sub or sub in bound:
+            continue
+        bound.add(sub)
+        module = f"{package}.{sub}"
+        out.imports.append(Import(path=path, lang="python", module=module, name=None, alias=sub, line=imp.line))
+        facts.module_aliases.add(sub)
+        facts.module_of[sub] = module
 
 
 def _drop_locals(root: Any, out: Extraction) -> None:

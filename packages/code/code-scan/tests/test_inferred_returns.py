@@ -74,3 +74,16 @@ def test_functions_returning_each_other_s_results_extract_linearly() -> None:
 
     # 16x the functions: linear is ~16x, quadratic ~256x
     assert _best(source(4_000)) < 64 * _best(source(250))
+
+
+def test_a_parameter_shadows_a_module_alias() -> None:
+    # a package `__init__` gets its submodule `loader` bound (`from .loader import *`); a parameter `loader` is
+    # the caller's value, not the module (unittest's `def load_tests(loader, tests, pattern)`)
+    src = (
+        "from .loader import *\n\n\n"
+        "def load_tests(loader, tests):\n"
+        "    return loader.discover(tests)\n\n\n"
+        "def use():\n"
+        "    return loader.TestLoader()\n"
+    )
+    assert _results(src, "pkg/__init__.py") == {"use().": "=loader.TestLoader"}

@@ -910,7 +910,10 @@ class TypeFacts:
         if root.startswith(":"):  # `x as K`: the type the code states
             return join(root[1:], steps)
         dotted = [root, *steps]
-        for k in range(min(len(steps), 3), 0, -1):  # `flask.g.x`, `os.path.join()`: a module's member
+        # (a parameter or local named like an imported module shadows it: `def load_tests(loader, ...)`
+        # beside the package's submodule `loader`)
+        shadowed = function_id is not None and self.local_binds(function_id, root)
+        for k in range(0 if shadowed else min(len(steps), 3), 0, -1):  # `flask.g.x`, `os.path.join()`
             alias = ".".join(dotted[:k])
             if alias in self.module_aliases:
                 member, rest = dotted[k], dotted[k + 1 :]

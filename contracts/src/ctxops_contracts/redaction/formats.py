@@ -260,6 +260,25 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
         r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{0,4000}+\.[A-Za-z0-9_-]{16,}+"
         r"\.[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{16,}+",
     ),
+    # --- session 18 (issue 21): formats from the providers' documentation ------------------------------
+    # Django's startproject writes 'django-insecure-' + get_random_secret_key(): 50 of a-z, 0-9 and !@#$%^&*(-_=+)
+    (
+        "django-secret-key",
+        ("django-insecure-",),
+        _B + r"django-insecure-(?=[a-z0-9_-]{0,49}+[!@#$%^&*(=+)0-9])[a-z0-9!@#$%^&*(\-_=+)]{50}(?![A-Za-z0-9])",
+    ),
+    # Amazon MWS auth tokens: amzn.mws.<uuid>; Riot Games development API keys: RGAPI-<uuid>
+    ("mws-auth-token", ("amzn.mws.",), _B + r"amzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" + _E),
+    ("riot-api-key", ("RGAPI-",), _B + r"RGAPI-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" + _E),
+    # Vault before 1.10: batch tokens are ``b.`` and a long base64url body (``hvb.`` since, above); the body
+    # holds a digit and both cases, so ``b.<dotted.name>`` and prose are not one
+    (
+        "vault-batch-token",
+        ("b.",),
+        r"(?<![A-Za-z0-9_.-])b\.(?=[A-Za-z_-]{0,99}+[0-9])(?=[a-z0-9_-]{0,99}+[A-Z])[A-Za-z0-9_-]{100,}+",
+    ),
+    # Infura: the API key is the endpoint's last segment, https://<network>.infura.io/v3/<32 hex> (ws/v3 too)
+    ("infura-key", ("infura.io/",), r"(?:(?<=\.infura\.io/v3/)|(?<=\.infura\.io/ws/v3/))[0-9a-f]{32}" + _E),
     ("zapier-webhook", ("hooks.zapier.com",), r"hooks\.zapier\.com/hooks/catch/\d+/[A-Za-z0-9]{5,}+"),
     (
         "teams-webhook",

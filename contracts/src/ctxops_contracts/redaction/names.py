@@ -164,6 +164,8 @@ def _numbered(parts: list[str]) -> list[str]:
 
 def is_secret_name(name: str) -> bool:
     """True when ``name`` names a secret (``DB_PASSWORD``, ``x-api-key``, ``SecretAccessKey``, ``auth``)."""
+    if _bundler_credentials(name):
+        return True
     parts = _numbered(words(name))
     if not parts or is_public_name(name):
         return False
@@ -173,6 +175,13 @@ def is_secret_name(name: str) -> bool:
     if last in _QUALIFIERS and len(parts) > 1:
         return any(_names_secret(parts[:i]) for i in range(len(parts) - 1, 0, -1))
     return _names_secret(parts)
+
+
+def _bundler_credentials(name: str) -> bool:
+    """Bundler's docs: a gem source's credentials are ``BUNDLE_<HOST>`` (dots written ``__``), value
+    ``user:password``; ``BUNDLE_BUILD__<gem>`` (build flags) and ``BUNDLE_MIRROR__<url>`` are not."""
+    upper = name.upper()
+    return upper.startswith("BUNDLE_") and "__" in upper[7:] and not upper[7:].startswith(("BUILD__", "MIRROR__"))
 
 
 def is_stock_secret_name(value: str) -> bool:

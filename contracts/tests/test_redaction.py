@@ -1329,7 +1329,7 @@ def test_session_18_a_default_of_a_secret_variable_is_the_secret() -> None:
         (f'SECRET_KEY = env("SECRET_KEY", default="{key}")', key),
         (f"SECRET_KEY = config('SECRET_KEY', default='{key}')", key),
         (f"SONAR_TOKEN: process.env.SONAR_TOKEN || '{hex40}',", hex40),
-        (f"const token = process.env.API_TOKEN ?? \"{hex40}\";", hex40),
+        (f'const token = process.env.API_TOKEN ?? "{hex40}";', hex40),
         (f'setx "SONAR_TOKEN" "{hex40}"', hex40),
         (f"setx API_TOKEN {hex40}", hex40),
     ):
@@ -1380,7 +1380,7 @@ def test_session_18_a_token_as_a_urls_user() -> None:
 def test_session_18_scaleway_secret_key_is_a_uuid() -> None:
     # Scaleway's docs: an API key is an access key (SCW + 17) and a secret key, a UUID
     secret = "-".join(_z(n, HEX) for n in (8, 4, 4, 4, 12))
-    for text in (f'props.set("scaleway-key", "{secret}")', f"SCALEWAY_SECRET_KEY={secret}", f"scw_secret_key: {secret}"):
+    for text in (f'set("scaleway-key", "{secret}")', f"SCALEWAY_SECRET_KEY={secret}", f"scw_secret_key: {secret}"):
         assert secret not in redact(text), text
     kept = f'"scaleway_project_id": "{secret}"'
     assert redact(kept) == kept

@@ -493,9 +493,7 @@ def _xml_pair(match: re.Match[str]) -> tuple[str, int] | None:
 # such as ("username", "password", "email") stays).
 # ``("name", "value")``: a setter's or an environment lookup's two arguments, the value after the name as
 # its default too (django-environ's and decouple's ``env("SECRET_KEY", default="...")``)
-_PAIR_ARGS = lazy(
-    r"([\"'])([A-Za-z_][A-Za-z0-9_.-]{0,80}+)\1[ \t]*+,[ \t]*+(?:default[ \t]*+=[ \t]*+)?+(?=[\"'])"
-)
+_PAIR_ARGS = lazy(r"([\"'])([A-Za-z_][A-Za-z0-9_.-]{0,80}+)\1[ \t]*+,[ \t]*+(?:default[ \t]*+=[ \t]*+)?+(?=[\"'])")
 
 
 def _pair_args(match: re.Match[str]) -> tuple[str, int] | None:

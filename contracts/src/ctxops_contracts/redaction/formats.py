@@ -18,6 +18,8 @@ _B = r"(?<![A-Za-z0-9_])"  # start boundary that CJK text next to the token does
 _E = r"(?![A-Za-z0-9])"  # end boundary for fixed-length formats
 _BP = r"(?<![A-Za-z0-9_./-])"  # for short prefixes that also occur in file names and URL paths (ico-, API-, xoxo-)
 
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
 # (label, needles: any of these substrings must be present, pattern)
 _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     ("anthropic-key", ("sk-ant-",), _B + r"sk-ant-(?:api\d\d|admin\d\d|oat\d\d|sid\d\d)?-?[A-Za-z0-9_-]{20,}+"),
@@ -268,8 +270,8 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
         _B + r"django-insecure-(?=[a-z0-9_-]{0,49}+[!@#$%^&*(=+)0-9])[a-z0-9!@#$%^&*(\-_=+)]{50}(?![A-Za-z0-9])",
     ),
     # Amazon MWS auth tokens: amzn.mws.<uuid>; Riot Games development API keys: RGAPI-<uuid>
-    ("mws-auth-token", ("amzn.mws.",), _B + r"amzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" + _E),
-    ("riot-api-key", ("RGAPI-",), _B + r"RGAPI-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" + _E),
+    ("mws-auth-token", ("amzn.mws.",), _B + r"amzn\.mws\." + _UUID + _E),
+    ("riot-api-key", ("RGAPI-",), _B + r"RGAPI-" + _UUID + _E),
     # Vault before 1.10: batch tokens are ``b.`` and a long base64url body (``hvb.`` since, above); the body
     # holds a digit and both cases, so ``b.<dotted.name>`` and prose are not one
     (

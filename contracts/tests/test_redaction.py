@@ -1384,3 +1384,15 @@ def test_session_18_scaleway_secret_key_is_a_uuid() -> None:
         assert secret not in redact(text), text
     kept = f'"scaleway_project_id": "{secret}"'
     assert redact(kept) == kept
+
+
+def test_session_18_a_percent_encoded_signature_is_one_token() -> None:
+    # Azure's shared access signatures are base64 in a URL's query: ``+``, ``/`` and ``=`` percent-encoded
+    # (``%2B``, ``%2F``, ``%3D``); the random run goes on past them
+    head, tail = _z(30, ALNUM), _z(12, ALNUM)
+    for enc in ("%2b", "%2F"):
+        text = f"echo 'r=https%3a%2f%2fx.example.net%2fapi&e=1%2f1%2f2020&s={head}{enc}{tail}%3d'"
+        out = redact(text)
+        assert tail not in out and head not in out, out
+    kept = "see https://example.com/search?q=a%2Bb%3Dc"
+    assert redact(kept) == kept

@@ -1064,12 +1064,13 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     return "[REDACTED:high-entropy]", _glued(match)
 
 
-_GLUED = lazy(r"(?::[A-Za-z0-9+_=-]{1,300}+)++")
+_GLUED = lazy(r"(?::[A-Za-z0-9+_=-]{1,300}+|%(?:2[BbFf]|3[Dd])[A-Za-z0-9+_=-]{0,300}+)++")
 
 
 def _glued(match: re.Match[str]) -> int:
     """Where a hidden token ends: past more token characters glued to it by ':' (an ``id:secret`` pair, a
-    file named ``<key>:<more>.txt``), which the candidate's character class stops at."""
+    file named ``<key>:<more>.txt``), or by base64's ``+``, ``/`` and ``=`` percent-encoded (``%2B``,
+    ``%2F``, ``%3D``: a SAS signature in a URL's query), which the candidate's character class stops at."""
     more = _GLUED.match(match.string, match.end(1))
     return more.end() if more is not None else match.end(1)
 

@@ -1358,7 +1358,15 @@ def test_session_18_bundler_credentials_by_their_variable() -> None:
         f"export BUNDLE_RUBYGEMS__PKG__GITHUB__COM={user}:{password}",
     ):
         assert password not in redact(text), text
-    for kept in ("BUNDLE_PATH=vendor/bundle", "BUNDLE_WITHOUT=development:test", "BUNDLE_JOBS=4"):
+    for kept in (
+        "BUNDLE_PATH=vendor/bundle",
+        "BUNDLE_WITHOUT=development:test",
+        "BUNDLE_JOBS=4",
+        "export BUNDLE_GEMS__EXAMPLE__COM=username:password",  # the samples a URL's userinfo has
+        "BUNDLE_GEMS__EXAMPLE__COM=xxxx:xxxx",
+        "BUNDLE_GEMS__EXAMPLE__COM: cafebabe:deadbeef",  # hex magic words
+        'BUNDLE_GITHUB__COM: "SSM:/#{env}/BUNDLE_GITHUB__COM"',  # a reference
+    ):
         assert redact(kept) == kept, kept
 
 
@@ -1395,4 +1403,35 @@ def test_session_18_a_percent_encoded_signature_is_one_token() -> None:
         out = redact(text)
         assert tail not in out and head not in out, out
     kept = "see https://example.com/search?q=a%2Bb%3Dc"
+    assert redact(kept) == kept
+
+
+def test_session_18_placeholders_after_a_providers_prefix() -> None:
+    # Slack's tokens hold a number after the prefix (``xoxb-<team id>-...``); words there, or the random part
+    # written masked, are samples
+    for kept in (
+        "xoxb-xoxb-my-bot-token",
+        "SLACK_BOT_TOKEN=xoxb-your-bot-token-here",
+        f'"token": "xoxp-{_z(12, "0123456789")}-{_z(12, "0123456789")}-{_z(12, "0123456789")}-{"#" * 20}"',
+    ):
+        assert redact(kept) == kept, kept
+    token = f"xoxb-{_z(12, '0123456789')}-{_z(13, '0123456789')}-{_z(24)}"
+    assert token not in redact(f"SLACK_BOT_TOKEN={token}")
+
+
+def test_session_18_a_short_paired_id_beside_its_key() -> None:
+    # Sumo Logic's docs: an access id (``su`` + 12) and an access key (64) are used together
+    access_id, access_key = "su" + _z(12), _z(64)
+    text = f"sumo:\n  accessId: {access_id}\n  accessKey: {access_key}\n"
+    out = redact(text)
+    assert access_id not in out and access_key not in out, out
+    for kept in (f"sumo:\n  accessId: my-access-id\n  accessKey: {access_key}\n", "client_id: 123456789012345"):
+        assert "my-access-id" in redact(kept) or redact(kept) == kept, kept
+
+
+def test_session_18_openweather_appid() -> None:
+    key = _z(32, HEX)
+    out = redact(f"url = 'http://api.openweathermap.org/data/2.5/weather?q=x&units=metric&appid={key}'")
+    assert key not in out and "openweathermap.org" in out, out
+    kept = "https://graph.example.com/v1/app?appid=1234567890123"  # an app's numeric id
     assert redact(kept) == kept

@@ -324,9 +324,20 @@ def _pair_id(match: re.Match[str]) -> tuple[str, int] | None:
     text = match.string
     start, end, _quoted = read_value(text, match.end())
     value = text[start:end].strip()
-    if len(value) < 12 or not (is_random_token(value) or is_random(value) or is_random_narrow(value)):
+    if len(value) < 12 or not (
+        is_random_token(value) or is_random(value) or is_random_narrow(value) or _short_random_id(value)
+    ):
         return None
     return text[match.start() : start] + SECRET, end
+
+
+_SHORT_ID = lazy(r"(?=[a-z0-9]{0,15}+[A-Z])(?=[A-Z0-9]{0,15}+[a-z])(?=[A-Za-z]{0,15}+[0-9])[A-Za-z0-9]{12,15}")
+
+
+def _short_random_id(value: str) -> bool:
+    """12-15 letters and digits of both cases, no words: a paired id too short for the random tests
+    (Sumo Logic's access id, ``su`` + 12, beside its access key)."""
+    return _SHORT_ID.fullmatch(value) is not None and not spells_words(value) and not is_placeholder_token(value)
 
 
 def _lone_key(match: re.Match[str]) -> tuple[str, int] | None:

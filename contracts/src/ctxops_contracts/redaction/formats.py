@@ -281,6 +281,8 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     ),
     # Infura: the API key is the endpoint's last segment, https://<network>.infura.io/v3/<32 hex> (ws/v3 too)
     ("infura-key", ("infura.io/",), r"(?:(?<=\.infura\.io/v3/)|(?<=\.infura\.io/ws/v3/))[0-9a-f]{32}" + _E),
+    # OpenWeather: the API key is the ``appid`` query parameter, 32 hex (WeChat's public appid is wx + 16)
+    ("openweather-key", ("appid=",), r"(?<=[?&]appid=)[0-9a-f]{32}" + _E),
     ("zapier-webhook", ("hooks.zapier.com",), r"hooks\.zapier\.com/hooks/catch/\d+/[A-Za-z0-9]{5,}+"),
     (
         "teams-webhook",

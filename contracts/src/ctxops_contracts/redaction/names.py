@@ -507,7 +507,7 @@ def is_fake_name(name: str) -> bool:
 # reference tokens base64 ``reftkn`` + 56; SettleMint: ``sm_aat_``/``sm_pat_``/``sm_sat_`` + 16). Not GitHub:
 # its documentation reserves the right to lengthen tokens, and its CRC32 check digits cannot be told apart
 # from random ones without the exact encoding.
-_SLACK_PREFIXES = ("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-")
+_SLACK_PREFIXES = ("xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxe-", "xapp-")  # not the legacy xoxa-/xoxr- (random)
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("npm_", lazy(r"npm_[A-Za-z0-9]{36}")),
     ("dapi", lazy(r"dapi[a-fA-F0-9]{32}(?:-[0-9])?")),

@@ -36,7 +36,9 @@ corpus of ``bench/heldout_redaction_s13.txt`` (Skyscanner/whispers' test fixture
 ``bench/redaction_ggeb.py``), as one half named ``ggeb``; ``--corpus trivy`` the held-out corpus of
 ``bench/heldout_redaction_s16.txt`` (trivy's secret scanner tests, ``bench/redaction_trivy.py``), as ``trivy``;
 ``--corpus 2ms`` the held-out corpus of ``bench/heldout_redaction_s17.txt`` (Checkmarx/2ms' rule tests,
-``bench/redaction_2ms.py``), as ``2ms``.
+``bench/redaction_2ms.py``), as ``2ms``; ``--corpus sonar`` the held-out corpus of
+``bench/heldout_redaction_s18.txt`` (SonarSource/sonar-text's rule examples, ``bench/redaction_sonar.py``), as
+``sonar``.
 ``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
 samples in the same run, printed beside as ``peer <half>``.
 """
@@ -944,6 +946,7 @@ SINGLE_CORPORA: dict[str, tuple[str, str, tuple[str, ...], bool]] = {
     "ggeb": ("redaction_ggeb", "ggeb_samples", ("ggshield", "earlybird"), False),
     "trivy": ("redaction_trivy", "trivy_samples", ("trivy",), False),
     "2ms": ("redaction_2ms", "twoms_samples", ("2ms",), False),
+    "sonar": ("redaction_sonar", "sonar_samples", ("sonar",), False),
 }
 
 
@@ -988,7 +991,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
     parser.add_argument(
         "--channel-halves",
-        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms",
+        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms,sonar",
         help="halves whose samples go through the channels",
     )
     parser.add_argument(
@@ -1003,6 +1006,7 @@ def main(argv: list[str] | None = None) -> int:
             "ggeb",
             "trivy",
             "2ms",
+            "sonar",
             "peer dev",
             "none",
         ],
@@ -1014,7 +1018,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")
     parser.add_argument(
         "--corpus",
-        choices=["outside", "fresh", "semgrep", "secretlint", "whispers", "ggeb", "trivy", "2ms"],
+        choices=["outside", "fresh", "semgrep", "secretlint", "whispers", "ggeb", "trivy", "2ms", "sonar"],
         default="outside",
         help="outside: gitleaks and trufflehog (dev and held-out halves); fresh: the corpus of "
         "bench/heldout_redaction.txt (Nosey Parker and Kingfisher), one half named 'fresh'; semgrep: the "
@@ -1024,7 +1028,8 @@ def main(argv: list[str] | None = None) -> int:
         "whispers: the held-out corpus of bench/heldout_redaction_s13.txt (Skyscanner/whispers' fixtures); "
         "ggeb: the held-out corpus of bench/heldout_redaction_s14.txt (ggshield's cassettes, earlybird's examples); "
         "trivy: the held-out corpus of bench/heldout_redaction_s16.txt (trivy's secret scanner tests); "
-        "2ms: the held-out corpus of bench/heldout_redaction_s17.txt (Checkmarx/2ms' rule tests)",
+        "2ms: the held-out corpus of bench/heldout_redaction_s17.txt (Checkmarx/2ms' rule tests); "
+        "sonar: the held-out corpus of bench/heldout_redaction_s18.txt (SonarSource/sonar-text's rule examples)",
     )
     parser.add_argument("--peer", help="module:function of a peer redactor measured on the same samples")
     args = parser.parse_args(argv)

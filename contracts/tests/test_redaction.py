@@ -1274,3 +1274,164 @@ def test_session_17_curl_user_samples_are_kept() -> None:
         assert redact(kept) == kept, kept
     password = _y(14)
     assert password not in redact(f"curl -u admin:[{password}] https://x.example.com")
+
+
+# --- session 18, the eighth corpus read: shapes from the providers' docs ----------------------------------------
+_s18 = random.Random(1818)
+DJANGO = "abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*(-_=+)"  # Django's get_random_secret_key() alphabet
+
+
+def _z(n: int, alphabet: str = ALNUM) -> str:
+    return "".join(_s18.choice(alphabet) for _ in range(n))
+
+
+def _django_key() -> str:
+    while True:  # a key with a punctuation character early, as most of them have
+        key = _z(50, DJANGO)
+        if any(ch in "!@#$%^&*(=+)" for ch in key[1:6]):
+            return key
+
+
+def test_session_18_provider_formats_from_their_docs() -> None:
+    uuid = "-".join(_z(n, HEX) for n in (8, 4, 4, 4, 12))
+    for token in (
+        "django-insecure-" + _django_key(),  # Django's startproject: 'django-insecure-' + get_random_secret_key()
+        "amzn.mws." + uuid,  # Amazon MWS: an MWS auth token is amzn.mws.<uuid>
+        "RGAPI-" + uuid,  # Riot Games: a development API key is RGAPI-<uuid>
+        "b." + _z(120, ALNUM + "_-"),  # Vault before 1.10: a batch token is b.<base64url> (hvb. since)
+    ):
+        for text in (f"KEY = '{token}'", f"x({token})", f"{token}\n"):
+            assert token[-12:] not in redact(text), text
+    infura = _z(32, HEX)  # Infura: https://<network>.infura.io/v3/<API key> (and wss://.../ws/v3/<API key>)
+    for text in (f"'https://mainnet.infura.io/v3/{infura}'", f"wss://sepolia.infura.io/ws/v3/{infura}"):
+        out = redact(text)
+        assert infura not in out and "infura.io/" in out, out
+    for kept in ("b.name.attr", "see section b.12 of the spec", "django-insecure-setting", "RGAPI-key"):
+        assert redact(kept) == kept, kept
+
+
+def test_session_18_django_secret_key_beyond_shell_separators() -> None:
+    # a .env line ``NAME=value`` is read by dotenv to the line's end: ``&``, ``(`` and ``)`` are the value's
+    key, call = _django_key(), "a(" + _django_key()[2:]
+    for text in (f"SECRET_KEY={key}\n", f"DEBUG=True\nSECRET_KEY={key}\nALLOWED_HOSTS=\n", f"SECRET_KEY={call}"):
+        out = redact(text)
+        assert key[-12:] not in out and call[-12:] not in out, out
+    for kept in ("SECRET_KEY=$(cat /run/secrets/key) && make", 'TOKEN=os.environ.get("TOKEN")', "TOKEN=get()"):
+        assert redact(kept) == kept, kept
+
+
+def test_session_18_a_default_of_a_secret_variable_is_the_secret() -> None:
+    # django-environ / python-decouple: env("NAME", default="...") and config("NAME", default=...); Node:
+    # process.env.NAME || "..."; Windows: setx NAME value
+    key = _django_key()
+    hex40 = _z(40, HEX)
+    for text, value in (
+        (f'SECRET_KEY = env("SECRET_KEY", default="{key}")', key),
+        (f"SECRET_KEY = config('SECRET_KEY', default='{key}')", key),
+        (f"SONAR_TOKEN: process.env.SONAR_TOKEN || '{hex40}',", hex40),
+        (f'const token = process.env.API_TOKEN ?? "{hex40}";', hex40),
+        (f'setx "SONAR_TOKEN" "{hex40}"', hex40),
+        (f"setx API_TOKEN {hex40}", hex40),
+    ):
+        assert value[-12:] not in redact(text), text
+    for kept in ('DEBUG = env("DEBUG", default="False")', "PORT: process.env.PORT || '8080',", "setx PATH C:\\bin"):
+        assert redact(kept) == kept, kept
+
+
+def test_session_18_a_key_name_is_judged_the_same_as_an_argument() -> None:
+    # ``props.set("acme_key", "<random>")`` is ``acme_key = "<random>"`` written as a call's two arguments;
+    # Airtable's legacy API keys are ``key`` + 14 characters
+    airtable, acme = "key" + _z(14), _z(24)
+    for text, value in ((f'props.set("airtable_key", "{airtable}")', airtable), (f"put('acme_key', '{acme}')", acme)):
+        assert value not in redact(text), text
+    for kept in ('props.set("cache_key", "build-2024-06")', 'm.put("sort_key", "created_at")'):
+        assert redact(kept) == kept, kept
+
+
+def test_session_18_bundler_credentials_by_their_variable() -> None:
+    # Bundler's docs: credentials for a gem source host are ``BUNDLE_<HOST>`` with dots as ``__``, value
+    # ``user:password`` (``BUNDLE_GEMS__EXAMPLE__COM=user:pass``); Sidekiq Pro's licence is given this way
+    user, password = _z(8, HEX), _z(8, HEX)
+    for text in (
+        f'BUNDLE_GEMS__CONTRIBSYS__COM: "{user}:{password}"',
+        f"- BUNDLE_ENTERPRISE__EXAMPLE__ORG={user}:{password}",
+        f"export BUNDLE_RUBYGEMS__PKG__GITHUB__COM={user}:{password}",
+    ):
+        assert password not in redact(text), text
+    for kept in (
+        "BUNDLE_PATH=vendor/bundle",
+        "BUNDLE_WITHOUT=development:test",
+        "BUNDLE_JOBS=4",
+        "export BUNDLE_GEMS__EXAMPLE__COM=username:password",  # the samples a URL's userinfo has
+        "BUNDLE_GEMS__EXAMPLE__COM=xxxx:xxxx",
+        "BUNDLE_GEMS__EXAMPLE__COM: cafebabe:deadbeef",  # hex magic words
+        'BUNDLE_GITHUB__COM: "SSM:/#{env}/BUNDLE_GITHUB__COM"',  # a reference
+    ):
+        assert redact(kept) == kept, kept
+
+
+def test_session_18_a_token_as_a_urls_user() -> None:
+    # GitHub's docs: a token is given as the user of an HTTPS URL, ``https://<token>@github.com/...`` or with
+    # the password ``x-oauth-basic``; in userinfo a 40-hex user is a token, not a commit id
+    hex40 = _z(40, HEX)
+    for text in (
+        f"git clone https://{hex40}@github.com/owner/repo.git",
+        f"git clone https://{hex40}:x-oauth-basic@github.com/owner/repo.git",
+        f"pip install git+https://{hex40}:x-oauth-basic@github.com/o/r@0.1#egg=r",
+    ):
+        out = redact(text)
+        assert hex40 not in out and "github.com/" in out, out
+    for kept in (f"https://github.com/owner/repo/commit/{hex40}", f"git@github.com:o/r.git#{hex40}"):
+        assert redact(kept) == kept, kept
+
+
+def test_session_18_scaleway_secret_key_is_a_uuid() -> None:
+    # Scaleway's docs: an API key is an access key (SCW + 17) and a secret key, a UUID
+    secret = "-".join(_z(n, HEX) for n in (8, 4, 4, 4, 12))
+    for text in (f'set("scaleway-key", "{secret}")', f"SCALEWAY_SECRET_KEY={secret}", f"scw_secret_key: {secret}"):
+        assert secret not in redact(text), text
+    kept = f'"scaleway_project_id": "{secret}"'
+    assert redact(kept) == kept
+
+
+def test_session_18_a_percent_encoded_signature_is_one_token() -> None:
+    # Azure's shared access signatures are base64 in a URL's query: ``+``, ``/`` and ``=`` percent-encoded
+    # (``%2B``, ``%2F``, ``%3D``); the random run goes on past them
+    head, tail = _z(30, ALNUM), _z(12, ALNUM)
+    for enc in ("%2b", "%2F"):
+        text = f"echo 'r=https%3a%2f%2fx.example.net%2fapi&e=1%2f1%2f2020&s={head}{enc}{tail}%3d'"
+        out = redact(text)
+        assert tail not in out and head not in out, out
+    kept = "see https://example.com/search?q=a%2Bb%3Dc"
+    assert redact(kept) == kept
+
+
+def test_session_18_placeholders_after_a_providers_prefix() -> None:
+    # Slack's tokens hold a number after the prefix (``xoxb-<team id>-...``); words there, or the random part
+    # written masked, are samples
+    for kept in (
+        "xoxb-xoxb-my-bot-token",
+        "SLACK_BOT_TOKEN=xoxb-your-bot-token-here",
+        f'"token": "xoxp-{_z(12, "0123456789")}-{_z(12, "0123456789")}-{_z(12, "0123456789")}-{"#" * 20}"',
+    ):
+        assert redact(kept) == kept, kept
+    token = f"xoxb-{_z(12, '0123456789')}-{_z(13, '0123456789')}-{_z(24)}"
+    assert token not in redact(f"SLACK_BOT_TOKEN={token}")
+
+
+def test_session_18_a_short_paired_id_beside_its_key() -> None:
+    # Sumo Logic's docs: an access id (``su`` + 12) and an access key (64) are used together
+    access_id, access_key = "su" + _z(12), _z(64)
+    text = f"sumo:\n  accessId: {access_id}\n  accessKey: {access_key}\n"
+    out = redact(text)
+    assert access_id not in out and access_key not in out, out
+    for kept in (f"sumo:\n  accessId: my-access-id\n  accessKey: {access_key}\n", "client_id: 123456789012345"):
+        assert "my-access-id" in redact(kept) or redact(kept) == kept, kept
+
+
+def test_session_18_openweather_appid() -> None:
+    key = _z(32, HEX)
+    out = redact(f"url = 'http://api.openweathermap.org/data/2.5/weather?q=x&units=metric&appid={key}'")
+    assert key not in out and "openweathermap.org" in out, out
+    kept = "https://graph.example.com/v1/app?appid=1234567890123"  # an app's numeric id
+    assert redact(kept) == kept

@@ -256,6 +256,9 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
     head = text[match.start() : start]
     if not quoted and value in _BLOCK_SCALAR:
         return _block_scalar(text, match, end)
+    if not quoted and text[end : end + 1] in _DOTENV_ON and match.group(3) == "=":
+        end = _dotenv_end(text, match.start(), start, end)
+        value = text[start:end]
     if not quoted and end < len(text) and text[end : end + 1] in {"(", "["}:
         return None  # a call or a subscript: code, not a value
     if quoted and "{" in value and text[end + 1 : end + 9] == ".format(":
@@ -285,6 +288,21 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
     return head + SECRET, end
 
 
+_DOTENV_ON = frozenset("&()<>")  # shell separators that a .env value holds (``SECRET_KEY=r&lv*k+q)=x``)
+_DOTENV_VALUE = lazy(r"[^\s'\"`]*+")
+
+
+def _dotenv_end(text: str, name_at: int, start: int, end: int) -> int:
+    """A .env line ``NAME=value`` (the name first on its line): dotenv reads the unquoted value to the line's
+    end, so a shell separator does not end it; a space, ``&&`` and ``$(`` do (a shell command line)."""
+    if text[end : end + 2] in {"&&", "||"} or "$(" in text[start : end + 2] or not _line_start(text, name_at):
+        return end
+    match = _DOTENV_VALUE.match(text, end, end + _MAX_VALUE)
+    if match is None or text[match.end() : match.end() + 1] not in {"", "\n", " ", "\t", "\r"}:
+        return end  # ``TOKEN=os.environ.get("X")``: code, which a quote follows
+    return match.end()
+
+
 def _past_inner_quotes(text: str, start: int, end: int) -> int:
     """A quoted value whose closing quote is followed by more token characters (``'k3#Q'w9&...'``) held
     that quote: it runs to the next such quote that a space, a separator or the line's end follows (on its
@@ -306,9 +324,20 @@ def _pair_id(match: re.Match[str]) -> tuple[str, int] | None:
     text = match.string
     start, end, _quoted = read_value(text, match.end())
     value = text[start:end].strip()
-    if len(value) < 12 or not (is_random_token(value) or is_random(value) or is_random_narrow(value)):
+    if len(value) < 12 or not (
+        is_random_token(value) or is_random(value) or is_random_narrow(value) or _short_random_id(value)
+    ):
         return None
     return text[match.start() : start] + SECRET, end
+
+
+_SHORT_ID = lazy(r"(?=[a-z0-9]{0,15}+[A-Z])(?=[A-Z0-9]{0,15}+[a-z])(?=[A-Za-z]{0,15}+[0-9])[A-Za-z0-9]{12,15}")
+
+
+def _short_random_id(value: str) -> bool:
+    """12-15 letters and digits of both cases, no words: a paired id too short for the random tests
+    (Sumo Logic's access id, ``su`` + 12, beside its access key)."""
+    return _SHORT_ID.fullmatch(value) is not None and not spells_words(value) and not is_placeholder_token(value)
 
 
 def _lone_key(match: re.Match[str]) -> tuple[str, int] | None:
@@ -473,16 +502,39 @@ def _xml_pair(match: re.Match[str]) -> tuple[str, int] | None:
 # A secret-named string, a comma, a value: System.setProperty("X_TOKEN", "..."), os.environ.setdefault(...),
 # config.put("password", "..."), ["apiKey", "..."]. The value must look like a credential (a tuple of names
 # such as ("username", "password", "email") stays).
-_PAIR_ARGS = lazy(r"([\"'])([A-Za-z_][A-Za-z0-9_.-]{0,80}+)\1[ \t]*+,[ \t]*+(?=[\"'])")
+# ``("name", "value")``: a setter's or an environment lookup's two arguments, the value after the name as
+# its default too (django-environ's and decouple's ``env("SECRET_KEY", default="...")``)
+_PAIR_ARGS = lazy(r"([\"'])([A-Za-z_][A-Za-z0-9_.-]{0,80}+)\1[ \t]*+,[ \t]*+(?:default[ \t]*+=[ \t]*+)?+(?=[\"'])")
 
 
 def _pair_args(match: re.Match[str]) -> tuple[str, int] | None:
     name = match.group(2)
     if not is_secret_name(name):
+        if is_key_name(name) and not is_fake_name(name):
+            return _lone_key(match)  # ``set("acme_key", "<random>")``, judged as ``acme_key = "<random>"``
         return None
     text = match.string
     start, end, quoted = read_value(text, match.end())
     if not is_secret_value(name, text[start:end], quoted=quoted, strict=True):
+        return None
+    return text[match.start() : start] + SECRET, end
+
+
+# A secret variable's value given on a command line or as a fallback: Windows' ``setx NAME value`` (quoted
+# or not), Node's ``process.env.NAME || "value"`` / ``?? "value"``.
+_ENV_FALLBACK = lazy(
+    r"(?:(?<![A-Za-z0-9_.-])(?i:setx)[ \t]++([\"']?+)([A-Za-z_][A-Za-z0-9_]{0,80}+)\1[ \t]++"
+    r"|process\.env\.([A-Za-z_][A-Za-z0-9_]{0,80}+)[ \t]*+(?:\|\||\?\?)[ \t]*+(?=[\"'`]))"
+)
+
+
+def _env_fallback(match: re.Match[str]) -> tuple[str, int] | None:
+    name = match.group(2) or match.group(3)
+    if not is_secret_name(name):
+        return None
+    text = match.string
+    start, end, quoted = read_value(text, match.end())
+    if not is_secret_value(name, text[start:end], quoted=quoted):
         return None
     return text[match.start() : start] + SECRET, end
 
@@ -742,9 +794,23 @@ def _userinfo_end(text: str, at: int) -> int:
         at = nxt + 1
 
 
+# ``https://<token>@github.com``, ``https://<token>:x-oauth-basic@github.com``: GitHub's docs give a token as
+# the URL's user, alone or with the fixed password ``x-oauth-basic``; in userinfo a 40-hex user is a token
+_URL_TOKEN_USER = lazy(r"(?<=://)([A-Za-z0-9_-]{20,200}+)(?=(?::x-oauth-basic)?+@)")
+
+
+def _url_token_user(match: re.Match[str]) -> tuple[str, int] | None:
+    user = match.group(1)
+    if not ((len(user) >= 32 and is_hex(user)) or is_random_token(user)):
+        return None
+    return "[REDACTED:url-token]", match.end()
+
+
 def _url(match: re.Match[str]) -> tuple[str, int] | None:
     password = match.group(1)
     text = match.string
+    if password == "x-oauth-basic":
+        return None  # GitHub's fixed password word: the token is the user (``_url_token_user``)
     end = match.end()
     further = _userinfo_end(text, end)
     if further > end:
@@ -1009,12 +1075,13 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     return "[REDACTED:high-entropy]", _glued(match)
 
 
-_GLUED = lazy(r"(?::[A-Za-z0-9+_=-]{1,300}+)++")
+_GLUED = lazy(r"(?::[A-Za-z0-9+_=-]{1,300}+|%(?:2[BbFf]|3[Dd])[A-Za-z0-9+_=-]{0,300}+)++")
 
 
 def _glued(match: re.Match[str]) -> int:
     """Where a hidden token ends: past more token characters glued to it by ':' (an ``id:secret`` pair, a
-    file named ``<key>:<more>.txt``), which the candidate's character class stops at."""
+    file named ``<key>:<more>.txt``), or by base64's ``+``, ``/`` and ``=`` percent-encoded (``%2B``,
+    ``%2F``, ``%3D``: a SAS signature in a URL's query), which the candidate's character class stops at."""
     more = _GLUED.match(match.string, match.end(1))
     return more.end() if more is not None else match.end(1)
 
@@ -1282,9 +1349,13 @@ def _hex_key(match: re.Match[str]) -> tuple[str, int] | None:
 # tokens, each as its documentation shows them), under the provider's name alone (``postmark: "<uuid>"``): a
 # name ending in ``id`` names a thing (``RAILWAY_PROJECT_ID``), and a name holding a secret's word is read by
 # the assignment rules.
+# Scaleway's docs: a secret key is a UUID (its access key is ``SCW`` + 17), named ``scaleway-key``,
+# ``SCALEWAY_SECRET_KEY``, ``scw_secret_key``; as a setter's second argument too (``set("scaleway-key", ...)``)
 _UUID_PROVIDER = lazy(
-    r"(?i)(?<![A-Za-z0-9])(?:postmark|heroku|railway)(?:[_.-]?+(?:app|api|server|account|service))?+"
-    r"[\"']?+[ \t]*+[:=][ \t]*+[\"']?+"
+    r"(?i)(?<![A-Za-z0-9])(?:postmark|heroku|railway"
+    r"|(?:scaleway|scw)(?=[_.-]?+(?:secret[_.-]?+)?+key[\"':= \t]))"
+    r"(?:[_.-]?+(?:app|api|server|account|service|secret[_.-]?+key|key))?+"
+    r"[\"']?+[ \t]*+[:=,][ \t]*+[\"']?+"
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?![0-9A-Za-z-])"
 )
 
@@ -1313,6 +1384,7 @@ _NAME_NEEDLES = (
     "sonar",  # ``sonar.login`` (SonarQube's token)
     "dockercfg",  # Kubernetes' ``.dockercfg`` / ``.dockerconfigjson`` Secret data
     "dockerconfigjson",
+    "bundle_",  # Bundler's ``BUNDLE_<HOST>`` credentials
 )
 
 RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
@@ -1332,6 +1404,7 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("kubernetes-secret", ("data:",), _K8S_DATA, _k8s_secret),
     ("xml-secret", ("value",), _XML_PAIR, _xml_pair),
     ("secret-argument", _NAME_NEEDLES, _PAIR_ARGS, _pair_args),
+    ("secret-argument", ("setx", "process.env."), _ENV_FALLBACK, _env_fallback),
     ("secret-sibling", ("value", "<string>"), _SIBLINGS, _siblings),
     ("secret-assignment", (",",), _TUPLE_ASSIGN, _tuple_assign),
     ("secret-list", ("passwords",), _SECRET_LIST, _secret_list),
@@ -1339,7 +1412,7 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("spaced-key", ("key", "secret", "token"), _DASHED_KEY, _spaced_key),
     ("secret-assignment", ("$",), _PHP_VAR, _php_var),
     ("hex-private-key", ("0x",), _HEX_KEY, _hex_key),
-    ("provider-token", ("postmark", "heroku", "railway"), _UUID_PROVIDER, _uuid_provider),
+    ("provider-token", ("postmark", "heroku", "railway", "scaleway", "scw"), _UUID_PROVIDER, _uuid_provider),
     (
         "prose-secret",
         (
@@ -1361,5 +1434,6 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
         _PROSE,
         _prose,
     ),
+    ("url-token", ("://",), _URL_TOKEN_USER, _url_token_user),  # late: its marker holds ``token]:``
     ("high-entropy", None, _CANDIDATE, _entropy),
 ]

@@ -80,7 +80,9 @@ def _marker(marker: str, hidden: list[str]) -> Callable[[re.Match[str]], str]:
 
     def replace(match: re.Match[str]) -> str:
         token = match.group(0)
-        truncated = match.string[match.end() : match.end() + 3] in {"...", "…"}  # ``ops_eyJzaWdu...`` in docs
+        after = match.string[match.end() : match.end() + 4]
+        # ``ops_eyJzaWdu...`` in docs; ``xoxp-<ids>-####...``: the random part written masked, a sample
+        truncated = after[:3] in {"...", "…"} or after in {"####", "****"}
         if truncated or is_placeholder_token(token) or is_malformed_token(token):
             return token  # a sample, or a provider's prefix without its documented shape: a look-alike
         if is_fake_name(assigned_name(match.string, match.start())):

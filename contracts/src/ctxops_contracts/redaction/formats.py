@@ -18,6 +18,8 @@ _B = r"(?<![A-Za-z0-9_])"  # start boundary that CJK text next to the token does
 _E = r"(?![A-Za-z0-9])"  # end boundary for fixed-length formats
 _BP = r"(?<![A-Za-z0-9_./-])"  # for short prefixes that also occur in file names and URL paths (ico-, API-, xoxo-)
 
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
 # (label, needles: any of these substrings must be present, pattern)
 _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     ("anthropic-key", ("sk-ant-",), _B + r"sk-ant-(?:api\d\d|admin\d\d|oat\d\d|sid\d\d)?-?[A-Za-z0-9_-]{20,}+"),
@@ -260,6 +262,27 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
         r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{0,4000}+\.[A-Za-z0-9_-]{16,}+"
         r"\.[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{16,}+",
     ),
+    # --- session 18 (issue 21): formats from the providers' documentation ------------------------------
+    # Django's startproject writes 'django-insecure-' + get_random_secret_key(): 50 of a-z, 0-9 and !@#$%^&*(-_=+)
+    (
+        "django-secret-key",
+        ("django-insecure-",),
+        _B + r"django-insecure-(?=[a-z0-9_-]{0,49}+[!@#$%^&*(=+)0-9])[a-z0-9!@#$%^&*(\-_=+)]{50}(?![A-Za-z0-9])",
+    ),
+    # Amazon MWS auth tokens: amzn.mws.<uuid>; Riot Games development API keys: RGAPI-<uuid>
+    ("mws-auth-token", ("amzn.mws.",), _B + r"amzn\.mws\." + _UUID + _E),
+    ("riot-api-key", ("RGAPI-",), _B + r"RGAPI-" + _UUID + _E),
+    # Vault before 1.10: batch tokens are ``b.`` and a long base64url body (``hvb.`` since, above); the body
+    # holds a digit and both cases, so ``b.<dotted.name>`` and prose are not one
+    (
+        "vault-batch-token",
+        ("b.",),
+        r"(?<![A-Za-z0-9_.-])b\.(?=[A-Za-z_-]{0,99}+[0-9])(?=[a-z0-9_-]{0,99}+[A-Z])[A-Za-z0-9_-]{100,}+",
+    ),
+    # Infura: the API key is the endpoint's last segment, https://<network>.infura.io/v3/<32 hex> (ws/v3 too)
+    ("infura-key", ("infura.io/",), r"(?:(?<=\.infura\.io/v3/)|(?<=\.infura\.io/ws/v3/))[0-9a-f]{32}" + _E),
+    # OpenWeather: the API key is the ``appid`` query parameter, 32 hex (WeChat's public appid is wx + 16)
+    ("openweather-key", ("appid=",), r"(?<=[?&]appid=)[0-9a-f]{32}" + _E),
     ("zapier-webhook", ("hooks.zapier.com",), r"hooks\.zapier\.com/hooks/catch/\d+/[A-Za-z0-9]{5,}+"),
     (
         "teams-webhook",

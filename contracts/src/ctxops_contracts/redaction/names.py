@@ -164,6 +164,8 @@ def _numbered(parts: list[str]) -> list[str]:
 
 def is_secret_name(name: str) -> bool:
     """True when ``name`` names a secret (``DB_PASSWORD``, ``x-api-key``, ``SecretAccessKey``, ``auth``)."""
+    if _bundler_credentials(name):
+        return True
     parts = _numbered(words(name))
     if not parts or is_public_name(name):
         return False
@@ -173,6 +175,31 @@ def is_secret_name(name: str) -> bool:
     if last in _QUALIFIERS and len(parts) > 1:
         return any(_names_secret(parts[:i]) for i in range(len(parts) - 1, 0, -1))
     return _names_secret(parts)
+
+
+def _bundler_credentials(name: str) -> bool:
+    """Bundler's docs: a gem source's credentials are ``BUNDLE_<HOST>`` (dots written ``__``), value
+    ``user:password``; ``BUNDLE_BUILD__<gem>`` (build flags) and ``BUNDLE_MIRROR__<url>`` are not."""
+    upper = name.upper()
+    return upper.startswith("BUNDLE_") and "__" in upper[7:] and not upper[7:].startswith(("BUILD__", "MIRROR__"))
+
+
+# Hex "magic words" (a debugger's fill, a class file's magic): written as samples, not drawn at random
+_HEX_WORDS = frozenset({"deadbeef", "cafebabe", "feedface", "baadf00d", "deadc0de", "decafbad", "8badf00d"})
+
+
+def _bundler_value(value: str) -> bool:
+    """Bundler's credentials are ``user:password``: a secret unless a sample of a URL's userinfo (``xxxx:xxxx``,
+    ``username:password``, hex magic words) or a reference (``SSM:/path``, ``${VAR}``, ``#{var}``)."""
+    bare = value.strip("'\"")
+    user, colon, password = bare.partition(":")
+    if not colon or not user or len(password) < 4 or any(ch in bare for ch in "/{}$[ "):
+        return False
+    if user.lower() in _HEX_WORDS and password.lower() in _HEX_WORDS:
+        return False
+    if is_placeholder(password) or is_placeholder_token(password) or is_placeholder_token(user):
+        return False
+    return not sample_userinfo("", user, password)
 
 
 def is_stock_secret_name(value: str) -> bool:
@@ -480,6 +507,7 @@ def is_fake_name(name: str) -> bool:
 # reference tokens base64 ``reftkn`` + 56; SettleMint: ``sm_aat_``/``sm_pat_``/``sm_sat_`` + 16). Not GitHub:
 # its documentation reserves the right to lengthen tokens, and its CRC32 check digits cannot be told apart
 # from random ones without the exact encoding.
+_SLACK_PREFIXES = ("xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxe-", "xapp-")  # not the legacy xoxa-/xoxr- (random)
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("npm_", lazy(r"npm_[A-Za-z0-9]{36}")),
     ("dapi", lazy(r"dapi[a-fA-F0-9]{32}(?:-[0-9])?")),
@@ -489,6 +517,9 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("sm_aat_", lazy(r"sm_aat_[A-Za-z0-9]{16}")),
     ("sm_pat_", lazy(r"sm_pat_[A-Za-z0-9]{16}")),
     ("sm_sat_", lazy(r"sm_sat_[A-Za-z0-9]{16}")),
+    # Slack's tokens: after the prefix a number (a team, app or config id, a version: ``xoxb-<team>-...``,
+    # ``xapp-1-...``, ``xoxe-1-...``); ``xoxb-xoxb-my-bot-token`` (words after it) is a written sample
+    *((prefix, lazy(prefix + r"[0-9][A-Za-z0-9/+_=.-]*+")) for prefix in _SLACK_PREFIXES),
 )
 
 
@@ -512,6 +543,8 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
     value that looks like a credential, so ``token: expired`` stays.
     """
     text = value.strip()
+    if _bundler_credentials(name):
+        return _bundler_value(text)
     if len(text) < 4 or is_placeholder(text) or "[REDACTED" in text or is_fake_name(name):
         return False
     if is_malformed_token(text):

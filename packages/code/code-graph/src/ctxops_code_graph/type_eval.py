@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import rid_slices
+from . import rid_slices, sql_ctes
 
 MAX_ROUNDS = 16  # hops: a name through an import is one, a class's method result two
 INHERIT_DEPTH = 6
@@ -375,13 +375,18 @@ WHERE n.expr IS NOT NULL
 
 
 def _by_branch(head: str, body: str) -> tuple[str, ...]:
-    """`nx` filled one branch of `body`'s top-level UNION ALL at a time, each with the CTEs of `head` (DuckDB
-    plans only the CTEs a branch names). As one statement, every branch's hash tables and the CTEs they share
-    were held at once and could not spill: the stdlib's first round failed under a 100 MB cap (and a ~46k-file
-    build's resolution under its 512 MB). The rows are the same; their order does not matter (`ts` is
-    `nx EXCEPT seen`)."""
+    """`nx` filled one branch of `body`'s top-level UNION ALL at a time, each with the CTEs of `head` it reads
+    (DuckDB parses and binds every CTE of a statement, read or not: ~10 KB of SQL per branch cost more than most
+    branches' work). As one statement, every branch's hash tables and the CTEs they share were held at once and
+    could not spill: the stdlib's first round failed under a 100 MB cap (and a ~46k-file build's resolution
+    under its 512 MB). `named` (the open states' names looked up in their files), which six branches read, is
+    made once per hop (a slice's rows: a few per state) instead of once per branch. The rows are the same;
+    their order does not matter (`ts` is `nx EXCEPT seen`)."""
+    ctes = sql_ctes.split_with(head)
+    made_once = [(name, "named AS (SELECT * FROM hop_named)" if name == "named" else sql) for name, sql in ctes]
+    named = f"CREATE OR REPLACE TEMP TABLE hop_named AS {sql_ctes.with_needed(ctes, 'FROM named')}SELECT * FROM named"
     branches = [b.strip() for b in body.split("\nUNION ALL\n")]
-    return tuple(f"INSERT INTO nx {head}{branch}" for branch in branches)
+    return (named, *(f"INSERT INTO nx {sql_ctes.with_needed(made_once, branch)}{branch}" for branch in branches))
 
 
 _STEP = _step(instantiate=True)
@@ -484,6 +489,7 @@ def evaluate(con: Any) -> None:
             con.execute(_SPLIT_UNIONS)
         _hop(con, step)
         con.execute(f"INSERT INTO seen SELECT {_COLS} FROM ts")
+    con.execute("DROP TABLE IF EXISTS hop_named")
     if con.execute("SELECT count(*) FROM unions").fetchone()[0]:
         con.execute(_WHOLE_UNIONS)
         con.execute("DELETE FROM done WHERE rid IN (SELECT rid FROM union_bad)")

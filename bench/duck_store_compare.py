@@ -26,9 +26,7 @@ def main() -> int:
     tables = sorted(
         {
             r[0]
-            for r in con.execute(
-                "SELECT table_name FROM duckdb_tables() WHERE database_name IN ('a', 'b')"
-            ).fetchall()
+            for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name IN ('a', 'b')").fetchall()
         }
     )
     differ = 0
@@ -46,7 +44,8 @@ def main() -> int:
             continue
         same = extra == 0 and missing == 0
         differ += not same
-        print(f"{table}: {'same' if same else 'DIFFER'} ({n_a} / {n_b} rows; {extra} only after, {missing} only before)")
+        verdict = "same" if same else "DIFFER"
+        print(f"{table}: {verdict} ({n_a} / {n_b} rows; {extra} only after, {missing} only before)")
     print("differ:", differ)
     return 1 if differ else 0
 

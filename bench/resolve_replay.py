@@ -29,13 +29,27 @@ from ctxops_code_graph import duck_store
 _EDGE_ORDER = "ORDER BY ALL"
 
 
-def _traced(con: Any, log: list[str]) -> Any:
-    """A proxy of `con` that records the last statement it ran (to name the one that fails)."""
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _traced(con: Any, log: list[str], costs: dict[str, list[float]] | None = None) -> Any:
+    """A proxy of `con` that records the last statement it ran (to name the one that fails) and, with
+    `costs`, each statement's CPU-s (all of DuckDB's threads) and calls, keyed by its text."""
 
     class Traced:
         def execute(self, sql: str, *args: Any) -> Any:
             log.append(sql)
-            return con.execute(sql, *args)
+            if costs is None:
+                return con.execute(sql, *args)
+            cpu0 = _cpu()
+            try:
+                return con.execute(sql, *args)
+            finally:
+                cost = costs.setdefault(" ".join(sql.split()), [0.0, 0])
+                cost[0] += _cpu() - cpu0
+                cost[1] += 1
 
         def __getattr__(self, name: str) -> Any:
             return getattr(con, name)
@@ -88,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save", type=Path, help="write the resolved edges, sorted, to this Parquet file")
     ap.add_argument("--compare", type=Path, help="compare the resolved edges with this saved Parquet file")
     ap.add_argument("--after", action="store_true", help="then the file graph and the edge copy's reads, same cap")
+    ap.add_argument("--statements", type=int, default=0, help="print the N statements that cost the most CPU")
     args = ap.parse_args(argv)
     if args.slice_rows:
         from ctxops_code_graph import rid_slices
@@ -107,9 +122,10 @@ def main(argv: list[str] | None = None) -> int:
             name, _, value = setting.partition("=")
             con.execute(f"SET {name} = '{value}'")
         log: list[str] = []
+        costs: dict[str, list[float]] | None = {} if args.statements else None
         cpu0, wall0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
         try:
-            duck_store.resolve(_traced(con, log), all_refs=True)
+            duck_store.resolve(_traced(con, log, costs), all_refs=True)
         except Exception as exc:  # the replay's point is to name the failing statement
             statement = " ".join((log[-1] if log else "?").split())
             print(f"FAILED at {args.memory}: {type(exc).__name__}: {str(exc).splitlines()[0]}")
@@ -122,6 +138,12 @@ def main(argv: list[str] | None = None) -> int:
             f"ok at {args.memory}: resolve {time.perf_counter() - wall0:.2f} s wall, {cpu:.2f} CPU-s,"
             f" edges {count}, fingerprint {digest}, peak RSS {cpu1.ru_maxrss / 1024:.0f} MiB"
         )
+        if costs:
+            ranked = sorted(costs.items(), key=lambda item: -item[1][0])
+            for sql, (spent, calls) in ranked[: args.statements]:
+                shown = sql if len(sql) <= 150 else f"{sql[:70]} ... {sql[-75:]}"
+                print(f"{spent:7.2f} CPU-s {int(calls):4d}x  {shown}")
+            print(f"{sum(c[0] for c in costs.values()):7.2f} CPU-s in {sum(int(c[1]) for c in costs.values())} calls")
         if args.after:
             failed = _after_resolution(con)
             after = resource.getrusage(resource.RUSAGE_SELF)

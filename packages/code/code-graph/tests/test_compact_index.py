@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 from ctxops_code_graph import CodeIndex
 from ctxops_code_graph.builder import IndexWriter
-from ctxops_code_graph.duck_store import write_compacted
+from ctxops_code_graph.duck_store import scratch_store, write_compacted
 from ctxops_code_graph.layout import IndexLayout
 from ctxops_code_graph.lookup_queries import walk
 from ctxops_code_graph.reader import id_path
@@ -126,6 +126,22 @@ def test_the_build_store_is_written_once(tmp_path: Path) -> None:
     assert copy.execute("SELECT count(*), sum(i) FROM t").fetchone() == (300000, sum(range(300000)))
     copy.close()
     assert target.stat().st_size < (tmp_path / "building.duckdb").stat().st_size
+
+
+def test_a_scratch_store_s_compacted_copy_is_whole_in_its_file(tmp_path: Path) -> None:
+    """The build's scratch store checkpoints late and never at close; the copy it publishes is all in its own
+    file (no WAL beside it: the file is renamed into place, a WAL would be left behind under the old name)."""
+    con = duckdb.connect(str(tmp_path / "building.duckdb"))
+    scratch_store(con)
+    con.execute("CREATE TABLE t AS SELECT range AS i, 'row ' || range AS s FROM range(300000)")
+    target = tmp_path / "compacted.duckdb"
+    write_compacted(con, target)
+    con.close()
+    assert not target.with_name(target.name + ".wal").exists()
+    moved = target.rename(tmp_path / "published.duckdb")
+    copy = duckdb.connect(str(moved), read_only=True)
+    assert copy.execute("SELECT count(*), sum(i) FROM t").fetchone() == (300000, sum(range(300000)))
+    copy.close()
 
 
 def test_a_full_build_publishes_a_store_without_free_blocks(tmp_path: Path) -> None:

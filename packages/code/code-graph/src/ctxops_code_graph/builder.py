@@ -269,6 +269,7 @@ class IndexWriter:
             # Opened once the first chunk is back: the scan workers are forked by then (DuckDB's threads
             # must not be running when a process forks). One DuckDB thread while the workers have the cores.
             con = duck_store.connect(tmp, memory_limit=FULL_BUILD_MEMORY)
+            duck_store.scratch_store(con)
             duck_store.create_tables(con)
             con.execute("SET threads TO 1")
             return con

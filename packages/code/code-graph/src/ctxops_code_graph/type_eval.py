@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import rid_slices
+from . import rid_slices, sql_ctes
 
 MAX_ROUNDS = 16  # hops: a name through an import is one, a class's method result two
 INHERIT_DEPTH = 6
@@ -81,6 +81,7 @@ def _callback(steps: str, expr: str, path: str) -> str:
 
 
 _COLS = "rid, path, mk, nm, steps, cls, selfc, via, enc"
+Step = tuple[tuple[str | None, str], ...]  # (guard, statement): the statement runs where `ts` holds its guard
 
 _START = f"""
 CREATE OR REPLACE TEMP TABLE ts AS
@@ -130,7 +131,7 @@ SELECT o.rid, o.path, {_parse("o.expr", "o.steps")}, NULL, o.selfc, greatest(o.v
 
 # One hop of every open expression in `ts` into `nx`; `_step(True)` also instantiates callees' type parameters
 # from their calls' context (TypeScript), left out where no call states any (it costs each round a little).
-def _step(instantiate: bool) -> tuple[str, ...]:
+def _step(instantiate: bool) -> Step:
     cb = _callback if instantiate else _as_written
     _INSTANTIATE = f",\n{_OFFERED}" if instantiate else ""
     _INSTANTIATED = _DECIDED if instantiate else ""
@@ -375,14 +376,46 @@ WHERE n.expr IS NOT NULL
     return _by_branch(head, body)
 
 
-def _by_branch(head: str, body: str) -> tuple[str, ...]:
-    """`nx` filled one branch of `body`'s top-level UNION ALL at a time, each with the CTEs of `head` (DuckDB
-    plans only the CTEs a branch names). As one statement, every branch's hash tables and the CTEs they share
-    were held at once and could not spill: the stdlib's first round failed under a 100 MB cap (and a ~46k-file
-    build's resolution under its 512 MB). The rows are the same; their order does not matter (`ts` is
-    `nx EXCEPT seen`)."""
-    branches = [b.strip() for b in body.split("\nUNION ALL\n")]
-    return tuple(f"INSERT INTO nx {head}{branch}" for branch in branches)
+# A step's statement with the open states it can start from: run only where `ts` holds one (each statement
+# costs its scans of `symbols` and `types`, ~10-20 ms, also over no states: a slice without pytest fixtures
+# or without states that walk a class's members needs none of their branches).
+_GUARDS = {
+    "nearest": "cls IS NOT NULL AND steps <> ''",  # `c`: a class's member (`mro`, `member`, `nearest`)
+    "called": "cls IS NULL AND mk = '&'",  # a callback's parameter
+    "decided": "cls IS NULL AND mk = '%'",  # a callee's type parameter, instantiated
+    "fixture": "cls IS NULL AND mk = '@'",  # a pytest fixture (the branch reads `e` only where `e.mk = '@'`)
+}
+
+
+def _by_branch(head: str, body: str) -> Step:
+    """`nx` filled one branch of `body`'s top-level UNION ALL at a time, each with the CTEs of `head` it reads
+    (DuckDB parses and binds every CTE of a statement, read or not: ~10 KB of SQL per branch cost more than most
+    branches' work). As one statement, every branch's hash tables and the CTEs they share were held at once and
+    could not spill: the stdlib's first round failed under a 100 MB cap (and a ~46k-file build's resolution
+    under its 512 MB). `named` (the open states' names looked up in their files), which six branches read, is
+    made once per hop (a slice's rows: a few per state) instead of once per branch. The rows are the same;
+    their order does not matter (`ts` is `nx EXCEPT seen`)."""
+    ctes = sql_ctes.split_with(head)
+    made_once = [(name, "named AS (SELECT * FROM hop_named)" if name == "named" else sql) for name, sql in ctes]
+    named = f"CREATE OR REPLACE TEMP TABLE hop_named AS {sql_ctes.with_needed(ctes, 'FROM named')}SELECT * FROM named"
+    step: list[tuple[str | None, str]] = [(None, named)]
+    for branch in (b.strip() for b in body.split("\nUNION ALL\n")):
+        with_ = sql_ctes.with_needed(made_once, branch)
+        guard = next((g for g in ("nearest", "called", "decided") if f"\n{g} AS (" in f"\n{with_}"), None)
+        if guard is None and "WHERE e.mk = '@'" in branch:
+            guard = "fixture"
+        step.append((guard, f"INSERT INTO nx {with_}{branch}"))
+    return tuple(step)
+
+
+def _run_step(con: Any, step: Step) -> None:
+    """The step's statements whose guard some state of `ts` holds."""
+    guards = sorted({guard for guard, _ in step if guard is not None})
+    held = con.execute(f"SELECT {', '.join(f'count(*) FILTER (WHERE {_GUARDS[g]}) > 0' for g in guards)} FROM ts")
+    holds = dict(zip(guards, held.fetchone(), strict=True))
+    for guard, statement in step:
+        if guard is None or holds[guard]:
+            con.execute(statement)
 
 
 _STEP = _step(instantiate=True)
@@ -432,15 +465,14 @@ WHERE coalesce(j.n_got, 0) < u.n OR j.n_has = 0 OR j.n_unknown > 0
 """
 
 
-def _hop(con: Any, step: tuple[str, ...]) -> None:
+def _hop(con: Any, step: Step) -> None:
     """`ts` becomes the states one hop on that were not seen before (`nx EXCEPT seen`), computed a slice of
     references at a time (`rid_slices`: every join, window and grouping of a hop, and the comparison with
     `seen`, is within one `rid`), so a round holds one slice's hash tables instead of all of them."""
     slices = list(rid_slices.ranges(con, "ts"))
     if len(slices) == 1:
         con.execute(f"CREATE OR REPLACE TEMP TABLE nx AS SELECT {_COLS} FROM ts LIMIT 0")
-        for statement in step:
-            con.execute(statement)
+        _run_step(con, step)
         # (`seen` of these references only: all of it, the whole build's states, was a hash table over the cap)
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE ts AS SELECT {_COLS} FROM nx"
@@ -453,8 +485,7 @@ def _hop(con: Any, step: tuple[str, ...]) -> None:
     for where in slices:
         con.execute(f"CREATE OR REPLACE TEMP TABLE ts AS SELECT * FROM ts_whole WHERE {where}")
         con.execute(f"CREATE OR REPLACE TEMP TABLE nx AS SELECT {_COLS} FROM ts LIMIT 0")
-        for statement in step:
-            con.execute(statement)
+        _run_step(con, step)
         con.execute(f"INSERT INTO ts_next SELECT {_COLS} FROM nx EXCEPT SELECT {_COLS} FROM seen WHERE {where}")
     con.execute("DROP TABLE ts")
     con.execute("DROP TABLE ts_whole")
@@ -485,6 +516,7 @@ def evaluate(con: Any) -> None:
             con.execute(_SPLIT_UNIONS)
         _hop(con, step)
         con.execute(f"INSERT INTO seen SELECT {_COLS} FROM ts")
+    con.execute("DROP TABLE IF EXISTS hop_named")
     if con.execute("SELECT count(*) FROM unions").fetchone()[0]:
         con.execute(_WHOLE_UNIONS)
         con.execute("DELETE FROM done WHERE rid IN (SELECT rid FROM union_bad)")

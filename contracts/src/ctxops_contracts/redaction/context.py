@@ -529,7 +529,11 @@ _ENV_FALLBACK = lazy(
 
 
 def _env_fallback(match: re.Match[str]) -> tuple[str, int] | None:
-    name = match.group(2) or match.group(3)
+    return _value_after(match, match.group(2) or match.group(3))
+
+
+def _value_after(match: re.Match[str], name: str) -> tuple[str, int] | None:
+    """The value read right after `match`, hidden when `name` and the value say it is a secret."""
     if not is_secret_name(name):
         return None
     text = match.string
@@ -653,14 +657,7 @@ _PHP_VAR = lazy(r"\$([A-Za-z_][A-Za-z0-9_]{0,80}+)[ \t]*+(?:\.=|\?\?=|=(?![=>])|
 
 
 def _php_var(match: re.Match[str]) -> tuple[str, int] | None:
-    name = match.group(1)
-    if not is_secret_name(name):
-        return None
-    text = match.string
-    start, end, quoted = read_value(text, match.end())
-    if not is_secret_value(name, text[start:end], quoted=quoted):
-        return None
-    return text[match.start() : start] + SECRET, end
+    return _value_after(match, match.group(1))
 
 
 # --- command-line flags and commands that take a secret ------------------------------------------------

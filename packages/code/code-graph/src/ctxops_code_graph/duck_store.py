@@ -149,11 +149,31 @@ WHERE c.qualifier IN ('self', 'cls', 'this', 'Self')
     (
         None,
         """
--- (a definition inside the enclosing one is nearer than a top-level one of the same name)
+-- Python imports written inside a function (the innermost def, method or class around the import: one in a
+-- class body or a nested def binds there only), of the files being resolved: they bind the name in that
+-- function only, for its whole body
+CREATE OR REPLACE TEMP TABLE fn_imports AS
+SELECT i.path, i.line, i.alias, f.id AS fid, f.kind AS fkind, f.line AS fline, f.end_line AS fend
+FROM imports i JOIN symbols f ON f.path = i.path AND f.fam = 'python'
+ AND f.kind IN ('function', 'method', 'class') AND i.line > f.line AND i.line <= f.end_line
+WHERE i.path IN (SELECT DISTINCT path FROM pending WHERE fam = 'python') AND i.alias IS NOT NULL
+QUALIFY row_number() OVER (PARTITION BY i.path, i.line, i.alias ORDER BY f.line DESC, f.end_line) = 1
+""",
+    ),
+    (
+        None,
+        """
+-- (a definition inside the enclosing one is nearer than a top-level one of the same name; an import in the
+-- enclosing function keeps the file's top-level definition of that name from being the answer, whether or
+-- not the import's module is in the repository: bottle's `def run(self, handler): from bjoern import run;
+-- run(...)`)
 INSERT INTO everything
 SELECT r.rid, s.id, CASE WHEN s.parent IS NULL THEN 10 ELSE 8 END, 'exact', 'local' FROM pending r
 JOIN syms s ON s.path = r.path AND s.name = r.symbol_name
 WHERE r.qualifier IS NULL AND r.role <> 'import' AND (s.parent IS NULL OR s.parent = r.enclosing)
+ AND NOT (s.parent IS NULL AND r.fam = 'python' AND EXISTS (
+   SELECT 1 FROM fn_imports fi WHERE fi.fid = r.enclosing AND fi.alias = r.symbol_name
+    AND fi.fkind IN ('function', 'method')))
 """,
     ),
     # A function nested in a function (a closure) is seen, by its bare name, from every function nested in
@@ -279,6 +299,9 @@ JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.name IS NOT N
 LEFT JOIN syms e ON e.id = r.enclosing
 JOIN syms s ON s.path = i.target_path AND s.parent IS NULL
  AND s.name = CASE WHEN i.name = 'default' THEN i.alias ELSE i.name END
+-- (a Python import inside a function or class binds the name there only: not for a use elsewhere)
+LEFT JOIN fn_imports fi ON fi.path = i.path AND fi.line = i.line AND fi.alias = i.alias
+WHERE r.role = 'import' OR fi.path IS NULL OR (r.line > fi.fline AND r.line <= fi.fend)
 """,
     ),
     (

@@ -6,8 +6,7 @@ code-graph's tests/test_python_inferred_returns.py."""
 
 from __future__ import annotations
 
-import time
-
+from cpu_timing import best_cpu_s
 from ctxops_code_scan.extract import extract
 
 
@@ -59,12 +58,7 @@ def test_a_local_made_by_a_capitalised_call_is_the_call_s_value() -> None:
 
 
 def _best(src: str) -> float:
-    took = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        extract(src.encode(), "mod.py", "python")
-        took = min(took, time.process_time() - started)
-    return took
+    return best_cpu_s(lambda: extract(src.encode(), "mod.py", "python"))
 
 
 def test_functions_returning_each_other_s_results_extract_linearly() -> None:

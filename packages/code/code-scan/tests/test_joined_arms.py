@@ -4,8 +4,7 @@ linear time; the graph-level answers are code-graph's tests/test_python_unions.p
 
 from __future__ import annotations
 
-import time
-
+from cpu_timing import best_cpu_s
 from ctxops_code_scan.extract import extract
 
 
@@ -34,12 +33,8 @@ def test_arms_of_one_class_type_the_receiver() -> None:
 
 
 def _best(src: str, name: str) -> float:
-    took = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        assert _receivers(src, name) == [None]
-        took = min(took, time.process_time() - started)
-    return took
+    assert _receivers(src, name) == [None]
+    return best_cpu_s(lambda: _receivers(src, name))
 
 
 def test_a_long_or_chain_extracts_linearly() -> None:

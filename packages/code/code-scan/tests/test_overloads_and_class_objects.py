@@ -4,8 +4,7 @@ test_python_code_map_iv.py."""
 
 from __future__ import annotations
 
-import time
-
+from cpu_timing import best_cpu_s
 from ctxops_code_scan.extract import extract
 
 
@@ -107,12 +106,7 @@ def test_overloads_extract_linearly() -> None:
         return head + defs + "def f(v):\n    return v\n\n\ndef use():\n" + calls
 
     def best(src: str) -> float:
-        took = float("inf")
-        for _ in range(3):
-            started = time.process_time()
-            extract(src.encode(), "mod.py", "python")
-            took = min(took, time.process_time() - started)
-        return took
+        return best_cpu_s(lambda: extract(src.encode(), "mod.py", "python"))
 
     # 16x the lines: linear is ~16x, quadratic ~256x (tree-sitter alone grows a little faster than linear)
     assert best(source(1600)) < 64 * best(source(100))

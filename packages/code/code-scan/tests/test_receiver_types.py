@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
+from cpu_timing import best_cpu_s
 from ctxops_code_scan.extract import extract
 from ctxops_code_scan.receiver_types import plain_type
 
@@ -53,13 +52,8 @@ LINEAR_BOUND = 64
 
 
 def _extract_s(src: str, path: str = "shapes.py") -> float:
-    """The best of three extractions' CPU seconds (CPU, not wall: a loaded machine stretches wall unevenly)."""
-    best = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        extract(src.encode(), path, "python")
-        best = min(best, time.process_time() - started)
-    return best
+    """The best of three extractions' CPU seconds."""
+    return best_cpu_s(lambda: extract(src.encode(), path, "python"))
 
 
 def test_receiver_types_of_calls() -> None:

@@ -55,7 +55,7 @@ from .type_exprs import (
 MAX_SIGNATURE = 200
 _NOT_A_NAME = re.compile("[()\\[\\]{}\n\"'`]")  # a qualifier with these is an expression, not a (dotted) name
 _A_NAME = re.compile(r"[\w$#.]+")
-_ORDER = {"def": 0, "scope": 0, "import": 1, "bind": 1, "ref": 2}
+_ORDER = {"def": 0, "scope": 0, "import": 1, "bind": 1, "ref": 2, "local": 3}
 _NOT_TYPED = frozenset({"self", "cls", "this", "super", "?"})  # receivers resolved otherwise, or not at all
 _SCOPES = frozenset({"impl", "namespace"})  # naming scopes that are not symbols
 
@@ -91,7 +91,7 @@ def _main_captures(lang: str) -> dict[int, tuple[str, int, str, str]]:
 
 def _main_capture(caps: dict[str, list[Any]]) -> tuple[str, int, str, str]:
     for key in caps:
-        if key.startswith(("def.", "ref.", "scope.", "bind.")) or key == "import":
+        if key.startswith(("def.", "ref.", "scope.", "bind.", "local.")) or key == "import":
             head, _, sub = key.partition(".")
             return key, _ORDER[head], head, sub
     return "", 0, "", ""
@@ -145,12 +145,16 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     cursor = tree_sitter.QueryCursor(ts_query(lang))
     mains = _main_captures(lang)
     items: list[tuple[int, int, int, int, str, dict[str, list[Any]], str, str]] = []
+    local_matches: list[tuple[str, dict[str, list[Any]]]] = []  # (`@local.<kind>`: brace_scopes.py)
     for pattern, caps in cursor.matches(tree.root_node):
         found = mains.get(pattern)
         if found is None:
             found = mains[pattern] = _main_capture(caps)
         main, order, head, sub = found
         if not main:
+            continue
+        if head == "local":  # (a binding for `brace_scopes`, read after the sweep)
+            local_matches.append((sub, caps))
             continue
         node = caps[main][0]
         items.append((node.start_byte, order, -node.end_byte, pattern, main, caps, head, sub))
@@ -515,6 +519,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             out.symbols[index] = Symbol(**{**_as_dict(sym), "parent": parent})
     if python:
         _drop_locals(tree.root_node, out)
+    elif local_matches:
+        _drop_brace_locals(lang, out, local_matches)
     return out
 
 
@@ -554,6 +560,26 @@ def _drop_locals(root: Any, out: Extraction) -> None:
     if drop:
         gone = {at[k] for k in drop}
         out.references = [r for i, r in enumerate(refs) if i not in gone]
+
+
+def _drop_brace_locals(lang: str, out: Extraction, matches: list[tuple[str, dict[str, list[Any]]]]) -> None:
+    """Go, JavaScript, TypeScript: leave out the bare-name uses that mean a parameter or a local variable
+    (`brace_scopes`). In JavaScript and TypeScript a call is in the value namespace, a type reference in the
+    type namespace; Go has one."""
+    from .brace_scopes import TYPE, VALUE, shadowed
+
+    go = lang == "go"
+    at: list[int] = []
+    uses: list[tuple[int, int, str, str]] = []
+    for i, r in enumerate(out.references):
+        if r.qualifier is not None or r.role == "import" or (not go and r.role not in ("call", "type")):
+            continue
+        at.append(i)
+        uses.append((r.line - 1, r.col, r.symbol_name, TYPE if r.role == "type" and not go else VALUE))
+    drop = shadowed(go, uses, matches) if uses else set()
+    if drop:
+        gone = {at[k] for k in drop}
+        out.references = [r for i, r in enumerate(out.references) if i not in gone]
 
 
 def _stated_bases(refs: list[Reference], class_objects: dict[str, str]) -> list[Reference]:

@@ -74,3 +74,14 @@
 (range_clause left: (expression_list . (identifier) @name)) @bind.local
 (type_switch_statement alias: (expression_list (identifier) @name)) @bind.local
 (receive_statement left: (expression_list (identifier) @name)) @bind.local
+
+
+
+; Bindings that hide an outer name from a bare-name use, and the scopes they bind in (brace_scopes.py):
+; single-node patterns only (a pattern with a child step stays open through the node's subtree, which on
+; deeply nested code costs its depth at every node). Read after the sweep.
+[(function_declaration) (method_declaration) (func_literal)] @local.function
+(type_spec) @local.function
+[(block) (if_statement) (for_statement) (expression_switch_statement) (type_switch_statement)
+ (select_statement) (expression_case) (type_case) (default_case) (communication_case)] @local.block
+[(short_var_declaration) (var_spec) (const_spec) (range_clause) (receive_statement)] @local.declaration

@@ -24,3 +24,13 @@
 ; Imports -----------------------------------------------------------------
 (import_statement) @import
 (export_statement source: (_)) @import  ; a re-export (`export * from './x'`) imports what it re-exports
+
+
+
+; Bindings that hide an outer name from a bare-name use, and the scopes they bind in (brace_scopes.py):
+; single-node patterns only (a pattern with a child step stays open through the node's subtree, which on
+; deeply nested code costs its depth at every node). Read after the sweep.
+[(function_declaration) (generator_function_declaration) (function_expression) (generator_function)
+ (arrow_function) (method_definition)] @local.function
+[(statement_block) (for_statement) (for_in_statement) (switch_body) (catch_clause)] @local.block
+[(lexical_declaration) (variable_declaration) (class_declaration)] @local.declaration

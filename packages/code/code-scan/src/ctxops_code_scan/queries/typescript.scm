@@ -110,3 +110,15 @@
 (required_parameter pattern: (this) type: (type_annotation) @type) @bind.this
 ; `return value`: what a function without a stated result gives (when all its returns agree).
 (return_statement (_) @value) @bind.return
+
+
+
+; Bindings that hide an outer name from a bare-name use, and the scopes they bind in (brace_scopes.py):
+; single-node patterns only (a pattern with a child step stays open through the node's subtree, which on
+; deeply nested code costs its depth at every node). Read after the sweep.
+[(function_declaration) (generator_function_declaration) (function_expression) (generator_function)
+ (arrow_function) (method_definition)] @local.function
+[(statement_block) (for_statement) (for_in_statement) (switch_body) (catch_clause)] @local.block
+[(lexical_declaration) (variable_declaration) (class_declaration)] @local.declaration
+[(class_declaration) (abstract_class_declaration) (interface_declaration) (type_alias_declaration)
+ (function_signature) (method_signature)] @local.generic

@@ -21,8 +21,9 @@ The languages' own rules, read from their specs:
 
 Names declared at a file's top level are the symbols the resolver looks for, as are functions and classes
 declared in a function (`function helper() {}`, `const helper = () => ...`): a use whose innermost binding
-is one of those is kept. The functions, blocks and declarations come from the tags query's `@local.*`
-matches (the same traversal, C speed); only the names like a bare-name use of the file are read further;
+is one of those is kept. The functions and declarations come from the tags query's `@local.*` matches
+(the same traversal, C speed), the blocks from a query of their own when a binding needs one; only the
+names like a bare-name use of the file are read further;
 the block or function around each binding and the innermost binding around each use come from sweeps in
 document order (never a walk up the tree: a node's parent costs its depth in tree-sitter). Linear in the
 file.
@@ -31,6 +32,8 @@ file.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 Point = tuple[int, int]
@@ -41,6 +44,7 @@ _FUNCTION_VALUES = frozenset(("arrow_function", "function_expression", "generato
 Binding = tuple[str, str, Point, Point, bool]
 # The tags query's `@local.<kind>` matches: (kind, the match's captures)
 LocalMatch = tuple[str, dict[str, list[Any]]]
+Blocks = Callable[[], list[Any]]  # the file's blocks, queried on first need
 
 
 def _pattern_names(node: Any) -> list[Any]:
@@ -70,55 +74,66 @@ def _pattern_names(node: Any) -> list[Any]:
     return out
 
 
-def _named(nodes: Any, wanted: set[bytes]) -> list[Any]:
-    return [n for n in nodes if n.type == "identifier" and n.text in wanted]
-
-
-def _go_bindings(functions: list[Any], blocks: list[Any], declarations: list[Any], wanted: set[bytes]) -> list[Binding]:
+def _go_bindings(by_kind: dict[str, list[dict[str, list[Any]]]], root: Any, wanted: set[bytes]) -> list[Binding]:
+    """Go: each binding's name comes from the tags query (`@bind.local`'s `@name`, `@local.param`,
+    `@local.tparam`, `@local.after`); its function or block from sweeps, only for the names like a use."""
     out: list[Binding] = []
-    for fn in functions:
-        tparams = fn.child_by_field_name("type_parameters")
-        if tparams is not None:  # (the whole declaration: its signature names them too)
-            for decl in tparams.named_children:
-                out.extend((VALUE, n.text.decode(), fn.start_point, fn.end_point, False)
-                           for n in _named(decl.children_by_field_name("name"), wanted))  # fmt: skip
-        body = fn.child_by_field_name("body")
-        if body is None or fn.type == "type_spec":
+    params: list[Any] = []  # names
+    tparams: list[Any] = []
+    after: list[tuple[Any, Any]] = []  # (name, its declaration): from the declaration's end to its block's
+    for caps in by_kind.get("bind", ()):
+        name = caps["name"][0]
+        if name.text not in wanted:
             continue
-        for field in ("receiver", "parameters", "result"):
-            plist = fn.child_by_field_name(field)
-            if plist is None or plist.type != "parameter_list":
-                continue
-            for decl in plist.named_children:
-                out.extend((VALUE, n.text.decode(), body.start_point, body.end_point, False)
-                           for n in _named(decl.children_by_field_name("name"), wanted))  # fmt: skip
-    after: list[tuple[Any, list[Any]]] = []  # (a local declaration, the names it binds from its end on)
-    for block in blocks:
-        if block.type == "type_switch_statement":  # `switch v := x.(type)`: v in every clause
-            alias = block.child_by_field_name("alias")
-            names = _named(alias.named_children, wanted) if alias is not None else []
-            out.extend((VALUE, n.text.decode(), alias.end_point, block.end_point, False) for n in names)
-    for decl in declarations:
+        decl = caps["bind.local"][0]
         t = decl.type
-        if t in ("var_spec", "const_spec"):
-            names = _named(decl.children_by_field_name("name"), wanted)
-        elif t == "short_var_declaration" or any(c.type == ":=" for c in decl.children):
-            left = decl.child_by_field_name("left")
-            names = _named(left.named_children, wanted) if left is not None else []
-        else:
-            continue  # `for k = range xs`, `case v = <-ch`: assignments, no binding
-        if names:
-            after.append((decl, names))
+        if t == "parameter_declaration":
+            params.append(name)
+        elif t == "type_switch_statement":  # `switch v := x.(type)`: v in every clause
+            alias = decl.child_by_field_name("alias")
+            if alias is not None:
+                out.append((VALUE, name.text.decode(), alias.end_point, decl.end_point, False))
+        elif t in ("short_var_declaration", "var_spec") or any(c.type == ":=" for c in decl.children):
+            after.append((name, decl))
+        # (else `for k = range xs`, `case v = <-ch`: assignments, no binding)
+    params += [caps["local.param"][0] for caps in by_kind.get("param", ()) if caps["local.param"][0].text in wanted]
+    tparams += [caps["local.tparam"][0] for caps in by_kind.get("tparam", ()) if caps["local.tparam"][0].text in wanted]
+    after += [
+        (c["local.after"][0], c["decl"][0]) for c in by_kind.get("after", ()) if c["local.after"][0].text in wanted
+    ]
+    if params or tparams:
+        found = _found(root, "go-functions")
+        functions, types = found.get("function", []), found.get("ftype", [])
+        names = params + tparams
+        around = _Innermost([(f.start_point, f.end_point) for f in functions], functions).around(
+            [n.start_point for n in names]
+        )
+        in_type = _Innermost([(f.start_point, f.end_point) for f in types], types).around(
+            [n.start_point for n in names]
+        )
+        for i, (name, fn, ftype) in enumerate(zip(names, around, in_type, strict=True)):
+            if fn is None:
+                continue
+            if i >= len(params):  # a type parameter: the whole declaration (its signature names it too)
+                out.append((VALUE, name.text.decode(), fn.start_point, fn.end_point, False))
+                continue
+            body = fn.child_by_field_name("body")
+            if body is None or name.start_point >= body.start_point:
+                continue  # (a method of an interface; a function literal's parameters in the body are its own)
+            if ftype is not None and ftype.start_point >= fn.start_point:
+                continue  # a parameter of a function type in the signature: `handler func(x int)`
+            out.append((VALUE, name.text.decode(), body.start_point, body.end_point, False))
     if after:
-        at = _Innermost([(b.start_point, b.end_point) for b in blocks]).around([d.start_point for d, _ in after])
-        for (decl, names), scope in zip(after, at, strict=True):
+        blocks = _found(root, "go-blocks").get("block", [])
+        at = _Innermost([(b.start_point, b.end_point) for b in blocks]).around([d.start_point for _n, d in after])
+        for (name, decl), scope in zip(after, at, strict=True):
             if scope is not None:  # (none: a package-level var or const, a symbol)
-                out.extend((VALUE, n.text.decode(), decl.end_point, scope[1], False) for n in names)
+                out.append((VALUE, name.text.decode(), decl.end_point, scope[1], False))
     return out
 
 
 def _js_bindings(
-    functions: list[Any], blocks: list[Any], declarations: list[Any], generics: list[Any], wanted: set[bytes]
+    functions: list[Any], blocks: Blocks, declarations: list[Any], generics: list[Any], wanted: set[bytes]
 ) -> list[Binding]:
     out: list[Binding] = []
     in_block: list[tuple[Any, bool]] = []  # (a name bound in the innermost block around it, is a definition)
@@ -145,6 +160,8 @@ def _js_bindings(
     for node in generics:
         type_parameters(node)
     for decl in declarations:
+        if decl.type in ("catch_clause", "for_in_statement"):
+            continue  # (below)
         if decl.type == "class_declaration":
             name = decl.child_by_field_name("name")
             if name is not None and name.text in wanted:
@@ -159,7 +176,7 @@ def _js_bindings(
             value = declarator.child_by_field_name("value")
             is_def = name.type == "identifier" and value is not None and value.type in _FUNCTION_VALUES
             into.extend((n, is_def) for n in names)
-    for block in blocks:
+    for block in declarations:
         if block.type == "catch_clause":
             param = block.child_by_field_name("parameter")
             names = [n for n in _pattern_names(param) if n.text in wanted] if param is not None else []
@@ -173,61 +190,102 @@ def _js_bindings(
                 in_function.extend((n, False) for n in names)
             else:
                 out.extend((VALUE, n.text.decode(), block.start_point, block.end_point, False) for n in names)
-    for items, scopes in ((in_block, blocks), (in_function, functions)):
+    for items, scopes in ((in_block, blocks), (in_function, lambda: functions)):
         if not items:
             continue
-        # (a catch clause's body is the block; the clause itself binds only its parameter)
-        ranges = [(s.start_point, s.end_point) for s in scopes if s.type != "catch_clause"]
-        at = _Innermost(ranges).around([n.start_point for n, _ in items])
+        at = _Innermost([(s.start_point, s.end_point) for s in scopes()]).around([n.start_point for n, _ in items])
         for (name, is_def), scope in zip(items, at, strict=True):
             if scope is not None:  # (none: the top level, whose names are the resolver's symbols)
                 out.append((VALUE, name.text.decode(), scope[0], scope[1], is_def))
     return out
 
 
-def _bindings(go: bool, matches: list[LocalMatch], wanted: set[bytes]) -> list[Binding]:
+_QUERIES = {
+    "go-functions": (
+        "go",
+        "[(function_declaration) (method_declaration) (func_literal) (type_spec)] @function\n(function_type) @ftype",
+    ),
+    "go-blocks": (
+        "go",
+        "[(block) (if_statement) (for_statement) (expression_switch_statement) (type_switch_statement)"
+        " (select_statement) (expression_case) (type_case) (default_case) (communication_case)] @block",
+    ),
+    "javascript-blocks": ("javascript", "[(statement_block) (for_statement) (for_in_statement) (switch_body)] @block"),
+    "typescript-blocks": ("typescript", "[(statement_block) (for_statement) (for_in_statement) (switch_body)] @block"),
+    "tsx-blocks": ("tsx", "[(statement_block) (for_statement) (for_in_statement) (switch_body)] @block"),
+}
+
+
+@cache
+def _query(name: str) -> Any:
+    import tree_sitter
+
+    from .languages import ts_language
+
+    lang, text = _QUERIES[name]
+    return tree_sitter.Query(ts_language(lang), text)
+
+
+def _found(root: Any, name: str) -> dict[str, list[Any]]:
+    """The nodes a query of ``_QUERIES`` captures, run only when a binding needs them: every block or function
+    a tags-query pattern captured would cost a match object on every file (Go's extraction +12%)."""
+    import tree_sitter
+
+    return dict(tree_sitter.QueryCursor(_query(name)).captures(root))
+
+
+def _bindings(lang: str, root: Any, matches: list[LocalMatch], wanted: set[bytes]) -> list[Binding]:
     """The bindings named like a use (``wanted``), each over its scope's range."""
-    by_kind: dict[str, list[Any]] = defaultdict(list)
+    by_kind: dict[str, list[dict[str, list[Any]]]] = defaultdict(list)
     for kind, caps in matches:
-        by_kind[kind].append(caps["local." + kind][0])
-    functions, blocks, declarations = by_kind["function"], by_kind["block"], by_kind["declaration"]
-    if go:
-        return _go_bindings(functions, blocks, declarations, wanted)
-    return _js_bindings(functions, blocks, declarations, by_kind["generic"], wanted)
+        by_kind[kind].append(caps)
+    if lang == "go":
+        return _go_bindings(by_kind, root, wanted)
+
+    def nodes(kind: str) -> list[Any]:
+        return [caps["local." + kind][0] for caps in by_kind[kind]]
+
+    def blocks() -> list[Any]:
+        return _found(root, lang + "-blocks").get("block", [])
+
+    return _js_bindings(nodes("function"), blocks, nodes("declaration"), nodes("generic"), wanted)
 
 
 class _Innermost:
-    """The innermost of a set of nested ranges around each point, by one sweep in document order."""
+    """The innermost of a set of nested ranges around each point, by one sweep in document order: the range,
+    or what ``payloads`` holds for it."""
 
-    def __init__(self, ranges: list[tuple[Point, Point]]) -> None:
-        self.ranges = sorted(ranges, key=lambda r: (r[0], (-r[1][0], -r[1][1])))
+    def __init__(self, ranges: list[tuple[Point, Point]], payloads: list[Any] | None = None) -> None:
+        order = sorted(range(len(ranges)), key=lambda i: (ranges[i][0], (-ranges[i][1][0], -ranges[i][1][1])))
+        self.ranges = [ranges[i] for i in order]
+        self.payloads = [payloads[i] for i in order] if payloads is not None else self.ranges
 
-    def around(self, points: list[Point]) -> list[tuple[Point, Point] | None]:
+    def around(self, points: list[Point]) -> list[Any]:
         order = sorted(range(len(points)), key=points.__getitem__)
-        out: list[tuple[Point, Point] | None] = [None] * len(points)
-        stack: list[tuple[Point, Point]] = []
-        k = 0
+        out: list[Any] = [None] * len(points)
+        stack: list[int] = []
+        k, ranges = 0, self.ranges
         for i in order:
             at = points[i]
-            while k < len(self.ranges) and self.ranges[k][0] <= at:
-                while stack and stack[-1][1] <= self.ranges[k][0]:
+            while k < len(ranges) and ranges[k][0] <= at:
+                while stack and ranges[stack[-1]][1] <= ranges[k][0]:
                     stack.pop()
-                stack.append(self.ranges[k])
+                stack.append(k)
                 k += 1
-            while stack and stack[-1][1] <= at:
+            while stack and ranges[stack[-1]][1] <= at:
                 stack.pop()
-            if stack and stack[-1][0] <= at < stack[-1][1]:
-                out[i] = stack[-1]
+            if stack and ranges[stack[-1]][0] <= at < ranges[stack[-1]][1]:
+                out[i] = self.payloads[stack[-1]]
         return out
 
 
-def shadowed(go: bool, uses: list[tuple[int, int, str, str]], matches: list[LocalMatch]) -> set[int]:
+def shadowed(lang: str, root: Any, uses: list[tuple[int, int, str, str]], matches: list[LocalMatch]) -> set[int]:
     """Indexes into ``uses`` ((row, column, name, namespace) of bare-name uses, 0-based as tree-sitter's
     points) whose innermost binding is a parameter or local variable. ``matches``: the file's `@local.*`
     matches of the tags query (queries/go.scm, javascript.scm, typescript.scm)."""
     if not uses or not matches:
         return set()
-    bindings = _bindings(go, matches, {name.encode() for _r, _c, name, _ns in uses})
+    bindings = _bindings(lang, root, matches, {name.encode() for _r, _c, name, _ns in uses})
     if not bindings:
         return set()
     by_key: dict[tuple[str, str], dict[tuple[Point, Point], bool]] = defaultdict(dict)

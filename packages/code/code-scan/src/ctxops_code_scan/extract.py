@@ -146,6 +146,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     mains = _main_captures(lang)
     items: list[tuple[int, int, int, int, str, dict[str, list[Any]], str, str]] = []
     local_matches: list[tuple[str, dict[str, list[Any]]]] = []  # (`@local.<kind>`: brace_scopes.py)
+    go_binds = lang == "go"
     for pattern, caps in cursor.matches(tree.root_node):
         found = mains.get(pattern)
         if found is None:
@@ -156,6 +157,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if head == "local":  # (a binding for `brace_scopes`, read after the sweep)
             local_matches.append((sub, caps))
             continue
+        if go_binds and head == "bind":  # (Go's typed locals and parameters are bindings for it too)
+            local_matches.append((head, caps))
         node = caps[main][0]
         items.append((node.start_byte, order, -node.end_byte, pattern, main, caps, head, sub))
     items.sort(key=_sort_key)
@@ -520,7 +523,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     if python:
         _drop_locals(tree.root_node, out)
     elif local_matches:
-        _drop_brace_locals(lang, out, local_matches)
+        _drop_brace_locals(lang, tree.root_node, out, local_matches)
     return out
 
 
@@ -562,7 +565,7 @@ def _drop_locals(root: Any, out: Extraction) -> None:
         out.references = [r for i, r in enumerate(refs) if i not in gone]
 
 
-def _drop_brace_locals(lang: str, out: Extraction, matches: list[tuple[str, dict[str, list[Any]]]]) -> None:
+def _drop_brace_locals(lang: str, root: Any, out: Extraction, matches: list[tuple[str, dict[str, list[Any]]]]) -> None:
     """Go, JavaScript, TypeScript: leave out the bare-name uses that mean a parameter or a local variable
     (`brace_scopes`). In JavaScript and TypeScript a call is in the value namespace, a type reference in the
     type namespace; Go has one."""
@@ -576,7 +579,7 @@ def _drop_brace_locals(lang: str, out: Extraction, matches: list[tuple[str, dict
             continue
         at.append(i)
         uses.append((r.line - 1, r.col, r.symbol_name, TYPE if r.role == "type" and not go else VALUE))
-    drop = shadowed(go, uses, matches) if uses else set()
+    drop = shadowed(lang, root, uses, matches) if uses else set()
     if drop:
         gone = {at[k] for k in drop}
         out.references = [r for i, r in enumerate(out.references) if i not in gone]

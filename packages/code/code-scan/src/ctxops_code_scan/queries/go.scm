@@ -77,11 +77,10 @@
 
 
 
-; Bindings that hide an outer name from a bare-name use, and the scopes they bind in (brace_scopes.py):
-; single-node patterns only (a pattern with a child step stays open through the node's subtree, which on
-; deeply nested code costs its depth at every node). Read after the sweep.
-[(function_declaration) (method_declaration) (func_literal)] @local.function
-(type_spec) @local.function
-[(block) (if_statement) (for_statement) (expression_switch_statement) (type_switch_statement)
- (select_statement) (expression_case) (type_case) (default_case) (communication_case)] @local.block
-[(short_var_declaration) (var_spec) (const_spec) (range_clause) (receive_statement)] @local.declaration
+; Bindings that hide an outer name from a bare-name use (brace_scopes.py): the `@bind.local` names above
+; (parameters, receivers, named results, local variables), and these. Patterns rooted at the declaration:
+; one rooted at a block would stay open through the block's subtree, which on deeply nested code costs its
+; depth at every node. The functions and blocks around them are queried only when a name needs them.
+(variadic_parameter_declaration name: (identifier) @local.param)
+(type_parameter_declaration name: (identifier) @local.tparam)
+(const_spec name: (identifier) @local.after) @decl

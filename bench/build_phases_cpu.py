@@ -1,6 +1,10 @@
 """A full build's CPU by phase, unprofiled: `IndexWriter(DIR).build(full=True, workers=N)` in this process.
 
-    uv run python bench/build_phases_cpu.py DIR [--workers 1]
+    uv run python bench/build_phases_cpu.py DIR [--workers 1] [--memory-store-max BYTES]
+
+`--memory-store-max`: the build's `MEMORY_STORE_MAX_SOURCE_BYTES` for this run (0: the scratch store in a
+file, as before session 19; a code without the setting ignores it). The line also gives the parent's own
+CPU (`parent_cpu_s`: with two workers, all but the extraction: the stores, resolution, rank, snapshot).
 
 With one worker the scan runs in this process, so the phases' CPU (`BuildReport.cpu`) adds up to the build's;
 `build_cpu_profile.py` says where inside a phase, with cProfile's overhead on Python calls.
@@ -10,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import time
 from pathlib import Path
@@ -19,12 +24,27 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("root", type=Path)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--memory-store-max", type=int, default=None)
     args = ap.parse_args()
+    from ctxops_code_graph import builder
     from ctxops_code_graph.builder import IndexWriter
 
+    if args.memory_store_max is not None and hasattr(builder, "MEMORY_STORE_MAX_SOURCE_BYTES"):
+        builder.MEMORY_STORE_MAX_SOURCE_BYTES = args.memory_store_max
     cpu0 = time.process_time()
+    self0 = resource.getrusage(resource.RUSAGE_SELF)
     report = IndexWriter(args.root.resolve()).build(full=True, workers=args.workers)
-    print(json.dumps({"cpu_s": round(time.process_time() - cpu0, 2), "phases_cpu_s": report.cpu}))
+    self1 = resource.getrusage(resource.RUSAGE_SELF)
+    parent = self1.ru_utime - self0.ru_utime + self1.ru_stime - self0.ru_stime
+    print(
+        json.dumps(
+            {
+                "cpu_s": round(time.process_time() - cpu0, 2),
+                "parent_cpu_s": round(parent, 2),
+                "phases_cpu_s": report.cpu,
+            }
+        )
+    )
     return 0
 
 

@@ -824,9 +824,7 @@ def memory_store(memory_limit: str, spill: Path) -> Any:
     spills to ``spill`` (a directory beside the index: never the working directory's `.tmp`)."""
     import duckdb
 
-    return duckdb.connect(
-        ":memory:", config={"memory_limit": memory_limit, "temp_directory": refuse_symlink(spill)}
-    )
+    return duckdb.connect(":memory:", config={"memory_limit": memory_limit, "temp_directory": refuse_symlink(spill)})
 
 
 def create_tables(con: Any) -> None:

@@ -1,10 +1,9 @@
 """A full build's CPU by phase, unprofiled: `IndexWriter(DIR).build(full=True, workers=N)` in this process.
 
-    uv run python bench/build_phases_cpu.py DIR [--workers 1] [--memory-store-max BYTES]
+    uv run python bench/build_phases_cpu.py DIR [--workers 1]
 
-`--memory-store-max`: the build's `MEMORY_STORE_MAX_SOURCE_BYTES` for this run (0: the scratch store in a
-file, as before session 19; a code without the setting ignores it). The line also gives the parent's own
-CPU (`parent_cpu_s`: with two workers, all but the extraction: the stores, resolution, rank, snapshot).
+The line also gives the parent's own CPU (`parent_cpu_s`: with two workers, all but the extraction: the
+chunks' load, resolution, rank, the snapshot, the compacted store).
 
 With one worker the scan runs in this process, so the phases' CPU (`BuildReport.cpu`) adds up to the build's;
 `build_cpu_profile.py` says where inside a phase, with cProfile's overhead on Python calls.
@@ -24,13 +23,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("root", type=Path)
     ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--memory-store-max", type=int, default=None)
     args = ap.parse_args()
-    from ctxops_code_graph import builder
     from ctxops_code_graph.builder import IndexWriter
 
-    if args.memory_store_max is not None and hasattr(builder, "MEMORY_STORE_MAX_SOURCE_BYTES"):
-        builder.MEMORY_STORE_MAX_SOURCE_BYTES = args.memory_store_max
     cpu0 = time.process_time()
     self0 = resource.getrusage(resource.RUSAGE_SELF)
     report = IndexWriter(args.root.resolve()).build(full=True, workers=args.workers)

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import duckdb
-import pytest
-from ctxops_code_graph import CodeIndex, builder, duck_store
+from ctxops_code_graph import CodeIndex
 from ctxops_code_graph.builder import IndexWriter
 from ctxops_code_graph.duck_store import scratch_store, write_compacted
 from ctxops_code_graph.layout import IndexLayout
@@ -155,54 +153,6 @@ def test_a_full_build_publishes_a_store_without_free_blocks(tmp_path: Path) -> N
     con = duckdb.connect(str(layout.duckdb_path), read_only=True)
     assert con.execute("SELECT free_blocks FROM pragma_database_size()").fetchone()[0] == 0
     con.close()
-
-
-def _tables(path: Path, query: str) -> dict[str, list[tuple[object, ...]]]:
-    """Every table of a store, its rows sorted (`query` lists the tables)."""
-    if path.suffix == ".duckdb":
-        con: Any = duckdb.connect(str(path), read_only=True)
-    else:
-        con = sqlite3.connect(path)
-    try:
-        names = [r[0] for r in con.execute(query).fetchall()]
-        return {n: sorted(con.execute(f'SELECT * FROM "{n}"').fetchall(), key=repr) for n in names}
-    finally:
-        con.close()
-
-
-def test_a_scratch_store_in_memory_publishes_what_one_in_a_file_does(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Below `MEMORY_STORE_MAX_SOURCE_BYTES` of source the scratch store is in memory (no file of its own,
-    no WAL); above it, in `code-building.duckdb`. Both publish the same rows in both stores."""
-    opened: list[str] = []
-    real_connect = duck_store.connect
-
-    def spy(path: Path, *args: Any, **kwargs: Any) -> Any:
-        opened.append(Path(path).name)
-        return real_connect(path, *args, **kwargs)
-
-    monkeypatch.setattr(duck_store, "connect", spy)
-    root = make_repo(tmp_path / "repo", {**ORDERS_PY, **SPACED})
-    layout = IndexLayout(root.resolve())
-    published = {}
-    for limit in (0, builder.MEMORY_STORE_MAX_SOURCE_BYTES):
-        monkeypatch.setattr(builder, "MEMORY_STORE_MAX_SOURCE_BYTES", limit)
-        opened.clear()
-        IndexWriter(root).build(full=True)
-        assert ("code-building.duckdb" in opened) == (limit == 0)
-        assert not list(layout.index_dir.glob("code-building*"))
-        duck = _tables(layout.duckdb_path, "SELECT table_name FROM duckdb_tables()")
-        duck["meta"] = [r for r in duck["meta"] if r[0] != "updated_at"]  # type: ignore[index]
-        duck["dirs"] = [r for r in duck["dirs"] if r[0] != ""]  # the root's mtime: each build writes .meta/
-        snap = _tables(layout.current_lookup(), "SELECT name FROM sqlite_master WHERE type = 'table'")  # type: ignore[arg-type]
-        snap["meta"] = [r for r in snap["meta"] if r[0] != "updated_at"]  # type: ignore[index]
-        snap["dirs"] = [r for r in snap["dirs"] if r[0] != ""]
-        published[limit] = (duck, snap)
-    (file_duck, file_snap), (memory_duck, memory_snap) = published.values()
-    assert file_duck["symbols"] and file_duck["edge_rows"] and file_snap["edge_rows"]
-    assert memory_duck == file_duck
-    assert memory_snap == file_snap
 
 
 def test_status_counts_the_rows_behind_the_views(tmp_path: Path) -> None:

@@ -40,12 +40,6 @@ DEFAULT_UPDATE_BOUND = 50  # files reindexed by one read-triggered update; the r
 # once under the fallback (`within_cap`), not failed; each step starts again at the cap.
 FULL_BUILD_MEMORY = "256MB"
 FULL_BUILD_MEMORY_FALLBACK = "512MB"
-# A full build's scratch store is held in memory (`duck_store.memory_store`: no WAL, no checkpoints, no file
-# written and deleted) when the source files total at most this; above it, in a file. The store takes about
-# 1.2x the source's bytes (the stdlib: 31.5 MB of source, a 38 MB store), so at this size ~80 MB of the
-# build's 256 MB cap: resolution's working tables keep the rest. Larger corpora keep the file store, whose
-# blocks DuckDB evicts to the file itself (an in-memory store's go to its temp directory).
-MEMORY_STORE_MAX_SOURCE_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -271,16 +265,11 @@ class IndexWriter:
         for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
             stale.unlink(missing_ok=True)
 
-        in_memory = sum(c.size for c in disc.files) <= MEMORY_STORE_MAX_SOURCE_BYTES
-
         def open_store() -> Any:
             # Opened once the first chunk is back: the scan workers are forked by then (DuckDB's threads
             # must not be running when a process forks). One DuckDB thread while the workers have the cores.
-            if in_memory:
-                con = duck_store.memory_store(FULL_BUILD_MEMORY, spill=tmp.with_name(tmp.name + ".tmp"))
-            else:
-                con = duck_store.connect(tmp, memory_limit=FULL_BUILD_MEMORY)
-                duck_store.scratch_store(con)
+            con = duck_store.connect(tmp, memory_limit=FULL_BUILD_MEMORY)
+            duck_store.scratch_store(con)
             duck_store.create_tables(con)
             con.execute("SET threads TO 1")
             return con

@@ -818,15 +818,6 @@ def scratch_store(con: Any) -> None:
     con.execute("PRAGMA disable_checkpoint_on_shutdown")
 
 
-def memory_store(memory_limit: str, spill: Path) -> Any:
-    """A full build's scratch store in memory (`builder.MEMORY_STORE_MAX_SOURCE_BYTES`): the chunks' rows are
-    appended with no WAL and no checkpoint, and `write_compacted` writes the one file. Past the cap DuckDB
-    spills to ``spill`` (a directory beside the index: never the working directory's `.tmp`)."""
-    import duckdb
-
-    return duckdb.connect(":memory:", config={"memory_limit": memory_limit, "temp_directory": refuse_symlink(spill)})
-
-
 def create_tables(con: Any) -> None:
     for table, cols in TABLES.items():
         spec = ", ".join(f"{name} {kind}" for name, kind in cols)

@@ -781,6 +781,11 @@ _PORT_PATH = lazy(r"\d{1,5}(?:/.*)?")
 _USERINFO_STOP = lazy(r"[\s/'\"<>]")
 
 
+# Userinfo written as code: a template's interpolation (Ruby ``#{x}``, shell and Serverless ``${x}``, ``{{x}}``,
+# jq ``\(.x)``, an f-string's whole ``{self.x}``) or a regular expression (``.*``, an alternation ``|a:b@``).
+_CODE_USERINFO = lazy(r"[#$]\{|\{\{|\\\(|\A\{[A-Za-z_][A-Za-z0-9_.]{0,80}+\}\Z|\.[*+]|\A\|")
+
+
 def _userinfo_end(text: str, at: int) -> int:
     """Past each further '@' that follows ``at`` with no space, quote, '<', '>' or '/' before it (2,000 at most)."""
     limit = min(len(text), at + 2000)
@@ -816,6 +821,8 @@ def _url(match: re.Match[str]) -> tuple[str, int] | None:
     if _PORT_PATH.fullmatch(password) or is_placeholder(password) or password.startswith("[REDACTED"):
         return None
     user = text[text.rfind("/", match.start(), match.start(1)) + 1 : match.start(1) - 1]
+    if _CODE_USERINFO.search(user) or _CODE_USERINFO.search(password):
+        return None  # a template's or a pattern's text: ``#{user}:#{pass}@``, ``(postgres://.*:)(.*)(@.*)``
     if sample_userinfo(match.group(0).partition(":")[0], user, password):
         return None  # ``user:user@``, ``postgres://postgres:postgres@``, ``admin:pass@``, ``user:abc@``
     return text[match.start() : match.start(1)] + "[REDACTED:password]@", end
@@ -972,9 +979,16 @@ def entropy(value: str) -> float:
 
 
 def _sops(text: str, at: int) -> bool:
-    """Inside a SOPS-encrypted value (``ENC[AES256_GCM,data:...,iv:...,tag:...,type:str]``): ciphertext."""
+    """Inside a SOPS-encrypted value (``ENC[AES256_GCM,data:...,iv:...,tag:...,type:str]``): ciphertext. Or
+    ciphertext another tool marks (Jasypt's ``ENC(...)``, Spring Cloud Config's ``{cipher}...``), or Azure's
+    reference to a Key Vault secret (``@Microsoft.KeyVault(...SecretVersion=<id>)``): written to be committed."""
     opened = text.rfind("ENC[", max(0, at - 2000), at)
-    return opened >= 0 and "]" not in text[opened:at]
+    if opened >= 0 and "]" not in text[opened:at]:
+        return True
+    if text.endswith(("ENC(", "{cipher}"), max(0, at - 8), at):
+        return True
+    opened = text.rfind("@Microsoft.KeyVault(", max(0, at - 400), at)
+    return opened >= 0 and ")" not in text[opened:at]
 
 
 # Armoured blocks whose body is public or encrypted, not a key: certificates, public keys, PGP messages and

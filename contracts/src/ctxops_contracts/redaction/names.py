@@ -286,13 +286,25 @@ _PLAIN_WORDS = lazy(r"\A[a-z]++(?: [a-z]++){2,}+")  # prose: "password to use wi
 _PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "secrets"})
 
 
+# Values written to be committed, each by its tool's documentation: a 1Password secret reference
+# (``op://<vault>/<item>/<field>``), a shell variable escaped for an outer shell (``\$VAR``), a Ruby or Octopus
+# interpolation (``#{name}``), and ciphertext its tool marks, useless without a key kept elsewhere (Jasypt's
+# ``ENC(...)``, Spring Cloud Config's ``{cipher}...``, Azure App Service's ``@Microsoft.KeyVault(...)``).
+_REFERENCE_VALUE = lazy(
+    r"\A(?:op://[^\s/]|\\\$[A-Za-z_{]|#\{[^{}\n]{1,100}+\}|ENC\([A-Za-z0-9+/=_-]{0,4000}+\)\Z"
+    r"|\{cipher\}[A-Za-z0-9+/=_-]{0,4000}+\Z|@Microsoft\.KeyVault\([^()\n]{0,400}+\)\Z)"
+)
+
+
 def is_placeholder(value: str) -> bool:
     """True for values that stand in for a secret: ``$VAR``, ``${X}``, ``<token>``, ``***``, ``changeme``,
-    stock words run together (``rootpasswd``), and tokens that are documentation samples
-    (``is_placeholder_token``)."""
+    stock words run together (``rootpasswd``), tokens that are documentation samples
+    (``is_placeholder_token``), and references or marked ciphertext (``op://...``, ``ENC(...)``)."""
     value = value.strip().strip("'\"“”「」")
     if value.endswith(("...", "…")):
         return True  # a sample cut short in documentation: ``ops_eyJzaWdu...``
+    if _REFERENCE_VALUE.match(value):
+        return True
     return bool(_PLACEHOLDER.match(value)) or is_placeholder_token(value, ascending=False) or _stock_words(value)
 
 

@@ -7,6 +7,7 @@ never taken from the outside corpus the rules are measured against (``bench/reda
 from __future__ import annotations
 
 import base64
+import json
 import random
 import string
 import time
@@ -1510,3 +1511,16 @@ def test_session_19_a_url_written_as_a_template_or_a_pattern_holds_no_password()
         f"amqp://app:{secret}|x@mq/vhost",
     ):
         assert secret not in redact(text), redact(text)
+
+
+def test_session_19_a_block_value_is_hidden_in_its_escaped_copy() -> None:
+    # a YAML block value (``password: |`` and indented lines) hidden in the unescaped reading of a command is
+    # hidden in the command as written too, where its lines are joined by ``\n`` escapes
+    words = ["velvet", "orchard", "lantern", "basin", "copper", "meadow", "harbor", "thistle"]
+    first = "-".join(_s18.sample(words, 3)) + str(_s18.randint(10, 99))
+    second = "".join(_s18.sample(words, 2)) + str(_s18.randint(10, 99))
+    block = f"password: |\n  {first}\n  {second}\nother_field: plain"
+    assert first not in redact(block) and second not in redact(block), redact(block)
+    for text in ("echo '" + block.replace("\n", "\\n") + "'", json.dumps({"command": block})):
+        out = redact(text)
+        assert first not in out and second not in out, out

@@ -70,9 +70,11 @@ def scan(text: str, pattern: re.Pattern[str], handler: Handler, hidden: list[str
         replacement, end = verdict
         if hidden is not None and "[REDACTED" in replacement:
             for under in under_markers(text[match.start() : max(end, match.end())], replacement):
-                value = under.strip("'\"` \t")
-                if len(value) >= FOUND_MIN and "\n" not in value:
-                    hidden.append(value)
+                # a multi-line value (a YAML block) line by line: an escaped copy joins its lines with ``\n``
+                for line in under.split("\n"):
+                    value = line.strip("'\"` \t\r")
+                    if len(value) >= FOUND_MIN:
+                        hidden.append(value)
         out.append(text[last : match.start()])
         out.append(replacement)
         last = pos = max(end, match.end())

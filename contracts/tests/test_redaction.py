@@ -1524,3 +1524,23 @@ def test_session_19_a_block_value_is_hidden_in_its_escaped_copy() -> None:
     for text in ("echo '" + block.replace("\n", "\\n") + "'", json.dumps({"command": block})):
         out = redact(text)
         assert first not in out and second not in out, out
+
+
+def test_session_19_a_sample_token_under_a_key_name_is_a_sample_there_too() -> None:
+    # a provider-prefixed token whose body is written as a run of digits or of the alphabet
+    # (``sk_live_1234567890...``) is a documentation sample by the format rules; a key's or a token's name
+    # before it (``apiKey =``, ``TOKEN=``, a URL's user) does not make it a secret
+    for token in (
+        "sk_live_" + "1234567890" + _random_secret(14),
+        "ghp_" + "abcdefghijklmnop" + _random_secret(20),
+        "dapi" + "1234567890ab" + _z(20, HEX),
+    ):
+        for kept in (f'Stripe.apiKey = "{token}";', f"TOKEN={token}\n", f'{{"token": "{token}"}}'):
+            assert redact(kept) == kept, redact(kept)
+    kept = "git clone https://ghp_1234567890abcdefghijklmnopqrstuvwxyzAB:x-oauth-basic@github.com/o/r.git"
+    assert redact(kept) == kept, redact(kept)
+    for token in ("sk_live_" + _random_secret(24), "ghp_" + _random_secret(36), "dapi" + _z(32, HEX)):
+        for text in (f'Stripe.apiKey = "{token}";', f"TOKEN={token}\n", f"https://{token}:x-oauth-basic@github.com/o"):
+            assert token[-12:] not in redact(text), redact(text)
+    password = "Qz" + "abcdefgh" + _random_secret(6)  # a password holds what it likes
+    assert password not in redact(f"password: '{password}'")

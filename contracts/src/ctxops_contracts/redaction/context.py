@@ -805,7 +805,7 @@ _URL_TOKEN_USER = lazy(r"(?<=://)([A-Za-z0-9_-]{20,200}+)(?=(?::x-oauth-basic)?+
 
 def _url_token_user(match: re.Match[str]) -> tuple[str, int] | None:
     user = match.group(1)
-    if not ((len(user) >= 32 and is_hex(user)) or is_random_token(user)):
+    if not ((len(user) >= 32 and is_hex(user)) or is_random_token(user)) or is_placeholder_token(user):
         return None
     return "[REDACTED:url-token]", match.end()
 
@@ -1280,6 +1280,8 @@ def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
             continue
         if (url or ext.lower() in ASSET_EXTENSIONS) and is_digest_slug(stem):
             continue  # a page's slug and id in a URL, a fingerprinted asset (``gifs/api-<hex>.gif``)
+        if len(stem) >= 16 and is_placeholder_token(stem):
+            continue  # a sample token (``ghp_1234567890abcdef...``) is a sample in a URL or a path too
         if (
             is_random(stem)
             or (i > 0 and path_token(stem, label=not url))  # a name inside a path: the path test

@@ -26,6 +26,7 @@ from .names import (
     is_random_token,
     is_secret_name,
     is_secret_value,
+    is_sequence_sample,
     is_stock_word,
     looks_like_credential,
     path_token,
@@ -805,7 +806,7 @@ _URL_TOKEN_USER = lazy(r"(?<=://)([A-Za-z0-9_-]{20,200}+)(?=(?::x-oauth-basic)?+
 
 def _url_token_user(match: re.Match[str]) -> tuple[str, int] | None:
     user = match.group(1)
-    if not ((len(user) >= 32 and is_hex(user)) or is_random_token(user)) or is_placeholder_token(user):
+    if not ((len(user) >= 32 and is_hex(user)) or is_random_token(user)) or is_sequence_sample(user):
         return None
     return "[REDACTED:url-token]", match.end()
 
@@ -1280,7 +1281,7 @@ def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
             continue
         if (url or ext.lower() in ASSET_EXTENSIONS) and is_digest_slug(stem):
             continue  # a page's slug and id in a URL, a fingerprinted asset (``gifs/api-<hex>.gif``)
-        if len(stem) >= 16 and is_placeholder_token(stem):
+        if len(stem) >= 16 and is_sequence_sample(stem):
             continue  # a sample token (``ghp_1234567890abcdef...``) is a sample in a URL or a path too
         if (
             is_random(stem)

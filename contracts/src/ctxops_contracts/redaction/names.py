@@ -385,10 +385,15 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
         return True
     if _TEST_WORD.search(value) or value.lower().count("fake") >= 2:
         return True  # ``Wq4fakeZ8...Lm2fakeP``; one lower-case "fake" turns up in 1 random key of ~25,000
+    return _ascending_run(value)
+
+
+def _ascending_run(value: str) -> bool:
+    """Six characters in a row through the alphabet or the digits, either way (``abcdef``, ``aBcDeF``, ``987654``)."""
     from itertools import pairwise  # a built-in module: no import cost
 
     lowered = value.lower()
-    for step in (1, -1):  # ``abcdef``, ``aBcDeF``, ``987654``: a run of the alphabet or the digits, either way
+    for step in (1, -1):
         run = 1
         for a, b in pairwise(lowered):
             if ord(b) == ord(a) + step and (a + b if step == 1 else b + a) in _ASCENDING:
@@ -397,6 +402,22 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
                     return True
             else:
                 run = 1
+    return False
+
+
+_PREFIX_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz_-")
+
+
+def is_sequence_sample(value: str) -> bool:
+    """A token whose part after its lower-case prefix begins with six characters through the digits or the
+    alphabet (``sk_live_1234567890...``, ``ghp_abcdef...``, ``dapi123456...``): typed, not generated (a random
+    part begins so about once in 10^8). Elsewhere in a value a run is judged whole, as under any secret's name
+    (``OPENAI_API_KEY=sk-test-FAKE...0123456789abcdef`` stays hidden)."""
+    for at in range(min(len(value) - 5, 17)):
+        if _ascending_run(value[at : at + 6]):
+            return True
+        if value[at] not in _PREFIX_CHARS:
+            return False
     return False
 
 
@@ -561,7 +582,7 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         return False
     if is_malformed_token(text):
         return False
-    if not is_password_class(name) and is_placeholder_token(text.strip("'\"")):
+    if not is_password_class(name) and is_sequence_sample(text.strip("'\"")):
         return False  # ``sk_live_1234567890...``: a sample by the format rules' own test; a key's name changes nothing
     if not is_password_class(name) and (_mostly_sequential(text.strip("'\"")) or _interleaved_sequence(text)):
         return False  # a token that is a run through the alphabet (``sk_abcdefghijklmnop...``) is a sample

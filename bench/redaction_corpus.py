@@ -38,7 +38,8 @@ corpus of ``bench/heldout_redaction_s13.txt`` (Skyscanner/whispers' test fixture
 ``--corpus 2ms`` the held-out corpus of ``bench/heldout_redaction_s17.txt`` (Checkmarx/2ms' rule tests,
 ``bench/redaction_2ms.py``), as ``2ms``; ``--corpus sonar`` the held-out corpus of
 ``bench/heldout_redaction_s18.txt`` (SonarSource/sonar-text's rule examples, ``bench/redaction_sonar.py``), as
-``sonar``.
+``sonar``; ``--corpus ghcp`` the held-out corpus of ``bench/heldout_redaction_s19.txt`` (GitHub's custom
+secret-scanning patterns' tests, ``bench/redaction_ghcp.py``), as ``ghcp``.
 ``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
 samples in the same run, printed beside as ``peer <half>``.
 """
@@ -947,6 +948,7 @@ SINGLE_CORPORA: dict[str, tuple[str, str, tuple[str, ...], bool]] = {
     "trivy": ("redaction_trivy", "trivy_samples", ("trivy",), False),
     "2ms": ("redaction_2ms", "twoms_samples", ("2ms",), False),
     "sonar": ("redaction_sonar", "sonar_samples", ("sonar",), False),
+    "ghcp": ("redaction_ghcp", "ghcp_samples", ("ghcp",), False),
 }
 
 
@@ -991,7 +993,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
     parser.add_argument(
         "--channel-halves",
-        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms,sonar",
+        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms,sonar,ghcp",
         help="halves whose samples go through the channels",
     )
     parser.add_argument(
@@ -1007,6 +1009,7 @@ def main(argv: list[str] | None = None) -> int:
             "trivy",
             "2ms",
             "sonar",
+            "ghcp",
             "peer dev",
             "none",
         ],
@@ -1018,7 +1021,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")
     parser.add_argument(
         "--corpus",
-        choices=["outside", "fresh", "semgrep", "secretlint", "whispers", "ggeb", "trivy", "2ms", "sonar"],
+        choices=["outside", "fresh", "semgrep", "secretlint", "whispers", "ggeb", "trivy", "2ms", "sonar", "ghcp"],
         default="outside",
         help="outside: gitleaks and trufflehog (dev and held-out halves); fresh: the corpus of "
         "bench/heldout_redaction.txt (Nosey Parker and Kingfisher), one half named 'fresh'; semgrep: the "
@@ -1029,7 +1032,8 @@ def main(argv: list[str] | None = None) -> int:
         "ggeb: the held-out corpus of bench/heldout_redaction_s14.txt (ggshield's cassettes, earlybird's examples); "
         "trivy: the held-out corpus of bench/heldout_redaction_s16.txt (trivy's secret scanner tests); "
         "2ms: the held-out corpus of bench/heldout_redaction_s17.txt (Checkmarx/2ms' rule tests); "
-        "sonar: the held-out corpus of bench/heldout_redaction_s18.txt (SonarSource/sonar-text's rule examples)",
+        "sonar: the held-out corpus of bench/heldout_redaction_s18.txt (SonarSource/sonar-text's rule examples); "
+        "ghcp: the held-out corpus of bench/heldout_redaction_s19.txt (GitHub's custom secret-scanning patterns)",
     )
     parser.add_argument("--peer", help="module:function of a peer redactor measured on the same samples")
     args = parser.parse_args(argv)

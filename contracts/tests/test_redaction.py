@@ -7,6 +7,7 @@ never taken from the outside corpus the rules are measured against (``bench/reda
 from __future__ import annotations
 
 import base64
+import json
 import random
 import string
 import time
@@ -1435,3 +1436,111 @@ def test_session_18_openweather_appid() -> None:
     assert key not in out and "openweathermap.org" in out, out
     kept = "https://graph.example.com/v1/app?appid=1234567890123"  # an app's numeric id
     assert redact(kept) == kept
+
+
+# --- session 19: look-alikes that are references or ciphertext, by the tools' own documentation -------------
+
+
+def _random_secret(n: int = 32, alphabet: str = ALNUM) -> str:
+    while True:  # a digit and both cases: a value every rule judges random
+        value = _z(n, alphabet)
+        if any(c.isdigit() for c in value) and value.lower() != value and value.upper() != value:
+            return value
+
+
+def test_session_19_ciphertext_its_tool_marks_is_kept() -> None:
+    # Jasypt (``ENC(<ciphertext>)``), Spring Cloud Config (``{cipher}<ciphertext>``): encrypted values written
+    # to be committed; Azure App Service: ``@Microsoft.KeyVault(...)`` names a Key Vault secret and its version
+    jasypt, spring_hex, spring_b64 = _random_secret(32, B64), _z(96, HEX), _random_secret(44, B64)
+    version = _z(32, HEX)
+    for kept in (
+        f"datasource.password=ENC({jasypt})",
+        f"db:\n  password: 'ENC({jasypt})'\n",
+        f"spring.datasource.password={{cipher}}{spring_hex}",
+        f"spring.datasource.password={{cipher}}{spring_b64}",
+        f'"Key": "@Microsoft.KeyVault(VaultName=myvault;SecretName=Api-Key;SecretVersion={version})"',
+        f'"Key": "@Microsoft.KeyVault(SecretUri=https://myvault.vault.azure.net/secrets/Api-Key/{version})"',
+    ):
+        assert redact(kept) == kept, redact(kept)
+    secret = _random_secret(40)
+    for text in (
+        f"datasource.password={secret}",
+        f"a = ENC({jasypt})\ntoken = {secret}\n",
+        f"password=ENC({jasypt}) api_key={secret}",
+        f"password={{cipher}}x\nsecret_key={secret}",
+    ):
+        assert secret not in redact(text), redact(text)
+
+
+def test_session_19_references_as_values_are_kept() -> None:
+    # a shell variable escaped for an outer layer (``\$VAR``), a 1Password secret reference
+    # (``op://<vault>/<item>/<field>``, 1Password's docs), a Ruby/Octopus interpolation (``#{name}``)
+    for kept in (
+        "echo mysql -u user --password=\\$DB_PASSWORD",
+        'mysqladmin ping --user=me --password="\\$MYSQL_USER_PASSWORD"',
+        "MYSQL_PASSWORD='op://vault/database/password'",
+        "DB_PASSWORD=op://Private/db server/credentials/password",
+        'password = "#{db-password}"',
+    ):
+        assert redact(kept) == kept, redact(kept)
+    secret = _random_secret(24)
+    for text in (f"mysql --password=\\{secret}", f"MYSQL_PASSWORD='{secret}'", f'password = "#{secret}"'):
+        assert secret not in redact(text), redact(text)
+
+
+def test_session_19_a_url_written_as_a_template_or_a_pattern_holds_no_password() -> None:
+    # userinfo that is a template's interpolation (Ruby ``#{}``, shell/serverless ``${}``, Python f-string
+    # ``{self.X}``, jq ``\(.x)``) or a regular expression (``.*``, an alternation) is code, not a credential
+    for kept in (
+        'str = "postgres://#{env.db_user}:#{pass}@#{env.db_host}:#{env.db_port}/#{env.db_name}"',
+        'url = "mongodb+srv://app:#{db-password}@localhost/app_test?ssl=true"',
+        'URI=mongodb://user:#{replacement-token}#@mongo.local:27017/db"',
+        'DATABASE_URL: "postgresql://${self:custom.db.username}:${self:custom.db.password}@${self:custom.host}/db"',
+        'f"postgresql+asyncpg://{self.POSTGRES_USER}:{self.POSTGRES_PASSWORD}@"',
+        "jq -r '\"postgresql://\\(.username):\\(.password)@\\(.host):\\(.port)/\\(.dbname)\"'",
+        'assert_equal "postgres://app:app@#{@host}:#{@port}/app", db.url',
+        'pattern = re.compile(r"(postgres://.*:)(.*)(@.*)")',
+        'if re.search(r":(mssql://|oracle:thin:@)localhost", url):',
+    ):
+        assert redact(kept) == kept, redact(kept)
+    secret = _random_secret(20)
+    for text in (
+        f"postgres://app:{secret}@db.internal:5432/app",
+        f'url = "postgres://#{{user}}:{secret}@#{{host}}/db"',
+        f"redis://:{secret}@cache:6379/0",
+        f"amqp://app:{secret}|x@mq/vhost",
+    ):
+        assert secret not in redact(text), redact(text)
+
+
+def test_session_19_a_block_value_is_hidden_in_its_escaped_copy() -> None:
+    # a YAML block value (``password: |`` and indented lines) hidden in the unescaped reading of a command is
+    # hidden in the command as written too, where its lines are joined by ``\n`` escapes
+    words = ["velvet", "orchard", "lantern", "basin", "copper", "meadow", "harbor", "thistle"]
+    first = "-".join(_s18.sample(words, 3)) + str(_s18.randint(10, 99))
+    second = "".join(_s18.sample(words, 2)) + str(_s18.randint(10, 99))
+    block = f"password: |\n  {first}\n  {second}\nother_field: plain"
+    assert first not in redact(block) and second not in redact(block), redact(block)
+    for text in ("echo '" + block.replace("\n", "\\n") + "'", json.dumps({"command": block})):
+        out = redact(text)
+        assert first not in out and second not in out, out
+
+
+def test_session_19_a_sample_token_under_a_key_name_is_a_sample_there_too() -> None:
+    # a provider-prefixed token whose body is written as a run of digits or of the alphabet
+    # (``sk_live_1234567890...``) is a documentation sample by the format rules; a key's or a token's name
+    # before it (``apiKey =``, ``TOKEN=``, a URL's user) does not make it a secret
+    for token in (
+        "sk_live_" + "1234567890" + _random_secret(14),
+        "ghp_" + "abcdefghijklmnop" + _random_secret(20),
+        "dapi" + "1234567890ab" + _z(20, HEX),
+    ):
+        for kept in (f'Stripe.apiKey = "{token}";', f"TOKEN={token}\n", f'{{"token": "{token}"}}'):
+            assert redact(kept) == kept, redact(kept)
+    kept = "git clone https://ghp_1234567890abcdefghijklmnopqrstuvwxyzAB:x-oauth-basic@github.com/o/r.git"
+    assert redact(kept) == kept, redact(kept)
+    for token in ("sk_live_" + _random_secret(24), "ghp_" + _random_secret(36), "dapi" + _z(32, HEX)):
+        for text in (f'Stripe.apiKey = "{token}";', f"TOKEN={token}\n", f"https://{token}:x-oauth-basic@github.com/o"):
+            assert token[-12:] not in redact(text), redact(text)
+    password = "Qz" + "abcdefgh" + _random_secret(6)  # a password holds what it likes
+    assert password not in redact(f"password: '{password}'")

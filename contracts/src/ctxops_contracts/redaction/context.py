@@ -26,6 +26,7 @@ from .names import (
     is_random_token,
     is_secret_name,
     is_secret_value,
+    is_sequence_sample,
     is_stock_word,
     looks_like_credential,
     path_token,
@@ -70,9 +71,11 @@ def scan(text: str, pattern: re.Pattern[str], handler: Handler, hidden: list[str
         replacement, end = verdict
         if hidden is not None and "[REDACTED" in replacement:
             for under in under_markers(text[match.start() : max(end, match.end())], replacement):
-                value = under.strip("'\"` \t")
-                if len(value) >= FOUND_MIN and "\n" not in value:
-                    hidden.append(value)
+                # a multi-line value (a YAML block) line by line: an escaped copy joins its lines with ``\n``
+                for line in under.split("\n"):
+                    value = line.strip("'\"` \t\r")
+                    if len(value) >= FOUND_MIN:
+                        hidden.append(value)
         out.append(text[last : match.start()])
         out.append(replacement)
         last = pos = max(end, match.end())
@@ -781,6 +784,11 @@ _PORT_PATH = lazy(r"\d{1,5}(?:/.*)?")
 _USERINFO_STOP = lazy(r"[\s/'\"<>]")
 
 
+# Userinfo written as code: a template's interpolation (Ruby ``#{x}``, shell and Serverless ``${x}``, ``{{x}}``,
+# jq ``\(.x)``, an f-string's whole ``{self.x}``) or a regular expression (``.*``, an alternation ``|a:b@``).
+_CODE_USERINFO = lazy(r"[#$]\{|\{\{|\\\(|\A\{[A-Za-z_][A-Za-z0-9_.]{0,80}+\}\Z|\.[*+]|\A\|")
+
+
 def _userinfo_end(text: str, at: int) -> int:
     """Past each further '@' that follows ``at`` with no space, quote, '<', '>' or '/' before it (2,000 at most)."""
     limit = min(len(text), at + 2000)
@@ -798,7 +806,7 @@ _URL_TOKEN_USER = lazy(r"(?<=://)([A-Za-z0-9_-]{20,200}+)(?=(?::x-oauth-basic)?+
 
 def _url_token_user(match: re.Match[str]) -> tuple[str, int] | None:
     user = match.group(1)
-    if not ((len(user) >= 32 and is_hex(user)) or is_random_token(user)):
+    if not ((len(user) >= 32 and is_hex(user)) or is_random_token(user)) or is_sequence_sample(user):
         return None
     return "[REDACTED:url-token]", match.end()
 
@@ -816,6 +824,8 @@ def _url(match: re.Match[str]) -> tuple[str, int] | None:
     if _PORT_PATH.fullmatch(password) or is_placeholder(password) or password.startswith("[REDACTED"):
         return None
     user = text[text.rfind("/", match.start(), match.start(1)) + 1 : match.start(1) - 1]
+    if _CODE_USERINFO.search(user) or _CODE_USERINFO.search(password):
+        return None  # a template's or a pattern's text: ``#{user}:#{pass}@``, ``(postgres://.*:)(.*)(@.*)``
     if sample_userinfo(match.group(0).partition(":")[0], user, password):
         return None  # ``user:user@``, ``postgres://postgres:postgres@``, ``admin:pass@``, ``user:abc@``
     return text[match.start() : match.start(1)] + "[REDACTED:password]@", end
@@ -972,9 +982,16 @@ def entropy(value: str) -> float:
 
 
 def _sops(text: str, at: int) -> bool:
-    """Inside a SOPS-encrypted value (``ENC[AES256_GCM,data:...,iv:...,tag:...,type:str]``): ciphertext."""
+    """Inside a SOPS-encrypted value (``ENC[AES256_GCM,data:...,iv:...,tag:...,type:str]``): ciphertext. Or
+    ciphertext another tool marks (Jasypt's ``ENC(...)``, Spring Cloud Config's ``{cipher}...``), or Azure's
+    reference to a Key Vault secret (``@Microsoft.KeyVault(...SecretVersion=<id>)``): written to be committed."""
     opened = text.rfind("ENC[", max(0, at - 2000), at)
-    return opened >= 0 and "]" not in text[opened:at]
+    if opened >= 0 and "]" not in text[opened:at]:
+        return True
+    if text.endswith(("ENC(", "{cipher}"), max(0, at - 8), at):
+        return True
+    opened = text.rfind("@Microsoft.KeyVault(", max(0, at - 400), at)
+    return opened >= 0 and ")" not in text[opened:at]
 
 
 # Armoured blocks whose body is public or encrypted, not a key: certificates, public keys, PGP messages and
@@ -1264,6 +1281,8 @@ def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
             continue
         if (url or ext.lower() in ASSET_EXTENSIONS) and is_digest_slug(stem):
             continue  # a page's slug and id in a URL, a fingerprinted asset (``gifs/api-<hex>.gif``)
+        if len(stem) >= 16 and is_sequence_sample(stem):
+            continue  # a sample token (``ghp_1234567890abcdef...``) is a sample in a URL or a path too
         if (
             is_random(stem)
             or (i > 0 and path_token(stem, label=not url))  # a name inside a path: the path test

@@ -286,13 +286,25 @@ _PLAIN_WORDS = lazy(r"\A[a-z]++(?: [a-z]++){2,}+")  # prose: "password to use wi
 _PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "secrets"})
 
 
+# Values written to be committed, each by its tool's documentation: a 1Password secret reference
+# (``op://<vault>/<item>/<field>``), a shell variable escaped for an outer shell (``\$VAR``), a Ruby or Octopus
+# interpolation (``#{name}``), and ciphertext its tool marks, useless without a key kept elsewhere (Jasypt's
+# ``ENC(...)``, Spring Cloud Config's ``{cipher}...``, Azure App Service's ``@Microsoft.KeyVault(...)``).
+_REFERENCE_VALUE = lazy(
+    r"\A(?:op://[^\s/]|\\\$[A-Za-z_{]|#\{[^{}\n]{1,100}+\}|ENC\([A-Za-z0-9+/=_-]{0,4000}+\)\Z"
+    r"|\{cipher\}[A-Za-z0-9+/=_-]{0,4000}+\Z|@Microsoft\.KeyVault\([^()\n]{0,400}+\)\Z)"
+)
+
+
 def is_placeholder(value: str) -> bool:
     """True for values that stand in for a secret: ``$VAR``, ``${X}``, ``<token>``, ``***``, ``changeme``,
-    stock words run together (``rootpasswd``), and tokens that are documentation samples
-    (``is_placeholder_token``)."""
+    stock words run together (``rootpasswd``), tokens that are documentation samples
+    (``is_placeholder_token``), and references or marked ciphertext (``op://...``, ``ENC(...)``)."""
     value = value.strip().strip("'\"“”「」")
     if value.endswith(("...", "…")):
         return True  # a sample cut short in documentation: ``ops_eyJzaWdu...``
+    if _REFERENCE_VALUE.match(value):
+        return True
     return bool(_PLACEHOLDER.match(value)) or is_placeholder_token(value, ascending=False) or _stock_words(value)
 
 
@@ -373,10 +385,15 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
         return True
     if _TEST_WORD.search(value) or value.lower().count("fake") >= 2:
         return True  # ``Wq4fakeZ8...Lm2fakeP``; one lower-case "fake" turns up in 1 random key of ~25,000
+    return _ascending_run(value)
+
+
+def _ascending_run(value: str) -> bool:
+    """Six characters in a row through the alphabet or the digits, either way (``abcdef``, ``aBcDeF``, ``987654``)."""
     from itertools import pairwise  # a built-in module: no import cost
 
     lowered = value.lower()
-    for step in (1, -1):  # ``abcdef``, ``aBcDeF``, ``987654``: a run of the alphabet or the digits, either way
+    for step in (1, -1):
         run = 1
         for a, b in pairwise(lowered):
             if ord(b) == ord(a) + step and (a + b if step == 1 else b + a) in _ASCENDING:
@@ -385,6 +402,22 @@ def is_placeholder_token(value: str, *, ascending: bool = True) -> bool:
                     return True
             else:
                 run = 1
+    return False
+
+
+_PREFIX_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz_-")
+
+
+def is_sequence_sample(value: str) -> bool:
+    """A token whose part after its lower-case prefix begins with six characters through the digits or the
+    alphabet (``sk_live_1234567890...``, ``ghp_abcdef...``, ``dapi123456...``): typed, not generated (a random
+    part begins so about once in 10^8). Elsewhere in a value a run is judged whole, as under any secret's name
+    (``OPENAI_API_KEY=sk-test-FAKE...0123456789abcdef`` stays hidden)."""
+    for at in range(min(len(value) - 5, 17)):
+        if _ascending_run(value[at : at + 6]):
+            return True
+        if value[at] not in _PREFIX_CHARS:
+            return False
     return False
 
 
@@ -549,6 +582,8 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         return False
     if is_malformed_token(text):
         return False
+    if not is_password_class(name) and is_sequence_sample(text.strip("'\"")):
+        return False  # ``sk_live_1234567890...``: a sample by the format rules' own test; a key's name changes nothing
     if not is_password_class(name) and (_mostly_sequential(text.strip("'\"")) or _interleaved_sequence(text)):
         return False  # a token that is a run through the alphabet (``sk_abcdefghijklmnop...``) is a sample
     if quoted and value[:1] in {" ", ",", "+", ")", ";", "."}:  # ``.``: PHP's concatenation

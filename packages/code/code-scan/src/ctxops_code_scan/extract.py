@@ -342,9 +342,19 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if head == "bind":
             if facts is not None and python:  # (`Cls._parse = ...` anywhere: a class body's alias is rebound)
                 facts.rebound_attrs.add(_text(caps["name"][0]))
-            if facts is not None and top is not None and _in_init(top) and _text(caps["qual"][0]) == "self":
+            on_self = facts is not None and top is not None and _text(caps["qual"][0]) == "self"
+            if on_self and facts is not None and top is not None and _in_init(top):
                 ann, value = caps.get("return"), caps.get("value")
                 facts.add_self_attr(
+                    top.type_qualname or "",
+                    top.symbol_id or "",
+                    _text(caps["name"][0]),
+                    ann[0] if ann else None,
+                    value[0] if value else None,
+                )
+            elif on_self and python and facts is not None and top is not None and _in_method(top, facts):
+                ann, value = caps.get("return"), caps.get("value")
+                facts.add_method_attr(
                     top.type_qualname or "",
                     top.symbol_id or "",
                     _text(caps["name"][0]),
@@ -498,6 +508,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         _this_types(out.references, facts, scopes, this_binds, this_refs)
     if python and facts is not None and path.rpartition("/")[2] == "__init__.py":
         _package_submodules(out, facts, path)
+    if python and facts is not None:
+        facts.settle_attrs()
     if facts is not None and typed_refs:
         _add_receiver_types(out.references, typed_refs, facts, chained, scopes, values=typescript, flow=flow)
     if facts is not None:
@@ -591,6 +603,11 @@ def _attribute_bases(refs: list[Reference], symbols: list[Symbol], facts: TypeFa
 
 def _in_init(top: _Open) -> bool:
     return bool(top.type_qualname and top.symbol_id and top.qualname.endswith(".__init__"))
+
+
+def _in_method(top: _Open, facts: TypeFacts) -> bool:
+    """A method of the class itself (not a function nested in one, whose `self` a checker does not read)."""
+    return bool(top.kind == "method" and top.symbol_id and facts.classes.get(top.symbol_id) == top.type_qualname)
 
 
 def _add_receiver_types(

@@ -32,6 +32,17 @@ class Router:
 class Other:
     def mount(self, prefix, app):
         return app
+
+
+class AppStack(list):
+    def push(self, value=None):
+        if not isinstance(value, Bottle):
+            value = Bottle()
+        self.append(value)
+        return value
+
+
+apps = app = default_app = AppStack()
 """,
     "tests/__init__.py": "",
     "tests/tools.py": """from web.app import Bottle
@@ -40,6 +51,18 @@ class Other:
 class ServerTestBase:
     def setUp(self):
         self.app = Bottle()
+""",
+    "tests/pushed.py": """from web import app as bottle
+
+
+class PushedBase:
+    def setUp(self):
+        self.app = bottle.app.push()
+
+
+class PushedTest(PushedBase):
+    def test_route(self):
+        self.app.route("/e")
 """,
     "tests/test_mount.py": """import unittest
 
@@ -113,4 +136,13 @@ def test_a_declared_type_wins(ix: CodeIndex) -> None:
 
 
 def test_a_base_class_method_in_another_module_binds_it(ix: CodeIndex) -> None:
-    assert _certain(ix, "python web/app.py Bottle.route().") == {("tests/test_mount.py", 44)}
+    assert ("tests/test_mount.py", 44) in _certain(ix, "python web/app.py Bottle.route().")
+
+
+def test_a_chained_module_assignment_and_a_narrowed_parameter_returned(ix: CodeIndex) -> None:
+    # bottle's `self.app = bottle.app.push()`: `apps = app = default_app = AppStack()` binds `app`, and
+    # `push` returns its parameter narrowed by `if not isinstance(value, Bottle): value = Bottle()`
+    assert _certain(ix, "python web/app.py Bottle.route().") == {
+        ("tests/test_mount.py", 44),
+        ("tests/pushed.py", 11),
+    }

@@ -47,6 +47,7 @@ from .type_exprs import (
     py_assigned,
     py_narrowable,
     py_narrowed,
+    py_narrowed_default,
     ts_call_context,
     ts_narrowed,
     ts_type,
@@ -335,6 +336,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 # bound once keeps its one value's reading)
                 bound = facts.chains.get(fid, {})
                 flowed = _py_flow(returned, name, narrowing) if name in bound and bound[name] is None else None
+                if name and flowed is None:  # `if not isinstance(p, K): p = K()`; `return p`: a K
+                    flowed = py_narrowed_default(returned, name, narrowing)
                 if isinstance(flowed, str) and facts.local_binds(fid, flowed):
                     flowed = None  # (`F = make(...)`; `return F()`-like names: no class of the module)
                 facts.add_return(fid, returned, flowed)
@@ -387,7 +390,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             value = caps.get("value")
             if facts is not None and top is not None and top.symbol_id:
                 # Every assignment counts: one that states no type still hides a module-level instance.
-                facts.add_local(top.symbol_id, name, value[0] if value else None)
+                facts.add_local(top.symbol_id, name, (_chained(value[0]) if python else value[0]) if value else None)
                 declared = caps.get("return")
                 if declared and python:  # `x: K = ...`: the declared type holds for every use
                     facts.add_declared(top.symbol_id, name, _text(declared[0]))
@@ -395,7 +398,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if facts is not None and top is None and (kind == "variable" or (python and kind == "constant")):
             value = caps.get("value")
             if value:
-                facts.add_module(name, value[0])
+                facts.add_module(name, _chained(value[0]) if python else value[0])
             stated = caps.get("return")
             if stated and python:
                 facts.add_module_stated(name, _text(stated[0]))
@@ -599,6 +602,19 @@ def _attribute_bases(refs: list[Reference], symbols: list[Symbol], facts: TypeFa
             qualifier, _, name = base.rpartition(".")
             out.append(msgspec.structs.replace(ref, symbol_name=name, qualifier=qualifier or None))
     return out
+
+
+_MAX_TARGETS = 8  # `a = b = ... = K()`: targets read before a chained assignment's value is not read
+
+
+def _chained(value: Any) -> Any:
+    """Python `a = b = K()`: every target binds the last value (the right side of `a` is the assignment `b =
+    K()`). Read only so far (a hostile chain of thousands of targets would make each target walk the rest)."""
+    for _ in range(_MAX_TARGETS):
+        if value is None or value.type != "assignment":
+            return value
+        value = value.child_by_field_name("right")
+    return None
 
 
 def _in_init(top: _Open) -> bool:

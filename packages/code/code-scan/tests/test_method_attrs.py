@@ -22,6 +22,7 @@ def test_bindings_in_other_methods_join() -> None:
         "    def __init__(self):\n"
         "        self.a = None\n"
         "        self.c = Field()\n"
+        "        self.e = Field()\n"
         "    def setUp(self):\n"
         "        self.a = Field()\n"
         "        self.b = Field()\n"
@@ -30,16 +31,20 @@ def test_bindings_in_other_methods_join() -> None:
         "    def again(self):\n"
         "        self.b = Other()\n"
         "        self.d = None\n"
+        "        self.e = self.e.load()\n"
         "    def use(self):\n"
         "        self.a.one()\n"
         "        self.b.two()\n"
         "        self.c.three()\n"
         "        self.d.four()\n"
+        "        self.e.five()\n"
     )
     assert _receivers(src, "one") == ["=Field"]  # None in `__init__`, a Field in `setUp`
     assert _receivers(src, "two") == ["Self#b"]  # two classes: nothing the file settles (no row either)
     assert _receivers(src, "three") == ["Self#c"]  # `__init__`'s Field beside another method's Other
     assert _receivers(src, "four") == ["=make"]  # a function's result (the graph reads what it gives)
+    # a chain the graph reads (lark's `self.text_lexer = self.text_lexer.load(f)`) is no other class here
+    assert _receivers(src, "five") == ["=Field"]
     rows = {name: expr for owner, name, expr in extract(src.encode(), "mod.py", "python").types if owner}
     assert "b" not in rows and "c" not in rows
     assert rows["d"] == "=make"

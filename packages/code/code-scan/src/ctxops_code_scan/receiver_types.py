@@ -816,6 +816,10 @@ class TypeFacts:
             return  # (`__init__` binds it to two values, or one not read: no type)
         if init is not None:
             keys.setdefault(init, ("t", init, None))
+        if len(keys) != 1 and any(kind == "x" for kind, _, _ in keys.values()):
+            # (a chain the graph reads, `self.x = self.x.load(f)`: not known here to be another class, so it
+            # leaves `__init__`'s reading as a value not read does, and gives none where `__init__` binds none)
+            return
         if len(keys) != 1:
             attrs[name] = _CONFLICT
             chains[name] = None

@@ -82,3 +82,23 @@ def test_a_long_chain_of_targets_extracts_linearly() -> None:
 
     # 16x the targets: linear is ~16x, quadratic ~256x
     assert _best(source(4_000)) < 64 * _best(source(250))
+
+
+def test_tuple_unpacking_of_as_many_values_pairs_them() -> None:
+    # boltons' `bx, by = BufferedSocket(x), BufferedSocket(y)`; a star or a call's tuple gives nothing
+    src = (
+        "from lib import BufferedSocket, Other\n\n\n"
+        "def use(x, y):\n"
+        "    bx, by = BufferedSocket(x), Other(y)\n"
+        "    bx.one()\n"
+        "    by.two()\n"
+        "    e, *f = BufferedSocket(x), Other()\n"
+        "    e.three()\n"
+        "    g, h = pair()\n"
+        "    g.four()\n"
+    )
+    out = extract(src.encode(), "mod.py", "python")
+    got = {r.symbol_name: r.receiver_type for r in out.references if r.qualifier}
+    assert got["one"] == "=BufferedSocket"
+    assert got["two"] == "=Other"
+    assert got["three"] is None and got["four"] is None

@@ -390,6 +390,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             value = caps.get("value")
             if facts is not None and top is not None and top.symbol_id:
                 # Every assignment counts: one that states no type still hides a module-level instance.
+                if python and not value:
+                    value = _unpacked(node, name_node)  # `a, b = A(), B()`: the value at the name's position
                 facts.add_local(top.symbol_id, name, (_chained(value[0]) if python else value[0]) if value else None)
                 declared = caps.get("return")
                 if declared and python:  # `x: K = ...`: the declared type holds for every use
@@ -615,6 +617,20 @@ def _chained(value: Any) -> Any:
             return value
         value = value.child_by_field_name("right")
     return None
+
+
+def _unpacked(node: Any, name_node: Any) -> list[Any] | None:
+    """Python `a, b = A(), B()` (as many plain names as values, no star): the value at the name's position,
+    as a checker pairs a tuple's items (boltons' `bx, by = BufferedSocket(x), BufferedSocket(y)`)."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or left.type not in ("pattern_list", "tuple_pattern"):
+        return None
+    if right.type not in ("expression_list", "tuple") or name_node.parent != left:
+        return None
+    names, values = left.named_children, right.named_children
+    if len(names) != len(values) or any(n.type != "identifier" for n in names):
+        return None
+    return [values[names.index(name_node)]]
 
 
 def _in_init(top: _Open) -> bool:

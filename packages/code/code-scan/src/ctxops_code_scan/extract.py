@@ -47,6 +47,7 @@ from .type_exprs import (
     py_assigned,
     py_narrowable,
     py_narrowed,
+    py_narrowed_default,
     ts_call_context,
     ts_narrowed,
     ts_type,
@@ -342,6 +343,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 # bound once keeps its one value's reading)
                 bound = facts.chains.get(fid, {})
                 flowed = _py_flow(returned, name, narrowing) if name in bound and bound[name] is None else None
+                if name and flowed is None:  # `if not isinstance(p, K): p = K()`; `return p`: a K
+                    flowed = py_narrowed_default(returned, name, narrowing)
                 if isinstance(flowed, str) and facts.local_binds(fid, flowed):
                     flowed = None  # (`F = make(...)`; `return F()`-like names: no class of the module)
                 facts.add_return(fid, returned, flowed)
@@ -349,9 +352,19 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if head == "bind":
             if facts is not None and python:  # (`Cls._parse = ...` anywhere: a class body's alias is rebound)
                 facts.rebound_attrs.add(_text(caps["name"][0]))
-            if facts is not None and top is not None and _in_init(top) and _text(caps["qual"][0]) == "self":
+            on_self = facts is not None and top is not None and _text(caps["qual"][0]) == "self"
+            if on_self and facts is not None and top is not None and _in_init(top):
                 ann, value = caps.get("return"), caps.get("value")
                 facts.add_self_attr(
+                    top.type_qualname or "",
+                    top.symbol_id or "",
+                    _text(caps["name"][0]),
+                    ann[0] if ann else None,
+                    value[0] if value else None,
+                )
+            elif on_self and python and facts is not None and top is not None and _in_method(top, facts):
+                ann, value = caps.get("return"), caps.get("value")
+                facts.add_method_attr(
                     top.type_qualname or "",
                     top.symbol_id or "",
                     _text(caps["name"][0]),
@@ -384,7 +397,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             value = caps.get("value")
             if facts is not None and top is not None and top.symbol_id:
                 # Every assignment counts: one that states no type still hides a module-level instance.
-                facts.add_local(top.symbol_id, name, value[0] if value else None)
+                if python and not value:
+                    value = _unpacked(node, name_node)  # `a, b = A(), B()`: the value at the name's position
+                facts.add_local(top.symbol_id, name, (_chained(value[0]) if python else value[0]) if value else None)
                 declared = caps.get("return")
                 if declared and python:  # `x: K = ...`: the declared type holds for every use
                     facts.add_declared(top.symbol_id, name, _text(declared[0]))
@@ -392,7 +407,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if facts is not None and top is None and (kind == "variable" or (python and kind == "constant")):
             value = caps.get("value")
             if value:
-                facts.add_module(name, value[0])
+                facts.add_module(name, _chained(value[0]) if python else value[0])
             stated = caps.get("return")
             if stated and python:
                 facts.add_module_stated(name, _text(stated[0]))
@@ -505,6 +520,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         _this_types(out.references, facts, scopes, this_binds, this_refs)
     if python and facts is not None and path.rpartition("/")[2] == "__init__.py":
         _package_submodules(out, facts, path)
+    if python and facts is not None:
+        facts.settle_attrs()
     if facts is not None and typed_refs:
         _add_receiver_types(out.references, typed_refs, facts, chained, scopes, values=typescript, flow=flow)
     if facts is not None:
@@ -618,8 +635,40 @@ def _attribute_bases(refs: list[Reference], symbols: list[Symbol], facts: TypeFa
     return out
 
 
+_MAX_TARGETS = 8  # `a = b = ... = K()`: targets read before a chained assignment's value is not read
+
+
+def _chained(value: Any) -> Any:
+    """Python `a = b = K()`: every target binds the last value (the right side of `a` is the assignment `b =
+    K()`). Read only so far (a hostile chain of thousands of targets would make each target walk the rest)."""
+    for _ in range(_MAX_TARGETS):
+        if value is None or value.type != "assignment":
+            return value
+        value = value.child_by_field_name("right")
+    return None
+
+
+def _unpacked(node: Any, name_node: Any) -> list[Any] | None:
+    """Python `a, b = A(), B()` (as many plain names as values, no star): the value at the name's position,
+    as a checker pairs a tuple's items (boltons' `bx, by = BufferedSocket(x), BufferedSocket(y)`)."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or left.type not in ("pattern_list", "tuple_pattern"):
+        return None
+    if right.type not in ("expression_list", "tuple") or name_node.parent != left:
+        return None
+    names, values = left.named_children, right.named_children
+    if len(names) != len(values) or any(n.type != "identifier" for n in names):
+        return None
+    return [values[names.index(name_node)]]
+
+
 def _in_init(top: _Open) -> bool:
     return bool(top.type_qualname and top.symbol_id and top.qualname.endswith(".__init__"))
+
+
+def _in_method(top: _Open, facts: TypeFacts) -> bool:
+    """A method of the class itself (not a function nested in one, whose `self` a checker does not read)."""
+    return bool(top.kind == "method" and top.symbol_id and facts.classes.get(top.symbol_id) == top.type_qualname)
 
 
 def _add_receiver_types(

@@ -37,6 +37,9 @@ _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = nu
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _DOTTED_ANY = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){0,3}")
 _CONFLICT = ""  # a name bound to two different types: no type
+_MAX_BINDINGS = 8  # different values of one attribute the other methods bind before it has no type
+# One binding of an attribute: ("t", type, None), ("c", class, None) a class object, ("x", method id, chain)
+_Binding = tuple[str, str, "Chain | None"]
 _ENUM_BASES = ("Enum", "Flag")  # (`class Color(Enum): RED = Spec(...)`: `Color.RED` is a Color)
 # `Wrapper[X]` is an X as a checker reads it (`Annotated[X, ...]`: its first argument)
 _WRAPPERS = frozenset({"Optional", "Final", "ClassVar", "Annotated", "Required", "NotRequired", "ReadOnly"})
@@ -407,6 +410,9 @@ class TypeFacts:
     # Python: a class body's `parseString = parse_string` (a plain name): class qualname -> alias -> name
     member_aliases: dict[str, dict[str, str]] = field(default_factory=dict)
     rebound_attrs: set[str] = field(default_factory=set)  # Python: every `x.name = ...`'s name in the file
+    # Python: class qualname -> attribute -> what the methods other than `__init__` bind it to (`setUp`'s
+    # `self.app = K()`), at most _MAX_BINDINGS different values (None: more, or one not read)
+    method_attrs: dict[str, dict[str, list[_Binding] | None]] = field(default_factory=dict)
     module_chains: dict[str, Chain | None] = field(default_factory=dict)
     module_stated: dict[str, str] = field(default_factory=dict)  # `g: K = ...` at module level
     declared_attrs: dict[str, set[str]] = field(default_factory=dict)  # class -> attributes annotated in its body
@@ -694,8 +700,8 @@ class TypeFacts:
             typed[name] = typ if name not in declared or typed.get(name) == typ else _CONFLICT
             declared.add(name)
             return
-        if name in declared:
-            return
+        if name in declared or (value is not None and value.type == "none"):
+            return  # (`self.x = None`: an Optional's other binding is its type, as a checker joins them)
         defaulted = self._or_default(method_id, value)
         if defaulted is not None and defaulted[0]:  # `self.cls = cls or K` with `cls: type[K] | None`
             _bind(self.attrs.setdefault(class_qualname, {}), name + "()", defaulted[1])
@@ -723,6 +729,113 @@ class TypeFacts:
                 chain = _unargued(chain)
                 old = (method_id, chain)
         table[name] = (method_id, chain) if chain is not None and old in ((), (method_id, chain)) else None
+
+    def add_method_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
+        """`self.name[: T] = value` in a method other than `__init__` (`setUp`, `reset`): one binding of the
+        attribute, joined with its other bindings after the sweep (`settle_attrs`). `self.name = None` drops out."""
+        if annotation is None and (value is None or value.type == "none"):
+            return
+        table = self.method_attrs.setdefault(class_qualname, {})
+        found = table.get(name, [])
+        if found is None:
+            return  # (already two values, or one not read: no type, whatever else binds it)
+        binding = self._binding(method_id, annotation, value)
+        if binding is None or (binding not in found and len(found) >= _MAX_BINDINGS):
+            table[name] = None
+        elif binding not in found:
+            found.append(binding)
+            table[name] = found
+
+    def _binding(self, method_id: str, annotation: Any, value: Any) -> _Binding | None:
+        """What one `self.name = value` binds, as `add_self_attr` reads it: ("t", type), ("c", K) a class
+        object, ("x", chain) a chain read in `method_id`; None for a value not read."""
+        if annotation is not None:
+            typ = annotation_type(_node_text(annotation))
+            return ("t", typ, None) if typ is not None else None
+        defaulted = self._or_default(method_id, value)
+        if defaulted is not None:
+            return ("c" if defaulted[0] else "t", defaulted[1], None)
+        typ = value_type(value)
+        if typ is not None:
+            return "t", typ, None
+        if value.type == "identifier":
+            param = _node_text(value)
+            typ = self.params.get(method_id, {}).get(param)
+            if typ:
+                return "t", typ, None
+            made = self.class_params.get(method_id, {}).get(param)
+            if made is not None:
+                return "c", made, None
+        chain = chain_of(value)
+        if chain is None:
+            return None
+        return "x", method_id, chain
+
+    def settle_attrs(self) -> None:
+        """Python, after the sweep: an attribute is what all its bindings join to, as a checker reads an
+        undeclared attribute from every method: bindings of one class (None dropped) are that class, two
+        classes are none; a declared type (`self.x: K`, a class body's `x: K`) wins. `__init__`'s reading,
+        where no other method binds a different class, is kept as it was."""
+        for cls, bound in self.method_attrs.items():
+            declared = self.declared_attrs.get(cls, set())
+            for name, found in bound.items():
+                if name in declared or found is None:
+                    continue  # (a value not read elsewhere leaves `__init__`'s reading as it was)
+                keys: dict[str, _Binding] = {}
+                for binding in found:
+                    key = self._binding_key(binding)
+                    if key is None:
+                        break
+                    keys.setdefault(key, binding)
+                else:
+                    self._join_attr(cls, name, keys)
+
+    def _binding_key(self, binding: _Binding) -> str | None:
+        """The type a binding gives, as a string two bindings of one type share (None: not read)."""
+        kind, what, chain = binding
+        if kind == "x":
+            return self.expr(chain, what) if chain is not None else None
+        return what if kind == "t" else what + "()"
+
+    def _join_attr(self, cls: str, name: str, keys: dict[str, _Binding]) -> None:
+        """Joins the other methods' bindings (`keys`) with `__init__`'s."""
+        attrs = self.attrs.setdefault(cls, {})
+        chains = self.attr_chains.setdefault(cls, {})
+        held = self.attr_classes.get(cls, {})
+        init: str | None
+        if name in attrs:
+            init = attrs[name]
+        elif name in held:
+            init = held[name] + "()"
+        elif name in chains:
+            found = chains[name]
+            init = (self.expr(found[1], found[0]) or _CONFLICT) if found is not None else _CONFLICT
+        else:
+            init = None
+        if init == _CONFLICT:
+            return  # (`__init__` binds it to two values, or one not read: no type)
+        if init is not None:
+            keys.setdefault(init, ("t", init, None))
+        if len(keys) != 1 and any(kind == "x" for kind, _, _ in keys.values()):
+            # (a chain the graph reads, `self.x = self.x.load(f)`: not known here to be another class, so it
+            # leaves `__init__`'s reading as a value not read does, and gives none where `__init__` binds none)
+            return
+        if len(keys) != 1:
+            attrs[name] = _CONFLICT
+            chains[name] = None
+            if name + "()" in attrs:
+                attrs[name + "()"] = _CONFLICT
+            return
+        if init is not None:
+            return
+        kind, what, chain = next(iter(keys.values()))
+        if kind == "t":
+            attrs[name] = what
+        elif kind == "c":
+            attrs[name + "()"] = what
+            self.attr_classes.setdefault(cls, {})[name] = what
+        elif chain is not None:
+            chains[name] = (what, chain)
 
     def typed_roots(self) -> set[str]:
         """Every name a receiver's first part must be for `receiver_type` to find something."""

@@ -627,6 +627,44 @@ def py_assigned(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> Any:
     return None
 
 
+def py_narrowed_default(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> str | None:
+    """Python: K when the binding of `name` reaching `node` (a read in a function's own body, not in a nested
+    block) is `if not isinstance(name, K): name = K(...)` with no other branch: both paths give a K, as a
+    checker joins the narrowed name and the constructor (bottle's `AppStack.push(value=None)`). None
+    otherwise."""
+    child, block = node, node.parent
+    while block is not None and block.type != "block":
+        if block.type in _PY_SCOPES:
+            return None
+        child, block = block, block.parent
+    if block is None or block.parent is None or block.parent.type != "function_definition":
+        return None
+    if _rebinds(child, name, memo):
+        return None
+    starts, _ = _block_bindings(block, name, memo)
+    i = bisect.bisect_left(starts, child.start_byte) - 1
+    stmt = _statements_at(block, memo).get(starts[i]) if i >= 0 else None
+    if stmt is None or stmt.type != "if_statement" or stmt.child_by_field_name("alternative") is not None:
+        return None
+    cond, body = stmt.child_by_field_name("condition"), stmt.child_by_field_name("consequence")
+    narrowed = _isinstance_narrowing(cond) if cond is not None else None
+    if narrowed is None or narrowed[0] != 1 or narrowed[1] != name or body is None:
+        return None
+    _, values = _block_bindings(body, name, memo)
+    if len(values) != 1 or values[0] is None or values[0].type != "call":
+        return None  # (one plain `name = ...` in the branch, nothing else there binding it)
+    fn = values[0].child_by_field_name("function")
+    return narrowed[2] if fn is not None and _text(fn) == narrowed[2] else None
+
+
+def _statements_at(block: Any, memo: dict[tuple[int, str], Any]) -> dict[int, Any]:
+    """A block's statements by where they start, built once per block."""
+    found: dict[int, Any] | None = memo.get((block.id, "#"))
+    if found is None:
+        found = memo[(block.id, "#")] = {stmt.start_byte: stmt for stmt in block.named_children}
+    return found
+
+
 def _block_bindings(block: Any, name: str, memo: dict[tuple[int, str], Any]) -> tuple[list[int], list[Any]]:
     """The statements of `block` that may bind `name`: their starts, and for each the value of a plain
     `name = value` (None for any other binding). Built for all names at once, once per block."""

@@ -300,6 +300,21 @@ def annotated_params(params: Any) -> dict[str, str]:
     return out
 
 
+def default_typed_params(params: Any) -> dict[str, str]:
+    """Parameter name -> K, for the unannotated parameters whose default is a call of a (dotted) capitalised
+    name (`prioritizer=ForestSumVisitor()`): a checker reads such a parameter as the default's type. `None`, a
+    literal or any other default gives nothing."""
+    out: dict[str, str] = {}
+    for child in params.named_children:
+        if child.type != "default_parameter":
+            continue
+        name = child.child_by_field_name("name")
+        made = constructor_type(child.child_by_field_name("value"))
+        if name is not None and name.type == "identifier" and made is not None:
+            out[name.text.decode("utf-8", "replace")] = made
+    return out
+
+
 def class_object_params(params: Any) -> dict[str, str]:
     """Parameter name -> K, for the parameters annotated with a class object (`cls: type[K] = K`)."""
     out: dict[str, str] = {}
@@ -441,10 +456,14 @@ class TypeFacts:
     go_ranged: dict[str, set[str]] = field(default_factory=dict)  # Go: function id -> its `range` variables
 
     def add_params(self, function_id: str, params: Any, signature: str | None) -> None:
+        if signature and self.python and "=" in signature:  # (an annotation below wins over a default)
+            defaulted = default_typed_params(params)
+            if defaulted:
+                self.params[function_id] = defaulted
         if signature and ":" in signature:  # cheap test first: most functions have no annotation
             found = annotated_params(params)
             if found:
-                self.params[function_id] = found
+                self.params.setdefault(function_id, {}).update(found)
             if self.python and "type" in signature.lower():
                 made = class_object_params(params)
                 if made:

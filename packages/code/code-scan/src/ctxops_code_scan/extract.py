@@ -353,7 +353,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if facts is not None and python:  # (`Cls._parse = ...` anywhere: a class body's alias is rebound)
                 facts.rebound_attrs.add(_text(caps["name"][0]))
             on_self = facts is not None and top is not None and _text(caps["qual"][0]) == "self"
-            if on_self and facts is not None and top is not None and _in_init(top):
+            if sub == "augmented":
+                if on_self and python and facts is not None and top is not None and _in_method(top, facts):
+                    facts.add_augmented_attr(top.type_qualname or "", _text(caps["name"][0]))
+            elif on_self and facts is not None and top is not None and _in_init(top):
                 ann, value = caps.get("return"), caps.get("value")
                 facts.add_self_attr(
                     top.type_qualname or "",

@@ -300,6 +300,21 @@ def annotated_params(params: Any) -> dict[str, str]:
     return out
 
 
+def default_typed_params(params: Any) -> dict[str, str]:
+    """Parameter name -> K, for the unannotated parameters whose default is a call of a (dotted) capitalised
+    name (`prioritizer=ForestSumVisitor()`): a checker reads such a parameter as the default's type. `None`, a
+    literal or any other default gives nothing."""
+    out: dict[str, str] = {}
+    for child in params.named_children:
+        if child.type != "default_parameter":
+            continue
+        name = child.child_by_field_name("name")
+        made = constructor_type(child.child_by_field_name("value"))
+        if name is not None and name.type == "identifier" and made is not None:
+            out[name.text.decode("utf-8", "replace")] = made
+    return out
+
+
 def class_object_params(params: Any) -> dict[str, str]:
     """Parameter name -> K, for the parameters annotated with a class object (`cls: type[K] = K`)."""
     out: dict[str, str] = {}
@@ -413,6 +428,10 @@ class TypeFacts:
     # Python: class qualname -> attribute -> what the methods other than `__init__` bind it to (`setUp`'s
     # `self.app = K()`), at most _MAX_BINDINGS different values (None: more, or one not read)
     method_attrs: dict[str, dict[str, list[_Binding] | None]] = field(default_factory=dict)
+    # Python: class qualname -> attributes an augmented assignment rebinds in a method (`self.x += y`), and
+    # those a method other than `__init__` annotates (`self.x: K = ...`, a declared type the former leaves)
+    augmented_attrs: dict[str, set[str]] = field(default_factory=dict)
+    stated_attrs: dict[str, set[str]] = field(default_factory=dict)
     module_chains: dict[str, Chain | None] = field(default_factory=dict)
     module_stated: dict[str, str] = field(default_factory=dict)  # `g: K = ...` at module level
     declared_attrs: dict[str, set[str]] = field(default_factory=dict)  # class -> attributes annotated in its body
@@ -437,10 +456,14 @@ class TypeFacts:
     go_ranged: dict[str, set[str]] = field(default_factory=dict)  # Go: function id -> its `range` variables
 
     def add_params(self, function_id: str, params: Any, signature: str | None) -> None:
+        if signature and self.python and "=" in signature:  # (an annotation below wins over a default)
+            defaulted = default_typed_params(params)
+            if defaulted:
+                self.params[function_id] = defaulted
         if signature and ":" in signature:  # cheap test first: most functions have no annotation
             found = annotated_params(params)
             if found:
-                self.params[function_id] = found
+                self.params.setdefault(function_id, {}).update(found)
             if self.python and "type" in signature.lower():
                 made = class_object_params(params)
                 if made:
@@ -733,6 +756,8 @@ class TypeFacts:
     def add_method_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
         """`self.name[: T] = value` in a method other than `__init__` (`setUp`, `reset`): one binding of the
         attribute, joined with its other bindings after the sweep (`settle_attrs`). `self.name = None` drops out."""
+        if annotation is not None:
+            self.stated_attrs.setdefault(class_qualname, set()).add(name)
         if annotation is None and (value is None or value.type == "none"):
             return
         table = self.method_attrs.setdefault(class_qualname, {})
@@ -745,6 +770,11 @@ class TypeFacts:
         elif binding not in found:
             found.append(binding)
             table[name] = found
+
+    def add_augmented_attr(self, class_qualname: str, name: str) -> None:
+        """`self.name += value` (any operator) in a method, `__init__` included: a binding to the operator's
+        result, which the file does not state (`settle_attrs` leaves the attribute no type unless declared)."""
+        self.augmented_attrs.setdefault(class_qualname, set()).add(name)
 
     def _binding(self, method_id: str, annotation: Any, value: Any) -> _Binding | None:
         """What one `self.name = value` binds, as `add_self_attr` reads it: ("t", type), ("c", K) a class
@@ -789,6 +819,22 @@ class TypeFacts:
                     keys.setdefault(key, binding)
                 else:
                     self._join_attr(cls, name, keys)
+        for cls, names in self.augmented_attrs.items():
+            stated = self.declared_attrs.get(cls, set()) | self.stated_attrs.get(cls, set())
+            for name in names - stated:
+                self._unread_attr(cls, name)
+
+    def _unread_attr(self, cls: str, name: str) -> None:
+        """Attribute `name` of `cls` has a binding whose value is not read (an operator's result): no type,
+        whatever its other bindings are, as a checker's join of them with an unknown arm is no one class."""
+        attrs = self.attrs.setdefault(cls, {})
+        attrs[name] = _CONFLICT
+        if name + "()" in attrs:
+            attrs[name + "()"] = _CONFLICT
+        self.attr_chains.setdefault(cls, {})[name] = None
+        self.attr_classes.get(cls, {}).pop(name, None)
+        if name in self.class_chains.get(cls, {}):
+            self.class_chains[cls][name] = None
 
     def _binding_key(self, binding: _Binding) -> str | None:
         """The type a binding gives, as a string two bindings of one type share (None: not read)."""

@@ -43,6 +43,9 @@
   left: (attribute object: (identifier) @qual attribute: (identifier) @name)
   type: (_)? @return
   right: (_)? @value) @bind.attr
+; `self.x += value` (any operator): rebinds `self.x` to the operator's result, which the file does not state.
+(augmented_assignment
+  left: (attribute object: (identifier) @qual attribute: (identifier) @name)) @bind.augmented
 
 ; `with X() as x`: the local `x` holds what the call returns (a constructor or an annotated function).
 (as_pattern (call) @value alias: (as_pattern_target (identifier) @name)) @bind.local

@@ -5,8 +5,7 @@ targets is read only so far (linear)."""
 
 from __future__ import annotations
 
-import time
-
+from cpu_timing import best_cpu_s
 from ctxops_code_scan.extract import extract
 
 
@@ -68,12 +67,7 @@ def test_a_parameter_narrowed_then_returned_is_the_class() -> None:
 
 
 def _best(src: str) -> float:
-    took = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        extract(src.encode(), "mod.py", "python")
-        took = min(took, time.process_time() - started)
-    return took
+    return best_cpu_s(lambda: extract(src.encode(), "mod.py", "python"))
 
 
 def test_a_long_chain_of_targets_extracts_linearly() -> None:

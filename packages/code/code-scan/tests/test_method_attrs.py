@@ -5,8 +5,7 @@ extracts in linear time; the graph-level answers are code-graph's tests/test_pyt
 
 from __future__ import annotations
 
-import time
-
+from cpu_timing import best_cpu_s
 from ctxops_code_scan.extract import extract
 
 
@@ -66,12 +65,7 @@ def test_a_function_nested_in_a_method_binds_nothing() -> None:
 
 
 def _best(src: str) -> float:
-    took = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        extract(src.encode(), "mod.py", "python")
-        took = min(took, time.process_time() - started)
-    return took
+    return best_cpu_s(lambda: extract(src.encode(), "mod.py", "python"))
 
 
 def test_many_methods_binding_one_attribute_extract_linearly() -> None:

@@ -356,18 +356,15 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if sub == "augmented":
                 if on_self and python and facts is not None and top is not None and _in_method(top, facts):
                     facts.add_augmented_attr(top.type_qualname or "", _text(caps["name"][0]))
-            elif on_self and facts is not None and top is not None and _in_init(top):
+            elif (
+                on_self
+                and facts is not None
+                and top is not None
+                and (_in_init(top) or (python and _in_method(top, facts)))
+            ):
+                add = facts.add_self_attr if _in_init(top) else facts.add_method_attr
                 ann, value = caps.get("return"), caps.get("value")
-                facts.add_self_attr(
-                    top.type_qualname or "",
-                    top.symbol_id or "",
-                    _text(caps["name"][0]),
-                    ann[0] if ann else None,
-                    value[0] if value else None,
-                )
-            elif on_self and python and facts is not None and top is not None and _in_method(top, facts):
-                ann, value = caps.get("return"), caps.get("value")
-                facts.add_method_attr(
+                add(
                     top.type_qualname or "",
                     top.symbol_id or "",
                     _text(caps["name"][0]),

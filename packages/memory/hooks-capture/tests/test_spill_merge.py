@@ -207,7 +207,9 @@ def test_concurrent_captures_write_no_duplicate_line(repo: Path, kill: bool) -> 
     many captures race to merge the same spills; with ``kill-9`` a third of the processes are killed at a
     random moment (mid-append, mid-merge). Then every line's id is counted: none twice, none lost."""
     writers, per_writer = 12, 10
-    day = repo / ".meta" / "events" / f"{DAY}.jsonl"
+    # (today's file when the test starts, not when the module was imported: a run that crosses midnight UTC
+    # held yesterday's lock and nothing spilled)
+    day = repo / ".meta" / "events" / f"{time.strftime('%Y-%m-%d', time.gmtime())}.jsonl"
     stop = threading.Event()
     holder = threading.Thread(target=_lock_holder, args=(day, stop))
     holder.start()

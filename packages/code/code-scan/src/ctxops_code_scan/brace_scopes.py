@@ -160,8 +160,21 @@ def _js_bindings(
     for node in generics:
         type_parameters(node)
     for decl in declarations:
-        if decl.type in ("catch_clause", "for_in_statement"):
-            continue  # (below)
+        if decl.type == "catch_clause":
+            param = decl.child_by_field_name("parameter")
+            names = [n for n in _pattern_names(param) if n.text in wanted] if param is not None else []
+            out.extend((VALUE, n.text.decode(), decl.start_point, decl.end_point, False) for n in names)
+            continue
+        if decl.type == "for_in_statement":
+            kind, left = decl.child_by_field_name("kind"), decl.child_by_field_name("left")
+            if kind is None or left is None:
+                continue  # `for (x of xs)`: an assignment, no binding
+            names = [n for n in _pattern_names(left) if n.text in wanted]
+            if kind.text == b"var":
+                in_function.extend((n, False) for n in names)
+            else:
+                out.extend((VALUE, n.text.decode(), decl.start_point, decl.end_point, False) for n in names)
+            continue
         if decl.type == "class_declaration":
             name = decl.child_by_field_name("name")
             if name is not None and name.text in wanted:
@@ -176,20 +189,6 @@ def _js_bindings(
             value = declarator.child_by_field_name("value")
             is_def = name.type == "identifier" and value is not None and value.type in _FUNCTION_VALUES
             into.extend((n, is_def) for n in names)
-    for block in declarations:
-        if block.type == "catch_clause":
-            param = block.child_by_field_name("parameter")
-            names = [n for n in _pattern_names(param) if n.text in wanted] if param is not None else []
-            out.extend((VALUE, n.text.decode(), block.start_point, block.end_point, False) for n in names)
-        elif block.type == "for_in_statement":
-            kind, left = block.child_by_field_name("kind"), block.child_by_field_name("left")
-            if kind is None or left is None:
-                continue  # `for (x of xs)`: an assignment, no binding
-            names = [n for n in _pattern_names(left) if n.text in wanted]
-            if kind.text == b"var":
-                in_function.extend((n, False) for n in names)
-            else:
-                out.extend((VALUE, n.text.decode(), block.start_point, block.end_point, False) for n in names)
     for items, scopes in ((in_block, blocks), (in_function, lambda: functions)):
         if not items:
             continue
@@ -210,9 +209,10 @@ _QUERIES = {
         "[(block) (if_statement) (for_statement) (expression_switch_statement) (type_switch_statement)"
         " (select_statement) (expression_case) (type_case) (default_case) (communication_case)] @block",
     ),
-    "javascript-blocks": ("javascript", "[(statement_block) (for_statement) (for_in_statement) (switch_body)] @block"),
-    "typescript-blocks": ("typescript", "[(statement_block) (for_statement) (for_in_statement) (switch_body)] @block"),
-    "tsx-blocks": ("tsx", "[(statement_block) (for_statement) (for_in_statement) (switch_body)] @block"),
+    **{
+        f"{lang}-blocks": (lang, "[(statement_block) (for_statement) (for_in_statement) (switch_body)] @block")
+        for lang in ("javascript", "typescript", "tsx")
+    },
 }
 
 

@@ -537,10 +537,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if parent is not None:
             sym = out.symbols[index]
             out.symbols[index] = Symbol(**{**_as_dict(sym), "parent": parent})
-    if python:
-        _drop_locals(tree.root_node, out)
-    elif local_matches:
-        _drop_brace_locals(lang, tree.root_node, out, local_matches)
+    if python or local_matches:
+        _drop_locals(tree.root_node, lang, out, local_matches)
     return out
 
 
@@ -567,39 +565,33 @@ def _package_submodules(out: Extraction, facts: TypeFacts, path: str) -> None:
         facts.module_of[sub] = module
 
 
-def _drop_locals(root: Any, out: Extraction) -> None:
-    """Leave out the bare-name uses that mean a local variable (a parameter, an assignment target, ...):
-    no definition of the same name is what they use (`py_scopes`)."""
-    from .py_scopes import shadowed
-
-    at = [i for i, r in enumerate(out.references) if r.qualifier is None and r.role != "import"]
+def _drop_locals(root: Any, lang: str, out: Extraction, matches: list[tuple[str, dict[str, list[Any]]]]) -> None:
+    """Leave out the bare-name uses that mean a local variable (a parameter, an assignment target, ...): no
+    definition of the same name is what they use. Python by `py_scopes`; Go, JavaScript and TypeScript by
+    `brace_scopes` from the tags query's `@local.*` ``matches`` (in JavaScript and TypeScript a call is in the
+    value namespace, a type reference in the type namespace; Go has one)."""
+    python, go = lang == "python", lang == "go"
+    at: list[int] = []
+    for i, r in enumerate(out.references):
+        if r.qualifier is None and r.role != "import" and (python or go or r.role in ("call", "type")):
+            at.append(i)
     if not at:
         return
     refs = out.references
-    drop = shadowed(root, [(refs[i].line - 1, refs[i].col, refs[i].symbol_name) for i in at])
+    if python:
+        from .py_scopes import shadowed
+
+        drop = shadowed(root, [(refs[i].line - 1, refs[i].col, refs[i].symbol_name) for i in at])
+    else:
+        from .brace_scopes import TYPE, VALUE
+        from .brace_scopes import shadowed as brace_shadowed
+
+        namespace = [TYPE if refs[i].role == "type" and not go else VALUE for i in at]
+        uses = [(refs[i].line - 1, refs[i].col, refs[i].symbol_name, ns) for i, ns in zip(at, namespace, strict=True)]
+        drop = brace_shadowed(lang, root, uses, matches)
     if drop:
         gone = {at[k] for k in drop}
         out.references = [r for i, r in enumerate(refs) if i not in gone]
-
-
-def _drop_brace_locals(lang: str, root: Any, out: Extraction, matches: list[tuple[str, dict[str, list[Any]]]]) -> None:
-    """Go, JavaScript, TypeScript: leave out the bare-name uses that mean a parameter or a local variable
-    (`brace_scopes`). In JavaScript and TypeScript a call is in the value namespace, a type reference in the
-    type namespace; Go has one."""
-    from .brace_scopes import TYPE, VALUE, shadowed
-
-    go = lang == "go"
-    at: list[int] = []
-    uses: list[tuple[int, int, str, str]] = []
-    for i, r in enumerate(out.references):
-        if r.qualifier is not None or r.role == "import" or (not go and r.role not in ("call", "type")):
-            continue
-        at.append(i)
-        uses.append((r.line - 1, r.col, r.symbol_name, TYPE if r.role == "type" and not go else VALUE))
-    drop = shadowed(lang, root, uses, matches) if uses else set()
-    if drop:
-        gone = {at[k] for k in drop}
-        out.references = [r for i, r in enumerate(out.references) if i not in gone]
 
 
 def _stated_bases(refs: list[Reference], class_objects: dict[str, str]) -> list[Reference]:

@@ -867,10 +867,7 @@ class TypeFacts:
             # leaves `__init__`'s reading as a value not read does, and gives none where `__init__` binds none)
             return
         if len(keys) != 1:
-            attrs[name] = _CONFLICT
-            chains[name] = None
-            if name + "()" in attrs:
-                attrs[name + "()"] = _CONFLICT
+            self._unread_attr(cls, name)  # (two classes: none, as a value not read)
             return
         if init is not None:
             return

@@ -1544,3 +1544,32 @@ def test_session_19_a_sample_token_under_a_key_name_is_a_sample_there_too() -> N
             assert token[-12:] not in redact(text), redact(text)
     password = "Qz" + "abcdefgh" + _random_secret(6)  # a password holds what it likes
     assert password not in redact(f"password: '{password}'")
+
+
+def test_session_20_maven_encrypted_passwords_are_kept() -> None:
+    # Maven's password encryption (maven.apache.org/guides/mini/guide-encryption.html): `mvn --encrypt-password`
+    # prints the server password as `{<base64 ciphertext>}`, written to settings.xml's <password> or <passphrase>,
+    # decrypted with a master password kept elsewhere (~/.m2/settings-security.xml). The master itself,
+    # `<master>{...}</master>`, is only obfuscated (a fixed key): it stays hidden.
+    for n in (16, 24, 44):
+        cipher = _random_secret(n - 1, B64) + "="
+        for kept in (
+            f"<password>{{{cipher}}}</password>",
+            f"    <passphrase>{{{cipher}}}</passphrase>\n",
+            f"<server>\n  <id>central</id>\n  <username>deployer</username>\n"
+            f"  <password>{{{cipher}}}</password>\n</server>",
+        ):
+            assert redact(kept) == kept, redact(kept)
+    master = _random_secret(43, B64) + "="  # a master's ciphertext: 32 bytes, as `mvn --encrypt-master-password` prints
+    assert master not in redact(f"<settingsSecurity>\n  <master>{{{master}}}</master>\n</settingsSecurity>")
+    secret = _random_secret(24)
+    for text in (
+        f"<password>{secret}</password>",
+        f"<password>{{{secret} x}}</password>",  # not Maven's form: a space in it
+        f"<password>{{{secret}</password>",
+        f"<password>{{{secret}}}x</password>",
+    ):
+        assert secret not in redact(text), redact(text)
+    other = _random_secret(24)
+    out = redact(f'password = "{{{secret}}}"\napi_key = "{other}"')
+    assert other not in out, out

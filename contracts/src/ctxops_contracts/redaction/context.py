@@ -12,6 +12,7 @@ from ctxops_contracts.shared.regex import lazy
 
 from .names import (
     ASSET_EXTENSIONS,
+    MAVEN_CIPHER,
     assigned_name,
     holds_documented_key,
     is_digest_slug,
@@ -1019,6 +1020,14 @@ def _armoured(text: str, at: int) -> bool:
     return any(begin < at < end for begin, end in _ARMOUR_CACHE[1])  # type: ignore[attr-defined]
 
 
+def _maven_cipher(text: str, at: int) -> bool:
+    """Maven's encrypted server password in settings.xml, ``<password>{<base64>}</password>`` (guide-encryption):
+    ciphertext whose key is kept elsewhere. ``<master>{...}`` is only obfuscated and is judged as before."""
+    return text.endswith(("<password>{", "<passphrase>{"), max(0, at - 13), at) and bool(
+        MAVEN_CIPHER.match(text, at - 1)
+    )
+
+
 _SAMPLE_EDGE = 120
 
 
@@ -1034,6 +1043,8 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     if _in_arn(text, match.start(1)):
         return None  # an ARN's resource id names a resource (a secret's name, a key's id), it holds no secret
     if _sops(text, match.start()) or _armoured(text, match.start()) or _SRI.match(match.group(1)):
+        return None
+    if _maven_cipher(text, match.start(1)):
         return None
     if is_malformed_token(match.group(1)) or is_fake_name(assigned_name(text, match.start(1))):
         return None  # ``<prefix>_<not its shape>``; ``wrongLength := "..."``: look-alikes written to fail

@@ -235,6 +235,8 @@ def _hide_words(text: str, found: list[str] | None = None) -> str:
 
 
 _CHUNK = lazy(r"\S{32,20000}+")
+# Maven's encrypted server password, an element of settings.xml alone on its line (guide-encryption): ciphertext
+_MAVEN_ELEMENT = lazy(r"<pass(?:word|phrase)>\{[A-Za-z0-9+/]{11,400}+={0,2}\}</pass(?:word|phrase)>")
 _MARKER = lazy(r"\[REDACTED:[a-z0-9-]{1,40}+\]")
 _SRI_DIGEST = lazy(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}+={0,2}")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -307,7 +309,13 @@ def _hide_printable(text: str, *, paths: bool = False, found: list[str] | None =
             if found is not None:
                 found.append(chunk)
             return "[REDACTED:token]"
-        if "/" not in chunk or "ENC[" in chunk or "://" in chunk or _mostly_digest(chunk):
+        if (
+            "/" not in chunk
+            or "ENC[" in chunk
+            or "://" in chunk
+            or _mostly_digest(chunk)
+            or _MAVEN_ELEMENT.fullmatch(chunk)
+        ):
             return chunk  # no path; SOPS ciphertext (``ENC[AES256_GCM,data:...]``); a URL (its own rules); a digest
         parts = chunk.split("/")
         hidden = ["[REDACTED:path-token]" if len(part) >= 32 and _printable_key(part) else part for part in parts]

@@ -568,6 +568,11 @@ def is_malformed_token(value: str) -> bool:
     return False
 
 
+# Maven's encrypted password (guide-encryption): ``mvn --encrypt-password`` prints ``{<base64>}`` for settings.xml's
+# <password>/<passphrase>; its key is the master password kept in ~/.m2/settings-security.xml.
+MAVEN_CIPHER = lazy(r"\{[A-Za-z0-9+/]{11,400}+={0,2}\}")
+
+
 def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False) -> bool:
     """Whether ``value``, assigned to the secret-named ``name``, is worth hiding.
 
@@ -582,6 +587,8 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         return False
     if is_malformed_token(text):
         return False
+    if MAVEN_CIPHER.fullmatch(text) and is_password_class(name):
+        return False  # ciphertext (the master's own ``{...}`` is only obfuscated: ``master`` is not a password's name)
     if not is_password_class(name) and is_sequence_sample(text.strip("'\"")):
         return False  # ``sk_live_1234567890...``: a sample by the format rules' own test; a key's name changes nothing
     if not is_password_class(name) and (_mostly_sequential(text.strip("'\"")) or _interleaved_sequence(text)):

@@ -1573,3 +1573,24 @@ def test_session_20_maven_encrypted_passwords_are_kept() -> None:
     other = _random_secret(24)
     out = redact(f'password = "{{{secret}}}"\napi_key = "{other}"')
     assert other not in out, out
+
+
+def test_session_20_ocsp_certid_hashes_are_kept() -> None:
+    # RFC 6960 4.1.1: an OCSP request's CertID names the certificate by issuerNameHash (the hash of the issuer's
+    # name) and issuerKeyHash (the hash of the issuer's public key): digests of public data, no secret
+    import hashlib
+
+    for _ in range(20):
+        digest = hashlib.sha1(_random_secret(20).encode()).digest()
+        b64, url, hexed = base64.b64encode(digest).decode(), base64.urlsafe_b64encode(digest).decode(), digest.hex()
+        for kept in (
+            f"issuerKeyHash={b64}",
+            f"issuerNameHash={url}",
+            f'"issuerKeyHash": "{b64}",',
+            f"issuer_key_hash: {hexed}",
+            f"IssuerNameHash = {b64}",
+        ):
+            assert redact(kept) == kept, redact(kept)
+    secret = _random_secret(28, B64)
+    for text in (f"issuerKeyHash=x\napi_key={secret}", f"keyHash={secret}", f"issuerKeyHash={secret} token={secret}"):
+        assert secret not in redact(text), redact(text)

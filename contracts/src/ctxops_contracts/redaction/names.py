@@ -213,11 +213,13 @@ def is_stock_secret_name(value: str) -> bool:
 
 
 def is_public_name(name: str) -> bool:
-    """``DOTENV_PUBLIC_KEY``, ``pubkey``, .NET's ``publicKeyToken``: a value published by design, not a secret.
-    Only a name ending in a public key: ``flutterwavePubKeyToken`` names a token."""
+    """``DOTENV_PUBLIC_KEY``, ``pubkey``, .NET's ``publicKeyToken``, OCSP's ``issuerKeyHash``: a value published
+    by design, not a secret. Only a name ending in a public key: ``flutterwavePubKeyToken`` names a token."""
     parts = words(name)
     if parts == ["public", "key", "token"]:
         return True
+    if parts[-3:] in (["issuer", "key", "hash"], ["issuer", "name", "hash"]):
+        return True  # an OCSP CertID's digests of the issuer's public key and name (RFC 6960 4.1.1)
     return bool(parts) and (parts[-1] in ("pubkey", "publickey") or parts[-2:] in (["public", "key"], ["pub", "key"]))
 
 

@@ -1594,3 +1594,41 @@ def test_session_20_ocsp_certid_hashes_are_kept() -> None:
     secret = _random_secret(28, B64)
     for text in (f"issuerKeyHash=x\napi_key={secret}", f"keyHash={secret}", f"issuerKeyHash={secret} token={secret}"):
         assert secret not in redact(text), redact(text)
+
+
+def _der(tag: int, body: bytes) -> bytes:
+    size = len(body)
+    head = bytes([size]) if size < 128 else bytes([0x80 | 2]) + size.to_bytes(2, "big")
+    return bytes([tag]) + head + body
+
+
+def test_session_20_a_der_public_key_is_kept_a_private_key_is_not() -> None:
+    # RFC 5280 4.1.2.7: a SubjectPublicKeyInfo is SEQUENCE { AlgorithmIdentifier, BIT STRING }, the form
+    # `openssl pkey -pubout -outform DER | base64` prints: a public key, published by design. A private key
+    # (PKCS#8: SEQUENCE { INTEGER 0, AlgorithmIdentifier, OCTET STRING }; SEC1: SEQUENCE { INTEGER 1, ... })
+    # stays hidden.
+    ec_oid = _der(0x06, bytes.fromhex("2a8648ce3d0201"))  # id-ecPublicKey
+    p256 = _der(0x06, bytes.fromhex("2a8648ce3d030107"))
+    rsa_oid = _der(0x06, bytes.fromhex("2a864886f70d010101"))
+    for _ in range(10):
+        point = b"\x04" + bytes(_s18.randrange(256) for _ in range(64))
+        ec_pub = _der(0x30, _der(0x30, ec_oid + p256) + _der(0x03, b"\x00" + point))
+        modulus = _der(0x02, b"\x00" + bytes(_s18.randrange(256) for _ in range(256)))
+        rsa_pub = _der(
+            0x30,
+            _der(0x30, rsa_oid + b"\x05\x00") + _der(0x03, b"\x00" + _der(0x30, modulus + b"\x02\x03\x01\x00\x01")),
+        )
+        for der in (ec_pub, rsa_pub):
+            value = base64.b64encode(der).decode()
+            for kept in (f'const ecPub = "{value}";', value, f"verify_key: {value}\n"):
+                assert redact(kept) == kept, redact(kept)
+        scalar = bytes(_s18.randrange(256) for _ in range(32))
+        pkcs8 = _der(
+            0x30,
+            b"\x02\x01\x00" + _der(0x30, ec_oid + p256) + _der(0x04, _der(0x30, b"\x02\x01\x01" + _der(0x04, scalar))),
+        )
+        sec1 = _der(0x30, b"\x02\x01\x01" + _der(0x04, scalar) + _der(0xA0, p256))
+        for der in (pkcs8, sec1, ec_pub[:-8]):  # a private key; a public key's header on a cut body
+            value = base64.b64encode(der).decode()
+            for text in (f'const key = "{value}";', value):
+                assert value[-16:] not in redact(text), redact(text)

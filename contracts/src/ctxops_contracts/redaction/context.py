@@ -22,6 +22,7 @@ from .names import (
     is_malformed_token,
     is_placeholder,
     is_placeholder_token,
+    is_public_key_der,
     is_public_name,
     is_public_token,
     is_random_token,
@@ -1051,6 +1052,8 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     lead, equals, _ = match.group(1)[:80].partition("=")
     if is_public_name(assigned_name(text, match.start(1)) or (lead if equals else "")):
         return None  # ``publicKeyToken="<hex>"``, ``DOTENV_PUBLIC_KEY=<hex>``: published by design
+    if match.group(1)[:1] == "M" and is_public_key_der(match.group(1)):
+        return None  # a DER public key in base64 (``MFkwEwYHKoZIzj0CAQYI...``): published by design
     if len(match.group(1)) > 200:
         if _sops(text, match.start()) or _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
             return None

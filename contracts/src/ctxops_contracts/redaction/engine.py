@@ -31,6 +31,7 @@ from .names import (
     is_malformed_token,
     is_placeholder,
     is_placeholder_token,
+    is_public_key_der,
     is_secret_name,
     path_token,
     random_word,
@@ -317,6 +318,8 @@ def _hide_printable(text: str, *, paths: bool = False, found: list[str] | None =
             or _MAVEN_ELEMENT.fullmatch(chunk)
         ):
             return chunk  # no path; SOPS ciphertext (``ENC[AES256_GCM,data:...]``); a URL (its own rules); a digest
+        if "M" in chunk[:3] and is_public_key_der(chunk.strip("\"';,()")):
+            return chunk  # a DER public key in base64 holds slashes: not a path
         parts = chunk.split("/")
         hidden = ["[REDACTED:path-token]" if len(part) >= 32 and _printable_key(part) else part for part in parts]
         if found is not None:

@@ -589,6 +589,8 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         return False
     if is_malformed_token(text):
         return False
+    if text[:2] in ("MF", "MH", "MI", "MC", "MD", "MG", "ME") and is_public_key_der(text):
+        return False  # a DER public key: what the name calls it does not make it private
     if MAVEN_CIPHER.fullmatch(text) and is_password_class(name):
         return False  # ciphertext (the master's own ``{...}`` is only obfuscated: ``master`` is not a password's name)
     if not is_password_class(name) and is_sequence_sample(text.strip("'\"")):
@@ -637,6 +639,43 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
 # A name that is only "key" (``Key=``, ``key:``, ``"key":``), or "id" words that name a secret id.
 # Datadog's client tokens (``pub`` + 32 hex) are public by design: browser SDKs ship them in page source.
 _DATADOG_CLIENT = lazy(r"pub[0-9a-f]{32}")
+
+
+def _der_header(der: bytes, at: int) -> tuple[int, int, int] | None:
+    """The tag, content start and content end of the DER element at ``at`` (None when it does not fit)."""
+    if at + 2 > len(der):
+        return None
+    tag, size, at = der[at], der[at + 1], at + 2
+    if size & 0x80:
+        width = size & 0x7F
+        if not 0 < width <= 3 or at + width > len(der):
+            return None
+        size, at = int.from_bytes(der[at : at + width], "big"), at + width
+    return (tag, at, at + size) if at + size <= len(der) else None
+
+
+def is_public_key_der(value: str) -> bool:
+    """A DER SubjectPublicKeyInfo in base64 (RFC 5280 4.1.2.7: SEQUENCE { AlgorithmIdentifier { OID, ... },
+    BIT STRING }, what ``openssl pkey -pubout -outform DER`` writes): a public key. Private keys (PKCS#8, SEC1,
+    PKCS#1) open with an INTEGER version, not an AlgorithmIdentifier."""
+    value = value.strip("'\"")
+    if len(value) < 60 or not value.startswith("M") or len(value) > 4000:
+        return False
+    import binascii  # a built-in module
+
+    try:
+        der = binascii.a2b_base64(value, strict_mode=True)
+    except (binascii.Error, ValueError):
+        return False
+    outer = _der_header(der, 0)
+    if outer is None or outer[0] != 0x30 or outer[2] != len(der):
+        return False
+    algorithm = _der_header(der, outer[1])
+    oid = _der_header(der, algorithm[1]) if algorithm is not None and algorithm[0] == 0x30 else None
+    if oid is None or oid[0] != 0x06 or algorithm is None:
+        return False
+    key = _der_header(der, algorithm[2])
+    return key is not None and key[0] == 0x03 and key[2] == outer[2]
 
 
 def is_public_token(value: str) -> bool:
@@ -694,7 +733,7 @@ def is_random_token(value: str) -> bool:
     value = value.strip().strip("'\"")
     if not _TOKEN_SHAPE.fullmatch(value) or is_placeholder(value) or is_placeholder_token(value):
         return False
-    if is_malformed_token(value):
+    if is_malformed_token(value) or (value[:1] == "M" and is_public_key_der(value)):
         return False
     if random_lower_letters(value):
         return True  # ``?key=<16 letters, no word>``

@@ -1632,3 +1632,22 @@ def test_session_20_a_der_public_key_is_kept_a_private_key_is_not() -> None:
             value = base64.b64encode(der).decode()
             for text in (f'const key = "{value}";', value):
                 assert value[-16:] not in redact(text), redact(text)
+
+
+def test_session_20_a_url_user_holding_an_at_sign_still_hides_the_password() -> None:
+    # WHATWG URL Standard (authority state): the last '@' ends the userinfo; an earlier one belongs to it
+    # (`smtp://user@example.com:<password>@smtp.example.com:465/`, an e-mail address as the user, unescaped)
+    secret = _random_secret(14)
+    for text in (
+        f"smtp://alerts@example.com:{secret}@smtp.example.com:465/",
+        f"SMTP_URL=smtps://ops@corp.example.org:{secret}@mail.example.org",
+        f'url = "imap://me@example.com:{secret}@imap.example.com/INBOX"',
+    ):
+        assert secret not in redact(text), redact(text)
+    for kept in (
+        "https://user@example.com:8443/path",
+        "ssh://git@github.com:22/org/repo.git",
+        "https://foo@bar.example.com:443/x?mail=a@b.example.com",
+        "smtp://alerts@example.com:password@smtp.example.com",
+    ):
+        assert redact(kept) == kept, redact(kept)

@@ -779,8 +779,9 @@ def _config_set(match: re.Match[str]) -> tuple[str, int] | None:
 # --- URLs, headers, cookies ---------------------------------------------------------------------------
 
 # scheme://user:password@host in any scheme (http, ldap, mongodb+srv, jdbc:postgresql, redis, amqp, ...):
-# the password is hidden, the scheme, the user and the host are kept.
-_URL_CREDS = lazy(r"[a-zA-Z][a-zA-Z0-9+.-]{1,30}+://[^\s:/@'\"<>]{0,100}+:([^\s@'\"<>]{1,200}+)@")
+# the password is hidden, the scheme, the user and the host are kept. The user may hold a raw '@' (an e-mail
+# address, ``smtp://me@example.com:<password>@smtp.example.com``): the URL Standard ends the userinfo at the last.
+_URL_CREDS = lazy(r"[a-zA-Z][a-zA-Z0-9+.-]{1,30}+://[^\s:/'\"<>]{0,100}+:([^\s@'\"<>]{1,200}+)@")
 _PORT_PATH = lazy(r"\d{1,5}(?:/.*)?")
 # More of a password that holds a raw '@' (``p@ss@host``): up to the last '@' before the host.
 _USERINFO_STOP = lazy(r"[\s/'\"<>]")

@@ -1651,3 +1651,19 @@ def test_session_20_a_url_user_holding_an_at_sign_still_hides_the_password() -> 
         "smtp://alerts@example.com:password@smtp.example.com",
     ):
         assert redact(kept) == kept, redact(kept)
+
+
+def test_session_20_a_short_token_in_an_authorization_header_is_hidden() -> None:
+    # RFC 6750 2.1 / RFC 7617: the Authorization header's credentials follow the scheme; a b64token has no
+    # minimum length. Written as a header (quoted in JSON, echoed) a short one is a credential there too.
+    token = _random_secret(9, B64) + "="
+    for text in (
+        f"Authorization: Bearer {token}",
+        json.dumps({"q": f"Authorization: Bearer {token}"}),
+        f"echo 'Authorization: Basic {token}'",
+        f'headers = {{"Authorization": "Bearer {token}"}}',
+        f"curl -H 'authorization: bearer {token}' https://api.example.com",
+    ):
+        assert token not in redact(text), redact(text)
+    for kept in ("the bearer 2024-01-01 note", "token 12345678", "basic 20240101x", "Bearer abc.def"):
+        assert redact(kept) == kept, redact(kept)

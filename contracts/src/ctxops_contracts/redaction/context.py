@@ -835,15 +835,18 @@ def _url(match: re.Match[str]) -> tuple[str, int] | None:
 
 
 _AUTH_SCHEME = lazy(
-    r"(?i)(?<![A-Za-z0-9_])(bearer|basic|token|digest|bot|apikey|sso-key)([ \t]+)([A-Za-z0-9._~+/=:-]{12,}+)"
+    r"(?i)(?<![A-Za-z0-9_])(bearer|basic|token|digest|bot|apikey|sso-key)([ \t]+)([A-Za-z0-9._~+/=:-]{8,}+)"
 )
 _TOKEN_CHARS = lazy(r"[0-9+/=._~:-]")
+_HEADER_BEFORE = lazy(r"(?i)authorization[\"']?[ \t]*[:=][ \t]*[\"']?\Z")
 
 
 def _auth_scheme(match: re.Match[str]) -> tuple[str, int] | None:
     value = match.group(3)
     if value.startswith("[REDACTED") or is_placeholder(value) or "://" in value:
         return None  # ``Token https://...``: prose before a URL
+    if len(value) < 12 and not _HEADER_BEFORE.search(match.string, max(0, match.start() - 20), match.start()):
+        return None  # a short one only in the Authorization header (a b64token has no minimum, RFC 6750)
     if not _TOKEN_CHARS.search(value) and not (match.group(1).lower() == "bearer" and looks_like_credential(value)):
         return None  # ``Bearer <letters only>`` is a token when its case is mixed like one
     return match.group(1) + match.group(2) + "[REDACTED:bearer-token]", match.end()

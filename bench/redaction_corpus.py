@@ -39,7 +39,9 @@ corpus of ``bench/heldout_redaction_s13.txt`` (Skyscanner/whispers' test fixture
 ``bench/redaction_2ms.py``), as ``2ms``; ``--corpus sonar`` the held-out corpus of
 ``bench/heldout_redaction_s18.txt`` (SonarSource/sonar-text's rule examples, ``bench/redaction_sonar.py``), as
 ``sonar``; ``--corpus ghcp`` the held-out corpus of ``bench/heldout_redaction_s19.txt`` (GitHub's custom
-secret-scanning patterns' tests, ``bench/redaction_ghcp.py``), as ``ghcp``.
+secret-scanning patterns' tests, ``bench/redaction_ghcp.py``), as ``ghcp``; ``--corpus octarine`` the held-out corpus
+of ``bench/heldout_redaction_s20.txt`` (octarinesec/secret-detector's detector tests, ``bench/redaction_octarine.py``),
+as ``octarine``.
 ``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
 samples in the same run, printed beside as ``peer <half>``.
 """
@@ -949,6 +951,7 @@ SINGLE_CORPORA: dict[str, tuple[str, str, tuple[str, ...], bool]] = {
     "2ms": ("redaction_2ms", "twoms_samples", ("2ms",), False),
     "sonar": ("redaction_sonar", "sonar_samples", ("sonar",), False),
     "ghcp": ("redaction_ghcp", "ghcp_samples", ("ghcp",), False),
+    "octarine": ("redaction_octarine", "octarine_samples", ("octarine",), False),
 }
 
 
@@ -993,7 +996,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
     parser.add_argument(
         "--channel-halves",
-        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms,sonar,ghcp",
+        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms,sonar,ghcp,octarine",
         help="halves whose samples go through the channels",
     )
     parser.add_argument(
@@ -1010,6 +1013,7 @@ def main(argv: list[str] | None = None) -> int:
             "2ms",
             "sonar",
             "ghcp",
+            "octarine",
             "peer dev",
             "none",
         ],
@@ -1021,7 +1025,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")
     parser.add_argument(
         "--corpus",
-        choices=["outside", "fresh", "semgrep", "secretlint", "whispers", "ggeb", "trivy", "2ms", "sonar", "ghcp"],
+        choices=[
+            "outside",
+            "fresh",
+            "semgrep",
+            "secretlint",
+            "whispers",
+            "ggeb",
+            "trivy",
+            "2ms",
+            "sonar",
+            "ghcp",
+            "octarine",
+        ],
         default="outside",
         help="outside: gitleaks and trufflehog (dev and held-out halves); fresh: the corpus of "
         "bench/heldout_redaction.txt (Nosey Parker and Kingfisher), one half named 'fresh'; semgrep: the "
@@ -1033,7 +1049,8 @@ def main(argv: list[str] | None = None) -> int:
         "trivy: the held-out corpus of bench/heldout_redaction_s16.txt (trivy's secret scanner tests); "
         "2ms: the held-out corpus of bench/heldout_redaction_s17.txt (Checkmarx/2ms' rule tests); "
         "sonar: the held-out corpus of bench/heldout_redaction_s18.txt (SonarSource/sonar-text's rule examples); "
-        "ghcp: the held-out corpus of bench/heldout_redaction_s19.txt (GitHub's custom secret-scanning patterns)",
+        "ghcp: the held-out corpus of bench/heldout_redaction_s19.txt (GitHub's custom secret-scanning patterns); "
+        "octarine: the held-out corpus of bench/heldout_redaction_s20.txt (octarinesec/secret-detector's tests)",
     )
     parser.add_argument("--peer", help="module:function of a peer redactor measured on the same samples")
     args = parser.parse_args(argv)

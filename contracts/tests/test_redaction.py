@@ -1544,3 +1544,126 @@ def test_session_19_a_sample_token_under_a_key_name_is_a_sample_there_too() -> N
             assert token[-12:] not in redact(text), redact(text)
     password = "Qz" + "abcdefgh" + _random_secret(6)  # a password holds what it likes
     assert password not in redact(f"password: '{password}'")
+
+
+def test_session_20_maven_encrypted_passwords_are_kept() -> None:
+    # Maven's password encryption (maven.apache.org/guides/mini/guide-encryption.html): `mvn --encrypt-password`
+    # prints the server password as `{<base64 ciphertext>}`, written to settings.xml's <password> or <passphrase>,
+    # decrypted with a master password kept elsewhere (~/.m2/settings-security.xml). The master itself,
+    # `<master>{...}</master>`, is only obfuscated (a fixed key): it stays hidden.
+    for n in (16, 24, 44):
+        cipher = _random_secret(n - 1, B64) + "="
+        for kept in (
+            f"<password>{{{cipher}}}</password>",
+            f"    <passphrase>{{{cipher}}}</passphrase>\n",
+            f"<server>\n  <id>central</id>\n  <username>deployer</username>\n"
+            f"  <password>{{{cipher}}}</password>\n</server>",
+        ):
+            assert redact(kept) == kept, redact(kept)
+    master = _random_secret(43, B64) + "="  # a master's ciphertext: 32 bytes, as `mvn --encrypt-master-password` prints
+    assert master not in redact(f"<settingsSecurity>\n  <master>{{{master}}}</master>\n</settingsSecurity>")
+    secret = _random_secret(24)
+    for text in (
+        f"<password>{secret}</password>",
+        f"<password>{{{secret} x}}</password>",  # not Maven's form: a space in it
+        f"<password>{{{secret}</password>",
+        f"<password>{{{secret}}}x</password>",
+    ):
+        assert secret not in redact(text), redact(text)
+    other = _random_secret(24)
+    out = redact(f'password = "{{{secret}}}"\napi_key = "{other}"')
+    assert other not in out, out
+
+
+def test_session_20_ocsp_certid_hashes_are_kept() -> None:
+    # RFC 6960 4.1.1: an OCSP request's CertID names the certificate by issuerNameHash (the hash of the issuer's
+    # name) and issuerKeyHash (the hash of the issuer's public key): digests of public data, no secret
+    import hashlib
+
+    for _ in range(20):
+        digest = hashlib.sha1(_random_secret(20).encode()).digest()
+        b64, url, hexed = base64.b64encode(digest).decode(), base64.urlsafe_b64encode(digest).decode(), digest.hex()
+        for kept in (
+            f"issuerKeyHash={b64}",
+            f"issuerNameHash={url}",
+            f'"issuerKeyHash": "{b64}",',
+            f"issuer_key_hash: {hexed}",
+            f"IssuerNameHash = {b64}",
+        ):
+            assert redact(kept) == kept, redact(kept)
+    secret = _random_secret(28, B64)
+    for text in (f"issuerKeyHash=x\napi_key={secret}", f"keyHash={secret}", f"issuerKeyHash={secret} token={secret}"):
+        assert secret not in redact(text), redact(text)
+
+
+def _der(tag: int, body: bytes) -> bytes:
+    size = len(body)
+    head = bytes([size]) if size < 128 else bytes([0x80 | 2]) + size.to_bytes(2, "big")
+    return bytes([tag]) + head + body
+
+
+def test_session_20_a_der_public_key_is_kept_a_private_key_is_not() -> None:
+    # RFC 5280 4.1.2.7: a SubjectPublicKeyInfo is SEQUENCE { AlgorithmIdentifier, BIT STRING }, the form
+    # `openssl pkey -pubout -outform DER | base64` prints: a public key, published by design. A private key
+    # (PKCS#8: SEQUENCE { INTEGER 0, AlgorithmIdentifier, OCTET STRING }; SEC1: SEQUENCE { INTEGER 1, ... })
+    # stays hidden.
+    ec_oid = _der(0x06, bytes.fromhex("2a8648ce3d0201"))  # id-ecPublicKey
+    p256 = _der(0x06, bytes.fromhex("2a8648ce3d030107"))
+    rsa_oid = _der(0x06, bytes.fromhex("2a864886f70d010101"))
+    for _ in range(10):
+        point = b"\x04" + bytes(_s18.randrange(256) for _ in range(64))
+        ec_pub = _der(0x30, _der(0x30, ec_oid + p256) + _der(0x03, b"\x00" + point))
+        modulus = _der(0x02, b"\x00" + bytes(_s18.randrange(256) for _ in range(256)))
+        rsa_pub = _der(
+            0x30,
+            _der(0x30, rsa_oid + b"\x05\x00") + _der(0x03, b"\x00" + _der(0x30, modulus + b"\x02\x03\x01\x00\x01")),
+        )
+        for der in (ec_pub, rsa_pub):
+            value = base64.b64encode(der).decode()
+            for kept in (f'const ecPub = "{value}";', value, f"verify_key: {value}\n"):
+                assert redact(kept) == kept, redact(kept)
+        scalar = bytes(_s18.randrange(256) for _ in range(32))
+        pkcs8 = _der(
+            0x30,
+            b"\x02\x01\x00" + _der(0x30, ec_oid + p256) + _der(0x04, _der(0x30, b"\x02\x01\x01" + _der(0x04, scalar))),
+        )
+        sec1 = _der(0x30, b"\x02\x01\x01" + _der(0x04, scalar) + _der(0xA0, p256))
+        for der in (pkcs8, sec1, ec_pub[:-8]):  # a private key; a public key's header on a cut body
+            value = base64.b64encode(der).decode()
+            for text in (f'const key = "{value}";', value):
+                assert value[-16:] not in redact(text), redact(text)
+
+
+def test_session_20_a_url_user_holding_an_at_sign_still_hides_the_password() -> None:
+    # WHATWG URL Standard (authority state): the last '@' ends the userinfo; an earlier one belongs to it
+    # (`smtp://user@example.com:<password>@smtp.example.com:465/`, an e-mail address as the user, unescaped)
+    secret = _random_secret(14)
+    for text in (
+        f"smtp://alerts@example.com:{secret}@smtp.example.com:465/",
+        f"SMTP_URL=smtps://ops@corp.example.org:{secret}@mail.example.org",
+        f'url = "imap://me@example.com:{secret}@imap.example.com/INBOX"',
+    ):
+        assert secret not in redact(text), redact(text)
+    for kept in (
+        "https://user@example.com:8443/path",
+        "ssh://git@github.com:22/org/repo.git",
+        "https://foo@bar.example.com:443/x?mail=a@b.example.com",
+        "smtp://alerts@example.com:password@smtp.example.com",
+    ):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_20_a_short_token_in_an_authorization_header_is_hidden() -> None:
+    # RFC 6750 2.1 / RFC 7617: the Authorization header's credentials follow the scheme; a b64token has no
+    # minimum length. Written as a header (quoted in JSON, echoed) a short one is a credential there too.
+    token = _random_secret(9, B64) + "="
+    for text in (
+        f"Authorization: Bearer {token}",
+        json.dumps({"q": f"Authorization: Bearer {token}"}),
+        f"echo 'Authorization: Basic {token}'",
+        f'headers = {{"Authorization": "Bearer {token}"}}',
+        f"curl -H 'authorization: bearer {token}' https://api.example.com",
+    ):
+        assert token not in redact(text), redact(text)
+    for kept in ("the bearer 2024-01-01 note", "token 12345678", "basic 20240101x", "Bearer abc.def"):
+        assert redact(kept) == kept, redact(kept)

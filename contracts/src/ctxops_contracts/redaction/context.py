@@ -12,6 +12,7 @@ from ctxops_contracts.shared.regex import lazy
 
 from .names import (
     ASSET_EXTENSIONS,
+    MAVEN_CIPHER,
     assigned_name,
     holds_documented_key,
     is_digest_slug,
@@ -21,6 +22,7 @@ from .names import (
     is_malformed_token,
     is_placeholder,
     is_placeholder_token,
+    is_public_key_der,
     is_public_name,
     is_public_token,
     is_random_token,
@@ -777,8 +779,9 @@ def _config_set(match: re.Match[str]) -> tuple[str, int] | None:
 # --- URLs, headers, cookies ---------------------------------------------------------------------------
 
 # scheme://user:password@host in any scheme (http, ldap, mongodb+srv, jdbc:postgresql, redis, amqp, ...):
-# the password is hidden, the scheme, the user and the host are kept.
-_URL_CREDS = lazy(r"[a-zA-Z][a-zA-Z0-9+.-]{1,30}+://[^\s:/@'\"<>]{0,100}+:([^\s@'\"<>]{1,200}+)@")
+# the password is hidden, the scheme, the user and the host are kept. The user may hold a raw '@' (an e-mail
+# address, ``smtp://me@example.com:<password>@smtp.example.com``): the URL Standard ends the userinfo at the last.
+_URL_CREDS = lazy(r"[a-zA-Z][a-zA-Z0-9+.-]{1,30}+://[^\s:/'\"<>]{0,100}+:([^\s@'\"<>]{1,200}+)@")
 _PORT_PATH = lazy(r"\d{1,5}(?:/.*)?")
 # More of a password that holds a raw '@' (``p@ss@host``): up to the last '@' before the host.
 _USERINFO_STOP = lazy(r"[\s/'\"<>]")
@@ -832,15 +835,18 @@ def _url(match: re.Match[str]) -> tuple[str, int] | None:
 
 
 _AUTH_SCHEME = lazy(
-    r"(?i)(?<![A-Za-z0-9_])(bearer|basic|token|digest|bot|apikey|sso-key)([ \t]+)([A-Za-z0-9._~+/=:-]{12,}+)"
+    r"(?i)(?<![A-Za-z0-9_])(bearer|basic|token|digest|bot|apikey|sso-key)([ \t]+)([A-Za-z0-9._~+/=:-]{8,}+)"
 )
 _TOKEN_CHARS = lazy(r"[0-9+/=._~:-]")
+_HEADER_BEFORE = lazy(r"(?i)authorization[\"']?[ \t]*[:=][ \t]*[\"']?\Z")
 
 
 def _auth_scheme(match: re.Match[str]) -> tuple[str, int] | None:
     value = match.group(3)
     if value.startswith("[REDACTED") or is_placeholder(value) or "://" in value:
         return None  # ``Token https://...``: prose before a URL
+    if len(value) < 12 and not _HEADER_BEFORE.search(match.string, max(0, match.start() - 20), match.start()):
+        return None  # a short one only in the Authorization header (a b64token has no minimum, RFC 6750)
     if not _TOKEN_CHARS.search(value) and not (match.group(1).lower() == "bearer" and looks_like_credential(value)):
         return None  # ``Bearer <letters only>`` is a token when its case is mixed like one
     return match.group(1) + match.group(2) + "[REDACTED:bearer-token]", match.end()
@@ -1019,6 +1025,14 @@ def _armoured(text: str, at: int) -> bool:
     return any(begin < at < end for begin, end in _ARMOUR_CACHE[1])  # type: ignore[attr-defined]
 
 
+def _maven_cipher(text: str, at: int) -> bool:
+    """Maven's encrypted server password in settings.xml, ``<password>{<base64>}</password>`` (guide-encryption):
+    ciphertext whose key is kept elsewhere. ``<master>{...}`` is only obfuscated and is judged as before."""
+    return text.endswith(("<password>{", "<passphrase>{"), max(0, at - 13), at) and bool(
+        MAVEN_CIPHER.match(text, at - 1)
+    )
+
+
 _SAMPLE_EDGE = 120
 
 
@@ -1035,11 +1049,15 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
         return None  # an ARN's resource id names a resource (a secret's name, a key's id), it holds no secret
     if _sops(text, match.start()) or _armoured(text, match.start()) or _SRI.match(match.group(1)):
         return None
+    if _maven_cipher(text, match.start(1)):
+        return None
     if is_malformed_token(match.group(1)) or is_fake_name(assigned_name(text, match.start(1))):
         return None  # ``<prefix>_<not its shape>``; ``wrongLength := "..."``: look-alikes written to fail
     lead, equals, _ = match.group(1)[:80].partition("=")
     if is_public_name(assigned_name(text, match.start(1)) or (lead if equals else "")):
         return None  # ``publicKeyToken="<hex>"``, ``DOTENV_PUBLIC_KEY=<hex>``: published by design
+    if match.group(1)[:1] == "M" and is_public_key_der(match.group(1)):
+        return None  # a DER public key in base64 (``MFkwEwYHKoZIzj0CAQYI...``): published by design
     if len(match.group(1)) > 200:
         if _sops(text, match.start()) or _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
             return None

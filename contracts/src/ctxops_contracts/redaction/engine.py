@@ -31,6 +31,7 @@ from .names import (
     is_malformed_token,
     is_placeholder,
     is_placeholder_token,
+    is_public_key_der,
     is_secret_name,
     path_token,
     random_word,
@@ -235,6 +236,8 @@ def _hide_words(text: str, found: list[str] | None = None) -> str:
 
 
 _CHUNK = lazy(r"\S{32,20000}+")
+# Maven's encrypted server password, an element of settings.xml alone on its line (guide-encryption): ciphertext
+_MAVEN_ELEMENT = lazy(r"<pass(?:word|phrase)>\{[A-Za-z0-9+/]{11,400}+={0,2}\}</pass(?:word|phrase)>")
 _MARKER = lazy(r"\[REDACTED:[a-z0-9-]{1,40}+\]")
 _SRI_DIGEST = lazy(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}+={0,2}")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -307,8 +310,16 @@ def _hide_printable(text: str, *, paths: bool = False, found: list[str] | None =
             if found is not None:
                 found.append(chunk)
             return "[REDACTED:token]"
-        if "/" not in chunk or "ENC[" in chunk or "://" in chunk or _mostly_digest(chunk):
+        if (
+            "/" not in chunk
+            or "ENC[" in chunk
+            or "://" in chunk
+            or _mostly_digest(chunk)
+            or _MAVEN_ELEMENT.fullmatch(chunk)
+        ):
             return chunk  # no path; SOPS ciphertext (``ENC[AES256_GCM,data:...]``); a URL (its own rules); a digest
+        if "M" in chunk[:3] and is_public_key_der(chunk.strip("\"';,()")):
+            return chunk  # a DER public key in base64 holds slashes: not a path
         parts = chunk.split("/")
         hidden = ["[REDACTED:path-token]" if len(part) >= 32 and _printable_key(part) else part for part in parts]
         if found is not None:

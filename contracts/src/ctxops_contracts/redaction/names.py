@@ -213,11 +213,13 @@ def is_stock_secret_name(value: str) -> bool:
 
 
 def is_public_name(name: str) -> bool:
-    """``DOTENV_PUBLIC_KEY``, ``pubkey``, .NET's ``publicKeyToken``: a value published by design, not a secret.
-    Only a name ending in a public key: ``flutterwavePubKeyToken`` names a token."""
+    """``DOTENV_PUBLIC_KEY``, ``pubkey``, .NET's ``publicKeyToken``, OCSP's ``issuerKeyHash``: a value published
+    by design, not a secret. Only a name ending in a public key: ``flutterwavePubKeyToken`` names a token."""
     parts = words(name)
     if parts == ["public", "key", "token"]:
         return True
+    if parts[-3:] in (["issuer", "key", "hash"], ["issuer", "name", "hash"]):
+        return True  # an OCSP CertID's digests of the issuer's public key and name (RFC 6960 4.1.1)
     return bool(parts) and (parts[-1] in ("pubkey", "publickey") or parts[-2:] in (["public", "key"], ["pub", "key"]))
 
 
@@ -568,6 +570,11 @@ def is_malformed_token(value: str) -> bool:
     return False
 
 
+# Maven's encrypted password (guide-encryption): ``mvn --encrypt-password`` prints ``{<base64>}`` for settings.xml's
+# <password>/<passphrase>; its key is the master password kept in ~/.m2/settings-security.xml.
+MAVEN_CIPHER = lazy(r"\{[A-Za-z0-9+/]{11,400}+={0,2}\}")
+
+
 def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False) -> bool:
     """Whether ``value``, assigned to the secret-named ``name``, is worth hiding.
 
@@ -582,6 +589,10 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         return False
     if is_malformed_token(text):
         return False
+    if text[:2] in ("MF", "MH", "MI", "MC", "MD", "MG", "ME") and is_public_key_der(text):
+        return False  # a DER public key: what the name calls it does not make it private
+    if MAVEN_CIPHER.fullmatch(text) and is_password_class(name):
+        return False  # ciphertext (the master's own ``{...}`` is only obfuscated: ``master`` is not a password's name)
     if not is_password_class(name) and is_sequence_sample(text.strip("'\"")):
         return False  # ``sk_live_1234567890...``: a sample by the format rules' own test; a key's name changes nothing
     if not is_password_class(name) and (_mostly_sequential(text.strip("'\"")) or _interleaved_sequence(text)):
@@ -628,6 +639,43 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
 # A name that is only "key" (``Key=``, ``key:``, ``"key":``), or "id" words that name a secret id.
 # Datadog's client tokens (``pub`` + 32 hex) are public by design: browser SDKs ship them in page source.
 _DATADOG_CLIENT = lazy(r"pub[0-9a-f]{32}")
+
+
+def _der_header(der: bytes, at: int) -> tuple[int, int, int] | None:
+    """The tag, content start and content end of the DER element at ``at`` (None when it does not fit)."""
+    if at + 2 > len(der):
+        return None
+    tag, size, at = der[at], der[at + 1], at + 2
+    if size & 0x80:
+        width = size & 0x7F
+        if not 0 < width <= 3 or at + width > len(der):
+            return None
+        size, at = int.from_bytes(der[at : at + width], "big"), at + width
+    return (tag, at, at + size) if at + size <= len(der) else None
+
+
+def is_public_key_der(value: str) -> bool:
+    """A DER SubjectPublicKeyInfo in base64 (RFC 5280 4.1.2.7: SEQUENCE { AlgorithmIdentifier { OID, ... },
+    BIT STRING }, what ``openssl pkey -pubout -outform DER`` writes): a public key. Private keys (PKCS#8, SEC1,
+    PKCS#1) open with an INTEGER version, not an AlgorithmIdentifier."""
+    value = value.strip("'\"")
+    if len(value) < 60 or not value.startswith("M") or len(value) > 4000:
+        return False
+    import binascii  # a built-in module
+
+    try:
+        der = binascii.a2b_base64(value, strict_mode=True)
+    except (binascii.Error, ValueError):
+        return False
+    outer = _der_header(der, 0)
+    if outer is None or outer[0] != 0x30 or outer[2] != len(der):
+        return False
+    algorithm = _der_header(der, outer[1])
+    oid = _der_header(der, algorithm[1]) if algorithm is not None and algorithm[0] == 0x30 else None
+    if oid is None or oid[0] != 0x06 or algorithm is None:
+        return False
+    key = _der_header(der, algorithm[2])
+    return key is not None and key[0] == 0x03 and key[2] == outer[2]
 
 
 def is_public_token(value: str) -> bool:
@@ -685,7 +733,7 @@ def is_random_token(value: str) -> bool:
     value = value.strip().strip("'\"")
     if not _TOKEN_SHAPE.fullmatch(value) or is_placeholder(value) or is_placeholder_token(value):
         return False
-    if is_malformed_token(value):
+    if is_malformed_token(value) or (value[:1] == "M" and is_public_key_der(value)):
         return False
     if random_lower_letters(value):
         return True  # ``?key=<16 letters, no word>``

@@ -79,8 +79,14 @@ def scan_bytes(rel: str, lang: str, data: bytes, *, size: int, mtime_ns: int) ->
         extraction = extract_fallback(data, rel, lang)
         status: ParseStatus = "fallback"
     else:
+        from .depth import MAX_DEPTH, cap_depth
         from .extract import extract
 
+        # Hostile input: nesting past the bound is blanked before the parse, so what follows is linear.
+        data, blanked = cap_depth(data, lang)
+        if blanked:
+            cut = f"nested deeper than {MAX_DEPTH} brackets: {blanked} bytes past that depth not indexed"
+            error = cut + (f"; {error}" if error else "")
         try:
             extraction = extract(data, rel, lang)
         except Exception as exc:  # a grammar crash must cost one file, not the index

@@ -1,0 +1,111 @@
+"""A bound on bracket nesting, decided in linear time before a file is parsed (hostile input, issue 21).
+
+tree-sitter's parse is linear, but the extraction over its tree is not on deep nesting: `Node.parent` costs
+the node's depth, tags-query patterns stay open through a node's subtree, and per-scope lookups grow with
+the scopes around. A file nested deeper than `MAX_DEPTH` brackets (the deepest real file measured: 30,
+`docs/benchmarks.md`) keeps everything up to that depth; what lies deeper is blanked (spaces, newlines kept,
+so every line and byte offset is unchanged) and the file is reported `partial` with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from itertools import accumulate
+from operator import sub
+
+MAX_DEPTH = 128
+
+# Strings and comments first (their brackets do not nest), then one bracket. Every alternative either
+# matches what it scanned or fails at its first characters: one pass over the bytes, no backtracking.
+_C_LIKE = (
+    rb"//[^\n]*|/\*(?:[^*]|\*(?!/))*(?:\*/|\Z)"
+    rb'|"(?:[^"\\\n]|\\.)*"?'
+    rb"|'(?:\\(?:u\{[0-9a-fA-F]{0,6}\}|x[0-9a-fA-F]{2}|[0-7]{1,3}|.)|[^'\\\n])'"  # a char literal, not `'a`
+)
+_JS = (
+    rb"//[^\n]*|/\*(?:[^*]|\*(?!/))*(?:\*/|\Z)"
+    rb'|"(?:[^"\\\n]|\\.)*"?'
+    rb"|'(?:[^'\\\n]|\\.)*'?"
+    rb"|`(?:[^`\\]|\\.)*`?"  # (a template's `${...}` is read as part of the string)
+)
+_GO = _C_LIKE + rb"|`[^`]*`?"
+_PY = (
+    rb'#[^\n]*|"""(?:[^"\\]|\\.|"(?!""))*(?:"""|\Z)'
+    rb"|'''(?:[^'\\]|\\.|'(?!''))*(?:'''|\Z)"
+    rb'|"(?:[^"\\\n]|\\.)*"?'
+    rb"|'(?:[^'\\\n]|\\.)*'?"
+)
+_SKIP = {
+    "python": _PY,
+    "javascript": _JS,
+    "typescript": _JS,
+    "tsx": _JS,
+    "go": _GO,
+}
+_BRACKET = rb"|[()\[\]{}]"
+_OPEN = frozenset(b"([{")
+_CLOSE = frozenset(b")]}")
+_DELTA = [0] * 256
+for _c in b"([{":
+    _DELTA[_c] = 1
+for _c in b")]}":
+    _DELTA[_c] = -1
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
+_BLANK = bytes(b if b in b"\n" else 0x20 for b in range(256))
+
+
+@cache
+def _skip(lang: str) -> re.Pattern[bytes]:
+    return re.compile(_SKIP.get(lang, _C_LIKE), re.S)
+
+
+@cache
+def _tokens(lang: str) -> re.Pattern[bytes]:
+    return re.compile(_SKIP.get(lang, _C_LIKE) + _BRACKET, re.S)
+
+
+def max_depth(source: bytes, lang: str) -> int:
+    """The deepest bracket nesting outside strings and comments (a stray closer counts from zero again)."""
+    brackets = _skip(lang).sub(b"", source).translate(None, _NOT_BRACKETS)
+    if not brackets:
+        return 0
+    # depth after each bracket = prefix sum minus the lowest prefix sum so far (that is the clamp at zero)
+    sums: list[int] = list(accumulate(map(_DELTA.__getitem__, brackets), initial=0))
+    deepest: int = max(map(sub, sums, accumulate(sums, min)))
+    return deepest
+
+
+def cap_depth(source: bytes, lang: str, limit: int = MAX_DEPTH) -> tuple[bytes, int]:
+    """`source` with everything nested deeper than `limit` brackets blanked, and the bytes blanked (0: none).
+
+    The bracket that opens depth `limit + 1` is blanked with what it holds and its closer, so what is left
+    is `f(   )`, `{   }`: still well-formed around the cut."""
+    if max_depth(source, lang) <= limit:
+        return source, 0
+    out: list[bytes] = []
+    kept = 0  # source[kept:] not yet copied
+    depth = 0
+    cut = -1  # where the blanked run started, -1 outside one
+    blanked = 0
+    for match in _tokens(lang).finditer(source):
+        start = match.start()
+        c = source[start]
+        if match.end() - start != 1:
+            continue  # a string or comment
+        if c in _OPEN:
+            depth += 1
+            if depth == limit + 1:
+                cut = start
+        elif c in _CLOSE and depth > 0:
+            depth -= 1
+            if depth == limit and cut >= 0:
+                out += (source[kept:cut], source[cut : start + 1].translate(_BLANK))
+                blanked += start + 1 - cut
+                kept, cut = start + 1, -1
+    if cut >= 0:  # never closed: blanked to the end
+        out += (source[kept:cut], source[cut:].translate(_BLANK))
+        blanked += len(source) - cut
+        kept = len(source)
+    out.append(source[kept:])
+    return b"".join(out), blanked

@@ -21,8 +21,29 @@ def _py_if(n: int) -> str:
     return "".join(" " * i + "if x:\n" for i in range(n)) + " " * n + "f()\n"
 
 
+def _py_nest(n: int, head: str, body: str) -> str:
+    return "def f(k: K):\n" + "".join(" " * i + f" {head}\n" + " " * i + f"  {body}\n" for i in range(n))
+
+
 SHAPES: dict[str, tuple[str, Callable[[int], str]]] = {
     "py-if": ("python", _py_if),
+    "py-if-calls": (
+        "python",
+        lambda n: "def f(k: K):\n" + "".join(" " * i + " if k:\n" + " " * i + "  k.m()\n" for i in range(n)),
+    ),
+    "py-isinstance": (
+        "python",
+        lambda n: (
+            "def f(k: K):\n" + "".join(" " * i + " if isinstance(k, A):\n" + " " * i + "  k.m()\n" for i in range(n))
+        ),
+    ),
+    "py-if-calls-flat": ("python", lambda n: "def f(k: K):\n" + " if k:\n  k.m()\n" * n),
+    "ts-if-calls": (
+        "typescript",
+        lambda n: "function f(k: K) {\n" + "if (k instanceof A) { k.m();\n" * n + "}\n" * n + "}\n",
+    ),
+    "py-call-flat": ("python", lambda n: "x = f(1)\n" * n),
+    "ts-callback-flat": ("typescript", lambda n: "g((x) => {\n});\n" * n),
     "py-call": ("python", lambda n: "x = " + "f(" * n + "1" + ")" * n + "\n"),
     "py-list": ("python", lambda n: "x = " + "[" * n + "]" * n + "\n"),
     "py-dict": ("python", lambda n: "x = " + "{1: " * n + "1" + "}" * n + "\n"),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from cpu_timing import best_cpu_s
-from ctxops_code_scan.depth import MAX_DEPTH, cap_depth, max_depth
+from ctxops_code_scan.depth import MAX_DEPTH, MAX_INDENT, cap_depth, cap_indent, max_depth
 from ctxops_code_scan.extract import _CallbackScopes
 from ctxops_code_scan.scan import scan_bytes, scan_file
 
@@ -57,15 +57,37 @@ def test_many_sibling_callbacks_scan_linearly() -> None:
     assert _cpu("typescript", make(12_800)) < 40 * _cpu("typescript", make(800))
 
 
-@pytest.mark.parametrize("shape", ["py-if", "py-def"])
+@pytest.mark.parametrize("shape", ["py-if", "py-def", "py-isinstance"])
 def test_deep_python_indentation_scans_linearly_in_its_bytes(shape: str) -> None:
-    # (each level is indented one more: the bytes grow like the square of the levels, 100 -> 400: ~16x)
-    word = {"py-if": "if x:", "py-def": "def f(a):"}[shape]
+    # (each level is indented one more: the bytes grow like the square of the levels, 100 -> 400: ~16x;
+    # main: isinstance narrowing walked up each call's blocks, 125x for 43x the bytes at 50 -> 400)
+    line = {
+        "py-if": "if x:\n{0} f()",
+        "py-def": "def f(a):\n{0} a()",
+        "py-isinstance": "if isinstance(k, A):\n{0} k.m()",
+    }
 
     def make(n: int) -> str:
-        return "".join(" " * i + word + "\n" for i in range(n)) + " " * n + "a()\n"
+        return "def g(k):\n" + "".join(" " * (i + 1) + line[shape].format(" " * (i + 1)) + "\n" for i in range(n))
 
     assert _cpu("python", make(400)) < 64 * _cpu("python", make(100))
+
+
+def test_past_the_indentation_bound_the_file_is_partial_and_the_rest_indexed() -> None:
+    deep = "".join(" " * i + "if x:\n" for i in range(1, 200)) + " " * 200 + "f()\n"
+    src = "def g():\n" + deep + "\ndef after():\n    h()\n"
+    out = scan_bytes("m.py", "python", src.encode(), size=len(src), mtime_ns=0)
+    assert out.file.parse_status == "partial"
+    assert out.file.error is not None and f"nested deeper than {MAX_INDENT} indentation levels" in out.file.error
+    assert [(s.name, s.line) for s in out.symbols] == [("g", 1), ("after", 203)]
+    assert ("h", 204) in [(r.symbol_name, r.line) for r in out.references]
+
+
+def test_indentation_levels_count_open_blocks_not_widths() -> None:
+    deep = "".join(" " * w + "x\n" for w in range(100))  # 99 levels open at once
+    flat = "".join("if a:\n" + " " * w + "x = 1\n" for w in range(1, 300))  # 299 widths, one level at a time
+    assert cap_indent(deep.encode(), 10)[1] > 0
+    assert cap_indent(flat.encode(), 10) == (flat.encode(), 0)
 
 
 def test_past_the_bound_the_file_is_partial_and_the_code_after_it_indexed() -> None:

@@ -15,6 +15,8 @@ from itertools import accumulate
 from operator import sub
 
 MAX_DEPTH = 128
+# Python's blocks nest by indentation, not brackets: the indentation levels of its lines are bounded too.
+MAX_INDENT = 48
 
 # Strings and comments first (their brackets do not nest), then one bracket. Every alternative either
 # matches what it scanned or fails at its first characters: one pass over the bytes, no backtracking.
@@ -53,6 +55,7 @@ for _c in b")]}":
     _DELTA[_c] = -1
 _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
 _BLANK = bytes(b if b in b"\n" else 0x20 for b in range(256))
+_INDENT = re.compile(rb"^[ \t]*(?=[^ \t\r\n#])", re.M)  # a line's indentation, when it holds code
 
 
 @cache
@@ -108,4 +111,32 @@ def cap_depth(source: bytes, lang: str, limit: int = MAX_DEPTH) -> tuple[bytes, 
         blanked += len(source) - cut
         kept = len(source)
     out.append(source[kept:])
+    return b"".join(out), blanked
+
+
+def cap_indent(source: bytes, limit: int = MAX_INDENT) -> tuple[bytes, int]:
+    """Python: `source` with every line indented deeper than `limit` levels blanked, and the bytes blanked.
+
+    A level is a width deeper than the line before it that is still open (continuation lines count too, so
+    this over-counts; the deepest of 15,051 real files measured 16). Lines are counted only when the file
+    holds more than `limit` distinct indentation widths, which the levels can never exceed."""
+    widths = [len(w) for w in _INDENT.findall(source)]
+    if len(set(widths)) <= limit:
+        return source, 0
+    out: list[bytes] = []
+    stack = [0]
+    blanked = 0
+    for line in source.splitlines(keepends=True):
+        found = _INDENT.match(line)
+        if found is not None:
+            width = found.end()
+            while stack[-1] > width:
+                stack.pop()
+            if width > stack[-1]:
+                stack.append(width)
+        if len(stack) - 1 > limit:  # (a comment or blank line inside the cut region goes with it)
+            out.append(line.translate(_BLANK))
+            blanked += len(line)
+        else:
+            out.append(line)
     return b"".join(out), blanked

@@ -920,7 +920,7 @@ class _CallbackScopes:
         contexts: dict[int, str] = {}
         for fid, caps in found:  # in document order: a callback's receiver may be an outer callback's parameter
             fn = caps["fn"][0]
-            args = [a for a in fn.parent.named_children if a.type != "comment"]
+            args = [a for a in caps["args"][0].named_children if a.type != "comment"]
             i = next(k for k, a in enumerate(args) if a.id == fn.id)
             callee = _text(caps["callee"][0])
             qual = caps.get("qual")
@@ -934,7 +934,7 @@ class _CallbackScopes:
                 chain = chain_of(qual[0])
                 base = facts.expr(chain, self.at(fid, qual[0].start_byte) or None) if chain is not None else None
                 step = f"{callee}&{i}."
-            call = fn.parent.parent
+            call = caps["bind.callback"][0]
             if call.start_byte not in contexts:
                 contexts[call.start_byte] = self._context(facts, fid, call, args, path)
             params = fn.child_by_field_name("parameters")

@@ -84,7 +84,7 @@ def cap_depth(source: bytes, lang: str, limit: int = MAX_DEPTH) -> tuple[bytes, 
 
     The bracket that opens depth `limit + 1` is blanked with what it holds and its closer, so what is left
     is `f(   )`, `{   }`: still well-formed around the cut."""
-    if max_depth(source, lang) <= limit:
+    if sum(map(source.count, (b"(", b"[", b"{"))) <= limit or max_depth(source, lang) <= limit:
         return source, 0
     out: list[bytes] = []
     kept = 0  # source[kept:] not yet copied
@@ -120,6 +120,8 @@ def cap_indent(source: bytes, limit: int = MAX_INDENT) -> tuple[bytes, int]:
     A level is a width deeper than the line before it that is still open (continuation lines count too, so
     this over-counts; the deepest of 15,051 real files measured 16). Lines are counted only when the file
     holds more than `limit` distinct indentation widths, which the levels can never exceed."""
+    if not re.search(rb"^[ \t]{%d}" % (limit + 1), source, re.M):
+        return source, 0  # (each level is one character deeper at least: no line this deep, no level this deep)
     widths = [len(w) for w in _INDENT.findall(source)]
     if len(set(widths)) <= limit:
         return source, 0

@@ -37,6 +37,7 @@ SHAPES: dict[str, tuple[str, Callable[[int], str]]] = {
             "def f(k: K):\n" + "".join(" " * i + " if isinstance(k, A):\n" + " " * i + "  k.m()\n" for i in range(n))
         ),
     ),
+    "py-isinstance-flat": ("python", lambda n: "def f(k: K):\n" + " if isinstance(k, A):\n  k.m()\n" * n),
     "py-if-calls-flat": ("python", lambda n: "def f(k: K):\n" + " if k:\n  k.m()\n" * n),
     "ts-if-calls": (
         "typescript",

@@ -110,6 +110,20 @@ def test_a_file_on_disk_reports_the_cut(tmp_path: Path) -> None:
     assert [s.name for s in out.symbols] == ["x", "f"]  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize(
+    ("lang", "src"),
+    [
+        ("python", 'x = f"{' + "g(')', " * 2_000 + "1" + ")" * 2_000 + '}"\ndef after():\n    pass\n'),
+        ("typescript", "const x = `${" + "g(')', " * 2_000 + "1" + ")" * 2_000 + "}`;\nexport function after() {}\n"),
+    ],
+)
+def test_nesting_inside_a_string_that_holds_code_is_cut_too(lang: str, src: str) -> None:
+    out = scan_bytes("m", lang, src.encode(), size=len(src), mtime_ns=0)
+    assert out.file.parse_status == "partial" and "nested deeper than" in (out.file.error or "")
+    assert [s.name for s in out.symbols if s.kind == "function"] == ["after"]
+    assert [r for r in out.references if r.symbol_name == "g"] == []
+
+
 def test_real_nesting_is_untouched() -> None:
     src = "def f():\n    return g([{'a': (1, 2)}], h(k(2)))\n"
     assert cap_depth(src.encode(), "python") == (src.encode(), 0)
@@ -137,6 +151,11 @@ def test_the_cut_keeps_every_line_and_offset() -> None:
         ("rust", "fn f<'a>(x: &'a str) -> &'a str { let c = '{'; x }\n", 1),  # a lifetime is no quote
         ("c", 'char *s = "\\"(((("; char c = \'(\';\n', 0),
         ("python", 'x = "(((\n' + "(" * 4 + ")" * 4, 4),  # an unterminated string ends at its line
+        # code in a string: every opener counts, a closer in its text hides none
+        ("python", "x = f\"{g(')', g(')', 1))}\"", 3),
+        ("python", 'x = "a f" + f"{g(g(1))}"', 3),
+        ("typescript", 'const x = `a ${g(g(")"))}`', 3),
+        ("javascript", "const x = `(((`", 0),  # (no `${` in the file: no template holds code)
     ],
 )
 def test_strings_and_comments_do_not_nest(lang: str, src: str, depth: int) -> None:

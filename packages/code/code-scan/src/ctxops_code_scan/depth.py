@@ -20,24 +20,25 @@ MAX_INDENT = 48
 
 # Strings and comments first (their brackets do not nest), then one bracket. Every alternative either
 # matches what it scanned or fails at its first characters: one pass over the bytes, no backtracking.
+# The first group is a string that holds code (a Python f-string, a JavaScript template: `${f(g(...))}`):
+# its openers are all counted as depth (an attacker's code in one cannot hide behind a `)` in its text).
+_C_COMMENTS = rb"//[^\n]*|/\*(?:[^*]|\*(?!/))*(?:\*/|\Z)"
 _C_LIKE = (
-    rb"//[^\n]*|/\*(?:[^*]|\*(?!/))*(?:\*/|\Z)"
-    rb'|"(?:[^"\\\n]|\\.)*"?'
+    rb"()" + _C_COMMENTS + rb'|"(?:[^"\\\n]|\\.)*"?'
     rb"|'(?:\\(?:u\{[0-9a-fA-F]{0,6}\}|x[0-9a-fA-F]{2}|[0-7]{1,3}|.)|[^'\\\n])'"  # a char literal, not `'a`
 )
 _JS = (
-    rb"//[^\n]*|/\*(?:[^*]|\*(?!/))*(?:\*/|\Z)"
-    rb'|"(?:[^"\\\n]|\\.)*"?'
+    rb"(`(?:[^`\\]|\\.)*`?)|" + _C_COMMENTS + rb'|"(?:[^"\\\n]|\\.)*"?'
     rb"|'(?:[^'\\\n]|\\.)*'?"
-    rb"|`(?:[^`\\]|\\.)*`?"  # (a template's `${...}` is read as part of the string)
 )
 _GO = _C_LIKE + rb"|`[^`]*`?"
-_PY = (
-    rb'#[^\n]*|"""(?:[^"\\]|\\.|"(?!""))*(?:"""|\Z)'
+_PY_STRING = (
+    rb'"""(?:[^"\\]|\\.|"(?!""))*(?:"""|\Z)'
     rb"|'''(?:[^'\\]|\\.|'(?!''))*(?:'''|\Z)"
     rb'|"(?:[^"\\\n]|\\.)*"?'
     rb"|'(?:[^'\\\n]|\\.)*'?"
 )
+_PY = rb"((?<![\w])(?:[fF][rR]?|[rR][fF])(?:" + _PY_STRING + rb"))|#[^\n]*|" + _PY_STRING
 _SKIP = {
     "python": _PY,
     "javascript": _JS,
@@ -54,8 +55,14 @@ for _c in b"([{":
 for _c in b")]}":
     _DELTA[_c] = -1
 _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
+_NOT_OPENERS = bytes(c for c in range(256) if c not in b"([{")
 _BLANK = bytes(b if b in b"\n" else 0x20 for b in range(256))
 _INDENT = re.compile(rb"^[ \t]*(?=[^ \t\r\n#])", re.M)  # a line's indentation, when it holds code
+_HOLDS_CODE = {"python": re.compile(rb"(?<![\w])(?:[fF][rR]?|[rR][fF])[\"']"), "javascript": re.compile(rb"\$\{")}
+
+
+def _holds_code(lang: str) -> re.Pattern[bytes] | None:
+    return _HOLDS_CODE.get("javascript" if lang in ("typescript", "tsx") else lang)
 
 
 @cache
@@ -71,12 +78,20 @@ def _tokens(lang: str) -> re.Pattern[bytes]:
 def max_depth(source: bytes, lang: str) -> int:
     """The deepest bracket nesting outside strings and comments (a stray closer counts from zero again)."""
     brackets = _skip(lang).sub(b"", source).translate(None, _NOT_BRACKETS)
+    inner = 0  # the most openers one string holding code has (all counted as if nested)
+    holds = _holds_code(lang)
+    if holds is not None and holds.search(source):
+        inner = max(map(_openers, _skip(lang).findall(source)), default=0)
     if not brackets:
-        return 0
+        return inner
     # depth after each bracket = prefix sum minus the lowest prefix sum so far (that is the clamp at zero)
     sums: list[int] = list(accumulate(map(_DELTA.__getitem__, brackets), initial=0))
     deepest: int = max(map(sub, sums, accumulate(sums, min)))
-    return deepest
+    return deepest + inner
+
+
+def _openers(text: bytes) -> int:
+    return len(text.translate(None, _NOT_OPENERS))
 
 
 def cap_depth(source: bytes, lang: str, limit: int = MAX_DEPTH) -> tuple[bytes, int]:
@@ -94,8 +109,14 @@ def cap_depth(source: bytes, lang: str, limit: int = MAX_DEPTH) -> tuple[bytes, 
     for match in _tokens(lang).finditer(source):
         start = match.start()
         c = source[start]
-        if match.end() - start != 1:
-            continue  # a string or comment
+        if match.end() - start != 1:  # a string or comment
+            if match.group(1) and depth + _openers(match.group(1)) > limit:  # code in a string: all of it
+                end = match.end()
+                if cut < 0:
+                    out += (source[kept:start], source[start:end].translate(_BLANK))
+                    blanked += end - start
+                    kept = end
+            continue
         if c in _OPEN:
             depth += 1
             if depth == limit + 1:

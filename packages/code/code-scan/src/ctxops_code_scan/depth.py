@@ -27,8 +27,9 @@ _C_LIKE = (
     rb"()" + _C_COMMENTS + rb'|"(?:[^"\\\n]|\\.)*"?'
     rb"|'(?:\\(?:u\{[0-9a-fA-F]{0,6}\}|x[0-9a-fA-F]{2}|[0-7]{1,3}|.)|[^'\\\n])'"  # a char literal, not `'a`
 )
+_JS_HOLDING = rb"`(?:[^`\\]|\\.)*`?"
 _JS = (
-    rb"(`(?:[^`\\]|\\.)*`?)|" + _C_COMMENTS + rb'|"(?:[^"\\\n]|\\.)*"?'
+    rb"(" + _JS_HOLDING + rb")|" + _C_COMMENTS + rb'|"(?:[^"\\\n]|\\.)*"?'
     rb"|'(?:[^'\\\n]|\\.)*'?"
 )
 _GO = _C_LIKE + rb"|`[^`]*`?"
@@ -38,7 +39,10 @@ _PY_STRING = (
     rb'|"(?:[^"\\\n]|\\.)*"?'
     rb"|'(?:[^'\\\n]|\\.)*'?"
 )
-_PY = rb"((?<![\w])(?:[fF][rR]?|[rR][fF])(?:" + _PY_STRING + rb"))|#[^\n]*|" + _PY_STRING
+# (the lookbehinds after the first letter: a pattern that starts with a literal is searched for quickly)
+_PY_HOLDING = rb"(?:[fF](?<![\w][fF])[rR]?|[rR](?<![\w][rR])[fF])(?:" + _PY_STRING + rb")"
+_PY = rb"(" + _PY_HOLDING + rb")|#[^\n]*|" + _PY_STRING
+_PY_PLAIN = rb"#[^\n]*|" + _PY_STRING
 _SKIP = {
     "python": _PY,
     "javascript": _JS,
@@ -58,7 +62,7 @@ _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
 _NOT_OPENERS = bytes(c for c in range(256) if c not in b"([{")
 _BLANK = bytes(b if b in b"\n" else 0x20 for b in range(256))
 _INDENT = re.compile(rb"^[ \t]*(?=[^ \t\r\n#])", re.M)  # a line's indentation, when it holds code
-_HOLDS_CODE = {"python": re.compile(rb"(?<![\w])(?:[fF][rR]?|[rR][fF])[\"']"), "javascript": re.compile(rb"\$\{")}
+_HOLDS_CODE = {"python": re.compile(rb"(?:[fF][rR]?|[rR][fF])[\"']"), "javascript": re.compile(rb"\$\{")}
 
 
 def _holds_code(lang: str) -> re.Pattern[bytes] | None:
@@ -76,18 +80,47 @@ def _tokens(lang: str) -> re.Pattern[bytes]:
 
 
 def max_depth(source: bytes, lang: str) -> int:
-    """The deepest bracket nesting outside strings and comments (a stray closer counts from zero again)."""
-    brackets = _skip(lang).sub(b"", source).translate(None, _NOT_BRACKETS)
-    inner = 0  # the most openers one string holding code has (all counted as if nested)
-    holds = _holds_code(lang)
-    if holds is not None and holds.search(source):
-        inner = max(map(_openers, _skip(lang).findall(source)), default=0)
+    """The deepest bracket nesting outside strings and comments (a stray closer counts from zero again), plus
+    the most openers one string that holds code has (each counted as one level deeper)."""
+    return _code_depth(_strip(lang).sub(b"", source)) + _inner(source, lang)
+
+
+def _code_depth(code: bytes) -> int:
+    brackets = code.translate(None, _NOT_BRACKETS)
     if not brackets:
-        return inner
+        return 0
     # depth after each bracket = prefix sum minus the lowest prefix sum so far (that is the clamp at zero)
     sums: list[int] = list(accumulate(map(_DELTA.__getitem__, brackets), initial=0))
     deepest: int = max(map(sub, sums, accumulate(sums, min)))
-    return deepest + inner
+    return deepest
+
+
+def _inner(source: bytes, lang: str) -> int:
+    """The most openers one string that holds code has (0: none can hold code)."""
+    holds = _holds_code(lang)
+    if holds is None or not holds.search(source):
+        return 0
+    return max(map(_openers, _skip(lang).findall(source)), default=0)
+
+
+def _deeper(source: bytes, lang: str, limit: int) -> bool:
+    """`max_depth(source, lang) > limit`, most often in one pass over the bytes."""
+    if sum(map(source.count, (b"(", b"[", b"{"))) <= limit:
+        return False
+    code = _strip(lang).sub(b"", source)
+    deepest = _code_depth(code)
+    if deepest > limit:
+        return True
+    # (the openers all strings and comments have together bound what one of them has: most files stop here)
+    if deepest + _openers(source) - _openers(code) <= limit:
+        return False
+    return deepest + _inner(source, lang) > limit
+
+
+@cache
+def _strip(lang: str) -> re.Pattern[bytes]:
+    """Strings and comments, all alike (quicker than `_skip`: its f-strings start at a letter)."""
+    return re.compile(_PY_PLAIN if lang == "python" else _SKIP.get(lang, _C_LIKE), re.S)
 
 
 def _openers(text: bytes) -> int:
@@ -99,7 +132,7 @@ def cap_depth(source: bytes, lang: str, limit: int = MAX_DEPTH) -> tuple[bytes, 
 
     The bracket that opens depth `limit + 1` is blanked with what it holds and its closer, so what is left
     is `f(   )`, `{   }`: still well-formed around the cut."""
-    if sum(map(source.count, (b"(", b"[", b"{"))) <= limit or max_depth(source, lang) <= limit:
+    if not _deeper(source, lang, limit):
         return source, 0
     out: list[bytes] = []
     kept = 0  # source[kept:] not yet copied

@@ -100,7 +100,8 @@ def _inner(source: bytes, lang: str) -> int:
     holds = _holds_code(lang)
     if holds is None or not holds.search(source):
         return 0
-    return max(map(_openers, _skip(lang).findall(source)), default=0)
+    opens = b"{" if lang == "python" else b"${"
+    return max((_code_openers(t, opens) for t in _skip(lang).findall(source) if t), default=0)
 
 
 def _deeper(source: bytes, lang: str, limit: int) -> bool:
@@ -123,6 +124,13 @@ def _strip(lang: str) -> re.Pattern[bytes]:
     return re.compile(_PY_PLAIN if lang == "python" else _SKIP.get(lang, _C_LIKE), re.S)
 
 
+def _code_openers(string: bytes, opens: bytes) -> int:
+    """The openers from a string's first `{` (Python) or `${` (JS) on: its code starts there (text before it is
+    text; a template read out of step, code between two templates' backticks, mostly holds no `${`)."""
+    start = string.find(opens)
+    return 0 if start < 0 else _openers(string[start:])
+
+
 def _openers(text: bytes) -> int:
     return len(text.translate(None, _NOT_OPENERS))
 
@@ -143,7 +151,8 @@ def cap_depth(source: bytes, lang: str, limit: int = MAX_DEPTH) -> tuple[bytes, 
         start = match.start()
         c = source[start]
         if match.end() - start != 1:  # a string or comment
-            if match.group(1) and depth + _openers(match.group(1)) > limit:  # code in a string: all of it
+            held = match.group(1)
+            if held and depth + _code_openers(held, b"{" if lang == "python" else b"${") > limit:
                 end = match.end()
                 if cut < 0:
                     out += (source[kept:start], source[start:end].translate(_BLANK))

@@ -200,7 +200,10 @@ def cap_indent(source: bytes, limit: int = MAX_INDENT) -> tuple[bytes, int]:
             if width > stack[-1]:
                 stack.append(width)
         if len(stack) - 1 > limit:  # (a comment or blank line inside the cut region goes with it)
-            out.append(line.translate(_BLANK))
+            blank = line.translate(_BLANK)
+            if found is not None and len(stack) - 2 == limit:  # the cut's first line: `0` keeps a block well-formed
+                blank = blank[: found.end()] + b"0" + blank[found.end() + 1 :]
+            out.append(blank)
             blanked += len(line)
         else:
             out.append(line)

@@ -51,3 +51,22 @@ def test_bad_inputs_are_reported_not_fatal(tmp_path: Path) -> None:
     ).stdout
     payload = json.loads(text)
     assert {p["path"] for p in payload["parse_problems"]} == {"broken.py", "latin.py"}
+
+
+def test_a_file_nested_past_the_bound_is_indexed_up_to_it_and_status_says_why(tmp_path: Path) -> None:
+    root = make_repo(
+        tmp_path / "deep",
+        {
+            "deep.ts": "export function kept() {}\n" + "g((x) => {\n" * 5_000 + "});\n" * 5_000,
+            "broken.py": "def ok():\n    pass\n\ndef broken(:\n    pass\n",
+        },
+    )
+    ix = CodeIndex(root)
+    ix.build()
+    st = ix.status()
+    assert ix.definitions("kept")
+    problems = {f.path: (f.parse_status, f.error or "") for f in st.parse_problems}
+    assert problems["deep.ts"][0] == "partial" and "nested deeper than" in problems["deep.ts"][1]
+    line = next(t for t in st.describe() if t.startswith("parse problems"))
+    assert "deep.ts [partial: nested deeper than 128 brackets]" in line
+    assert "broken.py [partial: syntax errors]" in line

@@ -91,7 +91,7 @@ class IndexStatus:
             f"size {self.index_bytes / 1e6:.1f} MB",
         ]
         if self.parse_problems:
-            shown = ", ".join(f"{f.path} [{f.parse_status}]" for f in self.parse_problems[:5])
+            shown = ", ".join(f"{f.path} [{f.parse_status}{_why(f.error)}]" for f in self.parse_problems[:5])
             more = len(self.parse_problems) - 5
             lines.append(
                 f"parse problems {len(self.parse_problems)}: {shown}" + (f" ... and {more} more" if more > 0 else "")
@@ -128,3 +128,9 @@ class BuildReport:
     def from_dict(cls, data: dict[str, Any]) -> BuildReport:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**known)
+
+
+def _why(error: str | None) -> str:
+    """The reason's first clause (`: syntax errors`, `: nested deeper than 128 brackets`), as the skipped
+    files' reasons are shown."""
+    return f": {error.split(':', 1)[0].split(';', 1)[0]}" if error else ""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import operator
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -875,14 +876,25 @@ class _CallbackScopes:
 
     def __init__(self) -> None:
         self._by_fn: dict[str, list[tuple[int, int, str]]] = {}  # function id -> (start, end, scope id)
+        # function id -> (starts, ends, enclosing index or -1, scope ids), sorted by start: built on first use
+        self._index: dict[str, tuple[list[int], list[int], list[int], list[str]]] = {}
 
     def at(self, function_id: str, byte: int) -> str:
-        """The innermost callback scope of `function_id` around `byte` (the function itself if none)."""
-        best: tuple[int, str] | None = None
-        for start, end, scope in self._by_fn.get(function_id, ()):
-            if start <= byte < end and (best is None or start > best[0]):
-                best = (start, scope)
-        return best[1] if best else function_id
+        """The innermost callback scope of `function_id` around `byte` (the function itself if none).
+
+        Callbacks nest or are apart: the innermost around `byte` is the last one starting at or before it or
+        one of those around that one (a bisection and a walk out, at most the callbacks' nesting: the
+        depth bound of `depth.py` caps it; a scan of every callback made many siblings quadratic)."""
+        index = self._index.get(function_id)
+        if index is None:
+            if function_id not in self._by_fn:
+                return function_id
+            index = self._index[function_id] = _nesting(self._by_fn[function_id])
+        starts, ends, outer, scopes = index
+        i = bisect_right(starts, byte) - 1
+        while i >= 0 and byte >= ends[i]:
+            i = outer[i]
+        return scopes[i] if i >= 0 else function_id
 
     def bind(
         self,
@@ -895,6 +907,7 @@ class _CallbackScopes:
         for fid, caps in found:
             fn = caps["fn"][0]
             self._by_fn.setdefault(fid, []).append((fn.start_byte, fn.end_byte, f"{fid}@{fn.start_byte}"))
+        self._index.clear()
         for fid, caps in found:
             fn = caps["fn"][0]
             scope = f"{fid}@{fn.start_byte}"
@@ -907,7 +920,7 @@ class _CallbackScopes:
         contexts: dict[int, str] = {}
         for fid, caps in found:  # in document order: a callback's receiver may be an outer callback's parameter
             fn = caps["fn"][0]
-            args = [a for a in fn.parent.named_children if a.type != "comment"]
+            args = [a for a in caps["args"][0].named_children if a.type != "comment"]
             i = next(k for k, a in enumerate(args) if a.id == fn.id)
             callee = _text(caps["callee"][0])
             qual = caps.get("qual")
@@ -921,7 +934,7 @@ class _CallbackScopes:
                 chain = chain_of(qual[0])
                 base = facts.expr(chain, self.at(fid, qual[0].start_byte) or None) if chain is not None else None
                 step = f"{callee}&{i}."
-            call = fn.parent.parent
+            call = caps["bind.callback"][0]
             if call.start_byte not in contexts:
                 contexts[call.start_byte] = self._context(facts, fid, call, args, path)
             params = fn.child_by_field_name("parameters")
@@ -947,6 +960,19 @@ class _CallbackScopes:
         for key, expr in found.items():
             facts.contexts[f"%{call.start_byte}.{key}"] = expr
         return f"%{call.start_byte}@{path}"
+
+
+def _nesting(spans: list[tuple[int, int, str]]) -> tuple[list[int], list[int], list[int], list[str]]:
+    """Nested or disjoint spans by start (the outer first at a tie), each with the index of the span around it."""
+    ordered = sorted(spans, key=lambda s: (s[0], -s[1]))
+    outer: list[int] = []
+    open_: list[int] = []  # indexes of the spans around the current one
+    for i, (start, _end, _scope) in enumerate(ordered):
+        while open_ and ordered[open_[-1]][1] <= start:
+            open_.pop()
+        outer.append(open_[-1] if open_ else -1)
+        open_.append(i)
+    return [s[0] for s in ordered], [s[1] for s in ordered], outer, [s[2] for s in ordered]
 
 
 def _callback_params(params: Any) -> list[tuple[Any, str | None]]:

@@ -79,8 +79,21 @@ def scan_bytes(rel: str, lang: str, data: bytes, *, size: int, mtime_ns: int) ->
         extraction = extract_fallback(data, rel, lang)
         status: ParseStatus = "fallback"
     else:
+        from .depth import MAX_DEPTH, MAX_INDENT, cap_depth, cap_indent
         from .extract import extract
 
+        # Hostile input: nesting past the bound is blanked before the parse, so what follows is linear.
+        indented = 0
+        if lang == "python":
+            data, indented = cap_indent(data)
+        data, blanked = cap_depth(data, lang)
+        if indented or blanked:
+            cut = "; ".join(
+                f"nested deeper than {limit} {what}: {n} bytes past that depth not indexed"
+                for limit, what, n in ((MAX_INDENT, "indentation levels", indented), (MAX_DEPTH, "brackets", blanked))
+                if n
+            )
+            error = cut + (f"; {error}" if error else "")
         try:
             extraction = extract(data, rel, lang)
         except Exception as exc:  # a grammar crash must cost one file, not the index

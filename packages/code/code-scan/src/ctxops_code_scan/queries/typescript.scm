@@ -99,10 +99,11 @@
 (for_in_statement left: (identifier) @name "of" right: (_) @value) @bind.element
 ; A callback's parameters take their types from the callee's signature (contextual typing):
 ; `operate((source, subscriber) => ...)`, `new Observable((subscriber) => ...)`, `xs.forEach((x) => ...)`.
-(call_expression function: (identifier) @callee arguments: (arguments [(arrow_function) (function_expression)] @fn)) @bind.callback
+; (`@args`: the argument list as captured, not `fn.parent`, which costs the node's depth in tree-sitter)
+(call_expression function: (identifier) @callee arguments: (arguments [(arrow_function) (function_expression)] @fn) @args) @bind.callback
 (call_expression function: (member_expression object: (_) @qual property: (property_identifier) @callee)
-  arguments: (arguments [(arrow_function) (function_expression)] @fn)) @bind.callback
-(new_expression constructor: (identifier) @callee arguments: (arguments [(arrow_function) (function_expression)] @fn)) @bind.callback
+  arguments: (arguments [(arrow_function) (function_expression)] @fn) @args) @bind.callback
+(new_expression constructor: (identifier) @callee arguments: (arguments [(arrow_function) (function_expression)] @fn) @args) @bind.callback
 ; Parameter properties: `constructor(private s: Scheduler)` declares the field `s`.
 (required_parameter (accessibility_modifier) pattern: (identifier) @name type: (type_annotation) @type) @bind.prop
 (required_parameter "readonly" pattern: (identifier) @name type: (type_annotation) @type) @bind.prop

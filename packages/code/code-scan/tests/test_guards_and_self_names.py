@@ -50,8 +50,8 @@ def test_a_guard_in_a_loop_narrows_after_continue_and_break() -> None:
         "def fail() -> NoReturn:\n    raise ValueError()\n\n\nclass H:\n    def fail(self):\n        pass\n\n"
         "    def f(self, x):\n        if not isinstance(x, K):\n            self.fail()\n        x.m()\n",
         # a call that is not a statement of its own, and an undefined function
-        "def fail() -> NoReturn:\n    raise ValueError()\n\n\ndef f(x):\n    if not isinstance(x, K):\n        y = fail()\n"
-        "    x.m()\n",
+        "def fail() -> NoReturn:\n    raise ValueError()\n\n\n"
+        "def f(x):\n    if not isinstance(x, K):\n        y = fail()\n    x.m()\n",
         "def f(x):\n    if not isinstance(x, K):\n        fail()\n    x.m()\n",
     ],
 )
@@ -83,7 +83,11 @@ def test_a_method_first_parameter_under_any_name_is_the_instance() -> None:
         def inner(s):
             s.n()
 """
-    got = [(r.line, r.qualifier, r.receiver_type) for r in extract(src, "s.py", "python").references if r.symbol_name == "n"]
+    got = [
+        (r.line, r.qualifier, r.receiver_type)
+        for r in extract(src, "s.py", "python").references
+        if r.symbol_name == "n"
+    ]
     assert got == [(3, "self", None), (5, "self.x", "=K"), (9, "s", None), (13, "self", None), (17, "s", None)]
 
 

@@ -49,6 +49,7 @@ from .type_exprs import (
     py_narrowable,
     py_narrowed,
     py_narrowed_default,
+    py_self_name,
     ts_call_context,
     ts_narrowed,
     ts_type,
@@ -353,7 +354,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if head == "bind":
             if facts is not None and python:  # (`Cls._parse = ...` anywhere: a class body's alias is rebound)
                 facts.rebound_attrs.add(_text(caps["name"][0]))
-            on_self = facts is not None and top is not None and _text(caps["qual"][0]) == "self"
+            bound_on = _text(caps["qual"][0])
+            # (`s.x = K()` in `def m(s)`: the instance's attribute, as `self.x`)
+            on_self = top is not None and (bound_on == "self" or (python and bound_on == top.receiver_var))
+            on_self = on_self and facts is not None
             if sub == "augmented":
                 if on_self and python and facts is not None and top is not None and _in_method(top, facts):
                     facts.add_augmented_attr(top.type_qualname or "", _text(caps["name"][0]))
@@ -510,9 +514,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if kind not in _LEAF_KINDS or (kind == "type" and typescript):  # (a TS object type has members)
             own_type = qualname if kind in _TYPE_LIKE else type_qualname
             receiver_var = caps.get("receiver_var")
-            stack.append(
-                _Open(node.end_byte, kind, qualname, sid, own_type, _text(receiver_var[0]) if receiver_var else None)
-            )
+            var = _text(receiver_var[0]) if receiver_var else None
+            if python and kind == "method" and params:  # `def visit(s, node)`: `s.x()` is `self.x()`
+                var = py_self_name(node, params[0])
+            stack.append(_Open(node.end_byte, kind, qualname, sid, own_type, var))
 
     scopes = _CallbackScopes()
     if facts is not None and callbacks:

@@ -1298,6 +1298,10 @@ class TypeFacts:
             if root in self.module_chains or root in self.module_stated or root in ("self", "cls"):
                 continue  # (a value the module binds: calling it is its `__call__`, not a constructor)
             expr = self.expr(chain, None)
+            if expr is not None and root in self.imported and len(chain[2]) == 1 and is_class_name(chain[2][0]):
+                # (`from pyfakefs import fake_file`; `FakeFile = fake_file.FakeFile`: the class of the module
+                # imported, as `import m` reads `m.K`; the graph keeps it only if it is a class)
+                expr = "^" + root + "." + chain[2][0]
             if expr is None and not chain[2]:
                 expr = root  # (a function of the file, `countedArray = counted_array`: the graph decides)
             if expr is None or "#" in expr:

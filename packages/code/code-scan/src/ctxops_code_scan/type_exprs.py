@@ -551,9 +551,10 @@ def py_narrowable(source: bytes) -> frozenset[str] | None:
 def py_narrowed(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> str | None:
     """Python: the class the local `name` is narrowed to where `node` is, as a checker narrows it: in the body
     of `if isinstance(name, K):` (or an `elif`, or `isinstance(name, K) and ...` in the condition), in the
-    value of `... if isinstance(name, K) else ...`, and after `assert isinstance(name, K)` in the same block.
-    None when `name` may be bound again anywhere in the narrowed region (a loop could bring the new value
-    back to `node`): certain means certain. `memo` (one per file) keeps each block's asserts and each
+    value of `... if isinstance(name, K) else ...`, and after `assert isinstance(name, K)` or a guard `if not
+    isinstance(name, K): raise ...` in the same block. None when `name` may be bound again in the narrowed
+    region (a loop could bring the new value back to `node`; after an assert, between it and `node`):
+    certain means certain. `memo` (one per file) keeps each block's asserts and each
     region's rebinding test, so a file's calls cost linear time, not a block's length each."""
     child, parent = node, node.parent
     while parent is not None and parent.type not in _PY_SCOPES:
@@ -570,10 +571,14 @@ def py_narrowed(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> str |
         elif parent.type == "block":
             asserted = memo.get((parent.id, ""))
             if asserted is None:
-                asserted = memo[(parent.id, "")] = _asserted(parent)
+                asserted = memo[(parent.id, "")] = _asserted(parent, memo)
             first = asserted.get(name)  # (where the first assert on `name` is, the class all of them state)
-            if first is not None and first[0] < child.start_byte and first[1] and not _rebinds(parent, name, memo):
-                return str(first[1])
+            if first is not None and first[0] < child.start_byte and first[1]:
+                # no statement from the assert through the one holding `node` may bind `name` (a later one
+                # cannot reach `node` without passing the assert again, even in a loop)
+                starts, _ = _block_bindings(parent, name, memo)
+                i = bisect.bisect_right(starts, child.start_byte)
+                return None if i and starts[i - 1] >= first[0] else str(first[1])
         found = _isinstance_of(cond, name) if cond is not None else None
         if found is not None and region is not None:
             return None if _rebinds(region, name, memo) else found
@@ -714,14 +719,19 @@ def _augmented_assignment(stmt: Any) -> tuple[str, Any] | None:
     return _text(left), assign
 
 
-def _asserted(block: Any) -> dict[str, tuple[int, str | None]]:
-    """`assert isinstance(x, K)` statements of a block, read once: x -> (where the first is, K), K None when
-    two state different classes."""
+def _asserted(block: Any, memo: dict[tuple[int, str], Any]) -> dict[str, tuple[int, str | None]]:
+    """`assert isinstance(x, K)` statements of a block, and guards `if not isinstance(x, K): raise ...` (below),
+    read once: x -> (where the first is, K), K None when two state different classes."""
     out: dict[str, tuple[int, str | None]] = {}
     for stmt in block.named_children:
-        if stmt.type != "assert_statement" or not stmt.named_child_count:
+        if stmt.type == "if_statement":
+            test = _guard_test(stmt, memo)
+            if test is None:
+                continue
+        elif stmt.type != "assert_statement" or not stmt.named_child_count:
             continue
-        test = stmt.named_children[0]
+        else:
+            test = stmt.named_children[0]
         args = test.child_by_field_name("arguments") if test.type == "call" else None
         listed = args.named_children if args is not None and args.type == "argument_list" else []
         if not listed or listed[0].type != "identifier":
@@ -733,6 +743,71 @@ def _asserted(block: Any) -> dict[str, tuple[int, str | None]]:
         old = out.get(name)
         out[name] = (stmt.start_byte, cls) if old is None else (old[0], cls if old[1] == cls else None)
     return out
+
+
+_EXITS = frozenset({"raise_statement", "return_statement", "continue_statement", "break_statement"})
+_NO_RETURN = frozenset({"NoReturn", "Never", "typing.NoReturn", "typing.Never", "t.NoReturn", "te.Never"})
+
+
+def _guard_test(stmt: Any, memo: dict[tuple[int, str], Any]) -> Any:
+    """The `isinstance(x, K)` call of a guard `if not isinstance(x, K): ...` (no `elif` or `else`) whose body
+    ends in `raise`, `return`, `continue`, `break` or a call of a function this file states `-> NoReturn`
+    (pyfakefs' `self.raise_os_error(...)`): what follows runs only with `x` a K, as a checker narrows it after
+    the branch that never falls through. None for any other statement."""
+    cond, body = stmt.child_by_field_name("condition"), stmt.child_by_field_name("consequence")
+    if cond is None or body is None or stmt.child_by_field_name("alternative") is not None:
+        return None
+    while cond.type == "parenthesized_expression" and cond.named_child_count == 1:
+        cond = cond.named_children[0]
+    if cond.type != "not_operator" or (test := cond.child_by_field_name("argument")) is None:
+        return None
+    while test.type == "parenthesized_expression" and test.named_child_count == 1:
+        test = test.named_children[0]
+    last = body.named_children[-1] if body.named_child_count else None
+    if last is None or not (last.type in _EXITS or _never_returns(last, memo)):
+        return None
+    return test
+
+
+def _never_returns(stmt: Any, memo: dict[tuple[int, str], Any]) -> bool:
+    """A statement that is a call of a function or method (`fail(...)`, `self.fail(...)`) whose every definition
+    in this file states `-> NoReturn` / `-> Never`."""
+    call = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_child_count == 1 else None
+    fn = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+    if fn is None or fn.type not in ("identifier", "attribute"):
+        return False
+    name = _text(fn).rpartition(".")[2]
+    return name in _no_return_names(stmt, memo)
+
+
+def _no_return_names(node: Any, memo: dict[tuple[int, str], Any]) -> frozenset[str]:
+    """The names every `def` of the file (`node`'s tree) states `-> NoReturn`/`-> Never`; one walk per file."""
+    found: frozenset[str] | None = memo.get((-1, "noreturn"))
+    if found is not None:
+        return found
+    root = node
+    while root.parent is not None:  # (at most the nesting depth, once per file)
+        root = root.parent
+    never: set[str] = set()
+    other: set[str] = set()
+    cursor = root.walk()
+    visited = False
+    while True:  # a preorder walk without recursion: nesting depth costs no stack
+        here = cursor.node
+        if not visited and here is not None and here.type == "function_definition":
+            name, ret = here.child_by_field_name("name"), here.child_by_field_name("return_type")
+            if name is not None:
+                (never if ret is not None and _text(ret).strip("'\" ") in _NO_RETURN else other).add(_text(name))
+        if not visited and cursor.goto_first_child():
+            continue
+        if cursor.goto_next_sibling():
+            visited = False
+            continue
+        if not cursor.goto_parent():
+            break
+        visited = True
+    found = memo[(-1, "noreturn")] = frozenset(never - other)
+    return found
 
 
 def _isinstance_of(cond: Any, name: str) -> str | None:
@@ -841,6 +916,18 @@ def _decorators(node: Any) -> list[Any]:
     if parent is None or parent.type != "decorated_definition":
         return []
     return [d.named_children[0] for d in parent.named_children if d.type == "decorator" and d.named_child_count]
+
+
+def py_self_name(node: Any, params: Any) -> str | None:
+    """Python: the name a method's first parameter gives the instance when it is not `self` or `cls` (mako's
+    nested `def visitDefTag(s, node)`), as a checker binds the first parameter whatever its name; None for a
+    `@staticmethod`, an annotated first parameter (its stated type is read as any parameter's) or none."""
+    first = params.named_children[0] if params.named_child_count else None
+    if first is None or first.type != "identifier" or _text(first) in ("self", "cls"):
+        return None
+    if any(d.type == "identifier" and _text(d) == "staticmethod" for d in _decorators(node)):
+        return None
+    return _text(first)
 
 
 _CONTEXT_MANAGERS = frozenset(

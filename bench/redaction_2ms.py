@@ -33,7 +33,8 @@ def _git(*args: str) -> str:
     return subprocess.run(["git", f"--git-dir={gitdir}", *args], capture_output=True, text=True, check=True).stdout
 
 
-def _go_string(literal: str) -> str:
+def go_string(literal: str) -> str:
+    """A Go string literal's text (raw or interpreted)."""
     if literal.startswith("`"):
         return literal[1:-1]
     return (
@@ -59,7 +60,7 @@ def _elements(source: str, start: int) -> tuple[list[str | None], int]:
             literal = _LITERAL.match(source, i)
             if literal is None:
                 return out, len(source)
-            current += _go_string(literal.group(0))
+            current += go_string(literal.group(0))
             i = literal.end()
         elif ch in ",}":
             if current or not ok:

@@ -13,6 +13,8 @@ import re
 import subprocess
 from typing import Any
 
+from redaction_2ms import go_string
+
 OCTARINE = ("/work/.mirror/octarinesec+secret-detector/repo", "c95dd33250a452b25dffce869cbe3c38fa2894d8")
 _CASE = re.compile(r'\{\s*"(?:[^"\\\n]|\\.)*"\s*,\s*(.*?)\s*,\s*(true|false)\s*\},?\s*$')
 _LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|`[^`]*`')
@@ -29,17 +31,6 @@ def _git(*args: str) -> str:
     return subprocess.run(["git", f"--git-dir={gitdir}", *args], capture_output=True, text=True, check=True).stdout
 
 
-def _go_string(literal: str) -> str:
-    if literal.startswith("`"):
-        return literal[1:-1]
-    return (
-        bytes(literal[1:-1], "utf-8")
-        .decode("unicode_escape", "replace")
-        .encode("latin-1", "replace")
-        .decode("utf-8", "replace")
-    )
-
-
 def _input(expr: str) -> str | None:
     """The Go expression's text when it is string literals joined by ``+``, else None."""
     out, i = "", 0
@@ -50,7 +41,7 @@ def _input(expr: str) -> str | None:
         literal = _LITERAL.match(expr, i)
         if literal is None:
             return None
-        out += _go_string(literal.group(0))
+        out += go_string(literal.group(0))
         i = literal.end()
     return out
 

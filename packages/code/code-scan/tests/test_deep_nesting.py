@@ -34,6 +34,14 @@ SHAPES: dict[str, tuple[str, Callable[[int], str]]] = {
     "c-block": ("c", lambda n: "void f(void) " + "{ g();\n" * n + "}\n" * n),
     "c-paren": ("c", lambda n: "int x = " + "(" * n + "1" + ")" * n + ";\n"),
     "cpp-call": ("cpp", lambda n: "int x = " + "f(" * n + "1" + ")" * n + ";\n"),
+    # Nesting the bracket scan cannot see: out of step after a template in a template's `${...}`, or after
+    # a regex literal holding `/*` (the bound is evaded; the query's match limit keeps it linear)
+    "ts-template-hidden": ("typescript", lambda n: "const s = `${f(``) + " + "f(() => " * n + "1" + ")" * n + "}`;\n"),
+    "js-regex-hidden": (
+        "javascript",
+        lambda n: "const r = /[/*]/;\nconst s = " + "f(function (a) { return " * n + "1" + "; })" * n + "; // */\n",
+    ),
+    "ts-operator-chain": ("typescript", lambda n: "const x = " + " + ".join(["a"] * (8 * n)) + ";\n"),
 }
 
 
@@ -185,3 +193,18 @@ def test_callback_scopes_match_a_scan_of_every_callback() -> None:
             inside = [s for s in spans if s[0] <= byte < s[1]]
             want = max(inside, key=lambda s: s[0])[2] if inside else "fn"
             assert scopes.at("fn", byte) == want
+
+
+def test_nesting_the_bracket_scan_misses_is_reported_partial() -> None:
+    # (a template inside a template's `${...}` puts the bracket scan out of step: the tags query's match
+    # limit is what bounds the work, and the file says some references are missing)
+    data = ("const s = `${f(``) + " + "g(" * 2_000 + "1" + ")" * 2_000 + "}`;\n").encode()
+    result = scan_bytes("m.ts", "typescript", data, size=len(data), mtime_ns=0)
+    assert result.file.parse_status == "partial"
+    assert "query patterns open at once" in (result.file.error or "")
+
+
+def test_real_nesting_under_the_limits_is_not_reported() -> None:
+    data = ("const s = " + "g(" * 100 + "1" + ")" * 100 + ";\n").encode()
+    result = scan_bytes("m.ts", "typescript", data, size=len(data), mtime_ns=0)
+    assert result.file.parse_status == "ok", result.file.error

@@ -70,6 +70,18 @@ class Extraction:
     imports: list[Import] = field(default_factory=list)
     types: list[tuple[str | None, str | None, str]] = field(default_factory=list)  # (owner, name, type expr)
     has_error: bool = False
+    # The tags query dropped patterns past `MATCH_LIMIT` open at once (hostile nesting): some rows are missing.
+    query_cut: bool = False
+
+
+# Real code keeps at most 17-32 of the tags query's patterns open at once (7,441 files: the stdlib, Go's
+# x/tools, rxjs, vue, redis, ripgrep, commons-lang, nlohmann/json); each bracket level of a nesting the
+# bracket scan (`depth.py`) did not see, out of step in a template or a regex literal, keeps more open, and
+# tree-sitter advances every open one at every node: quadratic. Past the limit it drops the oldest.
+MATCH_LIMIT = 256
+# Nor does a pattern start deeper than this many tree levels (the deepest start in those files: 800-1,600,
+# CPython's test_exceptions.py); past ~65k levels tree-sitter's query slows 30x per doubling, limit or not.
+MAX_START_DEPTH = 4096
 
 
 @dataclass(slots=True)
@@ -145,7 +157,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     tree = _parser(lang).parse(source)
     if lang == "typescript" and tree.root_node.has_error:
         tree = _repaired(source, tree)
-    cursor = tree_sitter.QueryCursor(ts_query(lang))
+    cursor = tree_sitter.QueryCursor(ts_query(lang), match_limit=MATCH_LIMIT)
+    cursor.set_max_start_depth(MAX_START_DEPTH)
     mains = _main_captures(lang)
     items: list[tuple[int, int, int, int, str, dict[str, list[Any]], str, str]] = []
     local_matches: list[tuple[str, dict[str, list[Any]]]] = []  # (`@local.<kind>`: brace_scopes.py)
@@ -166,7 +179,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         items.append((node.start_byte, order, -node.end_byte, pattern, main, caps, head, sub))
     items.sort(key=_sort_key)
 
-    out = Extraction(has_error=tree.root_node.has_error)
+    out = Extraction(has_error=tree.root_node.has_error, query_cut=cursor.did_exceed_match_limit)
     ids = IdAllocator(lang, path)
     rules = lang_rules.rules_for(lang)
     stack: list[_Open] = []

@@ -80,7 +80,7 @@ def scan_bytes(rel: str, lang: str, data: bytes, *, size: int, mtime_ns: int) ->
         status: ParseStatus = "fallback"
     else:
         from .depth import MAX_DEPTH, MAX_INDENT, cap_depth, cap_indent
-        from .extract import extract
+        from .extract import MATCH_LIMIT, extract
 
         # Hostile input: nesting past the bound is blanked before the parse, so what follows is linear.
         indented = 0
@@ -107,6 +107,9 @@ def scan_bytes(rel: str, lang: str, data: bytes, *, size: int, mtime_ns: int) ->
                 error=f"extraction failed: {type(exc).__name__}: {exc}",
             )
             return ScanResult(file=record)
+        if extraction.query_cut:
+            cut = f"more than {MATCH_LIMIT} query patterns open at once (nesting): some references not indexed"
+            error = cut + (f"; {error}" if error else "")
         status = "partial" if extraction.has_error else "ok"
         if extraction.has_error:
             error = "syntax errors: kept what parsed" + (f"; {error}" if error else "")

@@ -81,5 +81,7 @@ def test_a_self_class_call_s_result_is_the_receiver_s_class(ix: CodeIndex) -> No
 
 def test_a_subclass_s_call_gives_the_subclass(ix: CodeIndex) -> None:
     # OctetString overrides ping: its calls are OctetString's; Integer inherits the base's
-    assert _certain(ix, "python a/univ.py OctetString.ping().") == {("tests/test_univ.py", n) for n in (7, 9, 10, 11, 12)}
+    assert _certain(ix, "python a/univ.py OctetString.ping().") == {
+        ("tests/test_univ.py", n) for n in (7, 9, 10, 11, 12)
+    }
     assert _certain(ix, "python a/base.py Asn1Type.ping().") == {("tests/test_univ.py", 8)}

@@ -77,8 +77,10 @@ def test_other_class_attributes_are_not_self() -> None:
 
 
 def _best(n: int) -> float:
-    body = "".join(f"    def m{i}(self, v):\n        if v:\n            return self\n"
-                   f"        return self.__class__(v)\n\n" for i in range(n))
+    body = "".join(
+        f"    def m{i}(self, v):\n        if v:\n            return self\n        return self.__class__(v)\n\n"
+        for i in range(n)
+    )
     src = "class K:\n" + body
     return best_cpu_s(lambda: extract(src.encode(), "mod.py", "python"))
 

@@ -56,6 +56,8 @@ FIXTURE_FILES = ("conftest.py",)
 # `copy.deepcopy(x)` is typed `(x: T) -> T`; `cast(K, x)` is a K (the names a module imports them by)
 _IDENTITY_HELPERS = frozenset({"copy.deepcopy", "copy.copy", "deepcopy"})
 _CAST_HELPERS = frozenset({"cast", "typing.cast", "t.cast", "typing_extensions.cast"})
+# `type(self)` / `self.__class__`: the receiver's own class, by the node kind of the callee
+_SELF_CLASS = {"call": ("type(self)", "type(cls)"), "attribute": ("self.__class__",)}
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){0,3}")
 
 
@@ -87,8 +89,9 @@ def chain_of(node: Any, *, arms: bool = True) -> Chain | None:
             fn = node.child_by_field_name("function")
             if fn is None:
                 return None
-            if kind == "call" and fn.type == "call" and _text(fn) in ("type(self)", "type(cls)"):
-                # `type(self)(...)`: a new instance of the receiver's own class (a checker's `Self`)
+            if kind == "call" and _text(fn) in _SELF_CLASS.get(fn.type, ()):
+                # `type(self)(...)`, `self.__class__(...)`: a new instance of the receiver's own class (a
+                # checker's `Self`; not `cls.__class__`, the metaclass)
                 return None if len(steps) > MAX_STEPS else (False, "self", tuple(reversed(steps)))
             if kind == "call" and (helper := _identity_helper(node, fn)) is not None:
                 if isinstance(helper, str):  # `cast(K, x)`: what the code states

@@ -11,10 +11,14 @@ bytes grow like the square of the levels).
 from __future__ import annotations
 
 import argparse
-import gc
 import json
-import time
+import sys
 from collections.abc import Callable
+from pathlib import Path
+
+# the growth checks' timer (best of 3 CPU, the cyclic GC off), shared with code-scan's tests
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "packages/code/code-scan/tests"))
+from cpu_timing import best_cpu_s
 
 
 def _py_if(n: int) -> str:
@@ -74,20 +78,6 @@ SHAPES: dict[str, tuple[str, Callable[[int], str]]] = {
     "cpp-block": ("cpp", lambda n: "void f() " + "{ g();\n" * n + "}\n" * n),
     "cpp-call": ("cpp", lambda n: "int x = " + "f(" * n + "1" + ")" * n + ";\n"),
 }
-
-
-def best_cpu_s(run: Callable[[], object], runs: int = 3) -> float:
-    gc.collect()
-    gc.disable()
-    try:
-        best = float("inf")
-        for _ in range(runs):
-            started = time.process_time()
-            run()
-            best = min(best, time.process_time() - started)
-        return best
-    finally:
-        gc.enable()
 
 
 def main() -> int:

@@ -989,6 +989,10 @@ def _transcript_line(n: int, repo: str, text: str, path_secret: str) -> dict[str
     }
 
 
+# the corpora `--corpus` reads ("outside": gitleaks and trufflehog, in halves); `--show` lists any one's misses
+CORPORA = ["outside", "fresh", "semgrep", "secretlint", "whispers", "ggeb", "trivy", "2ms", "sonar", "ghcp", "octarine"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--gitleaks", default="/work/.mirror/gitleaks+gitleaks/repo")
@@ -1001,22 +1005,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--show",
-        choices=[
-            "dev",
-            "held-out",
-            "fresh",
-            "semgrep",
-            "secretlint",
-            "whispers",
-            "ggeb",
-            "trivy",
-            "2ms",
-            "sonar",
-            "ghcp",
-            "octarine",
-            "peer dev",
-            "none",
-        ],
+        choices=["dev", "held-out", *CORPORA[1:], "peer dev", "none"],
         default="dev",
         help="list the misses of",
     )
@@ -1025,19 +1014,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redactor", default="ctxops_contracts.redaction:redact", help="module:function to measure")
     parser.add_argument(
         "--corpus",
-        choices=[
-            "outside",
-            "fresh",
-            "semgrep",
-            "secretlint",
-            "whispers",
-            "ggeb",
-            "trivy",
-            "2ms",
-            "sonar",
-            "ghcp",
-            "octarine",
-        ],
+        choices=CORPORA,
         default="outside",
         help="outside: gitleaks and trufflehog (dev and held-out halves); fresh: the corpus of "
         "bench/heldout_redaction.txt (Nosey Parker and Kingfisher), one half named 'fresh'; semgrep: the "

@@ -1056,7 +1056,7 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     lead, equals, _ = match.group(1)[:80].partition("=")
     if is_public_name(assigned_name(text, match.start(1)) or (lead if equals else "")):
         return None  # ``publicKeyToken="<hex>"``, ``DOTENV_PUBLIC_KEY=<hex>``: published by design
-    if match.group(1)[:1] == "M" and is_public_key_der(match.group(1)):
+    if is_public_key_der(match.group(1)):
         return None  # a DER public key in base64 (``MFkwEwYHKoZIzj0CAQYI...``): published by design
     if len(match.group(1)) > 200:
         if _sops(text, match.start()) or _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):

@@ -318,7 +318,7 @@ def _hide_printable(text: str, *, paths: bool = False, found: list[str] | None =
             or _MAVEN_ELEMENT.fullmatch(chunk)
         ):
             return chunk  # no path; SOPS ciphertext (``ENC[AES256_GCM,data:...]``); a URL (its own rules); a digest
-        if "M" in chunk[:3] and is_public_key_der(chunk.strip("\"';,()")):
+        if is_public_key_der(chunk.strip("\"';,()")):
             return chunk  # a DER public key in base64 holds slashes: not a path
         parts = chunk.split("/")
         hidden = ["[REDACTED:path-token]" if len(part) >= 32 and _printable_key(part) else part for part in parts]

@@ -589,7 +589,7 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         return False
     if is_malformed_token(text):
         return False
-    if text[:2] in ("MF", "MH", "MI", "MC", "MD", "MG", "ME") and is_public_key_der(text):
+    if is_public_key_der(text):
         return False  # a DER public key: what the name calls it does not make it private
     if MAVEN_CIPHER.fullmatch(text) and is_password_class(name):
         return False  # ciphertext (the master's own ``{...}`` is only obfuscated: ``master`` is not a password's name)
@@ -660,8 +660,8 @@ def is_public_key_der(value: str) -> bool:
     PKCS#1) open with an INTEGER version, not an AlgorithmIdentifier."""
     value = value.strip("'\"")
     if len(value) < 60 or not value.startswith("M") or len(value) > 4000:
-        return False
-    import binascii  # a built-in module
+        return False  # (a DER SEQUENCE in base64 begins with `M`: most callers stop here)
+    import binascii  # (only here: a shared library to load, kept off the hook path's imports)
 
     try:
         der = binascii.a2b_base64(value, strict_mode=True)
@@ -733,7 +733,7 @@ def is_random_token(value: str) -> bool:
     value = value.strip().strip("'\"")
     if not _TOKEN_SHAPE.fullmatch(value) or is_placeholder(value) or is_placeholder_token(value):
         return False
-    if is_malformed_token(value) or (value[:1] == "M" and is_public_key_der(value)):
+    if is_malformed_token(value) or is_public_key_der(value):
         return False
     if random_lower_letters(value):
         return True  # ``?key=<16 letters, no word>``

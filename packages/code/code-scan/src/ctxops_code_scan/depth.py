@@ -2,7 +2,7 @@
 
 tree-sitter's parse is linear, but the extraction over its tree is not on deep nesting: `Node.parent` costs
 the node's depth, tags-query patterns stay open through a node's subtree, and per-scope lookups grow with
-the scopes around. A file nested deeper than `MAX_DEPTH` brackets (the deepest real file measured: 30,
+the scopes around. A file nested deeper than `MAX_DEPTH` brackets (the deepest real file measured: 27,
 `docs/benchmarks.md`) keeps everything up to that depth; what lies deeper is blanked (spaces, newlines kept,
 so every line and byte offset is unchanged) and the file is reported `partial` with the reason.
 """

@@ -369,8 +369,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.rebound_attrs.add(_text(caps["name"][0]))
             bound_on = _text(caps["qual"][0])
             # (`s.x = K()` in `def m(s)`: the instance's attribute, as `self.x`)
-            on_self = top is not None and (bound_on == "self" or (python and bound_on == top.receiver_var))
-            on_self = on_self and facts is not None
+            on_self = (
+                facts is not None
+                and top is not None
+                and (bound_on == "self" or (python and bound_on == top.receiver_var))
+            )
             if sub == "augmented":
                 if on_self and python and facts is not None and top is not None and _in_method(top, facts):
                     facts.add_augmented_attr(top.type_qualname or "", _text(caps["name"][0]))

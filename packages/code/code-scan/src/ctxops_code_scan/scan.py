@@ -83,17 +83,14 @@ def scan_bytes(rel: str, lang: str, data: bytes, *, size: int, mtime_ns: int) ->
         from .extract import MATCH_LIMIT, extract
 
         # Hostile input: nesting past the bound is blanked before the parse, so what follows is linear.
+        notes = [error] if error else []  # (each later reason goes first)
         indented = 0
         if lang == "python":
             data, indented = cap_indent(data)
         data, blanked = cap_depth(data, lang)
-        if indented or blanked:
-            cut = "; ".join(
-                f"nested deeper than {limit} {what}: {n} bytes past that depth not indexed"
-                for limit, what, n in ((MAX_INDENT, "indentation levels", indented), (MAX_DEPTH, "brackets", blanked))
-                if n
-            )
-            error = cut + (f"; {error}" if error else "")
+        for limit, what, n in ((MAX_DEPTH, "brackets", blanked), (MAX_INDENT, "indentation levels", indented)):
+            if n:
+                notes.insert(0, f"nested deeper than {limit} {what}: {n} bytes past that depth not indexed")
         try:
             extraction = extract(data, rel, lang)
         except Exception as exc:  # a grammar crash must cost one file, not the index
@@ -109,10 +106,11 @@ def scan_bytes(rel: str, lang: str, data: bytes, *, size: int, mtime_ns: int) ->
             return ScanResult(file=record)
         if extraction.query_cut:
             cut = f"more than {MATCH_LIMIT} query patterns open at once (nesting): some references not indexed"
-            error = cut + (f"; {error}" if error else "")
-        status = "partial" if extraction.has_error else "ok"
+            notes.insert(0, cut)
         if extraction.has_error:
-            error = "syntax errors: kept what parsed" + (f"; {error}" if error else "")
+            notes.insert(0, "syntax errors: kept what parsed")
+        status = "partial" if extraction.has_error else "ok"
+        error = "; ".join(notes) or None
     if error and status == "ok":
         status = "partial"
     record = FileRecord(

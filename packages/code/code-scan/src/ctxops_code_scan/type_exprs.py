@@ -31,6 +31,7 @@ statement in the code (an annotation, a constructor call, a `return`); nothing i
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from typing import Any
 
@@ -784,33 +785,34 @@ def _never_returns(stmt: Any, memo: dict[tuple[int, str], Any]) -> bool:
 
 
 def _no_return_names(node: Any, memo: dict[tuple[int, str], Any]) -> frozenset[str]:
-    """The names every `def` of the file (`node`'s tree) states `-> NoReturn`/`-> Never`; one walk per file."""
+    """The names every `def` of the file (`node`'s tree) states `-> NoReturn`/`-> Never`; one query per file."""
     found: frozenset[str] | None = memo.get((-1, "noreturn"))
     if found is not None:
         return found
+    import tree_sitter
+
     root = node
     while root.parent is not None:  # (at most the nesting depth, once per file)
         root = root.parent
     never: set[str] = set()
     other: set[str] = set()
-    cursor = root.walk()
-    visited = False
-    while True:  # a preorder walk without recursion: nesting depth costs no stack
-        here = cursor.node
-        if not visited and here is not None and here.type == "function_definition":
-            name, ret = here.child_by_field_name("name"), here.child_by_field_name("return_type")
-            if name is not None:
-                (never if ret is not None and _text(ret).strip("'\" ") in _NO_RETURN else other).add(_text(name))
-        if not visited and cursor.goto_first_child():
-            continue
-        if cursor.goto_next_sibling():
-            visited = False
-            continue
-        if not cursor.goto_parent():
-            break
-        visited = True
+    for _, caps in tree_sitter.QueryCursor(_defs_query()).matches(root):
+        ret = caps.get("ret")
+        stated = ret is not None and _text(ret[0]).strip("'\" ") in _NO_RETURN
+        (never if stated else other).add(_text(caps["name"][0]))
     found = memo[(-1, "noreturn")] = frozenset(never - other)
     return found
+
+
+@functools.cache
+def _defs_query() -> Any:
+    import tree_sitter
+
+    from .languages import ts_language
+
+    return tree_sitter.Query(
+        ts_language("python"), "(function_definition name: (identifier) @name return_type: (_)? @ret)"
+    )
 
 
 def _isinstance_of(cond: Any, name: str) -> str | None:

@@ -77,6 +77,20 @@ SHAPES: dict[str, tuple[str, Callable[[int], str]]] = {
     "c-paren": ("c", lambda n: "int x = " + "(" * n + "1" + ")" * n + ";\n"),
     "cpp-block": ("cpp", lambda n: "void f() " + "{ g();\n" * n + "}\n" * n),
     "cpp-call": ("cpp", lambda n: "int x = " + "f(" * n + "1" + ")" * n + ";\n"),
+    # nesting the bracket scan cannot see (out of step after a template in a template's `${...}`, or after a
+    # regex literal holding `/*`), and depth with no brackets: the tags query's limits bound these
+    "ts-template-calls": ("typescript", lambda n: "const s = `${f(``) + " + "g(" * n + "1" + ")" * n + "}`;\n"),
+    "ts-template-callbacks": (
+        "typescript",
+        lambda n: "const s = `${f(``) + " + "f(() => " * n + "1" + ")" * n + "}`;\n",
+    ),
+    "ts-regex-callbacks": (
+        "typescript",
+        lambda n: "const r = /[/*]/;\nconst s = " + "f(function (a) { return " * n + "1" + "; })" * n + "; // */\n",
+    ),
+    "ts-operator-chain": ("typescript", lambda n: "const x = " + " + ".join(["a"] * n) + ";\n"),
+    "py-operator-chain": ("python", lambda n: "x = " + " + ".join(["a"] * n) + "\n"),
+    "py-call-chain": ("python", lambda n: "x = a" + "()" * n + "\n"),
 }
 
 

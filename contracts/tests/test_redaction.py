@@ -1667,3 +1667,65 @@ def test_session_20_a_short_token_in_an_authorization_header_is_hidden() -> None
         assert token not in redact(text), redact(text)
     for kept in ("the bearer 2024-01-01 note", "token 12345678", "basic 20240101x", "Bearer abc.def"):
         assert redact(kept) == kept, redact(kept)
+
+
+def test_session_21_a_maven_master_password_of_any_length_is_hidden() -> None:
+    # Maven's guide-encryption: `mvn --encrypt-master-password` prints `{<base64>}` for settings-security.xml's
+    # <master>, encrypted with a key fixed in Maven's code ("settings.security"): obfuscated, not encrypted, so
+    # whoever reads it has the master and with it every server password. Hidden whole, at any length.
+    for n in (12, 16, 20, 24, 44):
+        master = _random_secret(n - 1, B64) + "="
+        for text in (
+            f"<settingsSecurity>\n  <master>{{{master}}}</master>\n</settingsSecurity>",
+            f"<settingsSecurity><master>{{{master}}}</master></settingsSecurity>",
+            f"<master>{{{master}}}</master>",  # the element alone: Maven's form says what it is
+        ):
+            out = redact(text)
+            assert master not in out, out
+            assert master[:6] not in out, out  # hidden whole, not cut at a `/` by a later rule
+    # a server password in Maven's cipher form stays kept (session 20), and <master> with a word is judged as before
+    cipher = _random_secret(23, B64) + "="
+    kept = f"<server>\n  <password>{{{cipher}}}</password>\n</server>"
+    assert redact(kept) == kept
+    for kept in ("<master>true</master>", "<master>node-1</master>", "<master>{}</master>"):
+        assert redact(kept) == kept, redact(kept)
+
+
+def _azure_client_secret() -> str:
+    # Microsoft's documented shape (security-utilities SEC101/156, AadClientAppIdentifiableCredentials):
+    # 3 of [~.A-Za-z0-9_-], 7 or 8, `Q~`, then 31-34 of the same alphabet
+    tail = _z(34, ALNUM + "~.-_")
+    return _z(3, ALNUM) + _s18.choice("78") + "Q~" + tail.strip("~.-_").rjust(34, "a")
+
+
+def test_session_21_an_azure_client_secret_inside_a_longer_run_is_not_that_format() -> None:
+    # The same document bounds the secret by a character outside [~.A-Za-z0-9_+/-] on both sides: a match
+    # inside a longer run of its alphabet (a Freenet key, a longer base64 run) is not an Entra client secret.
+    for _ in range(20):
+        secret = _azure_client_secret()
+        for text in (
+            f"AZURE_CLIENT_SECRET={secret}",
+            f'"clientSecret": "{secret}"',
+            f"the secret is {secret}.",  # a sentence's full stop is not part of it
+            f"az login --service-principal -p {secret} --tenant t",
+        ):
+            out = redact(text)
+            assert secret not in out, out
+            assert "[REDACTED:azure-ad-client-secret]" in out, out
+        for text in (f"k~{secret}", f"{secret}~Qa", f"ab-{secret}-cd", f"x.{secret}.y", f"AQ/{secret}/1"):
+            assert "[REDACTED:azure-ad-client-secret]" not in redact(text), redact(text)
+
+
+def test_session_21_a_deployment_after_a_secrets_name_still_names_that_secret() -> None:
+    # Providers issue one key per deployment (Stripe's test and live keys, PayPal's sandbox and live apps): a
+    # trailing deployment word says which one the secret belongs to, not that it is no secret. RFC 6749 1.3.1:
+    # an authorization code is a credential; a "secret code" is a secret by its words.
+    value = _random_secret(12, ALNUM + "-")
+    for name in ("api-key-prod", "API_KEY_DEV", "stripeSecretKeyLive", "client_secret_staging", "TOKEN_SANDBOX"):
+        for text in (f"{name}={value}", f'"{name}": "{value}"', f"export {name}='{value}'"):
+            assert value not in redact(text), (text, redact(text))
+    for name in ("my_secret_code", "oauth_auth_code", "authorizationCode"):
+        text = f"'{name}'='{value}'"
+        assert value not in redact(text), (text, redact(text))
+    for kept in ("api_key_prod=api_key_prod", "environment_prod=eu-west-1", "error_code=AUTH_FAILED", "zip_code=90210"):
+        assert redact(kept) == kept, redact(kept)

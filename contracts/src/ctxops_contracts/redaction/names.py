@@ -120,6 +120,8 @@ _QUALIFIERS = frozenset(
         "old",
         "current",
         "override",
+        # a deployment: providers issue one key per environment (Stripe's test and live keys, PayPal's sandbox)
+        *("prod", "production", "dev", "development", "staging", "stage", "live", "sandbox", "test", "qa", "uat"),
     }
 )
 # Words that name a secret inside one glued word: ``PGPASSWORD``, ``APITOKEN`` (``bypass`` is not one).
@@ -235,6 +237,8 @@ def _names_secret(parts: list[str]) -> bool:
         return True  # the data keys of Kubernetes' registry-credential Secret types: a credentials file
     if last == "key" and len(parts) > 1 and parts[-2] in _KEY_KINDS:
         return True
+    if last == "code" and len(parts) > 1 and parts[-2] in ("secret", "auth", "authorization"):
+        return True  # RFC 6749 1.3.1: an authorization code is a credential; a secret code is a secret
     if last.endswith("pass") and last[:-4] in _PASS_OWNERS:
         return True
     return last not in _NOT_SECRET_NAMES and last.endswith(_GLUED_SUFFIXES)

@@ -1729,3 +1729,23 @@ def test_session_21_a_deployment_after_a_secrets_name_still_names_that_secret() 
         assert value not in redact(text), (text, redact(text))
     for kept in ("api_key_prod=api_key_prod", "environment_prod=eu-west-1", "error_code=AUTH_FAILED", "zip_code=90210"):
         assert redact(kept) == kept, redact(kept)
+
+
+def test_session_21_a_freenet_request_uri_is_kept_an_insert_uri_is_not() -> None:
+    # Freenet's keys (its wiki, "Signed Subspace Key"): a request URI `SSK@<routing key>,<crypto key>,AQACAAE/...`
+    # (USK the same) is the address a freesite publishes for readers; its insert URI, `...,AQECAAE/...`, holds
+    # the private key that signs new editions. The extra field's second byte tells them apart.
+    alphabet = ALNUM + "~-"
+    for _ in range(10):
+        routing, crypto = _random_secret(43, alphabet), _random_secret(43, alphabet)
+        for kept in (
+            f"USK@{routing},{crypto},AQACAAE/WebOfTrust/2",
+            f'<Trust Comment="" Identity="USK@{routing},{crypto},AQACAAE/WebOfTrustRC2/2" Value="100"/>',
+            f"fetch SSK@{routing},{crypto},AQACAAE/site-4/",
+        ):
+            assert redact(kept) == kept, redact(kept)
+        for text in (f"insert SSK@{routing},{crypto},AQECAAE/site-4/", f"USK@{routing},{crypto},AQECAAE/x/1"):
+            assert routing not in redact(text), redact(text)
+        secret = _random_secret(40)
+        text = f"USK@{routing},{crypto},AQACAAE/site/1 api_key={secret}"
+        assert secret not in redact(text), redact(text)

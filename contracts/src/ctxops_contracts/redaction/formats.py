@@ -121,6 +121,13 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
         ("Q~",),
         r"(?<![A-Za-z0-9_~.+/-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~+/-]|\.[A-Za-z0-9_~+/-])",
     ),
+    # Freenet's insert URI (its wiki, "Signed Subspace Key"): the private key that signs a site's editions, then
+    # the crypto key, then `AQECAAE` (a request URI, `AQACAAE`, is the published address: kept elsewhere)
+    (
+        "freenet-insert-key",
+        ("AQECAAE",),
+        r"(?<![A-Za-z0-9_])[SU]SK@[A-Za-z0-9~-]{43},[A-Za-z0-9~-]{43},AQECAAE(?![A-Za-z0-9~-])",
+    ),
     ("heroku-key", ("HRKU-",), _B + r"HRKU-[A-Za-z0-9_-]{30,}+"),
     ("notion-token", ("secret_", "ntn_"), _B + r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,}+)" + _E),
     ("airtable-token", ("pat",), _B + r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _E),

@@ -1749,3 +1749,14 @@ def test_session_21_a_freenet_request_uri_is_kept_an_insert_uri_is_not() -> None
         secret = _random_secret(40)
         text = f"USK@{routing},{crypto},AQACAAE/site/1 api_key={secret}"
         assert secret not in redact(text), redact(text)
+
+
+def test_session_21_a_number_glued_to_any_word_of_a_name_only_counts() -> None:
+    # `password2-string`, `token2_value`: a number glued to a secret's word numbers it (session 13 read it on the
+    # last word only), then a qualifier follows. And `pword`/`pw`, the short spellings of password.
+    value = _random_secret(14)
+    for name in ("password2-string", "token2_value", "secret3_b64", "pword", "PWORD", "pw", "db_pw"):
+        for text in (f"{name} : {value}", f"{name}={value}", f'"{name}": "{value}"'):
+            assert value not in redact(text), (text, redact(text))
+    for kept in ("pw = PdfWriter()", "pword_length=12", "pw: ${DB_PW}", "step2_value=42"):
+        assert redact(kept) == kept, redact(kept)

@@ -1427,7 +1427,7 @@ def _uuid_provider(match: re.Match[str]) -> tuple[str, int] | None:
 
 _NAME_NEEDLES = (
     "pass",
-    "pwd",
+    "pw",  # pwd, pword, pw
     "secret",
     "token",
     "key",

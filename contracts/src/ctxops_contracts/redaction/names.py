@@ -22,6 +22,8 @@ _SECRET_WORDS = frozenset(
         "passphrase",
         "passcode",
         "pwd",
+        "pword",  # short spellings of password
+        "pw",
         "pass",
         "secret",
         "secrets",
@@ -159,9 +161,11 @@ def _numbered(parts: list[str]) -> list[str]:
     """``static_password01`` -> static, password; ``01_hardcoded_password``, ``password_2``: a number before,
     after or glued to the last word only counts the secrets, it does not change what they are."""
     parts = [p for p in parts if not p.isdigit()]
-    if parts and parts[-1][-1:].isdigit():
+    if parts and parts[-1][-1:].isdigit() and parts[-1] not in _QUALIFIERS:  # ``b64``, ``base64`` as written
         parts[-1] = parts[-1].rstrip("0123456789")
-    return parts
+    # a secret's word before the last one too: ``password2-string`` is a password, then a qualifier (``b64``,
+    # ``s3`` stay: only a word that is a secret's without its number loses it)
+    return [p.rstrip("0123456789") if p.rstrip("0123456789") in _STOCK_NAME_WORDS else p for p in parts]
 
 
 def is_secret_name(name: str) -> bool:
@@ -289,7 +293,9 @@ _TEMPLATE_IN = lazy(r"\{[A-Za-z_][A-Za-z0-9_]{0,40}+\}")
 # Code in a value: a method call (``"obj.aFunctionCall()"``).
 _CALL = lazy(rf"(?<![A-Za-z0-9_.]){_WORD}(?:\.{_WORD})*+\([A-Za-z0-9_., ]{{0,80}}+\)")
 _PLAIN_WORDS = lazy(r"\A[a-z]++(?: [a-z]++){2,}+")  # prose: "password to use with username"
-_PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "secrets"})
+_PASSWORD_CLASS = frozenset(
+    {"password", "passwd", "passphrase", "passcode", "pwd", "pword", "pw", "pass", "secret", "secrets"}
+)
 
 
 # Values written to be committed, each by its tool's documentation: a 1Password secret reference

@@ -1760,3 +1760,13 @@ def test_session_21_a_number_glued_to_any_word_of_a_name_only_counts() -> None:
             assert value not in redact(text), (text, redact(text))
     for kept in ("pw = PdfWriter()", "pword_length=12", "pw: ${DB_PW}", "step2_value=42"):
         assert redact(kept) == kept, redact(kept)
+
+
+def test_session_21_a_qualifier_does_not_make_a_key_a_password() -> None:
+    # `api_key_prod` is an API key (of production): judged as `api_key` is, a random value hidden and a word kept,
+    # where a password's name takes any value (`password_prod=hunter22`, `password_confirmation=...`)
+    for kept in ("api_key_prod=enabled", "API_KEY_LIVE=rotating", "token_prod=expired", "api_key_new=enabled"):
+        assert redact(kept) == kept, redact(kept)
+    value = _random_secret(16)
+    for text in (f"api_key_prod={value}", "password_prod=hunter22", "password_confirmation=hunter22"):
+        assert "hunter22" not in redact(text) and value not in redact(text), redact(text)

@@ -473,10 +473,11 @@ def _mostly_sequential(value: str) -> bool:
 
 def is_password_class(name: str) -> bool:
     parts = _numbered(words(name))
+    while len(parts) > 1 and parts[-1] in _QUALIFIERS:
+        parts.pop()  # ``password_confirmation`` is a password, ``api_key_prod`` an API key
     return bool(parts) and (
         parts[-1] in _PASSWORD_CLASS
         or parts[-1].endswith(("password", "passwd", "passwords"))
-        or parts[-1] in _QUALIFIERS
         or (parts[-1].endswith("pass") and parts[-1][:-4] in _PASS_OWNERS)
     )
 

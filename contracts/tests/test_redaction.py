@@ -1770,3 +1770,14 @@ def test_session_21_a_qualifier_does_not_make_a_key_a_password() -> None:
     value = _random_secret(16)
     for text in (f"api_key_prod={value}", "password_prod=hunter22", "password_confirmation=hunter22"):
         assert "hunter22" not in redact(text) and value not in redact(text), redact(text)
+
+
+def test_session_21_pwd_glued_to_its_owner_is_a_password() -> None:
+    # `dbpass`, `userpass` take any value (session 14); `adminpwd`, `dbpwd`, `userpwd` are the same names with
+    # `pwd` for `pass` (the working directory is `PWD` alone, never `adminpwd`)
+    for name in ("adminpwd", "dbpwd", "userPwd", "ROOTPWD"):
+        for text in (f"{name}=appropriate", f'"{name}": "hunter2x"'):
+            value = text.split("=", 1)[-1] if "=" in text else "hunter2x"
+            assert value not in redact(text), redact(text)
+    for kept in ("PWD=/home/me", "OLDPWD=/tmp", "cwd=appropriate", "adminpwd=${ADMIN_PWD}"):
+        assert redact(kept) == kept, redact(kept)

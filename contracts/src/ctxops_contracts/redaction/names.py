@@ -479,6 +479,7 @@ def is_password_class(name: str) -> bool:
         parts[-1] in _PASSWORD_CLASS
         or parts[-1].endswith(("password", "passwd", "passwords"))
         or (parts[-1].endswith("pass") and parts[-1][:-4] in _PASS_OWNERS)
+        or (parts[-1].endswith("pwd") and parts[-1][:-3] in _PASS_OWNERS)  # ``adminpwd``, ``dbpwd``
     )
 
 

@@ -41,7 +41,8 @@ corpus of ``bench/heldout_redaction_s13.txt`` (Skyscanner/whispers' test fixture
 ``sonar``; ``--corpus ghcp`` the held-out corpus of ``bench/heldout_redaction_s19.txt`` (GitHub's custom
 secret-scanning patterns' tests, ``bench/redaction_ghcp.py``), as ``ghcp``; ``--corpus octarine`` the held-out corpus
 of ``bench/heldout_redaction_s20.txt`` (octarinesec/secret-detector's detector tests, ``bench/redaction_octarine.py``),
-as ``octarine``.
+as ``octarine``; ``--corpus talisman`` the held-out corpus of ``bench/heldout_redaction_s21.txt``
+(thoughtworks/talisman's detector tests, ``bench/redaction_talisman.py``), as ``talisman``.
 ``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
 samples in the same run, printed beside as ``peer <half>``.
 """
@@ -952,6 +953,7 @@ SINGLE_CORPORA: dict[str, tuple[str, str, tuple[str, ...], bool]] = {
     "sonar": ("redaction_sonar", "sonar_samples", ("sonar",), False),
     "ghcp": ("redaction_ghcp", "ghcp_samples", ("ghcp",), False),
     "octarine": ("redaction_octarine", "octarine_samples", ("octarine",), False),
+    "talisman": ("redaction_talisman", "talisman_samples", ("talisman",), False),
 }
 
 
@@ -990,7 +992,20 @@ def _transcript_line(n: int, repo: str, text: str, path_secret: str) -> dict[str
 
 
 # the corpora `--corpus` reads ("outside": gitleaks and trufflehog, in halves); `--show` lists any one's misses
-CORPORA = ["outside", "fresh", "semgrep", "secretlint", "whispers", "ggeb", "trivy", "2ms", "sonar", "ghcp", "octarine"]
+CORPORA = [
+    "outside",
+    "fresh",
+    "semgrep",
+    "secretlint",
+    "whispers",
+    "ggeb",
+    "trivy",
+    "2ms",
+    "sonar",
+    "ghcp",
+    "octarine",
+    "talisman",
+]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1000,7 +1015,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
     parser.add_argument(
         "--channel-halves",
-        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms,sonar,ghcp,octarine",
+        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms,sonar,ghcp,octarine,talisman",
         help="halves whose samples go through the channels",
     )
     parser.add_argument(
@@ -1027,7 +1042,8 @@ def main(argv: list[str] | None = None) -> int:
         "2ms: the held-out corpus of bench/heldout_redaction_s17.txt (Checkmarx/2ms' rule tests); "
         "sonar: the held-out corpus of bench/heldout_redaction_s18.txt (SonarSource/sonar-text's rule examples); "
         "ghcp: the held-out corpus of bench/heldout_redaction_s19.txt (GitHub's custom secret-scanning patterns); "
-        "octarine: the held-out corpus of bench/heldout_redaction_s20.txt (octarinesec/secret-detector's tests)",
+        "octarine: the held-out corpus of bench/heldout_redaction_s20.txt (octarinesec/secret-detector's tests); "
+        "talisman: the held-out corpus of bench/heldout_redaction_s21.txt (thoughtworks/talisman's detector tests)",
     )
     parser.add_argument("--peer", help="module:function of a peer redactor measured on the same samples")
     args = parser.parse_args(argv)

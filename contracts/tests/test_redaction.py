@@ -1667,3 +1667,117 @@ def test_session_20_a_short_token_in_an_authorization_header_is_hidden() -> None
         assert token not in redact(text), redact(text)
     for kept in ("the bearer 2024-01-01 note", "token 12345678", "basic 20240101x", "Bearer abc.def"):
         assert redact(kept) == kept, redact(kept)
+
+
+def test_session_21_a_maven_master_password_of_any_length_is_hidden() -> None:
+    # Maven's guide-encryption: `mvn --encrypt-master-password` prints `{<base64>}` for settings-security.xml's
+    # <master>, encrypted with a key fixed in Maven's code ("settings.security"): obfuscated, not encrypted, so
+    # whoever reads it has the master and with it every server password. Hidden whole, at any length.
+    for n in (12, 16, 20, 24, 44):
+        master = _random_secret(n - 1, B64) + "="
+        for text in (
+            f"<settingsSecurity>\n  <master>{{{master}}}</master>\n</settingsSecurity>",
+            f"<settingsSecurity><master>{{{master}}}</master></settingsSecurity>",
+            f"<master>{{{master}}}</master>",  # the element alone: Maven's form says what it is
+        ):
+            out = redact(text)
+            assert master not in out, out
+            assert master[:6] not in out, out  # hidden whole, not cut at a `/` by a later rule
+    # a server password in Maven's cipher form stays kept (session 20), and <master> with a word is judged as before
+    cipher = _random_secret(23, B64) + "="
+    kept = f"<server>\n  <password>{{{cipher}}}</password>\n</server>"
+    assert redact(kept) == kept
+    for kept in ("<master>true</master>", "<master>node-1</master>", "<master>{}</master>"):
+        assert redact(kept) == kept, redact(kept)
+
+
+def _azure_client_secret() -> str:
+    # Microsoft's documented shape (security-utilities SEC101/156, AadClientAppIdentifiableCredentials):
+    # 3 of [~.A-Za-z0-9_-], 7 or 8, `Q~`, then 31-34 of the same alphabet
+    tail = _z(34, ALNUM + "~.-_")
+    return _z(3, ALNUM) + _s18.choice("78") + "Q~" + tail.strip("~.-_").rjust(34, "a")
+
+
+def test_session_21_an_azure_client_secret_inside_a_longer_run_is_not_that_format() -> None:
+    # The same document bounds the secret by a character outside [~.A-Za-z0-9_+/-] on both sides: a match
+    # inside a longer run of its alphabet (a Freenet key, a longer base64 run) is not an Entra client secret.
+    for _ in range(20):
+        secret = _azure_client_secret()
+        for text in (
+            f"AZURE_CLIENT_SECRET={secret}",
+            f'"clientSecret": "{secret}"',
+            f"the secret is {secret}.",  # a sentence's full stop is not part of it
+            f"az login --service-principal -p {secret} --tenant t",
+        ):
+            out = redact(text)
+            assert secret not in out, out
+            assert "[REDACTED:azure-ad-client-secret]" in out, out
+        for text in (f"k~{secret}", f"{secret}~Qa", f"ab-{secret}-cd", f"x.{secret}.y", f"AQ/{secret}/1"):
+            assert "[REDACTED:azure-ad-client-secret]" not in redact(text), redact(text)
+
+
+def test_session_21_a_deployment_after_a_secrets_name_still_names_that_secret() -> None:
+    # Providers issue one key per deployment (Stripe's test and live keys, PayPal's sandbox and live apps): a
+    # trailing deployment word says which one the secret belongs to, not that it is no secret. RFC 6749 1.3.1:
+    # an authorization code is a credential; a "secret code" is a secret by its words.
+    value = _random_secret(12, ALNUM + "-")
+    for name in ("api-key-prod", "API_KEY_DEV", "stripeSecretKeyLive", "client_secret_staging", "TOKEN_SANDBOX"):
+        for text in (f"{name}={value}", f'"{name}": "{value}"', f"export {name}='{value}'"):
+            assert value not in redact(text), (text, redact(text))
+    for name in ("my_secret_code", "oauth_auth_code", "authorizationCode"):
+        text = f"'{name}'='{value}'"
+        assert value not in redact(text), (text, redact(text))
+    for kept in ("api_key_prod=api_key_prod", "environment_prod=eu-west-1", "error_code=AUTH_FAILED", "zip_code=90210"):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_21_a_freenet_request_uri_is_kept_an_insert_uri_is_not() -> None:
+    # Freenet's keys (its wiki, "Signed Subspace Key"): a request URI `SSK@<routing key>,<crypto key>,AQACAAE/...`
+    # (USK the same) is the address a freesite publishes for readers; its insert URI, `...,AQECAAE/...`, holds
+    # the private key that signs new editions. The extra field's second byte tells them apart.
+    alphabet = ALNUM + "~-"
+    for _ in range(10):
+        routing, crypto = _random_secret(43, alphabet), _random_secret(43, alphabet)
+        for kept in (
+            f"USK@{routing},{crypto},AQACAAE/WebOfTrust/2",
+            f'<Trust Comment="" Identity="USK@{routing},{crypto},AQACAAE/WebOfTrustRC2/2" Value="100"/>',
+            f"fetch SSK@{routing},{crypto},AQACAAE/site-4/",
+        ):
+            assert redact(kept) == kept, redact(kept)
+        for text in (f"insert SSK@{routing},{crypto},AQECAAE/site-4/", f"USK@{routing},{crypto},AQECAAE/x/1"):
+            assert routing not in redact(text), redact(text)
+        secret = _random_secret(40)
+        text = f"USK@{routing},{crypto},AQACAAE/site/1 api_key={secret}"
+        assert secret not in redact(text), redact(text)
+
+
+def test_session_21_a_number_glued_to_any_word_of_a_name_only_counts() -> None:
+    # `password2-string`, `token2_value`: a number glued to a secret's word numbers it (session 13 read it on the
+    # last word only), then a qualifier follows. And `pword`/`pw`, the short spellings of password.
+    value = _random_secret(14)
+    for name in ("password2-string", "token2_value", "secret3_b64", "pword", "PWORD", "pw", "db_pw"):
+        for text in (f"{name} : {value}", f"{name}={value}", f'"{name}": "{value}"'):
+            assert value not in redact(text), (text, redact(text))
+    for kept in ("pw = PdfWriter()", "pword_length=12", "pw: ${DB_PW}", "step2_value=42"):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_21_a_qualifier_does_not_make_a_key_a_password() -> None:
+    # `api_key_prod` is an API key (of production): judged as `api_key` is, a random value hidden and a word kept,
+    # where a password's name takes any value (`password_prod=hunter22`, `password_confirmation=...`)
+    for kept in ("api_key_prod=enabled", "API_KEY_LIVE=rotating", "token_prod=expired", "api_key_new=enabled"):
+        assert redact(kept) == kept, redact(kept)
+    value = _random_secret(16)
+    for text in (f"api_key_prod={value}", "password_prod=hunter22", "password_confirmation=hunter22"):
+        assert "hunter22" not in redact(text) and value not in redact(text), redact(text)
+
+
+def test_session_21_pwd_glued_to_its_owner_is_a_password() -> None:
+    # `dbpass`, `userpass` take any value (session 14); `adminpwd`, `dbpwd`, `userpwd` are the same names with
+    # `pwd` for `pass` (the working directory is `PWD` alone, never `adminpwd`)
+    for name in ("adminpwd", "dbpwd", "userPwd", "ROOTPWD"):
+        for text in (f"{name}=appropriate", f'"{name}": "hunter2x"'):
+            value = text.split("=", 1)[-1] if "=" in text else "hunter2x"
+            assert value not in redact(text), redact(text)
+    for kept in ("PWD=/home/me", "OLDPWD=/tmp", "cwd=appropriate", "adminpwd=${ADMIN_PWD}"):
+        assert redact(kept) == kept, redact(kept)

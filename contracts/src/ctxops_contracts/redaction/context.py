@@ -233,6 +233,26 @@ def _in_arn(text: str, at: int) -> bool:
     return head.startswith("arn:", cut + 1)
 
 
+# Freenet's request URI (its wiki, "Signed Subspace Key"): the address a freesite publishes for its readers. The
+# insert URI, which holds the signing key, has `AQECAAE` in the third field: not matched.
+_FREENET_REQUEST = lazy(r"[SU]SK@[A-Za-z0-9~-]{43},[A-Za-z0-9~-]{43},AQACAAE(?![A-Za-z0-9~-])")
+
+
+def ends_in_freenet_request(part: str) -> bool:
+    """Whether ``part`` (a path's name) ends in a Freenet request URI's keys: ``Identity="USK@<keys>,AQACAAE``."""
+    found = _FREENET_REQUEST.search(part[-120:]) if "SK@" in part else None
+    return found is not None and found.end() == len(part[-120:])
+
+
+def _in_freenet_request(text: str, at: int) -> bool:
+    """Whether ``at`` is inside the keys of a Freenet request URI (looked for in the 100 characters before)."""
+    start = text.rfind("SK@", max(0, at - 100), at + 3) - 1
+    if start < 0:
+        return False
+    found = _FREENET_REQUEST.match(text, start)
+    return found is not None and at < found.end()
+
+
 def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
     if _in_arn(match.string, match.start()):
         return None
@@ -470,9 +490,11 @@ def _xml(match: re.Match[str]) -> tuple[str, int] | None:
     value = inner.strip()
     if not value or "\n" in value:
         return None
-    if name == "master" and _in_settings_security(match):
-        name = "password"  # Maven's master password: judged as a password, written back under its own tag
-        if not is_secret_value(name, value, quoted=True):
+    cipher = MAVEN_CIPHER.fullmatch(value) is not None
+    if name == "master" and (cipher or _in_settings_security(match)):
+        # Maven's master password (settings-security.xml). Its `{...}` form is obfuscated with a key fixed in
+        # Maven's code, not encrypted: hidden at any length, unlike a server's `{...}` (session 20)
+        if not cipher and not is_secret_value("password", value, quoted=True):
             return None
         lead = inner[: len(inner) - len(inner.lstrip())]
         trail = inner[len(inner.rstrip()) :]
@@ -1045,7 +1067,7 @@ def _long_placeholder(token: str) -> bool:
 
 def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     text = match.string
-    if _in_arn(text, match.start(1)):
+    if _in_arn(text, match.start(1)) or _in_freenet_request(text, match.start(1)):
         return None  # an ARN's resource id names a resource (a secret's name, a key's id), it holds no secret
     if _sops(text, match.start()) or _armoured(text, match.start()) or _SRI.match(match.group(1)):
         return None
@@ -1287,11 +1309,14 @@ def _path_segments(match: re.Match[str]) -> tuple[str, int] | None:
     path = match.group(1)
     parts = path.split("/")
     changed = False
+    first = 1 if ends_in_freenet_request(parts[0]) else 0  # a freesite's published address, then its site name
     # A git object store's or a URL's hex names are digests and ids (``/commit/<sha>``, ``/users/<uuid>``):
     # kept. A file's name in a command or a listing is judged as a name alone (``label``).
     url = match.string[match.start(1) - 1 : match.start(1)] == ":"
     digests = url or "/objects/" in path
     for i, part in enumerate(parts):
+        if i < first:
+            continue
         stem, dot, ext = part.rpartition(".")
         if not dot or len(ext) > 6 or not stem:
             stem, dot, ext = part, "", ""
@@ -1402,7 +1427,7 @@ def _uuid_provider(match: re.Match[str]) -> tuple[str, int] | None:
 
 _NAME_NEEDLES = (
     "pass",
-    "pwd",
+    "pw",  # pwd, pword, pw
     "secret",
     "token",
     "key",

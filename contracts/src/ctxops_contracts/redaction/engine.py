@@ -18,7 +18,16 @@ from __future__ import annotations
 from ctxops_contracts.shared.regex import lazy
 
 from .context import RULES as CONTEXT_RULES
-from .context import is_base64_key, is_grouped_key, is_key_begin, is_key_end, is_random, private_keys, scan
+from .context import (
+    ends_in_freenet_request,
+    is_base64_key,
+    is_grouped_key,
+    is_key_begin,
+    is_key_end,
+    is_random,
+    private_keys,
+    scan,
+)
 from .formats import FORMATS
 from .names import (
     ASSET_EXTENSIONS,
@@ -321,7 +330,12 @@ def _hide_printable(text: str, *, paths: bool = False, found: list[str] | None =
         if is_public_key_der(chunk.strip("\"';,()")):
             return chunk  # a DER public key in base64 holds slashes: not a path
         parts = chunk.split("/")
-        hidden = ["[REDACTED:path-token]" if len(part) >= 32 and _printable_key(part) else part for part in parts]
+        hidden = [
+            "[REDACTED:path-token]"
+            if len(part) >= 32 and _printable_key(part) and not (i == 0 and ends_in_freenet_request(part))
+            else part
+            for i, part in enumerate(parts)
+        ]
         if found is not None:
             found.extend(part for part, kept in zip(parts, hidden, strict=True) if part != kept)
         return "/".join(hidden)

@@ -113,7 +113,21 @@ _TABLE: list[tuple[str, tuple[str, ...], str]] = [
     ("shopify-token", ("shp",), _B + r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}" + _E),
     ("atlassian-token", ("ATATT", "ATCTT"), _B + r"AT[AC]TT3[A-Za-z0-9_=-]{40,}+"),
     ("bitbucket-app-password", ("ATBB",), _B + r"ATBB[A-Za-z0-9_=.-]{28,}+"),
-    ("azure-ad-client-secret", ("Q~",), _B + r"[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}" + _E),
+    # Entra (Azure AD) client secrets: Microsoft's own pattern (security-utilities SEC101/156) bounds them by a
+    # character outside [~.A-Za-z0-9_+/-]: inside a longer run of that alphabet (a Freenet key) it is not one. A
+    # trailing `.` not followed by a token character is a sentence's full stop.
+    (
+        "azure-ad-client-secret",
+        ("Q~",),
+        r"(?<![A-Za-z0-9_~.+/-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~+/-]|\.[A-Za-z0-9_~+/-])",
+    ),
+    # Freenet's insert URI (its wiki, "Signed Subspace Key"): the private key that signs a site's editions, then
+    # the crypto key, then `AQECAAE` (a request URI, `AQACAAE`, is the published address: kept elsewhere)
+    (
+        "freenet-insert-key",
+        ("AQECAAE",),
+        r"(?<![A-Za-z0-9_])[SU]SK@[A-Za-z0-9~-]{43},[A-Za-z0-9~-]{43},AQECAAE(?![A-Za-z0-9~-])",
+    ),
     ("heroku-key", ("HRKU-",), _B + r"HRKU-[A-Za-z0-9_-]{30,}+"),
     ("notion-token", ("secret_", "ntn_"), _B + r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,}+)" + _E),
     ("airtable-token", ("pat",), _B + r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _E),

@@ -22,6 +22,8 @@ _SECRET_WORDS = frozenset(
         "passphrase",
         "passcode",
         "pwd",
+        "pword",  # short spellings of password
+        "pw",
         "pass",
         "secret",
         "secrets",
@@ -120,6 +122,8 @@ _QUALIFIERS = frozenset(
         "old",
         "current",
         "override",
+        # a deployment: providers issue one key per environment (Stripe's test and live keys, PayPal's sandbox)
+        *("prod", "production", "dev", "development", "staging", "stage", "live", "sandbox", "test", "qa", "uat"),
     }
 )
 # Words that name a secret inside one glued word: ``PGPASSWORD``, ``APITOKEN`` (``bypass`` is not one).
@@ -157,9 +161,11 @@ def _numbered(parts: list[str]) -> list[str]:
     """``static_password01`` -> static, password; ``01_hardcoded_password``, ``password_2``: a number before,
     after or glued to the last word only counts the secrets, it does not change what they are."""
     parts = [p for p in parts if not p.isdigit()]
-    if parts and parts[-1][-1:].isdigit():
+    if parts and parts[-1][-1:].isdigit() and parts[-1] not in _QUALIFIERS:  # ``b64``, ``base64`` as written
         parts[-1] = parts[-1].rstrip("0123456789")
-    return parts
+    # a secret's word before the last one too: ``password2-string`` is a password, then a qualifier (``b64``,
+    # ``s3`` stay: only a word that is a secret's without its number loses it)
+    return [p.rstrip("0123456789") if p.rstrip("0123456789") in _STOCK_NAME_WORDS else p for p in parts]
 
 
 def is_secret_name(name: str) -> bool:
@@ -235,6 +241,8 @@ def _names_secret(parts: list[str]) -> bool:
         return True  # the data keys of Kubernetes' registry-credential Secret types: a credentials file
     if last == "key" and len(parts) > 1 and parts[-2] in _KEY_KINDS:
         return True
+    if last == "code" and len(parts) > 1 and parts[-2] in ("secret", "auth", "authorization"):
+        return True  # RFC 6749 1.3.1: an authorization code is a credential; a secret code is a secret
     if last.endswith("pass") and last[:-4] in _PASS_OWNERS:
         return True
     return last not in _NOT_SECRET_NAMES and last.endswith(_GLUED_SUFFIXES)
@@ -285,7 +293,9 @@ _TEMPLATE_IN = lazy(r"\{[A-Za-z_][A-Za-z0-9_]{0,40}+\}")
 # Code in a value: a method call (``"obj.aFunctionCall()"``).
 _CALL = lazy(rf"(?<![A-Za-z0-9_.]){_WORD}(?:\.{_WORD})*+\([A-Za-z0-9_., ]{{0,80}}+\)")
 _PLAIN_WORDS = lazy(r"\A[a-z]++(?: [a-z]++){2,}+")  # prose: "password to use with username"
-_PASSWORD_CLASS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "secrets"})
+_PASSWORD_CLASS = frozenset(
+    {"password", "passwd", "passphrase", "passcode", "pwd", "pword", "pw", "pass", "secret", "secrets"}
+)
 
 
 # Values written to be committed, each by its tool's documentation: a 1Password secret reference
@@ -463,11 +473,13 @@ def _mostly_sequential(value: str) -> bool:
 
 def is_password_class(name: str) -> bool:
     parts = _numbered(words(name))
+    while len(parts) > 1 and parts[-1] in _QUALIFIERS:
+        parts.pop()  # ``password_confirmation`` is a password, ``api_key_prod`` an API key
     return bool(parts) and (
         parts[-1] in _PASSWORD_CLASS
         or parts[-1].endswith(("password", "passwd", "passwords"))
-        or parts[-1] in _QUALIFIERS
         or (parts[-1].endswith("pass") and parts[-1][:-4] in _PASS_OWNERS)
+        or (parts[-1].endswith("pwd") and parts[-1][:-3] in _PASS_OWNERS)  # ``adminpwd``, ``dbpwd``
     )
 
 

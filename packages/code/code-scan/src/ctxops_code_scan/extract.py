@@ -246,6 +246,15 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                             direct = None  # (`F(...)` with a local or a parameter `F`: no class of the module)
                     elif typescript and qnode.type == "identifier" and sub == "call" and instanceof:
                         direct = ts_narrowed(qnode, qualifier)  # `if (x instanceof K) x.m()`
+                    elif python and qnode.type == "identifier" and sub == "call" and top is None and chained:
+                        # a module-level read: the module-level assignment reaching it (`saludo = Word(a) + ","`
+                        # bound again further down: each use the binding before it, as a checker narrows it)
+                        if qualifier in facts.module_chains and qualifier not in facts.module_stated:
+                            found_flow = _py_flow(qnode, qualifier, narrowing)
+                            if isinstance(found_flow, str):
+                                direct = found_flow
+                            elif found_flow is not None:
+                                flow[len(out.references)] = found_flow
                     elif python and qnode.type == "identifier" and sub == "call" and top is not None:
                         if narrowable is None or qualifier in narrowable:
                             direct = py_narrowed(qnode, qualifier, narrowing)  # `if isinstance(x, K): x.m()`

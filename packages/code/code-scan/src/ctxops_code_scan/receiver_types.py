@@ -1045,7 +1045,9 @@ class TypeFacts:
             if root == "cls" and cls:
                 return join("Self", steps)
             if function_id is not None and self.python and root in self.chains.get(function_id, ()):
-                return None  # calling a local (`F = make_form(...)`; `F(...)`): not the module's `F`
+                # calling a local: not the module's `F`; an instance made by a call is its class's `__call__`
+                # (`g = pp.Group(x)`; `g("name")`), a plain function's result may be a class (`F = make_form()`)
+                return self._called_value(self.chains[function_id][root], function_id, steps, depth)
             made = self.class_params.get(function_id, {}).get(root) if function_id is not None else None
             if made is not None:  # `maker(...)` with `maker: type[K]`: a K
                 return join(made, steps)
@@ -1053,6 +1055,13 @@ class TypeFacts:
                 param = self._called_param(root, function_id)
                 if param is not None:  # a parameter shadows the function of that name: its type's `__call__`
                     return join(param, ("__call__()", *steps)) if param else None
+            if (
+                self.python
+                and root in self.module_chains
+                and root not in self.module_stated
+                and (function_id is None or not self.local_binds(function_id, root))
+            ):  # (a module-level value called, `greet = Word(a)`; `greet("x")`: as a local above)
+                return self._called_value(self.module_chains[root], None, steps, depth)
             # a class's constructor or a function's result: the graph tells (an overload's by the argument)
             # (a class's constructor is no overload: `K("x")` stays `=K`)
             picked = self._argument(argument, function_id) if not is_class_name(root) else ""
@@ -1078,6 +1087,22 @@ class TypeFacts:
                 return join("^" + alias + "." + member, rest)
         head = self._root(root, function_id, depth)
         return join(head, steps) if head else None
+
+    def _called_value(
+        self, bound: Chain | None, function_id: str | None, steps: tuple[str, ...], depth: int
+    ) -> str | None:
+        """Python: what calling a name bound to `bound` gives: its class's `__call__` when the value is an
+        instance a call made, a method's or operator's result (`pp.Group(x)`, `a + b`, `w.copy()`) or a
+        capitalised class's constructor (`Word(a)`); None otherwise (a plain function's result may be a class,
+        `F = make_form()`; a plain name may be one, `F = Form`)."""
+        if bound is None or depth >= MAX_DEPTH:
+            return None
+        called, root, made = bound
+        constructed = called and not made and is_class_name(root.partition("?")[0])
+        if not constructed and not (made and made[-1].endswith(("()", "()await"))):
+            return None
+        head = self.expr(bound, function_id, depth + 1)
+        return join(head, ("__call__()", *steps)) if head else None
 
     def canonical(self, written: str) -> str | None:
         """Python: the module-qualified name a written class name means in this file (`time` with `from datetime

@@ -606,8 +606,9 @@ def py_assigned(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> Any:
         return None  # (never assigned in practice: most receivers, kept off the walk)
     child, parent = node, node.parent
     stmt_seen = False
-    while parent is not None and parent.type not in _PY_SCOPES:
-        if parent.type == "block":
+    # (the module's own statements are a block too: a module-level read sees the binding before it)
+    while parent is not None and (parent.type not in _PY_SCOPES or parent.type == "module"):
+        if parent.type in ("block", "module"):
             if not stmt_seen:
                 stmt_seen = True
                 own = _plain_assignment(child)  # `n = n.copy()`: the right side reads the earlier binding
@@ -620,6 +621,8 @@ def py_assigned(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> Any:
             i = bisect.bisect_left(starts, child.start_byte) - 1
             if i >= 0:
                 return found[i]
+            if parent.type == "module":
+                return None
         else:
             if parent.type in _PY_LOOPS and _rebinds(parent, name, memo):
                 return None

@@ -1,0 +1,87 @@
+"""Calling a value is its class's `__call__`, and a module-level read sees the binding before it (issue 24
+item 1, session 21), as a checker reads both: pyparsing's `line1 = nameScore("Rider")` with `nameScore =
+pp.Group(...)` is `Group.__call__`'s result, and `saludo = Word(a) + ","` bound again further down types each
+`saludo.parse_string(...)` by the assignment before it. The graph-level answers are code-graph's
+tests/test_python_called_values.py."""
+
+from __future__ import annotations
+
+from cpu_timing import best_cpu_s
+from ctxops_code_scan.extract import extract
+
+SRC = """import pp
+from pp import Word, Group
+
+
+def f(make_form):
+    name = pp.Word("a")
+    score = Word("b")
+    group = pp.Group(name + score)
+    line1 = group("Rider")
+    line1.parse_string("x")
+    score("s").parse_string("y")
+    named = name.set_name("n")
+    named("m").parse_string("z")
+    F = make_form()
+    F().parse_string("no")
+    G = pp.Word
+    G("a").parse_string("class")
+    H = helper()
+    H().parse_string("function result")
+
+
+saludo = Word("a") + ","
+saludo.parse_string("first")
+saludo = Group(Word("a")) + ","
+saludo.parse_string("second")
+greet = Word("c")
+greet("g").parse_string("called")
+if True:
+    saludo.parse_string("third")
+for saludo in []:
+    pass
+saludo.parse_string("after a loop")
+"""
+
+
+def _receivers(src: str) -> dict[int, str | None]:
+    out = extract(src.encode(), "mod.py", "python")
+    return {r.line: r.receiver_type for r in out.references if r.symbol_name == "parse_string"}
+
+
+def test_calling_a_local_instance_is_its_class_s_call() -> None:
+    got = _receivers(SRC)
+    assert got[10] == "=pp.Group#__call__()"  # `group = pp.Group(...)`; `line1 = group("Rider")`
+    assert got[11] == "=Word#__call__()"  # a constructor of a capitalised class
+    assert got[13] == "=pp.Word#set_name()#__call__()"  # a method's result
+
+
+def test_what_may_be_a_class_is_not_called_as_an_instance() -> None:
+    got = _receivers(SRC)
+    assert got[15] is None  # a plain function's result (`F = make_form()`) may be a class
+    assert got[17] is None or "__call__" not in got[17]  # a class object itself: its constructor
+    assert got[19] is None  # a module function's result: may be a class
+
+
+def test_a_module_level_read_sees_the_binding_before_it() -> None:
+    got = _receivers(SRC)
+    assert got[23] == "=Word#__add__()"
+    assert got[25] == "=Group#__add__()"
+    assert got[27] == "=Word#__call__()"  # a module-level value called
+    assert got[29] == "=Group#__add__()"  # in a block: the binding before the `if`
+
+
+def test_a_module_level_loop_binding_leaves_the_read_open() -> None:
+    assert _receivers(SRC)[32] is None  # `for saludo in ...` binds it: no plain assignment reaches the read
+
+
+def _best(n: int) -> float:
+    body = "".join(
+        f"x = Word('{i}') + 'a'\nx.parse_string('s')\ny{i} = x('n')\ny{i}.parse_string('t')\n" for i in range(n)
+    )
+    src = "from pp import Word\n" + body
+    return best_cpu_s(lambda: extract(src.encode(), "mod.py", "python"))
+
+
+def test_many_module_level_rebindings_extract_linearly() -> None:
+    assert _best(4_000) < 64 * _best(250)  # 16x the statements: linear is ~16x, quadratic ~256x

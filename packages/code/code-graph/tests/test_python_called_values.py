@@ -38,6 +38,22 @@ class Word(ParserElement):
 class Group(ParserElement):
     def __init__(self, expr):
         self.expr = expr
+
+
+class Suppress(ParserElement):
+    pass
+""",
+    "tests/grammar.py": """from pp.core import Suppress, Word
+
+LPAR, AT = map(Suppress, "(@")
+comment = AT + Word("c")
+""",
+    "tests/test_grammar.py": """from tests import grammar as g
+
+
+def test_comment():
+    g.comment.parse_string("@c")
+    g.LPAR.parse_string("(")
 """,
     "tests/__init__.py": "",
     "tests/test_unit.py": """import pp
@@ -71,3 +87,9 @@ def test_calling_an_instance_gives_its_call_s_result(ix: CodeIndex) -> None:
 def test_a_module_level_name_bound_twice_is_read_at_each_use(ix: CodeIndex) -> None:
     got = _certain(ix, "python pp/core.py ParserElement.parse_string().")
     assert {("tests/test_unit.py", 13), ("tests/test_unit.py", 15)} <= got
+
+
+def test_names_unpacked_from_map_of_a_class_are_its_instances(ix: CodeIndex) -> None:
+    # `LPAR, AT = map(Suppress, "(@")`; `comment = AT + Word("c")`, read from another module
+    got = _certain(ix, "python pp/core.py ParserElement.parse_string().")
+    assert {("tests/test_grammar.py", 5), ("tests/test_grammar.py", 6)} <= got

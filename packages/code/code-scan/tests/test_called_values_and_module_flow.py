@@ -85,3 +85,39 @@ def _best(n: int) -> float:
 
 def test_many_module_level_rebindings_extract_linearly() -> None:
     assert _best(4_000) < 64 * _best(250)  # 16x the statements: linear is ~16x, quadratic ~256x
+
+
+MAPPED = """import pp
+from pp import Suppress, Word
+
+LCURLY, AT = map(Suppress, "{@")
+comment = AT + Word("a")
+comment.parse_string("x")
+a, b = Word("a"), Word("b")
+a.parse_string("y")
+
+
+def f(make):
+    LPAR, RPAR = map(pp.Suppress, "()")
+    RPAR.parse_string("z")
+    p, q = map(make, "ab")
+    p.parse_string("a parameter's result")
+    *r, s = map(Suppress, "ab")
+    s.parse_string("starred")
+    t, u = map(Suppress, "ab", key=1)
+    t.parse_string("keyword")
+"""
+
+
+def test_names_unpacked_from_map_of_a_class_are_its_instances() -> None:
+    got = _receivers(MAPPED)
+    assert got[6] == "=Suppress#__add__()"  # `AT` is a Suppress (pyparsing's `LCURLY, ... = map(Suppress, ...)`)
+    assert got[8] == "=Word"  # `a, b = Word(..), Word(..)` at module level, as in a function
+    assert got[13] == "=pp.Suppress"
+
+
+def test_other_unpackings_from_map_are_not_read() -> None:
+    got = _receivers(MAPPED)
+    assert got[17] is None  # a starred target
+    assert got[19] is None  # a keyword: not the builtin map's call
+    assert got.get(15) is None or "__call__" not in (got.get(15) or "")  # a parameter's call: unknown

@@ -427,6 +427,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             value = caps.get("value")
             if facts is not None and top is not None and top.symbol_id:
                 # Every assignment counts: one that states no type still hides a module-level instance.
+                if python and not value and (mapped := _mapped(node, name_node)) is not None:
+                    facts.add_decorated(top.symbol_id, name, mapped)  # `a, b = map(K, "ab")`: each a K
+                    continue
                 if python and not value:
                     value = _unpacked(node, name_node)  # `a, b = A(), B()`: the value at the name's position
                 facts.add_local(top.symbol_id, name, (_chained(value[0]) if python else value[0]) if value else None)
@@ -436,6 +439,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             continue
         if facts is not None and top is None and (kind == "variable" or (python and kind == "constant")):
             value = caps.get("value")
+            if python and not value:  # (unpacked at module level, as in a function above)
+                if (mapped := _mapped(node, name_node)) is not None:
+                    facts.add_decorated(None, name, mapped)
+                else:
+                    value = _unpacked(node, name_node)
             if value:
                 facts.add_module(name, _chained(value[0]) if python else value[0])
             stated = caps.get("return")
@@ -683,6 +691,30 @@ def _unpacked(node: Any, name_node: Any) -> list[Any] | None:
     if len(names) != len(values) or any(n.type != "identifier" for n in names):
         return None
     return [values[names.index(name_node)]]
+
+
+def _mapped(node: Any, name_node: Any) -> Chain | None:
+    """Python `a, b = map(K, "ab")` (plain names, no star; `K` a name or a dotted name): each name is what
+    calling K gives, as a checker reads `map[K]` unpacked (pyparsing's `LPAR, RPAR = map(Suppress, "()")`).
+    The chain `K(...)`; None for anything else."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or left.type not in ("pattern_list", "tuple_pattern") or right.type != "call":
+        return None
+    fn, args = right.child_by_field_name("function"), right.child_by_field_name("arguments")
+    if fn is None or args is None or _text(fn) != "map" or name_node.parent != left:
+        return None
+    if any(n.type != "identifier" for n in left.named_children):
+        return None
+    listed = args.named_children
+    if len(listed) < 2 or any(a.type in ("keyword_argument", "list_splat", "dictionary_splat") for a in listed):
+        return None
+    if listed[0].type not in ("identifier", "attribute"):
+        return None
+    found = chain_of(listed[0])
+    if found is None or found[0] or any(step.endswith(")") for step in found[2]):
+        return None
+    _, root, steps = found
+    return (True, root, ()) if not steps else (False, root, (*steps[:-1], steps[-1] + "()"))
 
 
 def _in_init(top: _Open) -> bool:

@@ -545,7 +545,8 @@ class TypeFacts:
 
     def add_decorated(self, function_id: str | None, name: str, chain: Chain) -> None:
         """Python: a function `name` decorated by `d` (`decorator_chain`), defined in the function `function_id`
-        (a local) or at module level (None): the name is bound to `d(...)`'s value, as a checker reads it."""
+        (a local) or at module level (None): the name is bound to `d(...)`'s value, as a checker reads it. Also
+        any name bound to a chain the file builds itself (`A, B = map(K, "ab")`: each `K(...)`)."""
         if function_id is not None:
             self.add_local_chain(function_id, name, chain)
             return

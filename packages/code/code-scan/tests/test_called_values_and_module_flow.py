@@ -121,3 +121,61 @@ def test_other_unpackings_from_map_are_not_read() -> None:
     assert got[17] is None  # a starred target
     assert got[19] is None  # a keyword: not the builtin map's call
     assert got.get(15) is None or "__call__" not in (got.get(15) or "")  # a parameter's call: unknown
+
+
+RENAMED = """class K:
+    def a(s):
+        return s
+
+    def b(s, v):
+        return s.__class__(v)
+
+    def e(s, v):
+        if v:
+            return s
+        return s.__class__(v)
+
+    @classmethod
+    def c(k):
+        return k
+
+    @staticmethod
+    def d(x):
+        return x
+
+    def g(s):
+        def inner(t):
+            return t
+
+        return inner(s)
+"""
+
+
+def _results(src: str) -> dict[str, str]:
+    out = extract(src.encode(), "mod.py", "python")
+    return {owner.rsplit(" ", 1)[1]: expr for owner, name, expr in out.types if owner and name is None}
+
+
+def test_a_first_parameter_under_another_name_returned_is_self() -> None:
+    got = _results(RENAMED)
+    assert got["K.a()."] == "Self"
+    assert got["K.b()."] == "Self"  # `s.__class__(v)`, as `self.__class__(v)`
+    assert got["K.e()."] == "Self"
+
+
+def test_a_class_object_or_a_plain_parameter_returned_is_not_self() -> None:
+    got = _results(RENAMED)
+    assert got.get("K.c().") != "Self"  # a classmethod's first parameter is the class object
+    assert "K.d()." not in got  # a staticmethod's is a plain parameter
+    assert "K.g().inner()." not in got  # a nested function's first parameter is no instance
+
+
+def _best_returns(n: int) -> float:
+    body = "".join(
+        f"    def m{i}(s, v):\n        if v:\n            return s\n        return s.__class__(v)\n\n" for i in range(n)
+    )
+    return best_cpu_s(lambda: extract(("class K:\n" + body).encode(), "mod.py", "python"))
+
+
+def test_many_renamed_self_returns_extract_linearly() -> None:
+    assert _best_returns(4_000) < 64 * _best_returns(250)

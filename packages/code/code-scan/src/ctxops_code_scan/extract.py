@@ -45,6 +45,7 @@ from .type_exprs import (
     is_fixture_file,
     join,
     parametrized_names,
+    py_as_self,
     py_assigned,
     py_narrowable,
     py_narrowed,
@@ -371,6 +372,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     flowed = py_narrowed_default(returned, name, narrowing)
                 if isinstance(flowed, str) and facts.local_binds(fid, flowed):
                     flowed = None  # (`F = make(...)`; `return F()`-like names: no class of the module)
+                if python and flowed is None and top is not None and top.receiver_var:
+                    flowed = py_as_self(returned, top.receiver_var)  # `def m(s): return s.__class__(...)`
                 facts.add_return(fid, returned, flowed)
             continue
         if head == "bind":

@@ -938,6 +938,30 @@ def py_self_name(node: Any, params: Any) -> str | None:
     return _text(first)
 
 
+_MAX_WALK_UP = 512  # (depth.py cuts a file past 48 indentation levels or 128 brackets: a walk ends well before)
+
+
+def py_as_self(returned: Any, self_name: str) -> Chain | None:
+    """Python: a method's returned value read through its first parameter under another name as `self`'s
+    (`def clone(s): return s.__class__(...)`, `return s`: a checker's `Self`, as `return self` is); None when
+    the value is no chain rooted at that name, or the method is a `@classmethod` (its first parameter is the
+    class object)."""
+    found = chain_of(returned)
+    if found is None or found[0] or found[1] != self_name:
+        return None
+    fn = returned.parent
+    for _ in range(_MAX_WALK_UP):  # (the `def` the `return` sits in: depth.py bounds the nesting)
+        if fn is None or fn.type == "function_definition":
+            break
+        fn = fn.parent
+    if fn is None or fn.type != "function_definition":
+        return None
+    if any(d.type == "identifier" and _text(d) == "classmethod" for d in _decorators(fn)):
+        return None
+    steps = found[2][1:] if found[2][:1] == ("__class__()",) else found[2]  # (`s.__class__(...)`: a new Self)
+    return False, "self", steps
+
+
 _CONTEXT_MANAGERS = frozenset(
     {"contextmanager", "contextlib.contextmanager", "asynccontextmanager", "contextlib.asynccontextmanager"}
 )

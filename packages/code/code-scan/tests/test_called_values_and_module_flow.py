@@ -106,6 +106,8 @@ def f(make):
     s.parse_string("starred")
     t, u = map(Suppress, "ab", key=1)
     t.parse_string("keyword")
+    DO, AA = list(map(pp.Keyword, "DO AA".split()))
+    DO.parse_string("listed")
 """
 
 
@@ -114,6 +116,7 @@ def test_names_unpacked_from_map_of_a_class_are_its_instances() -> None:
     assert got[6] == "=Suppress#__add__()"  # `AT` is a Suppress (pyparsing's `LCURLY, ... = map(Suppress, ...)`)
     assert got[8] == "=Word"  # `a, b = Word(..), Word(..)` at module level, as in a function
     assert got[13] == "=pp.Suppress"
+    assert got[21] == "=pp.Keyword"  # `list(map(...))`: the same items
 
 
 def test_other_unpackings_from_map_are_not_read() -> None:
@@ -179,3 +182,43 @@ def _best_returns(n: int) -> float:
 
 def test_many_renamed_self_returns_extract_linearly() -> None:
     assert _best_returns(4_000) < 64 * _best_returns(250)
+
+
+ROWS = """import pp
+
+
+def f():
+    for expr, delim in [
+        (pp.python_quoted_string, '\"\"\"'),
+        (pp.python_quoted_string, "'''"),
+    ]:
+        expr.parse_string(delim)
+    for a, b in [(pp.Word("a"), 1), (pp.Literal("b"), 2)]:
+        a.parse_string("x")
+    for c, d in ((pp.Word("a"), 1),):
+        c.parse_string("y")
+    for g, h in [(pp.Word("a"), 1), (pp.Word("a"), 2, 3)]:
+        g.parse_string("z")
+"""
+
+
+def test_a_for_over_literal_rows_binds_each_position_s_one_value() -> None:
+    got = _receivers(ROWS)
+    assert got[9] == "^pp.python_quoted_string"  # the same value in every row
+    assert got[13] == "=pp.Word"
+
+
+def test_rows_that_differ_bind_nothing_certain() -> None:
+    got = _receivers(ROWS)
+    assert got[11] is None  # a Word in one row, a Literal in the other
+    assert got[15] is None  # rows of different lengths
+
+
+def _best_rows(n: int) -> float:
+    rows = "".join(f"        (pp.Word('{i}'), {i}),\n" for i in range(n))
+    src = f"import pp\n\n\ndef f():\n    for a, b in [\n{rows}    ]:\n        a.parse_string('x')\n"
+    return best_cpu_s(lambda: extract(src.encode(), "mod.py", "python"))
+
+
+def test_many_literal_rows_extract_linearly() -> None:
+    assert _best_rows(4_000) < 64 * _best_rows(250)

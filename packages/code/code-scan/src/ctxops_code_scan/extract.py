@@ -344,7 +344,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if head == "bind" and sub == "callback" and facts is not None and top is None:
             callbacks.append(("", caps))  # a callback at module level (`const K = make((inst) => ...)`)
             continue
-        if head == "bind" and sub in ("destructure", "element", "callback", "prop", "this"):
+        if head == "bind" and sub in ("destructure", "element", "callback", "prop", "this", "rows"):
             if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
                 if sub == "callback":
                     callbacks.append((top.symbol_id, caps))
@@ -704,6 +704,10 @@ def _mapped(node: Any, name_node: Any) -> Chain | None:
     if left is None or right is None or left.type not in ("pattern_list", "tuple_pattern") or right.type != "call":
         return None
     fn, args = right.child_by_field_name("function"), right.child_by_field_name("arguments")
+    if fn is not None and args is not None and _text(fn) in ("list", "tuple") and args.named_child_count == 1:
+        inner = args.named_children[0]  # `list(map(K, ...))`: the same items
+        if inner.type == "call":
+            fn, args = inner.child_by_field_name("function"), inner.child_by_field_name("arguments")
     if fn is None or args is None or _text(fn) != "map" or name_node.parent != left:
         return None
     if any(n.type != "identifier" for n in left.named_children):
@@ -718,6 +722,27 @@ def _mapped(node: Any, name_node: Any) -> Chain | None:
         return None
     _, root, steps = found
     return (True, root, ()) if not steps else (False, root, (*steps[:-1], steps[-1] + "()"))
+
+
+def _row_chains(pattern: Any, rows: Any) -> list[tuple[str, Chain | None]]:
+    """Python `for k, v in [(K(..), "a"), (K(..), "b")]` (a literal list or tuple of tuples, as many items
+    as plain names): each name with the one chain its position has in every row, as a checker joins a
+    literal's items (`list[tuple[K, str]]`), or None (a literal, different values): pyparsing's `for expr,
+    delim, body in [(pp.python_quoted_string, "'''", "''a"), ...]`. Names bound to None are bound still."""
+    names = pattern.named_children
+    if any(n.type != "identifier" for n in names):
+        return []
+    found: list[Chain | None] | None = None
+    for row in rows.named_children:
+        if row.type == "comment":
+            continue
+        items = row.named_children if row.type == "tuple" else []
+        if len(items) != len(names):
+            found = None
+            break
+        chains = [chain_of(item, arms=False) for item in items]
+        found = chains if found is None else [a if a == b else None for a, b in zip(found, chains, strict=True)]
+    return [(_text(n), found[i] if found else None) for i, n in enumerate(names)]
 
 
 def _in_init(top: _Open) -> bool:
@@ -863,6 +888,10 @@ def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]])
     if sub == "prop":  # `constructor(private s: Scheduler)`: a field of the class
         if top.type_qualname:
             facts.add_ts_field(top.type_qualname, _text(caps["name"][0]), _text(caps["type"][0]))
+        return
+    if sub == "rows":  # Python `for k, v in [(a, b), ...]`
+        for name, chain in _row_chains(caps["pattern"][0], caps["value"][0]):
+            facts.add_local_chain(fid, name, chain)
         return
     base = chain_of(caps["value"][0])
     if sub == "element":

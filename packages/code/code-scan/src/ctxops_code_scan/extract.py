@@ -431,7 +431,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if facts is not None and top is not None and top.symbol_id:
                 # Every assignment counts: one that states no type still hides a module-level instance.
                 if python and not value and (mapped := _mapped(node, name_node)) is not None:
-                    facts.add_decorated(top.symbol_id, name, mapped)  # `a, b = map(K, "ab")`: each a K
+                    facts.add_bound(top.symbol_id, name, mapped)  # `a, b = map(K, "ab")`: each a K
                     continue
                 if python and not value:
                     value = _unpacked(node, name_node)  # `a, b = A(), B()`: the value at the name's position
@@ -444,7 +444,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             value = caps.get("value")
             if python and not value:  # (unpacked at module level, as in a function above)
                 if (mapped := _mapped(node, name_node)) is not None:
-                    facts.add_decorated(None, name, mapped)
+                    facts.add_bound(None, name, mapped)
                 else:
                     value = _unpacked(node, name_node)
             if value:

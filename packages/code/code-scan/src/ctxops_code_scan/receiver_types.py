@@ -1106,9 +1106,9 @@ class TypeFacts:
         self, bound: Chain | None, function_id: str | None, steps: tuple[str, ...], depth: int
     ) -> str | None:
         """Python: what calling a name bound to `bound` gives: its class's `__call__` when the value is an
-        instance a call made, a method's or operator's result (`pp.Group(x)`, `a + b`, `w.copy()`) or a
-        capitalised class's constructor (`Word(a)`); None otherwise (a plain function's result may be a class,
-        `F = make_form()`; a plain name may be one, `F = Form`)."""
+        instance, an operator's result (`a + b`) or a capitalised class's constructor (`Word(a)`,
+        `pp.Group(x)`); None otherwise (a function's or method's result may be a class, `F = make_form()`; a
+        plain name may be one, `F = Form`)."""
         if bound is None or depth >= MAX_DEPTH:
             return None
         called, root, made = bound

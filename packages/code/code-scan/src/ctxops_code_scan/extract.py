@@ -45,6 +45,7 @@ from .type_exprs import (
     is_fixture_file,
     join,
     parametrized_names,
+    py_as_self,
     py_assigned,
     py_narrowable,
     py_narrowed,
@@ -246,6 +247,15 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                             direct = None  # (`F(...)` with a local or a parameter `F`: no class of the module)
                     elif typescript and qnode.type == "identifier" and sub == "call" and instanceof:
                         direct = ts_narrowed(qnode, qualifier)  # `if (x instanceof K) x.m()`
+                    elif python and qnode.type == "identifier" and sub == "call" and top is None and chained:
+                        # a module-level read: the module-level assignment reaching it (`saludo = Word(a) + ","`
+                        # bound again further down: each use the binding before it, as a checker narrows it)
+                        if qualifier in facts.module_chains and qualifier not in facts.module_stated:
+                            found_flow = _py_flow(qnode, qualifier, narrowing)
+                            if isinstance(found_flow, str):
+                                direct = found_flow
+                            elif found_flow is not None:
+                                flow[len(out.references)] = found_flow
                     elif python and qnode.type == "identifier" and sub == "call" and top is not None:
                         if narrowable is None or qualifier in narrowable:
                             direct = py_narrowed(qnode, qualifier, narrowing)  # `if isinstance(x, K): x.m()`
@@ -334,7 +344,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if head == "bind" and sub == "callback" and facts is not None and top is None:
             callbacks.append(("", caps))  # a callback at module level (`const K = make((inst) => ...)`)
             continue
-        if head == "bind" and sub in ("destructure", "element", "callback", "prop", "this"):
+        if head == "bind" and sub in ("destructure", "element", "callback", "prop", "this", "rows"):
             if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
                 if sub == "callback":
                     callbacks.append((top.symbol_id, caps))
@@ -362,6 +372,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     flowed = py_narrowed_default(returned, name, narrowing)
                 if isinstance(flowed, str) and facts.local_binds(fid, flowed):
                     flowed = None  # (`F = make(...)`; `return F()`-like names: no class of the module)
+                if python and flowed is None and top is not None and top.receiver_var:
+                    flowed = py_as_self(returned, top.receiver_var)  # `def m(s): return s.__class__(...)`
                 facts.add_return(fid, returned, flowed)
             continue
         if head == "bind":
@@ -418,6 +430,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             value = caps.get("value")
             if facts is not None and top is not None and top.symbol_id:
                 # Every assignment counts: one that states no type still hides a module-level instance.
+                if python and not value and (mapped := _mapped(node, name_node)) is not None:
+                    facts.add_bound(top.symbol_id, name, mapped)  # `a, b = map(K, "ab")`: each a K
+                    continue
                 if python and not value:
                     value = _unpacked(node, name_node)  # `a, b = A(), B()`: the value at the name's position
                 facts.add_local(top.symbol_id, name, (_chained(value[0]) if python else value[0]) if value else None)
@@ -427,6 +442,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             continue
         if facts is not None and top is None and (kind == "variable" or (python and kind == "constant")):
             value = caps.get("value")
+            if python and not value:  # (unpacked at module level, as in a function above)
+                if (mapped := _mapped(node, name_node)) is not None:
+                    facts.add_bound(None, name, mapped)
+                else:
+                    value = _unpacked(node, name_node)
             if value:
                 facts.add_module(name, _chained(value[0]) if python else value[0])
             stated = caps.get("return")
@@ -676,6 +696,55 @@ def _unpacked(node: Any, name_node: Any) -> list[Any] | None:
     return [values[names.index(name_node)]]
 
 
+def _mapped(node: Any, name_node: Any) -> Chain | None:
+    """Python `a, b = map(K, "ab")` (plain names, no star; `K` a name or a dotted name): each name is what
+    calling K gives, as a checker reads `map[K]` unpacked (pyparsing's `LPAR, RPAR = map(Suppress, "()")`).
+    The chain `K(...)`; None for anything else."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or left.type not in ("pattern_list", "tuple_pattern") or right.type != "call":
+        return None
+    fn, args = right.child_by_field_name("function"), right.child_by_field_name("arguments")
+    if fn is not None and args is not None and _text(fn) in ("list", "tuple") and args.named_child_count == 1:
+        inner = args.named_children[0]  # `list(map(K, ...))`: the same items
+        if inner.type == "call":
+            fn, args = inner.child_by_field_name("function"), inner.child_by_field_name("arguments")
+    if fn is None or args is None or _text(fn) != "map" or name_node.parent != left:
+        return None
+    if any(n.type != "identifier" for n in left.named_children):
+        return None
+    listed = args.named_children
+    if len(listed) < 2 or any(a.type in ("keyword_argument", "list_splat", "dictionary_splat") for a in listed):
+        return None
+    if listed[0].type not in ("identifier", "attribute"):
+        return None
+    found = chain_of(listed[0])
+    if found is None or found[0] or any(step.endswith(")") for step in found[2]):
+        return None
+    _, root, steps = found
+    return (True, root, ()) if not steps else (False, root, (*steps[:-1], steps[-1] + "()"))
+
+
+def _row_chains(pattern: Any, rows: Any) -> list[tuple[str, Chain | None]]:
+    """Python `for k, v in [(K(..), "a"), (K(..), "b")]` (a literal list or tuple of tuples, as many items
+    as plain names): each name with the one chain its position has in every row, as a checker joins a
+    literal's items (`list[tuple[K, str]]`), or None (a literal, different values): pyparsing's `for expr,
+    delim, body in [(pp.python_quoted_string, "'''", "''a"), ...]`. Names bound to None are bound still."""
+    names = pattern.named_children
+    if any(n.type != "identifier" for n in names):
+        return []
+    found: list[Chain | None] | None = None
+    for row in rows.named_children:
+        if row.type == "comment":
+            continue
+        items = row.named_children if row.type == "tuple" else []
+        if len(items) != len(names):
+            found = None
+            break
+        chains = [chain_of(item, arms=False) for item in items]
+        found = chains if found is None else [a if a == b else None for a, b in zip(found, chains, strict=True)]
+    return [(_text(n), found[i] if found else None) for i, n in enumerate(names)]
+
+
 def _in_init(top: _Open) -> bool:
     return bool(top.type_qualname and top.symbol_id and top.qualname.endswith(".__init__"))
 
@@ -819,6 +888,10 @@ def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]])
     if sub == "prop":  # `constructor(private s: Scheduler)`: a field of the class
         if top.type_qualname:
             facts.add_ts_field(top.type_qualname, _text(caps["name"][0]), _text(caps["type"][0]))
+        return
+    if sub == "rows":  # Python `for k, v in [(a, b), ...]`
+        for name, chain in _row_chains(caps["pattern"][0], caps["value"][0]):
+            facts.add_local_chain(fid, name, chain)
         return
     base = chain_of(caps["value"][0])
     if sub == "element":

@@ -40,6 +40,12 @@ _UNARY = {"~": "__invert__", "-": "__neg__", "+": "__pos__"}
 IN_PLACE = {op + "=": "__i" + dunder[2:] for op, (dunder, _) in _BINARY.items() if op[-1] not in "<>=!"}
 IN_PLACE["<<="] = "__ilshift__"
 IN_PLACE[">>="] = "__irshift__"
+# The steps an operator gives (`__add__()`, `__radd__()`, `__iadd__()`, `__neg__()`): an operator's result
+DUNDER_STEPS = frozenset(
+    {d + "()" for pair in _BINARY.values() for d in pair if d}
+    | {d + "()" for d in _UNARY.values()}
+    | {d + "()" for d in IN_PLACE.values()}
+)
 # Literals of builtin types: their own dunders do not take a repository class (`str.__add__(str)`), so a
 # checker uses the right operand's reflected one. `%` of a string formats anything: a str, left alone.
 _BUILTIN_LITERALS = frozenset(

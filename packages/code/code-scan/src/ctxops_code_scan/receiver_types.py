@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .operators import DUNDER_STEPS
 from .overloads import ACCEPTED_BY, BUILTINS, pick
 from .symbol_ids import first_definition
 from .type_exprs import (
@@ -357,6 +358,7 @@ def _unargued(chain: Chain) -> Chain:
 _PARAM_WORD = re.compile(r"(?<=[(,*\s])(\w+)(?=\s*[:=,)])")
 _WORD = re.compile(r"\w+")
 _NAME_STEP = re.compile(r"[A-Za-z_]\w*")  # an attribute read, no call or index (`pp.common`)
+_CONSTRUCTOR = re.compile(r"_*[A-Z]\w*\(\)")  # a capitalised class's constructor step (`pp.Group()`)
 
 
 def _binds(params: str, name: str) -> bool:
@@ -433,6 +435,7 @@ class TypeFacts:
     augmented_attrs: dict[str, set[str]] = field(default_factory=dict)
     stated_attrs: dict[str, set[str]] = field(default_factory=dict)
     module_chains: dict[str, Chain | None] = field(default_factory=dict)
+    decorated: set[tuple[str | None, str]] = field(default_factory=set)  # Python: (function or None, name)
     module_stated: dict[str, str] = field(default_factory=dict)  # `g: K = ...` at module level
     declared_attrs: dict[str, set[str]] = field(default_factory=dict)  # class -> attributes annotated in its body
     imported: set[str] = field(default_factory=set)  # names bound by `from m import name`
@@ -546,6 +549,12 @@ class TypeFacts:
     def add_decorated(self, function_id: str | None, name: str, chain: Chain) -> None:
         """Python: a function `name` decorated by `d` (`decorator_chain`), defined in the function `function_id`
         (a local) or at module level (None): the name is bound to `d(...)`'s value, as a checker reads it."""
+        self.decorated.add((function_id, name))  # (calling it is read through the decorator: not `__call__`)
+        self.add_bound(function_id, name, chain)
+
+    def add_bound(self, function_id: str | None, name: str, chain: Chain | None) -> None:
+        """Python: a local (in `function_id`) or module-level name (None) bound to a chain the file builds
+        itself (`A, B = map(K, "ab")`: each `K(...)`)."""
         if function_id is not None:
             self.add_local_chain(function_id, name, chain)
             return
@@ -1045,7 +1054,11 @@ class TypeFacts:
             if root == "cls" and cls:
                 return join("Self", steps)
             if function_id is not None and self.python and root in self.chains.get(function_id, ()):
-                return None  # calling a local (`F = make_form(...)`; `F(...)`): not the module's `F`
+                # calling a local: not the module's `F`; an instance made by a call is its class's `__call__`
+                # (`g = pp.Group(x)`; `g("name")`), a plain function's result may be a class (`F = make_form()`)
+                if (function_id, root) in self.decorated:
+                    return None
+                return self._called_value(self.chains[function_id][root], function_id, steps, depth)
             made = self.class_params.get(function_id, {}).get(root) if function_id is not None else None
             if made is not None:  # `maker(...)` with `maker: type[K]`: a K
                 return join(made, steps)
@@ -1053,6 +1066,16 @@ class TypeFacts:
                 param = self._called_param(root, function_id)
                 if param is not None:  # a parameter shadows the function of that name: its type's `__call__`
                     return join(param, ("__call__()", *steps)) if param else None
+            if (
+                self.python
+                and root in self.module_chains
+                and root not in self.module_stated
+                and (None, root) not in self.decorated
+                and (function_id is None or not self.local_binds(function_id, root))
+                and (value := self._called_value(self.module_chains[root], None, steps, depth)) is not None
+            ):  # (a module-level instance called, `greet = Word(a)`; `greet("x")`: as a local above; any other
+                # value, an alias of a class or function, a factory's result, is read as before: `=greet`)
+                return value
             # a class's constructor or a function's result: the graph tells (an overload's by the argument)
             # (a class's constructor is no overload: `K("x")` stays `=K`)
             picked = self._argument(argument, function_id) if not is_class_name(root) else ""
@@ -1078,6 +1101,26 @@ class TypeFacts:
                 return join("^" + alias + "." + member, rest)
         head = self._root(root, function_id, depth)
         return join(head, steps) if head else None
+
+    def _called_value(
+        self, bound: Chain | None, function_id: str | None, steps: tuple[str, ...], depth: int
+    ) -> str | None:
+        """Python: what calling a name bound to `bound` gives: its class's `__call__` when the value is an
+        instance, an operator's result (`a + b`) or a capitalised class's constructor (`Word(a)`,
+        `pp.Group(x)`); None otherwise (a function's or method's result may be a class, `F = make_form()`; a
+        plain name may be one, `F = Form`)."""
+        if bound is None or depth >= MAX_DEPTH:
+            return None
+        called, root, made = bound
+        constructed = called and not made and is_class_name(root.partition("?")[0])
+        # (an operator's result, or a capitalised class's constructor `pp.Group(...)`; not a method's result,
+        # an item or a call's result, which may be a class or a function: `cls = self._registry[name]`,
+        # `self.get_class()`, `f = functools.lru_cache()(f)`, ctypes' `PYFUNCTYPE(...)(addr)`)
+        last = made[-1] if made else ""
+        if not constructed and last not in DUNDER_STEPS and not _CONSTRUCTOR.fullmatch(last):
+            return None
+        head = self.expr(bound, function_id, depth + 1)
+        return join(head, ("__call__()", *steps)) if head else None
 
     def canonical(self, written: str) -> str | None:
         """Python: the module-qualified name a written class name means in this file (`time` with `from datetime

@@ -606,8 +606,9 @@ def py_assigned(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> Any:
         return None  # (never assigned in practice: most receivers, kept off the walk)
     child, parent = node, node.parent
     stmt_seen = False
-    while parent is not None and parent.type not in _PY_SCOPES:
-        if parent.type == "block":
+    # (the module's own statements are a block too: a module-level read sees the binding before it)
+    while parent is not None and (parent.type not in _PY_SCOPES or parent.type == "module"):
+        if parent.type in ("block", "module"):
             if not stmt_seen:
                 stmt_seen = True
                 own = _plain_assignment(child)  # `n = n.copy()`: the right side reads the earlier binding
@@ -620,6 +621,8 @@ def py_assigned(node: Any, name: str, memo: dict[tuple[int, str], Any]) -> Any:
             i = bisect.bisect_left(starts, child.start_byte) - 1
             if i >= 0:
                 return found[i]
+            if parent.type == "module":
+                return None
         else:
             if parent.type in _PY_LOOPS and _rebinds(parent, name, memo):
                 return None
@@ -933,6 +936,30 @@ def py_self_name(node: Any, params: Any) -> str | None:
     if any(d.type == "identifier" and _text(d) == "staticmethod" for d in _decorators(node)):
         return None
     return _text(first)
+
+
+_MAX_WALK_UP = 512  # (depth.py cuts a file past 48 indentation levels or 128 brackets: a walk ends well before)
+
+
+def py_as_self(returned: Any, self_name: str) -> Chain | None:
+    """Python: a method's returned value read through its first parameter under another name as `self`'s
+    (`def clone(s): return s.__class__(...)`, `return s`: a checker's `Self`, as `return self` is); None when
+    the value is no chain rooted at that name, or the method is a `@classmethod` (its first parameter is the
+    class object)."""
+    found = chain_of(returned)
+    if found is None or found[0] or found[1] != self_name:
+        return None
+    fn = returned.parent
+    for _ in range(_MAX_WALK_UP):  # (the `def` the `return` sits in: depth.py bounds the nesting)
+        if fn is None or fn.type == "function_definition":
+            break
+        fn = fn.parent
+    if fn is None or fn.type != "function_definition":
+        return None
+    if any(d.type == "identifier" and _text(d) == "classmethod" for d in _decorators(fn)):
+        return None
+    steps = found[2][1:] if found[2][:1] == ("__class__()",) else found[2]  # (`s.__class__(...)`: a new Self)
+    return False, "self", steps
 
 
 _CONTEXT_MANAGERS = frozenset(

@@ -57,6 +57,8 @@
 (for_statement left: (identifier) @name right: (_) @value) @bind.element
 ; `[x.m() for x in xs]`: a comprehension's variable is an element too (its own scope: py_scopes.py).
 (for_in_clause left: (identifier) @name right: (_) @value) @bind.element
+; `for k, v in [(K(..), "a"), (K(..), "b")]`: each name holds the one value its position gives in every row.
+(for_statement left: (pattern_list) @pattern right: [(list) (tuple)] @value) @bind.rows
 
 ; `return value` / `yield value`: what a function gives its callers when it states no return type.
 (return_statement (_) @value) @bind.return

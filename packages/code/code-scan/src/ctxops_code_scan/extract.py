@@ -589,8 +589,8 @@ def _package_submodules(out: Extraction, facts: TypeFacts, path: str) -> None:
 
 def _drop_locals(root: Any, lang: str, out: Extraction, matches: list[tuple[str, dict[str, list[Any]]]]) -> None:
     """Leave out the bare-name uses that mean a local variable (a parameter, an assignment target, ...): no
-    definition of the same name is what they use. Python by `py_scopes`; Go, JavaScript and TypeScript by
-    `brace_scopes` from the tags query's `@local.*` ``matches`` (in JavaScript and TypeScript a call is in the
+    definition of the same name is what they use. Python by `py_scopes`, Go, JavaScript and TypeScript by
+    `brace_scopes`, each from the tags query's `@local.*` ``matches`` (in JavaScript and TypeScript a call is in the
     value namespace, a type reference in the type namespace; Go has one)."""
     python, go = lang == "python", lang == "go"
     at: list[int] = []
@@ -603,7 +603,7 @@ def _drop_locals(root: Any, lang: str, out: Extraction, matches: list[tuple[str,
     if python:
         from .py_scopes import shadowed
 
-        drop = shadowed(root, [(refs[i].line - 1, refs[i].col, refs[i].symbol_name) for i in at])
+        drop = shadowed([(refs[i].line - 1, refs[i].col, refs[i].symbol_name) for i in at], matches)
     else:
         from .brace_scopes import TYPE, VALUE
         from .brace_scopes import shadowed as brace_shadowed

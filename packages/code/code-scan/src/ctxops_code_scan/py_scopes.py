@@ -113,21 +113,22 @@ def shadowed(uses: list[tuple[int, int, str]], matches: list[tuple[str, dict[str
         scopes.append(scope)
     for comp in caps.get("comp", ()):
         scopes.append(_Scope(COMPREHENSION, comp.start_point, comp.end_point))
-    bindings: list[tuple[tuple[int, int], tuple[str, str]]] = []  # (where, (what, name))
+    named: list[tuple[str, Any, list[str]]] = []  # (what, node, the names it binds)
+    bound: set[str] = set()
     for what in ("def", "target", "walrus", "global", "nonlocal"):
         for node in caps.get(what, ()):
-            if what == "target":
-                bindings.extend((node.start_point, (what, name)) for name in _names(node))
-            else:
-                bindings.append((node.start_point, (what, (node.text or b"").decode("utf-8", "replace"))))
-    bound = {name for _at, (what, name) in bindings if what in ("target", "walrus")}
+            names = _names(node) if what == "target" else [(node.text or b"").decode("utf-8", "replace")]
+            if what in ("target", "walrus"):
+                bound.update(names)
+            named.append((what, node, names))
     for scope in scopes:
         bound |= scope.locals
     wanted = [i for i, (_r, _c, name) in enumerate(uses) if name in bound]
     if not wanted:
         return set()
     used = {uses[i][2] for i in wanted}
-    bindings = [b for b in bindings if b[1][1] in used]
+    # (where, (what, name)): only the names some use may mean, each binding's place read only for those
+    bindings = [(node.start_point, (what, name)) for what, node, names in named for name in names if name in used]
     scopes.sort(key=lambda s: (s.start, (-s.end[0], -s.end[1])))
     for chain, what, name in _sweep(scopes, bindings):
         if not chain:

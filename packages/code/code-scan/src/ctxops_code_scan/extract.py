@@ -6,7 +6,9 @@ The query (package data, `queries/<lang>.scm`) does the matching in C. Its captu
 symbol: a Rust `impl`, a C++ namespace) with `@name`; `@ref.<role>` with `@name` and optionally
 `@qual` (the receiver or module a name is reached through); `@import` (an import statement, read by
 `imports.py`); `@bind.attr` (Python `self.x = value` with `@qual`, `@name`, `@value`, optional `@return`),
-which only feeds the receiver types of `receiver_types.py`. The sweep then walks the matches in
+which only feeds the receiver types of `receiver_types.py`; `@local.<kind>` (the scopes and bindings that
+tell a use of a local from one of a definition: `py_scopes.py`, `brace_scopes.py`), set aside for them.
+The sweep then walks the matches in
 document order with a stack of open scopes, which gives every symbol its qualified name and parent, and
 every reference its enclosing symbol (and, in Python, the declared class of its receiver).
 """

@@ -8,9 +8,9 @@ symbol: a Rust `impl`, a C++ namespace) with `@name`; `@ref.<role>` with `@name`
 `imports.py`); `@bind.attr` (Python `self.x = value` with `@qual`, `@name`, `@value`, optional `@return`),
 which only feeds the receiver types of `receiver_types.py`; `@local.<kind>` (the scopes and bindings that
 tell a use of a local from one of a definition: `py_scopes.py`, `brace_scopes.py`), set aside for them.
-The sweep then walks the matches in
-document order with a stack of open scopes, which gives every symbol its qualified name and parent, and
-every reference its enclosing symbol (and, in Python, the declared class of its receiver).
+The sweep then walks the matches in document order with a stack of open scopes, which gives every symbol its
+qualified name and parent, and every reference its enclosing symbol (and, in Python, the declared class of
+its receiver).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """A full build's CPU (user+sys, workers included) beside a peer's and beside the parse floor, alternated.
 
-    uv run python bench/build_cpu_ab.py DIR --peer-pythonpath "$(cat main-pythonpath)" [--rounds 3] [--workers 1,2]
+    uv run python bench/build_cpu_ab.py DIR --peer-pythonpath "$(cat main-pythonpath)" [--rounds 3] [--workers 1,2] \
+        [--floor-of peer]
 
 Each round runs, each as a fresh process and in this order for every worker count: `parse_floor.py DIR
 --workers N`, the peer's build (`build_phases_cpu.py DIR --workers N` with the peer's source directories first
@@ -40,6 +41,9 @@ def main() -> int:
     ap.add_argument("--peer-pythonpath", required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--workers", default="1,2")
+    # (the floor is parse + the tags query: a branch that adds patterns to the query raises its own floor,
+    # so its ratio is read against the peer's)
+    ap.add_argument("--floor-of", choices=("ours", "peer"), default="ours", help="whose code the floor runs")
     args = ap.parse_args()
     root = args.root.resolve()
     ours = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -49,7 +53,10 @@ def main() -> int:
     for round_ in range(1, args.rounds + 1):
         for workers in (int(w) for w in args.workers.split(",")):
             load = os.getloadavg()[0]
-            floor, _ = _run([*nice, str(HERE / "parse_floor.py"), str(root), "--workers", str(workers)], ours)
+            floor, _ = _run(
+                [*nice, str(HERE / "parse_floor.py"), str(root), "--workers", str(workers)],
+                peer if args.floor_of == "peer" else ours,
+            )
             print(f"round {round_} workers {workers} (load {load:.1f}): floor {floor:.2f} CPU-s", flush=True)
             for side, env in (("peer", peer), ("ours", ours)):
                 shutil.rmtree(root / ".meta", ignore_errors=True)

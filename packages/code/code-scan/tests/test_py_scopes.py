@@ -83,3 +83,22 @@ def test_javascript_scoping_is_its_own() -> None:
     source = b"function helper() {}\nfunction app(helper) { helper(); }\nfunction other() { helper(); }\n"
     out = extract(source, "t.js", "javascript")
     assert [r.line for r in out.references if r.symbol_name == "helper" and r.role == "call"] == [3]
+
+
+def test_scopes_come_from_the_tags_query_one_pass_over_the_tree(monkeypatch) -> None:
+    # The scopes and bindings are the tags query's `@local.*` matches: one query cursor per file, not a
+    # second pass of a query of their own (main: two cursors, ~1 CPU-s on the stdlib), and the same drops.
+    import tree_sitter
+
+    made: list[object] = []
+    real = tree_sitter.QueryCursor
+
+    def counted(*args: object, **kwargs: object) -> object:
+        made.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tree_sitter, "QueryCursor", counted)
+    out = extract(SOURCE, "m.py", "python")
+    assert len(made) == 1
+    kept = {(r.symbol_name, r.line) for r in out.references if r.role == "call"}
+    assert ("receive", 7) not in kept and ("receive", 10) in kept and ("helper", 8) in kept

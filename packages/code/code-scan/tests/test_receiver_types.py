@@ -841,3 +841,23 @@ def test_checker_classes_extract_linearly() -> None:
     inherited = {(r.line, r.symbol_name, r.qualifier) for r in out.references if r.role == "inherit"}
     assert (8, "K", None) in inherited and (8, "Cache", "self") in inherited  # `Cache: type[K]`: also K
     assert _extract_s(big) < LINEAR_BOUND * _extract_s(small)
+
+
+def test_the_reaching_assignment_reads_only_statements_that_hold_the_name(monkeypatch) -> None:
+    # A statement whose text does not hold the name binds no such name: its names are left unread (main read
+    # every statement of every block around a call). The same reaching value either way.
+    from ctxops_code_scan import type_exprs
+
+    read: list[str] = []
+    real = type_exprs._bound_names
+
+    def counted(text: str) -> frozenset[str]:
+        read.append(text)
+        return real(text)
+
+    monkeypatch.setattr(type_exprs, "_bound_names", counted)
+    body = "".join(f"    v{i} = g({i})\n" for i in range(40))
+    source = "class K:\n    def m(self):\n        return 1\n\n\ndef f():\n    h = K()\n" + body + "    h.m()\n"
+    got = _narrowed(source)
+    assert got[(48, "m")] == "=K"
+    assert not any(text.startswith("v") for text in read)

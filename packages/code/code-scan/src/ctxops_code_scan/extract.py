@@ -6,9 +6,11 @@ The query (package data, `queries/<lang>.scm`) does the matching in C. Its captu
 symbol: a Rust `impl`, a C++ namespace) with `@name`; `@ref.<role>` with `@name` and optionally
 `@qual` (the receiver or module a name is reached through); `@import` (an import statement, read by
 `imports.py`); `@bind.attr` (Python `self.x = value` with `@qual`, `@name`, `@value`, optional `@return`),
-which only feeds the receiver types of `receiver_types.py`. The sweep then walks the matches in
-document order with a stack of open scopes, which gives every symbol its qualified name and parent, and
-every reference its enclosing symbol (and, in Python, the declared class of its receiver).
+which only feeds the receiver types of `receiver_types.py`; `@local.<kind>` (the scopes and bindings that
+tell a use of a local from one of a definition: `py_scopes.py`, `brace_scopes.py`), set aside for them.
+The sweep then walks the matches in document order with a stack of open scopes, which gives every symbol its
+qualified name and parent, and every reference its enclosing symbol (and, in Python, the declared class of
+its receiver).
 """
 
 from __future__ import annotations
@@ -609,8 +611,8 @@ def _package_submodules(out: Extraction, facts: TypeFacts, path: str) -> None:
 
 def _drop_locals(root: Any, lang: str, out: Extraction, matches: list[tuple[str, dict[str, list[Any]]]]) -> None:
     """Leave out the bare-name uses that mean a local variable (a parameter, an assignment target, ...): no
-    definition of the same name is what they use. Python by `py_scopes`; Go, JavaScript and TypeScript by
-    `brace_scopes` from the tags query's `@local.*` ``matches`` (in JavaScript and TypeScript a call is in the
+    definition of the same name is what they use. Python by `py_scopes`, Go, JavaScript and TypeScript by
+    `brace_scopes`, each from the tags query's `@local.*` ``matches`` (in JavaScript and TypeScript a call is in the
     value namespace, a type reference in the type namespace; Go has one)."""
     python, go = lang == "python", lang == "go"
     at: list[int] = []
@@ -623,7 +625,7 @@ def _drop_locals(root: Any, lang: str, out: Extraction, matches: list[tuple[str,
     if python:
         from .py_scopes import shadowed
 
-        drop = shadowed(root, [(refs[i].line - 1, refs[i].col, refs[i].symbol_name) for i in at])
+        drop = shadowed([(refs[i].line - 1, refs[i].col, refs[i].symbol_name) for i in at], matches)
     else:
         from .brace_scopes import TYPE, VALUE
         from .brace_scopes import shadowed as brace_shadowed

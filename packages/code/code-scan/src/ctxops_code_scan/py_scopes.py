@@ -18,47 +18,16 @@ bare names that do name a definition, an import, or a module-level name.
 Definitions (`def`, `class`) and imports also bind local names, but they are the symbols the resolver
 looks for, so a scope holding one of those keeps the use (the resolver picks that definition).
 
-The scopes and bindings come from one tree-sitter query (C speed); the scope of each use from one sweep
-over the uses and scopes in document order.
+The scopes and bindings come from the tags query's `@local.*` patterns (queries/python.scm: matched in C,
+in the extractor's one pass over the tree); the scope of each use from one sweep over the uses and scopes in
+document order.
 """
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
-_QUERY = """
-(function_definition name: (identifier) @def) @fn
-(class_definition name: (identifier) @def body: (block) @cbody)
-(lambda) @lam
-(list_comprehension) @comp
-(set_comprehension) @comp
-(dictionary_comprehension) @comp
-(generator_expression) @comp
-(for_in_clause left: (_) @target)
-(assignment left: (_) @target)
-(augmented_assignment left: (_) @target)
-(for_statement left: (_) @target)
-(as_pattern_target (_) @target)
-(named_expression name: (identifier) @walrus)
-(global_statement (identifier) @global)
-(nonlocal_statement (identifier) @nonlocal)
-(import_statement name: (dotted_name . (identifier) @def))
-(import_statement name: (aliased_import alias: (identifier) @def))
-(import_from_statement name: (dotted_name . (identifier) @def))
-(import_from_statement name: (aliased_import alias: (identifier) @def))
-"""
-
 FUNCTION, LAMBDA, CLASS, COMPREHENSION = "function", "lambda", "class", "comprehension"
-
-
-@cache
-def _query() -> Any:
-    import tree_sitter
-
-    from .languages import ts_language
-
-    return tree_sitter.Query(ts_language("python"), _QUERY)
 
 
 class _Scope:
@@ -110,14 +79,16 @@ def _param_names(params: Any) -> list[str]:
     return out
 
 
-def shadowed(root: Any, uses: list[tuple[int, int, str]]) -> set[int]:
+def shadowed(uses: list[tuple[int, int, str]], matches: list[tuple[str, dict[str, list[Any]]]]) -> set[int]:
     """Indexes into ``uses`` ((row, column, name) of bare-name uses, 0-based as tree-sitter's points)
-    that mean a local variable of an enclosing function, lambda or comprehension."""
+    that mean a local variable of an enclosing function, lambda or comprehension. ``matches``: the file's
+    `@local.*` matches of the tags query."""
     if not uses:
         return set()
-    import tree_sitter
-
-    caps = tree_sitter.QueryCursor(_query()).captures(root)
+    caps: dict[str, list[Any]] = {}
+    for _sub, found in matches:  # (the nodes of each capture, `local.` left off; what follows is order-free)
+        for key, nodes in found.items():
+            caps.setdefault(key[6:], []).extend(nodes)
     if not any(caps.get(k) for k in ("fn", "lam", "comp")):
         return set()  # no function, lambda or comprehension: nothing is local
     scopes: list[_Scope] = []
@@ -142,21 +113,22 @@ def shadowed(root: Any, uses: list[tuple[int, int, str]]) -> set[int]:
         scopes.append(scope)
     for comp in caps.get("comp", ()):
         scopes.append(_Scope(COMPREHENSION, comp.start_point, comp.end_point))
-    bindings: list[tuple[tuple[int, int], tuple[str, str]]] = []  # (where, (what, name))
+    named: list[tuple[str, Any, list[str]]] = []  # (what, node, the names it binds)
+    bound: set[str] = set()
     for what in ("def", "target", "walrus", "global", "nonlocal"):
         for node in caps.get(what, ()):
-            if what == "target":
-                bindings.extend((node.start_point, (what, name)) for name in _names(node))
-            else:
-                bindings.append((node.start_point, (what, (node.text or b"").decode("utf-8", "replace"))))
-    bound = {name for _at, (what, name) in bindings if what in ("target", "walrus")}
+            names = _names(node) if what == "target" else [(node.text or b"").decode("utf-8", "replace")]
+            if what in ("target", "walrus"):
+                bound.update(names)
+            named.append((what, node, names))
     for scope in scopes:
         bound |= scope.locals
     wanted = [i for i, (_r, _c, name) in enumerate(uses) if name in bound]
     if not wanted:
         return set()
     used = {uses[i][2] for i in wanted}
-    bindings = [b for b in bindings if b[1][1] in used]
+    # (where, (what, name)): only the names some use may mean, each binding's place read only for those
+    bindings = [(node.start_point, (what, name)) for what, node, names in named for name in names if name in used]
     scopes.sort(key=lambda s: (s.start, (-s.end[0], -s.end[1])))
     for chain, what, name in _sweep(scopes, bindings):
         if not chain:

@@ -677,20 +677,47 @@ def _statements_at(block: Any, memo: dict[tuple[int, str], Any]) -> dict[int, An
     return found
 
 
+# A block asked about this many names has every statement's names read once, for all names at once; below
+# it each name is looked up alone, reading only the statements whose text holds it (most hold none).
+_LAZY_NAMES = 8
+
+
 def _block_bindings(block: Any, name: str, memo: dict[tuple[int, str], Any]) -> tuple[list[int], list[Any]]:
     """The statements of `block` that may bind `name`: their starts, and for each the value of a plain
-    `name = value` (None for any other binding). Built for all names at once, once per block."""
+    `name = value` (None for any other binding). Built once per block and name for the first few names asked
+    (a statement without the name in its text binds no such name, unread), then for all names at once."""
     index: dict[str, tuple[list[int], list[Any]]] | None = memo.get((block.id, "@"))
     if index is None:
+        asked: dict[str, tuple[list[int], list[Any]]] = memo.setdefault((block.id, "?"), {})
+        found = asked.get(name)
+        if found is not None:
+            return found
+        if len(asked) < _LAZY_NAMES:
+            asked[name] = found = _name_bindings(block, name, memo)
+            return found
         index = {}
         for stmt in block.named_children:
             value = _plain_assignment(stmt) or _augmented_assignment(stmt)
             for bound in _statement_names(stmt, memo):
-                starts, found = index.setdefault(bound, ([], []))
+                starts, values = index.setdefault(bound, ([], []))
                 starts.append(stmt.start_byte)
-                found.append(value[1] if value is not None and value[0] == bound else None)
+                values.append(value[1] if value is not None and value[0] == bound else None)
         memo[(block.id, "@")] = index
     return index.get(name, ([], []))
+
+
+def _name_bindings(block: Any, name: str, memo: dict[tuple[int, str], Any]) -> tuple[list[int], list[Any]]:
+    """`_block_bindings` for one name. (The tree's text is UTF-8, so a name is in a statement's text exactly
+    when its encoding is in the statement's bytes.)"""
+    encoded = name.encode("utf-8")
+    starts: list[int] = []
+    values: list[Any] = []
+    for stmt in block.named_children:
+        if encoded in stmt.text and name in _statement_names(stmt, memo):
+            value = _plain_assignment(stmt) or _augmented_assignment(stmt)
+            starts.append(stmt.start_byte)
+            values.append(value[1] if value is not None and value[0] == name else None)
+    return starts, values
 
 
 def _statement_names(stmt: Any, memo: dict[tuple[int, str], Any]) -> frozenset[str]:
@@ -849,7 +876,10 @@ def _rebinds(region: Any, name: str, memo: dict[tuple[int, str], Any]) -> bool:
     key = (region.id, "=")
     bound = memo.get(key)
     if bound is None:
-        bound = memo[key] = _bound_names(_text(region))
+        data: bytes = region.text
+        if name.encode("utf-8") not in data:
+            return False  # (no word of a text that does not hold it: the region left unread for now)
+        bound = memo[key] = _bound_names(data.decode("utf-8", "replace"))
     return name in bound
 
 

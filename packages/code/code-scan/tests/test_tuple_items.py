@@ -99,7 +99,9 @@ def test_many_names_and_items_extract_linearly() -> None:
     def source(n: int) -> str:
         names = ", ".join(f"a{i}" for i in range(n))
         items = ", ".join(f"A({i})" for i in range(n))
-        return f"from lib import A\n\n\ndef f():\n    return {items}\n\n\n{names} = f()\n\n\ndef g():\n    {names} = f()\n"
+        return (
+            f"from lib import A\n\n\ndef f():\n    return {items}\n\n\n{names} = f()\n\n\ndef g():\n    {names} = f()\n"
+        )
 
     # 16x the names and items: linear is ~16x, quadratic ~256x
     assert _best(source(4_000)) < 64 * _best(source(250))

@@ -50,6 +50,7 @@ _REST = "substr({0}.steps, length(split_part({0}.steps, '#', 1)) + 2)"
 # a member's second step (`m()#[i]`)
 _ITEM = "regexp_matches({0}, '^\\[[0-9]+\\](#|$)')"
 _SECOND = "split_part(m.steps, '#', 2)"
+_ITEM_REST = f"CASE WHEN {_ITEM.format('n.steps')} THEN {_REST.format('n')} ELSE n.steps END"  # (`f()`'s steps)
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
 # `x += y`'s in-place dunders (`__iadd__`), each read as its binary one where no class defines it
 _IN_PLACE = "add|sub|mul|truediv|floordiv|mod|matmul|or|and|xor|lshift|rshift|pow"
@@ -266,8 +267,7 @@ UNION ALL
 -- an argument of that class picks, a `?<class>` row, where the overloads' results differ), in the function's
 -- scope (`def f(): class K: ...; return K()`: the class f defines)
 -- (Python `a, b = f()`, the first step `[i]`: f's row `[i]`, the item of the tuple it states or returns)
-SELECT n.rid, n.spath, {_parse("y.expr", f"CASE WHEN {_ITEM.format('n.steps')} THEN {_REST.format('n')} ELSE n.steps END")},
-       NULL, n.selfc, greatest(n.via, 2), n.sid FROM named n
+SELECT n.rid, n.spath, {_parse("y.expr", _ITEM_REST)}, NULL, n.selfc, greatest(n.via, 2), n.sid FROM named n
 JOIN types y ON y.owner = n.sid AND CASE WHEN {_ITEM.format("n.steps")} THEN y.name = {_first("n")}
  ELSE (y.name IS NULL OR y.name = '?' || split_part(n.nm, '?', 2)) END
 WHERE n.mk = '=' AND n.skind = 'function'

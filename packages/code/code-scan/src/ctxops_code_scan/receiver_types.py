@@ -1343,13 +1343,12 @@ class TypeFacts:
                 continue
             items = self.stated_items.get(fid)
             if items is None and fid not in self.annotated and fid in self.returned_items:
-                listed = self.returned_items[fid]
-                first = listed[0]
-                if first is None or any(other is None or len(other) != len(first) for other in listed):
-                    continue
+                listed = [x for x in self.returned_items[fid] if x is not None]
+                if len(listed) != len(self.returned_items[fid]) or len({len(x) for x in listed}) != 1:
+                    continue  # (a `return` of no tuple literal, or tuples of different lengths)
                 items = []
-                for i in range(len(first)):
-                    read = {self.expr(c[i], fid) if c[i] is not None else None for c in listed}  # type: ignore[index]
+                for i in range(len(listed[0])):
+                    read = {self.expr(c, fid) if (c := x[i]) is not None else None for x in listed}
                     items.append(read.pop() if len(read) == 1 else None)
             if items is not None:
                 items_by_id[fid] = [x if x is not None and (x != "Self" or cls) else None for x in items]

@@ -732,6 +732,9 @@ def _mapped(node: Any, name_node: Any) -> Chain | None:
     return (True, root, ()) if not steps else (False, root, (*steps[:-1], steps[-1] + "()"))
 
 
+_UNPACKED_BUILTINS = frozenset({"map", "zip", "list", "tuple", "sorted", "reversed", "divmod", "enumerate"})
+
+
 def _tuple_item(node: Any, name_node: Any, positions: dict[int, dict[int, int] | None]) -> Chain | None:
     """Python `a, b = f(...)` / `a, b = self.m()` (plain names, no star): the call's chain with the step `[i]`,
     the item at the name's position of the tuple the callee states or returns (its `[i]` row, `type_rows`),
@@ -740,8 +743,9 @@ def _tuple_item(node: Any, name_node: Any, positions: dict[int, dict[int, int] |
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     if left is None or right is None or left.type not in ("pattern_list", "tuple_pattern") or right.type != "call":
         return None
-    if name_node.parent != left:
-        return None
+    fn = right.child_by_field_name("function")
+    if name_node.parent != left or fn is None or _text(fn) in _UNPACKED_BUILTINS:
+        return None  # (`map(...)` is `_mapped`'s: one it does not read is no function of the module's)
     key = left.id
     if key not in positions:
         names = left.named_children

@@ -79,7 +79,7 @@ def test_a_long_chain_of_targets_extracts_linearly() -> None:
 
 
 def test_tuple_unpacking_of_as_many_values_pairs_them() -> None:
-    # boltons' `bx, by = BufferedSocket(x), BufferedSocket(y)`; a star or a call's tuple gives nothing
+    # boltons' `bx, by = BufferedSocket(x), BufferedSocket(y)`; a star gives nothing
     src = (
         "from lib import BufferedSocket, Other\n\n\n"
         "def use(x, y):\n"
@@ -95,4 +95,6 @@ def test_tuple_unpacking_of_as_many_values_pairs_them() -> None:
     got = {r.symbol_name: r.receiver_type for r in out.references if r.qualifier}
     assert got["one"] == "=BufferedSocket"
     assert got["two"] == "=Other"
-    assert got["three"] is None and got["four"] is None
+    assert got["three"] is None
+    # (a call's tuple: the item at the name's position of what `pair` states or returns, its `[0]` row, session 21)
+    assert got["four"] == "=pair#[0]"

@@ -46,6 +46,11 @@ _SAME_ARRAY_LIST = "'filter()', 'slice()', 'concat()', 'reverse()', 'sort()', 't
 MAP_VALUE_STEPS = ("get()", "forEach&0.0", "__getitem__()", "pop()", "setdefault()")  # (the last three: Python's)
 _MAP_VALUE_LIST = ", ".join(f"'{s}'" for s in MAP_VALUE_STEPS)
 _REST = "substr({0}.steps, length(split_part({0}.steps, '#', 1)) + 2)"
+# Python's tuple item `[i]` (`a, b = f()`): `_ITEM` tests that a steps expression starts with one; `_SECOND` is
+# a member's second step (`m()#[i]`)
+_ITEM = "regexp_matches({0}, '^\\[[0-9]+\\](#|$)')"
+_SECOND = "split_part(m.steps, '#', 2)"
+_ITEM_REST = f"CASE WHEN {_ITEM.format('n.steps')} THEN {_REST.format('n')} ELSE n.steps END"  # (`f()`'s steps)
 _TYPE_KINDS = "('class','struct','interface','trait','enum','type')"
 # `x += y`'s in-place dunders (`__iadd__`), each read as its binary one where no class defines it
 _IN_PLACE = "add|sub|mul|truediv|floordiv|mod|matmul|or|and|xor|lshift|rshift|pow"
@@ -182,13 +187,19 @@ member AS (
   WHERE ends_with(split_part(m.steps, '#', 1), '()') AND (ends_with(y.path, '.py') OR ends_with(y.path, '.pyi'))
    AND NOT EXISTS (SELECT 1 FROM types z WHERE z.owner = m.anc AND z.name = split_part(m.steps, '#', 1))
   UNION ALL
-  -- (Python `await k.m()`, the step `m()await`: the method's `await` row, what awaiting its result gives)
-  SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
+  -- (Python `await k.m()`, the step `m()await`: the method's `await` row, what awaiting its result gives;
+  -- `a, b = k.m()`, the steps `m()#[i]`: its row `[i]`, the item of the tuple it states or returns)
+  SELECT m.rid, s.path, y.expr,
+         CASE WHEN {_ITEM.format(_SECOND)} AND ends_with(split_part(m.steps, '#', 1), '()')
+              THEN substr(m.steps, length(split_part(m.steps, '#', 1)) + length({_SECOND}) + 3)
+              ELSE substr(m.steps, length(split_part(m.steps, '#', 1)) + 2) END, m.cls,
          greatest(m.via, 2), m.d, m.cls, m.steps FROM mro m
   JOIN symbols s ON s.parent = m.anc AND s.kind IN ('method', 'function')
    AND s.name = regexp_replace(regexp_replace(split_part(m.steps, '#', 1), '\\(\\)(await)?$', ''), '^~', '#')
   JOIN types y ON y.owner = s.id
-   AND y.name IS NOT DISTINCT FROM (CASE WHEN ends_with(split_part(m.steps, '#', 1), '()await') THEN 'await' END)
+   AND y.name IS NOT DISTINCT FROM (CASE WHEN ends_with(split_part(m.steps, '#', 1), '()await') THEN 'await'
+                                         WHEN {_ITEM.format(_SECOND)} AND ends_with(split_part(m.steps, '#', 1), '()')
+                                         THEN {_SECOND} END)
   UNION ALL
   -- (Python: a method a nearer class defines hides its bases' results even when nothing states its own, as a
   -- checker reads the override: a row with no expression, dropped after `nearest` picks the nearest depth)
@@ -255,8 +266,10 @@ UNION ALL
 -- a call of a function of the file: its result, read in its file (`=f?<class>`: the result of the overload
 -- an argument of that class picks, a `?<class>` row, where the overloads' results differ), in the function's
 -- scope (`def f(): class K: ...; return K()`: the class f defines)
-SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.via, 2), n.sid FROM named n
-JOIN types y ON y.owner = n.sid AND (y.name IS NULL OR y.name = '?' || split_part(n.nm, '?', 2))
+-- (Python `a, b = f()`, the first step `[i]`: f's row `[i]`, the item of the tuple it states or returns)
+SELECT n.rid, n.spath, {_parse("y.expr", _ITEM_REST)}, NULL, n.selfc, greatest(n.via, 2), n.sid FROM named n
+JOIN types y ON y.owner = n.sid AND CASE WHEN {_ITEM.format("n.steps")} THEN y.name = {_first("n")}
+ ELSE (y.name IS NULL OR y.name = '?' || split_part(n.nm, '?', 2)) END
 WHERE n.mk = '=' AND n.skind = 'function'
 UNION ALL
 -- `&f#i.j`: parameter j of the callback passed as argument i of f (f's signature), or of K's constructor

@@ -210,6 +210,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     narrowable = py_narrowable(source) if python else None  # Python: the names an `isinstance` may narrow
     instanceof = typescript and b"instanceof" in source  # TypeScript: no `instanceof`, nothing narrowed
     flow: dict[int, Chain] = {}  # Python: ref index -> the value of the assignment reaching its receiver
+    positions: dict[int, dict[int, int] | None] = {}  # Python: `a, b = f()`'s names by byte (`_tuple_item`)
 
     for start, _order, neg_end, _pattern, main, caps, head, sub in items:
         while stack and stack[-1].end_byte <= start:
@@ -435,6 +436,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 if python and not value and (mapped := _mapped(node, name_node)) is not None:
                     facts.add_bound(top.symbol_id, name, mapped)  # `a, b = map(K, "ab")`: each a K
                     continue
+                if python and not value and (item := _tuple_item(node, name_node, positions)) is not None:
+                    facts.add_bound(top.symbol_id, name, item)  # `a, b = f()`: f's result's item at a's position
+                    continue
                 if python and not value:
                     value = _unpacked(node, name_node)  # `a, b = A(), B()`: the value at the name's position
                 facts.add_local(top.symbol_id, name, (_chained(value[0]) if python else value[0]) if value else None)
@@ -447,6 +451,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if python and not value:  # (unpacked at module level, as in a function above)
                 if (mapped := _mapped(node, name_node)) is not None:
                     facts.add_bound(None, name, mapped)
+                elif (item := _tuple_item(node, name_node, positions)) is not None:
+                    facts.add_bound(None, name, item)
                 else:
                     value = _unpacked(node, name_node)
             if value:
@@ -724,6 +730,30 @@ def _mapped(node: Any, name_node: Any) -> Chain | None:
         return None
     _, root, steps = found
     return (True, root, ()) if not steps else (False, root, (*steps[:-1], steps[-1] + "()"))
+
+
+_UNPACKED_BUILTINS = frozenset({"map", "zip", "list", "tuple", "sorted", "reversed", "divmod", "enumerate"})
+
+
+def _tuple_item(node: Any, name_node: Any, positions: dict[int, dict[int, int] | None]) -> Chain | None:
+    """Python `a, b = f(...)` / `a, b = self.m()` (plain names, no star): the call's chain with the step `[i]`,
+    the item at the name's position of the tuple the callee states or returns (its `[i]` row, `type_rows`),
+    as a checker unpacks `tuple[A, B]`. `positions` memoizes each pattern's names by byte (one pass over a
+    pattern of n names, not one per name). None for anything else."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or left.type not in ("pattern_list", "tuple_pattern") or right.type != "call":
+        return None
+    fn = right.child_by_field_name("function")
+    if name_node.parent != left or fn is None or _text(fn) in _UNPACKED_BUILTINS:
+        return None  # (`map(...)` is `_mapped`'s: one it does not read is no function of the module's)
+    key = left.id
+    if key not in positions:
+        names = left.named_children
+        plain = all(n.type == "identifier" for n in names)
+        positions[key] = {n.start_byte: i for i, n in enumerate(names)} if plain and len(names) > 1 else None
+    found = positions[key]
+    i = found.get(name_node.start_byte) if found is not None else None
+    return _step(chain_of(right), f"[{i}]") if i is not None else None
 
 
 def _row_chains(pattern: Any, rows: Any) -> list[tuple[str, Chain | None]]:

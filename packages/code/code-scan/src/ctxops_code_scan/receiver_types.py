@@ -194,6 +194,19 @@ def awaited_type(text: str) -> str | None:
     return None
 
 
+def tuple_items(text: str) -> list[str | None] | None:
+    """Python `tuple[A, B]` / `Tuple[A, B]` (a fixed length, no `...`): each item's type (`annotation_type`;
+    None where it reads none, `Self` included); None for anything else."""
+    t = text.strip().strip("'\"").strip()
+    head, _, inner = t[:-1].partition("[") if t.endswith("]") else (t, "", "")
+    if head.strip().rpartition(".")[2] not in ("tuple", "Tuple") or not inner.strip():
+        return None
+    args = [a.strip() for a in _top_level(inner, ",")]
+    if "..." in args or any(not a for a in args):
+        return None
+    return [typ if (typ := annotation_type(a)) != "Self" else None for a in args]
+
+
 def container_type(text: str) -> str | None:
     """`K[]` from `list[K]`, `Sequence[K]`, `tuple[K, ...]`, `Iterator[K]` (also `| None`, `Optional[...]`);
     `K{}` from `dict[str, K]`, `Mapping[str, K]`; None for anything else."""
@@ -412,6 +425,12 @@ class TypeFacts:
     # `-> Coroutine[_, _, X]` or `-> K[X]` (a generic awaitable of the repository: `AwaitableOrContextManager[X]`)
     async_functions: set[str] = field(default_factory=set)
     awaited_returns: dict[str, str] = field(default_factory=dict)
+    # Python: a plain def's tuple result, item by item (the `[i]` rows `a, b = f()` reads): stated `-> tuple[A,
+    # B]`, else every `return A(..), B(..)`'s items (None: a `return` of no tuple literal); `annotated`: the
+    # functions stating any result (a stated result wins over the `return`s, as a checker reads it)
+    stated_items: dict[str, list[str | None]] = field(default_factory=dict)
+    returned_items: dict[str, list[list[Chain | None] | None]] = field(default_factory=dict)
+    annotated: set[str] = field(default_factory=set)
     fixtures: dict[str, set[str]] = field(default_factory=dict)  # function id -> parameters filled by pytest
     class_params: dict[str, dict[str, str]] = field(default_factory=dict)  # function id -> `p: type[K]` -> K
     class_objects: dict[str, str] = field(default_factory=dict)  # module-level `Base: type[K] = ...` -> K
@@ -991,6 +1010,9 @@ class TypeFacts:
             self.context_managers.add(function_id)
         if returns is not None:
             text = returns.strip().strip("'\"").strip()
+            self.annotated.add(function_id)
+            if self.python and not is_async and not yields and (items := tuple_items(text)) is not None:
+                self.stated_items[function_id] = items
             read = fixture_value_type if yields else annotation_type
             typ = "Self" if text in SELF_NAMES else read(text)
             if typ is not None and (typ != "Self" or class_qualname):
@@ -1018,6 +1040,12 @@ class TypeFacts:
         the assignment reaching a returned local gives (extract.py `_py_flow`), read before the name's."""
         if value.type in _NO_VALUE:
             return  # `return None` beside `return K()` is Optional[K]: the K is still what calls get
+        if self.python:  # `return A(..), B(..)`: each item (a returned local, `return t`, is no tuple read)
+            literal = flowed is None and value.type in ("expression_list", "tuple")
+            listed = [c for c in value.named_children if c.type != "comment"] if literal else []
+            plain = listed and all(c.type not in ("list_splat", "parenthesized_list_splat") for c in listed)
+            found = [chain_of(c) for c in listed] if plain else None
+            self.returned_items.setdefault(function_id, []).append(found)
         if isinstance(flowed, str):
             flowed = (False, ":" + flowed, ())  # (a type expression already: `:` reads it as written)
         self.returns.setdefault(function_id, []).append(flowed or chain_of(value))
@@ -1235,6 +1263,7 @@ class TypeFacts:
                 picked = results_by_id.get(listed[i][0]) if i is not None else None
                 if picked is not None and picked != "Self":
                     rows.append((first, "?" + argument.replace(".", ":"), picked))
+        rows.extend(self._item_rows())
         # What awaiting a call gives (a step `m()await`): an async def's result, a stated awaitable's argument
         awaited = {fid: expr for fid, expr in results_by_id.items() if fid in self.async_functions}
         awaited.update(self.awaited_returns)
@@ -1301,6 +1330,37 @@ class TypeFacts:
                     # ParserElement._parseCache`, `self._parse = breaker`: bound twice, no alias for certain)
                     aliases = aliased.items()
                     rows.extend((owner, "=" + n, t) for n, t in aliases if t and n not in self.rebound_attrs)
+        return rows
+
+    def _item_rows(self) -> list[tuple[str | None, str | None, str]]:
+        """Python: the rows `[i]` of a function whose result is a tuple, stated or returned (every `return`
+        a tuple literal of the same length, each position's items of one reading): what `a, b = f()` binds
+        to a and b, as a checker unpacks `tuple[A, B]`. An async def or a generator gives none (its call is
+        a coroutine or a generator); definitions of one name (overloads, redefinitions) must agree."""
+        items_by_id: dict[str, list[str | None]] = {}
+        for fid, cls in self.classes.items():
+            if fid in self.async_functions or fid in self.generators:
+                continue
+            items = self.stated_items.get(fid)
+            if items is None and fid not in self.annotated and fid in self.returned_items:
+                listed = [x for x in self.returned_items[fid] if x is not None]
+                if len(listed) != len(self.returned_items[fid]) or len({len(x) for x in listed}) != 1:
+                    continue  # (a `return` of no tuple literal, or tuples of different lengths)
+                items = []
+                for i in range(len(listed[0])):
+                    read = {self.expr(c, fid) if (c := x[i]) is not None else None for x in listed}
+                    items.append(read.pop() if len(read) == 1 else None)
+            if items is not None:
+                items_by_id[fid] = [x if x is not None and (x != "Self" or cls) else None for x in items]
+        items_of: dict[tuple[str, int], set[str | None]] = {}
+        for fid, items in items_by_id.items():
+            for i, x in enumerate(items):
+                items_of.setdefault((first_definition(fid), i), set()).add(x)
+        rows: list[tuple[str | None, str | None, str]] = []
+        for fid, items in items_by_id.items():
+            for i, x in enumerate(items):
+                if x is not None and len(items_of[(first_definition(fid), i)]) == 1:
+                    rows.append((fid, f"[{i}]", x))
         return rows
 
     def _gives_returns(self, fid: str) -> bool:

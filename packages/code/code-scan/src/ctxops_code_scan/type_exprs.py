@@ -877,8 +877,12 @@ def _rebinds(region: Any, name: str, memo: dict[tuple[int, str], Any]) -> bool:
     bound = memo.get(key)
     if bound is None:
         data: bytes = region.text
-        if name.encode("utf-8") not in data:
-            return False  # (no word of a text that does not hold it: the region left unread for now)
+        # (no word of a text that does not hold it: the region left unread for the first few names asked;
+        # past them its words are read once, so a region asked about many names costs its length once)
+        skipped = memo.get((region.id, "?="), 0)
+        if skipped < _LAZY_NAMES and name.encode("utf-8") not in data:
+            memo[(region.id, "?=")] = skipped + 1
+            return False
         bound = memo[key] = _bound_names(data.decode("utf-8", "replace"))
     return name in bound
 

@@ -210,7 +210,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     narrowable = py_narrowable(source) if python else None  # Python: the names an `isinstance` may narrow
     instanceof = typescript and b"instanceof" in source  # TypeScript: no `instanceof`, nothing narrowed
     flow: dict[int, Chain] = {}  # Python: ref index -> the value of the assignment reaching its receiver
-    positions: dict[int, dict[int, int] | None] = {}  # Python: `a, b = f()`'s names by byte (`_tuple_item`)
+    positions: dict[int, dict[int, int] | None] = {}  # Python: `a, b = ...`'s names by byte (`_slots`)
+    unpacked: dict[int, list[Any]] = {}  # Python: `a, b = A(), B()`'s values, by the value list's id
 
     for start, _order, neg_end, _pattern, main, caps, head, sub in items:
         while stack and stack[-1].end_byte <= start:
@@ -433,14 +434,14 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             value = caps.get("value")
             if facts is not None and top is not None and top.symbol_id:
                 # Every assignment counts: one that states no type still hides a module-level instance.
-                if python and not value and (mapped := _mapped(node, name_node)) is not None:
+                if python and not value and (mapped := _mapped(node, name_node, positions)) is not None:
                     facts.add_bound(top.symbol_id, name, mapped)  # `a, b = map(K, "ab")`: each a K
                     continue
                 if python and not value and (item := _tuple_item(node, name_node, positions)) is not None:
                     facts.add_bound(top.symbol_id, name, item)  # `a, b = f()`: f's result's item at a's position
                     continue
                 if python and not value:
-                    value = _unpacked(node, name_node)  # `a, b = A(), B()`: the value at the name's position
+                    value = _unpacked(node, name_node, positions, unpacked)  # `a, b = A(), B()`: by position
                 facts.add_local(top.symbol_id, name, (_chained(value[0]) if python else value[0]) if value else None)
                 declared = caps.get("return")
                 if declared and python:  # `x: K = ...`: the declared type holds for every use
@@ -449,12 +450,12 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if facts is not None and top is None and (kind == "variable" or (python and kind == "constant")):
             value = caps.get("value")
             if python and not value:  # (unpacked at module level, as in a function above)
-                if (mapped := _mapped(node, name_node)) is not None:
+                if (mapped := _mapped(node, name_node, positions)) is not None:
                     facts.add_bound(None, name, mapped)
                 elif (item := _tuple_item(node, name_node, positions)) is not None:
                     facts.add_bound(None, name, item)
                 else:
-                    value = _unpacked(node, name_node)
+                    value = _unpacked(node, name_node, positions, unpacked)
             if value:
                 facts.add_module(name, _chained(value[0]) if python else value[0])
             stated = caps.get("return")
@@ -690,21 +691,39 @@ def _chained(value: Any) -> Any:
     return None
 
 
-def _unpacked(node: Any, name_node: Any) -> list[Any] | None:
+def _slots(left: Any, positions: dict[int, dict[int, int] | None]) -> dict[int, int] | None:
+    """Python: an unpacking pattern's names by start byte -> position, None unless all are plain names. Read
+    once per pattern (`positions`): asked for each of its n names, so one pass, not one per name."""
+    if left.id not in positions:
+        names = left.named_children
+        plain = all(n.type == "identifier" for n in names)
+        positions[left.id] = {n.start_byte: i for i, n in enumerate(names)} if plain else None
+    return positions[left.id]
+
+
+def _unpacked(
+    node: Any, name_node: Any, positions: dict[int, dict[int, int] | None], unpacked: dict[int, list[Any]]
+) -> list[Any] | None:
     """Python `a, b = A(), B()` (as many plain names as values, no star): the value at the name's position,
-    as a checker pairs a tuple's items (boltons' `bx, by = BufferedSocket(x), BufferedSocket(y)`)."""
+    as a checker pairs a tuple's items (boltons' `bx, by = BufferedSocket(x), BufferedSocket(y)`). The values
+    are listed once per assignment (`unpacked`)."""
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     if left is None or right is None or left.type not in ("pattern_list", "tuple_pattern"):
         return None
     if right.type not in ("expression_list", "tuple") or name_node.parent != left:
         return None
-    names, values = left.named_children, right.named_children
-    if len(names) != len(values) or any(n.type != "identifier" for n in names):
+    slots = _slots(left, positions)
+    if slots is None:
         return None
-    return [values[names.index(name_node)]]
+    values = unpacked.get(right.id)
+    if values is None:
+        values = unpacked[right.id] = right.named_children
+    if len(slots) != len(values):
+        return None
+    return [values[slots[name_node.start_byte]]]
 
 
-def _mapped(node: Any, name_node: Any) -> Chain | None:
+def _mapped(node: Any, name_node: Any, positions: dict[int, dict[int, int] | None]) -> Chain | None:
     """Python `a, b = map(K, "ab")` (plain names, no star; `K` a name or a dotted name): each name is what
     calling K gives, as a checker reads `map[K]` unpacked (pyparsing's `LPAR, RPAR = map(Suppress, "()")`).
     The chain `K(...)`; None for anything else."""
@@ -718,7 +737,7 @@ def _mapped(node: Any, name_node: Any) -> Chain | None:
             fn, args = inner.child_by_field_name("function"), inner.child_by_field_name("arguments")
     if fn is None or args is None or _text(fn) != "map" or name_node.parent != left:
         return None
-    if any(n.type != "identifier" for n in left.named_children):
+    if _slots(left, positions) is None:
         return None
     listed = args.named_children
     if len(listed) < 2 or any(a.type in ("keyword_argument", "list_splat", "dictionary_splat") for a in listed):
@@ -746,13 +765,8 @@ def _tuple_item(node: Any, name_node: Any, positions: dict[int, dict[int, int] |
     fn = right.child_by_field_name("function")
     if name_node.parent != left or fn is None or _text(fn) in _UNPACKED_BUILTINS:
         return None  # (`map(...)` is `_mapped`'s: one it does not read is no function of the module's)
-    key = left.id
-    if key not in positions:
-        names = left.named_children
-        plain = all(n.type == "identifier" for n in names)
-        positions[key] = {n.start_byte: i for i, n in enumerate(names)} if plain and len(names) > 1 else None
-    found = positions[key]
-    i = found.get(name_node.start_byte) if found is not None else None
+    found = _slots(left, positions)
+    i = found.get(name_node.start_byte) if found is not None and len(found) > 1 else None
     return _step(chain_of(right), f"[{i}]") if i is not None else None
 
 

@@ -239,7 +239,10 @@ func f(xs []int) {
         ("T", "T"),
         ("pkg.T", "pkg.T"),
         ("(*T, error)", "T"),
-        ("(T, int)", None),
+        ("(T, int)", "T"),  # the first of any results: what `x, n := f()` binds to x (go/types)
+        ("(x, err error)", None),  # named results sharing `error`: no type `x`
+        ("(a, b *T)", "T"),
+        ("(func(a, b int) T, bool)", None),
         ("[]T", "T[]"),  # its elements (`xs[i]`, `range xs`) are Ts (issue 24)
         ("(w *Writer)", "Writer"),
         ("map[string]*T", "T[]"),
@@ -254,6 +257,23 @@ def test_go_result(text: str, expected: str | None) -> None:
     from ctxops_code_scan.type_exprs import go_result
 
     assert go_result(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("([]byte, Segment)", [None, "Segment"]),
+        ("(*Segments, bool)", ["Segments", None]),
+        ("(a, b *Segments)", ["Segments", "Segments"]),
+        ("(n int, s *S, err error)", [None, "S", None]),
+        ("(m map[K, V]*T, ok bool)", ["T[]", None]),
+    ],
+)
+def test_go_results_by_position(text: str, expected: list[str | None]) -> None:
+    """Each result of a Go function, as `a, b := f()` binds them (go/types)."""
+    from ctxops_code_scan.type_exprs import go_results
+
+    assert go_results(text) == expected
 
 
 def test_typescript_nullable_declared_types() -> None:

@@ -222,6 +222,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if name_node.start_byte in def_name_starts:
                 continue
             if typescript:  # a generic base `extends B<T>` is an `inherit` reference, not also a `type` one
+                intersected = sub == "inherit" and caps[main][0].type == "intersection_type"
+                if intersected and not _aliased_intersection(caps[main][0]):
+                    continue
                 if sub == "inherit":
                     inherit_starts.add(name_node.start_byte)
                 elif sub == "type" and name_node.start_byte in inherit_starts:
@@ -332,6 +335,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 if stated and typescript:  # `x: K`, `x: K | null`, `xs: K[]`
                     if _own_param(caps["bind.local"][0]):
                         facts.add_ts_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
+                elif lang == "go" and (placed := _go_placed(caps["bind.local"][0], caps["name"][0])):
+                    _bind_go_placed(facts, top.symbol_id, _text(caps["name"][0]), placed)
                 elif stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`, `x.(T)`)
                     facts.add_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
                 elif "caught" in caps:  # Python `except K as e`
@@ -449,6 +454,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             continue
         if facts is not None and top is None and (kind == "variable" or (python and kind == "constant")):
             value = caps.get("value")
+            if lang == "go" and (placed := _go_placed(node, name_node)):
+                _bind_go_placed(facts, None, name, placed)  # `var a, b = f()` at package level: b by position
+                value = None
             if python and not value:  # (unpacked at module level, as in a function above)
                 if (mapped := _mapped(node, name_node, positions)) is not None:
                     facts.add_bound(None, name, mapped)
@@ -768,6 +776,73 @@ def _tuple_item(node: Any, name_node: Any, positions: dict[int, dict[int, int] |
     found = _slots(left, positions)
     i = found.get(name_node.start_byte) if found is not None and len(found) > 1 else None
     return _step(chain_of(right), f"[{i}]") if i is not None else None
+
+
+_MAX_INTERSECTED = 24  # parts of `type P = A & B & ...` read (each part looks up through the ones before it)
+
+
+def _aliased_intersection(node: Any) -> bool:
+    """TypeScript: whether the intersection `node` is (a left part of) a type alias's value, `type P = A & B &
+    C` (nested `((A & B) & C)`), read within its first parts only, so a long one costs no walk per part."""
+    for _ in range(_MAX_INTERSECTED):
+        parent = node.parent
+        if parent is None:
+            return False
+        if parent.type == "type_alias_declaration":
+            value = parent.child_by_field_name("value")
+            return value is not None and value.id == node.id
+        if parent.type != "intersection_type":
+            return False
+        node = parent
+    return False
+
+
+def _go_placed(node: Any, name_node: Any) -> tuple[int, list[Any]] | None:
+    """Go `a, b := f()` / `var a, b = f()` / `a, b := A{}, B{}`: (the name's position, the values) for a
+    name past the first, as go/types pairs them (a type written for all, `var a, b T`, holds instead; a type
+    a pattern read from the first value, `var a, b = A{}, B{}`, is not b's); None for the first name (its
+    own patterns read it) and anything else."""
+    if node.type == "short_var_declaration":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        names = left.named_children if left is not None else []
+    elif node.type == "var_spec" and node.child_by_field_name("type") is None:
+        right = node.child_by_field_name("value")
+        names = [c for c in node.named_children if c.type == "identifier"]  # (the names come first)
+    else:
+        return None
+    if right is None or len(names) < 2:
+        return None
+    i = next((k for k, n in enumerate(names) if n.start_byte == name_node.start_byte), 0)
+    if i == 0:
+        return None
+    return i, [c for c in right.named_children if c.type != "comment"]
+
+
+def _bind_go_placed(facts: TypeFacts, function_id: str | None, name: str, placed: tuple[int, list[Any]]) -> None:
+    """The name at position i: the i-th value where names and values pair, else the call's result `[i]`
+    (its row, `_item_rows`), else no known type."""
+    i, values = placed
+    if len(values) > i and len(values) > 1:  # (read as `b := B{}` is)
+        value = values[i] if values[i].type not in _FUNCTION_VALUES else None
+        literal = (
+            value.child_by_field_name("operand") if value is not None and value.type == "unary_expression" else value
+        )
+        written = (
+            literal.child_by_field_name("type") if literal is not None and literal.type == "composite_literal" else None
+        )
+        if written is not None and function_id is not None:
+            facts.add_stated(function_id, name, _text(written))
+        elif written is not None:
+            facts.add_go_module_stated(name, _text(written))
+        elif function_id is not None:
+            facts.add_local(function_id, name, value)
+        elif value is not None:
+            facts.add_module(name, value)
+        else:
+            facts.add_bound(None, name, None)
+        return
+    item = len(values) == 1 and values[0].type == "call_expression"
+    facts.add_bound(function_id, name, _step(chain_of(values[0]), f"[{i}]") if item else None)
 
 
 def _row_chains(pattern: Any, rows: Any) -> list[tuple[str, Chain | None]]:

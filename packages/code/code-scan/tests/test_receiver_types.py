@@ -909,3 +909,31 @@ def test_a_region_asked_about_many_names_is_read_once(monkeypatch) -> None:
     got = _narrowed(source(40))
     assert got[(5 + 40 + 1 + 40 + 1 + 1, "m")] == "=K" and got[(5 + 40 + 1 + 40 + 1 + 40, "m")] == "=K"
     assert sum(text.startswith("z0 = 0") for text in read) == 1
+
+
+GO_UNPACKINGS = {  # one `a0, ..., an := ...` of n names: each name placed once per declaration, not per name
+    "a call": lambda names, n: f"func f() {{\n\t{names} := g()\n}}\n",
+    "literals": lambda names, n: f"func f() {{\n\t{names} := {', '.join('K{}' for _ in range(n))}\n}}\n",
+    "package var": lambda names, n: f"var {names} = g()\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(GO_UNPACKINGS))
+def test_one_long_go_declaration_extracts_linearly(shape: str) -> None:
+    from cpu_timing import best_cpu_s
+
+    def best(n: int) -> float:
+        src = "package x\n\ntype K struct{}\n\n" + GO_UNPACKINGS[shape](", ".join(f"a{i}" for i in range(n)), n)
+        return best_cpu_s(lambda: extract(src.encode(), "x/x.go", "go"))
+
+    assert best(4_000) < 64 * best(250)
+
+
+def test_long_typescript_intersection_alias_extracts_linearly() -> None:
+    from cpu_timing import best_cpu_s
+
+    def best(n: int) -> float:
+        src = "type P = " + " & ".join(f"A{i}" for i in range(n)) + ";\n"
+        return best_cpu_s(lambda: extract(src.encode(), "m.ts", "typescript"))
+
+    assert best(4_000) < 64 * best(250)

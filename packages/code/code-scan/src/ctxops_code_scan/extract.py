@@ -212,6 +212,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     flow: dict[int, Chain] = {}  # Python: ref index -> the value of the assignment reaching its receiver
     positions: dict[int, dict[int, int] | None] = {}  # Python: `a, b = ...`'s names by byte (`_slots`)
     unpacked: dict[int, list[Any]] = {}  # Python: `a, b = A(), B()`'s values, by the value list's id
+    go_places: _GoPlaces = {}  # Go: `a, b := ...`'s names by byte and its values, by the declaration's id
 
     for start, _order, neg_end, _pattern, main, caps, head, sub in items:
         while stack and stack[-1].end_byte <= start:
@@ -335,7 +336,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 if stated and typescript:  # `x: K`, `x: K | null`, `xs: K[]`
                     if _own_param(caps["bind.local"][0]):
                         facts.add_ts_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
-                elif lang == "go" and (placed := _go_placed(caps["bind.local"][0], caps["name"][0])):
+                elif lang == "go" and (placed := _go_placed(caps["bind.local"][0], caps["name"][0], go_places)):
                     _bind_go_placed(facts, top.symbol_id, _text(caps["name"][0]), placed)
                 elif stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`, `x.(T)`)
                     facts.add_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
@@ -454,7 +455,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             continue
         if facts is not None and top is None and (kind == "variable" or (python and kind == "constant")):
             value = caps.get("value")
-            if lang == "go" and (placed := _go_placed(node, name_node)):
+            if lang == "go" and (placed := _go_placed(node, name_node, go_places)):
                 _bind_go_placed(facts, None, name, placed)  # `var a, b = f()` at package level: b by position
                 value = None
             if python and not value:  # (unpacked at module level, as in a function above)
@@ -797,25 +798,30 @@ def _aliased_intersection(node: Any) -> bool:
     return False
 
 
-def _go_placed(node: Any, name_node: Any) -> tuple[int, list[Any]] | None:
+_GoPlaces = dict[int, tuple[dict[int, int], list[Any]] | None]
+
+
+def _go_placed(node: Any, name_node: Any, places: _GoPlaces) -> tuple[int, list[Any]] | None:
     """Go `a, b := f()` / `var a, b = f()` / `a, b := A{}, B{}`: (the name's position, the values) for a
     name past the first, as go/types pairs them (a type written for all, `var a, b T`, holds instead; a type
     a pattern read from the first value, `var a, b = A{}, B{}`, is not b's); None for the first name (its
-    own patterns read it) and anything else."""
-    if node.type == "short_var_declaration":
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        names = left.named_children if left is not None else []
-    elif node.type == "var_spec" and node.child_by_field_name("type") is None:
-        right = node.child_by_field_name("value")
-        names = [c for c in node.named_children if c.type == "identifier"]  # (the names come first)
-    else:
-        return None
-    if right is None or len(names) < 2:
-        return None
-    i = next((k for k, n in enumerate(names) if n.start_byte == name_node.start_byte), 0)
-    if i == 0:
-        return None
-    return i, [c for c in right.named_children if c.type != "comment"]
+    own patterns read it) and anything else. Names and values are read once per declaration (`places`)."""
+    if node.id not in places:
+        places[node.id] = None
+        if node.type == "short_var_declaration":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            names = left.named_children if left is not None else []
+        elif node.type == "var_spec" and node.child_by_field_name("type") is None:
+            right = node.child_by_field_name("value")
+            names = [c for c in node.named_children if c.type == "identifier"]  # (the names come first)
+        else:
+            names, right = [], None
+        if right is not None and len(names) > 1:
+            values = [c for c in right.named_children if c.type != "comment"]
+            places[node.id] = ({n.start_byte: i for i, n in enumerate(names)}, values)
+    found = places[node.id]
+    i = found[0].get(name_node.start_byte, 0) if found is not None else 0
+    return (i, found[1]) if found is not None and i > 0 else None
 
 
 def _bind_go_placed(facts: TypeFacts, function_id: str | None, name: str, placed: tuple[int, list[Any]]) -> None:

@@ -200,6 +200,10 @@ func two() (*Other, *Segments) { return nil, nil }
 var first, second = two()
 
 var lit, lit2 = Other{}, Segments{}
+
+type Option interface{ SetOption(s *Segments) }
+
+var shared = &Segments{}
 """,
     "seg/use.go": """package seg
 
@@ -230,6 +234,13 @@ func Use(r Reader) {
 	lit2.At(11) // package-pair
 	lit.At(12) // none
 }
+
+func Apply(opts ...Option) {
+	for _, o := range opts {
+		o.SetOption(nil) // variadic
+	}
+	shared.At(13) // package-literal
+}
 """,
 }
 
@@ -237,7 +248,8 @@ func Use(r Reader) {
 def test_go_results_past_the_first_and_beside_a_bool(tmp_path: Path) -> None:
     """`line, seg := r.PeekLine()` of `PeekLine() ([]byte, Segment)`: go/types gives each name its result's
     type, the second too, and the first beside any second (`(*Segments, bool)`), named results grouped
-    (`(a, b *Segments)`); `var o, s = two()` and `x, y := A{}, B{}` pair names and values by position."""
+    (`(a, b *Segments)`); `var o, s = two()` and `x, y := A{}, B{}` pair names and values by position; a
+    variadic `opts ...Option` is a []Option; `var shared = &Segments{}` (another file) is a *Segments."""
     root = make_repo(tmp_path / "seg", GO_RESULTS)
     idx = CodeIndex(root, auto_update=False)
     idx.build(full=True)
@@ -246,8 +258,10 @@ def test_go_results_past_the_first_and_beside_a_bool(tmp_path: Path) -> None:
         assert _lines(files, "second") <= _sites(idx, "go seg/seg.go Segment.Len().")
         assert _lines(files, "first-iface") <= _sites(idx, "go seg/seg.go Reference.Title().")
         at = _sites(idx, "go seg/seg.go Segments.At().")
-        for tag in ("first-bool", "grouped", "var-second", "pair", "var-pair", "package-second", "package-pair"):
+        tags = ("first-bool", "grouped", "var-second", "pair", "var-pair", "package-second", "package-pair")
+        for tag in (*tags, "package-literal"):
             assert _lines(files, tag) <= at, tag
+        assert _lines(files, "variadic") <= _sites(idx, "go seg/seg.go Option.SetOption().")
         assert not ((_lines(files, "not") | _lines(files, "none")) & at)
         other = _sites(idx, "go seg/seg.go Other.At().")
         assert _lines(files, "not") <= other  # the first of each pair is an Other

@@ -339,7 +339,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 elif lang == "go" and (placed := _go_placed(caps["bind.local"][0], caps["name"][0], go_places)):
                     _bind_go_placed(facts, top.symbol_id, _text(caps["name"][0]), placed)
                 elif stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`, `x.(T)`)
-                    facts.add_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
+                    variadic = caps["bind.local"][0].type == "variadic_parameter_declaration"  # `opts ...T`: a []T
+                    facts.add_stated(top.symbol_id, _text(caps["name"][0]), "[]" * variadic + _text(stated[0]))
                 elif "caught" in caps:  # Python `except K as e`
                     facts.add_caught(top.symbol_id, _text(caps["name"][0]), _text(caps["caught"][0]))
                 elif "element" in caps:  # Go `for _, x := range xs`: an element of xs
@@ -474,6 +475,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_ts_module_stated(name, _text(stated[0]))
             elif "vartype" in caps:  # Go `var VersionFlag Flag = BoolFlag{...}`: the written type (issue 24)
                 facts.add_go_module_stated(name, _text(caps["vartype"][0]))
+            elif lang == "go" and value and (literal := _go_literal_type(value[0])) is not None:
+                facts.add_go_module_stated(name, literal)  # `var Linkify = &linkify{}`: a *linkify, as go/types
         if prefix:
             qualname = _join(top.qualname if top and top.kind in _SCOPES else None, prefix + "." + name)
             type_qualname: str | None = _join(top.qualname if top and top.kind in _SCOPES else None, prefix)
@@ -824,22 +827,24 @@ def _go_placed(node: Any, name_node: Any, places: _GoPlaces) -> tuple[int, list[
     return (i, found[1]) if found is not None and i > 0 else None
 
 
+def _go_literal_type(value: Any) -> str | None:
+    """Go `T{...}` / `&T{...}`: the type written (`T`), what the value is; None for any other value."""
+    literal = value.child_by_field_name("operand") if value.type == "unary_expression" else value
+    typ = literal.child_by_field_name("type") if literal is not None and literal.type == "composite_literal" else None
+    return _text(typ) if typ is not None else None
+
+
 def _bind_go_placed(facts: TypeFacts, function_id: str | None, name: str, placed: tuple[int, list[Any]]) -> None:
     """The name at position i: the i-th value where names and values pair, else the call's result `[i]`
     (its row, `_item_rows`), else no known type."""
     i, values = placed
     if len(values) > i and len(values) > 1:  # (read as `b := B{}` is)
         value = values[i] if values[i].type not in _FUNCTION_VALUES else None
-        literal = (
-            value.child_by_field_name("operand") if value is not None and value.type == "unary_expression" else value
-        )
-        written = (
-            literal.child_by_field_name("type") if literal is not None and literal.type == "composite_literal" else None
-        )
+        written = _go_literal_type(value) if value is not None else None
         if written is not None and function_id is not None:
-            facts.add_stated(function_id, name, _text(written))
+            facts.add_stated(function_id, name, written)
         elif written is not None:
-            facts.add_go_module_stated(name, _text(written))
+            facts.add_go_module_stated(name, written)
         elif function_id is not None:
             facts.add_local(function_id, name, value)
         elif value is not None:

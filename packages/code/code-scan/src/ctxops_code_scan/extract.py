@@ -782,12 +782,13 @@ def _tuple_item(node: Any, name_node: Any, positions: dict[int, dict[int, int] |
     return _step(chain_of(right), f"[{i}]") if i is not None else None
 
 
-_MAX_INTERSECTED = 24  # parts of `type P = A & B & ...` read (each part looks up through the ones before it)
+_MAX_INTERSECTED = 24  # levels of `type P = A & B & ...` read (a part walks up through the parts after it)
 
 
 def _aliased_intersection(node: Any) -> bool:
     """TypeScript: whether the intersection `node` is (a left part of) a type alias's value, `type P = A & B &
-    C` (nested `((A & B) & C)`), read within its first parts only, so a long one costs no walk per part."""
+    C` (nested `((A & B) & C)`): read up to `_MAX_INTERSECTED` levels, so a long one costs a bounded walk per
+    part (its first parts, the deepest, are not read)."""
     for _ in range(_MAX_INTERSECTED):
         parent = node.parent
         if parent is None:

@@ -351,13 +351,24 @@ def score(
     return t
 
 
-def score_uses(root: Path, index: Any, uses: list[dict[str, Any]], lang: str, *, sample: int, seed: int) -> Tally:
+def score_uses(
+    root: Path,
+    index: Any,
+    uses: list[dict[str, Any]],
+    lang: str,
+    *,
+    sample: int,
+    seed: int,
+    checked: set[str] | None = None,
+) -> Tally:
     """Score sampled definitions against a compiler's list of uses (Go's go/types, the TypeScript API):
-    records with the site (`file`, `line`, `call`) and the definition (`def_file`, `def_lines`)."""
+    records with the site (`file`, `line`, `call`) and the definition (`def_file`, `def_lines`). Answers
+    are judged in `checked` files (default: those holding a use in `uses`; pass every file the checker
+    read when `uses` was narrowed, so a wrong answer in a file calling none of them still counts)."""
     from ctxops_code_query.context import QueryContext
     from ctxops_code_query.graph_backend import open_index
 
-    checked = {str(u["file"]) for u in uses}
+    checked = checked if checked is not None else {str(u["file"]) for u in uses}
     calls: dict[tuple[str, tuple[int, ...]], set[tuple[str, int]]] = {}
     refs: dict[tuple[str, tuple[int, ...]], set[tuple[str, int]]] = {}
     for u in uses:

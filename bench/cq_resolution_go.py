@@ -60,6 +60,7 @@ def main() -> int:
         help="sample only functions defined under these folders of src/ (e.g. github.com/gorilla/mux);"
         " everything is indexed and type-checked still",
     )
+    parser.add_argument("--each", action="store_true", help="also score each --only folder on its own (same build)")
     args = parser.parse_args()
     if shutil.which("go") is None or not (args.gopath / "src").is_dir():
         print("needs Go and a GOPATH: apt-get install golang-go golang-github-spf13-cobra-dev", file=sys.stderr)
@@ -92,7 +93,11 @@ def main() -> int:
             prefixes = tuple(p.rstrip("/") + "/" for p in args.only)
             uses = [u for u in uses if str(u["def_file"] or "").startswith(prefixes)]
             print(f"sampled from {', '.join(args.only)}: {len(uses)} uses")
-        total = score_uses(root, index, uses, "go", sample=args.sample, seed=args.seed)
+        total = score_uses(root, index, uses, "go", sample=args.sample, seed=args.seed, checked=checked)
+        for prefix in args.only if args.each else []:
+            mine = [u for u in uses if str(u["def_file"]).startswith(prefix.rstrip("/") + "/")]
+            tally = score_uses(root, index, mine, "go", sample=args.sample, seed=args.seed, checked=checked)
+            print(tally.line(f"go {prefix}"))
         index.close()
         print(total.line("go (go/types)"))
         for what, items in (("wrong", total.wrong), ("missed", total.missed), ("wrong ref", total.wrong_refs)):

@@ -168,3 +168,145 @@ def test_typescript_directory_import_aliases_and_chained_interface_members(tmp_p
         assert not (_lines(TS, "not") & found)
     finally:
         idx.close()
+
+
+GO_RESULTS = {
+    "go.mod": "module example.com/seg\n\ngo 1.22\n",
+    "seg/seg.go": """package seg
+
+type Segment struct{ Start int }
+
+func (s Segment) Len() int { return 0 }
+
+type Segments struct{}
+
+func (s *Segments) At(i int) Segment { return Segment{} }
+
+type Reference interface{ Title() []byte }
+
+type Reader interface {
+	PeekLine() ([]byte, Segment)
+	FindClosure(open, closing byte) (*Segments, bool)
+	Ref(name string) (Reference, bool)
+	Pair() (a, b *Segments)
+}
+
+type Other struct{}
+
+func (o *Other) At(i int) int { return 0 }
+
+func two() (*Other, *Segments) { return nil, nil }
+
+var first, second = two()
+
+var lit, lit2 = Other{}, Segments{}
+
+type Option interface{ SetOption(s *Segments) }
+
+var shared = &Segments{}
+""",
+    "seg/use.go": """package seg
+
+func Use(r Reader) {
+	line, seg := r.PeekLine()
+	_ = line
+	seg.Len() // second
+	segs, found := r.FindClosure('[', ']')
+	_ = found
+	segs.At(0) // first-bool
+	ref, ok := r.Ref("x")
+	_ = ok
+	ref.Title() // first-iface
+	p, q := r.Pair()
+	p.At(1) // grouped
+	q.At(2) // grouped
+	var o, s2 = two()
+	s2.At(3) // var-second
+	o.At(4) // not
+	x, y := Other{}, Segments{}
+	y.At(5) // pair
+	x.At(6) // not
+	var u, v = Other{}, &Segments{}
+	v.At(7) // var-pair
+	u.At(8) // not
+	second.At(9) // package-second
+	first.At(10) // not
+	lit2.At(11) // package-pair
+	lit.At(12) // none
+}
+
+func Apply(opts ...Option) {
+	for _, o := range opts {
+		o.SetOption(nil) // variadic
+	}
+	shared.At(13) // package-literal
+}
+""",
+}
+
+
+def test_go_results_past_the_first_and_beside_a_bool(tmp_path: Path) -> None:
+    """`line, seg := r.PeekLine()` of `PeekLine() ([]byte, Segment)`: go/types gives each name its result's
+    type, the second too, and the first beside any second (`(*Segments, bool)`), named results grouped
+    (`(a, b *Segments)`); `var o, s = two()` and `x, y := A{}, B{}` pair names and values by position; a
+    variadic `opts ...Option` is a []Option; `var shared = &Segments{}` (another file) is a *Segments."""
+    root = make_repo(tmp_path / "seg", GO_RESULTS)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    try:
+        files = {k: v for k, v in GO_RESULTS.items() if k.endswith(".go")}
+        assert _lines(files, "second") <= _sites(idx, "go seg/seg.go Segment.Len().")
+        assert _lines(files, "first-iface") <= _sites(idx, "go seg/seg.go Reference.Title().")
+        at = _sites(idx, "go seg/seg.go Segments.At().")
+        tags = ("first-bool", "grouped", "var-second", "pair", "var-pair", "package-second", "package-pair")
+        for tag in (*tags, "package-literal"):
+            assert _lines(files, tag) <= at, tag
+        assert _lines(files, "variadic") <= _sites(idx, "go seg/seg.go Option.SetOption().")
+        assert not ((_lines(files, "not") | _lines(files, "none")) & at)
+        other = _sites(idx, "go seg/seg.go Other.At().")
+        assert _lines(files, "not") <= other  # the first of each pair is an Other
+        assert not (at & other)
+    finally:
+        idx.close()
+
+
+TS_MIXED = {
+    "lib/traits.ts": """export class Engine { consumeInternal(): number { return 1; } }
+export class Lexer { LA(): number { return 1; } }
+export class Other { LA(): number { return 2; } }
+export interface Tracer<T> { TRACE(x: T): void }
+export type Mixed = Engine & Lexer & Tracer<string>;
+""",
+    "lib/api.ts": """import { Mixed, Other, Engine } from './traits';
+export class Api {
+  CONSUME(this: Mixed): number {
+    this.LA(); // la
+    this.TRACE('x'); // trace
+    return this.consumeInternal(); // consume
+  }
+}
+export function run(p: Mixed, o: Other & Engine) {
+  const that: Mixed = p;
+  that.LA(); // la
+  p.consumeInternal(); // consume
+  o.LA(); // not
+}
+""",
+}
+
+
+def test_typescript_intersection_alias_has_each_parts_members(tmp_path: Path) -> None:
+    """`type Mixed = Engine & Lexer & Tracer<string>` (chevrotain's traits, `this: MixedInParser`): the
+    compiler finds `this.LA()` in the part that declares it; an intersection written elsewhere is not read."""
+    root = make_repo(tmp_path / "mixed", TS_MIXED)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    try:
+        la = _sites(idx, "typescript lib/traits.ts Lexer.LA().")
+        assert _lines(TS_MIXED, "la") <= la
+        assert not (_lines(TS_MIXED, "not") & la)
+        assert _lines(TS_MIXED, "consume") <= _sites(idx, "typescript lib/traits.ts Engine.consumeInternal().")
+        assert _lines(TS_MIXED, "trace") <= _sites(idx, "typescript lib/traits.ts Tracer.TRACE().")
+        assert not (_lines(TS_MIXED, "la") & _sites(idx, "typescript lib/traits.ts Other.LA()."))
+    finally:
+        idx.close()

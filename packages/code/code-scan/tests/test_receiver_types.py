@@ -239,7 +239,10 @@ func f(xs []int) {
         ("T", "T"),
         ("pkg.T", "pkg.T"),
         ("(*T, error)", "T"),
-        ("(T, int)", None),
+        ("(T, int)", "T"),  # the first of any results: what `x, n := f()` binds to x (go/types)
+        ("(x, err error)", None),  # named results sharing `error`: no type `x`
+        ("(a, b *T)", "T"),
+        ("(func(a, b int) T, bool)", None),
         ("[]T", "T[]"),  # its elements (`xs[i]`, `range xs`) are Ts (issue 24)
         ("(w *Writer)", "Writer"),
         ("map[string]*T", "T[]"),
@@ -254,6 +257,23 @@ def test_go_result(text: str, expected: str | None) -> None:
     from ctxops_code_scan.type_exprs import go_result
 
     assert go_result(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("([]byte, Segment)", [None, "Segment"]),
+        ("(*Segments, bool)", ["Segments", None]),
+        ("(a, b *Segments)", ["Segments", "Segments"]),
+        ("(n int, s *S, err error)", [None, "S", None]),
+        ("(m map[K, V]*T, ok bool)", ["T[]", None]),
+    ],
+)
+def test_go_results_by_position(text: str, expected: list[str | None]) -> None:
+    """Each result of a Go function, as `a, b := f()` binds them (go/types)."""
+    from ctxops_code_scan.type_exprs import go_results
+
+    assert go_results(text) == expected
 
 
 def test_typescript_nullable_declared_types() -> None:
@@ -889,3 +909,31 @@ def test_a_region_asked_about_many_names_is_read_once(monkeypatch) -> None:
     got = _narrowed(source(40))
     assert got[(5 + 40 + 1 + 40 + 1 + 1, "m")] == "=K" and got[(5 + 40 + 1 + 40 + 1 + 40, "m")] == "=K"
     assert sum(text.startswith("z0 = 0") for text in read) == 1
+
+
+GO_UNPACKINGS = {  # one `a0, ..., an := ...` of n names: each name placed once per declaration, not per name
+    "a call": lambda names, n: f"func f() {{\n\t{names} := g()\n}}\n",
+    "literals": lambda names, n: f"func f() {{\n\t{names} := {', '.join('K{}' for _ in range(n))}\n}}\n",
+    "package var": lambda names, n: f"var {names} = g()\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(GO_UNPACKINGS))
+def test_one_long_go_declaration_extracts_linearly(shape: str) -> None:
+    from cpu_timing import best_cpu_s
+
+    def best(n: int) -> float:
+        src = "package x\n\ntype K struct{}\n\n" + GO_UNPACKINGS[shape](", ".join(f"a{i}" for i in range(n)), n)
+        return best_cpu_s(lambda: extract(src.encode(), "x/x.go", "go"))
+
+    assert best(4_000) < 64 * best(250)
+
+
+def test_long_typescript_intersection_alias_extracts_linearly() -> None:
+    from cpu_timing import best_cpu_s
+
+    def best(n: int) -> float:
+        src = "type P = " + " & ".join(f"A{i}" for i in range(n)) + ";\n"
+        return best_cpu_s(lambda: extract(src.encode(), "m.ts", "typescript"))
+
+    assert best(4_000) < 64 * best(250)

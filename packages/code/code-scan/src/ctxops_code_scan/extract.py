@@ -212,6 +212,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     flow: dict[int, Chain] = {}  # Python: ref index -> the value of the assignment reaching its receiver
     positions: dict[int, dict[int, int] | None] = {}  # Python: `a, b = ...`'s names by byte (`_slots`)
     unpacked: dict[int, list[Any]] = {}  # Python: `a, b = A(), B()`'s values, by the value list's id
+    go_places: _GoPlaces = {}  # Go: `a, b := ...`'s names by byte and its values, by the declaration's id
 
     for start, _order, neg_end, _pattern, main, caps, head, sub in items:
         while stack and stack[-1].end_byte <= start:
@@ -222,6 +223,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if name_node.start_byte in def_name_starts:
                 continue
             if typescript:  # a generic base `extends B<T>` is an `inherit` reference, not also a `type` one
+                intersected = sub == "inherit" and caps[main][0].type == "intersection_type"
+                if intersected and not _aliased_intersection(caps[main][0]):
+                    continue
                 if sub == "inherit":
                     inherit_starts.add(name_node.start_byte)
                 elif sub == "type" and name_node.start_byte in inherit_starts:
@@ -332,8 +336,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 if stated and typescript:  # `x: K`, `x: K | null`, `xs: K[]`
                     if _own_param(caps["bind.local"][0]):
                         facts.add_ts_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
+                elif lang == "go" and (placed := _go_placed(caps["bind.local"][0], caps["name"][0], go_places)):
+                    _bind_go_placed(facts, top.symbol_id, _text(caps["name"][0]), placed)
                 elif stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`, `x.(T)`)
-                    facts.add_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
+                    variadic = caps["bind.local"][0].type == "variadic_parameter_declaration"  # `opts ...T`: a []T
+                    facts.add_stated(top.symbol_id, _text(caps["name"][0]), "[]" * variadic + _text(stated[0]))
                 elif "caught" in caps:  # Python `except K as e`
                     facts.add_caught(top.symbol_id, _text(caps["name"][0]), _text(caps["caught"][0]))
                 elif "element" in caps:  # Go `for _, x := range xs`: an element of xs
@@ -449,6 +456,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             continue
         if facts is not None and top is None and (kind == "variable" or (python and kind == "constant")):
             value = caps.get("value")
+            if lang == "go" and (placed := _go_placed(node, name_node, go_places)):
+                _bind_go_placed(facts, None, name, placed)  # `var a, b = f()` at package level: b by position
+                value = None
             if python and not value:  # (unpacked at module level, as in a function above)
                 if (mapped := _mapped(node, name_node, positions)) is not None:
                     facts.add_bound(None, name, mapped)
@@ -465,6 +475,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_ts_module_stated(name, _text(stated[0]))
             elif "vartype" in caps:  # Go `var VersionFlag Flag = BoolFlag{...}`: the written type (issue 24)
                 facts.add_go_module_stated(name, _text(caps["vartype"][0]))
+            elif lang == "go" and value and (literal := _go_literal_type(value[0])) is not None:
+                facts.add_go_module_stated(name, literal)  # `var Linkify = &linkify{}`: a *linkify, as go/types
         if prefix:
             qualname = _join(top.qualname if top and top.kind in _SCOPES else None, prefix + "." + name)
             type_qualname: str | None = _join(top.qualname if top and top.kind in _SCOPES else None, prefix)
@@ -768,6 +780,81 @@ def _tuple_item(node: Any, name_node: Any, positions: dict[int, dict[int, int] |
     found = _slots(left, positions)
     i = found.get(name_node.start_byte) if found is not None and len(found) > 1 else None
     return _step(chain_of(right), f"[{i}]") if i is not None else None
+
+
+_MAX_INTERSECTED = 24  # levels of `type P = A & B & ...` read (a part walks up through the parts after it)
+
+
+def _aliased_intersection(node: Any) -> bool:
+    """TypeScript: whether the intersection `node` is (a left part of) a type alias's value, `type P = A & B &
+    C` (nested `((A & B) & C)`): read up to `_MAX_INTERSECTED` levels, so a long one costs a bounded walk per
+    part (its first parts, the deepest, are not read)."""
+    for _ in range(_MAX_INTERSECTED):
+        parent = node.parent
+        if parent is None:
+            return False
+        if parent.type == "type_alias_declaration":
+            value = parent.child_by_field_name("value")
+            return value is not None and value.id == node.id
+        if parent.type != "intersection_type":
+            return False
+        node = parent
+    return False
+
+
+_GoPlaces = dict[int, tuple[dict[int, int], list[Any]] | None]
+
+
+def _go_placed(node: Any, name_node: Any, places: _GoPlaces) -> tuple[int, list[Any]] | None:
+    """Go `a, b := f()` / `var a, b = f()` / `a, b := A{}, B{}`: (the name's position, the values) for a
+    name past the first, as go/types pairs them (a type written for all, `var a, b T`, holds instead; a type
+    a pattern read from the first value, `var a, b = A{}, B{}`, is not b's); None for the first name (its
+    own patterns read it) and anything else. Names and values are read once per declaration (`places`)."""
+    if node.id not in places:
+        places[node.id] = None
+        if node.type == "short_var_declaration":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            names = left.named_children if left is not None else []
+        elif node.type == "var_spec" and node.child_by_field_name("type") is None:
+            right = node.child_by_field_name("value")
+            names = [c for c in node.named_children if c.type == "identifier"]  # (the names come first)
+        else:
+            names, right = [], None
+        if right is not None and len(names) > 1:
+            values = [c for c in right.named_children if c.type != "comment"]
+            places[node.id] = ({n.start_byte: i for i, n in enumerate(names)}, values)
+    found = places[node.id]
+    i = found[0].get(name_node.start_byte, 0) if found is not None else 0
+    return (i, found[1]) if found is not None and i > 0 else None
+
+
+def _go_literal_type(value: Any) -> str | None:
+    """Go `T{...}` / `&T{...}`: the type written (`T`), what the value is; None for any other value."""
+    literal = value.child_by_field_name("operand") if value.type == "unary_expression" else value
+    typ = literal.child_by_field_name("type") if literal is not None and literal.type == "composite_literal" else None
+    return _text(typ) if typ is not None else None
+
+
+def _bind_go_placed(facts: TypeFacts, function_id: str | None, name: str, placed: tuple[int, list[Any]]) -> None:
+    """The name at position i: the i-th value where names and values pair, else the call's result `[i]`
+    (its row, `_item_rows`), else no known type."""
+    i, values = placed
+    if len(values) > i and len(values) > 1:  # (read as `b := B{}` is)
+        value = values[i] if values[i].type not in _FUNCTION_VALUES else None
+        written = _go_literal_type(value) if value is not None else None
+        if written is not None and function_id is not None:
+            facts.add_stated(function_id, name, written)
+        elif written is not None:
+            facts.add_go_module_stated(name, written)
+        elif function_id is not None:
+            facts.add_local(function_id, name, value)
+        elif value is not None:
+            facts.add_module(name, value)
+        else:
+            facts.add_bound(None, name, None)
+        return
+    item = len(values) == 1 and values[0].type == "call_expression"
+    facts.add_bound(function_id, name, _step(chain_of(values[0]), f"[{i}]") if item else None)
 
 
 def _row_chains(pattern: Any, rows: Any) -> list[tuple[str, Chain | None]]:

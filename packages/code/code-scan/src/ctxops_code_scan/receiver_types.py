@@ -23,7 +23,7 @@ from .type_exprs import (
     SELF_NAMES,
     Chain,
     chain_of,
-    go_result,
+    go_results,
     go_type,
     is_class_name,
     join,
@@ -1029,11 +1029,14 @@ class TypeFacts:
             self.stated_returns[function_id] = typ
 
     def add_go_result(self, function_id: str, result: str) -> None:
-        """Go: `func f() *T` / `(T, error)`: what `x := f()` holds."""
+        """Go: `func f() *T` / `(T, error)`: what `x := f()` holds; `([]byte, Segment)`: the rows `[i]` of each
+        result, what `a, b := f()` binds to b (`_item_rows`)."""
         self.classes.setdefault(function_id, None)
-        typ = go_result(result)
-        if typ is not None:
-            self.stated_returns[function_id] = typ
+        items = go_results(result)
+        if items[0] is not None:
+            self.stated_returns[function_id] = items[0]
+        if any(x is not None for x in items[1:]):  # (the first is `x := f()`'s, read above: no row `[0]`)
+            self.stated_items[function_id] = [None, *items[1:]]
 
     def add_return(self, function_id: str, value: Any, flowed: str | Chain | None = None) -> None:
         """`return value` / `yield value` in a function (a generator fixture yields its value). `flowed`: what

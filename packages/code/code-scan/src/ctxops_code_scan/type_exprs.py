@@ -277,17 +277,36 @@ def join(head: str, steps: tuple[str, ...] | list[str]) -> str | None:
 
 
 def go_result(text: str) -> str | None:
-    """The type a Go function gives: `*T`, `T`, `pkg.T`, `[]*T` (`T[]`), `(T, error)`; None for anything else."""
+    """The type a Go function gives: `*T`, `T`, `pkg.T`, `[]*T` (`T[]`), the first of `(T, error)` / `(T,
+    bool)` (what `x, ok := f()` binds to x); None for anything else."""
+    items = go_results(text)
+    return items[0] if items else None
+
+
+_GO_NOT_NAMES = frozenset({"chan", "func", "map", "struct", "interface"})
+
+
+def go_results(text: str) -> list[str | None]:
+    """Each result of a Go function, by position, as `go_type` reads it: `([]byte, Segment)` -> [None,
+    'Segment']; named results share a written type (`(a, b *T)` -> ['T', 'T']), as go/types reads them."""
     t = text.strip()
-    if t.startswith("(") and t.endswith(")"):
-        parts = [p.strip() for p in t[1:-1].split(",")]
-        if len(parts) > 2 or (len(parts) == 2 and parts[1].rsplit(" ", 1)[-1] != "error"):
-            return None
-        t = parts[0]
-    first, _, rest = t.partition(" ")
-    if rest and first.isidentifier() and first not in ("chan", "func", "map", "struct", "interface"):
-        t = rest  # a named result `(w *Writer)`
-    return go_type(t)
+    if not (t.startswith("(") and t.endswith(")")):
+        return [go_type(t)]
+    parts = split_top_level(t[1:-1], ",", "([{")
+    split = [p.partition(" ") for p in parts]
+    named = any(rest and first.isidentifier() and first not in _GO_NOT_NAMES for first, _, rest in split)
+    written: list[str | None] = [go_type(p) for p in parts]
+    if named:
+        written = []
+        waiting = 0  # names written before their type (`a, b T`): they take the next written type
+        for _, _, rest in split:
+            if not rest:
+                waiting += 1
+                continue
+            written.extend([go_type(rest)] * (waiting + 1))
+            waiting = 0
+        written.extend([None] * waiting)
+    return [None if x in _GO_BASIC or x == "error" else x for x in written]  # (no methods of theirs to find)
 
 
 _GO_BASIC = frozenset(

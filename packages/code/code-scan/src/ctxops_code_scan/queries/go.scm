@@ -56,6 +56,8 @@
   value: (expression_list . [(composite_literal type: (_) @type)
                              (unary_expression operand: (composite_literal type: (_) @type))])) @bind.local
 (parameter_declaration name: (identifier) @name type: (_) @type) @bind.local
+; `func f(opts ...Option)`: opts is a []Option (`for _, o := range opts`: an Option)
+(variadic_parameter_declaration name: (identifier) @name type: (_) @type) @bind.local
 ; `x, ok := y.(T)`: x is a T
 (short_var_declaration
   left: (expression_list . (identifier) @name)

@@ -60,6 +60,10 @@
 ; `type AnyRouter = Router<any, any>`: an alias has its target's members (issue 24)
 (type_alias_declaration value: (type_identifier) @name) @ref.inherit
 (type_alias_declaration value: (generic_type name: (type_identifier) @name)) @ref.inherit
+; `type P = A & B<T> & C`: an intersection has each part's members (chevrotain's `MixedInParser`); only an
+; alias's own value is read as one (extract.py `_aliased_intersection`), not an intersection written elsewhere
+(intersection_type (type_identifier) @name) @ref.inherit
+(intersection_type (generic_type name: (type_identifier) @name)) @ref.inherit
 (type_annotation (type_identifier) @name) @ref.type
 (generic_type name: (type_identifier) @name) @ref.type
 (type_arguments (type_identifier) @name) @ref.type

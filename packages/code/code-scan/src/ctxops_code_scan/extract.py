@@ -182,7 +182,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         items.append((node.start_byte, order, -node.end_byte, pattern, main, caps, head, sub))
     items.sort(key=_sort_key)
 
-    out = Extraction(has_error=tree.root_node.has_error, query_cut=cursor.did_exceed_match_limit)
+    # (py-tree-sitter gives an int here, typed bool: read untyped, so a compiled build does not check it as bool)
+    untyped: Any = cursor
+    query_cut = bool(untyped.did_exceed_match_limit)
+    out = Extraction(has_error=tree.root_node.has_error, query_cut=query_cut)
     ids = IdAllocator(lang, path)
     rules = lang_rules.rules_for(lang)
     stack: list[_Open] = []

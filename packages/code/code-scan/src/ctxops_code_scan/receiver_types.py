@@ -741,7 +741,9 @@ class TypeFacts:
 
     def add_self_attr(self, class_qualname: str, method_id: str, name: str, annotation: Any, value: Any) -> None:
         """`self.name[: T] = value` inside `__init__` (an attribute declared in the class body keeps that type)."""
-        typ = annotation_type(annotation.text.decode("utf-8", "replace")) if annotation is not None else None
+        typ: str | None = None
+        if annotation is not None:
+            typ = annotation_type(annotation.text.decode("utf-8", "replace"))
         declared = self.declared_attrs.setdefault(class_qualname, set())
         if typ is not None:
             # `self.exprs: list[K]` (with a value or none): the declared type, whatever else `__init__` assigns

@@ -356,6 +356,7 @@ def go_type(text: str) -> str | None:
 # read as `K{}`: `get()`, `forEach` and `values()` give a K) is.
 _TS_SETS = ("Set", "ReadonlySet", "WeakSet", "Iterable", "IterableIterator")
 _TS_MAPS = ("Map", "ReadonlyMap", "WeakMap")
+_TS_ARRAYISH = frozenset(("Array", "ReadonlyArray", *_TS_SETS, *_TS_MAPS))
 
 
 _CLOSING = {"<": ">", "(": ")", "[": "]", "{": "}"}
@@ -407,12 +408,12 @@ def ts_type(annotation: str) -> str | None:
         t, suffix = t[:-2].strip(), "[]"
     else:
         generic = t.split("<", 1)[0].strip()
-        args = type_args(t) if generic in ("Array", "ReadonlyArray", *_TS_SETS, *_TS_MAPS) else None
+        args = type_args(t) if generic in _TS_ARRAYISH else None
         if args is not None:
             if len(args) != (2 if generic in _TS_MAPS else 1):
                 return None
             t, suffix = args[-1], "{}" if generic in _TS_MAPS else "[]"
-            if t.endswith("[]") or t.split("<", 1)[0].strip() in ("Array", "ReadonlyArray", *_TS_SETS, *_TS_MAPS):
+            if t.endswith("[]") or t.split("<", 1)[0].strip() in _TS_ARRAYISH:
                 return None  # (a container of containers: no element steps for it)
     t = t.split("<", 1)[0].strip()
     if t == "this":

@@ -1781,3 +1781,61 @@ def test_session_21_pwd_glued_to_its_owner_is_a_password() -> None:
             assert value not in redact(text), redact(text)
     for kept in ("PWD=/home/me", "OLDPWD=/tmp", "cwd=appropriate", "adminpwd=${ADMIN_PWD}"):
         assert redact(kept) == kept, redact(kept)
+
+
+# --- session 22 (issue 21 item 4): the left items of session 21 ----------------------------------------------
+
+
+def test_session_22_a_private_key_under_cut_armour_is_still_a_private_key() -> None:
+    # RFC 7468's armour is `-----BEGIN <label>-----` ... `-----END <label>-----`; a copy that lost dashes (the
+    # head's, the tail's, or the END line) still holds a key's base64 body after a `BEGIN ... PRIVATE KEY`
+    # label. Bodies here evade the entropy rule on purpose: one lower-case run, or lines under 20 characters.
+    low = r(36, string.ascii_lowercase)
+    short = "\n".join(r(16, B64) for _ in range(5))
+    cases = [
+        (f"BEGIN RSA PRIVATE KEY-----\n\t{low}\n\t-----END RSA PRIVATE KEY", [low]),
+        (f"---BEGIN PRIVATE KEY---\n{short}\n---END PRIVATE KEY---", short.split("\n")),
+        (f"BEGIN EC PRIVATE KEY-----\n{short}\nnext: value", short.split("\n")),
+        (f"BEGIN OPENSSH PRIVATE KEY\n{short}\nEND OPENSSH PRIVATE KEY", short.split("\n")),
+        ('{"key": "BEGIN PRIVATE KEY-----\\n' + low + '\\n-----END PRIVATE KEY-----\\n"}', [low]),
+        (f"key: |\n  BEGIN RSA PRIVATE KEY-----\n  {low}\n  -----END RSA PRIVATE KEY-----", [low]),
+    ]
+    for text, body in cases:
+        out = redact(text)
+        assert not any(line in out for line in body), (text, out)
+        assert "[REDACTED:private-key]" in out, out
+    # what follows a key whose END line is missing is not the key, and what comes before a cut head is not either
+    assert "next: value" in redact(cases[2][0])
+    assert redact(cases[4][0]).startswith('{"key": "[REDACTED:private-key]'), redact(cases[4][0])
+    assert redact(cases[5][0]).startswith("key: |\n  [REDACTED:private-key]"), redact(cases[5][0])
+    for kept in (
+        "look for BEGIN RSA PRIVATE KEY in the file",
+        'if line.startswith("BEGIN RSA PRIVATE KEY"):\n    return True',
+        "BEGIN PRIVATE KEY-----\n...\nEND PRIVATE KEY",
+        "BEGIN RSA PRIVATE KEY\nThe body follows here.",
+    ):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_22_cut_armour_is_read_in_linear_time() -> None:
+    # hostile shapes: many cut heads each followed by a body one character short of a key's, long blank runs and
+    # base64 runs with no line break; 16 times the input may cost at most 64 times the CPU (a quadratic scan
+    # would cost 256 times)
+    from ctxops_contracts.redaction.context import private_keys
+
+    def cpu(text: str) -> float:
+        best = float("inf")
+        for _ in range(3):
+            start = time.process_time()
+            private_keys(text)
+            best = min(best, time.process_time() - start)
+        return best
+
+    for unit in (
+        "BEGIN PRIVATE KEY-----\n" + "a" * 15 + "\n",
+        "BEGIN PRIVATE KEY-----\n" + " " * 50 + "x",
+        "BEGIN RSA PRIVATE KEY\n" + "A" * 200 + "!",
+        "BEGIN PRIVATE KEY-----\\n" + "\\n" * 40,
+    ):
+        small, large = cpu(unit * 400), cpu(unit * 6400)
+        assert large <= 64 * small + 0.05, (unit[:30], small, large)

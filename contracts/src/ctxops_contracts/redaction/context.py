@@ -956,15 +956,71 @@ def _pem_block(match: re.Match[str]) -> str:
     return "[REDACTED:private-key]" if _PEM_BODY.search(body) else block
 
 
+# RFC 7468's armour with its dashes damaged (a copy that lost the head's leading dashes, the tail's, or the END
+# line): the label still says what the base64 lines after it are. The head must end its line; the body is the
+# lines after it that are base64 and nothing else (RFC 1421's `Proc-Type:`/`DEK-Info:` headers first), up to an
+# END line, or up to the first other line when the END line is missing. (A line pattern's leading blanks are
+# read from a line's start only, `(?<![ \t])`: tried inside a long run of blanks, each would rescan it.)
+_CUT_HEAD = lazy(r"(?<![A-Za-z0-9])-{0,5}BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-{0,5}[ \t]*+(?:\r?\n|(?:\\r)?\\n)")
+_CUT_END = lazy(r"(?<![ \t])[ \t]*+-{0,5}END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-{0,5}")
+_CUT_LINE = lazy(r"[ \t]*+([A-Za-z0-9+/=]*+)[ \t]*+")
+_CUT_HEADER = lazy(r"(?<![ \t])[ \t]*+(?:Proc-Type|DEK-Info):[^\n\\]{0,200}")
+_LINE_BREAK = lazy(r"\r?\n|(?:\\r)?\\n")
+
+
+def _cut_block_end(text: str, at: int) -> int:
+    """The end of the key whose body starts at ``at`` (after a cut head's line), or -1 when no base64 line of
+    16 characters follows."""
+    last, longest, pos = -1, 0, at
+    while pos <= len(text):
+        end = _CUT_END.match(text, pos)
+        if end is not None and longest >= 16:
+            return end.end()
+        header = _CUT_HEADER.match(text, pos) if longest == 0 else None
+        line = header or _CUT_LINE.match(text, pos)
+        if line is None:  # pragma: no cover - _CUT_LINE matches the empty string
+            break
+        stop = line.end()
+        brk = _LINE_BREAK.match(text, stop)
+        if brk is None and stop < len(text) and text[stop] not in "\"'":
+            break  # the line holds something else: the body ended on the line before
+        if header is None:
+            longest = max(longest, len(line.group(1)))
+            if line.group(1):
+                last = stop
+        if brk is None:
+            break
+        pos = brk.end()
+    return last if longest >= 16 else -1
+
+
+def _cut_armour(text: str) -> str:
+    """Private keys whose armour lost dashes (RFC 7468's `-----BEGIN`/`END ...-----` damaged), whole."""
+    out: list[str] = []
+    pos = 0
+    for head in _CUT_HEAD.finditer(text):
+        if head.start() < pos:
+            continue
+        end = _cut_block_end(text, head.end())
+        if end > 0:
+            out += [text[pos : head.start()], "[REDACTED:private-key]"]
+            pos = end
+    return "".join(out) + text[pos:] if out else text
+
+
 def private_keys(text: str) -> str:
     """PEM and PuTTY private keys, as whole blocks; an END line with no BEGIN before it (a cut-off key)
-    hides everything before it."""
+    hides everything before it, or from a BEGIN whose armour lost its dashes."""
     if "PRIVATE KEY" in text:
         end = _PEM_END.search(text)
         begin = text.find("-----BEGIN")
         if end is not None and (begin < 0 or begin > end.start()):
-            text = "[REDACTED:private-key]" + text[end.end() :]
+            cut = _CUT_HEAD.search(text, 0, end.start())
+            head = "" if cut is None else text[: cut.start()]
+            text = head + "[REDACTED:private-key]" + text[end.end() :]
         text = _PEM.sub(_pem_block, text)
+        if "BEGIN" in text:
+            text = _cut_armour(text)
     if "PuTTY-User-Key-File" in text:
         text = _PUTTY.sub("[REDACTED:private-key]", text)
     return text

@@ -1839,3 +1839,40 @@ def test_session_22_cut_armour_is_read_in_linear_time() -> None:
     ):
         small, large = cpu(unit * 400), cpu(unit * 6400)
         assert large <= 64 * small + 0.05, (unit[:30], small, large)
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def test_session_22_a_jose_header_alone_is_not_a_credential() -> None:
+    # RFC 7515 4.1 / RFC 7519 5: a JWS's protected header (`{"alg":...,"typ":"JWT","kid":...}`) is base64url
+    # JSON sent in the clear; the credential is the signed token, header.payload.signature. A header alone is
+    # kept; the token, or a header carrying a key (`jwk`) or any other member, is still hidden.
+    kid = r(24, LOWER)
+    for header in ({"alg": "HS256", "typ": "JWT"}, {"alg": "RS256", "kid": kid}, {"typ": "JWT", "alg": "ES384"}):
+        alone = _b64url(json.dumps(header, separators=(",", ":")).encode())
+        for text in (alone, f"header: {alone}", f"the JWS header {alone} says HS256"):
+            assert redact(text) == text, redact(text)
+    head = _b64url(b'{"alg":"HS256","typ":"JWT"}')
+    token = f"{head}.{_b64url(json.dumps({'sub': r(10), 'iat': 1700000000}).encode())}.{_b64url(_rng.randbytes(32))}"
+    assert token not in redact(f"bearer: {token}")
+    jwk = _b64url(json.dumps({"alg": "HS256", "jwk": {"kty": "oct", "k": r(43, B64URL)}}).encode())
+    other = _b64url(json.dumps({"alg": "HS256", "secret": r(30)}).encode())
+    for value in (jwk, other):
+        assert value not in redact(f"header: {value}"), value
+
+
+def test_session_22_a_private_key_block_whose_body_is_one_unit_repeated_is_a_placeholder() -> None:
+    # the placeholders (`xxxx`, repeated characters) kept: a body that repeats a unit of up to 8
+    # characters (`abab...`, `AAAA...`) holds no key; a random body of the same length is hidden
+    for unit in ("ab", "A", "xyz1", "MIIEvQIB"):
+        body = unit * (64 // len(unit))
+        for text in (
+            f"-----BEGIN ENCRYPTED PRIVATE KEY-----\n{body}",
+            f"-----BEGIN PRIVATE KEY-----\n{body}\n{body}\n-----END PRIVATE KEY-----",
+            f"BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY",
+        ):
+            assert redact(text) == text, redact(text)
+    low = r(64, string.ascii_lowercase)
+    assert low not in redact(f"-----BEGIN ENCRYPTED PRIVATE KEY-----\n{low}")

@@ -18,6 +18,7 @@ from .names import (
     is_digest_slug,
     is_fake_name,
     is_hex,
+    is_jose_header,
     is_key_name,
     is_malformed_token,
     is_placeholder,
@@ -947,12 +948,24 @@ _PUTTY = lazy(r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC:[ \t]*[0-9a-fA-F]+|\Z)
 
 
 _PEM_BODY = lazy(r"[A-Za-z0-9+/=]{16}")
+_PEM_CHARS = lazy(r"[A-Za-z0-9+/]++")
+
+
+def _one_unit_repeated(body: str) -> bool:
+    """A body that repeats one unit of up to 8 characters (``abab...``, ``AAAA...``): a placeholder, as the
+    issue's ``xxxx`` is. A key's body is random: no real key repeats so."""
+    chars = "".join(_PEM_CHARS.findall(body.replace("\\n", "\n")))
+    return len(chars) >= 16 and any(chars == (chars[:p] * (len(chars) // p + 1))[: len(chars)] for p in range(1, 9))
 
 
 def _pem_block(match: re.Match[str]) -> str:
-    """A PEM private key block, unless its body holds no key material (``anything``, nothing, ``...``)."""
+    """A PEM private key block, unless its body holds no key material (``anything``, nothing, ``...``, one
+    unit repeated)."""
     block = match.group(0)
     body = block[block.find("-----", 10) + 5 :]
+    end = body.find("-----END")
+    if _one_unit_repeated(body if end < 0 else body[:end]):
+        return block
     return "[REDACTED:private-key]" if _PEM_BODY.search(body) else block
 
 
@@ -1002,7 +1015,7 @@ def _cut_armour(text: str) -> str:
         if head.start() < pos:
             continue
         end = _cut_block_end(text, head.end())
-        if end > 0:
+        if end > 0 and not _one_unit_repeated(text[head.end() : end].split("END", 1)[0]):
             out += [text[pos : head.start()], "[REDACTED:private-key]"]
             pos = end
     return "".join(out) + text[pos:] if out else text
@@ -1134,8 +1147,8 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     lead, equals, _ = match.group(1)[:80].partition("=")
     if is_public_name(assigned_name(text, match.start(1)) or (lead if equals else "")):
         return None  # ``publicKeyToken="<hex>"``, ``DOTENV_PUBLIC_KEY=<hex>``: published by design
-    if is_public_key_der(match.group(1)):
-        return None  # a DER public key in base64 (``MFkwEwYHKoZIzj0CAQYI...``): published by design
+    if is_public_key_der(match.group(1)) or is_jose_header(match.group(1)):
+        return None  # a DER public key in base64 (``MFkwEwYHKoZIzj0CAQYI...``), a JWS header: published by design
     if len(match.group(1)) > 200:
         if _sops(text, match.start()) or _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
             return None

@@ -690,6 +690,27 @@ def is_public_key_der(value: str) -> bool:
     return key is not None and key[0] == 0x03 and key[2] == outer[2]
 
 
+# RFC 7515 4.1's registered header parameters, but `jwk` (a key, possibly a private one, RFC 7517) and `crit`'s
+# extensions' members: a header holding only these names describes a signature and holds no secret.
+_JOSE_PARAMS = frozenset({"alg", "typ", "cty", "kid", "enc", "zip", "x5t", "x5t#S256", "x5u", "jku", "crit"})
+
+
+def is_jose_header(value: str) -> bool:
+    """A JWS/JWE protected header alone (RFC 7515 4.1, RFC 7519 5): base64url JSON whose members are only the
+    registered parameters, with `alg`. It is sent in the clear; the credential is the whole signed token."""
+    if not value.startswith("eyJ") or len(value) > 600 or "." in value:
+        return False
+    import binascii  # (only here: a shared library to load, kept off the hook path's imports)
+    import json
+
+    try:
+        raw = binascii.a2b_base64(value.replace("-", "+").replace("_", "/") + "=" * (-len(value) % 4))
+        header = json.loads(raw)
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(header, dict) and "alg" in header and set(header) <= _JOSE_PARAMS
+
+
 def is_public_token(value: str) -> bool:
     """A token its provider documents as public (Datadog's browser client tokens): nothing to hide."""
     return _DATADOG_CLIENT.fullmatch(value) is not None

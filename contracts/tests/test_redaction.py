@@ -1876,3 +1876,37 @@ def test_session_22_a_private_key_block_whose_body_is_one_unit_repeated_is_a_pla
             assert redact(text) == text, redact(text)
     low = r(64, string.ascii_lowercase)
     assert low not in redact(f"-----BEGIN ENCRYPTED PRIVATE KEY-----\n{low}")
+
+
+def test_session_22_an_authorization_value_with_a_placeholder_credential_is_kept() -> None:
+    # RFC 9110 11.4: credentials = auth-scheme [ token68 / params ]; a scheme followed by a format placeholder
+    # (`%s`, `{}`, `${TOKEN}`) is a template, as `token = %s` already is; a scheme and a token stay hidden
+    for credential in ("%s", "{}", "${API_TOKEN}", "<token>", "%(token)s"):
+        for scheme in ("Bearer", "token", "Basic"):
+            for text in (f"Authorization: {scheme} {credential}", f'"authorization": "{scheme} {credential}"'):
+                assert redact(text) == text, redact(text)
+    value = _random_secret(32)
+    for text in (f"Authorization: Bearer {value}", f'"authorization": "token {value}"'):
+        assert value not in redact(text), redact(text)
+
+
+def test_session_22_a_fill_in_here_value_is_a_placeholder() -> None:
+    # `YOUR_API_KEY_HERE` was kept (`your_`); `paste_token_here`, `api_key_here`, `INSERT_SECRET_HERE` are the
+    # same instruction to fill in the secret, not one
+    for value in ("paste_token_here", "api_key_here", "INSERT_SECRET_HERE", "enter-your-password-here", "key here"):
+        for text in (f'api_key: "{value}"', f"DB_PASSWORD={value}" if " " not in value else f'token = "{value}"'):
+            assert redact(text) == text, redact(text)
+    for text in ("password=come_here_42x", "password=here4now!", f"api_key={_random_secret(24)}_here"):
+        assert redact(text) != text, text
+
+
+def test_session_22_a_name_that_says_not_a_secret_is_a_look_alike() -> None:
+    # `not_secret`, `NOT_A_TOKEN`, `non_secret_value`: the name says what the value is not, as `fake_` and
+    # `invalid_` do; `non_prod_password`, `notification_token` still name secrets
+    value = _random_secret(20)
+    for name in ("not_secret", "NOT_A_TOKEN", "non_secret_value", "notAPassword"):
+        text = f"{name} = {value}"
+        assert redact(text) == text, redact(text)
+    for name in ("non_prod_password", "notification_token", "nonce_secret"):
+        text = f"{name} = {value}"
+        assert value not in redact(text), redact(text)

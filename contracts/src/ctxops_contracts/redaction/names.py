@@ -308,6 +308,16 @@ _REFERENCE_VALUE = lazy(
 )
 
 
+# An instruction to fill a secret in: ``paste_token_here``, ``INSERT_SECRET_HERE``, ``api key here`` (the family of
+# ``YOUR_API_KEY_HERE``). A secret's word must come just before ``here``: ``come_here`` is a password.
+_FILL_IN_HERE = lazy(
+    r"(?i)\A(?:(?:insert|enter|paste|put|add|your)[_ -])?(?:[a-z]{1,20}[_ -]){0,3}?"
+    r"(?:key|token|secret|password|passwd|pass|pwd|credentials?|apikey)[_ -]here\Z"
+)
+# An auth scheme before the credentials (RFC 9110 11.4): ``Bearer %s``, ``token {}``.
+_AUTH_SCHEME_VALUE = lazy(r"(?i)\A(?:bearer|basic|token|digest|bot|apikey|sso-key)[ \t]++(?=\S)")
+
+
 def is_placeholder(value: str) -> bool:
     """True for values that stand in for a secret: ``$VAR``, ``${X}``, ``<token>``, ``***``, ``changeme``,
     stock words run together (``rootpasswd``), tokens that are documentation samples
@@ -315,8 +325,11 @@ def is_placeholder(value: str) -> bool:
     value = value.strip().strip("'\"“”「」")
     if value.endswith(("...", "…")):
         return True  # a sample cut short in documentation: ``ops_eyJzaWdu...``
-    if _REFERENCE_VALUE.match(value):
+    if _REFERENCE_VALUE.match(value) or _FILL_IN_HERE.match(value):
         return True
+    scheme = _AUTH_SCHEME_VALUE.match(value)
+    if scheme is not None:  # an Authorization value: its credentials judged as any value (RFC 9110 11.4)
+        return is_placeholder(value[scheme.end() :])
     return bool(_PLACEHOLDER.match(value)) or is_placeholder_token(value, ascending=False) or _stock_words(value)
 
 
@@ -544,7 +557,18 @@ def is_fake_name(name: str) -> bool:
     parts = words(name)
     if any(part in _FAKE_WORDS for part in parts):
         return True
-    return any(parts[i] == "non" and parts[i + 1] in {"matching", "match", "valid"} for i in range(len(parts) - 1))
+    if any(parts[i] == "non" and parts[i + 1] in {"matching", "match", "valid"} for i in range(len(parts) - 1)):
+        return True
+    # ``not_secret``, ``NOT_A_TOKEN``, ``non_secret_value``: the name says what its value is not
+    for i in range(len(parts) - 1):
+        if parts[i] in {"not", "non"}:
+            following = parts[i + 2] if parts[i + 1] == "a" and i + 2 < len(parts) else parts[i + 1]
+            if following in _NOT_WHAT:
+                return True
+    return False
+
+
+_NOT_WHAT = frozenset({"secret", "password", "passwd", "token", "key", "apikey", "credential", "credentials"})
 
 
 # Provider prefixes whose documented shape is exact: a token with the prefix that does not have the shape

@@ -1910,3 +1910,18 @@ def test_session_22_a_name_that_says_not_a_secret_is_a_look_alike() -> None:
     for name in ("non_prod_password", "notification_token", "nonce_secret"):
         text = f"{name} = {value}"
         assert value not in redact(text), redact(text)
+
+
+def test_session_22_an_ibm_cloud_sdk_authenticator_takes_its_credential_first() -> None:
+    # IBM Cloud's SDKs (python-sdk-core's README): `IAMAuthenticator('<apikey>')`,
+    # `BearerTokenAuthenticator('<token>')`: the first argument is the credential, whatever its shape (here
+    # letters only, which the entropy rule leaves)
+    apikey = r(44, string.ascii_letters + "-_")
+    for text in (
+        f'authenticator = IAMAuthenticator("{apikey}")',
+        f"auth = IAMAuthenticator( '{apikey}', url='https://iam.cloud.ibm.com')",
+        f'BearerTokenAuthenticator("{apikey}")',
+    ):
+        assert apikey not in redact(text), redact(text)
+    for kept in ("IAMAuthenticator(apikey)", "IAMAuthenticator('your apikey')", "IAMAuthenticator('{apikey}')"):
+        assert redact(kept) == kept, redact(kept)

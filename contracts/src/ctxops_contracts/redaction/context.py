@@ -571,6 +571,15 @@ def _value_after(match: re.Match[str], name: str) -> tuple[str, int] | None:
     return text[match.start() : start] + SECRET, end
 
 
+# IBM Cloud's SDK authenticators (python-sdk-core's README: ``IAMAuthenticator('<apikey>')``,
+# ``BearerTokenAuthenticator('<bearer token>')``): the first argument is the credential, judged as that name's.
+_SDK_AUTHENTICATOR = lazy(r"(?<![A-Za-z0-9_])(IAM|BearerToken)Authenticator\([ \t]*+(?=[\"'])")
+
+
+def _sdk_authenticator(match: re.Match[str]) -> tuple[str, int] | None:
+    return _value_after(match, "apikey" if match.group(1) == "IAM" else "bearer_token")
+
+
 # Names and values assigned in one statement: Go's ``const a, b string = "x", "y"`` and ``a, b := ...``,
 # Python's ``a, b = "x", "y"``. Each name is paired with its value; up to 8 of each.
 _TUPLE_NAME = r"[A-Za-z_][A-Za-z0-9_]{0,80}+"
@@ -1533,6 +1542,7 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("xml-secret", ("value",), _XML_PAIR, _xml_pair),
     ("secret-argument", _NAME_NEEDLES, _PAIR_ARGS, _pair_args),
     ("secret-argument", ("setx", "process.env."), _ENV_FALLBACK, _env_fallback),
+    ("secret-argument", ("authenticator(",), _SDK_AUTHENTICATOR, _sdk_authenticator),
     ("secret-sibling", ("value", "<string>"), _SIBLINGS, _siblings),
     ("secret-assignment", (",",), _TUPLE_ASSIGN, _tuple_assign),
     ("secret-list", ("passwords",), _SECRET_LIST, _secret_list),

@@ -325,9 +325,11 @@ def is_placeholder(value: str) -> bool:
     value = value.strip().strip("'\"“”「」")
     if value.endswith(("...", "…")):
         return True  # a sample cut short in documentation: ``ops_eyJzaWdu...``
-    if _REFERENCE_VALUE.match(value) or _FILL_IN_HERE.match(value):
+    if _REFERENCE_VALUE.match(value):
         return True
-    scheme = _AUTH_SCHEME_VALUE.match(value)
+    if value[-4:].lower() == "here" and _FILL_IN_HERE.match(value):  # (a test of 4 characters first: called often)
+        return True
+    scheme = _AUTH_SCHEME_VALUE.match(value) if (" " in value or "\t" in value) else None
     if scheme is not None:  # an Authorization value: its credentials judged as any value (RFC 9110 11.4)
         return is_placeholder(value[scheme.end() :])
     return bool(_PLACEHOLDER.match(value)) or is_placeholder_token(value, ascending=False) or _stock_words(value)
@@ -557,11 +559,12 @@ def is_fake_name(name: str) -> bool:
     parts = words(name)
     if any(part in _FAKE_WORDS for part in parts):
         return True
-    if any(parts[i] == "non" and parts[i + 1] in {"matching", "match", "valid"} for i in range(len(parts) - 1)):
-        return True
-    # ``not_secret``, ``NOT_A_TOKEN``, ``non_secret_value``: the name says what its value is not
+    if "non" not in parts and "not" not in parts:
+        return False  # (most names: one C-level scan each, this is called for every name read)
     for i in range(len(parts) - 1):
-        if parts[i] in {"not", "non"}:
+        if parts[i] == "non" and parts[i + 1] in {"matching", "match", "valid"}:
+            return True
+        if parts[i] in {"not", "non"}:  # ``not_secret``, ``NOT_A_TOKEN``: the name says what its value is not
             following = parts[i + 2] if parts[i + 1] == "a" and i + 2 < len(parts) else parts[i + 1]
             if following in _NOT_WHAT:
                 return True

@@ -1836,6 +1836,8 @@ def test_session_22_cut_armour_is_read_in_linear_time() -> None:
         "BEGIN PRIVATE KEY-----\n" + " " * 50 + "x",
         "BEGIN RSA PRIVATE KEY\n" + "A" * 200 + "!",
         "BEGIN PRIVATE KEY-----\\n" + "\\n" * 40,
+        "BEGIN PRIVATE KEY " + "ab " * 300,  # one line: 200 words at most are read after each head
+        "BEGIN PRIVATE KEY a b c ",
     ):
         small, large = cpu(unit * 400), cpu(unit * 6400)
         assert large <= 64 * small + 0.05, (unit[:30], small, large)
@@ -1924,4 +1926,24 @@ def test_session_22_an_ibm_cloud_sdk_authenticator_takes_its_credential_first() 
     ):
         assert apikey not in redact(text), redact(text)
     for kept in ("IAMAuthenticator(apikey)", "IAMAuthenticator('your apikey')", "IAMAuthenticator('{apikey}')"):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_22_a_private_key_on_one_line_under_cut_armour_is_hidden() -> None:
+    # the same key with its lines joined by blanks (an environment variable, a YAML scalar folded), its END label
+    # on the same line with or without dashes: still a key
+    low = r(40, string.ascii_lowercase)
+    split = " ".join(r(16, B64) for _ in range(4))
+    for text in (
+        f"key: BEGIN RSA PRIVATE KEY----- {low} END RSA PRIVATE KEY",
+        f"PRIVATE_KEY='---BEGIN PRIVATE KEY--- {split} ---END PRIVATE KEY---'",
+    ):
+        out = redact(text)
+        assert low not in out and not any(part in out for part in split.split()), out
+        assert "[REDACTED:private-key]" in out, out
+    assert redact("key: BEGIN RSA PRIVATE KEY----- " + low + " END RSA PRIVATE KEY").startswith("key: [REDACTED")
+    for kept in (
+        "BEGIN RSA PRIVATE KEY and END RSA PRIVATE KEY mark the block",
+        "between BEGIN PRIVATE KEY ... END PRIVATE KEY lines",
+    ):
         assert redact(kept) == kept, redact(kept)

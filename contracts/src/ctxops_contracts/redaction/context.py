@@ -990,6 +990,21 @@ _CUT_HEADER = lazy(r"(?<![ \t])[ \t]*+(?:Proc-Type|DEK-Info):[^\n\\]{0,200}")
 _LINE_BREAK = lazy(r"\r?\n|(?:\\r)?\\n")
 
 
+# The same key with its lines joined by blanks and its END label on the same line (an environment variable, a
+# folded YAML scalar): up to 200 base64 words between the two labels.
+_CUT_ONE_LINE = lazy(
+    r"(?<![A-Za-z0-9])-{0,5}BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-{0,5}[ \t]++"
+    r"((?:[A-Za-z0-9+/=]++[ \t]++){1,200}?)-{0,5}END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-{0,5}"
+)
+
+
+def _one_line_key(match: re.Match[str]) -> str:
+    body = match.group(1)
+    if max(len(word) for word in body.split()) < 16 or _one_unit_repeated(body):
+        return match.group(0)
+    return "[REDACTED:private-key]"
+
+
 def _cut_block_end(text: str, at: int) -> int:
     """The end of the key whose body starts at ``at`` (after a cut head's line), or -1 when no base64 line of
     16 characters follows."""
@@ -1027,7 +1042,8 @@ def _cut_armour(text: str) -> str:
         if end > 0 and not _one_unit_repeated(text[head.end() : end].split("END", 1)[0]):
             out += [text[pos : head.start()], "[REDACTED:private-key]"]
             pos = end
-    return "".join(out) + text[pos:] if out else text
+    text = "".join(out) + text[pos:] if out else text
+    return _CUT_ONE_LINE.sub(_one_line_key, text) if "END" in text else text
 
 
 def private_keys(text: str) -> str:

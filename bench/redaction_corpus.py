@@ -42,7 +42,9 @@ corpus of ``bench/heldout_redaction_s13.txt`` (Skyscanner/whispers' test fixture
 secret-scanning patterns' tests, ``bench/redaction_ghcp.py``), as ``ghcp``; ``--corpus octarine`` the held-out corpus
 of ``bench/heldout_redaction_s20.txt`` (octarinesec/secret-detector's detector tests, ``bench/redaction_octarine.py``),
 as ``octarine``; ``--corpus talisman`` the held-out corpus of ``bench/heldout_redaction_s21.txt``
-(thoughtworks/talisman's detector tests, ``bench/redaction_talisman.py``), as ``talisman``.
+(thoughtworks/talisman's detector tests, ``bench/redaction_talisman.py``), as ``talisman``; ``--corpus ibm`` the
+held-out corpus of ``bench/heldout_redaction_s22.txt`` (the tests of IBM/detect-secrets' own plugins,
+``bench/redaction_ibm.py``), as ``ibm``.
 ``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
 samples in the same run, printed beside as ``peer <half>``.
 """
@@ -954,6 +956,7 @@ SINGLE_CORPORA: dict[str, tuple[str, str, tuple[str, ...], bool]] = {
     "ghcp": ("redaction_ghcp", "ghcp_samples", ("ghcp",), False),
     "octarine": ("redaction_octarine", "octarine_samples", ("octarine",), False),
     "talisman": ("redaction_talisman", "talisman_samples", ("talisman",), False),
+    "ibm": ("redaction_ibm", "ibm_samples", ("ibm",), False),
 }
 
 
@@ -1005,6 +1008,7 @@ CORPORA = [
     "ghcp",
     "octarine",
     "talisman",
+    "ibm",
 ]
 
 
@@ -1015,7 +1019,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
     parser.add_argument(
         "--channel-halves",
-        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms,sonar,ghcp,octarine,talisman",
+        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms,sonar,ghcp,octarine,talisman,ibm",
         help="halves whose samples go through the channels",
     )
     parser.add_argument(
@@ -1043,7 +1047,8 @@ def main(argv: list[str] | None = None) -> int:
         "sonar: the held-out corpus of bench/heldout_redaction_s18.txt (SonarSource/sonar-text's rule examples); "
         "ghcp: the held-out corpus of bench/heldout_redaction_s19.txt (GitHub's custom secret-scanning patterns); "
         "octarine: the held-out corpus of bench/heldout_redaction_s20.txt (octarinesec/secret-detector's tests); "
-        "talisman: the held-out corpus of bench/heldout_redaction_s21.txt (thoughtworks/talisman's detector tests)",
+        "talisman: the held-out corpus of bench/heldout_redaction_s21.txt (thoughtworks/talisman's detector tests); "
+        "ibm: the held-out corpus of bench/heldout_redaction_s22.txt (IBM/detect-secrets' own plugins' tests)",
     )
     parser.add_argument("--peer", help="module:function of a peer redactor measured on the same samples")
     args = parser.parse_args(argv)

@@ -1781,3 +1781,169 @@ def test_session_21_pwd_glued_to_its_owner_is_a_password() -> None:
             assert value not in redact(text), redact(text)
     for kept in ("PWD=/home/me", "OLDPWD=/tmp", "cwd=appropriate", "adminpwd=${ADMIN_PWD}"):
         assert redact(kept) == kept, redact(kept)
+
+
+# --- session 22 (issue 21 item 4): the left items of session 21 ----------------------------------------------
+
+
+def test_session_22_a_private_key_under_cut_armour_is_still_a_private_key() -> None:
+    # RFC 7468's armour is `-----BEGIN <label>-----` ... `-----END <label>-----`; a copy that lost dashes (the
+    # head's, the tail's, or the END line) still holds a key's base64 body after a `BEGIN ... PRIVATE KEY`
+    # label. Bodies here evade the entropy rule on purpose: one lower-case run, or lines under 20 characters.
+    low = r(36, string.ascii_lowercase)
+    short = "\n".join(r(16, B64) for _ in range(5))
+    cases = [
+        (f"BEGIN RSA PRIVATE KEY-----\n\t{low}\n\t-----END RSA PRIVATE KEY", [low]),
+        (f"---BEGIN PRIVATE KEY---\n{short}\n---END PRIVATE KEY---", short.split("\n")),
+        (f"BEGIN EC PRIVATE KEY-----\n{short}\nnext: value", short.split("\n")),
+        (f"BEGIN OPENSSH PRIVATE KEY\n{short}\nEND OPENSSH PRIVATE KEY", short.split("\n")),
+        ('{"key": "BEGIN PRIVATE KEY-----\\n' + low + '\\n-----END PRIVATE KEY-----\\n"}', [low]),
+        (f"key: |\n  BEGIN RSA PRIVATE KEY-----\n  {low}\n  -----END RSA PRIVATE KEY-----", [low]),
+    ]
+    for text, body in cases:
+        out = redact(text)
+        assert not any(line in out for line in body), (text, out)
+        assert "[REDACTED:private-key]" in out, out
+    # what follows a key whose END line is missing is not the key, and what comes before a cut head is not either
+    assert "next: value" in redact(cases[2][0])
+    assert redact(cases[4][0]).startswith('{"key": "[REDACTED:private-key]'), redact(cases[4][0])
+    assert redact(cases[5][0]).startswith("key: |\n  [REDACTED:private-key]"), redact(cases[5][0])
+    for kept in (
+        "look for BEGIN RSA PRIVATE KEY in the file",
+        'if line.startswith("BEGIN RSA PRIVATE KEY"):\n    return True',
+        "BEGIN PRIVATE KEY-----\n...\nEND PRIVATE KEY",
+        "BEGIN RSA PRIVATE KEY\nThe body follows here.",
+    ):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_22_cut_armour_is_read_in_linear_time() -> None:
+    # hostile shapes: many cut heads each followed by a body one character short of a key's, long blank runs and
+    # base64 runs with no line break; 16 times the input may cost at most 64 times the CPU (a quadratic scan
+    # would cost 256 times)
+    from ctxops_contracts.redaction.context import private_keys
+
+    def cpu(text: str) -> float:
+        best = float("inf")
+        for _ in range(3):
+            start = time.process_time()
+            private_keys(text)
+            best = min(best, time.process_time() - start)
+        return best
+
+    for unit in (
+        "BEGIN PRIVATE KEY-----\n" + "a" * 15 + "\n",
+        "BEGIN PRIVATE KEY-----\n" + " " * 50 + "x",
+        "BEGIN RSA PRIVATE KEY\n" + "A" * 200 + "!",
+        "BEGIN PRIVATE KEY-----\\n" + "\\n" * 40,
+        "BEGIN PRIVATE KEY " + "ab " * 300,  # one line: 200 words at most are read after each head
+        "BEGIN PRIVATE KEY a b c ",
+    ):
+        small, large = cpu(unit * 400), cpu(unit * 6400)
+        assert large <= 64 * small + 0.05, (unit[:30], small, large)
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def test_session_22_a_jose_header_alone_is_not_a_credential() -> None:
+    # RFC 7515 4.1 / RFC 7519 5: a JWS's protected header (`{"alg":...,"typ":"JWT","kid":...}`) is base64url
+    # JSON sent in the clear; the credential is the signed token, header.payload.signature. A header alone is
+    # kept; the token, or a header carrying a key (`jwk`) or any other member, is still hidden.
+    kid = r(24, LOWER)
+    for header in ({"alg": "HS256", "typ": "JWT"}, {"alg": "RS256", "kid": kid}, {"typ": "JWT", "alg": "ES384"}):
+        alone = _b64url(json.dumps(header, separators=(",", ":")).encode())
+        for text in (alone, f"header: {alone}", f"the JWS header {alone} says HS256"):
+            assert redact(text) == text, redact(text)
+    head = _b64url(b'{"alg":"HS256","typ":"JWT"}')
+    token = f"{head}.{_b64url(json.dumps({'sub': r(10), 'iat': 1700000000}).encode())}.{_b64url(_rng.randbytes(32))}"
+    assert token not in redact(f"bearer: {token}")
+    jwk = _b64url(json.dumps({"alg": "HS256", "jwk": {"kty": "oct", "k": r(43, B64URL)}}).encode())
+    other = _b64url(json.dumps({"alg": "HS256", "secret": r(30)}).encode())
+    for value in (jwk, other):
+        assert value not in redact(f"header: {value}"), value
+
+
+def test_session_22_a_private_key_block_whose_body_is_one_unit_repeated_is_a_placeholder() -> None:
+    # the issue's placeholders (`xxxx`, repeated characters) kept: a body that repeats a unit of up to 8
+    # characters (`abab...`, `AAAA...`) holds no key; a random body of the same length is hidden
+    for unit in ("ab", "A", "xyz1", "MIIEvQIB"):
+        body = unit * (64 // len(unit))
+        for text in (
+            f"-----BEGIN ENCRYPTED PRIVATE KEY-----\n{body}",
+            f"-----BEGIN PRIVATE KEY-----\n{body}\n{body}\n-----END PRIVATE KEY-----",
+            f"BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY",
+        ):
+            assert redact(text) == text, redact(text)
+    low = r(64, string.ascii_lowercase)
+    assert low not in redact(f"-----BEGIN ENCRYPTED PRIVATE KEY-----\n{low}")
+
+
+def test_session_22_an_authorization_value_with_a_placeholder_credential_is_kept() -> None:
+    # RFC 9110 11.4: credentials = auth-scheme [ token68 / params ]; a scheme followed by a format placeholder
+    # (`%s`, `{}`, `${TOKEN}`) is a template, as `token = %s` already is; a scheme and a token stay hidden
+    for credential in ("%s", "{}", "${API_TOKEN}", "<token>", "%(token)s"):
+        for scheme in ("Bearer", "token", "Basic"):
+            for text in (f"Authorization: {scheme} {credential}", f'"authorization": "{scheme} {credential}"'):
+                assert redact(text) == text, redact(text)
+    value = _random_secret(32)
+    for text in (f"Authorization: Bearer {value}", f'"authorization": "token {value}"'):
+        assert value not in redact(text), redact(text)
+
+
+def test_session_22_a_fill_in_here_value_is_a_placeholder() -> None:
+    # `YOUR_API_KEY_HERE` was kept (`your_`); `paste_token_here`, `api_key_here`, `INSERT_SECRET_HERE` are the
+    # same instruction to fill in the secret, not one
+    for value in ("paste_token_here", "api_key_here", "INSERT_SECRET_HERE", "enter-your-password-here", "key here"):
+        for text in (f'api_key: "{value}"', f"DB_PASSWORD={value}" if " " not in value else f'token = "{value}"'):
+            assert redact(text) == text, redact(text)
+    for text in ("password=come_here_42x", "password=here4now!", f"api_key={_random_secret(24)}_here"):
+        assert redact(text) != text, text
+
+
+def test_session_22_a_name_that_says_not_a_secret_is_a_look_alike() -> None:
+    # `not_secret`, `NOT_A_TOKEN`, `non_secret_value`: the name says what the value is not, as `fake_` and
+    # `invalid_` do; `non_prod_password`, `notification_token` still name secrets
+    value = _random_secret(20)
+    for name in ("not_secret", "NOT_A_TOKEN", "non_secret_value", "notAPassword"):
+        text = f"{name} = {value}"
+        assert redact(text) == text, redact(text)
+    for name in ("non_prod_password", "notification_token", "nonce_secret"):
+        text = f"{name} = {value}"
+        assert value not in redact(text), redact(text)
+
+
+def test_session_22_an_ibm_cloud_sdk_authenticator_takes_its_credential_first() -> None:
+    # IBM Cloud's SDKs (python-sdk-core's README): `IAMAuthenticator('<apikey>')`,
+    # `BearerTokenAuthenticator('<token>')`: the first argument is the credential, whatever its shape (here
+    # letters only, which the entropy rule leaves)
+    apikey = r(44, string.ascii_letters + "-_")
+    for text in (
+        f'authenticator = IAMAuthenticator("{apikey}")',
+        f"auth = IAMAuthenticator( '{apikey}', url='https://iam.cloud.ibm.com')",
+        f'BearerTokenAuthenticator("{apikey}")',
+    ):
+        assert apikey not in redact(text), redact(text)
+    for kept in ("IAMAuthenticator(apikey)", "IAMAuthenticator('your apikey')", "IAMAuthenticator('{apikey}')"):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_22_a_private_key_on_one_line_under_cut_armour_is_hidden() -> None:
+    # the same key with its lines joined by blanks (an environment variable, a YAML scalar folded), its END label
+    # on the same line with or without dashes: still a key
+    low = r(40, string.ascii_lowercase)
+    split = " ".join(r(16, B64) for _ in range(4))
+    for text in (
+        f"key: BEGIN RSA PRIVATE KEY----- {low} END RSA PRIVATE KEY",
+        f"PRIVATE_KEY='---BEGIN PRIVATE KEY--- {split} ---END PRIVATE KEY---'",
+    ):
+        out = redact(text)
+        assert low not in out and not any(part in out for part in split.split()), out
+        assert "[REDACTED:private-key]" in out, out
+    assert redact("key: BEGIN RSA PRIVATE KEY----- " + low + " END RSA PRIVATE KEY").startswith("key: [REDACTED")
+    for kept in (
+        "BEGIN RSA PRIVATE KEY and END RSA PRIVATE KEY mark the block",
+        "between BEGIN PRIVATE KEY ... END PRIVATE KEY lines",
+    ):
+        assert redact(kept) == kept, redact(kept)

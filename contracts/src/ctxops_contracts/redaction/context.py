@@ -18,6 +18,7 @@ from .names import (
     is_digest_slug,
     is_fake_name,
     is_hex,
+    is_jose_header,
     is_key_name,
     is_malformed_token,
     is_placeholder,
@@ -570,6 +571,15 @@ def _value_after(match: re.Match[str], name: str) -> tuple[str, int] | None:
     return text[match.start() : start] + SECRET, end
 
 
+# IBM Cloud's SDK authenticators (python-sdk-core's README: ``IAMAuthenticator('<apikey>')``,
+# ``BearerTokenAuthenticator('<bearer token>')``): the first argument is the credential, judged as that name's.
+_SDK_AUTHENTICATOR = lazy(r"(?<![A-Za-z0-9_])(IAM|BearerToken)Authenticator\([ \t]*+(?=[\"'])")
+
+
+def _sdk_authenticator(match: re.Match[str]) -> tuple[str, int] | None:
+    return _value_after(match, "apikey" if match.group(1) == "IAM" else "bearer_token")
+
+
 # Names and values assigned in one statement: Go's ``const a, b string = "x", "y"`` and ``a, b := ...``,
 # Python's ``a, b = "x", "y"``. Each name is paired with its value; up to 8 of each.
 _TUPLE_NAME = r"[A-Za-z_][A-Za-z0-9_]{0,80}+"
@@ -947,24 +957,108 @@ _PUTTY = lazy(r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC:[ \t]*[0-9a-fA-F]+|\Z)
 
 
 _PEM_BODY = lazy(r"[A-Za-z0-9+/=]{16}")
+_PEM_CHARS = lazy(r"[A-Za-z0-9+/]++")
+
+
+def _one_unit_repeated(body: str) -> bool:
+    """A body that repeats one unit of up to 8 characters (``abab...``, ``AAAA...``): a placeholder, as the
+    issue's ``xxxx`` is. A key's body is random: no real key repeats so."""
+    chars = "".join(_PEM_CHARS.findall(body.replace("\\n", "\n")))
+    return len(chars) >= 16 and any(chars == (chars[:p] * (len(chars) // p + 1))[: len(chars)] for p in range(1, 9))
 
 
 def _pem_block(match: re.Match[str]) -> str:
-    """A PEM private key block, unless its body holds no key material (``anything``, nothing, ``...``)."""
+    """A PEM private key block, unless its body holds no key material (``anything``, nothing, ``...``, one
+    unit repeated)."""
     block = match.group(0)
     body = block[block.find("-----", 10) + 5 :]
+    end = body.find("-----END")
+    if _one_unit_repeated(body if end < 0 else body[:end]):
+        return block
     return "[REDACTED:private-key]" if _PEM_BODY.search(body) else block
+
+
+# RFC 7468's armour with its dashes damaged (a copy that lost the head's leading dashes, the tail's, or the END
+# line): the label still says what the base64 lines after it are. The head must end its line; the body is the
+# lines after it that are base64 and nothing else (RFC 1421's `Proc-Type:`/`DEK-Info:` headers first), up to an
+# END line, or up to the first other line when the END line is missing. (A line pattern's leading blanks are
+# read from a line's start only, `(?<![ \t])`: tried inside a long run of blanks, each would rescan it.)
+_CUT_HEAD = lazy(r"(?<![A-Za-z0-9])-{0,5}BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-{0,5}[ \t]*+(?:\r?\n|(?:\\r)?\\n)")
+_CUT_END = lazy(r"(?<![ \t])[ \t]*+-{0,5}END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-{0,5}")
+_CUT_LINE = lazy(r"[ \t]*+([A-Za-z0-9+/=]*+)[ \t]*+")
+_CUT_HEADER = lazy(r"(?<![ \t])[ \t]*+(?:Proc-Type|DEK-Info):[^\n\\]{0,200}")
+_LINE_BREAK = lazy(r"\r?\n|(?:\\r)?\\n")
+
+
+# The same key with its lines joined by blanks and its END label on the same line (an environment variable, a
+# folded YAML scalar): up to 200 base64 words between the two labels.
+_CUT_ONE_LINE = lazy(
+    r"(?<![A-Za-z0-9])-{0,5}BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-{0,5}[ \t]++"
+    r"((?:[A-Za-z0-9+/=]++[ \t]++){1,200}?)-{0,5}END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-{0,5}"
+)
+
+
+def _one_line_key(match: re.Match[str]) -> str:
+    body = match.group(1)
+    if max(len(word) for word in body.split()) < 16 or _one_unit_repeated(body):
+        return match.group(0)
+    return "[REDACTED:private-key]"
+
+
+def _cut_block_end(text: str, at: int) -> int:
+    """The end of the key whose body starts at ``at`` (after a cut head's line), or -1 when no base64 line of
+    16 characters follows."""
+    last, longest, pos = -1, 0, at
+    while pos <= len(text):
+        end = _CUT_END.match(text, pos)
+        if end is not None and longest >= 16:
+            return end.end()
+        header = _CUT_HEADER.match(text, pos) if longest == 0 else None
+        line = header or _CUT_LINE.match(text, pos)
+        if line is None:  # pragma: no cover - _CUT_LINE matches the empty string
+            break
+        stop = line.end()
+        brk = _LINE_BREAK.match(text, stop)
+        if brk is None and stop < len(text) and text[stop] not in "\"'":
+            break  # the line holds something else: the body ended on the line before
+        if header is None:
+            longest = max(longest, len(line.group(1)))
+            if line.group(1):
+                last = stop
+        if brk is None:
+            break
+        pos = brk.end()
+    return last if longest >= 16 else -1
+
+
+def _cut_armour(text: str) -> str:
+    """Private keys whose armour lost dashes (RFC 7468's `-----BEGIN`/`END ...-----` damaged), whole."""
+    out: list[str] = []
+    pos = 0
+    for head in _CUT_HEAD.finditer(text):
+        if head.start() < pos:
+            continue
+        end = _cut_block_end(text, head.end())
+        if end > 0 and not _one_unit_repeated(text[head.end() : end].split("END", 1)[0]):
+            out += [text[pos : head.start()], "[REDACTED:private-key]"]
+            pos = end
+    text = "".join(out) + text[pos:] if out else text
+    return _CUT_ONE_LINE.sub(_one_line_key, text) if "END" in text else text
 
 
 def private_keys(text: str) -> str:
     """PEM and PuTTY private keys, as whole blocks; an END line with no BEGIN before it (a cut-off key)
-    hides everything before it."""
+    hides everything before it, or from a BEGIN whose armour lost its dashes."""
     if "PRIVATE KEY" in text:
         end = _PEM_END.search(text)
         begin = text.find("-----BEGIN")
         if end is not None and (begin < 0 or begin > end.start()):
-            text = "[REDACTED:private-key]" + text[end.end() :]
+            cut = _CUT_HEAD.search(text, 0, end.start())
+            head = "" if cut is None else text[: cut.start()]
+            text = head + "[REDACTED:private-key]" + text[end.end() :]
         text = _PEM.sub(_pem_block, text)
+        if "BEGIN" in text:
+            text = _cut_armour(text)
     if "PuTTY-User-Key-File" in text:
         text = _PUTTY.sub("[REDACTED:private-key]", text)
     return text
@@ -1078,8 +1172,8 @@ def _entropy(match: re.Match[str]) -> tuple[str, int] | None:
     lead, equals, _ = match.group(1)[:80].partition("=")
     if is_public_name(assigned_name(text, match.start(1)) or (lead if equals else "")):
         return None  # ``publicKeyToken="<hex>"``, ``DOTENV_PUBLIC_KEY=<hex>``: published by design
-    if is_public_key_der(match.group(1)):
-        return None  # a DER public key in base64 (``MFkwEwYHKoZIzj0CAQYI...``): published by design
+    if is_public_key_der(match.group(1)) or is_jose_header(match.group(1)):
+        return None  # a DER public key in base64 (``MFkwEwYHKoZIzj0CAQYI...``), a JWS header: published by design
     if len(match.group(1)) > 200:
         if _sops(text, match.start()) or _DIGEST_BEFORE.search(text[max(0, match.start() - 48) : match.start()]):
             return None
@@ -1464,6 +1558,7 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("xml-secret", ("value",), _XML_PAIR, _xml_pair),
     ("secret-argument", _NAME_NEEDLES, _PAIR_ARGS, _pair_args),
     ("secret-argument", ("setx", "process.env."), _ENV_FALLBACK, _env_fallback),
+    ("secret-argument", ("authenticator(",), _SDK_AUTHENTICATOR, _sdk_authenticator),
     ("secret-sibling", ("value", "<string>"), _SIBLINGS, _siblings),
     ("secret-assignment", (",",), _TUPLE_ASSIGN, _tuple_assign),
     ("secret-list", ("passwords",), _SECRET_LIST, _secret_list),

@@ -308,6 +308,16 @@ _REFERENCE_VALUE = lazy(
 )
 
 
+# An instruction to fill a secret in: ``paste_token_here``, ``INSERT_SECRET_HERE``, ``api key here`` (the family of
+# ``YOUR_API_KEY_HERE``). A secret's word must come just before ``here``: ``come_here`` is a password.
+_FILL_IN_HERE = lazy(
+    r"(?i)\A(?:(?:insert|enter|paste|put|add|your)[_ -])?(?:[a-z]{1,20}[_ -]){0,3}?"
+    r"(?:key|token|secret|password|passwd|pass|pwd|credentials?|apikey)[_ -]here\Z"
+)
+# An auth scheme before the credentials (RFC 9110 11.4): ``Bearer %s``, ``token {}``.
+_AUTH_SCHEME_VALUE = lazy(r"(?i)\A(?:bearer|basic|token|digest|bot|apikey|sso-key)[ \t]++(?=\S)")
+
+
 def is_placeholder(value: str) -> bool:
     """True for values that stand in for a secret: ``$VAR``, ``${X}``, ``<token>``, ``***``, ``changeme``,
     stock words run together (``rootpasswd``), tokens that are documentation samples
@@ -317,6 +327,11 @@ def is_placeholder(value: str) -> bool:
         return True  # a sample cut short in documentation: ``ops_eyJzaWdu...``
     if _REFERENCE_VALUE.match(value):
         return True
+    if value[-4:].lower() == "here" and _FILL_IN_HERE.match(value):  # (a test of 4 characters first: called often)
+        return True
+    scheme = _AUTH_SCHEME_VALUE.match(value) if (" " in value or "\t" in value) else None
+    if scheme is not None:  # an Authorization value: its credentials judged as any value (RFC 9110 11.4)
+        return is_placeholder(value[scheme.end() :])
     return bool(_PLACEHOLDER.match(value)) or is_placeholder_token(value, ascending=False) or _stock_words(value)
 
 
@@ -544,7 +559,19 @@ def is_fake_name(name: str) -> bool:
     parts = words(name)
     if any(part in _FAKE_WORDS for part in parts):
         return True
-    return any(parts[i] == "non" and parts[i + 1] in {"matching", "match", "valid"} for i in range(len(parts) - 1))
+    if "non" not in parts and "not" not in parts:
+        return False  # (most names: one C-level scan each, this is called for every name read)
+    for i in range(len(parts) - 1):
+        if parts[i] == "non" and parts[i + 1] in {"matching", "match", "valid"}:
+            return True
+        if parts[i] in {"not", "non"}:  # ``not_secret``, ``NOT_A_TOKEN``: the name says what its value is not
+            following = parts[i + 2] if parts[i + 1] == "a" and i + 2 < len(parts) else parts[i + 1]
+            if following in _NOT_WHAT:
+                return True
+    return False
+
+
+_NOT_WHAT = frozenset({"secret", "password", "passwd", "token", "key", "apikey", "credential", "credentials"})
 
 
 # Provider prefixes whose documented shape is exact: a token with the prefix that does not have the shape
@@ -688,6 +715,27 @@ def is_public_key_der(value: str) -> bool:
         return False
     key = _der_header(der, algorithm[2])
     return key is not None and key[0] == 0x03 and key[2] == outer[2]
+
+
+# RFC 7515 4.1's registered header parameters, but `jwk` (a key, possibly a private one, RFC 7517) and `crit`'s
+# extensions' members: a header holding only these names describes a signature and holds no secret.
+_JOSE_PARAMS = frozenset({"alg", "typ", "cty", "kid", "enc", "zip", "x5t", "x5t#S256", "x5u", "jku", "crit"})
+
+
+def is_jose_header(value: str) -> bool:
+    """A JWS/JWE protected header alone (RFC 7515 4.1, RFC 7519 5): base64url JSON whose members are only the
+    registered parameters, with `alg`. It is sent in the clear; the credential is the whole signed token."""
+    if not value.startswith("eyJ") or len(value) > 600 or "." in value:
+        return False
+    import binascii  # (only here: a shared library to load, kept off the hook path's imports)
+    import json
+
+    try:
+        raw = binascii.a2b_base64(value.replace("-", "+").replace("_", "/") + "=" * (-len(value) % 4))
+        header = json.loads(raw)
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(header, dict) and "alg" in header and set(header) <= _JOSE_PARAMS
 
 
 def is_public_token(value: str) -> bool:

@@ -33,7 +33,10 @@ def both(a: C, b: C) -> C:
     "pp/helpers.py": """from pp.util import replaced_by_pep8, wrapped, both
 
 
-def counted_array(expr):
+from pp.core import ParserElement
+
+
+def counted_array(expr) -> ParserElement:
     return expr
 
 
@@ -69,6 +72,8 @@ def test_names():
     pp.oneOf("a b")
     pp.eitherOf("c")
     pp.ParserElement().parseString("z")
+    expr = countedArray(pp.ParserElement())
+    expr.parse_string("2 ab")
 """,
 }
 
@@ -92,3 +97,8 @@ def test_a_result_not_exactly_the_type_variable_is_no_identity(ix: CodeIndex) ->
     assert ("tests/test_pep8.py", 8) not in _certain(ix, "python pp/helpers.py one_of().")
     assert ("tests/test_pep8.py", 9) not in _certain(ix, "python pp/helpers.py one_of().")
     assert ("tests/test_pep8.py", 9) not in _certain(ix, "python pp/helpers.py other().")
+
+
+def test_calling_it_gives_the_argument_s_result(ix: CodeIndex) -> None:
+    # `expr = countedArray(...)`: counted_array's stated result, a ParserElement
+    assert ("tests/test_pep8.py", 12) in _certain(ix, "python pp/core.py ParserElement.parse_string().")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from cpu_timing import best_cpu_s
 from ctxops_code_scan.extract import extract
 
-UTIL = '''from typing import Callable, TypeVar
+UTIL = """from typing import Callable, TypeVar
 import typing
 
 C = TypeVar("C", bound=Callable)
@@ -59,7 +59,7 @@ def redefined(fn: C) -> C:
 class K:
     def method(self, fn: C) -> C:
         return fn
-'''
+"""
 
 
 def _identities(src: str) -> dict[str, str]:

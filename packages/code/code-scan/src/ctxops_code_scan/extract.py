@@ -504,9 +504,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         is_async=is_async,
                         yields=is_context_manager(node),
                     )
-                    if kind == "function" and top is None and ret and node.type == "function_definition":
-                        if node.parent is None or node.parent.type != "decorated_definition":
-                            facts.add_identity(sid, params[0], _text(ret[0]), own_typevars(node))
+                    plain = node.parent is None or node.parent.type != "decorated_definition"  # (no decorator)
+                    if kind == "function" and top is None and ret and node.type == "function_definition" and plain:
+                        facts.add_identity(sid, params[0], _text(ret[0]), own_typevars(node))
                     if kind == "function" and is_overload(node):
                         facts.add_overload(sid, params[0])
                     elif kind == "function" and (decorated := decorator_chain(node)) is not None:

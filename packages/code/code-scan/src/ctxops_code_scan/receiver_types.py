@@ -1385,7 +1385,9 @@ class TypeFacts:
             if owner is None:
                 continue
             elsewhere = (
-                self.attrs.get(cls, {}).keys() | self.attr_classes.get(cls, {}).keys() | self.attr_chains.get(cls, {}).keys()
+                self.attrs.get(cls, {}).keys()
+                | self.attr_classes.get(cls, {}).keys()
+                | self.attr_chains.get(cls, {}).keys()
             )
             for name, passed in sorted(table.items()):
                 if not passed or name in elsewhere or name in self.rebound_attrs:

@@ -46,5 +46,5 @@ def test_type_hop_statements_carry_only_what_they_read(step: type_eval.Step) -> 
     assert all("JOIN symbols s ON s.path = e.path AND s.name = split_part" not in sql for _, sql in branches)
     assert sum("\nmro(" in sql for _, sql in branches) == 1
     guarded = {guard for guard, _ in branches if guard}
-    expected = {"nearest", "called", "fixture"} | ({"decided"} if step is type_eval._STEP else set())
+    expected = {"nearest", "called", "fixture", "identity"} | ({"decided"} if step is type_eval._STEP else set())
     assert guarded == expected

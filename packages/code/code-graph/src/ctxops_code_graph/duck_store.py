@@ -619,6 +619,49 @@ JOIN symbols f ON f.path = i.target_path AND f.parent IS NULL AND f.name = i.nam
 WHERE r.role = 'call' AND c.conf <> 'name-only' AND r.fam = 'python'
 """,
     ),
+    (
+        None,
+        """
+-- (the certain calls of a name bound to a call that passes plain names: `generic_identity.py`'s rows)
+CREATE OR REPLACE TEMP TABLE generic_uses AS
+SELECT c.rid, c.conf, v.path, v.parent, regexp_extract(y.expr, '^(\\w+)\\(', 1) AS fn,
+       regexp_extract(y.expr, '\\((\\d+)\\)', 1) AS k, regexp_extract(y.expr, '\\)(\\w+)$', 1) AS arg
+FROM cand c JOIN pending r USING (rid)
+JOIN symbols v ON v.id = c.dst AND v.kind IN ('variable', 'constant', 'field')
+JOIN types y ON y.path = v.path AND y.name = '=' || v.name AND y.owner IS NOT DISTINCT FROM v.parent
+ AND regexp_matches(y.expr, '^\\w+\\(\\d+\\)\\w+$')
+WHERE r.role = 'call' AND c.conf <> 'name-only' AND r.fam = 'python';
+-- (those whose callee, defined in the file or imported by name, is a generic identity at that position)
+CREATE OR REPLACE TEMP TABLE generic_ok AS
+SELECT h.* FROM (
+  SELECT g.*, d.id AS did FROM generic_uses g
+  JOIN symbols d ON d.path = g.path AND d.name = g.fn AND d.parent IS NULL AND d.kind = 'function'
+  WHERE NOT EXISTS (SELECT 1 FROM imports x WHERE x.path = g.path AND x.alias = g.fn)
+  UNION ALL
+  SELECT g.*, d.id FROM generic_uses g
+  JOIN imports i ON i.path = g.path AND i.target_kind = 'name' AND i.alias = g.fn AND i.target_path <> g.path
+  JOIN symbols d ON d.path = i.target_path AND d.name = i.name AND d.parent IS NULL AND d.kind = 'function'
+) h JOIN types t ON t.owner = h.did AND t.name = '=arg' AND t.expr = h.k
+""",
+    ),
+    (
+        None,
+        """
+-- Python: a generic identity, `countedArray = replaced_by_pep8("countedArray", counted_array)` with `def
+-- replaced_by_pep8(name, fn: C) -> C`, C a TypeVar: a checker's countedArray is counted_array, the argument at
+-- the position the callee's row `=arg` names (code-scan's `generic_identity.py`; the row `=countedArray` is
+-- `replaced_by_pep8(1)counted_array`); the callee and the argument defined in the file or imported by name
+INSERT INTO edge_rows
+SELECT ok.rid, f.id, ok.conf, 'alias' FROM generic_ok ok
+JOIN symbols f ON f.path = ok.path AND f.name = ok.arg AND f.parent IS NOT DISTINCT FROM ok.parent
+ AND f.kind IN ('function', 'method')
+UNION ALL
+SELECT ok.rid, f.id, ok.conf, 'alias' FROM generic_ok ok
+JOIN imports i ON i.path = ok.path AND i.target_kind = 'name' AND i.alias = ok.arg AND i.target_path <> ok.path
+JOIN symbols f ON f.path = i.target_path AND f.name = i.name AND f.parent IS NULL AND f.kind = 'function'
+WHERE ok.parent IS NULL
+""",
+    ),
 ]
 
 # File edges of the files in `fe_src` (all files on a full build): imports, plus symbol edges per kind.

@@ -303,6 +303,17 @@ SELECT n.rid, n.spath, {_parse("y.expr", "n.steps")}, NULL, n.selfc, greatest(n.
 JOIN types y ON y.path = n.spath AND y.owner IS NULL AND y.name = split_part(n.nm, '?', 1) || '()'
 WHERE n.mk = '=' AND n.skind IN ('variable', 'constant') AND (ends_with(n.spath, '.py') OR ends_with(n.spath, '.pyi'))
 UNION ALL
+-- Python: calling a module-level name bound to a generic identity's call (`countedArray =
+-- replaced_by_pep8("countedArray", counted_array)`, `def replaced_by_pep8(name, fn: C) -> C`): calling the
+-- argument it passes (`identity_fns`: the identities each file defines or imports by name, and their position)
+SELECT n.rid, n.spath, '=', regexp_extract(y.expr, '\\)(\\w+)$', 1), n.steps, NULL, n.selfc, greatest(n.via, 1), NULL
+FROM named n
+JOIN types y ON y.path = n.spath AND y.owner IS NULL AND y.name = '=' || split_part(n.nm, '?', 1)
+ AND regexp_matches(y.expr, '^\\w+\\(\\d+\\)\\w+$')
+JOIN identity_fns d ON d.path = n.spath AND d.alias = regexp_extract(y.expr, '^(\\w+)\\(', 1)
+ AND d.k = regexp_extract(y.expr, '\\((\\d+)\\)', 1)
+WHERE n.mk = '=' AND n.skind IN ('variable', 'constant') AND (ends_with(n.spath, '.py') OR ends_with(n.spath, '.pyi'))
+UNION ALL
 -- a name the file imports (`from m import x as nm`): the same name in the imported file
 SELECT e.rid, i.target_path, e.mk,
        i.name || CASE WHEN strpos(e.nm, '?') > 0 THEN '?' || split_part(e.nm, '?', 2) ELSE '' END,
@@ -397,6 +408,8 @@ _GUARDS = {
     "called": "cls IS NULL AND mk = '&'",  # a callback's parameter
     "decided": "cls IS NULL AND mk = '%'",  # a callee's type parameter, instantiated
     "fixture": "cls IS NULL AND mk = '@'",  # a pytest fixture (the branch reads `e` only where `e.mk = '@'`)
+    # a call of a name that may be bound to a generic identity's call (only where some file has an identity)
+    "identity": "cls IS NULL AND mk = '=' AND (SELECT count(*) FROM identity_fns) > 0",
 }
 
 
@@ -417,6 +430,8 @@ def _by_branch(head: str, body: str) -> Step:
         guard = next((g for g in ("nearest", "called", "decided") if f"\n{g} AS (" in f"\n{with_}"), None)
         if guard is None and "WHERE e.mk = '@'" in branch:
             guard = "fixture"
+        if guard is None and "identity_fns" in branch:
+            guard = "identity"
         step.append((guard, f"INSERT INTO nx {with_}{branch}"))
     return tuple(step)
 
@@ -505,6 +520,20 @@ def _hop(con: Any, step: Step) -> None:
     con.execute("ALTER TABLE ts_next RENAME TO ts")
 
 
+# Python generic identities (code-scan's `generic_identity.py`: a function's row `=arg`, the position of the
+# argument its result is) under the names each file calls them by: its own def, or an import by name
+_IDENTITY_FNS = """
+CREATE OR REPLACE TEMP TABLE identity_fns AS
+SELECT d.path, d.name AS alias, t.expr AS k FROM types t JOIN symbols d ON d.id = t.owner
+WHERE t.name = '=arg' AND d.parent IS NULL AND d.kind = 'function'
+ AND NOT EXISTS (SELECT 1 FROM imports x WHERE x.path = d.path AND x.alias = d.name)
+UNION
+SELECT i.path, i.alias, t.expr FROM types t JOIN symbols d ON d.id = t.owner
+JOIN imports i ON i.target_path = d.path AND i.name = d.name AND i.target_kind = 'name' AND i.path <> d.path
+WHERE t.name = '=arg' AND d.parent IS NULL AND d.kind = 'function'
+"""
+
+
 def evaluate(con: Any) -> None:
     """`typed_cls(rid, cls, via)` for the pending references with a receiver type."""
     con.execute(_START)
@@ -515,6 +544,7 @@ def evaluate(con: Any) -> None:
     )
     con.execute("CREATE OR REPLACE TEMP TABLE unions (rid BIGINT, n INTEGER)")
     con.execute("CREATE OR REPLACE TEMP TABLE done (rid BIGINT, cls VARCHAR, via INTEGER)")
+    con.execute(_IDENTITY_FNS)
     contexts = con.execute("SELECT count(*) FROM calls").fetchone()[0]
     step = _STEP if contexts else _STEP_PLAIN
     # Every state reached so far: a state met again has nothing new to give (names that go round in circles,

@@ -28,6 +28,7 @@ from ctxops_contracts import Reference, Symbol
 
 from . import lang_rules
 from .dunder_all import dunder_all_rows
+from .generic_identity import own_typevars
 from .imports import python_absolute_module, read_import
 from .languages import ts_language, ts_query
 from .operators import IN_PLACE, operator_step
@@ -518,6 +519,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         is_async=is_async,
                         yields=is_context_manager(node),
                     )
+                    plain = node.parent is None or node.parent.type != "decorated_definition"  # (no decorator)
+                    if kind == "function" and top is None and ret and node.type == "function_definition" and plain:
+                        facts.add_identity(sid, params[0], _text(ret[0]), own_typevars(node))
                     if kind == "function" and is_overload(node):
                         facts.add_overload(sid, params[0])
                     elif kind == "function" and (decorated := decorator_chain(node)) is not None:

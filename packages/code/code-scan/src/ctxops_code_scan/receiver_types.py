@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .generic_identity import IDENTITY_ROW, identity_position, is_typevar, passed_names
 from .operators import DUNDER_STEPS
 from .overloads import ACCEPTED_BY, BUILTINS, pick
 from .symbol_ids import first_definition
@@ -476,6 +477,14 @@ class TypeFacts:
     # TypeScript: `%<byte>.<source>` -> what the call at byte states about its callee's type parameters
     contexts: dict[str, str] = field(default_factory=dict)
     go_ranged: dict[str, set[str]] = field(default_factory=dict)  # Go: function id -> its `range` variables
+    # Python generic identities (`generic_identity.py`): module-level TypeVar names; function id -> (its type
+    # variable, the position of the parameter it types, whether the function declares it itself); a
+    # module-level (or class body's: class qualname -> ...) name -> the plain names its call passes (None:
+    # bound twice)
+    typevars: set[str] = field(default_factory=set)
+    identities: dict[str, tuple[str, int, bool]] = field(default_factory=dict)
+    identity_calls: dict[str, list[tuple[str, int, str]] | None] = field(default_factory=dict)
+    member_identity_calls: dict[str, dict[str, list[tuple[str, int, str]] | None]] = field(default_factory=dict)
 
     def add_params(self, function_id: str, params: Any, signature: str | None) -> None:
         if signature and self.python and "=" in signature:  # (an annotation below wins over a default)
@@ -577,6 +586,7 @@ class TypeFacts:
         if function_id is not None:
             self.add_local_chain(function_id, name, chain)
             return
+        self.identity_calls[name] = None  # (a generic identity's value only when bound once, below)
         _bind(self.module, name, _CONFLICT)
         _bind_chain(self.module_chains, name, chain)
 
@@ -664,6 +674,19 @@ class TypeFacts:
         typ = value_type(value)
         _bind(self.module, name, typ if typ is not None else _CONFLICT)
         _bind_chain(self.module_chains, name, chain_of(value))
+        if self.python:
+            passed = passed_names(value) if value is not None and value.type == "call" else None
+            self.identity_calls[name] = passed if name not in self.identity_calls else None
+            if is_typevar(value):
+                self.typevars.add(name)
+
+    def add_identity(self, function_id: str, params: Any, returns: str | None, own: set[str]) -> None:
+        """Python: a module-level plain def whose result is exactly its argument's type (`generic_identity`)."""
+        written = (returns or "").strip().strip("'\"").strip()
+        # (whether `written` is a type variable is known at the module's end: a TypeVar may follow the def)
+        found = identity_position(params, returns, {written}) if written.isidentifier() else None
+        if found is not None:
+            self.identities[function_id] = (found[0], found[1], found[0] in own)
 
     def add_module_stated(self, name: str, annotation: str) -> None:
         """`name: K = ...` at module level: the annotation is the type, whatever the value; `name: type[K] =
@@ -721,6 +744,10 @@ class TypeFacts:
         Storage (the graph keeps it only if `Storage` is a class). The row's name is `storage_class()`; a member
         read through it (`self.storage_class.create()`) is Storage's. `objects = Manager()` in a class body: a
         class attribute holding a Manager, read through an instance or the class (`Contact.objects.get()`)."""
+        if self.python:
+            table = self.member_identity_calls.setdefault(class_qualname, {})
+            passed = passed_names(value) if value.type == "call" else None
+            table[name] = passed if name not in table else None
         made = constructor_type(value)
         if made is not None:
             if not any(b.rpartition(".")[2].endswith(_ENUM_BASES) for b in self.bases.get(class_qualname, ())):
@@ -1328,6 +1355,7 @@ class TypeFacts:
                 rows.append((None, name, expr))
         if self.python:
             rows.extend(self._alias_rows())
+            rows.extend(self._identity_rows(class_ids))
             for cls, aliased in self.member_aliases.items():
                 owner = class_ids.get(cls)
                 if owner is not None:  # (the row `=alias`: calling the alias calls the member it names)
@@ -1335,6 +1363,48 @@ class TypeFacts:
                     # ParserElement._parseCache`, `self._parse = breaker`: bound twice, no alias for certain)
                     aliases = aliased.items()
                     rows.extend((owner, "=" + n, t) for n, t in aliases if t and n not in self.rebound_attrs)
+        return rows
+
+    def _identity_rows(self, class_ids: dict[str, str]) -> list[tuple[str | None, str | None, str]]:
+        """Python: a generic identity's row `=arg` (k), and `=name` rows (`callee(k)arg`) of each name bound once
+        to a call passing plain names, which the graph joins (`generic_identity.py`). Only names the module
+        binds once: a type variable, a function defined once, a callee and an argument it does not rebind."""
+        rows: list[tuple[str | None, str | None, str]] = []
+        firsts: dict[str, int] = {}
+        for fid in self.classes:
+            firsts[first_definition(fid)] = firsts.get(first_definition(fid), 0) + 1
+        for fid, (tv, k, own) in self.identities.items():
+            once = tv not in self.imported and tv not in self.module_stated and self.module_chains.get(tv) is not None
+            if (own or (tv in self.typevars and once)) and firsts.get(first_definition(fid)) == 1:
+                rows.append((fid, IDENTITY_ROW, str(k)))
+        rebound = self.module_chains.keys() | self.module_stated.keys()  # (a value the module binds)
+        for name, passed in sorted(self.identity_calls.items()):
+            if passed and name not in self.imported and name not in self.module_stated:
+                if self.module_chains.get(name) is None:
+                    continue
+                rows.extend(
+                    (None, "=" + name, f"{f}({k}){a}") for f, k, a in passed if a not in rebound and f not in rebound
+                )
+        for cls, table in self.member_identity_calls.items():
+            owner = class_ids.get(cls)
+            if owner is None:
+                continue
+            elsewhere = (
+                self.attrs.get(cls, {}).keys()
+                | self.attr_classes.get(cls, {}).keys()
+                | self.attr_chains.get(cls, {}).keys()
+            )
+            for name, passed in sorted(table.items()):
+                if not passed or name in elsewhere or name in self.rebound_attrs:
+                    continue
+                if self.class_chains.get(cls, {}).get(name) is None:
+                    continue  # (bound twice in the body, or to no call)
+                bound = table.keys() | self.member_aliases.get(cls, {}).keys()
+                rows.extend(
+                    (owner, "=" + name, f"{f}({k}){a}")
+                    for f, k, a in passed
+                    if a not in bound and f not in rebound and f not in bound
+                )
         return rows
 
     def _item_rows(self) -> list[tuple[str | None, str | None, str]]:

@@ -357,3 +357,37 @@ def test_typescript_union_alias_and_omit_base_have_the_members(tmp_path: Path) -
         assert _lines(TS_UNION, "box") <= _sites(idx, "typescript lib/maybe.ts Box.match().")
     finally:
         idx.close()
+
+
+TS_FIELD_NEW = {
+    "lib/map.ts": """export class SafeMap<K, V> { get(k: K): V | undefined { return undefined; } }
+export class Plain { go(): void {} }
+""",
+    "lib/use.ts": """import { SafeMap, Plain } from './map';
+import * as m from './map';
+export class Rule {
+  private readonly obligations = new SafeMap<string, Plain>();
+  private plain = new Plain();
+  private byName = new Map<string, Plain>();
+  private other = new m.Plain();
+  check(): void {
+    this.obligations.get('x'); // get
+    this.plain.go(); // go
+    this.byName.get('y')?.go(); // go
+  }
+}
+""",
+}
+
+
+def test_typescript_field_initialized_by_new_has_its_class(tmp_path: Path) -> None:
+    """true-myth's `private readonly obligations = new SafeMap<ts.Symbol, Obligation>()`: a field without a
+    written type has its initializer's class, as the compiler infers it (a `Map<_, V>` of V values)."""
+    root = make_repo(tmp_path / "field", TS_FIELD_NEW)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    try:
+        assert _lines(TS_FIELD_NEW, "get") <= _sites(idx, "typescript lib/map.ts SafeMap.get().")
+        assert _lines(TS_FIELD_NEW, "go") <= _sites(idx, "typescript lib/map.ts Plain.go().")
+    finally:
+        idx.close()

@@ -553,6 +553,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_class_value(top.qualname, name, cv[0])
             elif kind == "field" and ret and top is not None and typescript:
                 facts.add_ts_field(top.qualname, name, _text(ret[0]))
+            elif kind == "field" and top is not None and typescript and (made := _ts_new_type(caps.get("value"))):
+                facts.add_ts_field(top.qualname, name, made)  # `private m = new SafeMap<K, V>()`: a SafeMap
             elif kind == "field" and ret and top is not None:
                 facts.add_field(top.qualname, name, _text(ret[0]))
         out.symbols.append(
@@ -788,6 +790,19 @@ def _tuple_item(node: Any, name_node: Any, positions: dict[int, dict[int, int] |
 
 
 _MAX_INTERSECTED = 24  # levels of `type P = A & B & ...` read (a part walks up through the parts after it)
+
+
+def _ts_new_type(value: list[Any] | None) -> str | None:
+    """TypeScript: the type a field's initializer `new K<A>(...)` gives it, as written (`K<A>`: ts_type reads
+    `Map<_, V>` and `Set<V>` as containers); None for anything else (`new ns.K()` included)."""
+    node = value[0] if value else None
+    if node is None or node.type != "new_expression":
+        return None
+    ctor = node.child_by_field_name("constructor")
+    if ctor is None or ctor.type != "identifier":
+        return None
+    args = node.child_by_field_name("type_arguments")
+    return _text(ctor) + (_text(args) if args is not None else "")
 
 
 _COMBINED_TYPES = ("intersection_type", "union_type")

@@ -30,7 +30,7 @@
   name: (_) @name
   parameters: (formal_parameters) @params
   return_type: (_)? @return) @def.method
-(public_field_definition name: (_) @name type: (_)? @return) @def.field
+(public_field_definition name: (_) @name type: (_)? @return value: (_)? @value) @def.field
 (property_signature name: (_) @name type: (_)? @return) @def.field
 (internal_module name: (_) @name) @def.module
 (variable_declarator

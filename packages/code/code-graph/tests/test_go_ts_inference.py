@@ -310,3 +310,84 @@ def test_typescript_intersection_alias_has_each_parts_members(tmp_path: Path) ->
         assert not (_lines(TS_MIXED, "la") & _sites(idx, "typescript lib/traits.ts Other.LA()."))
     finally:
         idx.close()
+
+
+TS_UNION = {
+    "lib/maybe.ts": """class MaybeImpl<T> {
+  map(f: (t: T) => T): MaybeImpl<T> { return this; }
+  unwrapOr(d: T): T { return d; }
+}
+export interface Just<T> extends MaybeImpl<T> { value: T }
+export interface Nothing<T> extends Omit<MaybeImpl<T>, 'value'> {}
+export type Maybe<T> = Just<T> | Nothing<T>;
+class ResultImpl<T, E> { match(): void {} }
+export interface Ok<T, E> extends Omit<ResultImpl<T, E>, 'error'> {}
+export interface Err<T, E> extends Readonly<ResultImpl<T, E>> {}
+export type Result<T, E> = Ok<T, E> | Err<T, E> | null;
+export class Box<T> { match(): void {} }
+export interface Holder<T> extends Box<ResultImpl<T, T>> {}
+export function map<T>(m: Maybe<T>) {
+  return m.map((x) => x); // map
+}
+""",
+    "lib/use.ts": """import { Maybe, Result, Nothing, Holder } from './maybe';
+export function f(m: Maybe<number>, r: Result<number, string>, n: Nothing<number>, h: Holder<number>) {
+  m.unwrapOr(1); // unwrap
+  n.unwrapOr(2); // unwrap
+  r.match(); // match
+  h.match(); // box
+}
+""",
+}
+
+
+def test_typescript_union_alias_and_omit_base_have_the_members(tmp_path: Path) -> None:
+    """true-myth: `type Maybe<T> = Just<T> | Nothing<T>` with `interface Nothing<T> extends Omit<MaybeImpl<T>,
+    'value'>`: the compiler finds `m.map()` in MaybeImpl, through each part of the union alias and through the
+    utility type's argument. A generic base's own argument (`extends Box<ResultImpl<..>>`) is no base."""
+    root = make_repo(tmp_path / "union", TS_UNION)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    try:
+        assert _lines(TS_UNION, "map") <= _sites(idx, "typescript lib/maybe.ts MaybeImpl.map().")
+        assert _lines(TS_UNION, "unwrap") <= _sites(idx, "typescript lib/maybe.ts MaybeImpl.unwrapOr().")
+        result_match = _sites(idx, "typescript lib/maybe.ts ResultImpl.match().")
+        assert _lines(TS_UNION, "match") <= result_match
+        assert not (_lines(TS_UNION, "box") & result_match)
+        assert _lines(TS_UNION, "box") <= _sites(idx, "typescript lib/maybe.ts Box.match().")
+    finally:
+        idx.close()
+
+
+TS_FIELD_NEW = {
+    "lib/map.ts": """export class SafeMap<K, V> { get(k: K): V | undefined { return undefined; } }
+export class Plain { go(): void {} }
+""",
+    "lib/use.ts": """import { SafeMap, Plain } from './map';
+import * as m from './map';
+export class Rule {
+  private readonly obligations = new SafeMap<string, Plain>();
+  private plain = new Plain();
+  private byName = new Map<string, Plain>();
+  private other = new m.Plain();
+  check(): void {
+    this.obligations.get('x'); // get
+    this.plain.go(); // go
+    this.byName.get('y')?.go(); // go
+  }
+}
+""",
+}
+
+
+def test_typescript_field_initialized_by_new_has_its_class(tmp_path: Path) -> None:
+    """true-myth's `private readonly obligations = new SafeMap<ts.Symbol, Obligation>()`: a field without a
+    written type has its initializer's class, as the compiler infers it (a `Map<_, V>` of V values)."""
+    root = make_repo(tmp_path / "field", TS_FIELD_NEW)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    try:
+        assert _lines(TS_FIELD_NEW, "get") <= _sites(idx, "typescript lib/map.ts SafeMap.get().")
+        assert _lines(TS_FIELD_NEW, "go") <= _sites(idx, "typescript lib/map.ts Plain.go().")
+    finally:
+        idx.close()

@@ -142,6 +142,12 @@ def test_skip_rules_record_their_reason(tmp_path: Path) -> None:
             "src/compiled.js": "export function g() {}\n//# sourceMappingURL=compiled.js.map\n",
             "src/app.js": "/******/ var __webpack_require__ = {};\nfunction h() {}\n",
             "src/mergeMap.ts": "export function mergeMap(a: number) {\n  return a;\n}\n",
+            # TypeScript written by people that tests for webpack (@microsoft/signalr's HttpConnection.ts):
+            # a bundler emits JavaScript, never TypeScript.
+            "src/HttpConnection.ts": (
+                'const requireFunc = typeof __webpack_require__ === "function" ? __non_webpack_require__ : require;\n'
+                "export class HttpConnection {\n  start(): void {}\n}\n"
+            ),
             "go/build/build.go": "package build\n\nfunc Import() {}\n",
         },
     )
@@ -166,6 +172,7 @@ def test_skip_rules_record_their_reason(tmp_path: Path) -> None:
     }
     # Source keeps its place: a TypeScript source file, and a Go package that happens to be named `build`.
     assert isinstance(outcomes["src/mergeMap.ts"], ScanResult)
+    assert isinstance(outcomes["src/HttpConnection.ts"], ScanResult)
     assert isinstance(outcomes["go/build/build.go"], ScanResult)
     ok = outcomes["ok.py"]
     assert isinstance(ok, ScanResult) and ok.file.parse_status == "ok" and ok.symbols[0].name == "f"

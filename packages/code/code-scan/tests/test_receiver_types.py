@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from cpu_timing import best_cpu_s
 from ctxops_code_scan.extract import extract
@@ -934,6 +936,24 @@ def test_long_typescript_intersection_alias_extracts_linearly() -> None:
 
     def best(n: int) -> float:
         src = "type P = " + " & ".join(f"A{i}" for i in range(n)) + ";\n"
+        return best_cpu_s(lambda: extract(src.encode(), "m.ts", "typescript"))
+
+    assert best(4_000) < 64 * best(250)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda n: "type P = " + " | ".join(f"A{i}<T>" for i in range(n)) + ";\n",  # an alias's union
+        lambda n: "function f(x: " + " | ".join(f"A{i}" for i in range(n)) + ") {}\n",  # a union elsewhere
+        lambda n: "interface I extends " + ", ".join(f"Omit<A{i}<B<C>>, 'k'>" for i in range(n)) + " {}\n",
+    ],
+)
+def test_long_typescript_unions_and_utility_bases_extract_linearly(shape: Any) -> None:
+    from cpu_timing import best_cpu_s
+
+    def best(n: int) -> float:
+        src = shape(n)
         return best_cpu_s(lambda: extract(src.encode(), "m.ts", "typescript"))
 
     assert best(4_000) < 64 * best(250)

@@ -227,8 +227,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if name_node.start_byte in def_name_starts:
                 continue
             if typescript:  # a generic base `extends B<T>` is an `inherit` reference, not also a `type` one
-                intersected = sub == "inherit" and caps[main][0].type == "intersection_type"
-                if intersected and not _aliased_intersection(caps[main][0]):
+                combined = sub == "inherit" and caps[main][0].type in _COMBINED_TYPES
+                if combined and not _aliased_intersection(caps[main][0]):
+                    continue
+                if sub == "inherit" and caps[main][0].type == "extends_type_clause" and not _base_or_utility(name_node):
                     continue
                 if sub == "inherit":
                     inherit_starts.add(name_node.start_byte)
@@ -555,6 +557,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_class_value(top.qualname, name, cv[0])
             elif kind == "field" and ret and top is not None and typescript:
                 facts.add_ts_field(top.qualname, name, _text(ret[0]))
+            elif kind == "field" and top is not None and typescript and (made := _ts_new_type(caps.get("value"))):
+                facts.add_ts_field(top.qualname, name, made)  # `private m = new SafeMap<K, V>()`: a SafeMap
             elif kind == "field" and ret and top is not None:
                 facts.add_field(top.qualname, name, _text(ret[0]))
         out.symbols.append(
@@ -792,10 +796,30 @@ def _tuple_item(node: Any, name_node: Any, positions: dict[int, dict[int, int] |
 _MAX_INTERSECTED = 24  # levels of `type P = A & B & ...` read (a part walks up through the parts after it)
 
 
+def _ts_new_type(value: list[Any] | None) -> str | None:
+    """TypeScript: the type a field's initializer `new K<A>(...)` gives it, as written (`K<A>`: ts_type reads
+    `Map<_, V>` and `Set<V>` as containers); None for anything else (`new ns.K()` included)."""
+    node = value[0] if value else None
+    if node is None or node.type != "new_expression":
+        return None
+    ctor = node.child_by_field_name("constructor")
+    if ctor is None or ctor.type != "identifier":
+        return None
+    args = node.child_by_field_name("type_arguments")
+    return _text(ctor) + (_text(args) if args is not None else "")
+
+
+_COMBINED_TYPES = ("intersection_type", "union_type")
+# Utility types whose members are their first argument's (homomorphic mapped types: the compiler keeps the
+# base's declarations), `interface Nothing<T> extends Omit<MaybeImpl<T>, 'value'>`.
+_UTILITY_BASES = frozenset({"Omit", "Pick", "Partial", "Readonly", "Required"})
+
+
 def _aliased_intersection(node: Any) -> bool:
-    """TypeScript: whether the intersection `node` is (a left part of) a type alias's value, `type P = A & B &
-    C` (nested `((A & B) & C)`): read up to `_MAX_INTERSECTED` levels, so a long one costs a bounded walk per
-    part (its first parts, the deepest, are not read)."""
+    """TypeScript: whether the intersection or union `node` is (a left part of) a type alias's value, `type P
+    = A & B & C` (nested `((A & B) & C)`), `type M = A | B`: read up to `_MAX_INTERSECTED` levels, so a long
+    one costs a bounded walk per part (its first parts, the deepest, are not read)."""
+    kind = node.type
     for _ in range(_MAX_INTERSECTED):
         parent = node.parent
         if parent is None:
@@ -803,10 +827,25 @@ def _aliased_intersection(node: Any) -> bool:
         if parent.type == "type_alias_declaration":
             value = parent.child_by_field_name("value")
             return value is not None and value.id == node.id
-        if parent.type != "intersection_type":
+        if parent.type != kind:
             return False
         node = parent
     return False
+
+
+def _base_or_utility(name_node: Any) -> bool:
+    """TypeScript `extends` of an interface: whether `name_node` names a base (`B`, `B<T>`, `ns.B`) or the first
+    argument of a utility type (`Omit<B<T>, 'k'>`), not an argument of a generic base (`Box<K>`)."""
+    node = name_node.parent
+    if node is not None and node.type == "generic_type":
+        own = node.child_by_field_name("name")
+        if own is not None and own.id == name_node.id:
+            node = node.parent
+    if node is None or node.type != "type_arguments":
+        return True
+    generic = node.parent
+    name = generic.child_by_field_name("name") if generic is not None else None
+    return name is not None and name.type == "type_identifier" and name.text.decode() in _UTILITY_BASES
 
 
 _GoPlaces = dict[int, tuple[dict[int, int], list[Any]] | None]

@@ -14,6 +14,9 @@ MINIFIED_AVG_LINE = 400  # bytes per line: source written by people stays far be
 # Build output, whether or not it is git-ignored (packages are published with it): a bundler's output
 # directories for web code, setuptools' `build/lib/`, a source-map comment, a bundler's runtime.
 _WEB_CODE = re.compile(r"\.(js|mjs|cjs|jsx|ts|mts|cts|tsx|css)$")
+# A bundler emits JavaScript: in TypeScript its runtime's names are code testing for it
+# (`typeof __webpack_require__ === "function"`, @microsoft/signalr), not a bundle.
+_BUNDLE_CODE = re.compile(r"\.(js|mjs|cjs|jsx|css)$")
 _WEB_OUTPUT_DIRS = re.compile(
     r"(^|/)(dist|dist-\w+|bundles?|_bundles|umd|esm5|esm2015|fesm\d*|build|\.next|\.nuxt|\.output|\.svelte-kit)/"
 )
@@ -36,7 +39,9 @@ def skip_reason(path: str, head: bytes) -> str | None:
         return "minified"
     if _PY_BUILD.search(path) or (_WEB_CODE.search(path) and _WEB_OUTPUT_DIRS.search(path)):
         return "build-output"
-    if _WEB_CODE.search(path) and (_SOURCE_MAP.search(head[-1024:]) or _BUNDLER_RUNTIME.search(head[:SNIFF_BYTES])):
+    if _WEB_CODE.search(path) and _SOURCE_MAP.search(head[-1024:]):
+        return "build-output"
+    if _BUNDLE_CODE.search(path) and _BUNDLER_RUNTIME.search(head[:SNIFF_BYTES]):
         return "build-output"
     sample = head[: SNIFF_BYTES * 8]
     if len(sample) >= 4096 and len(sample) / (sample.count(b"\n") + 1) > MINIFIED_AVG_LINE:

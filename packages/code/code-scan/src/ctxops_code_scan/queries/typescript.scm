@@ -30,7 +30,7 @@
   name: (_) @name
   parameters: (formal_parameters) @params
   return_type: (_)? @return) @def.method
-(public_field_definition name: (_) @name type: (_)? @return) @def.field
+(public_field_definition name: (_) @name type: (_)? @return value: (_)? @value) @def.field
 (property_signature name: (_) @name type: (_)? @return) @def.field
 (internal_module name: (_) @name) @def.module
 (variable_declarator
@@ -64,6 +64,14 @@
 ; alias's own value is read as one (extract.py `_aliased_intersection`), not an intersection written elsewhere
 (intersection_type (type_identifier) @name) @ref.inherit
 (intersection_type (generic_type name: (type_identifier) @name)) @ref.inherit
+; `type Maybe<T> = Just<T> | Nothing<T>`: a union alias has what its parts have (true-myth); as above, only an
+; alias's own value is read (a union written elsewhere, `x: A | B`, binds its local: see below)
+(union_type (type_identifier) @name) @ref.inherit
+(union_type (generic_type name: (type_identifier) @name)) @ref.inherit
+; `interface Nothing<T> extends Omit<MaybeImpl<T>, 'value'>`: a utility type over a base keeps the base's members
+; (extract.py `_UTILITY_BASES` keeps only those: `extends Box<K>` does not have K's members)
+(extends_type_clause type: (generic_type type_arguments: (type_arguments . (type_identifier) @name))) @ref.inherit
+(extends_type_clause type: (generic_type type_arguments: (type_arguments . (generic_type name: (type_identifier) @name)))) @ref.inherit
 (type_annotation (type_identifier) @name) @ref.type
 (generic_type name: (type_identifier) @name) @ref.type
 (type_arguments (type_identifier) @name) @ref.type

@@ -113,16 +113,6 @@ def ibm_samples(sample_type: Any) -> tuple[list[Any], list[str]]:
 
 
 if __name__ == "__main__":  # the reader's list, read before any run of the redactor
-    from dataclasses import dataclass, field
+    from redaction_preview import preview
 
-    @dataclass
-    class _S:
-        source: str
-        fmt: str
-        text: str
-        secrets: list[str] = field(default_factory=list)
-
-    got, left = ibm_samples(_S)
-    for s in got:
-        print(s.fmt, "SECRET" if s.secrets else "LOOK", repr(s.text)[:110], s.secrets)
-    print(len(got), "samples;", sum(bool(s.secrets) for s in got), "secrets; left out:", left)
+    preview(ibm_samples)

@@ -1947,3 +1947,25 @@ def test_session_22_a_private_key_on_one_line_under_cut_armour_is_hidden() -> No
         "between BEGIN PRIVATE KEY ... END PRIVATE KEY lines",
     ):
         assert redact(kept) == kept, redact(kept)
+
+
+def test_session_22_many_candidates_in_one_long_text_cost_linear_time() -> None:
+    """Each value the entropy rule weighs asked whether it lies in an armoured public block, and each ask searched
+    the whole text for an armour head: a long text of many candidates (a log, a 1 MB tool output) cost its
+    length times their number. The blocks are read once per text now."""
+    cert = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUJd9aK2mQ7zP3vLx8\n-----END CERTIFICATE-----\n"
+
+    def text(n: int) -> str:
+        return "".join(f"not_a_token_{i} = 'x8Jd9aK2mQ7zP3vL{i}' " for i in range(n)) + cert  # (the head last)
+
+    def cpu(t: str) -> float:
+        best = float("inf")
+        for _ in range(2):
+            start = time.process_time()
+            redact(t)
+            best = min(best, time.process_time() - start)
+        return best
+
+    small, large = cpu(text(1000)), cpu(text(16000))
+    assert large <= 40 * small + 0.1, (small, large)  # 16x the input: quadratic was ~100x
+    assert "MIIBszCCAVmgAwIBAgIUJd9aK2mQ7zP3vLx8" in redact(text(3))  # a certificate's body is public

@@ -7,6 +7,8 @@ values hidden, so an event still says *which* secret a command used.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from ctxops_contracts.shared import regex
 from ctxops_contracts.shared.regex import lazy
 
@@ -1119,15 +1121,17 @@ def _sops(text: str, at: int) -> bool:
 # Armoured blocks whose body is public or encrypted, not a key: certificates, public keys, PGP messages and
 # signatures (``gpg --armor``, ``cat cert.pem`` in a tool's output). Their base64 lines are not hidden.
 _ARMOUR_KINDS = ("CERTIFICATE", "PUBLIC KEY", "PGP MESSAGE", "PGP SIGNATURE", "PGP PUBLIC KEY BLOCK")
-_ARMOUR_CACHE: list[object] = [None, ()]  # the last text looked at and its armoured spans (one pass per text)
+# The last text looked at, its armoured spans' starts and ends.
+_ARMOUR_CACHE: list[tuple[object, list[int], list[int]]] = [(None, [], [])]
 
 
 def _armoured(text: str, at: int) -> bool:
-    """Whether ``at`` lies inside a public or encrypted armoured block of ``text``."""
-    if "-----BEGIN " not in text:
-        return False
-    if _ARMOUR_CACHE[0] is not text:
-        spans: list[tuple[int, int]] = []
+    """Whether ``at`` lies inside a public or encrypted armoured block of ``text``. The blocks are read once per
+    text (asked about every candidate of a long text, a search of the text per call was quadratic); the spans
+    are disjoint and in order, so one bisection answers."""
+    if _ARMOUR_CACHE[0][0] is not text:
+        begins: list[int] = []
+        ends: list[int] = []
         pos = text.find("-----BEGIN ")
         while pos >= 0:
             head_end = text.find("-----", pos + 11, pos + 80)
@@ -1135,10 +1139,13 @@ def _armoured(text: str, at: int) -> bool:
             end = text.find("-----END " + kind, head_end) if kind else -1
             stop = len(text) if end < 0 else end
             if kind.endswith(_ARMOUR_KINDS) and "PRIVATE" not in kind:
-                spans.append((pos, stop))
+                begins.append(pos)
+                ends.append(stop)
             pos = text.find("-----BEGIN ", max(stop, pos + 11))
-        _ARMOUR_CACHE[0], _ARMOUR_CACHE[1] = text, tuple(spans)
-    return any(begin < at < end for begin, end in _ARMOUR_CACHE[1])  # type: ignore[attr-defined]
+        _ARMOUR_CACHE[0] = (text, begins, ends)
+    _, begins, ends = _ARMOUR_CACHE[0]
+    i = bisect_left(begins, at) - 1  # the last block starting before ``at``
+    return i >= 0 and at < ends[i]
 
 
 def _maven_cipher(text: str, at: int) -> bool:

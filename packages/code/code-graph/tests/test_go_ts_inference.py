@@ -391,3 +391,61 @@ def test_typescript_field_initialized_by_new_has_its_class(tmp_path: Path) -> No
         assert _lines(TS_FIELD_NEW, "go") <= _sites(idx, "typescript lib/map.ts Plain.go().")
     finally:
         idx.close()
+
+
+TS_NARROW = {
+    "lib/shapes.ts": """export class Circle { kind: 'c' = 'c'; area(): number { return 1; } }
+export class Square { kind: 's' = 's'; area(): number { return 2; } }
+export type Shape = Circle | Square;
+export function isCircle(s: Shape): s is Circle { return s.kind === 'c'; }
+class Impl { map(): Impl { return this; } }
+export class Just extends Impl { value = 1; }
+export class Nothing extends Impl {}
+export type Maybe = Just | Nothing;
+export function isJust(m: Maybe): m is Just { return m instanceof Just; }
+""",
+    "lib/use.ts": """import { Circle, Square, Shape, isCircle, Maybe, isJust } from './shapes';
+export function f(s: Shape, t: Circle | Square, u: Shape, m: Maybe) {
+  if (s.kind === 'c') {
+    s.area(); // square-excluded
+  }
+  switch (t.kind) {
+    case 's':
+      t.area(); // circle-excluded
+  }
+  if (isCircle(u)) u.area(); // square-excluded
+  if (isJust(m)) m.map(); // map
+  if (t instanceof Circle) {
+    t.area(); // only-circle
+  } else {
+    t.area(); // circle-excluded
+  }
+  if (!(u instanceof Square)) return;
+  u.area(); // circle-excluded
+}
+export function g(s: Shape) {
+  s.area(); // both
+}
+""",
+}
+
+
+def test_typescript_narrowed_union_lists_no_excluded_part(tmp_path: Path) -> None:
+    """`if (s.kind === 'c') s.area()`, `switch (t.kind)`, a guard `s is Circle`, an `instanceof` else branch or
+    early return: the compiler keeps only the parts the narrowing leaves, so a part it excluded is no certain
+    callee there. Where every part finds the method in one base (`Just`, `Nothing` extend `Impl`), narrowing
+    changes nothing; an un-narrowed union calls each part's method."""
+    root = make_repo(tmp_path / "narrow", TS_NARROW)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    try:
+        circle = _sites(idx, "typescript lib/shapes.ts Circle.area().")
+        square = _sites(idx, "typescript lib/shapes.ts Square.area().")
+        assert not (_lines(TS_NARROW, "square-excluded") & square)
+        assert not (_lines(TS_NARROW, "circle-excluded") & circle)
+        assert not (_lines(TS_NARROW, "only-circle") & square)
+        assert _lines(TS_NARROW, "only-circle") <= circle
+        assert _lines(TS_NARROW, "both") <= circle & square
+        assert _lines(TS_NARROW, "map") <= _sites(idx, "typescript lib/shapes.ts Impl.map().")
+    finally:
+        idx.close()

@@ -90,11 +90,13 @@ Step = tuple[tuple[str | None, str], ...]  # (guard, statement): the statement r
 
 _START = f"""
 CREATE OR REPLACE TEMP TABLE ts AS
-SELECT r.rid, r.path, {_parse("r.receiver_type", "''")}, NULL::VARCHAR AS cls,
+SELECT r.rid, r.path, {_parse("ltrim(r.receiver_type, '!')", "''")}, NULL::VARCHAR AS cls,
        CASE WHEN p.kind IN ('method', 'function') THEN p.parent ELSE e.parent END AS selfc,
        0 AS via, r.enclosing AS enc
 FROM pending r LEFT JOIN syms e ON e.id = r.enclosing LEFT JOIN symbols p ON p.id = e.parent
-WHERE r.receiver_type IS NOT NULL
+WHERE r.receiver_type IS NOT NULL;
+-- TypeScript receivers a narrowing may pick a union's parts of (code-scan marks their type `!`)
+CREATE OR REPLACE TEMP TABLE narrowed AS SELECT rid FROM pending WHERE starts_with(receiver_type, '!')
 """
 
 
@@ -534,6 +536,25 @@ WHERE t.name = '=arg' AND d.parent IS NULL AND d.kind = 'function'
 """
 
 
+# Where a narrowing may keep some parts of a union only (`if (s.kind === 'c') s.area()`, code-scan's `!`
+# mark), the compiler calls the method of the parts left: certain only when every part finds it in the same
+# class (`Just`, `Nothing` extending `Impl`). The parts are the union's members, or the parts of a union
+# alias (its `inherit` rows): for each receiver class, the nearest classes up its bases that define the name.
+_NARROWED_SPLIT = f"""
+CREATE OR REPLACE TEMP TABLE narrowed_bad AS
+WITH RECURSIVE
+up(rid, cls, anc, name, depth) AS (
+  SELECT DISTINCT d.rid, d.cls, d.cls, r.symbol_name, 0 FROM done d JOIN narrowed USING (rid) JOIN pending r USING (rid)
+  UNION ALL
+  SELECT up.rid, up.cls, i.dst, up.name, up.depth + 1 FROM up JOIN inh i ON i.src = up.anc
+  WHERE up.depth < {INHERIT_DEPTH} AND i.confidence <> 'name-only'
+),
+found AS (SELECT up.rid, up.cls, up.anc, up.depth FROM up JOIN symbols s ON s.parent = up.anc AND s.name = up.name),
+nearest AS (SELECT rid, cls, anc FROM found QUALIFY depth = min(depth) OVER (PARTITION BY rid, cls))
+SELECT rid FROM nearest GROUP BY rid HAVING count(DISTINCT anc) > 1
+"""
+
+
 def evaluate(con: Any) -> None:
     """`typed_cls(rid, cls, via)` for the pending references with a receiver type."""
     con.execute(_START)
@@ -563,6 +584,9 @@ def evaluate(con: Any) -> None:
     if con.execute("SELECT count(*) FROM unions").fetchone()[0]:
         con.execute(_WHOLE_UNIONS)
         con.execute("DELETE FROM done WHERE rid IN (SELECT rid FROM union_bad)")
+    if con.execute("SELECT count(*) FROM narrowed").fetchone()[0]:
+        con.execute(_NARROWED_SPLIT)
+        con.execute("DELETE FROM done WHERE rid IN (SELECT rid FROM narrowed_bad)")
     labels = ", ".join(f"({i}, '{name}')" for i, name in enumerate(VIA))
     con.execute(
         "CREATE OR REPLACE TEMP TABLE typed_cls AS"

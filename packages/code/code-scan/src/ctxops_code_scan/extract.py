@@ -287,9 +287,14 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                             elif found_flow is not None and chained:
                                 flow[len(out.references)] = found_flow
                     narrowed = bool(direct) and (typescript or qnode.type == "identifier")
-                    if typescript and not narrowed and sub == "call" and qnode.type == "identifier":
-                        if ts_maybe_narrowed(qnode, qualifier, ts_memo):
-                            maybe_narrowed.add(len(out.references))
+                    if (
+                        typescript
+                        and not narrowed
+                        and sub == "call"
+                        and qnode.type == "identifier"
+                        and ts_maybe_narrowed(qnode, qualifier, ts_memo)
+                    ):
+                        maybe_narrowed.add(len(out.references))
                     if sub == "call" and not narrowed:
                         if chained and qualifier == "?":
                             chain = chain_of(qnode)
@@ -996,7 +1001,8 @@ def _add_receiver_types(
             found = chain or _plain_chain(qualifier)
             typ = facts.expr(found, function_id) if found is not None else None
         if typ is not None:
-            refs[index] = msgspec.structs.replace(ref, receiver_type="!" + typ if narrowed and index in narrowed else typ)
+            marked = "!" + typ if narrowed and index in narrowed else typ
+            refs[index] = msgspec.structs.replace(ref, receiver_type=marked)
 
 
 def _py_flow(node: Any, name: str, memo: dict[tuple[int, str], Any], depth: int = 0) -> str | Chain | None:

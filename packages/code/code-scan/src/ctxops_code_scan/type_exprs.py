@@ -587,7 +587,7 @@ def _names_in(node: Any, memo: dict[int, Any]) -> frozenset[str]:
             elif cur.type not in _TS_FUNCTIONS:
                 todo.extend(cur.named_children)
         found = memo[node.id] = frozenset(names)
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def _narrowing_statements(block: Any, memo: dict[int, Any]) -> dict[str, int]:

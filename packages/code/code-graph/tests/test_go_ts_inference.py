@@ -426,6 +426,15 @@ export function f(s: Shape, t: Circle | Square, u: Shape, m: Maybe) {
 export function g(s: Shape) {
   s.area(); // both
 }
+export class Holder {
+  shape: Shape = new Circle();
+  run(): void {
+    if (this.shape.kind === 'c') this.shape.area(); // square-excluded
+  }
+  all(): void {
+    this.shape.area(); // both
+  }
+}
 """,
 }
 

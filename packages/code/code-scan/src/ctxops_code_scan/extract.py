@@ -291,8 +291,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         typescript
                         and not narrowed
                         and sub == "call"
-                        and qnode.type == "identifier"
-                        and ts_maybe_narrowed(qnode, qualifier, ts_memo)
+                        and qnode.type in ("identifier", "member_expression")
+                        and ts_maybe_narrowed(qnode, qualifier.rpartition(".")[2], ts_memo)
                     ):
                         maybe_narrowed.add(len(out.references))
                     if sub == "call" and not narrowed:

@@ -528,10 +528,12 @@ def ts_narrowed(node: Any, name: str) -> str | None:
 
 # (a node's `parent` costs tree-sitter a walk down from the root: each is asked once per file, in `memo`)
 _NARROW_DEPTH = 64
+_NARROWED_ARGS = frozenset({"identifier", "member_expression"})
 
 
 def ts_maybe_narrowed(node: Any, name: str, memo: dict[int, Any]) -> bool:
-    """TypeScript: whether the local `name` may be narrowed where `node` is, by anything that may pick some
+    """TypeScript: whether `name` (a local, or the last member of `this.shape`) may be narrowed where `node`
+    is, by anything that may pick some
     parts of a union (`s.kind === 'c'`, a guard `isCircle(s)`, `instanceof` and its else branch): a condition
     around `node` that names it (`if`, `? :`, `&&`, `||`, `switch`), or before it in an enclosing block an `if`
     that names it in its condition (an early return) or a call passing it (`assertIsK(s)`), within one
@@ -582,7 +584,7 @@ def _names_in(node: Any, memo: dict[int, Any]) -> frozenset[str]:
         todo = [node]
         while todo:
             cur = todo.pop()
-            if cur.type == "identifier":
+            if cur.type in ("identifier", "property_identifier"):  # (`this.shape.kind`: `shape` too)
                 names.add(_text(cur))
             elif cur.type not in _TS_FUNCTIONS:
                 todo.extend(cur.named_children)
@@ -603,7 +605,8 @@ def _narrowing_statements(block: Any, memo: dict[int, Any]) -> dict[str, int]:
             call = stmt.named_children[0]
             args = call.child_by_field_name("arguments") if call.type == "call_expression" else None
             if args is not None:
-                names = frozenset(_text(a) for a in args.named_children if a.type == "identifier")
+                passed = [a for a in args.named_children if a.type in _NARROWED_ARGS]
+                names = frozenset(n for a in passed for n in _names_in(a, memo))
         for n in names:
             first.setdefault(n, stmt.end_byte)
     return first

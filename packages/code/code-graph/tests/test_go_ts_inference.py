@@ -403,8 +403,11 @@ export class Just extends Impl { value = 1; }
 export class Nothing extends Impl {}
 export type Maybe = Just | Nothing;
 export function isJust(m: Maybe): m is Just { return m instanceof Just; }
+class Base { area(): number { return 3; } }
+export class Tri extends Base { kind: 't' = 't'; }
+export type Poly = Circle | Tri;
 """,
-    "lib/use.ts": """import { Circle, Square, Shape, isCircle, Maybe, isJust } from './shapes';
+    "lib/use.ts": """import { Circle, Square, Shape, isCircle, Maybe, isJust, Poly } from './shapes';
 export function f(s: Shape, t: Circle | Square, u: Shape, m: Maybe) {
   if (s.kind === 'c') {
     s.area(); // square-excluded
@@ -423,8 +426,9 @@ export function f(s: Shape, t: Circle | Square, u: Shape, m: Maybe) {
   if (!(u instanceof Square)) return;
   u.area(); // circle-excluded
 }
-export function g(s: Shape) {
+export function g(s: Shape, p: Poly) {
   s.area(); // both
+  if (p.kind === 't') p.area(); // circle-excluded
 }
 export class Holder {
   shape: Shape = new Circle();

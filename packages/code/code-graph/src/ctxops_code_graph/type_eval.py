@@ -539,12 +539,20 @@ WHERE t.name = '=arg' AND d.parent IS NULL AND d.kind = 'function'
 # Where a narrowing may keep some parts of a union only (`if (s.kind === 'c') s.area()`, code-scan's `!`
 # mark), the compiler calls the method of the parts left: certain only when every part finds it in the same
 # class (`Just`, `Nothing` extending `Impl`). The parts are the union's members, or the parts of a union
-# alias (its `inherit` rows): for each receiver class, the nearest classes up its bases that define the name.
+# alias (its `inherit` rows, through aliases of aliases): for each part, the nearest classes up its bases that
+# define the name (`type Poly = Circle | Tri`, `Tri extends Base`: `Circle.area` and `Base.area` disagree).
 _NARROWED_SPLIT = f"""
 CREATE OR REPLACE TEMP TABLE narrowed_bad AS
 WITH RECURSIVE
+parts(rid, cls, depth) AS (
+  SELECT DISTINCT d.rid, d.cls, 0 FROM done d JOIN narrowed USING (rid)
+  UNION ALL
+  SELECT p.rid, i.dst, p.depth + 1 FROM parts p JOIN symbols k ON k.id = p.cls AND k.kind = 'type'
+  JOIN inh i ON i.src = p.cls
+  WHERE p.depth < {INHERIT_DEPTH} AND i.confidence <> 'name-only'
+),
 up(rid, cls, anc, name, depth) AS (
-  SELECT DISTINCT d.rid, d.cls, d.cls, r.symbol_name, 0 FROM done d JOIN narrowed USING (rid) JOIN pending r USING (rid)
+  SELECT DISTINCT p.rid, p.cls, p.cls, r.symbol_name, 0 FROM parts p JOIN pending r USING (rid)
   UNION ALL
   SELECT up.rid, up.cls, i.dst, up.name, up.depth + 1 FROM up JOIN inh i ON i.src = up.anc
   WHERE up.depth < {INHERIT_DEPTH} AND i.confidence <> 'name-only'

@@ -214,8 +214,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     narrowing: dict[tuple[int, str], Any] = {}  # Python: `py_narrowed`'s memo for this file
     narrowable = py_narrowable(source) if python else None  # Python: the names an `isinstance` may narrow
     instanceof = typescript and b"instanceof" in source  # TypeScript: no `instanceof`, nothing narrowed
-    ts_memo: dict[int, Any] = {}  # TypeScript: `ts_maybe_narrowed`'s memo for this file
-    maybe_narrowed: set[int] = set()  # TypeScript: refs whose receiver a union's narrowing may pick parts of
+    # TypeScript: refs whose receiver a union's narrowing may pick parts of, asked only of typed receivers
+    maybe_narrowed = _MaybeNarrowed() if typescript else None
     flow: dict[int, Chain] = {}  # Python: ref index -> the value of the assignment reaching its receiver
     positions: dict[int, dict[int, int] | None] = {}  # Python: `a, b = ...`'s names by byte (`_slots`)
     unpacked: dict[int, list[Any]] = {}  # Python: `a, b = A(), B()`'s values, by the value list's id
@@ -287,14 +287,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                             elif found_flow is not None and chained:
                                 flow[len(out.references)] = found_flow
                     narrowed = bool(direct) and (typescript or qnode.type == "identifier")
-                    if (
-                        typescript
-                        and not narrowed
-                        and sub == "call"
-                        and qnode.type in ("identifier", "member_expression")
-                        and ts_maybe_narrowed(qnode, qualifier.rpartition(".")[2], ts_memo)
-                    ):
-                        maybe_narrowed.add(len(out.references))
+                    receiver = qnode.type in ("identifier", "member_expression")
+                    if maybe_narrowed is not None and receiver and not narrowed and sub == "call":
+                        maybe_narrowed.sites[len(out.references)] = (qnode, qualifier.rpartition(".")[2])
                     if sub == "call" and not narrowed:
                         if chained and qualifier == "?":
                             chain = chain_of(qnode)
@@ -946,6 +941,18 @@ def _in_method(top: _Open, facts: TypeFacts) -> bool:
     return bool(top.kind == "method" and top.symbol_id and facts.classes.get(top.symbol_id) == top.type_qualname)
 
 
+class _MaybeNarrowed:
+    """TypeScript: the call sites whose receiver a narrowing may pick a union's parts of, read when asked."""
+
+    def __init__(self) -> None:
+        self.sites: dict[int, tuple[Any, str]] = {}  # ref index -> (receiver node, the name narrowed)
+        self.memo: dict[int, Any] = {}  # (`ts_maybe_narrowed`'s, for the file)
+
+    def at(self, index: int) -> bool:
+        site = self.sites.get(index)
+        return site is not None and ts_maybe_narrowed(site[0], site[1], self.memo)
+
+
 def _add_receiver_types(
     refs: list[Reference],
     typed: Sequence[tuple[int, str | None, str | None, Chain | None, int]],
@@ -955,7 +962,7 @@ def _add_receiver_types(
     *,
     values: bool = False,
     flow: dict[int, Chain] | None = None,
-    narrowed: set[int] | None = None,
+    narrowed: _MaybeNarrowed | None = None,
 ) -> None:
     """After the sweep (an `__init__` may follow the methods using its attributes): receiver types.
     `values`: a class-named receiver is the value of that name (TypeScript: `K.init()` where K is both an
@@ -1001,7 +1008,7 @@ def _add_receiver_types(
             found = chain or _plain_chain(qualifier)
             typ = facts.expr(found, function_id) if found is not None else None
         if typ is not None:
-            marked = "!" + typ if narrowed and index in narrowed else typ
+            marked = "!" + typ if narrowed is not None and narrowed.at(index) else typ
             refs[index] = msgspec.structs.replace(ref, receiver_type=marked)
 
 

@@ -287,8 +287,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                             elif found_flow is not None and chained:
                                 flow[len(out.references)] = found_flow
                     narrowed = bool(direct) and (typescript or qnode.type == "identifier")
-                    receiver = qnode.type in ("identifier", "member_expression")
-                    if maybe_narrowed is not None and receiver and not narrowed and sub == "call":
+                    named = qnode.type in ("identifier", "member_expression")
+                    if maybe_narrowed is not None and named and not narrowed and sub == "call":
                         maybe_narrowed.sites[len(out.references)] = (qnode, qualifier.rpartition(".")[2])
                     if sub == "call" and not narrowed:
                         if chained and qualifier == "?":

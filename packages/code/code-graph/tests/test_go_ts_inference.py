@@ -462,3 +462,51 @@ def test_typescript_narrowed_union_lists_no_excluded_part(tmp_path: Path) -> Non
         assert _lines(TS_NARROW, "map") <= _sites(idx, "typescript lib/shapes.ts Impl.map().")
     finally:
         idx.close()
+
+
+TS_CONDITIONAL = {
+    "lib/cache.ts": """export interface Cache { get(k: string): number; clear(): void }
+export function createSingletonCache(): Cache { return null as any; }
+export function createLruCache(n: number): Cache { return null as any; }
+export class Base { go(): void {} }
+export class Sub extends Base { go(): void {} }
+export class Other { go(): void {} }
+""",
+    "lib/use.ts": """import { createSingletonCache, createLruCache, Base, Sub, Other } from './cache';
+export function memoize(maxSize: number) {
+  const cache = maxSize <= 1 ? createSingletonCache() : createLruCache(maxSize);
+  function memoized() {
+    cache.get('k'); // get
+  }
+  cache.clear(); // clear
+  const b = maxSize ? new Sub() : new Base();
+  b.go(); // base
+  const s = maxSize ? new Sub() : new Sub();
+  s.go(); // sub
+  const o = maxSize ? new Sub() : new Other();
+  o.go(); // neither
+  return memoized;
+}
+""",
+}
+
+
+def test_typescript_conditional_is_the_union_of_its_arms_reduced(tmp_path: Path) -> None:
+    """reselect's `const cache = maxSize <= 1 ? createSingletonCache(c) : createLruCache(maxSize, c)`: the
+    compiler types a conditional as the union of its arms, reduced to a base where one arm's class is a subtype of
+    the other's (`c ? new Sub() : new Base()` is a Base: `b.go()` is `Base.go`); unrelated classes give no
+    certain answer."""
+    root = make_repo(tmp_path / "cond", TS_CONDITIONAL)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    try:
+        assert _lines(TS_CONDITIONAL, "get") <= _sites(idx, "typescript lib/cache.ts Cache.get().")
+        assert _lines(TS_CONDITIONAL, "clear") <= _sites(idx, "typescript lib/cache.ts Cache.clear().")
+        base, sub = _sites(idx, "typescript lib/cache.ts Base.go()."), _sites(idx, "typescript lib/cache.ts Sub.go().")
+        other = _sites(idx, "typescript lib/cache.ts Other.go().")
+        assert _lines(TS_CONDITIONAL, "base") <= base
+        assert not (_lines(TS_CONDITIONAL, "base") & sub)
+        assert _lines(TS_CONDITIONAL, "sub") <= sub
+        assert not (_lines(TS_CONDITIONAL, "neither") & (base | sub | other))
+    finally:
+        idx.close()

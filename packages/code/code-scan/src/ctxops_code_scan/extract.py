@@ -1007,6 +1007,8 @@ def _add_receiver_types(
             # What the file cannot settle, the graph may: a method's result, a fixture, an imported instance.
             found = chain or _plain_chain(qualifier)
             typ = facts.expr(found, function_id) if found is not None else None
+        if typ is None and values and _CLASS_NAME.fullmatch(qualifier) and "." not in qualifier:
+            typ = facts.arms_type(qualifier, function_id)  # (`c ? a() : b()`: both arms, the graph compares)
         if typ is not None:
             marked = "!" + typ if narrowed is not None and narrowed.at(index) else typ
             refs[index] = msgspec.structs.replace(ref, receiver_type=marked)

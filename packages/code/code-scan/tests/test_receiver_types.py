@@ -1010,3 +1010,25 @@ def test_typescript_narrowing_marks_extract_linearly(shape: Any) -> None:
         return best_cpu_s(lambda: extract(src.encode(), "m.ts", "typescript"))
 
     assert best(4_000) < 64 * best(250)
+
+
+TS_CONDITIONAL = b"""function one(): Cache { return null as any }
+export function f(n: number) {
+  const cache = n <= 1 ? one() : two(n);
+  cache.get('y');
+  function inner() { cache.get('z'); }
+  function shadowed(cache: Other) { cache.get('w'); }
+  const p = (n > 1) ? new K() : 3;
+  p.go();
+  return cache;
+}
+"""
+
+
+def test_typescript_conditional_local_has_both_arms() -> None:
+    # `a;b`: the graph evaluates each arm and keeps one class only where they agree or one is a base of the
+    # other; a closure reads the outer local, a parameter of that name shadows it; an arm not read, nothing.
+    out = extract(TS_CONDITIONAL, "src/c.ts", "typescript")
+    got = [(r.line, r.receiver_type) for r in out.references if r.role == "call" and r.qualifier]
+    assert got == [(4, "=one;=two"), (5, "=one;=two"), (6, "Other"), (8, None)]
+    assert not [t for t in out.types if ";" in t[2]]  # (only a receiver holds both arms: `return cache` none)

@@ -89,14 +89,15 @@ _COLS = "rid, path, mk, nm, steps, cls, selfc, via, enc"
 Step = tuple[tuple[str | None, str], ...]  # (guard, statement): the statement runs where `ts` holds its guard
 
 _ARM_EXPR = (
-    "CASE WHEN a.k IS NULL THEN ltrim(r.receiver_type, '!') ELSE split_part(ltrim(r.receiver_type, '!'), ';', a.k) END"
+    "CASE WHEN r.fam <> 'js' THEN r.receiver_type WHEN a.k IS NULL THEN ltrim(r.receiver_type, '!')"
+    " ELSE split_part(ltrim(r.receiver_type, '!'), ';', a.k) END"
 )
 # A TypeScript conditional's arms (`a;b`, code-scan's `arms_type`) are evaluated apart, each as a reference
 # of its own (`arms`: the rid -(4 * rid + k) for arm k), and compared after (`_ARMS_JOINED`).
 _START = f"""
 CREATE OR REPLACE TEMP TABLE arms AS
 SELECT r.rid, -(4 * r.rid + k.k) AS arm, k.k FROM pending r, (VALUES (1), (2)) k(k)
-WHERE strpos(r.receiver_type, ';') > 0;
+WHERE r.fam = 'js' AND strpos(r.receiver_type, ';') > 0;
 CREATE OR REPLACE TEMP TABLE ts AS
 SELECT coalesce(a.arm, r.rid) AS rid, r.path,
        {_parse(_ARM_EXPR, "''")},
@@ -106,7 +107,7 @@ FROM pending r LEFT JOIN arms a ON a.rid = r.rid
 LEFT JOIN syms e ON e.id = r.enclosing LEFT JOIN symbols p ON p.id = e.parent
 WHERE r.receiver_type IS NOT NULL;
 -- TypeScript receivers a narrowing may pick a union's parts of (code-scan marks their type `!`)
-CREATE OR REPLACE TEMP TABLE narrowed AS SELECT rid FROM pending WHERE starts_with(receiver_type, '!')
+CREATE OR REPLACE TEMP TABLE narrowed AS SELECT rid FROM pending WHERE fam = 'js' AND starts_with(receiver_type, '!')
 """
 
 

@@ -391,3 +391,122 @@ def test_typescript_field_initialized_by_new_has_its_class(tmp_path: Path) -> No
         assert _lines(TS_FIELD_NEW, "go") <= _sites(idx, "typescript lib/map.ts Plain.go().")
     finally:
         idx.close()
+
+
+TS_NARROW = {
+    "lib/shapes.ts": """export class Circle { kind: 'c' = 'c'; area(): number { return 1; } }
+export class Square { kind: 's' = 's'; area(): number { return 2; } }
+export type Shape = Circle | Square;
+export function isCircle(s: Shape): s is Circle { return s.kind === 'c'; }
+class Impl { map(): Impl { return this; } }
+export class Just extends Impl { value = 1; }
+export class Nothing extends Impl {}
+export type Maybe = Just | Nothing;
+export function isJust(m: Maybe): m is Just { return m instanceof Just; }
+class Base { area(): number { return 3; } }
+export class Tri extends Base { kind: 't' = 't'; }
+export type Poly = Circle | Tri;
+""",
+    "lib/use.ts": """import { Circle, Square, Shape, isCircle, Maybe, isJust, Poly } from './shapes';
+export function f(s: Shape, t: Circle | Square, u: Shape, m: Maybe) {
+  if (s.kind === 'c') {
+    s.area(); // square-excluded
+  }
+  switch (t.kind) {
+    case 's':
+      t.area(); // circle-excluded
+  }
+  if (isCircle(u)) u.area(); // square-excluded
+  if (isJust(m)) m.map(); // map
+  if (t instanceof Circle) {
+    t.area(); // only-circle
+  } else {
+    t.area(); // circle-excluded
+  }
+  if (!(u instanceof Square)) return;
+  u.area(); // circle-excluded
+}
+export function g(s: Shape, p: Poly) {
+  s.area(); // both
+  if (p.kind === 't') p.area(); // circle-excluded
+}
+export class Holder {
+  shape: Shape = new Circle();
+  run(): void {
+    if (this.shape.kind === 'c') this.shape.area(); // square-excluded
+  }
+  all(): void {
+    this.shape.area(); // both
+  }
+}
+""",
+}
+
+
+def test_typescript_narrowed_union_lists_no_excluded_part(tmp_path: Path) -> None:
+    """`if (s.kind === 'c') s.area()`, `switch (t.kind)`, a guard `s is Circle`, an `instanceof` else branch or
+    early return: the compiler keeps only the parts the narrowing leaves, so a part it excluded is no certain
+    callee there. Where every part finds the method in one base (`Just`, `Nothing` extend `Impl`), narrowing
+    changes nothing; an un-narrowed union calls each part's method."""
+    root = make_repo(tmp_path / "narrow", TS_NARROW)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    try:
+        circle = _sites(idx, "typescript lib/shapes.ts Circle.area().")
+        square = _sites(idx, "typescript lib/shapes.ts Square.area().")
+        assert not (_lines(TS_NARROW, "square-excluded") & square)
+        assert not (_lines(TS_NARROW, "circle-excluded") & circle)
+        assert not (_lines(TS_NARROW, "only-circle") & square)
+        assert _lines(TS_NARROW, "only-circle") <= circle
+        assert _lines(TS_NARROW, "both") <= circle & square
+        assert _lines(TS_NARROW, "map") <= _sites(idx, "typescript lib/shapes.ts Impl.map().")
+    finally:
+        idx.close()
+
+
+TS_CONDITIONAL = {
+    "lib/cache.ts": """export interface Cache { get(k: string): number; clear(): void }
+export function createSingletonCache(): Cache { return null as any; }
+export function createLruCache(n: number): Cache { return null as any; }
+export class Base { go(): void {} }
+export class Sub extends Base { go(): void {} }
+export class Other { go(): void {} }
+""",
+    "lib/use.ts": """import { createSingletonCache, createLruCache, Base, Sub, Other } from './cache';
+export function memoize(maxSize: number) {
+  const cache = maxSize <= 1 ? createSingletonCache() : createLruCache(maxSize);
+  function memoized() {
+    cache.get('k'); // get
+  }
+  cache.clear(); // clear
+  const b = maxSize ? new Sub() : new Base();
+  b.go(); // base
+  const s = maxSize ? new Sub() : new Sub();
+  s.go(); // sub
+  const o = maxSize ? new Sub() : new Other();
+  o.go(); // neither
+  return memoized;
+}
+""",
+}
+
+
+def test_typescript_conditional_is_the_union_of_its_arms_reduced(tmp_path: Path) -> None:
+    """reselect's `const cache = maxSize <= 1 ? createSingletonCache(c) : createLruCache(maxSize, c)`: the
+    compiler types a conditional as the union of its arms, reduced to a base where one arm's class is a subtype of
+    the other's (`c ? new Sub() : new Base()` is a Base: `b.go()` is `Base.go`); unrelated classes give no
+    certain answer."""
+    root = make_repo(tmp_path / "cond", TS_CONDITIONAL)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    try:
+        assert _lines(TS_CONDITIONAL, "get") <= _sites(idx, "typescript lib/cache.ts Cache.get().")
+        assert _lines(TS_CONDITIONAL, "clear") <= _sites(idx, "typescript lib/cache.ts Cache.clear().")
+        base, sub = _sites(idx, "typescript lib/cache.ts Base.go()."), _sites(idx, "typescript lib/cache.ts Sub.go().")
+        other = _sites(idx, "typescript lib/cache.ts Other.go().")
+        assert _lines(TS_CONDITIONAL, "base") <= base
+        assert not (_lines(TS_CONDITIONAL, "base") & sub)
+        assert _lines(TS_CONDITIONAL, "sub") <= sub
+        assert not (_lines(TS_CONDITIONAL, "neither") & (base | sub | other))
+    finally:
+        idx.close()

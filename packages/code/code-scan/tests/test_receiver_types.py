@@ -957,3 +957,78 @@ def test_long_typescript_unions_and_utility_bases_extract_linearly(shape: Any) -
         return best_cpu_s(lambda: extract(src.encode(), "m.ts", "typescript"))
 
     assert best(4_000) < 64 * best(250)
+
+
+TS_NARROWING = b"""import { Shape, isCircle } from './shapes';
+export function f(s: Shape, t: Shape, u: Shape, v: Shape, w: Shape) {
+  w.area();
+  if (s.kind === 'c') s.area();
+  switch (t.kind) { case 's': t.area(); }
+  if (!isCircle(u)) return;
+  u.area();
+  const g = () => v.area();
+  if (v) {}
+  v.area();
+  w.area();
+  assertSquare(w);
+  w.area();
+}
+"""
+
+
+def test_typescript_receiver_a_narrowing_may_pick_union_parts_of_is_marked() -> None:
+    # `!`: the graph keeps no certain answer there where a union's parts disagree (a condition around the
+    # call names the receiver, or an `if` or a call passing it comes before, in the same function).
+    refs = extract(TS_NARROWING, "src/u.ts", "typescript").references
+    got = [(r.line, r.receiver_type) for r in refs if r.symbol_name == "area"]
+    assert got == [
+        (3, "Shape"),
+        (4, "!Shape"),
+        (5, "!Shape"),
+        (7, "!Shape"),
+        (8, "Shape"),  # (a function's body: narrowing before it does not reach into it)
+        (10, "!Shape"),
+        (11, "Shape"),
+        (13, "!Shape"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda n: "function f(x: A) {\n" + "".join(f"  if (x.k === {i}) return;\n  x.m();\n" for i in range(n)) + "}\n",
+        lambda n: "function f(x: A) {\n" + "if (x.k && (" * n + "x.m()" + "))" * n + ";\n}\n",
+        lambda n: "function f(x: A) {\n" + "".join(f"  if (y{i}) {{ x.m(); }}\n" for i in range(n)) + "}\n",
+        lambda n: "function f(x: A) {\n" + "if (y) { x.m();\n" * n + "}" * n + "\n}\n",  # nested: walks bounded
+    ],
+)
+def test_typescript_narrowing_marks_extract_linearly(shape: Any) -> None:
+    from cpu_timing import best_cpu_s
+
+    def best(n: int) -> float:
+        src = shape(n)
+        return best_cpu_s(lambda: extract(src.encode(), "m.ts", "typescript"))
+
+    assert best(4_000) < 64 * best(250)
+
+
+TS_CONDITIONAL = b"""function one(): Cache { return null as any }
+export function f(n: number) {
+  const cache = n <= 1 ? one() : two(n);
+  cache.get('y');
+  function inner() { cache.get('z'); }
+  function shadowed(cache: Other) { cache.get('w'); }
+  const p = (n > 1) ? new K() : 3;
+  p.go();
+  return cache;
+}
+"""
+
+
+def test_typescript_conditional_local_has_both_arms() -> None:
+    # `a;b`: the graph evaluates each arm and keeps one class only where they agree or one is a base of the
+    # other; a closure reads the outer local, a parameter of that name shadows it; an arm not read, nothing.
+    out = extract(TS_CONDITIONAL, "src/c.ts", "typescript")
+    got = [(r.line, r.receiver_type) for r in out.references if r.role == "call" and r.qualifier]
+    assert got == [(4, "=one;=two"), (5, "=one;=two"), (6, "Other"), (8, None)]
+    assert not [t for t in out.types if ";" in t[2]]  # (only a receiver holds both arms: `return cache` none)

@@ -88,13 +88,26 @@ def _callback(steps: str, expr: str, path: str) -> str:
 _COLS = "rid, path, mk, nm, steps, cls, selfc, via, enc"
 Step = tuple[tuple[str | None, str], ...]  # (guard, statement): the statement runs where `ts` holds its guard
 
+_ARM_EXPR = (
+    "CASE WHEN r.fam <> 'js' THEN r.receiver_type WHEN a.k IS NULL THEN ltrim(r.receiver_type, '!')"
+    " ELSE split_part(ltrim(r.receiver_type, '!'), ';', a.k) END"
+)
+# A TypeScript conditional's arms (`a;b`, code-scan's `arms_type`) are evaluated apart, each as a reference
+# of its own (`arms`: the rid -(4 * rid + k) for arm k), and compared after (`_ARMS_JOINED`).
 _START = f"""
+CREATE OR REPLACE TEMP TABLE arms AS
+SELECT r.rid, -(4 * r.rid + k.k) AS arm, k.k FROM pending r, (VALUES (1), (2)) k(k)
+WHERE r.fam = 'js' AND strpos(r.receiver_type, ';') > 0;
 CREATE OR REPLACE TEMP TABLE ts AS
-SELECT r.rid, r.path, {_parse("r.receiver_type", "''")}, NULL::VARCHAR AS cls,
-       CASE WHEN p.kind IN ('method', 'function') THEN p.parent ELSE e.parent END AS selfc,
+SELECT coalesce(a.arm, r.rid) AS rid, r.path,
+       {_parse(_ARM_EXPR, "''")},
+       NULL::VARCHAR AS cls, CASE WHEN p.kind IN ('method', 'function') THEN p.parent ELSE e.parent END AS selfc,
        0 AS via, r.enclosing AS enc
-FROM pending r LEFT JOIN syms e ON e.id = r.enclosing LEFT JOIN symbols p ON p.id = e.parent
-WHERE r.receiver_type IS NOT NULL
+FROM pending r LEFT JOIN arms a ON a.rid = r.rid
+LEFT JOIN syms e ON e.id = r.enclosing LEFT JOIN symbols p ON p.id = e.parent
+WHERE r.receiver_type IS NOT NULL;
+-- TypeScript receivers a narrowing may pick a union's parts of (code-scan marks their type `!`)
+CREATE OR REPLACE TEMP TABLE narrowed AS SELECT rid FROM pending WHERE fam = 'js' AND starts_with(receiver_type, '!')
 """
 
 
@@ -534,6 +547,58 @@ WHERE t.name = '=arg' AND d.parent IS NULL AND d.kind = 'function'
 """
 
 
+# Where a narrowing may keep some parts of a union only (`if (s.kind === 'c') s.area()`, code-scan's `!`
+# mark), the compiler calls the method of the parts left: certain only when every part finds it in the same
+# class (`Just`, `Nothing` extending `Impl`). The parts are the union's members, or the parts of a union
+# alias (its `inherit` rows, through aliases of aliases): for each part, the nearest classes up its bases that
+# define the name (`type Poly = Circle | Tri`, `Tri extends Base`: `Circle.area` and `Base.area` disagree).
+_NARROWED_SPLIT = f"""
+CREATE OR REPLACE TEMP TABLE narrowed_bad AS
+WITH RECURSIVE
+parts(rid, cls, depth) AS (
+  SELECT DISTINCT d.rid, d.cls, 0 FROM done d JOIN narrowed USING (rid)
+  UNION ALL
+  SELECT p.rid, i.dst, p.depth + 1 FROM parts p JOIN symbols k ON k.id = p.cls AND k.kind = 'type'
+  JOIN inh i ON i.src = p.cls
+  WHERE p.depth < {INHERIT_DEPTH} AND i.confidence <> 'name-only'
+),
+up(rid, cls, anc, name, depth) AS (
+  SELECT DISTINCT p.rid, p.cls, p.cls, r.symbol_name, 0 FROM parts p JOIN pending r USING (rid)
+  UNION ALL
+  SELECT up.rid, up.cls, i.dst, up.name, up.depth + 1 FROM up JOIN inh i ON i.src = up.anc
+  WHERE up.depth < {INHERIT_DEPTH} AND i.confidence <> 'name-only'
+),
+found AS (SELECT up.rid, up.cls, up.anc, up.depth FROM up JOIN symbols s ON s.parent = up.anc AND s.name = up.name),
+nearest AS (SELECT rid, cls, anc FROM found QUALIFY depth = min(depth) OVER (PARTITION BY rid, cls))
+SELECT rid FROM nearest GROUP BY rid HAVING count(DISTINCT anc) > 1
+"""
+
+
+# The compiler types `c ? a : b` as the union of the arms' types, reduced to one where the other is its
+# subtype: each arm's one class, the same class or one a base of the other (that base: `x.m()` is then the
+# base's m); anything else (an arm untyped, two classes, unrelated ones) gives nothing.
+_ARMS_JOINED = f"""
+CREATE OR REPLACE TEMP TABLE arm_cls AS
+SELECT a.rid, a.k, any_value(d.cls) AS cls, max(d.via) AS via FROM arms a JOIN done d ON d.rid = a.arm
+GROUP BY a.rid, a.k HAVING count(DISTINCT d.cls) = 1;
+CREATE OR REPLACE TEMP TABLE arm_base AS
+WITH RECURSIVE
+up(rid, k, cls, anc, depth) AS (
+  SELECT rid, k, cls, cls, 0 FROM arm_cls
+  UNION ALL
+  SELECT up.rid, up.k, up.cls, i.dst, up.depth + 1 FROM up JOIN inh i ON i.src = up.anc
+  WHERE up.depth < {INHERIT_DEPTH} AND i.confidence <> 'name-only'
+)
+SELECT DISTINCT one.rid, one.cls AS base FROM arm_cls one JOIN up other
+ON other.rid = one.rid AND other.k <> one.k AND other.anc = one.cls;
+DELETE FROM done WHERE rid IN (SELECT arm FROM arms);
+INSERT INTO done
+SELECT b.rid, b.base, (SELECT max(via) FROM arm_cls c WHERE c.rid = b.rid) FROM arm_base b
+WHERE b.rid IN (SELECT rid FROM arm_cls GROUP BY rid HAVING count(*) = 2)
+ AND (SELECT count(DISTINCT base) FROM arm_base x WHERE x.rid = b.rid) = 1
+"""
+
+
 def evaluate(con: Any) -> None:
     """`typed_cls(rid, cls, via)` for the pending references with a receiver type."""
     con.execute(_START)
@@ -563,6 +628,11 @@ def evaluate(con: Any) -> None:
     if con.execute("SELECT count(*) FROM unions").fetchone()[0]:
         con.execute(_WHOLE_UNIONS)
         con.execute("DELETE FROM done WHERE rid IN (SELECT rid FROM union_bad)")
+    if con.execute("SELECT count(*) FROM arms").fetchone()[0]:
+        con.execute(_ARMS_JOINED)
+    if con.execute("SELECT count(*) FROM narrowed").fetchone()[0]:
+        con.execute(_NARROWED_SPLIT)
+        con.execute("DELETE FROM done WHERE rid IN (SELECT rid FROM narrowed_bad)")
     labels = ", ".join(f"({i}, '{name}')" for i, name in enumerate(VIA))
     con.execute(
         "CREATE OR REPLACE TEMP TABLE typed_cls AS"

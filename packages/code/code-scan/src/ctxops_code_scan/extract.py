@@ -55,6 +55,7 @@ from .type_exprs import (
     py_narrowed_default,
     py_self_name,
     ts_call_context,
+    ts_maybe_narrowed,
     ts_narrowed,
     ts_type,
 )
@@ -213,6 +214,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     narrowing: dict[tuple[int, str], Any] = {}  # Python: `py_narrowed`'s memo for this file
     narrowable = py_narrowable(source) if python else None  # Python: the names an `isinstance` may narrow
     instanceof = typescript and b"instanceof" in source  # TypeScript: no `instanceof`, nothing narrowed
+    # TypeScript: refs whose receiver a union's narrowing may pick parts of, asked only of typed receivers
+    maybe_narrowed = _MaybeNarrowed() if typescript else None
     flow: dict[int, Chain] = {}  # Python: ref index -> the value of the assignment reaching its receiver
     positions: dict[int, dict[int, int] | None] = {}  # Python: `a, b = ...`'s names by byte (`_slots`)
     unpacked: dict[int, list[Any]] = {}  # Python: `a, b = A(), B()`'s values, by the value list's id
@@ -284,6 +287,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                             elif found_flow is not None and chained:
                                 flow[len(out.references)] = found_flow
                     narrowed = bool(direct) and (typescript or qnode.type == "identifier")
+                    named = qnode.type in ("identifier", "member_expression")
+                    if maybe_narrowed is not None and named and not narrowed and sub == "call":
+                        maybe_narrowed.sites[len(out.references)] = (qnode, qualifier.rpartition(".")[2])
                     if sub == "call" and not narrowed:
                         if chained and qualifier == "?":
                             chain = chain_of(qnode)
@@ -597,7 +603,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     if python and facts is not None:
         facts.settle_attrs()
     if facts is not None and typed_refs:
-        _add_receiver_types(out.references, typed_refs, facts, chained, scopes, values=typescript, flow=flow)
+        _add_receiver_types(
+            out.references, typed_refs, facts, chained, scopes, values=typescript, flow=flow, narrowed=maybe_narrowed
+        )
     if facts is not None:
         out.types = facts.type_rows(type_ids)
     if python and b"__all__" in source:  # (most modules state none: no walk of their statements)
@@ -933,6 +941,18 @@ def _in_method(top: _Open, facts: TypeFacts) -> bool:
     return bool(top.kind == "method" and top.symbol_id and facts.classes.get(top.symbol_id) == top.type_qualname)
 
 
+class _MaybeNarrowed:
+    """TypeScript: the call sites whose receiver a narrowing may pick a union's parts of, read when asked."""
+
+    def __init__(self) -> None:
+        self.sites: dict[int, tuple[Any, str]] = {}  # ref index -> (receiver node, the name narrowed)
+        self.memo: dict[int, Any] = {}  # (`ts_maybe_narrowed`'s, for the file)
+
+    def at(self, index: int) -> bool:
+        site = self.sites.get(index)
+        return site is not None and ts_maybe_narrowed(site[0], site[1], self.memo)
+
+
 def _add_receiver_types(
     refs: list[Reference],
     typed: Sequence[tuple[int, str | None, str | None, Chain | None, int]],
@@ -942,11 +962,14 @@ def _add_receiver_types(
     *,
     values: bool = False,
     flow: dict[int, Chain] | None = None,
+    narrowed: _MaybeNarrowed | None = None,
 ) -> None:
     """After the sweep (an `__init__` may follow the methods using its attributes): receiver types.
     `values`: a class-named receiver is the value of that name (TypeScript: `K.init()` where K is both an
     interface and a `const K: Maker<K>` calls the const's method; a class's value is the class).
-    `flow`: Python receivers whose reaching assignment's value (`x = f().g()`) is read before the name's."""
+    `flow`: Python receivers whose reaching assignment's value (`x = f().g()`) is read before the name's.
+    `narrowed`: TypeScript receivers a narrowing may pick a union's parts of: their type is marked `!` (the
+    graph then keeps no certain answer where the parts disagree)."""
     roots = facts.typed_roots()
     for index, fid, class_qualname, chain, at in typed:
         function_id = scopes.at(fid if fid is not None else "", at) or None  # ("": module level)
@@ -984,8 +1007,11 @@ def _add_receiver_types(
             # What the file cannot settle, the graph may: a method's result, a fixture, an imported instance.
             found = chain or _plain_chain(qualifier)
             typ = facts.expr(found, function_id) if found is not None else None
+        if typ is None and values and _CLASS_NAME.fullmatch(qualifier) and "." not in qualifier:
+            typ = facts.arms_type(qualifier, function_id)  # (`c ? a() : b()`: both arms, the graph compares)
         if typ is not None:
-            refs[index] = msgspec.structs.replace(ref, receiver_type=typ)
+            marked = "!" + typ if narrowed is not None and narrowed.at(index) else typ
+            refs[index] = msgspec.structs.replace(ref, receiver_type=marked)
 
 
 def _py_flow(node: Any, name: str, memo: dict[tuple[int, str], Any], depth: int = 0) -> str | Chain | None:

@@ -39,6 +39,7 @@ _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = nu
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _DOTTED_ANY = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){0,3}")
 _CONFLICT = ""  # a name bound to two different types: no type
+_ARMS: Chain = (False, "?:", ())  # TypeScript: a local holding a conditional (`arms_type`); no type of its own
 _MAX_BINDINGS = 8  # different values of one attribute the other methods bind before it has no type
 # One binding of an attribute: ("t", type, None), ("c", class, None) a class object, ("x", method id, chain)
 _Binding = tuple[str, str, "Chain | None"]
@@ -468,6 +469,8 @@ class TypeFacts:
     package_scope: bool = False  # Go: a name no function binds may be a package-level name of another file
     python: bool = False  # Python's scoping: a called parameter is the parameter (`_called_param`)
     outer: dict[str, str] = field(default_factory=dict)  # nested function id -> the function it is defined in
+    # TypeScript `const x = c ? a() : b()`: (function id, x) -> the arms' chains (x's chain is `_ARMS`)
+    arms: dict[tuple[str, str], tuple[Chain, Chain]] = field(default_factory=dict)
     # TypeScript: function id -> `&i.j` -> the stated type of parameter j of its callback parameter i
     callbacks: dict[str, dict[str, str]] = field(default_factory=dict)
     this_types: dict[str, str] = field(default_factory=dict)  # TypeScript: function id -> `this: K`
@@ -519,10 +522,45 @@ class TypeFacts:
             typ = None  # (calling a local or a parameter: what it makes is not stated here)
         _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
         chain = chain_of(value) if value is not None else None
+        if chain is None and not self.python and not self.package_scope and value is not None:
+            chain = self._ts_arms(function_id, name, value)
         defaulted = self._or_default(function_id, value)
         if defaulted is not None and not defaulted[0]:  # `x = x or K()` with `x: K | None`: a K
             chain = (False, ":" + defaulted[1], ())
         _bind_chain(self.chains.setdefault(function_id, {}), name, chain)
+
+    def _ts_arms(self, function_id: str, name: str, value: Any) -> Chain | None:
+        """TypeScript `x = c ? a() : b()`: `_ARMS`, the arms kept for `arms_type` (the compiler types a
+        conditional as the union of its arms, reduced to a base when one is a subtype: the graph compares)."""
+        while value.type == "parenthesized_expression" and value.named_child_count == 1:
+            value = value.named_children[0]
+        if value.type != "ternary_expression":
+            return None
+        found = [value.child_by_field_name(f) for f in ("consequence", "alternative")]
+        chains = [chain_of(arm, arms=False) if arm is not None else None for arm in found]
+        if chains[0] is None or chains[1] is None:
+            return None
+        if (function_id, name) in self.arms and self.arms[(function_id, name)] != (chains[0], chains[1]):
+            return None  # (bound to two conditionals)
+        self.arms[(function_id, name)] = (chains[0], chains[1])
+        return _ARMS
+
+    def arms_type(self, name: str, function_id: str | None) -> str | None:
+        """TypeScript: `a;b`, the arms' type expressions of the conditional the local `name` holds (in the
+        function or one around it, as a closure reads it), for the graph to compare; None otherwise."""
+        fid, depth = function_id, 0
+        while fid is not None and depth < MAX_DEPTH:
+            arms = self.arms.get((fid, name))
+            stated = name in self.params.get(fid, {}) or _binds(self.param_names.get(fid, ""), name)
+            if arms is not None and not stated and self.chains.get(fid, {}).get(name) == _ARMS:
+                exprs = [self.expr(c, fid) for c in arms]
+                if any(e is None or ";" in e or "|" in e or e.startswith("!") for e in exprs):
+                    return None
+                return ";".join(e for e in exprs if e is not None)
+            if stated or name in self.chains.get(fid, {}):
+                return None  # (a parameter or another local of that name)
+            fid, depth = self.outer.get(fid), depth + 1
+        return None
 
     def _or_default(self, function_id: str, value: Any) -> tuple[bool, str] | None:
         """Python `p or K(...)` / `p or K` where the parameter `p` states `K | None` / `type[K] | None`: both arms

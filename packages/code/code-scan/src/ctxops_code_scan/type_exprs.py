@@ -526,6 +526,92 @@ def ts_narrowed(node: Any, name: str) -> str | None:
     return None
 
 
+# (a node's `parent` costs tree-sitter a walk down from the root: each is asked once per file, in `memo`)
+_NARROW_DEPTH = 64
+_NARROWED_ARGS = frozenset({"identifier", "member_expression"})
+
+
+def ts_maybe_narrowed(node: Any, name: str, memo: dict[int, Any]) -> bool:
+    """TypeScript: whether `name` (a local, or the last member of `this.shape`) may be narrowed where `node`
+    is, by anything that may pick some
+    parts of a union (`s.kind === 'c'`, a guard `isCircle(s)`, `instanceof` and its else branch): a condition
+    around `node` that names it (`if`, `? :`, `&&`, `||`, `switch`), or before it in an enclosing block an `if`
+    that names it in its condition (an early return) or a call passing it (`assertIsK(s)`), within one
+    function. Over-approximate on purpose: the graph only drops a union's parts that disagree there. `memo`
+    (one per file) keeps each condition's and each block's names; the walk up stops after _NARROW_DEPTH nodes
+    (saying "may be": nesting beyond that is hostile), so a file costs linear time."""
+    child, parent = node, _parent(node, memo)
+    depth = 0
+    while parent is not None and parent.type not in _TS_FUNCTIONS:
+        depth += 1
+        if depth > _NARROW_DEPTH:
+            return True
+        cond = None
+        if parent.type in ("if_statement", "ternary_expression", "switch_statement"):
+            field = "value" if parent.type == "switch_statement" else "condition"
+            cond = parent.child_by_field_name(field)
+            if cond is not None and cond == child:
+                cond = None
+        elif parent.type == "binary_expression" and child == parent.child_by_field_name("right"):
+            op = parent.child_by_field_name("operator")
+            if op is not None and op.type in ("&&", "||", "??"):
+                cond = parent.child_by_field_name("left")
+        elif parent.type in ("statement_block", "program", "switch_body", "switch_case", "else_clause"):
+            first = memo.get(parent.id)
+            if first is None:
+                first = memo[parent.id] = _narrowing_statements(parent, memo)
+            at = first.get(name)
+            if at is not None and at < child.start_byte:
+                return True
+        if cond is not None and name in _names_in(cond, memo):
+            return True
+        child, parent = parent, _parent(parent, memo)
+    return False
+
+
+def _parent(node: Any, memo: dict[int, Any]) -> Any:
+    key = -1 - node.id  # (node ids are positive: their own keys hold names)
+    if key not in memo:
+        memo[key] = node.parent
+    return memo[key]
+
+
+def _names_in(node: Any, memo: dict[int, Any]) -> frozenset[str]:
+    """The identifiers in `node`, not inside a function it holds (memoized by node)."""
+    found = memo.get(node.id)
+    if found is None:
+        names: set[str] = set()
+        todo = [node]
+        while todo:
+            cur = todo.pop()
+            if cur.type in ("identifier", "property_identifier"):  # (`this.shape.kind`: `shape` too)
+                names.add(_text(cur))
+            elif cur.type not in _TS_FUNCTIONS:
+                todo.extend(cur.named_children)
+        found = memo[node.id] = frozenset(names)
+    return found
+
+
+def _narrowing_statements(block: Any, memo: dict[int, Any]) -> dict[str, int]:
+    """For a block: each name an `if` condition names, or a call statement passes (`assertIsK(x)`), and where
+    the first such statement ends."""
+    first: dict[str, int] = {}
+    for stmt in block.named_children:
+        names: frozenset[str] = frozenset()
+        if stmt.type == "if_statement":
+            cond = stmt.child_by_field_name("condition")
+            names = _names_in(cond, memo) if cond is not None else frozenset()
+        elif stmt.type == "expression_statement" and stmt.named_child_count == 1:
+            call = stmt.named_children[0]
+            args = call.child_by_field_name("arguments") if call.type == "call_expression" else None
+            if args is not None:
+                passed = [a for a in args.named_children if a.type in _NARROWED_ARGS]
+                names = frozenset(n for a in passed for n in _names_in(a, memo))
+        for n in names:
+            first.setdefault(n, stmt.end_byte)
+    return first
+
+
 def _instance_of(cond: Any, name: str) -> str | None:
     """K when condition `cond` holds only if `name instanceof K` (alone or in a chain of `&&`)."""
     while cond.type == "parenthesized_expression" and cond.named_child_count == 1:

@@ -61,6 +61,7 @@ def test_it():
     hz.i18n.Clock().tick()
     clock = hz.time.Clock()
     clock.tick()
+    hz.lists.Clock.tick(clock)
 """,
 }
 
@@ -92,3 +93,4 @@ def test_a_class_of_a_submodule_and_its_instances(ix: CodeIndex) -> None:
     assert _certain(ix, "python src/hz/i18n.py Clock#") >= {("tests/test_hz.py", 14)}
     assert _certain(ix, "python src/hz/i18n.py Clock.tick().") == {("tests/test_hz.py", 14)}
     assert _certain(ix, "python src/hz/time.py Clock.tick().") == {("tests/test_hz.py", 16)}
+    assert _certain(ix, "python src/hz/lists.py Clock.tick().") == {("tests/test_hz.py", 17)}  # `pkg.sub.K.m`

@@ -25,6 +25,12 @@ def test_a_name_the_init_binds_otherwise_is_left() -> None:
     assert _bound(src, "src/hz/__init__.py") == {}
 
 
+def test_an_import_in_a_def_or_class_body_binds_nothing() -> None:
+    # email's `def message_from_string(s): from email.parser import Parser`: bound only once it runs
+    src = "def f():\n    from hz.parser import P\n\n\nclass K:\n    import hz.lists\n\nimport hz.time\n"
+    assert _bound(src, "src/hz/__init__.py") == {"time": "hz.time"}
+
+
 def test_other_packages_and_plain_modules_bind_nothing() -> None:
     assert _bound("from other.i18n import activate\nimport json.decoder\n", "src/hz/__init__.py") == {}
     assert _bound("from hz.i18n import activate\n", "src/hz/mod.py") == {}

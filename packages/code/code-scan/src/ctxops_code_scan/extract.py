@@ -624,24 +624,40 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     return out
 
 
+_BODIES = frozenset({"function", "class"})
+
+
 def _package_submodules(out: Extraction, facts: TypeFacts, path: str) -> None:
     """Python: a package's `__init__.py` importing from its own submodule (`from .loader import *`) has the
     submodule bound as `loader` too: importing it sets the package's attribute, and the package's attributes
     are the `__init__`'s globals (`loader.Loader.m()` in PyYAML's `__init__`). Only a name nothing else of
-    the file binds (a definition, an assignment, an import of that name: those win, as Python rebinds)."""
+    the file binds (a definition, an assignment, an import of that name: those win, as Python rebinds).
+    Any module-level import of the submodule binds it (`import pkg.sub`, `from pkg.sub import f`), and the
+    package may be written by its name below the repository root (`src/humanize/__init__.py` importing
+    `humanize.i18n`). An import in a def or class body is left: it binds the attribute only once it runs."""
     package = python_absolute_module(".", path)
     if not package:
         return
     bound = facts.imported | facts.module_aliases | facts.module_chains.keys() | facts.module_stated.keys()
     bound |= {s.name for s in out.symbols if "." not in s.qualname}
+    parts = package.split(".")
+    # the names the package may be imported by: `src.humanize` and `humanize` (a dict: longest first)
+    names = {".".join(parts[i:]) + ".": None for i in range(len(parts))}
+    # top-level defs and classes do not overlap: their (start, end) lines sorted, found by bisection
+    bodies = sorted((s.line, s.end_line) for s in out.symbols if "." not in s.qualname and s.kind in _BODIES)
+    starts = [b[0] for b in bodies]
     for imp in list(out.imports):
-        if imp.name is None or not imp.module.startswith(package + "."):
+        prefix = next((n for n in names if imp.module.startswith(n)), None)
+        if prefix is None:
             continue
-        sub = imp.module[len(package) + 1 :].partition(".")[0]  # (`from .a.b import x` imports and binds `a`)
+        at = bisect_right(starts, imp.line) - 1
+        if at >= 0 and imp.line <= bodies[at][1]:  # (bisect_right: the start is <= the line)
+            continue
+        sub = imp.module[len(prefix) :].partition(".")[0]  # (`from .a.b import x` imports and binds `a`)
         if not sub or sub in bound:
             continue
         bound.add(sub)
-        module = f"{package}.{sub}"
+        module = prefix + sub
         out.imports.append(Import(path=path, lang="python", module=module, name=None, alias=sub, line=imp.line))
         facts.module_aliases.add(sub)
         facts.module_of[sub] = module

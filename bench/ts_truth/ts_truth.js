@@ -60,9 +60,15 @@ for (const sf of program.getSourceFiles()) {
       if (decls.length) {
         const d0 = decls[0].getSourceFile();
         const site = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
-        const defLines = decls
-          .filter((d) => d.getSourceFile() === d0)
-          .map((d) => d0.getLineAndCharacterOfPosition(d.name.getStart(d0)).line + 1);
+        // One line once, in order: two declarations on one line (a merged declaration) named the same function
+        // twice, `[806, 806]` beside `[806]`, and the scorer counted it as two (held-out IV, session 22).
+        const defLines = [
+          ...new Set(
+            decls
+              .filter((d) => d.getSourceFile() === d0)
+              .map((d) => d0.getLineAndCharacterOfPosition(d.name.getStart(d0)).line + 1),
+          ),
+        ].sort((a, b) => a - b);
         process.stdout.write(
           JSON.stringify({ file, line: site, call: calls.has(node), name: node.text, def_file: rel(d0.fileName), def_lines: defLines }) + "\n"
         );

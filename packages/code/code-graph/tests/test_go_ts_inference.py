@@ -510,3 +510,51 @@ def test_typescript_conditional_is_the_union_of_its_arms_reduced(tmp_path: Path)
         assert not (_lines(TS_CONDITIONAL, "neither") & (base | sub | other))
     finally:
         idx.close()
+
+
+TS_DEFAULT = {
+    "lib/core.ts": "export default class Ajv { compile(): void {} }\nexport class Other { compile(): void {} }\n",
+    "lib/hash.ts": "class Hash { update(): void {} }\nexport default Hash;\n",
+    "lib/fn.ts": "export default function sha256(): void {}\n",
+    "lib/anon.ts": "export class Other { compile(): void {} }\nexport default { a: 1 };\n",
+    "lib/plain.ts": "export class Plain { go(): void {} }\n",
+    "lib/use.ts": """import AjvCore from './core';
+import type AjvT from './core';
+import H from './hash';
+import digest from './fn';
+import Other from './anon';
+export class MyAjv extends AjvCore {
+  run(): void {
+    this.compile(); // inherited
+  }
+}
+export function f(a: AjvT, o: Other) {
+  const x = new AjvCore(); // new
+  x.compile(); // method
+  a.compile(); // typed
+  new H().update(); // hash
+  digest(); // fn
+  o.compile(); // not
+}
+""",
+}
+
+
+def test_typescript_default_import_binds_the_default_export(tmp_path: Path) -> None:
+    """ajv's `import AjvCore from './core'` (core.ts: `export default class Ajv`): tsc binds the local name to
+    the module's default export, whatever it is called there: `new`, `extends`, a typed parameter, `import
+    type`, `export default Hash;` of a class declared above, a renamed default function. A module whose
+    default is anonymous binds no class of it (`Other` there is not the default)."""
+    root = make_repo(tmp_path / "dflt", TS_DEFAULT)
+    idx = CodeIndex(root, auto_update=False)
+    idx.build(full=True)
+    try:
+        compile_ = _sites(idx, "typescript lib/core.ts Ajv.compile().")
+        for tag in ("inherited", "method", "typed"):
+            assert _lines(TS_DEFAULT, tag) <= compile_, tag
+        assert _lines(TS_DEFAULT, "new") <= _sites(idx, "typescript lib/core.ts Ajv#"), "new"
+        assert _lines(TS_DEFAULT, "hash") <= _sites(idx, "typescript lib/hash.ts Hash.update().")
+        assert _lines(TS_DEFAULT, "fn") <= _sites(idx, "typescript lib/fn.ts sha256().")
+        assert not (_lines(TS_DEFAULT, "not") & _sites(idx, "typescript lib/anon.ts Other.compile()."))
+    finally:
+        idx.close()

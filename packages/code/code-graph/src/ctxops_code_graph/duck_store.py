@@ -297,8 +297,10 @@ JOIN imports i ON i.path = r.path AND i.target_kind = 'name' AND i.name IS NOT N
  AND ((r.role <> 'import' AND r.qualifier IS NULL AND i.alias = r.symbol_name)
       OR (r.role = 'import' AND i.line = r.line AND i.name = r.symbol_name))
 LEFT JOIN syms e ON e.id = r.enclosing
+-- (a default import binds the module's default export, code-scan's `*default` row, whatever its local name)
+LEFT JOIN types d ON i.name = 'default' AND d.path = i.target_path AND d.owner IS NULL AND d.name = '*default'
 JOIN syms s ON s.path = i.target_path AND s.parent IS NULL
- AND s.name = CASE WHEN i.name = 'default' THEN i.alias ELSE i.name END
+ AND s.name = CASE WHEN i.name = 'default' THEN coalesce(d.expr, i.alias) ELSE i.name END
 -- (a Python import inside a function or class binds the name there only: not for a use elsewhere)
 LEFT JOIN fn_imports fi ON fi.path = i.path AND fi.line = i.line AND fi.alias = i.alias
 WHERE r.role = 'import' OR fi.path IS NULL OR (r.line > fi.fline AND r.line <= fi.fend)

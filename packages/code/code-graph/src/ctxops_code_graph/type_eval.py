@@ -327,13 +327,16 @@ JOIN identity_fns d ON d.path = n.spath AND d.alias = regexp_extract(y.expr, '^(
  AND d.k = regexp_extract(y.expr, '\\((\\d+)\\)', 1)
 WHERE n.mk = '=' AND n.skind IN ('variable', 'constant') AND (ends_with(n.spath, '.py') OR ends_with(n.spath, '.pyi'))
 UNION ALL
--- a name the file imports (`from m import x as nm`): the same name in the imported file
+-- a name the file imports (`from m import x as nm`): the same name in the imported file; a default import
+-- (`import AjvCore from './core'`): the module's default export (code-scan's `*default` row)
 SELECT e.rid, i.target_path, e.mk,
-       i.name || CASE WHEN strpos(e.nm, '?') > 0 THEN '?' || split_part(e.nm, '?', 2) ELSE '' END,
+       CASE WHEN i.name = 'default' THEN coalesce(d.expr, i.name) ELSE i.name END
+       || CASE WHEN strpos(e.nm, '?') > 0 THEN '?' || split_part(e.nm, '?', 2) ELSE '' END,
        e.steps, NULL, e.selfc, e.via, NULL FROM e
 JOIN imports i ON i.path = e.path AND i.target_kind = 'name' AND i.alias = split_part(e.nm, '?', 1)
  AND i.target_path IS NOT NULL
  AND i.target_path <> e.path
+LEFT JOIN types d ON i.name = 'default' AND d.path = i.target_path AND d.owner IS NULL AND d.name = '*default'
 WHERE e.mk IN ('', '=', '^', '&')
 UNION ALL
 -- Python `from pkg import x` where pkg/x.py is a module and pkg/__init__.py rebinds x by importing it by name

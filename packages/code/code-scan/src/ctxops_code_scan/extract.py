@@ -27,6 +27,7 @@ import msgspec
 from ctxops_contracts import Reference, Symbol
 
 from . import lang_rules
+from .default_export import default_export_rows
 from .dunder_all import dunder_all_rows
 from .generic_identity import own_typevars
 from .imports import python_absolute_module, read_import
@@ -610,6 +611,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         out.types = facts.type_rows(type_ids)
     if python and b"__all__" in source:  # (most modules state none: no walk of their statements)
         out.types.extend(dunder_all_rows(tree.root_node))
+    if lang in ("typescript", "tsx", "javascript") and b"default" in source:  # (most have none: no walk)
+        out.types.extend(default_export_rows(tree.root_node))
     if python and facts is not None and facts.class_objects:
         out.references.extend(_stated_bases(out.references, facts.class_objects))
     if python and facts is not None:

@@ -985,8 +985,10 @@ def _pem_block(match: re.Match[str]) -> str:
 # lines after it that are base64 and nothing else (RFC 1421's `Proc-Type:`/`DEK-Info:` headers first), up to an
 # END line, or up to the first other line when the END line is missing. (A line pattern's leading blanks are
 # read from a line's start only, `(?<![ \t])`: tried inside a long run of blanks, each would rescan it.)
-_CUT_HEAD = lazy(r"(?<![A-Za-z0-9])-{0,5}BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-{0,5}[ \t]*+(?:\r?\n|(?:\\r)?\\n)")
-_CUT_END = lazy(r"(?<![ \t])[ \t]*+-{0,5}END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-{0,5}")
+# The label after BEGIN or END, its dashes damaged or gone (`RSA PRIVATE KEY-----`, `PRIVATE KEY BLOCK`).
+_CUT_LABEL = r"[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-{0,5}"
+_CUT_HEAD = lazy(rf"(?<![A-Za-z0-9])-{{0,5}}BEGIN{_CUT_LABEL}[ \t]*+(?:\r?\n|(?:\\r)?\\n)")
+_CUT_END = lazy(rf"(?<![ \t])[ \t]*+-{{0,5}}END{_CUT_LABEL}")
 _CUT_LINE = lazy(r"[ \t]*+([A-Za-z0-9+/=]*+)[ \t]*+")
 _CUT_HEADER = lazy(r"(?<![ \t])[ \t]*+(?:Proc-Type|DEK-Info):[^\n\\]{0,200}")
 _LINE_BREAK = lazy(r"\r?\n|(?:\\r)?\\n")
@@ -995,8 +997,7 @@ _LINE_BREAK = lazy(r"\r?\n|(?:\\r)?\\n")
 # The same key with its lines joined by blanks and its END label on the same line (an environment variable, a
 # folded YAML scalar): up to 200 base64 words between the two labels.
 _CUT_ONE_LINE = lazy(
-    r"(?<![A-Za-z0-9])-{0,5}BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-{0,5}[ \t]++"
-    r"((?:[A-Za-z0-9+/=]++[ \t]++){1,200}?)-{0,5}END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-{0,5}"
+    rf"(?<![A-Za-z0-9])-{{0,5}}BEGIN{_CUT_LABEL}[ \t]++((?:[A-Za-z0-9+/=]++[ \t]++){{1,200}}?)-{{0,5}}END{_CUT_LABEL}"
 )
 
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctxops_code_graph import CodeIndex
-from repo_fixtures import make_repo
+from repo_fixtures import certain_callers, indexed
 
 GO = {
     "go.mod": "module example.com/logx\n\ngo 1.22\n",
@@ -103,26 +102,20 @@ def _lines(files: dict[str, str], tag: str) -> set[tuple[str, int]]:
     }
 
 
-def _sites(idx: CodeIndex, symbol_id: str) -> set[tuple[str, int]]:
-    return {(str(h.edge.path), int(h.edge.line or 0)) for h in idx.callers(symbol_id, 1, certain_only=True)}
-
-
 def test_go_package_vars_chained_fields_assertions_and_range(tmp_path: Path) -> None:
-    root = make_repo(tmp_path / "logx", GO)
-    idx = CodeIndex(root, auto_update=False)
-    idx.build(full=True)
+    idx = indexed(tmp_path / "logx", GO)
     try:
-        info = _sites(idx, "go logx/logger.go Logger.Info().")
+        info = certain_callers(idx, "go logx/logger.go Logger.Info().")
         for tag in ("package-var", "map-index", "assertion", "range-param"):
             assert _lines(GO, tag) <= info, tag
         assert not (_lines(GO, "not") & info)  # `f` there is a *Writer (the literal's `f` is another name)
-        write = _sites(idx, "go logx/logger.go Writer.Write().")
+        write = certain_callers(idx, "go logx/logger.go Writer.Write().")
         for tag in ("chained", "range-field", "index", "assertion-chain"):
             assert _lines(GO, tag) <= write, tag
         # an element of a named map type (`type LevelHooks map[int][]Hook`): the interface's method
-        assert _lines(GO, "range-named") <= _sites(idx, "go logx/logger.go Hook.Fire().")
+        assert _lines(GO, "range-named") <= certain_callers(idx, "go logx/logger.go Hook.Fire().")
         # `var sink Sink = nil`: the written type, in another file of the package
-        assert _lines(GO, "stated-var") <= _sites(idx, "go logx/logger.go Sink.Flush().")
+        assert _lines(GO, "stated-var") <= certain_callers(idx, "go logx/logger.go Sink.Flush().")
     finally:
         idx.close()
 
@@ -158,11 +151,9 @@ export function h(r: AnyRouter, o: Other) {
 def test_typescript_directory_import_aliases_and_chained_interface_members(tmp_path: Path) -> None:
     """`import {..} from '..'` (the directory's index.ts, a barrel), `type AnyRouter = Router<any, any>`
     (an alias has its target's members) and five-step chains of interface members."""
-    root = make_repo(tmp_path / "ts", TS)
-    idx = CodeIndex(root, auto_update=False)
-    idx.build(full=True)
+    idx = indexed(tmp_path / "ts", TS)
     try:
-        found = _sites(idx, "typescript lib/types.ts Out.serialize().")
+        found = certain_callers(idx, "typescript lib/types.ts Out.serialize().")
         for tag in ("generic-alias", "chained", "alias"):
             assert _lines(TS, tag) <= found, tag
         assert not (_lines(TS, "not") & found)
@@ -250,20 +241,18 @@ def test_go_results_past_the_first_and_beside_a_bool(tmp_path: Path) -> None:
     type, the second too, and the first beside any second (`(*Segments, bool)`), named results grouped
     (`(a, b *Segments)`); `var o, s = two()` and `x, y := A{}, B{}` pair names and values by position; a
     variadic `opts ...Option` is a []Option; `var shared = &Segments{}` (another file) is a *Segments."""
-    root = make_repo(tmp_path / "seg", GO_RESULTS)
-    idx = CodeIndex(root, auto_update=False)
-    idx.build(full=True)
+    idx = indexed(tmp_path / "seg", GO_RESULTS)
     try:
         files = {k: v for k, v in GO_RESULTS.items() if k.endswith(".go")}
-        assert _lines(files, "second") <= _sites(idx, "go seg/seg.go Segment.Len().")
-        assert _lines(files, "first-iface") <= _sites(idx, "go seg/seg.go Reference.Title().")
-        at = _sites(idx, "go seg/seg.go Segments.At().")
+        assert _lines(files, "second") <= certain_callers(idx, "go seg/seg.go Segment.Len().")
+        assert _lines(files, "first-iface") <= certain_callers(idx, "go seg/seg.go Reference.Title().")
+        at = certain_callers(idx, "go seg/seg.go Segments.At().")
         tags = ("first-bool", "grouped", "var-second", "pair", "var-pair", "package-second", "package-pair")
         for tag in (*tags, "package-literal"):
             assert _lines(files, tag) <= at, tag
-        assert _lines(files, "variadic") <= _sites(idx, "go seg/seg.go Option.SetOption().")
+        assert _lines(files, "variadic") <= certain_callers(idx, "go seg/seg.go Option.SetOption().")
         assert not ((_lines(files, "not") | _lines(files, "none")) & at)
-        other = _sites(idx, "go seg/seg.go Other.At().")
+        other = certain_callers(idx, "go seg/seg.go Other.At().")
         assert _lines(files, "not") <= other  # the first of each pair is an Other
         assert not (at & other)
     finally:
@@ -298,16 +287,14 @@ export function run(p: Mixed, o: Other & Engine) {
 def test_typescript_intersection_alias_has_each_parts_members(tmp_path: Path) -> None:
     """`type Mixed = Engine & Lexer & Tracer<string>` (chevrotain's traits, `this: MixedInParser`): the
     compiler finds `this.LA()` in the part that declares it; an intersection written elsewhere is not read."""
-    root = make_repo(tmp_path / "mixed", TS_MIXED)
-    idx = CodeIndex(root, auto_update=False)
-    idx.build(full=True)
+    idx = indexed(tmp_path / "mixed", TS_MIXED)
     try:
-        la = _sites(idx, "typescript lib/traits.ts Lexer.LA().")
+        la = certain_callers(idx, "typescript lib/traits.ts Lexer.LA().")
         assert _lines(TS_MIXED, "la") <= la
         assert not (_lines(TS_MIXED, "not") & la)
-        assert _lines(TS_MIXED, "consume") <= _sites(idx, "typescript lib/traits.ts Engine.consumeInternal().")
-        assert _lines(TS_MIXED, "trace") <= _sites(idx, "typescript lib/traits.ts Tracer.TRACE().")
-        assert not (_lines(TS_MIXED, "la") & _sites(idx, "typescript lib/traits.ts Other.LA()."))
+        assert _lines(TS_MIXED, "consume") <= certain_callers(idx, "typescript lib/traits.ts Engine.consumeInternal().")
+        assert _lines(TS_MIXED, "trace") <= certain_callers(idx, "typescript lib/traits.ts Tracer.TRACE().")
+        assert not (_lines(TS_MIXED, "la") & certain_callers(idx, "typescript lib/traits.ts Other.LA()."))
     finally:
         idx.close()
 
@@ -345,16 +332,14 @@ def test_typescript_union_alias_and_omit_base_have_the_members(tmp_path: Path) -
     """true-myth: `type Maybe<T> = Just<T> | Nothing<T>` with `interface Nothing<T> extends Omit<MaybeImpl<T>,
     'value'>`: the compiler finds `m.map()` in MaybeImpl, through each part of the union alias and through the
     utility type's argument. A generic base's own argument (`extends Box<ResultImpl<..>>`) is no base."""
-    root = make_repo(tmp_path / "union", TS_UNION)
-    idx = CodeIndex(root, auto_update=False)
-    idx.build(full=True)
+    idx = indexed(tmp_path / "union", TS_UNION)
     try:
-        assert _lines(TS_UNION, "map") <= _sites(idx, "typescript lib/maybe.ts MaybeImpl.map().")
-        assert _lines(TS_UNION, "unwrap") <= _sites(idx, "typescript lib/maybe.ts MaybeImpl.unwrapOr().")
-        result_match = _sites(idx, "typescript lib/maybe.ts ResultImpl.match().")
+        assert _lines(TS_UNION, "map") <= certain_callers(idx, "typescript lib/maybe.ts MaybeImpl.map().")
+        assert _lines(TS_UNION, "unwrap") <= certain_callers(idx, "typescript lib/maybe.ts MaybeImpl.unwrapOr().")
+        result_match = certain_callers(idx, "typescript lib/maybe.ts ResultImpl.match().")
         assert _lines(TS_UNION, "match") <= result_match
         assert not (_lines(TS_UNION, "box") & result_match)
-        assert _lines(TS_UNION, "box") <= _sites(idx, "typescript lib/maybe.ts Box.match().")
+        assert _lines(TS_UNION, "box") <= certain_callers(idx, "typescript lib/maybe.ts Box.match().")
     finally:
         idx.close()
 
@@ -383,12 +368,10 @@ export class Rule {
 def test_typescript_field_initialized_by_new_has_its_class(tmp_path: Path) -> None:
     """true-myth's `private readonly obligations = new SafeMap<ts.Symbol, Obligation>()`: a field without a
     written type has its initializer's class, as the compiler infers it (a `Map<_, V>` of V values)."""
-    root = make_repo(tmp_path / "field", TS_FIELD_NEW)
-    idx = CodeIndex(root, auto_update=False)
-    idx.build(full=True)
+    idx = indexed(tmp_path / "field", TS_FIELD_NEW)
     try:
-        assert _lines(TS_FIELD_NEW, "get") <= _sites(idx, "typescript lib/map.ts SafeMap.get().")
-        assert _lines(TS_FIELD_NEW, "go") <= _sites(idx, "typescript lib/map.ts Plain.go().")
+        assert _lines(TS_FIELD_NEW, "get") <= certain_callers(idx, "typescript lib/map.ts SafeMap.get().")
+        assert _lines(TS_FIELD_NEW, "go") <= certain_callers(idx, "typescript lib/map.ts Plain.go().")
     finally:
         idx.close()
 
@@ -448,18 +431,16 @@ def test_typescript_narrowed_union_lists_no_excluded_part(tmp_path: Path) -> Non
     early return: the compiler keeps only the parts the narrowing leaves, so a part it excluded is no certain
     callee there. Where every part finds the method in one base (`Just`, `Nothing` extend `Impl`), narrowing
     changes nothing; an un-narrowed union calls each part's method."""
-    root = make_repo(tmp_path / "narrow", TS_NARROW)
-    idx = CodeIndex(root, auto_update=False)
-    idx.build(full=True)
+    idx = indexed(tmp_path / "narrow", TS_NARROW)
     try:
-        circle = _sites(idx, "typescript lib/shapes.ts Circle.area().")
-        square = _sites(idx, "typescript lib/shapes.ts Square.area().")
+        circle = certain_callers(idx, "typescript lib/shapes.ts Circle.area().")
+        square = certain_callers(idx, "typescript lib/shapes.ts Square.area().")
         assert not (_lines(TS_NARROW, "square-excluded") & square)
         assert not (_lines(TS_NARROW, "circle-excluded") & circle)
         assert not (_lines(TS_NARROW, "only-circle") & square)
         assert _lines(TS_NARROW, "only-circle") <= circle
         assert _lines(TS_NARROW, "both") <= circle & square
-        assert _lines(TS_NARROW, "map") <= _sites(idx, "typescript lib/shapes.ts Impl.map().")
+        assert _lines(TS_NARROW, "map") <= certain_callers(idx, "typescript lib/shapes.ts Impl.map().")
     finally:
         idx.close()
 
@@ -496,14 +477,13 @@ def test_typescript_conditional_is_the_union_of_its_arms_reduced(tmp_path: Path)
     compiler types a conditional as the union of its arms, reduced to a base where one arm's class is a subtype of
     the other's (`c ? new Sub() : new Base()` is a Base: `b.go()` is `Base.go`); unrelated classes give no
     certain answer."""
-    root = make_repo(tmp_path / "cond", TS_CONDITIONAL)
-    idx = CodeIndex(root, auto_update=False)
-    idx.build(full=True)
+    idx = indexed(tmp_path / "cond", TS_CONDITIONAL)
     try:
-        assert _lines(TS_CONDITIONAL, "get") <= _sites(idx, "typescript lib/cache.ts Cache.get().")
-        assert _lines(TS_CONDITIONAL, "clear") <= _sites(idx, "typescript lib/cache.ts Cache.clear().")
-        base, sub = _sites(idx, "typescript lib/cache.ts Base.go()."), _sites(idx, "typescript lib/cache.ts Sub.go().")
-        other = _sites(idx, "typescript lib/cache.ts Other.go().")
+        assert _lines(TS_CONDITIONAL, "get") <= certain_callers(idx, "typescript lib/cache.ts Cache.get().")
+        assert _lines(TS_CONDITIONAL, "clear") <= certain_callers(idx, "typescript lib/cache.ts Cache.clear().")
+        base = certain_callers(idx, "typescript lib/cache.ts Base.go().")
+        sub = certain_callers(idx, "typescript lib/cache.ts Sub.go().")
+        other = certain_callers(idx, "typescript lib/cache.ts Other.go().")
         assert _lines(TS_CONDITIONAL, "base") <= base
         assert not (_lines(TS_CONDITIONAL, "base") & sub)
         assert _lines(TS_CONDITIONAL, "sub") <= sub
@@ -545,16 +525,14 @@ def test_typescript_default_import_binds_the_default_export(tmp_path: Path) -> N
     the module's default export, whatever it is called there: `new`, `extends`, a typed parameter, `import
     type`, `export default Hash;` of a class declared above, a renamed default function. A module whose
     default is anonymous binds no class of it (`Other` there is not the default)."""
-    root = make_repo(tmp_path / "dflt", TS_DEFAULT)
-    idx = CodeIndex(root, auto_update=False)
-    idx.build(full=True)
+    idx = indexed(tmp_path / "dflt", TS_DEFAULT)
     try:
-        compile_ = _sites(idx, "typescript lib/core.ts Ajv.compile().")
+        compile_ = certain_callers(idx, "typescript lib/core.ts Ajv.compile().")
         for tag in ("inherited", "method", "typed"):
             assert _lines(TS_DEFAULT, tag) <= compile_, tag
-        assert _lines(TS_DEFAULT, "new") <= _sites(idx, "typescript lib/core.ts Ajv#"), "new"
-        assert _lines(TS_DEFAULT, "hash") <= _sites(idx, "typescript lib/hash.ts Hash.update().")
-        assert _lines(TS_DEFAULT, "fn") <= _sites(idx, "typescript lib/fn.ts sha256().")
-        assert not (_lines(TS_DEFAULT, "not") & _sites(idx, "typescript lib/anon.ts Other.compile()."))
+        assert _lines(TS_DEFAULT, "new") <= certain_callers(idx, "typescript lib/core.ts Ajv#"), "new"
+        assert _lines(TS_DEFAULT, "hash") <= certain_callers(idx, "typescript lib/hash.ts Hash.update().")
+        assert _lines(TS_DEFAULT, "fn") <= certain_callers(idx, "typescript lib/fn.ts sha256().")
+        assert not (_lines(TS_DEFAULT, "not") & certain_callers(idx, "typescript lib/anon.ts Other.compile()."))
     finally:
         idx.close()

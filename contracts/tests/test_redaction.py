@@ -1969,3 +1969,11 @@ def test_session_22_many_candidates_in_one_long_text_cost_linear_time() -> None:
     small, large = cpu(text(1000)), cpu(text(16000))
     assert large <= 40 * small + 0.1, (small, large)  # 16x the input: quadratic was ~100x
     assert "MIIBszCCAVmgAwIBAgIUJd9aK2mQ7zP3vLx8" in redact(text(3))  # a certificate's body is public
+
+
+def test_session_22_an_auth_scheme_repeated_is_read_once() -> None:
+    """`Bearer %s` judges `%s`; `token token token ...` (a hostile value) was one recursion per word."""
+    from ctxops_contracts.redaction.names import is_placeholder
+
+    assert is_placeholder("Bearer %s") and is_placeholder("token {}")
+    assert not is_placeholder("token " * 5000 + "x9Jd8aK2mQ7zP3vLw")

@@ -322,6 +322,10 @@ def is_placeholder(value: str) -> bool:
     """True for values that stand in for a secret: ``$VAR``, ``${X}``, ``<token>``, ``***``, ``changeme``,
     stock words run together (``rootpasswd``), tokens that are documentation samples
     (``is_placeholder_token``), and references or marked ciphertext (``op://...``, ``ENC(...)``)."""
+    return _is_placeholder(value, scheme_read=False)
+
+
+def _is_placeholder(value: str, *, scheme_read: bool) -> bool:
     value = value.strip().strip("'\"“”「」")
     if value.endswith(("...", "…")):
         return True  # a sample cut short in documentation: ``ops_eyJzaWdu...``
@@ -329,9 +333,10 @@ def is_placeholder(value: str) -> bool:
         return True
     if value[-4:].lower() == "here" and _FILL_IN_HERE.match(value):  # (a test of 4 characters first: called often)
         return True
-    scheme = _AUTH_SCHEME_VALUE.match(value) if (" " in value or "\t" in value) else None
-    if scheme is not None:  # an Authorization value: its credentials judged as any value (RFC 9110 11.4)
-        return is_placeholder(value[scheme.end() :])
+    scheme = _AUTH_SCHEME_VALUE.match(value) if not scheme_read and (" " in value or "\t" in value) else None
+    if scheme is not None:  # an Authorization value: its credentials judged as any value (RFC 9110 11.4); one
+        # scheme only (``Bearer Bearer ...`` repeated was a recursion per word: a RecursionError past ~1,000)
+        return _is_placeholder(value[scheme.end() :], scheme_read=True)
     return bool(_PLACEHOLDER.match(value)) or is_placeholder_token(value, ascending=False) or _stock_words(value)
 
 

@@ -1977,3 +1977,67 @@ def test_session_22_an_auth_scheme_repeated_is_read_once() -> None:
 
     assert is_placeholder("Bearer %s") and is_placeholder("token {}")
     assert not is_placeholder("token " * 5000 + "x9Jd8aK2mQ7zP3vLw")
+
+
+def test_session_23_a_setters_argument_is_judged_by_the_setters_name() -> None:
+    # JavaBeans' setter `setX(v)` sets property x (the JDBC DataSource's `setPassword(String)`, SendGrid's
+    # `sgMail.setApiKey(key)`, Django's `user.set_password(raw_password)`): the name after `set` says what the
+    # literal is, as a keyword does (a password's name takes any value, a key's a credential-shaped one)
+    pw = r(11, string.ascii_lowercase)
+    key = r(40, string.ascii_letters)
+    for text, secret in (
+        (f'ds.setPassword("{pw}");', pw),
+        (f"$mail->setPassword('{pw}');", pw),
+        (f'cfg.setPassword("{pw}".toCharArray());', pw),
+        (f'user.set_password("{pw}")', pw),
+        (f'sgMail.setApiKey("{key}");', key),
+        (f"client.setAccessToken( '{key}' )", key),
+    ):
+        assert secret not in redact(text), redact(text)
+    for kept in (
+        "ds.setPassword(password);",
+        'ds.setPassword("");',
+        'ds.setPassword("YOUR_PASSWORD");',
+        'form.setPasswordHint("my first pet");',
+        'req.setTokenType("Bearer");',
+        'cfg.setKeyName("primary");',
+        'offset(setToken)("expired")',
+        'asset_password_field("label")',
+    ):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_23_a_credential_constructors_secret_argument_is_hidden() -> None:
+    # the argument an SDK's documentation names the secret: AWS SDK for Java 1.x `BasicAWSCredentials(accessKey,
+    # secretKey)`, 2.x `AwsBasicCredentials.create(accessKeyId, secretAccessKey)`, JavaScript v2
+    # `new AWS.Credentials(accessKeyId, secretAccessKey, sessionToken)`; OkHttp `Credentials.basic(username,
+    # password)`; Apache HttpClient `UsernamePasswordCredentials(userName, password)`; java.net
+    # `PasswordAuthentication(userName, char[] password)`; requests `HTTPBasicAuth(username, password)`; httpx and
+    # aiohttp `BasicAuth(login, password)`; Azure `StorageSharedKeyCredential(accountName, accountKey)`,
+    # `ClientSecretCredential(tenantId, clientId, clientSecret)`, `AzureKeyCredential(key)`
+    pw = r(11, string.ascii_lowercase)
+    key = r(40, string.ascii_letters)
+    for text, secret in (
+        (f'new BasicAWSCredentials("AKIAIOSFODNN7QZ4R2TX", "{key}")', key),
+        (f"new BasicSessionCredentials(id, '{key}', token)", key),
+        (f'AwsBasicCredentials.create(accessKeyId, "{key}")', key),
+        (f'AwsSessionCredentials.create("AKIAIOSFODNN7QZ4R2TX", "{key}", "{key[::-1]}")', key[::-1]),
+        (f'new AWS.Credentials(process.env.ID, "{key}")', key),
+        (f'String h = Credentials.basic(user, "{pw}");', pw),
+        (f'new UsernamePasswordCredentials("alice", "{pw}")', pw),
+        (f'new PasswordAuthentication("alice", "{pw}".toCharArray())', pw),
+        (f'requests.get(u, auth=HTTPBasicAuth("alice", "{pw}"))', pw),
+        (f"aiohttp.BasicAuth('alice', '{pw}')", pw),
+        (f'new StorageSharedKeyCredential("acct", "{key}")', key),
+        (f'new ClientSecretCredential(tenant, "cid", "{key}")', key),
+        (f'new AzureKeyCredential("{key}")', key),
+    ):
+        assert secret not in redact(text), redact(text)
+    for kept in (
+        'Credentials.basic("alice", password)',
+        'new BasicAWSCredentials(accessKey, "YOUR_SECRET_KEY")',
+        'HTTPBasicAuth("alice", "")',
+        'new UsernamePasswordCredentials("alice", getPassword("vault"))',
+        'MyCredentials.basic("alice", "label")',
+    ):
+        assert redact(kept) == kept, redact(kept)

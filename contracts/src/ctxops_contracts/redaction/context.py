@@ -648,7 +648,7 @@ def _credential_ctor(match: re.Match[str]) -> tuple[str, int] | None:
                 break
             out.append(text[at : sep.end()])
             at = sep.end()
-        if text[at : at + 1] in ("\"", "'"):
+        if text[at : at + 1] in ('"', "'"):
             start, end, quoted = read_value(text, at)
             out.append(text[at:start])
             name = secret_at.get(n)

@@ -2041,3 +2041,27 @@ def test_session_23_a_credential_constructors_secret_argument_is_hidden() -> Non
         'MyCredentials.basic("alice", "label")',
     ):
         assert redact(kept) == kept, redact(kept)
+
+
+def test_session_23_setters_and_credential_constructors_are_read_in_linear_time() -> None:
+    # hostile shapes for the two new rules through the whole `redact()`: many setters or constructors in a row,
+    # an argument list that never closes, long runs of blanks and name characters between arguments; 16 times
+    # the input may cost at most 64 times the CPU (a quadratic scan would cost 256 times); the largest is ~1 MB
+    def cpu(text: str) -> float:
+        best = float("inf")
+        for _ in range(3):
+            start = time.process_time()
+            redact(text)
+            best = min(best, time.process_time() - start)
+        return best
+
+    for unit in (
+        'setPassword("',
+        "set_password( " + " " * 30 + "'x",
+        'new BasicAWSCredentials(a, "b", ',
+        "Credentials.basic(" + "a" * 150 + ", ",
+        'ClientSecretCredential("t",' + " " * 40 + ',"c", ',
+        'HTTPBasicAuth("u".toCharArray() , ',
+    ):
+        small, large = cpu(unit * (64_000 // len(unit))), cpu(unit * (1_024_000 // len(unit)))
+        assert large <= 64 * small + 0.05, (unit[:30], small, large)

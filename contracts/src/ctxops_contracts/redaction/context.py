@@ -630,7 +630,8 @@ _CREDENTIAL_CTOR = lazy(
     + r")\([ \t]*+"
 )
 _BARE_ARG = lazy(r"[A-Za-z0-9_.$]{1,200}+(?:\(\))?+")  # a name, a member, a constant, ``getX()``
-_ARG_SEP = lazy(r"(?:\.toCharArray\(\))?+[ \t]*+,[ \t]*+")
+# the look-behind: searched inside a run of blanks, a pattern opening with blanks would rescan the run
+_ARG_SEP = lazy(r"(?:\.toCharArray\(\)|(?<![ \t]))[ \t]*+,[ \t]*+")
 
 
 def _credential_ctor(match: re.Match[str]) -> tuple[str, int] | None:

@@ -2062,6 +2062,49 @@ def test_session_23_setters_and_credential_constructors_are_read_in_linear_time(
         "Credentials.basic(" + "a" * 150 + ", ",
         'ClientSecretCredential("t",' + " " * 40 + ',"c", ',
         'HTTPBasicAuth("u".toCharArray() , ',
+        "jwt.sign({ " + "a: 1, " * 80,
+        "crypto.createHmac('s', ",
+        '$p = ".a' + "b" * 40,
     ):
         small, large = cpu(unit * (64_000 // len(unit))), cpu(unit * (1_024_000 // len(unit)))
         assert large <= 64 * small + 0.05, (unit[:30], small, large)
+
+
+def test_session_23_a_node_crypto_or_jsonwebtoken_key_argument_is_hidden() -> None:
+    # Node's crypto docs: `crypto.createHmac(algorithm, key)`, `crypto.createSecretKey(key)`,
+    # `crypto.createPrivateKey(key)`; jsonwebtoken's README: `jwt.sign(payload, secretOrPrivateKey)`,
+    # `jwt.verify(token, secretOrPublicKey)`: the key argument is the secret, whatever its shape (a payload object
+    # before it is stepped over)
+    key = r(9, string.ascii_lowercase) + r(9, string.ascii_uppercase)
+    for text in (
+        f"crypto.createHmac('sha256', '{key}')",
+        f'const h = crypto.createHmac("sha512", "{key}", {{ encoding: "utf-8" }})',
+        f"crypto.createSecretKey('{key}', 'utf-8')",
+        f'crypto.createPrivateKey("{key}")',
+        f'var token = jwt.sign({{ foo: "bar", n: 1 }}, "{key}");',
+        f"jwt.verify(token, '{key}', opts)",
+    ):
+        assert key not in redact(text), redact(text)
+    for kept in (
+        "crypto.createHmac('sha256', key)",
+        "crypto.createHmac('sha256', process.env.SECRET)",
+        'jwt.sign({ foo: "bar" }, secret)',
+        "jwt.sign(payload, 'YOUR_SECRET')",
+        "myjwt.sign(payload, 'label')",
+    ):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_23_a_quoted_value_opening_with_a_dot_is_a_value() -> None:
+    # PHP's `.` joins an expression after a closing quote (`"token=".$t`, `"k=".urlencode($k)`, `"t=".TOKEN."&"`):
+    # those stay; a quoted value that opens with a dot and anything else is a value
+    value = "." + r(5, string.ascii_lowercase) + "-" + r(7, string.ascii_lowercase)
+    for text in (f'$password = "{value}";', f'const API_KEY = "{value}";', f'char[] pwd = "{value}".toCharArray();'):
+        assert value not in redact(text), redact(text)
+    for kept in (
+        '$u = "token=".$t;',
+        '$u = "password=".urlencode($p);',
+        '$u = "token=".TOKEN."&x";',
+        '$u = "password=".PHP_EOL;',
+    ):
+        assert redact(kept) == kept, redact(kept)

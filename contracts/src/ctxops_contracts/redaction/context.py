@@ -623,13 +623,23 @@ _CREDENTIAL_ARGS: dict[str, dict[int, str]] = {
     "AzureKeyCredential": {0: "api_key"},
     "StorageSharedKeyCredential": {1: "account_key"},
     "ClientSecretCredential": {2: "client_secret"},
+    # Node's crypto docs: ``crypto.createHmac(algorithm, key)``, ``crypto.createSecretKey(key)``,
+    # ``crypto.createPrivateKey(key)``; jsonwebtoken's README: ``jwt.sign(payload, secretOrPrivateKey)``,
+    # ``jwt.verify(token, secretOrPublicKey)``. An HMAC key or a JWT secret is chosen like a password (the
+    # README's own ``'shhhhh'``): judged as ``secret``'s value
+    "crypto.createHmac": {1: "secret"},
+    "crypto.createSecretKey": {0: "secret"},
+    "crypto.createPrivateKey": {0: "private_key"},
+    "jwt.sign": {1: "secret"},
+    "jwt.verify": {1: "secret"},
 }
 _CREDENTIAL_CTOR = lazy(
     r"(?<![A-Za-z0-9_$])("
     + "|".join(sorted((n.replace(".", r"\.") for n in _CREDENTIAL_ARGS), key=len, reverse=True))
     + r")\([ \t]*+"
 )
-_BARE_ARG = lazy(r"[A-Za-z0-9_.$]{1,200}+(?:\(\))?+")  # a name, a member, a constant, ``getX()``
+# a name, a member, a constant, ``getX()``, a flat object (jsonwebtoken's payload ``{ foo: "bar" }``)
+_BARE_ARG = lazy(r"[A-Za-z0-9_.$]{1,200}+(?:\(\))?+|\{[^{}\n]{0,400}+\}")
 # the look-behind: searched inside a run of blanks, a pattern opening with blanks would rescan the run
 _ARG_SEP = lazy(r"(?:\.toCharArray\(\)|(?<![ \t]))[ \t]*+,[ \t]*+")
 
@@ -1657,7 +1667,7 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("secret-argument", ("setx", "process.env."), _ENV_FALLBACK, _env_fallback),
     ("secret-argument", ("authenticator(",), _SDK_AUTHENTICATOR, _sdk_authenticator),
     ("secret-argument", ("set",), _SETTER, _setter),
-    ("secret-argument", ("credential", "auth"), _CREDENTIAL_CTOR, _credential_ctor),
+    ("secret-argument", ("credential", "auth", "crypto.create", "jwt."), _CREDENTIAL_CTOR, _credential_ctor),
     ("secret-sibling", ("value", "<string>"), _SIBLINGS, _siblings),
     ("secret-assignment", (",",), _TUPLE_ASSIGN, _tuple_assign),
     ("secret-list", ("passwords",), _SECRET_LIST, _secret_list),

@@ -585,10 +585,15 @@ def _sdk_authenticator(match: re.Match[str]) -> tuple[str, int] | None:
 # A setter's literal argument: JavaBeans' ``setX(v)`` sets property ``x`` (the JDBC DataSource's
 # ``setPassword(String)``, SendGrid's ``sgMail.setApiKey(key)``, Django's ``user.set_password(raw_password)``), so
 # the name after ``set`` says what the value is, as a keyword does; judged as ``x = "v"``.
-_SETTER = lazy(r"(?<![A-Za-z0-9_$])set(?:_([a-z][a-z0-9_]{0,80}+)|([A-Z][A-Za-z0-9_]{0,80}+))\([ \t]*+(?=[\"'])")
+# The word boundary before ``set`` is checked in the handler: a pattern opening with a literal is searched for
+# that literal first, where a leading look-behind is tried at every character (``set`` is in most code).
+_SETTER = lazy(r"set(?:_([a-z][a-z0-9_]{0,80}+)|([A-Z][A-Za-z0-9_]{0,80}+))\([ \t]*+(?=[\"'])")
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 
 
 def _setter(match: re.Match[str]) -> tuple[str, int] | None:
+    if match.start() and match.string[match.start() - 1] in _WORD_CHARS:
+        return None  # ``resetPassword(``, ``offset_token(``
     return _value_after(match, match.group(1) or match.group(2))
 
 

@@ -44,7 +44,9 @@ of ``bench/heldout_redaction_s20.txt`` (octarinesec/secret-detector's detector t
 as ``octarine``; ``--corpus talisman`` the held-out corpus of ``bench/heldout_redaction_s21.txt``
 (thoughtworks/talisman's detector tests, ``bench/redaction_talisman.py``), as ``talisman``; ``--corpus ibm`` the
 held-out corpus of ``bench/heldout_redaction_s22.txt`` (the tests of IBM/detect-secrets' own plugins,
-``bench/redaction_ibm.py``), as ``ibm``.
+``bench/redaction_ibm.py``), as ``ibm``; ``--corpus bearer`` the held-out corpus of
+``bench/heldout_redaction_s23.txt`` (the annotated tests of Bearer's credential rules, ``bench/redaction_bearer.py``),
+as ``bearer``.
 ``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
 samples in the same run, printed beside as ``peer <half>``.
 """
@@ -957,6 +959,7 @@ SINGLE_CORPORA: dict[str, tuple[str, str, tuple[str, ...], bool]] = {
     "octarine": ("redaction_octarine", "octarine_samples", ("octarine",), False),
     "talisman": ("redaction_talisman", "talisman_samples", ("talisman",), False),
     "ibm": ("redaction_ibm", "ibm_samples", ("ibm",), False),
+    "bearer": ("redaction_bearer", "bearer_samples", ("bearer",), False),
 }
 
 
@@ -1009,6 +1012,7 @@ CORPORA = [
     "octarine",
     "talisman",
     "ibm",
+    "bearer",
 ]
 
 
@@ -1019,7 +1023,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
     parser.add_argument(
         "--channel-halves",
-        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms,sonar,ghcp,octarine,talisman,ibm",
+        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms,sonar,ghcp,octarine,talisman,ibm,bearer",
         help="halves whose samples go through the channels",
     )
     parser.add_argument(
@@ -1048,7 +1052,8 @@ def main(argv: list[str] | None = None) -> int:
         "ghcp: the held-out corpus of bench/heldout_redaction_s19.txt (GitHub's custom secret-scanning patterns); "
         "octarine: the held-out corpus of bench/heldout_redaction_s20.txt (octarinesec/secret-detector's tests); "
         "talisman: the held-out corpus of bench/heldout_redaction_s21.txt (thoughtworks/talisman's detector tests); "
-        "ibm: the held-out corpus of bench/heldout_redaction_s22.txt (IBM/detect-secrets' own plugins' tests)",
+        "ibm: the held-out corpus of bench/heldout_redaction_s22.txt (IBM/detect-secrets' own plugins' tests); "
+        "bearer: the held-out corpus of bench/heldout_redaction_s23.txt (Bearer/bearer-rules' credential rules' tests)",
     )
     parser.add_argument("--peer", help="module:function of a peer redactor measured on the same samples")
     args = parser.parse_args(argv)

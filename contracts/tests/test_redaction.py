@@ -1977,3 +1977,134 @@ def test_session_22_an_auth_scheme_repeated_is_read_once() -> None:
 
     assert is_placeholder("Bearer %s") and is_placeholder("token {}")
     assert not is_placeholder("token " * 5000 + "x9Jd8aK2mQ7zP3vLw")
+
+
+def test_session_23_a_setters_argument_is_judged_by_the_setters_name() -> None:
+    # JavaBeans' setter `setX(v)` sets property x (the JDBC DataSource's `setPassword(String)`, SendGrid's
+    # `sgMail.setApiKey(key)`, Django's `user.set_password(raw_password)`): the name after `set` says what the
+    # literal is, as a keyword does (a password's name takes any value, a key's a credential-shaped one)
+    pw = r(11, string.ascii_lowercase)
+    key = r(40, string.ascii_letters)
+    for text, secret in (
+        (f'ds.setPassword("{pw}");', pw),
+        (f"$mail->setPassword('{pw}');", pw),
+        (f'cfg.setPassword("{pw}".toCharArray());', pw),
+        (f'user.set_password("{pw}")', pw),
+        (f'sgMail.setApiKey("{key}");', key),
+        (f"client.setAccessToken( '{key}' )", key),
+    ):
+        assert secret not in redact(text), redact(text)
+    for kept in (
+        "ds.setPassword(password);",
+        'ds.setPassword("");',
+        'ds.setPassword("YOUR_PASSWORD");',
+        'form.setPasswordHint("my first pet");',
+        'req.setTokenType("Bearer");',
+        'cfg.setKeyName("primary");',
+        'offset(setToken)("expired")',
+        'asset_password_field("label")',
+    ):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_23_a_credential_constructors_secret_argument_is_hidden() -> None:
+    # the argument an SDK's documentation names the secret: AWS SDK for Java 1.x `BasicAWSCredentials(accessKey,
+    # secretKey)`, 2.x `AwsBasicCredentials.create(accessKeyId, secretAccessKey)`, JavaScript v2
+    # `new AWS.Credentials(accessKeyId, secretAccessKey, sessionToken)`; OkHttp `Credentials.basic(username,
+    # password)`; Apache HttpClient `UsernamePasswordCredentials(userName, password)`; java.net
+    # `PasswordAuthentication(userName, char[] password)`; requests `HTTPBasicAuth(username, password)`; httpx and
+    # aiohttp `BasicAuth(login, password)`; Azure `StorageSharedKeyCredential(accountName, accountKey)`,
+    # `ClientSecretCredential(tenantId, clientId, clientSecret)`, `AzureKeyCredential(key)`
+    pw = r(11, string.ascii_lowercase)
+    key = r(40, string.ascii_letters)
+    for text, secret in (
+        (f'new BasicAWSCredentials("AKIAIOSFODNN7QZ4R2TX", "{key}")', key),
+        (f"new BasicSessionCredentials(id, '{key}', token)", key),
+        (f'AwsBasicCredentials.create(accessKeyId, "{key}")', key),
+        (f'AwsSessionCredentials.create("AKIAIOSFODNN7QZ4R2TX", "{key}", "{key[::-1]}")', key[::-1]),
+        (f'new AWS.Credentials(process.env.ID, "{key}")', key),
+        (f'String h = Credentials.basic(user, "{pw}");', pw),
+        (f'new UsernamePasswordCredentials("alice", "{pw}")', pw),
+        (f'new PasswordAuthentication("alice", "{pw}".toCharArray())', pw),
+        (f'requests.get(u, auth=HTTPBasicAuth("alice", "{pw}"))', pw),
+        (f"aiohttp.BasicAuth('alice', '{pw}')", pw),
+        (f'new StorageSharedKeyCredential("acct", "{key}")', key),
+        (f'new ClientSecretCredential(tenant, "cid", "{key}")', key),
+        (f'new AzureKeyCredential("{key}")', key),
+    ):
+        assert secret not in redact(text), redact(text)
+    for kept in (
+        'Credentials.basic("alice", password)',
+        'new BasicAWSCredentials(accessKey, "YOUR_SECRET_KEY")',
+        'HTTPBasicAuth("alice", "")',
+        'new UsernamePasswordCredentials("alice", getPassword("vault"))',
+        'MyCredentials.basic("alice", "label")',
+    ):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_23_setters_and_credential_constructors_are_read_in_linear_time() -> None:
+    # hostile shapes for the two new rules through the whole `redact()`: many setters or constructors in a row,
+    # an argument list that never closes, long runs of blanks and name characters between arguments; 16 times
+    # the input may cost at most 64 times the CPU (a quadratic scan would cost 256 times); the largest is ~1 MB
+    def cpu(text: str) -> float:
+        best = float("inf")
+        for _ in range(3):
+            start = time.process_time()
+            redact(text)
+            best = min(best, time.process_time() - start)
+        return best
+
+    for unit in (
+        'setPassword("',
+        "set_password( " + " " * 30 + "'x",
+        'new BasicAWSCredentials(a, "b", ',
+        "Credentials.basic(" + "a" * 150 + ", ",
+        'ClientSecretCredential("t",' + " " * 40 + ',"c", ',
+        'HTTPBasicAuth("u".toCharArray() , ',
+        "jwt.sign({ " + "a: 1, " * 80,
+        "crypto.createHmac('s', ",
+        '$p = ".a' + "b" * 40,
+    ):
+        small, large = cpu(unit * (64_000 // len(unit))), cpu(unit * (1_024_000 // len(unit)))
+        assert large <= 64 * small + 0.05, (unit[:30], small, large)
+
+
+def test_session_23_a_node_crypto_or_jsonwebtoken_key_argument_is_hidden() -> None:
+    # Node's crypto docs: `crypto.createHmac(algorithm, key)`, `crypto.createSecretKey(key)`,
+    # `crypto.createPrivateKey(key)`; jsonwebtoken's README: `jwt.sign(payload, secretOrPrivateKey)`,
+    # `jwt.verify(token, secretOrPublicKey)`: the key argument is the secret, whatever its shape (a payload object
+    # before it is stepped over)
+    key = r(9, string.ascii_lowercase) + r(9, string.ascii_uppercase)
+    for text in (
+        f"crypto.createHmac('sha256', '{key}')",
+        f'const h = crypto.createHmac("sha512", "{key}", {{ encoding: "utf-8" }})',
+        f"crypto.createSecretKey('{key}', 'utf-8')",
+        f'crypto.createPrivateKey("{key}")',
+        f'var token = jwt.sign({{ foo: "bar", n: 1 }}, "{key}");',
+        f"jwt.verify(token, '{key}', opts)",
+    ):
+        assert key not in redact(text), redact(text)
+    for kept in (
+        "crypto.createHmac('sha256', key)",
+        "crypto.createHmac('sha256', process.env.SECRET)",
+        'jwt.sign({ foo: "bar" }, secret)',
+        "jwt.sign(payload, 'YOUR_SECRET')",
+        "myjwt.sign(payload, 'label')",
+    ):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_23_a_quoted_value_opening_with_a_dot_is_a_value() -> None:
+    # PHP's `.` joins an expression after a closing quote (`"token=".$t`, `"k=".urlencode($k)`, `"t=".TOKEN."&"`):
+    # those stay; a quoted value that opens with a dot and anything else is a value
+    value = "." + r(5, string.ascii_lowercase) + "-" + r(7, string.ascii_lowercase)
+    for text in (f'$password = "{value}";', f'const API_KEY = "{value}";', f'char[] pwd = "{value}".toCharArray();'):
+        assert value not in redact(text), redact(text)
+    for kept in (
+        '$u = "token=".$t;',
+        '$u = "password=".urlencode($p);',
+        '$u = "token=".TOKEN."&x";',
+        '$u = "password=".PHP_EOL;',
+    ):
+        assert redact(kept) == kept, redact(kept)

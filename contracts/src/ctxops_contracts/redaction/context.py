@@ -582,6 +582,110 @@ def _sdk_authenticator(match: re.Match[str]) -> tuple[str, int] | None:
     return _value_after(match, "apikey" if match.group(1) == "IAM" else "bearer_token")
 
 
+# A setter's literal argument: JavaBeans' ``setX(v)`` sets property ``x`` (the JDBC DataSource's
+# ``setPassword(String)``, SendGrid's ``sgMail.setApiKey(key)``, Django's ``user.set_password(raw_password)``), so
+# the name after ``set`` says what the value is, as a keyword does; judged as ``x = "v"``.
+# The word boundary before ``set`` is checked in the handler: a pattern opening with a literal is searched for
+# that literal first, where a leading look-behind is tried at every character (``set`` is in most code).
+_SETTER = lazy(r"set(?:_([a-z][a-z0-9_]{0,80}+)|([A-Z][A-Za-z0-9_]{0,80}+))\([ \t]*+(?=[\"'])")
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+
+
+def _setter(match: re.Match[str]) -> tuple[str, int] | None:
+    if match.start() and match.string[match.start() - 1] in _WORD_CHARS:
+        return None  # ``resetPassword(``, ``offset_token(``
+    return _value_after(match, match.group(1) or match.group(2))
+
+
+# Credential constructors: the arguments an SDK's documentation names a secret (position -> the name it is
+# judged as). AWS SDK for Java 1.x and .NET ``BasicAWSCredentials(accessKey, secretKey)``,
+# ``BasicSessionCredentials(accessKey, secretKey, sessionToken)``; Java 2.x ``AwsBasicCredentials.create(
+# accessKeyId, secretAccessKey)``, ``AwsSessionCredentials.create(..., sessionToken)``; JavaScript v2 ``new
+# AWS.Credentials(accessKeyId, secretAccessKey, sessionToken)``; OkHttp ``Credentials.basic(username,
+# password)``; Apache HttpClient ``UsernamePasswordCredentials(userName, password)``; java.net
+# ``PasswordAuthentication(userName, char[] password)``; .NET ``NetworkCredential(userName, password)``;
+# requests ``HTTPBasicAuth``/``HTTPDigestAuth``/``HTTPProxyAuth(username, password)``; httpx and aiohttp
+# ``BasicAuth(login, password)``, httpx ``DigestAuth``; Azure ``AzureKeyCredential(key)``,
+# ``StorageSharedKeyCredential(accountName, accountKey)``, ``ClientSecretCredential(tenantId, clientId,
+# clientSecret)``. The access key id is not judged here (its own format rule reads ``AKIA...``).
+_AWS_PAIR = {1: "aws_secret_access_key", 2: "aws_session_token"}
+_USER_PASSWORD = {1: "password"}
+_CREDENTIAL_ARGS: dict[str, dict[int, str]] = {
+    "BasicAWSCredentials": _AWS_PAIR,
+    "BasicSessionCredentials": _AWS_PAIR,
+    "AwsBasicCredentials.create": _AWS_PAIR,
+    "AwsSessionCredentials.create": _AWS_PAIR,
+    "AWS.Credentials": _AWS_PAIR,
+    "Credentials.basic": _USER_PASSWORD,
+    "UsernamePasswordCredentials": _USER_PASSWORD,
+    "PasswordAuthentication": _USER_PASSWORD,
+    "NetworkCredential": _USER_PASSWORD,
+    "HTTPBasicAuth": _USER_PASSWORD,
+    "HTTPDigestAuth": _USER_PASSWORD,
+    "HTTPProxyAuth": _USER_PASSWORD,
+    "BasicAuth": _USER_PASSWORD,
+    "DigestAuth": _USER_PASSWORD,
+    "AzureKeyCredential": {0: "api_key"},
+    "StorageSharedKeyCredential": {1: "account_key"},
+    "ClientSecretCredential": {2: "client_secret"},
+    # Node's crypto docs: ``crypto.createHmac(algorithm, key)``, ``crypto.createSecretKey(key)``,
+    # ``crypto.createPrivateKey(key)``; jsonwebtoken's README: ``jwt.sign(payload, secretOrPrivateKey)``,
+    # ``jwt.verify(token, secretOrPublicKey)``. An HMAC key or a JWT secret is chosen like a password (the
+    # README's own ``'shhhhh'``): judged as ``secret``'s value
+    "crypto.createHmac": {1: "secret"},
+    "crypto.createSecretKey": {0: "secret"},
+    "crypto.createPrivateKey": {0: "private_key"},
+    "jwt.sign": {1: "secret"},
+    "jwt.verify": {1: "secret"},
+}
+_CREDENTIAL_CTOR = lazy(
+    r"(?<![A-Za-z0-9_$])("
+    + "|".join(sorted((n.replace(".", r"\.") for n in _CREDENTIAL_ARGS), key=len, reverse=True))
+    + r")\([ \t]*+"
+)
+# a name, a member, a constant, ``getX()``, a flat object (jsonwebtoken's payload ``{ foo: "bar" }``)
+_BARE_ARG = lazy(r"[A-Za-z0-9_.$]{1,200}+(?:\(\))?+|\{[^{}\n]{0,400}+\}")
+# the look-behind: searched inside a run of blanks, a pattern opening with blanks would rescan the run
+_ARG_SEP = lazy(r"(?:\.toCharArray\(\)|(?<![ \t]))[ \t]*+,[ \t]*+")
+
+
+def _credential_ctor(match: re.Match[str]) -> tuple[str, int] | None:
+    """Each documented secret argument that is a literal, judged as its name's value; other arguments are
+    stepped over when they are a literal or a plain name (anything else ends the walk)."""
+    secret_at = _CREDENTIAL_ARGS[match.group(1)]
+    text = match.string
+    out = [text[match.start() : match.end()]]
+    at = match.end()
+    changed = False
+    for n in range(max(secret_at) + 1):
+        if n:
+            sep = _ARG_SEP.match(text, at)
+            if sep is None:
+                break
+            out.append(text[at : sep.end()])
+            at = sep.end()
+        if text[at : at + 1] in ('"', "'"):
+            start, end, quoted = read_value(text, at)
+            out.append(text[at:start])
+            name = secret_at.get(n)
+            if name is not None and is_secret_value(name, text[start:end], quoted=quoted):
+                out.append(SECRET)
+                changed = True
+            else:
+                out.append(text[start:end])
+            at = end
+            if text[at : at + 1] == text[start - 1]:
+                out.append(text[at])
+                at += 1
+            continue
+        bare = _BARE_ARG.match(text, at)
+        if bare is None:
+            break
+        out.append(bare.group())
+        at = bare.end()
+    return ("".join(out), at) if changed else None
+
+
 # Names and values assigned in one statement: Go's ``const a, b string = "x", "y"`` and ``a, b := ...``,
 # Python's ``a, b = "x", "y"``. Each name is paired with its value; up to 8 of each.
 _TUPLE_NAME = r"[A-Za-z_][A-Za-z0-9_]{0,80}+"
@@ -1567,6 +1671,8 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("secret-argument", _NAME_NEEDLES, _PAIR_ARGS, _pair_args),
     ("secret-argument", ("setx", "process.env."), _ENV_FALLBACK, _env_fallback),
     ("secret-argument", ("authenticator(",), _SDK_AUTHENTICATOR, _sdk_authenticator),
+    ("secret-argument", ("set",), _SETTER, _setter),
+    ("secret-argument", ("credential", "auth", "crypto.create", "jwt."), _CREDENTIAL_CTOR, _credential_ctor),
     ("secret-sibling", ("value", "<string>"), _SIBLINGS, _siblings),
     ("secret-assignment", (",",), _TUPLE_ASSIGN, _tuple_assign),
     ("secret-list", ("passwords",), _SECRET_LIST, _secret_list),

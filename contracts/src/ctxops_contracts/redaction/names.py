@@ -619,6 +619,13 @@ def is_malformed_token(value: str) -> bool:
 MAVEN_CIPHER = lazy(r"\{[A-Za-z0-9+/]{11,400}+={0,2}\}")
 
 
+# PHP's concatenation operator ``.`` joins an expression (php.net, String Operators): after a closing quote a
+# variable, a string, a parenthesis, or a name that is called, a class's, or joined again (``"token=".$t``,
+# ``"k=".urlencode($k)``, ``"t=".TOKEN."&"``). A quoted value that opens with ``.`` and anything else
+# (``".uYikE-os3cM23rz.i6Q"``) is a value.
+_PHP_CONCAT = lazy(r"\.[ \t]*+(?:[$\"'(]|[A-Za-z_\\][A-Za-z0-9_\\]*+[ \t]*+(?:[(.;,)\]}]|::|->|$))")
+
+
 def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False) -> bool:
     """Whether ``value``, assigned to the secret-named ``name``, is worth hiding.
 
@@ -641,8 +648,8 @@ def is_secret_value(name: str, value: str, *, quoted: bool, strict: bool = False
         return False  # ``sk_live_1234567890...``: a sample by the format rules' own test; a key's name changes nothing
     if not is_password_class(name) and (_mostly_sequential(text.strip("'\"")) or _interleaved_sequence(text)):
         return False  # a token that is a run through the alphabet (``sk_abcdefghijklmnop...``) is a sample
-    if quoted and value[:1] in {" ", ",", "+", ")", ";", "."}:  # ``.``: PHP's concatenation
-        return False  # the quote closed a string around the name: ``"token=" + repr(x)``
+    if quoted and (value[:1] in {" ", ",", "+", ")", ";"} or (value[:1] == "." and _PHP_CONCAT.match(value))):
+        return False  # the quote closed a string around the name: ``"token=" + repr(x)``, ``"token=".$t``
     if _PLAIN_WORDS.fullmatch(text):
         return False  # prose after a name: "password: password to use with username"
     if _REFERENCE.fullmatch(text.strip("'\"")) or _BARE_URL.fullmatch(text.strip("'\"")):

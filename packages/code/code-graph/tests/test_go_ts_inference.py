@@ -536,3 +536,35 @@ def test_typescript_default_import_binds_the_default_export(tmp_path: Path) -> N
         assert not (_lines(TS_DEFAULT, "not") & certain_callers(idx, "typescript lib/anon.ts Other.compile()."))
     finally:
         idx.close()
+
+
+TS_NARROW_SUB = {
+    "lib/a.ts": """export class Base { m(): void {} n(): void {} }
+export class Sub extends Base { m(): void {} }
+export class Leaf { m(): void {} }
+export function f(x: Base, y: Leaf) {
+  if (x instanceof Sub) {
+    x.m(); // sub
+  }
+  if (!(x instanceof Sub)) return;
+  x.m(); // not
+  x.n(); // n
+  if (!(y instanceof Leaf)) return;
+  y.m(); // leaf
+}
+""",
+}
+
+
+def test_typescript_narrowing_to_a_subclass_lists_no_base_method(tmp_path: Path) -> None:
+    """`x: Base; if (!(x instanceof Sub)) return; x.m()`: the compiler says `Sub.m` where Sub overrides m, so
+    `Base.m` is no certain callee there; a method no subclass overrides (`n`) and a class without subclasses stay
+    certain."""
+    idx = indexed(tmp_path / "sub", TS_NARROW_SUB)
+    try:
+        assert not (_lines(TS_NARROW_SUB, "not") & certain_callers(idx, "typescript lib/a.ts Base.m()."))
+        assert _lines(TS_NARROW_SUB, "sub") <= certain_callers(idx, "typescript lib/a.ts Sub.m().")
+        assert _lines(TS_NARROW_SUB, "n") <= certain_callers(idx, "typescript lib/a.ts Base.n().")
+        assert _lines(TS_NARROW_SUB, "leaf") <= certain_callers(idx, "typescript lib/a.ts Leaf.m().")
+    finally:
+        idx.close()

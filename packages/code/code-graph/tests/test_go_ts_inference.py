@@ -568,3 +568,48 @@ def test_typescript_narrowing_to_a_subclass_lists_no_base_method(tmp_path: Path)
         assert _lines(TS_NARROW_SUB, "leaf") <= certain_callers(idx, "typescript lib/a.ts Leaf.m().")
     finally:
         idx.close()
+
+
+TS_OBJECT_CONST = {
+    "lib/bytes.ts": """export class Buf { copy(): number { return 1; } }
+export const nodeUtils = {
+  toLocal(x: number): Buf { return new Buf(); },
+  compare(a: number): number {
+    return nodeUtils.toLocal(a).copy(); // local copy
+  },
+};
+export const webUtils = {
+  toLocal(x: number): Buf { return new Buf(); },
+};
+export let mutable = {
+  toLocal(x: number): Buf { return new Buf(); },
+};
+""",
+    "lib/use.ts": """import { nodeUtils, webUtils, mutable } from './bytes';
+export function f() {
+  nodeUtils.toLocal(1); // local
+  nodeUtils.toLocal(2).copy(); // local copy
+  webUtils.toLocal(3); // web
+  mutable.toLocal(4); // not
+}
+""",
+}
+
+
+def test_typescript_object_literal_const_methods_are_its_members(tmp_path: Path) -> None:
+    """bson's `export const nodeJsByteUtils = { toLocalBufferType(...) {...}, ... }`: the compiler types the
+    const as its literal, so `nodeJsByteUtils.toLocalBufferType(a)` (in its file or through an import) calls that
+    method, not the same-named one of another literal, and `.copy()` on its result is the declared result's. A
+    `let` may be reassigned: no certain answer."""
+    idx = indexed(tmp_path / "obj", TS_OBJECT_CONST)
+    try:
+        node = certain_callers(idx, "typescript lib/bytes.ts nodeUtils.toLocal().")
+        web = certain_callers(idx, "typescript lib/bytes.ts webUtils.toLocal().")
+        assert _lines(TS_OBJECT_CONST, "local") | _lines(TS_OBJECT_CONST, "local copy") <= node
+        assert _lines(TS_OBJECT_CONST, "local copy") <= certain_callers(idx, "typescript lib/bytes.ts Buf.copy().")
+        assert _lines(TS_OBJECT_CONST, "web") <= web
+        assert not (_lines(TS_OBJECT_CONST, "web") & node)
+        assert not (_lines(TS_OBJECT_CONST, "not") & certain_callers(idx, "typescript lib/bytes.ts toLocal()."))
+        assert not (_lines(TS_OBJECT_CONST, "not") & (node | web))
+    finally:
+        idx.close()

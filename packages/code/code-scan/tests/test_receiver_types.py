@@ -1032,3 +1032,46 @@ def test_typescript_conditional_local_has_both_arms() -> None:
     got = [(r.line, r.receiver_type) for r in out.references if r.role == "call" and r.qualifier]
     assert got == [(4, "=one;=two"), (5, "=one;=two"), (6, "Other"), (8, None)]
     assert not [t for t in out.types if ";" in t[2]]  # (only a receiver holds both arms: `return cache` none)
+
+
+TS_OBJECT_CONST = b"""export const utils = {
+  size: 1,
+  alloc(n: number): Buf { return new Buf(); },
+  inner: { deep(): void {} },
+  copy(a: Buf): number { return utils.alloc(1).len(); },
+};
+let later = { go(): void {} };
+const typed: Api = { run(): void {} };
+export function f(utils2: number) {
+  utils.alloc(2);
+  later.go();
+  typed.run();
+}
+export function g(utils: Api) {
+  utils.alloc(3);
+}
+"""
+
+
+def test_typescript_object_literal_const_methods_are_its_members() -> None:
+    # `const o = { m() {} }` at module level: m is o's member (`o.m`), and `o.m()` reads o itself (`^o`); a
+    # `let` (reassignable), a const with a written type (that type, as before), a nested literal's method and
+    # a parameter of that name are left as they were.
+    out = extract(TS_OBJECT_CONST, "src/o.ts", "typescript")
+    parents = {s.qualname: s.parent for s in out.symbols if s.kind == "method"}
+    assert parents == {
+        "utils.alloc": "typescript src/o.ts utils.",
+        "deep": None,
+        "utils.copy": "typescript src/o.ts utils.",
+        "go": None,
+        "run": None,
+    }
+    got = [(r.line, r.symbol_name, r.receiver_type) for r in out.references if r.role == "call" and r.qualifier]
+    assert got == [
+        (5, "len", "^utils#alloc()"),
+        (5, "alloc", "^utils"),
+        (10, "alloc", "^utils"),
+        (11, "go", None),
+        (12, "run", "Api"),
+        (15, "alloc", "Api"),
+    ]

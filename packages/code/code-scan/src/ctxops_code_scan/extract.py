@@ -221,6 +221,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     positions: dict[int, dict[int, int] | None] = {}  # Python: `a, b = ...`'s names by byte (`_slots`)
     unpacked: dict[int, list[Any]] = {}  # Python: `a, b = A(), B()`'s values, by the value list's id
     go_places: _GoPlaces = {}  # Go: `a, b := ...`'s names by byte and its values, by the declaration's id
+    # TypeScript `const o = { m() {} }` at module level: the literal's start byte -> (o's qualname, o's id); its
+    # methods are o's members (`o.m()`, as the compiler types `o`)
+    object_owners: dict[int, tuple[str, str]] = {}
 
     for start, _order, neg_end, _pattern, main, caps, head, sub in items:
         while stack and stack[-1].end_byte <= start:
@@ -498,8 +501,15 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         else:
             qualname = _join(top.qualname if top else None, name)
             type_qualname = top.type_qualname if top else None
+        owner = _object_owner(node, object_owners) if typescript and top is None and kind == "method" else None
+        if owner is not None:
+            qualname = owner[0] + "." + name
         sid = ids.allocate(qualname, kind)
-        parent_id = top.symbol_id if top else None
+        parent_id = top.symbol_id if top else (owner[1] if owner is not None else None)
+        if typescript and top is None and kind in ("variable", "constant") and (obj := _object_const(node)):
+            object_owners[obj.start_byte] = (qualname, sid)
+            if facts is not None:
+                facts.object_consts.add(name)
         if (top is not None and top.kind == "impl") or prefix:
             pending_parents.append((len(out.symbols), type_qualname or ""))
         def_name_starts.add(name_node.start_byte)
@@ -625,6 +635,24 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     if python or local_matches:
         _drop_locals(tree.root_node, lang, out, local_matches)
     return out
+
+
+def _object_const(node: Any) -> Any:
+    """TypeScript `const o = { ... }` with no written type: the object literal (a `let` may be reassigned, a
+    written type is what the compiler reads instead)."""
+    value = node.child_by_field_name("value")
+    if value is None or value.type != "object" or node.child_by_field_name("type") is not None:
+        return None
+    declaration = node.parent
+    if declaration is None or declaration.type != "lexical_declaration" or declaration.child(0).type != "const":
+        return None
+    return value
+
+
+def _object_owner(node: Any, owners: dict[int, tuple[str, str]]) -> tuple[str, str] | None:
+    """The module-level object-literal const whose literal holds the method `node` directly."""
+    holder = node.parent
+    return owners.get(holder.start_byte) if holder is not None and holder.type == "object" else None
 
 
 _BODIES = frozenset({"function", "class"})

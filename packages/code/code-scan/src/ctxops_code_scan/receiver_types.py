@@ -474,6 +474,8 @@ class TypeFacts:
     # TypeScript: function id -> `&i.j` -> the stated type of parameter j of its callback parameter i
     callbacks: dict[str, dict[str, str]] = field(default_factory=dict)
     this_types: dict[str, str] = field(default_factory=dict)  # TypeScript: function id -> `this: K`
+    # TypeScript: module-level `const o = { m() {} }`: `o.m()` is a member of o itself (`^o`, the graph reads)
+    object_consts: set[str] = field(default_factory=set)
     # TypeScript: function id or class qualname -> type parameter -> its constraint (`T extends K`: `K`;
     # "" when it has none: a `T` then names no class)
     generics: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -982,6 +984,7 @@ class TypeFacts:
             for names in table.values():
                 roots.update(n for n, t in names.items() if t)
         roots.update(n for n, t in self.module.items() if t)
+        roots.update(self.object_consts)
         return roots
 
     def add_bases(self, class_qualname: str, superclasses: str) -> None:
@@ -1044,12 +1047,14 @@ class TypeFacts:
                         typ = param + "#__call__()" if param else _CONFLICT
             elif root in self.params.get(function_id, {}):
                 typ = self.params[function_id][root]
+            elif root in self.object_consts and not is_param:
+                typ = "^" + root
             elif root in self.module and not is_param:
                 typ = self.module[root]
             else:
                 return None
         else:
-            typ = self.module.get(root)
+            typ = "^" + root if root in self.object_consts else self.module.get(root)
         if not typ:
             return None
         if not rest:
@@ -1290,6 +1295,8 @@ class TypeFacts:
             outer = self.outer.get(function_id)
             if outer is not None and depth < MAX_DEPTH:  # a closure: the name of the function around it
                 return self._root(name, outer, depth + 1)
+        if name in self.object_consts:
+            return "^" + name
         if name in self.module_stated:
             return self.module_stated[name]
         if name in self.module_chains:

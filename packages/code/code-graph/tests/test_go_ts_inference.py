@@ -613,3 +613,48 @@ def test_typescript_object_literal_const_methods_are_its_members(tmp_path: Path)
         assert not (_lines(TS_OBJECT_CONST, "not") & (node | web))
     finally:
         idx.close()
+
+
+TS_OBJECT_SHAPES = {
+    "lib/long.ts": """export class Long {
+  static fromNumber(n: number): Long { return new Long(); }
+  add(o: Long): Long { return this; }
+  or(o: Long): Long { return this; }
+}
+export class Other { or(o: Long): Long { return o; } add(o: Long): Long { return o; } }
+""",
+    "lib/dec.ts": """import { Long, Other } from './long';
+function multiply64x2(left: number): { high: Long; low: Other } {
+  return null as any;
+}
+export function f(a: number) {
+  const significand = multiply64x2(a);
+  significand.high.add(Long.fromNumber(1)); // long-add
+  significand.low.add(Long.fromNumber(1)); // other-add
+  const dec = { low: Long.fromNumber(0), high: new Long() };
+  dec.high.or(Long.fromNumber(1)); // long-or
+  dec.low.or(Long.fromNumber(1)); // long-or
+  let moved = { high: new Long() };
+  moved.high.or(Long.fromNumber(1)); // not
+}
+""",
+}
+
+
+def test_typescript_object_shapes_of_locals_type_their_members(tmp_path: Path) -> None:
+    """bson's `multiply64x2(): {high: Long; low: Long}` then `const significand = multiply64x2(...);
+    significand.high.add()`, and `const dec = {high: Long.fromNumber(0)}; dec.high.or()`: the compiler types
+    the members by the written object type or the literal's initializers. A `let` is left possible."""
+    idx = indexed(tmp_path / "shapes", TS_OBJECT_SHAPES)
+    try:
+        long_add = certain_callers(idx, "typescript lib/long.ts Long.add().")
+        other_add = certain_callers(idx, "typescript lib/long.ts Other.add().")
+        long_or = certain_callers(idx, "typescript lib/long.ts Long.or().")
+        assert _lines(TS_OBJECT_SHAPES, "long-add") <= long_add
+        assert not (_lines(TS_OBJECT_SHAPES, "long-add") & other_add)
+        assert _lines(TS_OBJECT_SHAPES, "other-add") <= other_add
+        assert not (_lines(TS_OBJECT_SHAPES, "other-add") & long_add)
+        assert _lines(TS_OBJECT_SHAPES, "long-or") <= long_or
+        assert not (_lines(TS_OBJECT_SHAPES, "not") & long_or)
+    finally:
+        idx.close()

@@ -1075,3 +1075,75 @@ def test_typescript_object_literal_const_methods_are_its_members() -> None:
         (12, "run", "Api"),
         (15, "alloc", "Api"),
     ]
+
+
+TS_OBJECT_SHAPES = b"""import { Long } from './long';
+function multiply(left: number): { high: Long; low?: Long; n: number } {
+  return null as any;
+}
+export function f(a: number) {
+  const s = multiply(a);
+  s.high.add(a);
+  s.high.shift(49).and(a);
+  s.low.add(a);
+  const dec = { low: Long.fromNumber(0), high: new Long(1), n: 3, ...other };
+  dec.high.or(a);
+  const d2 = { low: Long.fromNumber(0), high: new Long(1), n: 3 };
+  d2.high.or(a);
+  d2.low.or(a);
+  d2.n.toFixed();
+  let lt = { high: new Long(1) };
+  lt.high.or(a);
+  const h = s.high;
+  h.sub();
+}
+"""
+
+
+def test_typescript_object_shapes_type_their_members() -> None:
+    # A module-level function's inline object result (`multiply(): {high: Long}`) types `s.high` after `const s
+    # = multiply()`; a `const` local's literal types `d2.high` by its initializer. An optional member, a
+    # literal with a spread, a `let` and a member of no class give nothing.
+    out = extract(TS_OBJECT_SHAPES, "src/d.ts", "typescript")
+    got = [(r.line, r.symbol_name, r.receiver_type) for r in out.references if r.role == "call" and r.qualifier]
+    assert got == [
+        (7, "add", "Long"),
+        (8, "and", "Long#shift()"),
+        (8, "shift", "Long"),
+        (9, "add", None),
+        (10, "fromNumber", "^Long"),
+        (11, "or", None),
+        (12, "fromNumber", "^Long"),
+        (13, "or", "=Long"),
+        (14, "or", "^Long#fromNumber()"),
+        (15, "toFixed", None),
+        (17, "or", None),
+        (19, "sub", "Long"),
+    ]
+    assert not [t for t in out.types if t[2].startswith("{")]
+
+
+def _object_shapes_source(n: int) -> bytes:
+    fns = "".join(f"function f{i}(): {{ high: K{i}; low: K }} {{ return null as any; }}\n" for i in range(n))
+    body = "".join(
+        f"  const s{i} = f{i}();\n  s{i}.high.go();\n  const d{i} = {{ a: s{i}.high, b: d{max(i - 1, 0)} }};\n"
+        f"  d{i}.b.b.a.go();\n"
+        for i in range(n)
+    )
+    return (
+        fns
+        + "export const o = {\n"
+        + "".join(f"  m{i}(): void {{}},\n" for i in range(n))
+        + "};\n"
+        + "export function g() {\n"
+        + body
+        + "  o.m0();\n}\n"
+    ).encode()
+
+
+def test_typescript_object_shapes_extract_linearly() -> None:
+    # Object-literal consts' members, inline object results and local literals read through one another (each
+    # read bounded by MAX_DEPTH): 16x the declarations stays under 64x the time.
+    small = best_cpu_s(lambda: extract(_object_shapes_source(250), "src/o.ts", "typescript"))
+    large = best_cpu_s(lambda: extract(_object_shapes_source(4000), "src/o.ts", "typescript"))
+    assert large < 64 * max(small, 0.001), (small, large)

@@ -559,6 +559,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         facts.add_go_result(sid, _text(ret[0]))
                 elif typescript:
                     facts.add_ts_result(sid, type_qualname, _text(ret[0]) if ret else None)
+                    if top is None and kind == "function" and ret:  # `f(): {high: Long}`: `f().high` a Long
+                        facts.add_ts_object_result(name, _text(ret[0]))
                     facts.add_ts_callbacks(sid, params[0], _text(ret[0]) if ret else None)
                 if top is not None and top.symbol_id and top.kind in ("function", "method"):
                     facts.outer[sid] = top.symbol_id  # a closure sees the names of the function around it
@@ -1056,7 +1058,7 @@ def _add_receiver_types(
             typ = facts.expr(found, function_id) if found is not None else None
         if typ is None and values and _CLASS_NAME.fullmatch(qualifier) and "." not in qualifier:
             typ = facts.arms_type(qualifier, function_id)  # (`c ? a() : b()`: both arms, the graph compares)
-        if typ is not None:
+        if typ is not None and not typ.startswith("{"):  # (`{<byte>`: a local object literal, no type to read)
             marked = "!" + typ if narrowed is not None and narrowed.at(index) else typ
             refs[index] = msgspec.structs.replace(ref, receiver_type=marked)
 

@@ -658,3 +658,44 @@ def test_typescript_object_shapes_of_locals_type_their_members(tmp_path: Path) -
         assert not (_lines(TS_OBJECT_SHAPES, "not") & long_or)
     finally:
         idx.close()
+
+
+TS_GUARD_ASSIGNED = {
+    "lib/long.ts": """export class Timestamp { isZero(): boolean { return true; } }
+export class Long {
+  static isLong(value: unknown): value is Long { return true; }
+  static fromValue(v: number | Long | Timestamp): Long { return new Long(); }
+  isZero(): boolean { return true; }
+}
+""",
+    "lib/use.ts": """import { Long, Timestamp } from './long';
+export function compare(other: number | Long | Timestamp): void {
+  if (!Long.isLong(other)) other = Long.fromValue(other);
+  other.isZero(); // long
+}
+export function twice(other: number | Long | Timestamp): void {
+  if (!Long.isLong(other)) other = Long.fromValue(other);
+  if (other) other = new Timestamp() as any;
+  other.isZero(); // not
+}
+export function none(other: number | Long | Timestamp): void {
+  if (!Long.isLong(other)) console.log(other);
+  other.isZero(); // not
+}
+""",
+}
+
+
+def test_typescript_guard_then_assignment_is_the_union_of_the_paths(tmp_path: Path) -> None:
+    """bson's `if (!Long.isLong(other)) other = Long.fromValue(other); other.isNegative()`: after the `if`
+    the compiler's type is the guard's `Long` joined with the assigned `Long`, so `Long.isZero`, not
+    `Timestamp.isZero`; a path that does not assign, or a second assignment, leaves the union (possible)."""
+    idx = indexed(tmp_path / "guard", TS_GUARD_ASSIGNED)
+    try:
+        long_ = certain_callers(idx, "typescript lib/long.ts Long.isZero().")
+        stamp = certain_callers(idx, "typescript lib/long.ts Timestamp.isZero().")
+        assert _lines(TS_GUARD_ASSIGNED, "long") <= long_
+        assert not (_lines(TS_GUARD_ASSIGNED, "long") & stamp)
+        assert not (_lines(TS_GUARD_ASSIGNED, "not") & (long_ | stamp))
+    finally:
+        idx.close()

@@ -1147,3 +1147,68 @@ def test_typescript_object_shapes_extract_linearly() -> None:
     small = best_cpu_s(lambda: extract(_object_shapes_source(250), "src/o.ts", "typescript"))
     large = best_cpu_s(lambda: extract(_object_shapes_source(4000), "src/o.ts", "typescript"))
     assert large < 64 * max(small, 0.001), (small, large)
+
+
+TS_GUARD_ASSIGNED = b"""export class Timestamp { isZero(): boolean { return true; } }
+export class Long {
+  static isLong(value: unknown): value is Long { return true; }
+  static fromValue(v: number | Long | Timestamp): Long { return new Long(); }
+  isZero(): boolean { return true; }
+  compare(other: number | Long | Timestamp): number {
+    if (!Long.isLong(other)) other = Long.fromValue(other);
+    other.isZero();
+    return 0;
+  }
+  twice(other: number | Long | Timestamp): number {
+    if (!Long.isLong(other)) other = Long.fromValue(other);
+    other = new Timestamp() as any;
+    other.isZero();
+    return 0;
+  }
+  none(other: number | Long | Timestamp): number {
+    if (!Long.isLong(other)) console.log(other);
+    other.isZero();
+    return 0;
+  }
+  inner(other: number | Long | Timestamp): number {
+    if (!Long.isLong(other)) { other = Long.fromValue(other); } else { other = Long.fromValue(1); }
+    other.isZero();
+    return [1].map(() => other.isZero())[0] ? 1 : 0;
+  }
+}
+"""
+
+
+def test_typescript_guard_then_assignment_types_both_paths() -> None:
+    # `if (!Long.isLong(x)) x = Long.fromValue(x); x.isZero()`: the two paths' types as arms (the guard's
+    # `isLong()is` row, the value's); a second assignment, an if that assigns nothing, an else branch and a
+    # closure leave the union as it was.
+    out = extract(TS_GUARD_ASSIGNED, "src/long.ts", "typescript")
+    got = {r.line: r.receiver_type for r in out.references if r.role == "call" and r.qualifier == "other"}
+    assert got == {
+        8: "!Long#isLong()is;Long#fromValue()",
+        14: "!Long|Timestamp",
+        19: "!Long|Timestamp",
+        24: "!Long|Timestamp",
+        25: "Long|Timestamp",
+    }
+    assert ("typescript src/long.ts Long#", "isLong()is", "Long") in out.types
+
+
+def _guarded_source(n: int) -> bytes:
+    checks = "".join(f"    if (!Long.isLong(x{i % 7})) x{i % 7} = Long.fromValue(x{i % 7});\n" for i in range(n))
+    calls = "".join(f"    x{i % 7}.isZero();\n" for i in range(n))
+    nested = "".join("    if (a) {\n" for _ in range(n // 40)) + calls[:2000] + "    }\n" * (n // 40)
+    params = ", ".join(f"x{i}: number | Long" for i in range(7))
+    return (
+        "export class Long {\n  static isLong(v: unknown): v is Long { return true; }\n"
+        f"  run(a: boolean, {params}): void {{\n{checks}{calls}{nested}  }}\n}}\n"
+    ).encode()
+
+
+def test_typescript_guard_then_assignment_extracts_linearly() -> None:
+    # Each block's guarded ifs and each function's assignments are read once (memoized); the walk up from a
+    # call is bounded: 16x the statements stays under 64x the time.
+    small = best_cpu_s(lambda: extract(_guarded_source(250), "src/g.ts", "typescript"))
+    large = best_cpu_s(lambda: extract(_guarded_source(4000), "src/g.ts", "typescript"))
+    assert large < 64 * max(small, 0.001), (small, large)

@@ -37,6 +37,7 @@ from .overloads import is_overload
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
+from .ts_assigned import guarded_assignment, predicate_type
 from .type_exprs import (
     MAX_DEPTH,
     MAX_STEPS,
@@ -559,6 +560,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         facts.add_go_result(sid, _text(ret[0]))
                 elif typescript:
                     facts.add_ts_result(sid, type_qualname, _text(ret[0]) if ret else None)
+                    if ret and type_qualname and (guarded := predicate_type(_text(ret[0]))) is not None:
+                        facts.add_ts_field(type_qualname, name + "()is", guarded)  # `isLong(v): v is Long`
                     if top is None and kind == "function" and ret:  # `f(): {high: Long}`: `f().high` a Long
                         facts.add_ts_object_result(name, _text(ret[0]))
                     facts.add_ts_callbacks(sid, params[0], _text(ret[0]) if ret else None)
@@ -996,6 +999,14 @@ class _MaybeNarrowed:
     def __init__(self) -> None:
         self.sites: dict[int, tuple[Any, str]] = {}  # ref index -> (receiver node, the name narrowed)
         self.memo: dict[int, Any] = {}  # (`ts_maybe_narrowed`'s, for the file)
+        self.assigned: dict[Any, Any] = {}  # (`guarded_assignment`'s, for the file)
+
+    def guarded(self, index: int) -> tuple[Any, Any] | None:
+        """`if (!G.g(x)) x = v;` before the call `x.m()`: (the guard call, v); see ts_assigned.py."""
+        site = self.sites.get(index)
+        if site is None or site[0].type != "identifier":
+            return None
+        return guarded_assignment(site[0], site[1], self.memo, self.assigned)
 
     def at(self, index: int) -> bool:
         site = self.sites.get(index)
@@ -1058,9 +1069,23 @@ def _add_receiver_types(
             typ = facts.expr(found, function_id) if found is not None else None
         if typ is None and values and _CLASS_NAME.fullmatch(qualifier) and "." not in qualifier:
             typ = facts.arms_type(qualifier, function_id)  # (`c ? a() : b()`: both arms, the graph compares)
+        if typ is not None and narrowed is not None and (guarded := narrowed.guarded(index)) is not None:
+            typ = _guarded_arms(facts, guarded, function_id) or typ
         if typ is not None and not typ.startswith("{"):  # (`{<byte>`: a local object literal, no type to read)
             marked = "!" + typ if narrowed is not None and narrowed.at(index) else typ
             refs[index] = msgspec.structs.replace(ref, receiver_type=marked)
+
+
+def _guarded_arms(facts: TypeFacts, guarded: tuple[Any, Any], function_id: str | None) -> str | None:
+    """`if (!Long.isLong(x)) x = Long.fromValue(x)`: `^Long#isLong()is;^Long#fromValue()`, the guard's narrowed
+    type (its class's `isLong()is` row) and the value's, as a conditional's arms (the graph keeps the one class
+    both give, or the base of the two: the compiler's union of the paths, reduced)."""
+    guard, value = (chain_of(node) for node in guarded)
+    kept = facts.expr(guard, function_id) if guard is not None else None
+    given = facts.expr(value, function_id) if value is not None else None
+    if kept is None or given is None or not kept.endswith("()") or ";" in kept + given or "{" in kept + given:
+        return None
+    return f"{kept}is;{given}"
 
 
 def _py_flow(node: Any, name: str, memo: dict[tuple[int, str], Any], depth: int = 0) -> str | Chain | None:

@@ -1212,3 +1212,29 @@ def test_typescript_guard_then_assignment_extracts_linearly() -> None:
     small = best_cpu_s(lambda: extract(_guarded_source(250), "src/g.ts", "typescript"))
     large = best_cpu_s(lambda: extract(_guarded_source(4000), "src/g.ts", "typescript"))
     assert large < 64 * max(small, 0.001), (small, large)
+
+
+TS_EARLY_EXIT = b"""export class Base { m(): void {} }
+export class Sub extends Base { m(): void {} }
+export function f(x: Base, y: Base, z: Base) {
+  if (!(x instanceof Sub)) return;
+  x.m();
+  if (!(y instanceof Sub)) { throw new Error(); }
+  y.m();
+  if (!(z instanceof Sub)) console.log(z);
+  z.m();
+}
+export function g(x: Base) {
+  if (!(x instanceof Sub)) return;
+  x = new Base();
+  x.m();
+}
+"""
+
+
+def test_typescript_early_exit_by_instanceof_types_the_receiver() -> None:
+    # `if (!(x instanceof Sub)) return;` (or `throw`): x is a Sub after it, as the compiler narrows a
+    # parameter never assigned; an `if` that does not exit, or a parameter assigned again, leaves x a Base.
+    out = extract(TS_EARLY_EXIT, "src/e.ts", "typescript")
+    got = {r.line: r.receiver_type for r in out.references if r.role == "call" and r.symbol_name == "m"}
+    assert got == {5: "!Sub", 7: "!Sub", 9: "!Base", 14: "!Base"}

@@ -557,8 +557,6 @@ WHERE t.name = '=arg' AND d.parent IS NULL AND d.kind = 'function'
 # class (`Just`, `Nothing` extending `Impl`). The parts are the union's members, or the parts of a union
 # alias (its `inherit` rows, through aliases of aliases): for each part, the nearest classes up its bases that
 # define the name (`type Poly = Circle | Tri`, `Tri extends Base`: `Circle.area` and `Base.area` disagree).
-# A narrowing may also pick a subclass (`x: Base; if (!(x instanceof Sub)) return; x.m()` is `Sub.m`): a part
-# with a subclass that defines the name is left possible too.
 _NARROWED_SPLIT = f"""
 CREATE OR REPLACE TEMP TABLE narrowed_bad AS
 WITH RECURSIVE
@@ -576,16 +574,8 @@ up(rid, cls, anc, name, depth) AS (
   WHERE up.depth < {INHERIT_DEPTH} AND i.confidence <> 'name-only'
 ),
 found AS (SELECT up.rid, up.cls, up.anc, up.depth FROM up JOIN symbols s ON s.parent = up.anc AND s.name = up.name),
-nearest AS (SELECT rid, cls, anc FROM found QUALIFY depth = min(depth) OVER (PARTITION BY rid, cls)),
-down(rid, sub, name, depth) AS (
-  SELECT DISTINCT p.rid, p.cls, r.symbol_name, 0 FROM parts p JOIN pending r USING (rid)
-  UNION ALL
-  SELECT down.rid, i.src, down.name, down.depth + 1 FROM down JOIN inh i ON i.dst = down.sub
-  WHERE down.depth < {INHERIT_DEPTH} AND i.confidence <> 'name-only'
-)
+nearest AS (SELECT rid, cls, anc FROM found QUALIFY depth = min(depth) OVER (PARTITION BY rid, cls))
 SELECT rid FROM nearest GROUP BY rid HAVING count(DISTINCT anc) > 1
-UNION
-SELECT down.rid FROM down JOIN symbols s ON s.parent = down.sub AND s.name = down.name WHERE down.depth > 0
 """
 
 

@@ -1080,6 +1080,8 @@ def _guarded_arms(facts: TypeFacts, guarded: tuple[Any, Any], function_id: str |
     """`if (!Long.isLong(x)) x = Long.fromValue(x)`: `^Long#isLong()is;^Long#fromValue()`, the guard's narrowed
     type (its class's `isLong()is` row) and the value's, as a conditional's arms (the graph keeps the one class
     both give, or the base of the two: the compiler's union of the paths, reduced)."""
+    if guarded[0] is None:  # `if (!(x instanceof K)) return;`: a K after it
+        return _text(guarded[1])
     guard, value = (chain_of(node) for node in guarded)
     kept = facts.expr(guard, function_id) if guard is not None else None
     given = facts.expr(value, function_id) if value is not None else None

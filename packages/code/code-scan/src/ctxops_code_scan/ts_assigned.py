@@ -2,7 +2,8 @@
 After such an `if`, the compiler types a parameter `x` as the union of its two paths: the guard's type (the
 condition false: `isLong(x)` held) and the assigned value's (the condition true). Read only where those two
 paths are all there is: the `if` has no else, its body is that one assignment, it precedes the call in an
-enclosing block of the same function, and the function assigns `x` nowhere else."""
+enclosing block of the same function, and the function assigns `x` nowhere else. The same walk reads an
+early exit `if (!(x instanceof K)) return;` (or `throw`): after it `x` is a K, where `x` is never assigned."""
 
 from __future__ import annotations
 
@@ -26,8 +27,9 @@ def predicate_type(result: str) -> str | None:
 def guarded_assignment(node: Any, name: str, parents: dict[int, Any], memo: dict[Any, Any]) -> tuple[Any, Any] | None:
     """For the receiver `node` (the identifier `name`, a parameter of the function around it): the guard
     call (`Long.isLong(x)`) and the assigned value (`Long.fromValue(x)`) of the `if` that decides its type
-    there, or None. `parents` is `ts_maybe_narrowed`'s memo (a node's parent, read once); `memo` (one per
-    file) keeps each block's guarded ifs and each function's assignments."""
+    there; (None, the class K) after an early exit `if (!(x instanceof K)) return;`; else None. `parents` is
+    `ts_maybe_narrowed`'s memo (a node's parent, read once); `memo` (one per file) keeps each block's guarded
+    ifs and each function's assignments."""
     child, parent = node, _parent(node, parents)
     found: Any = None
     for _ in range(_DEPTH):
@@ -44,7 +46,7 @@ def guarded_assignment(node: Any, name: str, parents: dict[int, Any], memo: dict
         return None
     if found is None or parent is None or name not in _param_names(parent):
         return None
-    return found if _assignments(parent, memo).get(name, 0) == 1 else None
+    return found if _assignments(parent, memo).get(name, 0) == (found[0] is not None) else None
 
 
 def _guarded_ifs(block: Any, memo: dict[Any, Any]) -> dict[str, list[tuple[int, Any, Any]]]:
@@ -68,6 +70,8 @@ def _guarded(statement: Any) -> tuple[str, Any, Any] | None:
     if cond is None or cond.type != "unary_expression" or cond.child(0).type != "!":
         return None
     call = cond.child_by_field_name("argument")
+    if call is not None and call.type == "parenthesized_expression" and call.named_child_count == 1:
+        return _early_exit(call.named_child(0), statement.child_by_field_name("consequence"))
     if call is None or call.type != "call_expression":
         return None
     callee, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
@@ -86,6 +90,20 @@ def _guarded(statement: Any) -> tuple[str, Any, Any] | None:
     if left is None or left.type != "identifier" or left.text != guarded.text or value is None:
         return None
     return guarded.text.decode("utf-8", "replace"), call, value
+
+
+def _early_exit(test: Any, body: Any) -> tuple[str, Any, Any] | None:
+    """`if (!(x instanceof K)) return;` (or `throw`, alone or in a block): (x, None, K)."""
+    if body is not None and body.type == "statement_block" and body.named_child_count == 1:
+        body = body.named_child(0)
+    if body is None or body.type not in ("return_statement", "throw_statement") or test.type != "binary_expression":
+        return None
+    op, left, right = (test.child_by_field_name(f) for f in ("operator", "left", "right"))
+    if op is None or op.type != "instanceof" or left is None or left.type != "identifier" or right is None:
+        return None
+    if right.type not in ("identifier", "member_expression"):
+        return None
+    return left.text.decode("utf-8", "replace"), None, right
 
 
 def _param_names(function: Any) -> set[str]:

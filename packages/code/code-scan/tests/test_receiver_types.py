@@ -1238,3 +1238,20 @@ def test_typescript_early_exit_by_instanceof_types_the_receiver() -> None:
     out = extract(TS_EARLY_EXIT, "src/e.ts", "typescript")
     got = {r.line: r.receiver_type for r in out.references if r.role == "call" and r.symbol_name == "m"}
     assert got == {5: "!Sub", 7: "!Sub", 9: "!Base", 14: "!Base"}
+
+
+TS_GUARD_UNKNOWN = b"""import { Long } from './long';
+export class Check { static ok(v: unknown): boolean { return true; } }
+export function f(other: Long | number) {
+  if (!Check.ok(other)) other = Long.fromValue(other);
+  other.isZero();
+}
+"""
+
+
+def test_typescript_guard_of_no_known_predicate_keeps_the_declared_type() -> None:
+    # A guard this file states no `v is K` of (`Check.ok(v): boolean`, or a class of another file): the
+    # receiver keeps its declared type, as before (no arm the graph could not read).
+    out = extract(TS_GUARD_UNKNOWN, "src/u.ts", "typescript")
+    got = {r.line: r.receiver_type for r in out.references if r.role == "call" and r.symbol_name == "isZero"}
+    assert got == {5: "!Long"}

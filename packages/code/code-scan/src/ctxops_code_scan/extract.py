@@ -1078,8 +1078,8 @@ def _add_receiver_types(
 
 def _guarded_arms(facts: TypeFacts, guarded: tuple[Any, Any], function_id: str | None) -> str | None:
     """`if (!Long.isLong(x)) x = Long.fromValue(x)`: `^Long#isLong()is;^Long#fromValue()`, the guard's narrowed
-    type (its class's `isLong()is` row) and the value's, as a conditional's arms (the graph keeps the one class
-    both give, or the base of the two: the compiler's union of the paths, reduced)."""
+    type (its class's `isLong()is` row, a class of this file) and the value's, as a conditional's arms (the
+    graph keeps the one class both give, or the base of the two: the compiler's union of the paths, reduced)."""
     if guarded[0] is None:  # `if (!(x instanceof K)) return;`: a K after it
         return _text(guarded[1])
     guard, value = (chain_of(node) for node in guarded)
@@ -1087,6 +1087,9 @@ def _guarded_arms(facts: TypeFacts, guarded: tuple[Any, Any], function_id: str |
     given = facts.expr(value, function_id) if value is not None else None
     if kept is None or given is None or not kept.endswith("()") or ";" in kept + given or "{" in kept + given:
         return None
+    owner, _, method = kept.lstrip("^").partition("#")
+    if "#" in method or not facts.attrs.get(owner, {}).get(method + "is"):
+        return None  # (a guard this file does not declare a type predicate of: the paths are not known)
     return f"{kept}is;{given}"
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from .type_exprs import _TS_FUNCTIONS, _parent
 
-_PREDICATE = re.compile(r"\s*:?\s*([A-Za-z_$][\w$]*)\s+is\s+(.+?)\s*", re.S)  # (`asserts x is K`: not read)
+_PREDICATE = re.compile(r"([A-Za-z_$][\w$]*)\s+is\s+(\S.*)", re.S)  # (`asserts x is K`: not read)
 
 _DEPTH = 64  # the walk up from a call stops here (nesting beyond is hostile; answered "not found")
 _ASSIGNS = frozenset({"assignment_expression", "augmented_assignment_expression", "update_expression"})
@@ -20,7 +20,7 @@ _ASSIGNS = frozenset({"assignment_expression", "augmented_assignment_expression"
 
 def predicate_type(result: str) -> str | None:
     """`: value is Long` -> `Long` (a type guard's narrowed type, as written); None for anything else."""
-    found = _PREDICATE.fullmatch(result)
+    found = _PREDICATE.fullmatch(result.strip().lstrip(":").strip())  # (stripped first: no regex over runs of blanks)
     return found.group(2) if found and found.group(1) not in ("asserts", "this") else None
 
 

@@ -711,3 +711,35 @@ def test_typescript_guard_then_assignment_is_the_union_of_the_paths(tmp_path: Pa
         assert not (_lines(TS_GUARD_ASSIGNED, "not") & (long_ | stamp))
     finally:
         idx.close()
+
+
+TS_FIELD_VALUE = {
+    "lib/long.ts": """export class Long {
+  static ZERO = Long.fromInt(0);
+  static fromInt(n: number): Long { return new Long(); }
+  mul(o: Long): Long { return this; }
+}
+export class Other { mul(o: Long): Long { return o; } }
+""",
+    "lib/use.ts": """import { Long } from './long';
+export function parse(s: string): Long {
+  let result = Long.ZERO;
+  for (const c of s) {
+    result = result.mul(Long.fromInt(1)); // mul
+  }
+  Long.ZERO.mul(result);
+  return result;
+}
+""",
+}
+
+
+def test_typescript_static_field_without_a_type_has_its_initializers(tmp_path: Path) -> None:
+    """bson's `static ZERO = Long.fromInt(0)` then `let result = Long.ZERO; result = result.mul(...)`: the
+    field's type is its initializer's (fromInt's declared `Long`), and so is the `let`'s."""
+    idx = indexed(tmp_path / "field", TS_FIELD_VALUE)
+    try:
+        assert _lines(TS_FIELD_VALUE, "mul") <= certain_callers(idx, "typescript lib/long.ts Long.mul().")
+        assert not (_lines(TS_FIELD_VALUE, "mul") & certain_callers(idx, "typescript lib/long.ts Other.mul()."))
+    finally:
+        idx.close()

@@ -1255,3 +1255,28 @@ def test_typescript_guard_of_no_known_predicate_keeps_the_declared_type() -> Non
     out = extract(TS_GUARD_UNKNOWN, "src/u.ts", "typescript")
     got = {r.line: r.receiver_type for r in out.references if r.role == "call" and r.symbol_name == "isZero"}
     assert got == {5: "!Long"}
+
+
+TS_FIELD_VALUE = b"""export class Long {
+  static ZERO = Long.fromInt(0);
+  static NAME = 'long';
+  static SELF = this.name;
+  typed: Other = make();
+  static fromInt(n: number): Long { return new Long(); }
+  f(): void {
+    let result = Long.ZERO;
+    result = result.mul(result);
+  }
+}
+"""
+
+
+def test_typescript_field_without_a_written_type_has_its_initializers() -> None:
+    # `static ZERO = Long.fromInt(0)`: the compiler infers the field's type from its initializer (a chain the
+    # graph evaluates); a literal, a `this` read and a written type (its own row, as before) add no such row.
+    out = extract(TS_FIELD_VALUE, "src/long.ts", "typescript")
+    rows = [t for t in out.types if t[0] == "typescript src/long.ts Long#"]
+    assert rows == [
+        ("typescript src/long.ts Long#", "ZERO", "Long#fromInt()"),
+        ("typescript src/long.ts Long#", "typed", "Other"),
+    ]

@@ -581,6 +581,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_ts_field(top.qualname, name, _text(ret[0]))
             elif kind == "field" and top is not None and typescript and (made := _ts_new_type(caps.get("value"))):
                 facts.add_ts_field(top.qualname, name, made)  # `private m = new SafeMap<K, V>()`: a SafeMap
+            elif kind == "field" and not ret and top is not None and typescript and (cv := caps.get("value")):
+                facts.add_ts_field_value(top.qualname, name, cv[0])  # `static ZERO = Long.fromInt(0)`: a Long
             elif kind == "field" and ret and top is not None:
                 facts.add_field(top.qualname, name, _text(ret[0]))
         out.symbols.append(

@@ -760,6 +760,14 @@ class TypeFacts:
         if typ is not None and typ != "Self":
             _bind(self.attrs.setdefault(class_qualname, {}), step_name(name), typ)
 
+    def add_ts_field_value(self, class_qualname: str, name: str, value: Any) -> None:
+        """TypeScript: a field without a written type has its initializer's (`static ZERO = Long.fromInt(0)`,
+        read at module level: a chain the graph evaluates); a literal, a `this` read: nothing."""
+        chain = chain_of(value) if value.type in ("call_expression", "member_expression") else None
+        typ = self.expr(chain, None) if chain is not None else None
+        if typ is not None and not typ.startswith(("{", "Self")) and ";" not in typ:
+            _bind(self.attrs.setdefault(class_qualname, {}), step_name(name), typ)
+
     def add_ts_module_stated(self, name: str, annotation: str) -> None:
         """TypeScript: `const name: K = ...` at module level."""
         typ = ts_type(annotation)

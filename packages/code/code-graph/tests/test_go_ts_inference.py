@@ -679,8 +679,6 @@ export class Long {
   static fromValue(v: number | Long | Timestamp): Long { return new Long(); }
   isZero(): boolean { return true; }
 }
-""",
-    "lib/use.ts": """import { Long, Timestamp } from './long';
 export function compare(other: number | Long | Timestamp): void {
   if (!Long.isLong(other)) other = Long.fromValue(other);
   other.isZero(); // long
@@ -701,7 +699,8 @@ export function none(other: number | Long | Timestamp): void {
 def test_typescript_guard_then_assignment_is_the_union_of_the_paths(tmp_path: Path) -> None:
     """bson's `if (!Long.isLong(other)) other = Long.fromValue(other); other.isNegative()`: after the `if`
     the compiler's type is the guard's `Long` joined with the assigned `Long`, so `Long.isZero`, not
-    `Timestamp.isZero`; a path that does not assign, or a second assignment, leaves the union (possible)."""
+    `Timestamp.isZero`; a path that does not assign, or a second assignment, leaves the union (possible).
+    (Read where the guard's class is of the same file, as bson's `long.ts`.)"""
     idx = indexed(tmp_path / "guard", TS_GUARD_ASSIGNED)
     try:
         long_ = certain_callers(idx, "typescript lib/long.ts Long.isZero().")

@@ -536,3 +536,209 @@ def test_typescript_default_import_binds_the_default_export(tmp_path: Path) -> N
         assert not (_lines(TS_DEFAULT, "not") & certain_callers(idx, "typescript lib/anon.ts Other.compile()."))
     finally:
         idx.close()
+
+
+TS_NARROW_SUB = {
+    "lib/a.ts": """export class Base { m(): void {} n(): void {} }
+export class Sub extends Base { m(): void {} }
+export class Leaf { m(): void {} }
+export function f(x: Base, y: Leaf) {
+  if (x instanceof Sub) {
+    x.m(); // sub
+  }
+  if (!(x instanceof Sub)) return;
+  x.m(); // sub
+  x.n(); // n
+  if (!(y instanceof Leaf)) return;
+  y.m(); // leaf
+}
+export function g(x: Base) {
+  if (!(x instanceof Sub)) throw new Error();
+  x.m(); // sub
+}
+export function h(x: Base) {
+  if (!(x instanceof Sub)) return;
+  x = new Base();
+  x.m(); // not
+}
+""",
+}
+
+
+def test_typescript_narrowing_to_a_subclass_lists_no_base_method(tmp_path: Path) -> None:
+    """`x: Base; if (!(x instanceof Sub)) return; x.m()`: the compiler says `Sub.m` where Sub overrides m (main
+    listed `Base.m` certain there); an exit by `throw` too; a method Sub does not override is Base's. A parameter
+    assigned again is left as declared (`Base.m`, as the compiler's assignment narrowing gives a Base)."""
+    idx = indexed(tmp_path / "sub", TS_NARROW_SUB)
+    try:
+        base_m = certain_callers(idx, "typescript lib/a.ts Base.m().")
+        sub_m = certain_callers(idx, "typescript lib/a.ts Sub.m().")
+        assert not (_lines(TS_NARROW_SUB, "sub") & base_m)
+        assert _lines(TS_NARROW_SUB, "sub") <= sub_m
+        assert not (_lines(TS_NARROW_SUB, "not") & sub_m)
+        assert _lines(TS_NARROW_SUB, "n") <= certain_callers(idx, "typescript lib/a.ts Base.n().")
+        assert _lines(TS_NARROW_SUB, "leaf") <= certain_callers(idx, "typescript lib/a.ts Leaf.m().")
+    finally:
+        idx.close()
+
+
+TS_OBJECT_CONST = {
+    "lib/bytes.ts": """export class Buf { copy(): number { return 1; } }
+export const nodeUtils = {
+  toLocal(x: number): Buf { return new Buf(); },
+  compare(a: number): number {
+    return nodeUtils.toLocal(a).copy(); // local copy
+  },
+};
+export const webUtils = {
+  toLocal(x: number): Buf { return new Buf(); },
+};
+export let mutable = {
+  toLocal(x: number): Buf { return new Buf(); },
+};
+""",
+    "lib/use.ts": """import { nodeUtils, webUtils, mutable } from './bytes';
+export function f() {
+  nodeUtils.toLocal(1); // local
+  nodeUtils.toLocal(2).copy(); // local copy
+  webUtils.toLocal(3); // web
+  mutable.toLocal(4); // not
+}
+""",
+}
+
+
+def test_typescript_object_literal_const_methods_are_its_members(tmp_path: Path) -> None:
+    """bson's `export const nodeJsByteUtils = { toLocalBufferType(...) {...}, ... }`: the compiler types the
+    const as its literal, so `nodeJsByteUtils.toLocalBufferType(a)` (in its file or through an import) calls that
+    method, not the same-named one of another literal, and `.copy()` on its result is the declared result's. A
+    `let` may be reassigned: no certain answer."""
+    idx = indexed(tmp_path / "obj", TS_OBJECT_CONST)
+    try:
+        node = certain_callers(idx, "typescript lib/bytes.ts nodeUtils.toLocal().")
+        web = certain_callers(idx, "typescript lib/bytes.ts webUtils.toLocal().")
+        assert _lines(TS_OBJECT_CONST, "local") | _lines(TS_OBJECT_CONST, "local copy") <= node
+        assert _lines(TS_OBJECT_CONST, "local copy") <= certain_callers(idx, "typescript lib/bytes.ts Buf.copy().")
+        assert _lines(TS_OBJECT_CONST, "web") <= web
+        assert not (_lines(TS_OBJECT_CONST, "web") & node)
+        assert not (_lines(TS_OBJECT_CONST, "not") & certain_callers(idx, "typescript lib/bytes.ts toLocal()."))
+        assert not (_lines(TS_OBJECT_CONST, "not") & (node | web))
+    finally:
+        idx.close()
+
+
+TS_OBJECT_SHAPES = {
+    "lib/long.ts": """export class Long {
+  static fromNumber(n: number): Long { return new Long(); }
+  add(o: Long): Long { return this; }
+  or(o: Long): Long { return this; }
+}
+export class Other { or(o: Long): Long { return o; } add(o: Long): Long { return o; } }
+""",
+    "lib/dec.ts": """import { Long, Other } from './long';
+function multiply64x2(left: number): { high: Long; low: Other } {
+  return null as any;
+}
+export function f(a: number) {
+  const significand = multiply64x2(a);
+  significand.high.add(Long.fromNumber(1)); // long-add
+  significand.low.add(Long.fromNumber(1)); // other-add
+  const dec = { low: Long.fromNumber(0), high: new Long() };
+  dec.high.or(Long.fromNumber(1)); // long-or
+  dec.low.or(Long.fromNumber(1)); // long-or
+  let moved = { high: new Long() };
+  moved.high.or(Long.fromNumber(1)); // not
+}
+""",
+}
+
+
+def test_typescript_object_shapes_of_locals_type_their_members(tmp_path: Path) -> None:
+    """bson's `multiply64x2(): {high: Long; low: Long}` then `const significand = multiply64x2(...);
+    significand.high.add()`, and `const dec = {high: Long.fromNumber(0)}; dec.high.or()`: the compiler types
+    the members by the written object type or the literal's initializers. A `let` is left possible."""
+    idx = indexed(tmp_path / "shapes", TS_OBJECT_SHAPES)
+    try:
+        long_add = certain_callers(idx, "typescript lib/long.ts Long.add().")
+        other_add = certain_callers(idx, "typescript lib/long.ts Other.add().")
+        long_or = certain_callers(idx, "typescript lib/long.ts Long.or().")
+        assert _lines(TS_OBJECT_SHAPES, "long-add") <= long_add
+        assert not (_lines(TS_OBJECT_SHAPES, "long-add") & other_add)
+        assert _lines(TS_OBJECT_SHAPES, "other-add") <= other_add
+        assert not (_lines(TS_OBJECT_SHAPES, "other-add") & long_add)
+        assert _lines(TS_OBJECT_SHAPES, "long-or") <= long_or
+        assert not (_lines(TS_OBJECT_SHAPES, "not") & long_or)
+    finally:
+        idx.close()
+
+
+TS_GUARD_ASSIGNED = {
+    "lib/long.ts": """export class Timestamp { isZero(): boolean { return true; } }
+export class Long {
+  static isLong(value: unknown): value is Long { return true; }
+  static fromValue(v: number | Long | Timestamp): Long { return new Long(); }
+  isZero(): boolean { return true; }
+}
+export function compare(other: number | Long | Timestamp): void {
+  if (!Long.isLong(other)) other = Long.fromValue(other);
+  other.isZero(); // long
+}
+export function twice(other: number | Long | Timestamp): void {
+  if (!Long.isLong(other)) other = Long.fromValue(other);
+  if (other) other = new Timestamp() as any;
+  other.isZero(); // not
+}
+export function none(other: number | Long | Timestamp): void {
+  if (!Long.isLong(other)) console.log(other);
+  other.isZero(); // not
+}
+""",
+}
+
+
+def test_typescript_guard_then_assignment_is_the_union_of_the_paths(tmp_path: Path) -> None:
+    """bson's `if (!Long.isLong(other)) other = Long.fromValue(other); other.isNegative()`: after the `if`
+    the compiler's type is the guard's `Long` joined with the assigned `Long`, so `Long.isZero`, not
+    `Timestamp.isZero`; a path that does not assign, or a second assignment, leaves the union (possible).
+    (Read where the guard's class is of the same file, as bson's `long.ts`.)"""
+    idx = indexed(tmp_path / "guard", TS_GUARD_ASSIGNED)
+    try:
+        long_ = certain_callers(idx, "typescript lib/long.ts Long.isZero().")
+        stamp = certain_callers(idx, "typescript lib/long.ts Timestamp.isZero().")
+        assert _lines(TS_GUARD_ASSIGNED, "long") <= long_
+        assert not (_lines(TS_GUARD_ASSIGNED, "long") & stamp)
+        assert not (_lines(TS_GUARD_ASSIGNED, "not") & (long_ | stamp))
+    finally:
+        idx.close()
+
+
+TS_FIELD_VALUE = {
+    "lib/long.ts": """export class Long {
+  static ZERO = Long.fromInt(0);
+  static fromInt(n: number): Long { return new Long(); }
+  mul(o: Long): Long { return this; }
+}
+export class Other { mul(o: Long): Long { return o; } }
+""",
+    "lib/use.ts": """import { Long } from './long';
+export function parse(s: string): Long {
+  let result = Long.ZERO;
+  for (const c of s) {
+    result = result.mul(Long.fromInt(1)); // mul
+  }
+  Long.ZERO.mul(result);
+  return result;
+}
+""",
+}
+
+
+def test_typescript_static_field_without_a_type_has_its_initializers(tmp_path: Path) -> None:
+    """bson's `static ZERO = Long.fromInt(0)` then `let result = Long.ZERO; result = result.mul(...)`: the
+    field's type is its initializer's (fromInt's declared `Long`), and so is the `let`'s."""
+    idx = indexed(tmp_path / "field", TS_FIELD_VALUE)
+    try:
+        assert _lines(TS_FIELD_VALUE, "mul") <= certain_callers(idx, "typescript lib/long.ts Long.mul().")
+        assert not (_lines(TS_FIELD_VALUE, "mul") & certain_callers(idx, "typescript lib/long.ts Other.mul()."))
+    finally:
+        idx.close()

@@ -1032,3 +1032,251 @@ def test_typescript_conditional_local_has_both_arms() -> None:
     got = [(r.line, r.receiver_type) for r in out.references if r.role == "call" and r.qualifier]
     assert got == [(4, "=one;=two"), (5, "=one;=two"), (6, "Other"), (8, None)]
     assert not [t for t in out.types if ";" in t[2]]  # (only a receiver holds both arms: `return cache` none)
+
+
+TS_OBJECT_CONST = b"""export const utils = {
+  size: 1,
+  alloc(n: number): Buf { return new Buf(); },
+  inner: { deep(): void {} },
+  copy(a: Buf): number { return utils.alloc(1).len(); },
+};
+let later = { go(): void {} };
+const typed: Api = { run(): void {} };
+export function f(utils2: number) {
+  utils.alloc(2);
+  later.go();
+  typed.run();
+}
+export function g(utils: Api) {
+  utils.alloc(3);
+}
+"""
+
+
+def test_typescript_object_literal_const_methods_are_its_members() -> None:
+    # `const o = { m() {} }` at module level: m is o's member (`o.m`), and `o.m()` reads o itself (`^o`); a
+    # `let` (reassignable), a const with a written type (that type, as before), a nested literal's method and
+    # a parameter of that name are left as they were.
+    out = extract(TS_OBJECT_CONST, "src/o.ts", "typescript")
+    parents = {s.qualname: s.parent for s in out.symbols if s.kind == "method"}
+    assert parents == {
+        "utils.alloc": "typescript src/o.ts utils.",
+        "deep": None,
+        "utils.copy": "typescript src/o.ts utils.",
+        "go": None,
+        "run": None,
+    }
+    got = [(r.line, r.symbol_name, r.receiver_type) for r in out.references if r.role == "call" and r.qualifier]
+    assert got == [
+        (5, "len", "^utils#alloc()"),
+        (5, "alloc", "^utils"),
+        (10, "alloc", "^utils"),
+        (11, "go", None),
+        (12, "run", "Api"),
+        (15, "alloc", "Api"),
+    ]
+
+
+TS_OBJECT_SHAPES = b"""import { Long } from './long';
+function multiply(left: number): { high: Long; low?: Long; n: number } {
+  return null as any;
+}
+export function f(a: number) {
+  const s = multiply(a);
+  s.high.add(a);
+  s.high.shift(49).and(a);
+  s.low.add(a);
+  const dec = { low: Long.fromNumber(0), high: new Long(1), n: 3, ...other };
+  dec.high.or(a);
+  const d2 = { low: Long.fromNumber(0), high: new Long(1), n: 3 };
+  d2.high.or(a);
+  d2.low.or(a);
+  d2.n.toFixed();
+  let lt = { high: new Long(1) };
+  lt.high.or(a);
+  const h = s.high;
+  h.sub();
+}
+"""
+
+
+def test_typescript_object_shapes_type_their_members() -> None:
+    # A module-level function's inline object result (`multiply(): {high: Long}`) types `s.high` after `const s
+    # = multiply()`; a `const` local's literal types `d2.high` by its initializer. An optional member, a
+    # literal with a spread, a `let` and a member of no class give nothing.
+    out = extract(TS_OBJECT_SHAPES, "src/d.ts", "typescript")
+    got = [(r.line, r.symbol_name, r.receiver_type) for r in out.references if r.role == "call" and r.qualifier]
+    assert got == [
+        (7, "add", "Long"),
+        (8, "and", "Long#shift()"),
+        (8, "shift", "Long"),
+        (9, "add", None),
+        (10, "fromNumber", "^Long"),
+        (11, "or", None),
+        (12, "fromNumber", "^Long"),
+        (13, "or", "=Long"),
+        (14, "or", "^Long#fromNumber()"),
+        (15, "toFixed", None),
+        (17, "or", None),
+        (19, "sub", "Long"),
+    ]
+    assert not [t for t in out.types if t[2].startswith("{")]
+
+
+def _object_shapes_source(n: int) -> bytes:
+    fns = "".join(f"function f{i}(): {{ high: K{i}; low: K }} {{ return null as any; }}\n" for i in range(n))
+    body = "".join(
+        f"  const s{i} = f{i}();\n  s{i}.high.go();\n  const d{i} = {{ a: s{i}.high, b: d{max(i - 1, 0)} }};\n"
+        f"  d{i}.b.b.a.go();\n"
+        for i in range(n)
+    )
+    return (
+        fns
+        + "export const o = {\n"
+        + "".join(f"  m{i}(): void {{}},\n" for i in range(n))
+        + "};\n"
+        + "export function g() {\n"
+        + body
+        + "  o.m0();\n}\n"
+    ).encode()
+
+
+def test_typescript_object_shapes_extract_linearly() -> None:
+    # Object-literal consts' members, inline object results and local literals read through one another (each
+    # read bounded by MAX_DEPTH): 16x the declarations stays under 64x the time.
+    small = best_cpu_s(lambda: extract(_object_shapes_source(250), "src/o.ts", "typescript"))
+    large = best_cpu_s(lambda: extract(_object_shapes_source(4000), "src/o.ts", "typescript"))
+    assert large < 64 * max(small, 0.001), (small, large)
+
+
+TS_GUARD_ASSIGNED = b"""export class Timestamp { isZero(): boolean { return true; } }
+export class Long {
+  static isLong(value: unknown): value is Long { return true; }
+  static fromValue(v: number | Long | Timestamp): Long { return new Long(); }
+  isZero(): boolean { return true; }
+  compare(other: number | Long | Timestamp): number {
+    if (!Long.isLong(other)) other = Long.fromValue(other);
+    other.isZero();
+    return 0;
+  }
+  twice(other: number | Long | Timestamp): number {
+    if (!Long.isLong(other)) other = Long.fromValue(other);
+    other = new Timestamp() as any;
+    other.isZero();
+    return 0;
+  }
+  none(other: number | Long | Timestamp): number {
+    if (!Long.isLong(other)) console.log(other);
+    other.isZero();
+    return 0;
+  }
+  inner(other: number | Long | Timestamp): number {
+    if (!Long.isLong(other)) { other = Long.fromValue(other); } else { other = Long.fromValue(1); }
+    other.isZero();
+    return [1].map(() => other.isZero())[0] ? 1 : 0;
+  }
+}
+"""
+
+
+def test_typescript_guard_then_assignment_types_both_paths() -> None:
+    # `if (!Long.isLong(x)) x = Long.fromValue(x); x.isZero()`: the two paths' types as arms (the guard's
+    # `isLong()is` row, the value's); a second assignment, an if that assigns nothing, an else branch and a
+    # closure leave the union as it was.
+    out = extract(TS_GUARD_ASSIGNED, "src/long.ts", "typescript")
+    got = {r.line: r.receiver_type for r in out.references if r.role == "call" and r.qualifier == "other"}
+    assert got == {
+        8: "!Long#isLong()is;Long#fromValue()",
+        14: "!Long|Timestamp",
+        19: "!Long|Timestamp",
+        24: "!Long|Timestamp",
+        25: "Long|Timestamp",
+    }
+    assert ("typescript src/long.ts Long#", "isLong()is", "Long") in out.types
+
+
+def _guarded_source(n: int) -> bytes:
+    checks = "".join(f"    if (!Long.isLong(x{i % 7})) x{i % 7} = Long.fromValue(x{i % 7});\n" for i in range(n))
+    calls = "".join(f"    x{i % 7}.isZero();\n" for i in range(n))
+    nested = "".join("    if (a) {\n" for _ in range(n // 40)) + calls[:2000] + "    }\n" * (n // 40)
+    params = ", ".join(f"x{i}: number | Long" for i in range(7))
+    return (
+        "export class Long {\n  static isLong(v: unknown): v is Long { return true; }\n"
+        f"  run(a: boolean, {params}): void {{\n{checks}{calls}{nested}  }}\n}}\n"
+    ).encode()
+
+
+def test_typescript_guard_then_assignment_extracts_linearly() -> None:
+    # Each block's guarded ifs and each function's assignments are read once (memoized); the walk up from a
+    # call is bounded: 16x the statements stays under 64x the time.
+    small = best_cpu_s(lambda: extract(_guarded_source(250), "src/g.ts", "typescript"))
+    large = best_cpu_s(lambda: extract(_guarded_source(4000), "src/g.ts", "typescript"))
+    assert large < 64 * max(small, 0.001), (small, large)
+
+
+TS_EARLY_EXIT = b"""export class Base { m(): void {} }
+export class Sub extends Base { m(): void {} }
+export function f(x: Base, y: Base, z: Base) {
+  if (!(x instanceof Sub)) return;
+  x.m();
+  if (!(y instanceof Sub)) { throw new Error(); }
+  y.m();
+  if (!(z instanceof Sub)) console.log(z);
+  z.m();
+}
+export function g(x: Base) {
+  if (!(x instanceof Sub)) return;
+  x = new Base();
+  x.m();
+}
+"""
+
+
+def test_typescript_early_exit_by_instanceof_types_the_receiver() -> None:
+    # `if (!(x instanceof Sub)) return;` (or `throw`): x is a Sub after it, as the compiler narrows a
+    # parameter never assigned; an `if` that does not exit, or a parameter assigned again, leaves x a Base.
+    out = extract(TS_EARLY_EXIT, "src/e.ts", "typescript")
+    got = {r.line: r.receiver_type for r in out.references if r.role == "call" and r.symbol_name == "m"}
+    assert got == {5: "!Sub", 7: "!Sub", 9: "!Base", 14: "!Base"}
+
+
+TS_GUARD_UNKNOWN = b"""import { Long } from './long';
+export class Check { static ok(v: unknown): boolean { return true; } }
+export function f(other: Long | number) {
+  if (!Check.ok(other)) other = Long.fromValue(other);
+  other.isZero();
+}
+"""
+
+
+def test_typescript_guard_of_no_known_predicate_keeps_the_declared_type() -> None:
+    # A guard this file states no `v is K` of (`Check.ok(v): boolean`, or a class of another file): the
+    # receiver keeps its declared type, as before (no arm the graph could not read).
+    out = extract(TS_GUARD_UNKNOWN, "src/u.ts", "typescript")
+    got = {r.line: r.receiver_type for r in out.references if r.role == "call" and r.symbol_name == "isZero"}
+    assert got == {5: "!Long"}
+
+
+TS_FIELD_VALUE = b"""export class Long {
+  static ZERO = Long.fromInt(0);
+  static NAME = 'long';
+  static SELF = this.name;
+  typed: Other = make();
+  static fromInt(n: number): Long { return new Long(); }
+  f(): void {
+    let result = Long.ZERO;
+    result = result.mul(result);
+  }
+}
+"""
+
+
+def test_typescript_field_without_a_written_type_has_its_initializers() -> None:
+    # `static ZERO = Long.fromInt(0)`: the compiler infers the field's type from its initializer (a chain the
+    # graph evaluates); a literal, a `this` read and a written type (its own row, as before) add no such row.
+    out = extract(TS_FIELD_VALUE, "src/long.ts", "typescript")
+    rows = [t for t in out.types if t[0] == "typescript src/long.ts Long#"]
+    assert rows == [
+        ("typescript src/long.ts Long#", "ZERO", "Long#fromInt()"),
+        ("typescript src/long.ts Long#", "typed", "Other"),
+    ]

@@ -37,6 +37,7 @@ from .overloads import is_overload
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
+from .ts_assigned import guarded_assignment, predicate_type
 from .type_exprs import (
     MAX_DEPTH,
     MAX_STEPS,
@@ -221,6 +222,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     positions: dict[int, dict[int, int] | None] = {}  # Python: `a, b = ...`'s names by byte (`_slots`)
     unpacked: dict[int, list[Any]] = {}  # Python: `a, b = A(), B()`'s values, by the value list's id
     go_places: _GoPlaces = {}  # Go: `a, b := ...`'s names by byte and its values, by the declaration's id
+    # TypeScript `const o = { m() {} }` at module level: the literal's start byte -> (o's qualname, o's id); its
+    # methods are o's members (`o.m()`, as the compiler types `o`)
+    object_owners: dict[int, tuple[str, str]] = {}
 
     for start, _order, neg_end, _pattern, main, caps, head, sub in items:
         while stack and stack[-1].end_byte <= start:
@@ -498,8 +502,15 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         else:
             qualname = _join(top.qualname if top else None, name)
             type_qualname = top.type_qualname if top else None
+        owner = _object_owner(node, object_owners) if typescript and top is None and kind == "method" else None
+        if owner is not None:
+            qualname = owner[0] + "." + name
         sid = ids.allocate(qualname, kind)
-        parent_id = top.symbol_id if top else None
+        parent_id = top.symbol_id if top else (owner[1] if owner is not None else None)
+        if typescript and top is None and kind in ("variable", "constant") and (obj := _object_const(node)):
+            object_owners[obj.start_byte] = (qualname, sid)
+            if facts is not None:
+                facts.object_consts.add(name)
         if (top is not None and top.kind == "impl") or prefix:
             pending_parents.append((len(out.symbols), type_qualname or ""))
         def_name_starts.add(name_node.start_byte)
@@ -549,6 +560,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         facts.add_go_result(sid, _text(ret[0]))
                 elif typescript:
                     facts.add_ts_result(sid, type_qualname, _text(ret[0]) if ret else None)
+                    if ret and type_qualname and (guarded := predicate_type(_text(ret[0]))) is not None:
+                        facts.add_ts_field(type_qualname, name + "()is", guarded)  # `isLong(v): v is Long`
+                    if top is None and kind == "function" and ret:  # `f(): {high: Long}`: `f().high` a Long
+                        facts.add_ts_object_result(name, _text(ret[0]))
                     facts.add_ts_callbacks(sid, params[0], _text(ret[0]) if ret else None)
                 if top is not None and top.symbol_id and top.kind in ("function", "method"):
                     facts.outer[sid] = top.symbol_id  # a closure sees the names of the function around it
@@ -566,6 +581,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_ts_field(top.qualname, name, _text(ret[0]))
             elif kind == "field" and top is not None and typescript and (made := _ts_new_type(caps.get("value"))):
                 facts.add_ts_field(top.qualname, name, made)  # `private m = new SafeMap<K, V>()`: a SafeMap
+            elif kind == "field" and not ret and top is not None and typescript and (cv := caps.get("value")):
+                facts.add_ts_field_value(top.qualname, name, cv[0])  # `static ZERO = Long.fromInt(0)`: a Long
             elif kind == "field" and ret and top is not None:
                 facts.add_field(top.qualname, name, _text(ret[0]))
         out.symbols.append(
@@ -625,6 +642,24 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     if python or local_matches:
         _drop_locals(tree.root_node, lang, out, local_matches)
     return out
+
+
+def _object_const(node: Any) -> Any:
+    """TypeScript `const o = { ... }` with no written type: the object literal (a `let` may be reassigned, a
+    written type is what the compiler reads instead)."""
+    value = node.child_by_field_name("value")
+    if value is None or value.type != "object" or node.child_by_field_name("type") is not None:
+        return None
+    declaration = node.parent
+    if declaration is None or declaration.type != "lexical_declaration" or declaration.child(0).type != "const":
+        return None
+    return value
+
+
+def _object_owner(node: Any, owners: dict[int, tuple[str, str]]) -> tuple[str, str] | None:
+    """The module-level object-literal const whose literal holds the method `node` directly."""
+    holder = node.parent
+    return owners.get(holder.start_byte) if holder is not None and holder.type == "object" else None
 
 
 _BODIES = frozenset({"function", "class"})
@@ -966,6 +1001,14 @@ class _MaybeNarrowed:
     def __init__(self) -> None:
         self.sites: dict[int, tuple[Any, str]] = {}  # ref index -> (receiver node, the name narrowed)
         self.memo: dict[int, Any] = {}  # (`ts_maybe_narrowed`'s, for the file)
+        self.assigned: dict[Any, Any] = {}  # (`guarded_assignment`'s, for the file)
+
+    def guarded(self, index: int) -> tuple[Any, Any] | None:
+        """`if (!G.g(x)) x = v;` before the call `x.m()`: (the guard call, v); see ts_assigned.py."""
+        site = self.sites.get(index)
+        if site is None or site[0].type != "identifier":
+            return None
+        return guarded_assignment(site[0], site[1], self.memo, self.assigned)
 
     def at(self, index: int) -> bool:
         site = self.sites.get(index)
@@ -1028,9 +1071,28 @@ def _add_receiver_types(
             typ = facts.expr(found, function_id) if found is not None else None
         if typ is None and values and _CLASS_NAME.fullmatch(qualifier) and "." not in qualifier:
             typ = facts.arms_type(qualifier, function_id)  # (`c ? a() : b()`: both arms, the graph compares)
-        if typ is not None:
+        if typ is not None and narrowed is not None and (guarded := narrowed.guarded(index)) is not None:
+            typ = _guarded_arms(facts, guarded, function_id) or typ
+        if typ is not None and not typ.startswith("{"):  # (`{<byte>`: a local object literal, no type to read)
             marked = "!" + typ if narrowed is not None and narrowed.at(index) else typ
             refs[index] = msgspec.structs.replace(ref, receiver_type=marked)
+
+
+def _guarded_arms(facts: TypeFacts, guarded: tuple[Any, Any], function_id: str | None) -> str | None:
+    """`if (!Long.isLong(x)) x = Long.fromValue(x)`: `^Long#isLong()is;^Long#fromValue()`, the guard's narrowed
+    type (its class's `isLong()is` row, a class of this file) and the value's, as a conditional's arms (the
+    graph keeps the one class both give, or the base of the two: the compiler's union of the paths, reduced)."""
+    if guarded[0] is None:  # `if (!(x instanceof K)) return;`: a K after it
+        return _text(guarded[1])
+    guard, value = (chain_of(node) for node in guarded)
+    kept = facts.expr(guard, function_id) if guard is not None else None
+    given = facts.expr(value, function_id) if value is not None else None
+    if kept is None or given is None or not kept.endswith("()") or ";" in kept + given or "{" in kept + given:
+        return None
+    owner, _, method = kept.lstrip("^").partition("#")
+    if "#" in method or not facts.attrs.get(owner, {}).get(method + "is"):
+        return None  # (a guard this file does not declare a type predicate of: the paths are not known)
+    return f"{kept}is;{given}"
 
 
 def _py_flow(node: Any, name: str, memo: dict[tuple[int, str], Any], depth: int = 0) -> str | Chain | None:

@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from .generic_identity import IDENTITY_ROW, identity_position, is_typevar, passed_names
+from .object_shapes import literal_members, result_members
 from .operators import DUNDER_STEPS
 from .overloads import ACCEPTED_BY, BUILTINS, pick
 from .symbol_ids import first_definition
@@ -474,6 +475,12 @@ class TypeFacts:
     # TypeScript: function id -> `&i.j` -> the stated type of parameter j of its callback parameter i
     callbacks: dict[str, dict[str, str]] = field(default_factory=dict)
     this_types: dict[str, str] = field(default_factory=dict)  # TypeScript: function id -> `this: K`
+    # TypeScript: module-level `const o = { m() {} }`: `o.m()` is a member of o itself (`^o`, the graph reads)
+    object_consts: set[str] = field(default_factory=set)
+    # TypeScript object shapes (object_shapes.py): a module-level function's name -> its inline object result's
+    # members; `{<byte>` (a `const` local's literal) -> (its function id, its members' values)
+    object_results: dict[str, dict[str, str]] = field(default_factory=dict)
+    object_locals: dict[str, tuple[str, dict[str, Chain | None]]] = field(default_factory=dict)
     # TypeScript: function id or class qualname -> type parameter -> its constraint (`T extends K`: `K`;
     # "" when it has none: a `T` then names no class)
     generics: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -524,6 +531,12 @@ class TypeFacts:
         chain = chain_of(value) if value is not None else None
         if chain is None and not self.python and not self.package_scope and value is not None:
             chain = self._ts_arms(function_id, name, value)
+        if chain is None and not self.python and not self.package_scope and value is not None:
+            members = literal_members(value)
+            if members is not None:  # `const d = {high: ...}`: `d.high` is its initializer's (`shaped`)
+                key = "{" + str(value.start_byte)
+                self.object_locals[key] = (function_id, members)
+                chain = (False, key, ())
         defaulted = self._or_default(function_id, value)
         if defaulted is not None and not defaulted[0]:  # `x = x or K()` with `x: K | None`: a K
             chain = (False, ":" + defaulted[1], ())
@@ -745,6 +758,14 @@ class TypeFacts:
         """TypeScript: a field `s: Subject<T>`, `s?: K | null`, `xs: K[]` (also a parameter property)."""
         typ = self.ts_generic(ts_type(annotation), class_qualname)
         if typ is not None and typ != "Self":
+            _bind(self.attrs.setdefault(class_qualname, {}), step_name(name), typ)
+
+    def add_ts_field_value(self, class_qualname: str, name: str, value: Any) -> None:
+        """TypeScript: a field without a written type has its initializer's (`static ZERO = Long.fromInt(0)`,
+        read at module level: a chain the graph evaluates); a literal, a `this` read: nothing."""
+        chain = chain_of(value) if value.type in ("call_expression", "member_expression") else None
+        typ = self.expr(chain, None) if chain is not None else None
+        if typ is not None and not typ.startswith(("{", "Self")) and ";" not in typ:
             _bind(self.attrs.setdefault(class_qualname, {}), step_name(name), typ)
 
     def add_ts_module_stated(self, name: str, annotation: str) -> None:
@@ -982,6 +1003,7 @@ class TypeFacts:
             for names in table.values():
                 roots.update(n for n, t in names.items() if t)
         roots.update(n for n, t in self.module.items() if t)
+        roots.update(self.object_consts)
         return roots
 
     def add_bases(self, class_qualname: str, superclasses: str) -> None:
@@ -1044,17 +1066,19 @@ class TypeFacts:
                         typ = param + "#__call__()" if param else _CONFLICT
             elif root in self.params.get(function_id, {}):
                 typ = self.params[function_id][root]
+            elif root in self.object_consts and not is_param:
+                typ = "^" + root
             elif root in self.module and not is_param:
                 typ = self.module[root]
             else:
                 return None
         else:
-            typ = self.module.get(root)
+            typ = "^" + root if root in self.object_consts else self.module.get(root)
         if not typ:
             return None
         if not rest:
             return typ
-        return f"{typ}#{step_name(rest[0])}" if len(rest) == 1 else None
+        return self.shaped(f"{typ}#{step_name(rest[0])}") if len(rest) == 1 else None
 
     # -- type expressions (evaluated by the code graph) ----------------------------------------------
 
@@ -1143,8 +1167,43 @@ class TypeFacts:
         own = self.fixture_defs.get(function_id)
         return "@<" + name if own is not None and own[0] == name else "@" + name
 
+    def add_ts_object_result(self, name: str, result: str) -> None:
+        """TypeScript: a module-level function's inline object result (`f(): {high: Long}`)."""
+        members = result_members(result)
+        if members:
+            self.object_results[name] = members
+
+    def shaped(self, typ: str | None, depth: int = 0) -> str | None:
+        """`typ` with a head that is an object shape's member read (`=f#high...`, `{<byte>#high...`) replaced by
+        that member's type (None: a member it lacks or does not type)."""
+        for _ in range(MAX_DEPTH + 1):
+            if typ is None or not typ.startswith(("{", "=")):
+                return typ
+            head, _, rest = typ.partition("#")
+            prop, _, more = rest.partition("#")
+            if not prop:
+                return typ  # (the shape itself: its member read may follow; `{<byte>` is never emitted)
+            if head.startswith("{"):
+                local = self.object_locals.get(head)
+                chain = local[1].get(prop) if local is not None and prop else None
+                value = self._expr(chain, local[0], depth + 1) if chain is not None and local is not None else None
+            else:
+                name = head[1:].partition("?")[0]
+                members = self.object_results.get(name) if name not in self.imported else None
+                if members is None:
+                    return typ
+                value = members.get(prop)
+            if value is None or depth >= MAX_DEPTH:
+                return None
+            typ = f"{value}#{more}" if more else value
+        return None  # (shapes within shapes past MAX_DEPTH)
+
     def expr(self, chain: Chain, function_id: str | None, depth: int = 0) -> str | None:
         """The type expression of `chain` read in `function_id` (None: at module level)."""
+        found = self._expr(chain, function_id, depth)
+        return self.shaped(found, depth) if self.object_locals or self.object_results else found
+
+    def _expr(self, chain: Chain, function_id: str | None, depth: int = 0) -> str | None:
         called, root, steps = chain
         cls = self.classes.get(function_id) if function_id else None
         if called:
@@ -1186,6 +1245,8 @@ class TypeFacts:
             return join("Self", steps) if cls else None
         if root.startswith(":"):  # `x as K`: the type the code states
             return join(root[1:], steps)
+        if root.startswith("{"):  # a `const` local's object literal: its members are read by `shaped`
+            return join(root, steps)
         dotted = [root, *steps]
         # (a parameter or local named like an imported module shadows it: `def load_tests(loader, ...)`
         # beside the package's submodule `loader`)
@@ -1290,6 +1351,8 @@ class TypeFacts:
             outer = self.outer.get(function_id)
             if outer is not None and depth < MAX_DEPTH:  # a closure: the name of the function around it
                 return self._root(name, outer, depth + 1)
+        if name in self.object_consts:
+            return "^" + name
         if name in self.module_stated:
             return self.module_stated[name]
         if name in self.module_chains:
@@ -1401,6 +1464,8 @@ class TypeFacts:
                     # ParserElement._parseCache`, `self._parse = breaker`: bound twice, no alias for certain)
                     aliases = aliased.items()
                     rows.extend((owner, "=" + n, t) for n, t in aliases if t and n not in self.rebound_attrs)
+        if self.object_locals:  # (a local object literal is no name the graph can read)
+            rows = [row for row in rows if not row[2].startswith("{")]
         return rows
 
     def _identity_rows(self, class_ids: dict[str, str]) -> list[tuple[str | None, str | None, str]]:

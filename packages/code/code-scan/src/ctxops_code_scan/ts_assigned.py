@@ -8,6 +8,7 @@ early exit `if (!(x instanceof K)) return;` (or `throw`): after it `x` is a K, w
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import Any
 
 from .type_exprs import _TS_FUNCTIONS, _parent
@@ -38,9 +39,11 @@ def guarded_assignment(node: Any, name: str, parents: dict[int, Any], memo: dict
         if parent.type in _TS_FUNCTIONS:
             break
         if found is None and parent.type == "statement_block":
-            for start, guard, value in _guarded_ifs(parent, memo).get(name, ()):
-                if start < child.start_byte:
-                    found = (guard, value)  # (the last one before the call)
+            starts, ifs = _guarded_ifs(parent, memo).get(name, ((), ()))
+            # the last one before the call, by bisection: a block of n such ifs and n calls stays linear-ish
+            at = bisect_left(starts, child.start_byte)
+            if at:
+                found = ifs[at - 1]
         child, parent = parent, _parent(parent, parents)
     else:
         return None
@@ -49,14 +52,17 @@ def guarded_assignment(node: Any, name: str, parents: dict[int, Any], memo: dict
     return found if _assignments(parent, memo).get(name, 0) == (found[0] is not None) else None
 
 
-def _guarded_ifs(block: Any, memo: dict[Any, Any]) -> dict[str, list[tuple[int, Any, Any]]]:
-    """A block's statements `if (!G.g(x)) x = v;` (or `{ x = v; }`), by x: (where, the guard call, v)."""
+def _guarded_ifs(block: Any, memo: dict[Any, Any]) -> dict[str, tuple[list[int], list[tuple[Any, Any]]]]:
+    """A block's statements `if (!G.g(x)) x = v;` (or `{ x = v; }`), by x: their starts (in order) and, at
+    the same index, (the guard call, v)."""
     found = memo.get(("ifs", block.id))
     if found is None:
         found = {}
         for statement in block.named_children:
             if statement.type == "if_statement" and (got := _guarded(statement)) is not None:
-                found.setdefault(got[0], []).append((statement.start_byte, got[1], got[2]))
+                starts, ifs = found.setdefault(got[0], ([], []))
+                starts.append(statement.start_byte)
+                ifs.append((got[1], got[2]))
         memo[("ifs", block.id)] = found
     return found
 

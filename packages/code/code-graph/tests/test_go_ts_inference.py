@@ -536,3 +536,91 @@ def test_typescript_default_import_binds_the_default_export(tmp_path: Path) -> N
         assert not (_lines(TS_DEFAULT, "not") & certain_callers(idx, "typescript lib/anon.ts Other.compile()."))
     finally:
         idx.close()
+
+
+GO_BLOCKS = {
+    "go.mod": "module example.com/blk\n\ngo 1.22\n",
+    "blk/blk.go": """package blk
+
+type A struct{}
+
+func (a A) M() {}
+func (a A) Next() B { return B{} }
+
+type B struct{}
+
+func (b B) M() {}
+
+var x = B{}
+
+func mkA() A { return A{} }
+func mkB() B { return B{} }
+func pair() (int, A) { return 0, A{} }
+func pairB() (int, B) { return 0, B{} }
+
+func Blocks(ok bool, as []A, bs []B) {
+	if ok {
+		_, seg := pair()
+		seg.M() // a
+	} else {
+		_, seg := pairB()
+		seg.M() // b
+	}
+	for c := mkA(); ok; {
+		c.M() // a
+	}
+	for c := mkB(); ok; {
+		c.M() // b
+	}
+	for _, ip := range as {
+		ip.M() // a
+	}
+	for _, ip := range bs {
+		ip.M() // b
+	}
+	v := A{}
+	if ok {
+		v := B{}
+		v.M() // b
+	}
+	v.M() // a
+	w := mkA()
+	{
+		w.M() // a
+		w := w.Next()
+		w.M() // b
+	}
+	x.M() // b
+	{
+		x.M() // b
+		x := mkA()
+		x.M() // a
+	}
+	x.M() // b
+	func(v B) {
+		v.M() // b
+	}(B{})
+	switch y := 1; y {
+	case 1:
+		y := mkA()
+		y.M() // a
+	}
+}
+""",
+}
+
+
+def test_go_local_read_from_the_declaration_of_its_block(tmp_path: Path) -> None:
+    """A name declared in different blocks of one function (`seg` in both arms, `c` of two `for` inits, `ip`
+    of two `range` loops, `v` shadowed in an inner block): each use reads the declaration enclosing it, as
+    go/types scopes it; before its declaration in a block a use is the outer name's (`w := w.Next()`, the
+    package var `x`); a func literal's parameter hides a local of its name."""
+    idx = indexed(tmp_path / "blk", GO_BLOCKS)
+    try:
+        files = {k: v for k, v in GO_BLOCKS.items() if k.endswith(".go")}
+        a = certain_callers(idx, "go blk/blk.go A.M().")
+        b = certain_callers(idx, "go blk/blk.go B.M().")
+        assert _lines(files, "a") == a
+        assert _lines(files, "b") == b
+    finally:
+        idx.close()

@@ -255,9 +255,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     elif qualifier.startswith(top.receiver_var + "."):  # Go `e.x.Set()`: a field of the receiver
                         qualifier = "self" + qualifier[len(top.receiver_var) :]
                 if go_scopes is not None and qualifier not in _NOT_TYPED:
-                    head, dot, rest = qualifier.partition(".")
-                    scoped = go_scopes.name_at(head, qnode.start_byte)
-                    if scoped != head:
+                    first, dot, rest = qualifier.partition(".")
+                    scoped = go_scopes.name_at(first, qnode.start_byte)
+                    if scoped != first:
                         renamed[len(out.references)] = scoped + dot + rest
                 if typescript and qualifier == "this" and sub == "call" and top is not None and top.symbol_id:
                     this_refs.append((len(out.references), top.symbol_id, name_node.start_byte))
@@ -372,7 +372,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     facts.add_caught(top.symbol_id, local, _text(caps["caught"][0]))
                 elif "element" in caps:  # Go `for _, x := range xs`: an element of xs
                     facts.add_local_chain(
-                        top.symbol_id, local, _step(facts.scoped(chain_of(caps["element"][0]), caps["element"][0]), "[]")
+                        top.symbol_id,
+                        local,
+                        _step(facts.scoped(chain_of(caps["element"][0]), caps["element"][0]), "[]"),
                     )
                 else:
                     value = caps.get("value")
@@ -1341,7 +1343,11 @@ def _plain_chain(qualifier: str) -> Chain | None:
     root, *steps = qualifier.split(".")
     names = [root, *steps]
     # (Go: a block's local is `name~<byte>` in the facts, `go_blocks`)
-    return (False, root, tuple(steps)) if all(n.replace("$", "_").replace("~", "_").isidentifier() for n in names) else None
+    return (
+        (False, root, tuple(steps))
+        if all(n.replace("$", "_").replace("~", "_").isidentifier() for n in names)
+        else None
+    )
 
 
 def _as_dict(sym: Symbol) -> dict[str, Any]:

@@ -83,7 +83,7 @@ class GoScopes:
             if block is not None:  # (none: a package-level var, a symbol)
                 key = (block.start_byte, name.text)
                 first[key] = min(first.get(key, decl.end_byte), decl.end_byte)
-        for (name, decl), block in zip(after, at, strict=True):
+        for (name, _decl), block in zip(after, at, strict=True):
             if block is not None:
                 self._add(name, first[(block.start_byte, name.text)], block.end_byte)
 

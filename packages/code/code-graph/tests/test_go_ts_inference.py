@@ -606,6 +606,21 @@ func Blocks(ok bool, as []A, bs []B) {
 		y.M() // a
 	}
 }
+
+type I interface{ M() }
+
+func Switch(v I) {
+	switch m := v.(type) {
+	case A:
+		m.M() // a
+	case *B:
+		m.M() // b
+	case A, B:
+		m.M() // i
+	default:
+		m.M() // i
+	}
+}
 """,
 }
 
@@ -614,7 +629,8 @@ def test_go_local_read_from_the_declaration_of_its_block(tmp_path: Path) -> None
     """A name declared in different blocks of one function (`seg` in both arms, `c` of two `for` inits, `ip`
     of two `range` loops, `v` shadowed in an inner block): each use reads the declaration enclosing it, as
     go/types scopes it; before its declaration in a block a use is the outer name's (`w := w.Next()`, the
-    package var `x`); a func literal's parameter hides a local of its name."""
+    package var `x`); a func literal's parameter hides a local of its name; a type switch's `m` is a T in a
+    clause of one type T, the switch's (never A's or B's) in a clause of several."""
     idx = indexed(tmp_path / "blk", GO_BLOCKS)
     try:
         files = {k: v for k, v in GO_BLOCKS.items() if k.endswith(".go")}

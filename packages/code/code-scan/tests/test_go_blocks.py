@@ -69,6 +69,33 @@ def test_each_use_reads_the_declaration_around_it() -> None:
     assert got[42] == "^z"  # before any declaration of `z`: the package's name
 
 
+TYPE_SWITCH = b"""package x
+
+type A struct{}
+type I interface{ M() }
+
+func f(v I) {
+	switch m := v.(type) {
+	case A:
+		m.M()
+	case *A:
+		m.M()
+	case A, *A:
+		m.M()
+	case nil:
+		m.M()
+	default:
+		m.M()
+	}
+}
+"""
+
+
+def test_type_switch_variable_is_the_type_of_a_one_type_clause() -> None:
+    # go/types declares one `m` per clause: a T in `case T:`, the switch's I in the others (no type read)
+    assert _receivers(TYPE_SWITCH) == {9: "A", 11: "A", 13: None, 15: None, 17: None}
+
+
 @pytest.mark.parametrize(
     "shape",
     [

@@ -360,6 +360,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 local = _text(caps["name"][0])
                 if go_scopes is not None:  # (a local of a block: its own name in the facts, `go_blocks`)
                     local = go_scopes.declared.get(caps["name"][0].start_byte, local)
+                    # `switch m := v.(type) { case T: ... }`: m is a T in that clause
+                    for scoped, written in go_scopes.case_types.get(caps["name"][0].start_byte, ()):
+                        facts.add_stated(top.symbol_id, scoped, written)
                 if stated and typescript:  # `x: K`, `x: K | null`, `xs: K[]`
                     if _own_param(caps["bind.local"][0]):
                         facts.add_ts_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))

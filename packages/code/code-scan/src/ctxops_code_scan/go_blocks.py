@@ -50,6 +50,8 @@ class GoScopes:
         self.declared: dict[int, str] = {}  # a declared name's start byte -> its name in the facts
         self._spans: dict[str, list[tuple[int, int, str]]] = {}  # name -> (start, end, name in the facts)
         self._index: dict[str, tuple[list[int], list[int], list[int], list[str]]] = {}
+        # a type switch's name's start byte -> (its name in a clause of one type, that type as written)
+        self.case_types: dict[int, list[tuple[str, str]]] = {}
         after: list[tuple[Any, Any]] = []  # (name, its declaration): from the declaration's end to its block's
         for caps in binds:
             decl, name = caps["bind.local"][0], caps["name"][0]
@@ -58,6 +60,7 @@ class GoScopes:
                 alias = decl.child_by_field_name("alias")
                 if alias is not None:
                     self._add(name, alias.end_byte, decl.end_byte)
+                    self._cases(name, decl)
             elif t in _DECLARING or (t in ("range_clause", "receive_statement") and _defines(decl)):
                 after.append((name, decl))
         if not after and not self._spans:
@@ -94,6 +97,20 @@ class GoScopes:
             self.declared[name_node.start_byte] = scoped
             spans = self._spans.setdefault(name, [])
             spans.append((start, end, scoped))  # (a name declared twice in a block: one span, `_nesting`)
+
+    def _cases(self, name_node: Any, switch: Any) -> None:
+        """`switch m := v.(type) { case T: ... }`: in a clause of one type m is a T (go/types declares one m per
+        clause); in a clause of several types, `nil` or `default`, the switch's m (no type read)."""
+        if name_node.start_byte in self.case_types:
+            return
+        found = self.case_types[name_node.start_byte] = []
+        name = name_node.text.decode("utf-8", "replace")
+        for clause in switch.named_children:
+            types = [t for t in clause.children_by_field_name("type") if t.is_named] if clause.type == "type_case" else []
+            if len(types) == 1 and types[0].text != b"nil":
+                scoped = f"{name}~{clause.start_byte}"
+                self._spans.setdefault(name, []).append((clause.start_byte, clause.end_byte, scoped))
+                found.append((scoped, types[0].text.decode("utf-8", "replace")))
 
     def name_at(self, name: str, byte: int) -> str:
         """`name` as the facts hold it where a use at `byte` reads it."""

@@ -106,7 +106,9 @@ class GoScopes:
         found = self.case_types[name_node.start_byte] = []
         name = name_node.text.decode("utf-8", "replace")
         for clause in switch.named_children:
-            types = [t for t in clause.children_by_field_name("type") if t.is_named] if clause.type == "type_case" else []
+            if clause.type != "type_case":
+                continue
+            types = [t for t in clause.children_by_field_name("type") if t.is_named]
             if len(types) == 1 and types[0].text != b"nil":
                 scoped = f"{name}~{clause.start_byte}"
                 self._spans.setdefault(name, []).append((clause.start_byte, clause.end_byte, scoped))

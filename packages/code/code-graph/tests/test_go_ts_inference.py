@@ -540,7 +540,15 @@ def test_typescript_default_import_binds_the_default_export(tmp_path: Path) -> N
 
 GO_BLOCKS = {
     "go.mod": "module example.com/blk\n\ngo 1.22\n",
+    "blk/cfg/cfg.go": """package cfg
+
+type Config struct{}
+
+func (c *Config) SetOption() {}
+""",
     "blk/blk.go": """package blk
+
+import "example.com/blk/blk/cfg"
 
 type A struct{}
 
@@ -607,6 +615,18 @@ func Blocks(ok bool, as []A, bs []B) {
 	}
 }
 
+type Wrap struct {
+	cfg.Config
+	n int
+}
+
+type Local struct{ A }
+
+func Embedded(w *Wrap, l Local) {
+	w.Config.SetOption() // config
+	l.A.M() // a
+}
+
 type I interface{ M() }
 
 func Switch(v I) {
@@ -630,7 +650,8 @@ def test_go_local_read_from_the_declaration_of_its_block(tmp_path: Path) -> None
     of two `range` loops, `v` shadowed in an inner block): each use reads the declaration enclosing it, as
     go/types scopes it; before its declaration in a block a use is the outer name's (`w := w.Next()`, the
     package var `x`); a func literal's parameter hides a local of its name; a type switch's `m` is a T in a
-    clause of one type T, the switch's (never A's or B's) in a clause of several."""
+    clause of one type T, the switch's (never A's or B's) in a clause of several; an embedded field is named
+    by its type (`w.Config.SetOption()`)."""
     idx = indexed(tmp_path / "blk", GO_BLOCKS)
     try:
         files = {k: v for k, v in GO_BLOCKS.items() if k.endswith(".go")}
@@ -638,5 +659,6 @@ def test_go_local_read_from_the_declaration_of_its_block(tmp_path: Path) -> None
         b = certain_callers(idx, "go blk/blk.go B.M().")
         assert _lines(files, "a") == a
         assert _lines(files, "b") == b
+        assert _lines(files, "config") <= certain_callers(idx, "go blk/cfg/cfg.go Config.SetOption().")
     finally:
         idx.close()

@@ -113,3 +113,13 @@ def test_block_locals_extract_linearly(shape) -> None:  # type: ignore[no-untype
         return best_cpu_s(lambda: extract(src.encode(), "x/x.go", "go"))
 
     assert best(4_000) < 64 * best(250)
+
+
+def test_embedded_field_is_named_by_its_type() -> None:
+    # `struct { html.Config }`: a field `Config` of type html.Config (go/types); not an anonymous struct's
+    src = b"package x\n\ntype W struct {\n\thtml.Config\n\t*B\n\tn struct{ Other }\n}\n"
+    rows = {
+        (owner.rsplit(" ", 1)[-1] if owner else None, name): e for owner, name, e in extract(src, "x/x.go", "go").types
+    }
+    assert rows[("W#", "Config")] == "html.Config"
+    assert ("W#", "Other") not in rows

@@ -244,6 +244,12 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     inherit_starts.add(name_node.start_byte)
                 elif sub == "type" and name_node.start_byte in inherit_starts:
                     continue
+            if go_binds and sub == "inherit" and facts is not None and top is not None and top.kind in _TYPE_LIKE:
+                struct = caps[main][0]  # `type T struct { html.Config }`: a field `Config`, an html.Config
+                if struct.type == "struct_type" and struct.parent is not None and struct.parent.type == "type_spec":
+                    qual_node = caps.get("qual")
+                    written = (_text(qual_node[0]) + "." if qual_node else "") + _text(name_node)
+                    facts.add_field(top.qualname, _text(name_node), written)
             qual = caps.get("qual")
             direct = chain = None
             if qual:

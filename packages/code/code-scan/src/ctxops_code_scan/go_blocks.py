@@ -13,7 +13,8 @@ whose innermost span is not found within `_MAX_WALK` steps gets a name bound now
 
 Spans of one name nest or are apart, so the innermost around a point is the last starting at or before it
 or one around that one (a bisection and a bounded walk out). Linear in the file, the blocks' query run only
-when a local declaration is there.
+when a name is declared twice in the file or a type switch names its variable (else each local's one
+reading per function is its declaration's, as before).
 """
 
 from __future__ import annotations
@@ -63,16 +64,15 @@ class GoScopes:
                     self._cases(name, decl)
             elif t in _DECLARING or (t in ("range_clause", "receive_statement") and _defines(decl)):
                 after.append((name, decl))
-        if not after and not self._spans:
-            return
-        found: dict[str, list[Any]] = {"block": []}
-        locals_ = {n.text for n, _d in after} | {n.encode() for n in self._spans}
-        for _pattern, caps in tree_sitter_matches(root):
-            if "block" in caps:
-                found["block"].append(caps["block"][0])
-                continue
-            body = caps["body"][0]
-            for decl in caps["params"][0].named_children:
+        names = [n.text for n, _d in after]
+        if not self._spans and len(set(names)) == len({n.start_byte for n, _d in after}):
+            return  # (each name declared once: the function's one reading is the declaration's; no query)
+        found = _captures(root)
+        locals_ = set(names) | {n.encode() for n in self._spans}
+        # (a literal's parameter list and its body, in the order of the literals both: a body starts after its
+        # parameters and before any literal it holds)
+        for params, body in zip(found.get("params", []), found.get("body", []), strict=True):
+            for decl in params.named_children:
                 if decl.type in ("parameter_declaration", "variadic_parameter_declaration"):
                     for name in decl.children_by_field_name("name"):
                         if name.text in locals_:  # (only a literal's parameter named like a local hides one)
@@ -142,10 +142,10 @@ def _defines(decl: Any) -> bool:
     return any(c.type == ":=" for c in decl.children)
 
 
-def tree_sitter_matches(root: Any) -> list[tuple[int, dict[str, list[Any]]]]:
+def _captures(root: Any) -> dict[str, list[Any]]:
     import tree_sitter
 
-    return list(tree_sitter.QueryCursor(_query()).matches(root))
+    return dict(tree_sitter.QueryCursor(_query()).captures(root))
 
 
 def _nesting(spans: list[tuple[int, int, str]]) -> tuple[list[int], list[int], list[int], list[str]]:

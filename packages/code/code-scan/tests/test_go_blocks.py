@@ -123,3 +123,21 @@ def test_embedded_field_is_named_by_its_type() -> None:
     }
     assert rows[("W#", "Config")] == "html.Config"
     assert ("W#", "Other") not in rows
+
+
+def _literals(n: int) -> bytes:
+    """n package-level literals `func(c *Context)` and n functions whose literal `func(name string)` reads the
+    function's own `c` (a local `c` and `name` declared twice elsewhere: their spans are read)."""
+    out = ["package x\n\ntype Context struct{}\n\nfunc local() {\n\tc, name := 1, 2\n\tc, name := 3, 4\n}\n"]
+    for i in range(n):
+        out.append(f"var cmd{i} = Command{{\n\tAction: func(c *Context) error {{\n\t\treturn nil\n\t}},\n}}\n")
+        out.append(f"func check{i}(c *Context) {{\n\teach(func(name string) {{\n\t\tc.Bool(name) // use\n\t}})\n}}\n")
+    return "".join(out).encode()
+
+
+def test_a_literals_parameter_hides_only_in_its_own_body() -> None:
+    # each literal's parameters with its own body (a query's captures come in no order: read from the literal)
+    src = _literals(12)
+    uses = [i for i, line in enumerate(src.decode().splitlines(), 1) if line.endswith("// use")]
+    got = _receivers(src)
+    assert [got[i] for i in uses] == ["Context"] * 12

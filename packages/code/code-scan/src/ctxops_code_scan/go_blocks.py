@@ -31,7 +31,7 @@ _DECLARING = frozenset(("short_var_declaration", "var_spec"))
 _BLOCKS = (
     "[(block) (if_statement) (for_statement) (expression_switch_statement) (type_switch_statement)"
     " (select_statement) (expression_case) (type_case) (default_case) (communication_case)] @block\n"
-    "(func_literal parameters: (parameter_list) @params body: (block) @body)"
+    "(func_literal) @literal"
 )
 
 
@@ -69,9 +69,10 @@ class GoScopes:
             return  # (each name declared once: the function's one reading is the declaration's; no query)
         found = _captures(root)
         locals_ = set(names) | {n.encode() for n in self._spans}
-        # (a literal's parameter list and its body, in the order of the literals both: a body starts after its
-        # parameters and before any literal it holds)
-        for params, body in zip(found.get("params", []), found.get("body", []), strict=True):
+        for literal in found.get("literal", []):
+            params, body = literal.child_by_field_name("parameters"), literal.child_by_field_name("body")
+            if params is None or body is None:
+                continue
             for decl in params.named_children:
                 if decl.type in ("parameter_declaration", "variadic_parameter_declaration"):
                     for name in decl.children_by_field_name("name"):

@@ -141,3 +141,18 @@ def test_a_literals_parameter_hides_only_in_its_own_body() -> None:
     uses = [i for i, line in enumerate(src.decode().splitlines(), 1) if line.endswith("// use")]
     got = _receivers(src)
     assert [got[i] for i in uses] == ["Context"] * 12
+
+
+def test_a_use_past_the_walk_bound_has_no_type() -> None:
+    # one name shadowed 70 blocks deep, used after they close: its declaration is past 64 spans out, so the
+    # use gets no type rather than a guess (10 deep: the outer declaration's)
+    def src(depth: int) -> bytes:
+        inner = "\t{ x := B{}\n" * depth + "\t_ = x }\n" * depth
+        return f"package x\n\nfunc f() {{\n\tx := A{{}}\n{inner}\tx.M()\n}}\n".encode()
+
+    def at_m(depth: int) -> str | None:
+        refs = extract(src(depth), "x/x.go", "go").references
+        return next(r.receiver_type for r in refs if r.symbol_name == "M")
+
+    assert at_m(10) == "A"
+    assert at_m(70) is None

@@ -156,3 +156,30 @@ def test_a_use_past_the_walk_bound_has_no_type() -> None:
 
     assert at_m(10) == "A"
     assert at_m(70) is None
+
+
+def test_a_local_named_like_the_receiver_hides_it() -> None:
+    # `for n := n.first; ...`: in the loop `n` is the local (a *Item), not the method's receiver (go/types)
+    src = b"""package x
+
+type List struct{ first *Item }
+type Item struct{}
+
+func (n *List) Walk() {
+\tn.Len()
+\tfor n := n.first; n != nil; {
+\t\tn.Visit()
+\t}
+\tn.Len()
+}
+
+func (n *List) Other() {
+\tfor n := n.first; n != nil; {
+\t\tn.Visit()
+\t}
+}
+"""
+    refs = extract(src, "x/x.go", "go").references
+    got = {r.line: (r.qualifier, r.receiver_type) for r in refs if r.role == "call"}
+    assert (got[7], got[9], got[11]) == (("self", None), ("n", "List#first"), ("self", None))
+    assert got[16] == ("n", "List#first")

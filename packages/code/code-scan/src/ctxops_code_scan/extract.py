@@ -255,18 +255,14 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             if qual:
                 qnode = qual[0]
                 qualifier = _qualifier(qnode)
-                receiver_var = top.receiver_var if top is not None else None
-                if (
-                    receiver_var
-                    and go_scopes is not None
-                    and go_scopes.name_at(receiver_var, qnode.start_byte) != receiver_var
-                ):
-                    receiver_var = None  # (Go: a local of a block named like the receiver hides it there)
-                if top is not None and receiver_var:
-                    if qualifier == top.receiver_var:
+                own_var = top.receiver_var if top is not None else None
+                if own_var and go_scopes is not None and go_scopes.name_at(own_var, qnode.start_byte) != own_var:
+                    own_var = None  # (Go: a local of a block named like the receiver hides it there)
+                if own_var:
+                    if qualifier == own_var:
                         qualifier = "self"
-                    elif qualifier.startswith(top.receiver_var + "."):  # Go `e.x.Set()`: a field of the receiver
-                        qualifier = "self" + qualifier[len(top.receiver_var) :]
+                    elif qualifier.startswith(own_var + "."):  # Go `e.x.Set()`: a field of the receiver
+                        qualifier = "self" + qualifier[len(own_var) :]
                 if go_scopes is not None and qualifier not in _NOT_TYPED:
                     first, dot, rest = qualifier.partition(".")
                     scoped = go_scopes.name_at(first, qnode.start_byte)

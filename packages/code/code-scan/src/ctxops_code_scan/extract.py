@@ -659,7 +659,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             sym = out.symbols[index]
             out.symbols[index] = Symbol(**{**_as_dict(sym), "parent": parent})
     if python or local_matches:
-        _drop_locals(tree.root_node, lang, out, local_matches)
+        _drop_locals(tree.root_node, lang, out, local_matches, go_scopes.blocks if go_scopes is not None else None)
     return out
 
 
@@ -702,11 +702,18 @@ def _package_submodules(out: Extraction, facts: TypeFacts, path: str) -> None:
         facts.module_of[sub] = module
 
 
-def _drop_locals(root: Any, lang: str, out: Extraction, matches: list[tuple[str, dict[str, list[Any]]]]) -> None:
+def _drop_locals(
+    root: Any,
+    lang: str,
+    out: Extraction,
+    matches: list[tuple[str, dict[str, list[Any]]]],
+    blocks: list[Any] | None = None,
+) -> None:
     """Leave out the bare-name uses that mean a local variable (a parameter, an assignment target, ...): no
     definition of the same name is what they use. Python by `py_scopes`, Go, JavaScript and TypeScript by
     `brace_scopes`, each from the tags query's `@local.*` ``matches`` (in JavaScript and TypeScript a call is in the
-    value namespace, a type reference in the type namespace; Go has one)."""
+    value namespace, a type reference in the type namespace; Go has one). ``blocks``: Go's blocks when `go_blocks`
+    queried them (not queried again)."""
     python, go = lang == "python", lang == "go"
     at: list[int] = []
     for i, r in enumerate(out.references):
@@ -725,7 +732,7 @@ def _drop_locals(root: Any, lang: str, out: Extraction, matches: list[tuple[str,
 
         namespace = [TYPE if refs[i].role == "type" and not go else VALUE for i in at]
         uses = [(refs[i].line - 1, refs[i].col, refs[i].symbol_name, ns) for i, ns in zip(at, namespace, strict=True)]
-        drop = brace_shadowed(lang, root, uses, matches)
+        drop = brace_shadowed(lang, root, uses, matches, blocks)
     if drop:
         gone = {at[k] for k in drop}
         out.references = [r for i, r in enumerate(refs) if i not in gone]

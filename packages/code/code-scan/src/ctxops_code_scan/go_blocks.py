@@ -53,6 +53,7 @@ class GoScopes:
         self._index: dict[str, tuple[list[int], list[int], list[int], list[str]]] = {}
         # a type switch's name's start byte -> (its name in a clause of one type, that type as written)
         self.case_types: dict[int, list[tuple[str, str]]] = {}
+        self.blocks: list[Any] | None = None  # the file's blocks when queried (`brace_scopes` reads them too)
         after: list[tuple[Any, Any]] = []  # (name, its declaration): from the declaration's end to its block's
         for caps in binds:
             decl, name = caps["bind.local"][0], caps["name"][0]
@@ -78,7 +79,7 @@ class GoScopes:
                     for name in decl.children_by_field_name("name"):
                         if name.text in locals_:  # (only a literal's parameter named like a local hides one)
                             self._add(name, body.start_byte, body.end_byte)
-        blocks = found.get("block", [])
+        blocks = self.blocks = found.get("block", [])
         at = _Innermost([(b.start_point, b.end_point) for b in blocks], blocks).around(
             [d.start_point for _n, d in after]
         )

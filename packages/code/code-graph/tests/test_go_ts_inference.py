@@ -742,3 +742,129 @@ def test_typescript_static_field_without_a_type_has_its_initializers(tmp_path: P
         assert not (_lines(TS_FIELD_VALUE, "mul") & certain_callers(idx, "typescript lib/long.ts Other.mul()."))
     finally:
         idx.close()
+
+
+GO_BLOCKS = {
+    "go.mod": "module example.com/blk\n\ngo 1.22\n",
+    "blk/cfg/cfg.go": """package cfg
+
+type Config struct{}
+
+func (c *Config) SetOption() {}
+""",
+    "blk/blk.go": """package blk
+
+import "example.com/blk/blk/cfg"
+
+type A struct{}
+
+func (a A) M() {}
+func (a A) Next() B { return B{} }
+
+type B struct{}
+
+func (b B) M() {}
+
+var x = B{}
+
+func mkA() A { return A{} }
+func mkB() B { return B{} }
+func pair() (int, A) { return 0, A{} }
+func pairB() (int, B) { return 0, B{} }
+
+func Blocks(ok bool, as []A, bs []B) {
+	if ok {
+		_, seg := pair()
+		seg.M() // a
+	} else {
+		_, seg := pairB()
+		seg.M() // b
+	}
+	for c := mkA(); ok; {
+		c.M() // a
+	}
+	for c := mkB(); ok; {
+		c.M() // b
+	}
+	for _, ip := range as {
+		ip.M() // a
+	}
+	for _, ip := range bs {
+		ip.M() // b
+	}
+	v := A{}
+	if ok {
+		v := B{}
+		v.M() // b
+	}
+	v.M() // a
+	w := mkA()
+	{
+		w.M() // a
+		w := w.Next()
+		w.M() // b
+	}
+	x.M() // b
+	{
+		x.M() // b
+		x := mkA()
+		x.M() // a
+	}
+	x.M() // b
+	func(v B) {
+		v.M() // b
+	}(B{})
+	switch y := 1; y {
+	case 1:
+		y := mkA()
+		y.M() // a
+	}
+}
+
+type Wrap struct {
+	cfg.Config
+	n int
+}
+
+type Local struct{ A }
+
+func Embedded(w *Wrap, l Local) {
+	w.Config.SetOption() // config
+	l.A.M() // a
+}
+
+type I interface{ M() }
+
+func Switch(v I) {
+	switch m := v.(type) {
+	case A:
+		m.M() // a
+	case *B:
+		m.M() // b
+	case A, B:
+		m.M() // i
+	default:
+		m.M() // i
+	}
+}
+""",
+}
+
+
+def test_go_local_read_from_the_declaration_of_its_block(tmp_path: Path) -> None:
+    """A name declared in different blocks of one function (`seg` in both arms, `c` of two `for` inits, `ip`
+    of two `range` loops, `v` shadowed in an inner block): each use reads the declaration enclosing it, as
+    go/types scopes it; before its declaration in a block a use is the outer name's (`w := w.Next()`, the
+    package var `x`); a func literal's parameter hides a local of its name; a type switch's `m` is a T in a
+    clause of one type T, the switch's (never A's or B's) in a clause of several; an embedded field is named
+    by its type (`w.Config.SetOption()`)."""
+    idx = indexed(tmp_path / "blk", GO_BLOCKS)
+    try:
+        files = {k: v for k, v in GO_BLOCKS.items() if k.endswith(".go")}
+        a = certain_callers(idx, "go blk/blk.go A.M().")
+        b = certain_callers(idx, "go blk/blk.go B.M().")
+        assert _lines(files, "a") == a
+        assert _lines(files, "b") == b
+        assert _lines(files, "config") <= certain_callers(idx, "go blk/cfg/cfg.go Config.SetOption().")
+    finally:
+        idx.close()

@@ -74,7 +74,9 @@ def _pattern_names(node: Any) -> list[Any]:
     return out
 
 
-def _go_bindings(by_kind: dict[str, list[dict[str, list[Any]]]], root: Any, wanted: set[bytes]) -> list[Binding]:
+def _go_bindings(
+    by_kind: dict[str, list[dict[str, list[Any]]]], root: Any, wanted: set[bytes], blocks: list[Any] | None = None
+) -> list[Binding]:
     """Go: each binding's name comes from the tags query (`@bind.local`'s `@name`, `@local.param`,
     `@local.tparam`, `@local.after`); its function or block from sweeps, only for the names like a use."""
     out: list[Binding] = []
@@ -124,7 +126,8 @@ def _go_bindings(by_kind: dict[str, list[dict[str, list[Any]]]], root: Any, want
                 continue  # a parameter of a function type in the signature: `handler func(x int)`
             out.append((VALUE, name.text.decode(), body.start_point, body.end_point, False))
     if after:
-        blocks = _found(root, "go-blocks").get("block", [])
+        if blocks is None:
+            blocks = _found(root, "go-blocks").get("block", [])
         at = _Innermost([(b.start_point, b.end_point) for b in blocks]).around([d.start_point for _n, d in after])
         for (name, decl), scope in zip(after, at, strict=True):
             if scope is not None:  # (none: a package-level var or const, a symbol)
@@ -234,21 +237,24 @@ def _found(root: Any, name: str) -> dict[str, list[Any]]:
     return dict(tree_sitter.QueryCursor(_query(name)).captures(root))
 
 
-def _bindings(lang: str, root: Any, matches: list[LocalMatch], wanted: set[bytes]) -> list[Binding]:
-    """The bindings named like a use (``wanted``), each over its scope's range."""
+def _bindings(
+    lang: str, root: Any, matches: list[LocalMatch], wanted: set[bytes], blocks: list[Any] | None = None
+) -> list[Binding]:
+    """The bindings named like a use (``wanted``), each over its scope's range. ``blocks``: Go's blocks when
+    already queried (`go_blocks`)."""
     by_kind: dict[str, list[dict[str, list[Any]]]] = defaultdict(list)
     for kind, caps in matches:
         by_kind[kind].append(caps)
     if lang == "go":
-        return _go_bindings(by_kind, root, wanted)
+        return _go_bindings(by_kind, root, wanted, blocks)
 
     def nodes(kind: str) -> list[Any]:
         return [caps["local." + kind][0] for caps in by_kind[kind]]
 
-    def blocks() -> list[Any]:
+    def js_blocks() -> list[Any]:
         return _found(root, lang + "-blocks").get("block", [])
 
-    return _js_bindings(nodes("function"), blocks, nodes("declaration"), nodes("generic"), wanted)
+    return _js_bindings(nodes("function"), js_blocks, nodes("declaration"), nodes("generic"), wanted)
 
 
 class _Innermost:
@@ -279,13 +285,19 @@ class _Innermost:
         return out
 
 
-def shadowed(lang: str, root: Any, uses: list[tuple[int, int, str, str]], matches: list[LocalMatch]) -> set[int]:
+def shadowed(
+    lang: str,
+    root: Any,
+    uses: list[tuple[int, int, str, str]],
+    matches: list[LocalMatch],
+    blocks: list[Any] | None = None,
+) -> set[int]:
     """Indexes into ``uses`` ((row, column, name, namespace) of bare-name uses, 0-based as tree-sitter's
     points) whose innermost binding is a parameter or local variable. ``matches``: the file's `@local.*`
     matches of the tags query (queries/go.scm, javascript.scm, typescript.scm)."""
     if not uses or not matches:
         return set()
-    bindings = _bindings(lang, root, matches, {name.encode() for _r, _c, name, _ns in uses})
+    bindings = _bindings(lang, root, matches, {name.encode() for _r, _c, name, _ns in uses}, blocks)
     if not bindings:
         return set()
     by_key: dict[tuple[str, str], dict[tuple[Point, Point], bool]] = defaultdict(dict)

@@ -30,6 +30,7 @@ from . import lang_rules
 from .default_export import default_export_rows
 from .dunder_all import dunder_all_rows
 from .generic_identity import own_typevars
+from .go_blocks import GoScopes
 from .imports import python_absolute_module, read_import
 from .languages import ts_language, ts_query
 from .operators import IN_PLACE, operator_step
@@ -185,6 +186,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         node = caps[main][0]
         items.append((node.start_byte, order, -node.end_byte, pattern, main, caps, head, sub))
     items.sort(key=_sort_key)
+    go_scopes = GoScopes(tree.root_node, [c for h, c in local_matches if h == "bind"]) if go_binds else None
 
     # (py-tree-sitter gives an int here, typed bool: read untyped, so a compiled build does not check it as bool)
     untyped: Any = cursor
@@ -204,6 +206,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     chained = lang in _TYPED_LANGS  # languages whose receivers may be chains of calls (type_exprs.py)
     if facts is not None and lang == "go":
         facts.package_scope = True
+        facts.go_scopes = go_scopes
+    renamed: dict[int, str] = {}  # Go: ref index -> its qualifier with the local read where it is (`go_blocks`)
     if facts is not None and python:
         facts.python = True
     fixture_file = python and is_fixture_file(path)
@@ -244,16 +248,30 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     inherit_starts.add(name_node.start_byte)
                 elif sub == "type" and name_node.start_byte in inherit_starts:
                     continue
+            if go_binds and sub == "inherit" and facts is not None and top is not None and top.kind in _TYPE_LIKE:
+                struct = caps[main][0]  # `type T struct { html.Config }`: a field `Config`, an html.Config
+                if struct.type == "struct_type" and struct.parent is not None and struct.parent.type == "type_spec":
+                    qual_node = caps.get("qual")
+                    written = (_text(qual_node[0]) + "." if qual_node else "") + _text(name_node)
+                    facts.add_field(top.qualname, _text(name_node), written)
             qual = caps.get("qual")
             direct = chain = None
             if qual:
                 qnode = qual[0]
                 qualifier = _qualifier(qnode)
-                if top is not None and top.receiver_var:
-                    if qualifier == top.receiver_var:
+                own_var = top.receiver_var if top is not None else None
+                if own_var and go_scopes is not None and go_scopes.name_at(own_var, qnode.start_byte) != own_var:
+                    own_var = None  # (Go: a local of a block named like the receiver hides it there)
+                if own_var:
+                    if qualifier == own_var:
                         qualifier = "self"
-                    elif qualifier.startswith(top.receiver_var + "."):  # Go `e.x.Set()`: a field of the receiver
-                        qualifier = "self" + qualifier[len(top.receiver_var) :]
+                    elif qualifier.startswith(own_var + "."):  # Go `e.x.Set()`: a field of the receiver
+                        qualifier = "self" + qualifier[len(own_var) :]
+                if go_scopes is not None and qualifier not in _NOT_TYPED:
+                    first, dot, rest = qualifier.partition(".")
+                    scoped = go_scopes.name_at(first, qnode.start_byte)
+                    if scoped != first:
+                        renamed[len(out.references)] = scoped + dot + rest
                 if typescript and qualifier == "this" and sub == "call" and top is not None and top.symbol_id:
                     this_refs.append((len(out.references), top.symbol_id, name_node.start_byte))
                 if facts is not None:
@@ -298,6 +316,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     if sub == "call" and not narrowed:
                         if chained and qualifier == "?":
                             chain = chain_of(qnode)
+                            if go_scopes is not None:
+                                chain = go_scopes.chain(chain, qnode.start_byte)
                         # (`super().m()` in a class a function defines: its base, a name of that function)
                         if qualifier not in _NOT_TYPED or chain or (python and qualifier == "super"):
                             typed_refs.append(
@@ -350,24 +370,32 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if head == "bind" and sub == "local":
             if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
                 stated = caps.get("type")
+                local = _text(caps["name"][0])
+                if go_scopes is not None:  # (a local of a block: its own name in the facts, `go_blocks`)
+                    local = go_scopes.declared.get(caps["name"][0].start_byte, local)
+                    # `switch m := v.(type) { case T: ... }`: m is a T in that clause
+                    for scoped, written in go_scopes.case_types.get(caps["name"][0].start_byte, ()):
+                        facts.add_stated(top.symbol_id, scoped, written)
                 if stated and typescript:  # `x: K`, `x: K | null`, `xs: K[]`
                     if _own_param(caps["bind.local"][0]):
                         facts.add_ts_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
                 elif lang == "go" and (placed := _go_placed(caps["bind.local"][0], caps["name"][0], go_places)):
-                    _bind_go_placed(facts, top.symbol_id, _text(caps["name"][0]), placed)
+                    _bind_go_placed(facts, top.symbol_id, local, placed)
                 elif stated:  # Go: the type is written (`x := &T{}`, `var x T`, a parameter `x *T`, `x.(T)`)
                     variadic = caps["bind.local"][0].type == "variadic_parameter_declaration"  # `opts ...T`: a []T
-                    facts.add_stated(top.symbol_id, _text(caps["name"][0]), "[]" * variadic + _text(stated[0]))
+                    facts.add_stated(top.symbol_id, local, "[]" * variadic + _text(stated[0]))
                 elif "caught" in caps:  # Python `except K as e`
-                    facts.add_caught(top.symbol_id, _text(caps["name"][0]), _text(caps["caught"][0]))
+                    facts.add_caught(top.symbol_id, local, _text(caps["caught"][0]))
                 elif "element" in caps:  # Go `for _, x := range xs`: an element of xs
                     facts.add_local_chain(
-                        top.symbol_id, _text(caps["name"][0]), _step(chain_of(caps["element"][0]), "[]")
+                        top.symbol_id,
+                        local,
+                        _step(facts.scoped(chain_of(caps["element"][0]), caps["element"][0]), "[]"),
                     )
                 else:
                     value = caps.get("value")
                     if not (value and value[0].type in _FUNCTION_VALUES):  # (a function is a symbol of its own)
-                        facts.add_local(top.symbol_id, _text(caps["name"][0]), value[0] if value else None)
+                        facts.add_local(top.symbol_id, local, value[0] if value else None)
             continue
         if head == "bind" and sub == "callback" and facts is not None and top is None:
             callbacks.append(("", caps))  # a callback at module level (`const K = make((inst) => ...)`)
@@ -622,7 +650,15 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         facts.settle_attrs()
     if facts is not None and typed_refs:
         _add_receiver_types(
-            out.references, typed_refs, facts, chained, scopes, values=typescript, flow=flow, narrowed=maybe_narrowed
+            out.references,
+            typed_refs,
+            facts,
+            chained,
+            scopes,
+            values=typescript,
+            flow=flow,
+            narrowed=maybe_narrowed,
+            renamed=renamed,
         )
     if facts is not None:
         out.types = facts.type_rows(type_ids)
@@ -640,7 +676,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             sym = out.symbols[index]
             out.symbols[index] = Symbol(**{**_as_dict(sym), "parent": parent})
     if python or local_matches:
-        _drop_locals(tree.root_node, lang, out, local_matches)
+        _drop_locals(tree.root_node, lang, out, local_matches, go_scopes.blocks if go_scopes is not None else None)
     return out
 
 
@@ -701,11 +737,18 @@ def _package_submodules(out: Extraction, facts: TypeFacts, path: str) -> None:
         facts.module_of[sub] = module
 
 
-def _drop_locals(root: Any, lang: str, out: Extraction, matches: list[tuple[str, dict[str, list[Any]]]]) -> None:
+def _drop_locals(
+    root: Any,
+    lang: str,
+    out: Extraction,
+    matches: list[tuple[str, dict[str, list[Any]]]],
+    blocks: list[Any] | None = None,
+) -> None:
     """Leave out the bare-name uses that mean a local variable (a parameter, an assignment target, ...): no
     definition of the same name is what they use. Python by `py_scopes`, Go, JavaScript and TypeScript by
     `brace_scopes`, each from the tags query's `@local.*` ``matches`` (in JavaScript and TypeScript a call is in the
-    value namespace, a type reference in the type namespace; Go has one)."""
+    value namespace, a type reference in the type namespace; Go has one). ``blocks``: Go's blocks when `go_blocks`
+    queried them (not queried again)."""
     python, go = lang == "python", lang == "go"
     at: list[int] = []
     for i, r in enumerate(out.references):
@@ -724,7 +767,7 @@ def _drop_locals(root: Any, lang: str, out: Extraction, matches: list[tuple[str,
 
         namespace = [TYPE if refs[i].role == "type" and not go else VALUE for i in at]
         uses = [(refs[i].line - 1, refs[i].col, refs[i].symbol_name, ns) for i, ns in zip(at, namespace, strict=True)]
-        drop = brace_shadowed(lang, root, uses, matches)
+        drop = brace_shadowed(lang, root, uses, matches, blocks)
     if drop:
         gone = {at[k] for k in drop}
         out.references = [r for i, r in enumerate(refs) if i not in gone]
@@ -962,7 +1005,7 @@ def _bind_go_placed(facts: TypeFacts, function_id: str | None, name: str, placed
             facts.add_bound(None, name, None)
         return
     item = len(values) == 1 and values[0].type == "call_expression"
-    facts.add_bound(function_id, name, _step(chain_of(values[0]), f"[{i}]") if item else None)
+    facts.add_bound(function_id, name, _step(facts.scoped(chain_of(values[0]), values[0]), f"[{i}]") if item else None)
 
 
 def _row_chains(pattern: Any, rows: Any) -> list[tuple[str, Chain | None]]:
@@ -1025,18 +1068,20 @@ def _add_receiver_types(
     values: bool = False,
     flow: dict[int, Chain] | None = None,
     narrowed: _MaybeNarrowed | None = None,
+    renamed: dict[int, str] | None = None,
 ) -> None:
     """After the sweep (an `__init__` may follow the methods using its attributes): receiver types.
     `values`: a class-named receiver is the value of that name (TypeScript: `K.init()` where K is both an
     interface and a `const K: Maker<K>` calls the const's method; a class's value is the class).
     `flow`: Python receivers whose reaching assignment's value (`x = f().g()`) is read before the name's.
     `narrowed`: TypeScript receivers a narrowing may pick a union's parts of: their type is marked `!` (the
-    graph then keeps no certain answer where the parts disagree)."""
+    graph then keeps no certain answer where the parts disagree). `renamed`: Go receivers whose first name is
+    a local of a block, as the facts name it (`go_blocks`)."""
     roots = facts.typed_roots()
     for index, fid, class_qualname, chain, at in typed:
         function_id = scopes.at(fid if fid is not None else "", at) or None  # ("": module level)
         ref = refs[index]
-        qualifier = ref.qualifier or ""
+        qualifier = (renamed.get(index) if renamed else None) or ref.qualifier or ""
         reaching = flow.get(index) if flow else None
         if reaching is not None and qualifier not in facts.declared.get(function_id or "", ()):
             # (a local declared with a type keeps it for every use: `hook: K | None = ...; hook = getattr(...)`)
@@ -1378,7 +1423,12 @@ def _plain_chain(qualifier: str) -> Chain | None:
     """`a.b.c` as a chain (no calls); JavaScript names may hold `$` (`$from`, `errors$`)."""
     root, *steps = qualifier.split(".")
     names = [root, *steps]
-    return (False, root, tuple(steps)) if all(n.replace("$", "_").isidentifier() for n in names) else None
+    # (Go: a block's local is `name~<byte>` in the facts, `go_blocks`)
+    return (
+        (False, root, tuple(steps))
+        if all(n.replace("$", "_").replace("~", "_").isidentifier() for n in names)
+        else None
+    )
 
 
 def _as_dict(sym: Symbol) -> dict[str, Any]:

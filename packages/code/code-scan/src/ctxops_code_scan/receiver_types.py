@@ -487,6 +487,7 @@ class TypeFacts:
     # TypeScript: `%<byte>.<source>` -> what the call at byte states about its callee's type parameters
     contexts: dict[str, str] = field(default_factory=dict)
     go_ranged: dict[str, set[str]] = field(default_factory=dict)  # Go: function id -> its `range` variables
+    go_scopes: Any = None  # Go: the file's locals by block (`go_blocks.GoScopes`): a value's first name read there
     # Python generic identities (`generic_identity.py`): module-level TypeVar names; function id -> (its type
     # variable, the position of the parameter it types, whether the function declares it itself); a
     # module-level (or class body's: class qualname -> ...) name -> the plain names its call passes (None:
@@ -528,7 +529,7 @@ class TypeFacts:
         if typ is not None and self.local_binds(function_id, typ.lstrip("=")):
             typ = None  # (calling a local or a parameter: what it makes is not stated here)
         _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
-        chain = chain_of(value) if value is not None else None
+        chain = self.scoped(chain_of(value), value) if value is not None else None
         if chain is None and not self.python and not self.package_scope and value is not None:
             chain = self._ts_arms(function_id, name, value)
         if chain is None and not self.python and not self.package_scope and value is not None:
@@ -541,6 +542,10 @@ class TypeFacts:
         if defaulted is not None and not defaulted[0]:  # `x = x or K()` with `x: K | None`: a K
             chain = (False, ":" + defaulted[1], ())
         _bind_chain(self.chains.setdefault(function_id, {}), name, chain)
+
+    def scoped(self, chain: Chain | None, node: Any) -> Chain | None:
+        """Go: `chain` (read from `node`) with its first name as the facts hold it there (a block's local)."""
+        return self.go_scopes.chain(chain, node.start_byte) if self.go_scopes is not None else chain
 
     def _ts_arms(self, function_id: str, name: str, value: Any) -> Chain | None:
         """TypeScript `x = c ? a() : b()`: `_ARMS`, the arms kept for `arms_type` (the compiler types a
@@ -1351,6 +1356,8 @@ class TypeFacts:
             outer = self.outer.get(function_id)
             if outer is not None and depth < MAX_DEPTH:  # a closure: the name of the function around it
                 return self._root(name, outer, depth + 1)
+        if "~" in name:
+            return None  # (Go: a block's local not bound here, or one whose declaration is not known)
         if name in self.object_consts:
             return "^" + name
         if name in self.module_stated:

@@ -536,3 +536,78 @@ def test_typescript_default_import_binds_the_default_export(tmp_path: Path) -> N
         assert not (_lines(TS_DEFAULT, "not") & certain_callers(idx, "typescript lib/anon.ts Other.compile()."))
     finally:
         idx.close()
+
+
+TS_CONTEXT = {
+    "lib/gen.ts": "export class CodeGen { add(): void {} }\nexport class Other { add(): void {} }\n",
+    "lib/types.ts": """import { CodeGen, Other } from './gen';
+export interface It { gen: CodeGen }
+export interface Cxt { gen: CodeGen; it: It; other: Other }
+interface Base { keyword: string; code: (cxt: Cxt, ruleType?: string) => void }
+export interface CodeDef extends Base { trackErrors?: boolean }
+export type Shaped = { run(cxt: Cxt): void };
+export interface Gen<T> { code: (cxt: T) => void }
+export interface Either { code: (cxt: Cxt) => void }
+export interface Or { code: (cxt: Other) => void }
+""",
+    "lib/use.ts": """import type { Cxt, CodeDef, Shaped, Gen, Either, Or } from './types';
+export function flat({gen, other: o}: Cxt): void {
+  gen.add(); // destructured
+}
+export function nested({it: {gen}}: Cxt, { gen: g = undefined as any }: Cxt): void {
+  gen.add(); // destructured
+  g.add(); // destructured
+}
+export const arrow = ({gen}: Cxt): void => {
+  gen.add(); // destructured
+};
+export class Holder {
+  m({gen}: Cxt): void {
+    gen.add(); // destructured
+  }
+}
+export function untyped({gen}: any): void {
+  gen.add(); // not
+}
+export function union({gen}: Cxt | Shaped): void {
+  gen.add(); // not
+}
+const def: CodeDef = {
+  keyword: "k",
+  code(cxt) {
+    cxt.gen.add(); // contextual
+    const {gen} = cxt;
+    gen.add(); // contextual
+  },
+};
+const shaped: Shaped = {
+  run(cxt) { cxt.gen.add(); }, // contextual
+};
+const generic: Gen<Cxt> = {
+  code(cxt) { cxt.gen.add(); }, // not
+};
+const either: Either | Or = {
+  code(cxt) { cxt.gen.add(); }, // not
+};
+const plain = {
+  code(cxt) { cxt.gen.add(); }, // not
+};
+""",
+}
+
+
+def test_typescript_destructured_and_contextually_typed_parameters(tmp_path: Path) -> None:
+    """ajv's `function f({gen, it: {gen}}: Cxt)` and `const def: CodeDef = {code(cxt) {...}}` (issue 24): tsc
+    types a destructured parameter's names by the declared type's members, and an unannotated parameter of
+    a method written in an object literal of a declared type by the declared member's (here inherited, a
+    function-typed field; or a type alias's method). An `any` pattern, a union, a generic member, an object
+    literal without a declared type: nothing certain."""
+    idx = indexed(tmp_path / "ctx", TS_CONTEXT)
+    try:
+        add = certain_callers(idx, "typescript lib/gen.ts CodeGen.add().")
+        for tag in ("destructured", "contextual"):
+            assert _lines(TS_CONTEXT, tag) <= add, tag
+        assert not (_lines(TS_CONTEXT, "not") & add)
+        assert not (_lines(TS_CONTEXT, "not") & certain_callers(idx, "typescript lib/gen.ts Other.add()."))
+    finally:
+        idx.close()

@@ -232,10 +232,12 @@ member AS (
   JOIN types y ON y.owner = s.id AND y.name IS NULL
   WHERE starts_with(m.steps, '__i') AND regexp_matches(split_part(m.steps, '#', 1), '^__i({_IN_PLACE})__\\(\\)$')
   UNION ALL
-  -- TypeScript `K#m&i.j`: parameter j of the callback passed as argument i of K's method m (m's signature)
+  -- TypeScript `K#m&i.j`: parameter j of the callback passed as argument i of K's method m (m's signature);
+  -- `K#m&p.j`: parameter j of K's member m itself, a method or a function-typed field (`code: (cxt: C) =>
+  -- void`), which a function written for m in an object literal of type K takes
   SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
          greatest(m.via, 4), m.d, m.cls, m.steps FROM mro m
-  JOIN symbols s ON s.parent = m.anc AND s.kind IN ('method', 'function')
+  JOIN symbols s ON s.parent = m.anc AND s.kind IN ('method', 'function', 'field')
    AND s.name = regexp_replace(split_part(split_part(m.steps, '#', 1), '&', 1), '^~', '#')
   JOIN types y ON y.owner = s.id AND y.name = '&' || split_part({_first("m")}, '&', 2)
   WHERE strpos(split_part(m.steps, '#', 1), '&') > 0

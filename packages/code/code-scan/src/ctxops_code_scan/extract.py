@@ -37,6 +37,7 @@ from .overloads import is_overload
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
+from .ts_patterns import declared_literal_type, literal_member
 from .type_exprs import (
     MAX_DEPTH,
     MAX_STEPS,
@@ -550,6 +551,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 elif typescript:
                     facts.add_ts_result(sid, type_qualname, _text(ret[0]) if ret else None)
                     facts.add_ts_callbacks(sid, params[0], _text(ret[0]) if ret else None)
+                    if node.type == "method_signature":  # `interface Def { code(cxt: K): void }`
+                        facts.add_ts_member_params(sid, params[0], type_qualname)
+                    facts.add_ts_patterns(sid, params[0], _contextual(node))
                 if top is not None and top.symbol_id and top.kind in ("function", "method"):
                     facts.outer[sid] = top.symbol_id  # a closure sees the names of the function around it
                     nested.append((sid, top.symbol_id, node.start_byte))
@@ -564,6 +568,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_class_value(top.qualname, name, cv[0])
             elif kind == "field" and ret and top is not None and typescript:
                 facts.add_ts_field(top.qualname, name, _text(ret[0]))
+                if node.type == "property_signature" and (fn_params := _function_type_params(ret[0])) is not None:
+                    facts.add_ts_member_params(sid, fn_params, top.qualname)  # `code: (cxt: K) => void`
             elif kind == "field" and top is not None and typescript and (made := _ts_new_type(caps.get("value"))):
                 facts.add_ts_field(top.qualname, name, made)  # `private m = new SafeMap<K, V>()`: a SafeMap
             elif kind == "field" and ret and top is not None:
@@ -1291,6 +1297,22 @@ def _nesting(spans: list[tuple[int, int, str]]) -> tuple[list[int], list[int], l
         outer.append(open_[-1] if open_ else -1)
         open_.append(i)
     return [s[0] for s in ordered], [s[1] for s in ordered], outer, [s[2] for s in ordered]
+
+
+def _contextual(node: Any) -> str | None:
+    """`Def#code&p.`: the parameters of a method written in an object literal of a declared type (`const def:
+    Def = {code(cxt) {...}}`) are the declared member's (`ts_patterns.py`); None for any other function."""
+    if node.type != "method_definition":
+        return None
+    found = literal_member(node)
+    typ = declared_literal_type(found[0]) if found is not None else None
+    return f"{typ}#{found[1]}&p." if typ is not None and found is not None else None
+
+
+def _function_type_params(annotation: Any) -> Any:
+    """The parameter list of a function type written as a member's type (`: (cxt: K) => void`), else None."""
+    fn = annotation.named_children[0] if annotation.named_child_count else None
+    return fn.child_by_field_name("parameters") if fn is not None and fn.type == "function_type" else None
 
 
 def _callback_params(params: Any) -> list[tuple[Any, str | None]]:

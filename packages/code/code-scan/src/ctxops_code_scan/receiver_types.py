@@ -19,6 +19,7 @@ from .generic_identity import IDENTITY_ROW, identity_position, is_typevar, passe
 from .operators import DUNDER_STEPS
 from .overloads import ACCEPTED_BY, BUILTINS, pick
 from .symbol_ids import first_definition
+from .ts_patterns import pattern_names, stated_base
 from .type_exprs import (
     MAX_DEPTH,
     SELF_NAMES,
@@ -697,6 +698,42 @@ class TypeFacts:
                     continue
                 if found is not None and found != "Self":
                     self.callbacks.setdefault(function_id, {})[f"&{i}.{j}"] = found
+
+    def add_ts_member_params(self, owner: str, params: Any, scope: str | None) -> None:
+        """TypeScript: an interface's (or object type's) method or function-typed member `code(cxt: K)` /
+        `code: (cxt: K) => void`: `&p.j`, the stated type of its parameter j, which a function written for
+        that member in an object literal of the declared type takes (`ts_patterns.py`). A type parameter (of
+        the member or its type) is instantiated by each use: no row."""
+        for j, param in enumerate(_ts_params(params)):
+            written = param.child_by_field_name("type")
+            found = ts_type(_node_text(written)) if written is not None else None
+            if found is None or found == "Self" or self.ts_generic(found, owner, scope) != found:
+                continue
+            self.callbacks.setdefault(owner, {})[f"&p.{j}"] = found
+
+    def add_ts_patterns(self, function_id: str, params: Any, contextual: str | None) -> None:
+        """TypeScript: parameters typed without a written type of their own (`ts_patterns.py`): a destructured
+        parameter of a declared type (`{gen, it: {self}}: Cxt`: `Cxt#gen`, `Cxt#it#self`), and, where the
+        function is a member of an object literal of a declared type, each unannotated parameter j as the
+        member's (`contextual` + j: `Def#code&p.0`)."""
+        for j, param in enumerate(_ts_params(params)):
+            pattern, written = param.child_by_field_name("pattern"), param.child_by_field_name("type")
+            if written is not None:
+                if pattern.type != "object_pattern":
+                    continue  # (`x: K` is read by the query's `@bind.local`)
+                base = stated_base(_node_text(written))
+                if base is not None and self.ts_generic(base, function_id) != base:
+                    base = None  # (`{a}: T`: what each call instantiates T with)
+            elif contextual is None:
+                continue
+            else:
+                base = contextual + str(j)
+            if pattern.type == "identifier":
+                self.add_callback_param(function_id, _node_text(pattern), base)
+            elif pattern.type == "object_pattern":
+                for name, steps in pattern_names(pattern):
+                    typ = join(base, steps) if base is not None and steps is not None else None
+                    _bind(self.params.setdefault(function_id, {}), name, typ or _CONFLICT)
 
     def this_type(self, function_id: str | None) -> str | None:
         """TypeScript: the `this: K` parameter of a function, or of the function a callback sits in."""

@@ -549,8 +549,14 @@ export type Shaped = { run(cxt: Cxt): void };
 export interface Gen<T> { code: (cxt: T) => void }
 export interface Either { code: (cxt: Cxt) => void }
 export interface Or { code: (cxt: Other) => void }
+export interface MergeArgs { mergeNames: (gen: CodeGen, to: string) => void }
+export function makeMerge({mergeNames}: MergeArgs): void {}
+export function makeAny<T>(a: T): void {}
+export function makeEither(a: MergeArgs | Or): void {}
+export class Maker { make(n: number, a: MergeArgs): void {} }
 """,
-    "lib/use.ts": """import type { Cxt, CodeDef, Shaped, Gen, Either, Or } from './types';
+    "lib/use.ts": """import type { Cxt, CodeDef, Shaped, Gen, Either, Or, Maker } from './types';
+import { makeMerge, makeAny, makeEither } from './types';
 export function flat({gen, other: o}: Cxt): void {
   gen.add(); // destructured
 }
@@ -592,6 +598,17 @@ const either: Either | Or = {
 const plain = {
   code(cxt) { cxt.gen.add(); }, // not
 };
+export const merged = {
+  props: makeMerge({
+    mergeNames: (gen, to) => gen.add(), // passed
+  }),
+  any: makeAny({ mergeNames: (gen) => gen.add() }), // not
+  either: makeEither({ mergeNames: (gen) => gen.add() }), // not
+};
+export function viaMethod(mk: Maker): void {
+  mk.make(1, { mergeNames: (gen) => { gen.add(); } }); // passed
+  mk.make(1, { mergeNames: ({ add }) => add() });
+}
 """,
 }
 
@@ -600,12 +617,13 @@ def test_typescript_destructured_and_contextually_typed_parameters(tmp_path: Pat
     """ajv's `function f({gen, it: {gen}}: Cxt)` and `const def: CodeDef = {code(cxt) {...}}` (issue 24): tsc
     types a destructured parameter's names by the declared type's members, and an unannotated parameter of
     a method written in an object literal of a declared type by the declared member's (here inherited, a
-    function-typed field; or a type alias's method). An `any` pattern, a union, a generic member, an object
-    literal without a declared type: nothing certain."""
+    function-typed field; or a type alias's method), also where the literal is passed to a function or
+    method whose parameter states the type (`makeMergeEvaluated({mergeNames: (gen) => ...})`). An `any` pattern, a union, a generic member or
+    parameter, an object literal without a declared type: nothing certain."""
     idx = indexed(tmp_path / "ctx", TS_CONTEXT)
     try:
         add = certain_callers(idx, "typescript lib/gen.ts CodeGen.add().")
-        for tag in ("destructured", "contextual"):
+        for tag in ("destructured", "contextual", "passed"):
             assert _lines(TS_CONTEXT, tag) <= add, tag
         assert not (_lines(TS_CONTEXT, "not") & add)
         assert not (_lines(TS_CONTEXT, "not") & certain_callers(idx, "typescript lib/gen.ts Other.add()."))

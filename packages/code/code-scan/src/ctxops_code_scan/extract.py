@@ -37,7 +37,7 @@ from .overloads import is_overload
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
-from .ts_patterns import declared_literal_type, literal_member
+from .ts_patterns import declared_literal_type, literal_member, stated_base
 from .type_exprs import (
     MAX_DEPTH,
     MAX_STEPS,
@@ -1245,22 +1245,34 @@ class _CallbackScopes:
         for fid, caps in found:  # in document order: a callback's receiver may be an outer callback's parameter
             fn = caps["fn"][0]
             args = [a for a in caps["args"][0].named_children if a.type != "comment"]
-            i = next(k for k, a in enumerate(args) if a.id == fn.id)
+            # (`f({m: (a) => ...})`: a member of an object literal passed as argument i, typed by the member of
+            # the parameter's declared type: the step `i#m&p.` reads f's row `&i`, then the member's `&p.j`)
+            literal = caps.get("literal")
+            passed = literal[0] if literal else fn
+            i = next(k for k, a in enumerate(args) if a.id == passed.id)
             callee = _text(caps["callee"][0])
             qual = caps.get("qual")
             if qual is None:
                 base: str | None = "&" + callee
-                step = f"{i}."
+                step = f"{i}"
             elif qual[0].type == "identifier" and _text(qual[0]) in facts.module_aliases:
                 base = "&" + _text(qual[0]) + "." + callee  # `core.make(...)`, `import * as core`
-                step = f"{i}."
+                step = f"{i}"
             else:
                 chain = chain_of(qual[0])
                 base = facts.expr(chain, self.at(fid, qual[0].start_byte) or None) if chain is not None else None
-                step = f"{callee}&{i}."
+                step = f"{callee}&{i}"
             call = caps["bind.callback"][0]
-            if call.start_byte not in contexts:
-                contexts[call.start_byte] = self._context(facts, fid, call, args, path)
+            if literal:
+                step += f"#{_text(caps['key'][0])}&p."
+                if any(a.type == "spread_element" for a in args[:i]):
+                    base = None  # (after a spread the argument's position is not known)
+                suffix = ""  # (no type parameter of the callee is read through a member)
+            else:
+                step += "."
+                if call.start_byte not in contexts:
+                    contexts[call.start_byte] = self._context(facts, fid, call, args, path)
+                suffix = contexts[call.start_byte]
             params = fn.child_by_field_name("parameters")
             single = fn.child_by_field_name("parameter")
             names = [(single, None)] if single is not None else ([] if params is None else _callback_params(params))
@@ -1270,8 +1282,11 @@ class _CallbackScopes:
                 if written is not None:  # `(x: K) => ...`: the parameter's own type
                     expr = ts_type(written)
                 else:
-                    expr = join(base, (step + str(j) + contexts[call.start_byte],)) if base is not None else None
-                facts.add_callback_param(f"{fid}@{fn.start_byte}", _text(node), expr)
+                    expr = join(base, (step + str(j) + suffix,)) if base is not None else None
+                if node.type == "object_pattern":  # `({gen}: K) => ...`, `({gen}) => ...`: members of either
+                    facts.add_ts_pattern(f"{fid}@{fn.start_byte}", node, stated_base(written) if written else expr)
+                else:
+                    facts.add_callback_param(f"{fid}@{fn.start_byte}", _text(node), expr)
 
     def _context(self, facts: TypeFacts, fid: str, call: Any, args: list[Any], path: str) -> str:
         """What the call at `call` instantiates its callee's type parameters with (`ts_call_context`), stored
@@ -1325,7 +1340,8 @@ def _callback_params(params: Any) -> list[tuple[Any, str | None]]:
         if pattern is None or pattern.type == "this":
             continue
         typed = child.child_by_field_name("type")
-        out.append((pattern if pattern.type == "identifier" else None, _text(typed) if typed is not None else None))
+        named = pattern.type in ("identifier", "object_pattern")
+        out.append((pattern if named else None, _text(typed) if typed is not None else None))
     return out
 
 

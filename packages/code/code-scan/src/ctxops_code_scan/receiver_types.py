@@ -35,6 +35,10 @@ from .type_exprs import (
     type_args,
 )
 
+# TypeScript's primitive types: no member of theirs is a function an object literal is written for (`&i` rows)
+_TS_PRIMITIVES = frozenset(
+    {"string", "number", "boolean", "bigint", "symbol", "any", "unknown", "object", "void", "never", "undefined"}
+)
 _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = null`: the real value comes later
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
@@ -698,6 +702,11 @@ class TypeFacts:
                     continue
                 if found is not None and found != "Self":
                     self.callbacks.setdefault(function_id, {})[f"&{i}.{j}"] = found
+        for i, param in enumerate(listed):  # `&i`: parameter i's declared type, a named one (`f(opts: Opts)`)
+            typ = param.child_by_field_name("type")
+            base = stated_base(_node_text(typ)) if typ is not None else None
+            if base is not None and base not in _TS_PRIMITIVES and self.ts_generic(base, function_id) == base:
+                self.callbacks.setdefault(function_id, {})[f"&{i}"] = base
 
     def add_ts_member_params(self, owner: str, params: Any, scope: str | None) -> None:
         """TypeScript: an interface's (or object type's) method or function-typed member `code(cxt: K)` /
@@ -731,9 +740,14 @@ class TypeFacts:
             if pattern.type == "identifier":
                 self.add_callback_param(function_id, _node_text(pattern), base)
             elif pattern.type == "object_pattern":
-                for name, steps in pattern_names(pattern):
-                    typ = join(base, steps) if base is not None and steps is not None else None
-                    _bind(self.params.setdefault(function_id, {}), name, typ or _CONFLICT)
+                self.add_ts_pattern(function_id, pattern, base)
+
+    def add_ts_pattern(self, scope: str, pattern: Any, base: str | None) -> None:
+        """TypeScript: the names of an object pattern read from a value of type `base` (None: unknown), each
+        the member of its key path; a name that is no member read (`...rest`) has no type."""
+        for name, steps in pattern_names(pattern):
+            typ = join(base, steps) if base is not None and steps is not None else None
+            _bind(self.params.setdefault(scope, {}), name, typ or _CONFLICT)
 
     def this_type(self, function_id: str | None) -> str | None:
         """TypeScript: the `this: K` parameter of a function, or of the function a callback sits in."""

@@ -618,8 +618,9 @@ def test_typescript_destructured_and_contextually_typed_parameters(tmp_path: Pat
     types a destructured parameter's names by the declared type's members, and an unannotated parameter of
     a method written in an object literal of a declared type by the declared member's (here inherited, a
     function-typed field; or a type alias's method), also where the literal is passed to a function or
-    method whose parameter states the type (`makeMergeEvaluated({mergeNames: (gen) => ...})`). An `any` pattern, a union, a generic member or
-    parameter, an object literal without a declared type: nothing certain."""
+    method whose parameter states the type (`makeMergeEvaluated({mergeNames: (gen) => ...})`). An `any`
+    pattern, a union, a generic member or parameter, an object literal without a declared type: nothing
+    certain."""
     idx = indexed(tmp_path / "ctx", TS_CONTEXT)
     try:
         add = certain_callers(idx, "typescript lib/gen.ts CodeGen.add().")

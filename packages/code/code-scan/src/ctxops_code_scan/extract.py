@@ -67,6 +67,7 @@ _NOT_A_NAME = re.compile("[()\\[\\]{}\n\"'`]")  # a qualifier with these is an e
 _A_NAME = re.compile(r"[\w$#.]+")
 _ORDER = {"def": 0, "scope": 0, "import": 1, "bind": 1, "ref": 2, "local": 3}
 _NOT_TYPED = frozenset({"self", "cls", "this", "super", "?"})  # receivers resolved otherwise, or not at all
+_NOT_TYPED_TS = frozenset({"this", "super", "?"})
 _SCOPES = frozenset({"impl", "namespace"})  # naming scopes that are not symbols
 
 
@@ -296,7 +297,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                         if chained and qualifier == "?":
                             chain = chain_of(qnode)
                         # (`super().m()` in a class a function defines: its base, a name of that function)
-                        if qualifier not in _NOT_TYPED or chain or (python and qualifier == "super"):
+                        untyped = _NOT_TYPED_TS if typescript else _NOT_TYPED  # (TypeScript: `self` is a name)
+                        if qualifier not in untyped or chain or (python and qualifier == "super"):
                             typed_refs.append(
                                 (
                                     len(out.references),
@@ -365,6 +367,13 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     value = caps.get("value")
                     if not (value and value[0].type in _FUNCTION_VALUES):  # (a function is a symbol of its own)
                         facts.add_local(top.symbol_id, _text(caps["name"][0]), value[0] if value else None)
+            continue
+        if head == "bind" and sub == "member":  # (read as a callback: a scope of its own)
+            member = _literal_callback(caps) if facts is not None else None
+            if member is not None and top is None:
+                callbacks.append(("", member))
+            elif member is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
+                callbacks.append((top.symbol_id, member))
             continue
         if head == "bind" and sub == "callback" and facts is not None and top is None:
             callbacks.append(("", caps))  # a callback at module level (`const K = make((inst) => ...)`)
@@ -1244,6 +1253,10 @@ class _CallbackScopes:
         contexts: dict[int, str] = {}
         for fid, caps in found:  # in document order: a callback's receiver may be an outer callback's parameter
             fn = caps["fn"][0]
+            if "declared" in caps:  # `const d: D = {m: (a) => ...}`: D's member m's parameters
+                step = f"{_text(caps['key'][0])}&p."
+                self._bind_params(facts, fid, fn, base=caps["declared"][0], step=step, suffix="")
+                continue
             args = [a for a in caps["args"][0].named_children if a.type != "comment"]
             # (`f({m: (a) => ...})`: a member of an object literal passed as argument i, typed by the member of
             # the parameter's declared type: the step `i#m&p.` reads f's row `&i`, then the member's `&p.j`)
@@ -1273,20 +1286,25 @@ class _CallbackScopes:
                 if call.start_byte not in contexts:
                     contexts[call.start_byte] = self._context(facts, fid, call, args, path)
                 suffix = contexts[call.start_byte]
-            params = fn.child_by_field_name("parameters")
-            single = fn.child_by_field_name("parameter")
-            names = [(single, None)] if single is not None else ([] if params is None else _callback_params(params))
-            for j, (node, written) in enumerate(names):
-                if node is None:
-                    continue
-                if written is not None:  # `(x: K) => ...`: the parameter's own type
-                    expr = ts_type(written)
-                else:
-                    expr = join(base, (step + str(j) + suffix,)) if base is not None else None
-                if node.type == "object_pattern":  # `({gen}: K) => ...`, `({gen}) => ...`: members of either
-                    facts.add_ts_pattern(f"{fid}@{fn.start_byte}", node, stated_base(written) if written else expr)
-                else:
-                    facts.add_callback_param(f"{fid}@{fn.start_byte}", _text(node), expr)
+            self._bind_params(facts, fid, fn, base=base, step=step, suffix=suffix)
+
+    @staticmethod
+    def _bind_params(facts: TypeFacts, fid: str, fn: Any, *, base: str | None, step: str, suffix: str) -> None:
+        """The callback `fn`'s parameters: each its own stated type, else `base#<step><j><suffix>`."""
+        params = fn.child_by_field_name("parameters")
+        single = fn.child_by_field_name("parameter")
+        names = [(single, None)] if single is not None else ([] if params is None else _callback_params(params))
+        for j, (node, written) in enumerate(names):
+            if node is None:
+                continue
+            if written is not None:  # `(x: K) => ...`: the parameter's own type
+                expr = ts_type(written)
+            else:
+                expr = join(base, (step + str(j) + suffix,)) if base is not None else None
+            if node.type == "object_pattern":  # `({gen}: K) => ...`, `({gen}) => ...`: members of either
+                facts.add_ts_pattern(f"{fid}@{fn.start_byte}", node, stated_base(written) if written else expr)
+            else:
+                facts.add_callback_param(f"{fid}@{fn.start_byte}", _text(node), expr)
 
     def _context(self, facts: TypeFacts, fid: str, call: Any, args: list[Any], path: str) -> str:
         """What the call at `call` instantiates its callee's type parameters with (`ts_call_context`), stored
@@ -1312,6 +1330,30 @@ def _nesting(spans: list[tuple[int, int, str]]) -> tuple[list[int], list[int], l
         outer.append(open_[-1] if open_ else -1)
         open_.append(i)
     return [s[0] for s in ordered], [s[1] for s in ordered], outer, [s[2] for s in ordered]
+
+
+def _literal_callback(caps: dict[str, list[Any]]) -> dict[str, list[Any]] | None:
+    """A function written as a member of an object literal (`@bind.member`) as a callback's captures: the
+    literal passed to a call (`f({m: (a) => ...})`, `o.f(1, {m})`, `new K({m})`: `args`, `callee`, `qual`,
+    `literal`, `bind.callback`) or the value of a variable of a declared type (`declared`); None otherwise."""
+    literal = caps["bind.member"][0].parent
+    holder = literal.parent if literal is not None and literal.type == "object" else None
+    if holder is not None and holder.type == "variable_declarator":
+        declared = declared_literal_type(literal)
+        return {**caps, "declared": [declared]} if declared is not None else None
+    call = holder.parent if holder is not None and holder.type == "arguments" else None
+    if call is None:
+        return None
+    found = {**caps, "args": [holder], "literal": [literal], "bind.callback": [call]}
+    callee = call.child_by_field_name("function" if call.type == "call_expression" else "constructor")
+    if callee is not None and callee.type == "identifier" and call.type in ("call_expression", "new_expression"):
+        return {**found, "callee": [callee]}
+    if callee is None or callee.type != "member_expression" or call.type != "call_expression":
+        return None
+    prop, qual = callee.child_by_field_name("property"), callee.child_by_field_name("object")
+    if prop is None or prop.type != "property_identifier" or qual is None:
+        return None
+    return {**found, "callee": [prop], "qual": [qual]}
 
 
 def _contextual(node: Any) -> str | None:

@@ -39,6 +39,7 @@ from .type_exprs import (
 _TS_PRIMITIVES = frozenset(
     {"string", "number", "boolean", "bigint", "symbol", "any", "unknown", "object", "void", "never", "undefined"}
 )
+_MAX_CLOSURES = 32  # functions around a closure whose names it may read (depth.py bounds the nesting too)
 _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = null`: the real value comes later
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
@@ -1026,9 +1027,14 @@ class TypeFacts:
         elif chain is not None:
             chains[name] = (what, chain)
 
+    def own_roots(self) -> tuple[str, ...]:
+        """The names a method's receiver is read by: TypeScript's `this` only (there `self` and `cls` are plain
+        names, `const {self} = it`: a member like any other)."""
+        return ("self", "cls", "this") if self.python or self.package_scope else ("this",)
+
     def typed_roots(self) -> set[str]:
         """Every name a receiver's first part must be for `receiver_type` to find something."""
-        roots = {"self", "cls", "this"} if self.attrs else set()  # (class-named receivers are handled apart)
+        roots = set(self.own_roots()) if self.attrs else set()  # (class-named receivers are handled apart)
         for table in (self.params, self.locals):
             for names in table.values():
                 roots.update(n for n, t in names.items() if t)
@@ -1078,7 +1084,7 @@ class TypeFacts:
     def receiver_type(self, qualifier: str, function_id: str | None, class_qualname: str | None) -> str | None:
         """The type of `qualifier` (`x`, `x.attr`, `self.attr`, `self.attr.sub`): `T`, `T#attr`, or None."""
         root, *rest = qualifier.split(".")
-        if root in ("self", "cls", "this"):
+        if root in self.own_roots():
             if class_qualname is None or not rest:
                 return None
             typ = self._attr(class_qualname, step_name(rest[0]))
@@ -1231,7 +1237,7 @@ class TypeFacts:
             return join("=" + root + picked, steps)
         if root == "this" and self.this_types and (stated := self.this_type(function_id)) is not None:
             return join(stated, steps)
-        if root in ("self", "cls", "this"):
+        if root in self.own_roots():
             if self.package_scope:  # Go: the receiver's type by its name (its methods may sit in other files)
                 return join(cls, steps) if cls else None
             return join("Self", steps) if cls else None
@@ -1321,7 +1327,13 @@ class TypeFacts:
         return None
 
     def _root(self, name: str, function_id: str | None, depth: int) -> str | None:
-        if function_id is not None:
+        # A closure reads the names of the functions around it: up `outer`, at most _MAX_CLOSURES functions (a
+        # walk of its own, not `depth`'s budget for locals defined through locals: sharing it lost ajv's `gen`
+        # from the fourth nested callback on); past that, nothing (not a module-level name of that name)
+        inside = function_id is not None
+        for hops in range(_MAX_CLOSURES + 1):
+            if function_id is None:
+                break
             is_param = _binds(self.param_names.get(function_id, ""), name)
             chains = self.chains.get(function_id, {})
             if name in self.params.get(function_id, {}):  # a stated type holds for every use
@@ -1339,14 +1351,15 @@ class TypeFacts:
                 # `maker: type[K]`: a member read through the class object is K's (`maker.create()`)
                 return self.class_params.get(function_id, {}).get(name)
             outer = self.outer.get(function_id)
-            if outer is not None and depth < MAX_DEPTH:  # a closure: the name of the function around it
-                return self._root(name, outer, depth + 1)
+            if outer is not None and hops == _MAX_CLOSURES:
+                return None
+            function_id = outer
         if name in self.module_stated:
             return self.module_stated[name]
         if name in self.module_chains:
             chain = self.module_chains[name]
             return None if chain is None or depth >= MAX_DEPTH else self.expr(chain, None, depth + 1)
-        in_package = self.package_scope and function_id is not None and name not in self.module_aliases
+        in_package = self.package_scope and inside and name not in self.module_aliases
         if name in self.imported or in_package:
             return "^" + name
         return name if is_class_name(name) and _DOTTED.fullmatch(name) else None

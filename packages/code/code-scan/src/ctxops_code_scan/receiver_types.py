@@ -35,10 +35,6 @@ from .type_exprs import (
     type_args,
 )
 
-# TypeScript's primitive types: no member of theirs is a function an object literal is written for (`&i` rows)
-_TS_PRIMITIVES = frozenset(
-    {"string", "number", "boolean", "bigint", "symbol", "any", "unknown", "object", "void", "never", "undefined"}
-)
 _MAX_CLOSURES = 32  # functions around a closure whose names it may read (depth.py bounds the nesting too)
 _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = null`: the real value comes later
 
@@ -706,7 +702,7 @@ class TypeFacts:
         for i, param in enumerate(listed):  # `&i`: parameter i's declared type, a named one (`f(opts: Opts)`)
             typ = param.child_by_field_name("type")
             base = stated_base(_node_text(typ)) if typ is not None else None
-            if base is not None and base not in _TS_PRIMITIVES and self.ts_generic(base, function_id) == base:
+            if base is not None and self.ts_generic(base, function_id) == base:
                 self.callbacks.setdefault(function_id, {})[f"&{i}"] = base
 
     def add_ts_member_params(self, owner: str, params: Any, scope: str | None) -> None:

@@ -13,6 +13,10 @@ from typing import Any
 
 from .type_exprs import ts_type
 
+# TypeScript's primitive and top types: no members a pattern or an object literal is read on
+TS_PRIMITIVES = frozenset(
+    {"string", "number", "boolean", "bigint", "symbol", "any", "unknown", "object", "void", "never", "undefined"}
+)
 # (what an object literal's member may be written as: `m() {}`, `m: () => ...`, `m: function () {}`)
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
 
@@ -52,11 +56,12 @@ def pattern_names(pattern: Any) -> list[tuple[str, tuple[str, ...] | None]]:
 
 
 def stated_base(written: str | None) -> str | None:
-    """The declared type a pattern's members are read on: one named type (not a union, array or `this`)."""
+    """The declared type a pattern's members are read on: one named type (not a union, array, primitive or
+    `this`)."""
     if written is None:
         return None
     typ = ts_type(written)
-    if typ is None or typ == "Self" or "|" in typ or typ.endswith(("[]", "{}")):
+    if typ is None or typ == "Self" or typ in TS_PRIMITIVES or "|" in typ or typ.endswith(("[]", "{}")):
         return None
     return typ
 

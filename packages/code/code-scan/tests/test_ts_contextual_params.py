@@ -81,6 +81,13 @@ def test_a_function_in_an_object_literal_of_a_declared_type_takes_the_members_pa
     # a function's parameter of a named (not primitive) type: `&i`, what a literal passed there is read on
     assert ("viaMethod().", "&0", "Cxt") in types
     assert not any(name == "&1" for _, name, _ in _types("export function f(a: string, n: number) {}\n"))
+    # an overloaded function or member: no contextual parameter types from either definition (as tsc)
+    overloads = "function f(a: A): void;\nfunction f(a: B): void;\nfunction f(a: any) {}\n"
+    overloads += "interface I { code(c: A): void; code(c: B): void; run(c: A): void }\n"
+    assert {(o, n) for o, n, _ in _types(overloads) if n and n.startswith("&")} == {
+        ("I.run().", "&0"),
+        ("I.run().", "&p.0"),
+    }
 
 
 def test_self_is_a_plain_name_in_typescript() -> None:

@@ -622,6 +622,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         _add_receiver_types(
             out.references, typed_refs, facts, chained, scopes, values=typescript, flow=flow, narrowed=maybe_narrowed
         )
+    if facts is not None and typescript and facts.callbacks:
+        _unlisted_overloads(out.symbols, facts)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
     if python and b"__all__" in source:  # (most modules state none: no walk of their statements)
@@ -1330,6 +1332,22 @@ def _nesting(spans: list[tuple[int, int, str]]) -> tuple[list[int], list[int], l
         outer.append(open_[-1] if open_ else -1)
         open_.append(i)
     return [s[0] for s in ordered], [s[1] for s in ordered], outer, [s[2] for s in ordered]
+
+
+_DECLARED_PARAM = re.compile(r"&(?:p\.)?\d+")  # `&i`, `&p.j` (not a callback's `&i.j`)
+
+
+def _unlisted_overloads(symbols: list[Symbol], facts: TypeFacts) -> None:
+    """No `&i` / `&p.j` rows for an overloaded function or member (two definitions of one name): tsc gives
+    an object literal passed to it, or written for it, no contextual parameter types from either."""
+    seen: dict[str, int] = {}
+    for sym in symbols:
+        if sym.kind in _FUNCTIONS or sym.kind == "field":
+            seen[sym.qualname] = seen.get(sym.qualname, 0) + 1
+    for sym in symbols:
+        rows = facts.callbacks.get(sym.id) if seen.get(sym.qualname, 0) > 1 else None
+        for key in [k for k in rows or () if _DECLARED_PARAM.fullmatch(k)]:
+            del rows[key]  # type: ignore[union-attr]
 
 
 def _literal_callback(caps: dict[str, list[Any]]) -> dict[str, list[Any]] | None:

@@ -409,6 +409,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 if python and flowed is None and top is not None and top.receiver_var:
                     flowed = py_as_self(returned, top.receiver_var)  # `def m(s): return s.__class__(...)`
                 facts.add_return(fid, returned, flowed)
+                if typescript and returned.type in _FUNCTION_VALUES and fid in facts.stated_returns:
+                    # `function f(): GenParse { return (cxt) => ... }`: the declared result's parameters
+                    declared = stated_base(facts.stated_returns[fid])
+                    if declared is not None:
+                        callbacks.append((fid, {"fn": [returned], "declared": [declared], "key": []}))
             continue
         if head == "bind":
             if facts is not None and python:  # (`Cls._parse = ...` anywhere: a class body's alias is rebound)
@@ -571,6 +576,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     facts.add_bases(qualname, _text(params[0]))
                 if top is not None and top.kind in ("function", "method"):
                     facts.nested_classes.add(qualname)
+            elif kind == "type" and typescript and (alias := node.child_by_field_name("value")) is not None:
+                if alias.type == "function_type" and (alias_params := alias.child_by_field_name("parameters")):
+                    facts.add_ts_alias_params(qualname, alias_params)  # `type GenParse = (cxt: C) => void`
             elif kind == "type" and lang == "go" and "underlying" in caps:
                 facts.add_go_underlying(qualname, _text(caps["underlying"][0]))
             elif kind == "field" and python and not ret and top is not None and (cv := caps.get("value")):
@@ -1255,8 +1263,8 @@ class _CallbackScopes:
         contexts: dict[int, str] = {}
         for fid, caps in found:  # in document order: a callback's receiver may be an outer callback's parameter
             fn = caps["fn"][0]
-            if "declared" in caps:  # `const d: D = {m: (a) => ...}`: D's member m's parameters
-                step = f"{_text(caps['key'][0])}&p."
+            if "declared" in caps:  # `const d: D = {m: (a) => ...}`: D's member m's parameters (no m: D's own)
+                step = f"{_text(caps['key'][0])}&p." if caps["key"] else "&p."
                 self._bind_params(facts, fid, fn, base=caps["declared"][0], step=step, suffix="")
                 continue
             args = [a for a in caps["args"][0].named_children if a.type != "comment"]

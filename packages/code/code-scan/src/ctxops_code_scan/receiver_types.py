@@ -717,6 +717,15 @@ class TypeFacts:
                 continue
             self.callbacks.setdefault(owner, {})[f"&p.{j}"] = found
 
+    def add_ts_alias_params(self, alias_qualname: str, params: Any) -> None:
+        """TypeScript: a function-type alias `type GenParse = (cxt: ParseCxt) => void`: its attribute `&p.j`, the
+        stated type of parameter j, which a function returned under that declared result takes."""
+        for j, param in enumerate(_ts_params(params)):
+            written = param.child_by_field_name("type")
+            found = ts_type(_node_text(written)) if written is not None else None
+            if found is not None and found != "Self" and self.ts_generic(found, alias_qualname) == found:
+                _bind(self.attrs.setdefault(alias_qualname, {}), f"&p.{j}", found)
+
     def add_ts_patterns(self, function_id: str, params: Any, contextual: str | None) -> None:
         """TypeScript: parameters typed without a written type of their own (`ts_patterns.py`): a destructured
         parameter of a declared type (`{gen, it: {self}}: Cxt`: `Cxt#gen`, `Cxt#it#self`), and, where the

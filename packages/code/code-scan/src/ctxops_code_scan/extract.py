@@ -18,9 +18,9 @@ from __future__ import annotations
 import operator
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import msgspec
@@ -210,6 +210,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     fixture_file = python and is_fixture_file(path)
     typescript = lang in ("typescript", "tsx")
     callbacks: list[tuple[str, dict[str, list[Any]]]] = []  # (function id, captures): bound after the sweep
+    # TypeScript locals (function id, byte, bind): bound once the callbacks' scopes are known, in the innermost
+    # scope around them (`f((x) => { const {a} = x; ... })`: `a` is the callback's, read on its `x`)
+    ts_locals: list[tuple[str, int, Callable[[str], None]]] = []
     nested: list[tuple[str, str, int]] = []  # (function id, the function around it, where it starts)
     this_binds: list[tuple[str, int, str]] = []  # TypeScript `this: K` parameters: (function id, where, K)
     this_refs: list[tuple[int, str, int]] = []  # TypeScript `this.m()` outside a class: (ref index, function id, where)
@@ -349,8 +352,12 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if head == "bind" and sub == "local":
             if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
                 stated = caps.get("type")
+                local_node = caps["bind.local"][0]
                 if stated and typescript:  # `x: K`, `x: K | null`, `xs: K[]`
-                    if _own_param(caps["bind.local"][0]):
+                    if local_node.type == "variable_declarator":  # (a local: in the scope around it, see `ts_locals`)
+                        bind_stated = _later(facts.add_ts_stated, _text(caps["name"][0]), _text(stated[0]))
+                        ts_locals.append((top.symbol_id, local_node.start_byte, bind_stated))
+                    elif _own_param(local_node):
                         facts.add_ts_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
                 elif lang == "go" and (placed := _go_placed(caps["bind.local"][0], caps["name"][0], go_places)):
                     _bind_go_placed(facts, top.symbol_id, _text(caps["name"][0]), placed)
@@ -366,7 +373,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 else:
                     value = caps.get("value")
                     if not (value and value[0].type in _FUNCTION_VALUES):  # (a function is a symbol of its own)
-                        facts.add_local(top.symbol_id, _text(caps["name"][0]), value[0] if value else None)
+                        if typescript:
+                            bind_value = _later(facts.add_local, _text(caps["name"][0]), value[0] if value else None)
+                            ts_locals.append((top.symbol_id, local_node.start_byte, bind_value))
+                        else:
+                            facts.add_local(top.symbol_id, _text(caps["name"][0]), value[0] if value else None)
             continue
         if head == "bind" and sub == "member":  # (read as a callback: a scope of its own)
             member = _literal_callback(caps) if facts is not None else None
@@ -384,6 +395,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     callbacks.append((top.symbol_id, caps))
                 elif sub == "this":
                     this_binds.append((top.symbol_id, start, _text(caps["type"][0])))
+                elif typescript and sub in ("destructure", "element"):
+                    bind_pattern = _later(partial(_bind_ts, facts, sub, top, caps))
+                    ts_locals.append((top.symbol_id, caps[f"bind.{sub}"][0].start_byte, bind_pattern))
                 else:
                     _bind_ts(facts, sub, top, caps)
             continue
@@ -411,9 +425,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_return(fid, returned, flowed)
                 if typescript and returned.type in _FUNCTION_VALUES and fid in facts.stated_returns:
                     # `function f(): GenParse { return (cxt) => ... }`: the declared result's parameters
-                    declared = stated_base(facts.stated_returns[fid])
-                    if declared is not None:
-                        callbacks.append((fid, {"fn": [returned], "declared": [declared], "key": []}))
+                    result_type = stated_base(facts.stated_returns[fid])
+                    if result_type is not None:
+                        callbacks.append((fid, {"fn": [returned], "declared": [result_type], "key": []}))
             continue
         if head == "bind":
             if facts is not None and python:  # (`Cls._parse = ...` anywhere: a class body's alias is rebound)
@@ -619,7 +633,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
 
     scopes = _CallbackScopes()
     if facts is not None and callbacks:
-        scopes.bind(facts, callbacks, nested, path)
+        scopes.bind(facts, callbacks, nested, path, ts_locals)
+    else:
+        for fid, _at, bind_local in ts_locals:
+            bind_local(fid)
     if facts is not None and this_binds:
         _this_types(out.references, facts, scopes, this_binds, this_refs)
     if python and facts is not None and path.rpartition("/")[2] == "__init__.py":
@@ -1130,10 +1147,15 @@ _FUNCTIONS = ("function", "method")
 ELEMENT_CALLBACKS = frozenset({"forEach", "map", "filter", "some", "every", "find", "findIndex", "flatMap"})
 
 
-def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]]) -> None:
+def _later(bind: Callable[..., None], *args: Any) -> Callable[[str], None]:
+    """`bind(scope, *args)` for a scope known after the sweep (`ts_locals`)."""
+    return lambda scope: bind(scope, *args)
+
+
+def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]], scope: str | None = None) -> None:
     """TypeScript bindings the sweep meets: destructuring, `for ... of`, parameter properties (and Python's
-    `for x in xs`)."""
-    fid = top.symbol_id or ""
+    `for x in xs`); `scope`: the callback scope a TypeScript local is bound in (default: the function)."""
+    fid = scope or top.symbol_id or ""
     if sub == "prop":  # `constructor(private s: Scheduler)`: a field of the class
         if top.type_qualname:
             facts.add_ts_field(top.type_qualname, _text(caps["name"][0]), _text(caps["type"][0]))
@@ -1245,8 +1267,11 @@ class _CallbackScopes:
         found: list[tuple[str, dict[str, list[Any]]]],
         nested: list[tuple[str, str, int]],
         path: str,
+        locals_: Sequence[tuple[str, int, Callable[[str], None]]] = (),
     ) -> None:
-        """`fid` "" is a callback at module level (its scope has no function around it)."""
+        """`fid` "" is a callback at module level (its scope has no function around it). `locals_`: TypeScript
+        locals, each bound in the innermost scope around it before the callbacks' parameters are typed (a
+        callee's receiver may be one: `const s = new Stream(); s.each((x) => ...)`)."""
         for fid, caps in found:
             fn = caps["fn"][0]
             self._by_fn.setdefault(fid, []).append((fn.start_byte, fn.end_byte, f"{fid}@{fn.start_byte}"))
@@ -1260,6 +1285,8 @@ class _CallbackScopes:
             facts.classes[scope] = facts.classes.get(fid)
         for sid, fid, start in nested:
             facts.outer[sid] = self.at(fid, start)
+        for fid, at, bind_local in locals_:
+            bind_local(self.at(fid, at))
         contexts: dict[int, str] = {}
         for fid, caps in found:  # in document order: a callback's receiver may be an outer callback's parameter
             fn = caps["fn"][0]

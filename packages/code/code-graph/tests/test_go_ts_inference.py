@@ -554,8 +554,10 @@ export function makeMerge({mergeNames}: MergeArgs): void {}
 export function makeAny<T>(a: T): void {}
 export function makeEither(a: MergeArgs | Or): void {}
 export class Maker { make(n: number, a: MergeArgs): void {} }
+export type GenParse = (cxt: Cxt) => void;
+export interface Holds { other: CodeGen }
 """,
-    "lib/use.ts": """import type { Cxt, CodeDef, Shaped, Gen, Either, Or, Maker } from './types';
+    "lib/use.ts": """import type { Cxt, CodeDef, Shaped, Gen, Either, Or, Maker, GenParse, Holds } from './types';
 import { makeMerge, makeAny, makeEither } from './types';
 export function flat({gen, other: o}: Cxt): void {
   gen.add(); // destructured
@@ -609,6 +611,18 @@ export function viaMethod(mk: Maker): void {
   mk.make(1, { mergeNames: (gen) => { gen.add(); } }); // passed
   mk.make(1, { mergeNames: ({ add }) => add() });
 }
+export function token(): GenParse {
+  return (cxt) => {
+    const {gen} = cxt;
+    gen.add(); // returned
+  };
+}
+export function scoped(x: Cxt, xs: Holds[]): void {
+  xs.forEach((x) => {
+    const {other} = x;
+    other.add(); // scoped
+  });
+}
 """,
 }
 
@@ -618,15 +632,18 @@ def test_typescript_destructured_and_contextually_typed_parameters(tmp_path: Pat
     types a destructured parameter's names by the declared type's members, and an unannotated parameter of
     a method written in an object literal of a declared type by the declared member's (here inherited, a
     function-typed field; or a type alias's method), also where the literal is passed to a function or
-    method whose parameter states the type (`makeMergeEvaluated({mergeNames: (gen) => ...})`). An `any`
+    method whose parameter states the type (`makeMergeEvaluated({mergeNames: (gen) => ...})`), or returned under
+    a declared function-type alias; a callback's own local is read on the callback's parameter (`x: Holds`, not
+    the function's `x: Cxt`). An `any`
     pattern, a union, a generic member or parameter, an object literal without a declared type: nothing
     certain."""
     idx = indexed(tmp_path / "ctx", TS_CONTEXT)
     try:
         add = certain_callers(idx, "typescript lib/gen.ts CodeGen.add().")
-        for tag in ("destructured", "contextual", "passed"):
+        for tag in ("destructured", "contextual", "passed", "returned", "scoped"):
             assert _lines(TS_CONTEXT, tag) <= add, tag
         assert not (_lines(TS_CONTEXT, "not") & add)
-        assert not (_lines(TS_CONTEXT, "not") & certain_callers(idx, "typescript lib/gen.ts Other.add()."))
+        other = certain_callers(idx, "typescript lib/gen.ts Other.add().")
+        assert not ((_lines(TS_CONTEXT, "not") | _lines(TS_CONTEXT, "scoped")) & other)
     finally:
         idx.close()

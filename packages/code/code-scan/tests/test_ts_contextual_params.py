@@ -116,3 +116,35 @@ def test_patterns_and_literal_members_extract_in_linear_time() -> None:
 
     small, big = best(module(250)), best(module(4_000))
     assert big < 64 * max(small, 1e-4), (small, big)
+
+
+def test_a_local_of_a_callback_is_read_in_the_callback() -> None:
+    # (bound in the function before: `a` read the function's `x: K`, not the callback's element of `xs: J[]`)
+    src = """import { K, J } from './t';
+export function f(x: K, xs: J[]) {
+  xs.forEach((x) => { const {a} = x; a.m(); for (const e of x.items) { e.go(); } });
+  const {a} = x;
+  a.p();
+}
+"""
+    got = _receivers(src)
+    assert (got[(3, "m")], got[(3, "go")]) == ("J[]#forEach&0.0#a", "J[]#forEach&0.0#items#[]")
+    assert got[(5, "p")] == "K#a"
+
+
+def test_a_function_returned_under_a_declared_function_type_takes_its_parameters() -> None:
+    src = """import type { ParseCxt } from './t';
+type GenParse = (cxt: ParseCxt) => void;
+type GenT<T> = (cxt: T) => void;
+export function token(fail: GenParse): GenParse {
+  return (cxt) => { const {gen} = cxt; gen.assign(); };
+}
+export function generic(): GenT<ParseCxt> {
+  return (cxt) => { cxt.gen.x(); };
+}
+"""
+    got = _receivers(src)
+    assert got[(5, "assign")] == "GenParse#&p.0#gen"
+    assert got[(8, "x")] == "GenT#&p.0#gen"  # (GenT has no `&p.0` row: the graph finds nothing)
+    types = _types(src)
+    assert ("GenParse#", "&p.0", "ParseCxt") in types and not any(o == "GenT#" for o, _, _ in types)

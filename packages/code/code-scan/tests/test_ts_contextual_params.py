@@ -148,3 +148,18 @@ export function generic(): GenT<ParseCxt> {
     assert got[(8, "x")] == "GenT#&p.0#gen"  # (GenT has no `&p.0` row: the graph finds nothing)
     types = _types(src)
     assert ("GenParse#", "&p.0", "ParseCxt") in types and not any(o == "GenT#" for o, _, _ in types)
+
+
+def test_calling_a_parameter_or_local_is_not_the_modules_function_of_that_name() -> None:
+    # (rxjs's `using(resourceFactory: () => ...)`: `resourceFactory()` was read as the module's function's result)
+    src = """export function make(): K { return new K(); }
+export function using(make: () => J) {
+  const a = make();
+  a.stop();
+  return g((s) => { const b = make(); b.stop(); });
+}
+export function plain() { const c = make(); c.stop(); }
+"""
+    got = _receivers(src)
+    assert got[(4, "stop")] is None and got[(5, "stop")] is None
+    assert got[(7, "stop")] == "=make"

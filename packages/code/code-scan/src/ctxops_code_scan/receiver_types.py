@@ -1219,6 +1219,8 @@ class TypeFacts:
                 if (function_id, root) in self.decorated:
                     return None
                 return self._called_value(self.chains[function_id][root], function_id, steps, depth)
+            if not self.python and not self.package_scope and self._ts_bound(root, function_id):
+                return None  # (TypeScript: calling a parameter or local, not the module's function of that name)
             made = self.class_params.get(function_id, {}).get(root) if function_id is not None else None
             if made is not None:  # `maker(...)` with `maker: type[K]`: a K
                 return join(made, steps)
@@ -1330,6 +1332,18 @@ class TypeFacts:
                 return None  # a local of that function: its own value
             fid = self.outer.get(fid)
         return None
+
+    def _ts_bound(self, name: str, function_id: str | None) -> bool:
+        """TypeScript: `name` is a parameter or local of the function (or callback) or of one around it."""
+        for _ in range(_MAX_CLOSURES + 1):
+            if function_id is None:
+                return False
+            if name in self.params.get(function_id, ()) or name in self.chains.get(function_id, ()):
+                return True
+            if _binds(self.param_names.get(function_id, ""), name):
+                return True
+            function_id = self.outer.get(function_id)
+        return True  # (past the bound: not known to be the module's)
 
     def _root(self, name: str, function_id: str | None, depth: int) -> str | None:
         # A closure reads the names of the functions around it: up `outer`, at most _MAX_CLOSURES functions (a

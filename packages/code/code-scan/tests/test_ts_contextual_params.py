@@ -159,7 +159,9 @@ export function using(make: () => J) {
   return g((s) => { const b = make(); b.stop(); });
 }
 export function plain() { const c = make(); c.stop(); }
+export function typed(left: K, right: K): { high: K } { const d = K(); d.stop(); }
 """
     got = _receivers(src)
     assert got[(4, "stop")] is None and got[(5, "stop")] is None
     assert got[(7, "stop")] == "=make"
+    assert got[(8, "stop")] == "=K"  # (bson's `(left: Long, right: Long)`: a type's name is no parameter)

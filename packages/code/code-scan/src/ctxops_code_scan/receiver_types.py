@@ -1340,7 +1340,7 @@ class TypeFacts:
                 return False
             if name in self.params.get(function_id, ()) or name in self.chains.get(function_id, ()):
                 return True
-            if _binds(self.param_names.get(function_id, ""), name):
+            if name in _own_params(self.param_names.get(function_id, "")):  # (not `_binds`: `(a: Long)` binds no Long)
                 return True
             function_id = self.outer.get(function_id)
         return True  # (past the bound: not known to be the module's)

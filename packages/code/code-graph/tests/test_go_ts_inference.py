@@ -538,6 +538,117 @@ def test_typescript_default_import_binds_the_default_export(tmp_path: Path) -> N
         idx.close()
 
 
+TS_CONTEXT = {
+    "lib/gen.ts": "export class CodeGen { add(): void {} }\nexport class Other { add(): void {} }\n",
+    "lib/types.ts": """import { CodeGen, Other } from './gen';
+export interface It { gen: CodeGen }
+export interface Cxt { gen: CodeGen; it: It; other: Other }
+interface Base { keyword: string; code: (cxt: Cxt, ruleType?: string) => void }
+export interface CodeDef extends Base { trackErrors?: boolean }
+export type Shaped = { run(cxt: Cxt): void };
+export interface Gen<T> { code: (cxt: T) => void }
+export interface Either { code: (cxt: Cxt) => void }
+export interface Or { code: (cxt: Other) => void }
+export interface MergeArgs { mergeNames: (gen: CodeGen, to: string) => void }
+export function makeMerge({mergeNames}: MergeArgs): void {}
+export function makeAny<T>(a: T): void {}
+export function makeEither(a: MergeArgs | Or): void {}
+export class Maker { make(n: number, a: MergeArgs): void {} }
+export type GenParse = (cxt: Cxt) => void;
+export interface Holds { other: CodeGen }
+""",
+    "lib/use.ts": """import type { Cxt, CodeDef, Shaped, Gen, Either, Or, Maker, GenParse, Holds } from './types';
+import { makeMerge, makeAny, makeEither } from './types';
+export function flat({gen, other: o}: Cxt): void {
+  gen.add(); // destructured
+}
+export function nested({it: {gen}}: Cxt, { gen: g = undefined as any }: Cxt): void {
+  gen.add(); // destructured
+  g.add(); // destructured
+}
+export const arrow = ({gen}: Cxt): void => {
+  gen.add(); // destructured
+};
+export class Holder {
+  m({gen}: Cxt): void {
+    gen.add(); // destructured
+  }
+}
+export function untyped({gen}: any): void {
+  gen.add(); // not
+}
+export function union({gen}: Cxt | Shaped): void {
+  gen.add(); // not
+}
+const def: CodeDef = {
+  keyword: "k",
+  code(cxt) {
+    cxt.gen.add(); // contextual
+    const {gen} = cxt;
+    gen.add(); // contextual
+  },
+};
+const shaped: Shaped = {
+  run(cxt) { cxt.gen.add(); }, // contextual
+};
+const generic: Gen<Cxt> = {
+  code(cxt) { cxt.gen.add(); }, // not
+};
+const either: Either | Or = {
+  code(cxt) { cxt.gen.add(); }, // not
+};
+const plain = {
+  code(cxt) { cxt.gen.add(); }, // not
+};
+export const merged = {
+  props: makeMerge({
+    mergeNames: (gen, to) => gen.add(), // passed
+  }),
+  any: makeAny({ mergeNames: (gen) => gen.add() }), // not
+  either: makeEither({ mergeNames: (gen) => gen.add() }), // not
+};
+export function viaMethod(mk: Maker): void {
+  mk.make(1, { mergeNames: (gen) => { gen.add(); } }); // passed
+  mk.make(1, { mergeNames: ({ add }) => add() });
+}
+export function token(): GenParse {
+  return (cxt) => {
+    const {gen} = cxt;
+    gen.add(); // returned
+  };
+}
+export function scoped(x: Cxt, xs: Holds[]): void {
+  xs.forEach((x) => {
+    const {other} = x;
+    other.add(); // scoped
+  });
+}
+""",
+}
+
+
+def test_typescript_destructured_and_contextually_typed_parameters(tmp_path: Path) -> None:
+    """ajv's `function f({gen, it: {gen}}: Cxt)` and `const def: CodeDef = {code(cxt) {...}}` (issue 24): tsc
+    types a destructured parameter's names by the declared type's members, and an unannotated parameter of
+    a method written in an object literal of a declared type by the declared member's (here inherited, a
+    function-typed field; or a type alias's method), also where the literal is passed to a function or
+    method whose parameter states the type (`makeMergeEvaluated({mergeNames: (gen) => ...})`), or returned under
+    a declared function-type alias; a callback's own local is read on the callback's parameter (`x: Holds`, not
+    the function's `x: Cxt`). An `any`
+    pattern, a union, a generic member or parameter, an object literal without a declared type: nothing
+    certain."""
+    idx = indexed(tmp_path / "ctx", TS_CONTEXT)
+    try:
+        add = certain_callers(idx, "typescript lib/gen.ts CodeGen.add().")
+        for tag in ("destructured", "contextual", "passed", "returned", "scoped"):
+            assert _lines(TS_CONTEXT, tag) <= add, tag
+        assert not (_lines(TS_CONTEXT, "not") & add)
+        other = certain_callers(idx, "typescript lib/gen.ts Other.add().")
+        assert not ((_lines(TS_CONTEXT, "not") | _lines(TS_CONTEXT, "scoped")) & other)
+    finally:
+        idx.close()
+
+
 TS_NARROW_SUB = {
     "lib/a.ts": """export class Base { m(): void {} n(): void {} }
 export class Sub extends Base { m(): void {} }

@@ -232,13 +232,23 @@ member AS (
   JOIN types y ON y.owner = s.id AND y.name IS NULL
   WHERE starts_with(m.steps, '__i') AND regexp_matches(split_part(m.steps, '#', 1), '^__i({_IN_PLACE})__\\(\\)$')
   UNION ALL
-  -- TypeScript `K#m&i.j`: parameter j of the callback passed as argument i of K's method m (m's signature)
+  -- TypeScript `K#m&i.j`: parameter j of the callback passed as argument i of K's method m (m's signature);
+  -- `K#m&p.j`: parameter j of K's method m itself, which a function written for m in an object literal of
+  -- type K takes (code-scan's `&p.j` rows)
   SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
          greatest(m.via, 4), m.d, m.cls, m.steps FROM mro m
   JOIN symbols s ON s.parent = m.anc AND s.kind IN ('method', 'function')
    AND s.name = regexp_replace(split_part(split_part(m.steps, '#', 1), '&', 1), '^~', '#')
   JOIN types y ON y.owner = s.id AND y.name = '&' || split_part({_first("m")}, '&', 2)
   WHERE strpos(split_part(m.steps, '#', 1), '&') > 0
+  UNION ALL
+  -- ... and of K's function-typed field m (`code: (cxt: C) => void`), the states that step so read first (a
+  -- join of every state with the fields too held more than a small memory cap: test_bounded_resolution)
+  SELECT m.rid, s.path, y.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
+         greatest(m.via, 4), m.d, m.cls, m.steps
+  FROM (SELECT * FROM mro WHERE strpos(split_part(steps, '#', 1), '&p.') > 0) m
+  JOIN symbols s ON s.parent = m.anc AND s.kind = 'field' AND s.name = split_part(split_part(m.steps, '#', 1), '&', 1)
+  JOIN types y ON y.owner = s.id AND y.name = '&' || split_part({_first("m")}, '&', 2)
   UNION ALL
   -- Go: a method in another file of the type's package (no parent link across files)
   SELECT g.rid, s.path, y.expr, substr(g.steps, length(split_part(g.steps, '#', 1)) + 2), g.cls,

@@ -18,9 +18,9 @@ from __future__ import annotations
 import operator
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import msgspec
@@ -39,6 +39,7 @@ from .receiver_types import TypeFacts, constructor_type
 from .records import Import
 from .symbol_ids import IdAllocator
 from .ts_assigned import guarded_assignment, predicate_type
+from .ts_patterns import declared_literal_type, literal_member, stated_base
 from .type_exprs import (
     MAX_DEPTH,
     MAX_STEPS,
@@ -68,6 +69,7 @@ _NOT_A_NAME = re.compile("[()\\[\\]{}\n\"'`]")  # a qualifier with these is an e
 _A_NAME = re.compile(r"[\w$#.]+")
 _ORDER = {"def": 0, "scope": 0, "import": 1, "bind": 1, "ref": 2, "local": 3}
 _NOT_TYPED = frozenset({"self", "cls", "this", "super", "?"})  # receivers resolved otherwise, or not at all
+_NOT_TYPED_TS = frozenset({"this", "super", "?"})
 _SCOPES = frozenset({"impl", "namespace"})  # naming scopes that are not symbols
 
 
@@ -213,6 +215,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     fixture_file = python and is_fixture_file(path)
     typescript = lang in ("typescript", "tsx")
     callbacks: list[tuple[str, dict[str, list[Any]]]] = []  # (function id, captures): bound after the sweep
+    # TypeScript locals (function id, byte, bind): bound once the callbacks' scopes are known, in the innermost
+    # scope around them (`f((x) => { const {a} = x; ... })`: `a` is the callback's, read on its `x`)
+    ts_locals: list[tuple[str, int, Callable[[str], None]]] = []
     nested: list[tuple[str, str, int]] = []  # (function id, the function around it, where it starts)
     this_binds: list[tuple[str, int, str]] = []  # TypeScript `this: K` parameters: (function id, where, K)
     this_refs: list[tuple[int, str, int]] = []  # TypeScript `this.m()` outside a class: (ref index, function id, where)
@@ -319,7 +324,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                             if go_scopes is not None:
                                 chain = go_scopes.chain(chain, qnode.start_byte)
                         # (`super().m()` in a class a function defines: its base, a name of that function)
-                        if qualifier not in _NOT_TYPED or chain or (python and qualifier == "super"):
+                        untyped = _NOT_TYPED_TS if typescript else _NOT_TYPED  # (TypeScript: `self` is a name)
+                        if qualifier not in untyped or chain or (python and qualifier == "super"):
                             typed_refs.append(
                                 (
                                     len(out.references),
@@ -370,6 +376,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         if head == "bind" and sub == "local":
             if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
                 stated = caps.get("type")
+                local_node = caps["bind.local"][0]
                 local = _text(caps["name"][0])
                 if go_scopes is not None:  # (a local of a block: its own name in the facts, `go_blocks`)
                     local = go_scopes.declared.get(caps["name"][0].start_byte, local)
@@ -377,7 +384,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     for scoped, written in go_scopes.case_types.get(caps["name"][0].start_byte, ()):
                         facts.add_stated(top.symbol_id, scoped, written)
                 if stated and typescript:  # `x: K`, `x: K | null`, `xs: K[]`
-                    if _own_param(caps["bind.local"][0]):
+                    if local_node.type == "variable_declarator":  # (a local: in the scope around it, see `ts_locals`)
+                        bind_stated = _later(facts.add_ts_stated, _text(caps["name"][0]), _text(stated[0]))
+                        ts_locals.append((top.symbol_id, local_node.start_byte, bind_stated))
+                    elif _own_param(local_node):
                         facts.add_ts_stated(top.symbol_id, _text(caps["name"][0]), _text(stated[0]))
                 elif lang == "go" and (placed := _go_placed(caps["bind.local"][0], caps["name"][0], go_places)):
                     _bind_go_placed(facts, top.symbol_id, local, placed)
@@ -395,7 +405,18 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 else:
                     value = caps.get("value")
                     if not (value and value[0].type in _FUNCTION_VALUES):  # (a function is a symbol of its own)
-                        facts.add_local(top.symbol_id, local, value[0] if value else None)
+                        if typescript:
+                            bind_value = _later(facts.add_local, local, value[0] if value else None)
+                            ts_locals.append((top.symbol_id, local_node.start_byte, bind_value))
+                        else:
+                            facts.add_local(top.symbol_id, local, value[0] if value else None)
+            continue
+        if head == "bind" and sub == "member":  # (read as a callback: a scope of its own)
+            member = _literal_callback(caps) if facts is not None else None
+            if member is not None and top is None:
+                callbacks.append(("", member))
+            elif member is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
+                callbacks.append((top.symbol_id, member))
             continue
         if head == "bind" and sub == "callback" and facts is not None and top is None:
             callbacks.append(("", caps))  # a callback at module level (`const K = make((inst) => ...)`)
@@ -406,6 +427,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     callbacks.append((top.symbol_id, caps))
                 elif sub == "this":
                     this_binds.append((top.symbol_id, start, _text(caps["type"][0])))
+                elif typescript and sub in ("destructure", "element"):
+                    bind_pattern = _later(partial(_bind_ts, facts, sub, top, caps))
+                    ts_locals.append((top.symbol_id, caps[f"bind.{sub}"][0].start_byte, bind_pattern))
                 else:
                     _bind_ts(facts, sub, top, caps)
             continue
@@ -431,6 +455,11 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 if python and flowed is None and top is not None and top.receiver_var:
                     flowed = py_as_self(returned, top.receiver_var)  # `def m(s): return s.__class__(...)`
                 facts.add_return(fid, returned, flowed)
+                if typescript and returned.type in _FUNCTION_VALUES and fid in facts.stated_returns:
+                    # `function f(): GenParse { return (cxt) => ... }`: the declared result's parameters
+                    result_type = stated_base(facts.stated_returns[fid])
+                    if result_type is not None:
+                        callbacks.append((fid, {"fn": [returned], "declared": [result_type], "key": []}))
             continue
         if head == "bind":
             if facts is not None and python:  # (`Cls._parse = ...` anywhere: a class body's alias is rebound)
@@ -593,6 +622,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     if top is None and kind == "function" and ret:  # `f(): {high: Long}`: `f().high` a Long
                         facts.add_ts_object_result(name, _text(ret[0]))
                     facts.add_ts_callbacks(sid, params[0], _text(ret[0]) if ret else None)
+                    if node.type == "method_signature":  # `interface Def { code(cxt: K): void }`
+                        facts.add_ts_member_params(sid, params[0], type_qualname)
+                    facts.add_ts_patterns(sid, params[0], _contextual(node))
                 if top is not None and top.symbol_id and top.kind in ("function", "method"):
                     facts.outer[sid] = top.symbol_id  # a closure sees the names of the function around it
                     nested.append((sid, top.symbol_id, node.start_byte))
@@ -601,12 +633,17 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     facts.add_bases(qualname, _text(params[0]))
                 if top is not None and top.kind in ("function", "method"):
                     facts.nested_classes.add(qualname)
+            elif kind == "type" and typescript and (alias := node.child_by_field_name("value")) is not None:
+                if alias.type == "function_type" and (alias_params := alias.child_by_field_name("parameters")):
+                    facts.add_ts_alias_params(qualname, alias_params)  # `type GenParse = (cxt: C) => void`
             elif kind == "type" and lang == "go" and "underlying" in caps:
                 facts.add_go_underlying(qualname, _text(caps["underlying"][0]))
             elif kind == "field" and python and not ret and top is not None and (cv := caps.get("value")):
                 facts.add_class_value(top.qualname, name, cv[0])
             elif kind == "field" and ret and top is not None and typescript:
                 facts.add_ts_field(top.qualname, name, _text(ret[0]))
+                if node.type == "property_signature" and (fn_params := _function_type_params(ret[0])) is not None:
+                    facts.add_ts_member_params(sid, fn_params, top.qualname)  # `code: (cxt: K) => void`
             elif kind == "field" and top is not None and typescript and (made := _ts_new_type(caps.get("value"))):
                 facts.add_ts_field(top.qualname, name, made)  # `private m = new SafeMap<K, V>()`: a SafeMap
             elif kind == "field" and not ret and top is not None and typescript and (cv := caps.get("value")):
@@ -641,7 +678,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
 
     scopes = _CallbackScopes()
     if facts is not None and callbacks:
-        scopes.bind(facts, callbacks, nested, path)
+        scopes.bind(facts, callbacks, nested, path, ts_locals)
+    else:
+        for fid, _at, bind_local in ts_locals:
+            bind_local(fid)
     if facts is not None and this_binds:
         _this_types(out.references, facts, scopes, this_binds, this_refs)
     if python and facts is not None and path.rpartition("/")[2] == "__init__.py":
@@ -660,6 +700,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             narrowed=maybe_narrowed,
             renamed=renamed,
         )
+    if facts is not None and typescript and facts.callbacks:
+        _unlisted_overloads(out.symbols, facts)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
     if python and b"__all__" in source:  # (most modules state none: no walk of their statements)
@@ -1212,10 +1254,15 @@ _FUNCTIONS = ("function", "method")
 ELEMENT_CALLBACKS = frozenset({"forEach", "map", "filter", "some", "every", "find", "findIndex", "flatMap"})
 
 
-def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]]) -> None:
+def _later(bind: Callable[..., None], *args: Any) -> Callable[[str], None]:
+    """`bind(scope, *args)` for a scope known after the sweep (`ts_locals`)."""
+    return lambda scope: bind(scope, *args)
+
+
+def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]], scope: str | None = None) -> None:
     """TypeScript bindings the sweep meets: destructuring, `for ... of`, parameter properties (and Python's
-    `for x in xs`)."""
-    fid = top.symbol_id or ""
+    `for x in xs`); `scope`: the callback scope a TypeScript local is bound in (default: the function)."""
+    fid = scope or top.symbol_id or ""
     if sub == "prop":  # `constructor(private s: Scheduler)`: a field of the class
         if top.type_qualname:
             facts.add_ts_field(top.type_qualname, _text(caps["name"][0]), _text(caps["type"][0]))
@@ -1327,8 +1374,11 @@ class _CallbackScopes:
         found: list[tuple[str, dict[str, list[Any]]]],
         nested: list[tuple[str, str, int]],
         path: str,
+        locals_: Sequence[tuple[str, int, Callable[[str], None]]] = (),
     ) -> None:
-        """`fid` "" is a callback at module level (its scope has no function around it)."""
+        """`fid` "" is a callback at module level (its scope has no function around it). `locals_`: TypeScript
+        locals, each bound in the innermost scope around it before the callbacks' parameters are typed (a
+        callee's receiver may be one: `const s = new Stream(); s.each((x) => ...)`)."""
         for fid, caps in found:
             fn = caps["fn"][0]
             self._by_fn.setdefault(fid, []).append((fn.start_byte, fn.end_byte, f"{fid}@{fn.start_byte}"))
@@ -1342,36 +1392,62 @@ class _CallbackScopes:
             facts.classes[scope] = facts.classes.get(fid)
         for sid, fid, start in nested:
             facts.outer[sid] = self.at(fid, start)
+        for fid, at, bind_local in locals_:
+            bind_local(self.at(fid, at))
         contexts: dict[int, str] = {}
         for fid, caps in found:  # in document order: a callback's receiver may be an outer callback's parameter
             fn = caps["fn"][0]
+            if "declared" in caps:  # `const d: D = {m: (a) => ...}`: D's member m's parameters (no m: D's own)
+                step = f"{_text(caps['key'][0])}&p." if caps["key"] else "&p."
+                self._bind_params(facts, fid, fn, base=caps["declared"][0], step=step, suffix="")
+                continue
             args = [a for a in caps["args"][0].named_children if a.type != "comment"]
-            i = next(k for k, a in enumerate(args) if a.id == fn.id)
+            # (`f({m: (a) => ...})`: a member of an object literal passed as argument i, typed by the member of
+            # the parameter's declared type: the step `i#m&p.` reads f's row `&i`, then the member's `&p.j`)
+            literal = caps.get("literal")
+            passed = literal[0] if literal else fn
+            i = next(k for k, a in enumerate(args) if a.id == passed.id)
             callee = _text(caps["callee"][0])
             qual = caps.get("qual")
             if qual is None:
                 base: str | None = "&" + callee
-                step = f"{i}."
+                step = f"{i}"
             elif qual[0].type == "identifier" and _text(qual[0]) in facts.module_aliases:
                 base = "&" + _text(qual[0]) + "." + callee  # `core.make(...)`, `import * as core`
-                step = f"{i}."
+                step = f"{i}"
             else:
                 chain = chain_of(qual[0])
                 base = facts.expr(chain, self.at(fid, qual[0].start_byte) or None) if chain is not None else None
-                step = f"{callee}&{i}."
+                step = f"{callee}&{i}"
             call = caps["bind.callback"][0]
-            if call.start_byte not in contexts:
-                contexts[call.start_byte] = self._context(facts, fid, call, args, path)
-            params = fn.child_by_field_name("parameters")
-            single = fn.child_by_field_name("parameter")
-            names = [(single, None)] if single is not None else ([] if params is None else _callback_params(params))
-            for j, (node, written) in enumerate(names):
-                if node is None:
-                    continue
-                if written is not None:  # `(x: K) => ...`: the parameter's own type
-                    expr = ts_type(written)
-                else:
-                    expr = join(base, (step + str(j) + contexts[call.start_byte],)) if base is not None else None
+            if literal:
+                step += f"#{_text(caps['key'][0])}&p."
+                if any(a.type == "spread_element" for a in args[:i]):
+                    base = None  # (after a spread the argument's position is not known)
+                suffix = ""  # (no type parameter of the callee is read through a member)
+            else:
+                step += "."
+                if call.start_byte not in contexts:
+                    contexts[call.start_byte] = self._context(facts, fid, call, args, path)
+                suffix = contexts[call.start_byte]
+            self._bind_params(facts, fid, fn, base=base, step=step, suffix=suffix)
+
+    @staticmethod
+    def _bind_params(facts: TypeFacts, fid: str, fn: Any, *, base: str | None, step: str, suffix: str) -> None:
+        """The callback `fn`'s parameters: each its own stated type, else `base#<step><j><suffix>`."""
+        params = fn.child_by_field_name("parameters")
+        single = fn.child_by_field_name("parameter")
+        names = [(single, None)] if single is not None else ([] if params is None else _callback_params(params))
+        for j, (node, written) in enumerate(names):
+            if node is None:
+                continue
+            if written is not None:  # `(x: K) => ...`: the parameter's own type
+                expr = ts_type(written)
+            else:
+                expr = join(base, (step + str(j) + suffix,)) if base is not None else None
+            if node.type == "object_pattern":  # `({gen}: K) => ...`, `({gen}) => ...`: members of either
+                facts.add_ts_pattern(f"{fid}@{fn.start_byte}", node, stated_base(written) if written else expr)
+            else:
                 facts.add_callback_param(f"{fid}@{fn.start_byte}", _text(node), expr)
 
     def _context(self, facts: TypeFacts, fid: str, call: Any, args: list[Any], path: str) -> str:
@@ -1400,6 +1476,62 @@ def _nesting(spans: list[tuple[int, int, str]]) -> tuple[list[int], list[int], l
     return [s[0] for s in ordered], [s[1] for s in ordered], outer, [s[2] for s in ordered]
 
 
+_DECLARED_PARAM = re.compile(r"&(?:p\.)?\d+")  # `&i`, `&p.j` (not a callback's `&i.j`)
+
+
+def _unlisted_overloads(symbols: list[Symbol], facts: TypeFacts) -> None:
+    """No `&i` / `&p.j` rows for an overloaded function or member (two definitions of one name): tsc gives
+    an object literal passed to it, or written for it, no contextual parameter types from either."""
+    seen: dict[str, int] = {}
+    for sym in symbols:
+        if sym.kind in _FUNCTIONS or sym.kind == "field":
+            seen[sym.qualname] = seen.get(sym.qualname, 0) + 1
+    for sym in symbols:
+        rows = facts.callbacks.get(sym.id) if seen.get(sym.qualname, 0) > 1 else None
+        for key in [k for k in rows or () if _DECLARED_PARAM.fullmatch(k)]:
+            del rows[key]  # type: ignore[union-attr]
+
+
+def _literal_callback(caps: dict[str, list[Any]]) -> dict[str, list[Any]] | None:
+    """A function written as a member of an object literal (`@bind.member`) as a callback's captures: the
+    literal passed to a call (`f({m: (a) => ...})`, `o.f(1, {m})`, `new K({m})`: `args`, `callee`, `qual`,
+    `literal`, `bind.callback`) or the value of a variable of a declared type (`declared`); None otherwise."""
+    literal = caps["bind.member"][0].parent
+    holder = literal.parent if literal is not None and literal.type == "object" else None
+    if holder is not None and holder.type == "variable_declarator":
+        declared = declared_literal_type(literal)
+        return {**caps, "declared": [declared]} if declared is not None else None
+    call = holder.parent if holder is not None and holder.type == "arguments" else None
+    if call is None:
+        return None
+    found = {**caps, "args": [holder], "literal": [literal], "bind.callback": [call]}
+    callee = call.child_by_field_name("function" if call.type == "call_expression" else "constructor")
+    if callee is not None and callee.type == "identifier" and call.type in ("call_expression", "new_expression"):
+        return {**found, "callee": [callee]}
+    if callee is None or callee.type != "member_expression" or call.type != "call_expression":
+        return None
+    prop, qual = callee.child_by_field_name("property"), callee.child_by_field_name("object")
+    if prop is None or prop.type != "property_identifier" or qual is None:
+        return None
+    return {**found, "callee": [prop], "qual": [qual]}
+
+
+def _contextual(node: Any) -> str | None:
+    """`Def#code&p.`: the parameters of a method written in an object literal of a declared type (`const def:
+    Def = {code(cxt) {...}}`) are the declared member's (`ts_patterns.py`); None for any other function."""
+    if node.type != "method_definition":
+        return None
+    found = literal_member(node)
+    typ = declared_literal_type(found[0]) if found is not None else None
+    return f"{typ}#{found[1]}&p." if typ is not None and found is not None else None
+
+
+def _function_type_params(annotation: Any) -> Any:
+    """The parameter list of a function type written as a member's type (`: (cxt: K) => void`), else None."""
+    fn = annotation.named_children[0] if annotation.named_child_count else None
+    return fn.child_by_field_name("parameters") if fn is not None and fn.type == "function_type" else None
+
+
 def _callback_params(params: Any) -> list[tuple[Any, str | None]]:
     """The positional parameters of a parameter list: (name node or None for a pattern, written type)."""
     out: list[tuple[Any, str | None]] = []
@@ -1410,7 +1542,8 @@ def _callback_params(params: Any) -> list[tuple[Any, str | None]]:
         if pattern is None or pattern.type == "this":
             continue
         typed = child.child_by_field_name("type")
-        out.append((pattern if pattern.type == "identifier" else None, _text(typed) if typed is not None else None))
+        named = pattern.type in ("identifier", "object_pattern")
+        out.append((pattern if named else None, _text(typed) if typed is not None else None))
     return out
 
 

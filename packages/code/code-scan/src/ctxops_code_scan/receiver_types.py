@@ -20,6 +20,7 @@ from .object_shapes import literal_members, result_members
 from .operators import DUNDER_STEPS
 from .overloads import ACCEPTED_BY, BUILTINS, pick
 from .symbol_ids import first_definition
+from .ts_patterns import pattern_names, stated_base
 from .type_exprs import (
     MAX_DEPTH,
     SELF_NAMES,
@@ -35,6 +36,7 @@ from .type_exprs import (
     type_args,
 )
 
+_MAX_CLOSURES = 32  # functions around a closure whose names it may read (depth.py bounds the nesting too)
 _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = null`: the real value comes later
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
@@ -715,6 +717,61 @@ class TypeFacts:
                     continue
                 if found is not None and found != "Self":
                     self.callbacks.setdefault(function_id, {})[f"&{i}.{j}"] = found
+        for i, param in enumerate(listed):  # `&i`: parameter i's declared type, a named one (`f(opts: Opts)`)
+            typ = param.child_by_field_name("type")
+            base = stated_base(_node_text(typ)) if typ is not None else None
+            if base is not None and self.ts_generic(base, function_id) == base:
+                self.callbacks.setdefault(function_id, {})[f"&{i}"] = base
+
+    def add_ts_member_params(self, owner: str, params: Any, scope: str | None) -> None:
+        """TypeScript: an interface's (or object type's) method or function-typed member `code(cxt: K)` /
+        `code: (cxt: K) => void`: `&p.j`, the stated type of its parameter j, which a function written for
+        that member in an object literal of the declared type takes (`ts_patterns.py`). A type parameter (of
+        the member or its type) is instantiated by each use: no row."""
+        for j, param in enumerate(_ts_params(params)):
+            written = param.child_by_field_name("type")
+            found = ts_type(_node_text(written)) if written is not None else None
+            if found is None or found == "Self" or self.ts_generic(found, owner, scope) != found:
+                continue
+            self.callbacks.setdefault(owner, {})[f"&p.{j}"] = found
+
+    def add_ts_alias_params(self, alias_qualname: str, params: Any) -> None:
+        """TypeScript: a function-type alias `type GenParse = (cxt: ParseCxt) => void`: its attribute `&p.j`, the
+        stated type of parameter j, which a function returned under that declared result takes."""
+        for j, param in enumerate(_ts_params(params)):
+            written = param.child_by_field_name("type")
+            found = ts_type(_node_text(written)) if written is not None else None
+            if found is not None and found != "Self" and self.ts_generic(found, alias_qualname) == found:
+                _bind(self.attrs.setdefault(alias_qualname, {}), f"&p.{j}", found)
+
+    def add_ts_patterns(self, function_id: str, params: Any, contextual: str | None) -> None:
+        """TypeScript: parameters typed without a written type of their own (`ts_patterns.py`): a destructured
+        parameter of a declared type (`{gen, it: {self}}: Cxt`: `Cxt#gen`, `Cxt#it#self`), and, where the
+        function is a member of an object literal of a declared type, each unannotated parameter j as the
+        member's (`contextual` + j: `Def#code&p.0`)."""
+        for j, param in enumerate(_ts_params(params)):
+            pattern, written = param.child_by_field_name("pattern"), param.child_by_field_name("type")
+            if written is not None:
+                if pattern.type != "object_pattern":
+                    continue  # (`x: K` is read by the query's `@bind.local`)
+                base = stated_base(_node_text(written))
+                if base is not None and self.ts_generic(base, function_id) != base:
+                    base = None  # (`{a}: T`: what each call instantiates T with)
+            elif contextual is None:
+                continue
+            else:
+                base = contextual + str(j)
+            if pattern.type == "identifier":
+                self.add_callback_param(function_id, _node_text(pattern), base)
+            elif pattern.type == "object_pattern":
+                self.add_ts_pattern(function_id, pattern, base)
+
+    def add_ts_pattern(self, scope: str, pattern: Any, base: str | None) -> None:
+        """TypeScript: the names of an object pattern read from a value of type `base` (None: unknown), each
+        the member of its key path; a name that is no member read (`...rest`) has no type."""
+        for name, steps in pattern_names(pattern):
+            typ = join(base, steps) if base is not None and steps is not None else None
+            _bind(self.params.setdefault(scope, {}), name, typ or _CONFLICT)
 
     def this_type(self, function_id: str | None) -> str | None:
         """TypeScript: the `this: K` parameter of a function, or of the function a callback sits in."""
@@ -1001,9 +1058,14 @@ class TypeFacts:
         elif chain is not None:
             chains[name] = (what, chain)
 
+    def own_roots(self) -> tuple[str, ...]:
+        """The names a method's receiver is read by: TypeScript's `this` only (there `self` and `cls` are plain
+        names, `const {self} = it`: a member like any other)."""
+        return ("self", "cls", "this") if self.python or self.package_scope else ("this",)
+
     def typed_roots(self) -> set[str]:
         """Every name a receiver's first part must be for `receiver_type` to find something."""
-        roots = {"self", "cls", "this"} if self.attrs else set()  # (class-named receivers are handled apart)
+        roots = set(self.own_roots()) if self.attrs else set()  # (class-named receivers are handled apart)
         for table in (self.params, self.locals):
             for names in table.values():
                 roots.update(n for n, t in names.items() if t)
@@ -1054,7 +1116,7 @@ class TypeFacts:
     def receiver_type(self, qualifier: str, function_id: str | None, class_qualname: str | None) -> str | None:
         """The type of `qualifier` (`x`, `x.attr`, `self.attr`, `self.attr.sub`): `T`, `T#attr`, or None."""
         root, *rest = qualifier.split(".")
-        if root in ("self", "cls", "this"):
+        if root in self.own_roots():
             if class_qualname is None or not rest:
                 return None
             typ = self._attr(class_qualname, step_name(rest[0]))
@@ -1221,6 +1283,8 @@ class TypeFacts:
                 if (function_id, root) in self.decorated:
                     return None
                 return self._called_value(self.chains[function_id][root], function_id, steps, depth)
+            if not self.python and not self.package_scope and self._ts_bound(root, function_id):
+                return None  # (TypeScript: calling a parameter or local, not the module's function of that name)
             made = self.class_params.get(function_id, {}).get(root) if function_id is not None else None
             if made is not None:  # `maker(...)` with `maker: type[K]`: a K
                 return join(made, steps)
@@ -1244,7 +1308,7 @@ class TypeFacts:
             return join("=" + root + picked, steps)
         if root == "this" and self.this_types and (stated := self.this_type(function_id)) is not None:
             return join(stated, steps)
-        if root in ("self", "cls", "this"):
+        if root in self.own_roots():
             if self.package_scope:  # Go: the receiver's type by its name (its methods may sit in other files)
                 return join(cls, steps) if cls else None
             return join("Self", steps) if cls else None
@@ -1335,8 +1399,26 @@ class TypeFacts:
             fid = self.outer.get(fid)
         return None
 
+    def _ts_bound(self, name: str, function_id: str | None) -> bool:
+        """TypeScript: `name` is a parameter or local of the function (or callback) or of one around it."""
+        for _ in range(_MAX_CLOSURES + 1):
+            if function_id is None:
+                return False
+            if name in self.params.get(function_id, ()) or name in self.chains.get(function_id, ()):
+                return True
+            if name in _own_params(self.param_names.get(function_id, "")):  # (not `_binds`: `(a: Long)` binds no Long)
+                return True
+            function_id = self.outer.get(function_id)
+        return True  # (past the bound: not known to be the module's)
+
     def _root(self, name: str, function_id: str | None, depth: int) -> str | None:
-        if function_id is not None:
+        # A closure reads the names of the functions around it: up `outer`, at most _MAX_CLOSURES functions (a
+        # walk of its own, not `depth`'s budget for locals defined through locals: sharing it lost ajv's `gen`
+        # from the fourth nested callback on); past that, nothing (not a module-level name of that name)
+        inside = function_id is not None
+        for hops in range(_MAX_CLOSURES + 1):
+            if function_id is None:
+                break
             is_param = _binds(self.param_names.get(function_id, ""), name)
             chains = self.chains.get(function_id, {})
             if name in self.params.get(function_id, {}):  # a stated type holds for every use
@@ -1354,8 +1436,9 @@ class TypeFacts:
                 # `maker: type[K]`: a member read through the class object is K's (`maker.create()`)
                 return self.class_params.get(function_id, {}).get(name)
             outer = self.outer.get(function_id)
-            if outer is not None and depth < MAX_DEPTH:  # a closure: the name of the function around it
-                return self._root(name, outer, depth + 1)
+            if outer is not None and hops == _MAX_CLOSURES:
+                return None
+            function_id = outer
         if "~" in name:
             return None  # (Go: a block's local not bound here, or one whose declaration is not known)
         if name in self.object_consts:
@@ -1365,7 +1448,7 @@ class TypeFacts:
         if name in self.module_chains:
             chain = self.module_chains[name]
             return None if chain is None or depth >= MAX_DEPTH else self.expr(chain, None, depth + 1)
-        in_package = self.package_scope and function_id is not None and name not in self.module_aliases
+        in_package = self.package_scope and inside and name not in self.module_aliases
         if name in self.imported or in_package:
             return "^" + name
         return name if is_class_name(name) and _DOTTED.fullmatch(name) else None

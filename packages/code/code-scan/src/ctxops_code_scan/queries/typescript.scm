@@ -116,6 +116,10 @@
 (call_expression function: (member_expression object: (_) @qual property: (property_identifier) @callee)
   arguments: (arguments [(arrow_function) (function_expression)] @fn) @args) @bind.callback
 (new_expression constructor: (identifier) @callee arguments: (arguments [(arrow_function) (function_expression)] @fn) @args) @bind.callback
+; ... also a function written as a member of an object literal (`f({m: (gen) => ...})`, `const d: D = {m: (gen) =>
+; ...}`): the member's parameter types, read on the declared type of f's parameter or of d (extract.py
+; `_literal_callback`; one step from the pair: a pattern from the call down stayed open through nested calls)
+(pair key: (property_identifier) @key value: [(arrow_function) (function_expression)] @fn) @bind.member
 ; Parameter properties: `constructor(private s: Scheduler)` declares the field `s`.
 (required_parameter (accessibility_modifier) pattern: (identifier) @name type: (type_annotation) @type) @bind.prop
 (required_parameter "readonly" pattern: (identifier) @name type: (type_annotation) @type) @bind.prop

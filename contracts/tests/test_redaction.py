@@ -11,10 +11,22 @@ import json
 import random
 import string
 import time
+from collections.abc import Callable
 
 import pytest
 from ctxops_contracts.redaction import redact, redact_label, redact_path, redact_value
 from ctxops_contracts.redaction.names import is_placeholder_token
+
+
+def _best_cpu_s(run: Callable[[str], object], text: str, runs: int = 3) -> float:
+    """The fastest of `runs` calls' CPU seconds (CPU, not wall: a shared machine stretches wall unevenly)."""
+    best = float("inf")
+    for _ in range(runs):
+        start = time.process_time()
+        run(text)
+        best = min(best, time.process_time() - start)
+    return best
+
 
 _rng = random.Random(7)
 ALNUM = string.ascii_letters + string.digits
@@ -1824,12 +1836,7 @@ def test_session_22_cut_armour_is_read_in_linear_time() -> None:
     from ctxops_contracts.redaction.context import private_keys
 
     def cpu(text: str) -> float:
-        best = float("inf")
-        for _ in range(3):
-            start = time.process_time()
-            private_keys(text)
-            best = min(best, time.process_time() - start)
-        return best
+        return _best_cpu_s(private_keys, text, runs=3)
 
     for unit in (
         "BEGIN PRIVATE KEY-----\n" + "a" * 15 + "\n",
@@ -1959,12 +1966,7 @@ def test_session_22_many_candidates_in_one_long_text_cost_linear_time() -> None:
         return "".join(f"not_a_token_{i} = 'x8Jd9aK2mQ7zP3vL{i}' " for i in range(n)) + cert  # (the head last)
 
     def cpu(t: str) -> float:
-        best = float("inf")
-        for _ in range(2):
-            start = time.process_time()
-            redact(t)
-            best = min(best, time.process_time() - start)
-        return best
+        return _best_cpu_s(redact, t, runs=2)
 
     small, large = cpu(text(1000)), cpu(text(16000))
     assert large <= 40 * small + 0.1, (small, large)  # 16x the input: quadratic was ~100x
@@ -2048,12 +2050,7 @@ def test_session_23_setters_and_credential_constructors_are_read_in_linear_time(
     # an argument list that never closes, long runs of blanks and name characters between arguments; 16 times
     # the input may cost at most 64 times the CPU (a quadratic scan would cost 256 times); the largest is ~1 MB
     def cpu(text: str) -> float:
-        best = float("inf")
-        for _ in range(3):
-            start = time.process_time()
-            redact(text)
-            best = min(best, time.process_time() - start)
-        return best
+        return _best_cpu_s(redact, text, runs=3)
 
     for unit in (
         'setPassword("',

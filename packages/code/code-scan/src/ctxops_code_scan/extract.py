@@ -37,6 +37,7 @@ from .operators import IN_PLACE, operator_step
 from .overloads import is_overload
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
+from .static_members import is_static, static_rows
 from .symbol_ids import IdAllocator
 from .ts_assigned import guarded_assignment, predicate_type
 from .ts_patterns import declared_literal_type, literal_member, stated_base
@@ -218,6 +219,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     # TypeScript locals (function id, byte, bind): bound once the callbacks' scopes are known, in the innermost
     # scope around them (`f((x) => { const {a} = x; ... })`: `a` is the callback's, read on its `x`)
     ts_locals: list[tuple[str, int, Callable[[str], None]]] = []
+    ts_methods: list[tuple[str, str, str | None, bool]] = []  # (id, qualname, parent id, static?): `static_rows`
     nested: list[tuple[str, str, int]] = []  # (function id, the function around it, where it starts)
     this_binds: list[tuple[str, int, str]] = []  # TypeScript `this: K` parameters: (function id, where, K)
     this_refs: list[tuple[int, str, int]] = []  # TypeScript `this.m()` outside a class: (ref index, function id, where)
@@ -621,6 +623,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     if ret:
                         facts.add_go_result(sid, _text(ret[0]))
                 elif typescript:
+                    if kind == "method":  # (`static_members`: a static and an instance method of one name)
+                        ts_methods.append((sid, qualname, parent_id, is_static(node)))
                     facts.add_ts_result(sid, type_qualname, _text(ret[0]) if ret else None)
                     if ret and type_qualname and (guarded := predicate_type(_text(ret[0]))) is not None:
                         facts.add_ts_field(type_qualname, name + "()is", guarded)  # `isLong(v): v is Long`
@@ -709,6 +713,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         _unlisted_overloads(out.symbols, facts)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
+    if ts_methods:
+        out.types.extend(static_rows(ts_methods))
     if python and b"__all__" in source:  # (most modules state none: no walk of their statements)
         out.types.extend(dunder_all_rows(tree.root_node))
     if lang in ("typescript", "tsx", "javascript") and b"default" in source:  # (most have none: no walk)

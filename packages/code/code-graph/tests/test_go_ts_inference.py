@@ -990,6 +990,7 @@ TS_STATIC_NAMESAKES = {
     return FetchResponse.from(v).hash(); // instance
   }
   static from(v: string): FetchResponse { return new FetchResponse(); }
+  static isRedirect(s: number): boolean { return s > 300; }
   static make(v: string): string {
     return this.hash(v); // static
   }
@@ -1010,6 +1011,12 @@ export function use(r: FetchResponse, s: Sub) {
   Sub.clone(r); // static
   s.clone(); // instance
   FetchResponse.hash('x'); // static
+}
+export function narrowed(r: FetchResponse) {
+  if (FetchResponse.isRedirect(1)) {
+    return;
+  }
+  FetchResponse.clone(r); // static
 }
 """,
 }

@@ -569,14 +569,15 @@ WHERE r.role NOT IN ('import', 'read')  -- a value use is only recorded when it 
         """
 -- TypeScript: a class with a static and an instance method of one name (`static clone(r)` beside `clone()`,
 -- code-scan's `:static` rows on the statics of such a class): a use on the class object (`K.clone(r)`, the
--- receiver `^K`; `this.m()` in a static method) is the static one's, any other use the instance one's.
+-- receiver `^K`, `!^K` after an `if` that may narrow; `this.m()` in a static method) is the static one's, any
+-- other use the instance one's.
 DELETE FROM everything USING (
   SELECT e.rid, e.dst FROM everything e
   JOIN symbols s ON s.id = e.dst AND s.parent IN (
     SELECT k.parent FROM symbols k WHERE k.id IN (SELECT owner FROM types WHERE name = ':static'))
   JOIN pending r ON r.rid = e.rid
   WHERE (s.id IN (SELECT owner FROM types WHERE name = ':static')) <> coalesce(
-    (starts_with(r.receiver_type, '^') AND strpos(r.receiver_type, '#') = 0)
+    regexp_matches(r.receiver_type, '^!?\\^[^#]*$')
     OR (r.qualifier = 'this' AND r.enclosing IN (SELECT owner FROM types WHERE name = ':static')), false)
 ) AS other_kind
 WHERE everything.rid = other_kind.rid AND everything.dst = other_kind.dst

@@ -1082,3 +1082,39 @@ def test_typescript_locals_of_module_level_callbacks_type_their_calls(tmp_path: 
         assert other == _lines(TS_MODULE_CALLBACKS, "other")
     finally:
         idx.close()
+
+
+TS_SUPER_INTERFACE = {
+    "src/transport.ts": """export interface Transport {
+  addEventListener(type: string): void;
+}
+export class Base {
+  addEventListener(type: string): void {}
+}
+export class Outside extends EventTarget implements Transport {
+  addEventListener(type: string): void {
+    return super.addEventListener(type); // not
+  }
+}
+export class Inside extends Base implements Transport {
+  addEventListener(type: string): void {
+    super.addEventListener(type); // base
+    this.addEventListener(type);
+  }
+}
+""",
+}
+
+
+def test_typescript_super_is_never_an_implemented_interfaces_method(tmp_path: Path) -> None:
+    """@mswjs/interceptors' `class WebSocketClassTransport extends EventTarget implements WebSocketTransport`:
+    `super.addEventListener(...)` is EventTarget's (outside the repository), not the interface's; where the
+    base class is in the repository, its method, as before."""
+    idx = indexed(tmp_path / "super", TS_SUPER_INTERFACE)
+    try:
+        iface = certain_callers(idx, "typescript src/transport.ts Transport.addEventListener().")
+        base = certain_callers(idx, "typescript src/transport.ts Base.addEventListener().")
+        assert not (_lines(TS_SUPER_INTERFACE, "not") & iface)
+        assert _lines(TS_SUPER_INTERFACE, "base") <= base
+    finally:
+        idx.close()

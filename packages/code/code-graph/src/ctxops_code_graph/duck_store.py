@@ -135,6 +135,10 @@ bases(cls, base, depth, conf) AS (
 SELECT c.rid, s.id, 10 + b.depth, b.conf, 'inheritance' FROM self_cls_slice c
 JOIN bases b ON b.cls = c.cls
 JOIN syms s ON s.parent = b.base AND s.name = c.symbol_name
+-- (TypeScript `super.m()` is the base class's m: an interface the class implements has no body to call, and
+-- one reached where the base class is outside the repository, `extends EventTarget implements T`, is not it)
+WHERE NOT (c.qualifier = 'super' AND s.fam = 'js'
+           AND EXISTS (SELECT 1 FROM syms k WHERE k.id = b.base AND k.kind = 'interface'))
 """,
     ),
     (

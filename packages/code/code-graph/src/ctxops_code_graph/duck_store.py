@@ -569,7 +569,7 @@ WHERE r.role NOT IN ('import', 'read')  -- a value use is only recorded when it 
 """,
     ),
     (
-        None,
+        "static",
         """
 -- TypeScript: a class with a static and an instance method of one name (`static clone(r)` beside `clone()`,
 -- code-scan's `:static` rows on the statics of such a class): a use on the class object (`K.clone(r)`, the
@@ -715,7 +715,7 @@ WHERE s.path <> e.path AND e.kind <> 'import' AND e.path IN (SELECT path FROM fe
 
 
 # The branch groups of `_RESOLVE_STEPS`: a batch of references leaves out the steps it cannot use.
-_GROUPS = frozenset({"typed", "self", "go", "reexport"})
+_GROUPS = frozenset({"typed", "self", "go", "reexport", "static"})
 
 
 @cache
@@ -939,6 +939,8 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
             continue
         con.execute(_INHERIT_SQL)
         needed = _needed(con) if not all_refs else _GROUPS
+        if "static" in needed and not con.execute("SELECT count(*) FROM types WHERE name = ':static'").fetchone()[0]:
+            needed = needed - {"static"}  # (no class with a static and an instance method of one name)
         if "typed" in needed:
             type_eval.evaluate(con)
         else:
@@ -985,12 +987,13 @@ WHERE e.kind = 'inherit'
 
 def _needed(con: Any) -> frozenset[str]:
     """The branch groups the pending references can use."""
-    typed, selfish, go, reexports = con.execute(
+    typed, selfish, go, reexports, js = con.execute(
         "SELECT count(receiver_type) > 0,"
         " count(*) FILTER (WHERE qualifier IN ('self', 'cls', 'this', 'Self', 'super')) > 0,"
-        " count(*) FILTER (WHERE fam = 'go') > 0, count(*) FILTER (WHERE fam IN ('python', 'js')) > 0 FROM pending"
+        " count(*) FILTER (WHERE fam = 'go') > 0, count(*) FILTER (WHERE fam IN ('python', 'js')) > 0,"
+        " count(*) FILTER (WHERE fam = 'js') > 0 FROM pending"
     ).fetchone()
-    flags = {"typed": typed, "self": selfish, "go": go, "reexport": reexports}
+    flags = {"typed": typed, "self": selfish, "go": go, "reexport": reexports, "static": js}
     return frozenset(name for name, on in flags.items() if on)
 
 

@@ -979,3 +979,142 @@ def test_go_local_read_from_the_declaration_of_its_block(tmp_path: Path) -> None
         assert _lines(files, "config") <= certain_callers(idx, "go blk/cfg/cfg.go Config.SetOption().")
     finally:
         idx.close()
+
+
+TS_STATIC_NAMESAKES = {
+    "lib/fetch.ts": """export class FetchResponse {
+  static clone(response: FetchResponse): FetchResponse {
+    return response.clone(); // instance
+  }
+  static hash(v: string): string {
+    return FetchResponse.from(v).hash(); // instance
+  }
+  static from(v: string): FetchResponse { return new FetchResponse(); }
+  static isRedirect(s: number): boolean { return s > 300; }
+  static make(v: string): string {
+    return this.hash(v); // static
+  }
+  clone(): FetchResponse { return this; }
+  hash(): string { return this.clone().hash(); } // instance
+  again(): FetchResponse { return this.clone(); } // instance
+}
+export class Sub extends FetchResponse {}
+export class Plain {
+  static go(): void {}
+  run(): void { Plain.go(); } // plain
+}
+""",
+    "lib/use.ts": """import { FetchResponse, Sub } from './fetch';
+export function use(r: FetchResponse, s: Sub) {
+  FetchResponse.clone(r); // static
+  r.clone(); // instance
+  Sub.clone(r); // static
+  s.clone(); // instance
+  FetchResponse.hash('x'); // static
+}
+export function narrowed(r: FetchResponse) {
+  if (FetchResponse.isRedirect(1)) {
+    return;
+  }
+  FetchResponse.clone(r); // static
+}
+""",
+}
+
+
+def test_typescript_static_and_instance_methods_of_one_name_are_apart(tmp_path: Path) -> None:
+    """@mswjs/interceptors' `static clone(response)` beside `clone()` (and ethers' TypedDataEncoder): each call
+    is the static one's on the class object (`FetchResponse.clone(r)`, `Sub.clone(r)`, `this.hash(v)` in a
+    static method), the instance one's on an instance, as tsc resolves it; before, both ids listed every call.
+    A class without such a pair (`Plain.go()`) is resolved as before."""
+    idx = indexed(tmp_path / "static", TS_STATIC_NAMESAKES)
+    try:
+        static = certain_callers(idx, "typescript lib/fetch.ts FetchResponse.clone().")
+        static |= certain_callers(idx, "typescript lib/fetch.ts FetchResponse.hash().")
+        instance = certain_callers(idx, "typescript lib/fetch.ts FetchResponse.clone(+1).")
+        instance |= certain_callers(idx, "typescript lib/fetch.ts FetchResponse.hash(+1).")
+        assert static == _lines(TS_STATIC_NAMESAKES, "static")
+        assert instance == _lines(TS_STATIC_NAMESAKES, "instance")
+        assert _lines(TS_STATIC_NAMESAKES, "plain") == certain_callers(idx, "typescript lib/fetch.ts Plain.go().")
+    finally:
+        idx.close()
+
+
+TS_MODULE_CALLBACKS = {
+    "src/interceptor.ts": """export class Interceptor<Events> {
+  apply(): void {}
+  on(name: string): this { return this; }
+}
+export class Other {
+  apply(): void {}
+}
+""",
+    "src/interceptor.test.ts": """import { Interceptor, Other } from './interceptor';
+const shared = new Other();
+it('applies', () => {
+  const interceptor = new Interceptor(Symbol('x'));
+  interceptor.apply(); // interceptor
+  interceptor.on('a').apply(); // interceptor
+  shared.apply(); // other
+});
+describe('group', () => {
+  const outer = new Interceptor(Symbol('y'));
+  it('nested', async () => {
+    outer.apply(); // interceptor
+    const interceptor = new Other();
+    interceptor.apply(); // other
+  });
+});
+it('again', () => { const interceptor = new Other(); interceptor.apply(); }); // other
+""",
+}
+
+
+def test_typescript_locals_of_module_level_callbacks_type_their_calls(tmp_path: Path) -> None:
+    """@mswjs/interceptors' tests: `it('...', () => { const interceptor = new Interceptor(symbol);
+    interceptor.apply() })` at module level (70 of its 78 misses on held-out V): each callback's local is its
+    own, a nested callback reads the one around it, a sibling's local of the same name is another's."""
+    idx = indexed(tmp_path / "cb", TS_MODULE_CALLBACKS)
+    try:
+        mine = certain_callers(idx, "typescript src/interceptor.ts Interceptor.apply().")
+        other = certain_callers(idx, "typescript src/interceptor.ts Other.apply().")
+        assert mine == _lines(TS_MODULE_CALLBACKS, "interceptor")
+        assert other == _lines(TS_MODULE_CALLBACKS, "other")
+    finally:
+        idx.close()
+
+
+TS_SUPER_INTERFACE = {
+    "src/transport.ts": """export interface Transport {
+  addEventListener(type: string): void;
+}
+export class Base {
+  addEventListener(type: string): void {}
+}
+export class Outside extends EventTarget implements Transport {
+  addEventListener(type: string): void {
+    return super.addEventListener(type); // not
+  }
+}
+export class Inside extends Base implements Transport {
+  addEventListener(type: string): void {
+    super.addEventListener(type); // base
+    this.addEventListener(type);
+  }
+}
+""",
+}
+
+
+def test_typescript_super_is_never_an_implemented_interfaces_method(tmp_path: Path) -> None:
+    """@mswjs/interceptors' `class WebSocketClassTransport extends EventTarget implements WebSocketTransport`:
+    `super.addEventListener(...)` is EventTarget's (outside the repository), not the interface's; where the
+    base class is in the repository, its method, as before."""
+    idx = indexed(tmp_path / "super", TS_SUPER_INTERFACE)
+    try:
+        iface = certain_callers(idx, "typescript src/transport.ts Transport.addEventListener().")
+        base = certain_callers(idx, "typescript src/transport.ts Base.addEventListener().")
+        assert not (_lines(TS_SUPER_INTERFACE, "not") & iface)
+        assert _lines(TS_SUPER_INTERFACE, "base") <= base
+    finally:
+        idx.close()

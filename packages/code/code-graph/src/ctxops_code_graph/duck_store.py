@@ -135,6 +135,10 @@ bases(cls, base, depth, conf) AS (
 SELECT c.rid, s.id, 10 + b.depth, b.conf, 'inheritance' FROM self_cls_slice c
 JOIN bases b ON b.cls = c.cls
 JOIN syms s ON s.parent = b.base AND s.name = c.symbol_name
+-- (TypeScript `super.m()` is the base class's m: an interface the class implements has no body to call, and
+-- one reached where the base class is outside the repository, `extends EventTarget implements T`, is not it)
+WHERE NOT (c.qualifier = 'super' AND s.fam = 'js'
+           AND EXISTS (SELECT 1 FROM syms k WHERE k.id = b.base AND k.kind = 'interface'))
 """,
     ),
     (
@@ -564,6 +568,25 @@ WHERE r.role NOT IN ('import', 'read')  -- a value use is only recorded when it 
  AND r.rid NOT IN (SELECT rid FROM known_recv)
 """,
     ),
+    (
+        "static",
+        """
+-- TypeScript: a class with a static and an instance method of one name (`static clone(r)` beside `clone()`,
+-- code-scan's `:static` rows on the statics of such a class): a use on the class object (`K.clone(r)`, the
+-- receiver `^K`, `!^K` after an `if` that may narrow; `this.m()` in a static method) is the static one's, any
+-- other use the instance one's.
+DELETE FROM everything USING (
+  SELECT e.rid, e.dst FROM everything e
+  JOIN symbols s ON s.id = e.dst AND s.parent IN (
+    SELECT k.parent FROM symbols k WHERE k.id IN (SELECT owner FROM types WHERE name = ':static'))
+  JOIN pending r ON r.rid = e.rid
+  WHERE (s.id IN (SELECT owner FROM types WHERE name = ':static')) <> coalesce(
+    regexp_matches(r.receiver_type, '^!?\\^[^#]*$')
+    OR (r.qualifier = 'this' AND r.enclosing IN (SELECT owner FROM types WHERE name = ':static')), false)
+) AS other_kind
+WHERE everything.rid = other_kind.rid AND everything.dst = other_kind.dst
+""",
+    ),
     (None, "CREATE OR REPLACE TEMP TABLE cand (rid BIGINT, dst VARCHAR, prio INTEGER, conf VARCHAR, res VARCHAR)"),
     (
         None,
@@ -692,7 +715,7 @@ WHERE s.path <> e.path AND e.kind <> 'import' AND e.path IN (SELECT path FROM fe
 
 
 # The branch groups of `_RESOLVE_STEPS`: a batch of references leaves out the steps it cannot use.
-_GROUPS = frozenset({"typed", "self", "go", "reexport"})
+_GROUPS = frozenset({"typed", "self", "go", "reexport", "static"})
 
 
 @cache
@@ -916,6 +939,8 @@ def resolve(con: Any, *, all_refs: bool, paths: Sequence[str] = (), names: Seque
             continue
         con.execute(_INHERIT_SQL)
         needed = _needed(con) if not all_refs else _GROUPS
+        if "static" in needed and not con.execute("SELECT count(*) FROM types WHERE name = ':static'").fetchone()[0]:
+            needed = needed - {"static"}  # (no class with a static and an instance method of one name)
         if "typed" in needed:
             type_eval.evaluate(con)
         else:
@@ -962,12 +987,13 @@ WHERE e.kind = 'inherit'
 
 def _needed(con: Any) -> frozenset[str]:
     """The branch groups the pending references can use."""
-    typed, selfish, go, reexports = con.execute(
+    typed, selfish, go, reexports, js = con.execute(
         "SELECT count(receiver_type) > 0,"
         " count(*) FILTER (WHERE qualifier IN ('self', 'cls', 'this', 'Self', 'super')) > 0,"
-        " count(*) FILTER (WHERE fam = 'go') > 0, count(*) FILTER (WHERE fam IN ('python', 'js')) > 0 FROM pending"
+        " count(*) FILTER (WHERE fam = 'go') > 0, count(*) FILTER (WHERE fam IN ('python', 'js')) > 0,"
+        " count(*) FILTER (WHERE fam = 'js') > 0 FROM pending"
     ).fetchone()
-    flags = {"typed": typed, "self": selfish, "go": go, "reexport": reexports}
+    flags = {"typed": typed, "self": selfish, "go": go, "reexport": reexports, "static": js}
     return frozenset(name for name, on in flags.items() if on)
 
 

@@ -37,6 +37,7 @@ from .operators import IN_PLACE, operator_step
 from .overloads import is_overload
 from .receiver_types import TypeFacts, constructor_type
 from .records import Import
+from .static_members import is_static, static_rows
 from .symbol_ids import IdAllocator
 from .ts_assigned import guarded_assignment, predicate_type
 from .ts_patterns import declared_literal_type, literal_member, stated_base
@@ -218,6 +219,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     # TypeScript locals (function id, byte, bind): bound once the callbacks' scopes are known, in the innermost
     # scope around them (`f((x) => { const {a} = x; ... })`: `a` is the callback's, read on its `x`)
     ts_locals: list[tuple[str, int, Callable[[str], None]]] = []
+    ts_methods: list[tuple[str, str, str | None, bool]] = []  # (id, qualname, parent id, static?): `static_rows`
     nested: list[tuple[str, str, int]] = []  # (function id, the function around it, where it starts)
     this_binds: list[tuple[str, int, str]] = []  # TypeScript `this: K` parameters: (function id, where, K)
     this_refs: list[tuple[int, str, int]] = []  # TypeScript `this.m()` outside a class: (ref index, function id, where)
@@ -374,7 +376,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     )
             continue
         if head == "bind" and sub == "local":
-            if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
+            if typescript and facts is not None and top is None:  # a local of a module-level callback, if in one
+                _module_callback_local(caps, facts, ts_locals)
+            elif facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
                 stated = caps.get("type")
                 local_node = caps["bind.local"][0]
                 local = _text(caps["name"][0])
@@ -422,7 +426,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             callbacks.append(("", caps))  # a callback at module level (`const K = make((inst) => ...)`)
             continue
         if head == "bind" and sub in ("destructure", "element", "callback", "prop", "this", "rows"):
-            if facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
+            if typescript and facts is not None and top is None and sub in ("destructure", "element"):
+                bind_pattern = _in_callback(partial(_bind_ts, facts, sub, None, caps))  # (as a local, above)
+                ts_locals.append(("", caps[f"bind.{sub}"][0].start_byte, bind_pattern))
+            elif facts is not None and top is not None and top.symbol_id and top.kind in ("function", "method"):
                 if sub == "callback":
                     callbacks.append((top.symbol_id, caps))
                 elif sub == "this":
@@ -616,6 +623,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     if ret:
                         facts.add_go_result(sid, _text(ret[0]))
                 elif typescript:
+                    if kind == "method":  # (`static_members`: a static and an instance method of one name)
+                        ts_methods.append((sid, qualname, parent_id, is_static(node)))
                     facts.add_ts_result(sid, type_qualname, _text(ret[0]) if ret else None)
                     if ret and type_qualname and (guarded := predicate_type(_text(ret[0]))) is not None:
                         facts.add_ts_field(type_qualname, name + "()is", guarded)  # `isLong(v): v is Long`
@@ -704,6 +713,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         _unlisted_overloads(out.symbols, facts)
     if facts is not None:
         out.types = facts.type_rows(type_ids)
+    if ts_methods:
+        out.types.extend(static_rows(ts_methods))
     if python and b"__all__" in source:  # (most modules state none: no walk of their statements)
         out.types.extend(dunder_all_rows(tree.root_node))
     if lang in ("typescript", "tsx", "javascript") and b"default" in source:  # (most have none: no walk)
@@ -1259,12 +1270,36 @@ def _later(bind: Callable[..., None], *args: Any) -> Callable[[str], None]:
     return lambda scope: bind(scope, *args)
 
 
-def _bind_ts(facts: TypeFacts, sub: str, top: _Open, caps: dict[str, list[Any]], scope: str | None = None) -> None:
+def _in_callback(bind: Callable[[str], None]) -> Callable[[str], None]:
+    """`bind(scope)` when the module-level local is inside a callback (scope "@..."); a module-level name
+    outside every callback is a module variable, not a local (scope "")."""
+    return lambda scope: bind(scope) if scope else None
+
+
+def _module_callback_local(caps: dict[str, list[Any]], facts: TypeFacts, ts_locals: list[Any]) -> None:
+    """`it('...', () => { const x = new K(); x.m() })` at module level: `x` is bound in the callback's scope
+    (function id "", see `_CallbackScopes`) once the scopes are known, as a function's callback local is."""
+    local_node = caps["bind.local"][0]
+    if local_node.type != "variable_declarator":  # (a parameter of a module-level callback: typed by its callee)
+        return
+    name, stated, value = _text(caps["name"][0]), caps.get("type"), caps.get("value")
+    if stated:
+        bind = _later(facts.add_ts_stated, name, _text(stated[0]))
+    elif value and value[0].type in _FUNCTION_VALUES:  # (a function is a symbol of its own)
+        return
+    else:
+        bind = _later(facts.add_local, name, value[0] if value else None)
+    ts_locals.append(("", local_node.start_byte, _in_callback(bind)))
+
+
+def _bind_ts(
+    facts: TypeFacts, sub: str, top: _Open | None, caps: dict[str, list[Any]], scope: str | None = None
+) -> None:
     """TypeScript bindings the sweep meets: destructuring, `for ... of`, parameter properties (and Python's
     `for x in xs`); `scope`: the callback scope a TypeScript local is bound in (default: the function)."""
-    fid = scope or top.symbol_id or ""
+    fid = scope or (top.symbol_id if top else None) or ""
     if sub == "prop":  # `constructor(private s: Scheduler)`: a field of the class
-        if top.type_qualname:
+        if top is not None and top.type_qualname:
             facts.add_ts_field(top.type_qualname, _text(caps["name"][0]), _text(caps["type"][0]))
         return
     if sub == "rows":  # Python `for k, v in [(a, b), ...]`

@@ -979,3 +979,59 @@ def test_go_local_read_from_the_declaration_of_its_block(tmp_path: Path) -> None
         assert _lines(files, "config") <= certain_callers(idx, "go blk/cfg/cfg.go Config.SetOption().")
     finally:
         idx.close()
+
+
+TS_SERVICE_GROUPS = {
+    "src/providers.ts": """export interface CommentProvider { getComment(n: string): string; }
+export interface Linker { link(n: string): void; }
+export interface WorkspaceLock { read(n: string): void; }
+export class Mutex { read(n: string): void {} }
+export class Other { read(n: string): void {} }
+""",
+    "src/services.ts": """import type { CommentProvider, Linker, WorkspaceLock, Mutex, Other } from './providers.js';
+export type Generated = { readonly Grammar: string };
+export type DefaultServices = {
+    readonly documentation: {
+        readonly CommentProvider: CommentProvider
+    }
+    readonly references: {
+        readonly Linker: Linker
+        readonly nested: { readonly Lock: WorkspaceLock }
+    }
+};
+export type CoreServices = Generated & DefaultServices;
+export interface Clashing {
+    readonly a: { readonly Lock: Mutex }
+    readonly b: { readonly Lock: Mutex & Other }
+}
+""",
+    "src/use.ts": """import type { CoreServices, Clashing } from './services.js';
+export function collect(services: CoreServices, c: Clashing) {
+    const commentProvider = services.documentation.CommentProvider;
+    commentProvider.getComment('x'); // comment
+    services.references.Linker.link('x'); // link
+    const lock = services.references.nested.Lock;
+    lock.read('x'); // lock
+    c.a.Lock.read('x');
+    c.b.Lock.read('x'); // not
+}
+""",
+}
+
+
+def test_typescript_nested_object_type_members_are_read_through_their_group(tmp_path: Path) -> None:
+    """langium's DI services, `type Services = { readonly documentation: { readonly CommentProvider:
+    CommentProvider } }`: the compiler types `services.documentation.CommentProvider` by the nested object type's
+    member. code-scan files a nested literal's members under the declaring type (the group reads as that type);
+    a member name two groups of one type declare gives no certain answer (`c.b.Lock`, an intersection, is no Mutex)."""
+    idx = indexed(tmp_path / "svc", TS_SERVICE_GROUPS)
+    try:
+        ids = "typescript src/providers.ts "
+        assert _lines(TS_SERVICE_GROUPS, "comment") <= certain_callers(idx, ids + "CommentProvider.getComment().")
+        assert _lines(TS_SERVICE_GROUPS, "link") <= certain_callers(idx, ids + "Linker.link().")
+        assert _lines(TS_SERVICE_GROUPS, "lock") <= certain_callers(idx, ids + "WorkspaceLock.read().")
+        wrong = certain_callers(idx, ids + "Mutex.read().") | certain_callers(idx, ids + "Other.read().")
+        wrong |= certain_callers(idx, ids + "WorkspaceLock.read().")
+        assert not (_lines(TS_SERVICE_GROUPS, "not") & wrong)
+    finally:
+        idx.close()

@@ -1297,3 +1297,36 @@ def test_typescript_field_without_a_written_type_has_its_initializers() -> None:
         ("typescript src/long.ts Long#", "ZERO", "Long#fromInt()"),
         ("typescript src/long.ts Long#", "typed", "Other"),
     ]
+
+
+TS_GROUPS = b"""export type Services = {
+    readonly documentation: {
+        readonly CommentProvider: CommentProvider
+    }
+    readonly lsp: { readonly Lock: Mutex; readonly Hover: HoverProvider }
+    readonly workspace: { readonly Lock: Mutex & Other }
+    readonly Plain: Linker
+};
+"""
+
+
+def test_typescript_nested_object_type_members_read_as_the_type() -> None:
+    """A member typed by a nested object type reads as the type (`Self`): code-scan files the nested members
+    under it, so `Services#documentation#CommentProvider` is a CommentProvider; a name two groups declare
+    (`Lock`) has no row (no group could read another's `Lock`)."""
+    out = extract(TS_GROUPS, "src/services.ts", "typescript")
+    rows = {name: expr for owner, name, expr in out.types if owner and owner.endswith(" Services#")}
+    assert rows["documentation"] == rows["lsp"] == rows["workspace"] == "Self"
+    assert rows["CommentProvider"] == "CommentProvider" and rows["Plain"] == "Linker"
+    assert rows["Hover"] == "HoverProvider" and "Lock" not in rows
+
+
+def test_typescript_many_nested_object_types_extract_linearly() -> None:
+    from cpu_timing import best_cpu_s
+
+    def best(n: int) -> float:
+        groups = "".join(f"  g{i}: {{ m{i}: K{i}; n{i}: {{ o{i}: K }} }}\n" for i in range(n))
+        src = f"export type S = {{\n{groups}}};\n"
+        return best_cpu_s(lambda: extract(src.encode(), "src/s.ts", "typescript"))
+
+    assert best(2_000) < 64 * best(125)

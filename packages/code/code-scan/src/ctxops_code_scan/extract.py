@@ -650,6 +650,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_ts_field_value(top.qualname, name, cv[0])  # `static ZERO = Long.fromInt(0)`: a Long
             elif kind == "field" and ret and top is not None:
                 facts.add_field(top.qualname, name, _text(ret[0]))
+            if typescript and top is not None and top.kind in _TYPE_LIKE and kind in ("field", "method"):
+                facts.add_ts_member(top.qualname, name, _text(ret[0]) if ret and kind == "field" else None)
         out.symbols.append(
             Symbol(
                 id=sid,

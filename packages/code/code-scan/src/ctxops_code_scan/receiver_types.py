@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from .generic_identity import IDENTITY_ROW, identity_position, is_typevar, passed_names
-from .object_shapes import literal_members, result_members
+from .object_shapes import group_rows, literal_members, repeated_members, result_members
 from .operators import DUNDER_STEPS
 from .overloads import ACCEPTED_BY, BUILTINS, pick
 from .symbol_ids import first_definition
@@ -483,6 +483,10 @@ class TypeFacts:
     # members; `{<byte>` (a `const` local's literal) -> (its function id, its members' values)
     object_results: dict[str, dict[str, str]] = field(default_factory=dict)
     object_locals: dict[str, tuple[str, dict[str, Chain | None]]] = field(default_factory=dict)
+    # TypeScript: a type's members typed by a nested object type (`documentation: {CommentProvider: K}`, whose
+    # members code-scan files under the type itself), and how often each member name occurs in the type
+    object_groups: dict[str, set[str]] = field(default_factory=dict)
+    member_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     # TypeScript: function id or class qualname -> type parameter -> its constraint (`T extends K`: `K`;
     # "" when it has none: a `T` then names no class)
     generics: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -821,6 +825,14 @@ class TypeFacts:
         typ = self.ts_generic(ts_type(annotation), class_qualname)
         if typ is not None and typ != "Self":
             _bind(self.attrs.setdefault(class_qualname, {}), step_name(name), typ)
+
+    def add_ts_member(self, class_qualname: str, name: str, annotation: str | None) -> None:
+        """TypeScript: a member of a type or class, counted (a name two nested object types of the type declare
+        is read as neither); one typed by a nested object type (`documentation: {...}`) is a group."""
+        counts, name = self.member_counts.setdefault(class_qualname, {}), step_name(name)
+        counts[name] = counts.get(name, 0) + 1
+        if annotation is not None and annotation.strip().lstrip(":").strip().startswith("{"):
+            self.object_groups.setdefault(class_qualname, set()).add(name)
 
     def add_ts_field_value(self, class_qualname: str, name: str, value: Any) -> None:
         """TypeScript: a field without a written type has its initializer's (`static ZERO = Long.fromInt(0)`,
@@ -1502,7 +1514,9 @@ class TypeFacts:
         for cls, attrs in self.attrs.items():
             owner = class_ids.get(cls)
             if owner is not None:
-                rows.extend((owner, name, typ) for name, typ in attrs.items() if typ)
+                twice = repeated_members(self.member_counts.get(cls)) if cls in self.object_groups else set()
+                rows.extend((owner, name, typ) for name, typ in attrs.items() if typ and name not in twice)
+        rows.extend(group_rows(self.object_groups, self.member_counts, class_ids))
         for cls, held in self.attr_classes.items():
             owner = class_ids.get(cls)
             if owner is None:

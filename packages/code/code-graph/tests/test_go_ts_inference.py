@@ -1035,3 +1035,40 @@ def test_typescript_nested_object_type_members_are_read_through_their_group(tmp_
         assert not (_lines(TS_SERVICE_GROUPS, "not") & wrong)
     finally:
         idx.close()
+
+
+TS_NAMESPACE_VALUE = {
+    "src/convert.ts": """export interface ValueConverter { convert(input: string): string; }
+export class DefaultValueConverter implements ValueConverter {
+    convert(input: string): string {
+        return ValueConverter.convertString(input); // string
+    }
+}
+export namespace ValueConverter {
+    export function convertString(input: string): string { return input; }
+}
+export namespace UriUtils {
+    export function normalize(uri: string): string { return uri; }
+    export function same(a: string): boolean { return UriUtils.normalize(a) === a; } // normalize
+}
+export class Converter { convertString(input: string): string { return input; } }
+export function use(c: ValueConverter) {
+    c.convert('x');
+}
+""",
+}
+
+
+def test_typescript_namespace_named_in_its_file_is_a_value(tmp_path: Path) -> None:
+    """langium's `export namespace ValueConverter { export function convertString() }` beside `export interface
+    ValueConverter`: the compiler reads `ValueConverter.convertString(x)` (a value) as the namespace's function,
+    in the namespace's file too, and `UriUtils.normalize()` inside namespace UriUtils; never a class's method of
+    that name (`Converter.convertString`)."""
+    idx = indexed(tmp_path / "ns", TS_NAMESPACE_VALUE)
+    try:
+        ids = "typescript src/convert.ts "
+        assert _lines(TS_NAMESPACE_VALUE, "string") <= certain_callers(idx, ids + "ValueConverter.convertString().")
+        assert _lines(TS_NAMESPACE_VALUE, "normalize") <= certain_callers(idx, ids + "UriUtils.normalize().")
+        assert not certain_callers(idx, ids + "Converter.convertString().")
+    finally:
+        idx.close()

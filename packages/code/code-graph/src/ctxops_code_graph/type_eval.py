@@ -283,10 +283,12 @@ called AS (
     body = f"""
 -- a class named in the file (its own, or one in the enclosing function): an instance of it; the value of a
 -- class's name is the class (its methods are what `K.m()` calls; an interface of that name is no value); the
--- value of a TypeScript object-literal const with methods (code-scan makes them its members) is that object
+-- value of a TypeScript object-literal const with methods (code-scan makes them its members) is that object, as
+-- the value of a TypeScript namespace's name is the namespace (`ValueConverter.convertString()` in its file)
 SELECT rid, path, mk, nm, steps, sid AS cls, selfc, via, enc FROM named
 WHERE (mk IN ('', '=') AND skind IN {_TYPE_KINDS}) OR (mk = '^' AND skind = 'class')
  OR (mk = '^' AND skind IN ('variable', 'constant') AND EXISTS (SELECT 1 FROM symbols o WHERE o.parent = sid))
+ OR (mk = '^' AND skind = 'module' AND regexp_matches(spath, '\\.[cm]?tsx?$'))
 UNION ALL
 -- a call of a function of the file: its result, read in its file (`=f?<class>`: the result of the overload
 -- an argument of that class picks, a `?<class>` row, where the overloads' results differ), in the function's

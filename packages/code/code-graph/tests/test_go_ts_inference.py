@@ -1072,3 +1072,58 @@ def test_typescript_namespace_named_in_its_file_is_a_value(tmp_path: Path) -> No
         assert not certain_callers(idx, ids + "Converter.convertString().")
     finally:
         idx.close()
+
+
+TS_AWAITED = {
+    "src/net.ts": """export class Network { getPlugin(n: string): void {} }
+export class FetchResponse { assertOk(): void {} }
+export interface Subscriber { stop(): void; }
+type Sub = { tag: string; subscriber: Subscriber };
+export interface Provider { getNetwork(): Promise<Network>; }
+export class Request {
+    async send(): Promise<FetchResponse> { return new FetchResponse(); }
+    sync(): Network { return new Network(); }
+    async made() { return new Network(); }
+}
+export class Thenable { then(f: () => void): void {} assertOk(): void {} }
+export class Deferred {
+    pending(): Promise<Thenable> { return null as any; }
+}
+""",
+    "src/use.ts": """import { Provider, Request, Deferred } from './net.js';
+export class P {
+    async #getSub(event: string): Promise<null | Sub> { return null; }
+    async on(event: string, provider: Provider, req: Request, d: Deferred) {
+        const sub = await this.#getSub(event);
+        if (sub) { sub.subscriber.stop(); } // stop
+        const network = await provider.getNetwork();
+        network.getPlugin('x'); // plugin
+        const response = await req.send();
+        response.assertOk(); // ok
+        const n = await req.sync();
+        n.getPlugin('y'); // plugin
+        const m = await req.made();
+        m.getPlugin('z'); // plugin
+        d.pending().then(() => {}); // not
+    }
+}
+type Sub = { tag: string; subscriber: Subscriber };
+import type { Subscriber } from './net.js';
+""",
+}
+
+
+def test_typescript_await_of_a_promise_result_is_its_argument(tmp_path: Path) -> None:
+    """ethers' `const network = await provider.getNetwork()` with `getNetwork(): Promise<Network>`: the
+    compiler types the await as the Promise's argument (`null | Sub` as Sub once narrowed); awaiting a plain
+    result gives it, as does awaiting an async method's inferred result. Unawaited, the Promise is no Thenable:
+    `d.pending().then()` is not Thenable's `then`."""
+    idx = indexed(tmp_path / "aw", TS_AWAITED)
+    try:
+        ids = "typescript src/net.ts "
+        assert _lines(TS_AWAITED, "stop") <= certain_callers(idx, ids + "Subscriber.stop().")
+        assert _lines(TS_AWAITED, "plugin") <= certain_callers(idx, ids + "Network.getPlugin().")
+        assert _lines(TS_AWAITED, "ok") <= certain_callers(idx, ids + "FetchResponse.assertOk().")
+        assert not (_lines(TS_AWAITED, "not") & certain_callers(idx, ids + "Thenable.then()."))
+    finally:
+        idx.close()

@@ -1330,3 +1330,21 @@ def test_typescript_many_nested_object_types_extract_linearly() -> None:
         return best_cpu_s(lambda: extract(src.encode(), "src/s.ts", "typescript"))
 
     assert best(2_000) < 64 * best(125)
+
+
+def test_typescript_await_steps_and_rows() -> None:
+    """`await x.m()` is the step `m()await` (the function's `await` row): a stated `Promise<K>` gives K there,
+    a plain stated result itself; the result row stays `Promise` (unawaited, it is no K)."""
+    src = b"""export class K { async get(): Promise<Net | null> { return null; } own(): Net { return new Net(); } }
+export async function run(k: K) {
+    const n = await k.get();
+    n.go();
+    (await k.own()).go();
+}
+"""
+    out = extract(src, "src/k.ts", "typescript")
+    rows = {(owner.rsplit(" ", 1)[-1], name): expr for owner, name, expr in out.types if owner}
+    assert rows[("K.get().", None)] == "Promise" and rows[("K.get().", "await")] == "Net"
+    assert rows[("K.own().", "await")] == "Net"
+    got = {r.line: r.receiver_type for r in out.references if r.symbol_name == "go"}
+    assert got == {4: "K#get()await", 5: "K#own()await"}

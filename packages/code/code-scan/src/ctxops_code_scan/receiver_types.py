@@ -176,8 +176,16 @@ _SEQUENCES = frozenset(
 _MAPPINGS = frozenset(["dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict"])
 
 
+_PROMISES = frozenset({"Promise", "PromiseLike"})  # (TypeScript results whose await is their type argument)
 AWAITED = "await"  # the types row of what awaiting a function's result gives (type_eval.py's `m()await` step)
 _AWAITABLES = frozenset({"Awaitable", "Coroutine", "Future", "Task"})
+
+
+def promised(text: str) -> str | None:
+    """TypeScript `: Promise<K>` (or `PromiseLike<K>`) -> `K`; None for any other result."""
+    t = text.strip().lstrip(":").strip()
+    args = type_args(t) if t.split("<", 1)[0].strip() in _PROMISES else None
+    return args[0] if args is not None and len(args) == 1 else None
 
 
 def awaited_type(text: str) -> str | None:
@@ -1197,6 +1205,10 @@ class TypeFacts:
         typ = self.ts_generic(ts_type(result), function_id, class_qualname) if result else None
         if typ is not None and (typ != "Self" or class_qualname):
             self.stated_returns[function_id] = typ
+        inner = promised(result) if result else None  # `m(): Promise<K>`: `await x.m()` is a K
+        awaited = self.ts_generic(ts_type(inner), function_id, class_qualname) if inner else None
+        if awaited is not None and awaited != "Self":
+            self.awaited_returns[function_id] = awaited
 
     def add_go_result(self, function_id: str, result: str) -> None:
         """Go: `func f() *T` / `(T, error)`: what `x := f()` holds; `([]byte, Segment)`: the rows `[i]` of each
@@ -1500,7 +1512,13 @@ class TypeFacts:
                     rows.append((first, "?" + argument.replace(".", ":"), picked))
         rows.extend(self._item_rows())
         # What awaiting a call gives (a step `m()await`): an async def's result, a stated awaitable's argument
-        awaited = {fid: expr for fid, expr in results_by_id.items() if fid in self.async_functions}
+        # (TypeScript: awaiting any other result gives it, an async method's inferred one too; a bare Promise nothing)
+        script = not self.python and not self.package_scope
+        awaited = {
+            fid: expr
+            for fid, expr in results_by_id.items()
+            if fid in self.async_functions or (script and _PROMISES.isdisjoint(expr.split("|")))
+        }
         awaited.update(self.awaited_returns)
         awaited_of: dict[str, set[str]] = {}
         for fid, expr in awaited.items():

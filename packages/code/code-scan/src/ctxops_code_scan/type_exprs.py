@@ -45,7 +45,7 @@ _MEMBER = {
     "member_expression": ("property", "object"),
 }
 # Expressions whose value is their one child's: `await x`, `(x)`, TypeScript's `x!`
-_WRAPPERS = frozenset({"await", "await_expression", "parenthesized_expression", "non_null_expression"})
+_WRAPPERS = frozenset({"parenthesized_expression", "non_null_expression"})
 # Members of a union that give no method of a class: `K | null`, `K | boolean` call K's methods.
 _NOT_A_CLASS = frozenset({"", "null", "undefined", "void", "boolean", "true", "false", "string", "number", "bigint"})
 _LITERALS = frozenset({"null", "undefined", "number", "string", "true", "false", "array", "object"})
@@ -67,7 +67,7 @@ def chain_of(node: Any, *, arms: bool = True) -> Chain | None:
     (literals, lambdas), or for chains longer than MAX_STEPS. An operator is its dunder's call (`operators.py`).
     ``arms`` False: a conditional expression or `or` gives None (an arm's own arms are not read)."""
     steps: list[str] = []
-    awaited = False  # (Python: the call below is awaited; its step reads the function's `await` row)
+    awaited = False  # (the call below is awaited; its step reads the function's `await` row)
     while node is not None:
         kind = node.type
         if kind in ("identifier", "field_identifier", "package_identifier", "this"):
@@ -120,9 +120,9 @@ def chain_of(node: Any, *, arms: bool = True) -> Chain | None:
         elif kind == "non_null_expression" and _is_binary(node):
             # tree-sitter reads `a - b!.f()` as `(a - b)!`; `!` binds tighter than any operator: it is `b!`
             node = node.named_children[0].child_by_field_name("right")
-        elif kind == "await" and node.named_child_count == 1:
+        elif kind in ("await", "await_expression") and node.named_child_count == 1:
             node = node.named_children[0]  # `await c.get()`: what awaiting get's result gives (its `await` row)
-            awaited = node.type == "call"
+            awaited = node.type in ("call", "call_expression")
         elif kind in _WRAPPERS and node.named_child_count == 1:
             node = node.named_children[0]  # TypeScript `await c.get()`: the async method's annotation
         elif kind == "binary_expression":  # TypeScript `a ?? b`, `a || b`: a default for a (of a's type)

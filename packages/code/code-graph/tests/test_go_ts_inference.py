@@ -1127,3 +1127,48 @@ def test_typescript_await_of_a_promise_result_is_its_argument(tmp_path: Path) ->
         assert not (_lines(TS_AWAITED, "not") & certain_callers(idx, ids + "Thenable.then()."))
     finally:
         idx.close()
+
+
+TS_GENERIC_BASE = {
+    "src/provider.ts": """export interface Provider { estimateGas(): number; }
+export class AbstractProvider implements Provider { estimateGas(): number { return 1; } }
+export class JsonRpcApiProvider extends AbstractProvider { send(m: string): void {} }
+""",
+    "src/signer.ts": """import type { Provider } from './provider.js';
+export abstract class AbstractSigner<P extends null | Provider = null | Provider> {
+    readonly provider!: P;
+    gas(): number {
+        return this.provider!.estimateGas(); // provider
+    }
+}
+export class VoidSigner extends AbstractSigner {
+    gas2(): number { return this.provider!.estimateGas(); } // provider
+}
+""",
+    "src/jsonrpc.ts": """import { AbstractSigner } from './signer.js';
+import { JsonRpcApiProvider } from './provider.js';
+export class JsonRpcSigner extends AbstractSigner<JsonRpcApiProvider> {
+    sign(): void {
+        this.provider.send('eth_sign'); // send
+        this.provider.estimateGas(); // abstract
+    }
+}
+""",
+}
+
+
+def test_typescript_field_of_a_type_parameter_is_the_subclass_type_argument(tmp_path: Path) -> None:
+    """ethers' `class JsonRpcSigner extends AbstractSigner<JsonRpcApiProvider>` with `readonly provider!: P` in
+    `AbstractSigner<P extends null | Provider>`: the compiler reads `this.provider` in the subclass as the type
+    argument (its `send`, the `estimateGas` it inherits), not the constraint; in the base and in a subclass
+    passing no argument it is the constraint."""
+    idx = indexed(tmp_path / "gen", TS_GENERIC_BASE)
+    try:
+        ids = "typescript src/provider.ts "
+        assert _lines(TS_GENERIC_BASE, "send") <= certain_callers(idx, ids + "JsonRpcApiProvider.send().")
+        assert _lines(TS_GENERIC_BASE, "abstract") <= certain_callers(idx, ids + "AbstractProvider.estimateGas().")
+        provider = certain_callers(idx, ids + "Provider.estimateGas().")
+        assert _lines(TS_GENERIC_BASE, "provider") <= provider
+        assert not (_lines(TS_GENERIC_BASE, "abstract") & provider)
+    finally:
+        idx.close()

@@ -1348,3 +1348,23 @@ export async function run(k: K) {
     assert rows[("K.own().", "await")] == "Net"
     got = {r.line: r.receiver_type for r in out.references if r.symbol_name == "go"}
     assert got == {4: "K#get()await", 5: "K#own()await"}
+
+
+def test_typescript_generic_base_arguments_and_type_parameter_fields() -> None:
+    """`readonly provider!: P` in `class AbstractSigner<P extends Provider>`: the row `<provider` names P's index
+    (beside the constraint's row); `extends AbstractSigner<JsonRpcApiProvider>` gives the row `<0`. An interface's
+    member and a union argument give none."""
+    src = b"""export class AbstractSigner<P extends null | Provider = null | Provider, Q = string> {
+    readonly provider!: P;
+    other!: Q;
+}
+export interface Holder<P> { held: P }
+export class JsonRpcSigner extends AbstractSigner<JsonRpcApiProvider, Other> {}
+export class Mixed extends AbstractSigner<A | B> {}
+"""
+    out = extract(src, "src/s.ts", "typescript")
+    rows = {(owner.rsplit(" ", 1)[-1], name): expr for owner, name, expr in out.types if owner}
+    assert rows[("AbstractSigner#", "provider")] == "Provider" and rows[("AbstractSigner#", "<provider")] == "0"
+    assert rows[("AbstractSigner#", "<other")] == "1"
+    assert rows[("JsonRpcSigner#", "<0")] == "JsonRpcApiProvider" and rows[("JsonRpcSigner#", "<1")] == "Other"
+    assert ("Holder#", "<held") not in rows and ("Mixed#", "<0") not in rows

@@ -191,6 +191,15 @@ member AS (
          m.via, m.d, m.cls, m.steps AS src_steps FROM mro m
   JOIN types y ON y.owner = m.anc AND y.name = split_part(m.steps, '#', 1)
   UNION ALL
+  -- (TypeScript `class K extends Base<A>`, Base's field `f: P` of its type parameter P (the row `<f`, P's
+  -- index): in K, f is the argument A (K's row `<0`, read in K's file), one depth nearer than Base's constraint
+  -- row so `nearest` picks it; a field K declares itself decides instead)
+  SELECT m.rid, z.path, z.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
+         greatest(m.via, 2), 0, m.cls, m.steps FROM mro m
+  JOIN types p ON p.owner = m.anc AND p.name = '<' || split_part(m.steps, '#', 1)
+  JOIN types z ON z.owner = m.cls AND z.name = '<' || p.expr
+  WHERE m.d = 1 AND NOT EXISTS (SELECT 1 FROM types w WHERE w.owner = m.cls AND w.name = split_part(m.steps, '#', 1))
+  UNION ALL
   -- (Python `k.attr()` where `attr` is a class's attribute holding an instance, `integer = Word(...)`, not a
   -- method: its class's `__call__`, as a checker reads it; a row `attr()` (a class object held) decides first)
   SELECT m.rid, y.path, y.expr,

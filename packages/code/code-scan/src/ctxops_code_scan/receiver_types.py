@@ -176,6 +176,7 @@ _SEQUENCES = frozenset(
 _MAPPINGS = frozenset(["dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict"])
 
 
+_SCRIPT_VALUES = frozenset({"void", "boolean", "string", "number", "bigint", "any", "unknown", "never", "object"})
 _PROMISES = frozenset({"Promise", "PromiseLike"})  # (TypeScript results whose await is their type argument)
 AWAITED = "await"  # the types row of what awaiting a function's result gives (type_eval.py's `m()await` step)
 _AWAITABLES = frozenset({"Awaitable", "Coroutine", "Future", "Task"})
@@ -828,11 +829,24 @@ class TypeFacts:
         if typ is not None:
             self.module_stated[name] = typ
 
-    def add_ts_field(self, class_qualname: str, name: str, annotation: str) -> None:
-        """TypeScript: a field `s: Subject<T>`, `s?: K | null`, `xs: K[]` (also a parameter property)."""
-        typ = self.ts_generic(ts_type(annotation), class_qualname)
+    def add_ts_field(self, class_qualname: str, name: str, annotation: str, class_field: bool = False) -> None:
+        """TypeScript: a field `s: Subject<T>`, `s?: K | null`, `xs: K[]` (also a parameter property);
+        `class_field`: one a class body declares (typed by the class's type parameter: a `<name` row)."""
+        written = ts_type(annotation)
+        typ = self.ts_generic(written, class_qualname)
         if typ is not None and typ != "Self":
             _bind(self.attrs.setdefault(class_qualname, {}), step_name(name), typ)
+        params = list(self.generics.get(class_qualname, ()))
+        if class_field and written in params:  # `provider!: P`: a subclass passing `P` an argument has that (`<i` rows)
+            _bind(self.attrs.setdefault(class_qualname, {}), "<" + step_name(name), str(params.index(written)))
+
+    def add_ts_base_args(self, class_qualname: str, arguments: list[str]) -> None:
+        """TypeScript `class K extends Base<A, B>`: the rows `<0` A, `<1` B, what Base's fields typed by its
+        type parameters are in K (type_eval.py reads them one depth nearer than Base's constraint)."""
+        for i, written in enumerate(arguments):
+            typ = self.ts_generic(ts_type(written), class_qualname)
+            if typ is not None and typ != "Self" and "|" not in typ:
+                _bind(self.attrs.setdefault(class_qualname, {}), f"<{i}", typ)
 
     def add_ts_member(self, class_qualname: str, name: str, annotation: str | None) -> None:
         """TypeScript: a member of a type or class, counted (a name two nested object types of the type declare
@@ -1517,7 +1531,8 @@ class TypeFacts:
         awaited = {
             fid: expr
             for fid, expr in results_by_id.items()
-            if fid in self.async_functions or (script and _PROMISES.isdisjoint(expr.split("|")))
+            if fid in self.async_functions
+            or (script and _PROMISES.isdisjoint(expr.split("|")) and expr not in _SCRIPT_VALUES)
         }
         awaited.update(self.awaited_returns)
         awaited_of: dict[str, set[str]] = {}

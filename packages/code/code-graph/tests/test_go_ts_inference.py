@@ -1172,3 +1172,25 @@ def test_typescript_field_of_a_type_parameter_is_the_subclass_type_argument(tmp_
         assert not (_lines(TS_GENERIC_BASE, "abstract") & provider)
     finally:
         idx.close()
+
+
+TS_ANGLE_ASSERTION = {
+    "src/network.ts": """export class Network { clone(): Network { return this; } }
+export class Other { clone(): Other { return this; } }
+export function from(network: unknown): Network {
+    const copy = (<Network>network).clone(); // clone
+    return (<Network>(<unknown>copy)).clone(); // clone
+}
+""",
+}
+
+
+def test_typescript_angle_bracket_assertion_types_the_receiver(tmp_path: Path) -> None:
+    """ethers' `(<Network>network).clone()`: the compiler reads `<K>x` as `x as K` (never Other's `clone`)."""
+    idx = indexed(tmp_path / "ang", TS_ANGLE_ASSERTION)
+    try:
+        ids = "typescript src/network.ts "
+        assert _lines(TS_ANGLE_ASSERTION, "clone") <= certain_callers(idx, ids + "Network.clone().")
+        assert not certain_callers(idx, ids + "Other.clone().")
+    finally:
+        idx.close()

@@ -1368,3 +1368,16 @@ export class Mixed extends AbstractSigner<A | B> {}
     assert rows[("AbstractSigner#", "<other")] == "1"
     assert rows[("JsonRpcSigner#", "<0")] == "JsonRpcApiProvider" and rows[("JsonRpcSigner#", "<1")] == "Other"
     assert ("Holder#", "<held") not in rows and ("Mixed#", "<0") not in rows
+
+
+def test_typescript_angle_bracket_assertion_states_the_type() -> None:
+    """`(<Network>network).clone()` is `network as Network`: what the code states (ethers)."""
+    src = b"""export function f(network: unknown, w: unknown) {
+    const clone = (<Network>network).clone();
+    (w as Wordlist).getWord(1);
+    return (<Wordlist>w).getWord(1);
+}
+"""
+    refs = extract(src, "src/n.ts", "typescript").references
+    got = {(r.line, r.symbol_name): r.receiver_type for r in refs if r.role == "call"}
+    assert got[(2, "clone")] == "Network" and got[(4, "getWord")] == got[(3, "getWord")] == "Wordlist"

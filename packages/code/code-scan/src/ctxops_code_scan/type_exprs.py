@@ -136,8 +136,11 @@ def chain_of(node: Any, *, arms: bool = True) -> Chain | None:
             if ctor is None or ctor.type != "identifier" or len(steps) > MAX_STEPS:
                 return None
             return True, _text(ctor), tuple(reversed(steps))
-        elif kind == "as_expression":  # `x as K`: what the code states
-            typ = ts_type(_text(node.named_children[-1])) if node.named_child_count == 2 else None
+        elif kind in ("as_expression", "type_assertion"):  # `x as K`, `<K>x`: what the code states
+            stated = node.named_children[-1 if kind == "as_expression" else 0] if node.named_child_count == 2 else None
+            if stated is not None and stated.type == "type_arguments":  # (`<K>x`: the one type in its brackets)
+                stated = stated.named_children[0] if stated.named_child_count == 1 else None
+            typ = ts_type(_text(stated)) if stated is not None else None
             if typ is None or typ == "Self" or len(steps) > MAX_STEPS:
                 return None
             return False, ":" + typ, tuple(reversed(steps))

@@ -1194,3 +1194,33 @@ def test_typescript_angle_bracket_assertion_types_the_receiver(tmp_path: Path) -
         assert not certain_callers(idx, ids + "Other.clone().")
     finally:
         idx.close()
+
+
+TS_FUNCTION_FIELD = {
+    "src/ws.ts": """export class WorkspaceManager { searchFolder(u: string): void {} }
+export class Other { searchFolder(u: string): void {} }
+export class Builder {
+    protected readonly workspaceManager: () => WorkspaceManager;
+    protected readonly maker: (() => Other) | undefined;
+    protected readonly docs: () => WorkspaceManager | Other;
+    constructor(w: () => WorkspaceManager) { this.workspaceManager = w; this.maker = undefined; this.docs = w; }
+    run(): void {
+        this.workspaceManager().searchFolder('x'); // search
+        this.docs().searchFolder('y'); // not
+    }
+}
+""",
+}
+
+
+def test_typescript_function_typed_field_called_gives_its_result(tmp_path: Path) -> None:
+    """langium's `protected readonly workspaceManager: () => WorkspaceManager` (a lazy service):
+    `this.workspaceManager().searchFolder()` is WorkspaceManager's; a result of two classes is neither's."""
+    idx = indexed(tmp_path / "fnf", TS_FUNCTION_FIELD)
+    try:
+        ids = "typescript src/ws.ts "
+        ws = certain_callers(idx, ids + "WorkspaceManager.searchFolder().")
+        assert _lines(TS_FUNCTION_FIELD, "search") <= ws
+        assert not (_lines(TS_FUNCTION_FIELD, "not") & (ws | certain_callers(idx, ids + "Other.searchFolder().")))
+    finally:
+        idx.close()

@@ -1381,3 +1381,17 @@ def test_typescript_angle_bracket_assertion_states_the_type() -> None:
     refs = extract(src, "src/n.ts", "typescript").references
     got = {(r.line, r.symbol_name): r.receiver_type for r in refs if r.role == "call"}
     assert got[(2, "clone")] == "Network" and got[(4, "getWord")] == got[(3, "getWord")] == "Wordlist"
+
+
+def test_typescript_function_typed_field_has_a_call_row() -> None:
+    """`workspaceManager: () => WorkspaceManager`: the row `workspaceManager()` (what calling it gives); none for
+    `=> void` or a union."""
+    src = b"""export class B {
+    readonly workspaceManager: () => WorkspaceManager;
+    readonly cb: (x: number) => void;
+    readonly either: () => A | C;
+}
+"""
+    out = extract(src, "src/b.ts", "typescript")
+    rows = {name: expr for owner, name, expr in out.types if owner and owner.endswith(" B#")}
+    assert rows == {"workspaceManager()": "WorkspaceManager"}

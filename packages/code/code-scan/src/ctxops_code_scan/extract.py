@@ -644,6 +644,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_class_value(top.qualname, name, cv[0])
             elif kind == "field" and ret and top is not None and typescript:
                 facts.add_ts_field(top.qualname, name, _text(ret[0]), node.type == "public_field_definition")
+                if (made := _function_type_result(ret[0])) is not None:  # `m: () => K`: `x.m()` is a K
+                    facts.add_ts_field(top.qualname, name + "()", made)
                 if node.type == "property_signature" and (fn_params := _function_type_params(ret[0])) is not None:
                     facts.add_ts_member_params(sid, fn_params, top.qualname)  # `code: (cxt: K) => void`
             elif kind == "field" and top is not None and typescript and (made := _ts_new_type(caps.get("value"))):
@@ -1534,6 +1536,15 @@ def _function_type_params(annotation: Any) -> Any:
     """The parameter list of a function type written as a member's type (`: (cxt: K) => void`), else None."""
     fn = annotation.named_children[0] if annotation.named_child_count else None
     return fn.child_by_field_name("parameters") if fn is not None and fn.type == "function_type" else None
+
+
+def _function_type_result(annotation: Any) -> str | None:
+    """The written result of a function type that is a member's type (`: () => K`), else None."""
+    fn = annotation.named_children[0] if annotation.named_child_count else None
+    result = fn.child_by_field_name("return_type") if fn is not None and fn.type == "function_type" else None
+    if result is None or result.type == "predefined_type" or "|" in _text(result):
+        return None  # (`=> void`, `=> string`: nothing to call on; `=> A | B`: no one class)
+    return _text(result)
 
 
 def _callback_params(params: Any) -> list[tuple[Any, str | None]]:

@@ -395,6 +395,8 @@ def ts_type(annotation: str) -> str | None:
     unions, literals, functions."""
     t = annotation.strip().lstrip(":").strip()
     if "|" in t:
+        if _union_parts(t)[0].replace("=>", "\0").count("\0") > _nested_arrows(_union_parts(t)[0]):
+            return None  # `() => A | B` is a function (its result the union), no union with a function in it
         parts = [p for p in _union_parts(t) if p not in _NOT_A_CLASS and not _is_function_type(p)]
         if len(parts) > 1:
             # `A | B`: a method called on it is each member's (the graph reads every member)
@@ -488,6 +490,19 @@ def _union_parts(t: str) -> list[str]:
             start = i + 1
     parts.append(t[start:].strip())
     return [p for p in parts if p]
+
+
+def _nested_arrows(t: str) -> int:
+    """How many `=>` of `t` are inside brackets (`(() => void)`: one; `() => A`: none)."""
+    depth, found = 0, 0
+    for i, ch in enumerate(t):
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}" and not (ch == ">" and t[i - 1 : i] == "="):
+            depth -= 1
+        elif ch == "=" and t[i + 1 : i + 2] == ">" and depth > 0:
+            found += 1
+    return found
 
 
 def _is_function_type(t: str) -> bool:

@@ -1311,12 +1311,12 @@ TS_GROUPS = b"""export type Services = {
 
 
 def test_typescript_nested_object_type_members_read_as_the_type() -> None:
-    """A member typed by a nested object type reads as the type (its name): code-scan files the nested members
+    """A member typed by a nested object type reads as the type (`Self`): code-scan files the nested members
     under it, so `Services#documentation#CommentProvider` is a CommentProvider; a name two groups declare
     (`Lock`) has no row (no group could read another's `Lock`)."""
     out = extract(TS_GROUPS, "src/services.ts", "typescript")
     rows = {name: expr for owner, name, expr in out.types if owner and owner.endswith(" Services#")}
-    assert rows["documentation"] == rows["lsp"] == rows["workspace"] == "Services"
+    assert rows["documentation"] == rows["lsp"] == rows["workspace"] == "Self"
     assert rows["CommentProvider"] == "CommentProvider" and rows["Plain"] == "Linker"
     assert rows["Hover"] == "HoverProvider" and "Lock" not in rows
 

@@ -63,16 +63,14 @@ def repeated_members(counts: dict[str, int] | None) -> set[str]:
 def group_rows(
     groups: dict[str, set[str]], counts: dict[str, dict[str, int]], class_ids: dict[str, str]
 ) -> list[tuple[str, str, str]]:
-    """`(type id, member, type name)` for each member typed by a nested object type: code-scan files the nested
-    members under the type itself, so reading the member gives the declaring type again (`S#documentation` is
-    an S and `S#documentation#CommentProvider` the K; the type's name, not `Self`: a subtype's member of that
-    name is not the group's), where every name is the type's once: a name two groups declare (`a: {Lock: A};
-    b: {Lock: B}`) has no row (repeated_members), so no group can read another's member wrongly. A nested
-    type (`NS.S`, no name its file resolves alone) has none."""
+    """`(type id, member, "Self")` for each member typed by a nested object type: code-scan files the nested
+    members under the type itself, so reading the member gives the type again (`S#documentation` is an S and
+    `S#documentation#CommentProvider` the K), where every name is the type's once: a name two groups declare
+    (`a: {Lock: A}; b: {Lock: B}`) has no row (repeated_members), so no group can read another's member wrongly."""
     rows: list[tuple[str, str, str]] = []
     for cls, names in groups.items():
         owner = class_ids.get(cls)
         twice = repeated_members(counts.get(cls))
-        if owner is not None and "." not in cls:
-            rows.extend((owner, name, cls) for name in sorted(names) if name not in twice)
+        if owner is not None:
+            rows.extend((owner, name, "Self") for name in sorted(names) if name not in twice)
     return rows

@@ -1118,3 +1118,248 @@ def test_typescript_super_is_never_an_implemented_interfaces_method(tmp_path: Pa
         assert _lines(TS_SUPER_INTERFACE, "base") <= base
     finally:
         idx.close()
+
+
+TS_SERVICE_GROUPS = {
+    "src/providers.ts": """export interface CommentProvider { getComment(n: string): string; }
+export interface Linker { link(n: string): void; }
+export interface WorkspaceLock { read(n: string): void; }
+export class Mutex { read(n: string): void {} }
+export class Other { read(n: string): void {} }
+""",
+    "src/services.ts": """import type { CommentProvider, Linker, WorkspaceLock, Mutex, Other } from './providers.js';
+export type Generated = { readonly Grammar: string };
+export type DefaultServices = {
+    readonly documentation: {
+        readonly CommentProvider: CommentProvider
+    }
+    readonly references: {
+        readonly Linker: Linker
+        readonly nested: { readonly Lock: WorkspaceLock }
+    }
+};
+export type CoreServices = Generated & DefaultServices;
+export interface Clashing {
+    readonly a: { readonly Lock: Mutex }
+    readonly b: { readonly Lock: Mutex & Other }
+}
+""",
+    "src/use.ts": """import type { CoreServices, Clashing } from './services.js';
+export function collect(services: CoreServices, c: Clashing) {
+    const commentProvider = services.documentation.CommentProvider;
+    commentProvider.getComment('x'); // comment
+    services.references.Linker.link('x'); // link
+    const lock = services.references.nested.Lock;
+    lock.read('x'); // lock
+    c.a.Lock.read('x');
+    c.b.Lock.read('x'); // not
+}
+""",
+}
+
+
+def test_typescript_nested_object_type_members_are_read_through_their_group(tmp_path: Path) -> None:
+    """langium's DI services, `type Services = { readonly documentation: { readonly CommentProvider:
+    CommentProvider } }`: the compiler types `services.documentation.CommentProvider` by the nested object type's
+    member. code-scan files a nested literal's members under the declaring type (the group reads as that type);
+    a member name two groups of one type declare gives no certain answer (`c.b.Lock`, an intersection, is no Mutex)."""
+    idx = indexed(tmp_path / "svc", TS_SERVICE_GROUPS)
+    try:
+        ids = "typescript src/providers.ts "
+        assert _lines(TS_SERVICE_GROUPS, "comment") <= certain_callers(idx, ids + "CommentProvider.getComment().")
+        assert _lines(TS_SERVICE_GROUPS, "link") <= certain_callers(idx, ids + "Linker.link().")
+        assert _lines(TS_SERVICE_GROUPS, "lock") <= certain_callers(idx, ids + "WorkspaceLock.read().")
+        wrong = certain_callers(idx, ids + "Mutex.read().") | certain_callers(idx, ids + "Other.read().")
+        wrong |= certain_callers(idx, ids + "WorkspaceLock.read().")
+        assert not (_lines(TS_SERVICE_GROUPS, "not") & wrong)
+    finally:
+        idx.close()
+
+
+TS_NAMESPACE_VALUE = {
+    "src/convert.ts": """export interface ValueConverter { convert(input: string): string; }
+export class DefaultValueConverter implements ValueConverter {
+    convert(input: string): string {
+        return ValueConverter.convertString(input); // string
+    }
+}
+export namespace ValueConverter {
+    export function convertString(input: string): string { return input; }
+}
+export namespace UriUtils {
+    export function normalize(uri: string): string { return uri; }
+    export function same(a: string): boolean { return UriUtils.normalize(a) === a; } // normalize
+}
+export class Converter { convertString(input: string): string { return input; } }
+export function use(c: ValueConverter) {
+    c.convert('x');
+}
+""",
+}
+
+
+def test_typescript_namespace_named_in_its_file_is_a_value(tmp_path: Path) -> None:
+    """langium's `export namespace ValueConverter { export function convertString() }` beside `export interface
+    ValueConverter`: the compiler reads `ValueConverter.convertString(x)` (a value) as the namespace's function,
+    in the namespace's file too, and `UriUtils.normalize()` inside namespace UriUtils; never a class's method of
+    that name (`Converter.convertString`)."""
+    idx = indexed(tmp_path / "ns", TS_NAMESPACE_VALUE)
+    try:
+        ids = "typescript src/convert.ts "
+        assert _lines(TS_NAMESPACE_VALUE, "string") <= certain_callers(idx, ids + "ValueConverter.convertString().")
+        assert _lines(TS_NAMESPACE_VALUE, "normalize") <= certain_callers(idx, ids + "UriUtils.normalize().")
+        assert not certain_callers(idx, ids + "Converter.convertString().")
+    finally:
+        idx.close()
+
+
+TS_AWAITED = {
+    "src/net.ts": """export class Network { getPlugin(n: string): void {} }
+export class FetchResponse { assertOk(): void {} }
+export interface Subscriber { stop(): void; }
+type Sub = { tag: string; subscriber: Subscriber };
+export interface Provider { getNetwork(): Promise<Network>; }
+export class Request {
+    async send(): Promise<FetchResponse> { return new FetchResponse(); }
+    sync(): Network { return new Network(); }
+    async made() { return new Network(); }
+}
+export class Thenable { then(f: () => void): void {} assertOk(): void {} }
+export class Deferred {
+    pending(): Promise<Thenable> { return null as any; }
+}
+""",
+    "src/use.ts": """import { Provider, Request, Deferred } from './net.js';
+export class P {
+    async #getSub(event: string): Promise<null | Sub> { return null; }
+    async on(event: string, provider: Provider, req: Request, d: Deferred) {
+        const sub = await this.#getSub(event);
+        if (sub) { sub.subscriber.stop(); } // stop
+        const network = await provider.getNetwork();
+        network.getPlugin('x'); // plugin
+        const response = await req.send();
+        response.assertOk(); // ok
+        const n = await req.sync();
+        n.getPlugin('y'); // plugin
+        const m = await req.made();
+        m.getPlugin('z'); // plugin
+        d.pending().then(() => {}); // not
+    }
+}
+type Sub = { tag: string; subscriber: Subscriber };
+import type { Subscriber } from './net.js';
+""",
+}
+
+
+def test_typescript_await_of_a_promise_result_is_its_argument(tmp_path: Path) -> None:
+    """ethers' `const network = await provider.getNetwork()` with `getNetwork(): Promise<Network>`: the
+    compiler types the await as the Promise's argument (`null | Sub` as Sub once narrowed); awaiting a plain
+    result gives it, as does awaiting an async method's inferred result. Unawaited, the Promise is no Thenable:
+    `d.pending().then()` is not Thenable's `then`."""
+    idx = indexed(tmp_path / "aw", TS_AWAITED)
+    try:
+        ids = "typescript src/net.ts "
+        assert _lines(TS_AWAITED, "stop") <= certain_callers(idx, ids + "Subscriber.stop().")
+        assert _lines(TS_AWAITED, "plugin") <= certain_callers(idx, ids + "Network.getPlugin().")
+        assert _lines(TS_AWAITED, "ok") <= certain_callers(idx, ids + "FetchResponse.assertOk().")
+        assert not (_lines(TS_AWAITED, "not") & certain_callers(idx, ids + "Thenable.then()."))
+    finally:
+        idx.close()
+
+
+TS_GENERIC_BASE = {
+    "src/provider.ts": """export interface Provider { estimateGas(): number; }
+export class AbstractProvider implements Provider { estimateGas(): number { return 1; } }
+export class JsonRpcApiProvider extends AbstractProvider { send(m: string): void {} }
+""",
+    "src/signer.ts": """import type { Provider } from './provider.js';
+export abstract class AbstractSigner<P extends null | Provider = null | Provider> {
+    readonly provider!: P;
+    gas(): number {
+        return this.provider!.estimateGas(); // provider
+    }
+}
+export class VoidSigner extends AbstractSigner {
+    gas2(): number { return this.provider!.estimateGas(); } // provider
+}
+""",
+    "src/jsonrpc.ts": """import { AbstractSigner } from './signer.js';
+import { JsonRpcApiProvider } from './provider.js';
+export class JsonRpcSigner extends AbstractSigner<JsonRpcApiProvider> {
+    sign(): void {
+        this.provider.send('eth_sign'); // send
+        this.provider.estimateGas(); // abstract
+    }
+}
+""",
+}
+
+
+def test_typescript_field_of_a_type_parameter_is_the_subclass_type_argument(tmp_path: Path) -> None:
+    """ethers' `class JsonRpcSigner extends AbstractSigner<JsonRpcApiProvider>` with `readonly provider!: P` in
+    `AbstractSigner<P extends null | Provider>`: the compiler reads `this.provider` in the subclass as the type
+    argument (its `send`, the `estimateGas` it inherits), not the constraint; in the base and in a subclass
+    passing no argument it is the constraint."""
+    idx = indexed(tmp_path / "gen", TS_GENERIC_BASE)
+    try:
+        ids = "typescript src/provider.ts "
+        assert _lines(TS_GENERIC_BASE, "send") <= certain_callers(idx, ids + "JsonRpcApiProvider.send().")
+        assert _lines(TS_GENERIC_BASE, "abstract") <= certain_callers(idx, ids + "AbstractProvider.estimateGas().")
+        provider = certain_callers(idx, ids + "Provider.estimateGas().")
+        assert _lines(TS_GENERIC_BASE, "provider") <= provider
+        assert not (_lines(TS_GENERIC_BASE, "abstract") & provider)
+    finally:
+        idx.close()
+
+
+TS_ANGLE_ASSERTION = {
+    "src/network.ts": """export class Network { clone(): Network { return this; } }
+export class Other { clone(): Other { return this; } }
+export function from(network: unknown): Network {
+    const copy = (<Network>network).clone(); // clone
+    return (<Network>(<unknown>copy)).clone(); // clone
+}
+""",
+}
+
+
+def test_typescript_angle_bracket_assertion_types_the_receiver(tmp_path: Path) -> None:
+    """ethers' `(<Network>network).clone()`: the compiler reads `<K>x` as `x as K` (never Other's `clone`)."""
+    idx = indexed(tmp_path / "ang", TS_ANGLE_ASSERTION)
+    try:
+        ids = "typescript src/network.ts "
+        assert _lines(TS_ANGLE_ASSERTION, "clone") <= certain_callers(idx, ids + "Network.clone().")
+        assert not certain_callers(idx, ids + "Other.clone().")
+    finally:
+        idx.close()
+
+
+TS_FUNCTION_FIELD = {
+    "src/ws.ts": """export class WorkspaceManager { searchFolder(u: string): void {} }
+export class Other { searchFolder(u: string): void {} }
+export class Builder {
+    protected readonly workspaceManager: () => WorkspaceManager;
+    protected readonly maker: (() => Other) | undefined;
+    protected readonly docs: () => WorkspaceManager | Other;
+    constructor(w: () => WorkspaceManager) { this.workspaceManager = w; this.maker = undefined; this.docs = w; }
+    run(): void {
+        this.workspaceManager().searchFolder('x'); // search
+        this.docs().searchFolder('y'); // not
+    }
+}
+""",
+}
+
+
+def test_typescript_function_typed_field_called_gives_its_result(tmp_path: Path) -> None:
+    """langium's `protected readonly workspaceManager: () => WorkspaceManager` (a lazy service):
+    `this.workspaceManager().searchFolder()` is WorkspaceManager's; a result of two classes is neither's."""
+    idx = indexed(tmp_path / "fnf", TS_FUNCTION_FIELD)
+    try:
+        ids = "typescript src/ws.ts "
+        ws = certain_callers(idx, ids + "WorkspaceManager.searchFolder().")
+        assert _lines(TS_FUNCTION_FIELD, "search") <= ws
+        assert not (_lines(TS_FUNCTION_FIELD, "not") & (ws | certain_callers(idx, ids + "Other.searchFolder().")))
+    finally:
+        idx.close()

@@ -1297,3 +1297,101 @@ def test_typescript_field_without_a_written_type_has_its_initializers() -> None:
         ("typescript src/long.ts Long#", "ZERO", "Long#fromInt()"),
         ("typescript src/long.ts Long#", "typed", "Other"),
     ]
+
+
+TS_GROUPS = b"""export type Services = {
+    readonly documentation: {
+        readonly CommentProvider: CommentProvider
+    }
+    readonly lsp: { readonly Lock: Mutex; readonly Hover: HoverProvider }
+    readonly workspace: { readonly Lock: Mutex & Other }
+    readonly Plain: Linker
+};
+"""
+
+
+def test_typescript_nested_object_type_members_read_as_the_type() -> None:
+    """A member typed by a nested object type reads as the type (`Self`): code-scan files the nested members
+    under it, so `Services#documentation#CommentProvider` is a CommentProvider; a name two groups declare
+    (`Lock`) has no row (no group could read another's `Lock`)."""
+    out = extract(TS_GROUPS, "src/services.ts", "typescript")
+    rows = {name: expr for owner, name, expr in out.types if owner and owner.endswith(" Services#")}
+    assert rows["documentation"] == rows["lsp"] == rows["workspace"] == "Self"
+    assert rows["CommentProvider"] == "CommentProvider" and rows["Plain"] == "Linker"
+    assert rows["Hover"] == "HoverProvider" and "Lock" not in rows
+
+
+def test_typescript_many_nested_object_types_extract_linearly() -> None:
+    from cpu_timing import best_cpu_s
+
+    def best(n: int) -> float:
+        groups = "".join(f"  g{i}: {{ m{i}: K{i}; n{i}: {{ o{i}: K }} }}\n" for i in range(n))
+        src = f"export type S = {{\n{groups}}};\n"
+        return best_cpu_s(lambda: extract(src.encode(), "src/s.ts", "typescript"))
+
+    assert best(2_000) < 64 * best(125)
+
+
+def test_typescript_await_steps_and_rows() -> None:
+    """`await x.m()` is the step `m()await` (the function's `await` row): a stated `Promise<K>` gives K there,
+    a plain stated result itself; the result row stays `Promise` (unawaited, it is no K)."""
+    src = b"""export class K { async get(): Promise<Net | null> { return null; } own(): Net { return new Net(); } }
+export async function run(k: K) {
+    const n = await k.get();
+    n.go();
+    (await k.own()).go();
+}
+"""
+    out = extract(src, "src/k.ts", "typescript")
+    rows = {(owner.rsplit(" ", 1)[-1], name): expr for owner, name, expr in out.types if owner}
+    assert rows[("K.get().", None)] == "Promise" and rows[("K.get().", "await")] == "Net"
+    assert rows[("K.own().", "await")] == "Net"
+    got = {r.line: r.receiver_type for r in out.references if r.symbol_name == "go"}
+    assert got == {4: "K#get()await", 5: "K#own()await"}
+
+
+def test_typescript_generic_base_arguments_and_type_parameter_fields() -> None:
+    """`readonly provider!: P` in `class AbstractSigner<P extends Provider>`: the row `<provider` names P's index
+    (beside the constraint's row); `extends AbstractSigner<JsonRpcApiProvider>` gives the row `<0`. An interface's
+    member and a union argument give none."""
+    src = b"""export class AbstractSigner<P extends null | Provider = null | Provider, Q = string> {
+    readonly provider!: P;
+    other!: Q;
+}
+export interface Holder<P> { held: P }
+export class JsonRpcSigner extends AbstractSigner<JsonRpcApiProvider, Other> {}
+export class Mixed extends AbstractSigner<A | B> {}
+"""
+    out = extract(src, "src/s.ts", "typescript")
+    rows = {(owner.rsplit(" ", 1)[-1], name): expr for owner, name, expr in out.types if owner}
+    assert rows[("AbstractSigner#", "provider")] == "Provider" and rows[("AbstractSigner#", "<provider")] == "0"
+    assert rows[("AbstractSigner#", "<other")] == "1"
+    assert rows[("JsonRpcSigner#", "<0")] == "JsonRpcApiProvider" and rows[("JsonRpcSigner#", "<1")] == "Other"
+    assert ("Holder#", "<held") not in rows and ("Mixed#", "<0") not in rows
+
+
+def test_typescript_angle_bracket_assertion_states_the_type() -> None:
+    """`(<Network>network).clone()` is `network as Network`: what the code states (ethers)."""
+    src = b"""export function f(network: unknown, w: unknown) {
+    const clone = (<Network>network).clone();
+    (w as Wordlist).getWord(1);
+    return (<Wordlist>w).getWord(1);
+}
+"""
+    refs = extract(src, "src/n.ts", "typescript").references
+    got = {(r.line, r.symbol_name): r.receiver_type for r in refs if r.role == "call"}
+    assert got[(2, "clone")] == "Network" and got[(4, "getWord")] == got[(3, "getWord")] == "Wordlist"
+
+
+def test_typescript_function_typed_field_has_a_call_row() -> None:
+    """`workspaceManager: () => WorkspaceManager`: the row `workspaceManager()` (what calling it gives); none for
+    `=> void` or a union."""
+    src = b"""export class B {
+    readonly workspaceManager: () => WorkspaceManager;
+    readonly cb: (x: number) => void;
+    readonly either: () => A | C;
+}
+"""
+    out = extract(src, "src/b.ts", "typescript")
+    rows = {name: expr for owner, name, expr in out.types if owner and owner.endswith(" B#")}
+    assert rows == {"workspaceManager()": "WorkspaceManager"}

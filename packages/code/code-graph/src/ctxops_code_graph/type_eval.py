@@ -191,6 +191,15 @@ member AS (
          m.via, m.d, m.cls, m.steps AS src_steps FROM mro m
   JOIN types y ON y.owner = m.anc AND y.name = split_part(m.steps, '#', 1)
   UNION ALL
+  -- (TypeScript `class K extends Base<A>`, Base's field `f: P` of its type parameter P (the row `<f`, P's
+  -- index): in K, f is the argument A (K's row `<0`, read in K's file), one depth nearer than Base's constraint
+  -- row so `nearest` picks it; a field K declares itself decides instead)
+  SELECT m.rid, z.path, z.expr, substr(m.steps, length(split_part(m.steps, '#', 1)) + 2), m.cls,
+         greatest(m.via, 2), 0, m.cls, m.steps FROM mro m
+  JOIN types p ON p.owner = m.anc AND p.name = '<' || split_part(m.steps, '#', 1)
+  JOIN types z ON z.owner = m.cls AND z.name = '<' || p.expr
+  WHERE m.d = 1 AND NOT EXISTS (SELECT 1 FROM types w WHERE w.owner = m.cls AND w.name = split_part(m.steps, '#', 1))
+  UNION ALL
   -- (Python `k.attr()` where `attr` is a class's attribute holding an instance, `integer = Word(...)`, not a
   -- method: its class's `__call__`, as a checker reads it; a row `attr()` (a class object held) decides first)
   SELECT m.rid, y.path, y.expr,
@@ -283,10 +292,12 @@ called AS (
     body = f"""
 -- a class named in the file (its own, or one in the enclosing function): an instance of it; the value of a
 -- class's name is the class (its methods are what `K.m()` calls; an interface of that name is no value); the
--- value of a TypeScript object-literal const with methods (code-scan makes them its members) is that object
+-- value of a TypeScript object-literal const with methods (code-scan makes them its members) is that object, as
+-- the value of a TypeScript namespace's name is the namespace (`ValueConverter.convertString()` in its file)
 SELECT rid, path, mk, nm, steps, sid AS cls, selfc, via, enc FROM named
 WHERE (mk IN ('', '=') AND skind IN {_TYPE_KINDS}) OR (mk = '^' AND skind = 'class')
  OR (mk = '^' AND skind IN ('variable', 'constant') AND EXISTS (SELECT 1 FROM symbols o WHERE o.parent = sid))
+ OR (mk = '^' AND skind = 'module' AND regexp_matches(spath, '\\.[cm]?tsx?$'))
 UNION ALL
 -- a call of a function of the file: its result, read in its file (`=f?<class>`: the result of the overload
 -- an argument of that class picks, a `?<class>` row, where the overloads' results differ), in the function's

@@ -589,6 +589,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 generic = fn.child_by_field_name("type_parameters") if fn is not None else None
             if generic is not None:
                 facts.add_ts_generics(sid if kind in ("function", "method") else qualname, generic)
+            if kind == "class" and (base_args := _ts_base_args(node)):
+                facts.add_ts_base_args(qualname, base_args)
             if kind in ("function", "method") and top is not None and top.symbol_id and top.kind in _FUNCTIONS:
                 facts.outer[sid] = top.symbol_id  # (before its result and parameters: they may use its generics)
         if facts is not None:
@@ -650,7 +652,9 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             elif kind == "field" and python and not ret and top is not None and (cv := caps.get("value")):
                 facts.add_class_value(top.qualname, name, cv[0])
             elif kind == "field" and ret and top is not None and typescript:
-                facts.add_ts_field(top.qualname, name, _text(ret[0]))
+                facts.add_ts_field(top.qualname, name, _text(ret[0]), node.type == "public_field_definition")
+                if (made := _function_type_result(ret[0])) is not None:  # `m: () => K`: `x.m()` is a K
+                    facts.add_ts_field(top.qualname, name + "()", made)
                 if node.type == "property_signature" and (fn_params := _function_type_params(ret[0])) is not None:
                     facts.add_ts_member_params(sid, fn_params, top.qualname)  # `code: (cxt: K) => void`
             elif kind == "field" and top is not None and typescript and (made := _ts_new_type(caps.get("value"))):
@@ -659,6 +663,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                 facts.add_ts_field_value(top.qualname, name, cv[0])  # `static ZERO = Long.fromInt(0)`: a Long
             elif kind == "field" and ret and top is not None:
                 facts.add_field(top.qualname, name, _text(ret[0]))
+            if typescript and top is not None and top.kind in _TYPE_LIKE and kind in ("field", "method"):
+                facts.add_ts_member(top.qualname, name, _text(ret[0]) if ret and kind == "field" else None)
         out.symbols.append(
             Symbol(
                 id=sid,
@@ -1567,6 +1573,15 @@ def _function_type_params(annotation: Any) -> Any:
     return fn.child_by_field_name("parameters") if fn is not None and fn.type == "function_type" else None
 
 
+def _function_type_result(annotation: Any) -> str | None:
+    """The written result of a function type that is a member's type (`: () => K`), else None."""
+    fn = annotation.named_children[0] if annotation.named_child_count else None
+    result = fn.child_by_field_name("return_type") if fn is not None and fn.type == "function_type" else None
+    if result is None or result.type == "predefined_type" or "|" in _text(result):
+        return None  # (`=> void`, `=> string`: nothing to call on; `=> A | B`: no one class)
+    return _text(result)
+
+
 def _callback_params(params: Any) -> list[tuple[Any, str | None]]:
     """The positional parameters of a parameter list: (name node or None for a pattern, written type)."""
     out: list[tuple[Any, str | None]] = []
@@ -1583,6 +1598,16 @@ def _callback_params(params: Any) -> list[tuple[Any, str | None]]:
 
 
 _CLASS_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
+
+
+def _ts_base_args(node: Any) -> list[str] | None:
+    """`class K extends Base<A, B>`: the type arguments' texts (None: no `extends` passing any)."""
+    heritage = next((c for c in node.named_children if c.type == "class_heritage"), None)
+    extends = next((c for c in heritage.named_children if c.type == "extends_clause"), None) if heritage else None
+    args = extends.child_by_field_name("type_arguments") if extends is not None else None
+    return [_text(a) for a in args.named_children if a.type != "comment"] if args is not None else None
+
+
 _TYPE_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
 _LEAF_KINDS = frozenset({"variable", "constant", "field", "type", "macro"})
 

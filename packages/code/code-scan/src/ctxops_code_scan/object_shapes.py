@@ -1,6 +1,7 @@
 """TypeScript object shapes the compiler types without guessing (issue 24): a function's inline object result
-(`f(): {high: Long; low: Long}`: `f().high` is a Long) and a `const` local's object literal (`const d = {high:
-Long.fromNumber(0)}`: `d.high` is what its initializer gives)."""
+(`f(): {high: Long; low: Long}`: `f().high` is a Long), a `const` local's object literal (`const d = {high:
+Long.fromNumber(0)}`: `d.high` is what its initializer gives) and a type's member typed by a nested object type
+(`type S = {documentation: {CommentProvider: K}}`: `s.documentation.CommentProvider` is a K)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,24 @@ def literal_members(value: Any) -> dict[str, Chain | None] | None:
         elif child.type not in ("comment", "method_definition"):
             return None  # (a spread `...x`, a computed key: members not all known)
     return members
+
+
+def repeated_members(counts: dict[str, int] | None) -> set[str]:
+    """The member names a type declares more than once (in two of its nested object types, say)."""
+    return {name for name, n in (counts or {}).items() if n > 1}
+
+
+def group_rows(
+    groups: dict[str, set[str]], counts: dict[str, dict[str, int]], class_ids: dict[str, str]
+) -> list[tuple[str, str, str]]:
+    """`(type id, member, "Self")` for each member typed by a nested object type: code-scan files the nested
+    members under the type itself, so reading the member gives the type again (`S#documentation` is an S and
+    `S#documentation#CommentProvider` the K), where every name is the type's once: a name two groups declare
+    (`a: {Lock: A}; b: {Lock: B}`) has no row (repeated_members), so no group can read another's member wrongly."""
+    rows: list[tuple[str, str, str]] = []
+    for cls, names in groups.items():
+        owner = class_ids.get(cls)
+        twice = repeated_members(counts.get(cls))
+        if owner is not None:
+            rows.extend((owner, name, "Self") for name in sorted(names) if name not in twice)
+    return rows

@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from .generic_identity import IDENTITY_ROW, identity_position, is_typevar, passed_names
-from .object_shapes import literal_members, result_members
+from .object_shapes import group_rows, literal_members, repeated_members, result_members
 from .operators import DUNDER_STEPS
 from .overloads import ACCEPTED_BY, BUILTINS, pick
 from .symbol_ids import first_definition
@@ -176,8 +176,17 @@ _SEQUENCES = frozenset(
 _MAPPINGS = frozenset(["dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict"])
 
 
+_SCRIPT_VALUES = frozenset({"void", "boolean", "string", "number", "bigint", "any", "unknown", "never", "object"})
+_PROMISES = frozenset({"Promise", "PromiseLike"})  # (TypeScript results whose await is their type argument)
 AWAITED = "await"  # the types row of what awaiting a function's result gives (type_eval.py's `m()await` step)
 _AWAITABLES = frozenset({"Awaitable", "Coroutine", "Future", "Task"})
+
+
+def promised(text: str) -> str | None:
+    """TypeScript `: Promise<K>` (or `PromiseLike<K>`) -> `K`; None for any other result."""
+    t = text.strip().lstrip(":").strip()
+    args = type_args(t) if t.split("<", 1)[0].strip() in _PROMISES else None
+    return args[0] if args is not None and len(args) == 1 else None
 
 
 def awaited_type(text: str) -> str | None:
@@ -483,6 +492,10 @@ class TypeFacts:
     # members; `{<byte>` (a `const` local's literal) -> (its function id, its members' values)
     object_results: dict[str, dict[str, str]] = field(default_factory=dict)
     object_locals: dict[str, tuple[str, dict[str, Chain | None]]] = field(default_factory=dict)
+    # TypeScript: a type's members typed by a nested object type (`documentation: {CommentProvider: K}`, whose
+    # members code-scan files under the type itself), and how often each member name occurs in the type
+    object_groups: dict[str, set[str]] = field(default_factory=dict)
+    member_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     # TypeScript: function id or class qualname -> type parameter -> its constraint (`T extends K`: `K`;
     # "" when it has none: a `T` then names no class)
     generics: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -816,11 +829,32 @@ class TypeFacts:
         if typ is not None:
             self.module_stated[name] = typ
 
-    def add_ts_field(self, class_qualname: str, name: str, annotation: str) -> None:
-        """TypeScript: a field `s: Subject<T>`, `s?: K | null`, `xs: K[]` (also a parameter property)."""
-        typ = self.ts_generic(ts_type(annotation), class_qualname)
+    def add_ts_field(self, class_qualname: str, name: str, annotation: str, class_field: bool = False) -> None:
+        """TypeScript: a field `s: Subject<T>`, `s?: K | null`, `xs: K[]` (also a parameter property);
+        `class_field`: one a class body declares (typed by the class's type parameter: a `<name` row)."""
+        written = ts_type(annotation)
+        typ = self.ts_generic(written, class_qualname)
         if typ is not None and typ != "Self":
             _bind(self.attrs.setdefault(class_qualname, {}), step_name(name), typ)
+        params = list(self.generics.get(class_qualname, ()))
+        if class_field and written in params:  # `provider!: P`: a subclass passing `P` an argument has that (`<i` rows)
+            _bind(self.attrs.setdefault(class_qualname, {}), "<" + step_name(name), str(params.index(written)))
+
+    def add_ts_base_args(self, class_qualname: str, arguments: list[str]) -> None:
+        """TypeScript `class K extends Base<A, B>`: the rows `<0` A, `<1` B, what Base's fields typed by its
+        type parameters are in K (type_eval.py reads them one depth nearer than Base's constraint)."""
+        for i, written in enumerate(arguments):
+            typ = self.ts_generic(ts_type(written), class_qualname)
+            if typ is not None and typ != "Self" and "|" not in typ:
+                _bind(self.attrs.setdefault(class_qualname, {}), f"<{i}", typ)
+
+    def add_ts_member(self, class_qualname: str, name: str, annotation: str | None) -> None:
+        """TypeScript: a member of a type or class, counted (a name two nested object types of the type declare
+        is read as neither); one typed by a nested object type (`documentation: {...}`) is a group."""
+        counts, name = self.member_counts.setdefault(class_qualname, {}), step_name(name)
+        counts[name] = counts.get(name, 0) + 1
+        if annotation is not None and annotation.strip().lstrip(":").strip().startswith("{"):
+            self.object_groups.setdefault(class_qualname, set()).add(name)
 
     def add_ts_field_value(self, class_qualname: str, name: str, value: Any) -> None:
         """TypeScript: a field without a written type has its initializer's (`static ZERO = Long.fromInt(0)`,
@@ -1185,6 +1219,10 @@ class TypeFacts:
         typ = self.ts_generic(ts_type(result), function_id, class_qualname) if result else None
         if typ is not None and (typ != "Self" or class_qualname):
             self.stated_returns[function_id] = typ
+        inner = promised(result) if result else None  # `m(): Promise<K>`: `await x.m()` is a K
+        awaited = self.ts_generic(ts_type(inner), function_id, class_qualname) if inner else None
+        if awaited is not None and awaited != "Self":
+            self.awaited_returns[function_id] = awaited
 
     def add_go_result(self, function_id: str, result: str) -> None:
         """Go: `func f() *T` / `(T, error)`: what `x := f()` holds; `([]byte, Segment)`: the rows `[i]` of each
@@ -1488,7 +1526,14 @@ class TypeFacts:
                     rows.append((first, "?" + argument.replace(".", ":"), picked))
         rows.extend(self._item_rows())
         # What awaiting a call gives (a step `m()await`): an async def's result, a stated awaitable's argument
-        awaited = {fid: expr for fid, expr in results_by_id.items() if fid in self.async_functions}
+        # (TypeScript: awaiting any other result gives it, an async method's inferred one too; a bare Promise nothing)
+        script = not self.python and not self.package_scope
+        awaited = {
+            fid: expr
+            for fid, expr in results_by_id.items()
+            if fid in self.async_functions
+            or (script and _PROMISES.isdisjoint(expr.split("|")) and expr not in _SCRIPT_VALUES)
+        }
         awaited.update(self.awaited_returns)
         awaited_of: dict[str, set[str]] = {}
         for fid, expr in awaited.items():
@@ -1502,7 +1547,9 @@ class TypeFacts:
         for cls, attrs in self.attrs.items():
             owner = class_ids.get(cls)
             if owner is not None:
-                rows.extend((owner, name, typ) for name, typ in attrs.items() if typ)
+                twice = repeated_members(self.member_counts.get(cls)) if cls in self.object_groups else set()
+                rows.extend((owner, name, typ) for name, typ in attrs.items() if typ and name not in twice)
+        rows.extend(group_rows(self.object_groups, self.member_counts, class_ids))
         for cls, held in self.attr_classes.items():
             owner = class_ids.get(cls)
             if owner is None:

@@ -45,7 +45,7 @@ _MEMBER = {
     "member_expression": ("property", "object"),
 }
 # Expressions whose value is their one child's: `await x`, `(x)`, TypeScript's `x!`
-_WRAPPERS = frozenset({"await", "await_expression", "parenthesized_expression", "non_null_expression"})
+_WRAPPERS = frozenset({"parenthesized_expression", "non_null_expression"})
 # Members of a union that give no method of a class: `K | null`, `K | boolean` call K's methods.
 _NOT_A_CLASS = frozenset({"", "null", "undefined", "void", "boolean", "true", "false", "string", "number", "bigint"})
 _LITERALS = frozenset({"null", "undefined", "number", "string", "true", "false", "array", "object"})
@@ -67,7 +67,7 @@ def chain_of(node: Any, *, arms: bool = True) -> Chain | None:
     (literals, lambdas), or for chains longer than MAX_STEPS. An operator is its dunder's call (`operators.py`).
     ``arms`` False: a conditional expression or `or` gives None (an arm's own arms are not read)."""
     steps: list[str] = []
-    awaited = False  # (Python: the call below is awaited; its step reads the function's `await` row)
+    awaited = False  # (the call below is awaited; its step reads the function's `await` row)
     while node is not None:
         kind = node.type
         if kind in ("identifier", "field_identifier", "package_identifier", "this"):
@@ -120,9 +120,9 @@ def chain_of(node: Any, *, arms: bool = True) -> Chain | None:
         elif kind == "non_null_expression" and _is_binary(node):
             # tree-sitter reads `a - b!.f()` as `(a - b)!`; `!` binds tighter than any operator: it is `b!`
             node = node.named_children[0].child_by_field_name("right")
-        elif kind == "await" and node.named_child_count == 1:
+        elif kind in ("await", "await_expression") and node.named_child_count == 1:
             node = node.named_children[0]  # `await c.get()`: what awaiting get's result gives (its `await` row)
-            awaited = node.type == "call"
+            awaited = node.type in ("call", "call_expression")
         elif kind in _WRAPPERS and node.named_child_count == 1:
             node = node.named_children[0]  # TypeScript `await c.get()`: the async method's annotation
         elif kind == "binary_expression":  # TypeScript `a ?? b`, `a || b`: a default for a (of a's type)
@@ -136,8 +136,11 @@ def chain_of(node: Any, *, arms: bool = True) -> Chain | None:
             if ctor is None or ctor.type != "identifier" or len(steps) > MAX_STEPS:
                 return None
             return True, _text(ctor), tuple(reversed(steps))
-        elif kind == "as_expression":  # `x as K`: what the code states
-            typ = ts_type(_text(node.named_children[-1])) if node.named_child_count == 2 else None
+        elif kind in ("as_expression", "type_assertion"):  # `x as K`, `<K>x`: what the code states
+            stated = node.named_children[-1 if kind == "as_expression" else 0] if node.named_child_count == 2 else None
+            if stated is not None and stated.type == "type_arguments":  # (`<K>x`: the one type in its brackets)
+                stated = stated.named_children[0] if stated.named_child_count == 1 else None
+            typ = ts_type(_text(stated)) if stated is not None else None
             if typ is None or typ == "Self" or len(steps) > MAX_STEPS:
                 return None
             return False, ":" + typ, tuple(reversed(steps))
@@ -392,6 +395,8 @@ def ts_type(annotation: str) -> str | None:
     unions, literals, functions."""
     t = annotation.strip().lstrip(":").strip()
     if "|" in t:
+        if _union_parts(t)[0].replace("=>", "\0").count("\0") > _nested_arrows(_union_parts(t)[0]):
+            return None  # `() => A | B` is a function (its result the union), no union with a function in it
         parts = [p for p in _union_parts(t) if p not in _NOT_A_CLASS and not _is_function_type(p)]
         if len(parts) > 1:
             # `A | B`: a method called on it is each member's (the graph reads every member)
@@ -485,6 +490,19 @@ def _union_parts(t: str) -> list[str]:
             start = i + 1
     parts.append(t[start:].strip())
     return [p for p in parts if p]
+
+
+def _nested_arrows(t: str) -> int:
+    """How many `=>` of `t` are inside brackets (`(() => void)`: one; `() => A`: none)."""
+    depth, found = 0, 0
+    for i, ch in enumerate(t):
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}" and not (ch == ">" and t[i - 1 : i] == "="):
+            depth -= 1
+        elif ch == "=" and t[i + 1 : i + 2] == ">" and depth > 0:
+            found += 1
+    return found
 
 
 def _is_function_type(t: str) -> bool:

@@ -183,3 +183,37 @@ func (n *List) Other() {
     got = {r.line: (r.qualifier, r.receiver_type) for r in refs if r.role == "call"}
     assert (got[7], got[9], got[11]) == (("self", None), ("n", "List#first"), ("self", None))
     assert got[16] == ("n", "List#first")
+
+
+def _far_apart(n: int) -> bytes:
+    """`n` functions declaring `v` in two blocks, each after a function of plain statements (no local)."""
+    plain = "() {\n" + "\tif true {\n\t\tcall()\n\t}\n" * 20 + "}\n\n"
+    two = "(ok bool) {\n\tif ok {\n\t\tv := A{}\n\t\tv.M()\n\t} else {\n\t\tv := B{}\n\t\tv.M()\n\t}\n}\n\n"
+    body = "".join(f"func g{i}" + plain + f"func f{i}" + two for i in range(n))
+    return f"package x\n\ntype A struct{{}}\ntype B struct{{}}\n\n{body}".encode()
+
+
+def test_each_block_is_found_whatever_the_gaps_between_declarations() -> None:
+    # 80 functions with locals between 80 without: more gaps than the query's ranges, so some ranges span
+    # several functions; each `v` still reads its own block's declaration
+    got = _receivers(_far_apart(80))
+    assert sorted(t for t in got.values() if t is not None) == ["A"] * 80 + ["B"] * 80
+
+
+def test_the_blocks_query_skips_code_without_declarations() -> None:
+    # the blocks of the functions with no local are never walked (main queried every block of the file)
+    import tree_sitter
+    from ctxops_code_scan.go_blocks import GoScopes
+    from ctxops_code_scan.languages import ts_language
+
+    src = _far_apart(3)
+    root = tree_sitter.Parser(ts_language("go")).parse(src).root_node
+    binds = []
+    query = tree_sitter.Query(
+        ts_language("go"), "(short_var_declaration left: (expression_list (identifier) @name)) @bind.local"
+    )
+    for _pattern, caps in tree_sitter.QueryCursor(query).matches(root):
+        binds.append(caps)
+    scopes = GoScopes(root, binds)
+    assert scopes.blocks is not None
+    assert len(scopes.blocks) <= 3 * 4  # (each f: its body, the if, its two blocks; each g's 41 not read; main: 135)

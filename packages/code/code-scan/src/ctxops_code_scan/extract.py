@@ -189,7 +189,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         node = caps[main][0]
         items.append((node.start_byte, order, -node.end_byte, pattern, main, caps, head, sub))
     items.sort(key=_sort_key)
-    go_scopes = GoScopes(tree.root_node, [c for h, c in local_matches if h == "bind"]) if go_binds else None
+    go_scopes = None
+    if go_binds:  # (the consts' blocks too: `brace_scopes` reads the blocks queried here)
+        consts = [c["decl"][0].start_byte for h, c in local_matches if h == "after"]
+        go_scopes = GoScopes(tree.root_node, [c for h, c in local_matches if h == "bind"], consts)
 
     # (py-tree-sitter gives an int here, typed bool: read untyped, so a compiled build does not check it as bool)
     untyped: Any = cursor

@@ -14,20 +14,25 @@ whose innermost span is not found within `_MAX_WALK` steps gets a name bound now
 Spans of one name nest or are apart, so the innermost around a point is the last starting at or before it
 or one around that one (a bisection and a bounded walk out). Linear in the file, the blocks' query run only
 when a name is declared twice in the file or a type switch names its variable (else each local's one
-reading per function is its declaration's, as before).
+reading per function is its declaration's, as before), and only over the bytes from a declaration to the
+next (at most `_MAX_RANGES` ranges, split at the widest gaps): every block around a declaration intersects
+its range, and the code between (functions with no local, a function's tail) is never walked.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from .brace_scopes import _Innermost
-
 _MAX_WALK = 64  # spans of one name walked out per lookup (one name shadowed this deep: no type)
+# ranges the blocks' query runs over per file: each run steps over the top-level nodes before its range, so a
+# range per function would be quadratic in a file of many functions; a few cover the widest gaps
+_MAX_RANGES = 32
 UNKNOWN = "~?"  # a name's suffix when its declaration is not known (bound nowhere)
 _DECLARING = frozenset(("short_var_declaration", "var_spec"))
+_PARAMETERS = frozenset(("parameter_declaration", "variadic_parameter_declaration"))
 _BLOCKS = (
     "[(block) (if_statement) (for_statement) (expression_switch_statement) (type_switch_statement)"
     " (select_statement) (expression_case) (type_case) (default_case) (communication_case)] @block\n"
@@ -47,7 +52,7 @@ def _query() -> Any:
 class GoScopes:
     """The file's local declarations (`bind` matches of queries/go.scm) and the lookup of a use."""
 
-    def __init__(self, root: Any, binds: list[dict[str, list[Any]]]) -> None:
+    def __init__(self, root: Any, binds: list[dict[str, list[Any]]], others: Sequence[int] = ()) -> None:
         self.declared: dict[int, str] = {}  # a declared name's start byte -> its name in the facts
         self._spans: dict[str, list[tuple[int, int, str]]] = {}  # name -> (start, end, name in the facts)
         self._index: dict[str, tuple[list[int], list[int], list[int], list[str]]] = {}
@@ -68,29 +73,33 @@ class GoScopes:
         names = [n.text for n, _d in after]
         if not self._spans and len(set(names)) == len({n.start_byte for n, _d in after}):
             return  # (each name declared once: the function's one reading is the declaration's; no query)
-        found = _captures(root)
         locals_ = set(names) | {n.encode() for n in self._spans}
+        # the blocks around these points are the ones read (here and by `brace_scopes`, whose `others` they are):
+        # the declarations, a literal's parameter named like a local (its literal), the consts
+        points = [d.start_byte for _n, d in after] + list(others)
+        for caps in binds:
+            if caps["bind.local"][0].type in _PARAMETERS and caps["name"][0].text in locals_:
+                points.append(caps["name"][0].start_byte)
+        found = _captures(root, _ranges(points))
         for literal in found.get("literal", []):
             params, body = literal.child_by_field_name("parameters"), literal.child_by_field_name("body")
             if params is None or body is None:
                 continue
             for decl in params.named_children:
-                if decl.type in ("parameter_declaration", "variadic_parameter_declaration"):
+                if decl.type in _PARAMETERS:
                     for name in decl.children_by_field_name("name"):
                         if name.text in locals_:  # (only a literal's parameter named like a local hides one)
                             self._add(name, body.start_byte, body.end_byte)
         blocks = self.blocks = found.get("block", [])
-        at = _Innermost([(b.start_point, b.end_point) for b in blocks], blocks).around(
-            [d.start_point for _n, d in after]
-        )
+        at = _around([(b.start_byte, b.end_byte) for b in blocks], [d.start_byte for _n, d in after])
         first: dict[tuple[int, bytes], int] = {}  # (block, name) -> its first declaration's end
         for (name, decl), block in zip(after, at, strict=True):
             if block is not None:  # (none: a package-level var, a symbol)
-                key = (block.start_byte, name.text)
+                key = (block[0], name.text)
                 first[key] = min(first.get(key, decl.end_byte), decl.end_byte)
         for (name, _decl), block in zip(after, at, strict=True):
             if block is not None:
-                self._add(name, first[(block.start_byte, name.text)], block.end_byte)
+                self._add(name, first[(block[0], name.text)], block[1])
 
     def _add(self, name_node: Any, start: int, end: int) -> None:
         name = name_node.text.decode("utf-8", "replace")
@@ -144,10 +153,55 @@ def _defines(decl: Any) -> bool:
     return any(c.type == ":=" for c in decl.children)
 
 
-def _captures(root: Any) -> dict[str, list[Any]]:
+def _around(blocks: list[tuple[int, int]], points: list[int]) -> list[tuple[int, int] | None]:
+    """The innermost of nested (start, end) byte ranges around each point (`brace_scopes._Innermost` in bytes:
+    no row/column tuple made per block), by one sweep in document order."""
+    ranges = sorted(blocks, key=lambda r: (r[0], -r[1]))
+    out: list[tuple[int, int] | None] = [None] * len(points)
+    stack: list[tuple[int, int]] = []
+    k, n = 0, len(ranges)
+    for i in sorted(range(len(points)), key=points.__getitem__):
+        at = points[i]
+        while k < n and ranges[k][0] <= at:
+            while stack and stack[-1][1] <= ranges[k][0]:
+                stack.pop()
+            stack.append(ranges[k])
+            k += 1
+        while stack and stack[-1][1] <= at:
+            stack.pop()
+        if stack and stack[-1][0] <= at < stack[-1][1]:
+            out[i] = stack[-1]
+    return out
+
+
+def _ranges(points: list[int]) -> list[tuple[int, int]]:
+    """Byte ranges from each point to the next, split at the `_MAX_RANGES - 1` widest gaps between points."""
+    if not points:
+        return []
+    points = sorted(set(points))
+    gaps = sorted(range(1, len(points)), key=lambda i: points[i] - points[i - 1])[-(_MAX_RANGES - 1) :]
+    out: list[tuple[int, int]] = []
+    start = 0
+    for i in sorted(gaps):
+        out.append((points[start], points[i - 1] + 1))
+        start = i
+    out.append((points[start], points[-1] + 1))
+    return out
+
+
+def _captures(root: Any, ranges: list[tuple[int, int]]) -> dict[str, list[Any]]:
+    """The blocks and literals intersecting ``ranges`` (each block around a point of a range is one of them)."""
     import tree_sitter
 
-    return dict(tree_sitter.QueryCursor(_query()).captures(root))
+    cursor = tree_sitter.QueryCursor(_query())
+    found: dict[str, dict[tuple[int, int, str], Any]] = {}  # (a node across two ranges: captured in each)
+    for start, end in ranges:
+        cursor.set_byte_range(start, end)
+        for name, nodes in cursor.captures(root).items():
+            into = found.setdefault(name, {})
+            for node in nodes:
+                into.setdefault((node.start_byte, node.end_byte, node.type), node)
+    return {name: list(nodes.values()) for name, nodes in found.items()}
 
 
 def _nesting(spans: list[tuple[int, int, str]]) -> tuple[list[int], list[int], list[int], list[str]]:

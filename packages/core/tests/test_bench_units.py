@@ -114,6 +114,16 @@ def test_cli_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
     assert empty.returncode == 1 and "no bench has run" in empty.stderr
 
 
+def _running(pid: int) -> bool:
+    """Whether `pid` still runs. An exited child whose parent died first is a zombie until the machine's init
+    reaps it (in a container, maybe never): it answers `kill(pid, 0)` but runs nothing, so it counts as gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def test_ctrl_c_stops_the_agent_and_leaves_no_checkout_behind(tmp_path: Path) -> None:
     """A real `ctx bench run` interrupted mid-run: the agent's process group ends, the run's checkout and the
     scratch directory are removed, the bench says it stopped early (exit 3) and the repository is untouched."""
@@ -159,9 +169,7 @@ def test_ctrl_c_stops_the_agent_and_leaves_no_checkout_behind(tmp_path: Path) ->
     for pid in map(int, pids.read_text().split()):
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
+            if not _running(pid):
                 break
             time.sleep(0.1)
         else:

@@ -175,7 +175,9 @@ def step_injection(ctx: DemoContext) -> list[str]:
         check=False,
     )
     elapsed = (time.perf_counter() - started) * 1000
-    files = files_in_play(str(ctx.repo), prompt)
+    # What the index holds for the prompt, shown whole: the hook's own 50 ms budget (timed on the next line)
+    # stopped this lookup before its first name on a loaded CI machine, and the line read "none".
+    files = files_in_play(str(ctx.repo), prompt, budget=5.0)
     lines = [f"prompt {prompt!r}: files in play from the code index: {', '.join(files) or 'none'}"]
     if not done.stdout.strip():
         lines.append(

@@ -1182,6 +1182,7 @@ def test_typescript_implements_adds_no_member_to_a_class(tmp_path: Path) -> None
     finally:
         idx.close()
 
+
 TS_SERVICE_GROUPS = {
     "src/providers.ts": """export interface CommentProvider { getComment(n: string): string; }
 export interface Linker { link(n: string): void; }

@@ -1120,6 +1120,69 @@ def test_typescript_super_is_never_an_implemented_interfaces_method(tmp_path: Pa
         idx.close()
 
 
+TS_IMPLEMENTS = {
+    "src/subchannel.ts": """export interface SubchannelInterface {
+  throttle(ms: number): void;
+  state(): number;
+}
+export abstract class BaseWrapper implements SubchannelInterface {
+  throttle(ms: number): void {}
+  state(): number { return 0; }
+}
+export class Wrapper extends BaseWrapper implements SubchannelInterface {
+  refresh(): void {
+    this.throttle(1); // base
+  }
+}
+export class Outside extends EventTarget implements SubchannelInterface {
+  throttle(ms: number): void {}
+  state(): number { return 1; }
+  poll(): void {
+    this.dispatchEvent(new Event('x'));
+  }
+}
+export declare interface Emitter { emit(e: string): boolean; }
+export class Emitter { on(e: string): void {} }
+export class Stream extends Emitter {
+  close(): void {
+    this.emit('close'); // merged
+  }
+}
+export class Pool {
+  private readonly wrappers: Set<Wrapper> = new Set();
+  private one: Wrapper = new Wrapper();
+  throttleAll(ms: number): void {
+    for (const w of this.wrappers) {
+      w.throttle(ms); // base
+    }
+    this.one.throttle(ms); // base
+    const s: SubchannelInterface = this.one;
+    s.state(); // iface
+  }
+}
+""",
+}
+
+
+def test_typescript_implements_adds_no_member_to_a_class(tmp_path: Path) -> None:
+    """grpc-js' `class ChannelSubchannelWrapper extends BaseSubchannelWrapper implements SubchannelInterface`:
+    `w.throttleKeepalive()` is the base class's method, as tsc resolves it; an interface a class implements
+    adds no member to it (TypeScript makes the class declare each), so it is never a callee through the class;
+    an interface merged with a class of its name (mongodb's `TypedEventEmitter`) is part of that class."""
+    idx = indexed(tmp_path / "impl", TS_IMPLEMENTS)
+    try:
+        ids = "typescript src/subchannel.ts "
+        base = certain_callers(idx, ids + "BaseWrapper.throttle().")
+        iface = certain_callers(idx, ids + "SubchannelInterface.throttle().")
+        assert _lines(TS_IMPLEMENTS, "base") <= base
+        assert not (_lines(TS_IMPLEMENTS, "base") & iface)
+        assert _lines(TS_IMPLEMENTS, "iface") <= certain_callers(idx, ids + "SubchannelInterface.state().")
+        # an interface merged with the class of its name is the class: its members are reached
+        assert _lines(TS_IMPLEMENTS, "merged") <= certain_callers(idx, ids + "Emitter.emit().")
+    finally:
+        idx.close()
+
+
 TS_SERVICE_GROUPS = {
     "src/providers.ts": """export interface CommentProvider { getComment(n: string): string; }
 export interface Linker { link(n: string): void; }

@@ -968,7 +968,11 @@ def _run(con: Any, statement: str) -> None:
 # The inherit edges the member lookups walk. Python looks a member up along the MRO, left to right: a base
 # listed before the one that defines the member, but outside the repository (`class T(TestCase, Mixin)`),
 # may define it first (`TestCase.assertEqual`, not the mixin's), so what is reached past it is possible,
-# not certain. Bases known to add no ordinary methods do not count.
+# not certain. Bases known to add no ordinary methods do not count. A TypeScript class's `implements I` adds
+# no member to it (the class must declare each one itself): a lookup never walks from a class to an interface,
+# or `w.m()` would also list the interface's bodiless `m` beside the base class's that tsc names. (Except an
+# interface merged with a class of its name, mongodb's `declare interface TypedEventEmitter` + `class
+# TypedEventEmitter`: `extends TypedEventEmitter` reaches both, one merged declaration.)
 _MEMBERLESS_BASES = ("object", "Generic", "Protocol", "ABC")
 _INHERIT_SQL = f"""
 CREATE OR REPLACE TEMP TABLE inh AS
@@ -982,6 +986,10 @@ SELECT e.src, e.dst,
        ) THEN 'name-only' ELSE e.confidence END AS confidence
 FROM edges e JOIN refs r ON r.rid = e.rid
 WHERE e.kind = 'inherit'
+  AND NOT (r.fam = 'js' AND EXISTS (SELECT 1 FROM symbols c WHERE c.id = e.src AND c.kind = 'class')
+           AND EXISTS (SELECT 1 FROM symbols i WHERE i.id = e.dst AND i.kind = 'interface'
+                       AND NOT EXISTS (SELECT 1 FROM symbols m WHERE m.path = i.path AND m.name = i.name
+                                       AND m.kind = 'class' AND m.parent IS NOT DISTINCT FROM i.parent)))
 """
 
 

@@ -1,0 +1,294 @@
+"""Where one full build's CPU goes, part by part, in parts that add up to the build (no cProfile).
+
+    nice -n 10 uv run python bench/build_profile.py DIR [--json OUT]           # the build, wrapped
+    nice -n 10 uv run python bench/build_profile.py DIR --by-module [--json OUT]  # the extraction under cProfile
+
+The first form runs `IndexWriter(DIR).build(full=True, workers=1)` in this process with these functions wrapped
+to add up the process's CPU (`time.process_time`: every thread's) while they run: `scan_file` (read, hash,
+depth caps, extract), `extract`, tree-sitter's `Parser.parse` and each `QueryCursor`'s `matches`/`captures`
+(by the module that runs the query), `cap_depth`/`cap_indent`, the chunk's encoding (`ChunkWriter.__call__`,
+its SQLite shard apart), the chunk's load into DuckDB, every statement resolution runs (`duck_store.resolve`
+is given a connection whose `execute` is timed: each `_RESOLVE_STEPS` step, each `type_eval` statement), the
+file graph, the rank, the snapshot's copies and the compacted store. So that the parts do not overlap, the
+snapshot's background copies run on the calling thread when started (the build runs them beside resolution
+and the rank: the same work, later); with one worker the scan runs in this process and its one chunk is loaded
+after the scan ends. The start-up (interpreter, imports) is the process's CPU before the build. Prints a table:
+part, CPU-s, % of the process. The wrappers cost a few calls per file and per statement.
+
+The second form runs what the build's scan runs for each file (`scan_file`, the cyclic collector on as in a
+one-worker build) under cProfile on a CPU clock and sums each function's own time by module (code-scan's
+modules; tree-sitter's methods; builtins; msgspec): the extraction's Python split by module. cProfile inflates
+Python calls, so read its shares, scaled to the first form's unprofiled figure, not its seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+_START = resource.getrusage(resource.RUSAGE_SELF)
+
+CPU: dict[str, float] = defaultdict(float)
+CALLS: dict[str, int] = defaultdict(int)
+
+
+def _proc() -> float:
+    return time.process_time()
+
+
+def _timed(owner: Any, name: str, label: str) -> None:
+    fn = getattr(owner, name)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = _proc()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            CPU[label] += _proc() - start
+            CALLS[label] += 1
+
+    setattr(owner, name, timed)
+
+
+class _Parser:
+    """tree-sitter's parser with `parse` timed."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def parse(self, *args: Any, **kwargs: Any) -> Any:
+        start = _proc()
+        try:
+            return self._real.parse(*args, **kwargs)
+        finally:
+            CPU["ts.parse"] += _proc() - start
+            CALLS["ts.parse"] += 1
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+def _cursor_class(real_cls: Any) -> Any:
+    class Cursor:
+        """tree-sitter's query cursor with `matches`/`captures` timed by the module that asks."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self._real = real_cls(*args, **kwargs)
+            self._who = sys._getframe(1).f_globals.get("__name__", "?").rsplit(".", 1)[-1]
+
+        def _run(self, what: str, *args: Any, **kwargs: Any) -> Any:
+            start = _proc()
+            try:
+                return getattr(self._real, what)(*args, **kwargs)
+            finally:
+                key = f"ts.query {self._who}.{what}"
+                CPU[key] += _proc() - start
+                CALLS[key] += 1
+
+        def matches(self, *args: Any, **kwargs: Any) -> Any:
+            return self._run("matches", *args, **kwargs)
+
+        def captures(self, *args: Any, **kwargs: Any) -> Any:
+            return self._run("captures", *args, **kwargs)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._real, name)
+
+    return Cursor
+
+
+def _label(sql: str) -> str:
+    from ctxops_code_graph import duck_store
+
+    text = sql.strip()
+    for i, (group, step) in enumerate(duck_store._RESOLVE_STEPS):
+        if step.strip() == text:
+            return f"resolve step {i:02d} ({group or '-'}): {_head(text)}"
+    who = sys._getframe(2)
+    return f"{who.f_globals.get('__name__', '?').rsplit('.', 1)[-1]}.{who.f_code.co_name}: {_head(text)}"
+
+
+def _head(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("--")]
+    head = " ".join(lines)
+    return head[:70]
+
+
+class _Con:
+    """A DuckDB connection whose `execute` is timed, statement by statement."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        label = "resolve " + _label(sql)
+        start = _proc()
+        try:
+            return self._real.execute(sql, *args)
+        finally:
+            CPU[label] += _proc() - start
+            CALLS[label] += 1
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+class _SyncThread:
+    """Runs a snapshot copy on the caller's thread when started, so it overlaps nothing."""
+
+    def __init__(self, target: Any, args: tuple[Any, ...] = (), daemon: bool = False) -> None:
+        self._target, self._args = target, args
+
+    def start(self) -> None:
+        self._target(*self._args)
+
+    def join(self, timeout: float | None = None) -> None:
+        pass
+
+    def is_alive(self) -> bool:
+        return False
+
+
+def _instrument() -> None:
+    import types
+
+    import tree_sitter
+    from ctxops_code_graph import builder, bulk_load, duck_store, lookup_db, rank, type_eval
+    from ctxops_code_scan import depth, extract, scan
+
+    real_parser = extract._parser
+    extract._parser = lambda lang: _Parser(real_parser(lang))  # type: ignore[assignment]
+    tree_sitter.QueryCursor = _cursor_class(tree_sitter.QueryCursor)  # type: ignore[misc]
+    _timed(scan, "scan_file", "scan.scan_file")
+    _timed(extract, "extract", "scan.extract")
+    _timed(depth, "cap_depth", "scan.cap_depth")
+    _timed(depth, "cap_indent", "scan.cap_indent")
+    _timed(bulk_load.ChunkWriter, "__call__", "encode.chunk")
+    _timed(bulk_load.ChunkWriter, "_shard", "encode.shard (SQLite)")
+    _timed(bulk_load, "_load_chunk", "load.chunk into DuckDB")
+    _timed(type_eval, "evaluate", "resolve type_eval.evaluate (all)")
+    real_resolve = duck_store.resolve
+
+    def resolve(con: Any, **kwargs: Any) -> None:
+        start = _proc()
+        try:
+            real_resolve(_Con(con), **kwargs)
+        finally:
+            CPU["resolve (all)"] += _proc() - start
+
+    duck_store.resolve = resolve  # type: ignore[assignment]
+    lookup_db.threading = types.SimpleNamespace(Thread=_SyncThread)  # type: ignore[attr-defined]
+    _timed(lookup_db.GenerationWriter, "_copy_early", "snapshot.copy early")
+    _timed(lookup_db.GenerationWriter, "_copy_edges", "snapshot.copy edges")
+    _timed(lookup_db.GenerationWriter, "finish", "snapshot.finish")
+    _timed(duck_store, "rebuild_file_edges", "rank.file graph")
+    _timed(builder, "pagerank", "rank.pagerank")
+    del rank
+    _timed(duck_store, "write_compacted", "publish.write_compacted")
+
+
+def build(root: Path) -> dict[str, Any]:
+    from ctxops_code_graph.builder import IndexWriter
+
+    imported = resource.getrusage(resource.RUSAGE_SELF)
+    _instrument()
+    cpu0 = _proc()
+    report = IndexWriter(root).build(full=True, workers=1)
+    cpu1 = _proc()
+    end = resource.getrusage(resource.RUSAGE_SELF)
+
+    def cpu(r: Any) -> float:
+        return float(r.ru_utime + r.ru_stime)
+
+    return {
+        "start-up before main (interpreter, site)": cpu(_START),
+        "imports": cpu(imported) - cpu(_START),
+        "build": cpu1 - cpu0,
+        "process": cpu(end),
+        "phases": report.cpu,
+        "parts": {k: round(v, 3) for k, v in sorted(CPU.items())},
+        "calls": dict(sorted(CALLS.items())),
+    }
+
+
+def by_module(root: Path) -> dict[str, Any]:
+    import cProfile
+    import pstats
+
+    from ctxops_code_scan.discover import discover
+    from ctxops_code_scan.scan import scan_file
+
+    files = discover(root).files
+    prof = cProfile.Profile(time.process_time)
+    start = time.process_time()
+    prof.enable()
+    for f in files:
+        scan_file(root, f.path, f.lang)
+    prof.disable()
+    total = time.process_time() - start
+    buckets: dict[str, float] = defaultdict(float)
+    for (path, _line, name), (_cc, _nc, tt, _ct, _callers) in pstats.Stats(prof).stats.items():  # type: ignore[attr-defined]
+        if "ctxops_code_scan" in path:
+            key = "code-scan " + Path(path).name
+        elif "tree_sitter" in name:
+            key = "tree-sitter " + name.split("'")[1] if "'" in name else "tree-sitter " + name
+        elif "msgspec" in name or "msgspec" in path:
+            key = "msgspec"
+        elif path == "~":
+            key = "builtin " + (name.split("'")[1] if "'" in name else name)
+        else:
+            key = "other Python " + Path(path).name
+        buckets[key] += tt
+    return {"files": len(files), "profiled_cpu_s": round(total, 3), "own_time": dict(sorted(buckets.items()))}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("root", type=Path)
+    ap.add_argument("--by-module", action="store_true")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    root = args.root.resolve()
+    load = Path("/proc/loadavg").read_text().split()[0]
+    if args.by_module:
+        out = by_module(root)
+        out["load"] = load
+        total = sum(out["own_time"].values())
+        for key, tt in sorted(out["own_time"].items(), key=lambda kv: -kv[1]):
+            if tt >= 0.005 * total:
+                print(f"{key:55s} {tt:8.2f} {100 * tt / total:5.1f}%")
+        print(f"{'all own time (profiled)':55s} {total:8.2f}")
+    else:
+        out = build(root)
+        out["load"] = load
+        width = max(len(k) for k in out["parts"]) + 2
+        for key, value in out["parts"].items():
+            print(f"{key:{width}s} {value:8.3f} {out['calls'].get(key, 0):8d}")
+        print(
+            json.dumps(
+                {
+                    k: out[k]
+                    for k in (
+                        "start-up before main (interpreter, site)",
+                        "imports",
+                        "build",
+                        "process",
+                        "phases",
+                        "load",
+                    )
+                }
+            )
+        )
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

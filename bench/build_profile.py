@@ -2,6 +2,7 @@
 
     nice -n 10 uv run python bench/build_profile.py DIR [--json OUT]           # the build, wrapped
     nice -n 10 uv run python bench/build_profile.py DIR --by-module [--json OUT]  # the extraction under cProfile
+    uv run python bench/build_profile.py --table R1.json R2.json R3.json --floor F1 F2 F3 [--module-json M.json]
 
 The first form runs `IndexWriter(DIR).build(full=True, workers=1)` in this process with these functions wrapped
 to add up the process's CPU (`time.process_time`: every thread's) while they run: `scan_file` (read, hash,
@@ -18,7 +19,9 @@ part, CPU-s, % of the process. The wrappers cost a few calls per file and per st
 The second form runs what the build's scan runs for each file (`scan_file`, the cyclic collector on as in a
 one-worker build) under cProfile on a CPU clock and sums each function's own time by module (code-scan's
 modules; tree-sitter's methods; builtins; msgspec): the extraction's Python split by module. cProfile inflates
-Python calls, so read its shares, scaled to the first form's unprofiled figure, not its seconds.
+Python calls, so read its shares, scaled to the first form's unprofiled figure, not its seconds. The third
+form prints the parts' medians over rounds beside the floor's median (`parse_floor.py DIR --workers 1`'s
+CPU-s, given), and the scan's Python split by the second form's shares.
 """
 
 from __future__ import annotations
@@ -193,11 +196,15 @@ def _instrument() -> None:
     _timed(duck_store, "write_compacted", "publish.write_compacted")
 
 
-def build(root: Path) -> dict[str, Any]:
+def build(root: Path, no_gc: bool = False) -> dict[str, Any]:
+    import gc
+
     from ctxops_code_graph.builder import IndexWriter
 
     imported = resource.getrusage(resource.RUSAGE_SELF)
     _instrument()
+    if no_gc:
+        gc.disable()  # as a scan worker runs its chunk (`_scan_chunk`); a one-worker build scans with it on
     cpu0 = _proc()
     report = IndexWriter(root).build(full=True, workers=1)
     cpu1 = _proc()
@@ -248,12 +255,129 @@ def by_module(root: Path) -> dict[str, Any]:
     return {"files": len(files), "profiled_cpu_s": round(total, 3), "own_time": dict(sorted(buckets.items()))}
 
 
+def _median(xs: list[float]) -> float:
+    import statistics
+
+    return statistics.median(xs)
+
+
+def _exclusive(run: dict[str, Any]) -> list[tuple[str, float]]:
+    """One wrapped run's parts, each exclusive of the others: they add up to the process's CPU."""
+    p, ph = run["parts"], run["phases"]
+
+    def g(key: str) -> float:
+        return float(p.get(key, 0.0))
+
+    queries = {k: v for k, v in p.items() if k.startswith("ts.query ")}
+    other_queries = sum(v for k, v in queries.items() if k != "ts.query extract.matches")
+    caps = g("scan.cap_depth") + g("scan.cap_indent")
+    typing = g("resolve type_eval.evaluate (all)")
+    resolve_all = g("resolve (all)")
+    ranked = g("rank.file graph") + g("rank.pagerank")
+    rows = [
+        ("start-up and imports", run["start-up before main (interpreter, site)"] + run["imports"]),
+        ("discover", ph["discover"]),
+        ("scan: tree-sitter parse", g("ts.parse")),
+        ("scan: tree-sitter tags query (matches)", g("ts.query extract.matches")),
+        ("scan: tree-sitter other queries", other_queries),
+        (
+            "scan: extraction's Python (extract less tree-sitter's parse and queries)",
+            g("scan.extract") - g("ts.parse") - sum(queries.values()),
+        ),
+        ("scan: depth caps (cap_depth, cap_indent)", caps),
+        ("scan: read, hash, checks (scan_file less extract, caps)", g("scan.scan_file") - g("scan.extract") - caps),
+        ("scan: records' encoding (JSON lines, rows)", g("encode.chunk") - g("encode.shard (SQLite)")),
+        ("scan: snapshot shard (SQLite)", g("encode.shard (SQLite)")),
+        ("scan: chunk load into DuckDB", g("load.chunk into DuckDB")),
+        ("scan: rest", ph["scan"] - g("scan.scan_file") - g("encode.chunk") - g("load.chunk into DuckDB")),
+        ("load: imports' targets", ph["load"]),
+        ("resolve: type_eval (receiver types)", typing),
+        ("resolve: _RESOLVE_STEPS and the rest of resolve()", resolve_all - typing),
+        ("resolve phase: snapshot's early copy (beside resolution in a build)", g("snapshot.copy early")),
+        ("resolve phase: rest", ph["resolve"] - resolve_all - g("snapshot.copy early")),
+        ("rank: file graph + pagerank", ranked),
+        ("rank phase: snapshot's edge copy (beside the rank in a build)", g("snapshot.copy edges")),
+        ("rank phase: rest (ranks, meta)", ph["rank"] - ranked - g("snapshot.copy edges")),
+        ("snapshot: finish (late tables, indexes)", ph["snapshot"]),
+        ("publish: compacted store", g("publish.write_compacted")),
+        ("publish: rest", ph["publish"] - g("publish.write_compacted")),
+    ]
+    rows.append(("unaccounted (process less the above)", run["process"] - sum(v for _, v in rows)))
+    return rows
+
+
+def _statements(runs: list[dict[str, Any]], top: int) -> list[tuple[str, float, int]]:
+    keys = {k for r in runs for k in r["parts"] if k.startswith("resolve ") and not k.endswith("(all)")}
+    med = [(k, _median([float(r["parts"].get(k, 0.0)) for r in runs]), runs[0]["calls"].get(k, 0)) for k in keys]
+    return sorted(med, key=lambda t: -t[1])[:top]
+
+
+def table(paths: list[Path], floors: list[float], by_module_path: Path | None, top: int) -> None:
+    """Print the parts' medians over the runs, beside the floor's median."""
+    runs = [json.loads(p.read_text()) for p in paths]
+    per = [_exclusive(r) for r in runs]
+    floor = _median(floors)
+    build = _median([r["process"] for r in runs])
+    print(
+        f"runs {len(runs)}; floor median {floor:.2f} CPU-s; build (process) median {build:.2f} ({build / floor:.2f}x)"
+    )
+    print("| part | CPU-s (median) | runs | % of build | x floor |\n|---|---:|---|---:|---:|")
+    total = 0.0
+    for i, (name, _) in enumerate(per[0]):
+        vals = [p[i][1] for p in per]
+        m = _median(vals)
+        total += m
+        each = ", ".join(f"{v:.2f}" for v in vals)
+        print(f"| {name} | {m:.2f} | {each} | {100 * m / build:.1f}% | {m / floor:.2f}x |")
+    print(f"| sum of the medians | {total:.2f} | | {100 * total / build:.1f}% | {total / floor:.2f}x |")
+    print("\nresolution's costliest statements (median CPU-s, calls in one run):")
+    for k, m, n in _statements(runs, top):
+        print(f"  {m:6.3f} {n:4d}  {k}")
+    if by_module_path is None:
+        return
+    own = json.loads(by_module_path.read_text())["own_time"]
+    timed = ("tree-sitter parse", "tree-sitter matches", "tree-sitter captures")
+    rest = {k: v for k, v in own.items() if k not in timed}
+    python = _median(
+        [
+            dict(p)["scan: extraction's Python (extract less tree-sitter's parse and queries)"]
+            + dict(p)["scan: depth caps (cap_depth, cap_indent)"]
+            + dict(p)["scan: read, hash, checks (scan_file less extract, caps)"]
+            for p in per
+        ]
+    )
+    groups: dict[str, float] = defaultdict(float)
+    for k, v in rest.items():
+        if k.startswith("code-scan "):
+            groups[k] += v
+        elif k.startswith("tree-sitter "):
+            groups["tree-sitter node methods (child_by_field_name, named_child, ...)"] += v
+        elif k.startswith("builtin "):
+            groups["builtins (dict/list/str methods, bytes.decode, re)"] += v
+        else:
+            groups["other (msgspec, stdlib Python)"] += v
+    whole = sum(groups.values())
+    print(f"\nthe scan's Python ({python:.2f} CPU-s unprofiled) by module, cProfile's own-time shares:")
+    print("| module | share | CPU-s (scaled) |\n|---|---:|---:|")
+    for k, v in sorted(groups.items(), key=lambda kv: -kv[1]):
+        if v >= 0.004 * whole:
+            print(f"| {k} | {100 * v / whole:.1f}% | {python * v / whole:.2f} |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("root", type=Path)
+    ap.add_argument("root", type=Path, nargs="?")
     ap.add_argument("--by-module", action="store_true")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--no-gc", action="store_true", help="the cyclic collector off for the whole build")
+    ap.add_argument("--table", type=Path, nargs="+", help="the wrapped runs' --json files: print the parts' medians")
+    ap.add_argument("--floor", type=float, nargs="+", default=[], help="the same rounds' parse_floor CPU-s")
+    ap.add_argument("--module-json", type=Path, help="a --by-module --json file, to split the scan's Python")
+    ap.add_argument("--top", type=int, default=12)
     args = ap.parse_args()
+    if args.table:
+        table(args.table, args.floor, args.module_json, args.top)
+        return 0
     root = args.root.resolve()
     load = Path("/proc/loadavg").read_text().split()[0]
     if args.by_module:
@@ -265,7 +389,7 @@ def main() -> int:
                 print(f"{key:55s} {tt:8.2f} {100 * tt / total:5.1f}%")
         print(f"{'all own time (profiled)':55s} {total:8.2f}")
     else:
-        out = build(root)
+        out = build(root, args.no_gc)
         out["load"] = load
         width = max(len(k) for k in out["parts"]) + 2
         for key, value in out["parts"].items():

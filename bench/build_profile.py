@@ -2,6 +2,7 @@
 
     nice -n 10 uv run python bench/build_profile.py DIR [--json OUT]           # the build, wrapped
     nice -n 10 uv run python bench/build_profile.py DIR --by-module [--json OUT]  # the extraction under cProfile
+    nice -n 10 uv run python bench/build_profile.py DIR --floor-split          # the floor's parse and query apart
     uv run python bench/build_profile.py --table R1.json R2.json R3.json --floor F1 F2 F3 [--module-json M.json]
 
 The first form runs `IndexWriter(DIR).build(full=True, workers=1)` in this process with these functions wrapped
@@ -224,6 +225,27 @@ def build(root: Path, no_gc: bool = False) -> dict[str, Any]:
     }
 
 
+def floor_split(root: Path) -> dict[str, Any]:
+    """`parse_floor.py`'s work in this process (no fork), its parse and its query timed apart."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import parse_floor
+    from ctxops_code_scan.discover import discover
+    from ctxops_code_scan.languages import BY_NAME
+
+    imported = resource.getrusage(resource.RUSAGE_SELF)
+    _instrument()
+    files = [f for f in discover(root).files if f.lang in BY_NAME and BY_NAME[f.lang].grammar is not None]
+    start = _proc()
+    parse_floor._work((str(root), [(f.path, f.lang) for f in files]))
+    end = resource.getrusage(resource.RUSAGE_SELF)
+    return {
+        "work": round(_proc() - start, 3),
+        "start-up and imports": round(imported.ru_utime + imported.ru_stime, 3),
+        "process": round(end.ru_utime + end.ru_stime, 3),
+        "parts": {k: round(v, 3) for k, v in sorted(CPU.items())},
+    }
+
+
 def by_module(root: Path) -> dict[str, Any]:
     import cProfile
     import pstats
@@ -368,6 +390,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("root", type=Path, nargs="?")
     ap.add_argument("--by-module", action="store_true")
+    ap.add_argument("--floor-split", action="store_true", help="parse_floor's work here, parse and query apart")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--no-gc", action="store_true", help="the cyclic collector off for the whole build")
     ap.add_argument("--table", type=Path, nargs="+", help="the wrapped runs' --json files: print the parts' medians")
@@ -380,7 +403,11 @@ def main() -> int:
         return 0
     root = args.root.resolve()
     load = Path("/proc/loadavg").read_text().split()[0]
-    if args.by_module:
+    if args.floor_split:
+        out = floor_split(root)
+        out["load"] = load
+        print(json.dumps(out))
+    elif args.by_module:
         out = by_module(root)
         out["load"] = load
         total = sum(out["own_time"].values())

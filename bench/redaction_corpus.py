@@ -665,9 +665,10 @@ def trufflehog_samples(gitdir: str, gen: Gen) -> tuple[list[Sample], list[str]]:
 def needles(secret: str) -> list[str]:
     """What of ``secret`` must not be found: the secret and, from 20 characters, its last 12 (its random tail).
     A multi-line secret (a PEM block) is looked for line by line, its armour (``-----END PRIVATE KEY-----``)
-    left out: a JSON file holds its lines with escaped line breaks, and the armour is no secret."""
-    if "-----BEGIN" in secret and "\n" in secret:
-        lines = [ln.strip() for ln in secret.splitlines()]
+    left out: a JSON file holds its lines with escaped line breaks, and the armour is no secret. A block written
+    in a string literal with escaped breaks (``'-----BEGIN ...-----\\r\\nMIIC...'``) is split at them too."""
+    if "-----BEGIN" in secret and ("\n" in secret or "\\n" in secret):
+        lines = [ln.strip() for ln in secret.replace("\\r", "").replace("\\n", "\n").splitlines()]
         return [ln for ln in lines if len(ln) >= 12 and not ln.startswith("-----")] or [secret]
     return [secret, secret[-12:]] if len(secret) >= 20 else [secret]
 

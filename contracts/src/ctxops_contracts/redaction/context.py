@@ -639,7 +639,7 @@ def _setter(match: re.Match[str]) -> tuple[str, int] | None:
 # takes two, the first no secret); judged as ``name = "v"``. The pattern opens on the literal ``.`` (searched for
 # first); a name that is a setter's is left to the setter rule.
 _BUILDER = lazy(r"\.([A-Za-z_][A-Za-z0-9_]{0,80}+)\([ \t]*+(?=[\"'])")
-_CLOSE_CALL = lazy(r"[ \t]*+\)")
+_CLOSE_CALL = lazy(r"(?<![ \t])[ \t]*+\)")  # the look-behind: searched in a run of blanks, it is tried once
 
 
 def _builder(match: re.Match[str]) -> tuple[str, int] | None:

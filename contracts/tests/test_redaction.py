@@ -2131,6 +2131,11 @@ def test_session_24_a_builder_method_named_like_a_secret_is_judged_as_its_name()
         'builder.tokenType("Bearer")',
         'request.auth("alice", "wonderland")',
         'obj.keyName("primary")',
+        # a prompt's or a validator's message, a kind of token named: no value set
+        'questionary.password("Enter your password:").ask()',
+        'console.prompt_password("Password: ")',
+        'schema.password("Must be 8 characters long")',
+        'client.token("refresh_token")',
         # a setter or a builder given a variable: nothing to redact
         "ds.setPassword(pw);",
         "cfg.setApiKey(apiKey);",

@@ -23,6 +23,7 @@ from .names import (
     is_jose_header,
     is_key_name,
     is_malformed_token,
+    is_password_class,
     is_placeholder,
     is_placeholder_token,
     is_public_key_der,
@@ -652,7 +653,16 @@ def _builder(match: re.Match[str]) -> tuple[str, int] | None:
     start, end, _quoted = read_value(text, match.end())
     if text[end : end + 1] != text[start - 1 : start] or not _CLOSE_CALL.match(text, end + 1, end + 42):
         return None  # an argument after it, or no closing quote: not one literal
-    return _value_after(match, name)
+    value = text[start:end]
+    if is_password_class(name):
+        if any(ch.isspace() for ch in value) or value.endswith((":", "?")):
+            return None  # a prompt's or a rule's message: questionary's ``password("Enter your password:")``
+        strict = False
+    else:
+        strict = True  # ``.token("refresh_token")`` names a kind: a key's or a token's value must look like one
+    if not is_secret_value(name, value, quoted=True, strict=strict):
+        return None
+    return text[match.start() : start] + SECRET, end
 
 
 # Credential constructors: the arguments an SDK's documentation names a secret (position -> the name it is

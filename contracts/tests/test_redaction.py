@@ -2255,3 +2255,18 @@ def test_session_24_the_new_rules_are_read_in_linear_time() -> None:
     ):
         small, large = cpu(unit * (64_000 // len(unit))), cpu(unit * (1_024_000 // len(unit)))
         assert large <= 64 * small + 0.05, (unit[:30], small, large)
+
+
+def test_session_24_a_pass_phrase_in_two_words_is_a_passphrase() -> None:
+    # OpenSSL's docs write "pass phrase" in two words (openssl-passphrase-options: "-passin arg: the input pass
+    # phrase"), and Ruby's OpenSSL names the argument so (`PKey::RSA#export(cipher, pass_phrase)`): a passphrase
+    pw = r(12, ALNUM)
+    for text in (f"pass_phrase = '{pw}'", f'PASS_PHRASE="{pw}"', f'"passPhrase": "{pw}"', f"key_pass_phrase: {pw}"):
+        assert pw not in redact(text), redact(text)
+    for kept in (
+        "pass_phrase = ask('Pass phrase: ')",
+        f"phrase = '{pw}'",
+        f"bypass_phrase = '{pw}'",
+        "pass_phrase = ''",
+    ):
+        assert redact(kept) == kept, redact(kept)

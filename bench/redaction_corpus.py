@@ -46,7 +46,8 @@ as ``octarine``; ``--corpus talisman`` the held-out corpus of ``bench/heldout_re
 held-out corpus of ``bench/heldout_redaction_s22.txt`` (the tests of IBM/detect-secrets' own plugins,
 ``bench/redaction_ibm.py``), as ``ibm``; ``--corpus bearer`` the held-out corpus of
 ``bench/heldout_redaction_s23.txt`` (the annotated tests of Bearer's credential rules, ``bench/redaction_bearer.py``),
-as ``bearer``.
+as ``bearer``; ``--corpus sgcode`` the held-out corpus of ``bench/heldout_redaction_s24.txt`` (the annotated tests of
+semgrep-rules' language rules for a literal credential, ``bench/redaction_sgcode.py``), as ``sgcode``.
 ``--peer redaction_peer:redact`` (with ``uv run --with detect-secrets``) measures detect-secrets on the same
 samples in the same run, printed beside as ``peer <half>``.
 """
@@ -664,9 +665,10 @@ def trufflehog_samples(gitdir: str, gen: Gen) -> tuple[list[Sample], list[str]]:
 def needles(secret: str) -> list[str]:
     """What of ``secret`` must not be found: the secret and, from 20 characters, its last 12 (its random tail).
     A multi-line secret (a PEM block) is looked for line by line, its armour (``-----END PRIVATE KEY-----``)
-    left out: a JSON file holds its lines with escaped line breaks, and the armour is no secret."""
-    if "-----BEGIN" in secret and "\n" in secret:
-        lines = [ln.strip() for ln in secret.splitlines()]
+    left out: a JSON file holds its lines with escaped line breaks, and the armour is no secret. A block written
+    in a string literal with escaped breaks (``'-----BEGIN ...-----\\r\\nMIIC...'``) is split at them too."""
+    if "-----BEGIN" in secret and ("\n" in secret or "\\n" in secret):
+        lines = [ln.strip() for ln in secret.replace("\\r", "").replace("\\n", "\n").splitlines()]
         return [ln for ln in lines if len(ln) >= 12 and not ln.startswith("-----")] or [secret]
     return [secret, secret[-12:]] if len(secret) >= 20 else [secret]
 
@@ -960,6 +962,7 @@ SINGLE_CORPORA: dict[str, tuple[str, str, tuple[str, ...], bool]] = {
     "talisman": ("redaction_talisman", "talisman_samples", ("talisman",), False),
     "ibm": ("redaction_ibm", "ibm_samples", ("ibm",), False),
     "bearer": ("redaction_bearer", "bearer_samples", ("bearer",), False),
+    "sgcode": ("redaction_sgcode", "sgcode_samples", ("sgcode",), False),
 }
 
 
@@ -1013,6 +1016,7 @@ CORPORA = [
     "talisman",
     "ibm",
     "bearer",
+    "sgcode",
 ]
 
 
@@ -1023,7 +1027,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=0, help="formats per half pushed through every channel")
     parser.add_argument(
         "--channel-halves",
-        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms,sonar,ghcp,octarine,talisman,ibm,bearer",
+        default="dev,held-out,fresh,semgrep,secretlint,whispers,ggeb,trivy,2ms,sonar,ghcp,octarine,talisman,ibm,bearer,sgcode",
         help="halves whose samples go through the channels",
     )
     parser.add_argument(
@@ -1053,7 +1057,9 @@ def main(argv: list[str] | None = None) -> int:
         "octarine: the held-out corpus of bench/heldout_redaction_s20.txt (octarinesec/secret-detector's tests); "
         "talisman: the held-out corpus of bench/heldout_redaction_s21.txt (thoughtworks/talisman's detector tests); "
         "ibm: the held-out corpus of bench/heldout_redaction_s22.txt (IBM/detect-secrets' own plugins' tests); "
-        "bearer: the held-out corpus of bench/heldout_redaction_s23.txt (Bearer/bearer-rules' credential rules' tests)",
+        "bearer: the held-out corpus of bench/heldout_redaction_s23.txt (Bearer/bearer-rules' credential rules' "
+        "tests); sgcode: the held-out corpus of bench/heldout_redaction_s24.txt (semgrep-rules' language "
+        "credential rules' tests)",
     )
     parser.add_argument("--peer", help="module:function of a peer redactor measured on the same samples")
     args = parser.parse_args(argv)

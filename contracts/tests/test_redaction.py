@@ -2105,3 +2105,168 @@ def test_session_23_a_quoted_value_opening_with_a_dot_is_a_value() -> None:
         '$u = "password=".PHP_EOL;',
     ):
         assert redact(kept) == kept, redact(kept)
+
+
+def test_session_24_a_builder_method_named_like_a_secret_is_judged_as_its_name() -> None:
+    # a builder's method sets the property it is named after, as a setter does without `set`: Spring Boot's
+    # `DataSourceBuilder.password(String)`, Spring Security's `User.withUsername(..).password(..)`, Azure's
+    # `ClientSecretCredentialBuilder().clientSecret(..)`, Keycloak's `KeycloakBuilder.builder().password(..)`;
+    # judged as `name = "v"`, one literal argument only (`.auth(user, password)` takes two)
+    pw = r(11, string.ascii_lowercase)
+    key = r(32, ALNUM)
+    for text, secret in (
+        (f'DataSourceBuilder.create().username("sa").password("{pw}").build()', pw),
+        (f'User.withUsername("user").password("{{noop}}{pw}").roles("USER")', pw),
+        (f'new ClientSecretCredentialBuilder()\n    .clientId("cid")\n    .clientSecret("{key}")\n    .build();', key),
+        (f"Client.builder().apiKey('{key}').build()", key),
+        (f'KeycloakBuilder.builder().serverUrl(u).password( "{pw}" )', pw),
+    ):
+        assert secret not in redact(text), redact(text)
+    for kept in (
+        "DataSourceBuilder.create().password(password).build()",
+        'builder.password("")',
+        'builder.password("YOUR_PASSWORD")',
+        'builder.apiKey(System.getenv("API_KEY"))',
+        'builder.passwordHint("my first pet")',
+        'builder.tokenType("Bearer")',
+        'request.auth("alice", "wonderland")',
+        'obj.keyName("primary")',
+        # a prompt's or a validator's message, a kind of token named: no value set
+        'questionary.password("Enter your password:").ask()',
+        'console.prompt_password("Password: ")',
+        'schema.password("Must be 8 characters long")',
+        'client.token("refresh_token")',
+        # a setter or a builder given a variable: nothing to redact
+        "ds.setPassword(pw);",
+        "cfg.setApiKey(apiKey);",
+        "cfg.setApiKey(this.apiKey)",
+        "user.set_password(raw_password)",
+        'b.clientSecret(secrets.get("client"))',
+    ):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_24_a_go_byte_conversion_under_a_secrets_name_is_its_value() -> None:
+    # The Go spec's conversions: `[]byte("...")` is the string's bytes; golang-jwt's examples keep an HMAC key so
+    # (`hmacSampleSecret := []byte("...")`, `mySigningKey := []byte("AllYourBase")`) and pass it to
+    # `token.SignedString(key)` (its docs: the key the token is signed with)
+    key = r(9, string.ascii_lowercase) + "_" + r(6, string.ascii_lowercase)
+    for text in (
+        f'var jwtKey = []byte("{key}")',
+        f'hmacSecret := []byte("{key}")',
+        f'\tJwtSecret: []byte("{key}"),',
+        f'tokenString, err := token.SignedString([]byte("{key}"))',
+        f's, _ := t.SignedString("{key}")',
+    ):
+        assert key not in redact(text), redact(text)
+    for kept in (
+        'jwtKey := []byte(os.Getenv("JWT_KEY"))',
+        f'buf := []byte("{key}")',
+        "tokenString, err := token.SignedString(jwtKey)",
+        'var jwtKey = []byte("")',
+        'tokenString, _ := token.SignedString([]byte("your-256-bit-secret"))',
+    ):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_24_a_jwt_librarys_key_argument_is_hidden() -> None:
+    # PyJWT's docs `jwt.encode(payload, key, algorithm="HS256")`, `jwt.decode(encoded, key, algorithms=[...])`;
+    # ruby-jwt's README `JWT.encode(payload, hmac_secret, 'HS256')` (Ruby may leave the parentheses out) and
+    # `JWT.decode(token, hmac_secret, true, ...)`; jose (v1/v2) `JWT.sign(payload, key)`, `JWT.verify(token,
+    # key)` and `JWK.asKey(key)` (a string is a symmetric secret)
+    key = r(8, string.ascii_lowercase) + "-" + r(8, string.ascii_lowercase)
+    for text in (
+        f'encoded = jwt.encode({{"some": "payload"}}, "{key}", algorithm="HS256")',
+        f'jwt.decode(encoded, "{key}", algorithms=["HS256"])',
+        f"token = JWT.encode payload, '{key}', 'HS256'",
+        f"token = JWT.encode(payload, '{key}', 'HS256')",
+        f"decoded = JWT.decode token, '{key}', true, {{ algorithm: 'HS256' }}",
+        f"const token = JWT.sign(payload, '{key}')",
+        f"JWT.verify(token, JWK.asKey('{key}'))",
+        f"const k = jose.JWK.asKey('{key}')",
+    ):
+        assert key not in redact(text), redact(text)
+    for kept in (
+        'jwt.encode({"some": "payload"}, secret_key, algorithm="HS256")',
+        "token = JWT.encode payload, nil, 'none'",
+        "JWT.decode token, hmac_secret, true, { algorithm: 'HS256' }",
+        "JWT.verify(payload, JWK.asKey(config.key))",
+        "JWK.asKey('YOUR_SECRET')",
+        "JWT.encode payload, key, 'HS256'",
+    ):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_24_a_default_after_elvis_or_or_is_the_assigned_value() -> None:
+    # Groovy's and Kotlin's Elvis operator (`a ?: b`: b when a is null or false) and Python's `x or y`: the
+    # literal after it is the value the name takes when the environment has none (Node's `||`/`??` and
+    # `os.getenv(name, default)` were read before)
+    pw = r(16, string.ascii_lowercase)
+    for text in (
+        f'            password = env["LIBRARY_PASS"] ?: "{pw}"',
+        f'val password = System.getenv("DB_PASSWORD") ?: "{pw}"',
+        f'password = os.environ.get("DB_PASSWORD") or "{pw}"',
+        f"api_token = settings.get('token') or '{pw}'",
+        f'def secret = project.findProperty("secret") ?: "{pw}"',
+    ):
+        assert pw not in redact(text), redact(text)
+    for kept in (
+        'password = env["LIBRARY_PASS"] ?: ""',
+        'password = env["LIBRARY_PASS"] ?: "changeme"',
+        f'title = env["TITLE"] ?: "{pw}"',
+        'password = env["LIBRARY_PASS"] ?: other',
+        'password = a.b(c) ?: "x"',
+    ):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_24_a_ruby_instance_or_class_variable_is_a_name() -> None:
+    # Ruby's docs: `@name` is an instance variable, `@@name` a class variable; assigned a literal, judged as the
+    # name's value (PHP's `$name = "..."` is read the same way)
+    pw = r(12, ALNUM)
+    for text in (f"@password = '{pw}'", f'    @@api_token = "{pw}"', f"      @pass1 = '{pw}'", f"@secret ||= '{pw}'"):
+        assert pw not in redact(text), redact(text)
+    for kept in (
+        "@password = params[:password]",
+        f"@title = '{pw}'",
+        "@password = ''",
+        "write to admin@password.example.com = 'x'",
+    ):
+        assert redact(kept) == kept, redact(kept)
+
+
+def test_session_24_the_new_rules_are_read_in_linear_time() -> None:
+    # hostile repetitions through the whole `redact()`: 16 times the input within 64 times the CPU
+    def cpu(text: str) -> float:
+        return _best_cpu_s(redact, text, runs=3)
+
+    for unit in (
+        '.password("',
+        ".password(" + " " * 40 + "'x",
+        '.apiKey("x" ',
+        '[]byte("',
+        'key := []byte("a',
+        "JWT.encode " + "a" * 60 + ", ",
+        'JWK.asKey("',
+        'password = env["X"] ?: ',
+        "password = a" + ".b" * 40 + " or ",
+        "@password = '",
+        "@@" + "a" * 50,
+    ):
+        small, large = cpu(unit * (64_000 // len(unit))), cpu(unit * (1_024_000 // len(unit)))
+        assert large <= 64 * small + 0.05, (unit[:30], small, large)
+
+
+def test_session_24_a_pass_phrase_in_two_words_is_a_passphrase() -> None:
+    # OpenSSL's docs write "pass phrase" in two words (openssl-passphrase-options: "-passin arg: the input pass
+    # phrase"), and Ruby's OpenSSL names the argument so (`PKey::RSA#export(cipher, pass_phrase)`): a passphrase
+    pw = r(12, ALNUM)
+    for text in (f"pass_phrase = '{pw}'", f'PASS_PHRASE="{pw}"', f'"passPhrase": "{pw}"', f"key_pass_phrase: {pw}"):
+        assert pw not in redact(text), redact(text)
+    for kept in (
+        "pass_phrase = ask('Pass phrase: ')",
+        f"phrase = '{pw}'",
+        f"bypass_phrase = '{pw}'",
+        "pass_phrase = ''",
+    ):
+        assert redact(kept) == kept, redact(kept)

@@ -23,6 +23,7 @@ from .names import (
     is_jose_header,
     is_key_name,
     is_malformed_token,
+    is_password_class,
     is_placeholder,
     is_placeholder_token,
     is_public_key_der,
@@ -276,6 +277,17 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
         return None
     text = match.string
     start, end, quoted = read_value(text, match.end())
+    if not quoted and match.group(3).strip() not in _COMPARISONS:
+        if text.startswith(_GO_BYTES, match.end()):
+            inner = _wrapped_literal(text, match.end())
+            if inner is None:
+                return None  # ``[]byte(os.Getenv("KEY"))``: code
+            start, end = inner
+            quoted = True
+        else:
+            fallback = _FALLBACK.match(text, match.end(), match.end() + 400)
+            if fallback is not None:
+                return _value_after(fallback, name, head_from=match.start())
     if match.group(3).strip() in _COMPARISONS and not quoted:
         return None  # ``password == confirm``: two names compared, no value
     if quoted and end < len(text) and _QUOTES.get(text[start - 1 : start]) == text[end : end + 1]:
@@ -314,6 +326,30 @@ def _assignment(match: re.Match[str]) -> tuple[str, int] | None:
     if not is_secret_value(name, value, quoted=quoted):
         return None
     return head + SECRET, end
+
+
+# Go's conversion ``[]byte("...")`` (the Go spec's Conversions) holds the string it converts: golang-jwt's
+# examples keep an HMAC key so (``mySigningKey := []byte("AllYourBase")``).
+_GO_BYTES = "[]byte("
+# A default after Groovy's and Kotlin's Elvis operator (``a ?: b``), JavaScript's ``||`` and ``??`` (MDN: the
+# right operand when the left is null or falsy) or Python's ``x or y``: the value the name takes when the
+# environment or the settings have none. The left side: a name or member, with at most one quoted subscript or
+# call of one literal (``env["PASS"]``, ``System.getenv("PW")``, ``os.environ.get("PW")``).
+_FALLBACK = lazy(
+    r"[A-Za-z_$][A-Za-z0-9_.$]{0,200}+(?:\[[\"'][A-Za-z0-9_.:-]{1,80}+[\"']\]"
+    r"|\([ \t]*+(?:[\"'][A-Za-z0-9_.:-]{0,80}+[\"'])?+[ \t]*+\))?+"
+    r"[ \t]*+(?:\?:|\|\||\?\?|or(?=[ \t]))[ \t]*+(?=[\"'])"
+)
+
+
+def _wrapped_literal(text: str, at: int) -> tuple[int, int] | None:
+    """The quoted literal inside ``[]byte("...")`` at ``at`` (closed by ``)``), as (start, end), else None."""
+    if not text.startswith(_GO_BYTES, at):
+        return None
+    start, end, quoted = read_value(text, at + len(_GO_BYTES))
+    if not quoted or text[end + 1 : end + 2] != ")":
+        return None
+    return start, end
 
 
 _DOTENV_ON = frozenset("&()<>")  # shell separators that a .env value holds (``SECRET_KEY=r&lv*k+q)=x``)
@@ -562,15 +598,16 @@ def _env_fallback(match: re.Match[str]) -> tuple[str, int] | None:
     return _value_after(match, match.group(2) or match.group(3))
 
 
-def _value_after(match: re.Match[str], name: str) -> tuple[str, int] | None:
-    """The value read right after `match`, hidden when `name` and the value say it is a secret."""
+def _value_after(match: re.Match[str], name: str, head_from: int = -1) -> tuple[str, int] | None:
+    """The value read right after `match`, hidden when `name` and the value say it is a secret (the text kept
+    before it from ``head_from``, else from the match's start)."""
     if not is_secret_name(name):
         return None
     text = match.string
     start, end, quoted = read_value(text, match.end())
     if not is_secret_value(name, text[start:end], quoted=quoted):
         return None
-    return text[match.start() : start] + SECRET, end
+    return text[match.start() if head_from < 0 else head_from : start] + SECRET, end
 
 
 # IBM Cloud's SDK authenticators (python-sdk-core's README: ``IAMAuthenticator('<apikey>')``,
@@ -595,6 +632,37 @@ def _setter(match: re.Match[str]) -> tuple[str, int] | None:
     if match.start() and match.string[match.start() - 1] in _WORD_CHARS:
         return None  # ``resetPassword(``, ``offset_token(``
     return _value_after(match, match.group(1) or match.group(2))
+
+
+# A builder's method sets the property it is named after, as a setter does without ``set``: Spring Boot's
+# ``DataSourceBuilder.password(String)``, Spring Security's ``User.withUsername(..).password(..)``, Azure's
+# ``ClientSecretCredentialBuilder().clientSecret(..)``. One literal argument only (``.auth(user, password)``
+# takes two, the first no secret); judged as ``name = "v"``. The pattern opens on the literal ``.`` (searched for
+# first); a name that is a setter's is left to the setter rule.
+_BUILDER = lazy(r"\.([A-Za-z_][A-Za-z0-9_]{0,80}+)\([ \t]*+(?=[\"'])")
+_CLOSE_CALL = lazy(r"(?<![ \t])[ \t]*+\)")  # the look-behind: searched in a run of blanks, it is tried once
+
+
+def _builder(match: re.Match[str]) -> tuple[str, int] | None:
+    name = match.group(1)
+    if name.startswith(("set_", "set")) and name[3:4] in ("_", *"ABCDEFGHIJKLMNOPQRSTUVWXYZ"):
+        return None
+    if not is_secret_name(name):
+        return None
+    text = match.string
+    start, end, _quoted = read_value(text, match.end())
+    if text[end : end + 1] != text[start - 1 : start] or not _CLOSE_CALL.match(text, end + 1, end + 42):
+        return None  # an argument after it, or no closing quote: not one literal
+    value = text[start:end]
+    if is_password_class(name):
+        if any(ch.isspace() for ch in value) or value.endswith((":", "?")):
+            return None  # a prompt's or a rule's message: questionary's ``password("Enter your password:")``
+        strict = False
+    else:
+        strict = True  # ``.token("refresh_token")`` names a kind: a key's or a token's value must look like one
+    if not is_secret_value(name, value, quoted=True, strict=strict):
+        return None
+    return text[match.start() : start] + SECRET, end
 
 
 # Credential constructors: the arguments an SDK's documentation names a secret (position -> the name it is
@@ -637,11 +705,23 @@ _CREDENTIAL_ARGS: dict[str, dict[int, str]] = {
     "crypto.createPrivateKey": {0: "private_key"},
     "jwt.sign": {1: "secret"},
     "jwt.verify": {1: "secret"},
+    # PyJWT's docs ``jwt.encode(payload, key, algorithm=...)``, ``jwt.decode(encoded, key, algorithms=...)``;
+    # ruby-jwt's README ``JWT.encode(payload, hmac_secret, 'HS256')``, ``JWT.decode(token, hmac_secret, true,
+    # ...)`` (Ruby may leave the parentheses out); jose (v1/v2) ``JWT.sign(payload, key)``, ``JWT.verify(token,
+    # key)``, ``JWK.asKey(key)`` (a string is a symmetric secret); golang-jwt ``token.SignedString(key)``
+    "jwt.encode": {1: "secret"},
+    "jwt.decode": {1: "secret"},
+    "JWT.encode": {1: "secret"},
+    "JWT.decode": {1: "secret"},
+    "JWT.sign": {1: "secret"},
+    "JWT.verify": {1: "secret"},
+    "JWK.asKey": {0: "secret"},
+    "SignedString": {0: "secret"},
 }
 _CREDENTIAL_CTOR = lazy(
     r"(?<![A-Za-z0-9_$])("
     + "|".join(sorted((n.replace(".", r"\.") for n in _CREDENTIAL_ARGS), key=len, reverse=True))
-    + r")\([ \t]*+"
+    + r")(?:\([ \t]*+|[ \t]++(?=[A-Za-z_$\"'{]))"  # Ruby's call without parentheses: ``JWT.encode payload, ...``
 )
 # a name, a member, a constant, ``getX()``, a flat object (jsonwebtoken's payload ``{ foo: "bar" }``)
 _BARE_ARG = lazy(r"[A-Za-z0-9_.$]{1,200}+(?:\(\))?+|\{[^{}\n]{0,400}+\}")
@@ -664,6 +744,10 @@ def _credential_ctor(match: re.Match[str]) -> tuple[str, int] | None:
                 break
             out.append(text[at : sep.end()])
             at = sep.end()
+        wrapped = text.startswith(_GO_BYTES, at) and text[at + len(_GO_BYTES) : at + len(_GO_BYTES) + 1] in ('"', "'")
+        if wrapped:  # golang-jwt's ``SignedString([]byte("..."))``
+            out.append(_GO_BYTES)
+            at += len(_GO_BYTES)
         if text[at : at + 1] in ('"', "'"):
             start, end, quoted = read_value(text, at)
             out.append(text[at:start])
@@ -676,6 +760,9 @@ def _credential_ctor(match: re.Match[str]) -> tuple[str, int] | None:
             at = end
             if text[at : at + 1] == text[start - 1]:
                 out.append(text[at])
+                at += 1
+            if wrapped and text[at : at + 1] == ")":
+                out.append(")")
                 at += 1
             continue
         bare = _BARE_ARG.match(text, at)
@@ -800,6 +887,18 @@ _PHP_VAR = lazy(r"\$([A-Za-z_][A-Za-z0-9_]{0,80}+)[ \t]*+(?:\.=|\?\?=|=(?![=>])|
 
 
 def _php_var(match: re.Match[str]) -> tuple[str, int] | None:
+    return _value_after(match, match.group(1))
+
+
+# Ruby: ``@token = "..."`` (an instance variable), ``@@token = "..."`` (a class variable), ``@token ||= "..."``.
+# The boundary before ``@`` is checked in the handler (the pattern opens on the literal ``@``): an e-mail's
+# ``user@password...`` is no variable.
+_RUBY_VAR = lazy(r"@@?+([A-Za-z_][A-Za-z0-9_]{0,80}+)[ \t]*+(?:\|\|=|=(?![=~>]))[ \t]*+(?=[\"'])")
+
+
+def _ruby_var(match: re.Match[str]) -> tuple[str, int] | None:
+    if match.start() and match.string[match.start() - 1] in _WORD_CHARS | {"@", "."}:
+        return None
     return _value_after(match, match.group(1))
 
 
@@ -1672,13 +1771,20 @@ RULES: list[tuple[str, tuple[str, ...] | None, re.Pattern[str], Handler]] = [
     ("secret-argument", ("setx", "process.env."), _ENV_FALLBACK, _env_fallback),
     ("secret-argument", ("authenticator(",), _SDK_AUTHENTICATOR, _sdk_authenticator),
     ("secret-argument", ("set",), _SETTER, _setter),
-    ("secret-argument", ("credential", "auth", "crypto.create", "jwt."), _CREDENTIAL_CTOR, _credential_ctor),
+    ("secret-argument", _NAME_NEEDLES, _BUILDER, _builder),
+    (
+        "secret-argument",
+        ("credential", "auth", "crypto.create", "jwt.", "jwk.", "signedstring"),
+        _CREDENTIAL_CTOR,
+        _credential_ctor,
+    ),
     ("secret-sibling", ("value", "<string>"), _SIBLINGS, _siblings),
     ("secret-assignment", (",",), _TUPLE_ASSIGN, _tuple_assign),
     ("secret-list", ("passwords",), _SECRET_LIST, _secret_list),
     ("spaced-key", ("key", "secret", "token"), _SPACED_KEY, _spaced_key),
     ("spaced-key", ("key", "secret", "token"), _DASHED_KEY, _spaced_key),
     ("secret-assignment", ("$",), _PHP_VAR, _php_var),
+    ("secret-assignment", ("@",), _RUBY_VAR, _ruby_var),
     ("hex-private-key", ("0x",), _HEX_KEY, _hex_key),
     ("provider-token", ("postmark", "heroku", "railway", "scaleway", "scw"), _UUID_PROVIDER, _uuid_provider),
     (

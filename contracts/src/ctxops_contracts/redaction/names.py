@@ -233,6 +233,8 @@ def _names_secret(parts: list[str]) -> bool:
     last = parts[-1]
     if last in _SECRET_WORDS:
         return True
+    if parts[-2:] == ["pass", "phrase"]:
+        return True  # OpenSSL's "pass phrase" (openssl-passphrase-options), Ruby OpenSSL's ``pass_phrase``
     if parts[-2:] == ["reporter", "id"]:
         return True  # Code Climate's test reporter id: a token its docs say to keep secret, named an id
     if parts[-2:] == ["sonar", "login"]:
@@ -497,6 +499,7 @@ def is_password_class(name: str) -> bool:
         parts.pop()  # ``password_confirmation`` is a password, ``api_key_prod`` an API key
     return bool(parts) and (
         parts[-1] in _PASSWORD_CLASS
+        or parts[-2:] == ["pass", "phrase"]
         or parts[-1].endswith(("password", "passwd", "passwords"))
         or (parts[-1].endswith("pass") and parts[-1][:-4] in _PASS_OWNERS)
         or (parts[-1].endswith("pwd") and parts[-1][:-3] in _PASS_OWNERS)  # ``adminpwd``, ``dbpwd``

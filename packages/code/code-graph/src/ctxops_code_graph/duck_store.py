@@ -982,6 +982,10 @@ SELECT e.src, e.dst,
        ) THEN 'name-only' ELSE e.confidence END AS confidence
 FROM edges e JOIN refs r ON r.rid = e.rid
 WHERE e.kind = 'inherit'
+-- (TypeScript: a class's members are its own and its base class's; an interface it implements adds none, so
+-- `class W extends Base implements I` calls Base's m, not I's too: grpc-js's `throttleKeepalive`, session 24)
+ AND NOT (r.fam = 'js' AND EXISTS (SELECT 1 FROM symbols c WHERE c.id = e.src AND c.kind = 'class')
+          AND EXISTS (SELECT 1 FROM symbols i WHERE i.id = e.dst AND i.kind = 'interface'))
 """
 
 

@@ -1,0 +1,113 @@
+"""TypeScript answers tsc decides (issue 24, session 24): a class's implemented interface adds no members, an
+interface merged with a class is the class's, a union-typed receiver calls each member's override, Node's
+built-in modules are never the repository's files, `await f<T>()` is a call of f."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from repo_fixtures import certain_callers, indexed
+
+TS_MEMBERS = {
+    "lib/iface.ts": """export interface SubI {
+  throttle(n: number): void;
+}
+export abstract class BaseW implements SubI {
+  constructor(protected child: SubI) {}
+  throttle(n: number): void {
+    this.child.throttle(n); // child
+  }
+}
+export declare interface Emitter {
+  emit(e: string): boolean;
+}
+export class Emitter {
+  on(e: string): void {}
+}
+export class Tracker { unrefChild(x: number): void {} }
+export class Stub extends Tracker { override unrefChild(): void {} }
+""",
+    "lib/use.ts": """import { SubI, BaseW, Emitter, Tracker, Stub } from './iface';
+class Wrap
+  extends BaseW
+  implements SubI
+{
+  ref(): void {}
+}
+class Stream extends Emitter {}
+export class Chan {
+  private readonly ws: Set<Wrap> = new Set();
+  private tracker:
+    | Tracker
+    | Stub;
+  constructor() { this.tracker = new Stub(); }
+  go(n: number, s: Stream): void {
+    for (const w of this.ws) {
+      w.throttle(n); // wrapped
+    }
+    s.emit('x'); // merged
+    this.tracker.unrefChild(1); // union
+  }
+}
+""",
+}
+
+
+def _lines(files: dict[str, str], tag: str) -> set[tuple[str, int]]:
+    return {
+        (path, i)
+        for path, text in files.items()
+        for i, line in enumerate(text.splitlines(), 1)
+        if line.rstrip().endswith("// " + tag)
+    }
+
+
+def test_an_implemented_interface_adds_no_member_to_the_class(tmp_path: Path) -> None:
+    """grpc-js's `class ChannelSubchannelWrapper extends BaseSubchannelWrapper implements SubchannelInterface`:
+    `wrapped.throttleKeepalive()` is the base class's method (tsc), not also the interface's declaration; an
+    interface merged with a class of its name (mongodb's `TypedEventEmitter`) is that class's own."""
+    idx = indexed(tmp_path / "members", TS_MEMBERS)
+    try:
+        wrapped = _lines(TS_MEMBERS, "wrapped")
+        assert wrapped <= certain_callers(idx, "typescript lib/iface.ts BaseW.throttle().")
+        assert not (wrapped & certain_callers(idx, "typescript lib/iface.ts SubI.throttle()."))
+        assert _lines(TS_MEMBERS, "child") <= certain_callers(idx, "typescript lib/iface.ts SubI.throttle().")
+        assert _lines(TS_MEMBERS, "merged") <= certain_callers(idx, "typescript lib/iface.ts Emitter.emit().")
+        union = _lines(TS_MEMBERS, "union")
+        assert union <= certain_callers(idx, "typescript lib/iface.ts Tracker.unrefChild().")
+        assert union <= certain_callers(idx, "typescript lib/iface.ts Stub.unrefChild().")
+    finally:
+        idx.close()
+
+
+TS_BUILTIN = {
+    "crypto/index.ts": 'import { randomBytes } from "./random.js";\nexport { randomBytes };\n',
+    "crypto/crypto.ts": 'export {\n    createHash, randomBytes\n} from "crypto";\n',
+    "crypto/random.ts": """import { randomBytes as crypto_random } from "./crypto.js";
+export function randomBytes(n: number): Uint8Array {
+  return new Uint8Array(crypto_random(n)); // node
+}
+export async function load<T>(a: number): Promise<T> { return null as any; }
+export class C { async get<T>(): Promise<T> { return null as any; } }
+export async function run(c: C) {
+  const a = await load<string>(1); // awaited
+  const d = await c.get<number>(); // awaited-method
+}
+""",
+    "wallet.ts": 'import { randomBytes } from "./crypto";\nexport function w() {\n  randomBytes(1); // own\n}\n',
+}
+
+
+def test_a_name_re_exported_from_a_node_builtin_is_not_the_repositorys(tmp_path: Path) -> None:
+    """ethers' `crypto/crypto.ts`: `export { randomBytes } from "crypto"` is Node's function (tsc reads
+    @types/node), not the repository's `crypto/index.ts` export of the same name; `./crypto` still is that
+    directory. `await load<string>(1)` (tree-sitter reads `(await load)<string>(1)`) is a call of load."""
+    idx = indexed(tmp_path / "builtin", TS_BUILTIN)
+    try:
+        own = certain_callers(idx, "typescript crypto/random.ts randomBytes().")
+        assert _lines(TS_BUILTIN, "own") <= own
+        assert not (_lines(TS_BUILTIN, "node") & own)
+        assert _lines(TS_BUILTIN, "awaited") <= certain_callers(idx, "typescript crypto/random.ts load().")
+        assert _lines(TS_BUILTIN, "awaited-method") <= certain_callers(idx, "typescript crypto/random.ts C.get().")
+    finally:
+        idx.close()

@@ -982,14 +982,6 @@ SELECT e.src, e.dst,
        ) THEN 'name-only' ELSE e.confidence END AS confidence
 FROM edges e JOIN refs r ON r.rid = e.rid
 WHERE e.kind = 'inherit'
--- (TypeScript: a class's members are its own and its base class's; an interface it implements adds none, so
--- `class W extends Base implements I` calls Base's m, not I's too: grpc-js's `throttleKeepalive`, session 24.
--- An interface merged with a class of its name in its file is that class (`extends TypedEventEmitter` may
--- name either): its members are the class's own, mongodb's `interface TypedEventEmitter` + `class` of the name)
- AND NOT (r.fam = 'js' AND EXISTS (
-   SELECT 1 FROM symbols c JOIN symbols i ON i.id = e.dst AND i.kind = 'interface'
-   WHERE c.id = e.src AND c.kind = 'class' AND NOT EXISTS (
-     SELECT 1 FROM symbols k WHERE k.name = i.name AND k.path = i.path AND k.kind = 'class')))
 """
 
 

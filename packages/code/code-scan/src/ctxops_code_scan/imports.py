@@ -128,10 +128,50 @@ def _js_reexport(node: Any, module: str) -> Iterator[tuple[str, str | None, str 
 # Node's built-in modules: a bare `"crypto"` is Node's, never the repository's `crypto/` (ethers re-exports
 # `randomBytes` from it beside a `crypto/index.ts` of its own; tsc finds it in @types/node, session 24)
 _NODE_BUILTINS = frozenset(
-    "assert async_hooks buffer child_process cluster console constants crypto dgram diagnostics_channel dns"
-    " domain events fs http http2 https inspector module net os path perf_hooks process punycode querystring"
-    " readline repl stream string_decoder sys timers tls trace_events tty url util v8 vm wasi worker_threads"
-    " zlib".split()
+    [
+        "assert",
+        "async_hooks",
+        "buffer",
+        "child_process",
+        "cluster",
+        "console",
+        "constants",
+        "crypto",
+        "dgram",
+        "diagnostics_channel",
+        "dns",
+        "domain",
+        "events",
+        "fs",
+        "http",
+        "http2",
+        "https",
+        "inspector",
+        "module",
+        "net",
+        "os",
+        "path",
+        "perf_hooks",
+        "process",
+        "punycode",
+        "querystring",
+        "readline",
+        "repl",
+        "stream",
+        "string_decoder",
+        "sys",
+        "timers",
+        "tls",
+        "trace_events",
+        "tty",
+        "url",
+        "util",
+        "v8",
+        "vm",
+        "wasi",
+        "worker_threads",
+        "zlib",
+    ]
 )
 
 

@@ -15,7 +15,8 @@ they filed it under. `misread` lists the uses where it is not:
   binding around the use (if any) belongs to another function: the reading is that block's, not the use's.
 Those uses get no type (no certain answer) rather than another binding's. Linear in the file: the blocks'
 query runs only when a receiver's name is bound twice in the file or bound where the facts cannot read it,
-and the innermost scope around every point comes from sweeps in document order (`brace_scopes._Innermost`).
+and then only over the bytes between those bindings (`go_blocks._ranges`); the innermost scope around every
+point comes from sweeps in document order (`go_blocks._around`).
 """
 
 from __future__ import annotations

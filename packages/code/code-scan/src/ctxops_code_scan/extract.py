@@ -40,6 +40,7 @@ from .records import Import
 from .static_members import is_static, static_rows
 from .symbol_ids import IdAllocator
 from .ts_assigned import guarded_assignment, predicate_type
+from .ts_blocks import misread
 from .ts_patterns import declared_literal_type, literal_member, stated_base
 from .type_exprs import (
     MAX_DEPTH,
@@ -706,6 +707,10 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
         _package_submodules(out, facts, path)
     if python and facts is not None:
         facts.settle_attrs()
+    if facts is not None and typed_refs and typescript and local_matches:
+        # (a receiver whose first name the facts would read from another block's binding: no type, `ts_blocks`)
+        blocked = misread(lang, tree.root_node, local_matches, _first_names(typed_refs, out.references))
+        typed_refs = [t for t in typed_refs if t[0] not in blocked]
     if facts is not None and typed_refs:
         _add_receiver_types(
             out.references,
@@ -1118,6 +1123,20 @@ class _MaybeNarrowed:
     def at(self, index: int) -> bool:
         site = self.sites.get(index)
         return site is not None and ts_maybe_narrowed(site[0], site[1], self.memo)
+
+
+def _first_names(
+    typed: Sequence[tuple[int, str | None, str | None, Chain | None, int]], refs: list[Reference]
+) -> list[tuple[int, str, int]]:
+    """TypeScript: (ref index, the receiver's first name, where it is used) of the typed receivers read from a
+    name (not `this`, not a call's result)."""
+    out: list[tuple[int, str, int]] = []
+    for index, _fid, _cls, chain, at in typed:
+        qualifier = refs[index].qualifier or ""
+        first = chain[1] if chain is not None and not chain[0] else qualifier.partition(".")[0]
+        if first and first not in {"this", "?"} and (chain is None or not chain[0]):
+            out.append((index, first, at))
+    return out
 
 
 def _add_receiver_types(

@@ -125,10 +125,61 @@ def _js_reexport(node: Any, module: str) -> Iterator[tuple[str, str | None, str 
                 yield module, _t(name), _t(alias or name), name.start_point[0] + 1
 
 
+# Node's built-in modules: a bare `"crypto"` is Node's, never the repository's `crypto/` (ethers re-exports
+# `randomBytes` from it beside a `crypto/index.ts` of its own; tsc finds it in @types/node, session 24)
+_NODE_BUILTINS = frozenset(
+    [
+        "assert",
+        "async_hooks",
+        "buffer",
+        "child_process",
+        "cluster",
+        "console",
+        "constants",
+        "crypto",
+        "dgram",
+        "diagnostics_channel",
+        "dns",
+        "domain",
+        "events",
+        "fs",
+        "http",
+        "http2",
+        "https",
+        "inspector",
+        "module",
+        "net",
+        "os",
+        "path",
+        "perf_hooks",
+        "process",
+        "punycode",
+        "querystring",
+        "readline",
+        "repl",
+        "stream",
+        "string_decoder",
+        "sys",
+        "timers",
+        "tls",
+        "trace_events",
+        "tty",
+        "url",
+        "util",
+        "v8",
+        "vm",
+        "wasi",
+        "worker_threads",
+        "zlib",
+    ]
+)
+
+
 def js_module(spec: str, path: str) -> str:
-    """Relative specifiers become repo-relative paths without extension; packages stay as written."""
+    """Relative specifiers become repo-relative paths without extension; packages stay as written, but for
+    Node's built-in modules, written or read as `node:<name>` (a relative path may also come out as `crypto`)."""
     if not spec.startswith("."):
-        return spec
+        return "node:" + spec if spec.partition("/")[0] in _NODE_BUILTINS else spec
     joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
     for ext in (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs"):
         if joined.endswith(ext):

@@ -45,6 +45,10 @@
 ; References --------------------------------------------------------------
 (call_expression function: (identifier) @name) @ref.call
 (call_expression function: (member_expression object: (_) @qual property: (property_identifier) @name)) @ref.call
+; `await f<T>()` / `await o.m<T>()`: tree-sitter reads the type arguments as applied to `await f`, the call's
+; function an await_expression; the call is f's (tsc), one row as for `await f()` (session 24)
+(call_expression function: (await_expression (identifier) @name) type_arguments: (_)) @ref.call
+(call_expression function: (await_expression (member_expression object: (_) @qual property: (property_identifier) @name)) type_arguments: (_)) @ref.call
 (new_expression constructor: (identifier) @name) @ref.call
 (new_expression constructor: (member_expression object: (_) @qual property: (property_identifier) @name)) @ref.call
 (extends_clause value: (identifier) @name) @ref.inherit

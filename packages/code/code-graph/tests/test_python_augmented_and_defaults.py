@@ -1,7 +1,9 @@
 """Two bindings a checker reads and the graph did not (issue 24, session 19): an augmented assignment to an
 attribute (pypika's `self._on_conflict_wheres &= criterion`, `Criterion | ComplexCriterion` to pyright) leaves
 the attribute no one class, and an unannotated parameter with a default call of a class (lark's
-`prioritizer=ForestSumVisitor()`) is that class. Real files, a real git repository, a real index."""
+`prioritizer=ForestSumVisitor()`) is that class; a nested function's parameter defaulting to a name of the
+function around it (cattrs' `def hook(val, _c=converter)`) is that name's type there (session 24). Real files,
+a real git repository, a real index."""
 
 from __future__ import annotations
 
@@ -60,6 +62,23 @@ class Forest:
 def walk(v=ForestSumVisitor()):
     v.visit(None)
 """,
+    "q/hooks.py": """from q.terms import ForestSumVisitor
+
+shared = None
+
+
+def make(converter: ForestSumVisitor, cl):
+    def hook(val, _c=converter, _cl=cl):
+        return _c.visit(val)
+
+    def same(val, converter=converter):
+        return converter.visit(val)
+
+    def unknown(val, s=shared):
+        return s.visit(val)
+
+    return hook, same, unknown
+""",
 }
 
 
@@ -74,4 +93,14 @@ def test_an_augmented_attribute_is_no_one_class(ix: CodeIndex) -> None:
 
 
 def test_a_parameter_typed_by_its_default(ix: CodeIndex) -> None:
-    assert _certain(ix, "python q/terms.py ForestSumVisitor.visit().") == {("q/query.py", 23), ("q/query.py", 28)}
+    found = _certain(ix, "python q/terms.py ForestSumVisitor.visit().")
+    assert {site for site in found if site[0] == "q/query.py"} == {("q/query.py", 23), ("q/query.py", 28)}
+
+
+def test_a_nested_parameter_defaulting_to_an_outer_name(ix: CodeIndex) -> None:
+    """cattrs' `def struct_hook(val, _, _c=converter): ... _c.structure(...)` inside a function taking
+    `converter: BaseConverter`: the default is read where the def is, in the function around it (as a closure's
+    read of `converter` is), for `converter=converter` too. A module-level name bound to no class stays untyped."""
+    found = _certain(ix, "python q/terms.py ForestSumVisitor.visit().")
+    assert {("q/hooks.py", 8), ("q/hooks.py", 11)} <= found
+    assert ("q/hooks.py", 14) not in found

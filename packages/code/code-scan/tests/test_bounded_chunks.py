@@ -4,6 +4,7 @@ at 32k files)."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,11 @@ from ctxops_code_scan.records import ScanResult, Skipped
 def chunk_bytes(outcomes: list[ScanResult | Skipped]) -> tuple[int, int]:
     """(source bytes, files) of one chunk, computed where it was scanned (module level: picklable)."""
     return sum(o.file.size for o in outcomes if isinstance(o, ScanResult)), len(outcomes)
+
+
+def collector_state(outcomes: list[ScanResult | Skipped]) -> tuple[bool, int]:
+    """(the cyclic collector on?, files) where a chunk was encoded."""
+    return gc.isenabled(), len(outcomes)
 
 
 def _tree(root: Path, n: int, size: int) -> list[tuple[str, str]]:
@@ -49,3 +55,17 @@ def test_dealt_chunks_cover_every_file_once_largest_spread() -> None:
     # small corpora keep the fixed minimum (the stdlib's 16 chunks); never more chunks than files
     assert len(scan.deal_chunks(todo[:100], sizes, at_least=16, max_bytes=1 << 30)) == 16
     assert len(scan.deal_chunks(todo[:5], sizes, at_least=16, max_bytes=1)) == 5
+
+
+def test_a_one_process_scan_runs_chunks_with_the_collector_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-worker build (`workers=1`, or fewer files than the pool's threshold) scans as a worker does: bounded
+    chunks in order, the cyclic collector off for each and back on after (session 24's profile: ~10% of a
+    one-worker stdlib build was the collector's passes)."""
+    monkeypatch.setattr(scan, "CHUNK_SOURCE_BYTES", 64_000)
+    items = _tree(tmp_path, 60, 4_000)
+    assert gc.isenabled()
+    chunks = list(scan.scan_chunks(tmp_path, items, collector_state, workers=1))
+    assert gc.isenabled()
+    assert sum(n for _, n in chunks) == len(items)
+    assert not any(on for on, _ in chunks)
+    assert len(chunks) == -(-240_000 // 64_000)

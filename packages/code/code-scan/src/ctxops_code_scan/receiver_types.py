@@ -343,6 +343,21 @@ def default_typed_params(params: Any) -> dict[str, str]:
     return out
 
 
+def name_default_params(params: Any) -> dict[str, str]:
+    """Parameter name -> N, for the unannotated parameters whose default is a bare name (`_c=converter`,
+    `converter=converter`): the default is read where the def is, so a nested function's parameter is what N is
+    in the function around it."""
+    out: dict[str, str] = {}
+    for child in params.named_children:
+        if child.type != "default_parameter":
+            continue
+        name = child.child_by_field_name("name")
+        value = child.child_by_field_name("value")
+        if name is not None and name.type == "identifier" and value is not None and value.type == "identifier":
+            out[name.text.decode("utf-8", "replace")] = value.text.decode("utf-8", "replace")
+    return out
+
+
 def class_object_params(params: Any) -> dict[str, str]:
     """Parameter name -> K, for the parameters annotated with a class object (`cls: type[K] = K`)."""
     out: dict[str, str] = {}
@@ -447,6 +462,8 @@ class TypeFacts:
     annotated: set[str] = field(default_factory=set)
     fixtures: dict[str, set[str]] = field(default_factory=dict)  # function id -> parameters filled by pytest
     class_params: dict[str, dict[str, str]] = field(default_factory=dict)  # function id -> `p: type[K]` -> K
+    # Python: function id -> `p=n` -> n (a bare name's default: a nested function's `p` is the outer `n`)
+    name_defaults: dict[str, dict[str, str]] = field(default_factory=dict)
     class_objects: dict[str, str] = field(default_factory=dict)  # module-level `Base: type[K] = ...` -> K
     # Python: class qualname -> attribute holding a class object (`parser: type[K]`, `factory = K`) -> K; a
     # member read through it (`self.parser.parse_options()`) is K's, as a checker reads `type[K]`'s members
@@ -517,6 +534,9 @@ class TypeFacts:
             defaulted = default_typed_params(params)
             if defaulted:
                 self.params[function_id] = defaulted
+            named = name_default_params(params)
+            if named:
+                self.name_defaults[function_id] = named
         if signature and ":" in signature:  # cheap test first: most functions have no annotation
             found = annotated_params(params)
             if found:
@@ -1471,6 +1491,13 @@ class TypeFacts:
             if name in self.fixtures.get(function_id, ()):
                 return self._fixture(name, function_id)
             if is_param:
+                around = self.outer.get(function_id)
+                default = self.name_defaults.get(function_id, {}).get(name)
+                if default is not None and around is not None and depth < MAX_DEPTH:
+                    # `def hook(v, _c=converter)` in a function taking `converter: K`: the default is read where
+                    # the def is, as a closure reads it (not for a module-level def: what a checker makes of a
+                    # module name's default is its declared type, which this does not read)
+                    return self._root(default, around, depth + 1)
                 # `maker: type[K]`: a member read through the class object is K's (`maker.create()`)
                 return self.class_params.get(function_id, {}).get(name)
             outer = self.outer.get(function_id)

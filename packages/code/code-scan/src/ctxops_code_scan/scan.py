@@ -209,8 +209,10 @@ def scan_chunks(
     todo = list(items)
     workers = workers if workers is not None else (os.cpu_count() or 1)
     if workers <= 1 or len(todo) < PARALLEL_THRESHOLD:
-        if todo:
-            yield encode([scan_file(root, rel, lang, config) for rel, lang in todo])
+        # In this process as in a worker: a bounded chunk at a time, the cyclic collector off for each (left on
+        # for a whole one-worker build, its passes were ~10% of the build's CPU: session 24's profile)
+        for chunk in _in_order_chunks(root, todo, CHUNK_SOURCE_BYTES):
+            yield _scan_chunk((str(root), chunk, config, encode))
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -230,6 +232,20 @@ def scan_chunks(
         initargs=(os.getpid(), context.get_start_method() == "fork"),
     ) as pool:
         yield from pool.map(_scan_chunk, [(str(root), chunk, config, encode) for chunk in chunks if chunk])
+
+
+def _in_order_chunks(root: Path, todo: list[tuple[str, str]], max_bytes: int) -> Iterator[list[tuple[str, str]]]:
+    """`todo` in its order, cut where a chunk's source passes `max_bytes` (one file at least per chunk)."""
+    chunk: list[tuple[str, str]] = []
+    held = 0
+    for item in todo:
+        chunk.append(item)
+        held += _size(root / item[0])
+        if held >= max_bytes:
+            yield chunk
+            chunk, held = [], 0
+    if chunk:
+        yield chunk
 
 
 def deal_chunks(

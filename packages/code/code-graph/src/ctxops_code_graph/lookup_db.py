@@ -365,14 +365,23 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
             sk_cache[sid] = int(row[0]) if row else None
         return sk_cache[sid]
 
+    gone_fks: list[int] = []
     for path in d.deleted_paths:
         key = fk_of(path)
         if key is None:
             continue
+        gone_fks.append(key)
         delete_file_rows(con, key, ("symbols", "refs", "imports", "edges"))
-        con.execute("DELETE FROM file_edges WHERE src_fk = ? OR dst_fk = ?", (key, key))
         con.execute("UPDATE imports SET target_fk = NULL WHERE target_fk = ?", (key,))
         con.execute("DELETE FROM files WHERE fk = ?", (key,))
+    if gone_fks:  # one scan for all of them: `file_edges` has no index (it is read whole)
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS gone_fks (fk INTEGER PRIMARY KEY)")
+        con.execute("DELETE FROM temp.gone_fks")
+        con.executemany("INSERT OR IGNORE INTO temp.gone_fks VALUES (?)", [(k,) for k in gone_fks])
+        con.execute(
+            "DELETE FROM file_edges WHERE src_fk IN (SELECT fk FROM temp.gone_fks)"
+            " OR dst_fk IN (SELECT fk FROM temp.gone_fks)"
+        )
     con.executemany("DELETE FROM skipped WHERE path = ?", [(p,) for p in d.scanned_paths + d.deleted_paths])
     con.executemany("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", d.touched)
     scanned_ok = {r[0] for r in d.files}

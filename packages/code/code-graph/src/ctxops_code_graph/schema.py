@@ -88,6 +88,40 @@ def id_full_sql(symbol: str, path: str) -> str:
     return f"CASE WHEN {symbol}.id = {default_id_sql(symbol, escaped_path_sql(path))} THEN NULL ELSE {symbol}.id END"
 
 
+# A symbol's kind and language are one of a few: `symbol_rows` keeps a small integer (one byte, or none for
+# 0 and 1) for these, the text itself for any other; and its qualified name as 0 where it is its name (a
+# top-level symbol's). The columns the queries read are generated from them (the stdlib's snapshot: -1.3 MB).
+SYMBOL_KINDS = (
+    "function", "method", "field", "variable", "constant", "class", "type", "interface", "struct", "enum",
+    "module", "macro", "trait",
+)  # fmt: skip
+SYMBOL_LANGS = (
+    "python", "typescript", "go", "javascript", "c", "cpp", "rust", "java", "ruby", "php", "kotlin", "swift",
+    "shell",
+)  # fmt: skip
+
+
+def _coded(text: str, values: tuple[str, ...]) -> str:
+    """SQL of what `symbol_rows` stores of ``text`` (SQL of a kind or language): its key in ``values``."""
+    whens = " ".join(f"WHEN '{v}' THEN {i}" for i, v in enumerate(values))
+    return f"CASE {text} {whens} ELSE {text} END"
+
+
+def _decoded(column: str, values: tuple[str, ...]) -> str:
+    # (A key is an integer, a text stored as is is a text: `CASE` compares them without conversion, the
+    # stored columns having no type, so no affinity.)
+    whens = " ".join(f"WHEN {i} THEN '{v}'" for i, v in enumerate(values))
+    return f"CASE {column} {whens} ELSE {column} END"
+
+
+def stored_symbol_sql(name: str, qualname: str, kind: str, lang: str) -> str:
+    """SQL of `symbol_rows`' stored `qual_key, kind_key, lang_key` from the SQL of a symbol's columns."""
+    return (
+        f"CASE WHEN {qualname} = {name} THEN 0 ELSE {qualname} END,"
+        f" {_coded(kind, SYMBOL_KINDS)}, {_coded(lang, SYMBOL_LANGS)}"
+    )
+
+
 # The SQLite lookup snapshot interns paths and symbol ids as integer keys (fk, sk): a third of the size.
 SQLITE_DDL = [
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
@@ -97,9 +131,12 @@ SQLITE_DDL = [
     "CREATE TABLE dirs (path TEXT PRIMARY KEY, mtime_ns INTEGER)",
     # A symbol's id (`<lang> <path> <qualname><suffix>`) is built on read from its other columns; `id_full`
     # keeps it only where it is not that (a duplicate's `(+1)`), so no row repeats its file's path.
-    "CREATE TABLE symbol_rows (sk INTEGER PRIMARY KEY, id_full TEXT, name TEXT, qualname TEXT, kind TEXT,"
-    " lang TEXT, fk INTEGER, line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_sk INTEGER,"
-    " exported INTEGER)",
+    # (Rows are written without a column list: the generated columns, last, take no value.)
+    "CREATE TABLE symbol_rows (sk INTEGER PRIMARY KEY, id_full TEXT, name TEXT, qual_key, kind_key, lang_key,"
+    " fk INTEGER, line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_sk INTEGER, exported INTEGER,"
+    " qualname TEXT GENERATED ALWAYS AS (CASE WHEN qual_key = 0 THEN name ELSE qual_key END) VIRTUAL,"
+    f" kind TEXT GENERATED ALWAYS AS ({_decoded('kind_key', SYMBOL_KINDS)}) VIRTUAL,"
+    f" lang TEXT GENERATED ALWAYS AS ({_decoded('lang_key', SYMBOL_LANGS)}) VIRTUAL)",
     # (The file's path by a scalar subquery, not a join: a view that is a join is not flattened into a
     # query that LEFT JOINs it, such as a symbol's parent: SQLite would build all of it for every query.)
     f"CREATE VIEW symbols AS SELECT s.sk AS sk, coalesce(s.id_full, {default_id_sql('s', _VIEW_PATH)}) AS id,"

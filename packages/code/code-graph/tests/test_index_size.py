@@ -56,3 +56,44 @@ def test_the_commonest_strings_take_the_one_byte_keys(tmp_path: Path) -> None:
     ix = CodeIndex(root)
     assert len(ix.callers("python many.py hot().")) == 300
     assert len(ix.references("a150")) == 1
+
+
+def test_a_symbol_s_kind_language_and_qualname_are_stored_as_keys_and_read_as_text() -> None:
+    from ctxops_code_graph.reader import ID_WHERE, SYMBOL_SELECT, id_params
+    from ctxops_code_graph.schema import SQLITE_DDL, stored_symbol_sql
+
+    con = sqlite3.connect(":memory:")
+    for statement in SQLITE_DDL:
+        con.execute(statement)
+    con.execute("INSERT INTO files (fk, path, lang) VALUES (1, 'a b.py', 'python')")
+    rows = [  # name, qualname, kind, lang: known ones, a kind and a language outside the lists, a NULL kind
+        ("f", "f", "function", "python"),
+        ("m", "C.m", "method", "python"),
+        ("C", "C", "class", "python"),
+        ("x", "C.x", "property", "zig"),
+        ("0", "0", None, "go"),
+        ("M", "M", "module", "typescript"),
+    ]
+    con.executemany(
+        "INSERT INTO symbol_rows VALUES (NULL, NULL, ?1, "
+        + stored_symbol_sql("?1", "?2", "?3", "?4")
+        + ", 1, 1, 2, NULL, NULL, NULL, 1)",
+        rows,
+    )
+    stored = con.execute("SELECT typeof(qual_key), typeof(kind_key), typeof(lang_key) FROM symbol_rows").fetchall()
+    assert stored[0] == ("integer", "integer", "integer")
+    assert stored[3] == ("text", "text", "text")  # kept as they are
+    read = con.execute("SELECT name, qualname, kind, lang FROM symbols ORDER BY sk").fetchall()
+    assert read == rows
+    ids = [r[0] for r in con.execute("SELECT id FROM symbols ORDER BY sk")]
+    assert ids == [
+        "python `a b.py` f().",
+        "python `a b.py` C.m().",
+        "python `a b.py` C#",
+        "zig `a b.py` C.x.",
+        "go `a b.py` 0.",
+        "typescript `a b.py` M/",
+    ]
+    assert [r[0] for r in con.execute(f"{SYMBOL_SELECT} ORDER BY s.sk")] == ids
+    for sid in ids:
+        assert con.execute(f"SELECT count(*) FROM symbol_rows s WHERE {ID_WHERE}", id_params(sid)).fetchone() == (1,)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ctxops_code_scan.version import EXTRACTOR_VERSION
 
-from .reader import default_id_sql, escaped_path_sql
+from .reader import SYMBOL_KINDS, SYMBOL_LANGS, coded_sql, decoded_sql, default_id_sql, escaped_path_sql
 
 STORE_VERSION = 10  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
 INDEX_FORMAT = f"store{STORE_VERSION}-extractor{EXTRACTOR_VERSION}"
@@ -88,37 +88,11 @@ def id_full_sql(symbol: str, path: str) -> str:
     return f"CASE WHEN {symbol}.id = {default_id_sql(symbol, escaped_path_sql(path))} THEN NULL ELSE {symbol}.id END"
 
 
-# A symbol's kind and language are one of a few: `symbol_rows` keeps a small integer (one byte, or none for
-# 0 and 1) for these, the text itself for any other; and its qualified name as 0 where it is its name (a
-# top-level symbol's). The columns the queries read are generated from them (the stdlib's snapshot: -1.3 MB).
-SYMBOL_KINDS = (
-    "function", "method", "field", "variable", "constant", "class", "type", "interface", "struct", "enum",
-    "module", "macro", "trait",
-)  # fmt: skip
-SYMBOL_LANGS = (
-    "python", "typescript", "go", "javascript", "c", "cpp", "rust", "java", "ruby", "php", "kotlin", "swift",
-    "shell",
-)  # fmt: skip
-
-
-def _coded(text: str, values: tuple[str, ...]) -> str:
-    """SQL of what `symbol_rows` stores of ``text`` (SQL of a kind or language): its key in ``values``."""
-    whens = " ".join(f"WHEN '{v}' THEN {i}" for i, v in enumerate(values))
-    return f"CASE {text} {whens} ELSE {text} END"
-
-
-def _decoded(column: str, values: tuple[str, ...]) -> str:
-    # (A key is an integer, a text stored as is is a text: `CASE` compares them without conversion, the
-    # stored columns having no type, so no affinity.)
-    whens = " ".join(f"WHEN {i} THEN '{v}'" for i, v in enumerate(values))
-    return f"CASE {column} {whens} ELSE {column} END"
-
-
 def stored_symbol_sql(name: str, qualname: str, kind: str, lang: str) -> str:
     """SQL of `symbol_rows`' stored `qual_key, kind_key, lang_key` from the SQL of a symbol's columns."""
     return (
         f"CASE WHEN {qualname} = {name} THEN 0 ELSE {qualname} END,"
-        f" {_coded(kind, SYMBOL_KINDS)}, {_coded(lang, SYMBOL_LANGS)}"
+        f" {coded_sql(kind, SYMBOL_KINDS)}, {coded_sql(lang, SYMBOL_LANGS)}"
     )
 
 
@@ -135,11 +109,12 @@ SQLITE_DDL = [
     "CREATE TABLE symbol_rows (sk INTEGER PRIMARY KEY, id_full TEXT, name TEXT, qual_key, kind_key, lang_key,"
     " fk INTEGER, line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_sk INTEGER, exported INTEGER,"
     " qualname TEXT GENERATED ALWAYS AS (CASE WHEN qual_key = 0 THEN name ELSE qual_key END) VIRTUAL,"
-    f" kind TEXT GENERATED ALWAYS AS ({_decoded('kind_key', SYMBOL_KINDS)}) VIRTUAL,"
-    f" lang TEXT GENERATED ALWAYS AS ({_decoded('lang_key', SYMBOL_LANGS)}) VIRTUAL)",
+    f" kind TEXT GENERATED ALWAYS AS ({decoded_sql('kind_key', SYMBOL_KINDS)}) VIRTUAL,"
+    f" lang TEXT GENERATED ALWAYS AS ({decoded_sql('lang_key', SYMBOL_LANGS)}) VIRTUAL)",
     # (The file's path by a scalar subquery, not a join: a view that is a join is not flattened into a
     # query that LEFT JOINs it, such as a symbol's parent: SQLite would build all of it for every query.)
-    f"CREATE VIEW symbols AS SELECT s.sk AS sk, coalesce(s.id_full, {default_id_sql('s', _VIEW_PATH)}) AS id,"
+    "CREATE VIEW symbols AS SELECT s.sk AS sk,"
+    f" coalesce(s.id_full, {default_id_sql('s', _VIEW_PATH, keyed=True)}) AS id,"
     " s.name AS name, s.qualname AS qualname, s.kind AS kind, s.lang AS lang, s.fk AS fk, s.line AS line,"
     " s.end_line AS end_line, s.signature AS signature, s.doc AS doc, s.parent_sk AS parent_sk,"
     " s.exported AS exported FROM symbol_rows s",

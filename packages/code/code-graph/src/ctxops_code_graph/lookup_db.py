@@ -320,7 +320,8 @@ def _indexes_on(tables: dict[str, str]) -> list[str]:
 
 
 def write_generation(layout: IndexLayout, duck: Any) -> Path:
-    """Write a complete snapshot from the build store as a new generation (made current by `publish`)."""
+    """Write a complete snapshot from the build store as a new generation (made current by `publish`). From
+    a published store, symbols come without their signature and doc (`duck_store.SNAPSHOT_ONLY`)."""
     writer = GenerationWriter(layout, duck)
     try:
         writer.start()

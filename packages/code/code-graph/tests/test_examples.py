@@ -172,6 +172,11 @@ def test_the_scan_keyed_snapshot_equals_one_copied_from_the_build_store(index: C
         con.close()
     copied, copied_orders = _snapshot_facts(index), _key_orders(index)
     assert len(built["refs"]) > 2000
+    # The published store keeps no signature or doc (`duck_store.SNAPSHOT_ONLY`: the scan's shards give the
+    # snapshot's): the same symbols otherwise.
+    assert any(r[8] is not None for r in built["symbols"])
+    assert all(r[8] is None and r[9] is None for r in copied["symbols"])
+    built["symbols"] = sorted(((*r[:8], None, None, *r[10:]) for r in built["symbols"]), key=repr)
     assert built == copied
     assert built_orders == copied_orders
     assert [p for (p,) in built_orders["files by fk"]] == sorted(p for (p,) in built_orders["files by fk"])

@@ -534,7 +534,7 @@ class IndexWriter:
             duck_store.touch_files(con, touched_stats)
             duck_store.insert_rows(con, "files", [f for f in rows.files if f[0] not in newly_skipped])
             duck_store.insert_rows(con, "skipped", rows.skipped)
-            duck_store.insert_rows(con, "symbols", rows.symbols)
+            duck_store.insert_rows(con, "symbols", duck_store.without_snapshot_only("symbols", rows.symbols))
             duck_store.insert_rows(con, "refs", rows.refs)
             duck_store.insert_rows(con, "types", rows.types)
             if file_set_changed or self._modules is None:

@@ -837,6 +837,17 @@ def pending_edges(con: Any) -> list[tuple[Any, ...]]:
 # and an edge's source, file and line repeat from one edge to the next in reference order (the stdlib's
 # edges: 327k rows in resolution's order, 11 MB; by reference, 5.5 MB less).
 _COMPACT_ORDER = {"edge_rows": "rid, dst", "refs": "rid", "symbols": "path, line, id"}
+# Columns the published store leaves NULL: only a full build's snapshot reads them, from the build's own store
+# (an update writes its snapshot rows from the scan), so a published copy is never read for them (the stdlib's
+# store: -0.7 MB).
+SNAPSHOT_ONLY = {"symbols": ("signature", "doc")}
+
+
+def without_snapshot_only(table: str, rows: Sequence[Sequence[Any]]) -> list[tuple[Any, ...]]:
+    """``rows`` of ``table`` with the `SNAPSHOT_ONLY` columns set to None, for the published store."""
+    names = columns(table)
+    drop = {names.index(c) for c in SNAPSHOT_ONLY.get(table, ())}
+    return [tuple(None if i in drop else v for i, v in enumerate(r)) for r in rows]
 
 
 def write_compacted(con: Any, target: Path) -> None:
@@ -862,7 +873,9 @@ def write_compacted(con: Any, target: Path) -> None:
         for table in tables:
             order = _COMPACT_ORDER.get(table)
             by = f" ORDER BY {order}" if order else ""
-            con.execute(f'INSERT INTO compacted."{table}" SELECT * FROM "{name}"."{table}"{by}')
+            nulls = ", ".join(f"NULL AS {c}" for c in SNAPSHOT_ONLY.get(table, ()))
+            select = f"* REPLACE ({nulls})" if nulls else "*"
+            con.execute(f'INSERT INTO compacted."{table}" SELECT {select} FROM "{name}"."{table}"{by}')
         # Written into the file now: the build's scratch store checkpoints neither by size nor at close
         # (`scratch_store`), which would leave the copy's rows in a WAL beside a file that is then renamed.
         con.execute("CHECKPOINT compacted")

@@ -20,7 +20,7 @@ from ctxops_contracts.shared.files import atomic_write
 
 from . import reader, rid_slices
 from .layout import IndexLayout
-from .schema import SQLITE_DDL, SQLITE_INDEXES, VIEW_TABLES, id_full_sql
+from .schema import SQLITE_DDL, SQLITE_INDEXES, VIEW_TABLES, id_full_sql, stored_symbol_sql
 from .snapshot_rows import Keys, copy_shard_refs, delete_file_rows, insert_edges, insert_refs
 
 if TYPE_CHECKING:
@@ -234,7 +234,8 @@ class GenerationWriter:
                 copy_shard_refs(self._con, first_rid, self._repack("r.enclosing_sk"))
                 self._con.execute(
                     f"INSERT INTO symbol_rows SELECT {self._repack('s.sk')}, {id_full_sql('s', 'p.path')}, s.name,"
-                    " s.qualname, s.kind, s.lang, s.fk, s.line, s.end_line, s.signature, s.doc,"
+                    f" {stored_symbol_sql('s.name', 's.qualname', 's.kind', 's.lang')}, s.fk, s.line, s.end_line,"
+                    " s.signature, s.doc,"
                     f" {self._repack('s.parent_sk')}, s.exported FROM shard.symbols s"
                     " LEFT JOIN shard.paths p ON p.fk = s.fk ORDER BY s.sk"
                 )
@@ -258,6 +259,9 @@ class GenerationWriter:
     def _copy_rows(self, table: str, cursor: Any) -> None:
         marks = ", ".join("?" for _ in cursor.description)
         insert = f"INSERT INTO {_STORED_AS.get(table, table)} VALUES ({marks})"
+        if table == "symbols":  # (sk, id_full, name, qualname, kind, lang, ...): the last three stored coded
+            rest = ", ".join(f"?{i}" for i in range(7, len(cursor.description) + 1))
+            insert = f"INSERT INTO symbol_rows VALUES (?1, ?2, ?3, {stored_symbol_sql('?3', '?4', '?5', '?6')}, {rest})"
         while batch := cursor.fetchmany(_BATCH):
             if table == "refs":
                 insert_refs(self._con, self._keys_of_rows, batch)
@@ -316,7 +320,8 @@ def _indexes_on(tables: dict[str, str]) -> list[str]:
 
 
 def write_generation(layout: IndexLayout, duck: Any) -> Path:
-    """Write a complete snapshot from the build store as a new generation (made current by `publish`)."""
+    """Write a complete snapshot from the build store as a new generation (made current by `publish`). From
+    a published store, symbols come without their signature and doc (`duck_store.SNAPSHOT_ONLY`)."""
     writer = GenerationWriter(layout, duck)
     try:
         writer.start()
@@ -365,14 +370,23 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
             sk_cache[sid] = int(row[0]) if row else None
         return sk_cache[sid]
 
+    gone_fks: list[int] = []
     for path in d.deleted_paths:
         key = fk_of(path)
         if key is None:
             continue
+        gone_fks.append(key)
         delete_file_rows(con, key, ("symbols", "refs", "imports", "edges"))
-        con.execute("DELETE FROM file_edges WHERE src_fk = ? OR dst_fk = ?", (key, key))
         con.execute("UPDATE imports SET target_fk = NULL WHERE target_fk = ?", (key,))
         con.execute("DELETE FROM files WHERE fk = ?", (key,))
+    if gone_fks:  # one scan for all of them: `file_edges` has no index (it is read whole)
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS gone_fks (fk INTEGER PRIMARY KEY)")
+        con.execute("DELETE FROM temp.gone_fks")
+        con.executemany("INSERT OR IGNORE INTO temp.gone_fks VALUES (?)", [(k,) for k in gone_fks])
+        con.execute(
+            "DELETE FROM file_edges WHERE src_fk IN (SELECT fk FROM temp.gone_fks)"
+            " OR dst_fk IN (SELECT fk FROM temp.gone_fks)"
+        )
     con.executemany("DELETE FROM skipped WHERE path = ?", [(p,) for p in d.scanned_paths + d.deleted_paths])
     con.executemany("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", d.touched)
     scanned_ok = {r[0] for r in d.files}
@@ -454,12 +468,14 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
 # the one the view builds.
 _DELTA_SYMBOL = "(SELECT ?1 AS id, ?2 AS lang, ?3 AS qualname, ?4 AS kind, ?5 AS fk) v LEFT JOIN files f ON f.fk = v.fk"
 _SYMBOL_INSERT = (
-    "INSERT INTO symbol_rows (id_full, name, qualname, kind, lang, fk, line, end_line, signature, doc, exported)"
-    f" SELECT {id_full_sql('v', 'f.path')}, ?6, ?3, ?4, ?2, ?5, ?7, ?8, ?9, ?10, ?11 FROM {_DELTA_SYMBOL}"
+    "INSERT INTO symbol_rows (id_full, name, qual_key, kind_key, lang_key, fk, line, end_line, signature, doc,"
+    f" exported) SELECT {id_full_sql('v', 'f.path')}, ?6, {stored_symbol_sql('?6', '?3', '?4', '?2')}, ?5, ?7, ?8,"
+    f" ?9, ?10, ?11 FROM {_DELTA_SYMBOL}"
 )
 _SYMBOL_UPDATE = (
     f"UPDATE symbol_rows SET id_full = (SELECT {id_full_sql('v', 'f.path')} FROM {_DELTA_SYMBOL}), name = ?6,"
-    " qualname = ?3, kind = ?4, lang = ?2, fk = ?5, line = ?7, end_line = ?8, signature = ?9, doc = ?10,"
+    f" (qual_key, kind_key, lang_key) = (SELECT {stored_symbol_sql('?6', '?3', '?4', '?2')}), fk = ?5, line = ?7,"
+    " end_line = ?8, signature = ?9, doc = ?10,"
     " exported = ?11 WHERE sk = ?12"
 )
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ctxops_code_scan.version import EXTRACTOR_VERSION
 
-from .reader import default_id_sql, escaped_path_sql
+from .reader import SYMBOL_KINDS, SYMBOL_LANGS, coded_sql, decoded_sql, default_id_sql, escaped_path_sql
 
-STORE_VERSION = 9  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
+STORE_VERSION = 10  # bump when a table layout changes; with EXTRACTOR_VERSION it decides full rebuilds
 INDEX_FORMAT = f"store{STORE_VERSION}-extractor{EXTRACTOR_VERSION}"
 
 # (column, DuckDB type); SQLite takes the same names with its own affinities.
@@ -88,6 +88,14 @@ def id_full_sql(symbol: str, path: str) -> str:
     return f"CASE WHEN {symbol}.id = {default_id_sql(symbol, escaped_path_sql(path))} THEN NULL ELSE {symbol}.id END"
 
 
+def stored_symbol_sql(name: str, qualname: str, kind: str, lang: str) -> str:
+    """SQL of `symbol_rows`' stored `qual_key, kind_key, lang_key` from the SQL of a symbol's columns."""
+    return (
+        f"CASE WHEN {qualname} = {name} THEN 0 ELSE {qualname} END,"
+        f" {coded_sql(kind, SYMBOL_KINDS)}, {coded_sql(lang, SYMBOL_LANGS)}"
+    )
+
+
 # The SQLite lookup snapshot interns paths and symbol ids as integer keys (fk, sk): a third of the size.
 SQLITE_DDL = [
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
@@ -97,12 +105,16 @@ SQLITE_DDL = [
     "CREATE TABLE dirs (path TEXT PRIMARY KEY, mtime_ns INTEGER)",
     # A symbol's id (`<lang> <path> <qualname><suffix>`) is built on read from its other columns; `id_full`
     # keeps it only where it is not that (a duplicate's `(+1)`), so no row repeats its file's path.
-    "CREATE TABLE symbol_rows (sk INTEGER PRIMARY KEY, id_full TEXT, name TEXT, qualname TEXT, kind TEXT,"
-    " lang TEXT, fk INTEGER, line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_sk INTEGER,"
-    " exported INTEGER)",
+    # (Rows are written without a column list: the generated columns, last, take no value.)
+    "CREATE TABLE symbol_rows (sk INTEGER PRIMARY KEY, id_full TEXT, name TEXT, qual_key, kind_key, lang_key,"
+    " fk INTEGER, line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_sk INTEGER, exported INTEGER,"
+    " qualname TEXT GENERATED ALWAYS AS (CASE WHEN qual_key = 0 THEN name ELSE qual_key END) VIRTUAL,"
+    f" kind TEXT GENERATED ALWAYS AS ({decoded_sql('kind_key', SYMBOL_KINDS)}) VIRTUAL,"
+    f" lang TEXT GENERATED ALWAYS AS ({decoded_sql('lang_key', SYMBOL_LANGS)}) VIRTUAL)",
     # (The file's path by a scalar subquery, not a join: a view that is a join is not flattened into a
     # query that LEFT JOINs it, such as a symbol's parent: SQLite would build all of it for every query.)
-    f"CREATE VIEW symbols AS SELECT s.sk AS sk, coalesce(s.id_full, {default_id_sql('s', _VIEW_PATH)}) AS id,"
+    "CREATE VIEW symbols AS SELECT s.sk AS sk,"
+    f" coalesce(s.id_full, {default_id_sql('s', _VIEW_PATH, keyed=True)}) AS id,"
     " s.name AS name, s.qualname AS qualname, s.kind AS kind, s.lang AS lang, s.fk AS fk, s.line AS line,"
     " s.end_line AS end_line, s.signature AS signature, s.doc AS doc, s.parent_sk AS parent_sk,"
     " s.exported AS exported FROM symbol_rows s",
@@ -156,7 +168,8 @@ SQLITE_INDEXES = [
     # No index on ids: an id names its file, and a file's symbols are a range of `symbols_fk` (`id_lookup`).
     "CREATE INDEX symbols_name ON symbol_rows(name)",
     "CREATE INDEX symbols_fk ON symbol_rows(fk, line)",
-    "CREATE INDEX symbols_parent ON symbol_rows(parent_sk)",
+    # No index on `parent_sk` (no query looks a symbol's children up by it: a parent is read by its key) nor
+    # on `file_edges` (read whole, for the ranks; a deleted file's rows go in one scan): the stdlib's 1.6 MB.
     "CREATE INDEX refs_name ON ref_rows(name_sid)",
     "CREATE INDEX imports_fk ON imports(fk)",
     "CREATE INDEX imports_target ON imports(target_fk)",
@@ -165,8 +178,6 @@ SQLITE_INDEXES = [
     "CREATE INDEX edges_src ON edge_rows(src_sk) WHERE src_sk IS NOT NULL",
     "CREATE INDEX edges_dst ON edge_rows(dst_sk)",
     "CREATE INDEX edges_fk ON edge_rows(fk) WHERE fk IS NOT NULL",  # only edges not in their reference's file
-    "CREATE INDEX file_edges_src ON file_edges(src_fk)",
-    "CREATE INDEX file_edges_dst ON file_edges(dst_fk)",
 ]
 
 

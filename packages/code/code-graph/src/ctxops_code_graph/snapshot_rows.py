@@ -91,10 +91,12 @@ def insert_edges(con: sqlite3.Connection, keys: Keys, rows: Iterable[Row]) -> No
 def copy_shard_refs(con: sqlite3.Connection, first_rid: int, enclosing: str = "r.enclosing_sk") -> None:
     """An attached shard's `refs` (plain layout, rids from 0) into `ref_rows`, inside SQLite; ``enclosing``
     is the SQL of the enclosing symbol's key (repacked) from `r`'s."""
+    # Most used first: SQLite stores a key below 128 in one byte, below 32,768 in two, so the roles and the
+    # commonest names and qualifiers (the first shard's) take the small keys (the stdlib's snapshot: -2 MB).
     con.execute(
-        "INSERT OR IGNORE INTO strings (text) SELECT symbol_name FROM shard.refs WHERE symbol_name IS NOT NULL"
-        " UNION SELECT role FROM shard.refs WHERE role IS NOT NULL"
-        " UNION SELECT qualifier FROM shard.refs WHERE qualifier IS NOT NULL"
+        "INSERT OR IGNORE INTO strings (text) SELECT t FROM (SELECT symbol_name AS t FROM shard.refs"
+        " UNION ALL SELECT role FROM shard.refs UNION ALL SELECT qualifier FROM shard.refs)"
+        " WHERE t IS NOT NULL GROUP BY t ORDER BY count(*) DESC, t"
     )
     con.execute(
         f"INSERT INTO ref_rows SELECT r.rid + ?, n.sid, r.fk, r.line, r.col, o.sid, {enclosing}, q.sid"

@@ -97,3 +97,39 @@ def test_a_symbol_s_kind_language_and_qualname_are_stored_as_keys_and_read_as_te
     assert [r[0] for r in con.execute(f"{SYMBOL_SELECT} ORDER BY s.sk")] == ids
     for sid in ids:
         assert con.execute(f"SELECT count(*) FROM symbol_rows s WHERE {ID_WHERE}", id_params(sid)).fetchone() == (1,)
+
+
+def test_import_modules_and_file_edge_kinds_are_stored_as_keys_and_read_as_text(tmp_path: Path) -> None:
+    # Go's imports of a package are a row per file of it, each repeating the module's path: the snapshot
+    # keeps the module once, in `strings`, and a file edge's kind as a small key (store 11).
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/helpers.py": "def helper():\n    return 1\n",
+        "app.py": "import os\nfrom pkg import helpers\nfrom pkg.helpers import helper\n\n"
+        "def main():\n    helper()\n    return os.getcwd()\n",
+    }
+    root = make_repo(tmp_path / "app", files)
+    IndexWriter(root).build()
+    con = _snapshot(root)
+    assert {r[0] for r in con.execute("SELECT typeof(module_sid) FROM import_rows")} == {"integer"}
+    assert {"os", "pkg", "pkg.helpers"} <= {r[0] for r in con.execute("SELECT module FROM imports")}
+    kinds = con.execute("SELECT DISTINCT typeof(kind_key), kind FROM file_edges").fetchall()
+    assert ("integer", "import") in kinds and all(t == "integer" for t, _ in kinds)
+    con.close()
+    ix = CodeIndex(root)
+    deps = ix.file_deps("app.py")
+    assert ("pkg.helpers", "pkg/helpers.py") in {(i.module, i.target) for i in deps.imports}
+    assert ix.file_deps("pkg/helpers.py").imported_by == ["app.py"]
+    # An update adds a module whose text is already a reference's name (`helper`), and another file's.
+    (root / "app.py").write_text("import helper\nimport json\n" + files["app.py"])
+    (root / "helper.py").write_text("import pkg.helpers\n")
+    ix.refresh()
+    con = _snapshot(root)
+    modules = [
+        r[0] for r in con.execute("SELECT module FROM imports i JOIN files f ON f.fk = i.fk WHERE f.path = 'app.py'")
+    ]
+    assert {"helper", "json", "os", "pkg.helpers"} <= set(modules)
+    assert con.execute("SELECT count(*) FROM strings WHERE text = 'helper'").fetchone()[0] == 1
+    assert ("import",) in con.execute("SELECT kind FROM file_edges").fetchall()
+    con.close()
+    assert ("helper", "helper.py") in {(i.module, i.target) for i in CodeIndex(root).file_deps("app.py").imports}

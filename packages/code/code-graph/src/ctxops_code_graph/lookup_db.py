@@ -20,8 +20,8 @@ from ctxops_contracts.shared.files import atomic_write
 
 from . import reader, rid_slices
 from .layout import IndexLayout
-from .schema import SQLITE_DDL, SQLITE_INDEXES, VIEW_TABLES, id_full_sql, stored_symbol_sql
-from .snapshot_rows import Keys, copy_shard_refs, delete_file_rows, insert_edges, insert_refs
+from .schema import FILE_EDGE_INSERT, SQLITE_DDL, SQLITE_INDEXES, VIEW_TABLES, id_full_sql, stored_symbol_sql
+from .snapshot_rows import Keys, copy_shard_refs, delete_file_rows, insert_edges, insert_imports, insert_refs
 
 if TYPE_CHECKING:
     from .bulk_load import SnapshotKeys
@@ -267,6 +267,10 @@ class GenerationWriter:
                 insert_refs(self._con, self._keys_of_rows, batch)
             elif table == "edges":
                 insert_edges(self._con, self._keys_of_rows, batch)
+            elif table == "imports":
+                insert_imports(self._con, batch)
+            elif table == "file_edges":
+                self._con.executemany(FILE_EDGE_INSERT, batch)
             else:
                 self._con.executemany(insert, batch)
 
@@ -377,7 +381,7 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
             continue
         gone_fks.append(key)
         delete_file_rows(con, key, ("symbols", "refs", "imports", "edges"))
-        con.execute("UPDATE imports SET target_fk = NULL WHERE target_fk = ?", (key,))
+        con.execute("UPDATE import_rows SET target_fk = NULL WHERE target_fk = ?", (key,))
         con.execute("DELETE FROM files WHERE fk = ?", (key,))
     if gone_fks:  # one scan for all of them: `file_edges` has no index (it is read whole)
         con.execute("CREATE TEMP TABLE IF NOT EXISTS gone_fks (fk INTEGER PRIMARY KEY)")
@@ -430,12 +434,12 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
     keys = Keys(con)
     insert_refs(con, keys, [(r[0], r[1], fks.get(r[2]), r[3], r[4], r[5], sk_of(r[6]), r[7]) for r in d.refs])
     if d.imports_replace_all:
-        con.execute("DELETE FROM imports")
+        con.execute("DELETE FROM import_rows")
         all_fk = dict(con.execute("SELECT path, fk FROM files").fetchall())
         rows = [(all_fk.get(r[0]), r[2], r[3], r[4], r[5], all_fk.get(r[6])) for r in d.imports]
     else:
         rows = [(fk_of(r[0]), r[2], r[3], r[4], r[5], fk_of(r[6])) for r in d.imports]
-    con.executemany("INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?)", rows)
+    insert_imports(con, rows)
     con.execute("CREATE TEMP TABLE IF NOT EXISTS rids (rid INTEGER PRIMARY KEY)")
     con.execute("DELETE FROM temp.rids")
     con.executemany("INSERT OR IGNORE INTO temp.rids VALUES (?)", [(r,) for r in d.reresolved_rids])
@@ -445,7 +449,7 @@ def _apply(con: sqlite3.Connection, d: Delta) -> None:
         all_fk = dict(con.execute("SELECT path, fk FROM files").fetchall())
         con.execute("DELETE FROM file_edges")
         con.executemany(
-            "INSERT INTO file_edges VALUES (?, ?, ?, ?)",
+            FILE_EDGE_INSERT,
             [(all_fk.get(r[0]), all_fk.get(r[1]), r[2], r[3]) for r in d.file_edges],
         )
     if d.ranks is not None:

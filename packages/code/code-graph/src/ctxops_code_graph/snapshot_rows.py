@@ -39,9 +39,10 @@ class Keys:
         if text is None:
             return None
         found = self._sids.get(text)
-        if found is None:
-            cursor = self._con.execute("INSERT INTO strings (text) VALUES (?)", (text,))
-            found = self._sids[text] = int(cursor.lastrowid or 0)
+        if found is None:  # (it may be there: `insert_imports` adds modules' text by SQL)
+            self._con.execute("INSERT OR IGNORE INTO strings (text) VALUES (?)", (text,))
+            (found,) = self._con.execute("SELECT sid FROM strings WHERE text = ?", (text,)).fetchone()
+            self._sids[text] = found
         return found
 
     def how(self, kind: Any, confidence: Any, resolution: Any) -> int:
@@ -109,6 +110,16 @@ def copy_shard_refs(con: sqlite3.Connection, first_rid: int, enclosing: str = "r
     con.execute(_span_upsert("enclosed_spans", spans.format(enclosing)), (first_rid,))
 
 
+def insert_imports(con: sqlite3.Connection, rows: Sequence[Row]) -> None:
+    """`imports` rows (fk, module, name, alias, line, target_fk) into `import_rows`, each module's text in
+    `strings` (by SQL, not `Keys`: a shard's copy adds strings behind a `Keys`' back)."""
+    modules = dict.fromkeys(r[1] for r in rows if r[1] is not None)  # first seen first: a stable order
+    con.executemany("INSERT OR IGNORE INTO strings (text) VALUES (?)", [(m,) for m in modules])
+    con.executemany(
+        "INSERT INTO import_rows VALUES (?1, (SELECT sid FROM strings WHERE text = ?2), ?3, ?4, ?5, ?6)", rows
+    )
+
+
 def delete_file_rows(con: sqlite3.Connection, fk: int, tables: Iterable[str]) -> None:
     """Delete one file's rows from `symbols`, `refs`, `imports` and `edges` (edges before their references:
     an edge finds its file through them)."""
@@ -123,6 +134,6 @@ def delete_file_rows(con: sqlite3.Connection, fk: int, tables: Iterable[str]) ->
         con.execute(f"DELETE FROM ref_rows WHERE {file_refs_sql('')}", (fk,))
         con.execute("DELETE FROM ref_spans WHERE fk = ?", (fk,))
         con.execute("DELETE FROM enclosed_spans WHERE sk IN (SELECT sk FROM symbol_rows WHERE fk = ?)", (fk,))
-    for table, stored in (("symbols", "symbol_rows"), ("imports", "imports")):
+    for table, stored in (("symbols", "symbol_rows"), ("imports", "import_rows")):
         if table in wanted:
             con.execute(f"DELETE FROM {stored} WHERE fk = ?", (fk,))

@@ -43,7 +43,8 @@ _ELEMENT_LIST = ", ".join(f"'{s}'" for s in ELEMENT_STEPS)
 _SAME_ARRAY_LIST = "'filter()', 'slice()', 'concat()', 'reverse()', 'sort()', 'toReversed()', 'toSorted()', 'values()'"
 # Steps that give a value of a map `K{}` (`Map<_, K>`, Python's `dict[_, K]`): `m.get(k)`, `m.forEach((v) =>
 # ...)`, `d[k]` (`__getitem__()`), `d.pop(k)`, `d.setdefault(k, v)`; `m.values()` gives their sequence (`K[]`)
-MAP_VALUE_STEPS = ("get()", "forEach&0.0", "__getitem__()", "pop()", "setdefault()")  # (the last three: Python's)
+# (`of[1]`: the second item of an element, `for (const [k, v] of m)`, code-scan's `_bind_ts`)
+MAP_VALUE_STEPS = ("get()", "forEach&0.0", "of[1]", "__getitem__()", "pop()", "setdefault()")  # (the last three: Python's)
 _MAP_VALUE_LIST = ", ".join(f"'{s}'" for s in MAP_VALUE_STEPS)
 _REST = "substr({0}.steps, length(split_part({0}.steps, '#', 1)) + 2)"
 # Python's tuple item `[i]` (`a, b = f()`): `_ITEM` tests that a steps expression starts with one; `_SECOND` is
@@ -324,6 +325,12 @@ WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND {_first("e")
 UNION ALL
 SELECT rid, path, '', left(nm, length(nm) - 2) || '[]', {_REST.format("e")}, NULL, selfc, via, enc FROM e
 WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND {_first("e")} = 'values()'
+UNION ALL
+-- `entries()`: a map's [key, value] pairs, an array's [index, element], a Set's [element, element]: for the
+-- second item (`of[1]`) each is read as a map of those values
+SELECT rid, path, '', left(nm, length(nm) - 2) || '{{}}', {_REST.format("e")}, NULL, selfc, via, enc FROM e
+WHERE mk = '' AND strpos(nm, '|') = 0 AND (ends_with(nm, '{{}}') OR ends_with(nm, '[]')) AND {_first("e")} = 'entries()'
+ AND split_part({_REST.format("e")}, '#', 1) = 'of[1]'
 UNION ALL
 -- a module-level name of the file: its stated or constructed type (in Python also a name written like a
 -- class that is an instance: `DEFAULT.get()`, `_tracing.DEFAULT.get()` with `DEFAULT = TagTracer()`; and a

@@ -1338,7 +1338,10 @@ def _bind_ts(
     if sub == "element":
         # Python's `for x in xs` iterates (a dict gives its keys, not `d[k]`'s values): the step `for`
         python_for = caps["bind.element"][0].type in ("for_statement", "for_in_clause")
-        facts.add_local_chain(fid, _text(caps["name"][0]), _step(base, "for" if python_for else "[]"))
+        left = None if python_for else caps["bind.element"][0].child_by_field_name("left")
+        # `for (const [k, v] of m)`: v is an element's second item (`of[1]`: a Map's value, the graph reads it)
+        step = "for" if python_for else "of[1]" if left is not None and left.type == "array_pattern" else "[]"
+        facts.add_local_chain(fid, _text(caps["name"][0]), _step(base, step))
         return
     for child in caps["pattern"][0].named_children:  # `const { a, b: c } = value`
         if child.type == "shorthand_property_identifier_pattern":

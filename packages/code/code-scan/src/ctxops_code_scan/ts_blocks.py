@@ -97,9 +97,17 @@ def misread(
             kind, left = decl.child_by_field_name("kind"), decl.child_by_field_name("left")
             if kind is None or left is None:
                 continue  # `for (x of xs)`: an assignment, no binding
-            read = left.type == "identifier" and any(c.type == "of" for c in decl.children)
+            of = any(c.type == "of" for c in decl.children)
             reach = "function" if kind.text == b"var" else "own"
-            found.extend((n, decl, read, reach) for n, _arr in _names(left) if n.text in wanted)
+            # (`for (const [k, v] of m)`: the facts read v, an entry's value, when the pattern is just the two)
+            pair = left.named_children if of and left.type == "array_pattern" else []
+            entry = pair[1] if len(pair) == 2 and pair[1].type == "identifier" else None
+            read = of and left.type == "identifier"
+            found.extend(
+                (n, decl, read or (entry is not None and n.start_byte == entry.start_byte), reach)
+                for n, _arr in _names(left)
+                if n.text in wanted
+            )
         elif t in ("lexical_declaration", "variable_declaration"):
             reach = "function" if t == "variable_declaration" else "block"
             for declarator in decl.named_children:

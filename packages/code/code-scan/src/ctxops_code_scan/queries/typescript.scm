@@ -113,6 +113,8 @@
 (variable_declarator name: (object_pattern) @pattern value: (_) @value) @bind.destructure
 ; `for (const x of xs)`: an element of xs.
 (for_in_statement left: (identifier) @name "of" right: (_) @value) @bind.element
+; `for (const [k, v] of m)`: v is the second item of an element (a Map's value; `xs.entries()`' element).
+(for_in_statement left: (array_pattern . (_) . (identifier) @name .) "of" right: (_) @value) @bind.element
 ; A callback's parameters take their types from the callee's signature (contextual typing):
 ; `operate((source, subscriber) => ...)`, `new Observable((subscriber) => ...)`, `xs.forEach((x) => ...)`.
 ; (`@args`: the argument list as captured, not `fn.parent`, which costs the node's depth in tree-sitter)

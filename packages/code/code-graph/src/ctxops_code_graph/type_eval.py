@@ -512,6 +512,15 @@ WHERE cls IS NULL AND mk = '' AND strpos(nm, '|') > 0
 UNION ALL
 SELECT {_COLS} FROM ts WHERE NOT (cls IS NULL AND mk = '' AND strpos(nm, '|') > 0)
 """
+# An intersection `A+B` (TypeScript `A & B`, code-scan's `ts_type`) is read part by part: a member is the
+# part's that declares it, so a part that gives nothing for the steps takes nothing from the others.
+_SPLIT_MEETS = f"""
+CREATE OR REPLACE TEMP TABLE ts AS
+SELECT rid, path, mk, unnest(string_split(nm, '+')) AS nm, steps, cls, selfc, via, enc FROM ts
+WHERE cls IS NULL AND mk = '' AND strpos(nm, '+') > 0
+UNION ALL
+SELECT {_COLS} FROM ts WHERE NOT (cls IS NULL AND mk = '' AND strpos(nm, '+') > 0)
+"""
 _WHOLE_UNIONS = f"""
 CREATE OR REPLACE TEMP TABLE union_bad AS
 WITH RECURSIVE
@@ -655,6 +664,8 @@ def evaluate(con: Any) -> None:
             break
         if con.execute("SELECT count(*) FROM ts WHERE strpos(nm, '|') > 0").fetchone()[0]:
             con.execute(_SPLIT_UNIONS)
+        if con.execute("SELECT count(*) FROM ts WHERE strpos(nm, '+') > 0").fetchone()[0]:
+            con.execute(_SPLIT_MEETS)
         _hop(con, step)
         con.execute(f"INSERT INTO seen SELECT {_COLS} FROM ts")
     con.execute("DROP TABLE IF EXISTS hop_named")

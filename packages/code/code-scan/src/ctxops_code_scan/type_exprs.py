@@ -401,12 +401,19 @@ def ts_type(annotation: str) -> str | None:
         if len(parts) > 1:
             # `A | B`: a method called on it is each member's (the graph reads every member)
             members = [ts_type(p) for p in parts]
-            if any(m is None or m == "Self" or "|" in m for m in members):
+            if any(m is None or m == "Self" or "|" in m or "+" in m for m in members):
                 return None
             return "|".join(dict.fromkeys(m for m in members if m))
         if not parts:
             return None
         t = parts[0]
+    if "&" in t and len(meet := split_top_level(t, "&")) > 1:
+        # `A & B` -> `A+B`: a member is the part's that declares it (the graph reads each part; unlike a union's
+        # member, one part without it is no doubt); a part that is no class (`{ x?: K }`, `K[]`) leaves it unread
+        parts = [ts_type(p) for p in meet]
+        if any(p is None or p == "Self" or "|" in p or "+" in p or p.endswith(("[]", "{}")) for p in parts):
+            return None
+        return "+".join(dict.fromkeys(p for p in parts if p))
     t = t.removeprefix("readonly ").strip()
     suffix = ""
     if t.endswith("[]"):

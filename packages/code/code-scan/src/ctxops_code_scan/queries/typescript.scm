@@ -97,10 +97,10 @@
   type: (type_annotation [(type_identifier) @type (generic_type) @type (nested_type_identifier) @type])) @bind.local
 (variable_declarator name: (identifier) @name value: (new_expression constructor: (identifier) @type)) @bind.local
 ; ... also unions: `T | null`, `T | undefined` (what is called on it, when it is called, is T's), `A | B` (each
-; member's method).
-(required_parameter pattern: (identifier) @name type: (type_annotation (union_type) @type)) @bind.local
-(optional_parameter pattern: (identifier) @name type: (type_annotation (union_type) @type)) @bind.local
-(variable_declarator name: (identifier) @name type: (type_annotation (union_type) @type)) @bind.local
+; member's method); and intersections `A & B` (a member is the part's that declares it: read as the union is).
+(required_parameter pattern: (identifier) @name type: (type_annotation [(union_type) (intersection_type)] @type)) @bind.local
+(optional_parameter pattern: (identifier) @name type: (type_annotation [(union_type) (intersection_type)] @type)) @bind.local
+(variable_declarator name: (identifier) @name type: (type_annotation [(union_type) (intersection_type)] @type)) @bind.local
 ; ... also arrays `T[]` / `Array<T>` (what `xs[i]`, `xs.pop()`, `for (const x of xs)` and `xs.forEach((x) => ...)`
 ; give is a T; the graph reads the element steps).
 (required_parameter pattern: (identifier) @name type: (type_annotation (array_type) @type)) @bind.local

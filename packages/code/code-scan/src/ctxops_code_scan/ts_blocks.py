@@ -128,14 +128,14 @@ def misread(
     in_block = iter(_around([(b.start_byte, b.end_byte) for b in blocks], blocked))
     fn_spans = [(f.start_byte, f.end_byte) for f in functions]
     in_fn = _around(fn_spans, [n.start_byte for n, _d, _r, _k in found])
-    spans: dict[bytes, list[tuple[Span, bool, Span | None]]] = defaultdict(list)  # (scope, read, function)
+    spans: dict[bytes, list[tuple[Span, bool, Span | None, str]]] = defaultdict(list)  # (scope, read, fn, kind)
     read_blocks: set[tuple[bytes, Span]] = set()  # (name, function) with a block's declaration the facts read
     for (n, decl, read, kind), fn in zip(found, in_fn, strict=True):
         own: Span | None = (decl.start_byte, decl.end_byte) if kind == "param" else fn
         scope = next(in_block) if kind == "block" else fn if kind == "function" else (decl.start_byte, decl.end_byte)
         if scope is None:
             continue  # (the top level: the resolver's symbols)
-        spans[n.text].append((scope, read, own))
+        spans[n.text].append((scope, read, own, kind))
         if kind == "block" and read and own is not None:
             read_blocks.add((n.text, own))
     out: set[int] = set()
@@ -145,13 +145,15 @@ def misread(
             by_name[name.encode()].append((key, at))
     for name, items in by_name.items():
         bound = spans[name]
-        scopes = [s for s, _r, _o in bound]
-        payload = {s: (r, o) for s, r, o in bound}  # (one binding per scope: a name bound twice in one is an error)
+        scopes = [s for s, _r, _o, _k in bound]
+        payload = {s: (r, o, k) for s, r, o, k in bound}  # (one binding per scope: bound twice in one is an error)
         points = [at for _k, at in items]
         for (key, _at), inner, fn in zip(items, _around(scopes, points), _around(fn_spans, points), strict=True):
-            read, own = payload[inner] if inner is not None else (True, None)
+            read, own, kind = payload[inner] if inner is not None else (True, None, "")
             if inner is not None and not read:
                 out.add(key)  # the binding around the use is one the facts do not read
-            elif fn is not None and own != fn and (name, fn) in read_blocks:
-                out.add(key)  # the function's reading is a block's declaration that does not hold the use
+            elif fn is not None and (own != fn or kind == "own") and (name, fn) in read_blocks:
+                # the function's reading is a block's declaration that does not hold the use (also where the
+                # binding around it is a loop's or a clause's own: the facts merge it with that declaration)
+                out.add(key)
     return out

@@ -29,7 +29,7 @@ export class Child { destroy(): void {} }
 export class Key { destroy(): void {} }
 export interface Entry { child: Child; }
 """,
-    "lib/use.ts": """import { TimeoutContext, Abortable, CommandOptions, Resp, RespCtor, Child, Key, Entry } from './kinds';
+    "lib/use.ts": """import { Abortable, CommandOptions, Resp, RespCtor, Child, Key, Entry } from './kinds';
 export class Conn {
   private children: Map<Key, Entry> = new Map();
   private kids: Set<Child> = new Set();

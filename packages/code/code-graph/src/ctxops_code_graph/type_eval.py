@@ -496,7 +496,8 @@ _STEP = _step(instantiate=True)
 _STEP_PLAIN = _step(instantiate=False)
 
 
-# A union `A|B` (TypeScript) is read member by member (`^K`: the class K's value, `(a ?? K).m()`). The compiler accepts `u.m()` only when every member
+# A union `A|B` (TypeScript) is read member by member (`^K`: the class K's value, `(a ?? K).m()`). The
+# compiler accepts `u.m()` only when every member
 # of `u`'s type there has `m`: members without it were narrowed away before the call (`Array.isArray`, a
 # type guard), and the call is each remaining member's `m`. So the reference keeps the classes that have
 # the method (themselves or a base) when every member gave a class or interface, and at least one has it;
@@ -508,7 +509,8 @@ SELECT rid, len(list_distinct(string_split(regexp_replace(nm, '(\\[\\]|\\{{\\}})
 FROM ts WHERE cls IS NULL AND mk = '' AND strpos(nm, '|') > 0;
 CREATE OR REPLACE TEMP TABLE ts AS
 SELECT rid, path, CASE WHEN left(p, 1) = '^' THEN '^' ELSE mk END AS mk, ltrim(p, '^') AS nm, steps, cls, selfc,
- via, enc FROM (SELECT *, unnest(string_split(nm, '|')) AS p FROM ts WHERE cls IS NULL AND mk = '' AND strpos(nm, '|') > 0)
+ via, enc
+FROM (SELECT *, unnest(string_split(nm, '|')) AS p FROM ts WHERE cls IS NULL AND mk = '' AND strpos(nm, '|') > 0)
 UNION ALL
 SELECT {_COLS} FROM ts WHERE NOT (cls IS NULL AND mk = '' AND strpos(nm, '|') > 0)
 """

@@ -29,7 +29,8 @@ export class Child { destroy(): void {} }
 export class Key { destroy(): void {} }
 export interface Entry { child: Child; }
 """,
-    "lib/use.ts": """import { Abortable, CommandOptions, Resp, RespCtor, Child, Key, Entry } from './kinds';
+    "lib/use.ts": """import { TimeoutContext, Abortable, CommandOptions } from './kinds';
+import { Resp, RespCtor, Child, Key, Entry } from './kinds';
 export class Conn {
   private children: Map<Key, Entry> = new Map();
   private kids: Set<Child> = new Set();
@@ -54,6 +55,10 @@ export class Conn {
   }
   plain(options: CommandOptions): void {
     options.timeoutContext?.csotEnabled(); // optfield
+  }
+  partial(tracker: Partial<TimeoutContext>, listener?: Readonly<TimeoutContext>): void {
+    tracker.csotEnabled?.(); // optfield
+    listener?.csotEnabled?.(); // optfield
   }
 }
 """,
@@ -84,7 +89,8 @@ def test_a_map_entrys_value_is_the_maps_value_type(tmp_path: Path) -> None:
 
 def test_an_intersection_typed_options_parameters_field(tmp_path: Path) -> None:
     """mongodb's `options: CommandOptions & Abortable = {}` then `options.timeoutContext?.csotEnabled()`: the
-    member is the intersection member's that declares it; no other class's method of the name."""
+    member is the intersection member's that declares it; no other class's method of the name. grpc-js'
+    `tracker: Partial<CallEventTracker>` then `tracker.addMessageSent?.()`: CallEventTracker's method."""
     idx = indexed(tmp_path / "opts", TS_MAPS)
     try:
         enabled = certain_callers(idx, "typescript lib/kinds.ts TimeoutContext.csotEnabled().")

@@ -362,6 +362,10 @@ _TS_MAPS = ("Map", "ReadonlyMap", "WeakMap")
 _TS_ARRAYISH = frozenset(("Array", "ReadonlyArray", *_TS_SETS, *_TS_MAPS))
 
 
+# Utility types whose members are their argument's own (tsc's symbol for `p.m` on a `Partial<K>` is K's `m`)
+_SAME_MEMBERS = frozenset(("Partial", "Readonly", "Required"))
+
+
 _CLOSING = {"<": ">", "(": ")", "[": "]", "{": "}"}
 
 
@@ -416,6 +420,8 @@ def ts_type(annotation: str) -> str | None:
         return "+".join(dict.fromkeys(p for p in parts if p))
     t = t.removeprefix("readonly ").strip()
     suffix = ""
+    if t.split("<", 1)[0].strip() in _SAME_MEMBERS and len(args := type_args(t) or ()) == 1:
+        return ts_type(args[0])  # `Partial<K>`: K's members (optional), each declared by K
     if t.endswith("[]"):
         t, suffix = t[:-2].strip(), "[]"
     else:

@@ -387,7 +387,26 @@ def _bind_chain(table: dict[str, Chain | None], name: str, chain: Chain | None) 
     if old is not None and chain is not None and old != chain and _unargued(old) == _unargued(chain):
         table[name] = _unargued(chain)
         return
+    if old is not None and chain is not None and old != chain and _entry_values(old) & _entry_values(chain):
+        # `for (const [i, c] of xs.entries())` beside `const c = xs[j]`: one element (the entries' form is
+        # right for an array and a Map; `m.get(k)` beside `for (const [k, v] of m)`: a value, `get()` kept)
+        table[name] = max(old, chain, key=lambda c: (c[2][-2:] == ("entries()", "of[1]"), c[2][-1:] == ("get()",)))
+        return
     table[name] = chain if name not in table or table[name] == chain else None
+
+
+def _entry_values(chain: Chain) -> set[tuple[str, ...]]:
+    """What an element or value step at the end of `chain` may equal: `xs.entries()`' second item is `xs[]`
+    (an array) or `xs.get()` (a Map); `m` iterated (`of[1]`) is `m.get()`."""
+    steps = chain[2]
+    head = (str(chain[0]), chain[1])
+    if steps[-2:] == ("entries()", "of[1]"):
+        return {(*head, *steps[:-2], "[]"), (*head, *steps[:-2], "get()")}
+    if steps[-1:] == ("of[1]",):
+        return {(*head, *steps[:-1], "get()")}
+    if steps[-1:] in (("[]",), ("get()",)):
+        return {(*head, *steps)}
+    return set()
 
 
 def _unargued(chain: Chain) -> Chain:

@@ -704,6 +704,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     else:
         for fid, _at, bind_local in ts_locals:
             bind_local(fid)
+    if facts is not None and facts.entries:
+        facts.settle_entries()
     if facts is not None and this_binds:
         _this_types(out.references, facts, scopes, this_binds, this_refs)
     if python and facts is not None and path.rpartition("/")[2] == "__init__.py":
@@ -1361,8 +1363,10 @@ def _bind_ts(
         python_for = caps["bind.element"][0].type in ("for_statement", "for_in_clause")
         left = None if python_for else caps["bind.element"][0].child_by_field_name("left")
         # `for (const [k, v] of m)`: v is an element's second item (`of[1]`: a Map's value, the graph reads it)
-        step = "for" if python_for else "of[1]" if left is not None and left.type == "array_pattern" else "[]"
-        facts.add_local_chain(fid, _text(caps["name"][0]), _step(base, step))
+        if left is not None and left.type == "array_pattern":
+            facts.entries.append((fid, _text(caps["name"][0]), _step(base, "of[1]")))  # (`settle_entries`)
+            return
+        facts.add_local_chain(fid, _text(caps["name"][0]), _step(base, "for" if python_for else "[]"))
         return
     for child in caps["pattern"][0].named_children:  # `const { a, b: c } = value`
         if child.type == "shorthand_property_identifier_pattern":

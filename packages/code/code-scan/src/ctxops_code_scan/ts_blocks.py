@@ -83,6 +83,7 @@ def misread(
     functions = [c["local.function"][0] for k, c in matches if k == "function"]
     declarations = [c["local.declaration"][0] for k, c in matches if k == "declaration"]
     found: list[tuple[Any, Any, bool, str]] = []  # (name node, its declaration, read by the facts, scope kind)
+    entries: set[int] = set()  # `for (const [k, v] of m)`: v's byte
     for fn in functions:
         params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
         if params is not None:
@@ -101,12 +102,11 @@ def misread(
             reach = "function" if kind.text == b"var" else "own"
             # (`for (const [k, v] of m)`: the facts read v, an entry's value, when the pattern is just the two)
             pair = left.named_children if of and left.type == "array_pattern" else []
-            entry = pair[1] if len(pair) == 2 and pair[1].type == "identifier" else None
+            if len(pair) == 2 and pair[1].type == "identifier":
+                entries.add(pair[1].start_byte)
             read = of and left.type == "identifier"
             found.extend(
-                (n, decl, read or (entry is not None and n.start_byte == entry.start_byte), reach)
-                for n, _arr in _names(left)
-                if n.text in wanted
+                (n, decl, read or n.start_byte in entries, reach) for n, _arr in _names(left) if n.text in wanted
             )
         elif t in ("lexical_declaration", "variable_declaration"):
             reach = "function" if t == "variable_declaration" else "block"
@@ -128,6 +128,14 @@ def misread(
     in_block = iter(_around([(b.start_byte, b.end_byte) for b in blocks], blocked))
     fn_spans = [(f.start_byte, f.end_byte) for f in functions]
     in_fn = _around(fn_spans, [n.start_byte for n, _d, _r, _k in found])
+    # (an entry's value is read only where its function binds the name nowhere else: `settle_entries`)
+    per_fn: dict[tuple[bytes, Span | None], int] = defaultdict(int)
+    for (n, _d, _r, _k), fn in zip(found, in_fn, strict=True):
+        per_fn[(n.text, fn)] += 1
+    found = [
+        (n, d, r and (n.start_byte not in entries or per_fn[(n.text, fn)] == 1), k)
+        for (n, d, r, k), fn in zip(found, in_fn, strict=True)
+    ]
     spans: dict[bytes, list[tuple[Span, bool, Span | None, str]]] = defaultdict(list)  # (scope, read, fn, kind)
     read_blocks: set[tuple[bytes, Span]] = set()  # (name, function) with a block's declaration the facts read
     for (n, decl, read, kind), fn in zip(found, in_fn, strict=True):
@@ -152,8 +160,6 @@ def misread(
             read, own, kind = payload[inner] if inner is not None else (True, None, "")
             if inner is not None and not read:
                 out.add(key)  # the binding around the use is one the facts do not read
-            elif fn is not None and (own != fn or kind == "own") and (name, fn) in read_blocks:
-                # the function's reading is a block's declaration that does not hold the use (also where the
-                # binding around it is a loop's or a clause's own: the facts merge it with that declaration)
-                out.add(key)
+            elif fn is not None and own != fn and (name, fn) in read_blocks:
+                out.add(key)  # the function's reading is a block's declaration that does not hold the use
     return out

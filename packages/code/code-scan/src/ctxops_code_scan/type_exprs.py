@@ -414,14 +414,15 @@ def ts_type(annotation: str) -> str | None:
     if "&" in t and len(meet := split_top_level(t, "&")) > 1:
         # `A & B` -> `A+B`: a member is the part's that declares it (the graph reads each part; unlike a union's
         # member, one part without it is no doubt); a part that is no class (`{ x?: K }`, `K[]`) leaves it unread
-        parts = [ts_type(p) for p in meet]
-        if any(p is None or p == "Self" or "|" in p or "+" in p or p.endswith(("[]", "{}")) for p in parts):
+        read = [ts_type(p) for p in meet]
+        if any(p is None or p == "Self" or "|" in p or "+" in p or p.endswith(("[]", "{}")) for p in read):
             return None
-        return "+".join(dict.fromkeys(p for p in parts if p))
+        return "+".join(dict.fromkeys(p for p in read if p))
     t = t.removeprefix("readonly ").strip()
     suffix = ""
-    if t.split("<", 1)[0].strip() in _SAME_MEMBERS and len(args := type_args(t) or ()) == 1:
-        return ts_type(args[0])  # `Partial<K>`: K's members (optional), each declared by K
+    same = type_args(t) if t.split("<", 1)[0].strip() in _SAME_MEMBERS else None
+    if same is not None and len(same) == 1:
+        return ts_type(same[0])  # `Partial<K>`: K's members (optional), each declared by K
     if t.endswith("[]"):
         t, suffix = t[:-2].strip(), "[]"
     else:

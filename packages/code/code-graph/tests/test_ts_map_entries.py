@@ -110,3 +110,41 @@ def test_a_nullish_fallback_to_a_class_calls_its_static_method(tmp_path: Path) -
         assert nullish <= certain_callers(idx, "typescript lib/kinds.ts RespCtor.make().")
     finally:
         idx.close()
+
+
+TS_RECORDS = {
+    "stats.ts": """export class FieldStat { ensure(): void {} }
+export class TypeStat {
+  perField: { [k: string]: FieldStat } = Object.create(null);
+  byName: Record<string, FieldStat> = {};
+  ensure(): void {
+    for (const f of Object.values(this.perField)) {
+      f.ensure(); // record
+    }
+    for (const [name, g] of Object.entries(this.byName)) {
+      g.ensure(); // record
+    }
+    this.byName['x'].ensure(); // record
+  }
+  other(bag: Bag): void {
+    for (const f of Object.values(bag)) {
+      f.ensure(); // instance
+    }
+  }
+}
+export class Bag { values(): FieldStat[] { return []; } }
+""",
+}
+
+
+def test_a_records_values_are_its_value_type(tmp_path: Path) -> None:
+    """@apollo/server's `perFieldStat: { [k: string]: OurFieldStat }` then `for (const s of
+    Object.values(this.perFieldStat)) s.ensureCountsAreIntegers()`; `Record<string, K>` the same, and `r[k]`;
+    `Object.values(x)` of a class's instance is no call of its `values()`."""
+    idx = indexed(tmp_path / "records", TS_RECORDS)
+    try:
+        ensure = certain_callers(idx, "typescript stats.ts FieldStat.ensure().")
+        assert _lines(TS_RECORDS, "record") <= ensure
+        assert not (_lines(TS_RECORDS, "instance") & ensure)  # (an object's own values, not its `values()`)
+    finally:
+        idx.close()

@@ -40,11 +40,14 @@ ELEMENT_STEPS = (
 )
 _ELEMENT_LIST = ", ".join(f"'{s}'" for s in ELEMENT_STEPS)
 # ... and steps that give an array of the same elements: `xs.filter(...)`, `xs.slice()`
-_SAME_ARRAY_LIST = "'filter()', 'slice()', 'concat()', 'reverse()', 'sort()', 'toReversed()', 'toSorted()', 'values()'"
+_SAME_ARRAY_LIST = (
+    "'filter()', 'slice()', 'concat()', 'reverse()', 'sort()', 'toReversed()', 'toSorted()', 'values()', 'values{}'"
+)
 # Steps that give a value of a map `K{}` (`Map<_, K>`, Python's `dict[_, K]`): `m.get(k)`, `m.forEach((v) =>
 # ...)`, `d[k]` (`__getitem__()`), `d.pop(k)`, `d.setdefault(k, v)`; `m.values()` gives their sequence (`K[]`)
 # (`of[1]`: the second item of an element, `for (const [k, v] of m)`, code-scan's `_bind_ts`)
-MAP_VALUE_STEPS = ("get()", "forEach&0.0", "of[1]", "__getitem__()", "pop()", "setdefault()")  # (the last 3: Python)
+# (`[]`: TypeScript's `r[k]` on a `Record<_, K>`, read as a map: a real Map has no index)
+MAP_VALUE_STEPS = ("get()", "forEach&0.0", "of[1]", "[]", "__getitem__()", "pop()", "setdefault()")  # (3: Python)
 _MAP_VALUE_LIST = ", ".join(f"'{s}'" for s in MAP_VALUE_STEPS)
 _REST = "substr({0}.steps, length(split_part({0}.steps, '#', 1)) + 2)"
 # Python's tuple item `[i]` (`a, b = f()`): `_ITEM` tests that a steps expression starts with one; `_SECOND` is
@@ -324,12 +327,13 @@ SELECT rid, path, '', left(nm, length(nm) - 2), {_REST.format("e")}, NULL, selfc
 WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND {_first("e")} IN ({_MAP_VALUE_LIST})
 UNION ALL
 SELECT rid, path, '', left(nm, length(nm) - 2) || '[]', {_REST.format("e")}, NULL, selfc, via, enc FROM e
-WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND {_first("e")} = 'values()'
+WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND {_first("e")} IN ('values()', 'values{{}}')
 UNION ALL
 -- `entries()`: a map's [key, value] pairs, an array's [index, element], a Set's [element, element]: for the
 -- second item (`of[1]`) each is read as a map of those values
 SELECT rid, path, '', left(nm, length(nm) - 2) || '{{}}', {_REST.format("e")}, NULL, selfc, via, enc FROM e
-WHERE mk = '' AND strpos(nm, '|') = 0 AND (ends_with(nm, '{{}}') OR ends_with(nm, '[]')) AND {_first("e")} = 'entries()'
+WHERE mk = '' AND strpos(nm, '|') = 0 AND (ends_with(nm, '{{}}') OR ends_with(nm, '[]'))
+ AND {_first("e")} IN ('entries()', 'entries{{}}')
  AND split_part({_REST.format("e")}, '#', 1) = 'of[1]'
 UNION ALL
 -- a module-level name of the file: its stated or constructed type (in Python also a name written like a

@@ -108,6 +108,16 @@ def chain_of(node: Any, *, arms: bool = True) -> Chain | None:
                 steps.append("__call__()")  # `Word("A")("name")`: calling an instance is its class's `__call__`
                 node, awaited = fn, False
                 continue
+            if fn.type == "member_expression" and _text(fn) in ("Object.values", "Object.entries"):
+                # `Object.values(r)` / `Object.entries(r)`: r's values (a record's `K{}`, an array's `K[]`), the steps
+                # `values{}` / `entries{}` (no class's method: on an instance they give nothing)
+                listed = node.child_by_field_name("arguments")
+                args = [a for a in listed.named_children if a.type != "comment"] if listed is not None else []
+                if len(args) != 1:
+                    return None
+                steps.append(_text(fn).partition(".")[2] + "{}")
+                node, awaited = args[0], False
+                continue
             fields = _MEMBER.get(fn.type)
             if fields is None:
                 return None
@@ -358,7 +368,7 @@ def go_type(text: str) -> str | None:
 # Containers of the standard library: what an element (`Set<K>`, read as `K[]`) or a value (`Map<_, K>`,
 # read as `K{}`: `get()`, `forEach` and `values()` give a K) is.
 _TS_SETS = ("Set", "ReadonlySet", "WeakSet", "Iterable", "IterableIterator")
-_TS_MAPS = ("Map", "ReadonlyMap", "WeakMap")
+_TS_MAPS = ("Map", "ReadonlyMap", "WeakMap", "Record")  # (`Record<_, K>`: `r[k]`, `Object.values(r)`)
 _TS_ARRAYISH = frozenset(("Array", "ReadonlyArray", *_TS_SETS, *_TS_MAPS))
 
 
@@ -420,6 +430,9 @@ def ts_type(annotation: str) -> str | None:
         return "+".join(dict.fromkeys(p for p in read if p))
     t = t.removeprefix("readonly ").strip()
     suffix = ""
+    if t.startswith("{") and (value := _index_signature(t)) is not None:
+        typ = ts_type(value)  # `{ [k: string]: K }`: a record of K, as `Record<string, K>`
+        return typ + "{}" if typ and typ.replace(".", "_").isidentifier() else None
     same = type_args(t) if t.split("<", 1)[0].strip() in _SAME_MEMBERS else None
     if same is not None and len(same) == 1:
         return ts_type(same[0])  # `Partial<K>`: K's members (optional), each declared by K
@@ -441,6 +454,18 @@ def ts_type(annotation: str) -> str | None:
     if not (1 <= len(parts) <= 2 and all(p.replace("$", "_").isidentifier() for p in parts)):
         return None  # (JavaScript names may hold `$`: `core.$constructor`)
     return t + suffix
+
+
+def _index_signature(t: str) -> str | None:
+    """`{ [k: string]: K }` (the type literal's one member an index signature) -> 'K'; None otherwise."""
+    inner = t[1:-1].strip().rstrip(";").strip() if t.endswith("}") else ""
+    close = inner.find("]") if inner.startswith("[") else -1
+    key = inner[1:close].partition(":") if close > 0 else ("", "", "")
+    rest = inner[close + 1 :].lstrip() if close > 0 else ""
+    if not key[0].strip().isidentifier() or key[2].strip() not in ("string", "number") or not rest.startswith(":"):
+        return None
+    value = rest[1:].strip()
+    return value if value and len(split_top_level(value, ";")) == 1 and len(split_top_level(value, ",")) == 1 else None
 
 
 def ts_call_context(call: Any, args: list[Any], expr_of: Any) -> dict[str, str]:

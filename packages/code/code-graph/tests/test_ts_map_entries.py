@@ -124,7 +124,9 @@ export class TypeStat {
     for (const [name, g] of Object.entries(this.byName)) {
       g.ensure(); // record
     }
-    this.byName['x'].ensure(); // record
+    for (const pair of this.byName) {
+      pair.ensure(); // pair
+    }
   }
   other(bag: Bag): void {
     for (const f of Object.values(bag)) {
@@ -139,12 +141,13 @@ export class Bag { values(): FieldStat[] { return []; } }
 
 def test_a_records_values_are_its_value_type(tmp_path: Path) -> None:
     """@apollo/server's `perFieldStat: { [k: string]: OurFieldStat }` then `for (const s of
-    Object.values(this.perFieldStat)) s.ensureCountsAreIntegers()`; `Record<string, K>` the same, and `r[k]`;
+    Object.values(this.perFieldStat)) s.ensureCountsAreIntegers()`; `Record<string, K>` the same;
     `Object.values(x)` of a class's instance is no call of its `values()`."""
     idx = indexed(tmp_path / "records", TS_RECORDS)
     try:
         ensure = certain_callers(idx, "typescript stats.ts FieldStat.ensure().")
         assert _lines(TS_RECORDS, "record") <= ensure
         assert not (_lines(TS_RECORDS, "instance") & ensure)  # (an object's own values, not its `values()`)
+        assert not (_lines(TS_RECORDS, "pair") & ensure)  # (iterating a record is an error: no element of it)
     finally:
         idx.close()

@@ -46,8 +46,8 @@ _SAME_ARRAY_LIST = (
 # Steps that give a value of a map `K{}` (`Map<_, K>`, Python's `dict[_, K]`): `m.get(k)`, `m.forEach((v) =>
 # ...)`, `d[k]` (`__getitem__()`), `d.pop(k)`, `d.setdefault(k, v)`; `m.values()` gives their sequence (`K[]`)
 # (`of[1]`: the second item of an element, `for (const [k, v] of m)`, code-scan's `_bind_ts`)
-# (`[]`: TypeScript's `r[k]` on a `Record<_, K>`, read as a map: a real Map has no index)
-MAP_VALUE_STEPS = ("get()", "forEach&0.0", "of[1]", "[]", "__getitem__()", "pop()", "setdefault()")  # (3: Python)
+# (not `[]`: TypeScript's `for (x of m)` is that step too, and iterating a Map gives its [key, value] pairs)
+MAP_VALUE_STEPS = ("get()", "forEach&0.0", "of[1]", "__getitem__()", "pop()", "setdefault()")  # (the last 3: Python)
 _MAP_VALUE_LIST = ", ".join(f"'{s}'" for s in MAP_VALUE_STEPS)
 _REST = "substr({0}.steps, length(split_part({0}.steps, '#', 1)) + 2)"
 # Python's tuple item `[i]` (`a, b = f()`): `_ITEM` tests that a steps expression starts with one; `_SECOND` is

@@ -79,6 +79,9 @@ def test_a_binding_the_facts_do_not_read_hides_the_functions_reading() -> None:
         lambda n: (
             "  { const x = new A(); }\n" + "".join("  for (const [k, x] of ys) {\n    x.m();\n  }\n" for _ in range(n))
         ),
+        # thousands of Map entries' values, each name bound once, and one name bound by thousands of entries
+        lambda n: "".join(f"  for (const [k{i}, v{i}] of ys.entries()) {{\n    v{i}.m();\n  }}\n" for i in range(n)),
+        lambda n: "".join("  for (const [k, v] of ys) {\n    (v ?? A).m();\n  }\n" for _ in range(n)),
         # thousands of names declared in one block, each used after all of them
         lambda n: "".join(f"  const x{i} = new A();\n" for i in range(n)) + "".join(f"  x{i}.m();\n" for i in range(n)),
     ],

@@ -40,10 +40,14 @@ ELEMENT_STEPS = (
 )
 _ELEMENT_LIST = ", ".join(f"'{s}'" for s in ELEMENT_STEPS)
 # ... and steps that give an array of the same elements: `xs.filter(...)`, `xs.slice()`
-_SAME_ARRAY_LIST = "'filter()', 'slice()', 'concat()', 'reverse()', 'sort()', 'toReversed()', 'toSorted()', 'values()'"
+_SAME_ARRAY_LIST = (
+    "'filter()', 'slice()', 'concat()', 'reverse()', 'sort()', 'toReversed()', 'toSorted()', 'values()', 'values{}'"
+)
 # Steps that give a value of a map `K{}` (`Map<_, K>`, Python's `dict[_, K]`): `m.get(k)`, `m.forEach((v) =>
 # ...)`, `d[k]` (`__getitem__()`), `d.pop(k)`, `d.setdefault(k, v)`; `m.values()` gives their sequence (`K[]`)
-MAP_VALUE_STEPS = ("get()", "forEach&0.0", "__getitem__()", "pop()", "setdefault()")  # (the last three: Python's)
+# (`of[1]`: the second item of an element, `for (const [k, v] of m)`, code-scan's `_bind_ts`)
+# (not `[]`: TypeScript's `for (x of m)` is that step too, and iterating a Map gives its [key, value] pairs)
+MAP_VALUE_STEPS = ("get()", "forEach&0.0", "of[1]", "__getitem__()", "pop()", "setdefault()")  # (the last 3: Python)
 _MAP_VALUE_LIST = ", ".join(f"'{s}'" for s in MAP_VALUE_STEPS)
 _REST = "substr({0}.steps, length(split_part({0}.steps, '#', 1)) + 2)"
 # Python's tuple item `[i]` (`a, b = f()`): `_ITEM` tests that a steps expression starts with one; `_SECOND` is
@@ -323,7 +327,14 @@ SELECT rid, path, '', left(nm, length(nm) - 2), {_REST.format("e")}, NULL, selfc
 WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND {_first("e")} IN ({_MAP_VALUE_LIST})
 UNION ALL
 SELECT rid, path, '', left(nm, length(nm) - 2) || '[]', {_REST.format("e")}, NULL, selfc, via, enc FROM e
-WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND {_first("e")} = 'values()'
+WHERE mk = '' AND strpos(nm, '|') = 0 AND ends_with(nm, '{{}}') AND {_first("e")} IN ('values()', 'values{{}}')
+UNION ALL
+-- `entries()`: a map's [key, value] pairs, an array's [index, element], a Set's [element, element]: for the
+-- second item (`of[1]`) each is read as a map of those values
+SELECT rid, path, '', left(nm, length(nm) - 2) || '{{}}', {_REST.format("e")}, NULL, selfc, via, enc FROM e
+WHERE mk = '' AND strpos(nm, '|') = 0 AND (ends_with(nm, '{{}}') OR ends_with(nm, '[]'))
+ AND {_first("e")} IN ('entries()', 'entries{{}}')
+ AND split_part({_REST.format("e")}, '#', 1) = 'of[1]'
 UNION ALL
 -- a module-level name of the file: its stated or constructed type (in Python also a name written like a
 -- class that is an instance: `DEFAULT.get()`, `_tracing.DEFAULT.get()` with `DEFAULT = TagTracer()`; and a
@@ -489,7 +500,8 @@ _STEP = _step(instantiate=True)
 _STEP_PLAIN = _step(instantiate=False)
 
 
-# A union `A|B` (TypeScript) is read member by member. The compiler accepts `u.m()` only when every member
+# A union `A|B` (TypeScript) is read member by member (`^K`: the class K's value, `(a ?? K).m()`). The
+# compiler accepts `u.m()` only when every member
 # of `u`'s type there has `m`: members without it were narrowed away before the call (`Array.isArray`, a
 # type guard), and the call is each remaining member's `m`. So the reference keeps the classes that have
 # the method (themselves or a base) when every member gave a class or interface, and at least one has it;
@@ -500,10 +512,20 @@ INSERT INTO unions
 SELECT rid, len(list_distinct(string_split(regexp_replace(nm, '(\\[\\]|\\{{\\}})(\\||$)', '\\2', 'g'), '|')))
 FROM ts WHERE cls IS NULL AND mk = '' AND strpos(nm, '|') > 0;
 CREATE OR REPLACE TEMP TABLE ts AS
-SELECT rid, path, mk, unnest(string_split(nm, '|')) AS nm, steps, cls, selfc, via, enc FROM ts
-WHERE cls IS NULL AND mk = '' AND strpos(nm, '|') > 0
+SELECT rid, path, CASE WHEN left(p, 1) = '^' THEN '^' ELSE mk END AS mk, ltrim(p, '^') AS nm, steps, cls, selfc,
+ via, enc
+FROM (SELECT *, unnest(string_split(nm, '|')) AS p FROM ts WHERE cls IS NULL AND mk = '' AND strpos(nm, '|') > 0)
 UNION ALL
 SELECT {_COLS} FROM ts WHERE NOT (cls IS NULL AND mk = '' AND strpos(nm, '|') > 0)
+"""
+# An intersection `A+B` (TypeScript `A & B`, code-scan's `ts_type`) is read part by part: a member is the
+# part's that declares it, so a part that gives nothing for the steps takes nothing from the others.
+_SPLIT_MEETS = f"""
+CREATE OR REPLACE TEMP TABLE ts AS
+SELECT rid, path, mk, unnest(string_split(nm, '+')) AS nm, steps, cls, selfc, via, enc FROM ts
+WHERE cls IS NULL AND mk = '' AND strpos(nm, '+') > 0
+UNION ALL
+SELECT {_COLS} FROM ts WHERE NOT (cls IS NULL AND mk = '' AND strpos(nm, '+') > 0)
 """
 _WHOLE_UNIONS = f"""
 CREATE OR REPLACE TEMP TABLE union_bad AS
@@ -648,6 +670,8 @@ def evaluate(con: Any) -> None:
             break
         if con.execute("SELECT count(*) FROM ts WHERE strpos(nm, '|') > 0").fetchone()[0]:
             con.execute(_SPLIT_UNIONS)
+        if con.execute("SELECT count(*) FROM ts WHERE strpos(nm, '+') > 0").fetchone()[0]:
+            con.execute(_SPLIT_MEETS)
         _hop(con, step)
         con.execute(f"INSERT INTO seen SELECT {_COLS} FROM ts")
     con.execute("DROP TABLE IF EXISTS hop_named")

@@ -209,6 +209,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     facts = TypeFacts() if lang in _TYPED_LANGS else None
     # (index in out.references, function id, class, the receiver as a chain when it is no plain name)
     typed_refs: list[tuple[int, str | None, str | None, Chain | None, int]] = []
+    fallbacks: dict[int, str] = {}  # TypeScript `(a ?? K).m()`: ref index -> K (`_class_fallback`)
     python = lang == "python"
     chained = lang in _TYPED_LANGS  # languages whose receivers may be chains of calls (type_exprs.py)
     if facts is not None and lang == "go":
@@ -327,6 +328,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
                     if sub == "call" and not narrowed:
                         if chained and qualifier == "?":
                             chain = chain_of(qnode)
+                            if typescript and (fallback := _class_fallback(qnode)) is not None:
+                                fallbacks[len(out.references)] = fallback
                             if go_scopes is not None:
                                 chain = go_scopes.chain(chain, qnode.start_byte)
                         # (`super().m()` in a class a function defines: its base, a name of that function)
@@ -701,6 +704,8 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
     else:
         for fid, _at, bind_local in ts_locals:
             bind_local(fid)
+    if facts is not None and facts.entries:
+        facts.settle_entries()
     if facts is not None and this_binds:
         _this_types(out.references, facts, scopes, this_binds, this_refs)
     if python and facts is not None and path.rpartition("/")[2] == "__init__.py":
@@ -722,6 +727,7 @@ def extract(source: bytes, path: str, lang: str) -> Extraction:
             flow=flow,
             narrowed=maybe_narrowed,
             renamed=renamed,
+            fallbacks=fallbacks,
         )
     if facts is not None and typescript and facts.callbacks:
         _unlisted_overloads(out.symbols, facts)
@@ -1150,6 +1156,7 @@ def _add_receiver_types(
     flow: dict[int, Chain] | None = None,
     narrowed: _MaybeNarrowed | None = None,
     renamed: dict[int, str] | None = None,
+    fallbacks: dict[int, str] | None = None,
 ) -> None:
     """After the sweep (an `__init__` may follow the methods using its attributes): receiver types.
     `values`: a class-named receiver is the value of that name (TypeScript: `K.init()` where K is both an
@@ -1157,7 +1164,8 @@ def _add_receiver_types(
     `flow`: Python receivers whose reaching assignment's value (`x = f().g()`) is read before the name's.
     `narrowed`: TypeScript receivers a narrowing may pick a union's parts of: their type is marked `!` (the
     graph then keeps no certain answer where the parts disagree). `renamed`: Go receivers whose first name is
-    a local of a block, as the facts name it (`go_blocks`)."""
+    a local of a block, as the facts name it (`go_blocks`). `fallbacks`: TypeScript `(a ?? K).m()`, the class K
+    whose value is the other side (the receiver is `A|^K`: tsc's union property, each side's `m`)."""
     roots = facts.typed_roots()
     for index, fid, class_qualname, chain, at in typed:
         function_id = scopes.at(fid if fid is not None else "", at) or None  # ("": module level)
@@ -1197,11 +1205,26 @@ def _add_receiver_types(
             typ = facts.expr(found, function_id) if found is not None else None
         if typ is None and values and _CLASS_NAME.fullmatch(qualifier) and "." not in qualifier:
             typ = facts.arms_type(qualifier, function_id)  # (`c ? a() : b()`: both arms, the graph compares)
+        fallback = fallbacks.get(index) if fallbacks else None
+        if typ is not None and fallback is not None and typ != fallback and _CLASS_NAME.fullmatch(typ):
+            typ = None if facts.local_binds(function_id, fallback) else f"{typ}|^{fallback}"
         if typ is not None and narrowed is not None and (guarded := narrowed.guarded(index)) is not None:
             typ = _guarded_arms(facts, guarded, function_id) or typ
         if typ is not None and not typ.startswith("{"):  # (`{<byte>`: a local object literal, no type to read)
             marked = "!" + typ if narrowed is not None and narrowed.at(index) else typ
             refs[index] = msgspec.structs.replace(ref, receiver_type=marked)
+
+
+def _class_fallback(node: Any) -> str | None:
+    """TypeScript `(a ?? K)` / `(a || K)` with K named like a class: K (its value is the other side's type)."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    if node.type != "binary_expression":
+        return None
+    op, left, right = (node.child_by_field_name(f) for f in ("operator", "left", "right"))
+    if op is None or op.type not in ("??", "||") or left is None or right is None or left.type in ("null", "undefined"):
+        return None
+    return _text(right) if right.type == "identifier" and _text(right)[:1].isupper() else None
 
 
 def _guarded_arms(facts: TypeFacts, guarded: tuple[Any, Any], function_id: str | None) -> str | None:
@@ -1338,6 +1361,11 @@ def _bind_ts(
     if sub == "element":
         # Python's `for x in xs` iterates (a dict gives its keys, not `d[k]`'s values): the step `for`
         python_for = caps["bind.element"][0].type in ("for_statement", "for_in_clause")
+        left = None if python_for else caps["bind.element"][0].child_by_field_name("left")
+        # `for (const [k, v] of m)`: v is an element's second item (`of[1]`: a Map's value, the graph reads it)
+        if left is not None and left.type == "array_pattern":
+            facts.entries.append((fid, _text(caps["name"][0]), _step(base, "of[1]")))  # (`settle_entries`)
+            return
         facts.add_local_chain(fid, _text(caps["name"][0]), _step(base, "for" if python_for else "[]"))
         return
     for child in caps["pattern"][0].named_children:  # `const { a, b: c } = value`

@@ -387,7 +387,26 @@ def _bind_chain(table: dict[str, Chain | None], name: str, chain: Chain | None) 
     if old is not None and chain is not None and old != chain and _unargued(old) == _unargued(chain):
         table[name] = _unargued(chain)
         return
+    if old is not None and chain is not None and old != chain and _entry_values(old) & _entry_values(chain):
+        # `for (const [i, c] of xs.entries())` beside `const c = xs[j]`: one element (the entries' form is
+        # right for an array and a Map; `m.get(k)` beside `for (const [k, v] of m)`: a value, `get()` kept)
+        table[name] = max(old, chain, key=lambda c: (c[2][-2:] == ("entries()", "of[1]"), c[2][-1:] == ("get()",)))
+        return
     table[name] = chain if name not in table or table[name] == chain else None
+
+
+def _entry_values(chain: Chain) -> set[tuple[str, ...]]:
+    """What an element or value step at the end of `chain` may equal: `xs.entries()`' second item is `xs[]`
+    (an array) or `xs.get()` (a Map); `m` iterated (`of[1]`) is `m.get()`."""
+    steps = chain[2]
+    head = (str(chain[0]), chain[1])
+    if steps[-2:] == ("entries()", "of[1]"):
+        return {(*head, *steps[:-2], "[]"), (*head, *steps[:-2], "get()")}
+    if steps[-1:] == ("of[1]",):
+        return {(*head, *steps[:-1], "get()")}
+    if steps[-1:] in (("[]",), ("get()",)):
+        return {(*head, *steps)}
+    return set()
 
 
 def _unargued(chain: Chain) -> Chain:
@@ -500,6 +519,9 @@ class TypeFacts:
     outer: dict[str, str] = field(default_factory=dict)  # nested function id -> the function it is defined in
     # TypeScript `const x = c ? a() : b()`: (function id, x) -> the arms' chains (x's chain is `_ARMS`)
     arms: dict[tuple[str, str], tuple[Chain, Chain]] = field(default_factory=dict)
+    # TypeScript `for (const [k, v] of m)`: (function, v, `m#of[1]`), bound after the function's other locals
+    # and only where v has no other binding in it (`settle_entries`)
+    entries: list[tuple[str, str, Chain | None]] = field(default_factory=list)
     # TypeScript: function id -> `&i.j` -> the stated type of parameter j of its callback parameter i
     callbacks: dict[str, dict[str, str]] = field(default_factory=dict)
     this_types: dict[str, str] = field(default_factory=dict)  # TypeScript: function id -> `this: K`
@@ -657,6 +679,15 @@ class TypeFacts:
         # A written type holds for every use (it is the declared type), like an annotated parameter's.
         ok = _DOTTED.fullmatch(typ.removesuffix("[]")) if self.package_scope else _DOTTED.fullmatch(typ)
         _bind(self.params.setdefault(function_id, {}), name, typ if ok else _CONFLICT)
+
+    def settle_entries(self) -> None:
+        """Bind the entries' values (`entries`) whose name the function binds nowhere else: another binding
+        would merge with it (and `ts_blocks` keeps a use in such a loop untyped)."""
+        others = {(fid, name) for fid, name, _c in self.entries if name in self.locals.get(fid, {})}
+        for fid, name, chain in self.entries:
+            if (fid, name) not in others:
+                self.add_local_chain(fid, name, chain)
+        self.entries.clear()
 
     def add_local_chain(self, function_id: str, name: str, chain: Chain | None) -> None:
         """A local bound to a chain the file builds itself (`const {a} = v`: `v.a`; `for (x of xs)`: `xs[]`)."""

@@ -83,6 +83,7 @@ def misread(
     functions = [c["local.function"][0] for k, c in matches if k == "function"]
     declarations = [c["local.declaration"][0] for k, c in matches if k == "declaration"]
     found: list[tuple[Any, Any, bool, str]] = []  # (name node, its declaration, read by the facts, scope kind)
+    entries: set[int] = set()  # `for (const [k, v] of m)`: v's byte
     for fn in functions:
         params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
         if params is not None:
@@ -97,9 +98,16 @@ def misread(
             kind, left = decl.child_by_field_name("kind"), decl.child_by_field_name("left")
             if kind is None or left is None:
                 continue  # `for (x of xs)`: an assignment, no binding
-            read = left.type == "identifier" and any(c.type == "of" for c in decl.children)
+            of = any(c.type == "of" for c in decl.children)
             reach = "function" if kind.text == b"var" else "own"
-            found.extend((n, decl, read, reach) for n, _arr in _names(left) if n.text in wanted)
+            # (`for (const [k, v] of m)`: the facts read v, an entry's value, when the pattern is just the two)
+            pair = left.named_children if of and left.type == "array_pattern" else []
+            if len(pair) == 2 and pair[1].type == "identifier":
+                entries.add(pair[1].start_byte)
+            read = of and left.type == "identifier"
+            found.extend(
+                (n, decl, read or n.start_byte in entries, reach) for n, _arr in _names(left) if n.text in wanted
+            )
         elif t in ("lexical_declaration", "variable_declaration"):
             reach = "function" if t == "variable_declaration" else "block"
             for declarator in decl.named_children:
@@ -120,14 +128,22 @@ def misread(
     in_block = iter(_around([(b.start_byte, b.end_byte) for b in blocks], blocked))
     fn_spans = [(f.start_byte, f.end_byte) for f in functions]
     in_fn = _around(fn_spans, [n.start_byte for n, _d, _r, _k in found])
-    spans: dict[bytes, list[tuple[Span, bool, Span | None]]] = defaultdict(list)  # (scope, read, function)
+    # (an entry's value is read only where its function binds the name nowhere else: `settle_entries`)
+    per_fn: dict[tuple[bytes, Span | None], int] = defaultdict(int)
+    for (n, _d, _r, _k), fn in zip(found, in_fn, strict=True):
+        per_fn[(n.text, fn)] += 1
+    found = [
+        (n, d, r and (n.start_byte not in entries or per_fn[(n.text, fn)] == 1), k)
+        for (n, d, r, k), fn in zip(found, in_fn, strict=True)
+    ]
+    spans: dict[bytes, list[tuple[Span, bool, Span | None, str]]] = defaultdict(list)  # (scope, read, fn, kind)
     read_blocks: set[tuple[bytes, Span]] = set()  # (name, function) with a block's declaration the facts read
     for (n, decl, read, kind), fn in zip(found, in_fn, strict=True):
         own: Span | None = (decl.start_byte, decl.end_byte) if kind == "param" else fn
         scope = next(in_block) if kind == "block" else fn if kind == "function" else (decl.start_byte, decl.end_byte)
         if scope is None:
             continue  # (the top level: the resolver's symbols)
-        spans[n.text].append((scope, read, own))
+        spans[n.text].append((scope, read, own, kind))
         if kind == "block" and read and own is not None:
             read_blocks.add((n.text, own))
     out: set[int] = set()
@@ -137,11 +153,11 @@ def misread(
             by_name[name.encode()].append((key, at))
     for name, items in by_name.items():
         bound = spans[name]
-        scopes = [s for s, _r, _o in bound]
-        payload = {s: (r, o) for s, r, o in bound}  # (one binding per scope: a name bound twice in one is an error)
+        scopes = [s for s, _r, _o, _k in bound]
+        payload = {s: (r, o, k) for s, r, o, k in bound}  # (one binding per scope: bound twice in one is an error)
         points = [at for _k, at in items]
         for (key, _at), inner, fn in zip(items, _around(scopes, points), _around(fn_spans, points), strict=True):
-            read, own = payload[inner] if inner is not None else (True, None)
+            read, own, kind = payload[inner] if inner is not None else (True, None, "")
             if inner is not None and not read:
                 out.add(key)  # the binding around the use is one the facts do not read
             elif fn is not None and own != fn and (name, fn) in read_blocks:

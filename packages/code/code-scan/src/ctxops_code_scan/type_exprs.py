@@ -108,6 +108,16 @@ def chain_of(node: Any, *, arms: bool = True) -> Chain | None:
                 steps.append("__call__()")  # `Word("A")("name")`: calling an instance is its class's `__call__`
                 node, awaited = fn, False
                 continue
+            if fn.type == "member_expression" and _text(fn) in ("Object.values", "Object.entries"):
+                # `Object.values(r)` / `Object.entries(r)`: r's values (a record's `K{}`, an array's `K[]`), the steps
+                # `values{}` / `entries{}` (no class's method: on an instance they give nothing)
+                listed = node.child_by_field_name("arguments")
+                args = [a for a in listed.named_children if a.type != "comment"] if listed is not None else []
+                if len(args) != 1:
+                    return None
+                steps.append(_text(fn).partition(".")[2] + "{}")
+                node, awaited = args[0], False
+                continue
             fields = _MEMBER.get(fn.type)
             if fields is None:
                 return None
@@ -358,8 +368,12 @@ def go_type(text: str) -> str | None:
 # Containers of the standard library: what an element (`Set<K>`, read as `K[]`) or a value (`Map<_, K>`,
 # read as `K{}`: `get()`, `forEach` and `values()` give a K) is.
 _TS_SETS = ("Set", "ReadonlySet", "WeakSet", "Iterable", "IterableIterator")
-_TS_MAPS = ("Map", "ReadonlyMap", "WeakMap")
+_TS_MAPS = ("Map", "ReadonlyMap", "WeakMap", "Record")  # (`Record<_, K>`: `r[k]`, `Object.values(r)`)
 _TS_ARRAYISH = frozenset(("Array", "ReadonlyArray", *_TS_SETS, *_TS_MAPS))
+
+
+# Utility types whose members are their argument's own (tsc's symbol for `p.m` on a `Partial<K>` is K's `m`)
+_SAME_MEMBERS = frozenset(("Partial", "Readonly", "Required"))
 
 
 _CLOSING = {"<": ">", "(": ")", "[": "]", "{": "}"}
@@ -401,14 +415,27 @@ def ts_type(annotation: str) -> str | None:
         if len(parts) > 1:
             # `A | B`: a method called on it is each member's (the graph reads every member)
             members = [ts_type(p) for p in parts]
-            if any(m is None or m == "Self" or "|" in m for m in members):
+            if any(m is None or m == "Self" or "|" in m or "+" in m for m in members):
                 return None
             return "|".join(dict.fromkeys(m for m in members if m))
         if not parts:
             return None
         t = parts[0]
+    if "&" in t and len(meet := split_top_level(t, "&")) > 1:
+        # `A & B` -> `A+B`: a member is the part's that declares it (the graph reads each part; unlike a union's
+        # member, one part without it is no doubt); a part that is no class (`{ x?: K }`, `K[]`) leaves it unread
+        read = [ts_type(p) for p in meet]
+        if any(p is None or p == "Self" or "|" in p or "+" in p or p.endswith(("[]", "{}")) for p in read):
+            return None
+        return "+".join(dict.fromkeys(p for p in read if p))
     t = t.removeprefix("readonly ").strip()
     suffix = ""
+    if t.startswith("{") and (value := _index_signature(t)) is not None:
+        typ = ts_type(value)  # `{ [k: string]: K }`: a record of K, as `Record<string, K>`
+        return typ + "{}" if typ and typ.replace(".", "_").isidentifier() else None
+    same = type_args(t) if t.split("<", 1)[0].strip() in _SAME_MEMBERS else None
+    if same is not None and len(same) == 1:
+        return ts_type(same[0])  # `Partial<K>`: K's members (optional), each declared by K
     if t.endswith("[]"):
         t, suffix = t[:-2].strip(), "[]"
     else:
@@ -427,6 +454,18 @@ def ts_type(annotation: str) -> str | None:
     if not (1 <= len(parts) <= 2 and all(p.replace("$", "_").isidentifier() for p in parts)):
         return None  # (JavaScript names may hold `$`: `core.$constructor`)
     return t + suffix
+
+
+def _index_signature(t: str) -> str | None:
+    """`{ [k: string]: K }` (the type literal's one member an index signature) -> 'K'; None otherwise."""
+    inner = t[1:-1].strip().rstrip(";").strip() if t.endswith("}") else ""
+    close = inner.find("]") if inner.startswith("[") else -1
+    key = inner[1:close].partition(":") if close > 0 else ("", "", "")
+    rest = inner[close + 1 :].lstrip() if close > 0 else ""
+    if not key[0].strip().isidentifier() or key[2].strip() not in ("string", "number") or not rest.startswith(":"):
+        return None
+    value = rest[1:].strip()
+    return value if value and len(split_top_level(value, ";")) == 1 and len(split_top_level(value, ",")) == 1 else None
 
 
 def ts_call_context(call: Any, args: list[Any], expr_of: Any) -> dict[str, str]:

@@ -97,10 +97,10 @@
   type: (type_annotation [(type_identifier) @type (generic_type) @type (nested_type_identifier) @type])) @bind.local
 (variable_declarator name: (identifier) @name value: (new_expression constructor: (identifier) @type)) @bind.local
 ; ... also unions: `T | null`, `T | undefined` (what is called on it, when it is called, is T's), `A | B` (each
-; member's method).
-(required_parameter pattern: (identifier) @name type: (type_annotation (union_type) @type)) @bind.local
-(optional_parameter pattern: (identifier) @name type: (type_annotation (union_type) @type)) @bind.local
-(variable_declarator name: (identifier) @name type: (type_annotation (union_type) @type)) @bind.local
+; member's method); and intersections `A & B` (a member is the part's that declares it: read as the union is).
+(required_parameter pattern: (identifier) @name type: (type_annotation [(union_type) (intersection_type)] @type)) @bind.local
+(optional_parameter pattern: (identifier) @name type: (type_annotation [(union_type) (intersection_type)] @type)) @bind.local
+(variable_declarator name: (identifier) @name type: (type_annotation [(union_type) (intersection_type)] @type)) @bind.local
 ; ... also arrays `T[]` / `Array<T>` (what `xs[i]`, `xs.pop()`, `for (const x of xs)` and `xs.forEach((x) => ...)`
 ; give is a T; the graph reads the element steps).
 (required_parameter pattern: (identifier) @name type: (type_annotation (array_type) @type)) @bind.local
@@ -113,6 +113,8 @@
 (variable_declarator name: (object_pattern) @pattern value: (_) @value) @bind.destructure
 ; `for (const x of xs)`: an element of xs.
 (for_in_statement left: (identifier) @name "of" right: (_) @value) @bind.element
+; `for (const [k, v] of m)`: v is the second item of an element (a Map's value; `xs.entries()`' element).
+(for_in_statement left: (array_pattern . (_) . (identifier) @name .) "of" right: (_) @value) @bind.element
 ; A callback's parameters take their types from the callee's signature (contextual typing):
 ; `operate((source, subscriber) => ...)`, `new Observable((subscriber) => ...)`, `xs.forEach((x) => ...)`.
 ; (`@args`: the argument list as captured, not `fn.parent`, which costs the node's depth in tree-sitter)

@@ -14,6 +14,8 @@ import re
 import subprocess
 from typing import Any
 
+from redaction_preview import CODE_LITERAL, code_literals, code_statement
+
 BEARER = ("/work/.mirror/Bearer+bearer-rules/repo", "82c335f781a61a6d8b052394f84fd1d93edec467")
 RULES = (
     "go/gosec/secrets/secrets",
@@ -32,7 +34,7 @@ RULES = (
     "ruby/rails/insecure_http_password",
 )
 _MARK = re.compile(r"bearer:expected\s+(\S+)")
-_LITERAL = re.compile(r"\"((?:[^\"\\\n]|\\.)*)\"|'((?:[^'\\\n]|\\.)*)'|`([^`\n]*)`")
+_LITERAL = CODE_LITERAL
 _WORD = re.compile(r"(?i)key|token|secret|passw|pwd|auth|credential|api")
 _COMMENT = re.compile(r"^\s*(?://|#|/\*|\*|<!--)")
 _MAX_LINES = 12
@@ -41,22 +43,6 @@ _MAX_LINES = 12
 def _git(*args: str) -> str:
     gitdir, _ = BEARER
     return subprocess.run(["git", f"--git-dir={gitdir}", *args], capture_output=True, text=True, check=True).stdout
-
-
-def _literals(text: str) -> list[str]:
-    return [next(g for g in m.groups() if g is not None) for m in _LITERAL.finditer(text)]
-
-
-def _statement(lines: list[str], start: int) -> tuple[int, int]:
-    """[start, end) of the statement from ``start``: further lines while its brackets are open."""
-    depth, end = 0, start
-    while end < len(lines) and end - start < _MAX_LINES:
-        bare = _LITERAL.sub("", lines[end])
-        depth += sum(bare.count(c) for c in "([{") - sum(bare.count(c) for c in ")]}")
-        end += 1
-        if depth <= 0:
-            break
-    return start, end
 
 
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
@@ -90,7 +76,7 @@ def _followed(lines: list[str], start: int, end: int) -> tuple[list[int], set[in
         found = []
         for name in sorted(names):
             for k in _defining(lines, start, {name}):
-                first, last = _statement(lines, k)
+                first, last = code_statement(lines, k, _MAX_LINES)
                 found.append((name, first, last))
         seen |= names
         names = set()
@@ -136,7 +122,7 @@ def _file_samples(name: str, text: str, sample_type: Any, samples: list[Any], sk
             j += 1
         if j >= len(lines):
             continue
-        start, end = _statement(lines, j)
+        start, end = code_statement(lines, j, _MAX_LINES)
         fmt = f"{mark.group(1)}/{name}:L{j + 1}"
         rows = list(range(start, end))
         secret = _secret(lines, rows, set())  # a literal the statement names as a secret
@@ -157,7 +143,7 @@ def _look_alikes(name: str, text: str, sample_type: Any, samples: list[Any]) -> 
     for i, line in enumerate(text.split("\n")):
         if _COMMENT.match(line) or not _WORD.search(line):
             continue
-        if any(len(s) >= 4 for s in _literals(line)):
+        if any(len(s) >= 4 for s in code_literals(line)):
             samples.append(sample_type("bearer", f"look-alike/{name}:L{i + 1}", line.strip(), []))
 
 

@@ -16,6 +16,8 @@ import re
 import subprocess
 from typing import Any
 
+from redaction_preview import CODE_LITERAL, code_literals, code_statement
+
 GITDIR = "/work/.mirror/semgrep+semgrep-rules/repo"
 COMMIT = "157ae4706d7f54aa33647332f234dd68f30da195"  # named in heldout_redaction_s24.txt
 RULES = frozenset(
@@ -31,7 +33,7 @@ RULES = frozenset(
     }
 )  # fmt: skip
 _ANNOTATION = re.compile(r"(?:#|//|<!--|/\*|--)\s*(ruleid|ok)\s*:\s*([\w.\-]+(?:\s*,\s*[\w.\-]+)*)")
-_LITERAL = re.compile(r"\"((?:[^\"\\\n]|\\.)*)\"|'((?:[^'\\\n]|\\.)*)'|`([^`\n]*)`")
+_LITERAL = CODE_LITERAL
 _WORD = re.compile(r"(?i)key|token|secret|passw|pwd|auth|credential|api")
 _COMMENT = re.compile(r"^\s*(?://|#|/\*|\*|<!--)")
 _BARE = re.compile(r"^\s*[\w.\-]+\s*[:=]\s*([^\s\"'#<>{}]{8,})\s*$")
@@ -42,22 +44,6 @@ _MAX_LINES = 30
 
 def _git(*args: str) -> str:
     return subprocess.run(["git", f"--git-dir={GITDIR}", *args], capture_output=True, text=True, check=True).stdout
-
-
-def _literals(text: str) -> list[str]:
-    return [next(g for g in m.groups() if g is not None) for m in _LITERAL.finditer(text)]
-
-
-def _statement(lines: list[str], start: int) -> tuple[int, int]:
-    """[start, end) of the statement from ``start``: further lines while its brackets are open."""
-    depth, end = 0, start
-    while end < len(lines) and end - start < _MAX_LINES:
-        bare = _LITERAL.sub("", lines[end])
-        depth += sum(bare.count(c) for c in "([{") - sum(bare.count(c) for c in ")]}")
-        end += 1
-        if depth <= 0:
-            break
-    return start, end
 
 
 def _names(text: str) -> set[str]:
@@ -88,7 +74,7 @@ def _followed(lines: list[str], start: int, end: int) -> tuple[list[int], set[in
         for name in sorted(names):
             k = _defining(lines, start, name)
             if k is not None:
-                found.append((name, *_statement(lines, k)))
+                found.append((name, *code_statement(lines, k, _MAX_LINES)))
         seen |= names
         names = set()
         for name, first, last in found:
@@ -136,7 +122,7 @@ def _annotations(lines: list[str]) -> list[tuple[str, list[str], int, int]]:
         while j < len(lines) and (not lines[j].strip() or _ANNOTATION.search(lines[j])):
             j += 1
         if j < len(lines):
-            out.append((m.group(1), rules, *_statement(lines, j)))
+            out.append((m.group(1), rules, *code_statement(lines, j, _MAX_LINES)))
     return out
 
 
@@ -150,7 +136,7 @@ def _file_samples(path: str, text: str, sample_type: Any, samples: list[Any], sk
         rows = list(range(start, end))
         if kind == "ok":
             body = "\n".join(lines[start:end])
-            if _WORD.search(body) and any(len(s) >= 4 for s in _literals(body)):
+            if _WORD.search(body) and any(len(s) >= 4 for s in code_literals(body)):
                 samples.append(sample_type("sgcode", f"look-alike/{fmt}", body, []))
             continue
         secret = _secret(lines, rows, set())

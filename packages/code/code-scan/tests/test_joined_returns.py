@@ -40,7 +40,8 @@ def _branches(name: str, stmt: str) -> str:
 def test_returns_and_a_returned_local_of_several_classes_are_their_union() -> None:
     src = (
         "def returns(c):\n    if c:\n        return B(c)\n    return A()\n\n\n"
-        "def local(c):\n    try:\n        x = B(c.sizeof())\n    except ValueError:\n        x = A()\n    return x\n\n\n"
+        "def local(c):\n    try:\n        x = B(c.sizeof())\n    except ValueError:\n        x = A()\n"
+        "    return x\n\n\n"
         "def unbound_on_a_path(c):\n    if c:\n        x = A()\n    elif c > 1:\n        pass\n"
         "    else:\n        x = B(c)\n    return x\n\n\n"
         "def same(c):\n    return A(1) if c else A(2)\n"

@@ -553,6 +553,29 @@ SELECT u.rid FROM u LEFT JOIN judged j USING (rid)
 WHERE coalesce(j.n_got, 0) < u.n OR j.n_has = 0 OR j.n_unknown > 0
 """
 
+# Python's unions (code-scan's joined returns, `return A(...)` / `return B(...)`): a checker calls each member's
+# method, so the call is certain only when every member finds it, and in one class, the nearest up its bases
+# (`Transformed`, `Restreamed` both inheriting `Construct.compile`); an override in one member (two classes) or a
+# member without it leaves the call a name-only candidate.
+_PY_UNIONS = f"""
+CREATE OR REPLACE TEMP TABLE py_union_bad AS
+WITH RECURSIVE
+parts AS (
+  SELECT DISTINCT d.rid, d.cls, r.symbol_name AS name FROM done d JOIN pending r USING (rid)
+  WHERE r.fam = 'python' AND d.rid IN (SELECT rid FROM unions)
+),
+up(rid, cls, anc, name, depth) AS (
+  SELECT rid, cls, cls, name, 0 FROM parts
+  UNION ALL
+  SELECT up.rid, up.cls, i.dst, up.name, up.depth + 1 FROM up JOIN inh i ON i.src = up.anc
+  WHERE up.depth < {INHERIT_DEPTH} AND i.confidence <> 'name-only'
+),
+found AS (SELECT up.rid, up.cls, up.anc, up.depth FROM up JOIN symbols s ON s.parent = up.anc AND s.name = up.name),
+nearest AS (SELECT rid, cls, anc FROM found QUALIFY depth = min(depth) OVER (PARTITION BY rid, cls))
+SELECT p.rid FROM parts p LEFT JOIN nearest n ON n.rid = p.rid AND n.cls = p.cls
+GROUP BY p.rid HAVING count(n.cls) < count(*) OR count(DISTINCT n.anc) > 1
+"""
+
 
 def _hop(con: Any, step: Step) -> None:
     """`ts` becomes the states one hop on that were not seen before (`nx EXCEPT seen`), computed a slice of
@@ -678,6 +701,8 @@ def evaluate(con: Any) -> None:
     if con.execute("SELECT count(*) FROM unions").fetchone()[0]:
         con.execute(_WHOLE_UNIONS)
         con.execute("DELETE FROM done WHERE rid IN (SELECT rid FROM union_bad)")
+        con.execute(_PY_UNIONS)
+        con.execute("DELETE FROM done WHERE rid IN (SELECT rid FROM py_union_bad)")
     if con.execute("SELECT count(*) FROM arms").fetchone()[0]:
         con.execute(_ARMS_JOINED)
     if con.execute("SELECT count(*) FROM narrowed").fetchone()[0]:

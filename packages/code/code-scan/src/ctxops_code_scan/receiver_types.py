@@ -25,6 +25,7 @@ from .type_exprs import (
     MAX_DEPTH,
     SELF_NAMES,
     Chain,
+    bound_names,
     chain_of,
     go_results,
     go_type,
@@ -36,6 +37,7 @@ from .type_exprs import (
     type_args,
 )
 
+_MAX_DEF_DEPTH = 400  # parents from a `return` up to its def (depth.py bounds the nesting below this)
 _MAX_CLOSURES = 32  # functions around a closure whose names it may read (depth.py bounds the nesting too)
 _NO_VALUE = frozenset({"none", "null", "undefined"})  # `x = None` / `let x = null`: the real value comes later
 
@@ -409,6 +411,49 @@ def _entry_values(chain: Chain) -> set[tuple[str, ...]]:
     return set()
 
 
+_PLAIN_MADE = re.compile(r"\s*([A-Za-z_]\w*)\s*=\s*[A-Za-z_]\w*\s*\(")
+
+
+def assign_lines(text: str) -> dict[str, tuple[int, int]]:
+    """Python: for each name a function's text may bind (`bound_names`, a superset), the lines binding it as
+    `name = Call(...)` and the lines binding it any other way (a walrus, `for`, `as`, `global`, a def, an
+    unpacking, a keyword argument: erring on the side of other), in one pass over the text."""
+    out: dict[str, tuple[int, int]] = {}
+    for line in text.splitlines()[1:]:  # (the `def` line: the function's own name and its parameters)
+        names = bound_names(line)
+        if not names:
+            continue
+        m = _PLAIN_MADE.match(line) if ";" not in line else None
+        for name in names:
+            plain, other = out.get(name, (0, 0))
+            out[name] = (plain + 1, other) if m is not None and m.group(1) == name else (plain, other + 1)
+    return out
+
+
+def _enclosing_def(node: Any) -> Any:
+    """The `function_definition` around `node` (None past MAX_DEF_DEPTH parents)."""
+    for _ in range(_MAX_DEF_DEPTH):
+        node = node.parent
+        if node is None or node.type == "function_definition":
+            return node
+    return None
+
+
+def _joined(results: set[str | None]) -> str | None:
+    """Python: the `return`s of a function giving different classes, `=A` / `A|B` (each a call of a
+    capitalised plain name): their union `A|B`, which the graph reads member by member (certain only where every
+    member finds the method in one class); None when one gives something else or nothing."""
+    names: list[str] = []
+    for r in results:
+        if r is None:
+            return None
+        parts = r.split("|") if "|" in r else [r.removeprefix("=")] if r.startswith("=") else []
+        if not parts or any(not p.isidentifier() or not is_class_name(p) for p in parts):
+            return None
+        names.extend(parts)
+    return "|".join(sorted(set(names)))
+
+
 def _unargued(chain: Chain) -> Chain:
     """`chain` without the argument of its call (`make?$a` -> `make`)."""
     called, root, steps = chain
@@ -464,6 +509,12 @@ class TypeFacts:
     nested_classes: set[str] = field(default_factory=set)  # (Python) qualnames of classes a function defines
     # Type expressions (type_exprs.py): what the code graph evaluates across files.
     chains: dict[str, dict[str, Chain | None]] = field(default_factory=dict)  # function id -> local -> value
+    # Python: every plain assignment of a local, the class it makes or None (`joined_local`), and the locals
+    # bound otherwise too (`except K as x`, `for x in`, an unpacking, a decorated def, an annotation)
+    made_locals: dict[tuple[str, str], list[str | None]] = field(default_factory=dict)
+    # Python: per function returning a bare name, its text's binding lines per name (`assign_lines`)
+    binding_lines: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    other_binds: set[tuple[str, str]] = field(default_factory=set)
     returns: dict[str, list[Chain | None]] = field(default_factory=dict)  # function id -> returned values
     stated_returns: dict[str, str] = field(default_factory=dict)  # function id -> `-> X` (or 'Self')
     # Python: functions with a `yield` (their call makes a generator), and those decorated `@contextmanager`
@@ -585,6 +636,10 @@ class TypeFacts:
         typ = value_type(value)
         if typ is not None and self.local_binds(function_id, typ.lstrip("=")):
             typ = None  # (calling a local or a parameter: what it makes is not stated here)
+        if self.python:
+            made = constructor_type(value)
+            plain = made is not None and "." not in made and not self.local_binds(function_id, made)
+            self.made_locals.setdefault((function_id, name), []).append(made if plain else None)
         _bind(self.locals.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
         chain = self.scoped(chain_of(value), value) if value is not None else None
         if chain is None and not self.python and not self.package_scope and value is not None:
@@ -659,6 +714,7 @@ class TypeFacts:
         """Python `except K as e`: `e` is a K, as a checker reads it (a K raised, or a subclass's instance, which
         has K's methods); bound like an assignment of `K()` (`e` bound to something else too gives no type)."""
         _bind(self.locals.setdefault(function_id, {}), name, _CONFLICT)  # (the chain below tells the graph)
+        self.other_binds.add((function_id, name))
         made: Chain | None = None
         if is_class_name(caught) and _DOTTED_ANY.fullmatch(caught):
             *module, cls = caught.split(".")
@@ -671,6 +727,7 @@ class TypeFacts:
         typ = annotation_type(annotation)
         _bind(self.params.setdefault(function_id, {}), name, typ if typ is not None else _CONFLICT)
         self.declared.setdefault(function_id, set()).add(name)
+        self.other_binds.add((function_id, name))
 
     def add_stated(self, function_id: str, name: str, written: str) -> None:
         """Go, TypeScript: a local or parameter of a written type (`*T`, `T`, `pkg.T`, `T[int]`)."""
@@ -693,6 +750,7 @@ class TypeFacts:
         """A local bound to a chain the file builds itself (`const {a} = v`: `v.a`; `for (x of xs)`: `xs[]`)."""
         _bind(self.locals.setdefault(function_id, {}), name, _CONFLICT)
         _bind_chain(self.chains.setdefault(function_id, {}), name, chain)
+        self.other_binds.add((function_id, name))
         if self.package_scope:  # Go `for _, x := range xs`: a stated `x` elsewhere in the function is another x
             self.go_ranged.setdefault(function_id, set()).add(name)
 
@@ -700,6 +758,8 @@ class TypeFacts:
         """Python: a function `name` decorated by `d` (`decorator_chain`), defined in the function `function_id`
         (a local) or at module level (None): the name is bound to `d(...)`'s value, as a checker reads it."""
         self.decorated.add((function_id, name))  # (calling it is read through the decorator: not `__call__`)
+        if function_id is not None:
+            self.other_binds.add((function_id, name))
         self.add_bound(function_id, name, chain)
 
     def add_bound(self, function_id: str | None, name: str, chain: Chain | None) -> None:
@@ -1298,6 +1358,9 @@ class TypeFacts:
             self.returned_items.setdefault(function_id, []).append(found)
         if isinstance(flowed, str):
             flowed = (False, ":" + flowed, ())  # (a type expression already: `:` reads it as written)
+        if self.python and flowed is None and value.type == "identifier" and function_id not in self.binding_lines:
+            fn = _enclosing_def(value)
+            self.binding_lines[function_id] = assign_lines(fn.text.decode("utf-8", "replace")) if fn else {}
         self.returns.setdefault(function_id, []).append(flowed or chain_of(value))
 
     def add_overload(self, function_id: str, params: Any) -> None:
@@ -1559,8 +1622,8 @@ class TypeFacts:
             if expr is None and fid in self.returns and self._gives_returns(fid):
                 # joined as a checker joins them: every `return` of one class gives it (`return None`
                 # dropped when read), two different ones or one not read give nothing
-                results = {self.expr(c, fid) if c is not None else None for c in self.returns[fid]}
-                expr = results.pop() if len(results) == 1 else None
+                results = {self._returned(c, fid) for c in self.returns[fid]}
+                expr = results.pop() if len(results) == 1 else _joined(results) if self.python else None
             if expr is not None and (expr != "Self" or cls):
                 results_by_id[fid] = expr
         # Overloads (`@overload def item(v: bool) -> Bool` ... `-> Integer`) and redefinitions are one function
@@ -1735,6 +1798,29 @@ class TypeFacts:
                 if x is not None and len(items_of[(first_definition(fid), i)]) == 1:
                     rows.append((fid, f"[{i}]", x))
         return rows
+
+    def _returned(self, chain: Chain | None, fid: str) -> str | None:
+        """A `return`'s expression; for a local bound several times (Python), the union `A|B` its
+        assignments make (`joined_local`)."""
+        expr = self.expr(chain, fid) if chain is not None else None
+        if expr is None and chain is not None and self.python and not chain[0] and not chain[2]:
+            expr = self.joined_local(fid, chain[1])
+        return expr
+
+    def joined_local(self, fid: str, name: str) -> str | None:
+        """Python: `A|B` when every binding of the local `name` in the function is a plain assignment of a
+        call of a capitalised module-level name (`macro = Transformed(...)` in a `try`, `macro =
+        Restreamed(...)` in its `except`), as a checker joins a local's reaching assignments (all of them: a
+        superset of the ones reaching a use, which the graph only trusts when every class agrees); None when
+        it is a parameter, bound any other way, or once."""
+        made = self.made_locals.get((fid, name))
+        if not made or len(made) < 2 or (fid, name) in self.other_binds or None in made:
+            return None
+        if name in _own_params(self.param_names.get(fid, "")) or len(set(made)) < 2:
+            return None
+        if self.binding_lines.get(fid, {}).get(name) != (len(made), 0):
+            return None  # (bound by a line the sweep does not read as an assignment: a walrus, `global`, a def)
+        return "|".join(sorted({m for m in made if m is not None}))
 
     def _gives_returns(self, fid: str) -> bool:
         """Whether a call of the function gives what its `return`s (and `yield`s) say: not a generator's, whose

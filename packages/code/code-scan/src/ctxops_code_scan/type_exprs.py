@@ -887,7 +887,7 @@ def _statement_names(stmt: Any, memo: dict[tuple[int, str], Any]) -> frozenset[s
     key = (stmt.id, "=")
     bound = memo.get(key)
     if bound is None:
-        bound = memo[key] = _bound_names(_text(stmt))
+        bound = memo[key] = bound_names(_text(stmt))
     return bound
 
 
@@ -1046,7 +1046,7 @@ def _rebinds(region: Any, name: str, memo: dict[tuple[int, str], Any]) -> bool:
         if skipped < _LAZY_NAMES and name.encode("utf-8") not in data:
             memo[(region.id, "?=")] = skipped + 1
             return False
-        bound = memo[key] = _bound_names(data.decode("utf-8", "replace"))
+        bound = memo[key] = bound_names(data.decode("utf-8", "replace"))
     return name in bound
 
 
@@ -1055,7 +1055,7 @@ _BINDERS = re.compile(r"\bfor\b(.*?)\bin\b|\b(?:as|del|import|def|class|global|n
 _WORDS = re.compile(r"[A-Za-z_]\w*")
 
 
-def _bound_names(text: str) -> frozenset[str]:
+def bound_names(text: str) -> frozenset[str]:
     """Every word left of an `=` (or `:=`) on a line, between `for` and `in`, and after `as`, `del`, `import`,
     `def`, `class`, `global`, `nonlocal`: a superset of the names the text binds, in one pass. Left of an
     `=`, a word right after a `.` (an attribute) or right before a `.` or `[` (`item.trivia.indent = x`,

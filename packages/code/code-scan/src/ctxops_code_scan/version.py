@@ -1,3 +1,3 @@
 """What decides whether an index must be rebuilt: bump on any change to what extraction produces."""
 
-EXTRACTOR_VERSION = 41
+EXTRACTOR_VERSION = 42

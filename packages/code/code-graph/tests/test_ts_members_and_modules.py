@@ -106,3 +106,21 @@ def test_a_name_re_exported_from_a_node_builtin_is_not_the_repositorys(tmp_path:
         assert _lines(TS_BUILTIN, "awaited-method") <= certain_callers(idx, "typescript crypto/random.ts C.get().")
     finally:
         idx.close()
+
+
+TS_BASEURL_BUILTIN = {
+    "tsconfig.json": '{ "compilerOptions": { "baseUrl": "src" } }\n',
+    "src/events/index.ts": "export function publish(n: string): void {}\n",
+    "src/app.ts": 'import { publish } from "events";\nexport function go() {\n  publish("x"); // mapped\n}\n',
+}
+
+
+def test_a_builtin_name_the_tsconfig_maps_is_the_repositorys(tmp_path: Path) -> None:
+    """With `baseUrl: "src"`, tsc resolves a bare `"events"` to `src/events` before Node's module: the
+    built-in rule only keeps a bare name from matching a repository file by its suffix."""
+    idx = indexed(tmp_path / "baseurl", TS_BASEURL_BUILTIN)
+    try:
+        found = certain_callers(idx, "typescript src/events/index.ts publish().")
+        assert _lines(TS_BASEURL_BUILTIN, "mapped") <= found
+    finally:
+        idx.close()

@@ -131,7 +131,12 @@ class ModuleIndex:
                 return [ImportTarget(p, "name") for p in py(module, importer)]
             return [ImportTarget(p, "module") for p in py(module, importer)]
         if fam == "js":
-            hits = near(fam, module) or self._js_bare(module, importer)
+            if module.startswith("node:"):
+                # A bare name of Node's (the scan's `node:crypto`): what the tsconfig's `paths` or `baseUrl` map
+                # it to, as tsc resolves it, else Node's own module; never a file that merely ends like it
+                hits = self._js_bare(module.removeprefix("node:"), importer)
+            else:
+                hits = near(fam, module) or self._js_bare(module, importer)
             return [ImportTarget(p, "name" if name else "module") for p in hits]
         if fam == "go":
             return [ImportTarget(p, "module") for p in self._go(module, importer)]

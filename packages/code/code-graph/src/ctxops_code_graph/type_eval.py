@@ -501,12 +501,12 @@ _STEP_PLAIN = _step(instantiate=False)
 
 
 # A union `A|B` (TypeScript) is read member by member (`^K`: the class K's value, `(a ?? K).m()`). The
-# compiler accepts `u.m()` only when every member
-# of `u`'s type there has `m`: members without it were narrowed away before the call (`Array.isArray`, a
-# type guard), and the call is each remaining member's `m`. So the reference keeps the classes that have
-# the method (themselves or a base) when every member gave a class or interface, and at least one has it;
-# a member that gave nothing, or a type alias without the method (`type U = Set<T> | T[]`, members the
-# index does not know), could be the one called: then it stays a name-only candidate.
+# compiler accepts `u.m()` only when every member of `u`'s type there has `m`: members without it were
+# narrowed away before the call (`Array.isArray`, a type guard), and the call is each remaining member's `m`.
+# So the reference keeps the classes that have the method (themselves or a base) when every member gave a
+# class or interface, and at least one has it; a member that gave nothing, or a type alias without the method
+# (`type U = Set<T> | T[]`, members the index does not know), could be the one called: then it stays a
+# name-only candidate.
 _SPLIT_UNIONS = f"""
 INSERT INTO unions
 SELECT rid, len(list_distinct(string_split(regexp_replace(nm, '(\\[\\]|\\{{\\}})(\\||$)', '\\2', 'g'), '|')))
